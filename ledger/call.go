@@ -1,0 +1,76 @@
+package ledger
+
+import (
+	"time"
+
+	"github.com/shopspring/decimal"
+)
+
+// Gateway names the system a call was logged by.
+type Gateway string
+
+// Gateways tokenfare reads.
+const (
+	LiteLLM   Gateway = "litellm"
+	CLIProxy  Gateway = "cliproxy"
+	Canonical Gateway = "canonical"
+)
+
+// Status is the outcome of a call as the gateway logged it.
+type Status uint8
+
+// Call outcomes.
+const (
+	StatusSuccess Status = iota
+	StatusFailure
+)
+
+// String returns "success" or "failure".
+func (s Status) String() string {
+	if s == StatusFailure {
+		return "failure"
+	}
+	return "success"
+}
+
+// Tokens holds the non-overlapping token buckets of one call. Input is the
+// uncached prompt part; CacheRead and CacheWrite are the cached prompt parts;
+// Output includes Reasoning, which is kept apart for reports and for tariffs
+// that price reasoning separately.
+type Tokens struct {
+	Input      int64
+	CacheRead  int64
+	CacheWrite int64
+	Output     int64
+	Reasoning  int64
+}
+
+// Prompt returns the whole prompt size: uncached, cache read and cache write.
+func (t Tokens) Prompt() int64 { return t.Input + t.CacheRead + t.CacheWrite }
+
+// Total returns every token of the call (reasoning is inside Output).
+func (t Tokens) Total() int64 { return t.Prompt() + t.Output }
+
+// Call is one logged call, normalised from any source. Instants are UTC.
+// Key is never a raw API key: readers hash raw keys on ingest.
+type Call struct {
+	RequestID  string
+	Gateway    Gateway
+	Start      time.Time
+	FirstToken time.Time // zero when unknown
+	End        time.Time // zero when unknown
+	Key        string    // hashed key
+	KeyAlias   string
+	Team       string
+	User       string
+	Model      string // model as logged (the one sent upstream)
+	ModelGroup string // public alias the client asked for
+	Deployment string
+	Provider   string
+	Status     Status
+	Recorded   decimal.Decimal // spend the gateway recorded
+	Tokens     Tokens
+
+	// Source locates the row for error messages: "file:line" or a request id.
+	Source string
+}

@@ -1,0 +1,199 @@
+package tariffs
+
+import (
+	"fmt"
+
+	"gopkg.in/yaml.v3"
+)
+
+// The file format is decoded into these unexported types; conversion and
+// validation turn them into the domain types. Every leaf is a scalar that
+// keeps its text and line, so prices never pass through float64 and every
+// problem can name its line.
+
+type scalar struct {
+	Value string
+	Line  int
+	Set   bool
+}
+
+func (s *scalar) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode {
+		return lineError{n.Line, "expected a single value, not a list or mapping"}
+	}
+	*s = scalar{Value: n.Value, Line: n.Line, Set: true}
+	return nil
+}
+
+type rawFile struct {
+	Provider    scalar       `yaml:"provider"`
+	Currency    scalar       `yaml:"currency"`
+	Timezone    scalar       `yaml:"timezone"`
+	BillingTime scalar       `yaml:"billing_time"`
+	Sources     []rawSource  `yaml:"sources"`
+	Models      []rawModel   `yaml:"models"`
+	Calendar    *rawCalendar `yaml:"calendar"`
+	Versions    []rawVersion `yaml:"versions"`
+}
+
+type rawSource struct {
+	URL     scalar `yaml:"url"`
+	Checked scalar `yaml:"checked"`
+	Note    scalar `yaml:"note"`
+}
+
+type rawModel struct {
+	ID    scalar   `yaml:"id"`
+	Names []scalar `yaml:"names"`
+	Note  scalar   `yaml:"note"`
+}
+
+type rawCalendar struct {
+	HolidaysAs scalar   `yaml:"holidays_as"`
+	WorkdaysAs scalar   `yaml:"workdays_as"`
+	Holidays   []rawDay `yaml:"holidays"`
+	Workdays   []rawDay `yaml:"workdays"`
+}
+
+type rawDay struct {
+	Date   scalar `yaml:"date"`
+	Name   scalar `yaml:"name"`
+	Source scalar `yaml:"source"`
+}
+
+type rawVersion struct {
+	Effective     scalar      `yaml:"effective"`
+	Name          scalar      `yaml:"name"`
+	Note          scalar      `yaml:"note"`
+	Source        scalar      `yaml:"source"`
+	Timezone      scalar      `yaml:"timezone"`
+	DefaultPeriod scalar      `yaml:"default_period"`
+	Periods       []rawPeriod `yaml:"periods"`
+	Prices        rawPrices   `yaml:"prices"`
+	Tiers         rawTiers    `yaml:"tiers"`
+	Retire        []scalar    `yaml:"retire"`
+}
+
+type rawPeriod struct {
+	Name     scalar   `yaml:"name"`
+	Weekdays []scalar `yaml:"weekdays"`
+	Windows  []scalar `yaml:"windows"`
+}
+
+// rawRates is a rate set; its keys are checked by hand because it is
+// reached through mappings with free keys (model and period names).
+type rawRates struct {
+	Line  int
+	Price [NumUsage]scalar
+}
+
+func (r *rawRates) UnmarshalYAML(n *yaml.Node) error {
+	r.Line = n.Line
+	return eachPair(n, func(k, v *yaml.Node) error {
+		u, err := ParseUsage(k.Value)
+		if err != nil {
+			return lineError{k.Line, err.Error()}
+		}
+		return v.Decode(&r.Price[u])
+	})
+}
+
+// rawPeriodRates maps period names to rate sets, in file order.
+type rawPeriodRates struct {
+	Line    int
+	Periods []scalar
+	Rates   []rawRates
+}
+
+func (p *rawPeriodRates) UnmarshalYAML(n *yaml.Node) error {
+	p.Line = n.Line
+	return eachPair(n, func(k, v *yaml.Node) error {
+		var r rawRates
+		if err := v.Decode(&r); err != nil {
+			return err
+		}
+		p.Periods = append(p.Periods, scalar{Value: k.Value, Line: k.Line, Set: true})
+		p.Rates = append(p.Rates, r)
+		return nil
+	})
+}
+
+// rawPrices maps model ids to their period rates, in file order.
+type rawPrices []struct {
+	Model scalar
+	Rates rawPeriodRates
+}
+
+func (p *rawPrices) UnmarshalYAML(n *yaml.Node) error {
+	return eachPair(n, func(k, v *yaml.Node) error {
+		var r rawPeriodRates
+		if err := v.Decode(&r); err != nil {
+			return err
+		}
+		*p = append(*p, struct {
+			Model scalar
+			Rates rawPeriodRates
+		}{scalar{Value: k.Value, Line: k.Line, Set: true}, r})
+		return nil
+	})
+}
+
+type rawTier struct {
+	Above  scalar
+	Prices rawPeriodRates
+	Line   int
+}
+
+func (t *rawTier) UnmarshalYAML(n *yaml.Node) error {
+	t.Line = n.Line
+	return eachPair(n, func(k, v *yaml.Node) error {
+		switch k.Value {
+		case "above":
+			return v.Decode(&t.Above)
+		case "prices":
+			return v.Decode(&t.Prices)
+		}
+		return lineError{k.Line, fmt.Sprintf("unknown key %q (want above or prices)", k.Value)}
+	})
+}
+
+// rawTiers maps model ids to their tiers, in file order.
+type rawTiers []struct {
+	Model scalar
+	Tiers []rawTier
+}
+
+func (p *rawTiers) UnmarshalYAML(n *yaml.Node) error {
+	return eachPair(n, func(k, v *yaml.Node) error {
+		var ts []rawTier
+		if err := v.Decode(&ts); err != nil {
+			return err
+		}
+		*p = append(*p, struct {
+			Model scalar
+			Tiers []rawTier
+		}{scalar{Value: k.Value, Line: k.Line, Set: true}, ts})
+		return nil
+	})
+}
+
+// eachPair calls fn for each key and value of mapping n.
+func eachPair(n *yaml.Node, fn func(k, v *yaml.Node) error) error {
+	if n.Kind != yaml.MappingNode {
+		return lineError{n.Line, "expected a mapping of keys to values"}
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if err := fn(n.Content[i], n.Content[i+1]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// lineError is a decoding problem at a line.
+type lineError struct {
+	line int
+	msg  string
+}
+
+func (e lineError) Error() string { return fmt.Sprintf("line %d: %s", e.line, e.msg) }

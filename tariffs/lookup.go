@@ -1,0 +1,155 @@
+package tariffs
+
+import (
+	"math"
+	"time"
+)
+
+// Status says whether a model has a price at an instant.
+type Status uint8
+
+// Statuses of a model at an instant.
+const (
+	// Unpriced: no version in force prices the model (before its first
+	// version, or a version that does not list it).
+	Unpriced Status = iota
+	// Priced: the version in force prices the model.
+	Priced
+	// Retired: a version in force retired the model.
+	Retired
+)
+
+var statusNames = [...]string{"unpriced", "priced", "retired"}
+
+// String returns "unpriced", "priced" or "retired".
+func (s Status) String() string { return statusNames[s] }
+
+// span is a model's state over one version: [from, until) in Unix nanoseconds.
+type span struct {
+	from, until int64
+	status      Status
+	version     *Version
+	prices      *ModelPrices
+}
+
+// Quote is what a model costs at an instant, and the range of instants
+// [From, Until) (Unix nanoseconds) over which the same quote holds.
+type Quote struct {
+	Model   *Model
+	Status  Status
+	Version *Version     // nil when Status is Unpriced before any version
+	Prices  *ModelPrices // nil unless Status is Priced
+	Period  int          // index into Version.Periods
+	From    int64
+	Until   int64
+}
+
+// PeriodName returns the name of the quote's period, or "" when unpriced.
+func (q *Quote) PeriodName() string {
+	if q.Status != Priced {
+		return ""
+	}
+	return q.Version.Periods[q.Period]
+}
+
+// Rates returns the rates that apply to a call with promptTokens prompt tokens.
+func (q *Quote) Rates(promptTokens int64) *Rates {
+	return q.Prices.For(q.Period, promptTokens)
+}
+
+// buildSpans lays out the model's state in each of its provider's versions.
+func (m *Model) buildSpans() {
+	versions := m.Provider.Versions
+	m.spans = m.spans[:0]
+	first := int64(math.MaxInt64)
+	if len(versions) > 0 {
+		first = versions[0].Effective.UnixNano()
+	}
+	m.spans = append(m.spans, span{from: math.MinInt64, until: first, status: Unpriced})
+	retired := false
+	for i, v := range versions {
+		until := int64(math.MaxInt64)
+		if i+1 < len(versions) {
+			until = versions[i+1].Effective.UnixNano()
+		}
+		s := span{from: v.Effective.UnixNano(), until: until, version: v}
+		switch {
+		case v.Prices[m] != nil:
+			s.status, s.prices, retired = Priced, v.Prices[m], false
+		case v.Retired[m] || retired:
+			s.status, retired = Retired, true
+		}
+		m.spans = append(m.spans, s)
+	}
+}
+
+// spanAt returns the span holding instant ns.
+func (m *Model) spanAt(ns int64) *span {
+	lo, hi := 0, len(m.spans)-1
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if m.spans[mid].from <= ns {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return &m.spans[lo]
+}
+
+// At returns the model's quote at instant t: the version in force, the
+// period t falls in and the rates. Windows include their start and exclude
+// their end; weekdays and holidays are judged on the version's local
+// calendar, so Friday 16:00 UTC is Saturday in Beijing. At is safe for
+// concurrent use; use a Cursor to look up many instants in time order.
+func (m *Model) At(t time.Time) Quote {
+	ns := t.UnixNano()
+	sp := m.spanAt(ns)
+	q := Quote{Model: m, Status: sp.status, Version: sp.version, Prices: sp.prices, From: sp.from, Until: sp.until}
+	if sp.status != Priced {
+		return q
+	}
+	v := sp.version
+	lt := t.In(v.Zone)
+	y, mo, d := lt.Date()
+	hh, mm, ss := lt.Clock()
+	wd := v.calendar.DayAs(DateOf(y, mo, d), lt.Weekday())
+	sec := int32(hh*3600 + mm*60 + ss)
+	seg := v.plans[wd].find(sec)
+	sub := int64(lt.Nanosecond())
+	q.Period = int(seg.period)
+	q.From = max(q.From, ns-int64(sec-seg.start)*1e9-sub)
+	q.Until = min(q.Until, ns+int64(seg.end-sec)*1e9-sub)
+	// A change of UTC offset (DST) inside the segment moves its wall-clock
+	// ends: keep the quote within the offset in force at t.
+	zs, ze := lt.ZoneBounds()
+	if !zs.IsZero() {
+		q.From = max(q.From, zs.UnixNano())
+	}
+	if !ze.IsZero() {
+		q.Until = min(q.Until, ze.UnixNano())
+	}
+	return q
+}
+
+// Cursor looks up one model's quotes for instants that mostly come in time
+// order, reusing the last quote while it holds. A Cursor is not safe for
+// concurrent use.
+type Cursor struct {
+	m  *Model
+	q  Quote
+	ok bool
+}
+
+// Cursor returns a new cursor over the model's quotes.
+func (m *Model) Cursor() *Cursor { return &Cursor{m: m} }
+
+// At returns the quote at t, as Model.At does.
+func (c *Cursor) At(t time.Time) *Quote {
+	ns := t.UnixNano()
+	if c.ok && ns >= c.q.From && ns < c.q.Until {
+		return &c.q
+	}
+	c.q, c.ok = c.m.At(t), true
+	return &c.q
+}

@@ -1,0 +1,244 @@
+package tariffs
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+	"gopkg.in/yaml.v3"
+)
+
+// Parse reads one provider's tariff file. It returns every problem found,
+// each with the file and line; the provider is nil when any problem is not
+// a warning.
+func Parse(file string, data []byte) (*Provider, Problems) {
+	var raw rawFile
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&raw); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, Problems{{File: file, Msg: "file is empty"}}
+		}
+		return nil, decodeProblems(file, err)
+	}
+	c := converter{file: file}
+	p := c.provider(&raw)
+	if len(c.problems.Errors()) > 0 {
+		return nil, c.problems
+	}
+	return p, c.problems
+}
+
+var yamlLine = regexp.MustCompile(`line (\d+): (.*)`)
+var unknownField = regexp.MustCompile(`field (\S+) not found in type \S+`)
+
+// decodeProblems turns a YAML decoding error into located problems.
+func decodeProblems(file string, err error) Problems {
+	var ps Problems
+	for _, line := range strings.Split(err.Error(), "\n") {
+		m := yamlLine.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		n, _ := strconv.Atoi(m[1])
+		msg := unknownField.ReplaceAllString(m[2], "unknown key \"$1\"")
+		msg = strings.TrimPrefix(msg, "yaml: ")
+		ps = append(ps, Problem{File: file, Line: n, Msg: msg})
+	}
+	if len(ps) == 0 {
+		ps = Problems{{File: file, Line: 1, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}}
+	}
+	return ps
+}
+
+// converter turns raw file contents into domain types, collecting problems.
+type converter struct {
+	file     string
+	problems Problems
+	models   map[string]*Model
+}
+
+func (c *converter) errorf(line int, format string, args ...any) {
+	c.problems = append(c.problems, Problem{File: c.file, Line: line, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (c *converter) warnf(line int, format string, args ...any) {
+	c.problems = append(c.problems, Problem{File: c.file, Line: line, Msg: fmt.Sprintf(format, args...), Warning: true})
+}
+
+// required reports a missing value and returns whether s is set.
+func (c *converter) required(s scalar, line int, what string) bool {
+	if !s.Set || s.Value == "" {
+		c.errorf(line, "%s is required", what)
+		return false
+	}
+	return true
+}
+
+func (c *converter) provider(raw *rawFile) *Provider {
+	p := &Provider{File: c.file, Name: raw.Provider.Value, Currency: raw.Currency.Value}
+	c.required(raw.Provider, 1, "provider")
+	if c.required(raw.Currency, 1, "currency") && !isCurrency(raw.Currency.Value) {
+		c.errorf(raw.Currency.Line, "currency %q is not a three-letter ISO 4217 code", raw.Currency.Value)
+	}
+	p.Zone = c.zone(raw.Timezone, 1, "timezone")
+	if raw.BillingTime.Set {
+		b, err := ParseBillingTime(raw.BillingTime.Value)
+		if err != nil {
+			c.errorf(raw.BillingTime.Line, "%v", err)
+		}
+		p.Billing = b
+	} else {
+		c.errorf(1, "billing_time is required (start, first_token or end)")
+	}
+	if len(raw.Sources) == 0 {
+		c.errorf(1, "sources: at least one source is required")
+	}
+	for _, s := range raw.Sources {
+		p.Sources = append(p.Sources, c.source(s))
+	}
+	c.modelsOf(p, raw.Models)
+	p.Calendar = c.calendar(raw.Calendar)
+	for i := range raw.Versions {
+		if v := c.version(p, &raw.Versions[i]); v != nil {
+			p.Versions = append(p.Versions, v)
+		}
+	}
+	c.checkVersions(p, raw.Versions)
+	for _, m := range p.Models {
+		m.buildSpans()
+	}
+	return p
+}
+
+func isCurrency(s string) bool {
+	if len(s) != 3 {
+		return false
+	}
+	for _, r := range s {
+		if r < 'A' || r > 'Z' {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *converter) zone(s scalar, line int, what string) *time.Location {
+	if !c.required(s, line, what) {
+		return time.UTC
+	}
+	loc, err := time.LoadLocation(s.Value)
+	if err != nil || s.Value == "Local" {
+		c.errorf(s.Line, "%s %q is not an IANA time zone", what, s.Value)
+		return time.UTC
+	}
+	return loc
+}
+
+func (c *converter) source(s rawSource) Source {
+	if c.required(s.URL, s.URL.Line, "source url") && !strings.Contains(s.URL.Value, "://") {
+		c.errorf(s.URL.Line, "source url %q is not a URL", s.URL.Value)
+	}
+	if c.required(s.Checked, s.URL.Line, "source checked date") {
+		if _, err := ParseDate(s.Checked.Value); err != nil {
+			c.errorf(s.Checked.Line, "checked: %v", err)
+		}
+	}
+	return Source{URL: s.URL.Value, Checked: s.Checked.Value, Note: s.Note.Value}
+}
+
+func (c *converter) modelsOf(p *Provider, raws []rawModel) {
+	c.models = map[string]*Model{}
+	names := map[string]string{}
+	for _, r := range raws {
+		if !c.required(r.ID, r.ID.Line, "model id") {
+			continue
+		}
+		if c.models[r.ID.Value] != nil {
+			c.errorf(r.ID.Line, "model %q is defined twice", r.ID.Value)
+			continue
+		}
+		m := &Model{ID: r.ID.Value, Note: r.Note.Value, Provider: p}
+		for _, n := range append([]scalar{r.ID}, r.Names...) {
+			key := strings.ToLower(n.Value)
+			if owner, ok := names[key]; ok && owner != m.ID {
+				c.errorf(n.Line, "name %q is claimed by models %q and %q", n.Value, owner, m.ID)
+				continue
+			} else if ok {
+				continue
+			}
+			names[key] = m.ID
+			m.Names = append(m.Names, n.Value)
+		}
+		c.models[m.ID] = m
+		p.Models = append(p.Models, m)
+	}
+}
+
+func (c *converter) calendar(raw *rawCalendar) Calendar {
+	cal := Calendar{HolidaysAs: time.Sunday, WorkdaysAs: time.Monday}
+	if raw == nil {
+		return cal
+	}
+	cal.HolidaysAs = c.weekday(raw.HolidaysAs, time.Sunday)
+	cal.WorkdaysAs = c.weekday(raw.WorkdaysAs, time.Monday)
+	cal.Holidays = c.days(raw.Holidays, "holiday")
+	cal.Workdays = c.days(raw.Workdays, "workday")
+	for _, d := range raw.Workdays {
+		if date, err := ParseDate(d.Date.Value); err == nil {
+			if _, both := cal.Holidays[date]; both {
+				c.errorf(d.Date.Line, "date %s is both a holiday and a make-up workday", date)
+			}
+		}
+	}
+	return cal
+}
+
+func (c *converter) weekday(s scalar, def time.Weekday) time.Weekday {
+	if !s.Set {
+		return def
+	}
+	wd, err := ParseWeekday(s.Value)
+	if err != nil {
+		c.errorf(s.Line, "%v", err)
+	}
+	return wd
+}
+
+func (c *converter) days(raws []rawDay, kind string) map[Date]string {
+	out := map[Date]string{}
+	for _, r := range raws {
+		if !c.required(r.Date, r.Date.Line, kind+" date") {
+			continue
+		}
+		d, err := ParseDate(r.Date.Value)
+		if err != nil {
+			c.errorf(r.Date.Line, "%s: %v", kind, err)
+			continue
+		}
+		if _, dup := out[d]; dup {
+			c.errorf(r.Date.Line, "%s %s is listed twice", kind, d)
+		}
+		out[d] = r.Name.Value
+	}
+	return out
+}
+
+func (c *converter) decimal(s scalar, what string) (decimal.Decimal, bool) {
+	d, err := decimal.NewFromString(strings.TrimSpace(s.Value))
+	if err != nil || s.Value == "" {
+		c.errorf(s.Line, "%s %q is not a decimal number", what, s.Value)
+		return decimal.Zero, false
+	}
+	if d.IsNegative() {
+		c.errorf(s.Line, "%s %s is negative", what, s.Value)
+		return decimal.Zero, false
+	}
+	return d, true
+}

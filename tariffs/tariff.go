@@ -1,0 +1,91 @@
+package tariffs
+
+import "time"
+
+// Source is where a tariff's figures come from and when they were checked.
+type Source struct {
+	URL     string
+	Checked string // YYYY-MM-DD
+	Note    string
+}
+
+// Provider is one provider's tariff: its models and their price history.
+type Provider struct {
+	Name     string
+	Currency string
+	Zone     *time.Location
+	Billing  BillingTime
+	Sources  []Source
+	Calendar Calendar
+	Models   []*Model
+	Versions []*Version // ordered by Effective
+	File     string     // the file it was read from
+}
+
+// Model is a priced model with every name it appears under in gateway logs.
+type Model struct {
+	ID       string
+	Names    []string
+	Note     string
+	Provider *Provider
+	spans    []span // the model's state in each version, in order
+}
+
+// Version is a complete snapshot of a provider's prices, in force from
+// Effective until the next version's Effective (End; zero for the last).
+type Version struct {
+	Name      string
+	Effective time.Time
+	End       time.Time
+	Note      string
+	Source    string
+	Zone      *time.Location
+	Periods   []string // period names; index 0 is the default period
+	Prices    map[*Model]*ModelPrices
+	Retired   map[*Model]bool
+	plans     [7]dayPlan // by time.Weekday
+	calendar  *Calendar
+	Line      int
+}
+
+// ModelPrices are one model's rates in one version: per period, and per
+// prompt-size tier.
+type ModelPrices struct {
+	Periods []Rates // indexed like Version.Periods
+	Tiers   []Tier  // ordered by Above, ascending
+}
+
+// Tier holds rates that apply to a whole call whose prompt exceeds Above tokens.
+type Tier struct {
+	Above   int64
+	Periods []Rates
+}
+
+// For returns the rates of period p for a call with promptTokens prompt
+// tokens: those of the highest tier the prompt exceeds, else the base rates.
+func (mp *ModelPrices) For(p int, promptTokens int64) *Rates {
+	for i := len(mp.Tiers) - 1; i >= 0; i-- {
+		if promptTokens > mp.Tiers[i].Above {
+			return &mp.Tiers[i].Periods[p]
+		}
+	}
+	return &mp.Periods[p]
+}
+
+// TierOf returns the tier index (0 = base, i+1 = Tiers[i]) for a prompt size.
+func (mp *ModelPrices) TierOf(promptTokens int64) int {
+	for i := len(mp.Tiers) - 1; i >= 0; i-- {
+		if promptTokens > mp.Tiers[i].Above {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// RatesAt returns the rates of period p in tier t as numbered by TierOf.
+func (mp *ModelPrices) RatesAt(p, t int) *Rates {
+	if t == 0 {
+		return &mp.Periods[p]
+	}
+	return &mp.Tiers[t-1].Periods[p]
+}

@@ -1,0 +1,235 @@
+package tariffs
+
+import (
+	"strconv"
+	"strings"
+	"time"
+)
+
+const defaultPeriodName = "standard"
+
+// version converts one raw version; nil when it cannot be placed in time.
+func (c *converter) version(p *Provider, r *rawVersion) *Version {
+	line := firstLine(r.Effective, r.Name, r.DefaultPeriod, r.Timezone, r.Note)
+	if !c.required(r.Effective, line, "version effective instant") {
+		return nil
+	}
+	eff, err := time.Parse(time.RFC3339Nano, r.Effective.Value)
+	if err != nil {
+		c.errorf(r.Effective.Line, "effective %q is not an RFC 3339 instant with offset (e.g. 2026-08-16T16:00:00Z)", r.Effective.Value)
+		return nil
+	}
+	v := &Version{Name: r.Name.Value, Effective: eff.UTC(), Note: r.Note.Value, Source: r.Source.Value,
+		Zone: p.Zone, calendar: &p.Calendar, Line: r.Effective.Line}
+	if v.Name == "" {
+		v.Name = r.Effective.Value
+	}
+	if eff.Second() != 0 || eff.Nanosecond() != 0 {
+		c.warnf(r.Effective.Line, "version %s: effective %s is not on a whole minute (database push-down needs whole-minute boundaries)", v.Name, r.Effective.Value)
+	}
+	if r.Timezone.Set {
+		v.Zone = c.zone(r.Timezone, r.Timezone.Line, "timezone")
+	}
+	if _, off := eff.In(v.Zone).Zone(); off%60 != 0 {
+		c.warnf(r.Effective.Line, "version %s: zone %s has an offset that is not whole minutes (database push-down needs whole-minute boundaries)", v.Name, v.Zone)
+	}
+	c.periods(v, r)
+	c.prices(v, r)
+	c.retire(v, r)
+	return v
+}
+
+func firstLine(ss ...scalar) int {
+	for _, s := range ss {
+		if s.Set {
+			return s.Line
+		}
+	}
+	return 0
+}
+
+// periods reads the version's named periods into per-weekday day plans.
+func (c *converter) periods(v *Version, r *rawVersion) {
+	def := defaultPeriodName
+	if r.DefaultPeriod.Set {
+		def = r.DefaultPeriod.Value
+	}
+	v.Periods = []string{def}
+	var byMinute [7][24 * 60]uint8
+	for _, rp := range r.Periods {
+		if !c.required(rp.Name, firstLine(rp.Name), "period name") {
+			continue
+		}
+		if indexOf(v.Periods, rp.Name.Value) >= 0 {
+			c.errorf(rp.Name.Line, "version %s: period %q is defined twice", v.Name, rp.Name.Value)
+			continue
+		}
+		if len(v.Periods) == 255 {
+			c.errorf(rp.Name.Line, "version %s: too many periods", v.Name)
+			return
+		}
+		v.Periods = append(v.Periods, rp.Name.Value)
+		c.fillPeriod(v, rp, uint8(len(v.Periods)-1), &byMinute)
+	}
+	for wd := range byMinute {
+		v.plans[wd] = planOf(&byMinute[wd])
+	}
+}
+
+func (c *converter) fillPeriod(v *Version, rp rawPeriod, idx uint8, byMinute *[7][24 * 60]uint8) {
+	days := []time.Weekday{time.Sunday, time.Monday, time.Tuesday, time.Wednesday, time.Thursday, time.Friday, time.Saturday}
+	if len(rp.Weekdays) > 0 {
+		days = days[:0]
+		for _, s := range rp.Weekdays {
+			wd, err := ParseWeekday(s.Value)
+			if err != nil {
+				c.errorf(s.Line, "version %s: period %q: %v", v.Name, rp.Name.Value, err)
+				continue
+			}
+			days = append(days, wd)
+		}
+	}
+	if len(rp.Windows) == 0 {
+		c.errorf(rp.Name.Line, "version %s: period %q has no windows", v.Name, rp.Name.Value)
+	}
+	for _, s := range rp.Windows {
+		w, err := ParseWindow(s.Value)
+		if err != nil {
+			c.errorf(s.Line, "version %s: period %q: %v", v.Name, rp.Name.Value, err)
+			continue
+		}
+		clash := uint8(0)
+		for _, wd := range days {
+			w.minutes(func(m int) {
+				if cur := byMinute[wd][m]; cur != 0 && cur != idx {
+					clash = cur
+				}
+				byMinute[wd][m] = idx
+			})
+		}
+		if clash != 0 {
+			c.errorf(s.Line, "version %s: window %s of period %q overlaps period %q", v.Name, w, rp.Name.Value, v.Periods[clash])
+		}
+	}
+}
+
+func indexOf(list []string, s string) int {
+	for i, x := range list {
+		if x == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// prices reads the version's rates per model, period and tier.
+func (c *converter) prices(v *Version, r *rawVersion) {
+	v.Prices = map[*Model]*ModelPrices{}
+	for _, e := range r.Prices {
+		m := c.models[e.Model.Value]
+		if m == nil {
+			c.errorf(e.Model.Line, "version %s: prices for model %q, which is not defined under models", v.Name, e.Model.Value)
+			continue
+		}
+		if v.Prices[m] != nil {
+			c.errorf(e.Model.Line, "version %s: model %q is priced twice", v.Name, m.ID)
+			continue
+		}
+		v.Prices[m] = &ModelPrices{Periods: c.periodRates(v, m.ID, e.Model.Line, e.Rates)}
+	}
+	for _, e := range r.Tiers {
+		m := c.models[e.Model.Value]
+		if m == nil || v.Prices[m] == nil {
+			c.errorf(e.Model.Line, "version %s: tiers for model %q, which this version does not price", v.Name, e.Model.Value)
+			continue
+		}
+		mp := v.Prices[m]
+		for _, t := range e.Tiers {
+			above, err := strconv.ParseInt(t.Above.Value, 10, 64)
+			if err != nil || above <= 0 {
+				c.errorf(t.Line, "version %s: tier of %q: above %q is not a positive whole number of tokens", v.Name, m.ID, t.Above.Value)
+				continue
+			}
+			if n := len(mp.Tiers); n > 0 && above <= mp.Tiers[n-1].Above {
+				c.errorf(t.Above.Line, "version %s: tiers of %q must be in ascending order of above", v.Name, m.ID)
+			}
+			mp.Tiers = append(mp.Tiers, Tier{Above: above, Periods: c.periodRates(v, m.ID, t.Line, t.Prices)})
+		}
+	}
+}
+
+// periodRates reads one model's rates for every period of the version.
+func (c *converter) periodRates(v *Version, model string, line int, r rawPeriodRates) []Rates {
+	out := make([]Rates, len(v.Periods))
+	seen := make([]bool, len(v.Periods))
+	for i, name := range r.Periods {
+		p := indexOf(v.Periods, name.Value)
+		if p < 0 {
+			c.errorf(name.Line, "version %s: model %q is priced for period %q, which is not defined (periods: %s)", v.Name, model, name.Value, strings.Join(v.Periods, ", "))
+			continue
+		}
+		seen[p] = true
+		out[p] = c.rates(v, model, name.Value, r.Rates[i])
+	}
+	for p, ok := range seen {
+		if !ok {
+			c.errorf(line, "version %s: model %q has no prices for period %q", v.Name, model, v.Periods[p])
+		}
+	}
+	return out
+}
+
+func (c *converter) rates(v *Version, model, period string, r rawRates) Rates {
+	var out Rates
+	for u, s := range r.Price {
+		if !s.Set {
+			continue
+		}
+		if d, ok := c.decimal(s, model+" "+period+" "+Usage(u).String()+" price"); ok {
+			out.Set(Usage(u), d)
+		}
+	}
+	for _, u := range []Usage{Input, Output} {
+		if !r.Price[u].Set {
+			c.errorf(r.Line, "version %s: model %q period %q: %s price is required", v.Name, model, period, u)
+		}
+	}
+	return out
+}
+
+func (c *converter) retire(v *Version, r *rawVersion) {
+	v.Retired = map[*Model]bool{}
+	for _, s := range r.Retire {
+		m := c.models[s.Value]
+		switch {
+		case m == nil:
+			c.errorf(s.Line, "version %s: retires model %q, which is not defined under models", v.Name, s.Value)
+		case v.Prices[m] != nil:
+			c.errorf(s.Line, "version %s: model %q is both priced and retired", v.Name, s.Value)
+		default:
+			v.Retired[m] = true
+		}
+	}
+}
+
+// checkVersions checks the order of versions and that no model silently
+// drops out of the price list.
+func (c *converter) checkVersions(p *Provider, raws []rawVersion) {
+	if len(raws) == 0 {
+		c.errorf(1, "versions: at least one version is required")
+	}
+	for i := 1; i < len(p.Versions); i++ {
+		prev, v := p.Versions[i-1], p.Versions[i]
+		if !v.Effective.After(prev.Effective) {
+			c.errorf(v.Line, "version %s: effective %s is not after version %s (%s): versions must be in order and may not overlap",
+				v.Name, v.Effective.Format(time.RFC3339), prev.Name, prev.Effective.Format(time.RFC3339))
+			continue
+		}
+		prev.End = v.Effective
+		for _, m := range p.Models {
+			if prev.Prices[m] != nil && v.Prices[m] == nil && !v.Retired[m] {
+				c.errorf(v.Line, "version %s: model %q was priced in version %s and is neither priced nor retired here", v.Name, m.ID, prev.Name)
+			}
+		}
+	}
+}
