@@ -40,12 +40,21 @@ type Version struct {
 	Note      string
 	Source    string
 	Zone      *time.Location
-	Periods   []string // period names; index 0 is the default period
+	Periods   []string    // period names; index 0 is the default period
+	Defs      []PeriodDef // how each named period (all but the default) is defined
 	Prices    map[*Model]*ModelPrices
 	Retired   map[*Model]bool
 	plans     [7]dayPlan // by time.Weekday
 	calendar  *Calendar
 	Line      int
+}
+
+// PeriodDef is a named period as the tariff file defines it: local time
+// windows on some weekdays (every day when Weekdays is empty).
+type PeriodDef struct {
+	Name     string
+	Weekdays []time.Weekday
+	Windows  []Window
 }
 
 // ModelPrices are one model's rates in one version: per period, and per

@@ -89,6 +89,11 @@ func (c *converter) fillPeriod(v *Version, rp rawPeriod, idx uint8, byMinute *[7
 			days = append(days, wd)
 		}
 	}
+	def := PeriodDef{Name: rp.Name.Value}
+	if len(rp.Weekdays) > 0 {
+		def.Weekdays = days
+	}
+	defer func() { v.Defs = append(v.Defs, def) }()
 	if len(rp.Windows) == 0 {
 		c.errorf(rp.Name.Line, "version %s: period %q has no windows", v.Name, rp.Name.Value)
 	}
@@ -98,6 +103,7 @@ func (c *converter) fillPeriod(v *Version, rp rawPeriod, idx uint8, byMinute *[7
 			c.errorf(s.Line, "version %s: period %q: %v", v.Name, rp.Name.Value, err)
 			continue
 		}
+		def.Windows = append(def.Windows, w)
 		clash := uint8(0)
 		for _, wd := range days {
 			w.minutes(func(m int) {

@@ -1,0 +1,152 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tokenfare/tokenfare/tariffs"
+)
+
+// Exit codes, the command line's stable contract.
+const (
+	exitOK       = 0 // fine
+	exitFindings = 1 // findings: check failed, stale config, drift beyond --fail-over
+	exitUsage    = 2 // bad usage or bad input
+)
+
+// app is what every command shares: where tariffs come from, the output
+// streams and the clock. Tests build their own with a fixed now.
+type app struct {
+	stdin      io.Reader
+	stdout     io.Writer
+	stderr     io.Writer
+	now        func() time.Time
+	tariffsDir string
+
+	once    sync.Once
+	catalog *tariffs.Catalog
+	loadErr error
+}
+
+// Catalog loads the tariff catalog once: the folder given by --tariffs, or
+// the embedded one. Warnings go to stderr; errors are bad input.
+func (a *app) Catalog() (*tariffs.Catalog, error) {
+	a.once.Do(func() {
+		var ps tariffs.Problems
+		if a.tariffsDir != "" {
+			a.catalog, ps = tariffs.LoadDir(a.tariffsDir)
+		} else {
+			a.catalog, ps = tariffs.Embedded()
+		}
+		if errs := ps.Errors(); len(errs) > 0 {
+			a.loadErr = usageError(fmt.Errorf("load tariffs:\n%w", errs), "run `tokenfare tariffs validate` on the folder to see every problem")
+			return
+		}
+		for _, p := range ps {
+			fmt.Fprintln(a.stderr, p.Error())
+		}
+	})
+	return a.catalog, a.loadErr
+}
+
+// exitError carries an exit code and a hint with an error.
+type exitError struct {
+	code int
+	err  error
+	hint string
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageError marks err as bad usage or bad input (exit 2), with a hint.
+func usageError(err error, hint string) error {
+	return &exitError{code: exitUsage, err: err, hint: hint}
+}
+
+// findingsError marks err as findings (exit 1).
+func findingsError(err error) error { return &exitError{code: exitFindings, err: err} }
+
+// Main runs the command line with args and returns the exit code.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, now: time.Now}
+	return run(a, args)
+}
+
+func run(a *app, args []string) int {
+	cmd := newRootCmd(a)
+	cmd.SetArgs(args)
+	cmd.SetIn(a.stdin)
+	cmd.SetOut(a.stdout)
+	cmd.SetErr(a.stderr)
+	err := cmd.Execute()
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.code != exitFindings || ee.err.Error() != "" {
+			fmt.Fprintf(a.stderr, "Error: %v\n", ee.err)
+		}
+		if ee.hint != "" {
+			fmt.Fprintf(a.stderr, "Try: %s\n", ee.hint)
+		}
+		return ee.code
+	}
+	// Errors cobra raises itself (unknown flag, wrong argument count) are usage errors.
+	fmt.Fprintf(a.stderr, "Error: %v\nTry: tokenfare --help\n", err)
+	return exitUsage
+}
+
+// newRootCmd builds the whole command tree.
+func newRootCmd(a *app) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "tokenfare",
+		Short: "Price LLM gateway calls by their timestamp and reconcile recorded spend",
+		Long: `tokenfare prices every logged call of an LLM gateway at the official tariff in force at
+its timestamp (versions, peak windows, time zones, holiday calendars), reconciles the
+gateway's recorded spend against that official cost, and computes blended prices.
+
+Exit codes: 0 fine, 1 findings, 2 bad usage or bad input.`,
+		Example: `  tokenfare tariffs show deepseek-flash
+  tokenfare reconcile --calls testdata/sample/spendlogs-2026-09.csv
+  tokenfare blend --calls spendlogs.csv --as-of 2026-10-01T00:00:00Z`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.PersistentFlags().StringVar(&a.tariffsDir, "tariffs", "", "folder of tariff files that replaces the embedded catalog")
+	root.AddCommand(newVersionCmd(a), newTariffsCmd(a))
+	return root
+}
+
+// Version is the release; overridden at link time with -ldflags "-X ...".
+var Version = "dev"
+
+func newVersionCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:     "version",
+		Short:   "Print tokenfare's version",
+		Example: "  tokenfare version",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, err := fmt.Fprintf(cmd.OutOrStdout(), "tokenfare %s\n", Version)
+			return err
+		},
+	}
+}
+
+// isTerminal reports whether f is a terminal (for progress output).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

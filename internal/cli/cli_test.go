@@ -1,0 +1,100 @@
+package cli
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// runCLI runs the real command tree with a fixed clock.
+func runCLI(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	a := &app{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errb,
+		now: func() time.Time { return time.Date(2026, 9, 1, 2, 0, 0, 0, time.UTC) }}
+	code = run(a, args)
+	return code, out.String(), errb.String()
+}
+
+// golden compares got with testdata/golden/name, or rewrites it under -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read golden file (run go test -update to create it): %v", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from golden file; run go test ./internal/cli -update and review the diff\ngot:\n%s", name, got)
+	}
+}
+
+func TestTariffsShowGolden(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"show-flash-peak.txt", []string{"tariffs", "show", "flash", "--tariffs", "../../tariffs/testdata", "--at", "2026-10-10T02:00:00Z"}},
+		{"show-flash-peak.json", []string{"tariffs", "show", "edgeco/flash", "--tariffs", "../../tariffs/testdata", "--at", "2026-10-10T02:00:00Z", "-o", "json"}},
+		{"show-old-retired.json", []string{"tariffs", "show", "old-model", "--tariffs", "../../tariffs/testdata", "--at", "2026-09-01", "-o", "json"}},
+		{"show-deepseek-flash-embedded.json", []string{"tariffs", "show", "deepseek-flash", "--at", "2026-10-12T02:00:00Z", "-o", "json"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errs := runCLI(t, "", tt.args...)
+			if code != exitOK {
+				t.Fatalf("exit %d, stderr: %s", code, errs)
+			}
+			golden(t, tt.name, out)
+		})
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string // substring expected on stdout
+		stderr string // substring expected on stderr
+	}{
+		{"version", []string{"version"}, exitOK, "tokenfare dev", ""},
+		{"validate embedded catalog", []string{"tariffs", "validate"}, exitOK, "ok: ", ""},
+		{"validate finds every problem", []string{"tariffs", "validate", "testdata/badtariffs"}, exitFindings,
+			"testdata/badtariffs/bad.yaml:3: timezone \"Nowhere/Land\" is not an IANA time zone", "problem(s)"},
+		{"validate reports the negative price too", []string{"tariffs", "validate", "testdata/badtariffs/bad.yaml"}, exitFindings,
+			"bad.yaml:15: m standard output price -2 is negative", ""},
+		{"show with a bad tariff folder is bad input", []string{"tariffs", "show", "m", "--tariffs", "testdata/badtariffs"}, exitUsage,
+			"", "bad.yaml:12: version 2026-01-01T00:00:00Z: period \"peak\": window \"10:00-10:00\" starts where it ends"},
+		{"missing tariff folder", []string{"tariffs", "list", "--tariffs", "testdata/nope"}, exitUsage, "", "cannot read tariff folder"},
+		{"unknown model", []string{"tariffs", "show", "gpt-9"}, exitUsage, "", "no tariff model is named \"gpt-9\""},
+		{"bad instant", []string{"tariffs", "show", "deepseek-flash", "--at", "yesterday"}, exitUsage, "", "--at \"yesterday\" is not an instant"},
+		{"unknown flag", []string{"tariffs", "list", "--colour"}, exitUsage, "", "unknown flag"},
+		{"list", []string{"tariffs", "list"}, exitOK, "deepseek-flash", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errs := runCLI(t, "", tt.args...)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tt.code, out, errs)
+			}
+			if !strings.Contains(out, tt.stdout) {
+				t.Errorf("stdout does not contain %q:\n%s", tt.stdout, out)
+			}
+			if !strings.Contains(errs, tt.stderr) {
+				t.Errorf("stderr does not contain %q:\n%s", tt.stderr, errs)
+			}
+		})
+	}
+}

@@ -1,0 +1,199 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tokenfare/tokenfare/tariffs"
+)
+
+func newTariffsCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "tariffs",
+		Short: "Validate, list and show tariff tables",
+		Example: `  tokenfare tariffs validate tariffs/catalog
+  tokenfare tariffs list
+  tokenfare tariffs show deepseek-flash --at 2026-09-01T02:00:00Z`,
+	}
+	cmd.AddCommand(newTariffsValidateCmd(a), newTariffsListCmd(a), newTariffsShowCmd(a))
+	return cmd
+}
+
+func newTariffsValidateCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "validate [PATH...]",
+		Short: "Report every problem of tariff files at once, with file:line",
+		Long: `Validate reads tariff files (or every *.yaml of a folder) and reports every problem at
+once as file:line: message. Without a PATH it validates the --tariffs folder, else the
+embedded catalog. Exit 1 if any problem is found (warnings included), 0 otherwise.`,
+		Example: `  tokenfare tariffs validate
+  tokenfare tariffs validate tariffs/catalog my-tariffs/deepseek.yaml`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runTariffsValidate(a, cmd.OutOrStdout(), args)
+		},
+	}
+}
+
+func runTariffsValidate(a *app, out io.Writer, paths []string) error {
+	var providers []*tariffs.Provider
+	var problems tariffs.Problems
+	files := 0
+	add := func(p *tariffs.Provider, ps tariffs.Problems) {
+		files++
+		problems = append(problems, ps...)
+		if p != nil {
+			providers = append(providers, p)
+		}
+	}
+	if len(paths) == 0 {
+		if a.tariffsDir != "" {
+			paths = []string{a.tariffsDir}
+		} else {
+			cat, ps := tariffs.Embedded()
+			problems = append(problems, ps...)
+			if cat != nil {
+				providers = cat.Providers
+			}
+			files = len(providers)
+		}
+	}
+	for _, p := range paths {
+		names, err := tariffFiles(p)
+		if err != nil {
+			return usageError(err, "give tariff files or folders that hold *.yaml files")
+		}
+		for _, name := range names {
+			data, err := os.ReadFile(name)
+			if err != nil {
+				return usageError(err, "")
+			}
+			add(tariffs.Parse(name, data))
+		}
+	}
+	if len(paths) > 0 {
+		_, ps := tariffs.New(providers)
+		problems = append(problems, ps...)
+	}
+	for _, p := range problems {
+		fmt.Fprintln(out, p.Error())
+	}
+	if len(problems) > 0 {
+		return findingsError(fmt.Errorf("%d problem(s) in %d file(s)", len(problems), files))
+	}
+	models, versions := 0, 0
+	for _, p := range providers {
+		models += len(p.Models)
+		versions += len(p.Versions)
+	}
+	_, err := fmt.Fprintf(out, "ok: %d file(s), %d provider(s), %d model(s), %d version(s)\n", files, len(providers), models, versions)
+	return err
+}
+
+// tariffFiles lists the tariff files a path names: the file itself, or the
+// *.yaml and *.yml files of a folder.
+func tariffFiles(path string) ([]string, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("read tariffs %s: %w", path, unwrapPathError(err))
+	}
+	if !st.IsDir() {
+		return []string{path}, nil
+	}
+	var out []string
+	for _, pat := range []string{"*.yaml", "*.yml"} {
+		m, _ := filepath.Glob(filepath.Join(path, pat))
+		out = append(out, m...)
+	}
+	sort.Strings(out)
+	if len(out) == 0 {
+		return nil, fmt.Errorf("read tariffs %s: no *.yaml files in the folder", path)
+	}
+	return out, nil
+}
+
+func unwrapPathError(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+func newTariffsListCmd(a *app) *cobra.Command {
+	var output string
+	cmd := &cobra.Command{
+		Use:     "list",
+		Short:   "List the models of the catalog with their provider and versions",
+		Example: "  tokenfare tariffs list\n  tokenfare tariffs list -o json",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cat, err := a.Catalog()
+			if err != nil {
+				return err
+			}
+			return writeList(cmd.OutOrStdout(), cat, output, a.now())
+		},
+	}
+	cmd.Flags().StringVarP(&output, "output", "o", "table", "output format: table or json")
+	return cmd
+}
+
+type listEntry struct {
+	Model     string   `json:"model"`
+	Provider  string   `json:"provider"`
+	Names     []string `json:"names"`
+	Versions  int      `json:"versions"`
+	StatusNow string   `json:"status_now"`
+}
+
+func writeList(out io.Writer, cat *tariffs.Catalog, output string, now time.Time) error {
+	var entries []listEntry
+	for _, m := range cat.Models() {
+		n := 0
+		for _, v := range m.Provider.Versions {
+			if v.Prices[m] != nil {
+				n++
+			}
+		}
+		q := m.At(now)
+		entries = append(entries, listEntry{m.ID, m.Provider.Name, m.Names, n, q.Status.String()})
+	}
+	switch output {
+	case "json":
+		return writeJSON(out, entries)
+	case "table":
+		tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "MODEL\tPROVIDER\tPRICED VERSIONS\tNOW\tNAMES")
+		for _, e := range entries {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", e.Model, e.Provider, e.Versions, e.StatusNow, strings.Join(e.Names, ", "))
+		}
+		return tw.Flush()
+	}
+	return usageError(fmt.Errorf("unknown output format %q", output), "use -o table or -o json")
+}
+
+func writeJSON(out io.Writer, v any) error {
+	enc := json.NewEncoder(out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// parseInstant reads an instant given on the command line: RFC 3339, or a
+// date (midnight UTC).
+func parseInstant(flag, s string) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t.UTC(), nil
+	}
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return t, nil
+	}
+	return time.Time{}, usageError(fmt.Errorf("--%s %q is not an instant", flag, s), "write an RFC 3339 instant like 2026-09-01T02:00:00Z, or a date like 2026-09-01 (midnight UTC)")
+}

@@ -1,0 +1,310 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tokenfare/tokenfare/tariffs"
+)
+
+type showOptions struct {
+	model  string
+	at     string
+	output string
+}
+
+func newTariffsShowCmd(a *app) *cobra.Command {
+	var opts showOptions
+	cmd := &cobra.Command{
+		Use:   "show MODEL",
+		Short: "Show a model's versions, periods, calendar and the rates in force",
+		Long: `Show prints what a model costs: its provider, time zone and billing instant, every
+version with the model's status in it, and for the version in force at --at (default now)
+the periods with their local windows, the holiday calendar and the rates per period.
+MODEL is a tariff model id or any name a gateway logs it under.`,
+		Example: `  tokenfare tariffs show deepseek-flash
+  tokenfare tariffs show deepseek/deepseek-v4-pro --at 2026-09-01T02:00:00Z -o json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.model = args[0]
+			return runTariffsShow(a, cmd.OutOrStdout(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.at, "at", "", "instant to show the rates of (RFC 3339 or date; default now)")
+	cmd.Flags().StringVarP(&opts.output, "output", "o", "table", "output format: table or json")
+	return cmd
+}
+
+func runTariffsShow(a *app, out io.Writer, opts showOptions) error {
+	cat, err := a.Catalog()
+	if err != nil {
+		return err
+	}
+	m, ok := cat.Model(opts.model), true
+	if m == nil {
+		m, ok = cat.Resolve(opts.model)
+	}
+	if !ok {
+		return usageError(fmt.Errorf("no tariff model is named %q", opts.model), "tokenfare tariffs list")
+	}
+	at := a.now().UTC()
+	if opts.at != "" {
+		if at, err = parseInstant("at", opts.at); err != nil {
+			return err
+		}
+	}
+	view := newModelView(m, at)
+	switch opts.output {
+	case "json":
+		return writeJSON(out, view)
+	case "table":
+		return view.writeText(out)
+	}
+	return usageError(fmt.Errorf("unknown output format %q", opts.output), "use -o table or -o json")
+}
+
+// modelView is the stable JSON shape of `tariffs show`.
+type modelView struct {
+	Model       string        `json:"model"`
+	Provider    string        `json:"provider"`
+	Names       []string      `json:"names"`
+	Currency    string        `json:"currency"`
+	Timezone    string        `json:"timezone"`
+	BillingTime string        `json:"billing_time"`
+	At          string        `json:"at"`
+	Status      string        `json:"status"`
+	Version     *versionView  `json:"version,omitempty"`
+	Period      string        `json:"period,omitempty"`
+	Periods     []periodView  `json:"periods,omitempty"`
+	Rates       []ratesView   `json:"rates,omitempty"`
+	Tiers       []tierView    `json:"tiers,omitempty"`
+	Calendar    *calendarView `json:"calendar,omitempty"`
+	Versions    []versionView `json:"versions"`
+	Sources     []sourceView  `json:"sources"`
+}
+
+type versionView struct {
+	Name      string `json:"name"`
+	Effective string `json:"effective"`
+	End       string `json:"end,omitempty"`
+	Timezone  string `json:"timezone"`
+	Status    string `json:"status"`
+	Note      string `json:"note,omitempty"`
+}
+
+type periodView struct {
+	Name     string   `json:"name"`
+	Weekdays []string `json:"weekdays,omitempty"`
+	Windows  []string `json:"windows"`
+	Default  bool     `json:"default,omitempty"`
+}
+
+type ratesView struct {
+	Period string            `json:"period"`
+	Prices map[string]string `json:"prices"` // usage → price per 1M tokens (request: per call)
+}
+
+type tierView struct {
+	Above int64       `json:"above"`
+	Rates []ratesView `json:"rates"`
+}
+
+type calendarView struct {
+	HolidaysAs string    `json:"holidays_as"`
+	WorkdaysAs string    `json:"workdays_as"`
+	Holidays   []dayView `json:"holidays"`
+	Workdays   []dayView `json:"workdays"`
+}
+
+type dayView struct {
+	Date string `json:"date"`
+	Name string `json:"name,omitempty"`
+}
+
+type sourceView struct {
+	URL     string `json:"url"`
+	Checked string `json:"checked"`
+	Note    string `json:"note,omitempty"`
+}
+
+func newModelView(m *tariffs.Model, at time.Time) modelView {
+	p := m.Provider
+	q := m.At(at)
+	v := modelView{Model: m.ID, Provider: p.Name, Names: m.Names, Currency: p.Currency, Timezone: p.Zone.String(),
+		BillingTime: p.Billing.String(), At: at.Format(time.RFC3339), Status: q.Status.String()}
+	for _, ver := range p.Versions {
+		v.Versions = append(v.Versions, newVersionView(m, ver))
+	}
+	for _, s := range p.Sources {
+		v.Sources = append(v.Sources, sourceView(s))
+	}
+	if q.Version == nil {
+		return v
+	}
+	vv := newVersionView(m, q.Version)
+	v.Version = &vv
+	v.Period = q.PeriodName()
+	v.Periods = periodViews(q.Version)
+	if len(p.Calendar.Holidays)+len(p.Calendar.Workdays) > 0 {
+		v.Calendar = newCalendarView(&p.Calendar)
+	}
+	if q.Prices != nil {
+		v.Rates = ratesViews(q.Version, q.Prices.Periods)
+		for _, t := range q.Prices.Tiers {
+			v.Tiers = append(v.Tiers, tierView{Above: t.Above, Rates: ratesViews(q.Version, t.Periods)})
+		}
+	}
+	return v
+}
+
+func newVersionView(m *tariffs.Model, ver *tariffs.Version) versionView {
+	status := "unpriced"
+	if ver.Prices[m] != nil {
+		status = "priced"
+	} else if ver.Retired[m] {
+		status = "retired"
+	}
+	vv := versionView{Name: ver.Name, Effective: ver.Effective.Format(time.RFC3339), Timezone: ver.Zone.String(), Status: status, Note: ver.Note}
+	if !ver.End.IsZero() {
+		vv.End = ver.End.Format(time.RFC3339)
+	}
+	return vv
+}
+
+func periodViews(ver *tariffs.Version) []periodView {
+	out := []periodView{{Name: ver.Periods[0], Windows: []string{"all other time"}, Default: true}}
+	for _, d := range ver.Defs {
+		pv := periodView{Name: d.Name}
+		for _, wd := range d.Weekdays {
+			pv.Weekdays = append(pv.Weekdays, strings.ToLower(wd.String()[:3]))
+		}
+		for _, w := range d.Windows {
+			pv.Windows = append(pv.Windows, w.String())
+		}
+		out = append(out, pv)
+	}
+	return out
+}
+
+func ratesViews(ver *tariffs.Version, rates []tariffs.Rates) []ratesView {
+	var out []ratesView
+	for i := range rates {
+		r := &rates[i]
+		prices := map[string]string{}
+		for u := range tariffs.NumUsage {
+			prices[tariffs.Usage(u).String()] = r.Price(tariffs.Usage(u)).String()
+		}
+		out = append(out, ratesView{Period: ver.Periods[i], Prices: prices})
+	}
+	return out
+}
+
+func newCalendarView(c *tariffs.Calendar) *calendarView {
+	days := func(m map[tariffs.Date]string) []dayView {
+		out := []dayView{}
+		for d, n := range m {
+			out = append(out, dayView{Date: d.String(), Name: n})
+		}
+		sort.Slice(out, func(i, j int) bool { return out[i].Date < out[j].Date })
+		return out
+	}
+	return &calendarView{HolidaysAs: strings.ToLower(c.HolidaysAs.String()[:3]), WorkdaysAs: strings.ToLower(c.WorkdaysAs.String()[:3]),
+		Holidays: days(c.Holidays), Workdays: days(c.Workdays)}
+}
+
+func (v modelView) writeText(out io.Writer) error {
+	w := &errWriter{w: out}
+	w.printf("model     %s (%s)\n", v.Model, v.Provider)
+	w.printf("names     %s\n", strings.Join(v.Names, ", "))
+	w.printf("currency  %s   zone %s   billed at call %s\n", v.Currency, v.Timezone, v.BillingTime)
+	w.printf("at        %s: %s", v.At, v.Status)
+	if v.Period != "" {
+		w.printf(", period %s", v.Period)
+	}
+	w.printf("\n\nversions\n")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, ver := range v.Versions {
+		mark := " "
+		if v.Version != nil && ver.Name == v.Version.Name {
+			mark = "*"
+		}
+		fmt.Fprintf(tw, " %s %s\tfrom %s\t%s\n", mark, ver.Name, ver.Effective, ver.Status)
+	}
+	tw.Flush()
+	if v.Version != nil {
+		w.printf("\nperiods of %s (local time, %s)\n", v.Version.Name, v.Version.Timezone)
+		for _, p := range v.Periods {
+			days := "every day"
+			if len(p.Weekdays) > 0 {
+				days = strings.Join(p.Weekdays, " ")
+			}
+			if p.Default {
+				days = ""
+			}
+			w.printf("  %-10s %-22s %s\n", p.Name, days, strings.Join(p.Windows, ", "))
+		}
+	}
+	if len(v.Rates) > 0 {
+		w.printf("\nrates in %s per 1M tokens (request: per call)\n", v.Currency)
+		writeRates(w, "", v.Rates)
+		for _, t := range v.Tiers {
+			writeRates(w, fmt.Sprintf("prompt > %d: ", t.Above), t.Rates)
+		}
+	}
+	if v.Calendar != nil {
+		w.printf("\ncalendar: holidays as %s, make-up workdays as %s\n", v.Calendar.HolidaysAs, v.Calendar.WorkdaysAs)
+		for _, d := range v.Calendar.Holidays {
+			w.printf("  holiday  %s  %s\n", d.Date, d.Name)
+		}
+		for _, d := range v.Calendar.Workdays {
+			w.printf("  workday  %s  %s\n", d.Date, d.Name)
+		}
+	}
+	w.printf("\nsources\n")
+	for _, s := range v.Sources {
+		w.printf("  %s (checked %s)\n", s.URL, s.Checked)
+	}
+	return w.err
+}
+
+func writeRates(w *errWriter, prefix string, rates []ratesView) {
+	w.printf("  %-22s", prefix+"period")
+	for u := range tariffs.NumUsage {
+		w.printf(" %12s", tariffs.Usage(u))
+	}
+	w.printf("\n")
+	for _, r := range rates {
+		w.printf("  %-22s", prefix+r.Period)
+		for u := range tariffs.NumUsage {
+			w.printf(" %12s", r.Prices[tariffs.Usage(u).String()])
+		}
+		w.printf("\n")
+	}
+}
+
+// errWriter keeps the first write error so text output reads straight.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
+
+func (e *errWriter) printf(format string, args ...any) {
+	if e.err == nil {
+		_, e.err = fmt.Fprintf(e.w, format, args...)
+	}
+}

@@ -1,0 +1,195 @@
+package tariffs
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// head is a valid file preamble; cases append versions or replace parts.
+const head = `provider: p
+currency: USD
+timezone: Asia/Shanghai
+billing_time: end
+sources:
+  - {url: https://example.com, checked: 2026-11-30}
+models:
+  - id: m
+    names: [m, p/m]
+`
+
+func TestParseProblems(t *testing.T) {
+	tests := []struct {
+		name string
+		file string
+		want []string // each must appear among the problems, with its line
+	}{
+		{
+			name: "unknown key",
+			file: head + "colour: red\nversions:\n  - effective: 2026-01-01T00:00:00Z\n    prices: {m: {standard: {input: 1, output: 2}}}\n",
+			want: []string{`t.yaml:10: unknown key "colour"`},
+		},
+		{
+			name: "versions out of order",
+			file: head + `versions:
+  - effective: 2026-02-01T00:00:00Z
+    prices: {m: {standard: {input: 1, output: 2}}}
+  - effective: 2026-01-01T00:00:00Z
+    prices: {m: {standard: {input: 1, output: 2}}}
+`,
+			want: []string{"t.yaml:13: version 2026-01-01T00:00:00Z: effective 2026-01-01T00:00:00Z is not after"},
+		},
+		{
+			name: "versions at the same instant overlap",
+			file: head + `versions:
+  - effective: 2026-01-01T08:00:00+08:00
+    prices: {m: {standard: {input: 1, output: 2}}}
+  - effective: 2026-01-01T00:00:00Z
+    prices: {m: {standard: {input: 1, output: 2}}}
+`,
+			want: []string{"t.yaml:13:", "may not overlap"},
+		},
+		{
+			name: "window that starts where it ends, bad weekday, overlap",
+			file: head + `versions:
+  - effective: 2026-01-01T00:00:00Z
+    periods:
+      - name: peak
+        weekdays: [mon, funday]
+        windows: ["09:00-09:00", "10:00-12:00"]
+      - name: lunch
+        windows: ["11:00-13:00"]
+    prices:
+      m:
+        standard: {input: 1, output: 2}
+        peak: {input: 2, output: 4}
+        lunch: {input: 2, output: 4}
+`,
+			want: []string{
+				`t.yaml:14: version 2026-01-01T00:00:00Z: period "peak": weekday "funday"`,
+				`t.yaml:15: version 2026-01-01T00:00:00Z: period "peak": window "09:00-09:00" starts where it ends`,
+				`t.yaml:17: version 2026-01-01T00:00:00Z: window 11:00-13:00 of period "lunch" overlaps period "peak"`,
+			},
+		},
+		{
+			name: "bad zone",
+			file: strings.Replace(head, "Asia/Shanghai", "Mars/Olympus", 1) + "versions:\n  - effective: 2026-01-01T00:00:00Z\n    prices: {m: {standard: {input: 1, output: 2}}}\n",
+			want: []string{`t.yaml:3: timezone "Mars/Olympus" is not an IANA time zone`},
+		},
+		{
+			name: "period priced but not defined, defined but not priced, negative price",
+			file: head + `versions:
+  - effective: 2026-01-01T00:00:00Z
+    periods:
+      - {name: peak, windows: ["09:00-12:00"]}
+    prices:
+      m:
+        standard: {input: -1, output: 2}
+        night: {input: 1, output: 2}
+`,
+			want: []string{
+				`t.yaml:16: m standard input price -1 is negative`,
+				`t.yaml:17: version 2026-01-01T00:00:00Z: model "m" is priced for period "night", which is not defined`,
+				`t.yaml:15: version 2026-01-01T00:00:00Z: model "m" has no prices for period "peak"`,
+			},
+		},
+		{
+			name: "price that is not a decimal",
+			file: head + "versions:\n  - effective: 2026-01-01T00:00:00Z\n    prices: {m: {standard: {input: 0x1p-3, output: 2}}}\n",
+			want: []string{`t.yaml:12: m standard input price "0x1p-3" is not a decimal number`},
+		},
+		{
+			name: "one name claimed by two models",
+			file: head + "  - id: n\n    names: [P/M]\nversions:\n  - effective: 2026-01-01T00:00:00Z\n    prices: {m: {standard: {input: 1, output: 2}}, n: {standard: {input: 1, output: 2}}}\n",
+			want: []string{`t.yaml:11: name "P/M" is claimed by models "m" and "n"`},
+		},
+		{
+			name: "a date both holiday and workday",
+			file: head + `calendar:
+  holidays: [{date: 2026-10-01}]
+  workdays: [{date: 2026-10-01}]
+versions:
+  - effective: 2026-01-01T00:00:00Z
+    prices: {m: {standard: {input: 1, output: 2}}}
+`,
+			want: []string{"t.yaml:12: date 2026-10-01 is both a holiday and a make-up workday"},
+		},
+		{
+			name: "boundary not on a whole minute is flagged",
+			file: head + "versions:\n  - effective: 2026-01-01T00:00:30Z\n    prices: {m: {standard: {input: 1, output: 2}}}\n",
+			want: []string{"t.yaml:11: warning: version 2026-01-01T00:00:30Z: effective 2026-01-01T00:00:30Z is not on a whole minute"},
+		},
+		{
+			name: "model dropped without retirement",
+			file: head + `  - id: n
+versions:
+  - effective: 2026-01-01T00:00:00Z
+    prices: {m: {standard: {input: 1, output: 2}}}
+  - effective: 2026-02-01T00:00:00Z
+    prices: {n: {standard: {input: 1, output: 2}}}
+`,
+			want: []string{`t.yaml:14: version 2026-02-01T00:00:00Z: model "m" was priced in version 2026-01-01T00:00:00Z and is neither priced nor retired here`},
+		},
+		{
+			name: "missing output price and bad effective",
+			file: head + "versions:\n  - effective: 2026-01-01\n    prices: {m: {standard: {input: 1}}}\n  - effective: 2026-02-01T00:00:00Z\n    prices: {m: {standard: {input: 1}}}\n",
+			want: []string{
+				`t.yaml:11: effective "2026-01-01" is not an RFC 3339 instant`,
+				`t.yaml:14: version 2026-02-01T00:00:00Z: model "m" period "standard": output price is required`,
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, ps := Parse("t.yaml", []byte(tt.file))
+			got := ps.Error()
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("problems do not contain %q; got:\n%s", w, got)
+				}
+			}
+		})
+	}
+}
+
+func TestParseWarningStillLoads(t *testing.T) {
+	p, ps := Parse("t.yaml", []byte(head+"versions:\n  - effective: 2026-01-01T00:00:30Z\n    prices: {m: {standard: {input: 1, output: 2}}}\n"))
+	if p == nil || len(ps) != 1 || !ps[0].Warning {
+		t.Fatalf("want a loaded provider and one warning, got %v, %v", p, ps)
+	}
+}
+
+func TestEmbeddedCatalogIsValid(t *testing.T) {
+	cat, ps := Embedded()
+	if len(ps) > 0 {
+		t.Fatalf("embedded catalog has problems:\n%v", ps)
+	}
+	for _, name := range []string{"deepseek-flash", "deepseek/deepseek-v4-flash", "deepseek-v4-pro"} {
+		if _, ok := cat.Resolve(name); !ok {
+			t.Errorf("embedded catalog does not resolve %q", name)
+		}
+	}
+}
+
+func FuzzParseTariff(f *testing.F) {
+	for _, name := range []string{"testdata/edges.yaml", "testdata/dst.yaml"} {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte(head))
+	f.Add([]byte("versions: [{effective: x, periods: [{name: a, windows: ['25:00-01:00']}]}]"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, ps := Parse("f.yaml", data)
+		for _, pr := range ps {
+			if pr.File != "f.yaml" || pr.Msg == "" {
+				t.Fatalf("problem without a location or message: %#v", pr)
+			}
+		}
+		if p == nil && len(ps.Errors()) == 0 {
+			t.Fatal("no provider and no error")
+		}
+	})
+}
