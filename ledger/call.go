@@ -71,6 +71,14 @@ type Call struct {
 	Recorded   decimal.Decimal // spend the gateway recorded
 	Tokens     Tokens
 
+	// Identity tells duplicate records apart from distinct ones: two
+	// calls of one gateway with the same non-empty Identity are the same
+	// logged call. LiteLLM and canonical rows use the request id. Retries
+	// of a CLIProxyAPI request share its request id, so CLIProxyAPI calls
+	// use a hash of the whole record instead (v7: request id, timestamp,
+	// auth index, tokens and failed; v6: the import dedupe key).
+	Identity string
+
 	// Source locates the row for error messages: "file:line" or a request id.
 	Source string
 }

@@ -115,13 +115,13 @@ gateway's recorded spend against that official cost, and computes blended prices
 
 Exit codes: 0 fine, 1 findings, 2 bad usage or bad input.`,
 		Example: `  tokenfare tariffs show deepseek-flash
-  tokenfare reconcile --calls testdata/sample/spendlogs-2026-09.csv
+  tokenfare reconcile --calls testdata/sample/spendlogs-2026-10.csv
   tokenfare blend --calls spendlogs.csv --as-of 2026-10-01T00:00:00Z`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
 	root.PersistentFlags().StringVar(&a.tariffsDir, "tariffs", "", "folder of tariff files that replaces the embedded catalog")
-	root.AddCommand(newVersionCmd(a), newTariffsCmd(a))
+	root.AddCommand(newVersionCmd(a), newTariffsCmd(a), newPriceCmd(a), newReconcileCmd(a), newBlendCmd(a))
 	return root
 }
 

@@ -1,0 +1,52 @@
+# tokenfare: the front door. `make help` lists the targets.
+
+GO       ?= go
+FUZZTIME ?= 10s
+BIN      ?= bin
+# testdata/ is skipped by ./... patterns; the generator has its own tests.
+GEN      := ./testdata/gen
+
+SAMPLE      := testdata/sample/spendlogs-2026-10.csv
+SAMPLE_DUMP := testdata/sample/spendlogs-dump-2026-10.csv
+
+.PHONY: help test bench fuzz lint golden build sample bench-reconcile
+
+help: ## list the targets
+	@awk -F':.*## ' '/^[a-z-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+test: ## run every test once, without the cache
+	$(GO) test -count=1 ./... $(GEN)
+
+bench: ## run every Go benchmark with allocations
+	$(GO) test -run='^$$' -bench=. -benchmem ./...
+
+fuzz: ## run each Fuzz* target for FUZZTIME (default 10s)
+	@set -e; for pkg in $$($(GO) list ./...); do \
+		for fn in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+			echo "fuzz $$pkg $$fn ($(FUZZTIME))"; \
+			$(GO) test -run='^$$' -fuzz="^$$fn\$$" -fuzztime=$(FUZZTIME) $$pkg; \
+		done; \
+	done
+
+lint: ## gofmt, go vet and go.mod/go.sum drift
+	@out=$$(gofmt -l $$(find . -name '*.go' -not -path './bench/duckdb/node_modules/*')); \
+		if [ -n "$$out" ]; then echo "gofmt -l: not formatted:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./... $(GEN)
+	$(GO) mod tidy -diff
+
+golden: ## rewrite golden files (packages whose tests define -update)
+	@pkgs=$$(grep -rlE --include='*_test.go' 'flag\.Bool(Var)?\(.*"update"' . | xargs -r -n1 dirname | sort -u); \
+		if [ -z "$$pkgs" ]; then echo "no test defines -update"; exit 0; fi; \
+		echo $(GO) test -count=1 $$pkgs -update; \
+		$(GO) test -count=1 $$pkgs -update
+
+build: ## build every package and $(BIN)/tokenfare
+	$(GO) build ./...
+	$(GO) build -o $(BIN)/tokenfare ./cmd/tokenfare
+
+sample: ## regenerate the bundled sample spend logs
+	$(GO) run $(GEN) -rows 12000 -seed 1 -start 2026-10-01T00:00:00Z -days 31 -o $(SAMPLE)
+	$(GO) run $(GEN) -rows 1000 -seed 1 -start 2026-10-01T00:00:00Z -days 31 -format dump -o $(SAMPLE_DUMP)
+
+bench-reconcile: ## time tokenfare reconcile against readsum and DuckDB on 5M rows
+	bench/run.sh

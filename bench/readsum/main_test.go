@@ -1,0 +1,39 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestSum(t *testing.T) {
+	tests := []struct {
+		name    string
+		csv     string
+		want    sums
+		wantErr string
+	}{
+		{
+			name: "columns found by name",
+			csv:  "request_id,cached_tokens,prompt_tokens,completion_tokens\na,10,100,7\nb,0,50,3\n",
+			want: sums{Rows: 2, Prompt: 150, Completion: 10, Cached: 10},
+		},
+		{name: "header only", csv: "prompt_tokens,completion_tokens,cached_tokens\n", want: sums{}},
+		{name: "missing column", csv: "prompt_tokens,completion_tokens\n1,2\n", wantErr: "no cached_tokens column"},
+		{name: "not an integer", csv: "prompt_tokens,completion_tokens,cached_tokens\n1,x,0\n", wantErr: "line 2: completion_tokens"},
+		{name: "short line", csv: "prompt_tokens,completion_tokens,cached_tokens\n1,2\n", wantErr: "line 2: 2 fields"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := sum(strings.NewReader(tt.csv))
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want it to contain %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Fatalf("sum = %+v, %v; want %+v", got, err, tt.want)
+			}
+		})
+	}
+}

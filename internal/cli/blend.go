@@ -1,0 +1,145 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"gopkg.in/yaml.v3"
+
+	"github.com/tokenfare/tokenfare/ledger"
+	"github.com/tokenfare/tokenfare/pricing"
+)
+
+type blendOptions struct {
+	source sourceOptions
+	asOf   string
+	window string
+	mode   string
+	output string
+}
+
+func newBlendCmd(a *app) *cobra.Command {
+	var opts blendOptions
+	cmd := &cobra.Command{
+		Use:   "blend --calls FILE",
+		Short: "Compute the blended price per model and usage type over a window",
+		Long: `Blend prices the calls billed in the window before --as-of (default: the 28 days before
+now) and gives, per model and usage type, the blended price per 1M tokens: official cost
+divided by tokens. Pricing the window's tokens at the blended prices gives its official
+cost to within half a unit of the 9th decimal place per 1M tokens; a blended price always
+lies between the lowest (off-peak) and highest (peak) price that applied.
+
+--mode gateway applies one gateway-wide peak share (the share of peak in the window's cost
+at off-peak prices) to every time-of-use model instead, as a single flat setting would.
+Models the catalog prices but with no calls in the window are listed with the reason.`,
+		Example: `  tokenfare blend --calls testdata/sample/spendlogs-2026-10.csv --as-of 2026-10-01
+  tokenfare blend --calls spendlogs.csv --window 7d --mode gateway -o json
+  tokenfare blend --calls spendlogs.csv -o yaml`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runBlend(cmd, a, &opts)
+		},
+	}
+	opts.source.addFlags(cmd.Flags())
+	cmd.Flags().StringVar(&opts.asOf, "as-of", "", "end of the window, exclusive (RFC 3339 or date; default now)")
+	cmd.Flags().StringVar(&opts.window, "window", "28d", "length of the window: days (28d) or a duration (36h)")
+	cmd.Flags().StringVar(&opts.mode, "mode", pricing.ModePerModel, "per-model or gateway")
+	cmd.Flags().StringVarP(&opts.output, "output", "o", "table", "output format: table, json or yaml")
+	return cmd
+}
+
+// parseWindow reads "28d" or a Go duration such as "36h".
+func parseWindow(s string) (time.Duration, error) {
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		if n, err := strconv.Atoi(days); err == nil && n > 0 {
+			return time.Duration(n) * 24 * time.Hour, nil
+		}
+	} else if d, err := time.ParseDuration(s); err == nil && d > 0 {
+		return d, nil
+	}
+	return 0, usageError(fmt.Errorf("--window %q is not a length of time", s), "write e.g. --window 28d or --window 36h")
+}
+
+func runBlend(cmd *cobra.Command, a *app, opts *blendOptions) error {
+	switch opts.output {
+	case "table", "json", "yaml":
+	default:
+		return usageError(fmt.Errorf("unknown output format %q", opts.output), "use -o table, -o json or -o yaml")
+	}
+	if opts.mode != pricing.ModePerModel && opts.mode != pricing.ModeGateway {
+		return usageError(fmt.Errorf("unknown --mode %q", opts.mode), "use --mode per-model or --mode gateway")
+	}
+	window, err := parseWindow(opts.window)
+	if err != nil {
+		return err
+	}
+	asOf := a.now().UTC()
+	if opts.asOf != "" {
+		if asOf, err = parseInstant("as-of", opts.asOf); err != nil {
+			return err
+		}
+	}
+	eopts, err := opts.source.engineOptions()
+	if err != nil {
+		return err
+	}
+	eopts.Since, eopts.Until = asOf.Add(-window), asOf
+	cat, err := a.Catalog()
+	if err != nil {
+		return err
+	}
+	e := pricing.New(cat, eopts)
+	if err := a.readCalls(cmd.Context(), &opts.source, e, func(c *ledger.Call) { e.Add(c) }); err != nil {
+		return err
+	}
+	a.reportRows(e.Rows())
+	bl, err := e.BlendWindow(eopts.Since, eopts.Until, opts.mode)
+	if err != nil {
+		return usageError(err, "")
+	}
+	out := cmd.OutOrStdout()
+	switch opts.output {
+	case "json":
+		return writeJSON(out, bl)
+	case "yaml":
+		return writeBlendYAML(out, bl)
+	}
+	return writeBlendTable(out, bl)
+}
+
+func writeBlendYAML(out io.Writer, bl *pricing.Blend) error {
+	enc := yaml.NewEncoder(out)
+	enc.SetIndent(2)
+	if err := enc.Encode(bl); err != nil {
+		return err
+	}
+	return enc.Close()
+}
+
+func writeBlendTable(out io.Writer, bl *pricing.Blend) error {
+	w := &errWriter{w: out}
+	w.printf("window    %s to %s (%s)\n", bl.From, bl.Until, bl.Mode)
+	if bl.PeakShare != "" {
+		w.printf("peak share of cost at off-peak prices: %s\n", bl.PeakShare)
+	}
+	r := bl.Rows
+	w.printf("rows      read %d: priced %d, outside the window %d, other %d\n\n", r.Read, r.Priced, r.Outside, r.Read-r.Priced-r.Outside)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "MODEL\tUSAGE\tTOKENS\tPEAK SHARE\tOFF-PEAK\tPEAK\tBLENDED /1M\t")
+	for _, m := range bl.Models {
+		if m.Reason != "" {
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t%s\t\n", m.Model, m.Reason)
+			continue
+		}
+		for _, p := range m.Prices {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t\n", m.Model, p.Usage, p.Tokens, orDash(p.PeakShare), p.OffPeak, p.Peak, p.Blended)
+		}
+	}
+	tw.Flush()
+	return w.err
+}

@@ -1,0 +1,173 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/tokenfare/tokenfare/ledger"
+	"github.com/tokenfare/tokenfare/pricing"
+	"github.com/tokenfare/tokenfare/tariffs"
+)
+
+// sourceOptions are the flags every command that reads calls shares.
+type sourceOptions struct {
+	calls   string
+	strict  bool
+	billing string
+	since   string
+	until   string
+}
+
+func (o *sourceOptions) addFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.calls, "calls", "", "file of logged calls, format detected from content (.gz read as is; - for stdin)")
+	fs.BoolVar(&o.strict, "strict", false, "fail at the first rejected row (exit 2) instead of counting it")
+	fs.StringVar(&o.billing, "billing-time", "", "instant that bills a call, overriding each tariff: start, first_token or end")
+}
+
+func (o *sourceOptions) addWindowFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.since, "since", "", "price calls billed at or after this instant (RFC 3339 or date)")
+	fs.StringVar(&o.until, "until", "", "price calls billed before this instant (RFC 3339 or date)")
+}
+
+// engineOptions turns the source flags into pricing options.
+func (o *sourceOptions) engineOptions() (pricing.Options, error) {
+	var opts pricing.Options
+	if o.billing != "" {
+		b, err := tariffs.ParseBillingTime(o.billing)
+		if err != nil {
+			return opts, usageError(fmt.Errorf("--billing-time: %w", err), "")
+		}
+		opts.Billing = &b
+	}
+	var err error
+	if o.since != "" {
+		if opts.Since, err = parseInstant("since", o.since); err != nil {
+			return opts, err
+		}
+	}
+	if o.until != "" {
+		if opts.Until, err = parseInstant("until", o.until); err != nil {
+			return opts, err
+		}
+	}
+	if !opts.Since.IsZero() && !opts.Until.IsZero() && !opts.Since.Before(opts.Until) {
+		return opts, usageError(fmt.Errorf("--since %s is not before --until %s", o.since, o.until), "")
+	}
+	return opts, nil
+}
+
+// maxShownRejections is how many rejected rows are listed on stderr.
+const maxShownRejections = 20
+
+// readCalls streams every call of the source to fn and every rejected row
+// to the engine's accounting, reporting rejections on stderr. Under
+// --strict the first rejection ends the run as bad input.
+func (a *app) readCalls(ctx context.Context, o *sourceOptions, e *pricing.Engine, fn func(*ledger.Call)) error {
+	if o.calls == "" {
+		return usageError(errors.New("no calls to read"), "give --calls FILE (a LiteLLM spend log export, CLIProxyAPI usage, or canonical CSV/JSONL)")
+	}
+	in, name, closeIn, err := a.openInput(o.calls)
+	if err != nil {
+		return err
+	}
+	defer closeIn()
+	r, err := ledger.Open(name, in, ledger.Options{})
+	if err != nil {
+		return usageError(fmt.Errorf("read calls %s: %w", name, trimName(err, name)), "tokenfare price --help lists the formats read (docs/calls.md)")
+	}
+	if c, ok := r.(io.Closer); ok {
+		defer c.Close()
+	}
+	var rows atomic.Int64
+	stop := a.progress(&rows)
+	defer stop()
+	shown := 0
+	var b ledger.Batch
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		err := r.Next(&b)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return usageError(fmt.Errorf("read calls %s: %w", name, trimName(err, name)), "")
+		}
+		for _, rej := range b.Rejected {
+			if o.strict {
+				return usageError(fmt.Errorf("read calls: %v", rej), "fix the row, or drop --strict to count rejected rows and go on")
+			}
+			e.Reject()
+			if shown < maxShownRejections {
+				fmt.Fprintf(a.stderr, "rejected: %v\n", rej)
+			}
+			shown++
+		}
+		for i := range b.Calls {
+			fn(&b.Calls[i])
+		}
+		rows.Add(int64(b.Rows))
+	}
+}
+
+// trimName keeps an error from naming the file twice.
+func trimName(err error, name string) error {
+	msg := err.Error()
+	if len(msg) > len(name)+2 && msg[:len(name)+2] == name+": " {
+		return errors.New(msg[len(name)+2:])
+	}
+	return err
+}
+
+// openInput opens a --calls argument; "-" is stdin.
+func (a *app) openInput(path string) (io.Reader, string, func(), error) {
+	if path == "-" {
+		return a.stdin, "stdin", func() {}, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, "", nil, usageError(fmt.Errorf("read calls %s: %w", path, unwrapPathError(err)), "check the path given to --calls")
+	}
+	return f, path, func() { f.Close() }, nil
+}
+
+// progress prints the rows read so far on stderr once a second, when stderr
+// is a terminal. The returned function stops it.
+func (a *app) progress(rows *atomic.Int64) func() {
+	if !isTerminal(a.stderr) {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				fmt.Fprint(a.stderr, "\r\033[K")
+				return
+			case <-t.C:
+				fmt.Fprintf(a.stderr, "\rread %d rows", rows.Load())
+			}
+		}
+	}()
+	return func() { close(done) }
+}
+
+// reportRejections notes on stderr how many rejected rows were not listed.
+func (a *app) reportRows(rows pricing.Rows) {
+	if rows.Rejected > maxShownRejections {
+		fmt.Fprintf(a.stderr, "rejected: %d more row(s) not listed\n", rows.Rejected-maxShownRejections)
+	}
+	if rows.Rejected > 0 {
+		fmt.Fprintf(a.stderr, "%d of %d row(s) rejected; they are counted in rows.rejected\n", rows.Rejected, rows.Read)
+	}
+}

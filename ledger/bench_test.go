@@ -1,0 +1,108 @@
+package ledger
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"strconv"
+	"testing"
+)
+
+// writeFlatCSV writes n rows of a realistic flat LiteLLM_SpendLogs export
+// (about 300 bytes a row).
+func writeFlatCSV(w io.Writer, n int) {
+	bw := bufio.NewWriter(w)
+	defer bw.Flush()
+	bw.WriteString("request_id,startTime,endTime,completionStartTime,api_key,key_alias,team_id,team_alias,user,model,model_group,model_id,custom_llm_provider,status,spend,prompt_tokens,completion_tokens,cached_tokens,cache_creation_tokens,reasoning_tokens\n")
+	models := []string{"deepseek/deepseek-flash,deepseek-flash,ds-direct,deepseek", "gpt-4o,gpt-4o,gpt4o-east,azure", "claude-sonnet-4-5,claude,claude-dep,anthropic"}
+	for i := range n {
+		key := fmt.Sprintf("%064x", i%97)
+		sec := i % 86400
+		prompt := 100 + i%5000
+		cached := prompt / 3
+		fmt.Fprintf(bw, "chatcmpl-%016x%08x,2026-09-01 %02d:%02d:%02d.%03d,2026-09-01 %02d:%02d:%02d.%03d,,%s,alias-%d,team-%d,,user-%d,%s,success,%d.%06de-05,%d,%d,%d,0,%d\n",
+			uint64(i)*2654435761, i,
+			sec/3600, sec/60%60, sec%60, i%1000, sec/3600, sec/60%60, sec%60, (i+500)%1000,
+			key, i%97, i%13, i%211, models[i%3], i%9, i%1000000, prompt, 10+i%700, cached, i%10)
+	}
+}
+
+// BenchmarkReadLiteLLMCSV reads a flat LiteLLM export through the whole
+// reader, summing tokens so nothing is optimised away.
+func BenchmarkReadLiteLLMCSV(b *testing.B) {
+	const rows = 200000
+	var buf bytes.Buffer
+	writeFlatCSV(&buf, rows)
+	data := buf.Bytes()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		r, err := Open("bench.csv", bytes.NewReader(data), benchOpt)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var batch Batch
+		var sum int64
+		n := 0
+		for {
+			err := r.Next(&batch)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			n += len(batch.Calls)
+			for i := range batch.Calls {
+				sum += batch.Calls[i].Tokens.Total()
+			}
+		}
+		if n != rows || sum == 0 {
+			b.Fatalf("read %d calls, want %d", n, rows)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/rows, "ns/row")
+}
+
+// BenchmarkBaselineSumColumns is the yardstick: a plain program that
+// reads the same file and sums three integer columns.
+func BenchmarkBaselineSumColumns(b *testing.B) {
+	const rows = 200000
+	var buf bytes.Buffer
+	writeFlatCSV(&buf, rows)
+	data := buf.Bytes()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		sc := bufio.NewScanner(bytes.NewReader(data))
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		sc.Scan()
+		var sum int64
+		for sc.Scan() {
+			line := sc.Bytes()
+			for col := 0; len(line) > 0; col++ {
+				i := bytes.IndexByte(line, ',')
+				f := line
+				if i >= 0 {
+					f, line = line[:i], line[i+1:]
+				} else {
+					line = nil
+				}
+				if col == 15 || col == 16 || col == 17 {
+					n, _ := strconv.ParseInt(string(f), 10, 64)
+					sum += n
+				}
+			}
+		}
+		if sum == 0 {
+			b.Fatal("no sum")
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/rows, "ns/row")
+}
+
+// benchOpt lets a profiling run pin the worker count.
+var benchOpt = Options{}

@@ -1,0 +1,111 @@
+package ledger
+
+import "fmt"
+
+// Columns of the canonical call format (docs/calls.md).
+const (
+	cnRequestID = iota
+	cnGateway
+	cnStart
+	cnFirstToken
+	cnEnd
+	cnKey
+	cnKeyHash
+	cnKeyAlias
+	cnTeam
+	cnUser
+	cnModel
+	cnModelGroup
+	cnDeployment
+	cnProvider
+	cnStatus
+	cnRecorded
+	cnInput
+	cnCacheRead
+	cnCacheWrite
+	cnOutput
+	cnReasoning
+)
+
+// canonicalSchema is tokenfare's own call format: one column per Call
+// field, token buckets already split.
+var canonicalSchema = (&schema{
+	format:    FormatCanonicalCSV,
+	gateway:   Canonical,
+	requestID: cnRequestID,
+	cols: []column{
+		cnRequestID:  {name: "request_id"},
+		cnGateway:    {name: "gateway"},
+		cnStart:      {name: "start", required: true},
+		cnFirstToken: {name: "first_token"},
+		cnEnd:        {name: "end"},
+		cnKey:        {name: "key"},
+		cnKeyHash:    {name: "key_hash"},
+		cnKeyAlias:   {name: "key_alias"},
+		cnTeam:       {name: "team"},
+		cnUser:       {name: "user"},
+		cnModel:      {name: "model", required: true},
+		cnModelGroup: {name: "model_group"},
+		cnDeployment: {name: "deployment"},
+		cnProvider:   {name: "provider"},
+		cnStatus:     {name: "status"},
+		cnRecorded:   {name: "recorded_spend"},
+		cnInput:      {name: "input_tokens", required: true},
+		cnCacheRead:  {name: "cache_read_tokens"},
+		cnCacheWrite: {name: "cache_write_tokens"},
+		cnOutput:     {name: "output_tokens", required: true},
+		cnReasoning:  {name: "reasoning_tokens"},
+	},
+	build: buildCanonical,
+}).init()
+
+func buildCanonical(s *schema, p *rowParser, v *rowFields, c *Call) string {
+	c.Gateway = Canonical
+	if g := v[cnGateway]; len(g) > 0 {
+		c.Gateway = Gateway(p.strs.get(g))
+	}
+	if r := timeCol(s, p, v, cnStart, true, &c.Start); r != "" {
+		return r
+	}
+	if r := timeCol(s, p, v, cnFirstToken, false, &c.FirstToken); r != "" {
+		return r
+	}
+	if r := timeCol(s, p, v, cnEnd, false, &c.End); r != "" {
+		return r
+	}
+	if r := statusCol(s, v, cnStatus, &c.Status); r != "" {
+		return r
+	}
+	if b := v[cnRecorded]; len(b) > 0 {
+		d, ok := parseDecimal(b)
+		if !ok {
+			return badValue("recorded_spend", string(b), "a decimal number")
+		}
+		c.Recorded = d
+	}
+	t := &c.Tokens
+	for _, f := range []struct {
+		col int
+		n   *int64
+	}{{cnInput, &t.Input}, {cnCacheRead, &t.CacheRead}, {cnCacheWrite, &t.CacheWrite}, {cnOutput, &t.Output}, {cnReasoning, &t.Reasoning}} {
+		if r := intCol(s, v, f.col, f.n); r != "" {
+			return r
+		}
+	}
+	if t.Reasoning > t.Output {
+		return fmt.Sprintf("reasoning_tokens %d exceeds output_tokens %d", t.Reasoning, t.Output)
+	}
+	if raw := v[cnKey]; len(raw) > 0 {
+		c.Key = HashKey(string(raw))
+	} else {
+		c.Key = p.strs.get(v[cnKeyHash])
+	}
+	c.KeyAlias = p.strs.get(v[cnKeyAlias])
+	c.Team = p.strs.get(v[cnTeam])
+	c.User = p.strs.get(v[cnUser])
+	c.Model = p.strs.get(v[cnModel])
+	c.ModelGroup = p.strs.get(v[cnModelGroup])
+	c.Deployment = p.strs.get(v[cnDeployment])
+	c.Provider = p.strs.get(v[cnProvider])
+	return ""
+}

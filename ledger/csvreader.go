@@ -1,0 +1,366 @@
+package ledger
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+)
+
+// csvReader reads a row-per-call CSV file in parallel. One goroutine cuts
+// the input into chunks that end on record boundaries; Options.Workers
+// goroutines parse chunks into batches; Next hands the batches out in
+// input order. At most a few chunks are in flight, so memory does not grow
+// with the input.
+type csvReader struct {
+	name      string
+	schema    *schema
+	pos       []int // header position -> schema column, -1 = ignored
+	src       io.Reader
+	firstLine int
+	chunkSize int
+	maxRecord int
+	batchSize int
+
+	order chan *csvChunk // chunks in input order, for Next
+	jobs  chan *csvChunk // chunks to parse, for the workers
+	done  chan struct{}
+	once  sync.Once
+	free  chan []byte
+	pool  sync.Pool // *Batch
+
+	cur  []*Batch
+	next int
+	err  error
+}
+
+// csvChunk is a run of whole records, or a fatal error in input order.
+type csvChunk struct {
+	buf    []byte // pooled storage, returned after parsing
+	data   []byte
+	line   int  // line number of data[0]
+	broken bool // data is the first line of a record that never ends
+	err    error
+	out    chan csvResult
+}
+
+type csvResult struct {
+	batches []*Batch
+	err     error
+}
+
+func newCSVReader(name string, s *schema, br *bufio.Reader, opt Options) (*csvReader, error) {
+	header, err := readHeader(br)
+	if err != nil {
+		return nil, fmt.Errorf("%s:1: %w", name, err)
+	}
+	pos, err := s.mapHeader(header)
+	if err != nil {
+		return nil, fmt.Errorf("%s:1: %w", name, err)
+	}
+	opt = opt.withDefaults()
+	r := &csvReader{
+		name: name, schema: s, pos: pos, src: br, firstLine: 2,
+		chunkSize: opt.ChunkSize, maxRecord: opt.maxRecord, batchSize: opt.BatchSize,
+		order: make(chan *csvChunk, opt.Workers+1),
+		jobs:  make(chan *csvChunk, opt.Workers),
+		done:  make(chan struct{}),
+		free:  make(chan []byte, 2*opt.Workers+4),
+	}
+	go r.cut()
+	for range opt.Workers {
+		go r.work()
+	}
+	return r, nil
+}
+
+// readHeader reads and splits the header line.
+func readHeader(br *bufio.Reader) ([]string, error) {
+	line, err := br.ReadSlice('\n')
+	if errors.Is(err, bufio.ErrBufferFull) {
+		return nil, fmt.Errorf("%w: header line longer than %d bytes", ErrBadHeader, br.Size())
+	}
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	data := bytes.Clone(line)
+	var sp splitter
+	_, _, blank, bad := sp.record(data, 0)
+	if blank || bad != "" {
+		return nil, fmt.Errorf("%w: unreadable header line", ErrBadHeader)
+	}
+	header := make([]string, len(sp.fields))
+	for i, f := range sp.fields {
+		header[i] = string(f)
+	}
+	return header, nil
+}
+
+// Format names the detected format.
+func (r *csvReader) Format() string { return r.schema.format }
+
+// Close stops the reader's goroutines. It is needed only when the caller
+// stops before Next returns io.EOF.
+func (r *csvReader) Close() error {
+	r.once.Do(func() { close(r.done) })
+	return nil
+}
+
+// Next refills b with the next batch. The slices in b are recycled: they
+// are valid until the following call to Next.
+func (r *csvReader) Next(b *Batch) error {
+	for {
+		if r.next < len(r.cur) {
+			res := r.cur[r.next]
+			r.cur[r.next] = nil
+			r.next++
+			b.Calls, res.Calls = res.Calls, b.Calls[:0]
+			b.Rejected, res.Rejected = res.Rejected, b.Rejected[:0]
+			b.Rows, res.Rows = res.Rows, 0
+			r.pool.Put(res)
+			return nil
+		}
+		b.Reset()
+		if r.err != nil {
+			return r.err
+		}
+		ch, ok := <-r.order
+		if !ok {
+			r.err = io.EOF
+			r.Close()
+			continue
+		}
+		res := <-ch.out
+		r.cur, r.next = res.batches, 0
+		if res.err != nil {
+			r.err = res.err
+			r.Close()
+		}
+	}
+}
+
+func (r *csvReader) getBuf(n int) []byte {
+	select {
+	case b := <-r.free:
+		if len(b) >= n {
+			return b
+		}
+	default:
+	}
+	return make([]byte, max(n, r.chunkSize))
+}
+
+func (r *csvReader) putBuf(b []byte) {
+	if len(b) != r.chunkSize {
+		return // grown for a long record: let it go
+	}
+	select {
+	case r.free <- b:
+	default:
+	}
+}
+
+// send queues a chunk for parsing and for in-order delivery.
+func (r *csvReader) send(ch *csvChunk) bool {
+	ch.out = make(chan csvResult, 1)
+	select {
+	case r.order <- ch:
+	case <-r.done:
+		return false
+	}
+	select {
+	case r.jobs <- ch:
+		return true
+	case <-r.done:
+		return false
+	}
+}
+
+// cut reads the input and cuts it into chunks of whole records.
+func (r *csvReader) cut() {
+	defer close(r.order)
+	defer close(r.jobs)
+	line := r.firstLine
+	buf := r.getBuf(r.chunkSize)
+	n := 0
+	eof := false
+	for {
+		for !eof && n < len(buf) {
+			m, err := r.src.Read(buf[n:])
+			n += m
+			if errors.Is(err, io.EOF) {
+				eof = true
+			} else if err != nil {
+				r.send(&csvChunk{err: fmt.Errorf("read %s: %w", r.name, err)})
+				return
+			}
+		}
+		if n == 0 && eof {
+			return
+		}
+		data := buf[:n]
+		end, open := scanRecords(data)
+		broken := false
+		switch {
+		case eof && !open:
+			end = n
+		case end > 0:
+		case eof || n >= r.maxRecord:
+			// A record that never ends: give up on its first line and
+			// start again on the next one.
+			broken = true
+			if nl := bytes.IndexByte(data, '\n'); nl >= 0 {
+				end = nl + 1
+			} else {
+				end = n
+			}
+		default:
+			grown := make([]byte, 2*len(buf))
+			copy(grown, data)
+			r.putBuf(buf)
+			buf = grown
+			continue
+		}
+		rest := data[end:]
+		nextBuf := r.getBuf(len(rest) + r.chunkSize/2)
+		copy(nextBuf, rest)
+		chunk := &csvChunk{buf: buf, data: data[:end], line: line, broken: broken}
+		line += bytes.Count(chunk.data, nl)
+		if !r.send(chunk) {
+			return
+		}
+		buf, n = nextBuf, len(rest)
+	}
+}
+
+// work parses chunks until there are none.
+func (r *csvReader) work() {
+	w := &csvWorker{r: r}
+	for ch := range r.jobs {
+		var res csvResult
+		if ch.err != nil {
+			res.err = ch.err
+		} else {
+			res.batches = w.parse(ch)
+			r.putBuf(ch.buf)
+		}
+		ch.out <- res
+	}
+}
+
+// csvWorker is one parsing goroutine's state.
+type csvWorker struct {
+	r     *csvReader
+	sp    splitter
+	p     rowParser
+	v     rowFields
+	arena []byte   // request ids and sources of the current batch
+	offs  []uint32 // per call: end of request id, end of source
+	out   []*Batch
+	b     *Batch
+}
+
+func (w *csvWorker) newBatch() {
+	if b, ok := w.r.pool.Get().(*Batch); ok {
+		w.b = b
+	} else {
+		w.b = &Batch{}
+	}
+	if cap(w.b.Calls) < w.r.batchSize {
+		w.b.Calls = make([]Call, 0, w.r.batchSize)
+	}
+	w.arena, w.offs = w.arena[:0], w.offs[:0]
+}
+
+// flush finishes the current batch: one string holds the unique text of
+// all its calls, so a batch costs one allocation for it, not one per call.
+func (w *csvWorker) flush() {
+	b := w.b
+	if b.Rows == 0 {
+		w.r.pool.Put(b)
+		return
+	}
+	s := string(w.arena)
+	start := uint32(0)
+	for i := range b.Calls {
+		c := &b.Calls[i]
+		idEnd, srcEnd := w.offs[2*i], w.offs[2*i+1]
+		c.RequestID = s[start:idEnd]
+		c.Identity = c.RequestID
+		c.Source = s[idEnd:srcEnd]
+		start = srcEnd
+	}
+	w.out = append(w.out, b)
+}
+
+func (w *csvWorker) parse(ch *csvChunk) []*Batch {
+	r := w.r
+	w.out = nil
+	w.newBatch()
+	if ch.broken {
+		w.b.Rows++
+		w.reject(ch.line, "quoted field never closed: skipped this line")
+		w.flush()
+		return w.out
+	}
+	data, pos, line := ch.data, 0, ch.line
+	ncols := len(r.pos)
+	for pos < len(data) {
+		next, lines, blank, bad := w.sp.record(data, pos)
+		at := line
+		pos, line = next, line+lines
+		if blank {
+			continue
+		}
+		if w.b.Rows >= r.batchSize {
+			w.flush()
+			w.newBatch()
+		}
+		w.b.Rows++
+		if bad != "" {
+			w.reject(at, bad)
+			continue
+		}
+		if len(w.sp.fields) != ncols {
+			w.reject(at, fmt.Sprintf("row has %d fields, the header has %d", len(w.sp.fields), ncols))
+			continue
+		}
+		w.row(at)
+	}
+	w.flush()
+	return w.out
+}
+
+// row turns the split record into a call or a rejection.
+func (w *csvWorker) row(line int) {
+	s := w.r.schema
+	for i, f := range w.sp.fields {
+		if c := w.r.pos[i]; c >= 0 {
+			w.v[c] = f
+		}
+	}
+	b := w.b
+	b.Calls = append(b.Calls, Call{})
+	c := &b.Calls[len(b.Calls)-1]
+	if reason := s.build(s, &w.p, &w.v, c); reason != "" {
+		b.Calls = b.Calls[:len(b.Calls)-1]
+		w.reject(line, reason)
+		return
+	}
+	w.arena = append(w.arena, w.v[s.requestID]...)
+	w.offs = append(w.offs, uint32(len(w.arena)))
+	w.arena = append(w.arena, w.r.name...)
+	w.arena = append(w.arena, ':')
+	w.arena = strconv.AppendInt(w.arena, int64(line), 10)
+	w.offs = append(w.offs, uint32(len(w.arena)))
+}
+
+func (w *csvWorker) reject(line int, reason string) {
+	w.b.Rejected = append(w.b.Rejected, Rejection{
+		Where:  w.r.name + ":" + strconv.Itoa(line),
+		Reason: reason,
+	})
+}

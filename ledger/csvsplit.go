@@ -1,0 +1,200 @@
+package ledger
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math/bits"
+)
+
+// The CSV dialect is RFC 4180 with one rule that makes it possible to find
+// record boundaries quickly and to recover from broken rows: a double quote
+// opens a quoted field only at the start of a field (first byte of a
+// record or right after a comma). Inside a quoted field "" is a quote and a
+// lone " closes the field. Any other quote is literal for the purpose of
+// finding boundaries, but makes its row malformed. Records end at "\n"
+// or "\r\n" outside quoted fields. scanRecords (used to cut the input into
+// chunks) and splitter.record (used to split a chunk into fields) apply the
+// same rule, so chunks always end on record boundaries.
+
+// scanRecords reports where the last complete record in data ends (the
+// index just past its newline; 0 when no record is complete) and whether
+// data ends inside a quoted field. data must start at a record start.
+func scanRecords(data []byte) (end int, open bool) {
+	seg, i := 0, 0
+	for {
+		q := bytes.IndexByte(data[i:], '"')
+		if q < 0 {
+			break
+		}
+		q += i
+		if q > 0 && data[q-1] != ',' && data[q-1] != '\n' {
+			i = q + 1 // a literal quote inside an unquoted field
+			continue
+		}
+		if nl := bytes.LastIndexByte(data[seg:q], '\n'); nl >= 0 {
+			end = seg + nl + 1
+		}
+		j := q + 1
+		for {
+			c := bytes.IndexByte(data[j:], '"')
+			if c < 0 {
+				return end, true
+			}
+			c += j
+			if c+1 < len(data) && data[c+1] == '"' {
+				j = c + 2
+				continue
+			}
+			i, seg = c+1, c+1
+			break
+		}
+	}
+	if nl := bytes.LastIndexByte(data[seg:], '\n'); nl >= 0 {
+		end = seg + nl + 1
+	}
+	return end, false
+}
+
+// splitter splits records into fields. Field slices point into the input,
+// which is modified in place to unescape doubled quotes.
+type splitter struct {
+	fields [][]byte
+}
+
+// record splits the record starting at data[pos] into s.fields. It returns
+// the index after the record's terminator, the number of newlines the
+// record spans (its terminator included), whether the line was blank, and
+// why the record is malformed ("" when it is well formed).
+func (s *splitter) record(data []byte, pos int) (next, lines int, blank bool, bad string) {
+	s.fields = s.fields[:0]
+	line := data[pos:]
+	next = len(data)
+	if eol := bytes.IndexByte(line, '\n'); eol >= 0 {
+		line, next, lines = line[:eol], pos+eol+1, 1
+	}
+	if bytes.IndexByte(line, '"') >= 0 {
+		return s.slowRecord(data, pos)
+	}
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		line = line[:n-1]
+	}
+	if len(line) == 0 {
+		return next, lines, true, ""
+	}
+	s.splitLine(line)
+	return next, lines, false, ""
+}
+
+// splitLine splits a line without quotes at its commas, eight bytes at a
+// time: a word XORed with eight commas has a zero byte where a comma was.
+func (s *splitter) splitLine(line []byte) {
+	const lo, low7 = 0x0101010101010101, 0x7F7F7F7F7F7F7F7F
+	start, i := 0, 0
+	for ; i+8 <= len(line); i += 8 {
+		y := binary.LittleEndian.Uint64(line[i:]) ^ (lo * ',')
+		zero := ^(((y & low7) + low7) | y | low7) // high bit set in each zero byte
+		for zero != 0 {
+			j := i + bits.TrailingZeros64(zero)>>3
+			s.fields = append(s.fields, line[start:j])
+			start = j + 1
+			zero &= zero - 1
+		}
+	}
+	for ; i < len(line); i++ {
+		if line[i] == ',' {
+			s.fields = append(s.fields, line[start:i])
+			start = i + 1
+		}
+	}
+	s.fields = append(s.fields, line[start:])
+}
+
+// slowRecord handles records that contain quotes.
+func (s *splitter) slowRecord(data []byte, i int) (next, lines int, blank bool, bad string) {
+	for {
+		var garbage bool
+		if i < len(data) && data[i] == '"' {
+			var field []byte
+			var n int
+			field, i, n, garbage = quotedField(data, i)
+			lines += n
+			s.fields = append(s.fields, field)
+			if i >= len(data) {
+				if garbage {
+					bad = "unterminated quoted field"
+				}
+				return len(data), lines, false, bad
+			}
+			switch {
+			case data[i] == ',':
+				i++
+				continue
+			case data[i] == '\n':
+				return i + 1, lines + 1, false, bad
+			case data[i] == '\r' && (i+1 == len(data) || data[i+1] == '\n'):
+				if i+1 == len(data) {
+					return len(data), lines, false, bad
+				}
+				return i + 2, lines + 1, false, bad
+			}
+			if bad == "" {
+				bad = fmt.Sprintf("field %d: text after the closing quote", len(s.fields))
+			}
+			s.fields = s.fields[:len(s.fields)-1]
+		}
+		start := i
+		for i < len(data) && data[i] != ',' && data[i] != '\n' {
+			if data[i] == '"' && bad == "" {
+				bad = fmt.Sprintf("field %d: quote inside an unquoted field", len(s.fields)+1)
+			}
+			i++
+		}
+		field := data[start:i]
+		if i < len(data) && data[i] == '\n' {
+			if n := len(field); n > 0 && field[n-1] == '\r' {
+				field = field[:n-1]
+			}
+		}
+		s.fields = append(s.fields, field)
+		if i >= len(data) {
+			return len(data), lines, false, bad
+		}
+		if data[i] == '\n' {
+			return i + 1, lines + 1, false, bad
+		}
+		i++
+	}
+}
+
+// quotedField reads the quoted field whose opening quote is data[i]. It
+// returns the unescaped value (unescaped in place), the index after the
+// closing quote, the newlines inside the field, and unterminated = true
+// when the input ends before the closing quote.
+func quotedField(data []byte, i int) (field []byte, next, lines int, unterminated bool) {
+	start := i + 1
+	j, w := start, start
+	for {
+		q := bytes.IndexByte(data[j:], '"')
+		if q < 0 {
+			lines += bytes.Count(data[j:], nl)
+			w += copy(data[w:], data[j:])
+			return data[start:w], len(data), lines, true
+		}
+		q += j
+		lines += bytes.Count(data[j:q], nl)
+		if w != j {
+			copy(data[w:], data[j:q])
+		}
+		w += q - j
+		if q+1 < len(data) && data[q+1] == '"' {
+			data[w] = '"'
+			w++
+			j = q + 2
+			continue
+		}
+		return data[start:w], q + 1, lines, false
+	}
+}
+
+var nl = []byte{'\n'}

@@ -1,0 +1,42 @@
+// Package ledger reads the calls logged by LLM gateways and normalises
+// them into one record, Call.
+//
+// Open detects the format from the content (gzip is read transparently)
+// and returns a Reader that streams Batches of calls in input order:
+//
+//   - LiteLLM "LiteLLM_SpendLogs" as CSV, whole-table dump (token split in
+//     the metadata JSON column) or flat export (cached_tokens,
+//     cache_creation_tokens, reasoning_tokens columns);
+//   - LiteLLM /spend/logs JSON arrays, /spend/logs/v2 pages and JSON lines
+//     of the same rows;
+//   - CLIProxyAPI v6 usage exports and v7 usage-queue records (JSON
+//     array or JSON lines);
+//   - tokenfare's canonical CSV and JSON lines.
+//
+// The formats, their columns and token semantics are documented in
+// docs/calls.md. The LiteLLM UI usage export is refused: it has no
+// per-call times.
+//
+// The LiteLLM CSV is the large input (tens of millions of rows), so it
+// has its own path: the input is cut into chunks on record boundaries,
+// chunks are split by a hand-written RFC 4180 splitter and parsed by
+// Options.Workers goroutines without per-field allocations, and batches
+// are delivered in input order. Memory is bounded by a few chunks.
+//
+// # Invariants
+//
+//   - Every input row becomes exactly one Call or one Rejection: for every
+//     Batch, Rows == len(Calls) + len(Rejected). Blank lines are not rows.
+//   - A Rejection names its row ("spend.csv:42", "logs.json[7] request_id
+//     \"abc\"", "usage.json: usage.apis #2 models[\"gpt-5\"] details[3]") and
+//     the field and value at fault. A bad row never stops the stream; only
+//     unreadable input (I/O errors, broken JSON syntax) does.
+//   - Token buckets never overlap and are never negative: Input excludes
+//     cached and cache-write tokens; Output includes Reasoning.
+//   - Instants are UTC. Zone-less timestamps are UTC.
+//   - Recorded spend is an exact decimal parsed from its text, never a float.
+//   - Call.Key is never a raw API key: raw keys are hashed with SHA-256
+//     (hex, as LiteLLM stores them) on ingest, and never appear in
+//     locations or messages.
+//   - Calls are delivered in input order, whatever the number of workers.
+package ledger

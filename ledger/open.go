@@ -1,0 +1,212 @@
+package ledger
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"io"
+	"runtime"
+)
+
+// Formats Open detects, as Reader.Format names them. docs/calls.md
+// describes each.
+const (
+	FormatSpendLogCSV     = "litellm-spendlogs-csv"     // LiteLLM_SpendLogs as CSV: table dump or flat export
+	FormatSpendLogJSON    = "litellm-spendlogs-json"    // /spend/logs array or /spend/logs/v2 page
+	FormatSpendLogJSONL   = "litellm-spendlogs-jsonl"   // one LiteLLM_SpendLogs row object per line
+	FormatCLIProxyV6      = "cliproxy-v6-export"        // CLIProxyAPI ≤ v6.9 usage export
+	FormatCLIProxyV7JSON  = "cliproxy-v7-records-json"  // CLIProxyAPI v7 usage-queue records, JSON array
+	FormatCLIProxyV7JSONL = "cliproxy-v7-records-jsonl" // CLIProxyAPI v7 usage-queue records, one per line
+	FormatCanonicalCSV    = "canonical-csv"             // tokenfare's canonical call CSV
+	FormatCanonicalJSON   = "canonical-json"            // canonical calls, JSON array
+	FormatCanonicalJSONL  = "canonical-jsonl"           // canonical calls, one object per line
+)
+
+// Options tune a Reader. The zero value is ready to use.
+type Options struct {
+	// Workers is the number of goroutines parsing CSV chunks in
+	// parallel; 0 means runtime.GOMAXPROCS(0). JSON inputs use one.
+	Workers int
+	// BatchSize is the most rows one Batch holds; 0 means 4096.
+	BatchSize int
+	// ChunkSize is the size in bytes of the CSV chunks handed to
+	// workers; 0 means 1 MiB. At most about 2×Workers+4 chunks are in
+	// memory at once.
+	ChunkSize int
+
+	maxRecord int // longest CSV record before it is declared broken
+}
+
+func (o Options) withDefaults() Options {
+	if o.Workers <= 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	if o.BatchSize <= 0 {
+		o.BatchSize = 4096
+	}
+	if o.ChunkSize <= 0 {
+		o.ChunkSize = 1 << 20
+	}
+	if o.maxRecord <= 0 {
+		o.maxRecord = max(64<<20, 4*o.ChunkSize)
+	}
+	return o
+}
+
+// peekSize is how much of the input detection looks at.
+const peekSize = 64 << 10
+
+// Open detects the format of r from its content (never from name) and
+// returns a Reader of its calls. Gzip input is decompressed on the fly.
+// name is used only in locations ("spend.csv:42") and errors. Reading is
+// streaming: memory does not grow with the input.
+//
+// The Reader also implements io.Closer; call Close when stopping before
+// Next has returned io.EOF, so that its goroutines end. The slices of the
+// Batch passed to Next are recycled and valid until the next call.
+//
+// Open refuses aggregate exports (the LiteLLM UI usage export) with
+// ErrNoPerCallTimes, unknown content with ErrUnknownFormat, and CSV
+// headers lacking a required column with ErrBadHeader.
+func Open(name string, r io.Reader, opt Options) (Reader, error) {
+	br := bufio.NewReaderSize(r, peekSize)
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("%s: gzip: %w", name, err)
+		}
+		br = bufio.NewReaderSize(zr, peekSize)
+	}
+	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte("\xef\xbb\xbf")) {
+		br.Discard(3)
+	}
+	head, err := br.Peek(peekSize)
+	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	format, err := detect(head)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	switch format {
+	case FormatSpendLogCSV:
+		return newCSVReader(name, spendLogSchema, br, opt)
+	case FormatCanonicalCSV:
+		return newCSVReader(name, canonicalSchema, br, opt)
+	case FormatSpendLogJSON:
+		return newPushReader(format, opt, produceArray(name, br, schemaRecord(spendLogSchema))), nil
+	case FormatCanonicalJSON:
+		return newPushReader(format, opt, produceArray(name, br, schemaRecord(canonicalSchema))), nil
+	case FormatCLIProxyV7JSON:
+		return newPushReader(format, opt, produceArray(name, br, v7Record)), nil
+	case FormatSpendLogJSONL:
+		return newPushReader(format, opt, produceLines(name, br, schemaRecord(spendLogSchema))), nil
+	case FormatCanonicalJSONL:
+		return newPushReader(format, opt, produceLines(name, br, schemaRecord(canonicalSchema))), nil
+	case FormatCLIProxyV7JSONL:
+		return newPushReader(format, opt, produceLines(name, br, v7Record)), nil
+	case FormatCLIProxyV6:
+		return newPushReader(format, opt, produceV6(name, br)), nil
+	}
+	return nil, fmt.Errorf("%s: %w", name, ErrUnknownFormat)
+}
+
+// uiExportHint tells what to export instead of the LiteLLM UI export.
+const uiExportHint = "the LiteLLM UI usage export has daily totals, not one row per call with its time; " +
+	"export the LiteLLM_SpendLogs table instead (psql: \\copy \"LiteLLM_SpendLogs\" TO 'spend.csv' CSV HEADER) " +
+	"or fetch rows from GET /spend/logs/v2"
+
+// detect names the format of the first bytes of an input.
+func detect(head []byte) (string, error) {
+	t := bytes.TrimLeft(head, " \t\r\n")
+	if len(t) == 0 {
+		return "", fmt.Errorf("%w: input is empty", ErrUnknownFormat)
+	}
+	switch t[0] {
+	case '[':
+		keys := firstKeys(t, true)
+		if len(keys) == 0 {
+			return FormatSpendLogJSON, nil // empty array, or not objects: rejected row by row
+		}
+		return classify(keys, FormatSpendLogJSON, FormatCLIProxyV7JSON, FormatCanonicalJSON)
+	case '{':
+		keys := firstKeys(t, false)
+		switch {
+		case keys["usage"] || keys["apis"]:
+			return FormatCLIProxyV6, nil
+		case keys["data"] && keys["metadata"]:
+			return "", fmt.Errorf("%w: %s", ErrNoPerCallTimes, uiExportHint)
+		case keys["data"]:
+			return FormatSpendLogJSON, nil
+		}
+		return classify(keys, FormatSpendLogJSONL, FormatCLIProxyV7JSONL, FormatCanonicalJSONL)
+	}
+	return detectCSV(t)
+}
+
+// classify tells a row object's kind by its keys.
+func classify(keys map[string]bool, spendLog, v7, canonical string) (string, error) {
+	switch {
+	case keys["tokens"] && keys["timestamp"]:
+		return v7, nil
+	case keys["starttime"]:
+		return spendLog, nil
+	case keys["start"] && (keys["inputtokens"] || keys["model"]):
+		return canonical, nil
+	}
+	return "", fmt.Errorf("%w: JSON objects without startTime (LiteLLM), timestamp+tokens (CLIProxyAPI) or start+input_tokens (canonical)", ErrUnknownFormat)
+}
+
+// firstKeys returns the normalised keys of the first object in t (of its
+// first element when inArray), as far as t holds them.
+func firstKeys(t []byte, inArray bool) map[string]bool {
+	keys := make(map[string]bool)
+	dec := json.NewDecoder(bytes.NewReader(t))
+	if inArray {
+		if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+			return keys
+		}
+	}
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return keys
+	}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			break
+		}
+		if s, ok := k.(string); ok {
+			keys[normName(s)] = true
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			break
+		}
+	}
+	return keys
+}
+
+// detectCSV tells the CSV formats apart by their header line.
+func detectCSV(t []byte) (string, error) {
+	line := t
+	if i := bytes.IndexByte(t, '\n'); i >= 0 {
+		line = t[:i]
+	}
+	var sp splitter
+	sp.record(bytes.Clone(line), 0)
+	cols := make(map[string]bool, len(sp.fields))
+	for _, f := range sp.fields {
+		cols[normName(string(f))] = true
+	}
+	switch {
+	case cols["spend($)"] || (cols["date"] && cols["requests"]):
+		return "", fmt.Errorf("%w: %s", ErrNoPerCallTimes, uiExportHint)
+	case cols["starttime"]:
+		return FormatSpendLogCSV, nil
+	case cols["start"] && cols["inputtokens"]:
+		return FormatCanonicalCSV, nil
+	}
+	return "", fmt.Errorf("%w: header has neither startTime (LiteLLM_SpendLogs) nor start and input_tokens (canonical)", ErrUnknownFormat)
+}

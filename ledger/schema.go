@@ -1,0 +1,175 @@
+package ledger
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// maxCols bounds the number of columns a schema knows.
+const maxCols = 24
+
+// rowFields holds the text of one row's known columns, indexed by the
+// schema's column numbers. An absent column and an empty value are both
+// empty.
+type rowFields [maxCols][]byte
+
+// column describes one column a schema understands.
+type column struct {
+	name     string   // name used in messages and docs
+	aliases  []string // other accepted header names
+	required bool     // the header must have it
+}
+
+// schema describes a row-per-call format: its columns and how a row
+// becomes a Call.
+type schema struct {
+	format  string
+	gateway Gateway
+	cols    []column
+	// build fills c from v. It returns why the row is rejected, or "".
+	// It sets neither RequestID, Identity nor Source.
+	build func(s *schema, p *rowParser, v *rowFields, c *Call) string
+	// requestID is the column holding the request id.
+	requestID int
+	lookup    map[string]int
+}
+
+// normName folds a header or key name for matching: case, underscores,
+// spaces and dashes are ignored, so "startTime", "start_time" and
+// "Start Time" are the same column.
+func normName(s string) string {
+	var b strings.Builder
+	for _, r := range strings.TrimSpace(s) {
+		switch {
+		case r == '_' || r == ' ' || r == '-' || r == '"':
+		case r >= 'A' && r <= 'Z':
+			b.WriteRune(r + 'a' - 'A')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func (s *schema) init() *schema {
+	s.lookup = make(map[string]int)
+	for i, c := range s.cols {
+		s.lookup[normName(c.name)] = i
+		for _, a := range c.aliases {
+			s.lookup[normName(a)] = i
+		}
+	}
+	return s
+}
+
+// index returns the column number of a header or key name, or -1.
+func (s *schema) index(name string) int {
+	if i, ok := s.lookup[normName(name)]; ok {
+		return i
+	}
+	return -1
+}
+
+// mapHeader maps header positions to column numbers (-1 = ignored) and
+// checks that every required column is there.
+func (s *schema) mapHeader(header []string) ([]int, error) {
+	pos := make([]int, len(header))
+	seen := make([]bool, len(s.cols))
+	for i, h := range header {
+		pos[i] = -1
+		if c := s.index(h); c >= 0 && !seen[c] {
+			pos[i], seen[c] = c, true
+		}
+	}
+	var missing []string
+	for i, c := range s.cols {
+		if c.required && !seen[i] {
+			missing = append(missing, fmt.Sprintf("%q", c.name))
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("%w: missing column %s", ErrBadHeader, strings.Join(missing, ", "))
+	}
+	return pos, nil
+}
+
+// rowParser carries per-goroutine state for building calls.
+type rowParser struct {
+	strs  interner
+	dates dateCache
+}
+
+// badValue formats the reason for a value that does not parse.
+func badValue(col, value, want string) string {
+	if len(value) > 64 {
+		value = value[:64] + "..."
+	}
+	return fmt.Sprintf("%s %q is not %s", col, value, want)
+}
+
+// intCol reads a token count column: empty is 0, negative is refused.
+func intCol(s *schema, v *rowFields, c int, n *int64) string {
+	b := v[c]
+	if len(b) == 0 {
+		*n = 0
+		return ""
+	}
+	x, ok := parseInt(b)
+	if !ok {
+		return badValue(s.cols[c].name, string(b), "an integer")
+	}
+	if x < 0 {
+		return fmt.Sprintf("%s %d is negative", s.cols[c].name, x)
+	}
+	*n = x
+	return ""
+}
+
+// timeCol reads an instant column; empty is the zero time unless required.
+func timeCol(s *schema, p *rowParser, v *rowFields, c int, required bool, t *time.Time) string {
+	b := v[c]
+	if len(b) == 0 {
+		if required {
+			return s.cols[c].name + " is empty"
+		}
+		*t = time.Time{}
+		return ""
+	}
+	x, ok := parseTime(b, &p.dates)
+	if !ok {
+		return badValue(s.cols[c].name, string(b), "a timestamp (2006-01-02 15:04:05.000 or RFC 3339)")
+	}
+	*t = x
+	return ""
+}
+
+// statusCol reads success / failure; empty is success.
+func statusCol(s *schema, v *rowFields, c int, st *Status) string {
+	b := v[c]
+	switch {
+	case len(b) == 0 || equalFold(b, "success"):
+		*st = StatusSuccess
+	case equalFold(b, "failure") || equalFold(b, "failed"):
+		*st = StatusFailure
+	default:
+		return badValue(s.cols[c].name, string(b), "success or failure")
+	}
+	return ""
+}
+
+func equalFold(b []byte, s string) bool {
+	if len(b) != len(s) {
+		return false
+	}
+	for i := range b {
+		c := b[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != s[i] {
+			return false
+		}
+	}
+	return true
+}

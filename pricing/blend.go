@@ -1,0 +1,218 @@
+package pricing
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/tokenfare/tokenfare/tariffs"
+)
+
+// BlendPlaces is the number of decimal places of a blended price per 1M
+// tokens (1e-15 per token). Blended prices are rounded half away from zero,
+// so pricing a window's tokens at its blended prices gives its official
+// cost to within half a unit of the last place per 1M tokens: at most
+// tokens × 5e-16 in the tariff's currency.
+const BlendPlaces = 9
+
+// Blend modes.
+const (
+	ModePerModel = "per-model" // each model's own cost over its own tokens
+	ModeGateway  = "gateway"   // one gateway-wide peak share for every model
+)
+
+// Blend is the blended price of each model and usage type over a window.
+type Blend struct {
+	AsOf      string       `json:"as_of"`
+	From      string       `json:"from"`
+	Until     string       `json:"until"`
+	Mode      string       `json:"mode"`
+	PeakShare string       `json:"peak_share,omitempty"` // gateway mode: peak share of cost at off-peak prices
+	Rows      Rows         `json:"rows"`
+	Models    []BlendModel `json:"models"`
+}
+
+// BlendModel is one model's blended prices. Reason says why a model has none.
+type BlendModel struct {
+	Model     string       `json:"model"`
+	Provider  string       `json:"provider"`
+	Currency  string       `json:"currency"`
+	Calls     int64        `json:"calls"`
+	Reason    string       `json:"reason,omitempty"`
+	Official  string       `json:"official,omitempty"`   // official cost of the window
+	AtBlended string       `json:"at_blended,omitempty"` // the window's quantities at the blended prices
+	Prices    []BlendPrice `json:"prices,omitempty"`
+}
+
+// BlendPrice is the blended price of one usage type, per 1M tokens (per
+// call for request), with the range it lies in and the token shares.
+type BlendPrice struct {
+	Usage     string `json:"usage"`
+	Tokens    int64  `json:"tokens"`
+	PeakShare string `json:"peak_share"` // share of the tokens in the most expensive period
+	OffPeak   string `json:"off_peak"`   // lowest price that applied in the window
+	Peak      string `json:"peak"`       // highest price that applied in the window
+	Blended   string `json:"blended"`
+	Official  string `json:"official"` // official cost of these tokens
+
+	blended, official decimal.Decimal
+}
+
+// usageTally sums one model's usage type over the window.
+type usageTally struct {
+	qty       int64
+	peakQty   int64
+	cost      decimal.Decimal
+	low, high decimal.Decimal
+	seen      bool
+}
+
+// BlendWindow computes blended prices from an engine that priced the
+// window [from, until). Every model the catalog prices at until is listed.
+func (e *Engine) BlendWindow(from, until time.Time, mode string) (*Blend, error) {
+	if mode != ModePerModel && mode != ModeGateway {
+		return nil, fmt.Errorf("unknown blend mode %q (want %s or %s)", mode, ModePerModel, ModeGateway)
+	}
+	bl := &Blend{AsOf: until.UTC().Format(time.RFC3339), From: from.UTC().Format(time.RFC3339),
+		Until: until.UTC().Format(time.RFC3339), Mode: mode, Rows: e.rows, Models: []BlendModel{}}
+	tallies, calls := e.usageTallies()
+	share := decimal.Zero
+	if mode == ModeGateway {
+		share = e.gatewayPeakShare()
+		bl.PeakShare = share.StringFixed(RatioPlaces)
+	}
+	for _, m := range e.cat.Models() {
+		ut, ok := tallies[m]
+		if !ok {
+			if q := m.At(until); q.Status == tariffs.Priced {
+				bl.Models = append(bl.Models, BlendModel{Model: m.ID, Provider: m.Provider.Name, Currency: m.Provider.Currency,
+					Reason: "no priced calls in the window"})
+			}
+			continue
+		}
+		bl.Models = append(bl.Models, blendModel(m, ut, calls[m], mode, share))
+	}
+	return bl, nil
+}
+
+func blendModel(m *tariffs.Model, ut *[tariffs.NumUsage]usageTally, calls int64, mode string, share decimal.Decimal) BlendModel {
+	bm := BlendModel{Model: m.ID, Provider: m.Provider.Name, Currency: m.Provider.Currency, Calls: calls}
+	official, atBlended := decimal.Zero, decimal.Zero
+	for u := range tariffs.NumUsage {
+		t := &ut[u]
+		if !t.seen || t.qty == 0 || t.high.IsZero() {
+			continue
+		}
+		p := BlendPrice{Usage: tariffs.Usage(u).String(), Tokens: t.qty, OffPeak: t.low.String(), Peak: t.high.String(),
+			PeakShare: ratioString(decimal.NewFromInt(t.peakQty), decimal.NewFromInt(t.qty)), official: t.cost}
+		p.blended = blendedPrice(t, tariffs.Usage(u), mode, share)
+		p.Blended, p.Official = p.blended.String(), t.cost.String()
+		official = official.Add(t.cost)
+		atBlended = atBlended.Add(costAt(p.blended, tariffs.Usage(u), t.qty))
+		bm.Prices = append(bm.Prices, p)
+	}
+	bm.Official, bm.AtBlended = official.String(), atBlended.String()
+	return bm
+}
+
+// blendedPrice is official cost over quantity (per-model), or the off-peak
+// price moved toward the peak price by the gateway-wide share; either way
+// clamped into [low, high] against rounding.
+func blendedPrice(t *usageTally, u tariffs.Usage, mode string, share decimal.Decimal) decimal.Decimal {
+	var p decimal.Decimal
+	if mode == ModeGateway {
+		p = t.low.Add(t.high.Sub(t.low).Mul(share)).Round(BlendPlaces)
+	} else {
+		per := t.cost
+		if u != tariffs.Request {
+			per = per.Shift(6)
+		}
+		p = per.DivRound(decimal.NewFromInt(t.qty), BlendPlaces)
+	}
+	return decimal.Min(decimal.Max(p, t.low), t.high)
+}
+
+func costAt(price decimal.Decimal, u tariffs.Usage, n int64) decimal.Decimal {
+	var r tariffs.Rates
+	r.Set(u, price)
+	return Cost(&r, u, n)
+}
+
+// usageTallies sums each priced model's quantities, costs and price range.
+func (e *Engine) usageTallies() (map[*tariffs.Model]*[tariffs.NumUsage]usageTally, map[*tariffs.Model]int64) {
+	out := map[*tariffs.Model]*[tariffs.NumUsage]usageTally{}
+	calls := map[*tariffs.Model]int64{}
+	for _, b := range e.sortedBuckets() {
+		if b.k.outcome != Priced {
+			continue
+		}
+		ut := out[b.Model]
+		if ut == nil {
+			ut = &[tariffs.NumUsage]usageTally{}
+			out[b.Model] = ut
+		}
+		calls[b.Model] += b.Calls
+		peak := peakPeriods(b)
+		for u := range tariffs.NumUsage {
+			t := &ut[u]
+			price := b.Rates.Price(tariffs.Usage(u))
+			if !t.seen {
+				t.low, t.high, t.cost, t.seen = price, price, decimal.Zero, true
+			}
+			t.low, t.high = decimal.Min(t.low, price), decimal.Max(t.high, price)
+			t.qty += b.Qty[u]
+			if peak[u] {
+				t.peakQty += b.Qty[u]
+			}
+			t.cost = t.cost.Add(Cost(b.Rates, tariffs.Usage(u), b.Qty[u]))
+		}
+	}
+	return out, calls
+}
+
+// peakPeriods reports, per usage type, whether the bucket's period is the
+// most expensive period of its version and tier and dearer than the cheapest.
+func peakPeriods(b *Bucket) (peak [tariffs.NumUsage]bool) {
+	mp := b.k.version.Prices[b.Model]
+	for u := range tariffs.NumUsage {
+		own := b.Rates.Price(tariffs.Usage(u))
+		low, high := own, own
+		for p := range b.k.version.Periods {
+			x := mp.RatesAt(p, int(b.k.tier)).Price(tariffs.Usage(u))
+			low, high = decimal.Min(low, x), decimal.Max(high, x)
+		}
+		peak[u] = own.Equal(high) && high.GreaterThan(low)
+	}
+	return peak
+}
+
+// gatewayPeakShare is the share of peak in the window's cost at off-peak
+// prices, over every time-of-use model: the seed practice's one number.
+func (e *Engine) gatewayPeakShare() decimal.Decimal {
+	peakCost, allCost := decimal.Zero, decimal.Zero
+	for _, b := range e.sortedBuckets() {
+		if b.k.outcome != Priced || len(b.k.version.Periods) < 2 {
+			continue
+		}
+		mp := b.k.version.Prices[b.Model]
+		peak := peakPeriods(b)
+		for u := range tariffs.NumUsage {
+			low := b.Rates.Price(tariffs.Usage(u))
+			for p := range b.k.version.Periods {
+				low = decimal.Min(low, mp.RatesAt(p, int(b.k.tier)).Price(tariffs.Usage(u)))
+			}
+			var r tariffs.Rates
+			r.Set(tariffs.Usage(u), low)
+			c := Cost(&r, tariffs.Usage(u), b.Qty[u])
+			allCost = allCost.Add(c)
+			if peak[u] {
+				peakCost = peakCost.Add(c)
+			}
+		}
+	}
+	if allCost.IsZero() {
+		return decimal.Zero
+	}
+	return peakCost.DivRound(allCost, RatioPlaces)
+}

@@ -1,0 +1,63 @@
+package pricing
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Dim is a dimension calls can be grouped by.
+type Dim uint8
+
+// Grouping dimensions.
+const (
+	DimModel   Dim = iota // tariff model id (the logged name when unknown)
+	DimGroup              // the gateway's public model name (model group)
+	DimKey                // hashed API key (its alias when known)
+	DimTeam               // team
+	DimUser               // user
+	DimDay                // calendar day of the billing instant, in the report zone
+	DimHour               // hour of the billing instant, in the report zone
+	DimPeriod             // tariff period (peak, offpeak, ...)
+	DimVersion            // tariff version
+	numDims
+)
+
+var dimNames = [numDims]string{"model", "group", "key", "team", "user", "day", "hour", "period", "version"}
+
+// String returns the dimension's name as --by spells it.
+func (d Dim) String() string { return dimNames[d] }
+
+// ParseDims reads a comma-separated list of dimensions, e.g. "model,day".
+func ParseDims(s string) ([]Dim, error) {
+	var out []Dim
+	for _, name := range strings.Split(s, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		found := false
+		for i, n := range dimNames {
+			if n == name {
+				out = append(out, Dim(i))
+				found = true
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("unknown grouping %q (want any of %s)", name, strings.Join(dimNames[:], ", "))
+		}
+	}
+	return out, nil
+}
+
+// dimSet is a set of dimensions.
+type dimSet uint16
+
+func setOf(dims []Dim) dimSet {
+	var s dimSet
+	for _, d := range dims {
+		s |= 1 << d
+	}
+	return s
+}
+
+func (s dimSet) has(d Dim) bool { return s&(1<<d) != 0 }

@@ -1,0 +1,335 @@
+package pricing
+
+import (
+	"encoding/binary"
+	"hash/maphash"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/tokenfare/tokenfare/ledger"
+	"github.com/tokenfare/tokenfare/tariffs"
+)
+
+// Options say how calls are priced and grouped.
+type Options struct {
+	// Billing overrides each tariff's billing instant when set.
+	Billing *tariffs.BillingTime
+	// Since and Until bound the billing instants priced, [Since, Until);
+	// zero means open. Calls outside count as Outside.
+	Since, Until time.Time
+	// Dims are the groupings kept apart; the model, version, period and
+	// tier are always kept apart because prices depend on them.
+	Dims []Dim
+	// Zone is the time zone of day and hour groupings; nil means UTC.
+	Zone *time.Location
+}
+
+// bucketKey identifies calls that share prices and groupings.
+type bucketKey struct {
+	model   string // tariff model id; the logged name when unknown
+	version *tariffs.Version
+	period  uint8
+	tier    uint8
+	outcome Outcome
+	zero    bool // the gateway recorded zero spend
+	group   string
+	key     string
+	team    string
+	user    string
+	slot    int64 // start of the day or hour (Unix seconds) when grouped by time
+}
+
+// Bucket sums the calls of one bucket key: quantities add as integers and
+// are priced once, so a bucket's cost is exactly the sum of its calls' costs.
+type Bucket struct {
+	k        bucketKey
+	Model    *tariffs.Model // nil when unknown
+	Rates    *tariffs.Rates // nil unless priced
+	KeyAlias string         // alias of the key, when grouped by key
+	Calls    int64
+	Qty      Quantities
+	Recorded decimal.Decimal
+}
+
+// Official returns the bucket's official cost: zero unless priced.
+func (b *Bucket) Official() decimal.Decimal {
+	if b.Rates == nil || b.k.outcome != Priced {
+		return decimal.Zero
+	}
+	_, total := CostOf(b.Rates, &b.Qty)
+	return total
+}
+
+// Outcome returns what became of the bucket's calls.
+func (b *Bucket) Outcome() Outcome { return b.k.outcome }
+
+// ModelName returns the tariff model id, or the logged name when unknown.
+func (b *Bucket) ModelName() string { return b.k.model }
+
+// Version returns the tariff version in force, or nil.
+func (b *Bucket) Version() *tariffs.Version { return b.k.version }
+
+// PeriodName returns the bucket's period, or "" when not priced.
+func (b *Bucket) PeriodName() string {
+	if b.k.version == nil || b.k.outcome != Priced {
+		return ""
+	}
+	return b.k.version.Periods[b.k.period]
+}
+
+// Engine prices a stream of calls into buckets. Memory grows with the
+// number of buckets and of distinct call identities, not with the calls'
+// sizes. An Engine is not safe for concurrent use; price parts of a stream
+// with several engines and Merge them.
+type Engine struct {
+	cat     *tariffs.Catalog
+	opts    Options
+	dims    dimSet
+	zone    *time.Location
+	refs    map[string]*modelRef
+	seen    map[uint64]struct{}
+	seed    maphash.Seed
+	buckets map[bucketKey]*Bucket
+	rows    Rows
+}
+
+// modelRef is a logged model name resolved once, with its cursor.
+type modelRef struct {
+	model  *tariffs.Model
+	cursor *tariffs.Cursor
+}
+
+// New returns an engine that prices calls against cat.
+func New(cat *tariffs.Catalog, opts Options) *Engine {
+	zone := opts.Zone
+	if zone == nil {
+		zone = time.UTC
+	}
+	return &Engine{cat: cat, opts: opts, dims: setOf(opts.Dims), zone: zone,
+		refs: map[string]*modelRef{}, seen: map[uint64]struct{}{}, seed: maphash.MakeSeed(),
+		buckets: map[bucketKey]*Bucket{}}
+}
+
+// Rows returns the row accounting so far.
+func (e *Engine) Rows() Rows { return e.rows }
+
+// Reject counts a row that could not be read.
+func (e *Engine) Reject() {
+	e.rows.Read++
+	e.rows.Rejected++
+}
+
+// Add prices one call into its bucket and returns what became of it.
+func (e *Engine) Add(c *ledger.Call) Outcome {
+	pc := e.AddPriced(c)
+	return pc.Outcome
+}
+
+// AddPriced is Add, returning the priced call for per-call output.
+func (e *Engine) AddPriced(c *ledger.Call) PricedCall {
+	pc := e.classify(c)
+	e.rows.count(pc.Outcome)
+	if pc.Outcome == Outside {
+		return pc
+	}
+	k := bucketKey{model: pc.modelName, version: pc.Quote.Version, outcome: pc.Outcome, zero: c.Recorded.IsZero()}
+	if pc.Outcome == Priced {
+		k.period, k.tier = uint8(pc.Quote.Period), uint8(pc.Tier)
+	}
+	e.groupKey(&k, c, pc.At)
+	b := e.buckets[k]
+	if b == nil {
+		b = &Bucket{k: k, Model: pc.Quote.Model, Rates: pc.Rates, Recorded: decimal.Zero}
+		if e.dims.has(DimKey) {
+			b.KeyAlias = c.KeyAlias
+		}
+		e.buckets[k] = b
+	}
+	b.Calls++
+	q := QuantitiesOf(c.Tokens)
+	b.Qty.Add(&q)
+	if !k.zero {
+		b.Recorded = b.Recorded.Add(c.Recorded)
+	}
+	return pc
+}
+
+// groupKey fills the grouping fields of k that were asked for.
+func (e *Engine) groupKey(k *bucketKey, c *ledger.Call, at time.Time) {
+	if e.dims.has(DimGroup) {
+		k.group = c.ModelGroup
+	}
+	if e.dims.has(DimKey) {
+		k.key = c.Key
+	}
+	if e.dims.has(DimTeam) {
+		k.team = c.Team
+	}
+	if e.dims.has(DimUser) {
+		k.user = c.User
+	}
+	switch {
+	case e.dims.has(DimHour):
+		lt := at.In(e.zone)
+		k.slot = time.Date(lt.Year(), lt.Month(), lt.Day(), lt.Hour(), 0, 0, 0, e.zone).Unix()
+	case e.dims.has(DimDay):
+		lt := at.In(e.zone)
+		k.slot = time.Date(lt.Year(), lt.Month(), lt.Day(), 0, 0, 0, 0, e.zone).Unix()
+	}
+}
+
+// PricedCall is one call with what it costs.
+type PricedCall struct {
+	Outcome   Outcome
+	At        time.Time // billing instant
+	Quote     tariffs.Quote
+	Tier      int
+	Rates     *tariffs.Rates // nil unless priced
+	modelName string
+}
+
+// ModelName returns the tariff model id, or the logged name when unknown.
+func (p *PricedCall) ModelName() string { return p.modelName }
+
+// Cost returns the call's official cost per usage type and in total; zero
+// unless priced.
+func (p *PricedCall) Cost(c *ledger.Call) (byUsage [tariffs.NumUsage]decimal.Decimal, total decimal.Decimal) {
+	if p.Outcome != Priced {
+		for u := range byUsage {
+			byUsage[u] = decimal.Zero
+		}
+		return byUsage, decimal.Zero
+	}
+	q := QuantitiesOf(c.Tokens)
+	return CostOf(p.Rates, &q)
+}
+
+// classify decides the outcome of a call and the quote it is priced at.
+func (e *Engine) classify(c *ledger.Call) PricedCall {
+	ref := e.ref(c)
+	pc := PricedCall{modelName: loggedName(c)}
+	billing := tariffs.BillEnd
+	if ref.model != nil {
+		pc.modelName = ref.model.ID
+		pc.Quote.Model = ref.model
+		billing = ref.model.Provider.Billing
+	}
+	if e.opts.Billing != nil {
+		billing = *e.opts.Billing
+	}
+	pc.At = BillingInstant(c, billing)
+	switch {
+	case (!e.opts.Since.IsZero() && pc.At.Before(e.opts.Since)) || (!e.opts.Until.IsZero() && !pc.At.Before(e.opts.Until)):
+		pc.Outcome = Outside
+	case !e.firstSeen(c):
+		pc.Outcome = Duplicate
+	case c.Status == ledger.StatusFailure:
+		pc.Outcome = Failed
+	case ref.model == nil:
+		pc.Outcome = Unpriced
+	default:
+		pc.Quote = *ref.cursor.At(pc.At)
+		switch pc.Quote.Status {
+		case tariffs.Priced:
+			pc.Outcome = Priced
+			pc.Tier = pc.Quote.Prices.TierOf(c.Tokens.Prompt())
+			pc.Rates = pc.Quote.Prices.RatesAt(pc.Quote.Period, pc.Tier)
+		case tariffs.Retired:
+			pc.Outcome = Retired
+		default:
+			pc.Outcome = Unpriced
+		}
+	}
+	return pc
+}
+
+// loggedName is the name a call's model is known by when no tariff has it.
+func loggedName(c *ledger.Call) string {
+	if c.Model != "" {
+		return c.Model
+	}
+	return c.ModelGroup
+}
+
+// ref resolves a call's model once per logged name: the model sent
+// upstream first, then the public model group.
+func (e *Engine) ref(c *ledger.Call) *modelRef {
+	name := c.Model + "\x00" + c.ModelGroup
+	if r, ok := e.refs[name]; ok {
+		return r
+	}
+	r := &modelRef{}
+	for _, n := range []string{c.Model, c.ModelGroup} {
+		if m, ok := e.cat.Resolve(n); ok && n != "" {
+			r.model, r.cursor = m, m.Cursor()
+			break
+		}
+	}
+	e.refs[name] = r
+	return r
+}
+
+// firstSeen records a call's identity and reports whether it is new. The
+// identity is the reader's Identity plus the start instant: gateways reuse
+// request ids for different calls (LiteLLM logs "None" when a provider
+// sends no id), while a row exported twice repeats both. Identities are kept as 64-bit hashes: memory is 8 to 16 bytes per
+// distinct call, and two different identities collide with probability
+// about n²/2⁶⁵ (under 10⁻⁶ for ten million calls).
+func (e *Engine) firstSeen(c *ledger.Call) bool {
+	if c.Identity == "" {
+		return true
+	}
+	var h maphash.Hash
+	h.SetSeed(e.seed)
+	h.WriteString(string(c.Gateway))
+	h.WriteByte(0)
+	h.WriteString(c.Identity)
+	var ns [8]byte
+	binary.LittleEndian.PutUint64(ns[:], uint64(c.Start.UnixNano()))
+	h.Write(ns[:])
+	sum := h.Sum64()
+	if _, ok := e.seen[sum]; ok {
+		return false
+	}
+	e.seen[sum] = struct{}{}
+	return true
+}
+
+// BillingInstant returns the instant of a call that b says bills it,
+// falling back to the start when the gateway did not log that instant.
+func BillingInstant(c *ledger.Call, b tariffs.BillingTime) time.Time {
+	switch {
+	case b == tariffs.BillEnd && !c.End.IsZero():
+		return c.End
+	case b == tariffs.BillFirstToken && !c.FirstToken.IsZero():
+		return c.FirstToken
+	}
+	return c.Start
+}
+
+// Buckets returns every bucket, in no particular order.
+func (e *Engine) Buckets() []*Bucket {
+	out := make([]*Bucket, 0, len(e.buckets))
+	for _, b := range e.buckets {
+		out = append(out, b)
+	}
+	return out
+}
+
+// Merge adds the buckets and rows of o, an engine with the same options
+// that priced another part of the stream.
+func (e *Engine) Merge(o *Engine) {
+	e.rows.Add(o.rows)
+	for k, ob := range o.buckets {
+		b := e.buckets[k]
+		if b == nil {
+			cp := *ob
+			e.buckets[k] = &cp
+			continue
+		}
+		b.Calls += ob.Calls
+		b.Qty.Add(&ob.Qty)
+		b.Recorded = b.Recorded.Add(ob.Recorded)
+	}
+}

@@ -1,0 +1,250 @@
+package pricing
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/tokenfare/tokenfare/tariffs"
+)
+
+// Kinds of explanation for a gap between recorded and official cost.
+const (
+	KindFlatPrice       = "flat_price"        // recorded at one flat rate set at all hours
+	KindCachedAsInput   = "cached_as_input"   // as flat_price, with cache reads at the input price
+	KindZeroSpend       = "zero_spend"        // priced calls the gateway recorded at zero
+	KindUnpricedModel   = "unpriced_model"    // calls of a model no tariff prices then
+	KindRetiredModel    = "retired_model"     // calls of a model its provider had retired
+	KindDuplicates      = "duplicates"        // the same call logged more than once
+	KindFailedWithSpend = "failed_with_spend" // failed calls that carry spend
+	KindUnexplained     = "unexplained"       // no single flat rate set matches
+)
+
+// matchTolerance is the relative difference under which a recorded sum is
+// taken to equal a candidate cost: gateways keep spend in binary floating
+// point, which moves sums in the fifteenth digit, not the sixth.
+var matchTolerance = decimal.New(1, -6)
+
+// Explanation accounts for part of the gap (official minus recorded) of one
+// model or of the whole gateway. The amounts of all explanations but
+// "unexplained" add up to Totals.Explained; with "unexplained" they add up
+// to the whole gap.
+type Explanation struct {
+	Kind    string `json:"kind"`
+	Model   string `json:"model,omitempty"`
+	Calls   int64  `json:"calls"`
+	Amount  string `json:"amount"`
+	Version string `json:"version,omitempty"` // the version whose rates match
+	Period  string `json:"period,omitempty"`  // the period whose rates match
+	Rates   string `json:"rates,omitempty"`   // the model whose rates match, when another
+	Detail  string `json:"detail"`
+}
+
+// modelTally gathers what one model's buckets say about its gap.
+type modelTally struct {
+	name          string
+	model         *tariffs.Model
+	qty           Quantities // priced calls with recorded spend
+	calls         int64
+	official      decimal.Decimal
+	recorded      decimal.Decimal
+	periodTokens  map[string]int64
+	zeroCalls     int64
+	zeroOfficial  decimal.Decimal
+	outcomeCalls  [numOutcomes]int64
+	outcomeSpend  [numOutcomes]decimal.Decimal
+	failedSpended int64
+}
+
+func (e *Engine) tallies() []*modelTally {
+	byName := map[string]*modelTally{}
+	var out []*modelTally
+	for _, b := range e.sortedBuckets() {
+		t := byName[b.k.model]
+		if t == nil {
+			t = &modelTally{name: b.k.model, model: b.Model, official: decimal.Zero, recorded: decimal.Zero,
+				zeroOfficial: decimal.Zero, periodTokens: map[string]int64{}}
+			for i := range t.outcomeSpend {
+				t.outcomeSpend[i] = decimal.Zero
+			}
+			byName[b.k.model] = t
+			out = append(out, t)
+		}
+		o := b.k.outcome
+		switch {
+		case o == Priced && b.k.zero:
+			t.zeroCalls += b.Calls
+			t.zeroOfficial = t.zeroOfficial.Add(b.Official())
+		case o == Priced:
+			t.calls += b.Calls
+			t.qty.Add(&b.Qty)
+			t.official = t.official.Add(b.Official())
+			t.recorded = t.recorded.Add(b.Recorded)
+			for u := range tariffs.NumUsage - 1 {
+				t.periodTokens[b.PeriodName()] += b.Qty[u]
+			}
+		default:
+			if o == Failed && !b.k.zero {
+				t.failedSpended += b.Calls
+			}
+			t.outcomeCalls[o] += b.Calls
+			t.outcomeSpend[o] = t.outcomeSpend[o].Add(b.Recorded)
+		}
+	}
+	return out
+}
+
+// explain finds, for each model, what accounts for its gap.
+func (e *Engine) explain() []Explanation {
+	out := []Explanation{}
+	for _, t := range e.tallies() {
+		out = append(out, t.explain()...)
+	}
+	return out
+}
+
+func (t *modelTally) explain() []Explanation {
+	var out []Explanation
+	if gap := t.official.Sub(t.recorded); t.calls > 0 && !closeTo(t.recorded, t.official) {
+		out = append(out, t.flatPrice(gap))
+	}
+	if t.zeroCalls > 0 && !t.zeroOfficial.IsZero() {
+		out = append(out, Explanation{Kind: KindZeroSpend, Model: t.name, Calls: t.zeroCalls, Amount: t.zeroOfficial.String(),
+			Detail: fmt.Sprintf("%d priced call(s) recorded with zero spend; their official cost is %s", t.zeroCalls, t.zeroOfficial)})
+	}
+	for _, o := range []struct {
+		outcome Outcome
+		kind    string
+		what    string
+	}{
+		{Unpriced, KindUnpricedModel, "call(s) of a model no tariff version prices then"},
+		{Retired, KindRetiredModel, "call(s) of a model its provider had retired"},
+		{Duplicate, KindDuplicates, "duplicate call(s) (same request id and start) counted once"},
+		{Failed, KindFailedWithSpend, "failed call(s) that carry recorded spend"},
+	} {
+		calls, spend := t.outcomeCalls[o.outcome], t.outcomeSpend[o.outcome]
+		if o.outcome == Failed {
+			calls = t.failedSpended
+		}
+		if calls == 0 || (o.outcome == Failed && spend.IsZero()) {
+			continue
+		}
+		out = append(out, Explanation{Kind: o.kind, Model: t.name, Calls: calls, Amount: spend.Neg().String(),
+			Detail: fmt.Sprintf("%d %s; the gateway recorded %s for them", calls, o.what, spend)})
+	}
+	return out
+}
+
+func closeTo(a, b decimal.Decimal) bool {
+	diff := a.Sub(b).Abs()
+	scale := decimal.Max(a.Abs(), b.Abs())
+	return diff.LessThanOrEqual(scale.Mul(matchTolerance))
+}
+
+// candidate is a rate set the gateway may have recorded at.
+type candidate struct {
+	model   *tariffs.Model
+	version *tariffs.Version
+	period  int
+	rates   tariffs.Rates
+	cached  bool // cache reads at the input price
+}
+
+// flatPrice looks for one rate set of the provider's history that gives
+// the recorded sum at every hour; the model's own rates come first, latest
+// version first.
+func (t *modelTally) flatPrice(gap decimal.Decimal) Explanation {
+	x := Explanation{Kind: KindUnexplained, Model: t.name, Calls: t.calls, Amount: gap.String(),
+		Detail: fmt.Sprintf("recorded %s against an official %s; no single flat rate set of the tariff history matches", t.recorded, t.official)}
+	for _, c := range t.candidates() {
+		cost := decimal.Zero
+		for u := range tariffs.NumUsage {
+			cost = cost.Add(Cost(&c.rates, tariffs.Usage(u), t.qty[u]))
+		}
+		if !closeTo(cost, t.recorded) {
+			continue
+		}
+		x.Kind, x.Version, x.Period = KindFlatPrice, c.version.Name, c.version.Periods[c.period]
+		if c.cached {
+			x.Kind = KindCachedAsInput
+		}
+		whose := "its own"
+		if c.model != t.model {
+			x.Rates, whose = c.model.ID, c.model.ID+"'s"
+		}
+		x.Detail = fmt.Sprintf("recorded at a flat price equal to %s %s rates of version %s (%s) at every hour%s; %s",
+			whose, x.Period, x.Version, describeRates(&c.rates), cachedNote(c.cached), t.periodMix())
+		return x
+	}
+	return x
+}
+
+func cachedNote(cached bool) string {
+	if cached {
+		return ", with cache reads billed at the input price"
+	}
+	return ""
+}
+
+// periodMix describes the share of tokens in each period.
+func (t *modelTally) periodMix() string {
+	var total int64
+	for _, n := range t.periodTokens {
+		total += n
+	}
+	if total == 0 {
+		return "no tokens"
+	}
+	names := make([]string, 0, len(t.periodTokens))
+	for n := range t.periodTokens {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, n := range names {
+		share := decimal.NewFromInt(t.periodTokens[n]*100).DivRound(decimal.NewFromInt(total), 1)
+		parts[i] = fmt.Sprintf("%s %s%%", n, share.StringFixed(1))
+	}
+	return "the official cost has tokens in " + strings.Join(parts, ", ")
+}
+
+func describeRates(r *tariffs.Rates) string {
+	var parts []string
+	for _, u := range []tariffs.Usage{tariffs.Input, tariffs.CacheRead, tariffs.CacheWrite, tariffs.Output} {
+		parts = append(parts, fmt.Sprintf("%s %s", u, r.Price(u)))
+	}
+	return strings.Join(parts, ", ") + " per 1M"
+}
+
+// candidates lists every base rate set of the model's provider, the
+// model's own first, each also with cache reads at the input price.
+func (t *modelTally) candidates() []candidate {
+	if t.model == nil {
+		return nil
+	}
+	var own, others []candidate
+	versions := t.model.Provider.Versions
+	for i := len(versions) - 1; i >= 0; i-- {
+		v := versions[i]
+		for _, m := range t.model.Provider.Models {
+			mp := v.Prices[m]
+			if mp == nil {
+				continue
+			}
+			for p := range v.Periods {
+				c := candidate{model: m, version: v, period: p, rates: mp.Periods[p]}
+				cached := c
+				cached.cached = true
+				cached.rates.Set(tariffs.CacheRead, c.rates.Price(tariffs.Input))
+				if m == t.model {
+					own = append(own, c, cached)
+				} else {
+					others = append(others, c, cached)
+				}
+			}
+		}
+	}
+	return append(own, others...)
+}

@@ -1,0 +1,74 @@
+package pricing
+
+// Outcome is what became of one call read from a source.
+type Outcome uint8
+
+// Outcomes of a call. Rejected rows never become calls and are counted by
+// Rows.Rejected.
+const (
+	// Priced: a tariff version in force prices the model.
+	Priced Outcome = iota
+	// Unpriced: the model is unknown, or no version in force prices it.
+	Unpriced
+	// Retired: a version in force retired the model.
+	Retired
+	// Failed: the gateway logged the call as failed; it is not priced.
+	Failed
+	// Duplicate: a call with the same identity was read before.
+	Duplicate
+	// Outside: the call's billing instant lies outside the window asked for.
+	Outside
+	numOutcomes
+)
+
+var outcomeNames = [numOutcomes]string{"priced", "unpriced", "retired", "failed", "duplicate", "outside"}
+
+// String returns the outcome's name as JSON output spells it.
+func (o Outcome) String() string { return outcomeNames[o] }
+
+// Rows accounts for every input row: Read equals the sum of all the others.
+type Rows struct {
+	Read      int64 `json:"read"`
+	Priced    int64 `json:"priced"`
+	Unpriced  int64 `json:"unpriced"`
+	Retired   int64 `json:"retired"`
+	Failed    int64 `json:"failed"`
+	Duplicate int64 `json:"duplicate"`
+	Rejected  int64 `json:"rejected"`
+	Outside   int64 `json:"outside"`
+}
+
+func (r *Rows) count(o Outcome) {
+	r.Read++
+	switch o {
+	case Priced:
+		r.Priced++
+	case Unpriced:
+		r.Unpriced++
+	case Retired:
+		r.Retired++
+	case Failed:
+		r.Failed++
+	case Duplicate:
+		r.Duplicate++
+	case Outside:
+		r.Outside++
+	}
+}
+
+// Add adds o's counts to r.
+func (r *Rows) Add(o Rows) {
+	r.Read += o.Read
+	r.Priced += o.Priced
+	r.Unpriced += o.Unpriced
+	r.Retired += o.Retired
+	r.Failed += o.Failed
+	r.Duplicate += o.Duplicate
+	r.Rejected += o.Rejected
+	r.Outside += o.Outside
+}
+
+// Balanced reports whether every row read is accounted for exactly once.
+func (r Rows) Balanced() bool {
+	return r.Read == r.Priced+r.Unpriced+r.Retired+r.Failed+r.Duplicate+r.Rejected+r.Outside
+}
