@@ -18,7 +18,7 @@ import (
 type csvReader struct {
 	name      string
 	schema    *schema
-	pos       []int // header position -> schema column, -1 = ignored
+	pos       []int // header position -> schema column, trashCol = ignored
 	src       io.Reader
 	firstLine int
 	chunkSize int
@@ -239,6 +239,7 @@ func (r *csvReader) cut() {
 // work parses chunks until there are none.
 func (r *csvReader) work() {
 	w := &csvWorker{r: r}
+	w.sp.dst, w.sp.pos = &w.v, r.pos
 	for ch := range r.jobs {
 		var res csvResult
 		if ch.err != nil {
@@ -324,8 +325,17 @@ func (w *csvWorker) parse(ch *csvChunk) []*Batch {
 			w.reject(at, bad)
 			continue
 		}
-		if len(w.sp.fields) != ncols {
-			w.reject(at, fmt.Sprintf("row has %d fields, the header has %d", len(w.sp.fields), ncols))
+		nf := w.sp.n
+		if nf < 0 {
+			nf = len(w.sp.fields)
+			if nf == ncols {
+				for i, f := range w.sp.fields {
+					w.v[w.r.pos[i]&(maxCols-1)] = f
+				}
+			}
+		}
+		if nf != ncols {
+			w.reject(at, fmt.Sprintf("row has %d fields, the header has %d", nf, ncols))
 			continue
 		}
 		w.row(at)
@@ -337,11 +347,6 @@ func (w *csvWorker) parse(ch *csvChunk) []*Batch {
 // row turns the split record into a call or a rejection.
 func (w *csvWorker) row(line int) {
 	s := w.r.schema
-	for i, f := range w.sp.fields {
-		if c := w.r.pos[i]; c >= 0 {
-			w.v[c] = f
-		}
-	}
 	b := w.b
 	b.Calls = append(b.Calls, Call{})
 	c := &b.Calls[len(b.Calls)-1]

@@ -60,14 +60,23 @@ func scanRecords(data []byte) (end int, open bool) {
 // which is modified in place to unescape doubled quotes.
 type splitter struct {
 	fields [][]byte
+	// With dst set, the fast path stores field k in dst[pos[k]] instead
+	// of appending to fields, and only counts fields in n.
+	dst *rowFields
+	pos []int
+	n   int
 }
 
-// record splits the record starting at data[pos] into s.fields. It returns
-// the index after the record's terminator, the number of newlines the
-// record spans (its terminator included), whether the line was blank, and
-// why the record is malformed ("" when it is well formed).
+// trashCol is the rowFields slot that receives ignored columns.
+const trashCol = maxCols - 1
+
+// record splits the record starting at data[pos] into s.fields (or dst).
+// It returns the index after the record's terminator, the number of
+// newlines the record spans (its terminator included), whether the line
+// was blank, and why the record is malformed ("" when it is well formed).
 func (s *splitter) record(data []byte, pos int) (next, lines int, blank bool, bad string) {
 	s.fields = s.fields[:0]
+	s.n = -1
 	line := data[pos:]
 	next = len(data)
 	if eol := bytes.IndexByte(line, '\n'); eol >= 0 {
@@ -82,7 +91,11 @@ func (s *splitter) record(data []byte, pos int) (next, lines int, blank bool, ba
 	if len(line) == 0 {
 		return next, lines, true, ""
 	}
-	s.splitLine(line)
+	if s.dst != nil {
+		s.n = s.splitInto(line)
+	} else {
+		s.splitLine(line)
+	}
 	return next, lines, false, ""
 }
 
@@ -108,6 +121,39 @@ func (s *splitter) splitLine(line []byte) {
 		}
 	}
 	s.fields = append(s.fields, line[start:])
+}
+
+// splitInto is splitLine storing each field straight into its column of
+// s.dst. It returns the number of fields; fields beyond len(s.pos) are
+// only counted.
+func (s *splitter) splitInto(line []byte) int {
+	const lo, low7 = 0x0101010101010101, 0x7F7F7F7F7F7F7F7F
+	dst, pos := s.dst, s.pos
+	k, start, i := 0, 0, 0
+	put := func(f []byte) {
+		if k < len(pos) {
+			dst[pos[k]&(maxCols-1)] = f
+		}
+		k++
+	}
+	for ; i+8 <= len(line); i += 8 {
+		y := binary.LittleEndian.Uint64(line[i:]) ^ (lo * ',')
+		zero := ^(((y & low7) + low7) | y | low7) // high bit set in each zero byte
+		for zero != 0 {
+			j := i + bits.TrailingZeros64(zero)>>3
+			put(line[start:j])
+			start = j + 1
+			zero &= zero - 1
+		}
+	}
+	for ; i < len(line); i++ {
+		if line[i] == ',' {
+			put(line[start:i])
+			start = i + 1
+		}
+	}
+	put(line[start:])
+	return k
 }
 
 // slowRecord handles records that contain quotes.

@@ -6,8 +6,9 @@ import (
 	"time"
 )
 
-// maxCols bounds the number of columns a schema knows.
-const maxCols = 24
+// maxCols bounds the number of columns a schema knows, plus one slot
+// (trashCol) for ignored columns. It is a power of two.
+const maxCols = 32
 
 // rowFields holds the text of one row's known columns, indexed by the
 // schema's column numbers. An absent column and an empty value are both
@@ -71,13 +72,13 @@ func (s *schema) index(name string) int {
 	return -1
 }
 
-// mapHeader maps header positions to column numbers (-1 = ignored) and
+// mapHeader maps header positions to column numbers (trashCol = ignored) and
 // checks that every required column is there.
 func (s *schema) mapHeader(header []string) ([]int, error) {
 	pos := make([]int, len(header))
 	seen := make([]bool, len(s.cols))
 	for i, h := range header {
-		pos[i] = -1
+		pos[i] = trashCol
 		if c := s.index(h); c >= 0 && !seen[c] {
 			pos[i], seen[c] = c, true
 		}

@@ -87,12 +87,15 @@ type Engine struct {
 	opts    Options
 	dims    dimSet
 	zone    *time.Location
-	refs    map[string]*modelRef
+	refs    map[refKey]*modelRef
 	seen    map[uint64]struct{}
 	seed    maphash.Seed
 	buckets map[bucketKey]*Bucket
 	rows    Rows
 }
+
+// refKey is how a call names its model.
+type refKey struct{ model, group string }
 
 // modelRef is a logged model name resolved once, with its cursor.
 type modelRef struct {
@@ -107,7 +110,7 @@ func New(cat *tariffs.Catalog, opts Options) *Engine {
 		zone = time.UTC
 	}
 	return &Engine{cat: cat, opts: opts, dims: setOf(opts.Dims), zone: zone,
-		refs: map[string]*modelRef{}, seen: map[uint64]struct{}{}, seed: maphash.MakeSeed(),
+		refs: map[refKey]*modelRef{}, seen: map[uint64]struct{}{}, seed: maphash.MakeSeed(),
 		buckets: map[bucketKey]*Bucket{}}
 }
 
@@ -255,7 +258,7 @@ func loggedName(c *ledger.Call) string {
 // ref resolves a call's model once per logged name: the model sent
 // upstream first, then the public model group.
 func (e *Engine) ref(c *ledger.Call) *modelRef {
-	name := c.Model + "\x00" + c.ModelGroup
+	name := refKey{c.Model, c.ModelGroup}
 	if r, ok := e.refs[name]; ok {
 		return r
 	}

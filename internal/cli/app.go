@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"sync"
 	"time"
 
@@ -121,6 +122,30 @@ Exit codes: 0 fine, 1 findings, 2 bad usage or bad input.`,
 		SilenceErrors: true,
 	}
 	root.PersistentFlags().StringVar(&a.tariffsDir, "tariffs", "", "folder of tariff files that replaces the embedded catalog")
+	var cpuProfile string
+	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile to this file (for developers)")
+	root.PersistentFlags().MarkHidden("cpuprofile")
+	var stopProfile func()
+	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		if cpuProfile == "" {
+			return nil
+		}
+		f, err := os.Create(cpuProfile)
+		if err != nil {
+			return usageError(err, "")
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return usageError(err, "")
+		}
+		stopProfile = func() { pprof.StopCPUProfile(); f.Close() }
+		return nil
+	}
+	root.PersistentPostRun = func(*cobra.Command, []string) {
+		if stopProfile != nil {
+			stopProfile()
+		}
+	}
 	root.AddCommand(newVersionCmd(a), newTariffsCmd(a), newPriceCmd(a), newReconcileCmd(a), newBlendCmd(a))
 	return root
 }

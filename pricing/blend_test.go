@@ -1,0 +1,143 @@
+package pricing
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/shopspring/decimal"
+)
+
+func TestBlendPerModel(t *testing.T) {
+	cat := testCatalog(t)
+	from, until := at("2026-08-20T00:00:00Z"), at("2026-09-17T00:00:00Z")
+	e := New(cat, Options{Since: from, Until: until})
+	// 3M input tokens at peak (0.30), 1M off-peak (0.15): blended input
+	// = (0.9 + 0.15) / 4M = 0.2625 per 1M, peak share 0.75.
+	for i, end := range []string{"2026-09-01T02:00:00Z", "2026-09-02T02:00:00Z", "2026-09-03T02:00:00Z", "2026-09-05T02:00:00Z"} {
+		c := call(string(rune('a'+i)), "flash", end, 100_000, 0, 0)
+		for range 10 {
+			c.Identity += "x"
+			e.Add(&c)
+		}
+	}
+	outside := call("late", "flash", "2026-09-20T02:00:00Z", 1, 0, 1)
+	e.Add(&outside)
+	bl, err := e.BlendWindow(from, until, ModePerModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var flash *BlendModel
+	for i := range bl.Models {
+		if bl.Models[i].Model == "flash" {
+			flash = &bl.Models[i]
+		}
+	}
+	if flash == nil || len(flash.Prices) == 0 {
+		t.Fatalf("no blend for flash: %+v", bl.Models)
+	}
+	in := flash.Prices[0]
+	if in.Usage != "input" || in.Blended != "0.2625" || in.PeakShare != "0.750000" || in.OffPeak != "0.15" || in.Peak != "0.3" {
+		t.Errorf("input blend = %+v, want blended 0.2625, peak share 0.75, between 0.15 and 0.3", in)
+	}
+	if flash.Official != flash.AtBlended {
+		t.Errorf("official %s, at blended %s: want equal when the blend is exact", flash.Official, flash.AtBlended)
+	}
+	if bl.Rows.Outside != 1 || bl.Rows.Priced != 40 {
+		t.Errorf("rows = %+v, want 40 priced and 1 outside", bl.Rows)
+	}
+}
+
+// TestBlendInvariants checks on random traffic that every blended price
+// lies between the lowest and highest price applied, and that the window's
+// quantities at blended prices give its official cost within the stated
+// rounding bound.
+func TestBlendInvariants(t *testing.T) {
+	cat := testCatalog(t)
+	rng := rand.New(rand.NewPCG(3, 5))
+	from, until := at("2026-09-01T00:00:00Z"), at("2026-09-29T00:00:00Z")
+	halfUnit := decimal.New(5, -BlendPlaces-1) // half a unit of the last place, per 1M
+	for round := range 10 {
+		for _, mode := range []string{ModePerModel, ModeGateway} {
+			e := New(cat, Options{Since: from, Until: until})
+			for _, c := range randomCalls(rng, 1500) {
+				e.Add(&c)
+			}
+			bl, err := e.BlendWindow(from, until, mode)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range bl.Models {
+				bound := decimal.Zero
+				for _, p := range m.Prices {
+					b, lo, hi := dec(p.Blended), dec(p.OffPeak), dec(p.Peak)
+					if b.LessThan(lo) || b.GreaterThan(hi) {
+						t.Errorf("round %d %s %s %s: blended %s outside [%s, %s]", round, mode, m.Model, p.Usage, b, lo, hi)
+					}
+					bound = bound.Add(halfUnit.Mul(decimal.NewFromInt(p.Tokens)).Shift(-6))
+				}
+				if mode == ModePerModel && m.Reason == "" {
+					diff := dec(m.AtBlended).Sub(dec(m.Official)).Abs()
+					if diff.GreaterThan(bound) {
+						t.Errorf("round %d %s: at blended %s, official %s: off by %s, more than %s", round, m.Model, m.AtBlended, m.Official, diff, bound)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestBlendGatewayShare(t *testing.T) {
+	cat := testCatalog(t)
+	from, until := at("2026-08-20T00:00:00Z"), at("2026-09-17T00:00:00Z")
+	e := New(cat, Options{Since: from, Until: until})
+	// At off-peak prices: peak 1M input (0.15) + 0 ; off-peak 1M output (0.60):
+	// peak share of cost = 0.15 / 0.75 = 0.2.
+	a := call("a", "flash", "2026-09-01T02:00:00Z", 100_000, 0, 0)
+	for range 10 {
+		a.Identity += "x"
+		e.Add(&a)
+	}
+	b := call("b", "flash", "2026-09-05T02:00:00Z", 0, 0, 100_000)
+	for range 10 {
+		b.Identity += "y"
+		e.Add(&b)
+	}
+	bl, err := e.BlendWindow(from, until, ModeGateway)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bl.PeakShare != "0.200000" {
+		t.Fatalf("peak share = %s, want 0.200000", bl.PeakShare)
+	}
+	for _, m := range bl.Models {
+		if m.Model != "flash" {
+			continue
+		}
+		for _, p := range m.Prices {
+			// off-peak + 0.2 × (peak − off-peak): input 0.15 + 0.03, output 0.6 + 0.12
+			want := map[string]string{"input": "0.18", "output": "0.72"}[p.Usage]
+			if want != "" && p.Blended != want {
+				t.Errorf("%s blended %s, want %s", p.Usage, p.Blended, want)
+			}
+		}
+	}
+}
+
+func TestBlendListsModelsWithoutCalls(t *testing.T) {
+	cat := testCatalog(t)
+	from, until := at("2026-09-01T00:00:00Z"), at("2026-09-29T00:00:00Z")
+	bl, err := New(cat, Options{Since: from, Until: until}).BlendWindow(from, until, ModePerModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reasons := map[string]string{}
+	for _, m := range bl.Models {
+		reasons[m.Model] = m.Reason
+	}
+	if reasons["flash"] == "" || reasons["dst-model"] == "" {
+		t.Errorf("models without calls should carry a reason: %v", reasons)
+	}
+	if _, listed := reasons["old"]; listed {
+		t.Errorf("a retired model is listed: %v", reasons)
+	}
+}

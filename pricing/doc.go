@@ -1,0 +1,24 @@
+// Package pricing prices logged calls at the tariff in force at their
+// billing instant, and builds reconciliations and blended prices from the
+// result. It does no I/O and reads no clock.
+//
+// An Engine classifies each call (priced, unpriced, retired, failed,
+// duplicate, outside the window) and adds its integer quantities into a
+// bucket keyed by model, tariff version, period, tier, outcome and the
+// groupings asked for. A bucket is priced once, at report time, by
+// multiplying its quantities by the decimal prices.
+//
+// # Invariants
+//
+//   - Money is exact: a bucket's official cost equals the sum of its calls'
+//     own costs to the last digit, whatever the order or chunking of the
+//     input (Merge combines engines that priced parts of a stream).
+//   - Every call added is counted once in Rows; Rows.Read is the sum of the
+//     other counts.
+//   - The amounts of a reconciliation's explanations, "unexplained"
+//     included, add up to its gap (official minus recorded).
+//   - A blended price lies between the lowest and highest price that applied
+//     in its window; per model, the window's quantities at blended prices
+//     give its official cost to within half a unit of the BlendPlaces-th
+//     decimal per 1M tokens.
+package pricing

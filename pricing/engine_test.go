@@ -1,0 +1,194 @@
+package pricing
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/tokenfare/tokenfare/ledger"
+	"github.com/tokenfare/tokenfare/tariffs"
+)
+
+func testCatalog(t testing.TB) *tariffs.Catalog {
+	t.Helper()
+	cat, ps := tariffs.Load(os.DirFS("../tariffs/testdata"), "tariffs/testdata")
+	if len(ps) > 0 {
+		t.Fatal(ps)
+	}
+	return cat
+}
+
+func at(s string) time.Time {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+func dec(s string) decimal.Decimal { return decimal.RequireFromString(s) }
+
+// call builds a call ending at end with the given tokens.
+func call(id, model, end string, in, cached, out int64) ledger.Call {
+	e := at(end)
+	return ledger.Call{RequestID: id, Identity: id, Gateway: ledger.LiteLLM, Start: e.Add(-10 * time.Second), End: e,
+		Model: model, Key: "k1", Recorded: decimal.Zero,
+		Tokens: ledger.Tokens{Input: in, CacheRead: cached, Output: out}}
+}
+
+func TestClassify(t *testing.T) {
+	cat := testCatalog(t)
+	tests := []struct {
+		name    string
+		mutate  func(c *ledger.Call)
+		opts    Options
+		outcome Outcome
+		period  string
+		cost    string
+	}{
+		{name: "peak call", outcome: Priced, period: "peak", cost: "0.000306"},
+		{name: "billed at start falls in off-peak", mutate: func(c *ledger.Call) { c.Start = at("2026-09-01T00:59:59Z") },
+			opts: Options{Billing: billing(tariffs.BillStart)}, outcome: Priced, period: "offpeak", cost: "0.000153"},
+		{name: "end unknown falls back to start", mutate: func(c *ledger.Call) { c.End = time.Time{}; c.Start = at("2026-09-05T02:00:00Z") },
+			outcome: Priced, period: "offpeak", cost: "0.000153"},
+		{name: "failed", mutate: func(c *ledger.Call) { c.Status = ledger.StatusFailure }, outcome: Failed, cost: "0"},
+		{name: "unknown model", mutate: func(c *ledger.Call) { c.Model = "mystery" }, outcome: Unpriced, cost: "0"},
+		{name: "model group resolves", mutate: func(c *ledger.Call) { c.Model = "azure/x"; c.ModelGroup = "edgeco/flash" }, outcome: Priced, period: "peak", cost: "0.000306"},
+		{name: "retired model", mutate: func(c *ledger.Call) { c.Model = "old-model" }, outcome: Retired, cost: "0"},
+		{name: "before the model's first version", mutate: func(c *ledger.Call) { c.End = at("2026-08-01T00:00:00Z") }, outcome: Unpriced, cost: "0"},
+		{name: "outside the window", opts: Options{Until: at("2026-09-01T02:00:00Z")}, outcome: Outside, cost: "0"},
+		{name: "tier above 128k prompt tokens", mutate: func(c *ledger.Call) { c.Tokens.Input = 128_001 }, outcome: Priced, period: "peak",
+			cost: "0.0780006"}, // (128001 × 0.60 + 1000 cached × 0.60, the tier lists no cache price, + 250 × 2.40) / 1M
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := call("r1", "flash", "2026-09-01T02:00:00Z", 0, 1000, 250)
+			if tt.mutate != nil {
+				tt.mutate(&c)
+			}
+			e := New(cat, tt.opts)
+			pc := e.AddPriced(&c)
+			_, cost := pc.Cost(&c)
+			if pc.Outcome != tt.outcome || (pc.Outcome == Priced && pc.Quote.PeriodName() != tt.period) || !cost.Equal(dec(tt.cost)) {
+				t.Errorf("got %s/%s cost %s, want %s/%s cost %s", pc.Outcome, pc.Quote.PeriodName(), cost, tt.outcome, tt.period, tt.cost)
+			}
+			if rows := e.Rows(); !rows.Balanced() || rows.Read != 1 {
+				t.Errorf("rows not accounted for: %+v", rows)
+			}
+		})
+	}
+}
+
+func billing(b tariffs.BillingTime) *tariffs.BillingTime { return &b }
+
+// randomCalls makes n calls over September 2026 of the test tariff's
+// models, some failed, some unknown, some duplicated.
+func randomCalls(rng *rand.Rand, n int) []ledger.Call {
+	models := []string{"flash", "edgeco/flash", "old-model", "dst-model", "mystery"}
+	base := at("2026-09-01T00:00:00Z")
+	calls := make([]ledger.Call, 0, n)
+	for i := range n {
+		if i > 0 && rng.IntN(50) == 0 {
+			calls = append(calls, calls[rng.IntN(len(calls))]) // an exported-twice row
+			continue
+		}
+		end := base.Add(time.Duration(rng.Int64N(int64(30 * 24 * time.Hour))))
+		c := call(fmt.Sprintf("r%d", i), models[rng.IntN(len(models))], end.Format(time.RFC3339Nano),
+			rng.Int64N(200_000), rng.Int64N(50_000), rng.Int64N(8_000))
+		c.Tokens.Reasoning = rng.Int64N(c.Tokens.Output + 1)
+		c.Key = fmt.Sprintf("k%d", rng.IntN(5))
+		c.Recorded = decimal.New(rng.Int64N(1_000_000), -9)
+		if rng.IntN(40) == 0 {
+			c.Status = ledger.StatusFailure
+		}
+		calls = append(calls, c)
+	}
+	return calls
+}
+
+// TestAggregateIsExact checks that the bucketed official cost equals the
+// sum of every call's own cost to the last digit, and that totals do not
+// depend on the order or the chunking of the input.
+func TestAggregateIsExact(t *testing.T) {
+	cat := testCatalog(t)
+	rng := rand.New(rand.NewPCG(7, 11))
+	for round := range 20 {
+		calls := randomCalls(rng, 2000)
+		opts := Options{Dims: []Dim{DimModel, DimKey, DimPeriod}}
+		e := New(cat, opts)
+		perCall := decimal.Zero
+		for i := range calls {
+			pc := e.AddPriced(&calls[i])
+			_, c := pc.Cost(&calls[i])
+			if pc.Outcome == Duplicate {
+				continue
+			}
+			perCall = perCall.Add(c)
+		}
+		want := e.Reconcile()
+		if !dec(want.Totals.Official).Equal(perCall) {
+			t.Fatalf("round %d: bucketed official %s, sum of per-call costs %s", round, want.Totals.Official, perCall)
+		}
+		if !want.Rows.Balanced() || want.Rows.Read != int64(len(calls)) {
+			t.Fatalf("round %d: rows not accounted for: %+v", round, want.Rows)
+		}
+		// Shuffled, in chunks priced by separate engines and merged. The
+		// duplicates are dropped first: their identity must be seen by
+		// one engine to be recognised.
+		var uniq []ledger.Call
+		seen := map[string]bool{}
+		for _, c := range calls {
+			if !seen[c.Identity] {
+				seen[c.Identity] = true
+				uniq = append(uniq, c)
+			}
+		}
+		seq := New(cat, opts)
+		for i := range uniq {
+			seq.Add(&uniq[i])
+		}
+		want = seq.Reconcile()
+		rng.Shuffle(len(uniq), func(i, j int) { uniq[i], uniq[j] = uniq[j], uniq[i] })
+		merged := New(cat, opts)
+		for len(uniq) > 0 {
+			n := min(len(uniq), 1+rng.IntN(400))
+			part := New(cat, opts)
+			for i := range uniq[:n] {
+				part.Add(&uniq[i])
+			}
+			merged.Merge(part)
+			uniq = uniq[n:]
+		}
+		got := merged.Reconcile()
+		if got.Totals.Official != want.Totals.Official || got.Totals.Recorded != want.Totals.Recorded {
+			t.Fatalf("round %d: merged totals %+v, sequential %+v", round, got.Totals, want.Totals)
+		}
+		if len(got.Groups) != len(want.Groups) {
+			t.Fatalf("round %d: %d groups merged, %d sequential", round, len(got.Groups), len(want.Groups))
+		}
+		for i := range got.Groups {
+			if got.Groups[i].Official != want.Groups[i].Official || got.Groups[i].Recorded != want.Groups[i].Recorded {
+				t.Fatalf("round %d: group %v differs: %+v vs %+v", round, got.Groups[i].Keys, got.Groups[i], want.Groups[i])
+			}
+		}
+	}
+}
+
+func TestDuplicates(t *testing.T) {
+	cat := testCatalog(t)
+	a := call("same", "flash", "2026-09-01T02:00:00Z", 10, 0, 10)
+	b := a                                                         // exported twice
+	c := call("same", "flash", "2026-09-01T03:00:00Z", 10, 0, 10) // id reused by another call
+	e := New(cat, Options{})
+	got := []Outcome{e.Add(&a), e.Add(&b), e.Add(&c)}
+	want := []Outcome{Priced, Duplicate, Priced}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Errorf("call %d: %s, want %s", i, got[i], want[i])
+		}
+	}
+}

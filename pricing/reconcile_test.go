@@ -1,0 +1,123 @@
+package pricing
+
+import (
+	"testing"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/tokenfare/tokenfare/ledger"
+	"github.com/tokenfare/tokenfare/tariffs"
+)
+
+// costAtRates prices a call's tokens at fixed rates, as a gateway with one
+// flat price would record it.
+func costAtRates(c *ledger.Call, r *tariffs.Rates) decimal.Decimal {
+	q := QuantitiesOf(c.Tokens)
+	_, total := CostOf(r, &q)
+	return total
+}
+
+func rates(prices map[tariffs.Usage]string) *tariffs.Rates {
+	var r tariffs.Rates
+	for u, p := range prices {
+		r.Set(u, dec(p))
+	}
+	return &r
+}
+
+func TestExplanations(t *testing.T) {
+	cat := testCatalog(t)
+	peak := rates(map[tariffs.Usage]string{tariffs.Input: "0.30", tariffs.CacheRead: "0.006", tariffs.Output: "1.20"})
+	oldFlat := rates(map[tariffs.Usage]string{tariffs.Input: "0.56", tariffs.CacheRead: "0.07", tariffs.Output: "1.68"})
+	peakCachedAsInput := rates(map[tariffs.Usage]string{tariffs.Input: "0.30", tariffs.CacheRead: "0.30", tariffs.Output: "1.20"})
+	ends := []string{"2026-09-01T02:00:00Z", "2026-09-01T12:00:00Z", "2026-09-05T02:00:00Z", "2026-09-02T07:30:00Z"}
+	tests := []struct {
+		name    string
+		at      *tariffs.Rates
+		kind    string
+		version string
+		period  string
+		rates   string
+	}{
+		{"recorded at the peak price at every hour", peak, KindFlatPrice, "peak", "peak", ""},
+		{"recorded at another model's old flat price", oldFlat, KindFlatPrice, "flat", "standard", "old"},
+		{"cache reads recorded at the input price", peakCachedAsInput, KindCachedAsInput, "peak", "peak", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := New(cat, Options{})
+			for i, end := range ends {
+				c := call(string(rune('a'+i)), "flash", end, 1000*int64(i+1), 5000, 700)
+				c.Recorded = costAtRates(&c, tt.at)
+				e.Add(&c)
+			}
+			zero := call("zero", "flash", "2026-09-01T02:30:00Z", 100, 0, 100)
+			e.Add(&zero)
+			failed := call("failed", "flash", "2026-09-01T02:40:00Z", 0, 0, 0)
+			failed.Status, failed.Recorded = ledger.StatusFailure, dec("0.25")
+			e.Add(&failed)
+			unknown := call("unknown", "mystery", "2026-09-01T02:40:00Z", 10, 0, 10)
+			unknown.Recorded = dec("0.5")
+			e.Add(&unknown)
+
+			rec := e.Reconcile()
+			byKind := map[string]Explanation{}
+			sum := decimal.Zero
+			for _, x := range rec.Explanations {
+				byKind[x.Kind] = x
+				sum = sum.Add(dec(x.Amount))
+			}
+			x := byKind[tt.kind]
+			if x.Version != tt.version || x.Period != tt.period || x.Rates != tt.rates {
+				t.Errorf("%s: version %q period %q rates %q, want %q %q %q\n%+v", tt.kind, x.Version, x.Period, x.Rates, tt.version, tt.period, tt.rates, rec.Explanations)
+			}
+			zeroCost := costAtRates(&zero, peak)
+			if z := byKind[KindZeroSpend]; z.Calls != 1 || !dec(z.Amount).Equal(zeroCost) {
+				t.Errorf("zero_spend = %+v, want 1 call of %s", z, zeroCost)
+			}
+			if f := byKind[KindFailedWithSpend]; f.Calls != 1 || !dec(f.Amount).Equal(dec("-0.25")) {
+				t.Errorf("failed_with_spend = %+v, want 1 call of -0.25", f)
+			}
+			if u := byKind[KindUnpricedModel]; u.Model != "mystery" || !dec(u.Amount).Equal(dec("-0.5")) {
+				t.Errorf("unpriced_model = %+v, want mystery -0.5", u)
+			}
+			if !sum.Equal(dec(rec.Totals.Gap)) || rec.Totals.Explained != rec.Totals.Gap {
+				t.Errorf("explanations add up to %s (explained %s), gap is %s", sum, rec.Totals.Explained, rec.Totals.Gap)
+			}
+		})
+	}
+}
+
+func TestUnexplainedGap(t *testing.T) {
+	cat := testCatalog(t)
+	e := New(cat, Options{})
+	c := call("a", "flash", "2026-09-01T02:00:00Z", 1000, 0, 1000)
+	c.Recorded = dec("0.123456")
+	e.Add(&c)
+	rec := e.Reconcile()
+	if len(rec.Explanations) != 1 || rec.Explanations[0].Kind != KindUnexplained {
+		t.Fatalf("explanations = %+v, want one unexplained", rec.Explanations)
+	}
+	if rec.Totals.Explained != "0" {
+		t.Errorf("explained = %s, want 0", rec.Totals.Explained)
+	}
+}
+
+func TestGroupsByPeriodAndDay(t *testing.T) {
+	cat := testCatalog(t)
+	e := New(cat, Options{Dims: []Dim{DimDay, DimPeriod}})
+	for _, end := range []string{"2026-09-01T02:00:00Z", "2026-09-01T03:00:00Z", "2026-09-01T12:00:00Z", "2026-09-01T17:00:00Z"} {
+		c := call(end, "flash", end, 100_000, 0, 0) // below the 128k tier
+		e.Add(&c)
+	}
+	rec := e.Reconcile()
+	got := map[string]string{}
+	for _, g := range rec.Groups {
+		got[g.Keys["day"]+"/"+g.Keys["period"]] = g.Official
+	}
+	// 17:00 UTC is 01:00 on the next day in Beijing: off-peak, but grouped
+	// on its UTC day.
+	if got["2026-09-01/peak"] != "0.06" || got["2026-09-01/offpeak"] != "0.03" || len(got) != 2 {
+		t.Errorf("groups = %v, want 2026-09-01/peak 0.06 and 2026-09-01/offpeak 0.03", got)
+	}
+}
