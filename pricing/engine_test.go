@@ -181,7 +181,7 @@ func TestAggregateIsExact(t *testing.T) {
 func TestDuplicates(t *testing.T) {
 	cat := testCatalog(t)
 	a := call("same", "flash", "2026-09-01T02:00:00Z", 10, 0, 10)
-	b := a                                                         // exported twice
+	b := a                                                        // exported twice
 	c := call("same", "flash", "2026-09-01T03:00:00Z", 10, 0, 10) // id reused by another call
 	e := New(cat, Options{})
 	got := []Outcome{e.Add(&a), e.Add(&b), e.Add(&c)}
