@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -112,13 +113,33 @@ func runBlend(cmd *cobra.Command, a *app, opts *blendOptions) error {
 	return writeBlendTable(out, bl)
 }
 
+// writeBlendYAML writes the JSON document as YAML, so that both outputs
+// share one set of field names and order.
 func writeBlendYAML(out io.Writer, bl *pricing.Blend) error {
+	data, err := json.Marshal(bl)
+	if err != nil {
+		return err
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return err
+	}
+	blockStyle(&doc)
 	enc := yaml.NewEncoder(out)
 	enc.SetIndent(2)
-	if err := enc.Encode(bl); err != nil {
+	if err := enc.Encode(&doc); err != nil {
 		return err
 	}
 	return enc.Close()
+}
+
+// blockStyle drops the flow and quoting styles JSON input gives every node;
+// the encoder still quotes strings that would read as numbers.
+func blockStyle(n *yaml.Node) {
+	n.Style = 0
+	for _, c := range n.Content {
+		blockStyle(c)
+	}
 }
 
 func writeBlendTable(out io.Writer, bl *pricing.Blend) error {

@@ -1,0 +1,135 @@
+package cli
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/tokenfare/tokenfare/pricing"
+)
+
+const sample = "../../testdata/sample/spendlogs-2026-10.csv"
+
+func TestReconcileGolden(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"reconcile-sample.json", []string{"reconcile", "--calls", sample, "-o", "json"}},
+		{"reconcile-sample-by-period.csv", []string{"reconcile", "--calls", sample, "--by", "model,period", "-o", "csv"}},
+		{"reconcile-sample.txt", []string{"reconcile", "--calls", sample}},
+		{"blend-sample.json", []string{"blend", "--calls", sample, "--as-of", "2026-10-29", "-o", "json"}},
+		{"blend-sample-gateway.yaml", []string{"blend", "--calls", sample, "--as-of", "2026-10-29", "--mode", "gateway", "-o", "yaml"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errs := runCLI(t, "", tt.args...)
+			if code != exitOK {
+				t.Fatalf("exit %d, stderr: %s", code, errs)
+			}
+			golden(t, tt.name, out)
+		})
+	}
+}
+
+// TestReconcileAccountsForEveryRow checks the JSON contract on the sample:
+// rows balance, and the explanations account for the gap.
+func TestReconcileAccountsForEveryRow(t *testing.T) {
+	code, out, errs := runCLI(t, "", "reconcile", "--calls", sample, "-o", "json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rec pricing.Reconciliation
+	if err := json.Unmarshal([]byte(out), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if !rec.Rows.Balanced() || rec.Rows.Read != 12000 {
+		t.Errorf("rows = %+v, want 12000 read and balanced", rec.Rows)
+	}
+	if rec.Rows.Duplicate == 0 || rec.Rows.Failed == 0 || rec.Rows.Unpriced == 0 {
+		t.Errorf("the sample has duplicates, failures and an unknown model; rows = %+v", rec.Rows)
+	}
+	if rec.Totals.Explained != rec.Totals.Gap {
+		t.Errorf("explained %s of a gap of %s", rec.Totals.Explained, rec.Totals.Gap)
+	}
+}
+
+func TestSourceHandling(t *testing.T) {
+	data, err := os.ReadFile("testdata/calls/bad.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(data)
+	zw.Close()
+	tests := []struct {
+		name   string
+		stdin  string
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{"bad row is counted and named", "", []string{"reconcile", "--calls", "testdata/calls/bad.csv", "-o", "json"}, exitOK,
+			`"rejected": 1`, `testdata/calls/bad.csv:3: prompt_tokens "12x5" is not an integer`},
+		{"strict fails at the bad row", "", []string{"reconcile", "--calls", "testdata/calls/bad.csv", "--strict"}, exitUsage,
+			"", "testdata/calls/bad.csv:3: prompt_tokens"},
+		{"stdin", string(data), []string{"price", "--calls", "-", "-o", "json"}, exitOK, `"request_id":"r3"`, "rejected: stdin:3"},
+		{"gzip on stdin", gz.String(), []string{"reconcile", "--calls", "-", "-o", "json"}, exitOK, `"priced": 2`, ""},
+		{"missing file", "", []string{"reconcile", "--calls", "nope.csv"}, exitUsage, "", "read calls nope.csv: no such file or directory"},
+		{"no source", "", []string{"reconcile"}, exitUsage, "", "give --calls FILE"},
+		{"bad grouping", "", []string{"reconcile", "--calls", sample, "--by", "colour"}, exitUsage, "", `unknown grouping "colour"`},
+		{"bad zone", "", []string{"reconcile", "--calls", sample, "--by", "day", "--tz", "Mars/Base"}, exitUsage, "", "--tz"},
+		{"drift beyond --fail-over", "", []string{"reconcile", "--calls", sample, "--fail-over", "5"}, exitFindings, "", "is more than 5% of the official cost"},
+		{"drift within --fail-over", "", []string{"reconcile", "--calls", sample, "--fail-over", "50"}, exitOK, "", ""},
+		{"bad window", "", []string{"blend", "--calls", sample, "--window", "4w"}, exitUsage, "", `--window "4w"`},
+		{"bad billing time", "", []string{"price", "--calls", sample, "--billing-time", "noon"}, exitUsage, "", "unknown billing time"},
+		{"since after until", "", []string{"price", "--calls", sample, "--since", "2026-10-02", "--until", "2026-10-01"}, exitUsage, "", "is not before"},
+		{"window of a price run", "", []string{"price", "--calls", sample, "--since", "2026-10-02", "--until", "2026-10-03", "-o", "csv"}, exitOK,
+			"request_id,billed_at,model", "outside 11"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errs := runCLI(t, tt.stdin, tt.args...)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d\nstderr: %s", code, tt.code, errs)
+			}
+			if !strings.Contains(out, tt.stdout) {
+				t.Errorf("stdout lacks %q:\n%.2000s", tt.stdout, out)
+			}
+			if !strings.Contains(errs, tt.stderr) {
+				t.Errorf("stderr lacks %q:\n%s", tt.stderr, errs)
+			}
+		})
+	}
+}
+
+// TestPriceMatchesReconcile checks that per-call costs add up to the
+// reconciliation's official total.
+func TestPriceMatchesReconcile(t *testing.T) {
+	_, out, _ := runCLI(t, "", "price", "--calls", sample, "-o", "json")
+	total := decimalZero()
+	dec := json.NewDecoder(strings.NewReader(out))
+	for dec.More() {
+		var row pricedRow
+		if err := dec.Decode(&row); err != nil {
+			t.Fatal(err)
+		}
+		if row.Outcome == "duplicate" {
+			continue
+		}
+		total = total.Add(mustDecimal(t, row.Official))
+	}
+	_, out, _ = runCLI(t, "", "reconcile", "--calls", sample, "-o", "json")
+	var rec pricing.Reconciliation
+	if err := json.Unmarshal([]byte(out), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if !total.Equal(mustDecimal(t, rec.Totals.Official)) {
+		t.Errorf("per-call costs add up to %s, reconcile says %s", total, rec.Totals.Official)
+	}
+}

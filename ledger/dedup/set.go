@@ -1,0 +1,222 @@
+package dedup
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"time"
+)
+
+// DefaultMaxBytes is the memory budget used when Options.MaxBytes is zero.
+const DefaultMaxBytes = 8 << 20
+
+// maxLoads is how many times a partition's segments are loaded back into
+// memory; later lookups read single blocks from disk instead, so that input
+// in random order does not reread whole partitions for every row.
+const maxLoads = 4
+
+// maxSegments is how many segments a partition keeps before they are merged
+// into one, which bounds the blocks read by a lookup.
+const maxSegments = 8
+
+// Options configure a Set.
+type Options struct {
+	// Dir is the directory of the spill file; "" means os.TempDir().
+	Dir string
+	// MaxBytes is the memory budget in bytes; 0 means DefaultMaxBytes.
+	MaxBytes int64
+}
+
+// Stats describe a Set's work and memory.
+type Stats struct {
+	Entries       int64 // distinct fingerprints recorded
+	Partitions    int   // hour partitions seen
+	HotPartitions int   // partitions with tables in memory
+	Segments      int   // live segments in the spill file
+	Spills        int64 // segments written, merges excluded
+	Merges        int64 // merges of a partition's segments into one
+	Loads         int64 // segments loaded back into memory
+	Probes        int64 // lookups that read a block from disk
+	BytesSpilled  int64 // bytes written to the spill file, merges included
+	Bytes         int64 // memory charged now
+	PeakBytes     int64 // most memory charged at any time
+}
+
+// Set is an exact set of call fingerprints within a memory budget. It is
+// not safe for concurrent use.
+type Set struct {
+	dir   string
+	limit int64
+	parts map[int64]*partition
+	hot   lru
+	spill *spillFile // nil until the budget is first exceeded
+	err   error      // sticky: the set's state is unknown after an I/O error
+	st    Stats
+}
+
+// New returns an empty Set. It creates no file until the budget is exceeded.
+func New(opts Options) *Set {
+	s := &Set{dir: opts.Dir, limit: opts.MaxBytes, parts: make(map[int64]*partition)}
+	if s.limit <= 0 {
+		s.limit = DefaultMaxBytes
+	}
+	s.hot.init()
+	return s
+}
+
+// hourOf returns the UTC hour of a start instant, rounding down.
+func hourOf(start int64) int64 {
+	h := start / int64(time.Hour)
+	if start%int64(time.Hour) < 0 {
+		h--
+	}
+	return h
+}
+
+// FirstSeen records fp, the fingerprint of a call started at startNanos
+// (Unix nanoseconds), and reports whether it is new. Equal fingerprints must
+// come with equal start instants; the caller's hash of the identity should
+// include the start. After an I/O error every call returns that error.
+func (s *Set) FirstSeen(fp uint64, startNanos int64) (bool, error) {
+	if s.err != nil {
+		return false, s.err
+	}
+	p := s.partition(hourOf(startNanos))
+	if p.has(fp) {
+		s.touch(p)
+		return false, nil
+	}
+	seen, err := s.onDisk(p, fp, startNanos)
+	if err == nil && !seen {
+		err = s.insert(p, fp, startNanos)
+	}
+	if err != nil {
+		s.err = err
+		return false, err
+	}
+	return !seen, nil
+}
+
+// partition returns the partition of an hour, creating it.
+func (s *Set) partition(hour int64) *partition {
+	p := s.parts[hour]
+	if p == nil {
+		p = &partition{hour: hour}
+		s.parts[hour] = p
+		s.charge(partitionOverhead)
+	}
+	return p
+}
+
+// touch marks a hot partition as most recently used.
+func (s *Set) touch(p *partition) {
+	if p.hot() {
+		s.hot.touch(p)
+	}
+}
+
+// insert adds a fingerprint known to be new to p's fresh table, growing the
+// table or spilling p when the budget is exhausted.
+func (s *Set) insert(p *partition, fp uint64, start int64) error {
+	if p.fresh.slots == nil || p.fresh.full() {
+		if err := s.growFresh(p); err != nil {
+			return err
+		}
+	}
+	if p.fresh.n == 0 {
+		p.lo, p.hi = start, start
+	}
+	p.lo, p.hi = min(p.lo, start), max(p.hi, start)
+	p.fresh.add(fp)
+	s.hot.touch(p)
+	s.st.Entries++
+	return nil
+}
+
+// growFresh allocates or doubles p's fresh table. When even the other
+// partitions' eviction leaves no room, p itself is spilled and restarts with
+// the smallest table.
+func (s *Set) growFresh(p *partition) error {
+	slots := minSlots
+	if p.fresh.slots != nil {
+		slots = 2 * len(p.fresh.slots)
+	}
+	ok, err := s.makeRoom(int64(slots)*8, p)
+	if err != nil {
+		return err
+	}
+	if !ok && p.hot() {
+		if err := s.evict(p); err != nil {
+			return err
+		}
+		slots = minSlots
+	}
+	// Both tables exist while entries move, so the new one is charged first.
+	s.charge(int64(slots) * 8)
+	old := p.fresh.bytes()
+	if p.fresh.slots == nil {
+		p.fresh = newTable(slots)
+	} else {
+		p.fresh.resize(slots)
+	}
+	s.charge(-old)
+	return nil
+}
+
+// makeRoom evicts least recently used partitions other than keep until
+// extra more bytes fit in the budget, and reports whether they do.
+func (s *Set) makeRoom(extra int64, keep *partition) (bool, error) {
+	for s.st.Bytes+extra > s.limit {
+		victim := s.hot.oldest(keep)
+		if victim == nil {
+			return false, nil
+		}
+		if err := s.evict(victim); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// charge adds n bytes (negative to release) to the memory in use.
+func (s *Set) charge(n int64) {
+	s.st.Bytes += n
+	s.st.PeakBytes = max(s.st.PeakBytes, s.st.Bytes)
+}
+
+// Stats returns counts of the set's work and memory.
+func (s *Set) Stats() Stats {
+	st := s.st
+	st.Partitions = len(s.parts)
+	for p := s.hot.root.next; p != &s.hot.root; p = p.next {
+		st.HotPartitions++
+	}
+	for _, p := range s.parts {
+		st.Segments += len(p.segs)
+	}
+	return st
+}
+
+// Close removes the spill file and releases memory. It is safe to call more
+// than once; FirstSeen fails with ErrClosed afterwards.
+func (s *Set) Close() error {
+	if s.err == ErrClosed {
+		return nil
+	}
+	s.err = ErrClosed
+	s.parts, s.hot = nil, lru{}
+	s.hot.init()
+	if s.spill == nil {
+		return nil
+	}
+	err := s.spill.close()
+	s.spill = nil
+	return err
+}
+
+// fileError names the spill file in an I/O error.
+func fileError(op string, f *os.File, err error) error {
+	return fmt.Errorf("dedup: %s spill file %s: %w", op, f.Name(), err)
+}
+
+var _ = bufio.NewWriter
