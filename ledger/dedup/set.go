@@ -1,7 +1,6 @@
 package dedup
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"time"
@@ -218,5 +217,3 @@ func (s *Set) Close() error {
 func fileError(op string, f *os.File, err error) error {
 	return fmt.Errorf("dedup: %s spill file %s: %w", op, f.Name(), err)
 }
-
-var _ = bufio.NewWriter
