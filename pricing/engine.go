@@ -49,8 +49,11 @@ type Bucket struct {
 	KeyAlias string         // alias of the key, when grouped by key
 	Calls    int64
 	Qty      Quantities
-	Recorded decimal.Decimal
+	recorded exactSum
 }
+
+// Recorded returns the spend the gateway recorded for the bucket's calls.
+func (b *Bucket) Recorded() decimal.Decimal { return b.recorded.Value() }
 
 // Official returns the bucket's official cost: zero unless priced.
 func (b *Bucket) Official() decimal.Decimal {
@@ -143,7 +146,7 @@ func (e *Engine) AddPriced(c *ledger.Call) PricedCall {
 	e.groupKey(&k, c, pc.At)
 	b := e.buckets[k]
 	if b == nil {
-		b = &Bucket{k: k, Model: pc.Quote.Model, Rates: pc.Rates, Recorded: decimal.Zero}
+		b = &Bucket{k: k, Model: pc.Quote.Model, Rates: pc.Rates}
 		if e.dims.has(DimKey) {
 			b.KeyAlias = c.KeyAlias
 		}
@@ -153,7 +156,7 @@ func (e *Engine) AddPriced(c *ledger.Call) PricedCall {
 	q := QuantitiesOf(c.Tokens)
 	b.Qty.Add(&q)
 	if !k.zero {
-		b.Recorded = b.Recorded.Add(c.Recorded)
+		b.recorded.Add(c.Recorded)
 	}
 	return pc
 }
@@ -333,6 +336,6 @@ func (e *Engine) Merge(o *Engine) {
 		}
 		b.Calls += ob.Calls
 		b.Qty.Add(&ob.Qty)
-		b.Recorded = b.Recorded.Add(ob.Recorded)
+		b.recorded.Merge(&ob.recorded)
 	}
 }

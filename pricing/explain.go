@@ -81,7 +81,7 @@ func (e *Engine) tallies() []*modelTally {
 			t.calls += b.Calls
 			t.qty.Add(&b.Qty)
 			t.official = t.official.Add(b.Official())
-			t.recorded = t.recorded.Add(b.Recorded)
+			t.recorded = t.recorded.Add(b.Recorded())
 			for u := range tariffs.NumUsage - 1 {
 				t.periodTokens[b.PeriodName()] += b.Qty[u]
 			}
@@ -90,7 +90,7 @@ func (e *Engine) tallies() []*modelTally {
 				t.failedSpended += b.Calls
 			}
 			t.outcomeCalls[o] += b.Calls
-			t.outcomeSpend[o] = t.outcomeSpend[o].Add(b.Recorded)
+			t.outcomeSpend[o] = t.outcomeSpend[o].Add(b.Recorded())
 		}
 	}
 	return out

@@ -76,7 +76,7 @@ func (e *Engine) Reconcile() *Reconciliation {
 	var calls int64
 	for _, b := range e.sortedBuckets() {
 		o := b.Official()
-		official, recorded = official.Add(o), recorded.Add(b.Recorded)
+		official, recorded = official.Add(o), recorded.Add(b.Recorded())
 		calls += b.Calls
 		if b.Model != nil && b.k.outcome == Priced {
 			currencies[b.Model.Provider.Currency] = true
@@ -93,7 +93,7 @@ func (e *Engine) Reconcile() *Reconciliation {
 			g.PricedCalls += b.Calls
 		}
 		g.Tokens.add(&b.Qty)
-		g.official, g.recorded = g.official.Add(o), g.recorded.Add(b.Recorded)
+		g.official, g.recorded = g.official.Add(o), g.recorded.Add(b.Recorded())
 	}
 	for _, g := range groups {
 		g.Official, g.Recorded = g.official.String(), g.recorded.String()

@@ -3,6 +3,7 @@ package dedup
 import (
 	"bufio"
 	"encoding/binary"
+	"fmt"
 	"os"
 	"slices"
 	"sort"
@@ -33,7 +34,7 @@ func (s *Set) openSpill() error {
 	}
 	f, err := os.CreateTemp(s.dir, "tokenfare-dedup-*.spill")
 	if err != nil {
-		return err // CreateTemp names the file pattern and directory
+		return fmt.Errorf("dedup: create spill file: %w", err)
 	}
 	s.spill = &spillFile{f: f, w: bufio.NewWriterSize(f, blockLen*8), block: make([]byte, blockLen*8)}
 	s.charge(spillBytes)
@@ -154,7 +155,11 @@ func (s *Set) onDisk(p *partition, fp uint64, start int64) (bool, error) {
 	}
 	if p.loads < maxLoads {
 		slots := slotsFor(p.base.n + int(need))
-		ok, err := s.makeRoom(int64(slots)*8, p)
+		var grow int64
+		if slots > len(p.base.slots) {
+			grow = int64(slots) * 8
+		}
+		ok, err := s.makeRoom(grow, p)
 		if err != nil {
 			return false, err
 		}
@@ -179,14 +184,17 @@ func (s *Set) onDisk(p *partition, fp uint64, start int64) (bool, error) {
 // load reads the unloaded segments of p that cover start into p's base
 // table, resized to the given number of slots.
 func (s *Set) load(p *partition, start int64, slots int) error {
-	s.charge(int64(slots) * 8)
-	old := p.base.bytes()
-	if p.base.slots == nil {
-		p.base = newTable(slots)
-	} else if slots > len(p.base.slots) {
-		p.base.resize(slots)
+	if slots > len(p.base.slots) {
+		// Both tables exist while entries move, so the new one is charged first.
+		s.charge(int64(slots) * 8)
+		old := p.base.bytes()
+		if p.base.slots == nil {
+			p.base = newTable(slots)
+		} else {
+			p.base.resize(slots)
+		}
+		s.charge(-old)
 	}
-	s.charge(p.base.bytes() - int64(slots)*8 - old)
 	var chunk [blockLen]uint64
 	for i := range p.segs {
 		g := &p.segs[i]
@@ -219,7 +227,7 @@ func (s *Set) merge(p *partition) error {
 	runs := make([]run, len(p.segs))
 	out := segment{off: s.spill.size, lo: p.segs[0].lo, hi: p.segs[0].hi}
 	for i := range p.segs {
-		runs[i] = run{seg: &p.segs[i], buf: make([]uint64, 0, mergeLen)}
+		runs[i] = run{seg: &p.segs[i], mem: make([]uint64, mergeLen)}
 		out.lo, out.hi = min(out.lo, p.segs[i].lo), max(out.hi, p.segs[i].hi)
 	}
 	for {
@@ -256,7 +264,8 @@ func (s *Set) merge(p *partition) error {
 type run struct {
 	seg  *segment
 	next int64 // fingerprints read so far
-	buf  []uint64
+	mem  []uint64 // buffer of mergeLen
+	buf  []uint64 // unread part of mem
 }
 
 // fill refills an empty buffer and reports whether a fingerprint remains.
@@ -268,7 +277,7 @@ func (r *run) fill(sf *spillFile) (bool, error) {
 	if n == 0 {
 		return false, nil
 	}
-	r.buf = r.buf[:cap(r.buf)][:n]
+	r.buf = r.mem[:n]
 	if err := sf.read(r.buf, r.seg.off+r.next*8); err != nil {
 		return false, err
 	}

@@ -1,0 +1,99 @@
+package pricing
+
+import (
+	"math"
+
+	"github.com/shopspring/decimal"
+)
+
+// exactSum adds decimals exactly, without allocating in the common case:
+// coefficients that fit in 18 digits are added as integers at the smallest
+// exponent seen, and whatever would overflow moves into a decimal.
+type exactSum struct {
+	small int64 // at exponent exp
+	exp   int32
+	big   decimal.Decimal // the rest; zero value until used
+	used  bool            // big holds a value
+}
+
+var pow10 = func() (p [19]int64) {
+	p[0] = 1
+	for i := 1; i < len(p); i++ {
+		p[i] = p[i-1] * 10
+	}
+	return p
+}()
+
+// Add adds d.
+func (s *exactSum) Add(d decimal.Decimal) {
+	if d.NumDigits() > 18 {
+		s.addBig(d)
+		return
+	}
+	m, e := d.CoefficientInt64(), d.Exponent()
+	if m == 0 {
+		return
+	}
+	if s.small == 0 {
+		s.exp = e
+	}
+	if e < s.exp { // rescale the running sum down to e
+		if !s.rescale(e) {
+			s.addBig(d)
+			return
+		}
+	}
+	if e > s.exp {
+		shift := e - s.exp
+		if shift > 18 || m > math.MaxInt64/pow10[shift] || m < math.MinInt64/pow10[shift] {
+			s.addBig(d)
+			return
+		}
+		m *= pow10[shift]
+	}
+	if sum := s.small + m; (m > 0 && sum < s.small) || (m < 0 && sum > s.small) {
+		s.addBig(decimal.New(s.small, s.exp))
+		s.small = m
+	} else {
+		s.small = sum
+	}
+}
+
+// rescale moves the running sum to exponent e < s.exp, if it fits.
+func (s *exactSum) rescale(e int32) bool {
+	shift := s.exp - e
+	if s.small == 0 {
+		s.exp = e
+		return true
+	}
+	if shift > 18 || s.small > math.MaxInt64/pow10[shift] || s.small < math.MinInt64/pow10[shift] {
+		return false
+	}
+	s.small *= pow10[shift]
+	s.exp = e
+	return true
+}
+
+func (s *exactSum) addBig(d decimal.Decimal) {
+	if !s.used {
+		s.big, s.used = decimal.Zero, true
+	}
+	s.big = s.big.Add(d)
+}
+
+// Merge adds o into s.
+func (s *exactSum) Merge(o *exactSum) {
+	s.Add(decimal.New(o.small, o.exp))
+	if o.used {
+		s.addBig(o.big)
+	}
+}
+
+// Value returns the sum.
+func (s *exactSum) Value() decimal.Decimal {
+	v := decimal.New(s.small, s.exp)
+	if s.used {
+		v = v.Add(s.big)
+	}
+	return v
+}
