@@ -20,7 +20,7 @@ type table struct {
 
 // slotsFor returns the table size that holds n entries under the load limit.
 func slotsFor(n int) int {
-	want := max(minSlots, n+n/3+1)
+	want := max(minSlots, (4*n+2)/3) // ceil(4n/3)
 	return 1 << bits.Len(uint(want-1))
 }
 
