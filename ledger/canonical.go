@@ -61,7 +61,7 @@ var canonicalSchema = (&schema{
 
 func buildCanonical(s *schema, p *rowParser, v *rowFields, c *Call) string {
 	c.Gateway = Canonical
-	if g := v[cnGateway]; len(g) > 0 {
+	if g := v.get(cnGateway); len(g) > 0 {
 		c.Gateway = Gateway(p.strs.get(g))
 	}
 	if r := timeCol(s, p, v, cnStart, true, &c.Start); r != "" {
@@ -76,7 +76,7 @@ func buildCanonical(s *schema, p *rowParser, v *rowFields, c *Call) string {
 	if r := statusCol(s, v, cnStatus, &c.Status); r != "" {
 		return r
 	}
-	if b := v[cnRecorded]; len(b) > 0 {
+	if b := v.get(cnRecorded); len(b) > 0 {
 		d, ok := parseDecimal(b)
 		if !ok {
 			return badValue("recorded_spend", string(b), "a decimal number")
@@ -95,17 +95,17 @@ func buildCanonical(s *schema, p *rowParser, v *rowFields, c *Call) string {
 	if t.Reasoning > t.Output {
 		return fmt.Sprintf("reasoning_tokens %d exceeds output_tokens %d", t.Reasoning, t.Output)
 	}
-	if raw := v[cnKey]; len(raw) > 0 {
+	if raw := v.get(cnKey); len(raw) > 0 {
 		c.Key = HashKey(string(raw))
 	} else {
-		c.Key = p.strs.get(v[cnKeyHash])
+		c.Key = p.strs.get(v.get(cnKeyHash))
 	}
-	c.KeyAlias = p.strs.get(v[cnKeyAlias])
-	c.Team = p.strs.get(v[cnTeam])
-	c.User = p.strs.get(v[cnUser])
-	c.Model = p.strs.get(v[cnModel])
-	c.ModelGroup = p.strs.get(v[cnModelGroup])
-	c.Deployment = p.strs.get(v[cnDeployment])
-	c.Provider = p.strs.get(v[cnProvider])
+	c.KeyAlias = p.strs.get(v.get(cnKeyAlias))
+	c.Team = p.strs.get(v.get(cnTeam))
+	c.User = p.strs.get(v.get(cnUser))
+	c.Model = p.strs.get(v.get(cnModel))
+	c.ModelGroup = p.strs.get(v.get(cnModelGroup))
+	c.Deployment = p.strs.get(v.get(cnDeployment))
+	c.Provider = p.strs.get(v.get(cnProvider))
 	return ""
 }

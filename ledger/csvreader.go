@@ -42,6 +42,7 @@ type csvChunk struct {
 	buf    []byte // pooled storage, returned after parsing
 	data   []byte
 	line   int  // line number of data[0]
+	lines  int  // newlines in data: a bound on its rows
 	broken bool // data is the first line of a record that never ends
 	err    error
 	out    chan csvResult
@@ -228,7 +229,8 @@ func (r *csvReader) cut() {
 		nextBuf := r.getBuf(len(rest) + r.chunkSize/2)
 		copy(nextBuf, rest)
 		chunk := &csvChunk{buf: buf, data: data[:end], line: line, broken: broken}
-		line += bytes.Count(chunk.data, nl)
+		chunk.lines = bytes.Count(chunk.data, nl)
+		line += chunk.lines
 		if !r.send(chunk) {
 			return
 		}
@@ -264,14 +266,15 @@ type csvWorker struct {
 	b     *Batch
 }
 
-func (w *csvWorker) newBatch() {
+// newBatch starts a batch with room for rows calls.
+func (w *csvWorker) newBatch(rows int) {
 	if b, ok := w.r.pool.Get().(*Batch); ok {
 		w.b = b
 	} else {
 		w.b = &Batch{}
 	}
-	if cap(w.b.Calls) < w.r.batchSize {
-		w.b.Calls = make([]Call, 0, w.r.batchSize)
+	if rows = min(rows, w.r.batchSize); cap(w.b.Calls) < rows {
+		w.b.Calls = make([]Call, 0, rows)
 	}
 	w.arena, w.offs = w.arena[:0], w.offs[:0]
 }
@@ -300,7 +303,7 @@ func (w *csvWorker) flush() {
 func (w *csvWorker) parse(ch *csvChunk) []*Batch {
 	r := w.r
 	w.out = nil
-	w.newBatch()
+	w.newBatch(ch.lines + 1)
 	if ch.broken {
 		w.b.Rows++
 		w.reject(ch.line, "quoted field never closed: skipped this line")
@@ -308,6 +311,7 @@ func (w *csvWorker) parse(ch *csvChunk) []*Batch {
 		return w.out
 	}
 	data, pos, line := ch.data, 0, ch.line
+	w.v.data = data
 	ncols := len(r.pos)
 	for pos < len(data) {
 		next, lines, blank, bad := w.sp.record(data, pos)
@@ -318,7 +322,7 @@ func (w *csvWorker) parse(ch *csvChunk) []*Batch {
 		}
 		if w.b.Rows >= r.batchSize {
 			w.flush()
-			w.newBatch()
+			w.newBatch(ch.lines + 1)
 		}
 		w.b.Rows++
 		if bad != "" {
@@ -329,8 +333,10 @@ func (w *csvWorker) parse(ch *csvChunk) []*Batch {
 		if nf < 0 {
 			nf = len(w.sp.fields)
 			if nf == ncols {
+				base := cap(data)
 				for i, f := range w.sp.fields {
-					w.v[w.r.pos[i]&(maxCols-1)] = f
+					a := int32(base - cap(f))
+					w.v.at[w.r.pos[i]&(maxCols-1)] = [2]int32{a, a + int32(len(f))}
 				}
 			}
 		}
@@ -355,7 +361,7 @@ func (w *csvWorker) row(line int) {
 		w.reject(line, reason)
 		return
 	}
-	w.arena = append(w.arena, w.v[s.requestID]...)
+	w.arena = append(w.arena, w.v.get(s.requestID)...)
 	w.offs = append(w.offs, uint32(len(w.arena)))
 	w.arena = append(w.arena, w.r.name...)
 	w.arena = append(w.arena, ':')

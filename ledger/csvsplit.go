@@ -92,7 +92,7 @@ func (s *splitter) record(data []byte, pos int) (next, lines int, blank bool, ba
 		return next, lines, true, ""
 	}
 	if s.dst != nil {
-		s.n = s.splitInto(line)
+		s.n = s.splitInto(line, pos)
 	} else {
 		s.splitLine(line)
 	}
@@ -123,16 +123,16 @@ func (s *splitter) splitLine(line []byte) {
 	s.fields = append(s.fields, line[start:])
 }
 
-// splitInto is splitLine storing each field straight into its column of
-// s.dst. It returns the number of fields; fields beyond len(s.pos) are
-// only counted.
-func (s *splitter) splitInto(line []byte) int {
+// splitInto is splitLine storing each field's span straight into its
+// column of s.dst; base is the offset of line in s.dst.data. It returns
+// the number of fields; fields beyond len(s.pos) are only counted.
+func (s *splitter) splitInto(line []byte, base int) int {
 	const lo, low7 = 0x0101010101010101, 0x7F7F7F7F7F7F7F7F
-	dst, pos := s.dst, s.pos
+	at, pos := &s.dst.at, s.pos
 	k, start, i := 0, 0, 0
-	put := func(f []byte) {
+	put := func(end int) {
 		if k < len(pos) {
-			dst[pos[k]&(maxCols-1)] = f
+			at[pos[k]&(maxCols-1)] = [2]int32{int32(base + start), int32(base + end)}
 		}
 		k++
 	}
@@ -141,18 +141,18 @@ func (s *splitter) splitInto(line []byte) int {
 		zero := ^(((y & low7) + low7) | y | low7) // high bit set in each zero byte
 		for zero != 0 {
 			j := i + bits.TrailingZeros64(zero)>>3
-			put(line[start:j])
+			put(j)
 			start = j + 1
 			zero &= zero - 1
 		}
 	}
 	for ; i < len(line); i++ {
 		if line[i] == ',' {
-			put(line[start:i])
+			put(i)
 			start = i + 1
 		}
 	}
-	put(line[start:])
+	put(len(line))
 	return k
 }
 

@@ -158,7 +158,7 @@ type dateCache struct {
 // parseTime reads an instant from b: "2006-01-02 15:04:05[.fff]" without
 // a zone is UTC; "T" may replace the space; a zone may follow as "Z",
 // "+08", "+0800" or "+08:00" (a space before it is allowed). The result is
-// UTC. It does not allocate. dc may be nil.
+// UTC. Years before 1970 are refused. It does not allocate. dc may be nil.
 func parseTime(b []byte, dc *dateCache) (time.Time, bool) {
 	if len(b) < 19 || b[4] != '-' || b[7] != '-' || (b[10] != ' ' && b[10] != 'T' && b[10] != 't') ||
 		b[13] != ':' || b[16] != ':' {
@@ -171,7 +171,8 @@ func parseTime(b []byte, dc *dateCache) (time.Time, bool) {
 		year, ok1 := digitsN(b[0:4])
 		month, ok2 := digitsN(b[5:7])
 		day, ok3 := digitsN(b[8:10])
-		if !(ok1 && ok2 && ok3) || month < 1 || month > 12 || day < 1 || day > daysIn(year, month) {
+		// Years before 1970 are refused: the zero time means "unknown".
+		if !(ok1 && ok2 && ok3) || year < 1970 || month < 1 || month > 12 || day < 1 || day > daysIn(year, month) {
 			return time.Time{}, false
 		}
 		days = civilDays(year, month, day)

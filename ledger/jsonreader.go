@@ -134,10 +134,10 @@ func schemaRecord(s *schema) recordFunc {
 		var v rowFields
 		for k, m := range obj {
 			if i := s.index(k); i >= 0 {
-				v[i] = jsonText(m)
+				v.add(i, jsonText(m))
 			}
 		}
-		id := string(v[s.requestID])
+		id := string(v.get(s.requestID))
 		if reason := s.build(s, p, &v, c); reason != "" {
 			return id, reason
 		}

@@ -32,8 +32,8 @@ type Options struct {
 	// BatchSize is the most rows one Batch holds; 0 means 4096.
 	BatchSize int
 	// ChunkSize is the size in bytes of the CSV chunks handed to
-	// workers; 0 means 1 MiB. At most about 2×Workers+4 chunks are in
-	// memory at once.
+	// workers; 0 means 256 KiB. At most about 2×Workers+4 chunks, and
+	// the calls of Workers+3 chunks, are in memory at once.
 	ChunkSize int
 
 	maxRecord int // longest CSV record before it is declared broken
@@ -47,7 +47,7 @@ func (o Options) withDefaults() Options {
 		o.BatchSize = 4096
 	}
 	if o.ChunkSize <= 0 {
-		o.ChunkSize = 1 << 20
+		o.ChunkSize = 256 << 10
 	}
 	if o.maxRecord <= 0 {
 		o.maxRecord = max(64<<20, 4*o.ChunkSize)

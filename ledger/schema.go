@@ -11,9 +11,27 @@ import (
 const maxCols = 32
 
 // rowFields holds the text of one row's known columns, indexed by the
-// schema's column numbers. An absent column and an empty value are both
-// empty.
-type rowFields [maxCols][]byte
+// schema's column numbers, as spans of data. An absent column and an
+// empty value are both empty. Spans rather than slices keep pointer
+// writes (and their GC write barriers) off the hot path.
+type rowFields struct {
+	data []byte
+	at   [maxCols][2]int32
+}
+
+// get returns the text of column c.
+func (v *rowFields) get(c int) []byte {
+	a := v.at[c&(maxCols-1)]
+	return v.data[a[0]:a[1]:a[1]]
+}
+
+// add appends b to data as the text of column c (for sources that are not
+// split in place).
+func (v *rowFields) add(c int, b []byte) {
+	start := len(v.data)
+	v.data = append(v.data, b...)
+	v.at[c&(maxCols-1)] = [2]int32{int32(start), int32(len(v.data))}
+}
 
 // column describes one column a schema understands.
 type column struct {
@@ -111,7 +129,7 @@ func badValue(col, value, want string) string {
 
 // intCol reads a token count column: empty is 0, negative is refused.
 func intCol(s *schema, v *rowFields, c int, n *int64) string {
-	b := v[c]
+	b := v.get(c)
 	if len(b) == 0 {
 		*n = 0
 		return ""
@@ -129,7 +147,7 @@ func intCol(s *schema, v *rowFields, c int, n *int64) string {
 
 // timeCol reads an instant column; empty is the zero time unless required.
 func timeCol(s *schema, p *rowParser, v *rowFields, c int, required bool, t *time.Time) string {
-	b := v[c]
+	b := v.get(c)
 	if len(b) == 0 {
 		if required {
 			return s.cols[c].name + " is empty"
@@ -147,7 +165,7 @@ func timeCol(s *schema, p *rowParser, v *rowFields, c int, required bool, t *tim
 
 // statusCol reads success / failure; empty is success.
 func statusCol(s *schema, v *rowFields, c int, st *Status) string {
-	b := v[c]
+	b := v.get(c)
 	switch {
 	case len(b) == 0 || equalFold(b, "success"):
 		*st = StatusSuccess

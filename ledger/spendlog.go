@@ -93,12 +93,12 @@ func buildSpendLog(s *schema, p *rowParser, v *rowFields, c *Call) string {
 	if r := timeCol(s, p, v, slFirstToken, false, &c.FirstToken); r != "" {
 		return r
 	}
-	if len(v[slSpend]) == 0 {
+	if len(v.get(slSpend)) == 0 {
 		return "spend is empty"
 	}
-	spend, ok := parseDecimal(v[slSpend])
+	spend, ok := parseDecimal(v.get(slSpend))
 	if !ok {
-		return badValue("spend", string(v[slSpend]), "a decimal number")
+		return badValue("spend", string(v.get(slSpend)), "a decimal number")
 	}
 	c.Recorded = spend
 	if r := statusCol(s, v, slStatus, &c.Status); r != "" {
@@ -107,25 +107,25 @@ func buildSpendLog(s *schema, p *rowParser, v *rowFields, c *Call) string {
 	if r := spendLogTokens(s, p, v, c); r != "" {
 		return r
 	}
-	key := v[slAPIKey]
+	key := v.get(slAPIKey)
 	if bytes.HasPrefix(key, []byte("sk-")) {
 		c.Key = HashKey(string(key)) // a raw key: never keep it
 	} else {
 		c.Key = p.strs.get(key)
 	}
-	c.Model = p.strs.get(v[slModel])
-	c.ModelGroup = p.strs.get(v[slModelGroup])
-	c.Deployment = p.strs.get(v[slModelID])
-	c.Provider = p.strs.get(v[slProvider])
-	c.User = p.strs.get(v[slUser])
+	c.Model = p.strs.get(v.get(slModel))
+	c.ModelGroup = p.strs.get(v.get(slModelGroup))
+	c.Deployment = p.strs.get(v.get(slModelID))
+	c.Provider = p.strs.get(v.get(slProvider))
+	c.User = p.strs.get(v.get(slUser))
 	// Flat columns win over metadata; a team alias wins over a team id.
-	if a := v[slKeyAlias]; len(a) > 0 {
+	if a := v.get(slKeyAlias); len(a) > 0 {
 		c.KeyAlias = p.strs.get(a)
 	}
-	if a := v[slTeamAlias]; len(a) > 0 {
+	if a := v.get(slTeamAlias); len(a) > 0 {
 		c.Team = p.strs.get(a)
 	} else if c.Team == "" {
-		c.Team = p.strs.get(v[slTeamID])
+		c.Team = p.strs.get(v.get(slTeamID))
 	}
 	return ""
 }
@@ -134,10 +134,10 @@ func buildSpendLog(s *schema, p *rowParser, v *rowFields, c *Call) string {
 // columns win over metadata.
 func spendLogTokens(s *schema, p *rowParser, v *rowFields, c *Call) string {
 	var prompt, completion, cached, write, reasoning int64
-	if len(v[slPrompt]) == 0 {
+	if len(v.get(slPrompt)) == 0 {
 		return "prompt_tokens is empty"
 	}
-	if len(v[slCompletion]) == 0 {
+	if len(v.get(slCompletion)) == 0 {
 		return "completion_tokens is empty"
 	}
 	if r := intCol(s, v, slPrompt, &prompt); r != "" {
@@ -156,7 +156,7 @@ func spendLogTokens(s *schema, p *rowParser, v *rowFields, c *Call) string {
 		return r
 	}
 	c.KeyAlias, c.Team = "", ""
-	if m := bytes.TrimSpace(v[slMetadata]); len(m) > 2 {
+	if m := bytes.TrimSpace(v.get(slMetadata)); len(m) > 2 {
 		var r string
 		if cached, write, reasoning, r = spendLogMetadata(p, m, v, c, cached, write, reasoning); r != "" {
 			return r
@@ -191,13 +191,13 @@ func spendLogMetadata(p *rowParser, m []byte, v *rowFields, c *Call, cached, wri
 		write2 = u.CacheCreationInput
 	}
 	var r string
-	if cached, r = metaInt(v[slCached], u.Prompt.Cached, "prompt_tokens_details.cached_tokens", cached); r != "" {
+	if cached, r = metaInt(v.get(slCached), u.Prompt.Cached, "prompt_tokens_details.cached_tokens", cached); r != "" {
 		return 0, 0, 0, r
 	}
-	if write, r = metaInt(v[slCacheWrite], write2, "cache_creation_tokens", write); r != "" {
+	if write, r = metaInt(v.get(slCacheWrite), write2, "cache_creation_tokens", write); r != "" {
 		return 0, 0, 0, r
 	}
-	if reasoning, r = metaInt(v[slReasoning], u.Completion.Reasoning, "completion_tokens_details.reasoning_tokens", reasoning); r != "" {
+	if reasoning, r = metaInt(v.get(slReasoning), u.Completion.Reasoning, "completion_tokens_details.reasoning_tokens", reasoning); r != "" {
 		return 0, 0, 0, r
 	}
 	if meta.KeyAlias != nil {
@@ -206,7 +206,7 @@ func spendLogMetadata(p *rowParser, m []byte, v *rowFields, c *Call, cached, wri
 	if meta.TeamAlias != nil {
 		c.Team = p.strs.get([]byte(*meta.TeamAlias))
 	}
-	if c.Team == "" && len(v[slTeamAlias]) == 0 && len(v[slTeamID]) == 0 && meta.TeamID != nil {
+	if c.Team == "" && len(v.get(slTeamAlias)) == 0 && len(v.get(slTeamID)) == 0 && meta.TeamID != nil {
 		c.Team = p.strs.get([]byte(*meta.TeamID))
 	}
 	return cached, write, reasoning, ""

@@ -23,6 +23,27 @@ type Options struct {
 	Dims []Dim
 	// Zone is the time zone of day and hour groupings; nil means UTC.
 	Zone *time.Location
+	// Seen keeps the identities of the calls read, to tell duplicates;
+	// nil means an in-memory set.
+	Seen Seen
+}
+
+// Seen records call identities as 64-bit fingerprints with the call's start
+// instant (Unix nanoseconds); FirstSeen reports whether a fingerprint is new.
+// The same identity always comes with the same start.
+type Seen interface {
+	FirstSeen(fp uint64, startNanos int64) (bool, error)
+}
+
+// memorySeen is a Seen that keeps every fingerprint in memory.
+type memorySeen map[uint64]struct{}
+
+func (m memorySeen) FirstSeen(fp uint64, _ int64) (bool, error) {
+	if _, ok := m[fp]; ok {
+		return false, nil
+	}
+	m[fp] = struct{}{}
+	return true, nil
 }
 
 // bucketKey identifies calls that share prices and groupings.
@@ -91,7 +112,8 @@ type Engine struct {
 	dims    dimSet
 	zone    *time.Location
 	refs    map[refKey]*modelRef
-	seen    map[uint64]struct{}
+	seen    Seen
+	seenErr error
 	seed    maphash.Seed
 	buckets map[bucketKey]*Bucket
 	rows    Rows
@@ -112,8 +134,12 @@ func New(cat *tariffs.Catalog, opts Options) *Engine {
 	if zone == nil {
 		zone = time.UTC
 	}
+	seen := opts.Seen
+	if seen == nil {
+		seen = memorySeen{}
+	}
 	return &Engine{cat: cat, opts: opts, dims: setOf(opts.Dims), zone: zone,
-		refs: map[refKey]*modelRef{}, seen: map[uint64]struct{}{}, seed: maphash.MakeSeed(),
+		refs: map[refKey]*modelRef{}, seen: seen, seed: maphash.MakeSeed(),
 		buckets: map[bucketKey]*Bucket{}}
 }
 
@@ -279,9 +305,10 @@ func (e *Engine) ref(c *ledger.Call) *modelRef {
 // firstSeen records a call's identity and reports whether it is new. The
 // identity is the reader's Identity plus the start instant: gateways reuse
 // request ids for different calls (LiteLLM logs "None" when a provider
-// sends no id), while a row exported twice repeats both. Identities are kept as 64-bit hashes: memory is 8 to 16 bytes per
-// distinct call, and two different identities collide with probability
-// about n²/2⁶⁵ (under 10⁻⁶ for ten million calls).
+// sends no id), while a row exported twice repeats both. Identities are
+// kept as 64-bit hashes (Options.Seen decides how), so two different
+// identities collide with probability about n²/2⁶⁵: under 10⁻⁶ for ten
+// million calls.
 func (e *Engine) firstSeen(c *ledger.Call) bool {
 	if c.Identity == "" {
 		return true
@@ -294,13 +321,16 @@ func (e *Engine) firstSeen(c *ledger.Call) bool {
 	var ns [8]byte
 	binary.LittleEndian.PutUint64(ns[:], uint64(c.Start.UnixNano()))
 	h.Write(ns[:])
-	sum := h.Sum64()
-	if _, ok := e.seen[sum]; ok {
-		return false
+	first, err := e.seen.FirstSeen(h.Sum64(), c.Start.UnixNano())
+	if err != nil && e.seenErr == nil {
+		e.seenErr = err
 	}
-	e.seen[sum] = struct{}{}
-	return true
+	return first || err != nil
 }
+
+// Err returns the first error of the identity set, if any: the engine's
+// results are incomplete when it is not nil.
+func (e *Engine) Err() error { return e.seenErr }
 
 // BillingInstant returns the instant of a call that b says bills it,
 // falling back to the start when the gateway did not log that instant.

@@ -94,7 +94,8 @@ func runBlend(cmd *cobra.Command, a *app, opts *blendOptions) error {
 	if err != nil {
 		return err
 	}
-	e := pricing.New(cat, eopts)
+	e, done := newEngine(cat, eopts)
+	defer done()
 	if err := a.readCalls(cmd.Context(), &opts.source, e, func(c *ledger.Call) { e.Add(c) }); err != nil {
 		return err
 	}

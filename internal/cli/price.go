@@ -85,7 +85,8 @@ func runPrice(cmd *cobra.Command, a *app, opts *priceOptions) error {
 	if err != nil {
 		return err
 	}
-	e := pricing.New(cat, eopts)
+	e, done := newEngine(cat, eopts)
+	defer done()
 	out := bufio.NewWriterSize(cmd.OutOrStdout(), 1<<16)
 	write := rowWriter(out, opts.output)
 	var werr error

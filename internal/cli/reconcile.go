@@ -84,7 +84,8 @@ func runReconcile(cmd *cobra.Command, a *app, opts *reconcileOptions) error {
 	if err != nil {
 		return err
 	}
-	e := pricing.New(cat, eopts)
+	e, done := newEngine(cat, eopts)
+	defer done()
 	if err := a.readCalls(cmd.Context(), &opts.source, e, func(c *ledger.Call) { e.Add(c) }); err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/tokenfare/tokenfare/ledger"
+	"github.com/tokenfare/tokenfare/ledger/dedup"
 	"github.com/tokenfare/tokenfare/pricing"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
@@ -63,6 +64,15 @@ func (o *sourceOptions) engineOptions() (pricing.Options, error) {
 	return opts, nil
 }
 
+// newEngine builds a pricing engine whose duplicate detection keeps within
+// a fixed memory budget, spilling to a temporary file past it. Call done
+// when finished.
+func newEngine(cat *tariffs.Catalog, opts pricing.Options) (e *pricing.Engine, done func()) {
+	seen := dedup.New(dedup.Options{})
+	opts.Seen = seen
+	return pricing.New(cat, opts), func() { seen.Close() }
+}
+
 // maxShownRejections is how many rejected rows are listed on stderr.
 const maxShownRejections = 20
 
@@ -96,6 +106,9 @@ func (a *app) readCalls(ctx context.Context, o *sourceOptions, e *pricing.Engine
 		}
 		err := r.Next(&b)
 		if errors.Is(err, io.EOF) {
+			if err := e.Err(); err != nil {
+				return fmt.Errorf("tell duplicates apart: %w", err)
+			}
 			return nil
 		}
 		if err != nil {

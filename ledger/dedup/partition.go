@@ -1,25 +1,31 @@
 package dedup
 
-// Memory charged for bookkeeping that is never spilled. The figures are
-// generous estimates of the Go structures, map buckets included.
+// Memory charged for bookkeeping, from the sizes of the Go structures and
+// their allocation classes, map slots included.
 const (
-	partitionOverhead = 192 // partition struct plus its share of the map
-	segmentOverhead   = 64  // segment struct plus its slot in the slice
+	partitionOverhead = 72  // partition struct and its map slot
+	hotOverhead       = 144 // hotPart struct
+	segmentSize       = 56  // one segment in a partition's slice
 )
 
-// partition holds the fingerprints of the calls that started in one hour.
-// While hot it keeps two tables: fresh holds fingerprints not yet on disk,
-// base holds copies of segments loaded back from disk.
+// partition holds the fingerprints of the calls that started in one hour:
+// segments on disk and, while hot, tables in memory.
 type partition struct {
-	hour  int64
-	fresh table
-	base  table
-	// lo and hi bound the start instants of fresh's entries.
-	lo, hi int64
-	segs   []segment
-	loads  int // times segments of this partition were loaded
+	segs  []segment
+	hot   *hotPart // nil while only on disk
+	loads int      // times segments of this partition were loaded
+}
+
+// hotPart is the in-memory state of a hot partition. fresh holds
+// fingerprints not yet on disk, base copies of segments loaded back.
+type hotPart struct {
+	p      *partition
+	fresh  table
+	base   table
+	lo, hi int64  // bounds of the start instants of fresh's entries
+	loaded uint16 // bit i: segment i is in base; a partition has at most maxSegments
 	// prev and next link hot partitions, most recently used first.
-	prev, next *partition
+	prev, next *hotPart
 }
 
 // segment is a sorted run of fingerprints in the spill file.
@@ -27,55 +33,59 @@ type segment struct {
 	off    int64    // byte offset of the first fingerprint
 	n      int64    // fingerprints, 8 bytes each, little-endian
 	lo, hi int64    // bounds of the start instants of its calls
-	fences []uint64 // first fingerprint of each block of blockLen
-	loaded bool     // its fingerprints are in the partition's base table
+	fences []uint64 // first fingerprint of each block of blockLen; nil for one block
 }
-
-// bytes returns the memory charged for the segment's bookkeeping.
-func (g *segment) bytes() int64 { return segmentOverhead + int64(cap(g.fences))*8 }
 
 // covers reports whether a call started at start may be in the segment: a
 // duplicate repeats its call's start instant exactly.
 func (g *segment) covers(start int64) bool { return g.lo <= start && start <= g.hi }
 
-// hot reports whether the partition holds tables in memory.
-func (p *partition) hot() bool { return p.fresh.slots != nil || p.base.slots != nil }
+// metaBytes returns the memory charged for p's bookkeeping, hot state excluded.
+func (p *partition) metaBytes() int64 {
+	b := partitionOverhead + int64(cap(p.segs))*segmentSize
+	for i := range p.segs {
+		b += int64(cap(p.segs[i].fences)) * 8
+	}
+	return b
+}
 
-// has reports whether fp is in one of the partition's tables.
-func (p *partition) has(fp uint64) bool { return p.fresh.has(fp) || p.base.has(fp) }
+// has reports whether fp is in one of p's tables.
+func (p *partition) has(fp uint64) bool {
+	return p.hot != nil && (p.hot.fresh.has(fp) || p.hot.base.has(fp))
+}
 
-// tableBytes returns the memory held by the partition's tables.
-func (p *partition) tableBytes() int64 { return p.fresh.bytes() + p.base.bytes() }
+// bytes returns the memory held by a hot partition.
+func (h *hotPart) bytes() int64 { return hotOverhead + h.fresh.bytes() + h.base.bytes() }
 
 // lru is a list of hot partitions, most recently used first. The sentinel's
 // next is the head and its prev the tail.
-type lru struct{ root partition }
+type lru struct{ root hotPart }
 
 func (l *lru) init() { l.root.next, l.root.prev = &l.root, &l.root }
 
-// touch moves p to the front, inserting it when absent.
-func (l *lru) touch(p *partition) {
-	if l.root.next == p {
+// touch moves h to the front, inserting it when absent.
+func (l *lru) touch(h *hotPart) {
+	if l.root.next == h {
 		return
 	}
-	if p.next != nil {
-		l.remove(p)
+	if h.next != nil {
+		l.remove(h)
 	}
-	p.prev, p.next = &l.root, l.root.next
-	p.next.prev, l.root.next = p, p
+	h.prev, h.next = &l.root, l.root.next
+	h.next.prev, l.root.next = h, h
 }
 
-// remove takes p out of the list.
-func (l *lru) remove(p *partition) {
-	p.prev.next, p.next.prev = p.next, p.prev
-	p.prev, p.next = nil, nil
+// remove takes h out of the list.
+func (l *lru) remove(h *hotPart) {
+	h.prev.next, h.next.prev = h.next, h.prev
+	h.prev, h.next = nil, nil
 }
 
 // oldest returns the least recently used partition other than keep, or nil.
 func (l *lru) oldest(keep *partition) *partition {
-	for p := l.root.prev; p != &l.root; p = p.prev {
-		if p != keep {
-			return p
+	for h := l.root.prev; h != &l.root; h = h.prev {
+		if h.p != keep {
+			return h.p
 		}
 	}
 	return nil

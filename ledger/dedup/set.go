@@ -44,13 +44,17 @@ type Stats struct {
 // Set is an exact set of call fingerprints within a memory budget. It is
 // not safe for concurrent use.
 type Set struct {
-	dir   string
-	limit int64
-	parts map[int64]*partition
-	hot   lru
-	spill *spillFile // nil until the budget is first exceeded
-	err   error      // sticky: the set's state is unknown after an I/O error
-	st    Stats
+	dir      string
+	limit    int64
+	parts    map[int64]*partition
+	last     *partition // partition of lastHour, saving a map lookup on sorted input
+	lastHour int64
+	hot      lru
+	spill    *spillFile // nil until the budget is first exceeded
+	spare    []uint64   // slots of the last fresh table evicted, charged, for reuse
+	hint     int        // slots of the last fresh table evicted
+	err      error      // sticky: the set's state is unknown after an I/O error
+	st       Stats
 }
 
 // New returns an empty Set. It creates no file until the budget is exceeded.
@@ -82,7 +86,7 @@ func (s *Set) FirstSeen(fp uint64, startNanos int64) (bool, error) {
 	}
 	p := s.partition(hourOf(startNanos))
 	if p.has(fp) {
-		s.touch(p)
+		s.hot.touch(p.hot)
 		return false, nil
 	}
 	seen, err := s.onDisk(p, fp, startNanos)
@@ -98,73 +102,115 @@ func (s *Set) FirstSeen(fp uint64, startNanos int64) (bool, error) {
 
 // partition returns the partition of an hour, creating it.
 func (s *Set) partition(hour int64) *partition {
+	if s.last != nil && s.lastHour == hour {
+		return s.last
+	}
 	p := s.parts[hour]
 	if p == nil {
-		p = &partition{hour: hour}
+		p = &partition{}
 		s.parts[hour] = p
-		s.charge(partitionOverhead)
+		s.charge(p.metaBytes())
 	}
+	s.last, s.lastHour = p, hour
 	return p
 }
 
-// touch marks a hot partition as most recently used.
-func (s *Set) touch(p *partition) {
-	if p.hot() {
-		s.hot.touch(p)
+// heat returns p's hot state, creating it, and marks p most recently used.
+func (s *Set) heat(p *partition) *hotPart {
+	if p.hot == nil {
+		p.hot = &hotPart{p: p}
+		s.charge(hotOverhead)
 	}
+	s.hot.touch(p.hot)
+	return p.hot
 }
 
 // insert adds a fingerprint known to be new to p's fresh table, growing the
 // table or spilling p when the budget is exhausted.
 func (s *Set) insert(p *partition, fp uint64, start int64) error {
-	if p.fresh.slots == nil || p.fresh.full() {
+	if p.hot == nil || p.hot.fresh.slots == nil || p.hot.fresh.full() {
 		if err := s.growFresh(p); err != nil {
 			return err
 		}
 	}
-	if p.fresh.n == 0 {
-		p.lo, p.hi = start, start
+	h := s.heat(p)
+	if h.fresh.n == 0 {
+		h.lo, h.hi = start, start
 	}
-	p.lo, p.hi = min(p.lo, start), max(p.hi, start)
-	p.fresh.add(fp)
-	s.hot.touch(p)
+	h.lo, h.hi = min(h.lo, start), max(h.hi, start)
+	h.fresh.add(fp)
 	s.st.Entries++
 	return nil
 }
 
-// growFresh allocates or doubles p's fresh table. When even the other
-// partitions' eviction leaves no room, p itself is spilled and restarts with
-// the smallest table.
+// growFresh allocates or doubles p's fresh table. When evicting the other
+// partitions leaves no room, p itself is spilled and restarts with the
+// smallest table.
 func (s *Set) growFresh(p *partition) error {
-	slots := minSlots
-	if p.fresh.slots != nil {
-		slots = 2 * len(p.fresh.slots)
+	slots, need := minSlots, int64(hotOverhead)
+	if p.hot != nil {
+		slots, need = max(minSlots, 2*len(p.hot.fresh.slots)), 0
 	}
-	ok, err := s.makeRoom(int64(slots)*8, p)
+	if len(p.segs) == 0 && slots == minSlots {
+		// A new hour in sorted input likely needs as much as the last one
+		// evicted; an eighth of the budget at most.
+		slots = max(minSlots, min(s.hint, prevPow2(int(s.limit/64))))
+	}
+	ok, err := s.makeRoom(need+int64(slots)*8, p)
 	if err != nil {
 		return err
 	}
-	if !ok && p.hot() {
+	if !ok && p.hot != nil {
 		if err := s.evict(p); err != nil {
 			return err
 		}
 		slots = minSlots
 	}
+	if s.reuseSpare(p, slots) { // evictions may have left one
+		return nil
+	}
+	h := s.heat(p)
 	// Both tables exist while entries move, so the new one is charged first.
 	s.charge(int64(slots) * 8)
-	old := p.fresh.bytes()
-	if p.fresh.slots == nil {
-		p.fresh = newTable(slots)
+	old := h.fresh.bytes()
+	if h.fresh.slots == nil {
+		h.fresh = newTable(slots)
 	} else {
-		p.fresh.resize(slots)
+		h.fresh.resize(slots)
 	}
 	s.charge(-old)
 	return nil
 }
 
+// reuseSpare moves p's fresh table into the spare table when p is a new
+// hour and the spare has at least the given number of slots: reusing the
+// table, already charged, saves an allocation and its garbage.
+func (s *Set) reuseSpare(p *partition, slots int) bool {
+	if len(p.segs) > 0 || len(s.spare) < slots {
+		return false
+	}
+	h := s.heat(p)
+	old := h.fresh.bytes()
+	clear(s.spare)
+	h.fresh.moveTo(s.spare)
+	s.spare = nil
+	s.charge(-old)
+	return true
+}
+
 // makeRoom evicts least recently used partitions other than keep until
 // extra more bytes fit in the budget, and reports whether they do.
 func (s *Set) makeRoom(extra int64, keep *partition) (bool, error) {
+	// Keep room for the bookkeeping of a new hour or segment, charged
+	// without eviction, and for the buffers the first eviction allocates.
+	extra += partitionOverhead + segmentSize
+	if s.spill == nil {
+		extra += spillBytes
+	}
+	if s.st.Bytes+extra > s.limit && s.spare != nil {
+		s.charge(-int64(cap(s.spare)) * 8)
+		s.spare = nil
+	}
 	for s.st.Bytes+extra > s.limit {
 		victim := s.hot.oldest(keep)
 		if victim == nil {
@@ -187,7 +233,7 @@ func (s *Set) charge(n int64) {
 func (s *Set) Stats() Stats {
 	st := s.st
 	st.Partitions = len(s.parts)
-	for p := s.hot.root.next; p != &s.hot.root; p = p.next {
+	for h := s.hot.root.next; h != &s.hot.root; h = h.next {
 		st.HotPartitions++
 	}
 	for _, p := range s.parts {
@@ -203,7 +249,7 @@ func (s *Set) Close() error {
 		return nil
 	}
 	s.err = ErrClosed
-	s.parts, s.hot = nil, lru{}
+	s.parts, s.last, s.hot = nil, nil, lru{}
 	s.hot.init()
 	if s.spill == nil {
 		return nil

@@ -3,7 +3,9 @@ package dedup
 import (
 	"bufio"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"slices"
 	"sort"
@@ -36,6 +38,9 @@ func (s *Set) openSpill() error {
 	if err != nil {
 		return fmt.Errorf("dedup: create spill file: %w", err)
 	}
+	// Unlinked at once where the system allows it, so that a crash leaves
+	// nothing behind; Close removes it otherwise.
+	os.Remove(f.Name())
 	s.spill = &spillFile{f: f, w: bufio.NewWriterSize(f, blockLen*8), block: make([]byte, blockLen*8)}
 	s.charge(spillBytes)
 	return nil
@@ -44,7 +49,7 @@ func (s *Set) openSpill() error {
 // close closes and removes the file.
 func (sf *spillFile) close() error {
 	err := sf.f.Close()
-	if rerr := os.Remove(sf.f.Name()); rerr != nil && err == nil {
+	if rerr := os.Remove(sf.f.Name()); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) && err == nil {
 		err = rerr
 	}
 	if err != nil {
@@ -58,9 +63,8 @@ func (sf *spillFile) put(g *segment, fp uint64) {
 	if g.n%blockLen == 0 {
 		g.fences = append(g.fences, fp)
 	}
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], fp)
-	sf.w.Write(b[:]) // a write error sticks and is reported by finish
+	// A write error sticks and is reported by finish.
+	sf.w.Write(binary.LittleEndian.AppendUint64(sf.w.AvailableBuffer(), fp))
 	g.n++
 	sf.size += 8
 }
@@ -69,6 +73,9 @@ func (sf *spillFile) put(g *segment, fp uint64) {
 func (sf *spillFile) finish(g *segment) error {
 	if err := sf.w.Flush(); err != nil {
 		return fileError("write", sf.f, err)
+	}
+	if g.n <= blockLen {
+		g.fences = nil // the single block is read whole
 	}
 	g.fences = slices.Clip(g.fences)
 	return nil
@@ -97,9 +104,12 @@ func (sf *spillFile) read(dst []uint64, off int64) error {
 
 // probe reports whether segment g holds fp, reading one block.
 func (sf *spillFile) probe(g *segment, fp uint64) (bool, error) {
-	j := sort.Search(len(g.fences), func(i int) bool { return g.fences[i] > fp }) - 1
-	if j < 0 {
-		return false, nil
+	j := 0
+	if g.fences != nil {
+		j = sort.Search(len(g.fences), func(i int) bool { return g.fences[i] > fp }) - 1
+		if j < 0 {
+			return false, nil
+		}
 	}
 	n := min(blockLen, g.n-int64(j)*blockLen)
 	buf := sf.block[:n*8]
@@ -110,29 +120,38 @@ func (sf *spillFile) probe(g *segment, fp uint64) (bool, error) {
 	return i < int(n) && binary.LittleEndian.Uint64(buf[i*8:]) == fp, nil
 }
 
-// evict writes p's fresh fingerprints as a segment, drops its tables and,
-// when p has too many segments, merges them.
+// evict writes p's fresh fingerprints as a segment, drops p's tables and,
+// when p has too many segments, merges two of them.
 func (s *Set) evict(p *partition) error {
-	held := p.tableBytes()
-	if p.fresh.n > 0 {
+	h := p.hot
+	held := h.bytes()
+	s.hot.remove(h)
+	p.hot = nil
+	if h.fresh.n > 0 {
 		if err := s.openSpill(); err != nil {
 			return err
 		}
-		g, err := s.spill.write(p.fresh.drain(), p.lo, p.hi)
+		s.hint = len(h.fresh.slots)
+		keys := h.fresh.drain()
+		g, err := s.spill.write(keys, h.lo, h.hi)
 		if err != nil {
 			return err
 		}
-		p.segs = append(p.segs, g)
-		s.charge(g.bytes())
+		if cap(keys) > cap(s.spare) {
+			// The table's memory stays as the spare and the old spare goes.
+			held -= int64(cap(keys)-cap(s.spare)) * 8
+			s.spare = keys[:cap(keys)]
+		}
+		// The table is garbage before the segment's bookkeeping is kept.
+		s.charge(-held)
+		held = 0
+		before := p.metaBytes()
+		p.segs = append(p.segs[:len(p.segs):len(p.segs)], g) // exact capacity: bookkeeping is never evicted
+		s.charge(p.metaBytes() - before)
 		s.st.Spills++
 		s.st.BytesSpilled += g.n * 8
 	}
-	p.fresh, p.base = table{}, table{}
 	s.charge(-held)
-	for i := range p.segs {
-		p.segs[i].loaded = false
-	}
-	s.hot.remove(p)
 	if len(p.segs) > maxSegments {
 		return s.merge(p)
 	}
@@ -145,35 +164,41 @@ func (s *Set) evict(p *partition) error {
 // often; otherwise it reads one block of each.
 func (s *Set) onDisk(p *partition, fp uint64, start int64) (bool, error) {
 	var need int64
+	var mask uint16
 	for i := range p.segs {
-		if g := &p.segs[i]; !g.loaded && g.covers(start) {
-			need += g.n
+		if p.segs[i].covers(start) && !p.loaded(i) {
+			need += p.segs[i].n
+			mask |= 1 << i
 		}
 	}
-	if need == 0 {
+	if mask == 0 {
 		return false, nil
 	}
 	if p.loads < maxLoads {
-		slots := slotsFor(p.base.n + int(need))
-		var grow int64
-		if slots > len(p.base.slots) {
-			grow = int64(slots) * 8
+		var base table
+		extra := int64(hotOverhead)
+		if p.hot != nil {
+			base, extra = p.hot.base, 0
 		}
-		ok, err := s.makeRoom(grow, p)
+		slots := slotsFor(base.n + int(need))
+		if slots > len(base.slots) {
+			extra += int64(slots) * 8
+		}
+		ok, err := s.makeRoom(extra, p)
 		if err != nil {
 			return false, err
 		}
 		if ok {
-			if err := s.load(p, start, slots); err != nil {
+			if err := s.load(p, mask, slots); err != nil {
 				return false, err
 			}
-			return p.base.has(fp), nil
+			return p.hot.base.has(fp), nil
 		}
 	}
 	for i := range p.segs {
-		if g := &p.segs[i]; !g.loaded && g.covers(start) {
+		if mask&(1<<i) != 0 {
 			s.st.Probes++
-			if found, err := s.spill.probe(g, fp); found || err != nil {
+			if found, err := s.spill.probe(&p.segs[i], fp); found || err != nil {
 				return found, err
 			}
 		}
@@ -181,55 +206,64 @@ func (s *Set) onDisk(p *partition, fp uint64, start int64) (bool, error) {
 	return false, nil
 }
 
-// load reads the unloaded segments of p that cover start into p's base
-// table, resized to the given number of slots.
-func (s *Set) load(p *partition, start int64, slots int) error {
-	if slots > len(p.base.slots) {
+// loaded reports whether segment i of p is in its base table.
+func (p *partition) loaded(i int) bool { return p.hot != nil && p.hot.loaded&(1<<i) != 0 }
+
+// load reads the segments of p in mask into p's base table, resized to hold
+// the given number of slots.
+func (s *Set) load(p *partition, mask uint16, slots int) error {
+	h := s.heat(p)
+	if slots > len(h.base.slots) {
 		// Both tables exist while entries move, so the new one is charged first.
 		s.charge(int64(slots) * 8)
-		old := p.base.bytes()
-		if p.base.slots == nil {
-			p.base = newTable(slots)
+		old := h.base.bytes()
+		if h.base.slots == nil {
+			h.base = newTable(slots)
 		} else {
-			p.base.resize(slots)
+			h.base.resize(slots)
 		}
 		s.charge(-old)
 	}
 	var chunk [blockLen]uint64
 	for i := range p.segs {
-		g := &p.segs[i]
-		if g.loaded || !g.covers(start) {
+		if mask&(1<<i) == 0 {
 			continue
 		}
+		g := &p.segs[i]
 		for done := int64(0); done < g.n; {
 			dst := chunk[:min(blockLen, g.n-done)]
 			if err := s.spill.read(dst, g.off+done*8); err != nil {
 				return err
 			}
 			for _, fp := range dst {
-				p.base.add(fp)
+				h.base.add(fp)
 			}
 			done += int64(len(dst))
 		}
-		g.loaded = true
 		s.st.Loads++
 	}
+	h.loaded |= mask
 	p.loads++
-	s.hot.touch(p)
 	return nil
 }
 
-// merge replaces p's segments with one, streaming them from disk.
+// merge replaces the two adjacent segments of p with the fewest
+// fingerprints together by one, streaming them from disk. Merging small
+// neighbours keeps the bytes rewritten near n log n and, for sorted input,
+// the merged bounds of start instants tight. p must not be hot.
 func (s *Set) merge(p *partition) error {
-	bufBytes := int64(len(p.segs)) * mergeLen * 8
+	at := 0
+	for i := 1; i+1 < len(p.segs); i++ {
+		if p.segs[i].n+p.segs[i+1].n < p.segs[at].n+p.segs[at+1].n {
+			at = i
+		}
+	}
+	a, b := &p.segs[at], &p.segs[at+1]
+	bufBytes := int64(2 * mergeLen * 8)
 	s.charge(bufBytes)
 	defer s.charge(-bufBytes)
-	runs := make([]run, len(p.segs))
-	out := segment{off: s.spill.size, lo: p.segs[0].lo, hi: p.segs[0].hi}
-	for i := range p.segs {
-		runs[i] = run{seg: &p.segs[i], mem: make([]uint64, mergeLen)}
-		out.lo, out.hi = min(out.lo, p.segs[i].lo), max(out.hi, p.segs[i].hi)
-	}
+	runs := [2]run{{seg: a, mem: make([]uint64, mergeLen)}, {seg: b, mem: make([]uint64, mergeLen)}}
+	out := segment{off: s.spill.size, lo: min(a.lo, b.lo), hi: max(a.hi, b.hi)}
 	for {
 		best := -1
 		for i := range runs {
@@ -250,11 +284,9 @@ func (s *Set) merge(p *partition) error {
 	if err := s.spill.finish(&out); err != nil {
 		return err
 	}
-	for i := range p.segs {
-		s.charge(-p.segs[i].bytes())
-	}
-	p.segs = append(p.segs[:0], out)
-	s.charge(out.bytes())
+	before := p.metaBytes()
+	p.segs = slices.Concat(p.segs[:at], []segment{out}, p.segs[at+2:])
+	s.charge(p.metaBytes() - before)
 	s.st.Merges++
 	s.st.BytesSpilled += out.n * 8
 	return nil
@@ -263,7 +295,7 @@ func (s *Set) merge(p *partition) error {
 // run reads a segment in order during a merge.
 type run struct {
 	seg  *segment
-	next int64 // fingerprints read so far
+	next int64    // fingerprints read so far
 	mem  []uint64 // buffer of mergeLen
 	buf  []uint64 // unread part of mem
 }

@@ -26,7 +26,13 @@ func slotsFor(n int) int {
 
 // newTable returns an empty table of the given number of slots, a power of two.
 func newTable(slots int) table {
-	return table{slots: make([]uint64, slots), shift: uint8(64 - bits.TrailingZeros(uint(slots)))}
+	return tableOf(make([]uint64, slots))
+}
+
+// tableOf returns an empty table using slots, which are zero and a power of
+// two in number.
+func tableOf(slots []uint64) table {
+	return table{slots: slots, shift: uint8(64 - bits.TrailingZeros(uint(len(slots))))}
 }
 
 // bytes returns the memory held by the table's slots.
@@ -83,10 +89,15 @@ func (t *table) add(fp uint64) bool {
 }
 
 // resize moves the entries into a table of the given number of slots.
-func (t *table) resize(slots int) {
+func (t *table) resize(slots int) { t.moveTo(make([]uint64, slots)) }
+
+// moveTo moves the entries into slots, which are zero and a power of two in
+// number.
+func (t *table) moveTo(slots []uint64) {
 	old := t.slots
-	*t = table{slots: make([]uint64, slots), shift: uint8(64 - bits.TrailingZeros(uint(slots))), zero: t.zero}
-	if t.zero {
+	zero := t.zero
+	*t = tableOf(slots)
+	if t.zero = zero; zero {
 		t.n = 1
 	}
 	for _, fp := range old {
@@ -112,4 +123,12 @@ func (t *table) drain() []uint64 {
 	slices.Sort(keys)
 	*t = table{}
 	return keys
+}
+
+// prevPow2 returns the largest power of two not above n, or 0.
+func prevPow2(n int) int {
+	if n <= 0 {
+		return 0
+	}
+	return 1 << (bits.Len(uint(n)) - 1)
 }

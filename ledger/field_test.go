@@ -1,0 +1,178 @@
+package ledger
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+)
+
+func TestParseInt(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"0", 0, true},
+		{"1234", 1234, true},
+		{"-7", -7, true},
+		{"+7", 7, true},
+		{"12.0", 12, true},
+		{"12.", 12, true},
+		{"12.5", 0, false},
+		{"12,5", 0, false},
+		{"", 0, false},
+		{"-", 0, false},
+		{"1e3", 0, false},
+		{"9223372036854775807", 1<<63 - 1, true},
+		{"9223372036854775808", 0, false},
+	}
+	for _, tt := range tests {
+		got, ok := parseInt([]byte(tt.in))
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("parseInt(%q) = %d, %v; want %d, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestParseDecimal(t *testing.T) {
+	tests := []struct {
+		in   string
+		want string // "" = refused
+	}{
+		{"0", "0"},
+		{"0.000123", "0.000123"},
+		{"1.2345e-05", "0.000012345"},
+		{"1.2345E-05", "0.000012345"},
+		{"-4", "-4"},
+		{"+2.50", "2.5"},
+		{"3e2", "300"},
+		{".5", "0.5"},
+		{"0.30000000000000004441", "0.30000000000000004441"},
+		{"123456789012345678901234", "123456789012345678901234"},
+		{"1e", ""},
+		{"1e5.0", ""},
+		{"1.2.3", ""},
+		{"$1", ""},
+		{"1,234.5", ""},
+		{"NaN", ""},
+		{"", ""},
+		{".", ""},
+	}
+	for _, tt := range tests {
+		got, ok := parseDecimal([]byte(tt.in))
+		if tt.want == "" {
+			if ok {
+				t.Errorf("parseDecimal(%q) = %s, want refusal", tt.in, got)
+			}
+			continue
+		}
+		if !ok || !got.Equal(decimal.RequireFromString(tt.want)) {
+			t.Errorf("parseDecimal(%q) = %s, %v; want %s", tt.in, got, ok, tt.want)
+		}
+	}
+}
+
+func TestParseTime(t *testing.T) {
+	tests := []struct {
+		name, in, want string // want "" = refused
+	}{
+		{"zone-less is UTC", "2026-09-01 09:15:02.123", "2026-09-01T09:15:02.123Z"},
+		{"T and Z", "2026-09-01T09:15:02Z", "2026-09-01T09:15:02Z"},
+		{"offset", "2026-08-22T14:03:05.102938471+08:00", "2026-08-22T06:03:05.102938471Z"},
+		{"negative offset", "2026-04-30T16:04:00-05:00", "2026-04-30T21:04:00Z"},
+		{"postgres offset", "2026-09-01 09:15:02.5+00", "2026-09-01T09:15:02.5Z"},
+		{"compact offset", "2026-09-01 09:15:02+0130", "2026-09-01T07:45:02Z"},
+		{"leap day", "2028-02-29 00:00:00", "2028-02-29T00:00:00Z"},
+		{"no leap day", "2026-02-29 00:00:00", ""},
+		{"day 31 of september", "2026-09-31 00:00:00", ""},
+		{"hour 24", "2026-09-01 24:00:00", ""},
+		{"no seconds", "2026-09-01 09:15", ""},
+		{"empty fraction", "2026-09-01 09:15:02.", ""},
+		{"bad zone", "2026-09-01 09:15:02 CEST", ""},
+		{"year one", "0001-01-01 00:00:00", ""},
+		{"slashes", "2026/09/01 09:15:02", ""},
+	}
+	var dc dateCache
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, cache := range []*dateCache{nil, &dc, &dc} {
+				got, ok := parseTime([]byte(tt.in), cache)
+				if tt.want == "" {
+					if ok {
+						t.Errorf("parseTime(%q) = %s, want refusal", tt.in, got)
+					}
+					continue
+				}
+				want, _ := time.Parse(time.RFC3339Nano, tt.want)
+				if !ok || !got.Equal(want) || got.Location() != time.UTC {
+					t.Errorf("parseTime(%q) = %s, %v; want %s", tt.in, got, ok, want)
+				}
+			}
+		})
+	}
+}
+
+func TestScanRecords(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		end  int
+		open bool
+	}{
+		{"plain", "a,b\nc,d\ne", 8, false},
+		{"quoted newline", "a,\"b\nc\"\nd", 8, false},
+		{"open quote", "a,b\nc,\"d\ne", 4, true},
+		{"escaped quote", "a,\"b\"\"\n\"\nx", 9, false},
+		{"bare quote is literal", "a,b\"c\nd", 6, false},
+		{"no record", "abc", 0, false},
+	}
+	for _, tt := range tests {
+		end, open := scanRecords([]byte(tt.in))
+		if end != tt.end || open != tt.open {
+			t.Errorf("%s: scanRecords(%q) = %d, %v; want %d, %v", tt.name, tt.in, end, open, tt.end, tt.open)
+		}
+	}
+}
+
+func TestSplitter(t *testing.T) {
+	tests := []struct {
+		name  string
+		in    string
+		want  string // fields joined by |
+		lines int
+		blank bool
+		bad   string
+	}{
+		{"plain", "a,b,c\nrest", "a|b|c", 1, false, ""},
+		{"crlf", "a,b\r\n", "a|b", 1, false, ""},
+		{"long line", "aaaaaaaaaa,bbbbbbbbbbbbbbb,,c,dddddddddddddddddddddd\n", "aaaaaaaaaa|bbbbbbbbbbbbbbb||c|dddddddddddddddddddddd", 1, false, ""},
+		{"quoted", "\"a,b\",\"c\"\"d\",e\n", "a,b|c\"d|e", 1, false, ""},
+		{"quoted newline", "\"a\nb\",c\r\n", "a\nb|c", 2, false, ""},
+		{"blank", "\r\n", "", 1, true, ""},
+		{"last without newline", "a,\"b\"", "a|b", 0, false, ""},
+		{"text after quote", "\"a\"b,c\n", "b|c", 1, false, "field 1: text after the closing quote"},
+		{"bare quote", "a,b\"c\n", "a|b\"c", 1, false, "field 2: quote inside an unquoted field"},
+	}
+	for _, tt := range tests {
+		var s splitter
+		_, lines, blank, bad := s.record([]byte(tt.in), 0)
+		got := make([]string, len(s.fields))
+		for i, f := range s.fields {
+			got[i] = string(f)
+		}
+		if blank != tt.blank || lines != tt.lines || bad != tt.bad || (!blank && strings.Join(got, "|") != tt.want) {
+			t.Errorf("%s: record(%q) = %q lines=%d blank=%v bad=%q; want %q lines=%d blank=%v bad=%q",
+				tt.name, tt.in, got, lines, blank, bad, tt.want, tt.lines, tt.blank, tt.bad)
+		}
+	}
+}
+
+func TestHashKey(t *testing.T) {
+	// sha256("sk-1234") in hex, as LiteLLM's hash_token computes it.
+	const want = "88dc28d0f030c55ed4ab77ed8faf098196cb1c05df778539800c9f1243fe6b4b"
+	if got := HashKey("sk-1234"); got != want {
+		t.Errorf("HashKey(sk-1234) = %q, want %q", got, want)
+	}
+}
