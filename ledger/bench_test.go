@@ -29,41 +29,49 @@ func writeFlatCSV(w io.Writer, n int) {
 }
 
 // BenchmarkReadLiteLLMCSV reads a flat LiteLLM export through the whole
-// reader, summing tokens so nothing is optimised away.
+// reader, summing tokens so nothing is optimised away. workers=0 is the
+// default (GOMAXPROCS).
 func BenchmarkReadLiteLLMCSV(b *testing.B) {
 	const rows = 200000
 	var buf bytes.Buffer
 	writeFlatCSV(&buf, rows)
 	data := buf.Bytes()
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		r, err := Open("bench.csv", bytes.NewReader(data), benchOpt)
+	for _, workers := range []int{0, 1} {
+		b.Run(fmt.Sprintf("rows=%d/workers=%d", rows, workers), func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				readBench(b, data, Options{Workers: workers}, rows)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/rows, "ns/row")
+		})
+	}
+}
+
+func readBench(b *testing.B, data []byte, opt Options, rows int) {
+	r, err := Open("bench.csv", bytes.NewReader(data), opt)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var batch Batch
+	var sum int64
+	n := 0
+	for {
+		err := r.Next(&batch)
+		if err == io.EOF {
+			break
+		}
 		if err != nil {
 			b.Fatal(err)
 		}
-		var batch Batch
-		var sum int64
-		n := 0
-		for {
-			err := r.Next(&batch)
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				b.Fatal(err)
-			}
-			n += len(batch.Calls)
-			for i := range batch.Calls {
-				sum += batch.Calls[i].Tokens.Total()
-			}
-		}
-		if n != rows || sum == 0 {
-			b.Fatalf("read %d calls, want %d", n, rows)
+		n += len(batch.Calls)
+		for i := range batch.Calls {
+			sum += batch.Calls[i].Tokens.Total()
 		}
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/rows, "ns/row")
+	if n != rows || sum == 0 {
+		b.Fatalf("read %d calls, want %d", n, rows)
+	}
 }
 
 // BenchmarkBaselineSumColumns is the yardstick: a plain program that
@@ -103,6 +111,3 @@ func BenchmarkBaselineSumColumns(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/rows, "ns/row")
 }
-
-// benchOpt lets a profiling run pin the worker count.
-var benchOpt = Options{}

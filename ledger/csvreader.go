@@ -128,13 +128,26 @@ func (r *csvReader) Next(b *Batch) error {
 		if r.err != nil {
 			return r.err
 		}
-		ch, ok := <-r.order
+		var ch *csvChunk
+		var ok bool
+		select {
+		case ch, ok = <-r.order:
+		case <-r.done:
+			r.err = errStopped
+			continue
+		}
 		if !ok {
 			r.err = io.EOF
 			r.Close()
 			continue
 		}
-		res := <-ch.out
+		var res csvResult
+		select {
+		case res = <-ch.out:
+		case <-r.done:
+			r.err = errStopped
+			continue
+		}
 		r.cur, r.next = res.batches, 0
 		if res.err != nil {
 			r.err = res.err

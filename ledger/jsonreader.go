@@ -84,7 +84,8 @@ func (r *pushReader) Next(b *Batch) error {
 	return r.err
 }
 
-// errStopped ends a producer whose reader was closed.
+// errStopped ends a producer whose reader was closed, and is what Next
+// returns after Close.
 var errStopped = errors.New("reader closed")
 
 func (e *emitter) flush() bool {

@@ -266,3 +266,22 @@ func TestClose(t *testing.T) {
 		}
 	}
 }
+
+// TestNextAfterClose checks that Next on a closed reader returns instead
+// of blocking.
+func TestNextAfterClose(t *testing.T) {
+	var buf bytes.Buffer
+	writeFlatCSV(&buf, 20000)
+	r, err := Open("big.csv", bytes.NewReader(buf.Bytes()), Options{ChunkSize: 1024, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.(io.Closer).Close()
+	var b Batch
+	for range 100 {
+		if err := r.Next(&b); err != nil {
+			return
+		}
+	}
+	t.Error("Next kept returning batches after Close")
+}

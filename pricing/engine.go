@@ -48,7 +48,8 @@ func (m memorySeen) FirstSeen(fp uint64, _ int64) (bool, error) {
 
 // bucketKey identifies calls that share prices and groupings.
 type bucketKey struct {
-	model   string // tariff model id; the logged name when unknown
+	model   *tariffs.Model
+	unknown string // the logged name when model is nil
 	version *tariffs.Version
 	period  uint8
 	tier    uint8
@@ -89,7 +90,15 @@ func (b *Bucket) Official() decimal.Decimal {
 func (b *Bucket) Outcome() Outcome { return b.k.outcome }
 
 // ModelName returns the tariff model id, or the logged name when unknown.
-func (b *Bucket) ModelName() string { return b.k.model }
+func (b *Bucket) ModelName() string { return b.k.name() }
+
+// name returns the tariff model id, or the logged name when unknown.
+func (k *bucketKey) name() string {
+	if k.model != nil {
+		return k.model.ID
+	}
+	return k.unknown
+}
 
 // Version returns the tariff version in force, or nil.
 func (b *Bucket) Version() *tariffs.Version { return b.k.version }
@@ -165,7 +174,10 @@ func (e *Engine) AddPriced(c *ledger.Call) PricedCall {
 	if pc.Outcome == Outside {
 		return pc
 	}
-	k := bucketKey{model: pc.modelName, version: pc.Quote.Version, outcome: pc.Outcome, zero: c.Recorded.IsZero()}
+	k := bucketKey{model: pc.Quote.Model, version: pc.Quote.Version, outcome: pc.Outcome, zero: c.Recorded.IsZero()}
+	if k.model == nil {
+		k.unknown = pc.modelName
+	}
 	if pc.Outcome == Priced {
 		k.period, k.tier = uint8(pc.Quote.Period), uint8(pc.Tier)
 	}

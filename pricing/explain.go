@@ -62,14 +62,14 @@ func (e *Engine) tallies() []*modelTally {
 	byName := map[string]*modelTally{}
 	var out []*modelTally
 	for _, b := range e.sortedBuckets() {
-		t := byName[b.k.model]
+		t := byName[b.k.name()]
 		if t == nil {
-			t = &modelTally{name: b.k.model, model: b.Model, official: decimal.Zero, recorded: decimal.Zero,
+			t = &modelTally{name: b.k.name(), model: b.Model, official: decimal.Zero, recorded: decimal.Zero,
 				zeroOfficial: decimal.Zero, periodTokens: map[string]int64{}}
 			for i := range t.outcomeSpend {
 				t.outcomeSpend[i] = decimal.Zero
 			}
-			byName[b.k.model] = t
+			byName[b.k.name()] = t
 			out = append(out, t)
 		}
 		o := b.k.outcome

@@ -130,7 +130,7 @@ func (e *Engine) groupKeys(b *Bucket) map[string]string {
 		var v string
 		switch d {
 		case DimModel:
-			v = b.k.model
+			v = b.k.name()
 		case DimGroup:
 			v = b.k.group
 		case DimKey:
@@ -183,8 +183,8 @@ func (e *Engine) sortedBuckets() []*Bucket {
 }
 
 func bucketLess(a, b *bucketKey) bool {
-	if a.model != b.model {
-		return a.model < b.model
+	if an, bn := a.name(), b.name(); an != bn {
+		return an < bn
 	}
 	av, bv := versionTime(a.version), versionTime(b.version)
 	switch {
