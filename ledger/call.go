@@ -16,6 +16,10 @@ const (
 	Canonical Gateway = "canonical"
 )
 
+// RecordsSpend reports whether the gateway records a spend per call.
+// CLIProxyAPI keeps tokens only: its calls carry no recorded spend.
+func (g Gateway) RecordsSpend() bool { return g != CLIProxy }
+
 // Status is the outcome of a call as the gateway logged it.
 type Status uint8
 

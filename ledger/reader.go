@@ -27,7 +27,9 @@ func (b *Batch) Reset() {
 	b.Rows = 0
 }
 
-// Reader streams the calls of one input in input order.
+// Reader streams the calls of one input in input order. The readers Open
+// returns also implement io.Closer: close them when stopping before Next
+// has returned io.EOF.
 type Reader interface {
 	// Next refills b with the next rows. It returns io.EOF, with b empty,
 	// once the input is exhausted. A bad row does not stop reading: it is

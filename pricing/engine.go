@@ -55,6 +55,7 @@ type bucketKey struct {
 	tier    uint8
 	outcome Outcome
 	zero    bool // the gateway recorded zero spend
+	noSpend bool // the gateway records no spend at all
 	group   string
 	key     string
 	team    string
@@ -178,6 +179,7 @@ func (e *Engine) AddPriced(c *ledger.Call) PricedCall {
 	if k.model == nil {
 		k.unknown = pc.modelName
 	}
+	k.noSpend = !c.Gateway.RecordsSpend()
 	if pc.Outcome == Priced {
 		k.period, k.tier = uint8(pc.Quote.Period), uint8(pc.Tier)
 	}

@@ -15,6 +15,7 @@ const (
 	KindFlatPrice       = "flat_price"        // recorded at one flat rate set at all hours
 	KindCachedAsInput   = "cached_as_input"   // as flat_price, with cache reads at the input price
 	KindZeroSpend       = "zero_spend"        // priced calls the gateway recorded at zero
+	KindNotRecorded     = "not_recorded"      // priced calls of a gateway that records no spend
 	KindUnpricedModel   = "unpriced_model"    // calls of a model no tariff prices then
 	KindRetiredModel    = "retired_model"     // calls of a model its provider had retired
 	KindDuplicates      = "duplicates"        // the same call logged more than once
@@ -53,6 +54,8 @@ type modelTally struct {
 	periodTokens  map[string]int64
 	zeroCalls     int64
 	zeroOfficial  decimal.Decimal
+	noSpendCalls  int64
+	noSpendCost   decimal.Decimal
 	outcomeCalls  [numOutcomes]int64
 	outcomeSpend  [numOutcomes]decimal.Decimal
 	failedSpended int64
@@ -65,7 +68,7 @@ func (e *Engine) tallies() []*modelTally {
 		t := byName[b.k.name()]
 		if t == nil {
 			t = &modelTally{name: b.k.name(), model: b.Model, official: decimal.Zero, recorded: decimal.Zero,
-				zeroOfficial: decimal.Zero, periodTokens: map[string]int64{}}
+				zeroOfficial: decimal.Zero, noSpendCost: decimal.Zero, periodTokens: map[string]int64{}}
 			for i := range t.outcomeSpend {
 				t.outcomeSpend[i] = decimal.Zero
 			}
@@ -74,6 +77,9 @@ func (e *Engine) tallies() []*modelTally {
 		}
 		o := b.k.outcome
 		switch {
+		case o == Priced && b.k.noSpend:
+			t.noSpendCalls += b.Calls
+			t.noSpendCost = t.noSpendCost.Add(b.Official())
 		case o == Priced && b.k.zero:
 			t.zeroCalls += b.Calls
 			t.zeroOfficial = t.zeroOfficial.Add(b.Official())
@@ -113,6 +119,10 @@ func (t *modelTally) explain() []Explanation {
 	if t.zeroCalls > 0 && !t.zeroOfficial.IsZero() {
 		out = append(out, Explanation{Kind: KindZeroSpend, Model: t.name, Calls: t.zeroCalls, Amount: t.zeroOfficial.String(),
 			Detail: fmt.Sprintf("%d priced call(s) recorded with zero spend; their official cost is %s", t.zeroCalls, t.zeroOfficial)})
+	}
+	if t.noSpendCalls > 0 {
+		out = append(out, Explanation{Kind: KindNotRecorded, Model: t.name, Calls: t.noSpendCalls, Amount: t.noSpendCost.String(),
+			Detail: fmt.Sprintf("%d priced call(s) from a gateway that records tokens but no spend; their official cost is %s", t.noSpendCalls, t.noSpendCost)})
 	}
 	for _, o := range []struct {
 		outcome Outcome

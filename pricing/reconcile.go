@@ -198,6 +198,8 @@ func bucketLess(a, b *bucketKey) bool {
 		return a.outcome < b.outcome
 	case a.zero != b.zero:
 		return !a.zero
+	case a.noSpend != b.noSpend:
+		return !a.noSpend
 	case a.group != b.group:
 		return a.group < b.group
 	case a.key != b.key:

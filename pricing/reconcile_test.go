@@ -121,3 +121,15 @@ func TestGroupsByPeriodAndDay(t *testing.T) {
 		t.Errorf("groups = %v, want 2026-09-01/peak 0.06 and 2026-09-01/offpeak 0.03", got)
 	}
 }
+
+func TestGatewayWithoutSpend(t *testing.T) {
+	cat := testCatalog(t)
+	e := New(cat, Options{})
+	c := call("a", "flash", "2026-09-01T02:00:00Z", 1_000, 0, 1_000)
+	c.Gateway = ledger.CLIProxy
+	e.Add(&c)
+	rec := e.Reconcile()
+	if len(rec.Explanations) != 1 || rec.Explanations[0].Kind != KindNotRecorded || rec.Explanations[0].Amount != rec.Totals.Gap {
+		t.Fatalf("explanations = %+v, want one not_recorded for the whole gap %s", rec.Explanations, rec.Totals.Gap)
+	}
+}

@@ -90,7 +90,7 @@ func (a *app) readCalls(ctx context.Context, o *sourceOptions, e *pricing.Engine
 	defer closeIn()
 	r, err := ledger.Open(name, in, ledger.Options{})
 	if err != nil {
-		return usageError(fmt.Errorf("read calls %s: %w", name, trimName(err, name)), "tokenfare price --help lists the formats read (docs/calls.md)")
+		return usageError(fmt.Errorf("read calls %s: %w", name, trimName(err, name)), "see docs/calls.md for the formats tokenfare reads")
 	}
 	if c, ok := r.(io.Closer); ok {
 		defer c.Close()
