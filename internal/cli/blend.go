@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
 
-	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
 )
 
@@ -67,10 +66,8 @@ func parseWindow(s string) (time.Duration, error) {
 }
 
 func runBlend(cmd *cobra.Command, a *app, opts *blendOptions) error {
-	switch opts.output {
-	case "table", "json", "yaml":
-	default:
-		return usageError(fmt.Errorf("unknown output format %q", opts.output), "use -o table, -o json or -o yaml")
+	if err := checkOutput(opts.output, "table", "json", "yaml"); err != nil {
+		return err
 	}
 	if opts.mode != pricing.ModePerModel && opts.mode != pricing.ModeGateway {
 		return usageError(fmt.Errorf("unknown --mode %q", opts.mode), "use --mode per-model or --mode gateway")
@@ -90,16 +87,10 @@ func runBlend(cmd *cobra.Command, a *app, opts *blendOptions) error {
 		return err
 	}
 	eopts.Since, eopts.Until = asOf.Add(-window), asOf
-	cat, err := a.Catalog()
+	e, err := a.priceSource(cmd.Context(), &opts.source, eopts, nil)
 	if err != nil {
 		return err
 	}
-	e, done := newEngine(cat, eopts)
-	defer done()
-	if err := a.readCalls(cmd.Context(), &opts.source, e, func(c *ledger.Call) { e.Add(c) }); err != nil {
-		return err
-	}
-	a.reportRows(e.Rows())
 	bl, err := e.BlendWindow(eopts.Since, eopts.Until, opts.mode)
 	if err != nil {
 		return usageError(err, "")

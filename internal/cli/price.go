@@ -74,31 +74,24 @@ func (r *pricedRow) fields() []string {
 }
 
 func runPrice(cmd *cobra.Command, a *app, opts *priceOptions) error {
-	if opts.output != "csv" && opts.output != "json" {
-		return usageError(fmt.Errorf("unknown output format %q", opts.output), "use -o csv or -o json")
-	}
-	cat, err := a.Catalog()
-	if err != nil {
+	if err := checkOutput(opts.output, "csv", "json"); err != nil {
 		return err
 	}
 	eopts, err := opts.source.engineOptions()
 	if err != nil {
 		return err
 	}
-	e, done := newEngine(cat, eopts)
-	defer done()
 	out := bufio.NewWriterSize(cmd.OutOrStdout(), 1<<16)
 	write := rowWriter(out, opts.output)
 	var werr error
 	if opts.output == "csv" {
 		out.Flush() // the header, even when no call is read
 	}
-	err = a.readCalls(cmd.Context(), &opts.source, e, func(c *ledger.Call) {
-		pc := e.AddPriced(c)
+	e, err := a.priceSource(cmd.Context(), &opts.source, eopts, func(c *ledger.Call, pc *pricing.PricedCall) {
 		if pc.Outcome == pricing.Outside || werr != nil {
 			return
 		}
-		row := newPricedRow(c, &pc)
+		row := newPricedRow(c, pc)
 		werr = write(&row)
 	})
 	if err == nil {
@@ -111,7 +104,6 @@ func runPrice(cmd *cobra.Command, a *app, opts *priceOptions) error {
 		return err
 	}
 	rows := e.Rows()
-	a.reportRows(rows)
 	fmt.Fprintf(a.stderr, "rows: read %d, priced %d, unpriced %d, retired %d, failed %d, duplicate %d, rejected %d, outside %d\n",
 		rows.Read, rows.Priced, rows.Unpriced, rows.Retired, rows.Failed, rows.Duplicate, rows.Rejected, rows.Outside)
 	return nil

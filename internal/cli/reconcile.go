@@ -13,7 +13,6 @@ import (
 	"github.com/shopspring/decimal"
 	"github.com/spf13/cobra"
 
-	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
 )
 
@@ -60,8 +59,8 @@ percent of the official cost.`,
 }
 
 func runReconcile(cmd *cobra.Command, a *app, opts *reconcileOptions) error {
-	if opts.output != "table" && opts.output != "csv" && opts.output != "json" {
-		return usageError(fmt.Errorf("unknown output format %q", opts.output), "use -o table, -o csv or -o json")
+	if err := checkOutput(opts.output, "table", "csv", "json"); err != nil {
+		return err
 	}
 	var failOver decimal.Decimal
 	if opts.failOver != "" {
@@ -80,17 +79,11 @@ func runReconcile(cmd *cobra.Command, a *app, opts *reconcileOptions) error {
 	if eopts.Zone, err = time.LoadLocation(opts.tz); err != nil {
 		return usageError(fmt.Errorf("--tz %q is not an IANA time zone", opts.tz), "write e.g. --tz UTC or --tz Asia/Shanghai")
 	}
-	cat, err := a.Catalog()
+	e, err := a.priceSource(cmd.Context(), &opts.source, eopts, nil)
 	if err != nil {
 		return err
 	}
-	e, done := newEngine(cat, eopts)
-	defer done()
-	if err := a.readCalls(cmd.Context(), &opts.source, e, func(c *ledger.Call) { e.Add(c) }); err != nil {
-		return err
-	}
 	rec := e.Reconcile()
-	a.reportRows(rec.Rows)
 	out := cmd.OutOrStdout()
 	switch opts.output {
 	case "json":

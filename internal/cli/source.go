@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -64,13 +65,40 @@ func (o *sourceOptions) engineOptions() (pricing.Options, error) {
 	return opts, nil
 }
 
-// newEngine builds a pricing engine whose duplicate detection keeps within
-// a fixed memory budget, spilling to a temporary file past it. Call done
-// when finished.
-func newEngine(cat *tariffs.Catalog, opts pricing.Options) (e *pricing.Engine, done func()) {
+// priceSource prices every call of the source with a new engine and
+// reports rejected rows on stderr. Duplicate detection keeps within a fixed
+// memory budget, spilling to a temporary file past it. each, when not nil,
+// sees every call with its pricing (for per-call output).
+func (a *app) priceSource(ctx context.Context, src *sourceOptions, opts pricing.Options, each func(*ledger.Call, *pricing.PricedCall)) (*pricing.Engine, error) {
+	cat, err := a.Catalog()
+	if err != nil {
+		return nil, err
+	}
 	seen := dedup.New(dedup.Options{})
+	defer seen.Close()
 	opts.Seen = seen
-	return pricing.New(cat, opts), func() { seen.Close() }
+	e := pricing.New(cat, opts)
+	err = a.readCalls(ctx, src, e, func(c *ledger.Call) {
+		pc := e.AddPriced(c)
+		if each != nil {
+			each(c, &pc)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	a.reportRows(e.Rows())
+	return e, nil
+}
+
+// checkOutput accepts an -o value among the formats a command writes.
+func checkOutput(output string, formats ...string) error {
+	for _, f := range formats {
+		if f == output {
+			return nil
+		}
+	}
+	return usageError(fmt.Errorf("unknown output format %q", output), "use -o "+strings.Join(formats, ", -o "))
 }
 
 // maxShownRejections is how many rejected rows are listed on stderr.
@@ -175,7 +203,8 @@ func (a *app) progress(rows *atomic.Int64) func() {
 	return func() { close(done) }
 }
 
-// reportRejections notes on stderr how many rejected rows were not listed.
+// reportRows notes on stderr how many rows were rejected, and how many of
+// those were not listed.
 func (a *app) reportRows(rows pricing.Rows) {
 	if rows.Rejected > maxShownRejections {
 		fmt.Fprintf(a.stderr, "rejected: %d more row(s) not listed\n", rows.Rejected-maxShownRejections)

@@ -177,7 +177,7 @@ func writeList(out io.Writer, cat *tariffs.Catalog, output string, now time.Time
 		}
 		return tw.Flush()
 	}
-	return usageError(fmt.Errorf("unknown output format %q", output), "use -o table or -o json")
+	return checkOutput(output, "table", "json")
 }
 
 func writeJSON(out io.Writer, v any) error {

@@ -66,7 +66,7 @@ func runTariffsShow(a *app, out io.Writer, opts showOptions) error {
 	case "table":
 		return view.writeText(out)
 	}
-	return usageError(fmt.Errorf("unknown output format %q", opts.output), "use -o table or -o json")
+	return checkOutput(opts.output, "table", "json")
 }
 
 // modelView is the stable JSON shape of `tariffs show`.
