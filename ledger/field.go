@@ -112,7 +112,7 @@ func parseDecimal(b []byte) (decimal.Decimal, bool) {
 			return decimal.Decimal{}, false
 		}
 		e, ok := parseInt(b[i+1:])
-		if !ok || e > 1<<20 || e < -(1<<20) || !allDigits(b[i+1:]) {
+		if !ok || e > maxExponent || e < -maxExponent || !allDigits(b[i+1:]) {
 			return decimal.Decimal{}, false
 		}
 		exp += e
@@ -144,8 +144,15 @@ func allDigits(b []byte) bool {
 
 func slowDecimal(b []byte) (decimal.Decimal, bool) {
 	d, err := decimal.NewFromString(string(b))
-	return d, err == nil
+	if err != nil || d.Exponent() < -maxExponent || d.Exponent() > maxExponent {
+		return decimal.Decimal{}, false
+	}
+	return d, true
 }
+
+// maxExponent bounds the exponent of a decimal read from input: a spend of
+// 1e99999999 is no real amount and would make every sum crawl.
+const maxExponent = 64
 
 // dateCache remembers the last calendar date parseTime converted: logs
 // are mostly in time order, so consecutive rows share their date.

@@ -57,6 +57,13 @@ func decodeProblems(file string, err error) Problems {
 	return ps
 }
 
+// The range of a price: written with an exponent such as 1e-7 or 0e99999999,
+// a price outside it would make every sum slow for no real tariff's sake.
+const (
+	maxPricePlaces = 24
+	maxPriceDigits = 12
+)
+
 // converter turns raw file contents into domain types, collecting problems.
 type converter struct {
 	file     string
@@ -238,6 +245,13 @@ func (c *converter) decimal(s scalar, what string) (decimal.Decimal, bool) {
 	}
 	if d.IsNegative() {
 		c.errorf(s.Line, "%s %s is negative", what, s.Value)
+		return decimal.Zero, false
+	}
+	if d.IsZero() {
+		return decimal.Zero, true // "0e99" too: a zero's exponent would only slow sums
+	}
+	if d.Exponent() < -maxPricePlaces || int64(d.NumDigits())+int64(d.Exponent()) > maxPriceDigits {
+		c.errorf(s.Line, "%s %q is out of range (at most %d decimal places, below 10^%d)", what, s.Value, maxPricePlaces, maxPriceDigits)
 		return decimal.Zero, false
 	}
 	return d, true

@@ -99,6 +99,13 @@ func TestParseProblems(t *testing.T) {
 			want: []string{`t.yaml:12: m standard input price "0x1p-3" is not a decimal number`},
 		},
 		{
+			name: "price out of range",
+			file: head + "versions:\n  - effective: 2026-01-01T00:00:00Z\n    prices: {m: {standard: {input: 0e44444440, output: 1e-30}}}\n",
+			want: []string{
+				`t.yaml:12: m standard output price "1e-30" is out of range`,
+			},
+		},
+		{
 			name: "one name claimed by two models",
 			file: head + "  - id: n\n    names: [P/M]\nversions:\n  - effective: 2026-01-01T00:00:00Z\n    prices: {m: {standard: {input: 1, output: 2}}, n: {standard: {input: 1, output: 2}}}\n",
 			want: []string{`t.yaml:11: name "P/M" is claimed by models "m" and "n"`},
