@@ -89,6 +89,8 @@ func TestSourceHandling(t *testing.T) {
 		{"bad window", "", []string{"blend", "--calls", sample, "--window", "4w"}, exitUsage, "", `--window "4w"`},
 		{"bad billing time", "", []string{"price", "--calls", sample, "--billing-time", "noon"}, exitUsage, "", "unknown billing time"},
 		{"since after until", "", []string{"price", "--calls", sample, "--since", "2026-10-02", "--until", "2026-10-01"}, exitUsage, "", "is not before"},
+		{"totals in two currencies are flagged", "", []string{"reconcile", "--calls", "testdata/calls/twocurrencies.csv", "--tariffs", "testdata/twocurrencies"}, exitOK,
+			"EUR+USD", "warning: totals add up amounts in different currencies (EUR+USD)"},
 		{"window of a price run", "", []string{"price", "--calls", sample, "--since", "2026-10-02", "--until", "2026-10-03", "-o", "csv"}, exitOK,
 			"request_id,billed_at,model", "outside 11"},
 	}

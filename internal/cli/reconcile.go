@@ -84,6 +84,9 @@ func runReconcile(cmd *cobra.Command, a *app, opts *reconcileOptions) error {
 		return err
 	}
 	rec := e.Reconcile()
+	if strings.Contains(rec.Currency, "+") {
+		fmt.Fprintf(a.stderr, "warning: totals add up amounts in different currencies (%s); read them by model\n", rec.Currency)
+	}
 	out := cmd.OutOrStdout()
 	switch opts.output {
 	case "json":
