@@ -169,7 +169,10 @@ func TestCursorMatchesAt(t *testing.T) {
 				at += rng.Int64N(int64(20 * time.Minute))
 			}
 			tm := time.Unix(0, at)
-			got, want := c.At(tm), m.At(tm)
+			got, want := c.At(tm), m.quoteAt(tm)
+			if cached := m.At(tm); cached != want {
+				t.Fatalf("%s at %s: At %+v, computed %+v", id, tm.UTC(), cached, want)
+			}
 			if got.Status != want.Status || got.Version != want.Version || got.Period != want.Period {
 				t.Fatalf("%s at %s: cursor %s/%s, At %s/%s", id, tm.UTC(), got.Status, got.PeriodName(), want.Status, want.PeriodName())
 			}
@@ -194,10 +197,16 @@ func BenchmarkAt(b *testing.B) {
 			_ = c.At(instants[i&(n-1)])
 		}
 	})
-	b.Run("stateless/sorted", func(b *testing.B) {
+	b.Run("At/sorted", func(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; b.Loop(); i++ {
 			_ = m.At(instants[i&(n-1)])
+		}
+	})
+	b.Run("uncached", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			_ = m.quoteAt(instants[i&(n-1)])
 		}
 	})
 }

@@ -1,6 +1,9 @@
 package tariffs
 
-import "time"
+import (
+	"sync/atomic"
+	"time"
+)
 
 // Source is where a tariff's figures come from and when they were checked.
 type Source struct {
@@ -28,7 +31,8 @@ type Model struct {
 	Names    []string
 	Note     string
 	Provider *Provider
-	spans    []span // the model's state in each version, in order
+	spans    []span                // the model's state in each version, in order
+	last     atomic.Pointer[Quote] // the quote At computed last
 }
 
 // Version is a complete snapshot of a provider's prices, in force from
