@@ -10,10 +10,10 @@ import (
 )
 
 // BlendPlaces is the number of decimal places of a blended price per 1M
-// tokens (1e-15 per token). Blended prices are rounded half away from zero,
-// so pricing a window's tokens at its blended prices gives its official
-// cost to within half a unit of the last place per 1M tokens: at most
-// tokens × 5e-16 in the tariff's currency.
+// tokens (1e-15 per token), or per call for request prices. Blended prices
+// are rounded half away from zero, so pricing a window's quantities at its
+// blended prices gives its official cost to within half a unit of the last
+// place: at most tokens × 5e-16 + calls × 5e-10 in the tariff's currency.
 const BlendPlaces = 9
 
 // Blend modes.
@@ -155,7 +155,13 @@ func (e *Engine) usageTallies() (map[*tariffs.Model]*[tariffs.NumUsage]usageTall
 		calls[b.Model] += b.Calls
 		peak := peakPeriods(b)
 		for u := range tariffs.NumUsage {
-			t := &ut[u]
+			// Reasoning the tariff does not price apart is output: blend it
+			// with the output tokens, as a gateway's one output price must.
+			into := u
+			if tariffs.Usage(u) == tariffs.Reasoning && !b.Rates.Listed(tariffs.Reasoning) {
+				into = int(tariffs.Output)
+			}
+			t := &ut[into]
 			price := b.Rates.Price(tariffs.Usage(u))
 			if !t.seen {
 				t.low, t.high, t.cost, t.seen = price, price, decimal.Zero, true

@@ -73,7 +73,11 @@ func TestBlendInvariants(t *testing.T) {
 					if b.LessThan(lo) || b.GreaterThan(hi) {
 						t.Errorf("round %d %s %s %s: blended %s outside [%s, %s]", round, mode, m.Model, p.Usage, b, lo, hi)
 					}
-					bound = bound.Add(halfUnit.Mul(decimal.NewFromInt(p.Tokens)).Shift(-6))
+					per := halfUnit.Mul(decimal.NewFromInt(p.Tokens))
+					if p.Usage != "request" {
+						per = per.Shift(-6) // token prices are per 1M
+					}
+					bound = bound.Add(per)
 				}
 				if mode == ModePerModel && m.Reason == "" {
 					diff := dec(m.AtBlended).Sub(dec(m.Official)).Abs()

@@ -149,7 +149,7 @@ func New(cat *tariffs.Catalog, opts Options) *Engine {
 		seen = memorySeen{}
 	}
 	return &Engine{cat: cat, opts: opts, dims: setOf(opts.Dims), zone: zone,
-		refs: map[refKey]*modelRef{}, seen: seen, seed: maphash.MakeSeed(),
+		refs: map[refKey]*modelRef{}, seen: seen, seed: identitySeed,
 		buckets: map[bucketKey]*Bucket{}}
 }
 
@@ -187,10 +187,10 @@ func (e *Engine) AddPriced(c *ledger.Call) PricedCall {
 	b := e.buckets[k]
 	if b == nil {
 		b = &Bucket{k: k, Model: pc.Quote.Model, Rates: pc.Rates}
-		if e.dims.has(DimKey) {
-			b.KeyAlias = c.KeyAlias
-		}
 		e.buckets[k] = b
+	}
+	if e.dims.has(DimKey) {
+		b.KeyAlias = firstAlias(b.KeyAlias, c.KeyAlias)
 	}
 	b.Calls++
 	q := QuantitiesOf(c.Tokens)
@@ -217,12 +217,23 @@ func (e *Engine) groupKey(k *bucketKey, c *ledger.Call, at time.Time) {
 	}
 	switch {
 	case e.dims.has(DimHour):
+		// From the instant itself, not time.Date: on a day the clocks go
+		// back, the repeated local hour is two different hours.
 		lt := at.In(e.zone)
-		k.slot = time.Date(lt.Year(), lt.Month(), lt.Day(), lt.Hour(), 0, 0, 0, e.zone).Unix()
+		k.slot = at.Unix() - int64(lt.Minute()*60+lt.Second())
 	case e.dims.has(DimDay):
 		lt := at.In(e.zone)
 		k.slot = time.Date(lt.Year(), lt.Month(), lt.Day(), 0, 0, 0, 0, e.zone).Unix()
 	}
+}
+
+// firstAlias picks a key's alias independently of the order calls come in:
+// the first in sort order among those seen, empty only when none is known.
+func firstAlias(cur, alias string) string {
+	if alias != "" && (cur == "" || alias < cur) {
+		return alias
+	}
+	return cur
 }
 
 // PricedCall is one call with what it costs.
@@ -316,6 +327,10 @@ func (e *Engine) ref(c *ledger.Call) *modelRef {
 	return r
 }
 
+// identitySeed hashes call identities the same way in every engine of a
+// process, so that engines pricing parts of one stream can share a Seen.
+var identitySeed = maphash.MakeSeed()
+
 // firstSeen records a call's identity and reports whether it is new. The
 // identity is the reader's Identity plus the start instant: gateways reuse
 // request ids for different calls (LiteLLM logs "None" when a provider
@@ -371,6 +386,9 @@ func (e *Engine) Buckets() []*Bucket {
 // that priced another part of the stream.
 func (e *Engine) Merge(o *Engine) {
 	e.rows.Add(o.rows)
+	if e.seenErr == nil {
+		e.seenErr = o.seenErr
+	}
 	for k, ob := range o.buckets {
 		b := e.buckets[k]
 		if b == nil {
@@ -378,6 +396,7 @@ func (e *Engine) Merge(o *Engine) {
 			e.buckets[k] = &cp
 			continue
 		}
+		b.KeyAlias = firstAlias(b.KeyAlias, ob.KeyAlias)
 		b.Calls += ob.Calls
 		b.Qty.Add(&ob.Qty)
 		b.recorded.Merge(&ob.recorded)

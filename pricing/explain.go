@@ -20,6 +20,7 @@ const (
 	KindRetiredModel    = "retired_model"     // calls of a model its provider had retired
 	KindDuplicates      = "duplicates"        // the same call logged more than once
 	KindFailedWithSpend = "failed_with_spend" // failed calls that carry spend
+	KindRounding        = "rounding"          // recorded matches official but for floating-point noise
 	KindUnexplained     = "unexplained"       // no single flat rate set matches
 )
 
@@ -113,7 +114,12 @@ func (e *Engine) explain() []Explanation {
 
 func (t *modelTally) explain() []Explanation {
 	var out []Explanation
-	if gap := t.official.Sub(t.recorded); t.calls > 0 && !closeTo(t.recorded, t.official) {
+	switch gap := t.official.Sub(t.recorded); {
+	case t.calls == 0 || gap.IsZero():
+	case closeTo(t.recorded, t.official):
+		out = append(out, Explanation{Kind: KindRounding, Model: t.name, Calls: t.calls, Amount: gap.String(),
+			Detail: fmt.Sprintf("recorded %s against an official %s: equal to one part in a million, the rest is rounding", t.recorded, t.official)})
+	default:
 		out = append(out, t.flatPrice(gap))
 	}
 	if t.zeroCalls > 0 && !t.zeroOfficial.IsZero() {

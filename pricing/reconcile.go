@@ -44,6 +44,7 @@ type Group struct {
 	Ratio       string            `json:"ratio"`
 
 	official, recorded decimal.Decimal
+	keyAlias           string
 }
 
 // TokenCounts are token totals by usage type; Output includes Reasoning.
@@ -94,8 +95,12 @@ func (e *Engine) Reconcile() *Reconciliation {
 		}
 		g.Tokens.add(&b.Qty)
 		g.official, g.recorded = g.official.Add(o), g.recorded.Add(b.Recorded())
+		g.keyAlias = firstAlias(g.keyAlias, b.KeyAlias)
 	}
 	for _, g := range groups {
+		if g.keyAlias != "" {
+			g.Keys["key_alias"] = g.keyAlias
+		}
 		g.Official, g.Recorded = g.official.String(), g.recorded.String()
 		g.Gap, g.Ratio = g.official.Sub(g.recorded).String(), ratioString(g.recorded, g.official)
 		r.Groups = append(r.Groups, *g)
@@ -135,9 +140,6 @@ func (e *Engine) groupKeys(b *Bucket) map[string]string {
 			v = b.k.group
 		case DimKey:
 			v = b.k.key
-			if b.KeyAlias != "" {
-				keys["key_alias"] = b.KeyAlias
-			}
 		case DimTeam:
 			v = b.k.team
 		case DimUser:

@@ -1,7 +1,9 @@
 package pricing
 
 import (
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/shopspring/decimal"
 
@@ -131,5 +133,45 @@ func TestGatewayWithoutSpend(t *testing.T) {
 	rec := e.Reconcile()
 	if len(rec.Explanations) != 1 || rec.Explanations[0].Kind != KindNotRecorded || rec.Explanations[0].Amount != rec.Totals.Gap {
 		t.Fatalf("explanations = %+v, want one not_recorded for the whole gap %s", rec.Explanations, rec.Totals.Gap)
+	}
+}
+
+func TestRoundingAndKeyGroups(t *testing.T) {
+	cat := testCatalog(t)
+	e := New(cat, Options{Dims: []Dim{DimKey}})
+	a := call("a", "flash", "2026-09-01T02:00:00Z", 100_000, 0, 0) // official 0.03
+	a.Recorded, a.Key, a.KeyAlias = dec("0.0300000001"), "abc", "team-a-bot-renamed"
+	b := call("b", "flash", "2026-09-01T12:00:00Z", 100_000, 0, 0) // official 0.015, another period
+	b.Recorded, b.Key, b.KeyAlias = dec("0.015"), "abc", "team-a-bot"
+	c := call("c", "flash", "2026-09-01T13:00:00Z", 100_000, 0, 0)
+	c.Recorded, c.Key = dec("0.015"), "abc"
+	for _, x := range []*ledger.Call{&a, &b, &c} {
+		e.Add(x)
+	}
+	rec := e.Reconcile()
+	if len(rec.Groups) != 1 || rec.Groups[0].Keys["key_alias"] != "team-a-bot" {
+		t.Errorf("groups = %+v, want one group for key abc with alias team-a-bot", rec.Groups)
+	}
+	if len(rec.Explanations) != 1 || rec.Explanations[0].Kind != KindRounding || rec.Totals.Explained != rec.Totals.Gap {
+		t.Errorf("explanations = %+v (explained %s, gap %s), want one rounding for the whole gap", rec.Explanations, rec.Totals.Explained, rec.Totals.Gap)
+	}
+}
+
+func TestHourGroupsOnFallBackDay(t *testing.T) {
+	cat := testCatalog(t)
+	ny, _ := time.LoadLocation("America/New_York")
+	e := New(cat, Options{Dims: []Dim{DimHour}, Zone: ny})
+	// 05:30Z is 01:30 EDT, 06:30Z is 01:30 EST: the same local hour twice.
+	for _, end := range []string{"2026-11-01T05:30:00Z", "2026-11-01T06:30:00Z", "2026-11-01T07:30:00Z"} {
+		c := call(end, "flash", end, 10, 0, 10)
+		e.Add(&c)
+	}
+	var hours []string
+	for _, g := range e.Reconcile().Groups {
+		hours = append(hours, g.Keys["hour"])
+	}
+	want := []string{"2026-11-01T01:00-04:00", "2026-11-01T01:00-05:00", "2026-11-01T02:00-05:00"}
+	if strings.Join(hours, " ") != strings.Join(want, " ") {
+		t.Errorf("hours = %v, want %v", hours, want)
 	}
 }
