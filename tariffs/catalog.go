@@ -81,18 +81,20 @@ func New(providers []*Provider) (*Catalog, Problems) {
 	seen := map[string]*Provider{}
 	for _, p := range providers {
 		if q := seen[p.Name]; q != nil {
-			problems = append(problems, Problem{File: p.File, Line: 1, Msg: fmt.Sprintf("provider %q is also defined in %s", p.Name, q.File)})
+			problems = append(problems, Problem{File: p.File, Line: p.Line, Msg: fmt.Sprintf("provider %q is also defined in %s:%d", p.Name, q.File, q.Line)})
 		}
 		seen[p.Name] = p
 		for _, m := range p.Models {
 			if o := c.byID[m.ID]; o != nil {
-				problems = append(problems, Problem{File: p.File, Msg: fmt.Sprintf("model %q is also defined in %s", m.ID, o.Provider.File)})
+				problems = append(problems, Problem{File: p.File, Line: m.Line, Msg: fmt.Sprintf("model %q is also defined in %s:%d", m.ID, o.Provider.File, o.Line)})
+				continue
 			}
 			c.byID[m.ID] = m
-			for _, n := range m.Names {
+			for i, n := range m.Names {
 				key := strings.ToLower(n)
 				if o := c.byName[key]; o != nil && o != m {
-					problems = append(problems, Problem{File: p.File, Msg: fmt.Sprintf("name %q is claimed by models %q (%s) and %q", n, o.ID, o.Provider.File, m.ID)})
+					problems = append(problems, Problem{File: p.File, Line: m.nameLines[i],
+						Msg: fmt.Sprintf("name %q is claimed by models %q (%s:%d) and %q", n, o.ID, o.Provider.File, o.Line, m.ID)})
 					continue
 				}
 				c.byName[key] = m

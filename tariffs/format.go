@@ -108,7 +108,7 @@ type rawPeriodRates struct {
 func (p *rawPeriodRates) UnmarshalYAML(n *yaml.Node) error {
 	p.Line = n.Line
 	return eachPair(n, func(k, v *yaml.Node) error {
-		var r rawRates
+		r := rawRates{Line: v.Line} // kept when the value is null
 		if err := v.Decode(&r); err != nil {
 			return err
 		}
@@ -126,7 +126,7 @@ type rawPrices []struct {
 
 func (p *rawPrices) UnmarshalYAML(n *yaml.Node) error {
 	return eachPair(n, func(k, v *yaml.Node) error {
-		var r rawPeriodRates
+		r := rawPeriodRates{Line: v.Line} // kept when the value is null
 		if err := v.Decode(&r); err != nil {
 			return err
 		}
@@ -177,13 +177,20 @@ func (p *rawTiers) UnmarshalYAML(n *yaml.Node) error {
 	})
 }
 
-// eachPair calls fn for each key and value of mapping n.
+// eachPair calls fn for each key and value of mapping n. A repeated key is
+// an error: the decoder catches those only for fixed sets of keys.
 func eachPair(n *yaml.Node, fn func(k, v *yaml.Node) error) error {
 	if n.Kind != yaml.MappingNode {
 		return lineError{n.Line, "expected a mapping of keys to values"}
 	}
+	seen := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		if err := fn(n.Content[i], n.Content[i+1]); err != nil {
+		k := n.Content[i]
+		if first, dup := seen[k.Value]; dup {
+			return lineError{k.Line, fmt.Sprintf("key %q is repeated (first at line %d)", k.Value, first)}
+		}
+		seen[k.Value] = k.Line
+		if err := fn(k, n.Content[i+1]); err != nil {
 			return err
 		}
 	}

@@ -83,6 +83,17 @@ func (m *Model) buildSpans() {
 	}
 }
 
+// StatusIn returns the model's status in version v: priced, retired (by v
+// or an earlier version, and not priced again since) or unpriced.
+func (m *Model) StatusIn(v *Version) Status {
+	for _, s := range m.spans {
+		if s.version == v {
+			return s.status
+		}
+	}
+	return Unpriced
+}
+
 // spanAt returns the span holding instant ns.
 func (m *Model) spanAt(ns int64) *span {
 	lo, hi := 0, len(m.spans)-1

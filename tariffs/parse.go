@@ -28,6 +28,7 @@ func Parse(file string, data []byte) (*Provider, Problems) {
 		return nil, decodeProblems(file, err)
 	}
 	c := converter{file: file}
+	yaml.Unmarshal(data, &c.root) // decoded once already: cannot fail
 	p := c.provider(&raw)
 	if len(c.problems.Errors()) > 0 {
 		return nil, c.problems
@@ -67,8 +68,38 @@ const (
 // converter turns raw file contents into domain types, collecting problems.
 type converter struct {
 	file     string
+	root     yaml.Node // the document, for the lines of values that are absent or null
 	problems Problems
 	models   map[string]*Model
+}
+
+// lineOf returns the line of the node at path (mapping keys and sequence
+// indexes) in the document, or 1 when there is no such node.
+func (c *converter) lineOf(path ...any) int {
+	n := &c.root
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	for _, step := range path {
+		var next *yaml.Node
+		switch s := step.(type) {
+		case string:
+			for i := 0; n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
+				if n.Content[i].Value == s {
+					next = n.Content[i+1]
+				}
+			}
+		case int:
+			if n.Kind == yaml.SequenceNode && s < len(n.Content) {
+				next = n.Content[s]
+			}
+		}
+		if next == nil {
+			return max(n.Line, 1)
+		}
+		n = next
+	}
+	return max(n.Line, 1)
 }
 
 func (c *converter) errorf(line int, format string, args ...any) {
@@ -89,7 +120,7 @@ func (c *converter) required(s scalar, line int, what string) bool {
 }
 
 func (c *converter) provider(raw *rawFile) *Provider {
-	p := &Provider{File: c.file, Name: raw.Provider.Value, Currency: raw.Currency.Value}
+	p := &Provider{File: c.file, Name: raw.Provider.Value, Currency: raw.Currency.Value, Line: max(raw.Provider.Line, 1)}
 	c.required(raw.Provider, 1, "provider")
 	if c.required(raw.Currency, 1, "currency") && !isCurrency(raw.Currency.Value) {
 		c.errorf(raw.Currency.Line, "currency %q is not a three-letter ISO 4217 code", raw.Currency.Value)
@@ -113,7 +144,7 @@ func (c *converter) provider(raw *rawFile) *Provider {
 	c.modelsOf(p, raw.Models)
 	p.Calendar = c.calendar(raw.Calendar)
 	for i := range raw.Versions {
-		if v := c.version(p, &raw.Versions[i]); v != nil {
+		if v := c.version(p, &raw.Versions[i], c.lineOf("versions", i)); v != nil {
 			p.Versions = append(p.Versions, v)
 		}
 	}
@@ -171,7 +202,7 @@ func (c *converter) modelsOf(p *Provider, raws []rawModel) {
 			c.errorf(r.ID.Line, "model %q is defined twice", r.ID.Value)
 			continue
 		}
-		m := &Model{ID: r.ID.Value, Note: r.Note.Value, Provider: p}
+		m := &Model{ID: r.ID.Value, Note: r.Note.Value, Provider: p, Line: r.ID.Line}
 		for _, n := range append([]scalar{r.ID}, r.Names...) {
 			key := strings.ToLower(n.Value)
 			if owner, ok := names[key]; ok && owner != m.ID {
@@ -182,6 +213,7 @@ func (c *converter) modelsOf(p *Provider, raws []rawModel) {
 			}
 			names[key] = m.ID
 			m.Names = append(m.Names, n.Value)
+			m.nameLines = append(m.nameLines, n.Line)
 		}
 		c.models[m.ID] = m
 		p.Models = append(p.Models, m)

@@ -99,6 +99,29 @@ func TestParseProblems(t *testing.T) {
 			want: []string{`t.yaml:12: m standard input price "0x1p-3" is not a decimal number`},
 		},
 		{
+			name: "repeated key in a rate set",
+			file: head + "versions:\n  - effective: 2026-01-01T00:00:00Z\n    prices: {m: {standard: {input: 1, output: 2, input: 5}}}\n",
+			want: []string{`t.yaml:12: key "input" is repeated (first at line 12)`},
+		},
+		{
+			name: "effective outside the years instants hold, version without effective, null rates",
+			file: head + "versions:\n  - effective: 1500-01-01T00:00:00Z\n    prices: {m: {standard: {input: 1, output: 2}}}\n  - prices: {m: {standard: {input: 1, output: 2}}}\n  - effective: 2026-01-01T00:00:00Z\n    prices:\n      m:\n        standard: ~\n",
+			want: []string{
+				"t.yaml:11: effective 1500-01-01T00:00:00Z is outside the years 1678 to 2261",
+				"t.yaml:13: version effective instant is required",
+				`t.yaml:17: version 2026-01-01T00:00:00Z: model "m" period "standard": input price is required`,
+			},
+		},
+		{
+			name: "version name used twice, version without prices, empty default period",
+			file: head + "versions:\n  - effective: 2026-01-01T00:00:00Z\n    name: v\n    prices: {m: {standard: {input: 1, output: 2}}}\n  - effective: 2026-02-01T00:00:00Z\n    name: v\n    default_period: \"\"\n",
+			want: []string{
+				`t.yaml:14: version name "v" is used twice (first at line 11)`,
+				"t.yaml:14: version v prices no model",
+				"t.yaml:16: version v: default_period is empty",
+			},
+		},
+		{
 			name: "price out of range",
 			file: head + "versions:\n  - effective: 2026-01-01T00:00:00Z\n    prices: {m: {standard: {input: 0e44444440, output: 1e-30}}}\n",
 			want: []string{
@@ -156,6 +179,33 @@ versions:
 				}
 			}
 		})
+	}
+}
+
+func TestCatalogProblemsAcrossFiles(t *testing.T) {
+	a, _ := Parse("a.yaml", []byte(head+"versions:\n  - effective: 2026-01-01T00:00:00Z\n    prices: {m: {standard: {input: 1, output: 2}}}\n"))
+	other := strings.Replace(strings.Replace(head, "id: m", "id: n", 1), "names: [m, p/m]", "names: [p/m]", 1)
+	b, ps := Parse("b.yaml", []byte("# another file\n"+other+"versions:\n  - effective: 2026-01-01T00:00:00Z\n    prices: {n: {standard: {input: 1, output: 2}}}\n"))
+	if a == nil || b == nil {
+		t.Fatalf("parse: %v", ps)
+	}
+	_, problems := New([]*Provider{a, b})
+	got := problems.Error()
+	for _, want := range []string{`b.yaml:2: provider "p" is also defined in a.yaml:1`, `b.yaml:10: name "p/m" is claimed by models "m" (a.yaml:8) and "n"`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("problems lack %q:\n%s", want, got)
+		}
+	}
+}
+
+func TestStatusInAfterRetirement(t *testing.T) {
+	cat := loadTestdata(t)
+	m := cat.Model("old")
+	want := []Status{Priced, Priced, Retired}
+	for i, v := range m.Provider.Versions {
+		if got := m.StatusIn(v); got != want[i] {
+			t.Errorf("version %s: %s, want %s", v.Name, got, want[i])
+		}
 	}
 }
 

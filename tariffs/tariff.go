@@ -23,16 +23,19 @@ type Provider struct {
 	Models   []*Model
 	Versions []*Version // ordered by Effective
 	File     string     // the file it was read from
+	Line     int        // the line of its name in the file
 }
 
 // Model is a priced model with every name it appears under in gateway logs.
 type Model struct {
-	ID       string
-	Names    []string
-	Note     string
-	Provider *Provider
-	spans    []span                // the model's state in each version, in order
-	last     atomic.Pointer[Quote] // the quote At computed last
+	ID        string
+	Names     []string
+	Note      string
+	Provider  *Provider
+	Line      int                   // the line of its id in the file
+	nameLines []int                 // the line of each name
+	spans     []span                // the model's state in each version, in order
+	last      atomic.Pointer[Quote] // the quote At computed last
 }
 
 // Version is a complete snapshot of a provider's prices, in force from

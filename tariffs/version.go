@@ -8,15 +8,24 @@ import (
 
 const defaultPeriodName = "standard"
 
+// The years an instant in Unix nanoseconds can hold, whole.
+const (
+	minYear = 1678
+	maxYear = 2261
+)
+
 // version converts one raw version; nil when it cannot be placed in time.
-func (c *converter) version(p *Provider, r *rawVersion) *Version {
-	line := firstLine(r.Effective, r.Name, r.DefaultPeriod, r.Timezone, r.Note)
+func (c *converter) version(p *Provider, r *rawVersion, line int) *Version {
 	if !c.required(r.Effective, line, "version effective instant") {
 		return nil
 	}
 	eff, err := time.Parse(time.RFC3339Nano, r.Effective.Value)
 	if err != nil {
 		c.errorf(r.Effective.Line, "effective %q is not an RFC 3339 instant with offset (e.g. 2026-08-16T16:00:00Z)", r.Effective.Value)
+		return nil
+	}
+	if eff.Year() < minYear || eff.Year() > maxYear {
+		c.errorf(r.Effective.Line, "effective %s is outside the years %d to %d that instants can hold", r.Effective.Value, minYear, maxYear)
 		return nil
 	}
 	v := &Version{Name: r.Name.Value, Effective: eff.UTC(), Note: r.Note.Value, Source: r.Source.Value,
@@ -53,11 +62,14 @@ func (c *converter) periods(v *Version, r *rawVersion) {
 	def := defaultPeriodName
 	if r.DefaultPeriod.Set {
 		def = r.DefaultPeriod.Value
+		if def == "" {
+			c.errorf(r.DefaultPeriod.Line, "version %s: default_period is empty", v.Name)
+		}
 	}
 	v.Periods = []string{def}
 	var byMinute [7][24 * 60]uint8
 	for _, rp := range r.Periods {
-		if !c.required(rp.Name, firstLine(rp.Name), "period name") {
+		if !c.required(rp.Name, max(firstLine(rp.Weekdays...), firstLine(rp.Windows...), v.Line), "period name") {
 			continue
 		}
 		if indexOf(v.Periods, rp.Name.Value) >= 0 {
@@ -131,6 +143,9 @@ func indexOf(list []string, s string) int {
 // prices reads the version's rates per model, period and tier.
 func (c *converter) prices(v *Version, r *rawVersion) {
 	v.Prices = map[*Model]*ModelPrices{}
+	if len(r.Prices) == 0 {
+		c.errorf(v.Line, "version %s prices no model (prices is required)", v.Name)
+	}
 	for _, e := range r.Prices {
 		m := c.models[e.Model.Value]
 		if m == nil {
@@ -223,6 +238,13 @@ func (c *converter) retire(v *Version, r *rawVersion) {
 func (c *converter) checkVersions(p *Provider, raws []rawVersion) {
 	if len(raws) == 0 {
 		c.errorf(1, "versions: at least one version is required")
+	}
+	names := map[string]int{}
+	for _, v := range p.Versions {
+		if first, dup := names[v.Name]; dup {
+			c.errorf(v.Line, "version name %q is used twice (first at line %d)", v.Name, first)
+		}
+		names[v.Name] = v.Line
 	}
 	for i := 1; i < len(p.Versions); i++ {
 		prev, v := p.Versions[i-1], p.Versions[i]

@@ -164,13 +164,8 @@ func newModelView(m *tariffs.Model, at time.Time) modelView {
 }
 
 func newVersionView(m *tariffs.Model, ver *tariffs.Version) versionView {
-	status := "unpriced"
-	if ver.Prices[m] != nil {
-		status = "priced"
-	} else if ver.Retired[m] {
-		status = "retired"
-	}
-	vv := versionView{Name: ver.Name, Effective: ver.Effective.Format(time.RFC3339), Timezone: ver.Zone.String(), Status: status, Note: ver.Note}
+	vv := versionView{Name: ver.Name, Effective: ver.Effective.Format(time.RFC3339), Timezone: ver.Zone.String(),
+		Status: m.StatusIn(ver).String(), Note: ver.Note}
 	if !ver.End.IsZero() {
 		vv.End = ver.End.Format(time.RFC3339)
 	}
