@@ -2,6 +2,7 @@ package pricing
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -38,6 +39,9 @@ func ParseDims(s string) ([]Dim, error) {
 		found := false
 		for i, n := range dimNames {
 			if n == name {
+				if slices.Contains(out, Dim(i)) {
+					return nil, fmt.Errorf("grouping %q is given twice", name)
+				}
 				out = append(out, Dim(i))
 				found = true
 			}

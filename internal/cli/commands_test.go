@@ -83,6 +83,8 @@ func TestSourceHandling(t *testing.T) {
 		{"missing file", "", []string{"reconcile", "--calls", "nope.csv"}, exitUsage, "", "read calls nope.csv: no such file or directory"},
 		{"no source", "", []string{"reconcile"}, exitUsage, "", "give --calls FILE"},
 		{"bad grouping", "", []string{"reconcile", "--calls", sample, "--by", "colour"}, exitUsage, "", `unknown grouping "colour"`},
+		{"repeated grouping", "", []string{"reconcile", "--calls", sample, "--by", "model,model"}, exitUsage, "", `grouping "model" is given twice`},
+		{"the machine's zone is refused", "", []string{"reconcile", "--calls", sample, "--by", "day", "--tz", "Local"}, exitUsage, "", "--tz"},
 		{"bad zone", "", []string{"reconcile", "--calls", sample, "--by", "day", "--tz", "Mars/Base"}, exitUsage, "", "--tz"},
 		{"drift beyond --fail-over", "", []string{"reconcile", "--calls", sample, "--fail-over", "5"}, exitFindings, "", "is more than 5% of the official cost"},
 		{"drift within --fail-over", "", []string{"reconcile", "--calls", sample, "--fail-over", "50"}, exitOK, "", ""},

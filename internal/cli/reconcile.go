@@ -76,7 +76,7 @@ func runReconcile(cmd *cobra.Command, a *app, opts *reconcileOptions) error {
 	if eopts.Dims, err = pricing.ParseDims(opts.by); err != nil {
 		return usageError(fmt.Errorf("--by: %w", err), "")
 	}
-	if eopts.Zone, err = time.LoadLocation(opts.tz); err != nil {
+	if eopts.Zone, err = time.LoadLocation(opts.tz); err != nil || opts.tz == "Local" {
 		return usageError(fmt.Errorf("--tz %q is not an IANA time zone", opts.tz), "write e.g. --tz UTC or --tz Asia/Shanghai")
 	}
 	e, err := a.priceSource(cmd.Context(), &opts.source, eopts, nil)
