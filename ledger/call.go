@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -85,4 +86,39 @@ type Call struct {
 
 	// Source locates the row for error messages: "file:line" or a request id.
 	Source string
+}
+
+// latestYear is the last whole year an instant in Unix nanoseconds holds.
+const latestYear = 2261
+
+// check reports what makes a call read from a row impossible, or "": an
+// instant out of order or beyond what pricing can hold, a negative spend.
+func (c *Call) check() string {
+	for _, t := range []struct {
+		name string
+		at   time.Time
+	}{{"start", c.Start}, {"first token", c.FirstToken}, {"end", c.End}} {
+		if t.at.Year() > latestYear {
+			return fmt.Sprintf("%s %s is after the year %d", t.name, t.at.Format(time.RFC3339), latestYear)
+		}
+	}
+	if !c.End.IsZero() && c.End.Before(c.Start) {
+		return fmt.Sprintf("end %s is before start %s", c.End.Format(time.RFC3339Nano), c.Start.Format(time.RFC3339Nano))
+	}
+	if !c.FirstToken.IsZero() && c.FirstToken.Before(c.Start) {
+		return fmt.Sprintf("first token %s is before start %s", c.FirstToken.Format(time.RFC3339Nano), c.Start.Format(time.RFC3339Nano))
+	}
+	if c.Recorded.IsNegative() {
+		return fmt.Sprintf("recorded spend %s is negative", c.Recorded)
+	}
+	return ""
+}
+
+// buildChecked returns a builder's reason to reject a row, or else the
+// call's own check.
+func buildChecked(reason string, c *Call) string {
+	if reason != "" {
+		return reason
+	}
+	return c.check()
 }

@@ -192,7 +192,7 @@ func v7Record(p *rowParser, raw []byte, c *Call) (string, string) {
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return "", "not a usage record: " + strings.TrimPrefix(err.Error(), "json: ")
 	}
-	if reason := r.fill(p, c); reason != "" {
+	if reason := buildChecked(r.fill(p, c), c); reason != "" {
 		return r.RequestID, reason
 	}
 	if b := r.TokenBreakdown; b != nil && b.usable() {
@@ -324,7 +324,7 @@ func v6Detail(p *rowParser, raw []byte, api, model string, c *Call) string {
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return "not a usage detail: " + strings.TrimPrefix(err.Error(), "json: ")
 	}
-	if reason := r.fill(p, c); reason != "" {
+	if reason := buildChecked(r.fill(p, c), c); reason != "" {
 		return reason
 	}
 	tk, reason := r.Tokens.split(modelFamily(model))

@@ -369,7 +369,7 @@ func (w *csvWorker) row(line int) {
 	b := w.b
 	b.Calls = append(b.Calls, Call{})
 	c := &b.Calls[len(b.Calls)-1]
-	if reason := s.build(s, &w.p, &w.v, c); reason != "" {
+	if reason := buildChecked(s.build(s, &w.p, &w.v, c), c); reason != "" {
 		b.Calls = b.Calls[:len(b.Calls)-1]
 		w.reject(line, reason)
 		return

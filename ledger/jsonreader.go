@@ -139,7 +139,7 @@ func schemaRecord(s *schema) recordFunc {
 			}
 		}
 		id := string(v.get(s.requestID))
-		if reason := s.build(s, p, &v, c); reason != "" {
+		if reason := buildChecked(s.build(s, p, &v, c), c); reason != "" {
 			return id, reason
 		}
 		c.RequestID, c.Identity = id, id

@@ -1,0 +1,54 @@
+package ledger
+
+import (
+	"errors"
+	"io"
+	"strings"
+	"testing"
+)
+
+func TestImpossibleCallsAreRejected(t *testing.T) {
+	const header = "request_id,start,end,model,status,recorded_spend,input_tokens,cache_read_tokens,cache_write_tokens,output_tokens,reasoning_tokens\n"
+	tests := []struct {
+		name, row, want string
+	}{
+		{"end before start", "a,2026-10-01T10:00:05Z,2026-10-01T10:00:00Z,m,success,0.1,1,0,0,1,0", "calls.csv:2: end 2026-10-01T10:00:00Z is before start 2026-10-01T10:00:05Z"},
+		{"negative spend", "a,2026-10-01T10:00:00Z,,m,success,-0.1,1,0,0,1,0", "calls.csv:2: recorded spend -0.1 is negative"},
+		{"beyond what an instant holds", "a,2300-01-01T00:00:00Z,,m,success,0.1,1,0,0,1,0", "calls.csv:2: start 2300-01-01T00:00:00Z is after the year 2261"},
+		{"a sound row", "a,2026-10-01T10:00:00Z,2026-10-01T10:00:01Z,m,success,0.1,1,0,0,1,0", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := Open("calls.csv", strings.NewReader(header+tt.row+"\n"), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.(io.Closer).Close()
+			var b Batch
+			var got []string
+			calls := 0
+			for {
+				err := r.Next(&b)
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				calls += len(b.Calls)
+				for _, rej := range b.Rejected {
+					got = append(got, rej.Error())
+				}
+			}
+			if tt.want == "" {
+				if calls != 1 || len(got) != 0 {
+					t.Errorf("got %d calls and rejections %v, want the call", calls, got)
+				}
+				return
+			}
+			if len(got) != 1 || got[0] != tt.want {
+				t.Errorf("rejections = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
