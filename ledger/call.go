@@ -91,6 +91,8 @@ type Call struct {
 // latestYear is the last whole year an instant in Unix nanoseconds holds.
 const latestYear = 2261
 
+var beyondLatestYear = time.Date(latestYear+1, 1, 1, 0, 0, 0, 0, time.UTC)
+
 // check reports what makes a call read from a row impossible, or "": an
 // instant out of order or beyond what pricing can hold, a negative spend.
 func (c *Call) check() string {
@@ -98,7 +100,7 @@ func (c *Call) check() string {
 		name string
 		at   time.Time
 	}{{"start", c.Start}, {"first token", c.FirstToken}, {"end", c.End}} {
-		if t.at.Year() > latestYear {
+		if !t.at.Before(beyondLatestYear) {
 			return fmt.Sprintf("%s %s is after the year %d", t.name, t.at.Format(time.RFC3339), latestYear)
 		}
 	}

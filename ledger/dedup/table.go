@@ -120,9 +120,46 @@ func (t *table) drain() []uint64 {
 	if t.zero {
 		keys = append(keys, 0)
 	}
-	slices.Sort(keys)
+	sortFingerprints(keys)
 	*t = table{}
 	return keys
+}
+
+// sortFingerprints sorts keys in place. Fingerprints are hashes, spread
+// evenly over the top byte, so one in-place distribution pass on that byte
+// (an American flag sort) leaves 256 small runs that sort fast.
+func sortFingerprints(keys []uint64) {
+	if len(keys) < 2048 {
+		slices.Sort(keys)
+		return
+	}
+	var count, start, next [256]int
+	for _, k := range keys {
+		count[k>>56]++
+	}
+	sum := 0
+	for b := range 256 {
+		start[b], next[b] = sum, sum
+		sum += count[b]
+	}
+	for b := range 256 {
+		end := start[b] + count[b]
+		for next[b] < end {
+			k := keys[next[b]]
+			d := int(k >> 56)
+			if d == b {
+				next[b]++
+				continue
+			}
+			// k belongs in bucket d: swap it there and look again at
+			// what comes back.
+			keys[next[b]], keys[next[d]] = keys[next[d]], k
+			next[d]++
+		}
+	}
+	for b := range 256 {
+		slices.Sort(keys[start[b] : start[b]+count[b]])
+	}
 }
 
 // prevPow2 returns the largest power of two not above n, or 0.

@@ -1,6 +1,7 @@
 package dedup
 
 import (
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -64,4 +65,23 @@ func seq(from, to uint64) []uint64 {
 		s = append(s, i)
 	}
 	return s
+}
+
+func TestSortFingerprints(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{0, 1, 100, 2047, 2048, 5000, 70000} {
+		keys := make([]uint64, n)
+		for i := range keys {
+			keys[i] = rng.Uint64()
+			if i%7 == 0 {
+				keys[i] >>= rng.IntN(64) // uneven top bytes too
+			}
+		}
+		want := slices.Clone(keys)
+		slices.Sort(want)
+		sortFingerprints(keys)
+		if !slices.Equal(keys, want) {
+			t.Fatalf("n=%d: not sorted", n)
+		}
+	}
 }
