@@ -117,25 +117,35 @@ func (b *Bucket) PeriodName() string {
 // sizes. An Engine is not safe for concurrent use; price parts of a stream
 // with several engines and Merge them.
 type Engine struct {
-	cat     *tariffs.Catalog
-	opts    Options
-	dims    dimSet
-	zone    *time.Location
-	refs    map[refKey]*modelRef
-	seen    Seen
-	seenErr error
-	seed    maphash.Seed
-	buckets map[bucketKey]*Bucket
-	rows    Rows
+	cat        *tariffs.Catalog
+	opts       Options
+	dims       dimSet
+	zone       *time.Location
+	refs       map[refKey]*modelRef
+	recent     [8]recentRef // the last names resolved, tried before refs
+	nextRecent int
+	seen       Seen
+	seenErr    error
+	seed       maphash.Seed
+	buckets    map[bucketKey]*Bucket
+	rows       Rows
 }
 
 // refKey is how a call names its model.
 type refKey struct{ model, group string }
 
-// modelRef is a logged model name resolved once, with its cursor.
+// recentRef is a name resolved lately.
+type recentRef struct {
+	key refKey
+	ref *modelRef
+}
+
+// modelRef is a logged model name resolved once, with its cursor and the
+// bucket its last call went to.
 type modelRef struct {
 	model  *tariffs.Model
 	cursor *tariffs.Cursor
+	last   *Bucket
 }
 
 // New returns an engine that prices calls against cat.
@@ -184,10 +194,15 @@ func (e *Engine) AddPriced(c *ledger.Call) PricedCall {
 		k.period, k.tier = uint8(pc.Quote.Period), uint8(pc.Tier)
 	}
 	e.groupKey(&k, c, pc.At)
-	b := e.buckets[k]
-	if b == nil {
-		b = &Bucket{k: k, Model: pc.Quote.Model, Rates: pc.Rates}
-		e.buckets[k] = b
+	// Calls of one model mostly land in the bucket its last call did:
+	// comparing keys is cheaper than hashing them.
+	b := pc.ref.last
+	if b == nil || b.k != k {
+		if b = e.buckets[k]; b == nil {
+			b = &Bucket{k: k, Model: pc.Quote.Model, Rates: pc.Rates}
+			e.buckets[k] = b
+		}
+		pc.ref.last = b
 	}
 	if e.dims.has(DimKey) {
 		b.KeyAlias = firstAlias(b.KeyAlias, c.KeyAlias)
@@ -244,6 +259,7 @@ type PricedCall struct {
 	Tier      int
 	Rates     *tariffs.Rates // nil unless priced
 	modelName string
+	ref       *modelRef
 }
 
 // ModelName returns the tariff model id, or the logged name when unknown.
@@ -265,7 +281,7 @@ func (p *PricedCall) Cost(c *ledger.Call) (byUsage [tariffs.NumUsage]decimal.Dec
 // classify decides the outcome of a call and the quote it is priced at.
 func (e *Engine) classify(c *ledger.Call) PricedCall {
 	ref := e.ref(c)
-	pc := PricedCall{modelName: loggedName(c)}
+	pc := PricedCall{modelName: loggedName(c), ref: ref}
 	billing := tariffs.BillEnd
 	if ref.model != nil {
 		pc.modelName = ref.model.ID
@@ -313,9 +329,26 @@ func loggedName(c *ledger.Call) string {
 // upstream first, then the public model group.
 func (e *Engine) ref(c *ledger.Call) *modelRef {
 	name := refKey{c.Model, c.ModelGroup}
-	if r, ok := e.refs[name]; ok {
-		return r
+	// A few recent names are compared before the map is hashed: readers
+	// intern names, and equal strings sharing memory compare at once.
+	for i := range e.recent {
+		if e.recent[i].key == name && e.recent[i].ref != nil {
+			return e.recent[i].ref
+		}
 	}
+	r, ok := e.refs[name]
+	if !ok {
+		r = e.resolve(c)
+		e.refs[name] = r
+	}
+	e.recent[e.nextRecent] = recentRef{name, r}
+	e.nextRecent = (e.nextRecent + 1) % len(e.recent)
+	return r
+}
+
+// resolve finds a call's model: the name sent upstream first, then the
+// public model group.
+func (e *Engine) resolve(c *ledger.Call) *modelRef {
 	r := &modelRef{}
 	for _, n := range []string{c.Model, c.ModelGroup} {
 		if m, ok := e.cat.Resolve(n); ok && n != "" {
@@ -323,7 +356,6 @@ func (e *Engine) ref(c *ledger.Call) *modelRef {
 			break
 		}
 	}
-	e.refs[name] = r
 	return r
 }
 
