@@ -9,7 +9,7 @@ GEN      := ./testdata/gen
 SAMPLE      := testdata/sample/spendlogs-2026-10.csv
 SAMPLE_DUMP := testdata/sample/spendlogs-dump-2026-10.csv
 
-.PHONY: help test bench fuzz lint golden build sample bench-reconcile
+.PHONY: help test bench bench-smoke fuzz lint golden build sample bench-reconcile
 
 help: ## list the targets
 	@awk -F':.*## ' '/^[a-z-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -19,6 +19,9 @@ test: ## run every test once, without the cache
 
 bench: ## run every Go benchmark with allocations
 	$(GO) test -run='^$$' -bench=. -benchmem ./...
+
+bench-smoke: ## run every benchmark once, so a broken one fails CI
+	$(GO) test -run='^$$' -bench=. -benchtime=1x ./...
 
 fuzz: ## run each Fuzz* target for FUZZTIME (default 10s)
 	@set -e; for pkg in $$($(GO) list ./...); do \

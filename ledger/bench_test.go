@@ -21,9 +21,9 @@ func writeFlatCSV(w io.Writer, n int) {
 		sec := i % 86400
 		prompt := 100 + i%5000
 		cached := prompt / 3
-		fmt.Fprintf(bw, "chatcmpl-%016x%08x,2026-09-01 %02d:%02d:%02d.%03d,2026-09-01 %02d:%02d:%02d.%03d,,%s,alias-%d,team-%d,,user-%d,%s,success,%d.%06de-05,%d,%d,%d,0,%d\n",
+		fmt.Fprintf(bw, "chatcmpl-%016x%08x,2026-09-01 %02d:%02d:%02d.%03d,2026-09-01 %02d:%02d:%02d.999,,%s,alias-%d,team-%d,,user-%d,%s,success,%d.%06de-05,%d,%d,%d,0,%d\n",
 			uint64(i)*2654435761, i,
-			sec/3600, sec/60%60, sec%60, i%1000, sec/3600, sec/60%60, sec%60, (i+500)%1000,
+			sec/3600, sec/60%60, sec%60, i%999, sec/3600, sec/60%60, sec%60, // ends after it starts
 			key, i%97, i%13, i%211, models[i%3], i%9, i%1000000, prompt, 10+i%700, cached, i%10)
 	}
 }
