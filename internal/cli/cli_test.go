@@ -40,7 +40,9 @@ func golden(t *testing.T, name, got string) {
 	}
 }
 
-func TestTariffsShowGolden(t *testing.T) {
+// TestGolden runs commands through the real tree and compares their
+// stdout with testdata/golden.
+func TestGolden(t *testing.T) {
 	tests := []struct {
 		name string
 		args []string
@@ -49,6 +51,11 @@ func TestTariffsShowGolden(t *testing.T) {
 		{"show-flash-peak.json", []string{"tariffs", "show", "edgeco/flash", "--tariffs", "../../tariffs/testdata", "--at", "2026-10-10T02:00:00Z", "-o", "json"}},
 		{"show-old-retired.json", []string{"tariffs", "show", "old-model", "--tariffs", "../../tariffs/testdata", "--at", "2026-09-01", "-o", "json"}},
 		{"show-deepseek-flash-embedded.json", []string{"tariffs", "show", "deepseek-flash", "--at", "2026-10-12T02:00:00Z", "-o", "json"}},
+		{"reconcile-sample.json", []string{"reconcile", "--calls", sample, "-o", "json"}},
+		{"reconcile-sample-by-period.csv", []string{"reconcile", "--calls", sample, "--by", "model,period", "-o", "csv"}},
+		{"reconcile-sample.txt", []string{"reconcile", "--calls", sample}},
+		{"blend-sample.json", []string{"blend", "--calls", sample, "--as-of", "2026-10-29", "-o", "json"}},
+		{"blend-sample-gateway.yaml", []string{"blend", "--calls", sample, "--as-of", "2026-10-29", "--mode", "gateway", "-o", "yaml"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -13,28 +13,6 @@ import (
 
 const sample = "../../testdata/sample/spendlogs-2026-10.csv"
 
-func TestReconcileGolden(t *testing.T) {
-	tests := []struct {
-		name string
-		args []string
-	}{
-		{"reconcile-sample.json", []string{"reconcile", "--calls", sample, "-o", "json"}},
-		{"reconcile-sample-by-period.csv", []string{"reconcile", "--calls", sample, "--by", "model,period", "-o", "csv"}},
-		{"reconcile-sample.txt", []string{"reconcile", "--calls", sample}},
-		{"blend-sample.json", []string{"blend", "--calls", sample, "--as-of", "2026-10-29", "-o", "json"}},
-		{"blend-sample-gateway.yaml", []string{"blend", "--calls", sample, "--as-of", "2026-10-29", "--mode", "gateway", "-o", "yaml"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			code, out, errs := runCLI(t, "", tt.args...)
-			if code != exitOK {
-				t.Fatalf("exit %d, stderr: %s", code, errs)
-			}
-			golden(t, tt.name, out)
-		})
-	}
-}
-
 // TestReconcileAccountsForEveryRow checks the JSON contract on the sample:
 // rows balance, and the explanations account for the gap.
 func TestReconcileAccountsForEveryRow(t *testing.T) {
