@@ -112,9 +112,9 @@ func (b *Bucket) PeriodName() string {
 	return b.k.version.Periods[b.k.period]
 }
 
-// Engine prices a stream of calls into buckets. Memory grows with the
-// number of buckets and of distinct call identities, not with the calls'
-// sizes. An Engine is not safe for concurrent use; price parts of a stream
+// Engine prices a stream of calls into buckets. Its memory grows with the
+// number of buckets, and with the identities its Seen keeps (bounded with
+// a spilling Seen), never with the calls themselves. An Engine is not safe for concurrent use; price parts of a stream
 // with several engines and Merge them.
 type Engine struct {
 	cat        *tariffs.Catalog
@@ -126,7 +126,6 @@ type Engine struct {
 	nextRecent int
 	seen       Seen
 	seenErr    error
-	seed       maphash.Seed
 	buckets    map[bucketKey]*Bucket
 	rows       Rows
 }
@@ -159,7 +158,7 @@ func New(cat *tariffs.Catalog, opts Options) *Engine {
 		seen = memorySeen{}
 	}
 	return &Engine{cat: cat, opts: opts, dims: setOf(opts.Dims), zone: zone,
-		refs: map[refKey]*modelRef{}, seen: seen, seed: identitySeed,
+		refs: map[refKey]*modelRef{}, seen: seen,
 		buckets: map[bucketKey]*Bucket{}}
 }
 
@@ -375,7 +374,7 @@ func (e *Engine) firstSeen(c *ledger.Call) bool {
 		return true
 	}
 	var h maphash.Hash
-	h.SetSeed(e.seed)
+	h.SetSeed(identitySeed)
 	h.WriteString(string(c.Gateway))
 	h.WriteByte(0)
 	h.WriteString(c.Identity)
