@@ -48,7 +48,7 @@ type Explanation struct {
 type modelTally struct {
 	name          string
 	model         *tariffs.Model
-	qty           Quantities // priced calls with recorded spend
+	qtyByTier     []Quantities // priced calls with recorded spend, by prompt-size tier
 	calls         int64
 	official      decimal.Decimal
 	recorded      decimal.Decimal
@@ -86,7 +86,10 @@ func (e *Engine) tallies() []*modelTally {
 			t.zeroOfficial = t.zeroOfficial.Add(b.Official())
 		case o == Priced:
 			t.calls += b.Calls
-			t.qty.Add(&b.Qty)
+			for int(b.k.tier) >= len(t.qtyByTier) {
+				t.qtyByTier = append(t.qtyByTier, Quantities{})
+			}
+			t.qtyByTier[b.k.tier].Add(&b.Qty)
 			t.official = t.official.Add(b.Official())
 			t.recorded = t.recorded.Add(b.Recorded())
 			for u := range tariffs.NumUsage - 1 {
@@ -159,13 +162,35 @@ func closeTo(a, b decimal.Decimal) bool {
 	return diff.LessThanOrEqual(scale.Mul(matchTolerance))
 }
 
-// candidate is a rate set the gateway may have recorded at.
+// candidate is a rate set the gateway may have recorded at: one period's
+// rates of one version, with its prompt-size tiers.
 type candidate struct {
 	model   *tariffs.Model
 	version *tariffs.Version
+	prices  *tariffs.ModelPrices
 	period  int
-	rates   tariffs.Rates
 	cached  bool // cache reads at the input price
+}
+
+// rates returns the candidate's rates for calls of tier i (as priced),
+// or of its highest tier when it has fewer.
+func (c *candidate) rates(i int) tariffs.Rates {
+	r := *c.prices.RatesAt(c.period, min(i, len(c.prices.Tiers)))
+	if c.cached {
+		r.Set(tariffs.CacheRead, r.Price(tariffs.Input))
+	}
+	return r
+}
+
+// cost prices the tally's quantities at the candidate's rates, tier by tier.
+func (c *candidate) cost(t *modelTally) decimal.Decimal {
+	cost := decimal.Zero
+	for i := range t.qtyByTier {
+		r := c.rates(i)
+		_, sum := CostOf(&r, &t.qtyByTier[i])
+		cost = cost.Add(sum)
+	}
+	return cost
 }
 
 // flatPrice looks for one rate set of the provider's history that gives
@@ -175,11 +200,7 @@ func (t *modelTally) flatPrice(gap decimal.Decimal) Explanation {
 	x := Explanation{Kind: KindUnexplained, Model: t.name, Calls: t.calls, Amount: gap.String(),
 		Detail: fmt.Sprintf("recorded %s against an official %s; no single flat rate set of the tariff history matches", t.recorded, t.official)}
 	for _, c := range t.candidates() {
-		cost := decimal.Zero
-		for u := range tariffs.NumUsage {
-			cost = cost.Add(Cost(&c.rates, tariffs.Usage(u), t.qty[u]))
-		}
-		if !closeTo(cost, t.recorded) {
+		if !closeTo(c.cost(t), t.recorded) {
 			continue
 		}
 		x.Kind, x.Version, x.Period = KindFlatPrice, c.version.Name, c.version.Periods[c.period]
@@ -190,8 +211,9 @@ func (t *modelTally) flatPrice(gap decimal.Decimal) Explanation {
 		if c.model != t.model {
 			x.Rates, whose = c.model.ID, c.model.ID+"'s"
 		}
+		base := c.rates(0)
 		x.Detail = fmt.Sprintf("recorded at a flat price equal to %s %s rates of version %s (%s) at every hour%s; %s",
-			whose, x.Period, x.Version, describeRates(&c.rates), cachedNote(c.cached), t.periodMix())
+			whose, x.Period, x.Version, describeRates(&base), cachedNote(c.cached), t.periodMix())
 		return x
 	}
 	return x
@@ -234,8 +256,9 @@ func describeRates(r *tariffs.Rates) string {
 	return strings.Join(parts, ", ") + " per 1M"
 }
 
-// candidates lists every base rate set of the model's provider, the
-// model's own first, each also with cache reads at the input price.
+// candidates lists every period's rates of every version of the model's
+// provider, the model's own first, each also with cache reads at the input
+// price.
 func (t *modelTally) candidates() []candidate {
 	if t.model == nil {
 		return nil
@@ -250,10 +273,9 @@ func (t *modelTally) candidates() []candidate {
 				continue
 			}
 			for p := range v.Periods {
-				c := candidate{model: m, version: v, period: p, rates: mp.Periods[p]}
+				c := candidate{model: m, version: v, prices: mp, period: p}
 				cached := c
 				cached.cached = true
-				cached.rates.Set(tariffs.CacheRead, c.rates.Price(tariffs.Input))
 				if m == t.model {
 					own = append(own, c, cached)
 				} else {

@@ -175,3 +175,22 @@ func TestHourGroupsOnFallBackDay(t *testing.T) {
 		t.Errorf("hours = %v, want %v", hours, want)
 	}
 }
+
+// TestFlatPriceWithTiers checks that a gateway recording long prompts at
+// the tier's rates is still recognised.
+func TestFlatPriceWithTiers(t *testing.T) {
+	cat := testCatalog(t)
+	peak := rates(map[tariffs.Usage]string{tariffs.Input: "0.30", tariffs.CacheRead: "0.006", tariffs.Output: "1.20"})
+	peakTier := rates(map[tariffs.Usage]string{tariffs.Input: "0.60", tariffs.Output: "2.40"})
+	e := New(cat, Options{})
+	long := call("long", "flash", "2026-09-01T12:00:00Z", 200_000, 0, 1000) // off-peak hour, tier prompt
+	long.Recorded = costAtRates(&long, peakTier)
+	short := call("short", "flash", "2026-09-01T13:00:00Z", 1000, 0, 1000)
+	short.Recorded = costAtRates(&short, peak)
+	e.Add(&long)
+	e.Add(&short)
+	xs := e.Reconcile().Explanations
+	if len(xs) != 1 || xs[0].Kind != KindFlatPrice || xs[0].Period != "peak" {
+		t.Errorf("explanations = %+v, want flat_price at the peak rates", xs)
+	}
+}
