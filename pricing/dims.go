@@ -28,6 +28,15 @@ var dimNames = [numDims]string{"model", "group", "key", "team", "user", "day", "
 // String returns the dimension's name as --by spells it.
 func (d Dim) String() string { return dimNames[d] }
 
+// AllDims returns every dimension, in the order --by lists them.
+func AllDims() []Dim {
+	out := make([]Dim, numDims)
+	for i := range out {
+		out[i] = Dim(i)
+	}
+	return out
+}
+
 // ParseDims reads a comma-separated list of dimensions, e.g. "model,day".
 func ParseDims(s string) ([]Dim, error) {
 	var out []Dim

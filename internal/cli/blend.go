@@ -50,6 +50,9 @@ Models the catalog prices but with no calls in the window are listed with the re
 	cmd.Flags().StringVar(&opts.window, "window", "28d", "length of the window: days (28d) or a duration (36h)")
 	cmd.Flags().StringVar(&opts.mode, "mode", pricing.ModePerModel, "per-model or gateway")
 	cmd.Flags().StringVarP(&opts.output, "output", "o", "table", "output format: table, json or yaml")
+	completeSource(cmd)
+	completeWith(cmd, "mode", pricing.ModePerModel, pricing.ModeGateway)
+	completeWith(cmd, "output", "table", "json", "yaml")
 	return cmd
 }
 

@@ -89,6 +89,9 @@ func TestExitCodes(t *testing.T) {
 		{"bad instant", []string{"tariffs", "show", "deepseek-flash", "--at", "yesterday"}, exitUsage, "", "--at \"yesterday\" is not an instant"},
 		{"unknown flag", []string{"tariffs", "list", "--colour"}, exitUsage, "", "unknown flag"},
 		{"list", []string{"tariffs", "list"}, exitOK, "deepseek-flash", ""},
+		{"completion of --by", []string{"__complete", "reconcile", "--by", "model,d"}, exitOK, "model,day", ""},
+		{"completion of models", []string{"__complete", "tariffs", "show", ""}, exitOK, "deepseek-flash", ""},
+		{"completion of --mode", []string{"__complete", "blend", "--mode", ""}, exitOK, "gateway", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

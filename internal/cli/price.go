@@ -40,6 +40,8 @@ Rejected rows are listed on stderr and counted in the totals printed there.`,
 	opts.source.addFlags(cmd.Flags())
 	opts.source.addWindowFlags(cmd.Flags())
 	cmd.Flags().StringVarP(&opts.output, "output", "o", "csv", "output format: csv or json (one object per line)")
+	completeSource(cmd)
+	completeWith(cmd, "output", "csv", "json")
 	return cmd
 }
 

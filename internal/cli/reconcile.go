@@ -54,6 +54,9 @@ percent of the official cost.`,
 	cmd.Flags().StringVar(&opts.by, "by", "model", "groupings, comma-separated: model, group, key, team, user, day, hour, period, version")
 	cmd.Flags().StringVar(&opts.tz, "tz", "UTC", "IANA time zone of day and hour groupings")
 	cmd.Flags().StringVarP(&opts.output, "output", "o", "table", "output format: table, csv or json")
+	completeSource(cmd)
+	completeWith(cmd, "output", "table", "csv", "json")
+	cmd.RegisterFlagCompletionFunc("by", completeDims)
 	cmd.Flags().StringVar(&opts.failOver, "fail-over", "", "exit 1 when |gap| exceeds this percent of the official cost")
 	return cmd
 }

@@ -143,6 +143,7 @@ func newTariffsListCmd(a *app) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "table", "output format: table or json")
+	completeWith(cmd, "output", "table", "json")
 	return cmd
 }
 

@@ -38,6 +38,8 @@ MODEL is a tariff model id or any name a gateway logs it under.`,
 	}
 	cmd.Flags().StringVar(&opts.at, "at", "", "instant to show the rates of (RFC 3339 or date; default now)")
 	cmd.Flags().StringVarP(&opts.output, "output", "o", "table", "output format: table or json")
+	completeWith(cmd, "output", "table", "json")
+	cmd.ValidArgsFunction = completeModels(a)
 	return cmd
 }
 
