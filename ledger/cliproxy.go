@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"time"
 )
@@ -168,6 +169,9 @@ func (r *cpaRecord) fill(p *rowParser, c *Call) string {
 	if r.LatencyMs < 0 || r.TTFTMs < 0 {
 		return fmt.Sprintf("latency_ms %d or ttft_ms %d is negative", r.LatencyMs, r.TTFTMs)
 	}
+	if maxMs := int64(math.MaxInt64 / time.Millisecond); r.LatencyMs > maxMs || r.TTFTMs > maxMs {
+		return fmt.Sprintf("latency_ms %d or ttft_ms %d is out of range", r.LatencyMs, r.TTFTMs)
+	}
 	c.Gateway = CLIProxy
 	c.Start = start
 	if r.LatencyMs > 0 {
@@ -256,6 +260,8 @@ func produceV6(name string, src io.Reader) func(e *emitter) error {
 					}
 					return w.apis()
 				})
+			case "apis": // the statistics object alone, without its envelope
+				return w.apis()
 			}
 			return w.skip(name)
 		})

@@ -43,7 +43,7 @@ type csvChunk struct {
 	data   []byte
 	line   int  // line number of data[0]
 	lines  int  // newlines in data: a bound on its rows
-	broken bool // data is the first line of a record that never ends
+	broken string // why data, the first line of a record, is skipped; "" when it is not
 	err    error
 	out    chan csvResult
 }
@@ -54,7 +54,7 @@ type csvResult struct {
 }
 
 func newCSVReader(name string, s *schema, br *bufio.Reader, opt Options) (*csvReader, error) {
-	header, err := readHeader(br)
+	header, blanks, err := readHeader(br)
 	if err != nil {
 		return nil, fmt.Errorf("%s:1: %w", name, err)
 	}
@@ -64,7 +64,7 @@ func newCSVReader(name string, s *schema, br *bufio.Reader, opt Options) (*csvRe
 	}
 	opt = opt.withDefaults()
 	r := &csvReader{
-		name: name, schema: s, pos: pos, src: br, firstLine: 2,
+		name: name, schema: s, pos: pos, src: br, firstLine: 2 + blanks,
 		chunkSize: opt.ChunkSize, maxRecord: opt.maxRecord, batchSize: opt.BatchSize,
 		order: make(chan *csvChunk, opt.Workers+1),
 		jobs:  make(chan *csvChunk, opt.Workers),
@@ -78,26 +78,36 @@ func newCSVReader(name string, s *schema, br *bufio.Reader, opt Options) (*csvRe
 	return r, nil
 }
 
-// readHeader reads and splits the header line.
-func readHeader(br *bufio.Reader) ([]string, error) {
-	line, err := br.ReadSlice('\n')
-	if errors.Is(err, bufio.ErrBufferFull) {
-		return nil, fmt.Errorf("%w: header line longer than %d bytes", ErrBadHeader, br.Size())
-	}
-	if err != nil && !errors.Is(err, io.EOF) {
-		return nil, err
+// readHeader reads and splits the header line, after any blank lines; it
+// returns how many blank lines it skipped.
+func readHeader(br *bufio.Reader) ([]string, int, error) {
+	var line []byte
+	var err error
+	blanks := 0
+	for {
+		line, err = br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			return nil, 0, fmt.Errorf("%w: header line longer than %d bytes", ErrBadHeader, br.Size())
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, 0, err
+		}
+		if len(bytes.TrimSpace(line)) > 0 || err != nil {
+			break
+		}
+		blanks++
 	}
 	data := bytes.Clone(line)
 	var sp splitter
 	_, _, blank, bad := sp.record(data, 0)
 	if blank || bad != "" {
-		return nil, fmt.Errorf("%w: unreadable header line", ErrBadHeader)
+		return nil, 0, fmt.Errorf("%w: unreadable header line", ErrBadHeader)
 	}
 	header := make([]string, len(sp.fields))
 	for i, f := range sp.fields {
 		header[i] = string(f)
 	}
-	return header, nil
+	return header, blanks, nil
 }
 
 // Format names the detected format.
@@ -201,6 +211,7 @@ func (r *csvReader) cut() {
 	buf := r.getBuf(r.chunkSize)
 	n := 0
 	eof := false
+	skipping := false // the rest of an overlong line is being dropped
 	for {
 		for !eof && n < len(buf) {
 			m, err := r.src.Read(buf[n:])
@@ -212,12 +223,26 @@ func (r *csvReader) cut() {
 				return
 			}
 		}
+		if skipping {
+			nl := bytes.IndexByte(buf[:n], '\n')
+			if nl < 0 && !eof {
+				n = 0
+				continue
+			}
+			if nl >= 0 {
+				n = copy(buf, buf[nl+1:n])
+				line++
+			} else {
+				n = 0
+			}
+			skipping = false
+		}
 		if n == 0 && eof {
 			return
 		}
 		data := buf[:n]
 		end, open := scanRecords(data)
-		broken := false
+		broken := ""
 		switch {
 		case eof && !open:
 			end = n
@@ -225,11 +250,15 @@ func (r *csvReader) cut() {
 		case eof || n >= r.maxRecord:
 			// A record that never ends: give up on its first line and
 			// start again on the next one.
-			broken = true
+			broken = "quoted field never closed: skipped this line"
 			if nl := bytes.IndexByte(data, '\n'); nl >= 0 {
 				end = nl + 1
 			} else {
 				end = n
+				if !eof {
+					broken = fmt.Sprintf("line longer than %d bytes: skipped", r.maxRecord)
+					skipping = true
+				}
 			}
 		default:
 			grown := make([]byte, 2*len(buf))
@@ -317,9 +346,9 @@ func (w *csvWorker) parse(ch *csvChunk) []*Batch {
 	r := w.r
 	w.out = nil
 	w.newBatch(ch.lines + 1)
-	if ch.broken {
+	if ch.broken != "" {
 		w.b.Rows++
-		w.reject(ch.line, "quoted field never closed: skipped this line")
+		w.reject(ch.line, ch.broken)
 		w.flush()
 		return w.out
 	}

@@ -197,7 +197,7 @@ func (s *splitter) slowRecord(data []byte, i int) (next, lines int, blank bool, 
 			i++
 		}
 		field := data[start:i]
-		if i < len(data) && data[i] == '\n' {
+		if i == len(data) || data[i] == '\n' { // the record's last field: drop a CR
 			if n := len(field); n > 0 && field[n-1] == '\r' {
 				field = field[:n-1]
 			}

@@ -120,6 +120,9 @@ func parseDecimal(b []byte) (decimal.Decimal, bool) {
 	if mant == 0 {
 		return decimal.Decimal{}, true
 	}
+	if exp < -maxExponent || exp > maxExponent { // as the slow path refuses
+		return decimal.Decimal{}, false
+	}
 	if neg {
 		mant = -mant
 	}
@@ -212,6 +215,9 @@ func parseTime(b []byte, dc *dateCache) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	unix := days*86400 + int64(hour*3600+minute*60+sec) - offset
+	if unix < 0 { // 1970-01-01 05:00+08:00 is still 1969 in UTC
+		return time.Time{}, false
+	}
 	return time.Unix(unix, nsec).UTC(), true
 }
 

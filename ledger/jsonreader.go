@@ -128,15 +128,18 @@ type recordFunc func(p *rowParser, raw []byte, c *Call) (requestID, reason strin
 // schemaRecord reads a JSON object whose members are a schema's columns.
 func schemaRecord(s *schema) recordFunc {
 	return func(p *rowParser, raw []byte, c *Call) (string, string) {
-		var obj map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &obj); err != nil {
-			return "", "not a JSON object: " + strings.TrimPrefix(err.Error(), "json: ")
-		}
 		var v rowFields
-		for k, m := range obj {
-			if i := s.index(k); i >= 0 {
+		var set [maxCols]bool
+		// Members in document order; when two names map to one column the
+		// first wins, as with CSV headers.
+		err := eachMember(raw, func(k string, m json.RawMessage) {
+			if i := s.index(k); i >= 0 && !set[i&(maxCols-1)] {
+				set[i&(maxCols-1)] = true
 				v.add(i, jsonText(m))
 			}
+		})
+		if err != nil {
+			return "", "not a JSON object: " + strings.TrimPrefix(err.Error(), "json: ")
 		}
 		id := string(v.get(s.requestID))
 		if reason := buildChecked(s.build(s, p, &v, c), c); reason != "" {
@@ -145,6 +148,34 @@ func schemaRecord(s *schema) recordFunc {
 		c.RequestID, c.Identity = id, id
 		return id, ""
 	}
+}
+
+// eachMember calls fn for each member of the JSON object raw, in order.
+func eachMember(raw []byte, fn func(key string, value json.RawMessage)) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil {
+		return err
+	} else if tok != json.Delim('{') {
+		return fmt.Errorf("found %v", tok)
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		var m json.RawMessage
+		if err := dec.Decode(&m); err != nil {
+			return err
+		}
+		fn(tok.(string), m)
+	}
+	if _, err := dec.Token(); err != nil {
+		return err
+	}
+	if dec.More() {
+		return fmt.Errorf("text after the object")
+	}
+	return nil
 }
 
 // jsonText returns a JSON value as column text: strings unquoted, null
