@@ -41,8 +41,8 @@ type csvReader struct {
 type csvChunk struct {
 	buf    []byte // pooled storage, returned after parsing
 	data   []byte
-	line   int  // line number of data[0]
-	lines  int  // newlines in data: a bound on its rows
+	line   int    // line number of data[0]
+	lines  int    // newlines in data: a bound on its rows
 	broken string // why data, the first line of a record, is skipped; "" when it is not
 	err    error
 	out    chan csvResult
