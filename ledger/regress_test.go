@@ -59,6 +59,13 @@ func TestEdgeInputs(t *testing.T) {
 					t.Errorf("team = %q, want A", calls[0].Team)
 				}
 			}},
+		{name: "an odd type in an alias does not cost the row",
+			input: `{"request_id":"r","startTime":"2026-09-01 00:00:00","spend":0,"prompt_tokens":1,"completion_tokens":1,"metadata":{"user_api_key_team_id":42,"user_api_key_alias":{"x":1}}}` + "\n",
+			calls: 1, check: func(t *testing.T, calls []Call) {
+				if calls[0].Team != "42" || calls[0].KeyAlias != "" {
+					t.Errorf("team %q, alias %q; want 42 and none", calls[0].Team, calls[0].KeyAlias)
+				}
+			}},
 		{name: "1969 in UTC through an offset", input: header + "\na,1970-01-01 05:00:00+08:00,0.1,10,5\n",
 			rejected: []string{`in:2: startTime "1970-01-01 05:00:00+08:00" is not a timestamp`}},
 		{name: "a spend with too many leading zeros", input: header + "\na,2026-09-01 00:00:00,0." + strings.Repeat("0", 80) + "1,10,5\n",

@@ -77,9 +77,31 @@ type spendLogMeta struct {
 			Reasoning json.Number `json:"reasoning_tokens"`
 		} `json:"completion_tokens_details"`
 	} `json:"additional_usage_values"`
-	KeyAlias  *string `json:"user_api_key_alias"`
-	TeamAlias *string `json:"user_api_key_team_alias"`
-	TeamID    *string `json:"user_api_key_team_id"`
+	KeyAlias  looseText `json:"user_api_key_alias"`
+	TeamAlias looseText `json:"user_api_key_team_alias"`
+	TeamID    looseText `json:"user_api_key_team_id"`
+}
+
+// looseText reads a JSON string, or a number as written, and passes over
+// any other kind: aliases only label reports, so an odd type there must not
+// cost the row its tokens and spend.
+type looseText struct {
+	s  string
+	ok bool
+}
+
+func (t *looseText) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	switch {
+	case len(b) > 0 && b[0] == '"':
+		var s string
+		if json.Unmarshal(b, &s) == nil {
+			t.s, t.ok = s, true
+		}
+	case len(b) > 0 && (b[0] == '-' || ('0' <= b[0] && b[0] <= '9')):
+		t.s, t.ok = string(b), true
+	}
+	return nil
 }
 
 func buildSpendLog(s *schema, p *rowParser, v *rowFields, c *Call) string {
@@ -200,14 +222,14 @@ func spendLogMetadata(p *rowParser, m []byte, v *rowFields, c *Call, cached, wri
 	if reasoning, r = metaInt(v.get(slReasoning), u.Completion.Reasoning, "completion_tokens_details.reasoning_tokens", reasoning); r != "" {
 		return 0, 0, 0, r
 	}
-	if meta.KeyAlias != nil {
-		c.KeyAlias = p.strs.get([]byte(*meta.KeyAlias))
+	if meta.KeyAlias.ok {
+		c.KeyAlias = p.strs.get([]byte(meta.KeyAlias.s))
 	}
-	if meta.TeamAlias != nil {
-		c.Team = p.strs.get([]byte(*meta.TeamAlias))
+	if meta.TeamAlias.ok {
+		c.Team = p.strs.get([]byte(meta.TeamAlias.s))
 	}
-	if c.Team == "" && len(v.get(slTeamAlias)) == 0 && len(v.get(slTeamID)) == 0 && meta.TeamID != nil {
-		c.Team = p.strs.get([]byte(*meta.TeamID))
+	if c.Team == "" && len(v.get(slTeamAlias)) == 0 && len(v.get(slTeamID)) == 0 && meta.TeamID.ok {
+		c.Team = p.strs.get([]byte(meta.TeamID.s))
 	}
 	return cached, write, reasoning, ""
 }
