@@ -66,6 +66,8 @@ func TestEdgeInputs(t *testing.T) {
 					t.Errorf("team %q, alias %q; want 42 and none", calls[0].Team, calls[0].KeyAlias)
 				}
 			}},
+		{name: "a raw key in the wrong column is not echoed", input: header + "\na,2026-09-01 00:00:00,sk-live-123,10,5\n",
+			rejected: []string{"in:2: spend (a value that looks like an API key, not shown) is not a decimal number"}},
 		{name: "1969 in UTC through an offset", input: header + "\na,1970-01-01 05:00:00+08:00,0.1,10,5\n",
 			rejected: []string{`in:2: startTime "1970-01-01 05:00:00+08:00" is not a timestamp`}},
 		{name: "a spend with too many leading zeros", input: header + "\na,2026-09-01 00:00:00,0." + strings.Repeat("0", 80) + "1,10,5\n",
