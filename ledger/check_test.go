@@ -1,9 +1,6 @@
 package ledger
 
 import (
-	"errors"
-	"io"
-	"strings"
 	"testing"
 )
 
@@ -19,30 +16,10 @@ func TestImpossibleCallsAreRejected(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := Open("calls.csv", strings.NewReader(header+tt.row+"\n"), Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer r.(io.Closer).Close()
-			var b Batch
-			var got []string
-			calls := 0
-			for {
-				err := r.Next(&b)
-				if errors.Is(err, io.EOF) {
-					break
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				calls += len(b.Calls)
-				for _, rej := range b.Rejected {
-					got = append(got, rej.Error())
-				}
-			}
+			calls, got := readEdge(t, "calls.csv", header+tt.row+"\n", Options{})
 			if tt.want == "" {
-				if calls != 1 || len(got) != 0 {
-					t.Errorf("got %d calls and rejections %v, want the call", calls, got)
+				if len(calls) != 1 || len(got) != 0 {
+					t.Errorf("got %d calls and rejections %v, want the call", len(calls), got)
 				}
 				return
 			}

@@ -1,8 +1,6 @@
 package ledger
 
 import (
-	"errors"
-	"io"
 	"os"
 	"strings"
 	"testing"
@@ -20,30 +18,11 @@ func TestDocsCanonicalExample(t *testing.T) {
 	if !ok || !closed {
 		t.Fatal("docs/calls.md has no csv example")
 	}
-	r, err := Open("docs/calls.md example", strings.NewReader(example), Options{})
-	if err != nil {
-		t.Fatal(err)
+	res := readAll(t, "docs/calls.md example", []byte(example), Options{})
+	if res.Err != "" || res.Format != FormatCanonicalCSV {
+		t.Fatalf("the example reads as %q (error %q), want %s", res.Format, res.Err, FormatCanonicalCSV)
 	}
-	defer r.(io.Closer).Close()
-	if r.Format() != FormatCanonicalCSV {
-		t.Errorf("the example reads as %s, want %s", r.Format(), FormatCanonicalCSV)
-	}
-	var b Batch
-	calls := 0
-	for {
-		err := r.Next(&b)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(b.Rejected) > 0 {
-			t.Fatalf("the documented example has rejected rows: %v", b.Rejected)
-		}
-		calls += len(b.Calls)
-	}
-	if calls == 0 {
-		t.Fatal("the documented example has no calls")
+	if len(res.Rejected) > 0 || len(res.Calls) == 0 {
+		t.Fatalf("the documented example gives %d calls and rejections %v", len(res.Calls), res.Rejected)
 	}
 }

@@ -8,9 +8,9 @@ import (
 )
 
 // readEdge reads every row of input and returns its calls and rejections.
-func readEdge(t *testing.T, input string, opt Options) ([]Call, []string) {
+func readEdge(t *testing.T, name, input string, opt Options) ([]Call, []string) {
 	t.Helper()
-	r, err := Open("in", strings.NewReader(input), opt)
+	r, err := Open(name, strings.NewReader(input), opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestEdgeInputs(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			for range 20 { // map order once made results vary between reads
-				calls, rejected := readEdge(t, tt.input, Options{})
+				calls, rejected := readEdge(t, "in", tt.input, Options{})
 				if len(calls) != tt.calls || len(rejected) != len(tt.rejected) {
 					t.Fatalf("%d calls and rejections %q, want %d calls and %q", len(calls), rejected, tt.calls, tt.rejected)
 				}
@@ -97,7 +97,7 @@ func TestOverlongLineIsOneRow(t *testing.T) {
 	const header = "request_id,startTime,spend,prompt_tokens,completion_tokens\n"
 	long := "a," + strings.Repeat("x", 130) + ",0.1,10,5\n"
 	input := header + long + "b,2026-09-01 00:00:00,0.1,10,5\nc,oops,0.1,10,5\n"
-	calls, rejected := readEdge(t, input, Options{ChunkSize: 8, maxRecord: 32})
+	calls, rejected := readEdge(t, "in", input, Options{ChunkSize: 8, maxRecord: 32})
 	if len(calls) != 1 || len(rejected) != 2 {
 		t.Fatalf("%d calls, rejections %q; want 1 call and 2 rejections", len(calls), rejected)
 	}
