@@ -4,10 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
@@ -54,18 +51,6 @@ Models the catalog prices but with no calls in the window are listed with the re
 	completeWith(cmd, "mode", pricing.ModePerModel, pricing.ModeGateway)
 	completeWith(cmd, "output", "table", "json", "yaml")
 	return cmd
-}
-
-// parseWindow reads "28d" or a Go duration such as "36h".
-func parseWindow(s string) (time.Duration, error) {
-	if days, ok := strings.CutSuffix(s, "d"); ok {
-		if n, err := strconv.Atoi(days); err == nil && n > 0 {
-			return time.Duration(n) * 24 * time.Hour, nil
-		}
-	} else if d, err := time.ParseDuration(s); err == nil && d > 0 {
-		return d, nil
-	}
-	return 0, usageError(fmt.Errorf("--window %q is not a length of time", s), "write e.g. --window 28d or --window 36h")
 }
 
 func runBlend(cmd *cobra.Command, a *app, opts *blendOptions) error {

@@ -146,17 +146,6 @@ func writeReconcileCSV(out io.Writer, rec *pricing.Reconciliation) error {
 	return w.Error()
 }
 
-// displayPlaces is how many decimals money has in tables; CSV and JSON
-// keep every digit.
-const displayPlaces = 4
-
-func money(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return decimal.RequireFromString(s).StringFixed(displayPlaces)
-}
-
 func writeReconcileTable(out io.Writer, rec *pricing.Reconciliation) error {
 	w := &errWriter{w: out}
 	t := rec.Totals
@@ -192,11 +181,4 @@ func writeReconcileTable(out io.Writer, rec *pricing.Reconciliation) error {
 		w.printf("  explained %s of a gap of %s\n", money(t.Explained), money(t.Gap))
 	}
 	return w.err
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }

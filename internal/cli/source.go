@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -89,16 +88,6 @@ func (a *app) priceSource(ctx context.Context, src *sourceOptions, opts pricing.
 	}
 	a.reportRows(e.Rows())
 	return e, nil
-}
-
-// checkOutput accepts an -o value among the formats a command writes.
-func checkOutput(output string, formats ...string) error {
-	for _, f := range formats {
-		if f == output {
-			return nil
-		}
-	}
-	return usageError(fmt.Errorf("unknown output format %q", output), "use -o "+strings.Join(formats, ", -o "))
 }
 
 // maxShownRejections is how many rejected rows are listed on stderr.

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -120,13 +119,6 @@ func tariffFiles(path string) ([]string, error) {
 	return out, nil
 }
 
-func unwrapPathError(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
-	}
-	return err
-}
-
 func newTariffsListCmd(a *app) *cobra.Command {
 	var output string
 	cmd := &cobra.Command{
@@ -179,22 +171,4 @@ func writeList(out io.Writer, cat *tariffs.Catalog, output string, now time.Time
 		return tw.Flush()
 	}
 	return checkOutput(output, "table", "json")
-}
-
-func writeJSON(out io.Writer, v any) error {
-	enc := json.NewEncoder(out)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
-
-// parseInstant reads an instant given on the command line: RFC 3339, or a
-// date (midnight UTC).
-func parseInstant(flag, s string) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t.UTC(), nil
-	}
-	if t, err := time.Parse(time.DateOnly, s); err == nil {
-		return t, nil
-	}
-	return time.Time{}, usageError(fmt.Errorf("--%s %q is not an instant", flag, s), "write an RFC 3339 instant like 2026-09-01T02:00:00Z, or a date like 2026-09-01 (midnight UTC)")
 }

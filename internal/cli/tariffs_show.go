@@ -284,24 +284,3 @@ func writeRates(w *errWriter, prefix string, rates []ratesView) {
 		w.printf("\n")
 	}
 }
-
-// errWriter keeps the first write error so text output reads straight.
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	n, err := e.w.Write(p)
-	e.err = err
-	return n, err
-}
-
-func (e *errWriter) printf(format string, args ...any) {
-	if e.err == nil {
-		_, e.err = fmt.Fprintf(e.w, format, args...)
-	}
-}

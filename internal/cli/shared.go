@@ -1,0 +1,103 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+)
+
+// Helpers every command shares: output formats, instants and lengths of
+// time from flags, text output that keeps its first write error. Command
+// files use these and define none of their own for other commands.
+
+// errWriter keeps the first write error so text output reads straight.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
+
+func (e *errWriter) printf(format string, args ...any) {
+	if e.err == nil {
+		_, e.err = fmt.Fprintf(e.w, format, args...)
+	}
+}
+
+func writeJSON(out io.Writer, v any) error {
+	enc := json.NewEncoder(out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// parseInstant reads an instant given on the command line: RFC 3339, or a
+// date (midnight UTC).
+func parseInstant(flag, s string) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t.UTC(), nil
+	}
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return t, nil
+	}
+	return time.Time{}, usageError(fmt.Errorf("--%s %q is not an instant", flag, s), "write an RFC 3339 instant like 2026-09-01T02:00:00Z, or a date like 2026-09-01 (midnight UTC)")
+}
+
+func unwrapPathError(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+// displayPlaces is how many decimals money has in tables; CSV and JSON
+// keep every digit.
+const displayPlaces = 4
+
+func money(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return decimal.RequireFromString(s).StringFixed(displayPlaces)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// checkOutput accepts an -o value among the formats a command writes.
+func checkOutput(output string, formats ...string) error {
+	for _, f := range formats {
+		if f == output {
+			return nil
+		}
+	}
+	return usageError(fmt.Errorf("unknown output format %q", output), "use -o "+strings.Join(formats, ", -o "))
+}
+
+// parseWindow reads "28d" or a Go duration such as "36h".
+func parseWindow(s string) (time.Duration, error) {
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		if n, err := strconv.Atoi(days); err == nil && n > 0 {
+			return time.Duration(n) * 24 * time.Hour, nil
+		}
+	} else if d, err := time.ParseDuration(s); err == nil && d > 0 {
+		return d, nil
+	}
+	return 0, usageError(fmt.Errorf("--window %q is not a length of time", s), "write e.g. --window 28d or --window 36h")
+}
