@@ -19,6 +19,7 @@ const (
 	KindUnpricedModel   = "unpriced_model"    // calls of a model no tariff prices then
 	KindRetiredModel    = "retired_model"     // calls of a model its provider had retired
 	KindDuplicates      = "duplicates"        // the same call logged more than once
+	KindCacheHits       = "cache_hits"        // answered from the gateway's response cache
 	KindFailedWithSpend = "failed_with_spend" // failed calls that carry spend
 	KindRounding        = "rounding"          // recorded matches official but for floating-point noise
 	KindUnexplained     = "unexplained"       // no single flat rate set matches
@@ -41,6 +42,7 @@ type Explanation struct {
 	Version string `json:"version,omitempty"` // the version whose rates match
 	Period  string `json:"period,omitempty"`  // the period whose rates match
 	Rates   string `json:"rates,omitempty"`   // the model whose rates match, when another
+	Tokens  int64  `json:"tokens,omitempty"`  // tokens the provider never saw (cache hits)
 	Detail  string `json:"detail"`
 }
 
@@ -59,6 +61,7 @@ type modelTally struct {
 	noSpendCost   decimal.Decimal
 	outcomeCalls  [numOutcomes]int64
 	outcomeSpend  [numOutcomes]decimal.Decimal
+	cacheTokens   int64 // tokens of the response-cache hits
 	failedSpended int64
 }
 
@@ -101,6 +104,11 @@ func (e *Engine) tallies() []*modelTally {
 			}
 			t.outcomeCalls[o] += b.Calls
 			t.outcomeSpend[o] = t.outcomeSpend[o].Add(b.Recorded())
+			if o == CacheHit {
+				for u := range tariffs.NumUsage - 1 {
+					t.cacheTokens += b.Qty[u]
+				}
+			}
 		}
 	}
 	return out
@@ -132,6 +140,11 @@ func (t *modelTally) explain() []Explanation {
 	if t.noSpendCalls > 0 {
 		out = append(out, Explanation{Kind: KindNotRecorded, Model: t.name, Calls: t.noSpendCalls, Amount: t.noSpendCost.String(),
 			Detail: fmt.Sprintf("%d priced call(s) from a gateway that records tokens but no spend; their official cost is %s", t.noSpendCalls, t.noSpendCost)})
+	}
+	if n := t.outcomeCalls[CacheHit]; n > 0 {
+		spend := t.outcomeSpend[CacheHit]
+		out = append(out, Explanation{Kind: KindCacheHits, Model: t.name, Calls: n, Amount: spend.Neg().String(), Tokens: t.cacheTokens,
+			Detail: fmt.Sprintf("%d call(s) answered from the gateway's response cache: the provider was not called, no official cost, %d tokens saved; the gateway recorded %s for them", n, t.cacheTokens, spend)})
 	}
 	for _, o := range []struct {
 		outcome Outcome

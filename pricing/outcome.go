@@ -18,10 +18,13 @@ const (
 	Duplicate
 	// Outside: the call's billing instant lies outside the window asked for.
 	Outside
+	// CacheHit: the gateway answered from its own response cache; the
+	// provider was never called, so the call costs nothing officially.
+	CacheHit
 	numOutcomes
 )
 
-var outcomeNames = [numOutcomes]string{"priced", "unpriced", "retired", "failed", "duplicate", "outside"}
+var outcomeNames = [numOutcomes]string{"priced", "unpriced", "retired", "failed", "duplicate", "outside", "cache_hit"}
 
 // String returns the outcome's name as JSON output spells it.
 func (o Outcome) String() string { return outcomeNames[o] }
@@ -36,6 +39,7 @@ type Rows struct {
 	Duplicate int64 `json:"duplicate"`
 	Rejected  int64 `json:"rejected"`
 	Outside   int64 `json:"outside"`
+	CacheHit  int64 `json:"cache_hit,omitempty"`
 }
 
 func (r *Rows) count(o Outcome) {
@@ -53,6 +57,8 @@ func (r *Rows) count(o Outcome) {
 		r.Duplicate++
 	case Outside:
 		r.Outside++
+	case CacheHit:
+		r.CacheHit++
 	}
 }
 
@@ -66,9 +72,10 @@ func (r *Rows) Add(o Rows) {
 	r.Duplicate += o.Duplicate
 	r.Rejected += o.Rejected
 	r.Outside += o.Outside
+	r.CacheHit += o.CacheHit
 }
 
 // Balanced reports whether every row read is accounted for exactly once.
 func (r Rows) Balanced() bool {
-	return r.Read == r.Priced+r.Unpriced+r.Retired+r.Failed+r.Duplicate+r.Rejected+r.Outside
+	return r.Read == r.Priced+r.Unpriced+r.Retired+r.Failed+r.Duplicate+r.Rejected+r.Outside+r.CacheHit
 }

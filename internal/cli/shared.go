@@ -101,3 +101,12 @@ func parseWindow(s string) (time.Duration, error) {
 	}
 	return 0, usageError(fmt.Errorf("--window %q is not a length of time", s), "write e.g. --window 28d or --window 36h")
 }
+
+// cacheHitNote completes a row accounting line with the response-cache
+// hits, when there are any.
+func cacheHitNote(n int64) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", cache hit %d", n)
+}
