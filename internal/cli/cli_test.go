@@ -54,6 +54,8 @@ func TestGolden(t *testing.T) {
 		{"reconcile-sample.json", []string{"reconcile", "--calls", sample, "-o", "json"}},
 		{"reconcile-sample-by-period.csv", []string{"reconcile", "--calls", sample, "--by", "model,period", "-o", "csv"}},
 		{"reconcile-sample.txt", []string{"reconcile", "--calls", sample}},
+		{"reconcile-litellm-shapes.txt", []string{"reconcile", "--calls", "../../testdata/litellm/spendlogs-shapes.csv"}},
+		{"reconcile-litellm-shapes.json", []string{"reconcile", "--calls", "../../testdata/litellm/spendlogs-shapes.json", "-o", "json"}},
 		{"blend-sample.json", []string{"blend", "--calls", sample, "--as-of", "2026-10-29", "-o", "json"}},
 		{"blend-sample-gateway.yaml", []string{"blend", "--calls", sample, "--as-of", "2026-10-29", "--mode", "gateway", "-o", "yaml"}},
 	}
