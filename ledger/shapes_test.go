@@ -96,7 +96,7 @@ func TestLiteLLMUsageShapes(t *testing.T) {
 		if !c.Recorded.Equal(d.Recorded) {
 			t.Errorf("%s: recorded %s in JSON, %s in CSV", c.RequestID, c.Recorded, d.Recorded)
 		}
-		d.Recorded, c.Recorded = c.Recorded, c.Recorded
+		d.Recorded = c.Recorded
 		if c != d {
 			t.Errorf("%s: JSON %+v\nCSV %+v", c.RequestID, c, d)
 		}
