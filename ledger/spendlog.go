@@ -78,6 +78,9 @@ type spendLogUsage struct {
 	Prompt *struct {
 		Cached        json.Number `json:"cached_tokens"`
 		CacheCreation json.Number `json:"cache_creation_tokens"`
+		// The 5-minute / 1-hour split of the writes: logged only by the
+		// versions that count writes inside prompt_tokens.
+		WriteSplit json.RawMessage `json:"cache_creation_token_details"`
 	} `json:"prompt_tokens_details"`
 	Completion struct {
 		Reasoning json.Number `json:"reasoning_tokens"`
@@ -91,6 +94,7 @@ type spendLogUsage struct {
 	InDet  *struct {
 		Cached        json.Number `json:"cached_tokens"`
 		CacheCreation json.Number `json:"cache_creation_tokens"`
+		CacheWrite    json.Number `json:"cache_write_tokens"` // OpenAI's name
 	} `json:"input_tokens_details"`
 	OutDet *struct {
 		Reasoning json.Number `json:"reasoning_tokens"`
@@ -197,6 +201,7 @@ type usageCounts struct {
 	inCached, inWrite     count
 	outReasoning          count
 	hasPromptDetails      bool
+	hasWriteSplit         bool // prompt_tokens_details.cache_creation_token_details
 	hasInOutDetails       bool
 	flatCached, flatWrite count // flat export columns
 	flatReasoning         count
@@ -260,6 +265,7 @@ func spendLogMetadata(p *rowParser, m []byte, v *rowFields, c *Call, u *usageCou
 	}
 	if mu.Prompt != nil {
 		u.hasPromptDetails = true
+		u.hasWriteSplit = len(mu.Prompt.WriteSplit) > 0 && string(mu.Prompt.WriteSplit) != "null"
 		fields = append(fields,
 			field{mu.Prompt.Cached, "prompt_tokens_details.cached_tokens", &u.detailCached},
 			field{mu.Prompt.CacheCreation, "prompt_tokens_details.cache_creation_tokens", &u.detailWrite})
@@ -268,7 +274,8 @@ func spendLogMetadata(p *rowParser, m []byte, v *rowFields, c *Call, u *usageCou
 		u.hasInOutDetails = true
 		fields = append(fields,
 			field{mu.InDet.Cached, "input_tokens_details.cached_tokens", &u.inCached},
-			field{mu.InDet.CacheCreation, "input_tokens_details.cache_creation_tokens", &u.inWrite})
+			field{mu.InDet.CacheCreation, "input_tokens_details.cache_creation_tokens", &u.inWrite},
+			field{mu.InDet.CacheWrite, "input_tokens_details.cache_write_tokens", &u.inWrite})
 	}
 	if mu.OutDet != nil {
 		u.hasInOutDetails = true
@@ -357,7 +364,7 @@ func (u *usageCounts) split() (Tokens, string) {
 		reasoning = u.reasoning
 		// Writes counted only beside prompt_tokens (cache_creation_input_tokens
 		// without prompt_tokens_details.cache_creation_tokens) are outside it.
-		writesInside = u.detailWrite.set || !u.cacheWrite.set
+		writesInside = u.detailWrite.set || u.hasWriteSplit || !u.cacheWrite.set
 	}
 	read, write, reasoning = u.flatCached.or(read), u.flatWrite.or(write), u.flatReasoning.or(reasoning)
 	if u.flatWrite.set {
