@@ -223,14 +223,17 @@ func spendLogTokens(s *schema, p *rowParser, v *rowFields, c *Call) string {
 	if r := intCol(s, v, slCompletion, &u.completion); r != "" {
 		return r
 	}
-	for _, f := range []struct {
-		col int
-		dst *count
-	}{{slTotal, &u.total}, {slCached, &u.flatCached}, {slCacheWrite, &u.flatWrite}, {slReasoning, &u.flatReasoning}} {
-		f.dst.set = len(v.get(f.col)) > 0
-		if r := intCol(s, v, f.col, &f.dst.n); r != "" {
-			return r
-		}
+	if r := countCol(s, v, slTotal, &u.total); r != "" {
+		return r
+	}
+	if r := countCol(s, v, slCached, &u.flatCached); r != "" {
+		return r
+	}
+	if r := countCol(s, v, slCacheWrite, &u.flatWrite); r != "" {
+		return r
+	}
+	if r := countCol(s, v, slReasoning, &u.flatReasoning); r != "" {
+		return r
 	}
 	c.KeyAlias, c.Team = "", ""
 	if m := bytes.TrimSpace(v.get(slMetadata)); len(m) > 2 {
@@ -243,6 +246,12 @@ func spendLogTokens(s *schema, p *rowParser, v *rowFields, c *Call) string {
 	return r
 }
 
+// countCol reads a token count column that may be empty.
+func countCol(s *schema, v *rowFields, col int, dst *count) string {
+	dst.set = len(v.get(col)) > 0
+	return intCol(s, v, col, &dst.n)
+}
+
 // spendLogMetadata reads the token counts and aliases in the metadata JSON.
 func spendLogMetadata(p *rowParser, m []byte, v *rowFields, c *Call, u *usageCounts) string {
 	var meta spendLogMeta
@@ -250,46 +259,30 @@ func spendLogMetadata(p *rowParser, m []byte, v *rowFields, c *Call, u *usageCou
 		return "metadata is not valid JSON: " + strings.TrimPrefix(err.Error(), "json: ")
 	}
 	mu := &meta.Usage
-	type field struct {
-		num  json.Number
-		path string
-		dst  *count
-	}
-	fields := []field{
-		{mu.Completion.Reasoning, "completion_tokens_details.reasoning_tokens", &u.reasoning},
-		{mu.CacheRead, "cache_read_input_tokens", &u.cacheRead},
-		{mu.CacheCreation, "cache_creation_input_tokens", &u.cacheWrite},
-		{mu.DeepSeekHit, "prompt_cache_hit_tokens", &u.deepSeekHit},
-		{mu.Input, "input_tokens", &u.input},
-		{mu.Output, "output_tokens", &u.output},
-	}
-	if mu.Prompt != nil {
+	r := metaCount(mu.Completion.Reasoning, "completion_tokens_details.reasoning_tokens", &u.reasoning, "")
+	r = metaCount(mu.CacheRead, "cache_read_input_tokens", &u.cacheRead, r)
+	r = metaCount(mu.CacheCreation, "cache_creation_input_tokens", &u.cacheWrite, r)
+	r = metaCount(mu.DeepSeekHit, "prompt_cache_hit_tokens", &u.deepSeekHit, r)
+	r = metaCount(mu.Input, "input_tokens", &u.input, r)
+	r = metaCount(mu.Output, "output_tokens", &u.output, r)
+	if d := mu.Prompt; d != nil {
 		u.hasPromptDetails = true
-		u.hasWriteSplit = len(mu.Prompt.WriteSplit) > 0 && string(mu.Prompt.WriteSplit) != "null"
-		fields = append(fields,
-			field{mu.Prompt.Cached, "prompt_tokens_details.cached_tokens", &u.detailCached},
-			field{mu.Prompt.CacheCreation, "prompt_tokens_details.cache_creation_tokens", &u.detailWrite})
+		u.hasWriteSplit = len(d.WriteSplit) > 0 && string(d.WriteSplit) != "null"
+		r = metaCount(d.Cached, "prompt_tokens_details.cached_tokens", &u.detailCached, r)
+		r = metaCount(d.CacheCreation, "prompt_tokens_details.cache_creation_tokens", &u.detailWrite, r)
 	}
-	if mu.InDet != nil {
+	if d := mu.InDet; d != nil {
 		u.hasInOutDetails = true
-		fields = append(fields,
-			field{mu.InDet.Cached, "input_tokens_details.cached_tokens", &u.inCached},
-			field{mu.InDet.CacheCreation, "input_tokens_details.cache_creation_tokens", &u.inWrite},
-			field{mu.InDet.CacheWrite, "input_tokens_details.cache_write_tokens", &u.inWrite})
+		r = metaCount(d.Cached, "input_tokens_details.cached_tokens", &u.inCached, r)
+		r = metaCount(d.CacheCreation, "input_tokens_details.cache_creation_tokens", &u.inWrite, r)
+		r = metaCount(d.CacheWrite, "input_tokens_details.cache_write_tokens", &u.inWrite, r)
 	}
-	if mu.OutDet != nil {
+	if d := mu.OutDet; d != nil {
 		u.hasInOutDetails = true
-		fields = append(fields, field{mu.OutDet.Reasoning, "output_tokens_details.reasoning_tokens", &u.outReasoning})
+		r = metaCount(d.Reasoning, "output_tokens_details.reasoning_tokens", &u.outReasoning, r)
 	}
-	for _, f := range fields {
-		if f.num == "" {
-			continue
-		}
-		x, ok := parseInt([]byte(f.num))
-		if !ok || x < 0 {
-			return badValue("metadata additional_usage_values."+f.path, string(f.num), "a non-negative integer")
-		}
-		*f.dst = count{x, true}
+	if r != "" {
+		return r
 	}
 	if meta.KeyAlias.ok {
 		c.KeyAlias = p.strs.get([]byte(meta.KeyAlias.s))
@@ -300,6 +293,20 @@ func spendLogMetadata(p *rowParser, m []byte, v *rowFields, c *Call, u *usageCou
 	if c.Team == "" && len(v.get(slTeamAlias)) == 0 && len(v.get(slTeamID)) == 0 && meta.TeamID.ok {
 		c.Team = p.strs.get([]byte(meta.TeamID.s))
 	}
+	return ""
+}
+
+// metaCount reads a count from metadata into dst when present, unless an
+// earlier count was already refused (reason, returned as is).
+func metaCount(num json.Number, path string, dst *count, reason string) string {
+	if reason != "" || num == "" {
+		return reason
+	}
+	x, ok := parseInt([]byte(num))
+	if !ok || x < 0 {
+		return badValue("metadata additional_usage_values."+path, string(num), "a non-negative integer")
+	}
+	*dst = count{x, true}
 	return ""
 }
 
