@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"context"
 	"errors"
 	"io"
 	"strings"
@@ -10,16 +11,16 @@ import (
 // readEdge reads every row of input and returns its calls and rejections.
 func readEdge(t *testing.T, name, input string, opt Options) ([]Call, []string) {
 	t.Helper()
-	r, err := Open(name, strings.NewReader(input), opt)
+	r, err := open(context.Background(), name, strings.NewReader(input), opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.(io.Closer).Close()
+	defer r.Close()
 	var calls []Call
 	var rejected []string
 	var b Batch
 	for {
-		err := r.Next(&b)
+		err := r.Next(context.Background(), &b)
 		if errors.Is(err, io.EOF) {
 			return calls, rejected
 		}
