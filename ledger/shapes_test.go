@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"context"
 	"errors"
 	"os"
 	"strings"
@@ -154,7 +155,7 @@ func TestSummarizedSpendLogsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Open("summary.json", strings.NewReader(string(data)), Options{})
+	_, err = open(context.Background(), "summary.json", strings.NewReader(string(data)), Options{})
 	if !errors.Is(err, ErrNoPerCallTimes) || !strings.Contains(err.Error(), "summarize=true") ||
 		!strings.Contains(err.Error(), "summarize=false") {
 		t.Errorf("err = %v, want a refusal naming summarize=true and asking for summarize=false", err)
