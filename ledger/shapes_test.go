@@ -161,3 +161,27 @@ func TestSummarizedSpendLogsRefused(t *testing.T) {
 		t.Errorf("err = %v, want a refusal naming summarize=true and asking for summarize=false", err)
 	}
 }
+
+// TestCacheHitWithoutColumn: an export without the cache_hit column still
+// tells a response-cache hit by the request id LiteLLM gives it.
+func TestCacheHitWithoutColumn(t *testing.T) {
+	const header = "request_id,startTime,spend,prompt_tokens,completion_tokens\n"
+	tests := []struct {
+		id  string
+		hit bool
+	}{
+		{"chatcmpl-9_cache_hit1791774000.512", true},
+		{"chatcmpl-9", false},
+		{"_cache_hit1791774000", false}, // no original id before it
+		{"my_cache_hit_test", false},    // not followed by a time
+	}
+	for _, tc := range tests {
+		calls, rejected := readEdge(t, "in", header+tc.id+",2026-10-12 06:00:00,0,10,2\n", Options{})
+		if len(calls) != 1 || len(rejected) > 0 {
+			t.Fatalf("%s: %d calls, rejected %v", tc.id, len(calls), rejected)
+		}
+		if calls[0].CacheHit != tc.hit {
+			t.Errorf("%s: cache hit %v, want %v", tc.id, calls[0].CacheHit, tc.hit)
+		}
+	}
+}

@@ -153,7 +153,11 @@ func buildSpendLog(s *schema, p *rowParser, v *rowFields, c *Call) string {
 	if r := statusCol(s, v, slStatus, &c.Status); r != "" {
 		return r
 	}
-	c.CacheHit = equalFold(v.get(slCacheHit), "true")
+	if hit := v.get(slCacheHit); len(hit) > 0 {
+		c.CacheHit = equalFold(hit, "true")
+	} else {
+		c.CacheHit = cacheHitID(v.get(slRequestID))
+	}
 	if r := spendLogTokens(s, p, v, c); r != "" {
 		return r
 	}
@@ -178,6 +182,13 @@ func buildSpendLog(s *schema, p *rowParser, v *rowFields, c *Call) string {
 		c.Team = p.strs.get(v.get(slTeamID))
 	}
 	return ""
+}
+
+// cacheHitID reports whether a request id is one LiteLLM gives a
+// response-cache hit: the original id, "_cache_hit" and the Unix time.
+func cacheHitID(id []byte) bool {
+	i := bytes.LastIndex(id, []byte("_cache_hit"))
+	return i > 0 && i+len("_cache_hit") < len(id) && '0' <= id[i+len("_cache_hit")] && id[i+len("_cache_hit")] <= '9'
 }
 
 // count is a token count that may be absent.
