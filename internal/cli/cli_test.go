@@ -89,6 +89,8 @@ func TestExitCodes(t *testing.T) {
 		stderr string // substring expected on stderr, or anyOutput
 	}{
 		{"version", []string{"version"}, exitOK, "tokenfare dev", anyOutput},
+		{"summarized /spend/logs refused", []string{"reconcile", "--calls", "../../testdata/litellm/spendlogs-summarized.json"}, exitUsage,
+			anyOutput, "summarize=false"},
 		{"validate embedded catalog", []string{"tariffs", "validate"}, exitOK, "ok: ", anyOutput},
 		{"validate finds every problem", []string{"tariffs", "validate", "testdata/badtariffs"}, exitFindings,
 			"testdata/badtariffs/bad.yaml:3: timezone \"Nowhere/Land\" is not an IANA time zone", "problem(s)"},
