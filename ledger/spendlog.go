@@ -366,7 +366,7 @@ func (u *usageCounts) split() (Tokens, string) {
 	prompt, completion := u.prompt, u.completion
 	var read, write, reasoning count
 	writesInside := true
-	if u.input.set || u.hasInOutDetails {
+	if u.hasInOutDetails || (u.input.set && !u.hasPromptDetails) {
 		// Responses API: input_tokens holds cached tokens and output_tokens
 		// reasoning ones, as prompt_tokens and completion_tokens do.
 		if prompt == 0 {
