@@ -76,7 +76,8 @@ func TestExitCodes(t *testing.T) {
 		stdout string // substring expected on stdout
 		stderr string // substring expected on stderr
 	}{
-		{"version", []string{"version"}, exitOK, "tokenfare dev", ""},
+		{"version", []string{"version"}, exitOK, "tokenfare " + buildVersion() + "\n", ""},
+		{"--version", []string{"--version"}, exitOK, "tokenfare " + buildVersion() + "\n", ""},
 		{"validate embedded catalog", []string{"tariffs", "validate"}, exitOK, "ok: ", ""},
 		{"validate finds every problem", []string{"tariffs", "validate", "testdata/badtariffs"}, exitFindings,
 			"testdata/badtariffs/bad.yaml:3: timezone \"Nowhere/Land\" is not an IANA time zone", "problem(s)"},
