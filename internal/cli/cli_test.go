@@ -88,7 +88,8 @@ func TestExitCodes(t *testing.T) {
 		stdout string // substring expected on stdout, or anyOutput
 		stderr string // substring expected on stderr, or anyOutput
 	}{
-		{"version", []string{"version"}, exitOK, "tokenfare dev", anyOutput},
+		{"version", []string{"version"}, exitOK, "tokenfare " + buildVersion() + "\n", anyOutput},
+		{"--version", []string{"--version"}, exitOK, "tokenfare " + buildVersion() + "\n", anyOutput},
 		{"summarized /spend/logs refused", []string{"reconcile", "--calls", "../../testdata/litellm/spendlogs-summarized.json"}, exitUsage,
 			anyOutput, "summarize=false"},
 		{"validate embedded catalog", []string{"tariffs", "validate"}, exitOK, "ok: ", anyOutput},
