@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -174,8 +175,13 @@ func (v compareView) writeText(out io.Writer) error {
 		if source == "" {
 			source = d.File
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.Kind, orDash(d.Model), orDash(d.Name), orDash(usage),
-			orDash(d.Period), orDash(d.Catalog), orDash(d.Other), orDash(detail), source)
+		cells := []string{d.Kind, d.Model, d.Name, usage, d.Period, d.Catalog, d.Other, detail, source}
+		for i, c := range cells {
+			if c == "" {
+				cells[i] = "-"
+			}
+		}
+		fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}
 	tw.Flush()
 	return w.err
