@@ -31,8 +31,9 @@ var litellmProviders = map[string]string{
 	"vertex_ai-language-models": "google",
 }
 
-// aboveKey matches a price key for prompts above N thousand tokens.
-var aboveKey = regexp.MustCompile(`^(.+)_above_(\d+)k_tokens$`)
+// aboveKey matches a price key for prompts above N tokens, written N or
+// Nk (thousands): input_cost_per_token_above_200k_tokens.
+var aboveKey = regexp.MustCompile(`^(.+)_above_(\d+)(k?)_tokens$`)
 
 // readLiteLLM reads LiteLLM's model_prices_and_context_window.json: an
 // object of model name → entry, prices in USD per token.
@@ -119,7 +120,10 @@ func (r *rates) setLiteLLM(k string, v any) error {
 		if err != nil {
 			return fmt.Errorf("%s: threshold out of range", k)
 		}
-		target, field = r.tier(n*1000), m[1]
+		if m[3] == "k" {
+			n *= 1000
+		}
+		target, field = r.tier(n), m[1]
 	}
 	u, ok := litellmFields[field]
 	if !ok || v == nil {

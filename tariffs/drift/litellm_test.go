@@ -45,6 +45,22 @@ func TestReadLiteLLMPrices(t *testing.T) {
 			}
 		})
 	}
+	// A threshold written without k, and keys of other dimensions
+	// (1-hour writes, priority) that are not compared.
+	const plain = `{"m": {"input_cost_per_token": 2e-6, "input_cost_per_token_above_120_tokens": 3e-6,
+	  "cache_creation_input_token_cost_above_1hr_above_120_tokens": 6e-6, "input_cost_per_token_priority": 9e-6}}`
+	pdb, err := Read(context.Background(), "plain.json", strings.NewReader(plain))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for prompt, want := range map[int64]string{120: "2", 121: "3"} { // 2e-6 and 3e-6 per token
+		if got, _ := pdb.Entries[0].priceAt(tariffs.Input, at, prompt); !got.Equal(decimal.RequireFromString(want)) {
+			t.Errorf("input at prompt %d = %s, want %s", prompt, got, want)
+		}
+	}
+	if _, ok := pdb.Entries[0].priceAt(tariffs.CacheWrite, at, 121); ok {
+		t.Error("a 1-hour cache-write price is read as cache_write")
+	}
 	if _, ok := g.priceAt(tariffs.CacheWrite, at, 0); ok {
 		t.Error("cache write is listed, but the entry gives no cache_creation_input_token_cost")
 	}
@@ -96,6 +112,7 @@ func TestReadLiteLLMErrors(t *testing.T) {
 		{"negative price", "{\"m\": {\"output_cost_per_token\": -1e-06}}", `bad.json:1: "m": output_cost_per_token: -0.000001 is negative`},
 		{"syntax error", "{\n\"m\": {\n\"input_cost_per_token\": 1e-06,,\n}}", "bad.json:3: "},
 		{"not an object", "[1, 2]", "neither a LiteLLM JSON table nor a genai-prices provider file"},
+		{"bad price above a plain threshold", "{\"m\": {\"input_cost_per_token_above_120_tokens\": \"x\"}}", `"m": input_cost_per_token_above_120_tokens: "x" is not a number`},
 		{"bad off-peak price", "{\"m\": {\"off_peak_pricing\": {\"input_cost_per_token\": \"x\"}}}", `"m": off_peak_pricing: input_cost_per_token`},
 	}
 	for _, tt := range tests {
