@@ -169,8 +169,8 @@ func comparePair(db *Database, p pair, at time.Time) []Finding {
 	q := p.m.At(at)
 	if q.Status != tariffs.Priced {
 		note := "not priced by the catalog at this instant"
-		if q.Status == tariffs.Retired {
-			note = "retired in the catalog (version " + q.Version.Name + ")"
+		if v := retiredBy(p.m); q.Status == tariffs.Retired && v != nil {
+			note = fmt.Sprintf("retired in the catalog since %s (version %s)", v.Effective.Format(time.RFC3339), v.Name)
 		}
 		return []Finding{{Kind: OnlyInOther, Database: db, Model: p.m, Entry: p.e, Note: note}}
 	}
@@ -179,6 +179,21 @@ func comparePair(db *Database, p pair, at time.Time) []Finding {
 	}
 	out := comparePrices(db, p, &q, at)
 	return append(out, compareRules(db, p, &q, at)...)
+}
+
+// retiredBy returns the version that retired m for good: the first of the
+// run of versions, up to the last, in which m is retired.
+func retiredBy(m *tariffs.Model) *tariffs.Version {
+	var since *tariffs.Version
+	for _, v := range m.Provider.Versions {
+		switch {
+		case m.StatusIn(v) != tariffs.Retired:
+			since = nil
+		case since == nil:
+			since = v
+		}
+	}
+	return since
 }
 
 // comparePrices compares every usage type the other database lists, for

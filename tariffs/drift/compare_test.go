@@ -89,7 +89,7 @@ func TestCompare(t *testing.T) {
 			"price deepseek-v4-pro [deepseek/deepseek-v4-pro] cache_read>0 offpeak: 0.022 vs 0.044",
 			"price deepseek-v4-pro [deepseek/deepseek-v4-pro] output>0 offpeak: 1.98 vs 3.96",
 			"time_of_use deepseek-v4-pro [deepseek/deepseek-v4-pro]: the catalog charges by time of day (2 periods in version 2026-09-10T04:00:00Z); litellm has one price",
-			"only_in_other deepseek-legacy [deepseek-legacy]: retired in the catalog (version 2026-09-10T04:00:00Z)",
+			"only_in_other deepseek-legacy [deepseek-legacy]: retired in the catalog since 2026-09-10T04:00:00Z (version 2026-09-10T04:00:00Z)",
 			// 9.999999999999999e-06 reads as 10; 3.125e-07 above 200k is 0.3125, not 0.25.
 			"price gemini-2.5-pro [gemini/gemini-2.5-pro] cache_read>200000 standard: 0.25 vs 0.3125",
 			"only_in_catalog deepseek-v4-flash: litellm lists none of its names",
