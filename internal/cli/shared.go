@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/tokenfare/tokenfare/reports"
 )
 
@@ -95,4 +96,15 @@ func parseWindow(s string) (time.Duration, error) {
 		return d, nil
 	}
 	return 0, usageError(fmt.Errorf("--window %q is not a length of time", s), "write e.g. --window 28d or --window 36h")
+}
+
+// groupRunE runs a command that only groups others: alone it prints its
+// help; an unknown subcommand is bad usage (cobra would print the help and
+// exit 0).
+func groupRunE(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usageError(fmt.Errorf("unknown command %q for %q", args[0], cmd.CommandPath()),
+			fmt.Sprintf("%s --help lists its commands", cmd.CommandPath()))
+	}
+	return cmd.Help()
 }
