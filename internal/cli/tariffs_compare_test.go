@@ -33,7 +33,9 @@ func TestTariffsCompare(t *testing.T) {
 		{"bad price names file and line", []string{"testdata/compare/bad.json"}, exitUsage,
 			"", `testdata/compare/bad.json:2: "m": input_cost_per_token: "cheap" is not a number`},
 		{"missing file", []string{"testdata/compare/none.json"}, exitUsage, "", "read testdata/compare/none.json: no such file"},
-		{"unknown output", []string{"testdata/compare/agree.json", "-o", "csv"}, exitUsage, "", `unknown output format "csv"`},
+		{"unknown output", []string{"testdata/compare/agree.json", "-o", "xml"}, exitUsage, "", `unknown output format "xml"`},
+		{"CSV keeps a row per difference", []string{driftData + "litellm.json", "-o", "csv"}, exitFindings,
+			"price,deepseek-v4-pro,../../tariffs/drift/testdata/litellm.json,deepseek/deepseek-v4-pro,../../tariffs/drift/testdata/litellm.json:26,input,,offpeak,0.66,1.32,,,,USD", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -52,6 +54,33 @@ func TestTariffsCompare(t *testing.T) {
 	}
 }
 
+// compareDoc and differenceDoc decode the documented JSON shape.
+type compareDoc struct {
+	At    string `json:"at"`
+	Files []struct {
+		File    string `json:"file"`
+		Format  string `json:"format"`
+		Entries int    `json:"entries"`
+	} `json:"files"`
+	Differences []differenceDoc `json:"differences"`
+}
+
+type differenceDoc struct {
+	Kind    string `json:"kind"`
+	Model   string `json:"model"`
+	File    string `json:"file"`
+	Name    string `json:"name"`
+	Source  string `json:"source"`
+	Usage   string `json:"usage"`
+	Above   int64  `json:"above"`
+	Period  string `json:"period"`
+	Catalog string `json:"catalog"`
+	Other   string `json:"other"`
+	From    string `json:"from"`
+	Until   string `json:"until"`
+	Note    string `json:"note"`
+}
+
 // TestTariffsCompareJSON checks the JSON contract: golden file, and a
 // difference of each kind with its fields.
 func TestTariffsCompareJSON(t *testing.T) {
@@ -61,17 +90,17 @@ func TestTariffsCompareJSON(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	golden(t, "compare-drift.json", out)
-	var v compareView
+	var v compareDoc
 	if err := json.Unmarshal([]byte(out), &v); err != nil {
 		t.Fatal(err)
 	}
-	kinds := map[string]differenceView{}
+	kinds := map[string]differenceDoc{}
 	for _, d := range v.Differences {
 		if _, ok := kinds[d.Kind]; !ok {
 			kinds[d.Kind] = d
 		}
 	}
-	want := map[string]differenceView{
+	want := map[string]differenceDoc{
 		"only_in_other":   {Kind: "only_in_other", File: driftData + "litellm.json", Name: "deepseek/deepseek-v5-preview", Source: driftData + "litellm.json:33", Note: "no catalog model has this name"},
 		"time_of_use":     {Kind: "time_of_use", Model: "deepseek-flash", File: driftData + "litellm.json", Name: "deepseek/deepseek-flash", Source: driftData + "litellm.json:7", Period: "offpeak", From: "2026-10-10T01:00:00Z", Until: "2026-10-10T04:00:00Z", Note: "catalog offpeak, litellm standard"},
 		"price":           {Kind: "price", Model: "deepseek-v4-pro", File: driftData + "litellm.json", Name: "deepseek/deepseek-v4-pro", Source: driftData + "litellm.json:26", Usage: "input", Period: "offpeak", Catalog: "0.66", Other: "1.32"},
