@@ -55,20 +55,3 @@ func (r *Rows) count(o Outcome) {
 		r.Outside++
 	}
 }
-
-// Add adds o's counts to r.
-func (r *Rows) Add(o Rows) {
-	r.Read += o.Read
-	r.Priced += o.Priced
-	r.Unpriced += o.Unpriced
-	r.Retired += o.Retired
-	r.Failed += o.Failed
-	r.Duplicate += o.Duplicate
-	r.Rejected += o.Rejected
-	r.Outside += o.Outside
-}
-
-// balanced reports whether every row read is accounted for exactly once.
-func (r Rows) balanced() bool {
-	return r.Read == r.Priced+r.Unpriced+r.Retired+r.Failed+r.Duplicate+r.Rejected+r.Outside
-}

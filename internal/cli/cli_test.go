@@ -59,7 +59,7 @@ func TestGolden(t *testing.T) {
 		{"blend-sample.txt", []string{"blend", "--calls", sample, "--as-of", "2026-10-29"}},
 		{"blend-sample-gateway.txt", []string{"blend", "--calls", sample, "--as-of", "2026-10-29", "--mode", "gateway"}},
 		{"blend-sample-gateway.csv", []string{"blend", "--calls", sample, "--as-of", "2026-10-29", "--mode", "gateway", "-o", "csv"}},
-		{"reconcile-sample-by-key.yaml", []string{"reconcile", "--calls", sample, "--by", "key", "-o", "yaml"}},
+		{"reconcile-sample-by-team.yaml", []string{"reconcile", "--calls", sample, "--by", "team", "-o", "yaml"}},
 		{"reconcile-twocurrencies.csv", []string{"reconcile", "--calls", "testdata/calls/twocurrencies.csv", "--tariffs", "testdata/twocurrencies", "-o", "csv"}},
 		{"price-sample-hour.txt", []string{"price", "--calls", sample, "--since", "2026-10-12T02:00:00Z", "--until", "2026-10-12T03:00:00Z", "-o", "table"}},
 		{"price-sample-hour.csv", []string{"price", "--calls", sample, "--since", "2026-10-12T02:00:00Z", "--until", "2026-10-12T03:00:00Z"}},
