@@ -3,8 +3,6 @@ package ledger
 import (
 	"fmt"
 	"time"
-
-	"github.com/shopspring/decimal"
 )
 
 // Gateway names the system a call was logged by.
@@ -73,7 +71,7 @@ type Call struct {
 	Deployment string
 	Provider   string
 	Status     Status
-	Recorded   decimal.Decimal // spend the gateway recorded
+	Recorded   Amount // spend the gateway recorded
 	Tokens     Tokens
 	// CacheHit: the gateway answered from its own response cache and never
 	// called the provider (LiteLLM cache_hit True). Tokens are those of the

@@ -77,7 +77,7 @@ func buildCanonical(s *schema, p *rowParser, v *rowFields, c *Call) string {
 		return r
 	}
 	if b := v.get(cnRecorded); len(b) > 0 {
-		d, ok := parseDecimal(b)
+		d, ok := parseAmount(b)
 		if !ok {
 			return badValue("recorded_spend", string(b), "a decimal number")
 		}

@@ -58,13 +58,13 @@ func parseInt(b []byte) (int64, bool) {
 	return n, true
 }
 
-// parseDecimal reads an exact decimal such as "0.000123", "-4" or
-// "1.2345e-05" from b. Up to 18 significant digits it builds the decimal
-// directly from its digits; longer numbers go through
+// parseAmount reads an exact decimal such as "0.000123", "-4" or
+// "1.2345e-05" from b. Up to 18 significant digits it builds the amount
+// from its digits without allocating; longer numbers go through
 // decimal.NewFromString. It never goes through float64.
-func parseDecimal(b []byte) (decimal.Decimal, bool) {
+func parseAmount(b []byte) (Amount, bool) {
 	if len(b) == 0 {
-		return decimal.Decimal{}, false
+		return Amount{}, false
 	}
 	i := 0
 	neg := false
@@ -80,7 +80,7 @@ func parseDecimal(b []byte) (decimal.Decimal, bool) {
 		c := b[i]
 		if c == '.' {
 			if dot {
-				return decimal.Decimal{}, false
+				return Amount{}, false
 			}
 			dot = true
 			continue
@@ -97,7 +97,7 @@ func parseDecimal(b []byte) (decimal.Decimal, bool) {
 		}
 		sig++
 		if sig > 18 {
-			return slowDecimal(b)
+			return slowAmount(b)
 		}
 		mant = mant*10 + int64(c-'0')
 		if dot {
@@ -105,28 +105,28 @@ func parseDecimal(b []byte) (decimal.Decimal, bool) {
 		}
 	}
 	if digits == 0 {
-		return decimal.Decimal{}, false
+		return Amount{}, false
 	}
 	if i < len(b) {
 		if b[i] != 'e' && b[i] != 'E' {
-			return decimal.Decimal{}, false
+			return Amount{}, false
 		}
 		e, ok := parseInt(b[i+1:])
 		if !ok || e > maxExponent || e < -maxExponent || !allDigits(b[i+1:]) {
-			return decimal.Decimal{}, false
+			return Amount{}, false
 		}
 		exp += e
 	}
 	if mant == 0 {
-		return decimal.Decimal{}, true
+		return Amount{}, true
 	}
 	if exp < -maxExponent || exp > maxExponent { // as the slow path refuses
-		return decimal.Decimal{}, false
+		return Amount{}, false
 	}
 	if neg {
 		mant = -mant
 	}
-	return decimal.New(mant, int32(exp)), true
+	return NewAmount(mant, int32(exp)), true
 }
 
 // allDigits reports whether b is an optionally signed run of digits.
@@ -145,12 +145,12 @@ func allDigits(b []byte) bool {
 	return true
 }
 
-func slowDecimal(b []byte) (decimal.Decimal, bool) {
+func slowAmount(b []byte) (Amount, bool) {
 	d, err := decimal.NewFromString(string(b))
 	if err != nil || d.Exponent() < -maxExponent || d.Exponent() > maxExponent {
-		return decimal.Decimal{}, false
+		return Amount{}, false
 	}
-	return d, true
+	return AmountOf(d), true
 }
 
 // maxExponent bounds the exponent of a decimal read from input: a spend of

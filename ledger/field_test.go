@@ -61,15 +61,15 @@ func TestParseDecimal(t *testing.T) {
 		{".", ""},
 	}
 	for _, tt := range tests {
-		got, ok := parseDecimal([]byte(tt.in))
+		got, ok := parseAmount([]byte(tt.in))
 		if tt.want == "" {
 			if ok {
-				t.Errorf("parseDecimal(%q) = %s, want refusal", tt.in, got)
+				t.Errorf("parseAmount(%q) = %s, want refusal", tt.in, got)
 			}
 			continue
 		}
-		if !ok || !got.Equal(decimal.RequireFromString(tt.want)) {
-			t.Errorf("parseDecimal(%q) = %s, %v; want %s", tt.in, got, ok, tt.want)
+		if !ok || !got.Decimal().Equal(decimal.RequireFromString(tt.want)) {
+			t.Errorf("parseAmount(%q) = %s, %v; want %s", tt.in, got, ok, tt.want)
 		}
 	}
 }

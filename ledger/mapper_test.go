@@ -11,8 +11,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/shopspring/decimal"
 )
 
 // TestSpendLogMapperMatchesCSVReader maps every row of the table dump
@@ -108,7 +106,7 @@ func TestSpendLogMapper(t *testing.T) {
 			End:      time.Date(2026, 10, 1, 12, 0, 2, 500e6, time.UTC),
 			Key:      HashKey("sk-test-1"),
 			KeyAlias: "ci-bot", Team: "platform", User: "u-1", Model: "deepseek/deepseek-flash",
-			Recorded: decimal.New(12345, -9),
+			Recorded: NewAmount(12345, -9),
 			// prompt 1000 = 600 cached + 400 uncached; completion 200 holds 30 reasoning.
 			Tokens: Tokens{Input: 400, CacheRead: 600, Output: 200, Reasoning: 30},
 		}

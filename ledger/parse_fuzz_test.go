@@ -169,7 +169,7 @@ func FuzzParseTimeMatchesTimeParse(f *testing.F) {
 	})
 }
 
-// FuzzParseDecimalMatchesNewFromString checks parseDecimal against
+// FuzzParseDecimalMatchesNewFromString checks parseAmount against
 // decimal.NewFromString.
 func FuzzParseDecimalMatchesNewFromString(f *testing.F) {
 	for _, s := range []string{
@@ -180,13 +180,13 @@ func FuzzParseDecimalMatchesNewFromString(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		got, ok := parseDecimal([]byte(s))
+		got, ok := parseAmount([]byte(s))
 		want, err := decimal.NewFromString(s)
 		if !ok || err != nil {
 			return
 		}
-		if !got.Equal(want) {
-			t.Errorf("parseDecimal(%q) = %s; decimal.NewFromString = %s", s, got, want)
+		if !got.Decimal().Equal(want) {
+			t.Errorf("parseAmount(%q) = %s; decimal.NewFromString = %s", s, got, want)
 		}
 	})
 }

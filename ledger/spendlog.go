@@ -145,7 +145,7 @@ func buildSpendLog(s *schema, p *rowParser, v *rowFields, c *Call) string {
 	if len(v.get(slSpend)) == 0 {
 		return "spend is empty"
 	}
-	spend, ok := parseDecimal(v.get(slSpend))
+	spend, ok := parseAmount(v.get(slSpend))
 	if !ok {
 		return badValue("spend", string(v.get(slSpend)), "a decimal number")
 	}

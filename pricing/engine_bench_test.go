@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shopspring/decimal"
-
 	"github.com/tokenfare/tokenfare/ledger"
 )
 
@@ -22,7 +20,7 @@ func BenchmarkEngineAdd(b *testing.B) {
 		for i := range calls {
 			end := t0.Add(time.Duration(i) * 20 * time.Second)
 			calls[i] = call(fmt.Sprintf("req-%d", i), "flash", end.Format(time.RFC3339), rng.Int64N(9000), rng.Int64N(9000), rng.Int64N(900))
-			calls[i].Recorded = decimal.New(rng.Int64N(1e9), -12)
+			calls[i].Recorded = ledger.NewAmount(rng.Int64N(1e9), -12)
 			calls[i].Key = fmt.Sprintf("key-%d", rng.IntN(40))
 		}
 		for _, dims := range [][]Dim{nil, {DimModel, DimKey, DimDay}} {

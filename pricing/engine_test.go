@@ -41,7 +41,7 @@ func balanced(r Rows) bool {
 func call(id, model, end string, in, cached, out int64) ledger.Call {
 	e := at(end)
 	return ledger.Call{RequestID: id, Identity: id, Gateway: ledger.LiteLLM, Start: e.Add(-10 * time.Second), End: e,
-		Model: model, Key: "k1", Recorded: decimal.Zero,
+		Model: model, Key: "k1", Recorded: ledger.Amount{},
 		Tokens: ledger.Tokens{Input: in, CacheRead: cached, Output: out}}
 }
 
@@ -106,7 +106,7 @@ func randomCalls(rng *rand.Rand, n int) []ledger.Call {
 			rng.Int64N(200_000), rng.Int64N(50_000), rng.Int64N(8_000))
 		c.Tokens.Reasoning = rng.Int64N(c.Tokens.Output + 1)
 		c.Key = fmt.Sprintf("k%d", rng.IntN(5))
-		c.Recorded = decimal.New(rng.Int64N(1_000_000), -9)
+		c.Recorded = ledger.NewAmount(rng.Int64N(1_000_000), -9)
 		if rng.IntN(40) == 0 {
 			c.Status = ledger.StatusFailure
 		}

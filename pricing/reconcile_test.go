@@ -50,16 +50,16 @@ func TestExplanations(t *testing.T) {
 			e := New(cat, Options{})
 			for i, end := range ends {
 				c := call(string(rune('a'+i)), "flash", end, 1000*int64(i+1), 5000, 700)
-				c.Recorded = costAtRates(&c, tt.at)
+				c.Recorded = ledger.AmountOf(costAtRates(&c, tt.at))
 				e.AddPriced(&c)
 			}
 			zero := call("zero", "flash", "2026-09-01T02:30:00Z", 100, 0, 100)
 			e.AddPriced(&zero)
 			failed := call("failed", "flash", "2026-09-01T02:40:00Z", 0, 0, 0)
-			failed.Status, failed.Recorded = ledger.StatusFailure, dec("0.25")
+			failed.Status, failed.Recorded = ledger.StatusFailure, ledger.AmountOf(dec("0.25"))
 			e.AddPriced(&failed)
 			unknown := call("unknown", "mystery", "2026-09-01T02:40:00Z", 10, 0, 10)
-			unknown.Recorded = dec("0.5")
+			unknown.Recorded = ledger.AmountOf(dec("0.5"))
 			e.AddPriced(&unknown)
 
 			rec := e.Reconcile()
@@ -94,7 +94,7 @@ func TestUnexplainedGap(t *testing.T) {
 	cat := testCatalog(t)
 	e := New(cat, Options{})
 	c := call("a", "flash", "2026-09-01T02:00:00Z", 1000, 0, 1000)
-	c.Recorded = dec("0.123456")
+	c.Recorded = ledger.AmountOf(dec("0.123456"))
 	e.AddPriced(&c)
 	rec := e.Reconcile()
 	if len(rec.Explanations) != 1 || rec.Explanations[0].Kind != KindUnexplained {
@@ -141,11 +141,11 @@ func TestRoundingAndKeyGroups(t *testing.T) {
 	cat := testCatalog(t)
 	e := New(cat, Options{Dims: []Dim{DimKey}})
 	a := call("a", "flash", "2026-09-01T02:00:00Z", 100_000, 0, 0) // official 0.03
-	a.Recorded, a.Key, a.KeyAlias = dec("0.0300000001"), "abc", "team-a-bot-renamed"
+	a.Recorded, a.Key, a.KeyAlias = ledger.AmountOf(dec("0.0300000001")), "abc", "team-a-bot-renamed"
 	b := call("b", "flash", "2026-09-01T12:00:00Z", 100_000, 0, 0) // official 0.015, another period
-	b.Recorded, b.Key, b.KeyAlias = dec("0.015"), "abc", "team-a-bot"
+	b.Recorded, b.Key, b.KeyAlias = ledger.AmountOf(dec("0.015")), "abc", "team-a-bot"
 	c := call("c", "flash", "2026-09-01T13:00:00Z", 100_000, 0, 0)
-	c.Recorded, c.Key = dec("0.015"), "abc"
+	c.Recorded, c.Key = ledger.AmountOf(dec("0.015")), "abc"
 	for _, x := range []*ledger.Call{&a, &b, &c} {
 		e.AddPriced(x)
 	}
@@ -185,9 +185,9 @@ func TestFlatPriceWithTiers(t *testing.T) {
 	peakTier := rates(map[tariffs.Usage]string{tariffs.Input: "0.60", tariffs.Output: "2.40"})
 	e := New(cat, Options{})
 	long := call("long", "flash", "2026-09-01T12:00:00Z", 200_000, 0, 1000) // off-peak hour, tier prompt
-	long.Recorded = costAtRates(&long, peakTier)
+	long.Recorded = ledger.AmountOf(costAtRates(&long, peakTier))
 	short := call("short", "flash", "2026-09-01T13:00:00Z", 1000, 0, 1000)
-	short.Recorded = costAtRates(&short, peak)
+	short.Recorded = ledger.AmountOf(costAtRates(&short, peak))
 	e.AddPriced(&long)
 	e.AddPriced(&short)
 	xs := e.Reconcile().Explanations

@@ -4,11 +4,13 @@ import (
 	"math"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/tokenfare/tokenfare/ledger"
 )
 
-// exactSum adds decimals exactly, without allocating in the common case:
-// coefficients that fit in 18 digits are added as integers at the smallest
-// exponent seen, and whatever would overflow moves into a decimal.
+// exactSum adds amounts exactly, without allocating in the common case:
+// coefficients are added as int64 integers at the smallest exponent seen,
+// and whatever would overflow moves into a decimal.
 type exactSum struct {
 	small int64 // at exponent exp
 	exp   int32
@@ -24,13 +26,13 @@ var pow10 = func() (p [19]int64) {
 	return p
 }()
 
-// Add adds d.
-func (s *exactSum) Add(d decimal.Decimal) {
-	if d.NumDigits() > 18 {
-		s.addBig(d)
+// Add adds a.
+func (s *exactSum) Add(a ledger.Amount) {
+	m, e, ok := a.Int64()
+	if !ok {
+		s.addBig(a.Decimal())
 		return
 	}
-	m, e := d.CoefficientInt64(), d.Exponent()
 	if m == 0 {
 		return
 	}
@@ -39,14 +41,14 @@ func (s *exactSum) Add(d decimal.Decimal) {
 	}
 	if e < s.exp { // rescale the running sum down to e
 		if !s.rescale(e) {
-			s.addBig(d)
+			s.addBig(decimal.New(m, e))
 			return
 		}
 	}
 	if e > s.exp {
 		shift := e - s.exp
 		if shift > 18 || m > math.MaxInt64/pow10[shift] || m < math.MinInt64/pow10[shift] {
-			s.addBig(d)
+			s.addBig(decimal.New(m, e))
 			return
 		}
 		m *= pow10[shift]

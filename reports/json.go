@@ -236,10 +236,11 @@ type callDoc struct {
 
 func newCallDoc(c *ledger.Call, pc *pricing.PricedCall) callDoc {
 	_, total := pc.Cost(c)
+	recorded := c.Recorded.Decimal()
 	d := callDoc{RequestID: c.RequestID, BilledAt: pc.At.UTC().Format(time.RFC3339Nano), Model: pc.ModelName(),
 		Logged: c.Model, Outcome: pc.Outcome.String(), Tier: pc.Tier, Key: c.Key,
 		Input: c.Tokens.Input, CacheRead: c.Tokens.CacheRead, CacheWrite: c.Tokens.CacheWrite, Output: c.Tokens.Output,
-		Reasoning: c.Tokens.Reasoning, official: total, recorded: c.Recorded, gap: total.Sub(c.Recorded)}
+		Reasoning: c.Tokens.Reasoning, official: total, recorded: recorded, gap: total.Sub(recorded)}
 	d.Official, d.Recorded, d.Gap = d.official.String(), d.recorded.String(), d.gap.String()
 	if pc.Quote.Version != nil {
 		d.Version = pc.Quote.Version.Name
