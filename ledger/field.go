@@ -157,11 +157,11 @@ func slowAmount(b []byte) (Amount, bool) {
 // 1e99999999 is no real amount and would make every sum crawl.
 const maxExponent = 64
 
-// dateCache remembers the last calendar date parseTime converted: logs
-// are mostly in time order, so consecutive rows share their date.
+// dateCache remembers the last date, hour and minute parseTime converted:
+// logs are mostly in time order, so consecutive rows share them.
 type dateCache struct {
-	date [10]byte
-	days int64
+	key  [2]uint64 // the first 16 bytes, "2006-01-02 15:04"
+	secs int64     // Unix seconds of that minute
 	set  bool
 }
 
@@ -170,31 +170,24 @@ type dateCache struct {
 // "+08", "+0800" or "+08:00" (a space before it is allowed). The result is
 // UTC. Years before 1970 are refused. It does not allocate. dc may be nil.
 func parseTime(b []byte, dc *dateCache) (time.Time, bool) {
-	if len(b) < 19 || b[4] != '-' || b[7] != '-' || (b[10] != ' ' && b[10] != 'T' && b[10] != 't') ||
-		b[13] != ':' || b[16] != ':' {
+	if len(b) < 19 || b[16] != ':' {
 		return time.Time{}, false
 	}
-	var days int64
-	if dc != nil && dc.set && string(b[:10]) == string(dc.date[:]) {
-		days = dc.days
+	k0, k1 := binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:])
+	var minute int64
+	if dc != nil && dc.set && dc.key == [2]uint64{k0, k1} {
+		minute = dc.secs
 	} else {
-		year, ok1 := digitsN(b[0:4])
-		month, ok2 := digitsN(b[5:7])
-		day, ok3 := digitsN(b[8:10])
-		// Years before 1970 are refused: the zero time means "unknown".
-		if !(ok1 && ok2 && ok3) || year < 1970 || month < 1 || month > 12 || day < 1 || day > daysIn(year, month) {
+		var ok bool
+		if minute, ok = parseMinute(b); !ok {
 			return time.Time{}, false
 		}
-		days = civilDays(year, month, day)
 		if dc != nil {
-			copy(dc.date[:], b[:10])
-			dc.days, dc.set = days, true
+			dc.key, dc.secs, dc.set = [2]uint64{k0, k1}, minute, true
 		}
 	}
-	hour, ok4 := digitsN(b[11:13])
-	minute, ok5 := digitsN(b[14:16])
-	sec, ok6 := digitsN(b[17:19])
-	if !(ok4 && ok5 && ok6) || hour > 23 || minute > 59 || sec > 59 {
+	sec, ok := digitsN(b[17:19])
+	if !ok || sec > 59 {
 		return time.Time{}, false
 	}
 	rest := b[19:]
@@ -214,11 +207,30 @@ func parseTime(b []byte, dc *dateCache) (time.Time, bool) {
 	if !ok {
 		return time.Time{}, false
 	}
-	unix := days*86400 + int64(hour*3600+minute*60+sec) - offset
+	unix := minute + int64(sec) - offset
 	if unix < 0 { // 1970-01-01 05:00+08:00 is still 1969 in UTC
 		return time.Time{}, false
 	}
 	return time.Unix(unix, nsec).UTC(), true
+}
+
+// parseMinute returns the Unix seconds of the minute "2006-01-02 15:04"
+// that starts b (the seconds are read by the caller).
+func parseMinute(b []byte) (int64, bool) {
+	if b[4] != '-' || b[7] != '-' || (b[10] != ' ' && b[10] != 'T' && b[10] != 't') || b[13] != ':' {
+		return 0, false
+	}
+	year, ok1 := digitsN(b[0:4])
+	month, ok2 := digitsN(b[5:7])
+	day, ok3 := digitsN(b[8:10])
+	hour, ok4 := digitsN(b[11:13])
+	minute, ok5 := digitsN(b[14:16])
+	// Years before 1970 are refused: the zero time means "unknown".
+	if !(ok1 && ok2 && ok3 && ok4 && ok5) || year < 1970 || month < 1 || month > 12 || day < 1 ||
+		day > daysIn(year, month) || hour > 23 || minute > 59 {
+		return 0, false
+	}
+	return civilDays(year, month, day)*86400 + int64(hour*3600+minute*60), true
 }
 
 // parseZone reads a trailing zone designator and returns its offset east of

@@ -134,6 +134,8 @@ func FuzzParseTimeMatchesTimeParse(f *testing.F) {
 		"2024-02-29 00:00:00.5",
 		"1970-01-01 05:00:00+08:00",
 		"2026-09-01 00:00:00.1234567891234Z",
+		"2026-09-01 00:00:60",
+		"2026-09-01 00:00:5x",
 	} {
 		f.Add(s)
 	}
@@ -144,6 +146,11 @@ func FuzzParseTimeMatchesTimeParse(f *testing.F) {
 		cached, okCached := parseTime([]byte(s), &dc)
 		if ok != okCached || !got.Equal(cached) {
 			t.Errorf("parseTime(%q) = %v, %v; with a warm date cache %v, %v", s, got, ok, cached, okCached)
+		}
+		// Again, the cache now holding s's own minute when s was valid.
+		cached, okCached = parseTime([]byte(s), &dc)
+		if ok != okCached || !got.Equal(cached) {
+			t.Errorf("parseTime(%q) = %v, %v; with its own minute cached %v, %v", s, got, ok, cached, okCached)
 		}
 		if !ok {
 			return

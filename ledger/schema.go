@@ -116,7 +116,7 @@ func (s *schema) mapHeader(header []string) ([]int, error) {
 // rowParser carries per-goroutine state for building calls.
 type rowParser struct {
 	strs  interner
-	dates dateCache
+	dates [4]dateCache // one per time column, by column number modulo 4
 }
 
 // badValue formats the reason for a value that does not parse.
@@ -159,7 +159,7 @@ func timeCol(s *schema, p *rowParser, v *rowFields, c int, required bool, t *tim
 		*t = time.Time{}
 		return ""
 	}
-	x, ok := parseTime(b, &p.dates)
+	x, ok := parseTime(b, &p.dates[c%len(p.dates)])
 	if !ok {
 		return badValue(s.cols[c].name, string(b), "a timestamp (2006-01-02 15:04:05.000 or RFC 3339)")
 	}
