@@ -187,6 +187,9 @@ func buildSpendLog(s *schema, p *rowParser, v *rowFields, c *Call) string {
 // cacheHitID reports whether a request id is one LiteLLM gives a
 // response-cache hit: the original id, "_cache_hit" and the Unix time.
 func cacheHitID(id []byte) bool {
+	if bytes.IndexByte(id, '_') < 0 { // most ids: a quick no before the search
+		return false
+	}
 	i := bytes.LastIndex(id, []byte("_cache_hit"))
 	return i > 0 && i+len("_cache_hit") < len(id) && '0' <= id[i+len("_cache_hit")] && id[i+len("_cache_hit")] <= '9'
 }
