@@ -127,33 +127,41 @@ func (s *splitter) splitLine(line []byte) {
 // column of s.dst; base is the offset of line in s.dst.data. It returns
 // the number of fields; fields beyond len(s.pos) are only counted.
 func (s *splitter) splitInto(line []byte, base int) int {
-	const lo, low7 = 0x0101010101010101, 0x7F7F7F7F7F7F7F7F
 	at, pos := &s.dst.at, s.pos
-	k, start, i := 0, 0, 0
+	k, start := 0, base // fields seen, offset of the current field
 	put := func(end int) {
 		if k < len(pos) {
-			at[pos[k]&(maxCols-1)] = [2]int32{int32(base + start), int32(base + end)}
+			at[pos[k]&(maxCols-1)] = [2]int32{int32(start), int32(end)}
 		}
 		k++
+		start = end + 1
 	}
-	for ; i+8 <= len(line); i += 8 {
-		y := binary.LittleEndian.Uint64(line[i:]) ^ (lo * ',')
-		zero := ^(((y & low7) + low7) | y | low7) // high bit set in each zero byte
-		for zero != 0 {
-			j := i + bits.TrailingZeros64(zero)>>3
-			put(j)
-			start = j + 1
-			zero &= zero - 1
+	rest, off := line, base
+	for len(rest) >= 16 { // two words a turn: most have no comma
+		z0, z1 := commas(binary.LittleEndian.Uint64(rest)), commas(binary.LittleEndian.Uint64(rest[8:]))
+		for ; z0 != 0; z0 &= z0 - 1 {
+			put(off + bits.TrailingZeros64(z0)>>3)
+		}
+		for ; z1 != 0; z1 &= z1 - 1 {
+			put(off + 8 + bits.TrailingZeros64(z1)>>3)
+		}
+		rest, off = rest[16:], off+16
+	}
+	for i, c := range rest {
+		if c == ',' {
+			put(off + i)
 		}
 	}
-	for ; i < len(line); i++ {
-		if line[i] == ',' {
-			put(i)
-			start = i + 1
-		}
-	}
-	put(len(line))
+	put(base + len(line))
 	return k
+}
+
+// commas returns a word with the high bit set in each byte of w that is a
+// comma: w XORed with eight commas has a zero byte there.
+func commas(w uint64) uint64 {
+	const lo, low7 = 0x0101010101010101, 0x7F7F7F7F7F7F7F7F
+	y := w ^ (lo * ',')
+	return ^(((y & low7) + low7) | y | low7)
 }
 
 // slowRecord handles records that contain quotes.

@@ -74,10 +74,12 @@ func FuzzSplitterMatchesEncodingCSV(f *testing.F) {
 		"\"a\"b,c\n",
 		"x\r\ny\rz\n",
 		"abcdefgh,ijklmnop,qrstuvwx,yz\n",
+		"0123456789abcdef,0123456789abcde,,0123456789abcdef0,x\r\n" + strings.Repeat(",", 40) + "\n",
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		checkSplitInto(t, data)
 		got, ends, okFast := splitAll(data)
 		if end, open := scanRecords(data); !open && end > 0 && !containsInt(ends, end) {
 			t.Errorf("scanRecords ends a chunk at %d, which is not a record end %v", end, ends)
@@ -97,6 +99,34 @@ func FuzzSplitterMatchesEncodingCSV(f *testing.F) {
 			t.Errorf("splitter and encoding/csv differ on %q\nsplitter: %q\ncsv:      %q", data, got, want)
 		}
 	})
+}
+
+// checkSplitInto checks that the reader's path, which stores field spans
+// by column (splitInto), finds the same fields as the plain split.
+func checkSplitInto(t *testing.T, data []byte) {
+	data = bytes.Clone(data)
+	var v rowFields
+	v.data = data
+	cols := make([]int, maxCols-1) // field k goes to column k
+	for k := range cols {
+		cols[k] = k
+	}
+	plain, fast := splitter{}, splitter{dst: &v, pos: cols}
+	for pos := 0; pos < len(data); {
+		next, _, blank, bad := fast.record(data, pos)
+		if fast.n >= 0 && !blank && bad == "" {
+			plain.record(bytes.Clone(data), pos)
+			if fast.n != len(plain.fields) {
+				t.Fatalf("record at %d: splitInto counts %d fields, the plain split %d", pos, fast.n, len(plain.fields))
+			}
+			for k := range min(fast.n, len(cols)) {
+				if got := v.get(k); !bytes.Equal(got, plain.fields[k]) {
+					t.Fatalf("record at %d field %d: splitInto %q, the plain split %q", pos, k, got, plain.fields[k])
+				}
+			}
+		}
+		pos = next
+	}
 }
 
 func containsInt(list []int, x int) bool {
