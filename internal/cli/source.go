@@ -77,8 +77,11 @@ func (a *app) priceSource(ctx context.Context, src *sourceOptions, opts pricing.
 	defer seen.Close()
 	opts.Seen = seen
 	e := pricing.New(cat, opts)
+	// One priced call for the whole run, not one allocated per call: each
+	// sees it only while it runs.
+	var pc pricing.PricedCall
 	err = a.readCalls(ctx, src, e, func(c *ledger.Call) {
-		pc := e.AddPriced(c)
+		pc = e.AddPriced(c)
 		if each != nil {
 			each(c, &pc)
 		}
