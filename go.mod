@@ -3,6 +3,7 @@ module github.com/tokenfare/tokenfare
 go 1.26.8
 
 require (
+	github.com/klauspost/compress v1.20.4
 	github.com/shopspring/decimal v1.4.0
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9

@@ -3,12 +3,15 @@ package ledger
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"runtime"
+
+	// Decompresses about 1.5 times as fast as compress/gzip, and faster
+	// than zcat (bench/results.md).
+	"github.com/klauspost/compress/gzip"
 )
 
 // Formats a file source detects, as Reader.Format names them. docs/calls.md
