@@ -131,6 +131,7 @@ type Engine struct {
 	rows       Rows
 	total      Quantities // of every call in a bucket: no sum of buckets exceeds it
 	sumErr     error
+	noFirst    int64 // calls billed at their start for want of a first-token instant
 }
 
 // refKey is how a call names its model.
@@ -301,6 +302,9 @@ func (e *Engine) classify(c *ledger.Call) PricedCall {
 		billing = *e.opts.Billing
 	}
 	pc.At = BillingInstant(c, billing)
+	if billing == tariffs.BillFirstToken && c.FirstToken.IsZero() {
+		e.noFirst++
+	}
 	switch {
 	case (!e.opts.Since.IsZero() && pc.At.Before(e.opts.Since)) || (!e.opts.Until.IsZero() && !pc.At.Before(e.opts.Until)):
 		pc.Outcome = Outside
@@ -398,6 +402,11 @@ func (e *Engine) firstSeen(c *ledger.Call) bool {
 	return first || err != nil
 }
 
+// FirstTokenFallbacks returns how many calls read were billed at their
+// start because their billing instant is the first token and the gateway
+// logged none.
+func (e *Engine) FirstTokenFallbacks() int64 { return e.noFirst }
+
 // Err returns the first error of the identity set, or ErrTokenSum, if
 // any: the engine's results are incomplete when it is not nil.
 func (e *Engine) Err() error {
@@ -432,6 +441,7 @@ func (e *Engine) Buckets() []*Bucket {
 // that priced another part of the stream.
 func (e *Engine) Merge(o *Engine) {
 	e.rows.Add(o.rows)
+	e.noFirst += o.noFirst
 	if e.seenErr == nil {
 		e.seenErr = o.seenErr
 	}

@@ -84,11 +84,12 @@ func runPrice(cmd *cobra.Command, a *app, opts *priceOptions) error {
 		return err
 	}
 	out := bufio.NewWriterSize(cmd.OutOrStdout(), 1<<16)
-	write := rowWriter(out, opts.output)
-	var werr error
-	if opts.output == "csv" {
-		out.Flush() // the header, even when no call is read
+	var write func(*pricedRow) error
+	opts.source.opened = func() error { // nothing is written before the input opens
+		write = rowWriter(out, opts.output)
+		return out.Flush() // the header, even when no call is read
 	}
+	var werr error
 	e, err := a.priceSource(cmd.Context(), &opts.source, eopts, func(c *ledger.Call, pc *pricing.PricedCall) {
 		if pc.Outcome == pricing.Outside || werr != nil {
 			return
@@ -96,19 +97,19 @@ func runPrice(cmd *cobra.Command, a *app, opts *priceOptions) error {
 		row := newPricedRow(c, pc)
 		werr = write(&row)
 	})
-	if err == nil {
-		err = werr
-	}
-	if ferr := out.Flush(); err == nil {
-		err = ferr
-	}
-	if err != nil {
+	if e == nil { // failed or interrupted: what is buffered is not written
 		return err
+	}
+	if werr != nil {
+		return werr
+	}
+	if ferr := out.Flush(); ferr != nil {
+		return ferr
 	}
 	rows := e.Rows()
 	fmt.Fprintf(a.stderr, "rows: read %d, priced %d, unpriced %d, retired %d, failed %d, duplicate %d, rejected %d, outside %d\n",
 		rows.Read, rows.Priced, rows.Unpriced, rows.Retired, rows.Failed, rows.Duplicate, rows.Rejected, rows.Outside)
-	return nil
+	return err // nothing priced, or nil
 }
 
 func newPricedRow(c *ledger.Call, pc *pricing.PricedCall) pricedRow {
