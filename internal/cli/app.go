@@ -103,7 +103,7 @@ func runContext(ctx context.Context, a *app, args []string) int {
 	cmd := newRootCmd(a)
 	cmd.SetArgs(args)
 	cmd.SetIn(a.stdin)
-	cmd.SetOut(a.stdout)
+	cmd.SetOut(outputWriter{a.stdout})
 	cmd.SetErr(a.stderr)
 	err := cmd.ExecuteContext(ctx)
 	var ee *exitError
@@ -204,4 +204,16 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// outputWriter names its write errors as such ("write output: no space
+// left on device"), so that they read as what they are.
+type outputWriter struct{ w io.Writer }
+
+func (o outputWriter) Write(p []byte) (int, error) {
+	n, err := o.w.Write(p)
+	if err != nil {
+		err = fmt.Errorf("write output: %w", err)
+	}
+	return n, err
 }
