@@ -8,11 +8,16 @@
 // groupings asked for. A bucket is priced once, at report time, by
 // multiplying its quantities by the decimal prices.
 //
+// Results are typed and carry no file format: amounts are decimal.Decimal,
+// ratios and shares decimal.NullDecimal (not valid when undefined),
+// explanation kinds, outcomes and blend modes are enums, and a group is
+// named by a comparable GroupKey whose fields follow the dimensions. The
+// reports package renders them; nothing here formats money for output.
+//
 // # Invariants
 //
 //   - Money is exact: a bucket's official cost equals the sum of its calls'
-//     own costs to the last digit, whatever the order or chunking of the
-//     input (Merge combines engines that priced parts of a stream).
+//     own costs to the last digit, whatever the order of the input.
 //   - Every call added is counted once in Rows; Rows.Read is the sum of the
 //     other counts.
 //   - The amounts of a reconciliation's explanations, "unexplained"

@@ -28,13 +28,13 @@ func TestTokenSumsNeverWrap(t *testing.T) {
 			e := New(testCatalog(t), Options{})
 			for i := range 2 {
 				c := call(string(rune('a'+i)), "flash", "2026-09-01T02:00:00Z", tt.in[i], 0, tt.out[i])
-				e.Add(&c)
+				e.AddPriced(&c)
 			}
 			if got := errors.Is(e.Err(), ErrTokenSum); got != tt.wantErr {
 				t.Fatalf("Err() = %v, want ErrTokenSum: %t", e.Err(), tt.wantErr)
 			}
 			var in int64
-			for _, b := range e.Buckets() {
+			for _, b := range e.allBuckets() {
 				if b.Qty[tariffs.Input] < 0 {
 					t.Errorf("a bucket's input sum wrapped to %d", b.Qty[tariffs.Input])
 				}

@@ -29,10 +29,6 @@ type sourceOptions struct {
 	since   string
 	until   string
 	month   string
-
-	// opened, when set, runs once the first source has opened, before any
-	// call is read: output that must not exist without input starts there.
-	opened func() error
 	// asOfHint says the window comes from --as-of and --window (blend),
 	// for the advice given when no call falls in it.
 	asOfHint bool
@@ -131,7 +127,7 @@ func (a *app) priceSource(ctx context.Context, src *sourceOptions, opts pricing.
 	opts.Seen = seen
 	e := pricing.New(cat, opts)
 	var st runStats
-	r := callReader{a: a, strict: src.strict, opened: src.opened}
+	r := callReader{a: a, strict: src.strict}
 	for _, s := range sources {
 		before := e.Rows()
 		format, err := r.read(ctx, s, e, func(c *ledger.Call) {
@@ -238,8 +234,7 @@ const maxShownRejections = 20
 type callReader struct {
 	a      *app
 	strict bool
-	opened func() error // run once, after the first source opens
-	shown  int          // rejections listed so far
+	shown  int // rejections listed so far
 }
 
 // read streams every call of src to fn and every rejected row to the
@@ -252,13 +247,6 @@ func (r *callReader) read(ctx context.Context, src ledger.Source, e *pricing.Eng
 		return "", readError(err)
 	}
 	defer in.Close()
-	if r.opened != nil {
-		opened := r.opened
-		r.opened = nil
-		if err := opened(); err != nil {
-			return "", err
-		}
-	}
 	var rows atomic.Int64
 	stop := r.a.progress(src.Name(), &rows)
 	defer stop()

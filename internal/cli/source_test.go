@@ -53,7 +53,7 @@ func reconcileRows(t *testing.T, args ...string) (pricing.Rows, string) {
 	if code != exitOK {
 		t.Fatalf("exit %d, want 0\nstderr: %s", code, errs)
 	}
-	var rec pricing.Reconciliation
+	var rec struct{ Rows pricing.Rows } // JSON's "rows": {"read": ...}
 	if err := json.Unmarshal([]byte(out), &rec); err != nil {
 		t.Fatal(err)
 	}
