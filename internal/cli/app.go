@@ -97,8 +97,6 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return runContext(ctx, a, args)
 }
 
-func run(a *app, args []string) int { return runContext(context.Background(), a, args) }
-
 // runContext runs the command tree and turns its error into an exit code,
 // printing it once.
 func runContext(ctx context.Context, a *app, args []string) int {

@@ -299,7 +299,7 @@ func TestOutputFailures(t *testing.T) {
 				var errb bytes.Buffer
 				a := &app{stdin: strings.NewReader(""), stdout: failingWriter{tt.err}, stderr: &errb,
 					now: func() time.Time { return time.Date(2026, 9, 1, 2, 0, 0, 0, time.UTC) }}
-				code := run(a, args)
+				code := runContext(context.Background(), a, args)
 				if code != tt.code {
 					t.Errorf("exit %d, want %d\nstderr: %s", code, tt.code, errb.String())
 				}
