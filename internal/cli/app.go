@@ -40,7 +40,7 @@ type app struct {
 	once    sync.Once
 	catalog *tariffs.Catalog
 	loadErr error
-	started bool // the command's flags and arguments were accepted: errors now are not cobra's
+	started bool // a command's RunE began: cobra accepted its flags and arguments
 }
 
 // Catalog loads the tariff catalog once: the folder given by --tariffs, or
@@ -156,7 +156,6 @@ Exit codes: 0 fine, 1 findings (nothing priced included), 2 bad usage or bad inp
 	root.PersistentFlags().MarkHidden("cpuprofile")
 	var stopProfile func()
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
-		a.started = true
 		if cpuProfile == "" {
 			return nil
 		}
@@ -179,7 +178,22 @@ Exit codes: 0 fine, 1 findings (nothing priced included), 2 bad usage or bad inp
 	root.Version = buildVersion()
 	root.SetVersionTemplate("tokenfare {{.Version}}\n")
 	root.AddCommand(newVersionCmd(a), newTariffsCmd(a), newPriceCmd(a), newReconcileCmd(a), newBlendCmd(a))
+	markStarted(a, root)
 	return root
+}
+
+// markStarted makes each command note, as its RunE starts, that cobra
+// accepted its flags and arguments: an error after that is the run's own.
+func markStarted(a *app, cmd *cobra.Command) {
+	if run := cmd.RunE; run != nil {
+		cmd.RunE = func(c *cobra.Command, args []string) error {
+			a.started = true
+			return run(c, args)
+		}
+	}
+	for _, sub := range cmd.Commands() {
+		markStarted(a, sub)
+	}
 }
 
 func newVersionCmd(a *app) *cobra.Command {

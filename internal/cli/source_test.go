@@ -358,3 +358,34 @@ func TestInterrupt(t *testing.T) {
 		})
 	}
 }
+
+// brokenStdin fails with an I/O error after its data.
+type brokenStdin struct{ data []byte }
+
+func (r *brokenStdin) Read(p []byte) (int, error) {
+	if len(r.data) == 0 {
+		return 0, syscall.EIO
+	}
+	n := copy(p, r.data)
+	r.data = r.data[n:]
+	return n, nil
+}
+
+// TestInputFailure checks that an input that fails mid-read is an I/O
+// failure (exit 3) named with its source, not bad input.
+func TestInputFailure(t *testing.T) {
+	data, err := os.ReadFile(sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	a := &app{stdin: &brokenStdin{data: data[:300_000]}, stdout: &out, stderr: &errb, now: time.Now}
+	code := runContext(context.Background(), a, []string{"reconcile", "--calls", "-"})
+	errs := errb.String()
+	if code != exitFailure || out.Len() != 0 {
+		t.Fatalf("exit %d, %d bytes written; want %d and nothing\nstderr: %s", code, out.Len(), exitFailure, errs)
+	}
+	if !strings.Contains(errs, "Error: read calls: stdin") || !strings.Contains(errs, "read failed: input/output error") || strings.Contains(errs, "Try:") {
+		t.Errorf("stderr should name stdin and the I/O error, with no hint:\n%s", errs)
+	}
+}
