@@ -296,6 +296,8 @@ func (e *Engine) classify(c *ledger.Call) PricedCall {
 		pc.Outcome = Outside
 	case !e.firstSeen(c):
 		pc.Outcome = Duplicate
+	case c.CacheHit:
+		pc.Outcome = CacheHit
 	case c.Status == ledger.StatusFailure:
 		pc.Outcome = Failed
 	case ref.model == nil:
