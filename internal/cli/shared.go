@@ -55,9 +55,15 @@ var (
 // instantRange is how messages name the range of instants.
 const instantRange = "tokenfare handles instants from 1970 through 2261"
 
-// parseInstant reads an instant given on the command line: RFC 3339, or a
-// date (midnight UTC).
-func parseInstant(flag, s string) (time.Time, error) { return parseInstantIn(flag, s, time.UTC) }
+// parseInstantTZ reads an instant given on the command line: RFC 3339, or
+// a date, read as midnight in the IANA zone tz (the --tz flag).
+func parseInstantTZ(flag, s, tz string) (time.Time, error) {
+	loc, err := loadZone(tz)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return parseInstantIn(flag, s, loc)
+}
 
 // parseInstantIn reads an instant given on the command line: RFC 3339, or
 // a date, read as midnight in loc. It must lie in 1970 through 2261.
@@ -76,11 +82,15 @@ func parseInstantIn(flag, s string, loc *time.Location) (time.Time, error) {
 
 // checkInstant refuses an instant outside the range tokenfare handles.
 func checkInstant(flag, s string, t time.Time) (time.Time, error) {
+	hint := ""
+	if flag == "since" || flag == "until" {
+		hint = "leave --" + flag + " out for no bound"
+	}
 	switch {
 	case t.Before(minInstant):
-		return time.Time{}, usageError(fmt.Errorf("--%s %s is before 1970: %s", flag, s, instantRange), "leave the flag out for no bound")
+		return time.Time{}, usageError(fmt.Errorf("--%s %s is before 1970: %s", flag, s, instantRange), hint)
 	case !t.Before(maxInstant):
-		return time.Time{}, usageError(fmt.Errorf("--%s %s is after 2261: %s", flag, s, instantRange), "leave the flag out for no bound")
+		return time.Time{}, usageError(fmt.Errorf("--%s %s is after 2261: %s", flag, s, instantRange), hint)
 	}
 	return t, nil
 }

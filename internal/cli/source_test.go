@@ -239,6 +239,8 @@ func TestMessages(t *testing.T) {
 		{"a bad --month", []string{"reconcile", "--calls", sample, "--month", "October"}, exitUsage, `--month "October" is not a month`, ""},
 		{"blend --month with --as-of", []string{"blend", "--calls", sample, "--month", "2026-10", "--as-of", "2026-11-01"}, exitUsage, "--month is given with --as-of", ""},
 		{"an unknown subcommand", []string{"tariffs", "frob"}, exitUsage, `unknown command "frob" for "tokenfare tariffs"`, ""},
+		{"tariffs show --at 1960", []string{"tariffs", "show", "deepseek-flash", "--at", "1960-01-01"}, exitUsage, "--at 1960-01-01 is before 1970", "no bound"},
+		{"tariffs show --tz Local", []string{"tariffs", "show", "deepseek-flash", "--at", "2026-10-12", "--tz", "Local"}, exitUsage, `--tz "Local" is not an IANA time zone`, ""},
 		{"stdin twice", []string{"reconcile", "--calls", "-", "--calls", "-"}, exitUsage, "stdin) is given twice", ""},
 	}
 	for _, tt := range tests {
@@ -387,5 +389,14 @@ func TestInputFailure(t *testing.T) {
 	}
 	if !strings.Contains(errs, "Error: read calls: stdin") || !strings.Contains(errs, "read failed: input/output error") || strings.Contains(errs, "Try:") {
 		t.Errorf("stderr should name stdin and the I/O error, with no hint:\n%s", errs)
+	}
+}
+
+// TestShowReadsBareDatesInTZ checks that tariffs show reads --at 2026-10-12
+// as midnight in Beijing: 2026-10-11T16:00:00Z.
+func TestShowReadsBareDatesInTZ(t *testing.T) {
+	code, out, errs := runCLI(t, "", "tariffs", "show", "deepseek-flash", "--at", "2026-10-12", "--tz", "Asia/Shanghai")
+	if code != exitOK || !strings.Contains(out, "at        2026-10-11T16:00:00Z:") {
+		t.Errorf("exit %d, want 0 and the instant 2026-10-11T16:00:00Z\nstdout: %s\nstderr: %s", code, out, errs)
 	}
 }
