@@ -77,6 +77,9 @@ func TestEdgeInputs(t *testing.T) {
 			rejected: []string{`in:2: spend "1e308" is out of range: exponents run from -64 to 64`, `in:3: spend "1e3x" is not a decimal number`}},
 		{name: "more tokens than a call can hold", input: header + "\na,2026-09-01 00:00:00,0.1,1000000000000001,5\nb,2026-09-01 00:00:00,0.1,1000000000000000,5\n",
 			calls: 1, rejected: []string{"in:2: 1000000000000001 input tokens are more than one call can hold (at most 10^15)"}},
+		{name: "an output sum that would wrap", // Gemini output is output_tokens + reasoning_tokens: 2^63-1 + 1 wraps below zero
+			input:    `[{"timestamp":"2026-08-22T14:03:05Z","provider":"gemini","tokens":{"input_tokens":1,"output_tokens":9223372036854775807,"reasoning_tokens":1},"model":"m","request_id":"r"}]`,
+			rejected: []string{`in[0] request_id "r": output tokens come to -9223372036854775808, below zero`}},
 		{name: "a spend with too many leading zeros", input: header + "\na,2026-09-01 00:00:00,0." + strings.Repeat("0", 80) + "1,10,5\n",
 			rejected: []string{"in:2: spend"}},
 	}
