@@ -341,9 +341,12 @@ func (a *app) reportSources(sources []sourceStats) {
 
 // nothingPriced explains a run that priced no call, with what to pass.
 func nothingPriced(rows pricing.Rows, st *runStats, opts pricing.Options, asOfHint bool) error {
-	names := make([]string, len(st.sources))
-	for i, s := range st.sources {
-		names[i] = s.name
+	var names []string
+	for _, s := range st.sources[:min(3, len(st.sources))] {
+		names = append(names, s.name)
+	}
+	if n := len(st.sources) - len(names); n > 0 {
+		names = append(names, fmt.Sprintf("%d more file(s)", n))
 	}
 	from := strings.Join(names, ", ")
 	calls := rows.Read - rows.Rejected
