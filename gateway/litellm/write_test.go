@@ -1,0 +1,178 @@
+package litellm
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/tokenfare/tokenfare/tariffs"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// testCatalog loads the stable test tariffs of testdata/tariffs.
+func testCatalog(t *testing.T) *tariffs.Catalog {
+	t.Helper()
+	cat, ps := tariffs.LoadDir("testdata/tariffs")
+	if cat == nil {
+		t.Fatalf("load test tariffs: %v", ps)
+	}
+	return cat
+}
+
+// rates builds per-1M rates from usage=price pairs.
+func rates(pairs ...string) *tariffs.Rates {
+	var r tariffs.Rates
+	for i := 0; i < len(pairs); i += 2 {
+		u, err := tariffs.ParseUsage(pairs[i])
+		if err != nil {
+			panic(err)
+		}
+		r.Set(u, decimal.RequireFromString(pairs[i+1]))
+	}
+	return &r
+}
+
+// blendPrices are the prices the blend tests write, per 1M tokens.
+func blendPrices(cat *tariffs.Catalog) map[*tariffs.Model]*tariffs.Rates {
+	return map[*tariffs.Model]*tariffs.Rates{
+		cat.Model("deepseek-flash"):  rates("input", "0.213456789", "cache_read", "0.004123", "output", "0.85"),
+		cat.Model("deepseek-v4-pro"): rates("input", "0.9", "cache_read", "0.03", "output", "2.7"),
+		cat.Model("gpt-4o"):          rates("input", "2.5", "cache_read", "1.25", "output", "10"),
+	}
+}
+
+var testAt = time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+
+// golden compares got with the file, or rewrites it with -update.
+func golden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from what was written:\n%s", path, Diff(path, "got", want, got))
+	}
+}
+
+func readConfig(t *testing.T, path string) (*Config, []byte) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Parse(path, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, data
+}
+
+func TestUpdateGolden(t *testing.T) {
+	cat := testCatalog(t)
+	tests := []struct {
+		name    string
+		dir     string
+		offPeak bool
+	}{
+		{name: "blended prices", dir: "testdata/blend"},
+		{name: "off-peak block from the tariff", dir: "testdata/offpeak", offPeak: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, before := readConfig(t, filepath.Join(tc.dir, "before.yaml"))
+			opts := UpdateOptions{Catalog: cat, Prices: blendPrices(cat), OffPeakPricing: tc.offPeak, At: testAt}
+			u, err := c.Update(opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden(t, filepath.Join(tc.dir, "after.yaml"), u.Data)
+			// Byte diff: every line that changed is a price line, an added
+			// key or part of an off_peak_pricing block; the rest is identical.
+			checkOnlyPrices(t, before, u.Data, tc.offPeak)
+			// Idempotence: a second run on the result changes nothing.
+			c2, err := Parse("after", u.Data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			u2, err := c2.Update(opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(u2.Data, u.Data) || len(u2.Changes) != 0 {
+				t.Errorf("second run changed %d values:\n%s", len(u2.Changes), Diff("first", "second", u.Data, u2.Data))
+			}
+		})
+	}
+}
+
+var (
+	pricePair  = regexp.MustCompile(`(, *)?\b(input_cost_per_token|cache_read_input_token_cost|cache_creation_input_token_cost|output_cost_per_token|output_cost_per_reasoning_token): [^\s,}#]+`)
+	beforeHash = regexp.MustCompile(` +#`)
+	blockLine  = regexp.MustCompile(`^ *(off_peak_pricing:|weekday_timezone:|windows:|- hours_utc:|weekdays:|override_dates:|model_info:)`)
+)
+
+// checkOnlyPrices is the byte diff: each changed line, with its price
+// pairs taken out and the spaces before a comment collapsed, is the old
+// line byte for byte; each added line is a price (or, with offPeak, a
+// line of an off_peak_pricing block).
+func checkOnlyPrices(t *testing.T, before, after []byte, offPeak bool) {
+	t.Helper()
+	strip := func(l string) string {
+		return strings.TrimRight(beforeHash.ReplaceAllString(pricePair.ReplaceAllString(l, ""), " #"), " ")
+	}
+	var minus, plus []string
+	flush := func() {
+		for i, p := range plus {
+			switch {
+			case i < len(minus) && strip(minus[i]) == strip(p):
+			case strings.TrimSpace(strip(p)) == "":
+			case offPeak && (blockLine.MatchString(p) || strings.TrimSpace(p) == ""):
+			default:
+				t.Errorf("a line other than a price changed:\n-%s\n+%s", at(minus, i), p)
+			}
+		}
+		for i := len(plus); i < len(minus); i++ {
+			if !offPeak {
+				t.Errorf("line removed: %q", minus[i])
+			}
+		}
+		minus, plus = nil, nil
+	}
+	for _, l := range strings.Split(Diff("a", "b", before, after), "\n") {
+		switch {
+		case strings.HasPrefix(l, "---"), strings.HasPrefix(l, "+++"):
+		case strings.HasPrefix(l, "-"):
+			if len(plus) > 0 {
+				flush()
+			}
+			minus = append(minus, l[1:])
+		case strings.HasPrefix(l, "+"):
+			plus = append(plus, l[1:])
+		default:
+			flush()
+		}
+	}
+	flush()
+}
+
+func at(list []string, i int) string {
+	if i < len(list) {
+		return list[i]
+	}
+	return ""
+}
