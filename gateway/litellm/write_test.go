@@ -88,14 +88,17 @@ func TestUpdateGolden(t *testing.T) {
 		name    string
 		dir     string
 		offPeak bool
+		at      time.Time
 	}{
-		{name: "blended prices", dir: "testdata/blend"},
-		{name: "off-peak block from the tariff", dir: "testdata/offpeak", offPeak: true},
+		{name: "blended prices", dir: "testdata/blend", at: testAt},
+		// Before the October holidays, so that they and the make-up
+		// workday of 2026-10-10 are among the override dates.
+		{name: "off-peak block from the tariff", dir: "testdata/offpeak", offPeak: true, at: time.Date(2026, 9, 28, 0, 0, 0, 0, time.UTC)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			c, before := readConfig(t, filepath.Join(tc.dir, "before.yaml"))
-			opts := UpdateOptions{Catalog: cat, Prices: blendPrices(cat), OffPeakPricing: tc.offPeak, At: testAt}
+			opts := UpdateOptions{Catalog: cat, Prices: blendPrices(cat), OffPeakPricing: tc.offPeak, At: tc.at}
 			u, err := c.Update(opts)
 			if err != nil {
 				t.Fatal(err)
