@@ -118,12 +118,17 @@ func (es *edits) insertFlow(m *yaml.Node, ps []pair) error {
 		return es.add(edit{start: off + 1, end: off + 1, text: strings.TrimPrefix(b.String(), ", ")})
 	}
 	last := m.Content[len(m.Content)-1]
-	if last.Kind != yaml.ScalarNode {
+	var end int
+	switch last.Kind {
+	case yaml.AliasNode:
+		end = es.t.offset(last.Line, last.Column) + 1 + len(last.Value)
+	case yaml.ScalarNode:
+		var err error
+		if _, end, err = es.t.scalarSpan(last); err != nil {
+			return err
+		}
+	default:
 		return fmt.Errorf("line %d: cannot add prices after a nested value in a flow mapping; add input_cost_per_token there once by hand", last.Line)
-	}
-	_, end, err := es.t.scalarSpan(last)
-	if err != nil {
-		return err
 	}
 	return es.add(edit{start: end, end: end, text: b.String()})
 }

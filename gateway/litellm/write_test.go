@@ -2,6 +2,7 @@ package litellm
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"os"
 	"path/filepath"
@@ -178,4 +179,68 @@ func at(list []string, i int) string {
 		return list[i]
 	}
 	return ""
+}
+
+func TestUpdateRefusesOffPeakBlock(t *testing.T) {
+	cat := testCatalog(t)
+	c, _ := readConfig(t, "testdata/offpeak/before.yaml")
+	_, err := c.Update(UpdateOptions{Catalog: cat, Prices: blendPrices(cat), At: testAt})
+	var ee *EntryError
+	if !errors.As(err, &ee) {
+		t.Fatalf("Update: %v, want an *EntryError", err)
+	}
+	// The deepseek-flash entry starts on line 3; its block is on line 14.
+	if ee.Line != 3 || ee.ModelName != "deepseek-flash" || !strings.Contains(ee.Msg, "off_peak_pricing block (line 14)") || !strings.Contains(ee.Msg, "--off-peak-pricing") {
+		t.Errorf("refusal %v: want line 3, deepseek-flash, the block's line and the flag named", ee)
+	}
+}
+
+func TestUpdateEdgeCases(t *testing.T) {
+	cat := testCatalog(t)
+	prices := blendPrices(cat)
+	tests := []struct {
+		name, src, want, err string
+	}{
+		{
+			name: "CRLF line endings kept",
+			src:  "model_list:\r\n  - model_name: f\r\n    litellm_params:\r\n      model: deepseek/deepseek-flash\r\n",
+			want: "model_list:\r\n  - model_name: f\r\n    litellm_params:\r\n      model: deepseek/deepseek-flash\r\n      input_cost_per_token: 2.13456789e-7\r\n      cache_read_input_token_cost: 4.123e-9\r\n      output_cost_per_token: 8.5e-7\r\n",
+		},
+		{
+			name: "anchored price shared by two entries of one model is written once",
+			src:  "model_list:\n  - model_name: a\n    litellm_params: {model: deepseek-flash, input_cost_per_token: &in 1.0e-7}\n  - model_name: b\n    litellm_params: {model: deepseek/deepseek-flash, input_cost_per_token: *in}\n",
+			want: "model_list:\n  - model_name: a\n    litellm_params: {model: deepseek-flash, input_cost_per_token: &in 2.13456789e-7, cache_read_input_token_cost: 4.123e-9, output_cost_per_token: 8.5e-7}\n  - model_name: b\n    litellm_params: {model: deepseek/deepseek-flash, input_cost_per_token: 2.13456789e-7, cache_read_input_token_cost: 4.123e-9, output_cost_per_token: 8.5e-7}\n",
+		},
+		{
+			name: "one mapping shared by entries of two models is refused",
+			src:  "x: &p {input_cost_per_token: 1.0e-7}\nmodel_list:\n  - model_name: a\n    litellm_params: {model: deepseek-flash}\n    model_info: *p\n  - model_name: b\n    litellm_params: {model: gpt-4o}\n    model_info: *p\n",
+			err:  "two different values would be written at the same place",
+		},
+		{
+			name: "quoted price becomes a number",
+			src:  "model_list:\n  - model_name: g\n    litellm_params:\n      model: gpt-4o\n      input_cost_per_token: \"2.5e-6\"\n      cache_read_input_token_cost: 1.25e-6\n      output_cost_per_token: 0.00001\n",
+			want: "model_list:\n  - model_name: g\n    litellm_params:\n      model: gpt-4o\n      input_cost_per_token: 2.5e-6\n      cache_read_input_token_cost: 1.25e-6\n      output_cost_per_token: 0.00001\n",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := Parse("config.yaml", []byte(tc.src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			u, err := c.Update(UpdateOptions{Catalog: cat, Prices: prices, At: testAt})
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("Update: %v, want an error containing %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(u.Data) != tc.want {
+				t.Errorf("got:\n%s\nwant:\n%s", u.Data, tc.want)
+			}
+		})
+	}
 }
