@@ -96,3 +96,11 @@ func parseWindow(s string) (time.Duration, error) {
 	}
 	return 0, usageError(fmt.Errorf("--window %q is not a length of time", s), "write e.g. --window 28d or --window 36h")
 }
+
+// orDash writes an empty value as "-" in text output.
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
