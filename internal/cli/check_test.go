@@ -167,7 +167,7 @@ func valueOf(t *testing.T, data []byte, e *litellm.Entry, key string) string {
 	t.Helper()
 	var doc struct {
 		ModelList []struct {
-			ModelName     string         `yaml:"model_name"`
+			ModelName     string               `yaml:"model_name"`
 			LitellmParams map[string]yaml.Node `yaml:"litellm_params"`
 			ModelInfo     map[string]yaml.Node `yaml:"model_info"`
 		} `yaml:"model_list"`
