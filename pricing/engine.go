@@ -2,6 +2,7 @@ package pricing
 
 import (
 	"encoding/binary"
+	"fmt"
 	"hash/maphash"
 	"time"
 
@@ -125,6 +126,8 @@ type Engine struct {
 	seenErr    error
 	buckets    map[bucketKey]*bucket
 	rows       Rows
+	total      Quantities // of every call in a bucket: no sum of buckets exceeds it
+	sumErr     error
 }
 
 // refKey is how a call names its model.
@@ -180,6 +183,14 @@ func (e *Engine) AddPriced(c *ledger.Call) PricedCall {
 	if k.model == nil {
 		k.unknown = pc.modelName
 	}
+	q := QuantitiesOf(c.Tokens)
+	if !e.total.addChecked(&q) {
+		// Sums of these quantities would wrap: refuse the call, and the run.
+		if e.sumErr == nil {
+			e.sumErr = fmt.Errorf("%w: at %s", ErrTokenSum, c.Source)
+		}
+		return pc
+	}
 	k.noSpend = !c.Gateway.RecordsSpend()
 	if pc.Outcome == Priced {
 		k.period, k.tier = uint8(pc.Quote.Period), uint8(pc.Tier)
@@ -199,7 +210,6 @@ func (e *Engine) AddPriced(c *ledger.Call) PricedCall {
 		b.KeyAlias = firstAlias(b.KeyAlias, c.KeyAlias)
 	}
 	b.Calls++
-	q := QuantitiesOf(c.Tokens)
 	b.Qty.Add(&q)
 	if !k.zero {
 		b.recorded.Add(c.Recorded)
@@ -383,9 +393,14 @@ func (e *Engine) firstSeen(c *ledger.Call) bool {
 	return first || err != nil
 }
 
-// Err returns the first error of the identity set, if any: the engine's
-// results are incomplete when it is not nil.
-func (e *Engine) Err() error { return e.seenErr }
+// Err returns the first error of the identity set, or ErrTokenSum, if
+// any: the engine's results are incomplete when it is not nil.
+func (e *Engine) Err() error {
+	if e.sumErr != nil {
+		return e.sumErr
+	}
+	return e.seenErr
+}
 
 // billingInstant returns the instant of a call that b says bills it,
 // falling back to the start when the gateway did not log that instant.
@@ -414,6 +429,15 @@ func (e *Engine) merge(o *Engine) {
 	e.rows.Add(o.rows)
 	if e.seenErr == nil {
 		e.seenErr = o.seenErr
+	}
+	if e.sumErr == nil {
+		e.sumErr = o.sumErr
+	}
+	if !e.total.addChecked(&o.total) {
+		if e.sumErr == nil {
+			e.sumErr = ErrTokenSum
+		}
+		return
 	}
 	for k, ob := range o.buckets {
 		b := e.buckets[k]

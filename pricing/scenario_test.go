@@ -3,6 +3,7 @@ package pricing_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -113,20 +114,16 @@ func instant(t *testing.T, s string) time.Time {
 
 func readCalls(t *testing.T, path string) []ledger.Call {
 	t.Helper()
-	f, err := os.Open(path)
+	ctx := context.Background()
+	r, err := ledger.FileSource(path, ledger.Options{}).Open(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	r, err := ledger.Open(path, f, ledger.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.(io.Closer).Close()
+	defer r.Close()
 	var out []ledger.Call
 	var b ledger.Batch
 	for {
-		err := r.Next(&b)
+		err := r.Next(ctx, &b)
 		if errors.Is(err, io.EOF) {
 			return out
 		}

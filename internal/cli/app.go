@@ -1,12 +1,17 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"runtime/debug"
 	"runtime/pprof"
+	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -16,9 +21,11 @@ import (
 
 // Exit codes, the command line's stable contract.
 const (
-	exitOK       = 0 // fine
-	exitFindings = 1 // findings: check failed, stale config, drift beyond --fail-over
-	exitUsage    = 2 // bad usage or bad input
+	exitOK          = 0   // fine
+	exitFindings    = 1   // findings: check failed, stale config, drift beyond --fail-over, nothing priced
+	exitUsage       = 2   // bad usage or bad input
+	exitFailure     = 3   // the run failed: an I/O error reading input or writing output, disk full
+	exitInterrupted = 130 // interrupted by SIGINT (Ctrl-C) or SIGTERM
 )
 
 // app is what every command shares: where tariffs come from, the output
@@ -33,6 +40,7 @@ type app struct {
 	once    sync.Once
 	catalog *tariffs.Catalog
 	loadErr error
+	started bool // the command's flags and arguments were accepted: errors now are not cobra's
 }
 
 // Catalog loads the tariff catalog once: the folder given by --tariffs, or
@@ -74,24 +82,42 @@ func usageError(err error, hint string) error {
 // findingsError marks err as findings (exit 1).
 func findingsError(err error) error { return &exitError{code: exitFindings, err: err} }
 
-// Main runs the command line with args and returns the exit code.
+// Main runs the command line with args and returns the exit code. The
+// first SIGINT or SIGTERM cancels the run's context: reading stops, no
+// output is written, and the exit code is 130. A second one ends the
+// process at once.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop() // restore the default: a second signal kills
+	}()
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, now: time.Now}
-	return run(a, args)
+	return runContext(ctx, a, args)
 }
 
-func run(a *app, args []string) int {
+func run(a *app, args []string) int { return runContext(context.Background(), a, args) }
+
+// runContext runs the command tree and turns its error into an exit code,
+// printing it once.
+func runContext(ctx context.Context, a *app, args []string) int {
 	cmd := newRootCmd(a)
 	cmd.SetArgs(args)
 	cmd.SetIn(a.stdin)
 	cmd.SetOut(a.stdout)
 	cmd.SetErr(a.stderr)
-	err := cmd.Execute()
-	if err == nil {
-		return exitOK
-	}
+	err := cmd.ExecuteContext(ctx)
 	var ee *exitError
-	if errors.As(err, &ee) {
+	switch {
+	case err == nil:
+		return exitOK
+	case ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
+		fmt.Fprintln(a.stderr, "interrupted: nothing written")
+		return exitInterrupted
+	case errors.Is(err, syscall.EPIPE):
+		return exitOK // whoever read the output stopped reading: nothing to say
+	case errors.As(err, &ee):
 		if ee.code != exitFindings || ee.err.Error() != "" {
 			fmt.Fprintf(a.stderr, "Error: %v\n", ee.err)
 		}
@@ -99,6 +125,10 @@ func run(a *app, args []string) int {
 			fmt.Fprintf(a.stderr, "Try: %s\n", ee.hint)
 		}
 		return ee.code
+	case a.started:
+		// The command ran and failed: an I/O error, not bad usage.
+		fmt.Fprintf(a.stderr, "Error: %v\n", err)
+		return exitFailure
 	}
 	// Errors cobra raises itself (unknown flag, wrong argument count) are usage errors.
 	fmt.Fprintf(a.stderr, "Error: %v\nTry: tokenfare --help\n", err)
@@ -114,7 +144,8 @@ func newRootCmd(a *app) *cobra.Command {
 its timestamp (versions, peak windows, time zones, holiday calendars), reconciles the
 gateway's recorded spend against that official cost, and computes blended prices.
 
-Exit codes: 0 fine, 1 findings, 2 bad usage or bad input.`,
+Exit codes: 0 fine, 1 findings (nothing priced included), 2 bad usage or bad input,
+3 an I/O failure (disk full, unreadable input), 130 interrupted.`,
 		Example: `  tokenfare tariffs show deepseek-flash
   tokenfare reconcile --calls testdata/sample/spendlogs-2026-10.csv
   tokenfare blend --calls spendlogs.csv --as-of 2026-10-01T00:00:00Z`,
@@ -127,16 +158,17 @@ Exit codes: 0 fine, 1 findings, 2 bad usage or bad input.`,
 	root.PersistentFlags().MarkHidden("cpuprofile")
 	var stopProfile func()
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		a.started = true
 		if cpuProfile == "" {
 			return nil
 		}
 		f, err := os.Create(cpuProfile)
 		if err != nil {
-			return usageError(err, "")
+			return err
 		}
 		if err := pprof.StartCPUProfile(f); err != nil {
 			f.Close()
-			return usageError(err, "")
+			return err
 		}
 		stopProfile = func() { pprof.StopCPUProfile(); f.Close() }
 		return nil
@@ -146,24 +178,64 @@ Exit codes: 0 fine, 1 findings, 2 bad usage or bad input.`,
 			stopProfile()
 		}
 	}
+	root.Version = buildVersion()
+	root.SetVersionTemplate("tokenfare {{.Version}}\n")
 	root.AddCommand(newVersionCmd(a), newTariffsCmd(a), newPriceCmd(a), newReconcileCmd(a), newBlendCmd(a), newCheckCmd(a))
 	return root
 }
 
-// Version is the release; overridden at link time with -ldflags "-X ...".
-var Version = "dev"
-
 func newVersionCmd(a *app) *cobra.Command {
 	return &cobra.Command{
-		Use:     "version",
-		Short:   "Print tokenfare's version",
-		Example: "  tokenfare version",
+		Use:   "version",
+		Short: "Print tokenfare's version and the revision it was built from",
+		Long: `Version prints the module version Go recorded in the binary ("(devel)" for a build
+from a work tree), the VCS revision and its time, and "modified" when the work tree had
+uncommitted changes. tokenfare --version prints the same line.`,
+		Example: "  tokenfare version\n  tokenfare --version",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, err := fmt.Fprintf(cmd.OutOrStdout(), "tokenfare %s\n", Version)
+			_, err := fmt.Fprintf(cmd.OutOrStdout(), "tokenfare %s\n", buildVersion())
 			return err
 		},
 	}
+}
+
+// buildVersion describes the running binary from its build information.
+func buildVersion() string {
+	info, _ := debug.ReadBuildInfo()
+	return describeBuild(info)
+}
+
+// describeBuild formats build information as "VERSION, revision REV, TIME,
+// modified, GOVERSION": the main module's version ("(devel)" when Go
+// recorded none), then what the build recorded of its VCS revision and the
+// Go release it was built with; parts not recorded are left out.
+func describeBuild(info *debug.BuildInfo) string {
+	if info == nil {
+		return "(devel)"
+	}
+	version := info.Main.Version
+	if version == "" {
+		version = "(devel)"
+	}
+	vcs := map[string]string{}
+	for _, s := range info.Settings {
+		vcs[s.Key] = s.Value
+	}
+	var about []string
+	if rev := vcs["vcs.revision"]; rev != "" {
+		about = append(about, "revision "+rev)
+	}
+	if t := vcs["vcs.time"]; t != "" {
+		about = append(about, t)
+	}
+	if vcs["vcs.modified"] == "true" {
+		about = append(about, "modified")
+	}
+	if info.GoVersion != "" {
+		about = append(about, "built with "+info.GoVersion)
+	}
+	return strings.Join(append([]string{version}, about...), ", ")
 }
 
 // isTerminal reports whether f is a terminal (for progress output).

@@ -83,8 +83,6 @@ block is refused unless --off-peak-pricing, which writes the block from the tari
 	f.BoolVar(&opts.check, "check", false, "with --write: write nothing, exit 1 when a price is off by more than --tolerance")
 	f.StringVar(&opts.tolerance, "tolerance", "0.5%", "with --check: relative difference allowed (0.5% or 0.005)")
 	f.BoolVar(&opts.offPeak, "off-peak-pricing", false, "with --write: write time-of-use models as peak prices plus an off_peak_pricing block from the tariff")
-	cmd.MarkFlagsMutuallyExclusive("tariff-at", "historical")
-	cmd.MarkFlagsMutuallyExclusive("dry-run", "check")
 	cmd.MarkFlagFilename("write", "yaml", "yml")
 	completeSource(cmd)
 	completeWith(cmd, "mode", pricing.ModePerModel.String(), pricing.ModeGateway.String())
@@ -100,6 +98,14 @@ func runBlend(cmd *cobra.Command, a *app, opts *blendOptions) error {
 	mode, err := pricing.ParseBlendMode(opts.mode)
 	if err != nil {
 		return usageError(fmt.Errorf("unknown --mode %q", opts.mode), "use --mode per-model or --mode gateway")
+	}
+	// Checked here rather than with cobra's flag groups, whose errors come
+	// after the command has started and would not exit as bad usage.
+	if opts.tariffAt != "" && opts.historical {
+		return usageError(errors.New("--tariff-at and --historical exclude each other"), "--historical prices each call at its own version; drop one")
+	}
+	if opts.dryRun && opts.check {
+		return usageError(errors.New("--dry-run and --check exclude each other"), "--dry-run shows the diff, --check only compares: pick one")
 	}
 	if opts.write == "" && (opts.dryRun || opts.check || opts.offPeak) {
 		return usageError(errors.New("--dry-run, --check and --off-peak-pricing go with --write FILE"), "add --write config.yaml")

@@ -59,7 +59,6 @@ CLIProxyAPI:
 	f.BoolVar(&opts.strict, "strict", false, "entries of models with no tariff are findings, not warnings")
 	f.DurationVar(&opts.maxCooldown, "max-cooldown", 15*time.Second, "longest router cooldown_time for a lone deployment")
 	f.IntVar(&opts.minAllowedFails, "min-allowed-fails", 3, "fewest router allowed_fails for a lone deployment")
-	cmd.MarkFlagRequired("config")
 	cmd.MarkFlagFilename("config", "yaml", "yml")
 	completeOutput(cmd, reports.Table, reports.JSON)
 	return cmd
@@ -69,6 +68,9 @@ func runCheck(cmd *cobra.Command, a *app, opts *checkOptions) error {
 	format, err := parseOutput(opts.output, reports.Table, reports.JSON)
 	if err != nil {
 		return err
+	}
+	if opts.config == "" {
+		return usageError(errors.New("--config FILE is required"), "tokenfare check --config litellm.yaml")
 	}
 	at := a.now().UTC()
 	if opts.at != "" {

@@ -34,6 +34,7 @@ func TestCheckCommand(t *testing.T) {
 		{"cooldown threshold as a flag", []string{"--config", gwChecks + "cooldown-fail.yaml", "--max-cooldown", "90s", "--min-allowed-fails", "1"}, exitOK, "0 finding(s)", anyOutput},
 		{"CLIProxyAPI config detected", []string{"--config", "../../gateway/cliproxy/testdata/single-key-cooling-fail.yaml"}, exitFindings,
 			"single-key-cooling-fail.yaml:6: finding: single-key-cooling: claude", anyOutput},
+		{"no --config", nil, exitUsage, anyOutput, "--config FILE is required"},
 		{"missing file", []string{"--config", "testdata/configs/nope.yaml"}, exitUsage, anyOutput, "no such file"},
 		{"broken YAML names the line", []string{"--config", "testdata/configs/broken.yaml"}, exitUsage, anyOutput, "testdata/configs/broken.yaml:4: found character that cannot start any token"},
 	}
@@ -198,7 +199,8 @@ func TestBlendWriteRefusals(t *testing.T) {
 	}{
 		{"off_peak_pricing block without the flag", "with-block.yaml", nil, exitUsage, "config.yaml:2: deepseek-flash: has an off_peak_pricing block (line 7)"},
 		{"a config that does not parse", "broken.yaml", nil, exitUsage, "config.yaml:4: found character that cannot start any token"},
-		{"--check and --dry-run together", "litellm.yaml", []string{"--check", "--dry-run"}, exitUsage, "none of the others can be"},
+		{"--check and --dry-run together", "litellm.yaml", []string{"--check", "--dry-run"}, exitUsage, "--dry-run and --check exclude each other"},
+		{"--tariff-at and --historical together", "", []string{"--tariff-at", "2026-10-29", "--historical"}, exitUsage, "exclude each other"},
 		{"--dry-run without --write", "", []string{"--dry-run"}, exitUsage, "go with --write FILE"},
 		{"bad tolerance", "litellm.yaml", []string{"--check", "--tolerance", "lots"}, exitUsage, "--tolerance \"lots\" is not a percentage"},
 	}

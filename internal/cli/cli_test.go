@@ -86,7 +86,8 @@ func TestExitCodes(t *testing.T) {
 		stdout string // substring expected on stdout, or anyOutput
 		stderr string // substring expected on stderr, or anyOutput
 	}{
-		{"version", []string{"version"}, exitOK, "tokenfare dev", anyOutput},
+		{"version", []string{"version"}, exitOK, "tokenfare " + buildVersion() + "\n", anyOutput},
+		{"--version", []string{"--version"}, exitOK, "tokenfare " + buildVersion() + "\n", anyOutput},
 		{"validate embedded catalog", []string{"tariffs", "validate"}, exitOK, "ok: ", anyOutput},
 		{"validate finds every problem", []string{"tariffs", "validate", "testdata/badtariffs"}, exitFindings,
 			"testdata/badtariffs/bad.yaml:3: timezone \"Nowhere/Land\" is not an IANA time zone", "problem(s)"},

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/tokenfare/tokenfare/reports"
 )
 
@@ -103,4 +104,15 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// groupRunE runs a command that only groups others: alone it prints its
+// help; an unknown subcommand is bad usage (cobra would print the help and
+// exit 0).
+func groupRunE(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usageError(fmt.Errorf("unknown command %q for %q", args[0], cmd.CommandPath()),
+			fmt.Sprintf("%s --help lists its commands", cmd.CommandPath()))
+	}
+	return cmd.Help()
 }

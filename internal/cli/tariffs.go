@@ -20,6 +20,7 @@ func newTariffsCmd(a *app) *cobra.Command {
 		Example: `  tokenfare tariffs validate tariffs/catalog
   tokenfare tariffs list
   tokenfare tariffs show deepseek-flash --at 2026-09-01T02:00:00Z`,
+		RunE: groupRunE,
 	}
 	cmd.AddCommand(newTariffsValidateCmd(a), newTariffsListCmd(a), newTariffsShowCmd(a))
 	return cmd
