@@ -72,7 +72,30 @@ func Parse(file string, data []byte) (*Config, error) {
 		return nil, &ParseError{File: file, Line: doc.Line, Msg: "top level is not a mapping"}
 	}
 	c.root = doc.Content[0]
+	if n := recursive(c.root, map[*yaml.Node]bool{}); n != nil {
+		return nil, &ParseError{File: file, Line: n.Line, Msg: fmt.Sprintf("alias *%s refers to a node that contains it", n.Value)}
+	}
 	return c, c.readEntries()
+}
+
+// recursive returns an alias that refers to one of its own ancestors, or
+// nil: YAML allows such self-containing nodes, a config never needs one,
+// and following them would not end.
+func recursive(n *yaml.Node, open map[*yaml.Node]bool) *yaml.Node {
+	if n.Kind == yaml.AliasNode {
+		if open[n.Alias] {
+			return n
+		}
+		return nil
+	}
+	open[n] = true
+	defer delete(open, n)
+	for _, c := range n.Content {
+		if r := recursive(c, open); r != nil {
+			return r
+		}
+	}
+	return nil
 }
 
 func yamlError(file string, err error) error {
@@ -160,8 +183,15 @@ func lookup(m *yaml.Node, key string) (k, v *yaml.Node) {
 // lookupOwn is lookup that also reports whether m holds key itself
 // rather than through a merge key.
 func lookupOwn(m *yaml.Node, key string) (k, v *yaml.Node, own bool) {
+	return lookupSeen(m, key, nil)
+}
+
+// lookupSeen is lookupOwn that skips mappings already searched: merges of
+// merges may name one mapping many times, and searching it again would
+// cost time exponential in their depth.
+func lookupSeen(m *yaml.Node, key string, seen map[*yaml.Node]bool) (k, v *yaml.Node, own bool) {
 	m = deref(m)
-	if m == nil || m.Kind != yaml.MappingNode {
+	if m == nil || m.Kind != yaml.MappingNode || seen[m] {
 		return nil, nil, false
 	}
 	for i := 0; i+1 < len(m.Content); i += 2 {
@@ -173,13 +203,17 @@ func lookupOwn(m *yaml.Node, key string) (k, v *yaml.Node, own bool) {
 		if m.Content[i].Tag != "!!merge" {
 			continue
 		}
+		if seen == nil {
+			seen = map[*yaml.Node]bool{}
+		}
+		seen[m] = true
 		src := deref(m.Content[i+1])
 		srcs := []*yaml.Node{src}
 		if src.Kind == yaml.SequenceNode {
 			srcs = src.Content
 		}
 		for _, s := range srcs {
-			if k, v, _ := lookupOwn(s, key); k != nil {
+			if k, v, _ := lookupSeen(s, key, seen); k != nil {
 				return k, v, false
 			}
 		}

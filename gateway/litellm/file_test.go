@@ -122,6 +122,7 @@ func TestParseErrorNamesLine(t *testing.T) {
 		{"model_list not a list", "model_list:\n  a: 1\n", 2, "model_list is not a list"},
 		{"entry not a mapping", "model_list:\n  - just-a-name\n", 2, "not a mapping"},
 		{"empty", "", 0, "empty"},
+		{"an anchor containing its own alias", "model_list:\n  - &e\n    model_name: a\n    litellm_params: {<<: *e}\n", 4, "refers to a node that contains it"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

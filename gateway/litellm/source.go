@@ -102,6 +102,9 @@ func (t *text) scalarSpan(n *yaml.Node) (start, end int, err error) {
 		}
 		return off, end, nil
 	case 0, yaml.FlowStyle:
+		if n.Value == "" {
+			return 0, 0, fmt.Errorf("line %d: key has no value; write a number there", n.Line)
+		}
 		end := off
 		for end < len(t.src) {
 			c := t.src[end]

@@ -3,6 +3,7 @@ package litellm
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"flag"
 	"os"
 	"path/filepath"
@@ -21,12 +22,14 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // testCatalog loads the stable test tariffs of testdata/tariffs.
 func testCatalog(t *testing.T) *tariffs.Catalog {
 	t.Helper()
-	cat, ps := tariffs.LoadDir("testdata/tariffs")
+	cat, ps := tariffsForFuzz()
 	if cat == nil {
 		t.Fatalf("load test tariffs: %v", ps)
 	}
 	return cat
 }
+
+func tariffsForFuzz() (*tariffs.Catalog, tariffs.Problems) { return tariffs.LoadDir("testdata/tariffs") }
 
 // rates builds per-1M rates from usage=price pairs.
 func rates(pairs ...string) *tariffs.Rates {
@@ -242,5 +245,32 @@ func TestUpdateEdgeCases(t *testing.T) {
 				t.Errorf("got:\n%s\nwant:\n%s", u.Data, tc.want)
 			}
 		})
+	}
+}
+
+// TestMergeChains: merge keys naming one mapping many times over many
+// levels (6^30 paths here) are searched once per mapping; a search that
+// followed every path would not finish.
+func TestMergeChains(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("a0: &a0 {input_cost_per_token: 1.0e-6}\n")
+	for i := 1; i < 30; i++ {
+		prev := fmt.Sprintf("*a%d", i-1)
+		fmt.Fprintf(&b, "a%d: &a%d {<<: [%s, %s, %s, %s, %s, %s]}\n", i, i, prev, prev, prev, prev, prev, prev)
+	}
+	b.WriteString("model_list:\n  - model_name: m\n    litellm_params: {model: gpt-4o, <<: *a29}\n")
+	cat := testCatalog(t)
+	c, err := Parse("merge.yaml", []byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := c.Update(UpdateOptions{Catalog: cat, Prices: blendPrices(cat), At: testAt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The merged price 1.0e-6 is overridden in the entry itself: gpt-4o
+	// input 2.5 per 1M = 2.5e-6 per token.
+	if !strings.Contains(string(u.Data), "{model: gpt-4o, <<: *a29, input_cost_per_token: 2.5e-6, ") {
+		t.Errorf("entry not overridden:\n%s", u.Data)
 	}
 }
