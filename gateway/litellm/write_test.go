@@ -3,8 +3,8 @@ package litellm
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -29,7 +29,9 @@ func testCatalog(t *testing.T) *tariffs.Catalog {
 	return cat
 }
 
-func tariffsForFuzz() (*tariffs.Catalog, tariffs.Problems) { return tariffs.LoadDir("testdata/tariffs") }
+func tariffsForFuzz() (*tariffs.Catalog, tariffs.Problems) {
+	return tariffs.LoadDir("testdata/tariffs")
+}
 
 // rates builds per-1M rates from usage=price pairs.
 func rates(pairs ...string) *tariffs.Rates {
