@@ -136,3 +136,39 @@ versions:
 		})
 	}
 }
+
+// TestTariffAtOutcomes: with a tariff instant, a call's outcome follows
+// the model's status at that instant, not at the call's own.
+func TestTariffAtOutcomes(t *testing.T) {
+	cat := tariffAtCatalog(t, `provider: p
+currency: USD
+timezone: UTC
+billing_time: end
+sources: [{url: https://example.com, checked: 2026-11-30}]
+models: [{id: m, names: [m]}, {id: old, names: [old]}]
+versions:
+  - {effective: 2026-01-01T00:00:00Z, name: v1, prices: {m: {standard: {input: 1.00, output: 2.00}}, old: {standard: {input: 1.00, output: 2.00}}}}
+  - {effective: 2026-02-01T00:00:00Z, name: v2, retire: [old], prices: {m: {standard: {input: 2.00, output: 4.00}}}}
+`)
+	tests := []struct {
+		name, model, end, tariffAt string
+		want                       Outcome
+	}{
+		{"before any version, priced at a later tariff", "m", "2025-12-25T00:00:00Z", "2026-02-15T00:00:00Z", Priced},
+		{"before any version, historical", "m", "2025-12-25T00:00:00Z", "", Unpriced},
+		{"priced then, retired at the tariff instant", "old", "2026-01-10T00:00:00Z", "2026-02-15T00:00:00Z", Retired},
+		{"retired now, priced at an earlier tariff", "old", "2026-02-10T00:00:00Z", "2026-01-15T00:00:00Z", Priced},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := Options{}
+			if tc.tariffAt != "" {
+				opts.TariffAt = at(tc.tariffAt)
+			}
+			c := call("a", tc.model, tc.end, 1000, 0, 0)
+			if got := New(cat, opts).AddPriced(&c).Outcome; got != tc.want {
+				t.Errorf("outcome %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
