@@ -100,17 +100,23 @@ func TestBlendWrite(t *testing.T) {
 		return runCLI(t, "", append(append([]string{"blend"}, window...), append([]string{"--write", path}, extra...)...)...)
 	}
 
-	// --check on the hand-set prices: stale, exit 1, each price listed. The
-	// blend of the sample (blend-sample.json) has deepseek-flash input at
-	// 0.225906311 per 1M: (3.0e-7 - 2.25906311e-7) / 2.25906311e-7 = 32.80 %.
+	// --check on the hand-set prices: stale, exit 1, each price listed with
+	// how far it is off the blend: |3.0e-7 - blended| / blended.
+	want := blendedPerToken(t, window...)
+	flashIn := want["deepseek-flash"]["input"]
+	flashText := litellm.FormatPerToken(flashIn.Shift(6))
+	off := mustDecimal(t, "0.0000003").Sub(flashIn).Abs().Div(flashIn).Shift(2).StringFixed(2)
 	code, out, _ := blend("--check")
-	if code != exitFindings || !strings.Contains(out, path+":9: deepseek-flash: model_info.input_cost_per_token is 3.0e-7, blend 2.25906311e-7 (off by 32.80%)") {
-		t.Errorf("--check before writing: exit %d\n%s", code, out)
+	if code != exitFindings || !strings.Contains(out, path+":9: deepseek-flash: model_info.input_cost_per_token is 3.0e-7, blend "+flashText+" (off by "+off+"%)") {
+		t.Errorf("--check before writing: exit %d, want 1 and input off by %s%%\n%s", code, off, out)
 	}
 	// --dry-run prints the diff and writes nothing.
 	code, out, _ = blend("--dry-run")
+	// The comment keeps its column: the new value takes spaces before it.
+	newLine := "      input_cost_per_token: " + flashText
+	newLine += strings.Repeat(" ", max(1, len("      input_cost_per_token: 3.0e-7           ")-len(newLine))) + "# peak, set by hand"
 	if code != exitOK || !strings.Contains(out, "@@ -6,15 +6,19 @@\n") || !strings.Contains(out, "\n-      input_cost_per_token: 3.0e-7           # peak, set by hand\n") ||
-		!strings.Contains(out, "\n+      input_cost_per_token: 2.25906311e-7    # peak, set by hand\n") {
+		!strings.Contains(out, "\n+"+newLine+"\n") {
 		t.Errorf("--dry-run: exit %d\n%s", code, out)
 	}
 	if now, _ := os.ReadFile(path); string(now) != string(before) {
@@ -122,7 +128,6 @@ func TestBlendWrite(t *testing.T) {
 	} else if !strings.Contains(errs, "left alone: no tariff model") || !strings.Contains(errs, "tariff in force at 2026-10-29T00:00:00Z") {
 		t.Errorf("--write stderr lacks the untariffed entry or the tariff used:\n%s", errs)
 	}
-	want := blendedPerToken(t, window...)
 	data, _ := os.ReadFile(path)
 	cfg, err := litellm.Parse(path, data)
 	if err != nil {
