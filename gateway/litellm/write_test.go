@@ -222,6 +222,11 @@ func TestUpdateEdgeCases(t *testing.T) {
 			err:  "two different values would be written at the same place",
 		},
 		{
+			name: "prices in both mappings are both written; missing keys go to model_info",
+			src:  "model_list:\n  - model_name: g\n    litellm_params:\n      model: gpt-4o\n      input_cost_per_token: 2.0e-6\n    model_info:\n      output_cost_per_token: 9.0e-6\n",
+			want: "model_list:\n  - model_name: g\n    litellm_params:\n      model: gpt-4o\n      input_cost_per_token: 2.5e-6\n    model_info:\n      output_cost_per_token: 1.0e-5\n      input_cost_per_token: 2.5e-6\n      cache_read_input_token_cost: 1.25e-6\n",
+		},
+		{
 			name: "quoted price becomes a number",
 			src:  "model_list:\n  - model_name: g\n    litellm_params:\n      model: gpt-4o\n      input_cost_per_token: \"2.5e-6\"\n      cache_read_input_token_cost: 1.25e-6\n      output_cost_per_token: 0.00001\n",
 			want: "model_list:\n  - model_name: g\n    litellm_params:\n      model: gpt-4o\n      input_cost_per_token: 2.5e-6\n      cache_read_input_token_cost: 1.25e-6\n      output_cost_per_token: 0.00001\n",
