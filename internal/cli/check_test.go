@@ -232,3 +232,29 @@ func TestBlendWriteRefusals(t *testing.T) {
 		})
 	}
 }
+
+func TestBlendTariffFlags(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+		not  string
+	}{
+		{"default: the tariff in force at --as-of", nil, `"tariff_at": "2026-10-29T00:00:00Z"`, ""},
+		{"a future tariff instant", []string{"--tariff-at", "2027-01-01"}, `"tariff_at": "2027-01-01T00:00:00Z"`, ""},
+		{"historical", []string{"--historical"}, `"versions": [`, `"tariff_at"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"blend", "--calls", sample, "--as-of", "2026-10-29", "-o", "json"}, tc.args...)
+			code, out, errs := runCLI(t, "", args...)
+			if code != exitOK {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			checkContains(t, "stdout", out, tc.want)
+			if tc.not != "" && strings.Contains(out, tc.not) {
+				t.Errorf("stdout has %q", tc.not)
+			}
+		})
+	}
+}
