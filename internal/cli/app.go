@@ -24,7 +24,7 @@ const (
 	exitOK          = 0   // fine
 	exitFindings    = 1   // findings: check failed, stale config, drift beyond --fail-over, nothing priced
 	exitUsage       = 2   // bad usage or bad input
-	exitFailure     = 3   // the run failed: an I/O error reading input or writing output, disk full
+	exitFailure     = 2   // the run failed: an I/O error reading input or writing output, disk full; shares 2 with bad input, without a usage hint
 	exitInterrupted = 130 // interrupted by SIGINT (Ctrl-C) or SIGTERM
 )
 
