@@ -2,15 +2,21 @@
 # Benchmark `tokenfare reconcile` against two references on a 5M-row spend
 # log and write bench/results.md:
 #
-#   readsum   reads the CSV and sums three integer columns (the floor)
-#   duckdb    the same pricing as one SQL query in DuckDB (bench/duckdb)
-#   tokenfare tokenfare reconcile --calls FILE -o json
+#   readsum             reads the CSV and sums three integer columns (the floor)
+#   tokenfare           tokenfare reconcile --calls FILE -o json (--by model)
+#   tokenfare-key-day   the same --by model,key,day
+#   duckdb              the same pricing as one SQL query in DuckDB (bench/duckdb)
+#   zcat, tokenfare-gz  the file gzipped: decompression alone, and reconciled
+#
+# and the peak RSS of tokenfare on 5M rows and on BENCH_BIG_ROWS rows (the
+# generator's rows over four months, streamed through stdin, not stored).
 #
 # Usage: bench/run.sh            (from the repository root, or via make bench-reconcile)
 # Environment:
 #   BENCH_DIR   where the big file and binaries go (default ${TMPDIR:-/tmp}/tokenfare-bench)
 #   BENCH_ROWS  rows in the generated file (default 5000000)
 #   BENCH_RUNS  hyperfine runs per command (default 5)
+#   BENCH_BIG_ROWS rows of the peak-RSS run on a bigger input (default 20000000; 0 skips it)
 #   RESULTS     output file (default bench/results.md)
 set -euo pipefail
 
@@ -21,8 +27,10 @@ dir=${BENCH_DIR:-${TMPDIR:-/tmp}/tokenfare-bench}
 rows=${BENCH_ROWS:-5000000}
 runs=${BENCH_RUNS:-5}
 results=${RESULTS:-$root/bench/results.md}
+big_rows=${BENCH_BIG_ROWS:-20000000}
 big=$dir/spendlogs-2026-10-$rows.csv
 mkdir -p "$dir"
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 
 log() { printf '==> %s\n' "$*" >&2; }
 
@@ -40,11 +48,18 @@ need() { # need COMMAND DEBIAN_PACKAGE
 need hyperfine hyperfine
 [ -x /usr/bin/time ] || need /usr/bin/time time
 need node nodejs
+need gzip gzip
 
 if [ ! -s "$big" ]; then
 	log "generating $rows rows into $big"
 	go run ./testdata/gen -rows "$rows" -seed 1 -start 2026-10-01T00:00:00Z -days 31 -o "$big.tmp"
 	mv "$big.tmp" "$big"
+fi
+
+if [ ! -s "$big.gz" ]; then
+	log "compressing it into $big.gz (gzip -6)"
+	gzip -6 -c "$big" >"$big.gz.tmp"
+	mv "$big.gz.tmp" "$big.gz"
 fi
 
 log "building readsum"
@@ -68,50 +83,113 @@ else
 fi
 log "tokenfare: $tokenfare_status"
 
-names=(readsum duckdb)
-cmds=("$dir/readsum $big" "node $root/bench/duckdb/price.mjs $big")
+names=(readsum)
+cmds=("$dir/readsum $big")
 if [ "$tokenfare_status" = ok ]; then
-	names+=(tokenfare)
-	cmds+=("$dir/tokenfare reconcile --calls $big -o json")
+	names+=(tokenfare tokenfare-key-day)
+	cmds+=("$dir/tokenfare reconcile --calls $big -o json" "$dir/tokenfare reconcile --calls $big -o json --by model,key,day")
+fi
+names+=(duckdb)
+cmds+=("node $root/bench/duckdb/price.mjs $big")
+gz_names=(zcat)
+gz_cmds=("zcat $big.gz")
+if [ "$tokenfare_status" = ok ]; then
+	gz_names+=(tokenfare-gz)
+	gz_cmds+=("$dir/tokenfare reconcile --calls $big.gz -o json")
 fi
 
-hf_args=(--warmup 1 --runs "$runs" --style basic --export-markdown "$dir/hyperfine.md" --export-json "$dir/hyperfine.json")
-for i in "${!names[@]}"; do
-	hf_args+=(--command-name "${names[$i]}" "${cmds[$i]}")
-done
+# timed NAME NAMES CMDS: one hyperfine run over the commands, exported as
+# $dir/NAME.md and $dir/NAME.json.
+timed() {
+	local -n tn=$2 tc=$3
+	local args=(--warmup 1 --runs "$runs" --style basic --export-markdown "$dir/$1.md" --export-json "$dir/$1.json")
+	for i in "${!tn[@]}"; do
+		args+=(--command-name "${tn[$i]}" "${tc[$i]}")
+	done
+	hyperfine "${args[@]}" >&2
+}
 log "timing with hyperfine ($runs runs each)"
-hyperfine "${hf_args[@]}" >&2
+timed hyperfine names cmds
+timed hyperfine-gz gz_names gz_cmds
 
+# cpu NAME FILE: mean user + system seconds of a command in a hyperfine export.
+cpu() {
+	node -e 'const r = require(process.argv[1]).results.find(r => r.command === process.argv[2]);
+		console.log(r ? (r.user + r.system).toFixed(3) : "")' "$2" "$1"
+}
+# mean NAME FILE: its mean wall time in seconds.
+mean() {
+	node -e 'const r = require(process.argv[1]).results.find(r => r.command === process.argv[2]);
+		console.log(r ? r.mean.toFixed(3) : "")' "$2" "$1"
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) print "-"; else printf "%.2f", a / b }'; }
+
+# peak_rss COMMAND...: the most memory a command held, in MiB.
+peak_rss() {
+	/usr/bin/time -v "$@" >/dev/null 2>"$dir/time.txt"
+	awk -F': ' '/Maximum resident set size/ {printf "%d", $2 / 1024}' "$dir/time.txt"
+}
 log "measuring peak RSS"
 rss_rows=""
 for i in "${!names[@]}"; do
 	# shellcheck disable=SC2086 # the command line is meant to be split
-	/usr/bin/time -v ${cmds[$i]} >/dev/null 2>"$dir/time-${names[$i]}.txt"
-	kb=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$dir/time-${names[$i]}.txt")
-	rss_rows+="| ${names[$i]} | $((kb / 1024)) MiB |"$'\n'
+	rss_rows+="| ${names[$i]} | $rows | $(peak_rss ${cmds[$i]}) MiB |"$'\n'
 done
+# stdin_rss ROWS DAYS SEED: peak RSS of tokenfare reading the generator's
+# output through stdin, in MiB.
+stdin_rss() {
+	"$dir/gen" -rows "$1" -seed "$3" -start 2026-10-01T00:00:00Z -days "$2" -o - |
+		/usr/bin/time -v "$dir/tokenfare" reconcile --calls - -o json >"$dir/tokenfare-stdin-$1.json" 2>"$dir/time.txt"
+	awk -F': ' '/Maximum resident set size/ {printf "%d", $2 / 1024}' "$dir/time.txt"
+}
+if [ "$tokenfare_status" = ok ] && [ "$big_rows" -gt 0 ]; then
+	log "peak RSS of tokenfare on $rows and $big_rows generated rows through stdin"
+	go build -o "$dir/gen" ./testdata/gen
+	rss_rows+="| tokenfare, stdin, 31 days | $rows | $(stdin_rss "$rows" 31 1) MiB |"$'\n'
+	rss_rows+="| tokenfare, stdin, 124 days | $big_rows | $(stdin_rss "$big_rows" 124 2) MiB |"$'\n'
+fi
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
 size=$(stat -L -c %s "$big")
+gz_size=$(stat -L -c %s "$big.gz")
+h=$dir/hyperfine.json
+hg=$dir/hyperfine-gz.json
 {
 	echo "# Reconcile benchmark"
 	echo
-	echo "Generated by \`bench/run.sh\` on $(date -u +%Y-%m-%dT%H:%M:%SZ)."
+	echo "Generated by \`bench/run.sh\` (\`make bench-reconcile\`) on $(date -u +%Y-%m-%dT%H:%M:%SZ)."
 	echo
-	echo "- Input: $rows rows, $((size / 1024 / 1024)) MiB (\`go run ./testdata/gen -rows $rows -seed 1 -start 2026-10-01T00:00:00Z -days 31\`), in the page cache"
+	echo "- Input: $rows rows, $((size / 1024 / 1024)) MiB (\`go run ./testdata/gen -rows $rows -seed 1 -start 2026-10-01T00:00:00Z -days 31\`), in the page cache; gzipped (\`gzip -6\`): $((gz_size / 1024 / 1024)) MiB"
 	echo "- Machine: $(nproc) cores ($(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)), $(awk '/MemTotal/ {printf "%d GiB", $2/1024/1024}' /proc/meminfo) RAM"
-	echo "- Versions: $(go version | cut -d' ' -f3), node $(node --version), @duckdb/node-api $(node -p "require('$root/bench/duckdb/node_modules/@duckdb/node-api/package.json').version"), $(hyperfine --version)"
+	echo "- Load average (1, 5, 15 min) before: $load_before; after: $load_after. Above $(nproc), other work shared the cores and every time below is longer than on an idle machine."
+	echo "- Versions: $(go version | cut -d' ' -f3), node $(node --version), @duckdb/node-api $(node -p "require('$root/bench/duckdb/node_modules/@duckdb/node-api/package.json').version"), $(hyperfine --version), $(gzip --version | head -1)"
 	echo "- tokenfare: $tokenfare_status"
 	echo
-	echo "readsum is single-threaded; DuckDB uses every core."
+	echo "readsum is the floor: one goroutine reading the file and summing three integer columns. tokenfare"
+	echo "parses every column on all cores and prices; DuckDB uses every core."
 	echo
 	echo "## Wall time"
 	echo
 	cat "$dir/hyperfine.md"
 	echo
+	cat "$dir/hyperfine-gz.md"
+	echo
+	echo "## Ratios"
+	echo
+	echo "| measure | value |"
+	echo "|:---|---:|"
+	echo "| tokenfare / readsum, wall | $(ratio "$(mean tokenfare "$h")" "$(mean readsum "$h")") |"
+	echo "| tokenfare --by model,key,day / --by model, wall | $(ratio "$(mean tokenfare-key-day "$h")" "$(mean tokenfare "$h")") |"
+	echo "| tokenfare on .gz / zcat, wall | $(ratio "$(mean tokenfare-gz "$hg")" "$(mean zcat "$hg")") |"
+	for n in readsum tokenfare tokenfare-key-day; do
+		c=$(cpu "$n" "$h")
+		[ -n "$c" ] && echo "| $n CPU (user + system) per row | $(awk -v c="$c" -v r="$rows" 'BEGIN { printf "%.0f ns", c * 1e9 / r }') |"
+	done
+	echo
 	echo "## Peak RSS (/usr/bin/time -v)"
 	echo
-	echo "| command | max RSS |"
-	echo "|:---|---:|"
+	echo "| command | rows | max RSS |"
+	echo "|:---|---:|---:|"
 	printf '%s' "$rss_rows"
 	echo
 	echo "## Outputs"
