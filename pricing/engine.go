@@ -1,7 +1,6 @@
 package pricing
 
 import (
-	"encoding/binary"
 	"fmt"
 	"hash/maphash"
 	"time"
@@ -124,6 +123,8 @@ type Engine struct {
 	nextRecent int
 	seen       Seen
 	seenErr    error
+	gateway    ledger.Gateway // of the last call fingerprinted
+	gatewayFP  uint64         // its hash
 	buckets    map[bucketKey]*bucket
 	rows       Rows
 	total      Quantities // of every call in a bucket: no sum of buckets exceeds it
@@ -384,19 +385,27 @@ func (e *Engine) firstSeen(c *ledger.Call) bool {
 	if c.Identity == "" {
 		return true
 	}
-	var h maphash.Hash
-	h.SetSeed(identitySeed)
-	h.WriteString(string(c.Gateway))
-	h.WriteByte(0)
-	h.WriteString(c.Identity)
-	var ns [8]byte
-	binary.LittleEndian.PutUint64(ns[:], uint64(c.Start.UnixNano()))
-	h.Write(ns[:])
-	first, err := e.seen.FirstSeen(h.Sum64(), c.Start.UnixNano())
+	if c.Gateway != e.gateway {
+		e.gateway, e.gatewayFP = c.Gateway, maphash.String(identitySeed, string(c.Gateway))
+	}
+	ns := c.Start.UnixNano()
+	first, err := e.seen.FirstSeen(fingerprint(e.gatewayFP, c.Identity, ns), ns)
 	if err != nil && e.seenErr == nil {
 		e.seenErr = err
 	}
 	return first || err != nil
+}
+
+// fingerprint hashes a call's identity with its gateway's hash and its
+// start instant. The identity is hashed with identitySeed; the rest is
+// mixed in by a bijection, so two calls that differ only in their instant
+// never share a fingerprint.
+func fingerprint(gateway uint64, identity string, startNanos int64) uint64 {
+	x := maphash.String(identitySeed, identity) ^ gateway ^ uint64(startNanos)*0x9E3779B97F4A7C15
+	// The finalizer of SplitMix64, a bijection that spreads every bit.
+	x = (x ^ x>>30) * 0xBF58476D1CE4E5B9
+	x = (x ^ x>>27) * 0x94D049BB133111EB
+	return x ^ x>>31
 }
 
 // FirstTokenFallbacks returns how many calls read were billed at their

@@ -2,6 +2,7 @@ package pricing
 
 import (
 	"fmt"
+	"hash/maphash"
 	"math/rand/v2"
 	"os"
 	"testing"
@@ -189,5 +190,37 @@ func TestDuplicates(t *testing.T) {
 		if got[i] != want[i] {
 			t.Errorf("call %d: %s, want %s", i, got[i], want[i])
 		}
+	}
+}
+
+func TestFingerprint(t *testing.T) {
+	lite := maphash.String(identitySeed, string(ledger.LiteLLM))
+	proxy := maphash.String(identitySeed, string(ledger.CLIProxy))
+	base := fingerprint(lite, "req-1", 1_000_000_000)
+	if fingerprint(lite, "req-1", 1_000_000_000) != base {
+		t.Fatal("the same call has two fingerprints")
+	}
+	differ := []struct {
+		name string
+		fp   uint64
+	}{
+		{"another instant", fingerprint(lite, "req-1", 1_000_000_001)},
+		{"another id", fingerprint(lite, "req-2", 1_000_000_000)},
+		{"another gateway", fingerprint(proxy, "req-1", 1_000_000_000)},
+	}
+	for _, d := range differ {
+		if d.fp == base {
+			t.Errorf("%s: same fingerprint %x", d.name, d.fp)
+		}
+	}
+	// Calls that differ only in their instant never collide: the instant
+	// is mixed in by a bijection.
+	seen := map[uint64]int64{}
+	for ns := int64(0); ns < 100_000; ns++ {
+		fp := fingerprint(lite, "None", ns*1_000_003)
+		if prev, ok := seen[fp]; ok {
+			t.Fatalf("instants %d and %d share fingerprint %x", prev, ns*1_000_003, fp)
+		}
+		seen[fp] = ns * 1_000_003
 	}
 }
