@@ -130,6 +130,7 @@ type Engine struct {
 	total      Quantities // of every call in a bucket: no sum of buckets exceeds it
 	sumErr     error
 	noFirst    int64 // calls billed at their start for want of a first-token instant
+	slots      slotCache
 }
 
 // refKey is how a call names its model.
@@ -235,13 +236,9 @@ func (e *Engine) groupKey(k *bucketKey, c *ledger.Call, at time.Time) {
 	}
 	switch {
 	case e.dims.has(DimHour):
-		// From the instant itself, not time.Date: on a day the clocks go
-		// back, the repeated local hour is two different hours.
-		lt := at.In(e.zone)
-		k.slot = at.Unix() - int64(lt.Minute()*60+lt.Second())
+		k.slot = e.slots.hourSlot(at, e.zone)
 	case e.dims.has(DimDay):
-		lt := at.In(e.zone)
-		k.slot = time.Date(lt.Year(), lt.Month(), lt.Day(), 0, 0, 0, 0, e.zone).Unix()
+		k.slot = e.slots.daySlot(at, e.zone)
 	}
 }
 
