@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"runtime"
 	"strconv"
 	"testing"
 )
@@ -41,12 +42,21 @@ func BenchmarkReadLiteLLMCSV(b *testing.B) {
 		b.Run(fmt.Sprintf("rows=%d/workers=%d", rows, workers), func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
+			m := mallocs()
 			for b.Loop() {
 				readBench(b, data, Options{Workers: workers}, rows)
 			}
+			b.ReportMetric(float64(mallocs()-m)/float64(b.N)/rows, "allocs/row")
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/rows, "ns/row")
 		})
 	}
+}
+
+// mallocs returns the heap allocations made so far.
+func mallocs() uint64 {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.Mallocs
 }
 
 func readBench(b *testing.B, data []byte, opt Options, rows int) {

@@ -3,6 +3,7 @@ package pricing
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 	"time"
 
@@ -26,12 +27,16 @@ func BenchmarkEngineAdd(b *testing.B) {
 		for _, dims := range [][]Dim{nil, {DimModel, DimKey, DimDay}} {
 			b.Run(fmt.Sprintf("calls=%d/dims=%d", n, len(dims)), func(b *testing.B) {
 				b.ReportAllocs()
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
 				for b.Loop() {
 					e := New(cat, Options{Dims: dims})
 					for i := range calls {
 						e.AddPriced(&calls[i])
 					}
 				}
+				runtime.ReadMemStats(&after)
+				b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(b.N*n), "allocs/call")
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/call")
 			})
 		}
