@@ -69,6 +69,28 @@ type bucketKey struct {
 	slot    int64 // start of the day or hour (Unix seconds) when grouped by time
 }
 
+// cheapHash mixes the parts of k that tell apart the buckets of one
+// logged model name: a few bytes of each grouping string, the time slot,
+// the period, tier and outcome.
+func (k *bucketKey) cheapHash() uint64 {
+	h := prefix(k.key) ^ prefix(k.team)<<1 ^ prefix(k.user)<<2 ^ prefix(k.group)<<3 ^
+		uint64(k.slot)*0x9E3779B97F4A7C15 ^ uint64(k.period)<<40 ^ uint64(k.tier)<<48 ^ uint64(k.outcome)<<56
+	if k.zero {
+		h = ^h
+	}
+	h *= 0xBF58476D1CE4E5B9
+	return h ^ h>>29
+}
+
+// prefix packs the first eight bytes of s, and its length, into a word.
+func prefix(s string) uint64 {
+	h := uint64(len(s))
+	for i := range min(len(s), 8) {
+		h = h<<8 | uint64(s[i])
+	}
+	return h
+}
+
 // bucket sums the calls of one bucket key: quantities add as integers and
 // are priced once, so a bucket's cost is exactly the sum of its calls' costs.
 type bucket struct {
@@ -148,6 +170,7 @@ type modelRef struct {
 	model  *tariffs.Model
 	cursor *tariffs.Cursor
 	last   *bucket
+	recent [64]*bucket // buckets of this name's calls, by bucketKey.cheapHash
 }
 
 // New returns an engine that prices calls against cat.
@@ -203,9 +226,15 @@ func (e *Engine) AddPriced(c *ledger.Call) PricedCall {
 	// comparing keys is cheaper than hashing them.
 	b := pc.ref.last
 	if b == nil || b.k != k {
-		if b = e.buckets[k]; b == nil {
-			b = &bucket{k: k, Model: pc.Quote.Model, Rates: pc.Rates}
-			e.buckets[k] = b
+		// Then a small cache by a cheap hash of the groupings, before the
+		// map, whose hash reads every byte of every string in the key.
+		slot := &pc.ref.recent[k.cheapHash()%uint64(len(pc.ref.recent))]
+		if b = *slot; b == nil || b.k != k {
+			if b = e.buckets[k]; b == nil {
+				b = &bucket{k: k, Model: pc.Quote.Model, Rates: pc.Rates}
+				e.buckets[k] = b
+			}
+			*slot = b
 		}
 		pc.ref.last = b
 	}
