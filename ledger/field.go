@@ -16,6 +16,21 @@ func parseInt(b []byte) (int64, bool) {
 	if len(b) == 0 {
 		return 0, false
 	}
+	if len(b) <= 18 { // the common case: digits only, too few to overflow
+		var n int64
+		for _, c := range b {
+			if c-'0' > 9 {
+				return parseIntSlow(b)
+			}
+			n = n*10 + int64(c-'0')
+		}
+		return n, true
+	}
+	return parseIntSlow(b)
+}
+
+// parseIntSlow is parseInt for signs, fractions and long numbers.
+func parseIntSlow(b []byte) (int64, bool) {
 	neg := false
 	switch b[0] {
 	case '-':

@@ -5,6 +5,8 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -201,6 +203,30 @@ func FuzzParseTimeMatchesTimeParse(f *testing.F) {
 			}
 			if !got.Equal(want) {
 				t.Errorf("parseTime(%q) = %v; time.Parse(%q) = %v", s, got, layout, want.UTC())
+			}
+		}
+	})
+}
+
+// FuzzParseIntMatchesStrconv checks parseInt against strconv.ParseInt;
+// beyond it, parseInt reads only a fraction of zeros ("12.0"). It refuses
+// -2⁶³, whose magnitude is no int64: no count comes near it.
+func FuzzParseIntMatchesStrconv(f *testing.F) {
+	for _, s := range []string{"0", "-7", "+7", "12.0", "12.", "999999999999999999", "9223372036854775807",
+		"9223372036854775808", "-9223372036854775808", "1e3", "00000000000000000001"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, ok := parseInt([]byte(s))
+		want, err := strconv.ParseInt(s, 10, 64)
+		switch {
+		case err == nil && want != math.MinInt64 && (!ok || got != want):
+			t.Errorf("parseInt(%q) = %d, %v; strconv.ParseInt = %d", s, got, ok, want)
+		case err != nil && ok:
+			whole, frac, dot := strings.Cut(s, ".")
+			w, werr := strconv.ParseInt(whole, 10, 64)
+			if !dot || strings.Trim(frac, "0") != "" || werr != nil || w != got {
+				t.Errorf("parseInt(%q) = %d, which strconv.ParseInt refuses (%v)", s, got, err)
 			}
 		}
 	})

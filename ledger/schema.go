@@ -207,7 +207,7 @@ func timeCol(s *schema, p *rowParser, v *rowFields, c int, required bool, t *tim
 func statusCol(s *schema, v *rowFields, c int, st *Status) string {
 	b := v.get(c)
 	switch {
-	case len(b) == 0 || equalFold(b, "success"):
+	case len(b) == 0 || string(b) == "success" || equalFold(b, "success"):
 		*st = StatusSuccess
 	case equalFold(b, "failure") || equalFold(b, "failed"):
 		*st = StatusFailure
