@@ -70,8 +70,8 @@ type bucketKey struct {
 }
 
 // cheapHash mixes the parts of k that tell apart the buckets of one
-// logged model name: a few bytes of each grouping string, the time slot,
-// the period, tier and outcome.
+// logged model name: the first bytes of each grouping string, the time
+// slot, the period, tier and outcome.
 func (k *bucketKey) cheapHash() uint64 {
 	h := prefix(k.key) ^ prefix(k.team)<<1 ^ prefix(k.user)<<2 ^ prefix(k.group)<<3 ^
 		uint64(k.slot)*0x9E3779B97F4A7C15 ^ uint64(k.period)<<40 ^ uint64(k.tier)<<48 ^ uint64(k.outcome)<<56
@@ -82,13 +82,14 @@ func (k *bucketKey) cheapHash() uint64 {
 	return h ^ h>>29
 }
 
-// prefix packs the first eight bytes of s, and its length, into a word.
+// prefix packs the first eight bytes of s (the compiler loads them as one
+// word), or its length when shorter, into a word.
 func prefix(s string) uint64 {
-	h := uint64(len(s))
-	for i := range min(len(s), 8) {
-		h = h<<8 | uint64(s[i])
+	if len(s) < 8 {
+		return uint64(len(s))
 	}
-	return h
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // bucket sums the calls of one bucket key: quantities add as integers and
