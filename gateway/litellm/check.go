@@ -318,7 +318,7 @@ func (k *checker) healthChecks(models []*tariffs.Model) {
 
 // cooldowns flags router settings that take a lone deployment out. The
 // settings are read where LiteLLM reads them: cooldown_time from the
-// deployment's litellm_params, else router_settings; allowed_fails from
+// deployment (see cooldownTimes), else router_settings; allowed_fails from
 // router_settings, else litellm_settings; a group has a fallback when the
 // fallbacks (or default_fallbacks) the Router reads name it.
 func (k *checker) cooldowns() {
@@ -329,17 +329,12 @@ func (k *checker) cooldowns() {
 			covered[e.from] = true
 		}
 	}
-	cool := k.c.routerSetting("cooldown_time")
 	fails := k.c.routerSetting("allowed_fails")
 	for _, e := range first {
 		if len(groups[e.ModelName]) != 1 || covered[e.ModelName] || covered["*"] {
 			continue
 		}
-		c := cool
-		if d := e.deploymentSetting("cooldown_time"); d.set() {
-			c = d
-		}
-		if c.set() {
+		for _, c := range k.c.cooldownTimes(e) {
 			if s, err := strconv.ParseFloat(c.val.Value, 64); err == nil && time.Duration(s*float64(time.Second)) > k.opts.MaxCooldown {
 				k.add(RuleCooldown, e, c.val.Line, c.field(), c.val.Value, "<= "+strconv.FormatFloat(k.opts.MaxCooldown.Seconds(), 'f', -1, 64),
 					fmt.Sprintf("group %q has one deployment and no fallback: a cooldown answers \"No deployments available\" for %ss", e.ModelName, c.val.Value))

@@ -77,26 +77,22 @@ func (k *checker) privateFallbacks() {
 				}
 				reported[i] = true
 				k.add(RulePrivateFall, groups[f.ModelName][0], e.line, e.field, e.to, "a group matching "+strings.Join(k.opts.Private, " or "),
-					fmt.Sprintf("private group %q %s %q, outside the private perimeter: a failed private request is sent to it", f.ModelName, chain(via, cur, e.from), to))
+					fmt.Sprintf("private group %q %s %q, outside the private perimeter: a failed private request is sent to it", f.ModelName, chain(via, cur), to))
 			}
 		}
 	}
 }
 
-// chain describes the path to a leaving fallback: "falls back to" for a
-// direct one, else "reaches, through "b" → "c","; from is "*" for
-// default_fallbacks.
-func chain(via map[string]string, cur, from string) string {
+// chain describes the path to a leaving fallback from group cur:
+// "falls back to" when cur is where the path starts, else "reaches,
+// through "b" then "c", a fallback to".
+func chain(via map[string]string, cur string) string {
 	var hops []string
 	for g := cur; via[g] != ""; g = via[g] {
 		hops = append([]string{fmt.Sprintf("%q", g)}, hops...)
 	}
-	what := "falls back to"
-	if from == "*" {
-		what = "falls back (default_fallbacks) to"
-	}
 	if len(hops) == 0 {
-		return what
+		return "falls back to"
 	}
 	return "reaches, through " + strings.Join(hops, " then ") + ", a fallback to"
 }

@@ -72,11 +72,42 @@ func (c *Config) routerSetting(key string) setting {
 // deploymentSetting returns key from an entry's litellm_params, where
 // LiteLLM lets a deployment override num_retries and cooldown_time.
 func (e *Entry) deploymentSetting(key string) setting {
-	k, v := lookup(e.params, key)
+	return entrySetting("litellm_params", e.params, key)
+}
+
+// infoSetting returns key from an entry's model_info, where newer LiteLLM
+// reads a deployment's cooldown_time.
+func (e *Entry) infoSetting(key string) setting {
+	return entrySetting("model_info", e.info, key)
+}
+
+func entrySetting(section string, m *yaml.Node, key string) setting {
+	k, v := lookup(m, key)
 	if k == nil || v.Tag == "!!null" {
 		return setting{}
 	}
-	return setting{section: "litellm_params", key: k, val: v}
+	return setting{section: section, key: k, val: v}
+}
+
+// cooldownTimes returns the cooldown_time values that may apply to a
+// deployment. LiteLLM versions differ on where a deployment overrides the
+// Router's: older ones read litellm_params.cooldown_time, newer ones
+// model_info.cooldown_time. Each place the deployment sets counts, and
+// the Router's value (router_settings) stands in for a place it does not.
+func (c *Config) cooldownTimes(e *Entry) []setting {
+	router := c.routerSetting("cooldown_time")
+	var out []setting
+	seen := map[*yaml.Node]bool{}
+	for _, s := range []setting{e.deploymentSetting("cooldown_time"), e.infoSetting("cooldown_time")} {
+		if !s.set() {
+			s = router
+		}
+		if s.set() && !seen[s.val] {
+			seen[s.val] = true
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // fallbackKinds are the fallback settings, in the order they are read.
