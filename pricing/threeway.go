@@ -137,6 +137,7 @@ type Drift struct {
 	Drift       decimal.Decimal     // Billed − Official
 	TariffPrice decimal.NullDecimal // the tariff's price per 1M (per call for requests), when one applies
 	BilledPrice decimal.NullDecimal // Billed per 1M tokens, rounded to BlendPlaces; not valid without tokens
+	Rounding    bool                // Billed equals Official to one part in a million: float noise of the export, not a wrong price
 }
 
 // ThreeWayBuilder gathers the provider's rows and the gateway's calls.
@@ -145,6 +146,7 @@ type ThreeWayBuilder struct {
 	cells   map[cellKey]*cellAcc
 	keyed   map[string]bool
 	usage   map[string]bool // providers with usage rows
+	reqs    map[string]bool // providers whose usage rows count requests
 	billed  map[string]bool // providers with billing rows
 	rows    int64
 	engRows Rows
@@ -177,15 +179,15 @@ type cellAcc struct {
 	gwQty    map[*tariffs.Rates]*Quantities
 	recorded exactSum
 
-	hasUsage, hasReq, hasBilling bool
-	provQty                      Quantities
-	parts                        map[partKey]*provPart
-	unpriced                     string // why some provider rows could not be priced
-	pool                         [tariffs.NumUsage]decimal.Decimal
-	poolSet                      [tariffs.NumUsage]bool
-	poolTotal                    decimal.Decimal
-	poolTotalSet                 bool
-	billed                       decimal.Decimal
+	hasUsage, hasBilling bool
+	provQty              Quantities
+	parts                map[partKey]*provPart
+	unpriced             string // why some provider rows could not be priced
+	pool                 [tariffs.NumUsage]decimal.Decimal
+	poolSet              [tariffs.NumUsage]bool
+	poolTotal            decimal.Decimal
+	poolTotalSet         bool
+	billed               decimal.Decimal
 }
 
 type partKey struct {
@@ -197,7 +199,7 @@ type partKey struct {
 // priced against cat. It fails when a bill's currency is not its tariff's.
 func NewThreeWay(cat *tariffs.Catalog, exports []*provider.Export) (*ThreeWayBuilder, error) {
 	b := &ThreeWayBuilder{cat: cat, cells: map[cellKey]*cellAcc{}, keyed: map[string]bool{},
-		usage: map[string]bool{}, billed: map[string]bool{}}
+		usage: map[string]bool{}, billed: map[string]bool{}, reqs: map[string]bool{}}
 	for _, x := range exports {
 		for i := range x.Rows {
 			if r := &x.Rows[i]; r.Key != "" {
@@ -270,7 +272,7 @@ func (b *ThreeWayBuilder) addRow(r *provider.Row) error {
 		return nil
 	}
 	b.usage[prov], c.hasUsage = true, true
-	c.hasReq = c.hasReq || r.HasRequests
+	b.reqs[prov] = b.reqs[prov] || r.HasRequests
 	q := Quantities(r.Qty)
 	c.provQty.Add(&q)
 	pk := partKey{}
@@ -415,6 +417,7 @@ func (b *ThreeWayBuilder) Build(rows Rows) *ThreeWay {
 	for _, k := range order {
 		d := drifts[k]
 		d.Drift = d.Billed.Sub(d.Official)
+		d.Rounding = !d.Drift.IsZero() && closeTo(d.Billed, d.Official)
 		if d.Tokens > 0 {
 			per := d.Billed
 			if d.Usage != tariffs.Request.String() {
@@ -488,10 +491,10 @@ func sumCosts(by [tariffs.NumUsage]decimal.Decimal) decimal.Decimal {
 // finish works out one cell's figures and the parts of its gap.
 func (b *ThreeWayBuilder) finish(a *cellAcc) Cell {
 	c := Cell{Day: time.Unix(a.key.day, 0).UTC(), Provider: a.provider, Model: a.key.model, Key: a.key.key,
-		Currency: a.currency, GatewayCalls: a.gwCalls, GatewayTokens: a.gwTokens, HasRequests: a.hasReq,
+		Currency: a.currency, GatewayCalls: a.gwCalls, GatewayTokens: a.gwTokens, HasRequests: b.reqs[a.provider],
 		HasUsage: a.hasUsage, Recorded: a.recorded.Value(), Billed: a.billed, HasBilled: b.billed[a.provider], Note: a.unpriced}
 	c.ProviderTokens.add(&a.provQty)
-	if a.hasReq {
+	if c.HasRequests {
 		c.ProviderRequests = a.provQty[tariffs.Request]
 	}
 	gw := zeroCosts()
@@ -507,7 +510,7 @@ func (b *ThreeWayBuilder) finish(a *cellAcc) Cell {
 		for _, p := range a.parts {
 			addCosts(&pv, costByUsage(p.rates, &p.qty))
 		}
-		if !a.hasReq {
+		if !c.HasRequests {
 			// No request counts: the requests are taken as the gateway logged them.
 			pv[tariffs.Request] = gw[tariffs.Request]
 		}
@@ -606,7 +609,7 @@ func (b *ThreeWayBuilder) cellDrifts(a *cellAcc, c *Cell) []Drift {
 		switch p.mode {
 		case 1:
 			for u := range tariffs.NumUsage {
-				if p.qty[u] == 0 && p.billed[u].IsZero() && cost[u].IsZero() || u == int(tariffs.Reasoning) {
+				if p.billed[u].IsZero() && cost[u].IsZero() || u == int(tariffs.Reasoning) {
 					continue
 				}
 				d := newDrift(p.version, p.period, tariffs.Usage(u).String())
@@ -655,8 +658,8 @@ func poolDrifts(a *cellAcc, parts []*provPart, newDrift func(version, period, us
 				rates = p.rates
 				n++
 			}
-			if n == 0 && !a.poolSet[u] {
-				continue
+			if !a.poolSet[u] && official.IsZero() {
+				continue // neither billed nor priced
 			}
 			d := newDrift(strings.Join(versions, ", "), strings.Join(periods, ", "), tariffs.Usage(u).String())
 			d.Tokens, d.Official, d.Billed = tokens, official, a.pool[u]

@@ -97,6 +97,7 @@ type twDriftDoc struct {
 	Drift       string `json:"drift"`
 	TariffPrice string `json:"tariff_price"`
 	BilledPrice string `json:"billed_price"`
+	Rounding    bool   `json:"rounding"`
 }
 
 func nullText(d decimal.NullDecimal) string {
@@ -155,7 +156,7 @@ func newThreeWayDoc(tw *pricing.ThreeWay) *threeWayDoc {
 		doc.Drifts = append(doc.Drifts, twDriftDoc{Provider: x.Provider, Model: x.Model, Version: x.Version, Period: x.Period,
 			Usage: x.Usage, First: x.First.Format(time.DateOnly), Last: x.Last.Format(time.DateOnly), Tokens: x.Tokens,
 			Official: x.Official.String(), Billed: x.Billed.String(), Drift: x.Drift.String(),
-			TariffPrice: nullText(x.TariffPrice), BilledPrice: nullText(x.BilledPrice)})
+			TariffPrice: nullText(x.TariffPrice), BilledPrice: nullText(x.BilledPrice), Rounding: x.Rounding})
 	}
 	return doc
 }
@@ -312,7 +313,7 @@ func writeFindings(w *errWriter, tw *pricing.ThreeWay) {
 	}
 	header := false
 	for _, d := range tw.Drifts {
-		if d.Drift.IsZero() {
+		if d.Drift.IsZero() || d.Rounding {
 			continue
 		}
 		if !header {
