@@ -71,11 +71,16 @@ func readDeepSeek(ctx context.Context, name string, r io.Reader) (*Export, error
 		if errors.Is(err, io.EOF) {
 			return x, nil
 		}
-		line, _ := cr.FieldPos(0)
-		where := fmt.Sprintf("%s:%d", name, line)
 		if err != nil {
+			where := name
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				where = fmt.Sprintf("%s:%d", name, pe.StartLine)
+			}
 			return nil, &Error{Where: where, Err: fmt.Errorf("%w: %w", ErrBadValue, csvReason(err))}
 		}
+		line, _ := cr.FieldPos(0)
+		where := fmt.Sprintf("%s:%d", name, line)
 		row, err := deepSeekRow(cols, rec)
 		if err != nil {
 			return nil, &Error{Where: where, Err: err}
@@ -122,7 +127,7 @@ func deepSeekRow(cols map[string]int, rec []string) (Row, error) {
 			row.HasRequests = true
 		}
 		if row.Qty[f.u], err = count(f.col, json.Number(s)); err != nil {
-			return row, err
+			return row, unquoted(f.col, "a non-negative integer")
 		}
 	}
 	return row, deepSeekAmounts(&row, get)
@@ -139,7 +144,7 @@ func deepSeekAmounts(row *Row, get func(string) string) error {
 		}
 		d, err := amount(a.col, s)
 		if err != nil {
-			return err
+			return unquoted(a.col, "a decimal number")
 		}
 		row.ByUsage[a.u], row.Split, row.HasBilled = d, true, true
 		sum = sum.Add(d)
@@ -148,7 +153,7 @@ func deepSeekAmounts(row *Row, get func(string) string) error {
 	if s := get(dsAmount); s != "" {
 		d, err := amount(dsAmount, s)
 		if err != nil {
-			return err
+			return unquoted(dsAmount, "a decimal number")
 		}
 		if row.Split && !d.Equal(sum) {
 			return fmt.Errorf("%w: amount %s is not the sum %s of the amounts by usage type", ErrBadValue, d, sum)
@@ -174,10 +179,17 @@ func deepSeekBucket(s string) (start, end time.Time, err error) {
 		if t, err := time.Parse(layout, s); err == nil {
 			t = t.UTC()
 			if t.Minute() != 0 || t.Second() != 0 {
-				return start, end, fmt.Errorf("%w: time %q is not the start of an hour", ErrBadValue, s)
+				return start, end, unquoted(dsTime, "the start of an hour")
 			}
 			return t, t.Add(time.Hour), nil
 		}
 	}
-	return start, end, fmt.Errorf("%w: time %q is neither a date nor an instant", ErrBadValue, s)
+	return start, end, unquoted(dsTime, "a date or an instant")
+}
+
+// unquoted is the error of a cell that does not hold what its column
+// needs. The cell's text is left out: a DeepSeek export carries raw keys,
+// and a row with a missing or extra cell would put one in any column.
+func unquoted(col, what string) error {
+	return fmt.Errorf("%w: the %s column is not %s (the value is not shown: the file holds raw keys)", ErrBadValue, col, what)
 }
