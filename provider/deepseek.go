@@ -107,6 +107,12 @@ func deepSeekRow(cols map[string]int, rec []string) (Row, error) {
 		}
 		return ""
 	}
+	keyCol, hasKey := cols[dsKey]
+	for i, cell := range rec {
+		if (!hasKey || i != keyCol) && strings.HasPrefix(strings.TrimSpace(cell), "sk-") {
+			return Row{}, fmt.Errorf("%w: column %d holds what looks like an API key (sk-…) outside the api_key column; are the row's cells shifted? (the value is not shown)", ErrBadValue, i+1)
+		}
+	}
 	row := Row{Format: DeepSeekUsage, Model: get(dsModel), HasTokens: true}
 	var err error
 	if row.Start, row.End, err = deepSeekBucket(get(dsTime)); err != nil {

@@ -234,15 +234,15 @@ func tableThreeWay(out io.Writer, tw *pricing.ThreeWay) error {
 	w.printf("\n\n")
 	for _, p := range tw.Providers {
 		w.printf("%s (%s)\n", orDash(p.Provider), p.Currency)
-		w.printf("  recorded by the gateway        %s\n  official for the gateway's use %s\n  official for the provider's use %s\n",
+		w.printf("  recorded by the gateway          %12s\n  official, the gateway's tokens   %12s\n  official, the provider's tokens  %12s\n",
 			money(p.Recorded), money(p.Official), money(p.ProviderOfficial))
 		if p.HasBilled {
-			w.printf("  billed by the provider         %s\n  gap (billed − recorded)        %s\n", money(p.Billed), money(p.Gap.Decimal))
+			w.printf("  billed by the provider           %12s\n  gap (billed − recorded)          %12s\n", money(p.Billed), money(p.Gap.Decimal))
 		} else {
-			w.printf("  billed by the provider         - (no cost export)\n")
+			w.printf("  billed by the provider           %12s (no cost export)\n", "-")
 		}
 		for _, x := range p.Parts {
-			w.printf("    %-26s %12s\n", x.Kind, money(x.Amount))
+			w.printf("    %-30s %12s\n", x.Kind, money(x.Amount))
 		}
 	}
 	tw2 := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
