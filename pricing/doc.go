@@ -3,9 +3,9 @@
 // result. It does no I/O and reads no clock.
 //
 // An Engine classifies each call (priced, unpriced, retired, failed,
-// duplicate, outside the window) and adds its integer quantities into a
-// bucket keyed by model, tariff version, period, tier, outcome and the
-// groupings asked for. A bucket is priced once, at report time, by
+// duplicate, outside the window, answered from the gateway's response
+// cache) and adds its integer quantities into a bucket keyed by model,
+// tariff version, period, tier, outcome and the groupings asked for. A bucket is priced once, at report time, by
 // multiplying its quantities by the decimal prices.
 //
 // Results are typed and carry no file format: amounts are decimal.Decimal,

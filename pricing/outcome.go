@@ -18,10 +18,13 @@ const (
 	Duplicate
 	// Outside: the call's billing instant lies outside the window asked for.
 	Outside
+	// CacheHit: the gateway answered from its own response cache; the
+	// provider was never called, so the call costs nothing officially.
+	CacheHit
 	numOutcomes
 )
 
-var outcomeNames = [numOutcomes]string{"priced", "unpriced", "retired", "failed", "duplicate", "outside"}
+var outcomeNames = [numOutcomes]string{"priced", "unpriced", "retired", "failed", "duplicate", "outside", "cache_hit"}
 
 // String returns the outcome's name as reports spell it.
 func (o Outcome) String() string { return outcomeNames[o] }
@@ -36,6 +39,7 @@ type Rows struct {
 	Duplicate int64
 	Rejected  int64
 	Outside   int64
+	CacheHit  int64
 }
 
 func (r *Rows) count(o Outcome) {
@@ -53,5 +57,7 @@ func (r *Rows) count(o Outcome) {
 		r.Duplicate++
 	case Outside:
 		r.Outside++
+	case CacheHit:
+		r.CacheHit++
 	}
 }

@@ -346,11 +346,12 @@ func rowRates(m *tariffs.Model, known bool, r *provider.Row) (*rowRate, string) 
 	return &rowRate{rates: q.Prices.RatesAt(q.Period, tier), version: q.Version.Name, period: q.PeriodName()}, ""
 }
 
-// AddCall adds one priced gateway call. Duplicates, failed calls and calls
-// outside the window are left out: providers bill none of them.
+// AddCall adds one priced gateway call. Duplicates, failed calls, answers
+// from the gateway's response cache and calls outside the window are left
+// out: providers bill none of them.
 func (b *ThreeWayBuilder) AddCall(c *ledger.Call, pc *PricedCall) {
 	switch pc.Outcome {
-	case Duplicate, Failed, Outside:
+	case Duplicate, Failed, CacheHit, Outside:
 		return
 	}
 	prov, currency := "", ""

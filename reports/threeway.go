@@ -225,8 +225,8 @@ func modelText(m string) string {
 func tableThreeWay(out io.Writer, tw *pricing.ThreeWay) error {
 	w := &errWriter{w: out}
 	r := tw.Rows
-	w.printf("gateway rows read %d: priced %d, unpriced %d, retired %d, failed %d, duplicate %d, rejected %d, outside %d\n",
-		r.Read, r.Priced, r.Unpriced, r.Retired, r.Failed, r.Duplicate, r.Rejected, r.Outside)
+	w.printf("gateway rows read %d: priced %d, unpriced %d, retired %d, failed %d, duplicate %d, rejected %d, outside %d%s\n",
+		r.Read, r.Priced, r.Unpriced, r.Retired, r.Failed, r.Duplicate, r.Rejected, r.Outside, cacheHitNote(r.CacheHit))
 	w.printf("provider rows read %d; aligned by UTC day and model", tw.ProviderRows)
 	if len(tw.Keyed) > 0 {
 		w.printf(", and by key for %s", strings.Join(tw.Keyed, ", "))

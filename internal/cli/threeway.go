@@ -16,8 +16,8 @@ import (
 // runThreeWay reconciles the gateway's calls with the tariff and the
 // provider's exports, per UTC day, model and key.
 func runThreeWay(cmd *cobra.Command, a *app, opts *reconcileOptions, eopts pricing.Options, format reports.Format) error {
-	if cmd.Flags().Changed("by") || cmd.Flags().Changed("tz") || opts.failOver != "" {
-		return usageError(errors.New("--by, --tz and --fail-over do not apply with --provider-usage"),
+	if cmd.Flags().Changed("by") || opts.failOver != "" {
+		return usageError(errors.New("--by and --fail-over do not apply with --provider-usage"),
 			"a three-way reconciliation is by UTC day, model and key; drop those flags")
 	}
 	exports := make([]*provider.Export, 0, len(opts.provider))

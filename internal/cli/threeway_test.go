@@ -70,7 +70,7 @@ func TestThreeWayCommand(t *testing.T) {
 			"2026-10-12 gpt-4o-mini: 1 calls 1100 tok the gateway did not log", anyOutput},
 		{"table drift", threeWayArgs("table"), exitOK,
 			"anthropic claude-haiku-4-5 version 2026-01-01 standard (billed in total)", anyOutput},
-		{"by does not apply", append(threeWayArgs("table"), "--by", "key"), exitUsage, "", "--by, --tz and --fail-over do not apply"},
+		{"by does not apply", append(threeWayArgs("table"), "--by", "key"), exitUsage, "", "--by and --fail-over do not apply"},
 		{"missing export", []string{"reconcile", "--calls", filepath.Join(providerFixtures, "calls.csv"), "--provider-usage", "nope.json"}, exitUsage,
 			"", "check the path given to --provider-usage"},
 		{"not an export", []string{"reconcile", "--calls", filepath.Join(providerFixtures, "calls.csv"), "--provider-usage", filepath.Join(providerFixtures, "calls.csv")},
