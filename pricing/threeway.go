@@ -24,12 +24,13 @@ import (
 // provider did not count (unknown), and the tariff drift — what the
 // provider billed against the tariff's price of the provider's own tokens.
 type ThreeWay struct {
-	Rows         Rows     // the gateway's row accounting
-	ProviderRows int64    // rows read from the provider's exports
-	Keyed        []string // tariff providers aligned by key as well
-	Cells        []Cell
-	Providers    []ProviderTotals
-	Drifts       []Drift
+	Rows            Rows     // the gateway's row accounting
+	ProviderRows    int64    // rows read from the provider's exports
+	ProviderOutside int64    // of which outside the window: their bucket ends by Since or starts at Until or later
+	Keyed           []string // tariff providers aligned by key as well
+	Cells           []Cell
+	Providers       []ProviderTotals
+	Drifts          []Drift
 }
 
 // PartKind names one part of a three-way gap.
@@ -148,8 +149,10 @@ type ThreeWayBuilder struct {
 	usage   map[string]bool // providers with usage rows
 	reqs    map[string]bool // providers whose usage rows count requests
 	billed  map[string]bool // providers with billing rows
+	since   time.Time
+	until   time.Time
 	rows    int64
-	engRows Rows
+	outside int64
 }
 
 type cellKey struct {
@@ -196,9 +199,12 @@ type partKey struct {
 }
 
 // NewThreeWay returns a builder that aligns calls with the rows of exports,
-// priced against cat. It fails when a bill's currency is not its tariff's.
-func NewThreeWay(cat *tariffs.Catalog, exports []*provider.Export) (*ThreeWayBuilder, error) {
-	b := &ThreeWayBuilder{cat: cat, cells: map[cellKey]*cellAcc{}, keyed: map[string]bool{},
+// priced against cat. Rows whose bucket lies wholly outside the window of
+// opts (Since, Until) are counted and left out, as the engine leaves out
+// calls billed outside it. It fails when a bill's currency is not its
+// tariff's.
+func NewThreeWay(cat *tariffs.Catalog, opts Options, exports []*provider.Export) (*ThreeWayBuilder, error) {
+	b := &ThreeWayBuilder{cat: cat, since: opts.Since, until: opts.Until, cells: map[cellKey]*cellAcc{}, keyed: map[string]bool{},
 		usage: map[string]bool{}, billed: map[string]bool{}, reqs: map[string]bool{}}
 	for _, x := range exports {
 		for i := range x.Rows {
@@ -246,6 +252,10 @@ func utcDay(t time.Time) time.Time { return t.UTC().Truncate(24 * time.Hour) }
 // tariff in force over its bucket.
 func (b *ThreeWayBuilder) addRow(r *provider.Row) error {
 	b.rows++
+	if (!b.since.IsZero() && !r.End.After(b.since)) || (!b.until.IsZero() && !r.Start.Before(b.until)) {
+		b.outside++
+		return nil
+	}
 	model, prov := r.Model, r.Format.Provider()
 	m, known := b.cat.Resolve(r.Model)
 	if known && r.Model != "" {
@@ -387,7 +397,7 @@ func (b *ThreeWayBuilder) AddCall(c *ledger.Call, pc *PricedCall) {
 // Build finishes the three-way reconciliation; rows is the gateway's row
 // accounting.
 func (b *ThreeWayBuilder) Build(rows Rows) *ThreeWay {
-	tw := &ThreeWay{Rows: rows, ProviderRows: b.rows, Cells: []Cell{}, Providers: []ProviderTotals{}, Drifts: []Drift{}}
+	tw := &ThreeWay{Rows: rows, ProviderRows: b.rows, ProviderOutside: b.outside, Cells: []Cell{}, Providers: []ProviderTotals{}, Drifts: []Drift{}}
 	for p := range b.keyed {
 		tw.Keyed = append(tw.Keyed, p)
 	}

@@ -22,7 +22,7 @@ func dec(s string) decimal.Decimal { return decimal.RequireFromString(s) }
 
 // threeWay reads the exports, prices the calls against the tariffs of dir
 // and builds the three-way reconciliation.
-func threeWay(t *testing.T, cat *tariffs.Catalog, calls []ledger.Call, exports ...string) *pricing.ThreeWay {
+func threeWay(t *testing.T, cat *tariffs.Catalog, opts pricing.Options, calls []ledger.Call, exports ...string) *pricing.ThreeWay {
 	t.Helper()
 	var xs []*provider.Export
 	for _, path := range exports {
@@ -32,11 +32,11 @@ func threeWay(t *testing.T, cat *tariffs.Catalog, calls []ledger.Call, exports .
 		}
 		xs = append(xs, x)
 	}
-	b, err := pricing.NewThreeWay(cat, xs)
+	b, err := pricing.NewThreeWay(cat, opts, xs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := pricing.New(cat, pricing.Options{})
+	e := pricing.New(cat, opts)
 	for i := range calls {
 		pc := e.AddPriced(&calls[i])
 		b.AddCall(&calls[i], &pc)
@@ -106,7 +106,7 @@ func checkSum(t *testing.T, what string, parts []pricing.Part, gap decimal.NullD
 func TestThreeWaySmallCase(t *testing.T) {
 	cat := loadTariffs(t, filepath.Join(fixtures, "tariffs"))
 	calls := readCalls(t, filepath.Join(fixtures, "calls.csv"))
-	tw := threeWay(t, cat, calls, filepath.Join(fixtures, "openai-usage.jsonl"), filepath.Join(fixtures, "openai-costs.json"),
+	tw := threeWay(t, cat, pricing.Options{}, calls, filepath.Join(fixtures, "openai-usage.jsonl"), filepath.Join(fixtures, "openai-costs.json"),
 		filepath.Join(fixtures, "anthropic-usage.json"), filepath.Join(fixtures, "anthropic-cost.json"),
 		filepath.Join(fixtures, "deepseek-usage.csv"))
 
@@ -271,7 +271,7 @@ p1,2026-10-14T12:00:00Z,2026-10-14T12:00:20Z,deepseek-v4-pro,success,0.001166,10
 p3,2026-10-15T13:00:00Z,2026-10-15T13:00:20Z,deepseek-v4-pro,success,0.0001078,100,1000,0,10,0
 `)
 	cat := loadTariffs(t, filepath.Join(dir, "tariffs"))
-	tw := threeWay(t, cat, readCalls(t, filepath.Join(dir, "calls.csv")), filepath.Join(dir, "deepseek.csv"))
+	tw := threeWay(t, cat, pricing.Options{}, readCalls(t, filepath.Join(dir, "calls.csv")), filepath.Join(dir, "deepseek.csv"))
 
 	var missing []string
 	for _, c := range tw.Cells {
@@ -313,6 +313,29 @@ p3,2026-10-15T13:00:00Z,2026-10-15T13:00:20Z,deepseek-v4-pro,success,0.0001078,1
 		!d.TariffPrice.Decimal.Equal(dec("0.02")) || !d.BilledPrice.Decimal.Equal(dec("0.022")) ||
 		d.First.Format(time.DateOnly) != "2026-10-14" || d.Last.Format(time.DateOnly) != "2026-10-15" {
 		t.Errorf("drift %+v, want deepseek-v4-pro 2026-09-10-deepseek-flash offpeak cache_read, 6000 tokens, 0.00012 against 0.000132 (0.02 against 0.022 per 1M), 2026-10-14 to 2026-10-15", d)
+	}
+}
+
+// TestThreeWayWindow: with a window, provider rows whose bucket lies
+// outside it are counted and left out, like the calls billed outside it.
+func TestThreeWayWindow(t *testing.T) {
+	cat := loadTariffs(t, filepath.Join(fixtures, "tariffs"))
+	calls := readCalls(t, filepath.Join(fixtures, "calls.csv"))
+	// From 2026-10-12T12:00Z: the calls before are outside (o1, o2, o3, a1,
+	// a2, d1, d3; a3 ends at 12:00 exactly and d2 at 12:30 are inside); the
+	// daily buckets of 2026-10-12 reach into the window and are kept (10
+	// rows), and so is DeepSeek's 12:00 hour; its 02:00 hour is outside.
+	tw := threeWay(t, cat, pricing.Options{Since: time.Date(2026, 10, 12, 12, 0, 0, 0, time.UTC)}, calls,
+		filepath.Join(fixtures, "openai-usage.jsonl"), filepath.Join(fixtures, "openai-costs.json"),
+		filepath.Join(fixtures, "anthropic-usage.json"), filepath.Join(fixtures, "anthropic-cost.json"),
+		filepath.Join(fixtures, "deepseek-usage.csv"))
+	if tw.ProviderRows != 12 || tw.ProviderOutside != 1 || tw.Rows.Outside != 7 {
+		t.Errorf("provider rows %d, outside %d, calls outside %d: want 12, 1, 7", tw.ProviderRows, tw.ProviderOutside, tw.Rows.Outside)
+	}
+	// DeepSeek key alpha keeps the 12:00 hour alone: 2 requests against d2.
+	d := findCell(t, tw, "2026-10-12", "deepseek-flash", ledger.HashKey("sk-deepseek-alpha-0001"))
+	if d.GatewayCalls != 1 || d.ProviderRequests != 2 || d.MissingCalls != 1 {
+		t.Errorf("deepseek alpha: %d calls, %d requests, %d missing: want 1, 2, 1", d.GatewayCalls, d.ProviderRequests, d.MissingCalls)
 	}
 }
 

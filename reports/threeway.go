@@ -33,6 +33,7 @@ func ThreeWay(w io.Writer, f Format, tw *pricing.ThreeWay) error {
 type threeWayDoc struct {
 	Rows         rowsDoc         `json:"rows"`
 	ProviderRows int64           `json:"provider_rows"`
+	Outside      int64           `json:"provider_rows_outside"`
 	KeyedBy      []string        `json:"keyed"`
 	Providers    []twProviderDoc `json:"providers"`
 	Cells        []twCellDoc     `json:"cells"`
@@ -123,7 +124,7 @@ func billedText(has bool, d decimal.Decimal) string {
 }
 
 func newThreeWayDoc(tw *pricing.ThreeWay) *threeWayDoc {
-	doc := &threeWayDoc{Rows: rowsDoc(tw.Rows), ProviderRows: tw.ProviderRows, KeyedBy: append([]string{}, tw.Keyed...),
+	doc := &threeWayDoc{Rows: rowsDoc(tw.Rows), ProviderRows: tw.ProviderRows, Outside: tw.ProviderOutside, KeyedBy: append([]string{}, tw.Keyed...),
 		Providers: []twProviderDoc{}, Cells: []twCellDoc{}, Drifts: []twDriftDoc{}}
 	for _, p := range tw.Providers {
 		d := twProviderDoc{Provider: p.Provider, Currency: p.Currency, Cells: p.Cells, GatewayCalls: p.GatewayCalls,
@@ -227,7 +228,7 @@ func tableThreeWay(out io.Writer, tw *pricing.ThreeWay) error {
 	r := tw.Rows
 	w.printf("gateway rows read %d: priced %d, unpriced %d, retired %d, failed %d, duplicate %d, rejected %d, outside %d%s\n",
 		r.Read, r.Priced, r.Unpriced, r.Retired, r.Failed, r.Duplicate, r.Rejected, r.Outside, cacheHitNote(r.CacheHit))
-	w.printf("provider rows read %d; aligned by UTC day and model", tw.ProviderRows)
+	w.printf("provider rows read %d, outside the window %d; aligned by UTC day and model", tw.ProviderRows, tw.ProviderOutside)
 	if len(tw.Keyed) > 0 {
 		w.printf(", and by key for %s", strings.Join(tw.Keyed, ", "))
 	}

@@ -32,7 +32,7 @@ func runThreeWay(cmd *cobra.Command, a *app, opts *reconcileOptions, eopts prici
 	if err != nil {
 		return err
 	}
-	b, err := pricing.NewThreeWay(cat, exports)
+	b, err := pricing.NewThreeWay(cat, eopts, exports)
 	if err != nil {
 		return usageError(fmt.Errorf("read provider usage: %w", err), "see docs/provider-usage.md")
 	}
