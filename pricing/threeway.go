@@ -287,11 +287,10 @@ func (b *ThreeWayBuilder) addRow(r *provider.Row) error {
 	c.provQty.Add(&q)
 	pk := partKey{}
 	var version, period string
-	switch rates, why := rowRates(m, known && r.Model != "", r); {
-	case rates == nil:
+	if rr, why := rowRates(m, known && r.Model != "", r); rr != nil {
+		pk.rates, version, period = rr.rates, rr.version, rr.period
+	} else {
 		c.unpriced = why
-	default:
-		pk.rates, version, period = rates.rates, rates.version, rates.period
 	}
 	switch {
 	case r.HasBilled && r.Split:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -343,5 +344,51 @@ func write(t *testing.T, path, text string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// BenchmarkThreeWayAddCall adds priced calls of three days, two models and
+// four keys to a three-way builder aligned by key, beside the engine alone.
+func BenchmarkThreeWayAddCall(b *testing.B) {
+	cat, ps := tariffs.Load(os.DirFS(filepath.Join(fixtures, "tariffs")), "tariffs")
+	if len(ps) > 0 {
+		b.Fatal(ps)
+	}
+	x := &provider.Export{Format: provider.DeepSeekUsage, Rows: []provider.Row{{Format: provider.DeepSeekUsage,
+		Start: time.Date(2026, 10, 12, 2, 0, 0, 0, time.UTC), End: time.Date(2026, 10, 12, 3, 0, 0, 0, time.UTC),
+		Model: "deepseek-flash", Key: ledger.HashKey("k0"), HasTokens: true}}}
+	for _, n := range []int{100_000} {
+		b.Run("calls="+strconv.Itoa(n), func(b *testing.B) {
+			calls := make([]ledger.Call, n)
+			for i := range calls {
+				at := time.Date(2026, 10, 12+i%3, i%24, 0, 0, 0, time.UTC)
+				calls[i] = ledger.Call{Start: at, End: at, Model: []string{"deepseek-flash", "gpt-4o-mini"}[i%2],
+					Key: ledger.HashKey("k" + strconv.Itoa(i%4)), Tokens: ledger.Tokens{Input: 100, Output: 10}}
+			}
+			b.Run("engine-only", func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					e := pricing.New(cat, pricing.Options{})
+					for i := range calls {
+						e.AddPriced(&calls[i])
+					}
+				}
+			})
+			b.Run("three-way", func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					tb, err := pricing.NewThreeWay(cat, pricing.Options{}, []*provider.Export{x})
+					if err != nil {
+						b.Fatal(err)
+					}
+					e := pricing.New(cat, pricing.Options{})
+					for i := range calls {
+						pc := e.AddPriced(&calls[i])
+						tb.AddCall(&calls[i], &pc)
+					}
+					tb.Build(e.Rows())
+				}
+			})
+		})
 	}
 }
