@@ -3,6 +3,7 @@ package provider
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -23,14 +24,26 @@ func ReadFile(ctx context.Context, path string) (*Export, error) {
 		return nil, err
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return nil, &Error{Where: path, Err: fmt.Errorf("%w: it is a directory", ErrUnknownFormat)}
+	}
 	return Read(ctx, path, f)
 }
 
 // Read reads one export named name from r. JSON exports are API pages as
 // the API sends them: one page, a JSON array of pages, or pages one after
-// another (one per line); CSV is DeepSeek's usage export.
+// another (one per line); CSV is DeepSeek's usage export. Gzip is read as
+// is.
 func Read(ctx context.Context, name string, r io.Reader) (*Export, error) {
 	br := bufio.NewReader(r)
+	if magic, err := br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, &Error{Where: name, Err: fmt.Errorf("%w: %w", ErrUnknownFormat, err)}
+		}
+		defer zr.Close()
+		br = bufio.NewReader(zr)
+	}
 	first, err := firstByte(br)
 	if err != nil {
 		return nil, &Error{Where: name, Err: fmt.Errorf("%w: %w", ErrUnknownFormat, err)}

@@ -1,8 +1,11 @@
 package provider
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -195,6 +198,25 @@ func TestReadErrors(t *testing.T) {
 				t.Errorf("error %v, want %v at %q", err, tt.err, tt.where)
 			}
 		})
+	}
+}
+
+// TestReadGzip: a gzip-compressed export reads as the plain one.
+func TestReadGzip(t *testing.T) {
+	plain, err := os.ReadFile(filepath.Join(fixtures, "deepseek-usage.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var zipped bytes.Buffer
+	zw := gzip.NewWriter(&zipped)
+	zw.Write(plain)
+	zw.Close()
+	x, err := Read(context.Background(), "usage.csv.gz", &zipped)
+	if err != nil || x.Format != DeepSeekUsage || len(x.Rows) != 2 {
+		t.Fatalf("gzip: %v, %+v", err, x)
+	}
+	if _, err := ReadFile(context.Background(), fixtures); !errors.Is(err, ErrUnknownFormat) {
+		t.Errorf("a directory: %v, want ErrUnknownFormat", err)
 	}
 }
 
