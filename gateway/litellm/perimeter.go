@@ -12,11 +12,22 @@ import (
 // private patterns.
 func (k *checker) isPrivate(group string) bool {
 	for _, p := range k.opts.Private {
-		if ok, _ := path.Match(p, group); ok {
+		if matchGroup(p, group) {
 			return true
 		}
 	}
 	return false
+}
+
+// matchGroup reports whether a model group name matches a pattern of
+// --private. Patterns are path.Match globs, except that * and ? also match
+// "/": a model group name is not a path, and "private/*" must hold
+// "private/team/llama" too, or the perimeter would leave it out. A
+// malformed pattern matches nothing.
+func matchGroup(pattern, group string) bool {
+	const sep = "\x00" // not special to path.Match, and in no model name
+	ok, _ := path.Match(strings.ReplaceAll(pattern, "/", sep), strings.ReplaceAll(group, "/", sep))
+	return ok
 }
 
 // perimeter runs the three rules of the private perimeter.

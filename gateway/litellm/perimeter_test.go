@@ -43,3 +43,25 @@ func TestPublicAddress(t *testing.T) {
 		}
 	}
 }
+
+func TestMatchGroup(t *testing.T) {
+	tests := []struct {
+		pattern, group string
+		want           bool
+	}{
+		{"private/*", "private/llama", true},
+		{"private/*", "private/team/llama", true}, // * crosses "/"
+		{"private/*", "private", false},
+		{"private/*", "public/private/llama", false},
+		{"*-local", "team/llama-local", true},
+		{"private/[ab]*", "private/b-70b", true},
+		{"private/[ab]*", "private/c", false},
+		{"private/?", "private/x", true},
+		{"private/[", "private/[", false}, // malformed: matches nothing
+	}
+	for _, tc := range tests {
+		if got := matchGroup(tc.pattern, tc.group); got != tc.want {
+			t.Errorf("matchGroup(%q, %q) = %v, want %v", tc.pattern, tc.group, got, tc.want)
+		}
+	}
+}
