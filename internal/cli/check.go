@@ -52,7 +52,7 @@ LiteLLM, against the tariff versions in force at --at (default now):
   private-address     a --private deployment not on a private address or --private-domain host
   untariffed          an entry whose model no tariff prices (a warning unless --strict)
 Router settings are read where LiteLLM reads them (router_settings, litellm_settings, a
-deployment's litellm_params), so moving a key does not pass a rule.
+deployment's litellm_params or model_info), so moving a key does not pass a rule.
 CLIProxyAPI:
   single-key-cooling  a provider with fewer than --pool-keys API keys and cooling on
   global-cooling-off  disable-cooling: true globally while a provider holds --pool-keys keys or more`,
@@ -73,7 +73,7 @@ CLIProxyAPI:
 	f.DurationVar(&opts.maxCooldown, "max-cooldown", 15*time.Second, "longest router cooldown_time for a lone deployment")
 	f.IntVar(&opts.minAllowedFails, "min-allowed-fails", 3, "fewest router allowed_fails for a lone deployment")
 	f.IntVar(&opts.minRateRetries, "min-rate-limit-retries", 1, "fewest retries a model group gives a rate-limit error (429)")
-	f.StringArrayVar(&opts.private, "private", []string{"private/*"}, "glob of the private model groups (repeatable)")
+	f.StringArrayVar(&opts.private, "private", []string{"private/*"}, "glob of the private model groups, * also matching \"/\" (repeatable)")
 	f.StringArrayVar(&opts.privateDomains, "private-domain", nil, "DNS domain whose hosts are private addresses (repeatable)")
 	f.IntVar(&opts.poolKeys, "pool-keys", 2, "CLIProxyAPI: fewest API keys that make a provider's cooldown its key rotation")
 	cmd.MarkFlagFilename("config", "yaml", "yml")
