@@ -38,7 +38,11 @@
 //   - Token buckets never overlap and are never negative: Input excludes
 //     cached and cache-write tokens; Output includes Reasoning.
 //   - Instants are UTC. Zone-less timestamps are UTC.
-//   - Recorded spend is an exact decimal parsed from its text, never a float.
+//   - Recorded spend is an exact decimal parsed from its text, never a float:
+//     an Amount, two integers when its coefficient fits in an int64.
+//   - Reading allocates per batch and per distinct value, not per row: a
+//     batch's request ids and locations share one string, repeated values
+//     (models, keys, users) are interned, spends are Amounts.
 //   - Call.Key is never a raw API key: raw keys are hashed with SHA-256
 //     (hex, as LiteLLM stores them) on ingest, and never appear in
 //     locations or messages.
