@@ -119,12 +119,14 @@ func (c *Call) check() string {
 			}
 		}
 	}
-	for _, t := range []struct {
-		name string
-		at   time.Time
-	}{{"start", c.Start}, {"first token", c.FirstToken}, {"end", c.End}} {
-		if !t.at.Before(beyondLatestYear) {
-			return fmt.Sprintf("%s %s is after the year %d", t.name, t.at.Format(time.RFC3339), latestYear)
+	if !c.Start.Before(beyondLatestYear) || !c.FirstToken.Before(beyondLatestYear) || !c.End.Before(beyondLatestYear) {
+		for _, t := range []struct {
+			name string
+			at   time.Time
+		}{{"start", c.Start}, {"first token", c.FirstToken}, {"end", c.End}} {
+			if !t.at.Before(beyondLatestYear) {
+				return fmt.Sprintf("%s %s is after the year %d", t.name, t.at.Format(time.RFC3339), latestYear)
+			}
 		}
 	}
 	if !c.End.IsZero() && c.End.Before(c.Start) {
