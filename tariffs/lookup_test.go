@@ -2,7 +2,6 @@ package tariffs
 
 import (
 	"math/rand/v2"
-	"os"
 	"testing"
 	"time"
 
@@ -11,7 +10,7 @@ import (
 
 func loadTestdata(t testing.TB) *Catalog {
 	t.Helper()
-	cat, ps := Load(os.DirFS("testdata"), "testdata")
+	cat, ps := Load("testdata")
 	if len(ps) > 0 {
 		t.Fatalf("testdata tariffs: %v", ps)
 	}

@@ -217,7 +217,7 @@ func TestParseWarningStillLoads(t *testing.T) {
 }
 
 func TestEmbeddedCatalogIsValid(t *testing.T) {
-	cat, ps := Embedded()
+	cat, ps := Load("")
 	if len(ps) > 0 {
 		t.Fatalf("embedded catalog has problems:\n%v", ps)
 	}
