@@ -26,12 +26,12 @@ const (
 // app is what every command shares: where tariffs come from, the output
 // streams and the clock. Tests build their own with a fixed now.
 type app struct {
-	stdin      io.Reader
-	stdout     io.Writer
-	stderr     io.Writer
-	now        func() time.Time
-	tariffs    string   // --tariffs: a file or folder in place of the embedded catalog
-	overlays   []string // --tariffs-overlay: files or folders whose providers replace the catalog's
+	stdin    io.Reader
+	stdout   io.Writer
+	stderr   io.Writer
+	now      func() time.Time
+	tariffs  string   // --tariffs: a file or folder in place of the embedded catalog
+	overlays []string // --tariffs-overlay: files or folders whose providers replace the catalog's
 
 	once    sync.Once
 	catalog *tariffs.Catalog
