@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -21,15 +22,21 @@ func Parse(file string, data []byte) (*Provider, Problems) {
 	var raw rawFile
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
-	if err := dec.Decode(&raw); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, Problems{{File: file, Msg: "file is empty"}}
-		}
-		return nil, decodeProblems(file, err)
-	}
 	c := converter{file: file}
+	if err := dec.Decode(&raw); err != nil {
+		var te *yaml.TypeError
+		switch {
+		case errors.Is(err, io.EOF):
+			return nil, Problems{{File: file, Msg: "file is empty"}}
+		case !errors.As(err, &te):
+			return nil, decodeProblems(file, err) // syntax: nothing more can be read
+		}
+		// Unknown keys and misplaced values: what was read is still checked.
+		c.problems = decodeProblems(file, err)
+	}
 	yaml.Unmarshal(data, &c.root) // decoded once already: cannot fail
 	p := c.provider(&raw)
+	sort.SliceStable(c.problems, func(i, j int) bool { return c.problems[i].Line < c.problems[j].Line })
 	if len(c.problems.Errors()) > 0 {
 		return nil, c.problems
 	}
@@ -110,8 +117,12 @@ func (c *converter) warnf(line int, format string, args ...any) {
 	c.problems = append(c.problems, Problem{File: c.file, Line: line, Msg: fmt.Sprintf(format, args...), Warning: true})
 }
 
-// required reports a missing value and returns whether s is set.
+// required reports a missing value and returns whether s is set. A value
+// the decoder refused is not set, and was reported already.
 func (c *converter) required(s scalar, line int, what string) bool {
+	if s.bad {
+		return false
+	}
 	if !s.Set || s.Value == "" {
 		c.errorf(line, "%s is required", what)
 		return false
@@ -126,7 +137,9 @@ func (c *converter) provider(raw *rawFile) *Provider {
 		c.errorf(raw.Currency.Line, "currency %q is not a three-letter ISO 4217 code", raw.Currency.Value)
 	}
 	p.Zone = c.zone(raw.Timezone, 1, "timezone")
-	if raw.BillingTime.Set {
+	if raw.BillingTime.bad {
+		// reported by the decoder
+	} else if raw.BillingTime.Set {
 		b, err := ParseBillingTime(raw.BillingTime.Value)
 		if err != nil {
 			c.errorf(raw.BillingTime.Line, "%v", err)
@@ -144,7 +157,7 @@ func (c *converter) provider(raw *rawFile) *Provider {
 	c.modelsOf(p, raw.Models)
 	p.Calendar = c.calendar(raw.Calendar)
 	for i := range raw.Versions {
-		if v := c.version(p, &raw.Versions[i], c.lineOf("versions", i)); v != nil {
+		if v, placed := c.version(p, &raw.Versions[i], c.lineOf("versions", i)); placed {
 			p.Versions = append(p.Versions, v)
 		}
 	}
@@ -240,7 +253,7 @@ func (c *converter) calendar(raw *rawCalendar) Calendar {
 }
 
 func (c *converter) weekday(s scalar, def time.Weekday) time.Weekday {
-	if !s.Set {
+	if !s.Set || s.bad {
 		return def
 	}
 	wd, err := ParseWeekday(s.Value)

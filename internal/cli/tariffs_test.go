@@ -91,3 +91,60 @@ func TestOverlayReplacesWholeProvider(t *testing.T) {
 		t.Errorf("models = %v\nwant %v", got, want)
 	}
 }
+
+// TestTariffsValidate checks validate's whole output and exit code: every
+// problem in one pass, each instant named once, warnings findings only
+// with --strict.
+func TestTariffsValidate(t *testing.T) {
+	const (
+		onepass = "testdata/validate/onepass.yaml"
+		warning = "testdata/validate/warning.yaml"
+		bad     = "testdata/badtariffs/bad.yaml"
+	)
+	halfMinute := warning + ":11: warning: version 2026-01-01T00:00:30Z: effective 2026-01-01T00:00:30Z is not on a whole minute (database push-down needs whole-minute boundaries)\n"
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{"a malformed effective does not stop the rest", []string{onepass}, exitFindings,
+			onepass + `:11: effective "2026-01-01" is not an RFC 3339 instant with offset (e.g. 2026-08-16T16:00:00Z)` + "\n" +
+				onepass + `:14: version 2026-01-01: model "op-1" period "standard": output price is required` + "\n" +
+				onepass + `:20: version february (2026-02-01T00:00:00Z) is not after version march (2026-03-01T00:00:00Z): versions must be in order and may not overlap` + "\n" +
+				onepass + `:22: unknown key "colour"` + "\n" +
+				onepass + `:25: op-1 standard input price -1 is negative` + "\n",
+			"Error: 5 error(s) in 1 file(s)\n"},
+		{"a warning alone is not a finding", []string{warning}, exitOK,
+			halfMinute + "ok: 1 file(s), 1 provider(s), 1 model(s), 1 version(s), 1 warning(s)\n", ""},
+		{"--strict makes a warning a finding", []string{warning, "--strict"}, exitFindings,
+			halfMinute, "Error: 1 warning(s) in 1 file(s)\n"},
+		{"errors and warnings of two files", []string{bad, warning}, exitFindings,
+			bad + `:2: currency "usd" is not a three-letter ISO 4217 code` + "\n" +
+				bad + `:3: timezone "Nowhere/Land" is not an IANA time zone` + "\n" +
+				bad + `:12: version 2026-01-01T00:00:00Z: period "peak": window "10:00-10:00" starts where it ends (write 00:00-24:00 for the whole day)` + "\n" +
+				bad + `:14: version 2026-01-01T00:00:00Z: model "m" has no prices for period "peak"` + "\n" +
+				bad + `:15: m standard output price -2 is negative` + "\n" +
+				halfMinute,
+			"Error: 5 error(s) and 1 warning(s) in 2 file(s)\n"},
+		{"the catalog in use, with --tariffs", []string{"--tariffs", warning}, exitOK,
+			halfMinute + "ok: 1 file(s), 1 provider(s), 1 model(s), 1 version(s), 1 warning(s)\n", ""},
+		{"a path that is not there", []string{"testdata/validate/nope.yaml"}, exitUsage,
+			"", "Error: testdata/validate/nope.yaml: cannot read tariffs: no such file or directory\nTry: give tariff files or folders that hold *.yaml files\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errs := runCLI(t, "", append([]string{"tariffs", "validate"}, tt.args...)...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d", code, tt.code)
+			}
+			if out != tt.stdout {
+				t.Errorf("stdout:\n%s\nwant:\n%s", out, tt.stdout)
+			}
+			if errs != tt.stderr {
+				t.Errorf("stderr:\n%s\nwant:\n%s", errs, tt.stderr)
+			}
+		})
+	}
+}
