@@ -49,6 +49,9 @@ func TestGolden(t *testing.T) {
 	}{
 		{"show-flash-peak.txt", []string{"tariffs", "show", "flash", "--tariffs", "../../tariffs/testdata", "--at", "2026-10-10T02:00:00Z"}},
 		{"show-flash-peak.json", []string{"tariffs", "show", "edgeco/flash", "--tariffs", "../../tariffs/testdata", "--at", "2026-10-10T02:00:00Z", "-o", "json"}},
+		{"show-flash-holiday.txt", []string{"tariffs", "show", "flash", "--tariffs", "../../tariffs/testdata", "--at", "2026-10-01T02:00:00Z"}},
+		{"show-flash-calendar.txt", []string{"tariffs", "show", "flash", "--tariffs", "../../tariffs/testdata", "--at", "2026-10-12T02:00:00Z", "--calendar"}},
+		{"show-flash-calendar.json", []string{"tariffs", "show", "flash", "--tariffs", "../../tariffs/testdata", "--at", "2026-10-12T02:00:00Z", "--calendar", "-o", "json"}},
 		{"show-old-retired.json", []string{"tariffs", "show", "old-model", "--tariffs", "../../tariffs/testdata", "--at", "2026-09-01", "-o", "json"}},
 		{"show-deepseek-flash-embedded.json", []string{"tariffs", "show", "deepseek-flash", "--at", "2026-10-12T02:00:00Z", "-o", "json"}},
 		{"reconcile-sample.json", []string{"reconcile", "--calls", sample, "-o", "json"}},
