@@ -117,7 +117,7 @@ func TestTiers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := q.Rates(tt.prompt)
+			r := q.Prices.RatesAt(q.Period, q.Prices.TierOf(tt.prompt))
 			if got := r.Price(Input); !got.Equal(decimal.RequireFromString(tt.input)) {
 				t.Errorf("input = %s, want %s", got, tt.input)
 			}
