@@ -35,8 +35,8 @@ type scenarioFigures struct {
 	calls                    []callFigure
 	official, recorded, gap  string
 	groups                   []groupFigure
-	explained                map[pricing.ExplanationKind]string // explanation kind → amount
-	blend                    map[tariffs.Usage][3]string        // usage → tokens, peak share, blended price
+	explained                map[string]string           // "kind model" → amount
+	blend                    map[tariffs.Usage][3]string // usage → tokens, peak share, blended price
 	blendOfficial, atBlended string
 }
 
@@ -72,7 +72,7 @@ var handFigures = map[string]scenarioFigures{
 			{"deepseek-flash", "", "offpeak", "1.8912"},
 			{"deepseek-flash", "", "peak", "1.6824"},
 		},
-		explained: map[pricing.ExplanationKind]string{pricing.KindZeroSpend: "3.5736"},
+		explained: map[string]string{"zero_spend deepseek-flash": "3.5736"},
 		blend: map[tariffs.Usage][3]string{
 			// 600,000 × 2 + 1,000,000 × 5 = 6,200,000 input tokens, of which
 			// 1,600,000 at peak (peak-start, makeup-workday): 1.6 / 6.2 = 0.258065.
@@ -109,7 +109,7 @@ var handFigures = map[string]scenarioFigures{
 			{"deepseek-chat", "2025-02-26T16:30:00Z", "standard", "0.54"},
 			{"deepseek-chat", "2025-09-05T16:00:00Z", "standard", "0.56"},
 		},
-		explained: map[pricing.ExplanationKind]string{pricing.KindZeroSpend: "1.37"},
+		explained: map[string]string{"zero_spend deepseek-chat": "1.37"},
 	},
 	// The gateway kept deepseek-v4-flash's peak rates of the older version
 	// (input 0.44, cache read 0.014, output 1.32) for deepseek-flash, whose
@@ -136,16 +136,134 @@ var handFigures = map[string]scenarioFigures{
 		// Recorded 0.000711 + 0.001276 + 0.00014308 + 0.01 + 0 + 0.000711 = 0.01284108.
 		official: "0.0025827", recorded: "0.01284108", gap: "-0.01025838",
 		groups: []groupFigure{{"deepseek-flash", "", "", "0.0025827"}},
-		explained: map[pricing.ExplanationKind]string{
+		explained: map[string]string{
 			// a, b and c: official 0.0010827 − recorded 0.00213008.
-			pricing.KindFlatPrice: "-0.00104738",
+			"flat_price deepseek-flash": "-0.00104738",
 			// e: official 0.0015, recorded 0.
-			pricing.KindZeroSpend: "0.0015",
+			"zero_spend deepseek-flash": "0.0015",
 			// The second a: 0.000711 recorded twice.
-			pricing.KindDuplicates: "-0.000711",
+			"duplicates deepseek-flash": "-0.000711",
 			// d: 0.01 recorded for a failed call.
-			pricing.KindFailedWithSpend: "-0.01",
+			"failed_with_spend deepseek-flash": "-0.01",
 			// Together −0.00104738 + 0.0015 − 0.000711 − 0.01 = −0.01025838, the whole gap.
+		},
+	},
+	// The embedded Anthropic catalog. A prompt is input + cache reads +
+	// cache writes; above a tier's threshold every token of the call takes
+	// the tier's rates.
+	"anthropic-catalog": {
+		calls: []callFigure{
+			// 200,000 prompt tokens, not above 200,000: 200,000 × 3 + 10,000 × 15 = 0.6 + 0.15
+			{"sonnet45-short", pricing.Priced, "standard", "0.75"},
+			// 150,000 + 50,001 = 200,001, above: 150,000 × 6 + 50,001 × 0.60 + 10,000 × 22.50
+			// = 0.9 + 0.0300006 + 0.225
+			{"sonnet45-long", pricing.Priced, "standard", "1.1550006"},
+			// Billed at 2026-11-30T17:00Z, when Sonnet 4.5 is retired.
+			{"sonnet45-retired", pricing.Retired, "", "0"},
+			// 1,000,000 cache reads × 0.20, the day before the cut.
+			{"sonnet55-before-cut", pricing.Priced, "standard", "0.2"},
+			// 1,000,000 cache reads × 0.10, from 2026-10-07.
+			{"sonnet55-after-cut", pricing.Priced, "standard", "0.1"},
+			// 100,000 × 0.10 + 1,000,000 × 0.50 = 0.01 + 0.5
+			{"haiku55-small", pricing.Priced, "standard", "0.51"},
+			// 100,001, above 100,000: 100,001 × 0.50 + 1,000,000 × 2.50 = 0.0500005 + 2.5
+			{"haiku55-large", pricing.Priced, "standard", "2.5500005"},
+			// 1,000,000 five-minute cache writes × 6.25.
+			{"opus46-write", pricing.Priced, "standard", "6.25"},
+		},
+		// 0.75 + 1.1550006 + 0.2 + 0.1 + 0.51 + 2.5500005 + 6.25 = 11.5150011
+		official: "11.5150011", recorded: "0", gap: "11.5150011",
+		groups: []groupFigure{
+			{"claude-haiku-5-5", "2026-10-07-sonnet-5-5-cache-cut", "", "3.0600005"}, // 0.51 + 2.5500005
+			{"claude-opus-4-6", "2026-10-07-sonnet-5-5-cache-cut", "", "6.25"},
+			{"claude-sonnet-4-5", "2026-10-07-sonnet-5-5-cache-cut", "", "1.9050006"}, // 0.75 + 1.1550006
+			{"claude-sonnet-4-5", "2026-11-30-sonnet-4-5-retired", "", "0"},
+			{"claude-sonnet-5-5", "2025-09-29", "", "0.2"},
+			{"claude-sonnet-5-5", "2026-10-07-sonnet-5-5-cache-cut", "", "0.1"},
+		},
+		explained: map[string]string{
+			"zero_spend claude-haiku-5-5":     "3.0600005",
+			"zero_spend claude-opus-4-6":      "6.25",
+			"zero_spend claude-sonnet-4-5":    "1.9050006",
+			"retired_model claude-sonnet-4-5": "0",   // nothing recorded on the retired call
+			"zero_spend claude-sonnet-5-5":    "0.3", // 0.2 + 0.1
+		},
+	},
+	// The embedded DeepSeek catalog at the points its sources corrected;
+	// each call is 1M tokens of one or two usage types.
+	"deepseek-catalog": {
+		calls: []callFigure{
+			// Saturday 2026-10-10 10:00 Beijing, a make-up workday the catalog
+			// prices as a weekend day: off-peak input 0.15.
+			{"makeup-saturday", pricing.Priced, "offpeak", "0.15"},
+			// Sunday 2026-09-20 10:00 Beijing, a make-up workday: off-peak, V4-Flash
+			// at the Flash rate since 2026-09-10: input 0.15.
+			{"makeup-sunday", pricing.Priced, "offpeak", "0.15"},
+			// Thursday 2026-09-10 10:00 Beijing, before the 12:00 repricing: the
+			// old V4-Flash peak rates, input 0.44 + output 1.32.
+			{"flash-before-noon", pricing.Priced, "peak", "1.76"},
+			// 12:30 Beijing, after it: off-peak (12:00-14:00 is a break), 0.15 + 0.60.
+			{"flash-after-noon", pricing.Priced, "offpeak", "0.75"},
+			// 2024-09-15, context caching since 2024-08-02: cache hits at 0.014.
+			{"cache-hit-2024-09", pricing.Priced, "standard", "0.014"},
+			// 2026-04-25 23:59 Beijing: V4-Pro's launch list price, input 1.74.
+			{"pro-before-promotion", pricing.Priced, "standard", "1.74"},
+			// 2026-04-26 00:00 Beijing: a quarter of the list price, 1.74 / 4 = 0.435.
+			{"pro-promotion", pricing.Priced, "standard", "0.435"},
+		},
+		// 0.15 + 0.15 + 1.76 + 0.75 + 0.014 + 1.74 + 0.435 = 4.999
+		official: "4.999", recorded: "0", gap: "4.999",
+		groups: []groupFigure{
+			{"deepseek-chat", "2024-08-02-context-caching", "standard", "0.014"},
+			{"deepseek-flash", "2026-09-10-deepseek-flash", "offpeak", "0.15"},
+			{"deepseek-v4-flash", "2026-09-10-deepseek-flash", "offpeak", "0.9"}, // 0.15 + 0.75
+			{"deepseek-v4-flash", "2026-08-23-weekends-offpeak", "peak", "1.76"},
+			{"deepseek-v4-pro", "2026-04-24-v4-launch", "standard", "1.74"},
+			{"deepseek-v4-pro", "2026-04-26-v4-pro-promotion", "standard", "0.435"},
+		},
+		explained: map[string]string{
+			"zero_spend deepseek-chat":     "0.014",
+			"zero_spend deepseek-flash":    "0.15",
+			"zero_spend deepseek-v4-flash": "2.66",  // 0.15 + 1.76 + 0.75
+			"zero_spend deepseek-v4-pro":   "2.175", // 1.74 + 0.435
+		},
+	},
+	// The embedded OpenAI and Google catalogs: long-prompt tiers and
+	// announced shutdowns.
+	"openai-google-catalog": {
+		calls: []callFigure{
+			// 272,000, not above 272,000: 272,000 × 2.50 + 10,000 × 15 = 0.68 + 0.15
+			{"gpt54-short", pricing.Priced, "standard", "0.83"},
+			// 272,001, above: 272,001 × 5.00 + 10,000 × 22.50 = 1.360005 + 0.225
+			{"gpt54-long", pricing.Priced, "standard", "1.585005"},
+			// The minute before GPT-4o's shutdown: 1,000,000 × 2.50.
+			{"gpt4o-last", pricing.Priced, "standard", "2.5"},
+			// Billed at 2027-01-14T00:00Z, the shutdown.
+			{"gpt4o-retired", pricing.Retired, "", "0"},
+			// 200,001, above 200,000: 200,001 × 4 + 100,000 × 18 = 0.800004 + 1.8
+			{"gemini31-long", pricing.Priced, "standard", "2.600004"},
+			// Billed at 2026-12-01T00:00Z, the shutdown.
+			{"gemini25pro-retired", pricing.Retired, "", "0"},
+			// 2.5 Flash-Lite stays priced: 1,000,000 × 0.10.
+			{"gemini25lite-after", pricing.Priced, "standard", "0.1"},
+		},
+		// 0.83 + 1.585005 + 2.5 + 2.600004 + 0.1 = 7.615009
+		official: "7.615009", recorded: "0", gap: "7.615009",
+		groups: []groupFigure{
+			{"gemini-2.5-flash-lite", "2026-12-01-gemini-2.5-shutdown", "", "0.1"},
+			{"gemini-2.5-pro", "2026-12-01-gemini-2.5-shutdown", "", "0"},
+			{"gemini-3.1-pro", "2026-02-19-gemini-3", "", "2.600004"},
+			{"gpt-4o", "2026-03-05-gpt-5.4", "", "2.5"},
+			{"gpt-4o-mini", "2027-01-14-gpt-4o-shutdown", "", "0"},
+			{"gpt-5.4", "2026-03-05-gpt-5.4", "", "2.415005"}, // 0.83 + 1.585005
+		},
+		explained: map[string]string{
+			"zero_spend gemini-2.5-flash-lite": "0.1",
+			"retired_model gemini-2.5-pro":     "0",
+			"zero_spend gemini-3.1-pro":        "2.600004",
+			"zero_spend gpt-4o":                "2.5",
+			"retired_model gpt-4o-mini":        "0",
+			"zero_spend gpt-5.4":               "2.415005",
 		},
 	},
 }
@@ -215,16 +333,17 @@ func checkReconciliation(t *testing.T, r *pricing.Reconciliation, want scenarioF
 				w.model, w.version, w.period, w.official)
 		}
 	}
-	got := map[pricing.ExplanationKind]decimal.Decimal{}
+	got := map[string]decimal.Decimal{}
 	for _, e := range r.Explanations {
-		got[e.Kind] = got[e.Kind].Add(e.Amount)
+		k := e.Kind.String() + " " + e.Model
+		got[k] = got[k].Add(e.Amount)
 	}
 	if len(got) != len(want.explained) {
 		t.Errorf("explanations %v, by hand %v", got, want.explained)
 	}
-	for kind, amount := range want.explained {
-		if !got[kind].Equal(dec(t, amount)) {
-			t.Errorf("explanation %s = %s, by hand %s", kind, got[kind], amount)
+	for k, amount := range want.explained {
+		if a, ok := got[k]; !ok || !a.Equal(dec(t, amount)) {
+			t.Errorf("explanation %s = %s, by hand %s", k, a, amount)
 		}
 	}
 }

@@ -32,3 +32,13 @@ func (r *Rates) Price(u Usage) decimal.Decimal {
 	}
 	return decimal.Zero
 }
+
+// Equal reports whether r and o charge the same for every usage type.
+func (r *Rates) Equal(o *Rates) bool {
+	for u := range NumUsage {
+		if !r.Price(Usage(u)).Equal(o.Price(Usage(u))) {
+			return false
+		}
+	}
+	return true
+}

@@ -78,6 +78,17 @@ type Tier struct {
 	Periods []Rates
 }
 
+// For returns the rates of period p for a call with promptTokens prompt
+// tokens: those of the highest tier the prompt exceeds, else the base rates.
+func (mp *ModelPrices) For(p int, promptTokens int64) *Rates {
+	for i := len(mp.Tiers) - 1; i >= 0; i-- {
+		if promptTokens > mp.Tiers[i].Above {
+			return &mp.Tiers[i].Periods[p]
+		}
+	}
+	return &mp.Periods[p]
+}
+
 // TierOf returns the tier index (0 = base, i+1 = Tiers[i]) for a prompt size.
 func (mp *ModelPrices) TierOf(promptTokens int64) int {
 	for i := len(mp.Tiers) - 1; i >= 0; i-- {
