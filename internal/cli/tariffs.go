@@ -57,6 +57,15 @@ func runTariffsValidate(a *app, out io.Writer, opts validateOptions) error {
 	var cat *tariffs.Catalog
 	var problems tariffs.Problems
 	if len(opts.paths) == 0 {
+		// A path that cannot be read is bad usage, as with PATH arguments.
+		for _, path := range append([]string{a.tariffs}, a.overlays...) {
+			if path == "" {
+				continue
+			}
+			if _, err := tariffs.Files(path); err != nil {
+				return usageError(fmt.Errorf("%s: %w", path, err), "give tariff files or folders that hold *.yaml files")
+			}
+		}
 		cat, problems = tariffs.Load(a.tariffs, a.overlays...)
 	} else {
 		var err error

@@ -130,6 +130,8 @@ func TestTariffsValidate(t *testing.T) {
 			"Error: 5 error(s) and 1 warning(s) in 2 file(s)\n"},
 		{"the catalog in use, with --tariffs", []string{"--tariffs", warning}, exitOK,
 			halfMinute + "ok: 1 file(s), 1 provider(s), 1 model(s), 1 version(s), 1 warning(s)\n", ""},
+		{"a --tariffs-overlay that is not there", []string{"--tariffs-overlay", "testdata/validate/nope.yaml"}, exitUsage,
+			"", "Error: testdata/validate/nope.yaml: cannot read tariffs: no such file or directory\nTry: give tariff files or folders that hold *.yaml files\n"},
 		{"a path that is not there", []string{"testdata/validate/nope.yaml"}, exitUsage,
 			"", "Error: testdata/validate/nope.yaml: cannot read tariffs: no such file or directory\nTry: give tariff files or folders that hold *.yaml files\n"},
 	}
