@@ -137,15 +137,15 @@ func (c *converter) provider(raw *rawFile) *Provider {
 		c.errorf(raw.Currency.Line, "currency %q is not a three-letter ISO 4217 code", raw.Currency.Value)
 	}
 	p.Zone = c.zone(raw.Timezone, 1, "timezone")
-	if raw.BillingTime.bad {
-		// reported by the decoder
-	} else if raw.BillingTime.Set {
+	switch {
+	case raw.BillingTime.bad: // reported by the decoder
+	case raw.BillingTime.Set:
 		b, err := ParseBillingTime(raw.BillingTime.Value)
 		if err != nil {
 			c.errorf(raw.BillingTime.Line, "%v", err)
 		}
 		p.Billing = b
-	} else {
+	default:
 		c.errorf(1, "billing_time is required (start, first_token or end)")
 	}
 	if len(raw.Sources) == 0 {
