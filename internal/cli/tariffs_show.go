@@ -156,7 +156,7 @@ func newModelView(m *tariffs.Model, at time.Time, calendar bool) modelView {
 	p := m.Provider
 	q := m.At(at)
 	v := modelView{Model: m.ID, Provider: p.Name, Names: m.Names, Currency: p.Currency, Timezone: p.Zone.String(),
-		BillingTime: p.Billing.String(), At: at.Format(time.RFC3339), local: at.In(p.Zone),
+		BillingTime: p.Billing.String(), At: at.Format(time.RFC3339), local: at.In(p.Zone), // the version's clock below
 		Status: q.Status.String(), days: [2]int{len(p.Calendar.Holidays), len(p.Calendar.Workdays)}}
 	if calendar && v.days[0]+v.days[1] > 0 {
 		v.Calendar = newCalendarView(&p.Calendar)
@@ -167,8 +167,8 @@ func newModelView(m *tariffs.Model, at time.Time, calendar bool) modelView {
 	for _, s := range p.Sources {
 		v.Sources = append(v.Sources, sourceView(s))
 	}
-	v.Local = v.local.Format(time.RFC3339Nano)
 	if q.Version == nil {
+		v.Local = v.local.Format(time.RFC3339Nano)
 		return v
 	}
 	vv := newVersionView(m, q.Version)
