@@ -150,3 +150,18 @@ func TestTariffsValidate(t *testing.T) {
 		})
 	}
 }
+
+// TestTariffsShowBeforeAnyVersion shows --at on the provider's clock when
+// no version is in force yet, and no holiday line.
+func TestTariffsShowBeforeAnyVersion(t *testing.T) {
+	// edgeco's first version takes effect on 2025-02-26; its zone is
+	// Asia/Shanghai (UTC+8), so 20:00 UTC on 2025-01-01 is 04:00 on the 2nd.
+	code, out, errs := runCLI(t, "", "tariffs", "show", "flash", "--tariffs", "../../tariffs/testdata", "--at", "2025-01-01T20:00:00Z")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	want := "at        2025-01-01T20:00:00Z: unpriced\nlocal     Thu 2025-01-02 04:00:00 +08:00 (Asia/Shanghai)\n\nversions\n   nightly"
+	if !strings.Contains(out, want) {
+		t.Errorf("stdout lacks %q:\n%s", want, out)
+	}
+}
