@@ -122,6 +122,7 @@ type Engine struct {
 	rows       Rows
 	total      Quantities // of every call in a bucket: no sum of buckets exceeds it
 	sumErr     error
+	noFirst    int64 // calls billed at their start for want of a first-token instant
 }
 
 // refKey is how a call names its model.
@@ -287,6 +288,9 @@ func (e *Engine) classify(c *ledger.Call) PricedCall {
 		billing = *e.opts.Billing
 	}
 	pc.At = billingInstant(c, billing)
+	if billing == tariffs.BillFirstToken && c.FirstToken.IsZero() {
+		e.noFirst++
+	}
 	switch {
 	case (!e.opts.Since.IsZero() && pc.At.Before(e.opts.Since)) || (!e.opts.Until.IsZero() && !pc.At.Before(e.opts.Until)):
 		pc.Outcome = Outside
@@ -385,6 +389,11 @@ func (e *Engine) firstSeen(c *ledger.Call) bool {
 	}
 	return first || err != nil
 }
+
+// FirstTokenFallbacks returns how many calls read were billed at their
+// start because their billing instant is the first token and the gateway
+// logged none.
+func (e *Engine) FirstTokenFallbacks() int64 { return e.noFirst }
 
 // Err returns the first error of the identity set, or ErrTokenSum, if
 // any: the engine's results are incomplete when it is not nil.

@@ -41,7 +41,7 @@ type app struct {
 	once    sync.Once
 	catalog *tariffs.Catalog
 	loadErr error
-	started bool // the command's flags and arguments were accepted: errors now are not cobra's
+	started bool // a command's RunE began: cobra accepted its flags and arguments
 }
 
 // Catalog loads the tariff catalog once: the file or folder given by
@@ -95,15 +95,13 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return runContext(ctx, a, args)
 }
 
-func run(a *app, args []string) int { return runContext(context.Background(), a, args) }
-
 // runContext runs the command tree and turns its error into an exit code,
 // printing it once.
 func runContext(ctx context.Context, a *app, args []string) int {
 	cmd := newRootCmd(a)
 	cmd.SetArgs(args)
 	cmd.SetIn(a.stdin)
-	cmd.SetOut(a.stdout)
+	cmd.SetOut(outputWriter{a.stdout})
 	cmd.SetErr(a.stderr)
 	err := cmd.ExecuteContext(ctx)
 	var ee *exitError
@@ -158,7 +156,6 @@ Exit codes: 0 fine, 1 findings (nothing priced included), 2 bad usage or bad inp
 	root.PersistentFlags().MarkHidden("cpuprofile")
 	var stopProfile func()
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
-		a.started = true
 		if cpuProfile == "" {
 			return nil
 		}
@@ -181,7 +178,22 @@ Exit codes: 0 fine, 1 findings (nothing priced included), 2 bad usage or bad inp
 	root.Version = buildVersion()
 	root.SetVersionTemplate("tokenfare {{.Version}}\n")
 	root.AddCommand(newVersionCmd(a), newTariffsCmd(a), newPriceCmd(a), newReconcileCmd(a), newBlendCmd(a))
+	markStarted(a, root)
 	return root
+}
+
+// markStarted makes each command note, as its RunE starts, that cobra
+// accepted its flags and arguments: an error after that is the run's own.
+func markStarted(a *app, cmd *cobra.Command) {
+	if run := cmd.RunE; run != nil {
+		cmd.RunE = func(c *cobra.Command, args []string) error {
+			a.started = true
+			return run(c, args)
+		}
+	}
+	for _, sub := range cmd.Commands() {
+		markStarted(a, sub)
+	}
 }
 
 func newVersionCmd(a *app) *cobra.Command {
@@ -246,4 +258,16 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// outputWriter names its write errors as such ("write output: no space
+// left on device"), so that they read as what they are.
+type outputWriter struct{ w io.Writer }
+
+func (o outputWriter) Write(p []byte) (int, error) {
+	n, err := o.w.Write(p)
+	if err != nil {
+		err = fmt.Errorf("write output: %w", err)
+	}
+	return n, err
 }

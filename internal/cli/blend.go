@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -13,6 +15,7 @@ type blendOptions struct {
 	source sourceOptions
 	asOf   string
 	window string
+	month  string
 	mode   string
 	output string
 }
@@ -36,15 +39,17 @@ Models the catalog prices but with no calls in the window are listed with the re
 		Example: `  tokenfare blend --calls testdata/sample/spendlogs-2026-10.csv --as-of 2026-10-01
   tokenfare blend --calls spendlogs.csv --window 7d --mode gateway -o json
   tokenfare blend --calls spendlogs.csv -o yaml
-  tokenfare blend --calls spendlogs.csv -o csv > blended.csv`,
+  tokenfare blend --calls spendlogs.csv -o csv > blended.csv
+  tokenfare blend --calls 'exports/*.csv' --month 2026-10 --tz Asia/Shanghai`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runBlend(cmd, a, &opts)
 		},
 	}
 	opts.source.addFlags(cmd.Flags())
-	cmd.Flags().StringVar(&opts.asOf, "as-of", "", "end of the window, exclusive (RFC 3339 or date; default now)")
+	cmd.Flags().StringVar(&opts.asOf, "as-of", "", "end of the window, exclusive (RFC 3339, or a date: midnight in --tz; default now)")
 	cmd.Flags().StringVar(&opts.window, "window", "28d", "length of the window: days (28d) or a duration (36h)")
+	cmd.Flags().StringVar(&opts.month, "month", "", "blend over this month of --tz, e.g. 2026-10: the window is the whole month, instead of --as-of and --window")
 	cmd.Flags().StringVar(&opts.mode, "mode", pricing.ModePerModel.String(), "per-model or gateway")
 	cmd.Flags().StringVarP(&opts.output, "output", "o", "table", "output format: table, csv, json or yaml")
 	completeSource(cmd)
@@ -62,24 +67,43 @@ func runBlend(cmd *cobra.Command, a *app, opts *blendOptions) error {
 	if err != nil {
 		return usageError(fmt.Errorf("unknown --mode %q", opts.mode), "use --mode per-model or --mode gateway")
 	}
-	window, err := parseWindow(opts.window)
-	if err != nil {
-		return err
-	}
-	asOf := a.now().UTC()
-	if opts.asOf != "" {
-		if asOf, err = parseInstant("as-of", opts.asOf); err != nil {
-			return err
-		}
-	}
 	eopts, err := opts.source.engineOptions()
 	if err != nil {
 		return err
 	}
-	eopts.Since, eopts.Until = asOf.Add(-window), asOf
+	if eopts.Since, eopts.Until, err = opts.windowBounds(cmd, a.now(), eopts.Zone); err != nil {
+		return err
+	}
+	opts.source.asOfHint = opts.month == ""
 	e, err := a.priceSource(cmd.Context(), &opts.source, eopts, nil)
 	if err != nil {
 		return err
 	}
 	return reports.Blend(cmd.OutOrStdout(), format, e.BlendWindow(eopts.Since, eopts.Until, mode))
+}
+
+// windowBounds returns the window blended: --month, or the --window
+// before --as-of (default now), starting no earlier than 1970.
+func (o *blendOptions) windowBounds(cmd *cobra.Command, now time.Time, loc *time.Location) (from, until time.Time, err error) {
+	if o.month != "" {
+		if cmd.Flags().Changed("as-of") || cmd.Flags().Changed("window") {
+			return from, until, usageError(errors.New("--month is given with --as-of or --window"), "give either --month or --as-of/--window")
+		}
+		return parseMonth(o.month, loc)
+	}
+	window, err := parseWindow(o.window)
+	if err != nil {
+		return from, until, err
+	}
+	until = now.UTC()
+	if o.asOf != "" {
+		if until, err = parseInstantIn("as-of", o.asOf, loc); err != nil {
+			return from, until, err
+		}
+	}
+	from = minInstant
+	if until.Sub(minInstant) > window {
+		from = until.Add(-window)
+	}
+	return from, until, nil
 }
