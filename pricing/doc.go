@@ -1,6 +1,8 @@
 // Package pricing prices logged calls at the tariff in force at their
 // billing instant, and builds reconciliations and blended prices from the
-// result. It does no I/O and reads no clock.
+// result. With Options.TariffAt every call is priced instead at the
+// tariff in force at one instant, as if that version had applied at the
+// call's own instant: the blend a gateway should carry from then on. It does no I/O and reads no clock.
 //
 // An Engine classifies each call (priced, unpriced, retired, failed,
 // duplicate, outside the window, answered from the gateway's response

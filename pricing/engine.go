@@ -27,6 +27,12 @@ type Options struct {
 	// Seen keeps the identities of the calls read, to tell duplicates;
 	// nil means an in-memory set.
 	Seen Seen
+	// TariffAt, when set, prices every call at the tariff in force at that
+	// instant, as if its version had applied at the call's own instant:
+	// that version's periods, windows and calendar decide each call's
+	// period. Zero prices each call at the version in force at its own
+	// instant.
+	TariffAt time.Time
 }
 
 // Seen records call identities as 64-bit fingerprints with the call's start
@@ -354,6 +360,9 @@ func (e *Engine) resolve(c *ledger.Call) *modelRef {
 	for _, n := range []string{c.Model, c.ModelGroup} {
 		if m, ok := e.cat.Resolve(n); ok && n != "" {
 			r.model, r.cursor = m, m.Cursor()
+			if !e.opts.TariffAt.IsZero() {
+				r.cursor = m.CursorAtTariffOf(e.opts.TariffAt)
+			}
 			break
 		}
 	}

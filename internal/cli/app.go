@@ -24,7 +24,7 @@ const (
 	exitOK          = 0   // fine
 	exitFindings    = 1   // findings: check failed, stale config, drift beyond --fail-over, nothing priced
 	exitUsage       = 2   // bad usage or bad input
-	exitFailure     = 3   // the run failed: an I/O error reading input or writing output, disk full
+	exitFailure     = 2   // the run failed: an I/O error reading input or writing output, disk full; shares 2 with bad input, without a usage hint
 	exitInterrupted = 130 // interrupted by SIGINT (Ctrl-C) or SIGTERM
 )
 
@@ -177,7 +177,7 @@ Exit codes: 0 fine, 1 findings (nothing priced included), 2 bad usage or bad inp
 	}
 	root.Version = buildVersion()
 	root.SetVersionTemplate("tokenfare {{.Version}}\n")
-	root.AddCommand(newVersionCmd(a), newTariffsCmd(a), newPriceCmd(a), newReconcileCmd(a), newBlendCmd(a))
+	root.AddCommand(newVersionCmd(a), newTariffsCmd(a), newPriceCmd(a), newReconcileCmd(a), newBlendCmd(a), newCheckCmd(a))
 	markStarted(a, root)
 	return root
 }

@@ -279,7 +279,7 @@ type failingWriter struct{ err error }
 
 func (w failingWriter) Write([]byte) (int, error) { return 0, w.err }
 
-// TestOutputFailures checks that a full disk is an I/O failure (exit 3),
+// TestOutputFailures checks that a full disk is an I/O failure (exit 2, no usage hint),
 // not bad usage, and that a reader closing the pipe ends the run quietly.
 func TestOutputFailures(t *testing.T) {
 	tests := []struct {
@@ -374,7 +374,7 @@ func (r *brokenStdin) Read(p []byte) (int, error) {
 }
 
 // TestInputFailure checks that an input that fails mid-read is an I/O
-// failure (exit 3) named with its source, not bad input.
+// failure (exit 2, no usage hint) named with its source, not bad input.
 func TestInputFailure(t *testing.T) {
 	data, err := os.ReadFile(sample)
 	if err != nil {
