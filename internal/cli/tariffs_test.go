@@ -165,3 +165,27 @@ func TestTariffsShowBeforeAnyVersion(t *testing.T) {
 		t.Errorf("stdout lacks %q:\n%s", want, out)
 	}
 }
+
+// TestOverlayLeavesOutModels reconciles the sample month with the DeepSeek
+// overlay, which defines deepseek-flash only: the calls of DeepSeek's
+// other models become unpriced, and no row is lost.
+func TestOverlayLeavesOutModels(t *testing.T) {
+	type rows struct{ Read, Priced, Unpriced int }
+	reconcile := func(args ...string) rows {
+		t.Helper()
+		code, out, errs := runCLI(t, "", append([]string{"reconcile", "--calls", sample, "-o", "json"}, args...)...)
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		var rec struct{ Rows rows }
+		if err := json.Unmarshal([]byte(out), &rec); err != nil {
+			t.Fatal(err)
+		}
+		return rec.Rows
+	}
+	base := reconcile()
+	over := reconcile("--tariffs-overlay", "testdata/overlay/deepseek.yaml")
+	if over.Read != base.Read || over.Priced+over.Unpriced != base.Priced+base.Unpriced || over.Unpriced <= base.Unpriced {
+		t.Errorf("rows with the overlay %+v, without %+v: want the same calls, more of them unpriced", over, base)
+	}
+}
