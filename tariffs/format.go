@@ -22,7 +22,11 @@ type scalar struct {
 func (s *scalar) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.ScalarNode {
 		*s = scalar{Line: n.Line, Set: true, bad: true}
-		return lineError(n.Line, "expected a single value, not a list or mapping")
+		given := "a list"
+		if n.Kind == yaml.MappingNode {
+			given = "a mapping"
+		}
+		return lineError(n.Line, "expected a single value, not "+given)
 	}
 	*s = scalar{Value: n.Value, Line: n.Line, Set: true}
 	return nil
@@ -180,7 +184,11 @@ func (p *rawTiers) UnmarshalYAML(n *yaml.Node) error {
 // pass reports every problem.
 func eachPair(n *yaml.Node, fn func(k, v *yaml.Node) error) error {
 	if n.Kind != yaml.MappingNode {
-		return lineError(n.Line, "expected a mapping of keys to values")
+		given := "a list"
+		if n.Kind == yaml.ScalarNode {
+			given = "`" + n.Value + "`"
+		}
+		return lineError(n.Line, "expected a mapping of keys to values, not "+given)
 	}
 	var problems []string
 	seen := map[string]int{}

@@ -22,7 +22,7 @@ func Parse(file string, data []byte) (*Provider, Problems) {
 	var raw rawFile
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
-	c := converter{file: file}
+	c := converter{file: file, noPrices: map[*Version]bool{}}
 	if err := dec.Decode(&raw); err != nil {
 		var te *yaml.TypeError
 		switch {
@@ -33,6 +33,10 @@ func Parse(file string, data []byte) (*Provider, Problems) {
 		}
 		// Unknown keys and misplaced values: what was read is still checked.
 		c.problems = decodeProblems(file, err)
+		c.refused = map[int]bool{}
+		for _, p := range c.problems {
+			c.refused[p.Line] = true
+		}
 	}
 	yaml.Unmarshal(data, &c.root) // decoded once already: cannot fail
 	p := c.provider(&raw)
@@ -46,6 +50,27 @@ func Parse(file string, data []byte) (*Provider, Problems) {
 var yamlLine = regexp.MustCompile(`line (\d+): (.*)`)
 var unknownField = regexp.MustCompile(`field (\S+) not found in type \S+`)
 
+// wrongKind rewrites the decoder's "cannot unmarshal !!int `5` into
+// []tariffs.rawSource" without the names of Go types.
+var wrongKind = regexp.MustCompile("cannot unmarshal !!(\\w+)( .*)? into (\\[\\])?(\\S+)$")
+
+func kindMessage(m []string) string {
+	given := strings.TrimSpace(m[2])
+	switch m[1] {
+	case "map":
+		given = "a mapping"
+	case "seq":
+		given = "a list"
+	}
+	switch {
+	case m[3] != "":
+		return "expected a list, not " + given
+	case strings.HasPrefix(m[4], "tariffs.raw") || strings.HasPrefix(m[4], "map"):
+		return "expected a mapping of keys to values, not " + given
+	}
+	return "expected a single value, not " + given
+}
+
 // decodeProblems turns a YAML decoding error into located problems.
 func decodeProblems(file string, err error) Problems {
 	var ps Problems
@@ -57,6 +82,9 @@ func decodeProblems(file string, err error) Problems {
 		n, _ := strconv.Atoi(m[1])
 		msg := unknownField.ReplaceAllString(m[2], "unknown key \"$1\"")
 		msg = strings.TrimPrefix(msg, "yaml: ")
+		if k := wrongKind.FindStringSubmatch(msg); k != nil {
+			msg = kindMessage(k)
+		}
 		ps = append(ps, Problem{File: file, Line: n, Msg: msg})
 	}
 	if len(ps) == 0 {
@@ -77,13 +105,30 @@ type converter struct {
 	file     string
 	root     yaml.Node // the document, for the lines of values that are absent or null
 	problems Problems
+	refused  map[int]bool      // lines of values the decoder refused (already reported)
+	noPrices map[*Version]bool // versions whose prices the decoder refused
 	models   map[string]*Model
 }
 
 // lineOf returns the line of the node at path (mapping keys and sequence
-// indexes) in the document, or 1 when there is no such node.
+// indexes) in the document, or of the deepest node on the way when there
+// is no such node; 1 at least.
 func (c *converter) lineOf(path ...any) int {
-	n := &c.root
+	n, _ := c.nodeAt(path...)
+	return max(n.Line, 1)
+}
+
+// refusedAt reports whether the decoder refused the value at path (and
+// reported it): checks of what that value should have held are moot.
+func (c *converter) refusedAt(path ...any) bool {
+	n, found := c.nodeAt(path...)
+	return found && c.refused[n.Line]
+}
+
+// nodeAt returns the node at path, or the deepest node on the way and
+// found = false.
+func (c *converter) nodeAt(path ...any) (n *yaml.Node, found bool) {
+	n = &c.root
 	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
 		n = n.Content[0]
 	}
@@ -102,11 +147,11 @@ func (c *converter) lineOf(path ...any) int {
 			}
 		}
 		if next == nil {
-			return max(n.Line, 1)
+			return n, false
 		}
 		n = next
 	}
-	return max(n.Line, 1)
+	return n, true
 }
 
 func (c *converter) errorf(line int, format string, args ...any) {
@@ -148,7 +193,7 @@ func (c *converter) provider(raw *rawFile) *Provider {
 	default:
 		c.errorf(1, "billing_time is required (start, first_token or end)")
 	}
-	if len(raw.Sources) == 0 {
+	if len(raw.Sources) == 0 && !c.refusedAt("sources") {
 		c.errorf(1, "sources: at least one source is required")
 	}
 	for _, s := range raw.Sources {
@@ -157,7 +202,7 @@ func (c *converter) provider(raw *rawFile) *Provider {
 	c.modelsOf(p, raw.Models)
 	p.Calendar = c.calendar(raw.Calendar)
 	for i := range raw.Versions {
-		if v, placed := c.version(p, &raw.Versions[i], c.lineOf("versions", i)); placed {
+		if v, placed := c.version(p, &raw.Versions[i], i); placed {
 			p.Versions = append(p.Versions, v)
 		}
 	}

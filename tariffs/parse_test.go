@@ -158,7 +158,37 @@ versions:
 		{
 			name: "a list where a price belongs is reported once",
 			file: head + "versions:\n  - effective: 2026-01-01T00:00:00Z\n    prices: {m: {standard: {input: [1], output: 2}}}\n",
-			want: []string{"t.yaml:12: expected a single value, not a list or mapping"},
+			want: []string{"t.yaml:12: expected a single value, not a list"},
+		},
+		{
+			name: "values of the wrong kind are reported once each, in the file's terms",
+			file: `provider: p
+currency: USD
+timezone: {zone: UTC}
+billing_time: end
+sources: 5
+calendar: 5
+models:
+  - id: m
+    names: {a: 1}
+versions:
+  - effective: 2026-01-01T00:00:00Z
+    periods: 7
+    prices:
+      m:
+        standard: 5
+  - effective: 2026-02-01T00:00:00Z
+    prices: [3]
+`,
+			want: []string{
+				"t.yaml:3: expected a single value, not a mapping",
+				"t.yaml:5: expected a list, not `5`",
+				"t.yaml:6: expected a mapping of keys to values, not `5`",
+				"t.yaml:9: expected a list, not a mapping",
+				"t.yaml:12: expected a list, not `7`",
+				"t.yaml:15: expected a mapping of keys to values, not `5`",
+				"t.yaml:17: expected a mapping of keys to values, not a list",
+			},
 		},
 		{
 			name: "model dropped without retirement",

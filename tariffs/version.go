@@ -19,7 +19,8 @@ const (
 // missing or malformed is still checked through (its periods, prices and
 // retirements), so one pass finds every problem, but placed is false: it
 // cannot be put in order with the others.
-func (c *converter) version(p *Provider, r *rawVersion, line int) (v *Version, placed bool) {
+func (c *converter) version(p *Provider, r *rawVersion, i int) (v *Version, placed bool) {
+	line := c.lineOf("versions", i)
 	v = &Version{Name: r.Name.Value, Note: r.Note.Value, Source: r.Source.Value,
 		Zone: p.Zone, calendar: &p.Calendar, Line: line, named: r.Name.Value != ""}
 	if r.Effective.Set {
@@ -45,6 +46,9 @@ func (c *converter) version(p *Provider, r *rawVersion, line int) (v *Version, p
 		c.warnf(r.Effective.Line, "version %s: zone %s has an offset that is not whole minutes (database push-down needs whole-minute boundaries)", v.Name, v.Zone)
 	}
 	c.periods(v, r)
+	if c.refusedAt("versions", i, "prices") {
+		c.noPrices[v] = true
+	}
 	c.prices(v, r)
 	c.retire(v, r)
 	return v, placed
@@ -163,7 +167,7 @@ func indexOf(list []string, s string) int {
 // prices reads the version's rates per model, period and tier.
 func (c *converter) prices(v *Version, r *rawVersion) {
 	v.Prices = map[*Model]*ModelPrices{}
-	if len(r.Prices) == 0 {
+	if len(r.Prices) == 0 && !c.noPrices[v] {
 		c.errorf(v.Line, "version %s prices no model (prices is required)", v.Name)
 	}
 	for _, e := range r.Prices {
@@ -234,7 +238,7 @@ func (c *converter) rates(v *Version, model, period string, r rawRates) Rates {
 		}
 	}
 	for _, u := range []Usage{Input, Output} {
-		if !r.Price[u].Set {
+		if !r.Price[u].Set && !c.refused[r.Line] {
 			c.errorf(r.Line, "version %s: model %q period %q: %s price is required", v.Name, model, period, u)
 		}
 	}
@@ -259,7 +263,7 @@ func (c *converter) retire(v *Version, r *rawVersion) {
 // checkVersions checks the order of versions and that no model silently
 // drops out of the price list.
 func (c *converter) checkVersions(p *Provider, raws []rawVersion) {
-	if len(raws) == 0 {
+	if len(raws) == 0 && !c.refusedAt("versions") {
 		c.errorf(1, "versions: at least one version is required")
 	}
 	names := map[string]int{}
@@ -281,7 +285,7 @@ func (c *converter) checkVersions(p *Provider, raws []rawVersion) {
 		}
 		prev.End = v.Effective
 		for _, m := range p.Models {
-			if prev.Prices[m] != nil && v.Prices[m] == nil && !v.Retired[m] {
+			if prev.Prices[m] != nil && v.Prices[m] == nil && !v.Retired[m] && !c.noPrices[v] {
 				c.errorf(v.Line, "%s: model %q was priced in %s and is neither priced nor retired here", v.label(), m.ID, prev.label())
 			}
 		}
