@@ -296,7 +296,7 @@ func TestScenarioHandFigures(t *testing.T) {
 				pc := rec.AddPriced(c)
 				blend.AddPriced(c)
 				_, cost := pc.Cost(c)
-				if c.RequestID != w.id || pc.Outcome != w.outcome || pc.Quote.PeriodName() != w.period || !cost.Equal(dec(t, w.cost)) {
+				if c.RequestID != w.id || pc.Outcome != w.outcome || pc.Quote.PeriodName() != w.period || !cost.Equal(figure(t, w.cost)) {
 					t.Errorf("call %d: %s %s %q costs %s; by hand %s %s %q costs %s",
 						i, c.RequestID, pc.Outcome, pc.Quote.PeriodName(), cost, w.id, w.outcome, w.period, w.cost)
 				}
@@ -315,9 +315,9 @@ func checkReconciliation(t *testing.T, r *pricing.Reconciliation, want scenarioF
 		name      string
 		got, want decimal.Decimal
 	}{
-		{"official", r.Totals.Official, dec(t, want.official)},
-		{"recorded", r.Totals.Recorded, dec(t, want.recorded)},
-		{"gap", r.Totals.Gap, dec(t, want.gap)},
+		{"official", r.Totals.Official, figure(t, want.official)},
+		{"recorded", r.Totals.Recorded, figure(t, want.recorded)},
+		{"gap", r.Totals.Gap, figure(t, want.gap)},
 	} {
 		if !f.got.Equal(f.want) {
 			t.Errorf("total %s = %s, by hand %s", f.name, f.got, f.want)
@@ -328,7 +328,7 @@ func checkReconciliation(t *testing.T, r *pricing.Reconciliation, want scenarioF
 	}
 	for i, g := range r.Groups {
 		w := want.groups[i]
-		if g.Key.Model != w.model || g.Key.Version != w.version || g.Key.Period != w.period || !g.Official.Equal(dec(t, w.official)) {
+		if g.Key.Model != w.model || g.Key.Version != w.version || g.Key.Period != w.period || !g.Official.Equal(figure(t, w.official)) {
 			t.Errorf("group %d: %s %q %q official %s; by hand %s %q %q %s", i, g.Key.Model, g.Key.Version, g.Key.Period, g.Official,
 				w.model, w.version, w.period, w.official)
 		}
@@ -342,7 +342,7 @@ func checkReconciliation(t *testing.T, r *pricing.Reconciliation, want scenarioF
 		t.Errorf("explanations %v, by hand %v", got, want.explained)
 	}
 	for k, amount := range want.explained {
-		if a, ok := got[k]; !ok || !a.Equal(dec(t, amount)) {
+		if a, ok := got[k]; !ok || !a.Equal(figure(t, amount)) {
 			t.Errorf("explanation %s = %s, by hand %s", k, a, amount)
 		}
 	}
@@ -354,7 +354,7 @@ func checkBlend(t *testing.T, b *pricing.Blend, want scenarioFigures) {
 		t.Fatalf("%d blended models, the scenario has one", len(b.Models))
 	}
 	m := b.Models[0]
-	if !m.Official.Equal(dec(t, want.blendOfficial)) || !m.AtBlended.Equal(dec(t, want.atBlended)) {
+	if !m.Official.Equal(figure(t, want.blendOfficial)) || !m.AtBlended.Equal(figure(t, want.atBlended)) {
 		t.Errorf("official %s, at blended %s; by hand %s, %s", m.Official, m.AtBlended, want.blendOfficial, want.atBlended)
 	}
 	if len(m.Prices) != len(want.blend) {
@@ -367,13 +367,13 @@ func checkBlend(t *testing.T, b *pricing.Blend, want scenarioFigures) {
 			continue
 		}
 		// Peak shares are compared at the six places reports show them.
-		if tokens := decimal.NewFromInt(p.Tokens); !tokens.Equal(dec(t, w[0])) || !p.PeakShare.Round(6).Equal(dec(t, w[1])) || !p.Blended.Equal(dec(t, w[2])) {
+		if tokens := decimal.NewFromInt(p.Tokens); !tokens.Equal(figure(t, w[0])) || !p.PeakShare.Round(6).Equal(figure(t, w[1])) || !p.Blended.Equal(figure(t, w[2])) {
 			t.Errorf("%s: %d tokens, peak share %s, blended %s; by hand %s, %s, %s", p.Usage, p.Tokens, p.PeakShare, p.Blended, w[0], w[1], w[2])
 		}
 	}
 }
 
-func dec(t *testing.T, s string) decimal.Decimal {
+func figure(t *testing.T, s string) decimal.Decimal {
 	t.Helper()
 	d, err := decimal.NewFromString(s)
 	if err != nil {
