@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"hash/maphash"
 	"math/rand/v2"
-	"os"
 	"testing"
 	"time"
 
@@ -16,7 +15,7 @@ import (
 
 func testCatalog(t testing.TB) *tariffs.Catalog {
 	t.Helper()
-	cat, ps := tariffs.Load(os.DirFS("../tariffs/testdata"), "tariffs/testdata")
+	cat, ps := tariffs.Load("../tariffs/testdata")
 	if len(ps) > 0 {
 		t.Fatal(ps)
 	}
