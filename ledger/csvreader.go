@@ -40,13 +40,14 @@ type csvReader struct {
 
 // csvChunk is a run of whole records, or a fatal error in input order.
 type csvChunk struct {
-	buf    []byte // pooled storage, returned after parsing
-	data   []byte
-	line   int    // line number of data[0]
-	lines  int    // newlines in data: a bound on its rows
-	broken string // why data, the first line of a record, is skipped; "" when it is not
-	err    error
-	out    chan csvResult
+	buf     []byte // pooled storage, returned after parsing
+	data    []byte
+	line    int    // line number of data[0]
+	lines   int    // newlines in data: a bound on its rows
+	broken  string // why data, the first line of a record, is skipped; "" when it is not
+	noQuote bool   // data holds no quote
+	err     error
+	out     chan csvResult
 }
 
 type csvResult struct {
@@ -249,7 +250,7 @@ func (r *csvReader) cut() {
 			return
 		}
 		data := buf[:n]
-		end, open := scanRecords(data)
+		end, open, quoted := scanRecords(data)
 		broken := ""
 		switch {
 		case eof && !open:
@@ -278,7 +279,7 @@ func (r *csvReader) cut() {
 		rest := data[end:]
 		nextBuf := r.getBuf(len(rest) + r.chunkSize/2)
 		copy(nextBuf, rest)
-		chunk := &csvChunk{buf: buf, data: data[:end], line: line, broken: broken}
+		chunk := &csvChunk{buf: buf, data: data[:end], line: line, broken: broken, noQuote: !quoted}
 		chunk.lines = bytes.Count(chunk.data, nl)
 		line += chunk.lines
 		if !r.send(chunk) {
@@ -362,6 +363,7 @@ func (w *csvWorker) parse(ch *csvChunk) []*Batch {
 	}
 	data, pos, line := ch.data, 0, ch.line
 	w.v.data = data
+	w.sp.noQuote = ch.noQuote
 	ncols := len(r.pos)
 	for pos < len(data) {
 		next, lines, blank, bad := w.sp.record(data, pos)

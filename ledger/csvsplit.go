@@ -18,15 +18,17 @@ import (
 // same rule, so chunks always end on record boundaries.
 
 // scanRecords reports where the last complete record in data ends (the
-// index just past its newline; 0 when no record is complete) and whether
-// data ends inside a quoted field. data must start at a record start.
-func scanRecords(data []byte) (end int, open bool) {
+// index just past its newline; 0 when no record is complete), whether
+// data ends inside a quoted field, and whether data holds a quote at all.
+// data must start at a record start.
+func scanRecords(data []byte) (end int, open, quoted bool) {
 	seg, i := 0, 0
 	for {
 		q := bytes.IndexByte(data[i:], '"')
 		if q < 0 {
 			break
 		}
+		quoted = true
 		q += i
 		if q > 0 && data[q-1] != ',' && data[q-1] != '\n' {
 			i = q + 1 // a literal quote inside an unquoted field
@@ -39,7 +41,7 @@ func scanRecords(data []byte) (end int, open bool) {
 		for {
 			c := bytes.IndexByte(data[j:], '"')
 			if c < 0 {
-				return end, true
+				return end, true, true
 			}
 			c += j
 			if c+1 < len(data) && data[c+1] == '"' {
@@ -53,7 +55,7 @@ func scanRecords(data []byte) (end int, open bool) {
 	if nl := bytes.LastIndexByte(data[seg:], '\n'); nl >= 0 {
 		end = seg + nl + 1
 	}
-	return end, false
+	return end, false, quoted
 }
 
 // splitter splits records into fields. Field slices point into the input,
@@ -65,6 +67,9 @@ type splitter struct {
 	dst *rowFields
 	pos []int
 	n   int
+	// noQuote: the input is known to hold no quote, so records need not
+	// be searched for one.
+	noQuote bool
 }
 
 // trashCol is the rowFields slot that receives ignored columns.
@@ -82,7 +87,7 @@ func (s *splitter) record(data []byte, pos int) (next, lines int, blank bool, ba
 	if eol := bytes.IndexByte(line, '\n'); eol >= 0 {
 		line, next, lines = line[:eol], pos+eol+1, 1
 	}
-	if bytes.IndexByte(line, '"') >= 0 {
+	if !s.noQuote && bytes.IndexByte(line, '"') >= 0 {
 		return s.slowRecord(data, pos)
 	}
 	if n := len(line); n > 0 && line[n-1] == '\r' {

@@ -132,9 +132,9 @@ func TestScanRecords(t *testing.T) {
 		{"no record", "abc", 0, false},
 	}
 	for _, tt := range tests {
-		end, open := scanRecords([]byte(tt.in))
-		if end != tt.end || open != tt.open {
-			t.Errorf("%s: scanRecords(%q) = %d, %v; want %d, %v", tt.name, tt.in, end, open, tt.end, tt.open)
+		end, open, quoted := scanRecords([]byte(tt.in))
+		if end != tt.end || open != tt.open || quoted != strings.Contains(tt.in, `"`) {
+			t.Errorf("%s: scanRecords(%q) = %d, %v, %v; want %d, %v", tt.name, tt.in, end, open, quoted, tt.end, tt.open)
 		}
 	}
 }
