@@ -51,5 +51,5 @@ sample: ## regenerate the bundled sample spend logs
 	$(GO) run $(GEN) -rows 12000 -seed 1 -start 2026-10-01T00:00:00Z -days 31 -o $(SAMPLE)
 	$(GO) run $(GEN) -rows 1000 -seed 1 -start 2026-10-01T00:00:00Z -days 31 -format dump -o $(SAMPLE_DUMP)
 
-bench-reconcile: ## time tokenfare reconcile against readsum and DuckDB on 5M rows
+bench-reconcile: ## time tokenfare reconcile against readsum, DuckDB and zcat on 5M rows; peak RSS on 5M and 20M
 	bench/run.sh
