@@ -1,0 +1,244 @@
+package postgres
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The SQL below is built from fixed fragments and the columns the probe
+// found; every value the user gives is a parameter.
+//
+// Each row is first judged plain ("ok") or odd. A plain row's metadata is
+// an object whose token counts are absent or small non-negative integers,
+// its counts add up, its spend is a finite non-negative number, its status
+// is known and its instants are in order: the database can split its tokens
+// and pick its aliases exactly as ledger.SpendLogMapper would. An odd row
+// is sent as it is (metadata text and all) for the mapper to read or
+// reject with its reason.
+
+// q quotes an identifier of LiteLLM's mixed-case schema.
+func q(name string) string { return `"` + name + `"` }
+
+// fragments are the SQL expressions of one query, for the columns present.
+type fragments struct {
+	s *schema
+}
+
+// col returns sl.<name>, or NULL of the type when the column is absent.
+func (f fragments) col(name, typ string) string {
+	if f.s.spend[name] {
+		return "sl." + q(name)
+	}
+	return "NULL::" + typ
+}
+
+const (
+	au      = `sl.metadata->'additional_usage_values'`
+	cached  = au + `->'prompt_tokens_details'->'cached_tokens'`
+	write1  = au + `->'prompt_tokens_details'->'cache_creation_tokens'`
+	write2  = au + `->'cache_creation_input_tokens'`
+	reason  = au + `->'completion_tokens_details'->'reasoning_tokens'`
+	metaKey = `sl.metadata->'user_api_key_alias'`
+	metaTA  = `sl.metadata->'user_api_key_team_alias'`
+	metaTID = `sl.metadata->'user_api_key_team_id'`
+)
+
+// jsonCount is a metadata token count as an integer: absent and null are 0.
+func jsonCount(x string) string {
+	return fmt.Sprintf(`(CASE WHEN jsonb_typeof(%[1]s) = 'number' AND (%[1]s)::text ~ '^[0-9]{1,9}$' THEN ((%[1]s)::text)::int ELSE 0 END)`, x)
+}
+
+// jsonCountOK says a metadata token count is absent, null or a small
+// non-negative integer.
+func jsonCountOK(x string) string {
+	return fmt.Sprintf(`(%[1]s IS NULL OR jsonb_typeof(%[1]s) = 'null' OR (jsonb_typeof(%[1]s) = 'number' AND (%[1]s)::text ~ '^[0-9]{1,9}$'))`, x)
+}
+
+// jsonText is a metadata label as the mapper reads it: a string, or a
+// number as written; NULL for any other kind.
+func jsonText(x string) string {
+	return fmt.Sprintf(`(CASE WHEN jsonb_typeof(%[1]s) IN ('string', 'number') THEN %[1]s#>>'{}' END)`, x)
+}
+
+// objectOrNull says a JSON member is absent, null or an object.
+func objectOrNull(x string) string {
+	return fmt.Sprintf(`(%[1]s IS NULL OR jsonb_typeof(%[1]s) IN ('object', 'null'))`, x)
+}
+
+// writeTokens is the cache-write count: the prompt detail, unless absent
+// or 0, else Anthropic's cache_creation_input_tokens.
+const writeTokens = `(CASE WHEN (` + write1 + ` IS NULL OR jsonb_typeof(` + write1 + `) = 'null' OR ` + write1 + ` = '0'::jsonb)
+	AND ` + write2 + ` IS NOT NULL AND jsonb_typeof(` + write2 + `) <> 'null' THEN %s ELSE %s END)`
+
+func (f fragments) cached() string    { return jsonCount(cached) }
+func (f fragments) reasoning() string { return jsonCount(reason) }
+func (f fragments) write() string {
+	return fmt.Sprintf(writeTokens, jsonCount(write2), jsonCount(write1))
+}
+
+// ok is the plain-row test.
+func (f fragments) ok() string {
+	status := "TRUE"
+	if f.s.spend["status"] {
+		status = `(sl.status IS NULL OR lower(sl.status) IN ('', 'success', 'failure', 'failed'))`
+	}
+	first := "TRUE"
+	if f.s.spend["completionStartTime"] {
+		first = `(sl."completionStartTime" IS NULL OR (sl."completionStartTime" >= sl."startTime" AND sl."completionStartTime" < '2262-01-01'))`
+	}
+	end := "TRUE"
+	if f.s.spend["endTime"] {
+		end = `(sl."endTime" IS NULL OR (sl."endTime" >= sl."startTime" AND sl."endTime" < '2262-01-01'))`
+	}
+	meta := "FALSE"
+	if f.s.spend["metadata"] {
+		meta = strings.Join([]string{
+			`(sl.metadata IS NULL OR jsonb_typeof(sl.metadata) = 'object')`,
+			objectOrNull(au), objectOrNull(au + `->'prompt_tokens_details'`), objectOrNull(au + `->'completion_tokens_details'`),
+			jsonCountOK(cached), jsonCountOK(write1), jsonCountOK(write2), jsonCountOK(reason),
+			fmt.Sprintf(`sl.prompt_tokens >= %s + %s`, f.cached(), f.write()),
+			fmt.Sprintf(`sl.completion_tokens >= %s`, f.reasoning()),
+		}, "\n\t\tAND ")
+	} else {
+		meta = "TRUE"
+	}
+	return strings.Join([]string{
+		`sl.prompt_tokens IS NOT NULL AND sl.prompt_tokens >= 0`,
+		`sl.completion_tokens IS NOT NULL AND sl.completion_tokens >= 0`,
+		`sl.spend IS NOT NULL AND sl.spend >= 0 AND sl.spend <> 'NaN'::float8 AND sl.spend <> 'Infinity'::float8`,
+		`sl."startTime" >= '1678-01-01' AND sl."startTime" < '2262-01-01'`,
+		status, first, end, meta,
+	}, "\n\tAND ")
+}
+
+// keyAlias is the key's alias: the one in the metadata at call time, else
+// the key table's, else the deleted-key table's; NULL when none.
+func (f fragments) keyAlias() string {
+	return fmt.Sprintf("COALESCE(%s, %s)", f.metaText(metaKey), f.joinedKeyAlias())
+}
+
+// joinedKeyAlias is the alias the key tables hold; NULL when none.
+func (f fragments) joinedKeyAlias() string {
+	var parts []string
+	if f.s.keys != nil {
+		parts = append(parts, "NULLIF(vt.key_alias, '')")
+	}
+	if f.s.deleted != nil {
+		parts = append(parts, "NULLIF(dvt.key_alias, '')")
+	}
+	if len(parts) == 0 {
+		return "NULL::text"
+	}
+	return "COALESCE(" + strings.Join(parts, ", ") + ")"
+}
+
+// metaText is a non-empty metadata label, else NULL.
+func (f fragments) metaText(x string) string {
+	if !f.s.spend["metadata"] {
+		return "NULL::text"
+	}
+	return "NULLIF(" + jsonText(x) + ", '')"
+}
+
+// team is the team's name as the mapper picks it: the metadata's team
+// alias, the team table's, the team id, the metadata's team id.
+func (f fragments) team() string {
+	joined := "NULL::text"
+	if f.s.teams != nil {
+		joined = "NULLIF(tt.team_alias, '')"
+	}
+	return fmt.Sprintf("COALESCE(%s, %s, NULLIF(%s, ''), %s)", f.metaText(metaTA), joined, f.col("team_id", "text"), f.metaText(metaTID))
+}
+
+// joinedTeamAlias is the team table's alias; NULL when none.
+func (f fragments) joinedTeamAlias() string {
+	if f.s.teams == nil {
+		return "NULL::text"
+	}
+	return "NULLIF(tt.team_alias, '')"
+}
+
+// key is the hashed key: LiteLLM stores hashes, but a raw "sk-" key that
+// reached the table is hashed as the readers do.
+func (f fragments) key() string {
+	return `(CASE WHEN sl.api_key LIKE 'sk-%' THEN encode(sha256(convert_to(sl.api_key, 'UTF8')), 'hex') ELSE COALESCE(sl.api_key, '') END)`
+}
+
+// from is the FROM clause with the joins that bring aliases and the
+// plain-row test as column ok.
+func (f fragments) from(keys, teams bool) string {
+	var b strings.Builder
+	b.WriteString(`FROM "LiteLLM_SpendLogs" sl`)
+	if keys && f.s.keys != nil {
+		b.WriteString("\nLEFT JOIN \"LiteLLM_VerificationToken\" vt ON vt.token = sl.api_key")
+	}
+	if keys && f.s.deleted != nil {
+		// A key can be deleted more than once (regenerated): its latest
+		// deletion names it, and the join must not repeat the row.
+		order := "token"
+		if f.s.deleted["deleted_at"] {
+			order = "token, deleted_at DESC"
+		}
+		fmt.Fprintf(&b, "\nLEFT JOIN (SELECT DISTINCT ON (token) token, key_alias FROM \"LiteLLM_DeletedVerificationToken\" ORDER BY %s) dvt ON dvt.token = sl.api_key", order)
+	}
+	if teams && f.s.teams != nil && f.s.spend["team_id"] {
+		b.WriteString("\nLEFT JOIN \"LiteLLM_TeamTable\" tt ON tt.team_id = sl.team_id")
+	}
+	fmt.Fprintf(&b, "\nCROSS JOIN LATERAL (SELECT %s AS ok) o", f.ok())
+	return b.String()
+}
+
+// inWindow is the predicate on "startTime" ($1, $2) that its index serves.
+const inWindow = `WHERE sl."startTime" >= $1::timestamp AND sl."startTime" < $2::timestamp`
+
+// rowColumns are the mapper's column names of the row query, in order.
+var rowColumns = []string{"request_id", "startTime", "endTime", "completionStartTime", "api_key", "spend",
+	"prompt_tokens", "completion_tokens", "model", "model_group", "model_id", "custom_llm_provider", "user",
+	"team_id", "status", "metadata", "cached_tokens", "cache_creation_tokens", "reasoning_tokens", "key_alias", "team_alias"}
+
+// rowQuery selects every row of the window as text. A plain row comes
+// with its token split and aliases in flat columns and no metadata; an odd
+// row with its metadata and raw team id. Only odd rows when oddOnly.
+func (f fragments) rowQuery(oddOnly bool) string {
+	plain := func(expr string) string { return fmt.Sprintf("CASE WHEN ok THEN (%s)::text END", expr) }
+	odd := func(expr string) string { return fmt.Sprintf("CASE WHEN NOT ok THEN (%s)::text END", expr) }
+	metaAlias := func(meta, joined string) string {
+		return fmt.Sprintf("CASE WHEN %s IS NULL THEN %s END", f.metaText(meta), joined)
+	}
+	cols := []string{
+		"sl.request_id::text",
+		`sl."startTime"::text`,
+		f.col("endTime", "timestamp") + "::text",
+		f.col("completionStartTime", "timestamp") + "::text",
+		"sl.api_key::text",
+		"sl.spend::text",
+		"sl.prompt_tokens::text",
+		"sl.completion_tokens::text",
+		f.col("model", "text") + "::text",
+		f.col("model_group", "text") + "::text",
+		f.col("model_id", "text") + "::text",
+		f.col("custom_llm_provider", "text") + "::text",
+		f.col("user", "text") + "::text",
+		odd(f.col("team_id", "text")),
+		f.col("status", "text") + "::text",
+		odd(f.col("metadata", "jsonb")),
+		plain(f.metaCount(f.cached())),
+		plain(f.metaCount(f.write())),
+		plain(f.metaCount(f.reasoning())),
+		fmt.Sprintf("CASE WHEN ok THEN %s ELSE %s END", f.keyAlias(), metaAlias(metaKey, f.joinedKeyAlias())),
+		fmt.Sprintf("CASE WHEN ok THEN %s ELSE %s END", f.team(), metaAlias(metaTA, f.joinedTeamAlias())),
+	}
+	where := inWindow
+	if oddOnly {
+		where += " AND NOT ok"
+	}
+	return fmt.Sprintf("SELECT %s\n%s\n%s", strings.Join(cols, ",\n\t"), f.from(true, true), where)
+}
+
+// metaCount is a metadata count, or 0 when the table has no metadata.
+func (f fragments) metaCount(expr string) string {
+	if !f.s.spend["metadata"] {
+		return "0"
+	}
+	return expr
+}
