@@ -28,7 +28,10 @@ type app struct {
 	stdout     io.Writer
 	stderr     io.Writer
 	now        func() time.Time
+	getenv     func(string) string // nil: no environment (tests)
 	tariffsDir string
+
+	shownRejections int // rejected rows listed on stderr so far
 
 	once    sync.Once
 	catalog *tariffs.Catalog
@@ -76,7 +79,7 @@ func findingsError(err error) error { return &exitError{code: exitFindings, err:
 
 // Main runs the command line with args and returns the exit code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, now: time.Now}
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, now: time.Now, getenv: os.Getenv}
 	return run(a, args)
 }
 

@@ -20,6 +20,8 @@ import (
 // sourceOptions are the flags every command that reads calls shares.
 type sourceOptions struct {
 	calls   string
+	dbs     []string
+	rows    bool
 	strict  bool
 	billing string
 	since   string
@@ -28,6 +30,8 @@ type sourceOptions struct {
 
 func (o *sourceOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.calls, "calls", "", "file of logged calls, format detected from content (.gz read as is; - for stdin)")
+	fs.StringArrayVar(&o.dbs, "db", nil, "LiteLLM's PostgreSQL URL, read-only (repeatable: databases are merged; default $DATABASE_URL)")
+	fs.BoolVar(&o.rows, "rows", false, "read database rows one by one instead of summing in the database (finds calls logged in two databases)")
 	fs.BoolVar(&o.strict, "strict", false, "fail at the first rejected row (exit 2) instead of counting it")
 	fs.StringVar(&o.billing, "billing-time", "", "instant that bills a call, overriding each tariff: start, first_token or end")
 }
@@ -73,6 +77,14 @@ func (a *app) priceSource(ctx context.Context, src *sourceOptions, opts pricing.
 	if err != nil {
 		return nil, err
 	}
+	a.defaultDB(src)
+	if len(src.dbs) > 0 && src.calls == "" && each == nil && !src.rows {
+		e, err := a.pushDown(ctx, src, cat, opts)
+		if !errors.Is(err, pricing.ErrNotExact) {
+			return e, err
+		}
+		fmt.Fprintf(a.stderr, "note: summing in the database is not exact here (%v); reading rows instead\n", err)
+	}
 	seen := dedup.New(dedup.Options{})
 	defer seen.Close()
 	opts.Seen = seen
@@ -97,9 +109,28 @@ const maxShownRejections = 20
 // to the engine's accounting, reporting rejections on stderr. Under
 // --strict the first rejection ends the run as bad input.
 func (a *app) readCalls(ctx context.Context, o *sourceOptions, e *pricing.Engine, fn func(*ledger.Call)) error {
-	if o.calls == "" {
-		return usageError(errors.New("no calls to read"), "give --calls FILE (a LiteLLM spend log export, CLIProxyAPI usage, or canonical CSV/JSONL)")
+	a.defaultDB(o)
+	if o.calls == "" && len(o.dbs) == 0 {
+		return usageError(errors.New("no calls to read"), "give --calls FILE (a LiteLLM spend log export, CLIProxyAPI usage, or canonical CSV/JSONL) or --db URL (LiteLLM's PostgreSQL)")
 	}
+	if o.calls != "" {
+		if err := a.readFile(ctx, o, e, fn); err != nil {
+			return err
+		}
+	}
+	for _, url := range o.dbs {
+		if err := a.readDB(ctx, o, url, e, fn); err != nil {
+			return err
+		}
+	}
+	if err := e.Err(); err != nil {
+		return fmt.Errorf("tell duplicates apart: %w", err)
+	}
+	return nil
+}
+
+// readFile reads the calls of --calls.
+func (a *app) readFile(ctx context.Context, o *sourceOptions, e *pricing.Engine, fn func(*ledger.Call)) error {
 	in, name, closeIn, err := a.openInput(o.calls)
 	if err != nil {
 		return err
@@ -112,34 +143,41 @@ func (a *app) readCalls(ctx context.Context, o *sourceOptions, e *pricing.Engine
 	if c, ok := r.(io.Closer); ok {
 		defer c.Close()
 	}
+	err = a.drain(ctx, o, e, func(_ context.Context, b *ledger.Batch) error { return r.Next(b) }, fn)
+	var ee *exitError
+	if err != nil && !errors.As(err, &ee) && !errors.Is(err, context.Canceled) {
+		return usageError(fmt.Errorf("read calls %s: %w", name, trimName(err, name)), "")
+	}
+	return err
+}
+
+// drain reads batches from next until io.EOF: rejected rows to the
+// engine's accounting and stderr, calls to fn.
+func (a *app) drain(ctx context.Context, o *sourceOptions, e *pricing.Engine, next func(context.Context, *ledger.Batch) error, fn func(*ledger.Call)) error {
 	var rows atomic.Int64
 	stop := a.progress(&rows)
 	defer stop()
-	shown := 0
 	var b ledger.Batch
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		err := r.Next(&b)
+		err := next(ctx, &b)
 		if errors.Is(err, io.EOF) {
-			if err := e.Err(); err != nil {
-				return fmt.Errorf("tell duplicates apart: %w", err)
-			}
 			return nil
 		}
 		if err != nil {
-			return usageError(fmt.Errorf("read calls %s: %w", name, trimName(err, name)), "")
+			return err
 		}
 		for _, rej := range b.Rejected {
 			if o.strict {
 				return usageError(fmt.Errorf("read calls: %v", rej), "fix the row, or drop --strict to count rejected rows and go on")
 			}
 			e.Reject()
-			if shown < maxShownRejections {
+			if a.shownRejections < maxShownRejections {
 				fmt.Fprintf(a.stderr, "rejected: %v\n", rej)
 			}
-			shown++
+			a.shownRejections++
 		}
 		for i := range b.Calls {
 			fn(&b.Calls[i])

@@ -96,11 +96,11 @@ func reconciled(t testing.TB, e *pricing.Engine) string {
 // reconciliation to the last digit, every row accounted for.
 func TestPushDownEqualsRows(t *testing.T) {
 	one := pgtest.NewLiteLLM(t, pgtest.SchemaCurrent)
-	loadDump(t, one, sampleDump)
+	one.LoadDump(t, sampleDump)
 	one.Exec(t, oddRows)
 	a, b := pgtest.NewLiteLLM(t, pgtest.SchemaCurrent), pgtest.NewLiteLLM(t, pgtest.SchemaCurrent)
 	for _, db := range []*pgtest.DB{a, b} {
-		loadDump(t, db, sampleDump)
+		db.LoadDump(t, sampleDump)
 		db.Exec(t, oddRows)
 	}
 	a.Exec(t, `DELETE FROM "LiteLLM_SpendLogs" WHERE hashtext(request_id) % 2 = 0`)
@@ -159,7 +159,7 @@ func firstDiff(a, b string) string {
 // decided from minute sums.
 func TestPushDownRefusesPartMinute(t *testing.T) {
 	db := pgtest.NewLiteLLM(t, pgtest.SchemaCurrent)
-	loadDump(t, db, sampleDump)
+	db.LoadDump(t, sampleDump)
 	since := time.Date(2026, 10, 3, 0, 0, 30, 0, time.UTC)
 	e := engineOf(t, since, time.Time{})
 	src, err := New(db.URL, Options{Since: since})
@@ -172,4 +172,3 @@ func TestPushDownRefusesPartMinute(t *testing.T) {
 		t.Errorf("err = %v, want ErrNotExact", err)
 	}
 }
-

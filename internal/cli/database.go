@@ -1,0 +1,117 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/tokenfare/tokenfare/ledger"
+	"github.com/tokenfare/tokenfare/ledger/postgres"
+	"github.com/tokenfare/tokenfare/pricing"
+	"github.com/tokenfare/tokenfare/tariffs"
+)
+
+// defaultDB reads DATABASE_URL, as LiteLLM names it, when neither --calls
+// nor --db is given.
+func (a *app) defaultDB(o *sourceOptions) {
+	if o.calls != "" || len(o.dbs) > 0 || a.getenv == nil {
+		return
+	}
+	if url := a.getenv("DATABASE_URL"); url != "" {
+		o.dbs = []string{url}
+	}
+}
+
+// openDB returns the source of one --db URL for the engine's window.
+func openDB(url string, opts pricing.Options) (*postgres.Source, error) {
+	src, err := postgres.New(url, postgres.Options{Since: opts.Since, Until: opts.Until})
+	if err != nil {
+		return nil, usageError(fmt.Errorf("--db: %w", err), "write a URL like postgres://user:password@host:5432/litellm")
+	}
+	return src, nil
+}
+
+// readDB streams one database's rows to fn, as readFile does a file's.
+func (a *app) readDB(ctx context.Context, o *sourceOptions, url string, e *pricing.Engine, fn func(*ledger.Call)) error {
+	src, err := openDB(url, e.Options())
+	if err != nil {
+		return err
+	}
+	r, err := src.Open(ctx)
+	if err != nil {
+		return dbError(err)
+	}
+	defer r.Close()
+	return a.drainDB(ctx, o, r, e, fn)
+}
+
+func (a *app) drainDB(ctx context.Context, o *sourceOptions, r *postgres.Reader, e *pricing.Engine, fn func(*ledger.Call)) error {
+	err := a.drain(ctx, o, e, r.Next, fn)
+	var ee *exitError
+	if err != nil && !errors.As(err, &ee) && !errors.Is(err, context.Canceled) {
+		return dbError(err)
+	}
+	return err
+}
+
+// dbError makes a database failure bad input (exit 2) with a hint by kind.
+func dbError(err error) error {
+	hint := ""
+	switch {
+	case errors.Is(err, postgres.ErrAuth):
+		hint = "check the user and password of --db (or DATABASE_URL)"
+	case errors.Is(err, postgres.ErrConnection):
+		hint = "check that the server is up and reachable; a run stopped mid-way writes no output"
+	case errors.Is(err, postgres.ErrMissingTable):
+		hint = "point --db at LiteLLM's database (the one its DATABASE_URL names)"
+	case errors.Is(err, postgres.ErrTimeout):
+		hint = "narrow the window with --since/--until, or let the database sum (drop --rows)"
+	case errors.Is(err, context.Canceled):
+		return err
+	}
+	return usageError(err, hint)
+}
+
+// pushDown prices what each database sums, plus the rows it could not sum
+// plainly. It fails with pricing.ErrNotExact when minute sums cannot give
+// the exact answer: the caller then reads rows.
+func (a *app) pushDown(ctx context.Context, o *sourceOptions, cat *tariffs.Catalog, opts pricing.Options) (*pricing.Engine, error) {
+	billing, ok := pricing.CommonBilling(cat, opts.Billing)
+	if !ok {
+		return nil, fmt.Errorf("%w: the tariffs bill by different instants", pricing.ErrNotExact)
+	}
+	e := pricing.New(cat, opts)
+	ao := postgres.AggregateOptions{Billing: billing, TierBounds: pricing.TierBounds(cat),
+		ByKey: hasDim(opts.Dims, pricing.DimKey), ByTeam: hasDim(opts.Dims, pricing.DimTeam), ByUser: hasDim(opts.Dims, pricing.DimUser)}
+	for _, url := range o.dbs {
+		src, err := openDB(url, opts)
+		if err != nil {
+			return nil, err
+		}
+		odd, err := src.Aggregate(ctx, ao, func(g *ledger.Aggregate) error { return e.AddAggregate(g, billing) })
+		if errors.Is(err, pricing.ErrNotExact) {
+			return nil, err
+		}
+		if err != nil {
+			return nil, dbError(err)
+		}
+		if odd != nil {
+			err = a.drainDB(ctx, o, odd, e, func(c *ledger.Call) { e.Add(c) })
+			odd.Close()
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	a.reportRows(e.Rows())
+	return e, nil
+}
+
+func hasDim(dims []pricing.Dim, d pricing.Dim) bool {
+	for _, x := range dims {
+		if x == d {
+			return true
+		}
+	}
+	return false
+}

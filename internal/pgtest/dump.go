@@ -1,0 +1,90 @@
+package pgtest
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// LoadDump copies a LiteLLM_SpendLogs CSV dump into db's table, the
+// columns the table has, keeping the first of repeated request ids as
+// LiteLLM's skip_duplicates insert does.
+func (db *DB) LoadDump(t testing.TB, path string) {
+	t.Helper()
+	ctx := context.Background()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	header, err := readHeader(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := db.Connect(t)
+	var have []string
+	rows, err := conn.Query(ctx, `SELECT attname::text, format_type(atttypid, atttypmod) FROM pg_attribute
+		WHERE attrelid = '"LiteLLM_SpendLogs"'::regclass AND attnum > 0 AND NOT attisdropped`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	types := map[string]string{}
+	for rows.Next() {
+		var c, typ string
+		rows.Scan(&c, &typ)
+		types[c] = typ
+	}
+	var casts []string
+	for _, c := range header {
+		if typ, ok := types[c]; ok {
+			have = append(have, `"`+c+`"`)
+			casts = append(casts, `"`+c+`"::`+typ)
+		}
+	}
+	stage := make([]string, len(header))
+	for i, c := range header {
+		stage[i] = `"` + c + `" text`
+	}
+	if _, err := conn.Exec(ctx, "CREATE TEMP TABLE stage ("+strings.Join(stage, ", ")+", n serial)"); err != nil {
+		t.Fatal(err)
+	}
+	quoted := make([]string, len(header))
+	for i, c := range header {
+		quoted[i] = `"` + c + `"`
+	}
+	if _, err := conn.PgConn().CopyFrom(ctx, f, "COPY stage ("+strings.Join(quoted, ",")+") FROM STDIN CSV HEADER"); err != nil {
+		t.Fatalf("copy %s: %v", path, err)
+	}
+	insert := `INSERT INTO "LiteLLM_SpendLogs" (` + strings.Join(have, ",") + `)
+		SELECT ` + strings.Join(casts, ",") + ` FROM stage ORDER BY n ON CONFLICT (request_id) DO NOTHING`
+	if _, err := conn.Exec(ctx, insert); err != nil {
+		t.Fatalf("insert: %v", err)
+	}
+}
+
+func readHeader(path string) ([]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	return strings.Split(strings.TrimSpace(line), ","), nil
+}
+
+// Export writes db's spend logs as psql's \copy ... CSV HEADER would.
+func (db *DB) Export(t testing.TB) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "spendlogs.csv")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := db.Connect(t).PgConn().CopyTo(context.Background(), f, `COPY "LiteLLM_SpendLogs" TO STDOUT CSV HEADER`); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
