@@ -88,3 +88,32 @@ func (db *DB) Export(t testing.TB) string {
 	return path
 }
 
+
+// Amplify adds n copies of every spend log row, each with its request id
+// suffixed "-copy<i>", for tests that need a large table.
+func (db *DB) Amplify(t testing.TB, n int) {
+	t.Helper()
+	var cols []string
+	rows, err := db.Connect(t).Query(context.Background(), `SELECT attname::text FROM pg_attribute
+		WHERE attrelid = '"LiteLLM_SpendLogs"'::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var c string
+		rows.Scan(&c)
+		cols = append(cols, `"`+c+`"`)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	sel := make([]string, len(cols))
+	for i, c := range cols {
+		sel[i] = c
+		if c == `"request_id"` {
+			sel[i] = `request_id || '-copy' || g`
+		}
+	}
+	db.Exec(t, `INSERT INTO "LiteLLM_SpendLogs" (`+strings.Join(cols, ",")+`) SELECT `+strings.Join(sel, ",")+
+		` FROM "LiteLLM_SpendLogs", generate_series(1, $1) g`, n)
+}

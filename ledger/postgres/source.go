@@ -151,6 +151,8 @@ func (s *Source) wrap(doing string, err error) error {
 		kind = ErrAuth
 	case errors.As(err, &pgErr) && pgErr.Code == "57014":
 		kind = ErrTimeout
+	case errors.As(err, &pgErr) && (strings.HasPrefix(pgErr.Code, "57P") || strings.HasPrefix(pgErr.Code, "08")):
+		kind = ErrConnection // the server ended the session: shutdown, termination
 	case errors.As(err, &pgErr):
 		kind = ErrQuery
 	case errors.Is(err, ErrMissingTable):
@@ -158,10 +160,7 @@ func (s *Source) wrap(doing string, err error) error {
 	case pgconn.SafeToRetry(err) || isConnErr(err):
 		kind = ErrConnection
 	}
-	msg := redact(err.Error(), s.pw)
-	if errors.Is(err, kind) {
-		return fmt.Errorf("%s %s: %s", doing, s.name, msg)
-	}
+	msg := strings.TrimPrefix(redact(err.Error(), s.pw), kind.Error()+": ")
 	return &Error{Kind: kind, Op: doing, DB: s.name, Msg: msg}
 }
 
