@@ -88,7 +88,6 @@ func (db *DB) Export(t testing.TB) string {
 	return path
 }
 
-
 // Amplify adds n copies of every spend log row, each with its request id
 // suffixed "-copy<i>", for tests that need a large table.
 func (db *DB) Amplify(t testing.TB, n int) {
