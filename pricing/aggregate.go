@@ -64,6 +64,9 @@ func (e *Engine) AddAggregate(a *ledger.Aggregate, billedBy tariffs.BillingTime)
 	}
 	q := QuantitiesOf(a.Tokens)
 	q[tariffs.Request] = a.Calls
+	if !e.total.addChecked(&q) {
+		return fmt.Errorf("%w: in the minute %s", ErrTokenSum, a.Minute.Format(time.RFC3339))
+	}
 	b := e.place(&pc, &c, a.ZeroSpend)
 	b.Calls += a.Calls
 	b.Qty.Add(&q)

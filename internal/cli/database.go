@@ -31,29 +31,6 @@ func openDB(url string, opts pricing.Options) (*postgres.Source, error) {
 	return src, nil
 }
 
-// readDB streams one database's rows to fn, as readFile does a file's.
-func (a *app) readDB(ctx context.Context, o *sourceOptions, url string, e *pricing.Engine, fn func(*ledger.Call)) error {
-	src, err := openDB(url, e.Options())
-	if err != nil {
-		return err
-	}
-	r, err := src.Open(ctx)
-	if err != nil {
-		return dbError(err)
-	}
-	defer r.Close()
-	return a.drainDB(ctx, o, r, e, fn)
-}
-
-func (a *app) drainDB(ctx context.Context, o *sourceOptions, r *postgres.Reader, e *pricing.Engine, fn func(*ledger.Call)) error {
-	err := a.drain(ctx, o, e, r.Next, fn)
-	var ee *exitError
-	if err != nil && !errors.As(err, &ee) && !errors.Is(err, context.Canceled) {
-		return dbError(err)
-	}
-	return err
-}
-
 // dbError makes a database failure bad input (exit 2) with a hint by kind.
 func dbError(err error) error {
 	hint := ""
@@ -96,7 +73,7 @@ func (a *app) pushDown(ctx context.Context, o *sourceOptions, cat *tariffs.Catal
 			return nil, dbError(err)
 		}
 		if odd != nil {
-			err = a.drainDB(ctx, o, odd, e, func(c *ledger.Call) { e.Add(c) })
+			err = a.drain(ctx, o, e, odd, func(c *ledger.Call) { e.AddPriced(c) })
 			odd.Close()
 			if err != nil {
 				return nil, err

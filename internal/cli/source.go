@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"io/fs"
 	"sync/atomic"
 	"time"
 
@@ -13,6 +13,7 @@ import (
 
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/ledger/dedup"
+	"github.com/tokenfare/tokenfare/ledger/postgres"
 	"github.com/tokenfare/tokenfare/pricing"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
@@ -113,13 +114,25 @@ func (a *app) readCalls(ctx context.Context, o *sourceOptions, e *pricing.Engine
 	if o.calls == "" && len(o.dbs) == 0 {
 		return usageError(errors.New("no calls to read"), "give --calls FILE (a LiteLLM spend log export, CLIProxyAPI usage, or canonical CSV/JSONL) or --db URL (LiteLLM's PostgreSQL)")
 	}
+	var sources []ledger.Source
 	if o.calls != "" {
-		if err := a.readFile(ctx, o, e, fn); err != nil {
-			return err
-		}
+		sources = append(sources, a.source(o.calls))
 	}
 	for _, url := range o.dbs {
-		if err := a.readDB(ctx, o, url, e, fn); err != nil {
+		src, err := openDB(url, e.Options())
+		if err != nil {
+			return err
+		}
+		sources = append(sources, src)
+	}
+	for _, src := range sources {
+		r, err := src.Open(ctx)
+		if err != nil {
+			return sourceError(err)
+		}
+		err = a.drain(ctx, o, e, r, fn)
+		r.Close()
+		if err != nil {
 			return err
 		}
 	}
@@ -129,31 +142,9 @@ func (a *app) readCalls(ctx context.Context, o *sourceOptions, e *pricing.Engine
 	return nil
 }
 
-// readFile reads the calls of --calls.
-func (a *app) readFile(ctx context.Context, o *sourceOptions, e *pricing.Engine, fn func(*ledger.Call)) error {
-	in, name, closeIn, err := a.openInput(o.calls)
-	if err != nil {
-		return err
-	}
-	defer closeIn()
-	r, err := ledger.Open(name, in, ledger.Options{})
-	if err != nil {
-		return usageError(fmt.Errorf("read calls %s: %w", name, trimName(err, name)), "see docs/calls.md for the formats tokenfare reads")
-	}
-	if c, ok := r.(io.Closer); ok {
-		defer c.Close()
-	}
-	err = a.drain(ctx, o, e, func(_ context.Context, b *ledger.Batch) error { return r.Next(b) }, fn)
-	var ee *exitError
-	if err != nil && !errors.As(err, &ee) && !errors.Is(err, context.Canceled) {
-		return usageError(fmt.Errorf("read calls %s: %w", name, trimName(err, name)), "")
-	}
-	return err
-}
-
-// drain reads batches from next until io.EOF: rejected rows to the
-// engine's accounting and stderr, calls to fn.
-func (a *app) drain(ctx context.Context, o *sourceOptions, e *pricing.Engine, next func(context.Context, *ledger.Batch) error, fn func(*ledger.Call)) error {
+// drain reads r until io.EOF: rejected rows to the engine's accounting and
+// stderr, calls to fn.
+func (a *app) drain(ctx context.Context, o *sourceOptions, e *pricing.Engine, r ledger.Reader, fn func(*ledger.Call)) error {
 	var rows atomic.Int64
 	stop := a.progress(&rows)
 	defer stop()
@@ -162,12 +153,12 @@ func (a *app) drain(ctx context.Context, o *sourceOptions, e *pricing.Engine, ne
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		err := next(ctx, &b)
+		err := r.Next(ctx, &b)
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
 		if err != nil {
-			return err
+			return sourceError(err)
 		}
 		for _, rej := range b.Rejected {
 			if o.strict {
@@ -186,25 +177,35 @@ func (a *app) drain(ctx context.Context, o *sourceOptions, e *pricing.Engine, ne
 	}
 }
 
-// trimName keeps an error from naming the file twice.
-func trimName(err error, name string) error {
-	msg := err.Error()
-	if len(msg) > len(name)+2 && msg[:len(name)+2] == name+": " {
-		return errors.New(msg[len(name)+2:])
+// source is the ledger source of a --calls argument; "-" is stdin.
+func (a *app) source(path string) ledger.Source {
+	if path == "-" {
+		return ledger.StreamSource("stdin", a.stdin, ledger.Options{})
 	}
-	return err
+	return ledger.FileSource(path, ledger.Options{})
 }
 
-// openInput opens a --calls argument; "-" is stdin.
-func (a *app) openInput(path string) (io.Reader, string, func(), error) {
-	if path == "-" {
-		return a.stdin, "stdin", func() {}, nil
+// sourceError sorts a failure to read calls: a database's by its kind,
+// a file's with readError.
+func sourceError(err error) error {
+	var pe *postgres.Error
+	if errors.As(err, &pe) || errors.Is(err, postgres.ErrBadURL) {
+		return dbError(err)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, "", nil, usageError(fmt.Errorf("read calls %s: %w", path, unwrapPathError(err)), "check the path given to --calls")
+	return readError(err)
+}
+
+// readError tells what kind of failure reading calls met: an I/O failure
+// is reported as such, bad content or a bad path as bad input.
+func readError(err error) error {
+	var ie *ledger.InputError
+	switch {
+	case errors.Is(err, ledger.ErrRead), !errors.As(err, &ie):
+		return fmt.Errorf("read calls: %w", err)
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, ledger.ErrNotAFile), errors.Is(err, fs.ErrPermission):
+		return usageError(fmt.Errorf("read calls %w", err), "check the path given to --calls")
 	}
-	return f, path, func() { f.Close() }, nil
+	return usageError(fmt.Errorf("read calls %w", err), "see docs/calls.md for the formats tokenfare reads")
 }
 
 // progress prints the rows read so far on stderr once a second, when stderr

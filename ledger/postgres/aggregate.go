@@ -32,7 +32,7 @@ type AggregateOptions struct {
 // Odd rows (see the row query) are counted in the same scan; when there
 // are any, Aggregate returns a Reader of them alone for the caller to read
 // as rows and close. Otherwise it returns nil.
-func (s *Source) Aggregate(ctx context.Context, o AggregateOptions, fn func(*ledger.Aggregate) error) (*Reader, error) {
+func (s *Source) Aggregate(ctx context.Context, o AggregateOptions, fn func(*ledger.Aggregate) error) (ledger.Reader, error) {
 	ss, err := s.begin(ctx)
 	if err != nil {
 		return nil, err

@@ -45,7 +45,7 @@ func priceRows(t testing.TB, e *pricing.Engine, opts Options, urls ...string) {
 	for _, u := range urls {
 		calls, rejected := readDB(t, u, opts)
 		for i := range calls {
-			e.Add(&calls[i])
+			e.AddPriced(&calls[i])
 		}
 		for range rejected {
 			e.Reject()
@@ -74,7 +74,7 @@ func pricePushDown(t testing.TB, e *pricing.Engine, opts Options, urls ...string
 		calls, rejected := readAll(t, func(b *ledger.Batch) error { return odd.Next(ctx, b) })
 		odd.Close()
 		for i := range calls {
-			e.Add(&calls[i])
+			e.AddPriced(&calls[i])
 		}
 		for range rejected {
 			e.Reject()

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 	"testing"
@@ -58,16 +57,13 @@ func readDB(t testing.TB, url string, opts Options) ([]ledger.Call, []ledger.Rej
 
 func readFile(t testing.TB, path string) ([]ledger.Call, []ledger.Rejection) {
 	t.Helper()
-	f, err := os.Open(path)
+	ctx := context.Background()
+	r, err := ledger.FileSource(path, ledger.Options{}).Open(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	r, err := ledger.Open(path, f, ledger.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return readAll(t, r.Next)
+	defer r.Close()
+	return readAll(t, func(b *ledger.Batch) error { return r.Next(ctx, b) })
 }
 
 // sameCall reports how two calls differ, ignoring where they were read.

@@ -9,6 +9,8 @@ import (
 	"github.com/tokenfare/tokenfare/ledger"
 )
 
+var _ ledger.Source = (*Source)(nil)
+
 // Reader streams the calls of one database's spend logs, in no particular
 // order, from one read-only transaction. Rows arrive as the server sends
 // them: memory holds one batch, never the whole result.
@@ -21,7 +23,7 @@ type Reader struct {
 }
 
 // Open connects, probes the schema and starts the row query.
-func (s *Source) Open(ctx context.Context) (*Reader, error) {
+func (s *Source) Open(ctx context.Context) (ledger.Reader, error) {
 	ss, err := s.begin(ctx)
 	if err != nil {
 		return nil, err
@@ -84,8 +86,7 @@ func (r *Reader) Next(ctx context.Context, b *ledger.Batch) error {
 		c := &b.Calls[len(b.Calls)-1]
 		if reason := r.mapper.Map(vals, "", c); reason != "" {
 			b.Calls = b.Calls[:len(b.Calls)-1]
-			where := r.ss.src.name + " request " + string(vals[0])
-			b.Rejected = append(b.Rejected, ledger.Rejection{Where: where, Reason: reason})
+			b.Rejected = append(b.Rejected, ledger.Rejection{File: r.ss.src.name, Item: "request " + string(vals[0]), Reason: reason})
 		} else {
 			c.Source = c.RequestID
 		}
