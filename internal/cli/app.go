@@ -179,7 +179,7 @@ Exit codes: 0 fine, 1 findings (nothing priced included), 2 bad usage or bad inp
 			stopProfile()
 		}
 	}
-	root.AddCommand(newVersionCmd(a), newTariffsCmd(a), newPriceCmd(a), newReconcileCmd(a), newBlendCmd(a))
+	root.AddCommand(newVersionCmd(a), newTariffsCmd(a), newPriceCmd(a), newReconcileCmd(a), newBlendCmd(a), newChargebackCmd(a))
 	return root
 }
 

@@ -38,6 +38,7 @@ func TestDBEqualsCalls(t *testing.T) {
 		{"reconcile", []string{"reconcile", "--by", "model,key,team,user,day", "--tz", "Asia/Shanghai", "-o", "json"}, false},
 		{"reconcile window", []string{"reconcile", "--since", "2026-10-05", "--until", "2026-10-20T08:00:00Z", "-o", "json"}, true},
 		{"blend", []string{"blend", "--as-of", "2026-11-01", "-o", "json"}, true},
+		{"chargeback", []string{"chargeback", "--month", "2026-10", "--tz", "Asia/Shanghai", "--by", "key,team,user,model", "-o", "json"}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

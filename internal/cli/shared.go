@@ -108,3 +108,22 @@ func groupRunE(cmd *cobra.Command, args []string) error {
 	}
 	return cmd.Help()
 }
+
+// parseMonth reads --month YYYY-MM as the month's first and last instants
+// in zone: [first midnight, next month's first midnight).
+func parseMonth(s string, zone *time.Location) (time.Time, time.Time, error) {
+	t, err := time.ParseInLocation("2006-01", s, zone)
+	if err != nil {
+		return time.Time{}, time.Time{}, usageError(fmt.Errorf("--month %q is not a month", s), "write e.g. --month 2026-09")
+	}
+	return t.UTC(), t.AddDate(0, 1, 0).UTC(), nil
+}
+
+// parseInstantIn reads an instant like parseInstant, a bare date as
+// midnight in zone.
+func parseInstantIn(flag, s string, zone *time.Location) (time.Time, error) {
+	if t, err := time.ParseInLocation(time.DateOnly, s, zone); err == nil {
+		return t.UTC(), nil
+	}
+	return parseInstant(flag, s)
+}
