@@ -9,7 +9,7 @@ GEN      := ./testdata/gen
 SAMPLE      := testdata/sample/spendlogs-2026-10.csv
 SAMPLE_DUMP := testdata/sample/spendlogs-dump-2026-10.csv
 
-.PHONY: help test bench bench-smoke fuzz lint golden build sample bench-reconcile
+.PHONY: help test bench bench-smoke fuzz lint golden build sample bench-reconcile bench-postgres
 
 help: ## list the targets
 	@awk -F':.*## ' '/^[a-z-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -53,3 +53,8 @@ sample: ## regenerate the bundled sample spend logs
 
 bench-reconcile: ## time tokenfare reconcile against readsum and DuckDB on 5M rows
 	bench/run.sh
+
+BENCH_ROWS ?= 5000000
+
+bench-postgres: ## time push-down and row mode against a bare scan on BENCH_ROWS rows in a real PostgreSQL
+	TOKENFARE_BENCH_ROWS=$(BENCH_ROWS) $(GO) test -run='^$$' -bench='^BenchmarkScale$$' -benchtime=1x -timeout=3h -v ./ledger/postgres

@@ -7,13 +7,15 @@ import (
 )
 
 // Aggregate is a group of calls a database summed: calls of one model name,
-// status and grouping whose billing instants fall in one minute and whose
-// prompts fall in one band of prompt-size tier boundaries. Pricing it is
-// exact when no tariff boundary falls inside the minute: every call of the
-// group has the same quote, and costs are linear in token counts.
+// status and grouping whose billing instants fall in one span of time (a
+// minute or an hour) and whose prompts fall in one band of prompt-size tier
+// boundaries. Pricing it is exact when no tariff boundary falls inside the
+// span: every call of the group has the same quote, and costs are linear in
+// token counts.
 type Aggregate struct {
 	Gateway    Gateway
-	Minute     time.Time // start of the minute of the billing instant, UTC
+	Start      time.Time     // start of the span of the billing instants, UTC
+	Span       time.Duration // time.Minute or time.Hour
 	Model      string
 	ModelGroup string
 	Status     Status

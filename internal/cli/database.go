@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/ledger/postgres"
@@ -57,8 +58,15 @@ func (a *app) pushDown(ctx context.Context, o *sourceOptions, cat *tariffs.Catal
 	if !ok {
 		return nil, fmt.Errorf("%w: the tariffs bill by different instants", pricing.ErrNotExact)
 	}
+	span := pricing.AggregateSpan(cat, opts.Since, opts.Until)
+	if span == 0 {
+		return nil, fmt.Errorf("%w: a tariff boundary is not on a whole minute", pricing.ErrNotExact)
+	}
+	if span == time.Hour && (hasDim(opts.Dims, pricing.DimDay) || hasDim(opts.Dims, pricing.DimHour)) && !wholeHours(opts.Zone, opts.Since, opts.Until) {
+		span = time.Minute // days and hours of the report zone do not start on whole UTC hours
+	}
 	e := pricing.New(cat, opts)
-	ao := postgres.AggregateOptions{Billing: billing, TierBounds: pricing.TierBounds(cat),
+	ao := postgres.AggregateOptions{Span: span, Billing: billing, TierBounds: pricing.TierBounds(cat),
 		ByKey: hasDim(opts.Dims, pricing.DimKey), ByTeam: hasDim(opts.Dims, pricing.DimTeam), ByUser: hasDim(opts.Dims, pricing.DimUser)}
 	for _, url := range o.dbs {
 		src, err := openDB(url, opts)
@@ -82,6 +90,20 @@ func (a *app) pushDown(ctx context.Context, o *sourceOptions, cat *tariffs.Catal
 	}
 	a.reportRows(e.Rows())
 	return e, nil
+}
+
+// wholeHours reports whether zone is a whole number of hours off UTC at
+// both ends of the window (now and a year on when open).
+func wholeHours(zone *time.Location, from, until time.Time) bool {
+	if zone == nil {
+		return true
+	}
+	for _, t := range []time.Time{from, until} {
+		if _, off := t.In(zone).Zone(); off%3600 != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func hasDim(dims []pricing.Dim, d pricing.Dim) bool {

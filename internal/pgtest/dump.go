@@ -1,30 +1,39 @@
 package pgtest
 
 import (
+	"bufio"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// LoadDump copies a LiteLLM_SpendLogs CSV dump into db's table, the
-// columns the table has, keeping the first of repeated request ids as
-// LiteLLM's skip_duplicates insert does.
+// LoadDump copies a LiteLLM_SpendLogs CSV dump (psql's \copy ... CSV
+// HEADER) into db's table, the columns the table has, keeping the first of
+// repeated request ids as LiteLLM's skip_duplicates insert does.
 func (db *DB) LoadDump(t testing.TB, path string) {
 	t.Helper()
-	ctx := context.Background()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	header, err := readHeader(path)
+	db.LoadDumpFrom(t, f)
+}
+
+// LoadDumpFrom is LoadDump reading the dump from r.
+func (db *DB) LoadDumpFrom(t testing.TB, r io.Reader) {
+	t.Helper()
+	ctx := context.Background()
+	br := bufio.NewReaderSize(r, 1<<20)
+	line, err := br.ReadString('\n')
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("read the dump's header: %v", err)
 	}
+	header := strings.Split(strings.TrimSpace(line), ",")
 	conn := db.Connect(t)
-	var have []string
 	rows, err := conn.Query(ctx, `SELECT attname::text, format_type(atttypid, atttypmod) FROM pg_attribute
 		WHERE attrelid = '"LiteLLM_SpendLogs"'::regclass AND attnum > 0 AND NOT attisdropped`)
 	if err != nil {
@@ -36,41 +45,30 @@ func (db *DB) LoadDump(t testing.TB, path string) {
 		rows.Scan(&c, &typ)
 		types[c] = typ
 	}
-	var casts []string
+	var have, casts, stage, quoted []string
 	for _, c := range header {
+		stage = append(stage, `"`+c+`" text`)
+		quoted = append(quoted, `"`+c+`"`)
 		if typ, ok := types[c]; ok {
 			have = append(have, `"`+c+`"`)
 			casts = append(casts, `"`+c+`"::`+typ)
 		}
 	}
-	stage := make([]string, len(header))
-	for i, c := range header {
-		stage[i] = `"` + c + `" text`
-	}
-	if _, err := conn.Exec(ctx, "CREATE TEMP TABLE stage ("+strings.Join(stage, ", ")+", n serial)"); err != nil {
+	if _, err := conn.Exec(ctx, "CREATE TEMP TABLE stage ("+strings.Join(stage, ", ")+", n bigserial)"); err != nil {
 		t.Fatal(err)
 	}
-	quoted := make([]string, len(header))
-	for i, c := range header {
-		quoted[i] = `"` + c + `"`
-	}
-	if _, err := conn.PgConn().CopyFrom(ctx, f, "COPY stage ("+strings.Join(quoted, ",")+") FROM STDIN CSV HEADER"); err != nil {
-		t.Fatalf("copy %s: %v", path, err)
+	in := io.MultiReader(strings.NewReader(line), br)
+	if _, err := conn.PgConn().CopyFrom(ctx, in, "COPY stage ("+strings.Join(quoted, ",")+") FROM STDIN CSV HEADER"); err != nil {
+		t.Fatalf("copy the dump: %v", err)
 	}
 	insert := `INSERT INTO "LiteLLM_SpendLogs" (` + strings.Join(have, ",") + `)
 		SELECT ` + strings.Join(casts, ",") + ` FROM stage ORDER BY n ON CONFLICT (request_id) DO NOTHING`
 	if _, err := conn.Exec(ctx, insert); err != nil {
 		t.Fatalf("insert: %v", err)
 	}
-}
-
-func readHeader(path string) ([]string, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
+	if _, err := conn.Exec(ctx, "DROP TABLE stage"); err != nil {
+		t.Fatal(err)
 	}
-	line, _, _ := strings.Cut(string(b), "\n")
-	return strings.Split(strings.TrimSpace(line), ","), nil
 }
 
 // Export writes db's spend logs as psql's \copy ... CSV HEADER would.

@@ -14,6 +14,9 @@ import (
 
 // AggregateOptions say how the database groups calls.
 type AggregateOptions struct {
+	// Span is the length of time the billing instants of a group fall in:
+	// time.Hour or time.Minute (the default), starting on a whole one.
+	Span time.Duration
 	// Billing is the instant truncated to the minute.
 	Billing tariffs.BillingTime
 	// TierBounds are the prompt sizes at which any tariff's tier changes,
@@ -24,7 +27,7 @@ type AggregateOptions struct {
 }
 
 // Aggregate pushes the heavy work down: the database sums the window's
-// plain rows by minute of the billing instant, model, status, zero spend,
+// plain rows by minute (or hour) of the billing instant, model, status, zero spend,
 // prompt-size band and the asked groupings, and fn receives each group.
 // The SQL is a GROUP BY of counts, sums and a minimum that a distributed
 // PostgreSQL (Citus) runs on every shard in parallel.
@@ -69,6 +72,10 @@ func (ss *session) aggregate(ctx context.Context, o AggregateOptions, fn func(*l
 	defer rows.Close()
 	var odd int64
 	var a ledger.Aggregate
+	span := time.Minute
+	if o.Span == time.Hour {
+		span = time.Hour
+	}
 	for rows.Next() {
 		var (
 			ok                                       bool
@@ -87,7 +94,7 @@ func (ss *session) aggregate(ctx context.Context, o AggregateOptions, fn func(*l
 			odd += calls
 			continue
 		}
-		a = ledger.Aggregate{Gateway: ledger.LiteLLM, Minute: minute.UTC(), Model: deref(model), ModelGroup: deref(group),
+		a = ledger.Aggregate{Gateway: ledger.LiteLLM, Start: minute.UTC(), Span: span, Model: deref(model), ModelGroup: deref(group),
 			Key: deref(key), KeyAlias: deref(alias), Team: deref(team), User: deref(user), Calls: calls,
 			Tokens:    ledger.Tokens{Input: prompt - cached - write, CacheRead: cached, CacheWrite: write, Output: out, Reasoning: think},
 			ZeroSpend: *zero, Prompt: bandPrompt(o.TierBounds, int(*band))}
@@ -105,6 +112,14 @@ func (ss *session) aggregate(ctx context.Context, o AggregateOptions, fn func(*l
 		return 0, ss.src.wrap("sum "+tableSpendLogs, err)
 	}
 	return odd, nil
+}
+
+// spanUnit is date_trunc's name for a span.
+func spanUnit(span time.Duration) string {
+	if span == time.Hour {
+		return "hour"
+	}
+	return "minute"
 }
 
 // bandPrompt returns a prompt size inside band i: exceeding the first i
@@ -139,8 +154,10 @@ func (f fragments) billing(b tariffs.BillingTime) string {
 // their own with nothing but their count ($1, $2 the window, $3 the tier
 // bounds).
 func (f fragments) aggregateQuery(o AggregateOptions) string {
-	when := func(expr string) string { return fmt.Sprintf("CASE WHEN ok THEN %s END", expr) }
-	num := func(expr string) string { return fmt.Sprintf("CASE WHEN ok THEN %s ELSE 0 END", expr) }
+	// Odd rows make groups of their own (ok false) whose sums are unused:
+	// nothing below fails on an odd value.
+	when := func(expr string) string { return expr }
+	num := when
 	band := "0"
 	if len(o.TierBounds) > 0 {
 		// width_bucket counts the bounds <= its argument; a tier applies
@@ -159,7 +176,7 @@ func (f fragments) aggregateQuery(o AggregateOptions) string {
 	}
 	inner := []string{
 		"ok",
-		when(fmt.Sprintf("date_trunc('minute', %s)", f.billing(o.Billing))) + " AS minute",
+		when(fmt.Sprintf("date_trunc('%s', %s)", spanUnit(o.Span), f.billing(o.Billing))) + " AS minute",
 		when(fmt.Sprintf("COALESCE(%s, '')", f.col("model", "text"))) + " AS model",
 		when(fmt.Sprintf("COALESCE(%s, '')", f.col("model_group", "text"))) + " AS model_group",
 		when(status) + " AS failed",

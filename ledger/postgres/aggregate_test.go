@@ -54,7 +54,7 @@ func priceRows(t testing.TB, e *pricing.Engine, opts Options, urls ...string) {
 }
 
 // pricePushDown prices what every database summed, and its odd rows.
-func pricePushDown(t testing.TB, e *pricing.Engine, opts Options, urls ...string) {
+func pricePushDown(t testing.TB, e *pricing.Engine, opts Options, span time.Duration, urls ...string) {
 	t.Helper()
 	cat, _ := tariffs.Embedded()
 	ctx := context.Background()
@@ -63,7 +63,7 @@ func pricePushDown(t testing.TB, e *pricing.Engine, opts Options, urls ...string
 		if err != nil {
 			t.Fatal(err)
 		}
-		ao := AggregateOptions{Billing: tariffs.BillEnd, TierBounds: pricing.TierBounds(cat), ByKey: true, ByTeam: true, ByUser: true}
+		ao := AggregateOptions{Span: span, Billing: tariffs.BillEnd, TierBounds: pricing.TierBounds(cat), ByKey: true, ByTeam: true, ByUser: true}
 		odd, err := src.Aggregate(ctx, ao, func(a *ledger.Aggregate) error { return e.AddAggregate(a, tariffs.BillEnd) })
 		if err != nil {
 			t.Fatal(err)
@@ -132,12 +132,18 @@ func TestPushDownEqualsRows(t *testing.T) {
 			wholeRead = r.Read
 			for _, c := range []struct {
 				name string
+				span time.Duration
 				urls []string
-			}{{"one database", []string{one.URL}}, {"two databases", []string{a.URL, b.URL}}} {
+			}{
+				{"one database by minute", time.Minute, []string{one.URL}},
+				{"one database by hour", time.Hour, []string{one.URL}},
+				{"two databases by minute", time.Minute, []string{a.URL, b.URL}},
+				{"two databases by hour", time.Hour, []string{a.URL, b.URL}},
+			} {
 				e := engineOf(t, tt.since, tt.until)
-				pricePushDown(t, e, opts, c.urls...)
+				pricePushDown(t, e, opts, c.span, c.urls...)
 				if got := reconciled(t, e); got != want {
-					t.Errorf("%s: push-down differs from rows:\n%s\nwant\n%s", c.name, firstDiff(got, want), "")
+					t.Errorf("%s: push-down differs from rows:\n%s", c.name, firstDiff(got, want))
 				}
 			}
 		})

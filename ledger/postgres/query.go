@@ -32,26 +32,33 @@ func (f fragments) col(name, typ string) string {
 	return "NULL::" + typ
 }
 
+// Metadata members, as columns of the lateral subqueries of from: each is
+// extracted once per row, counts as text (a JSON number or a string that
+// holds one read alike, as the mapper reads them; JSON null is NULL).
 const (
-	au      = `sl.metadata->'additional_usage_values'`
-	cached  = au + `->'prompt_tokens_details'->'cached_tokens'`
-	write1  = au + `->'prompt_tokens_details'->'cache_creation_tokens'`
-	write2  = au + `->'cache_creation_input_tokens'`
-	reason  = au + `->'completion_tokens_details'->'reasoning_tokens'`
+	au      = `m1.au`
+	cached  = `m2.c`
+	write1  = `m2.w1`
+	write2  = `m2.w2`
+	reason  = `m2.r`
 	metaKey = `sl.metadata->'user_api_key_alias'`
 	metaTA  = `sl.metadata->'user_api_key_team_alias'`
 	metaTID = `sl.metadata->'user_api_key_team_id'`
 )
 
+// countPattern is a token count the database may sum: a small
+// non-negative integer written plainly.
+const countPattern = `'^[0-9]{1,9}$'`
+
 // jsonCount is a metadata token count as an integer: absent and null are 0.
 func jsonCount(x string) string {
-	return fmt.Sprintf(`(CASE WHEN jsonb_typeof(%[1]s) = 'number' AND (%[1]s)::text ~ '^[0-9]{1,9}$' THEN ((%[1]s)::text)::int ELSE 0 END)`, x)
+	return fmt.Sprintf(`(CASE WHEN %[1]s ~ %[2]s THEN (%[1]s)::int ELSE 0 END)`, x, countPattern)
 }
 
 // jsonCountOK says a metadata token count is absent, null or a small
 // non-negative integer.
 func jsonCountOK(x string) string {
-	return fmt.Sprintf(`(%[1]s IS NULL OR jsonb_typeof(%[1]s) = 'null' OR (jsonb_typeof(%[1]s) = 'number' AND (%[1]s)::text ~ '^[0-9]{1,9}$'))`, x)
+	return fmt.Sprintf(`(%[1]s IS NULL OR %[1]s ~ %[2]s)`, x, countPattern)
 }
 
 // jsonText is a metadata label as the mapper reads it: a string, or a
@@ -60,20 +67,24 @@ func jsonText(x string) string {
 	return fmt.Sprintf(`(CASE WHEN jsonb_typeof(%[1]s) IN ('string', 'number') THEN %[1]s#>>'{}' END)`, x)
 }
 
-// objectOrNull says a JSON member is absent, null or an object.
-func objectOrNull(x string) string {
-	return fmt.Sprintf(`(%[1]s IS NULL OR jsonb_typeof(%[1]s) IN ('object', 'null'))`, x)
+// objectOrNull says a JSON type is absent, null or an object.
+func objectOrNull(typ string) string {
+	return fmt.Sprintf(`(%[1]s IS NULL OR %[1]s IN ('object', 'null'))`, typ)
 }
 
 // writeTokens is the cache-write count: the prompt detail, unless absent
 // or 0, else Anthropic's cache_creation_input_tokens.
-const writeTokens = `(CASE WHEN (` + write1 + ` IS NULL OR jsonb_typeof(` + write1 + `) = 'null' OR ` + write1 + ` = '0'::jsonb)
-	AND ` + write2 + ` IS NOT NULL AND jsonb_typeof(` + write2 + `) <> 'null' THEN %s ELSE %s END)`
+const writeTokens = `(CASE WHEN (` + write1 + ` IS NULL OR ` + write1 + ` = '0') AND ` + write2 + ` IS NOT NULL THEN %s ELSE %s END)`
 
-func (f fragments) cached() string    { return jsonCount(cached) }
-func (f fragments) reasoning() string { return jsonCount(reason) }
-func (f fragments) write() string {
-	return fmt.Sprintf(writeTokens, jsonCount(write2), jsonCount(write1))
+// The token counts from metadata, computed once per row in from.
+func (f fragments) cached() string    { return "v.cached" }
+func (f fragments) reasoning() string { return "v.reasoning" }
+func (f fragments) write() string     { return "v.write" }
+
+// counts is the lateral subquery of the metadata token counts.
+func (f fragments) counts() string {
+	return fmt.Sprintf("SELECT %s AS cached, %s AS write, %s AS reasoning",
+		jsonCount(cached), fmt.Sprintf(writeTokens, jsonCount(write2), jsonCount(write1)), jsonCount(reason))
 }
 
 // ok is the plain-row test.
@@ -94,7 +105,7 @@ func (f fragments) ok() string {
 	if f.s.spend["metadata"] {
 		meta = strings.Join([]string{
 			`(sl.metadata IS NULL OR jsonb_typeof(sl.metadata) = 'object')`,
-			objectOrNull(au), objectOrNull(au + `->'prompt_tokens_details'`), objectOrNull(au + `->'completion_tokens_details'`),
+			objectOrNull("m2.aut"), objectOrNull("m2.ptt"), objectOrNull("m2.ctt"),
 			jsonCountOK(cached), jsonCountOK(write1), jsonCountOK(write2), jsonCountOK(reason),
 			fmt.Sprintf(`sl.prompt_tokens >= %s + %s`, f.cached(), f.write()),
 			fmt.Sprintf(`sl.completion_tokens >= %s`, f.reasoning()),
@@ -184,7 +195,20 @@ func (f fragments) from(keys, teams bool) string {
 	if teams && f.s.teams != nil && f.s.spend["team_id"] {
 		b.WriteString("\nLEFT JOIN \"LiteLLM_TeamTable\" tt ON tt.team_id = sl.team_id")
 	}
-	fmt.Fprintf(&b, "\nCROSS JOIN LATERAL (SELECT %s AS ok) o", f.ok())
+	// OFFSET 0 keeps each subquery from being pulled up: its columns are
+	// computed once per row instead of once per use.
+	meta := "NULL::jsonb"
+	if f.s.spend["metadata"] {
+		meta = "sl.metadata->'additional_usage_values'"
+	}
+	fmt.Fprintf(&b, "\nCROSS JOIN LATERAL (SELECT %s AS au OFFSET 0) m1", meta)
+	b.WriteString(`
+CROSS JOIN LATERAL (SELECT m1.au #>> '{prompt_tokens_details,cached_tokens}' AS c,
+	m1.au #>> '{prompt_tokens_details,cache_creation_tokens}' AS w1, m1.au ->> 'cache_creation_input_tokens' AS w2,
+	m1.au #>> '{completion_tokens_details,reasoning_tokens}' AS r, jsonb_typeof(m1.au) AS aut,
+	jsonb_typeof(m1.au->'prompt_tokens_details') AS ptt, jsonb_typeof(m1.au->'completion_tokens_details') AS ctt OFFSET 0) m2`)
+	fmt.Fprintf(&b, "\nCROSS JOIN LATERAL (%s OFFSET 0) v", f.counts())
+	fmt.Fprintf(&b, "\nCROSS JOIN LATERAL (SELECT %s AS ok OFFSET 0) o", f.ok())
 	return b.String()
 }
 
