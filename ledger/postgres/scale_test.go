@@ -42,6 +42,8 @@ func BenchmarkScale(b *testing.B) {
 		b.Fatal(err)
 	}
 	cat, _ := tariffs.Embedded()
+	span := pricing.AggregateSpan(cat, time.Time{}, time.Time{})
+	b.Logf("%d rows; push-down sums by %s", rows, span)
 	report := func(b *testing.B, start time.Time) {
 		b.ReportMetric(float64(rows)*float64(b.N)/time.Since(start).Seconds(), "rows/s")
 	}
@@ -64,7 +66,7 @@ func BenchmarkScale(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			ao := AggregateOptions{Billing: tariffs.BillEnd, TierBounds: pricing.TierBounds(cat), ByKey: true}
+			ao := AggregateOptions{Span: span, Billing: tariffs.BillEnd, TierBounds: pricing.TierBounds(cat), ByKey: true}
 			odd, err := src.Aggregate(ctx, ao, func(a *ledger.Aggregate) error { return e.AddAggregate(a, tariffs.BillEnd) })
 			if err != nil {
 				b.Fatal(err)
