@@ -75,6 +75,10 @@ type Call struct {
 	Status     Status
 	Recorded   decimal.Decimal // spend the gateway recorded
 	Tokens     Tokens
+	// CacheHit: the gateway answered from its own response cache and never
+	// called the provider (LiteLLM cache_hit True). Tokens are those of the
+	// cached answer: what the hit saved.
+	CacheHit bool
 
 	// Identity tells duplicate records apart from distinct ones: two
 	// calls of one gateway with the same non-empty Identity are the same

@@ -3,16 +3,21 @@
 // result. It does no I/O and reads no clock.
 //
 // An Engine classifies each call (priced, unpriced, retired, failed,
-// duplicate, outside the window) and adds its integer quantities into a
-// bucket keyed by model, tariff version, period, tier, outcome and the
-// groupings asked for. A bucket is priced once, at report time, by
+// duplicate, outside the window, answered from the gateway's response
+// cache) and adds its integer quantities into a bucket keyed by model,
+// tariff version, period, tier, outcome and the groupings asked for. A bucket is priced once, at report time, by
 // multiplying its quantities by the decimal prices.
+//
+// Results are typed and carry no file format: amounts are decimal.Decimal,
+// ratios and shares decimal.NullDecimal (not valid when undefined),
+// explanation kinds, outcomes and blend modes are enums, and a group is
+// named by a comparable GroupKey whose fields follow the dimensions. The
+// reports package renders them; nothing here formats money for output.
 //
 // # Invariants
 //
 //   - Money is exact: a bucket's official cost equals the sum of its calls'
-//     own costs to the last digit, whatever the order or chunking of the
-//     input (engines that priced parts of a stream merge exactly).
+//     own costs to the last digit, whatever the order of the input.
 //   - Every call added is counted once in Rows; Rows.Read is the sum of the
 //     other counts.
 //   - The amounts of a reconciliation's explanations, "unexplained"

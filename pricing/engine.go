@@ -302,6 +302,8 @@ func (e *Engine) classify(c *ledger.Call) PricedCall {
 		pc.Outcome = Outside
 	case !e.firstSeen(c):
 		pc.Outcome = Duplicate
+	case c.CacheHit:
+		pc.Outcome = CacheHit
 	case c.Status == ledger.StatusFailure:
 		pc.Outcome = Failed
 	case ref.model == nil:
@@ -428,34 +430,4 @@ func (e *Engine) allBuckets() []*bucket {
 		out = append(out, b)
 	}
 	return out
-}
-
-// merge adds the buckets and rows of o, an engine with the same options
-// that priced another part of the stream.
-func (e *Engine) merge(o *Engine) {
-	e.rows.Add(o.rows)
-	if e.seenErr == nil {
-		e.seenErr = o.seenErr
-	}
-	if e.sumErr == nil {
-		e.sumErr = o.sumErr
-	}
-	if !e.total.addChecked(&o.total) {
-		if e.sumErr == nil {
-			e.sumErr = ErrTokenSum
-		}
-		return
-	}
-	for k, ob := range o.buckets {
-		b := e.buckets[k]
-		if b == nil {
-			cp := *ob
-			e.buckets[k] = &cp
-			continue
-		}
-		b.KeyAlias = firstAlias(b.KeyAlias, ob.KeyAlias)
-		b.Calls += ob.Calls
-		b.Qty.Add(&ob.Qty)
-		b.recorded.Merge(&ob.recorded)
-	}
 }

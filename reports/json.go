@@ -44,6 +44,7 @@ type rowsDoc struct {
 	Duplicate int64 `json:"duplicate"`
 	Rejected  int64 `json:"rejected"`
 	Outside   int64 `json:"outside"`
+	CacheHit  int64 `json:"cache_hit,omitempty"`
 }
 
 type reconciliationDoc struct {
@@ -91,6 +92,7 @@ type explanationDoc struct {
 	Version string `json:"version,omitempty"`
 	Period  string `json:"period,omitempty"`
 	Rates   string `json:"rates,omitempty"`
+	Tokens  int64  `json:"tokens,omitempty"`
 	Detail  string `json:"detail"`
 }
 
@@ -111,7 +113,7 @@ func newReconciliationDoc(r *pricing.Reconciliation) *reconciliationDoc {
 	}
 	for _, x := range r.Explanations {
 		doc.Explanations = append(doc.Explanations, explanationDoc{Kind: x.Kind.String(), Model: x.Model, Calls: x.Calls,
-			Amount: x.Amount.String(), Version: x.Version, Period: x.Period, Rates: x.RatesOf, Detail: x.Detail})
+			Amount: x.Amount.String(), Version: x.Version, Period: x.Period, Rates: x.RatesOf, Tokens: x.Tokens, Detail: x.Detail})
 	}
 	return doc
 }

@@ -38,6 +38,22 @@ func (e *errWriter) printf(format string, args ...any) {
 // money rounds an amount to DisplayPlaces decimals for reading.
 func money(d decimal.Decimal) string { return d.StringFixed(DisplayPlaces) }
 
+// cacheHitNote completes a row accounting line with the response-cache
+// hits, when there are any.
+func cacheHitNote(n int64) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", cache hit %d", n)
+}
+
+// RowCounts lists a row accounting on one line, as the price command
+// reports it on stderr.
+func RowCounts(r pricing.Rows) string {
+	return fmt.Sprintf("read %d, priced %d, unpriced %d, retired %d, failed %d, duplicate %d, rejected %d, outside %d%s",
+		r.Read, r.Priced, r.Unpriced, r.Retired, r.Failed, r.Duplicate, r.Rejected, r.Outside, cacheHitNote(r.CacheHit))
+}
+
 // orDash shows an empty cell as "-".
 func orDash(s string) string {
 	if s == "" {
@@ -49,8 +65,8 @@ func orDash(s string) string {
 func tableReconciliation(out io.Writer, r *pricing.Reconciliation) error {
 	w := &errWriter{w: out}
 	t, rows, cur := r.Totals, r.Rows, currencyText(r.Currencies)
-	w.printf("rows      read %d: priced %d, unpriced %d, retired %d, failed %d, duplicate %d, rejected %d, outside %d\n",
-		rows.Read, rows.Priced, rows.Unpriced, rows.Retired, rows.Failed, rows.Duplicate, rows.Rejected, rows.Outside)
+	w.printf("rows      read %d: priced %d, unpriced %d, retired %d, failed %d, duplicate %d, rejected %d, outside %d%s\n",
+		rows.Read, rows.Priced, rows.Unpriced, rows.Retired, rows.Failed, rows.Duplicate, rows.Rejected, rows.Outside, cacheHitNote(rows.CacheHit))
 	w.printf("official  %s %s\nrecorded  %s %s\ngap       %s (official − recorded); recorded/official = %s\n\n",
 		money(t.Official), cur, money(t.Recorded), cur, money(t.Gap), orDash(ratioText(t.Ratio)))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)

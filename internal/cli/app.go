@@ -7,7 +7,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"runtime/pprof"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -179,24 +181,64 @@ Exit codes: 0 fine, 1 findings (nothing priced included), 2 bad usage or bad inp
 			stopProfile()
 		}
 	}
+	root.Version = buildVersion()
+	root.SetVersionTemplate("tokenfare {{.Version}}\n")
 	root.AddCommand(newVersionCmd(a), newTariffsCmd(a), newPriceCmd(a), newReconcileCmd(a), newBlendCmd(a), newChargebackCmd(a))
 	return root
 }
 
-// Version is the release; overridden at link time with -ldflags "-X ...".
-var Version = "dev"
-
 func newVersionCmd(a *app) *cobra.Command {
 	return &cobra.Command{
-		Use:     "version",
-		Short:   "Print tokenfare's version",
-		Example: "  tokenfare version",
+		Use:   "version",
+		Short: "Print tokenfare's version and the revision it was built from",
+		Long: `Version prints the module version Go recorded in the binary ("(devel)" for a build
+from a work tree), the VCS revision and its time, and "modified" when the work tree had
+uncommitted changes. tokenfare --version prints the same line.`,
+		Example: "  tokenfare version\n  tokenfare --version",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, err := fmt.Fprintf(cmd.OutOrStdout(), "tokenfare %s\n", Version)
+			_, err := fmt.Fprintf(cmd.OutOrStdout(), "tokenfare %s\n", buildVersion())
 			return err
 		},
 	}
+}
+
+// buildVersion describes the running binary from its build information.
+func buildVersion() string {
+	info, _ := debug.ReadBuildInfo()
+	return describeBuild(info)
+}
+
+// describeBuild formats build information as "VERSION, revision REV, TIME,
+// modified, GOVERSION": the main module's version ("(devel)" when Go
+// recorded none), then what the build recorded of its VCS revision and the
+// Go release it was built with; parts not recorded are left out.
+func describeBuild(info *debug.BuildInfo) string {
+	if info == nil {
+		return "(devel)"
+	}
+	version := info.Main.Version
+	if version == "" {
+		version = "(devel)"
+	}
+	vcs := map[string]string{}
+	for _, s := range info.Settings {
+		vcs[s.Key] = s.Value
+	}
+	var about []string
+	if rev := vcs["vcs.revision"]; rev != "" {
+		about = append(about, "revision "+rev)
+	}
+	if t := vcs["vcs.time"]; t != "" {
+		about = append(about, t)
+	}
+	if vcs["vcs.modified"] == "true" {
+		about = append(about, "modified")
+	}
+	if info.GoVersion != "" {
+		about = append(about, "built with "+info.GoVersion)
+	}
+	return strings.Join(append([]string{version}, about...), ", ")
 }
 
 // isTerminal reports whether f is a terminal (for progress output).

@@ -77,7 +77,6 @@ func runPrice(cmd *cobra.Command, a *app, opts *priceOptions) error {
 		return err
 	}
 	rows := e.Rows()
-	fmt.Fprintf(a.stderr, "rows: read %d, priced %d, unpriced %d, retired %d, failed %d, duplicate %d, rejected %d, outside %d\n",
-		rows.Read, rows.Priced, rows.Unpriced, rows.Retired, rows.Failed, rows.Duplicate, rows.Rejected, rows.Outside)
+	fmt.Fprintf(a.stderr, "rows: %s\n", reports.RowCounts(rows))
 	return nil
 }

@@ -17,7 +17,10 @@ import (
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
-const sampleDump = "../../testdata/sample/spendlogs-dump-2026-10.csv"
+const (
+	sampleDump = "../../testdata/sample/spendlogs-dump-2026-10.csv"
+	shapesDump = "../../testdata/litellm/spendlogs-shapes.csv" // every usage shape LiteLLM writes
+)
 
 // readAll returns every call and rejection of a reader, by request id.
 func readAll(t testing.TB, next func(*ledger.Batch) error) ([]ledger.Call, []ledger.Rejection) {
@@ -88,6 +91,7 @@ func TestRowsEqualExport(t *testing.T) {
 		t.Run(schema, func(t *testing.T) {
 			db := pgtest.NewLiteLLM(t, schema)
 			db.LoadDump(t, sampleDump)
+			db.LoadDump(t, shapesDump)
 			fromDB, rejDB := readDB(t, db.URL, Options{})
 			fromFile, rejFile := readFile(t, db.Export(t))
 			if len(fromDB) != len(fromFile) || len(rejDB) != len(rejFile) {

@@ -39,7 +39,6 @@ const (
 	au      = `m1.au`
 	cached  = `m2.c`
 	write1  = `m2.w1`
-	write2  = `m2.w2`
 	reason  = `m2.r`
 	metaKey = `sl.metadata->'user_api_key_alias'`
 	metaTA  = `sl.metadata->'user_api_key_team_alias'`
@@ -72,10 +71,6 @@ func objectOrNull(typ string) string {
 	return fmt.Sprintf(`(%[1]s IS NULL OR %[1]s IN ('object', 'null'))`, typ)
 }
 
-// writeTokens is the cache-write count: the prompt detail, unless absent
-// or 0, else Anthropic's cache_creation_input_tokens.
-const writeTokens = `(CASE WHEN (` + write1 + ` IS NULL OR ` + write1 + ` = '0') AND ` + write2 + ` IS NOT NULL THEN %s ELSE %s END)`
-
 // The token counts from metadata, computed once per row in from.
 func (f fragments) cached() string    { return "v.cached" }
 func (f fragments) reasoning() string { return "v.reasoning" }
@@ -83,8 +78,7 @@ func (f fragments) write() string     { return "v.write" }
 
 // counts is the lateral subquery of the metadata token counts.
 func (f fragments) counts() string {
-	return fmt.Sprintf("SELECT %s AS cached, %s AS write, %s AS reasoning",
-		jsonCount(cached), fmt.Sprintf(writeTokens, jsonCount(write2), jsonCount(write1)), jsonCount(reason))
+	return fmt.Sprintf("SELECT %s AS cached, %s AS write, %s AS reasoning", jsonCount(cached), jsonCount(write1), jsonCount(reason))
 }
 
 // ok is the plain-row test.
@@ -101,24 +95,39 @@ func (f fragments) ok() string {
 	if f.s.spend["endTime"] {
 		end = `(sl."endTime" IS NULL OR (sl."endTime" >= sl."startTime" AND sl."endTime" < '2262-01-01'))`
 	}
-	meta := "FALSE"
+	meta := "TRUE"
 	if f.s.spend["metadata"] {
 		meta = strings.Join([]string{
 			`(sl.metadata IS NULL OR jsonb_typeof(sl.metadata) = 'object')`,
 			objectOrNull("m2.aut"), objectOrNull("m2.ptt"), objectOrNull("m2.ctt"),
-			jsonCountOK(cached), jsonCountOK(write1), jsonCountOK(write2), jsonCountOK(reason),
+			// Only the Chat Completions shape is split here; the Responses
+			// API, Anthropic's and DeepSeek's own counts and the 5m/1h
+			// write split go to the mapper, which knows every shape.
+			`NOT COALESCE(m1.au ?| array['input_tokens', 'output_tokens', 'input_tokens_details', 'output_tokens_details',
+		'cache_read_input_tokens', 'cache_creation_input_tokens', 'prompt_cache_hit_tokens'], FALSE)`,
+			`NOT COALESCE((m1.au->'prompt_tokens_details') ? 'cache_creation_token_details', FALSE)`,
+			jsonCountOK(cached), jsonCountOK(write1), jsonCountOK(reason),
 			fmt.Sprintf(`sl.prompt_tokens >= %s + %s`, f.cached(), f.write()),
 			fmt.Sprintf(`sl.completion_tokens >= %s`, f.reasoning()),
 		}, "\n\t\tAND ")
-	} else {
-		meta = "TRUE"
+	}
+	// A total above prompt + completion tells the mapper that writes or
+	// reasoning lie outside them.
+	total := "TRUE"
+	if f.s.spend["total_tokens"] {
+		total = `(sl.total_tokens IS NULL OR sl.total_tokens <= sl.prompt_tokens + sl.completion_tokens)`
+	}
+	// A response-cache hit is its own outcome: the mapper tells it.
+	hit := `sl.request_id !~ '._cache_hit[0-9]'`
+	if f.s.spend["cache_hit"] {
+		hit = `(CASE WHEN COALESCE(sl.cache_hit, '') = '' THEN ` + hit + ` ELSE lower(sl.cache_hit) <> 'true' END)`
 	}
 	return strings.Join([]string{
 		`sl.prompt_tokens IS NOT NULL AND sl.prompt_tokens >= 0`,
 		`sl.completion_tokens IS NOT NULL AND sl.completion_tokens >= 0`,
 		`sl.spend IS NOT NULL AND sl.spend >= 0 AND sl.spend <> 'NaN'::float8 AND sl.spend <> 'Infinity'::float8`,
 		`sl."startTime" >= '1678-01-01' AND sl."startTime" < '2262-01-01'`,
-		status, first, end, meta,
+		status, first, end, total, hit, meta,
 	}, "\n\tAND ")
 }
 
@@ -204,7 +213,7 @@ func (f fragments) from(keys, teams bool) string {
 	fmt.Fprintf(&b, "\nCROSS JOIN LATERAL (SELECT %s AS au OFFSET 0) m1", meta)
 	b.WriteString(`
 CROSS JOIN LATERAL (SELECT m1.au #>> '{prompt_tokens_details,cached_tokens}' AS c,
-	m1.au #>> '{prompt_tokens_details,cache_creation_tokens}' AS w1, m1.au ->> 'cache_creation_input_tokens' AS w2,
+	m1.au #>> '{prompt_tokens_details,cache_creation_tokens}' AS w1,
 	m1.au #>> '{completion_tokens_details,reasoning_tokens}' AS r, jsonb_typeof(m1.au) AS aut,
 	jsonb_typeof(m1.au->'prompt_tokens_details') AS ptt, jsonb_typeof(m1.au->'completion_tokens_details') AS ctt OFFSET 0) m2`)
 	fmt.Fprintf(&b, "\nCROSS JOIN LATERAL (%s OFFSET 0) v", f.counts())
@@ -217,7 +226,7 @@ const inWindow = `WHERE sl."startTime" >= $1::timestamp AND sl."startTime" < $2:
 
 // rowColumns are the mapper's column names of the row query, in order.
 var rowColumns = []string{"request_id", "startTime", "endTime", "completionStartTime", "api_key", "spend",
-	"prompt_tokens", "completion_tokens", "model", "model_group", "model_id", "custom_llm_provider", "user",
+	"prompt_tokens", "completion_tokens", "total_tokens", "cache_hit", "model", "model_group", "model_id", "custom_llm_provider", "user",
 	"team_id", "status", "metadata", "cached_tokens", "cache_creation_tokens", "reasoning_tokens", "key_alias", "team_alias"}
 
 // rowQuery selects every row of the window as text. A plain row comes
@@ -238,6 +247,8 @@ func (f fragments) rowQuery(oddOnly bool) string {
 		"sl.spend::text",
 		"sl.prompt_tokens::text",
 		"sl.completion_tokens::text",
+		f.col("total_tokens", "integer") + "::text",
+		f.col("cache_hit", "text") + "::text",
 		f.col("model", "text") + "::text",
 		f.col("model_group", "text") + "::text",
 		f.col("model_id", "text") + "::text",
