@@ -216,5 +216,12 @@ func detectCSV(t []byte) (string, error) {
 	case cols["start"] && cols["inputtokens"]:
 		return FormatCanonicalCSV, nil
 	}
+	if len(sp.fields) == 1 {
+		for _, sep := range []struct{ char, name string }{{";", "semicolons"}, {"\t", "tabs"}} {
+			if bytes.Contains(line, []byte(sep.char)) {
+				return "", fmt.Errorf("%w: the header is separated by %s; tokenfare reads comma-separated CSV: export it with commas", ErrUnknownFormat, sep.name)
+			}
+		}
+	}
 	return "", fmt.Errorf("%w: header has neither startTime (LiteLLM_SpendLogs) nor start and input_tokens (canonical)", ErrUnknownFormat)
 }

@@ -1,12 +1,19 @@
 // Package pricing prices logged calls at the tariff in force at their
 // billing instant, and builds reconciliations and blended prices from the
-// result. It does no I/O and reads no clock.
+// result. With Options.TariffAt every call is priced instead at the
+// tariff in force at one instant, as if that version had applied at the
+// call's own instant: the blend a gateway should carry from then on. It does no I/O and reads no clock.
 //
 // An Engine classifies each call (priced, unpriced, retired, failed,
 // duplicate, outside the window, answered from the gateway's response
 // cache) and adds its integer quantities into a bucket keyed by model,
 // tariff version, period, tier, outcome and the groupings asked for. A bucket is priced once, at report time, by
 // multiplying its quantities by the decimal prices.
+//
+// A ThreeWayBuilder sets the gateway's calls beside the provider's own
+// usage and cost exports (package provider) per UTC day, model and key,
+// and splits each gap (billed minus recorded) into the plain reconcile
+// gap, missing and unknown usage, and tariff drift.
 //
 // Results are typed and carry no file format: amounts are decimal.Decimal,
 // ratios and shares decimal.NullDecimal (not valid when undefined),
@@ -22,6 +29,8 @@
 //     other counts.
 //   - The amounts of a reconciliation's explanations, "unexplained"
 //     included, add up to its gap (official minus recorded).
+//   - The parts of a three-way cell's or provider's gap add up to it
+//     (billed minus recorded).
 //   - A blended price lies between the lowest and highest price that applied
 //     in its window; per model, the window's quantities at blended prices
 //     give its official cost to within half a unit of the BlendPlaces-th

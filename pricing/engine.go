@@ -27,6 +27,12 @@ type Options struct {
 	// Seen keeps the identities of the calls read, to tell duplicates;
 	// nil means an in-memory set.
 	Seen Seen
+	// TariffAt, when set, prices every call at the tariff in force at that
+	// instant, as if its version had applied at the call's own instant:
+	// that version's periods, windows and calendar decide each call's
+	// period. Zero prices each call at the version in force at its own
+	// instant.
+	TariffAt time.Time
 }
 
 // Seen records call identities as 64-bit fingerprints with the call's start
@@ -122,6 +128,7 @@ type Engine struct {
 	rows       Rows
 	total      Quantities // of every call in a bucket: no sum of buckets exceeds it
 	sumErr     error
+	noFirst    int64 // calls billed at their start for want of a first-token instant
 }
 
 // refKey is how a call names its model.
@@ -297,6 +304,9 @@ func (e *Engine) classify(c *ledger.Call) PricedCall {
 		billing = *e.opts.Billing
 	}
 	pc.At = billingInstant(c, billing)
+	if billing == tariffs.BillFirstToken && c.FirstToken.IsZero() {
+		e.noFirst++
+	}
 	switch {
 	case (!e.opts.Since.IsZero() && pc.At.Before(e.opts.Since)) || (!e.opts.Until.IsZero() && !pc.At.Before(e.opts.Until)):
 		pc.Outcome = Outside
@@ -366,6 +376,9 @@ func (e *Engine) resolve(c *ledger.Call) *modelRef {
 	for _, n := range []string{c.Model, c.ModelGroup} {
 		if m, ok := e.cat.Resolve(n); ok && n != "" {
 			r.model, r.cursor = m, m.Cursor()
+			if !e.opts.TariffAt.IsZero() {
+				r.cursor = m.CursorAtTariffOf(e.opts.TariffAt)
+			}
 			break
 		}
 	}
@@ -401,6 +414,11 @@ func (e *Engine) firstSeen(c *ledger.Call) bool {
 	}
 	return first || err != nil
 }
+
+// FirstTokenFallbacks returns how many calls read were billed at their
+// start because their billing instant is the first token and the gateway
+// logged none.
+func (e *Engine) FirstTokenFallbacks() int64 { return e.noFirst }
 
 // Err returns the first error of the identity set, or ErrTokenSum, if
 // any: the engine's results are incomplete when it is not nil.

@@ -103,6 +103,11 @@ func tableBlend(out io.Writer, b *pricing.Blend) error {
 	w := &errWriter{w: out}
 	gateway := b.Mode == pricing.ModeGateway
 	w.printf("window    %s to %s (%s)\n", b.From.Format(time.RFC3339), b.Until.Format(time.RFC3339), b.Mode)
+	if b.TariffAt.IsZero() {
+		w.printf("tariff    each call at the version in force at its own instant (historical)\n")
+	} else {
+		w.printf("tariff    in force at %s, applied to every call of the window\n", b.TariffAt.Format(time.RFC3339))
+	}
 	if b.PeakShare.Valid {
 		w.printf("peak share of cost at off-peak prices: %s, used for every price that differs between periods\n", ratioText(b.PeakShare))
 	}
@@ -113,21 +118,21 @@ func tableBlend(out io.Writer, b *pricing.Blend) error {
 	if gateway {
 		used = "SHARE USED\t"
 	}
-	fmt.Fprintf(tw, "MODEL\tUSAGE\tTOKENS\tPEAK SHARE\t%sOFF-PEAK\tPEAK\tBLENDED /1M\tCURRENCY\t\n", used)
+	fmt.Fprintf(tw, "MODEL\tUSAGE\tTOKENS\tPEAK SHARE\t%sOFF-PEAK\tPEAK\tBLENDED /1M\tCURRENCY\tVERSIONS\t\n", used)
 	for _, m := range b.Models {
 		if len(m.Prices) == 0 {
 			if gateway {
 				used = "-\t"
 			}
-			fmt.Fprintf(tw, "%s\t-\t-\t-\t%s-\t-\t%s\t%s\t\n", m.Model, used, m.Reason, m.Currency)
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t%s-\t-\t%s\t%s\t%s\t\n", m.Model, used, m.Reason, m.Currency, strings.Join(m.Versions, ", "))
 			continue
 		}
 		for _, p := range m.Prices {
 			if gateway {
 				used = orDash(ratioText(p.ShareUsed)) + "\t"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s%s\t%s\t%s\t%s\t\n", m.Model, p.Usage, p.Tokens, p.PeakShare.StringFixed(pricing.RatioPlaces),
-				used, p.OffPeak, p.Peak, p.Blended, m.Currency)
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s%s\t%s\t%s\t%s\t%s\t\n", m.Model, p.Usage, p.Tokens, p.PeakShare.StringFixed(pricing.RatioPlaces),
+				used, p.OffPeak, p.Peak, p.Blended, m.Currency, strings.Join(m.Versions, ", "))
 		}
 	}
 	tw.Flush()

@@ -163,3 +163,39 @@ func TestEmbeddedZoneDatabase(t *testing.T) {
 		t.Fatalf("without any zone database on the system: exit %d\nstdout: %.800s\nstderr: %s", code, out, errs)
 	}
 }
+
+// TestBinaryWriteAndCheck runs the CI loop with the built binary: the
+// check fails on hand-set prices, the blend writes the config, and the
+// check then passes.
+func TestBinaryWriteAndCheck(t *testing.T) {
+	bin := binary(t)
+	sample := "../../testdata/sample/spendlogs-2026-10.csv"
+	data, err := os.ReadFile("../../internal/cli/testdata/configs/litellm.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(config, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string
+	}{
+		// 3.0e-7 is deepseek-flash's peak input price: within bounds, but
+		// flash-legacy carries none, and deepseek-flash is time-of-use.
+		{"check before", []string{"check", "--config", config, "--at", "2026-10-29"}, 1, "no-custom-price: flash-legacy"},
+		{"stale", []string{"blend", "--calls", sample, "--as-of", "2026-10-29", "--write", config, "--check"}, 1, "off by"},
+		{"write", []string{"blend", "--calls", sample, "--as-of", "2026-10-29", "--write", config}, 0, "flash-legacy"},
+		{"check after", []string{"check", "--config", config, "--at", "2026-10-29", "-o", "json"}, 0, `"problems": 0`},
+		{"up to date", []string{"blend", "--calls", sample, "--as-of", "2026-10-29", "--write", config, "--check"}, 0, "matches the blend"},
+	}
+	for _, s := range steps {
+		code, out, errs := runBinary(t, exec.Command(bin, s.args...))
+		if code != s.code || !strings.Contains(out, s.stdout) {
+			t.Fatalf("%s: exit %d, want %d; stdout lacks %q?\nstdout: %.1500s\nstderr: %s", s.name, code, s.code, s.stdout, out, errs)
+		}
+	}
+}

@@ -24,7 +24,7 @@ const (
 	exitOK          = 0   // fine
 	exitFindings    = 1   // findings: check failed, stale config, drift beyond --fail-over, nothing priced
 	exitUsage       = 2   // bad usage or bad input
-	exitFailure     = 3   // the run failed: an I/O error reading input or writing output, disk full
+	exitFailure     = 2   // the run failed: an I/O error reading input or writing output, disk full; shares 2 with bad input, without a usage hint
 	exitInterrupted = 130 // interrupted by SIGINT (Ctrl-C) or SIGTERM
 )
 
@@ -43,7 +43,7 @@ type app struct {
 	once    sync.Once
 	catalog *tariffs.Catalog
 	loadErr error
-	started bool // the command's flags and arguments were accepted: errors now are not cobra's
+	started bool // a command's RunE began: cobra accepted its flags and arguments
 }
 
 // Catalog loads the tariff catalog once: the folder given by --tariffs, or
@@ -100,15 +100,13 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return runContext(ctx, a, args)
 }
 
-func run(a *app, args []string) int { return runContext(context.Background(), a, args) }
-
 // runContext runs the command tree and turns its error into an exit code,
 // printing it once.
 func runContext(ctx context.Context, a *app, args []string) int {
 	cmd := newRootCmd(a)
 	cmd.SetArgs(args)
 	cmd.SetIn(a.stdin)
-	cmd.SetOut(a.stdout)
+	cmd.SetOut(outputWriter{a.stdout})
 	cmd.SetErr(a.stderr)
 	err := cmd.ExecuteContext(ctx)
 	var ee *exitError
@@ -161,7 +159,6 @@ Exit codes: 0 fine, 1 findings (nothing priced included), 2 bad usage or bad inp
 	root.PersistentFlags().MarkHidden("cpuprofile")
 	var stopProfile func()
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
-		a.started = true
 		if cpuProfile == "" {
 			return nil
 		}
@@ -183,8 +180,23 @@ Exit codes: 0 fine, 1 findings (nothing priced included), 2 bad usage or bad inp
 	}
 	root.Version = buildVersion()
 	root.SetVersionTemplate("tokenfare {{.Version}}\n")
-	root.AddCommand(newVersionCmd(a), newTariffsCmd(a), newPriceCmd(a), newReconcileCmd(a), newBlendCmd(a), newChargebackCmd(a))
+	root.AddCommand(newVersionCmd(a), newTariffsCmd(a), newPriceCmd(a), newReconcileCmd(a), newBlendCmd(a), newCheckCmd(a), newChargebackCmd(a))
+	markStarted(a, root)
 	return root
+}
+
+// markStarted makes each command note, as its RunE starts, that cobra
+// accepted its flags and arguments: an error after that is the run's own.
+func markStarted(a *app, cmd *cobra.Command) {
+	if run := cmd.RunE; run != nil {
+		cmd.RunE = func(c *cobra.Command, args []string) error {
+			a.started = true
+			return run(c, args)
+		}
+	}
+	for _, sub := range cmd.Commands() {
+		markStarted(a, sub)
+	}
 }
 
 func newVersionCmd(a *app) *cobra.Command {
@@ -249,4 +261,16 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// outputWriter names its write errors as such ("write output: no space
+// left on device"), so that they read as what they are.
+type outputWriter struct{ w io.Writer }
+
+func (o outputWriter) Write(p []byte) (int, error) {
+	n, err := o.w.Write(p)
+	if err != nil {
+		err = fmt.Errorf("write output: %w", err)
+	}
+	return n, err
 }

@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -13,12 +12,10 @@ import (
 
 type chargebackOptions struct {
 	source sourceOptions
-	month  string
 	by     string
 	key    string
 	team   string
 	user   string
-	tz     string
 	output string
 }
 
@@ -48,12 +45,10 @@ Months and bare dates are read in --tz. The blend is always the whole gateway's:
 	opts.source.addFlags(cmd.Flags())
 	opts.source.addWindowFlags(cmd.Flags())
 	fs := cmd.Flags()
-	fs.StringVar(&opts.month, "month", "", "the month to charge back, YYYY-MM, in --tz")
 	fs.StringVar(&opts.by, "by", "key", "groupings, comma-separated: key, team, user, model")
 	fs.StringVar(&opts.key, "key", "", "only the key with this alias or hash")
 	fs.StringVar(&opts.team, "team", "", "only this team")
 	fs.StringVar(&opts.user, "user", "", "only this user")
-	fs.StringVar(&opts.tz, "tz", "UTC", "IANA time zone of --month and bare dates")
 	fs.StringVarP(&opts.output, "output", "o", "table", "output format: table, csv, json or yaml")
 	completeSource(cmd)
 	completeWith(cmd, "output", "table", "csv", "json", "yaml")
@@ -66,21 +61,13 @@ func runChargeback(cmd *cobra.Command, a *app, opts *chargebackOptions) error {
 	if err != nil {
 		return err
 	}
-	zone, err := time.LoadLocation(opts.tz)
-	if err != nil || opts.tz == "Local" {
-		return usageError(fmt.Errorf("--tz %q is not an IANA time zone", opts.tz), "write e.g. --tz UTC or --tz Asia/Shanghai")
-	}
-	from, until, err := opts.period(zone)
+	eopts, err := opts.source.engineOptions()
 	if err != nil {
 		return err
 	}
-	src := opts.source
-	src.since, src.until = "", "" // the period is set below, in --tz
-	eopts, err := src.engineOptions()
-	if err != nil {
-		return err
+	if eopts.Since.IsZero() || eopts.Until.IsZero() {
+		return usageError(errors.New("no period to charge back"), "give --month 2026-09, or --since and --until")
 	}
-	eopts.Since, eopts.Until, eopts.Zone = from, until, zone
 	if eopts.Dims, err = opts.dims(); err != nil {
 		return err
 	}
@@ -88,33 +75,8 @@ func runChargeback(cmd *cobra.Command, a *app, opts *chargebackOptions) error {
 	if err != nil {
 		return err
 	}
-	cb := e.Chargeback(from, until, opts.keep)
+	cb := e.Chargeback(eopts.Since, eopts.Until, opts.keep)
 	return reports.Chargeback(cmd.OutOrStdout(), format, cb)
-}
-
-// period reads --month, or --since and --until, in zone.
-func (o *chargebackOptions) period(zone *time.Location) (time.Time, time.Time, error) {
-	s := &o.source
-	switch {
-	case o.month != "" && (s.since != "" || s.until != ""):
-		return time.Time{}, time.Time{}, usageError(errors.New("--month and --since/--until both given"), "give one period")
-	case o.month != "":
-		return parseMonth(o.month, zone)
-	case s.since == "" || s.until == "":
-		return time.Time{}, time.Time{}, usageError(errors.New("no period to charge back"), "give --month 2026-09, or --since and --until")
-	}
-	from, err := parseInstantIn("since", s.since, zone)
-	if err != nil {
-		return from, from, err
-	}
-	until, err := parseInstantIn("until", s.until, zone)
-	if err != nil {
-		return from, until, err
-	}
-	if !from.Before(until) {
-		return from, until, usageError(fmt.Errorf("--since %s is not before --until %s", s.since, s.until), "")
-	}
-	return from, until, nil
 }
 
 // dims reads --by, adding the dimensions the filters need.

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"os"
 	"path/filepath"
@@ -18,7 +19,7 @@ func runCLI(t *testing.T, stdin string, args ...string) (code int, stdout, stder
 	var out, errb bytes.Buffer
 	a := &app{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errb,
 		now: func() time.Time { return time.Date(2026, 9, 1, 2, 0, 0, 0, time.UTC) }}
-	code = run(a, args)
+	code = runContext(context.Background(), a, args)
 	return code, out.String(), errb.String()
 }
 

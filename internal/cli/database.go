@@ -15,7 +15,7 @@ import (
 // defaultDB reads DATABASE_URL, as LiteLLM names it, when neither --calls
 // nor --db is given.
 func (a *app) defaultDB(o *sourceOptions) {
-	if o.calls != "" || len(o.dbs) > 0 || a.getenv == nil {
+	if len(o.calls) > 0 || len(o.dbs) > 0 || a.getenv == nil {
 		return
 	}
 	if url := a.getenv("DATABASE_URL"); url != "" {
@@ -66,6 +66,7 @@ func (a *app) pushDown(ctx context.Context, o *sourceOptions, cat *tariffs.Catal
 		span = time.Minute // days and hours of the report zone do not start on whole UTC hours
 	}
 	e := pricing.New(cat, opts)
+	r := callReader{a: a, strict: o.strict}
 	ao := postgres.AggregateOptions{Span: span, Billing: billing, TierBounds: pricing.TierBounds(cat),
 		ByKey: hasDim(opts.Dims, pricing.DimKey), ByTeam: hasDim(opts.Dims, pricing.DimTeam), ByUser: hasDim(opts.Dims, pricing.DimUser)}
 	for _, url := range o.dbs {
@@ -81,16 +82,30 @@ func (a *app) pushDown(ctx context.Context, o *sourceOptions, cat *tariffs.Catal
 			return nil, dbError(err)
 		}
 		if odd != nil {
-			err = a.drain(ctx, o, e, odd, func(c *ledger.Call) { e.AddPriced(c) })
-			odd.Close()
+			_, err = r.read(ctx, oddRows{odd, src.Name()}, e, func(c *ledger.Call) { e.AddPriced(c) })
 			if err != nil {
 				return nil, err
 			}
 		}
 	}
-	a.reportRows(e.Rows())
+	if e.Rows().Priced == 0 {
+		return nil, errNothingSummed // row mode says why, file by file
+	}
+	a.reportRows(e.Rows(), r.shown)
 	return e, nil
 }
+
+// errNothingSummed: the database summed no priced call.
+var errNothingSummed = errors.New("nothing priced in the database's sums")
+
+// oddRows is the reader of a database's odd rows as a source already open.
+type oddRows struct {
+	r    ledger.Reader
+	name string
+}
+
+func (o oddRows) Name() string                                { return o.name }
+func (o oddRows) Open(context.Context) (ledger.Reader, error) { return o.r, nil }
 
 // wholeHours reports whether zone is a whole number of hours off UTC at
 // both ends of the window (now and a year on when open).

@@ -15,6 +15,7 @@ import (
 type compareOptions struct {
 	files  []string
 	at     string
+	tz     string
 	output string
 }
 
@@ -39,7 +40,8 @@ make-up workday either side names. Exit 1 when it finds any difference, 0 when n
 			return runTariffsCompare(cmd.Context(), a, cmd.OutOrStdout(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.at, "at", "", "instant to compare prices at (RFC 3339 or date; default now)")
+	cmd.Flags().StringVar(&opts.at, "at", "", "instant to compare prices at (RFC 3339, or a date: midnight in --tz; default now)")
+	cmd.Flags().StringVar(&opts.tz, "tz", "UTC", "IANA time zone a bare --at date is read in")
 	cmd.Flags().StringVarP(&opts.output, "output", "o", "table", "output format: table, csv, json or yaml")
 	completeOutput(cmd, reports.Table, reports.CSV, reports.JSON, reports.YAML)
 	return cmd
@@ -52,7 +54,7 @@ func runTariffsCompare(ctx context.Context, a *app, out io.Writer, opts compareO
 	}
 	at := a.now().UTC()
 	if opts.at != "" {
-		if at, err = parseInstant("at", opts.at); err != nil {
+		if at, err = parseInstantTZ("at", opts.at, opts.tz); err != nil {
 			return err
 		}
 	}
