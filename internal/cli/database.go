@@ -58,16 +58,9 @@ func (a *app) pushDown(ctx context.Context, o *sourceOptions, cat *tariffs.Catal
 	if !ok {
 		return nil, fmt.Errorf("%w: the tariffs bill by different instants", pricing.ErrNotExact)
 	}
-	span := pricing.AggregateSpan(cat, opts.Since, opts.Until)
-	if span == 0 {
-		return nil, fmt.Errorf("%w: a tariff boundary is not on a whole minute", pricing.ErrNotExact)
-	}
-	if span == time.Hour && (hasDim(opts.Dims, pricing.DimDay) || hasDim(opts.Dims, pricing.DimHour)) && !wholeHours(opts.Zone, opts.Since, opts.Until) {
-		span = time.Minute // days and hours of the report zone do not start on whole UTC hours
-	}
 	e := pricing.New(cat, opts)
 	r := callReader{a: a, strict: o.strict}
-	ao := postgres.AggregateOptions{Span: span, Billing: billing, TierBounds: pricing.TierBounds(cat),
+	ao := postgres.AggregateOptions{SpanFor: spanFor(cat, opts), Billing: billing, TierBounds: pricing.TierBounds(cat),
 		ByKey: hasDim(opts.Dims, pricing.DimKey), ByTeam: hasDim(opts.Dims, pricing.DimTeam), ByUser: hasDim(opts.Dims, pricing.DimUser)}
 	for _, url := range o.dbs {
 		src, err := openDB(url, opts)
@@ -106,6 +99,30 @@ type oddRows struct {
 
 func (o oddRows) Name() string                                { return o.name }
 func (o oddRows) Open(context.Context) (ledger.Reader, error) { return o.r, nil }
+
+// spanFor chooses the span the database sums by from the rows' range: an
+// hour when every tariff boundary between the first call's start and a day
+// after the last one's (or the window's edges) falls on a whole hour, and
+// the report zone's days and hours start on whole UTC hours; else a minute.
+func spanFor(cat *tariffs.Catalog, opts pricing.Options) func(first, last time.Time) (time.Duration, error) {
+	return func(first, last time.Time) (time.Duration, error) {
+		from, until := first, last.Add(24*time.Hour)
+		if !opts.Since.IsZero() {
+			from = opts.Since
+		}
+		if !opts.Until.IsZero() {
+			until = opts.Until
+		}
+		span := pricing.AggregateSpan(cat, from, until)
+		if span == 0 {
+			return 0, fmt.Errorf("%w: a tariff boundary is not on a whole minute", pricing.ErrNotExact)
+		}
+		if span == time.Hour && (hasDim(opts.Dims, pricing.DimDay) || hasDim(opts.Dims, pricing.DimHour)) && !wholeHours(opts.Zone, from, until) {
+			span = time.Minute // days and hours of the report zone do not start on whole UTC hours
+		}
+		return span, nil
+	}
+}
 
 // wholeHours reports whether zone is a whole number of hours off UTC at
 // both ends of the window (now and a year on when open).

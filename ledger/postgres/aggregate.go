@@ -17,6 +17,10 @@ type AggregateOptions struct {
 	// Span is the length of time the billing instants of a group fall in:
 	// time.Hour or time.Minute (the default), starting on a whole one.
 	Span time.Duration
+	// SpanFor, when set, chooses the span from the first and last start
+	// instants of the window's rows (read from the "startTime" index); an
+	// error from it ends the run.
+	SpanFor func(first, last time.Time) (time.Duration, error)
 	// Billing is the instant truncated to the minute.
 	Billing tariffs.BillingTime
 	// TierBounds are the prompt sizes at which any tariff's tier changes,
@@ -59,8 +63,21 @@ func (ss *session) aggregate(ctx context.Context, o AggregateOptions, fn func(*l
 	if err != nil {
 		return 0, err
 	}
-	f := fragments{ss.schema}
-	sql := f.aggregateQuery(o)
+	if o.SpanFor != nil {
+		var first, last *time.Time
+		err := ss.tx.QueryRow(ctx, `SELECT min(sl."startTime"), max(sl."startTime") FROM "LiteLLM_SpendLogs" sl `+inWindow,
+			from, until).Scan(&first, &last)
+		if err != nil {
+			return 0, ss.src.wrap("read the range of "+tableSpendLogs, err)
+		}
+		if first == nil {
+			return 0, nil // no rows
+		}
+		if o.Span, err = o.SpanFor(first.UTC(), last.UTC()); err != nil {
+			return 0, err
+		}
+	}
+	sql := fragments{ss.schema}.aggregateQuery(o)
 	args := []any{from, until}
 	if len(o.TierBounds) > 0 {
 		args = append(args, o.TierBounds)

@@ -42,8 +42,12 @@ func BenchmarkScale(b *testing.B) {
 		b.Fatal(err)
 	}
 	cat, _ := tariffs.Embedded()
-	span := pricing.AggregateSpan(cat, time.Time{}, time.Time{})
-	b.Logf("%d rows; push-down sums by %s", rows, span)
+	// The span the command line chooses: from the rows' range.
+	spanFor := func(first, last time.Time) (time.Duration, error) {
+		span := pricing.AggregateSpan(cat, first, last.Add(24*time.Hour))
+		b.Logf("%d rows from %s to %s; push-down sums by %s", rows, first.Format(time.RFC3339), last.Format(time.RFC3339), span)
+		return span, nil
+	}
 	report := func(b *testing.B, start time.Time) {
 		b.ReportMetric(float64(rows)*float64(b.N)/time.Since(start).Seconds(), "rows/s")
 	}
@@ -66,7 +70,7 @@ func BenchmarkScale(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			ao := AggregateOptions{Span: span, Billing: tariffs.BillEnd, TierBounds: pricing.TierBounds(cat), ByKey: true}
+			ao := AggregateOptions{SpanFor: spanFor, Billing: tariffs.BillEnd, TierBounds: pricing.TierBounds(cat), ByKey: true}
 			odd, err := src.Aggregate(ctx, ao, func(a *ledger.Aggregate) error { return e.AddAggregate(a, tariffs.BillEnd) })
 			if err != nil {
 				b.Fatal(err)
