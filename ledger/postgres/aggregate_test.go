@@ -31,7 +31,7 @@ var allDims = []pricing.Dim{pricing.DimModel, pricing.DimKey, pricing.DimTeam, p
 
 func engineOf(t testing.TB, since, until time.Time) *pricing.Engine {
 	t.Helper()
-	cat, probs := tariffs.Embedded()
+	cat, probs := tariffs.Load("")
 	if len(probs.Errors()) > 0 {
 		t.Fatal(probs)
 	}
@@ -56,7 +56,7 @@ func priceRows(t testing.TB, e *pricing.Engine, opts Options, urls ...string) {
 // pricePushDown prices what every database summed, and its odd rows.
 func pricePushDown(t testing.TB, e *pricing.Engine, opts Options, span time.Duration, urls ...string) {
 	t.Helper()
-	cat, _ := tariffs.Embedded()
+	cat, _ := tariffs.Load("")
 	ctx := context.Background()
 	for _, u := range urls {
 		src, err := New(u, opts)
