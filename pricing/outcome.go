@@ -38,21 +38,24 @@ type Rows struct {
 	Outside   int64 `json:"outside"`
 }
 
-func (r *Rows) count(o Outcome) {
-	r.Read++
+func (r *Rows) count(o Outcome) { r.countN(o, 1) }
+
+// countN counts n calls of outcome o.
+func (r *Rows) countN(o Outcome, n int64) {
+	r.Read += n
 	switch o {
 	case Priced:
-		r.Priced++
+		r.Priced += n
 	case Unpriced:
-		r.Unpriced++
+		r.Unpriced += n
 	case Retired:
-		r.Retired++
+		r.Retired += n
 	case Failed:
-		r.Failed++
+		r.Failed += n
 	case Duplicate:
-		r.Duplicate++
+		r.Duplicate += n
 	case Outside:
-		r.Outside++
+		r.Outside += n
 	}
 }
 

@@ -1,0 +1,106 @@
+package pricing
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/tokenfare/tokenfare/tariffs"
+)
+
+// MonthDims are the dimensions an engine behind a Month groups by: every
+// view of the month rolls up from them.
+var MonthDims = []Dim{DimModel, DimGroup, DimKey, DimTeam, DimUser, DimDay}
+
+// BlendDays is the length of the blend window of a Month, in days before
+// its end.
+const BlendDays = 28
+
+// Month is what a monthly report shows, built from one pass over the calls.
+type Month struct {
+	From, Until time.Time // [From, Until): midnight of the first days of the month and the next, in Zone
+	Zone        *time.Location
+	// Reconciliation is reconcile by model: rows, totals, explanations.
+	Reconciliation *Reconciliation
+	ByModel        []Slice // by model and model group
+	ByKey          []Slice // by key, team and user
+	Daily          []Slice // by day
+	ModelDaily     []Slice // by model and day
+	// Blend is the per-model blend of the BlendDays calendar days before
+	// Until, from BlendFrom.
+	Blend     *Blend
+	BlendFrom time.Time
+	Versions  []VersionUse // tariff versions that priced calls, by model then effective instant
+}
+
+// VersionUse is a tariff version that priced calls of a model in the month.
+type VersionUse struct {
+	Model    *tariffs.Model
+	Version  *tariffs.Version
+	Calls    int64
+	Official decimal.Decimal
+}
+
+// MonthOf builds the month [from, until) from an engine that priced its
+// calls grouped by MonthDims, in the month's zone.
+func MonthOf(e *Engine, from, until time.Time) (*Month, error) {
+	for _, d := range MonthDims {
+		if !e.dims.has(d) {
+			return nil, fmt.Errorf("month: the engine does not group by %s", d)
+		}
+	}
+	m := &Month{From: from, Until: until, Zone: e.zone}
+	byModel := e.Rollup([]Dim{DimModel})
+	m.Reconciliation = byModel.Reconcile()
+	m.ByModel = e.Rollup([]Dim{DimModel, DimGroup}).Slices()
+	m.ByKey = e.Rollup([]Dim{DimKey, DimTeam, DimUser}).Slices()
+	m.Daily = e.Rollup([]Dim{DimDay}).Slices()
+	m.ModelDaily = e.Rollup([]Dim{DimModel, DimDay}).Slices()
+	lt := until.In(e.zone)
+	m.BlendFrom = time.Date(lt.Year(), lt.Month(), lt.Day()-BlendDays, 0, 0, 0, 0, e.zone)
+	if m.BlendFrom.Before(from) {
+		m.BlendFrom = from
+	}
+	bl, err := e.Within(m.BlendFrom, until).Rollup([]Dim{DimModel}).BlendWindow(m.BlendFrom, until, ModePerModel)
+	if err != nil {
+		return nil, err
+	}
+	m.Blend = bl
+	m.Versions = byModel.versionsUsed()
+	return m, nil
+}
+
+// versionsUsed lists the versions that priced the engine's calls.
+func (e *Engine) versionsUsed() []VersionUse {
+	type mv struct {
+		m *tariffs.Model
+		v *tariffs.Version
+	}
+	uses := map[mv]*VersionUse{}
+	for _, b := range e.buckets {
+		if b.k.outcome != Priced {
+			continue
+		}
+		k := mv{b.Model, b.k.version}
+		u := uses[k]
+		if u == nil {
+			u = &VersionUse{Model: b.Model, Version: b.k.version, Official: decimal.Zero}
+			uses[k] = u
+		}
+		u.Calls += b.Calls
+		u.Official = u.Official.Add(b.Official())
+	}
+	out := make([]VersionUse, 0, len(uses))
+	for _, u := range uses {
+		out = append(out, *u)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Model.ID != out[j].Model.ID {
+			return out[i].Model.ID < out[j].Model.ID
+		}
+		return out[i].Version.Effective.Before(out[j].Version.Effective)
+	})
+	return out
+}
