@@ -146,7 +146,7 @@ Exit codes: 0 fine, 1 findings, 2 bad usage or bad input.`,
 			stopProfile()
 		}
 	}
-	root.AddCommand(newVersionCmd(a), newTariffsCmd(a), newPriceCmd(a), newReconcileCmd(a), newBlendCmd(a))
+	root.AddCommand(newVersionCmd(a), newTariffsCmd(a), newPriceCmd(a), newReconcileCmd(a), newBlendCmd(a), newReportCmd(a))
 	return root
 }
 

@@ -1,0 +1,199 @@
+package cli
+
+import (
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tokenfare/tokenfare/pricing"
+	"github.com/tokenfare/tokenfare/reports"
+)
+
+type reportOptions struct {
+	source sourceOptions
+	month  string
+	tz     string
+	xlsx   string
+	focus  string
+}
+
+func newReportCmd(a *app) *cobra.Command {
+	var opts reportOptions
+	cmd := &cobra.Command{
+		Use:   "report --calls FILE --month YYYY-MM --xlsx FILE [--focus FILE]",
+		Short: "Write the monthly FinOps workbook (XLSX) and a FOCUS 1.2 cost export",
+		Long: `Report prices the calls of one calendar month (in --tz) at the official tariffs and writes:
+
+  --xlsx FILE    a workbook for FinOps: Summary (totals, row accounting, tariff versions
+                 and sources), By model, By key, Daily (with a chart), Peak share (with a
+                 chart), Blended prices (the 28 days before the month's end, beside the
+                 rates the gateway recorded at), Discrepancies and Tariffs.
+  --focus FILE   the month's official cost as a FOCUS 1.2 CSV for FinOps tools: one row
+                 per day, key, model, tariff version, period and usage type (.gz compresses).
+
+Calls billed outside the month are counted as outside. Money cells hold the exact amount
+rounded to 15 significant digits; the Summary also gives the totals as exact text. Files
+are written atomically: a failed run leaves no partial file.`,
+		Example: `  tokenfare report --calls testdata/sample/spendlogs-2026-10.csv --month 2026-10 --xlsx october.xlsx
+  tokenfare report --calls spendlogs.csv --month 2026-10 --tz Asia/Shanghai --xlsx oct.xlsx --focus oct-focus.csv.gz`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runReport(cmd, a, &opts)
+		},
+	}
+	opts.source.addFlags(cmd.Flags())
+	cmd.Flags().StringVar(&opts.month, "month", "", "calendar month to report, YYYY-MM, in --tz (required)")
+	cmd.Flags().StringVar(&opts.tz, "tz", "UTC", "IANA time zone of the month and its days")
+	cmd.Flags().StringVar(&opts.xlsx, "xlsx", "", "write the workbook to this file")
+	cmd.Flags().StringVar(&opts.focus, "focus", "", "write the FOCUS 1.2 CSV to this file (.gz compresses)")
+	completeSource(cmd)
+	return cmd
+}
+
+// parseMonth reads --month in zone: the first instant of the month and of
+// the next.
+func parseMonth(s string, zone *time.Location) (from, until time.Time, err error) {
+	t, err := time.Parse("2006-01", s)
+	if err != nil {
+		return from, until, usageError(fmt.Errorf("--month %q is not a month", s), "write e.g. --month 2026-10")
+	}
+	from = time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, zone)
+	return from, from.AddDate(0, 1, 0), nil
+}
+
+func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
+	if opts.xlsx == "" && opts.focus == "" {
+		return usageError(errors.New("nothing to write"), "give --xlsx FILE, --focus FILE or both")
+	}
+	if opts.month == "" {
+		return usageError(errors.New("--month is required"), "write e.g. --month 2026-10")
+	}
+	zone, err := time.LoadLocation(opts.tz)
+	if err != nil || opts.tz == "Local" {
+		return usageError(fmt.Errorf("--tz %q is not an IANA time zone", opts.tz), "write e.g. --tz UTC or --tz Asia/Shanghai")
+	}
+	from, until, err := parseMonth(opts.month, zone)
+	if err != nil {
+		return err
+	}
+	eopts, err := opts.source.engineOptions()
+	if err != nil {
+		return err
+	}
+	eopts.Dims, eopts.Zone, eopts.Since, eopts.Until = pricing.MonthDims, zone, from, until
+	e, err := a.priceSource(cmd.Context(), &opts.source, eopts, nil)
+	if err != nil {
+		return err
+	}
+	month, err := pricing.MonthOf(e, from, until)
+	if err != nil {
+		return err
+	}
+	var files []atomicFile
+	defer func() {
+		for _, f := range files {
+			f.discard()
+		}
+	}()
+	if opts.xlsx != "" {
+		prov := reports.Provenance{Produced: a.now().UTC(), Program: "tokenfare " + Version,
+			Sources: []string{opts.source.calls}, Tariffs: "embedded catalog"}
+		if a.tariffsDir != "" {
+			prov.Tariffs = a.tariffsDir
+		}
+		f, err := writeAtomic(opts.xlsx, func(w io.Writer) error { return reports.WriteWorkbook(w, month, prov) })
+		if err != nil {
+			return err
+		}
+		files = append(files, f)
+	}
+	if opts.focus != "" {
+		charges := e.Charges()
+		f, err := writeAtomic(opts.focus, func(w io.Writer) error { return writeMaybeGzip(w, opts.focus, charges, from, until) })
+		if err != nil {
+			return err
+		}
+		files = append(files, f)
+	}
+	// Both files are complete: only now do they replace what was there.
+	for i := range files {
+		if err := files[i].commit(); err != nil {
+			return err
+		}
+	}
+	files = nil
+	return writeReportLine(cmd.OutOrStdout(), month, opts)
+}
+
+func writeMaybeGzip(w io.Writer, name string, charges []pricing.Charge, from, until time.Time) error {
+	if !strings.HasSuffix(name, ".gz") {
+		return reports.WriteFOCUS(w, charges, from, until)
+	}
+	zw := gzip.NewWriter(w)
+	if err := reports.WriteFOCUS(zw, charges, from, until); err != nil {
+		return err
+	}
+	return zw.Close()
+}
+
+func writeReportLine(out io.Writer, m *pricing.Month, opts *reportOptions) error {
+	t := m.Reconciliation.Totals
+	var wrote []string
+	for _, f := range []string{opts.xlsx, opts.focus} {
+		if f != "" {
+			wrote = append(wrote, f)
+		}
+	}
+	_, err := fmt.Fprintf(out, "%s %s: %d rows read, official %s %s, recorded %s, recorded/official %s; wrote %s\n",
+		opts.month, m.Zone, m.Reconciliation.Rows.Read, money(t.Official), m.Reconciliation.Currency, money(t.Recorded),
+		orDash(t.Ratio), strings.Join(wrote, ", "))
+	return err
+}
+
+// atomicFile is a complete temporary file waiting to replace its target.
+type atomicFile struct {
+	tmp, path string
+}
+
+// writeAtomic writes a file through write into a temporary file beside
+// path, so that a failure leaves the target untouched; commit renames it.
+func writeAtomic(path string, write func(io.Writer) error) (atomicFile, error) {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return atomicFile{}, usageError(fmt.Errorf("write %s: %w", path, unwrapPathError(err)), "check that the folder exists and is writable")
+	}
+	af := atomicFile{tmp: f.Name(), path: path}
+	err = write(f)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(af.tmp, 0o644)
+	}
+	if err != nil {
+		af.discard()
+		return atomicFile{}, fmt.Errorf("write %s: %w", path, err)
+	}
+	return af, nil
+}
+
+func (f atomicFile) commit() error {
+	if err := os.Rename(f.tmp, f.path); err != nil {
+		f.discard()
+		return fmt.Errorf("write %s: %w", f.path, unwrapPathError(err))
+	}
+	return nil
+}
+
+func (f atomicFile) discard() { os.Remove(f.tmp) }
