@@ -7,6 +7,8 @@ import (
 
 	"github.com/shopspring/decimal"
 	"github.com/xuri/excelize/v2"
+
+	"github.com/tokenfare/tokenfare/tariffs"
 )
 
 // summary writes the first sheet: the period, the totals (as numbers and
@@ -74,6 +76,9 @@ func (wb *workbook) summary(f *excelize.File, s *styles) error {
 			}
 			ref, _ := excelize.CoordinatesToCellName(j+1, i+1)
 			ec := v.(excelize.Cell)
+			if j == 2 && i > 0 && !c.bold {
+				ec.StyleID = s.exact
+			}
 			if err := f.SetCellValue(sheet, ref, ec.Value); err != nil {
 				return err
 			}
@@ -85,7 +90,7 @@ func (wb *workbook) summary(f *excelize.File, s *styles) error {
 	if err := f.SetCellStyle(sheet, "A1", "A1", s.caption); err != nil {
 		return err
 	}
-	for col, w := range map[string]float64{"A": 34, "B": 26, "C": 30, "D": 16, "E": 22, "F": 10, "G": 18, "H": 50} {
+	for col, w := range map[string]float64{"A": 34, "B": 24, "C": 30, "D": 20, "E": 10, "F": 18} {
 		if err := f.SetColWidth(sheet, col, col, w); err != nil {
 			return err
 		}
@@ -97,22 +102,29 @@ func (wb *workbook) summary(f *excelize.File, s *styles) error {
 // sources and the dates those were checked.
 func (wb *workbook) versionLines() [][]cell {
 	out := [][]cell{{{v: "Tariff versions used", bold: true}, {v: "Model", bold: true}, {v: "Version", bold: true},
-		{v: "Provider", bold: true}, {v: "In force from (UTC)", bold: true}, {v: "Calls", bold: true},
-		{v: "Official cost", bold: true}, {v: "Sources (checked)", bold: true}}}
+		{v: "In force from (UTC)", bold: true}, {v: "Calls", bold: true}, {v: "Official cost", bold: true}}}
+	var providers []*tariffs.Provider
+	seen := map[*tariffs.Provider]bool{}
 	for _, u := range wb.m.Versions {
 		p := u.Model.Provider
-		var srcs []string
-		if u.Version.Source != "" {
-			srcs = append(srcs, u.Version.Source)
+		if !seen[p] {
+			seen[p] = true
+			providers = append(providers, p)
 		}
-		for _, src := range p.Sources {
-			srcs = append(srcs, fmt.Sprintf("%s (checked %s)", src.URL, src.Checked))
-		}
-		out = append(out, []cell{{}, {v: u.Model.ID}, {v: u.Version.Name}, {v: p.Name}, {v: u.Version.Effective.UTC()},
-			{v: u.Calls}, money(u.Official, p.Currency), {v: strings.Join(srcs, "; ")}})
+		out = append(out, []cell{{v: p.Name}, {v: u.Model.ID}, {v: u.Version.Name}, {v: u.Version.Effective.UTC()},
+			{v: u.Calls}, money(u.Official, p.Currency)})
 	}
 	if len(wb.m.Versions) == 0 {
 		out = append(out, []cell{{}, {v: "no call was priced"}})
+	}
+	out = append(out, []cell{}, []cell{{v: "Tariff sources", bold: true}, {v: "Checked", bold: true}, {v: "Address", bold: true}})
+	for _, p := range providers {
+		for _, src := range p.Sources {
+			out = append(out, []cell{{v: p.Name}, {v: src.Checked}, {v: src.URL}})
+		}
+		if p.File != "" {
+			out = append(out, []cell{{v: p.Name}, {}, {v: "tariff file " + p.File}})
+		}
 	}
 	return out
 }

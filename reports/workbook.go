@@ -76,11 +76,15 @@ func (wb *workbook) monthName() string {
 
 func (wb *workbook) caption(what string) string {
 	c := what + " — " + wb.monthName()
-	if wb.cur != "" {
+	if wb.cur != "" && !strings.HasPrefix(what, "Share") {
 		c += ", money in " + wb.cur
 	}
 	return c
 }
+
+// curOf is a slice's currency; the report's for a slice with nothing
+// priced, whose recorded spend is in the gateway's currency.
+func (wb *workbook) curOf(s *pricing.Slice) string { return orDefault(s.Currency, wb.cur) }
 
 func ratioCell(num, den decimal.Decimal) cell {
 	r, ok := pricing.Ratio(num, den)
@@ -117,8 +121,8 @@ func (wb *workbook) byModel() *table {
 		s := &wb.m.ByModel[i]
 		t.rows = append(t.rows, []cell{{v: s.Model}, {v: s.ModelGroup}, {v: s.Calls}, {v: s.PricedCalls},
 			{v: s.Tokens.Input}, {v: s.Tokens.CacheRead}, {v: s.Tokens.CacheWrite}, {v: s.Tokens.Output}, {v: s.Tokens.Reasoning},
-			money(s.Official, s.Currency), money(s.Recorded, s.Currency), money(s.Gap(), s.Currency),
-			ratioCell(s.Recorded, s.Official), peakCell(s), {v: s.Currency}})
+			money(s.Official, wb.curOf(s)), money(s.Recorded, wb.curOf(s)), money(s.Gap(), wb.curOf(s)),
+			ratioCell(s.Recorded, s.Official), peakCell(s), {v: wb.curOf(s)}})
 	}
 	t.total = wb.totalRow(len(t.cols), 2, 9)
 	return t
@@ -150,8 +154,8 @@ func (wb *workbook) byKey() *table {
 		tk := s.Tokens
 		t.rows = append(t.rows, []cell{{v: s.KeyAlias}, {v: s.Team}, {v: s.User}, {v: s.Calls},
 			{v: tk.Input + tk.CacheRead + tk.CacheWrite + tk.Output},
-			money(s.Official, s.Currency), money(s.Recorded, s.Currency), money(s.Gap(), s.Currency),
-			ratioCell(s.Recorded, s.Official), peakCell(s), {v: s.Currency}, {v: s.Key}})
+			money(s.Official, wb.curOf(s)), money(s.Recorded, wb.curOf(s)), money(s.Gap(), wb.curOf(s)),
+			ratioCell(s.Recorded, s.Official), peakCell(s), {v: wb.curOf(s)}, {v: s.Key}})
 	}
 	t.total = wb.totalRow(len(t.cols), 3, 5)
 	return t
@@ -164,8 +168,8 @@ func (wb *workbook) daily() *table {
 			{"Peak share of tokens", kindRatio}}}
 	for i := range wb.m.Daily {
 		s := &wb.m.Daily[i]
-		t.rows = append(t.rows, []cell{{v: s.Day}, {v: s.Calls}, {v: s.PricedCalls}, money(s.Official, s.Currency),
-			money(s.Recorded, s.Currency), money(s.Gap(), s.Currency), ratioCell(s.Recorded, s.Official), peakCell(s)})
+		t.rows = append(t.rows, []cell{{v: s.Day}, {v: s.Calls}, {v: s.PricedCalls}, money(s.Official, wb.curOf(s)),
+			money(s.Recorded, wb.curOf(s)), money(s.Gap(), wb.curOf(s)), ratioCell(s.Recorded, s.Official), peakCell(s)})
 	}
 	total := wb.totalRow(len(t.cols), 1, 3)
 	total[0] = cell{v: "Total", bold: true}
@@ -180,13 +184,22 @@ func (wb *workbook) daily() *table {
 				{Name: fmt.Sprintf("'%s'!$E$%d", SheetDaily, headerRow), Categories: ref("A"), Values: ref("E")},
 			},
 			Title:     chartTitle("Official cost and recorded spend by day"),
-			XAxis:     excelize.ChartAxis{Title: chartTitle("Day (" + wb.m.Zone.String() + ")"), NumFmt: excelize.ChartNumFmt{CustomNumFmt: "mm-dd"}, TickLabelSkip: 2},
-			YAxis:     excelize.ChartAxis{Title: chartTitle(orDefault(wb.cur, "cost")), MajorGridLines: true, NumFmt: excelize.ChartNumFmt{CustomNumFmt: "#,##0"}},
+			XAxis:     dayAxis(wb.m),
+			YAxis:     excelize.ChartAxis{Title: chartTitle(orDefault(wb.cur, "cost")), MajorGridLines: true, Font: axisFont, NumFmt: excelize.ChartNumFmt{CustomNumFmt: "#,##0.##"}},
 			Legend:    excelize.ChartLegend{Position: "bottom"},
 			Dimension: excelize.ChartDimension{Width: 720, Height: 360},
 		}}
 	}
 	return t
+}
+
+// axisFont keeps tick labels readable when printed.
+var axisFont = excelize.Font{Color: "404040", Size: 9}
+
+// dayAxis is the category axis of a chart by day: the day of the month.
+func dayAxis(m *pricing.Month) excelize.ChartAxis {
+	return excelize.ChartAxis{Title: chartTitle(m.From.In(m.Zone).Format("January 2006") + " (" + m.Zone.String() + ")"),
+		Font: axisFont, NumFmt: excelize.ChartNumFmt{CustomNumFmt: "d"}}
 }
 
 func chartTitle(s string) excelize.ChartTitle {
@@ -240,8 +253,8 @@ func (wb *workbook) peakShare() *table {
 		chart := &excelize.Chart{
 			Type:      excelize.Line,
 			Title:     chartTitle("Share of tokens billed at peak, by day"),
-			XAxis:     excelize.ChartAxis{Title: chartTitle("Day (" + wb.m.Zone.String() + ")"), NumFmt: excelize.ChartNumFmt{CustomNumFmt: "mm-dd"}, TickLabelSkip: 2},
-			YAxis:     excelize.ChartAxis{Title: chartTitle("Peak share"), MajorGridLines: true, Minimum: ptr(0.0), Maximum: ptr(1.0), NumFmt: excelize.ChartNumFmt{CustomNumFmt: "0%"}},
+			XAxis:     dayAxis(wb.m),
+			YAxis:     excelize.ChartAxis{Title: chartTitle("Peak share"), MajorGridLines: true, Font: axisFont, Minimum: ptr(0.0), Maximum: ptr(1.0), NumFmt: excelize.ChartNumFmt{CustomNumFmt: "0%"}},
 			Legend:    excelize.ChartLegend{Position: "bottom"},
 			Dimension: excelize.ChartDimension{Width: 720, Height: 360},
 		}
@@ -283,8 +296,16 @@ func (wb *workbook) blended() *table {
 		mr := matched[bm.Model]
 		for _, p := range bm.Prices {
 			row := []cell{{v: bm.Model}, {v: p.Usage}, {v: p.Tokens}, decimalCell(p.PeakShare), priceCell(p.OffPeak, bm.Currency),
-				priceCell(p.Peak, bm.Currency), priceCell(p.Blended, bm.Currency), {}, {v: "no single flat rate set matches"},
+				priceCell(p.Peak, bm.Currency), priceCell(p.Blended, bm.Currency), {}, {v: mr.label},
 				ratios[bm.Model], {v: bm.Currency}}
+			if mr.label == "" {
+				// No flat rate set was looked for: recorded equals official
+				// (to rounding) on the model's priced calls.
+				row[8] = cell{v: "recorded equals official"}
+				if p.OffPeak == p.Peak {
+					row[7] = priceCell(p.Peak, bm.Currency)
+				}
+			}
 			if mr.rates != nil {
 				u, err := tariffs.ParseUsage(p.Usage)
 				if err == nil {
@@ -319,7 +340,8 @@ type matchedRates struct {
 }
 
 // recordedRates finds, per model, the rates of the flat_price or
-// cached_as_input explanation: the price the gateway recorded at.
+// cached_as_input explanation: the price the gateway recorded at; or says
+// that none matches. Models with neither recorded their official cost.
 func (wb *workbook) recordedRates() map[string]matchedRates {
 	out := map[string]matchedRates{}
 	models := map[string]*tariffs.Model{}
@@ -327,6 +349,9 @@ func (wb *workbook) recordedRates() map[string]matchedRates {
 		models[u.Model.ID] = u.Model
 	}
 	for _, x := range wb.m.Reconciliation.Explanations {
+		if x.Kind == pricing.KindUnexplained {
+			out[x.Model] = matchedRates{label: "no single flat rate set matches"}
+		}
 		if x.Kind != pricing.KindFlatPrice && x.Kind != pricing.KindCachedAsInput {
 			continue
 		}

@@ -69,7 +69,9 @@ type styles struct {
 	f        *excelize.File
 	caption  int
 	header   int
+	headerR  int // header of a numeric column, right-aligned
 	text     int
+	exact    int // exact amounts as text, set off from the numbers beside
 	note     int
 	integer  int
 	ratio    int
@@ -84,6 +86,8 @@ type styles struct {
 func newStyles(f *excelize.File) (*styles, error) {
 	s := &styles{f: f, money: map[string]int{}}
 	text := "@"
+	// Data cells align at the top, beside wrapped text that spans lines.
+	top := &excelize.Alignment{Vertical: "top"}
 	border := []excelize.Border{{Type: "bottom", Color: "808080", Style: 1}}
 	specs := []struct {
 		id    *int
@@ -93,12 +97,16 @@ func newStyles(f *excelize.File) (*styles, error) {
 		{&s.header, excelize.Style{Font: &excelize.Font{Bold: true}, Border: border,
 			Fill:      excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"DDE6F0"}},
 			Alignment: &excelize.Alignment{WrapText: true, Vertical: "top"}}},
-		{&s.text, excelize.Style{CustomNumFmt: &text}},
+		{&s.headerR, excelize.Style{Font: &excelize.Font{Bold: true}, Border: border,
+			Fill:      excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"DDE6F0"}},
+			Alignment: &excelize.Alignment{WrapText: true, Vertical: "top", Horizontal: "right"}}},
+		{&s.text, excelize.Style{CustomNumFmt: &text, Alignment: top}},
+		{&s.exact, excelize.Style{CustomNumFmt: &text, Alignment: &excelize.Alignment{Vertical: "top", Indent: 1}}},
 		{&s.note, excelize.Style{CustomNumFmt: &text, Alignment: &excelize.Alignment{WrapText: true, Vertical: "top"}}},
-		{&s.integer, excelize.Style{NumFmt: 3}},
-		{&s.ratio, excelize.Style{NumFmt: 10}},
-		{&s.day, excelize.Style{CustomNumFmt: ptr("yyyy-mm-dd")}},
-		{&s.instant, excelize.Style{CustomNumFmt: ptr("yyyy-mm-dd hh:mm:ss")}},
+		{&s.integer, excelize.Style{NumFmt: 3, Alignment: top}},
+		{&s.ratio, excelize.Style{NumFmt: 10, Alignment: top}},
+		{&s.day, excelize.Style{CustomNumFmt: ptr("yyyy-mm-dd"), Alignment: top}},
+		{&s.instant, excelize.Style{CustomNumFmt: ptr("yyyy-mm-dd hh:mm:ss"), Alignment: top}},
 		{&s.totalInt, excelize.Style{NumFmt: 3, Font: &excelize.Font{Bold: true}}},
 		{&s.totalTxt, excelize.Style{CustomNumFmt: &text, Font: &excelize.Font{Bold: true}}},
 		{&s.totalPct, excelize.Style{NumFmt: 10, Font: &excelize.Font{Bold: true}}},
@@ -142,7 +150,7 @@ func (s *styles) moneyStyle(cur string, bold bool) (int, error) {
 	if id, ok := s.money[key]; ok {
 		return id, nil
 	}
-	st := excelize.Style{CustomNumFmt: ptr(moneyFormat(cur))}
+	st := excelize.Style{CustomNumFmt: ptr(moneyFormat(cur)), Alignment: &excelize.Alignment{Vertical: "top"}}
 	if bold {
 		st.Font = &excelize.Font{Bold: true}
 	}
@@ -315,36 +323,53 @@ func (t *table) write(f *excelize.File, s *styles) error {
 	}
 	header := make([]any, len(t.cols))
 	for i, c := range t.cols {
-		header[i] = excelize.Cell{StyleID: s.header, Value: c.header}
+		style := s.header
+		if c.kind != kindText && c.kind != kindNote {
+			style = s.headerR
+		}
+		header[i] = excelize.Cell{StyleID: style, Value: c.header}
 	}
 	if err := sw.SetRow(fmt.Sprintf("A%d", headerRow), header, excelize.RowOpts{Height: 32}); err != nil {
 		return err
 	}
+	widths := t.widths()
 	row := firstRow
 	for _, r := range t.rows {
-		if err := t.writeRow(sw, s, row, r); err != nil {
+		if err := t.writeRow(sw, s, row, r, widths); err != nil {
 			return err
 		}
 		row++
 	}
 	if t.total != nil {
-		if err := t.writeRow(sw, s, row, t.total); err != nil {
+		if err := t.writeRow(sw, s, row, t.total, widths); err != nil {
 			return err
 		}
 	}
 	return sw.Flush()
 }
 
-func (t *table) writeRow(sw *excelize.StreamWriter, s *styles, row int, r []cell) error {
+// writeRow writes one row; a row with wrapped text is as high as its
+// longest text needs, since a streamed row is not measured when opened.
+func (t *table) writeRow(sw *excelize.StreamWriter, s *styles, row int, r []cell, widths []float64) error {
 	vals := make([]any, len(r))
+	lines := 1
 	for i, c := range r {
 		v, err := s.value(c, t.cols[i].kind)
 		if err != nil {
 			return err
 		}
 		vals[i] = v
+		if text, ok := c.v.(string); ok && t.cols[i].kind == kindNote {
+			// A proportional font fits about 1.2 characters per unit of width.
+			perLine := max(int(widths[i]*1.2)-2, 1)
+			lines = max(lines, (utf8.RuneCountInString(text)+perLine-1)/perLine)
+		}
 	}
-	return sw.SetRow(fmt.Sprintf("A%d", row), vals)
+	var opts []excelize.RowOpts
+	if lines > 1 {
+		opts = append(opts, excelize.RowOpts{Height: float64(lines) * 13})
+	}
+	return sw.SetRow(fmt.Sprintf("A%d", row), vals, opts...)
 }
 
 // addCharts anchors the table's charts right of it, one below the other.
