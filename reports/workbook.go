@@ -176,7 +176,9 @@ func (wb *workbook) daily() *table {
 	t.total = total
 	if n := len(t.rows); n > 0 {
 		last := firstRow + n - 1
-		ref := func(col string) string { return fmt.Sprintf("'%s'!$%s$%d:$%s$%d", SheetDaily, col, firstRow, col, last) }
+		ref := func(col string) string {
+			return fmt.Sprintf("'%s'!$%s$%d:$%s$%d", SheetDaily, col, firstRow, col, last)
+		}
 		t.charts = []*excelize.Chart{{
 			Type: excelize.Col,
 			Series: []excelize.ChartSeries{
