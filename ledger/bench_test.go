@@ -3,6 +3,7 @@ package ledger
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"strconv"
@@ -49,7 +50,7 @@ func BenchmarkReadLiteLLMCSV(b *testing.B) {
 }
 
 func readBench(b *testing.B, data []byte, opt Options, rows int) {
-	r, err := Open("bench.csv", bytes.NewReader(data), opt)
+	r, err := open(context.Background(), "bench.csv", bytes.NewReader(data), opt)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -57,7 +58,7 @@ func readBench(b *testing.B, data []byte, opt Options, rows int) {
 	var sum int64
 	n := 0
 	for {
-		err := r.Next(&batch)
+		err := r.Next(context.Background(), &batch)
 		if err == io.EOF {
 			break
 		}

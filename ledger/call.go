@@ -93,9 +93,25 @@ const latestYear = 2261
 
 var beyondLatestYear = time.Date(latestYear+1, 1, 1, 0, 0, 0, 0, time.UTC)
 
+// maxTokens is the most tokens one bucket of one call may hold. A row above
+// it is rejected: no call comes near it, and it keeps the sums of millions
+// of calls within int64 (pricing refuses sums that would not fit).
+const maxTokens = 1_000_000_000_000_000 // 10^15
+
 // check reports what makes a call read from a row impossible, or "": an
-// instant out of order or beyond what pricing can hold, a negative spend.
+// instant out of order or beyond what pricing can hold, a negative spend,
+// a token count above maxTokens.
 func (c *Call) check() string {
+	if t := &c.Tokens; max(t.Input, t.CacheRead, t.CacheWrite, t.Output, t.Reasoning) > maxTokens {
+		for _, n := range []struct {
+			name string
+			v    int64
+		}{{"input", t.Input}, {"cache read", t.CacheRead}, {"cache write", t.CacheWrite}, {"output", t.Output}, {"reasoning", t.Reasoning}} {
+			if n.v > maxTokens {
+				return fmt.Sprintf("%d %s tokens are more than one call can hold (at most 10^15)", n.v, n.name)
+			}
+		}
+	}
 	for _, t := range []struct {
 		name string
 		at   time.Time

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -229,51 +230,51 @@ func identity(s string) string {
 	return hex.EncodeToString(sum[:16])
 }
 
-// v6Walker streams a v6 usage export (or a GET /usage answer).
+// v6Walker streams a v6 usage export (or a GET /usage answer). Its
+// locations name places within the input; the reader adds its name.
 type v6Walker struct {
-	name string
-	dec  *json.Decoder
-	e    *emitter
+	dec *json.Decoder
+	e   *emitter
 }
 
 // produceV6 walks {"version":1,"usage":{"apis":{KEY:{"models":{MODEL:
 // {"details":[...]}}}}}} one detail at a time.
-func produceV6(name string, src io.Reader) func(e *emitter) error {
+func produceV6(src io.Reader) func(e *emitter) error {
 	return func(e *emitter) error {
-		w := &v6Walker{name: name, dec: json.NewDecoder(src), e: e}
+		w := &v6Walker{dec: json.NewDecoder(src), e: e}
 		w.dec.UseNumber()
-		return w.object(name, func(key string) error {
+		return w.object("", func(key string) error {
 			switch key {
 			case "version":
 				var v json.Number
 				if err := w.dec.Decode(&v); err != nil {
-					return w.fail(name, err)
+					return w.fail("version", err)
 				}
 				if v != "0" && v != "1" {
-					return fmt.Errorf("%s: usage export version %s is not supported (want 0 or 1)", name, v)
+					return fmt.Errorf("usage export version %s is not supported (want 0 or 1)", v)
 				}
 				return nil
 			case "usage":
-				return w.object(name+": usage", func(key string) error {
+				return w.object("usage", func(key string) error {
 					if key != "apis" {
-						return w.skip(name)
+						return w.skip("usage")
 					}
 					return w.apis()
 				})
 			case "apis": // the statistics object alone, without its envelope
 				return w.apis()
 			}
-			return w.skip(name)
+			return w.skip("")
 		})
 	}
 }
 
 func (w *v6Walker) apis() error {
 	i := 0
-	return w.object(w.name+": usage.apis", func(api string) error {
+	return w.object("usage.apis", func(api string) error {
 		i++
 		// Locations name the key by position: the key itself is secret.
-		where := fmt.Sprintf("%s: usage.apis #%d", w.name, i)
+		where := fmt.Sprintf("usage.apis #%d", i)
 		return w.object(where, func(key string) error {
 			if key != "models" {
 				return w.skip(where)
@@ -300,7 +301,7 @@ func (w *v6Walker) details(where, api, model string) error {
 		return nil
 	}
 	if tok != json.Delim('[') {
-		return fmt.Errorf("%s: not an array", where)
+		return w.fail(where, errors.New("not an array"))
 	}
 	for i := 0; w.dec.More(); i++ {
 		var raw json.RawMessage
@@ -311,9 +312,9 @@ func (w *v6Walker) details(where, api, model string) error {
 		reason := v6Detail(&w.e.p, raw, api, model, &c)
 		at := fmt.Sprintf("%s[%d]", where, i)
 		if reason != "" {
-			err = w.e.reject(at, reason)
+			err = w.e.reject(at, 0, reason)
 		} else {
-			c.Source = at
+			c.Source = w.e.where(at, 0)
 			err = w.e.call(&c)
 		}
 		if err != nil {
@@ -373,7 +374,7 @@ func (w *v6Walker) object(where string, member func(key string) error) error {
 		return nil
 	}
 	if tok != json.Delim('{') {
-		return fmt.Errorf("%s: not an object", where)
+		return w.fail(where, errors.New("not an object"))
 	}
 	for w.dec.More() {
 		key, err := w.dec.Token()
@@ -399,6 +400,9 @@ func (w *v6Walker) fail(where string, err error) error {
 	}
 	if err == io.EOF {
 		err = io.ErrUnexpectedEOF
+	}
+	if where == "" {
+		return err
 	}
 	return fmt.Errorf("%s: %w", where, err)
 }

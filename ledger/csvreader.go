@@ -3,6 +3,7 @@ package ledger
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -56,11 +57,11 @@ type csvResult struct {
 func newCSVReader(name string, s *schema, br *bufio.Reader, opt Options) (*csvReader, error) {
 	header, blanks, err := readHeader(br)
 	if err != nil {
-		return nil, fmt.Errorf("%s:1: %w", name, err)
+		return nil, inputError(name, 1+blanks, err)
 	}
 	pos, err := s.mapHeader(header)
 	if err != nil {
-		return nil, fmt.Errorf("%s:1: %w", name, err)
+		return nil, inputError(name, 1+blanks, err)
 	}
 	opt = opt.withDefaults()
 	r := &csvReader{
@@ -113,8 +114,7 @@ func readHeader(br *bufio.Reader) ([]string, int, error) {
 // Format names the detected format.
 func (r *csvReader) Format() string { return r.schema.format }
 
-// Close stops the reader's goroutines. It is needed only when the caller
-// stops before Next returns io.EOF.
+// Close stops the reader's goroutines.
 func (r *csvReader) Close() error {
 	r.once.Do(func() { close(r.done) })
 	return nil
@@ -122,7 +122,7 @@ func (r *csvReader) Close() error {
 
 // Next refills b with the next batch. The slices in b are recycled: they
 // are valid until the following call to Next.
-func (r *csvReader) Next(b *Batch) error {
+func (r *csvReader) Next(ctx context.Context, b *Batch) error {
 	for {
 		if r.next < len(r.cur) {
 			res := r.cur[r.next]
@@ -145,6 +145,10 @@ func (r *csvReader) Next(b *Batch) error {
 		case <-r.done:
 			r.err = errStopped
 			continue
+		case <-ctx.Done():
+			r.err = ctx.Err()
+			r.Close()
+			continue
 		}
 		if !ok {
 			r.err = io.EOF
@@ -156,6 +160,10 @@ func (r *csvReader) Next(b *Batch) error {
 		case res = <-ch.out:
 		case <-r.done:
 			r.err = errStopped
+			continue
+		case <-ctx.Done():
+			r.err = ctx.Err()
+			r.Close()
 			continue
 		}
 		r.cur, r.next = res.batches, 0
@@ -219,7 +227,7 @@ func (r *csvReader) cut() {
 			if errors.Is(err, io.EOF) {
 				eof = true
 			} else if err != nil {
-				r.send(&csvChunk{err: fmt.Errorf("read %s: %w", r.name, err)})
+				r.send(&csvChunk{err: inputError(r.name, line, err)})
 				return
 			}
 		}
@@ -412,8 +420,5 @@ func (w *csvWorker) row(line int) {
 }
 
 func (w *csvWorker) reject(line int, reason string) {
-	w.b.Rejected = append(w.b.Rejected, Rejection{
-		Where:  w.r.name + ":" + strconv.Itoa(line),
-		Reason: reason,
-	})
+	w.b.Rejected = append(w.b.Rejected, Rejection{File: w.r.name, Line: line, Reason: reason})
 }

@@ -1,8 +1,11 @@
 // Package ledger reads the calls logged by LLM gateways and normalises
 // them into one record, Call.
 //
-// Open detects the format from the content (gzip is read transparently)
-// and returns a Reader that streams Batches of calls in input order:
+// A Source is where calls come from: FileSource (a file) and StreamSource
+// (stdin) here, a database elsewhere. Opening a file source detects the
+// format from the content (gzip is read transparently) and returns a
+// Reader that streams Batches of calls in input order, until its context
+// is done:
 //
 //   - LiteLLM "LiteLLM_SpendLogs" as CSV, whole-table dump (token split in
 //     the metadata JSON column) or flat export (cached_tokens,
@@ -27,9 +30,10 @@
 //
 //   - Every input row becomes exactly one Call or one Rejection: for every
 //     Batch, Rows == len(Calls) + len(Rejected). Blank lines are not rows.
-//   - A Rejection names its row ("spend.csv:42", "logs.json[7] request_id
-//     \"abc\"", "usage.json: usage.apis #2 models[\"gpt-5\"] details[3]") and
-//     the field and value at fault. A bad row never stops the stream; only
+//   - A Rejection names its row with fields, File and Line (or Item:
+//     "[7] request_id \"abc\"", "usage.apis #2 models[\"gpt-5\"] details[3]"),
+//     and the field and value at fault. Errors that stop reading are
+//     *InputError values, with the file and line as fields. A bad row never stops the stream; only
 //     unreadable input (I/O errors, broken JSON syntax) does.
 //   - Token buckets never overlap and are never negative: Input excludes
 //     cached and cache-write tokens; Output includes Reasoning.

@@ -3,6 +3,7 @@ package ledger
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 // pushReader turns a producer that walks its input into a Reader. The
 // producer runs in its own goroutine and hands over full batches.
 type pushReader struct {
+	name   string
 	format string
 	ch     chan pushMsg
 	done   chan struct{}
@@ -35,12 +37,12 @@ type emitter struct {
 	p    rowParser
 }
 
-func newPushReader(format string, opt Options, produce func(e *emitter) error) *pushReader {
-	r := &pushReader{format: format, ch: make(chan pushMsg, 2), done: make(chan struct{})}
+func newPushReader(name, format string, opt Options, produce func(e *emitter) error) *pushReader {
+	r := &pushReader{name: name, format: format, ch: make(chan pushMsg, 2), done: make(chan struct{})}
 	e := &emitter{r: r, b: &Batch{}, size: opt.withDefaults().BatchSize}
 	go func() {
 		defer close(r.ch)
-		err := produce(e)
+		err := inputError(name, 0, produce(e))
 		if !e.flush() {
 			return
 		}
@@ -57,20 +59,27 @@ func newPushReader(format string, opt Options, produce func(e *emitter) error) *
 // Format names the detected format.
 func (r *pushReader) Format() string { return r.format }
 
-// Close stops the producer. It is needed only when the caller stops
-// before Next returns io.EOF.
+// Close stops the producer.
 func (r *pushReader) Close() error {
 	r.once.Do(func() { close(r.done) })
 	return nil
 }
 
 // Next refills b with the next batch.
-func (r *pushReader) Next(b *Batch) error {
+func (r *pushReader) Next(ctx context.Context, b *Batch) error {
 	b.Reset()
 	if r.err != nil {
 		return r.err
 	}
-	m, ok := <-r.ch
+	var m pushMsg
+	var ok bool
+	select {
+	case m, ok = <-r.ch:
+	case <-ctx.Done():
+		r.err = ctx.Err()
+		r.Close()
+		return r.err
+	}
 	switch {
 	case !ok:
 		r.err = io.EOF
@@ -114,10 +123,16 @@ func (e *emitter) call(c *Call) error {
 	return e.full()
 }
 
-func (e *emitter) reject(where, reason string) error {
-	e.b.Rejected = append(e.b.Rejected, Rejection{Where: where, Reason: reason})
+// reject rejects the row at item (line 0) or at line.
+func (e *emitter) reject(item string, line int, reason string) error {
+	e.b.Rejected = append(e.b.Rejected, Rejection{File: e.r.name, Line: line, Item: item, Reason: reason})
 	e.b.Rows++
 	return e.full()
+}
+
+// where locates the row at item (line 0) or at line, as Call.Source.
+func (e *emitter) where(item string, line int) string {
+	return Rejection{File: e.r.name, Line: line, Item: item}.Where()
 }
 
 // recordFunc turns one JSON value into c. It returns the request id (for
@@ -206,65 +221,64 @@ func elementWhere(prefix string, i int, requestID string) string {
 
 // produceArray walks a JSON array of records, or the array under the
 // "data" key of a top-level object (LiteLLM /spend/logs/v2 pages).
-func produceArray(name string, src io.Reader, rec recordFunc) func(e *emitter) error {
+func produceArray(src io.Reader, rec recordFunc) func(e *emitter) error {
 	return func(e *emitter) error {
 		dec := json.NewDecoder(src)
 		dec.UseNumber()
 		tok, err := dec.Token()
 		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+			return err
 		}
 		if tok == json.Delim('[') {
-			return walkArray(e, dec, name, name, rec)
+			return walkArray(e, dec, "", rec)
 		}
 		for dec.More() {
 			key, err := dec.Token()
 			if err != nil {
-				return fmt.Errorf("%s: %w", name, err)
+				return err
 			}
 			if key == "data" {
 				if t, err := dec.Token(); err != nil || t != json.Delim('[') {
-					return fmt.Errorf("%s: \"data\" is not an array", name)
+					return errors.New(`"data" is not an array`)
 				}
-				if err := walkArray(e, dec, name, name+": data", rec); err != nil {
+				if err := walkArray(e, dec, "data", rec); err != nil {
 					return err
 				}
 				continue
 			}
 			var skip json.RawMessage
 			if err := dec.Decode(&skip); err != nil {
-				return fmt.Errorf("%s: %w", name, err)
+				return err
 			}
 		}
 		return nil
 	}
 }
 
-// walkArray reads the elements of an array whose '[' has been read.
-func walkArray(e *emitter, dec *json.Decoder, name, prefix string, rec recordFunc) error {
+// walkArray reads the elements of an array whose '[' has been read;
+// prefix names the array within the input ("" for the top level).
+func walkArray(e *emitter, dec *json.Decoder, prefix string, rec recordFunc) error {
 	for i := 0; dec.More(); i++ {
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
-			return fmt.Errorf("%s: %w", elementWhere(prefix, i, ""), err)
+			return fmt.Errorf("element %s: %w", elementWhere(prefix, i, ""), err)
 		}
 		var c Call
 		id, reason := rec(&e.p, raw, &c)
-		where := elementWhere(prefix, i, id)
+		item := elementWhere(prefix, i, id)
 		var err error
 		if reason != "" {
-			err = e.reject(where, reason)
+			err = e.reject(item, 0, reason)
 		} else {
-			c.Source = where
+			c.Source = e.where(item, 0)
 			err = e.call(&c)
 		}
 		if err != nil {
 			return err
 		}
 	}
-	if _, err := dec.Token(); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	return nil
+	_, err := dec.Token()
+	return err
 }
 
 // maxLine bounds one JSON line; longer lines are rejected and skipped.
@@ -272,7 +286,7 @@ const maxLine = 64 << 20
 
 // produceLines reads one JSON record per line. Blank lines are skipped;
 // a line that is not valid JSON is rejected and reading goes on.
-func produceLines(name string, br *bufio.Reader, rec recordFunc) func(e *emitter) error {
+func produceLines(br *bufio.Reader, rec recordFunc) func(e *emitter) error {
 	return func(e *emitter) error {
 		var long []byte
 		for n := 1; ; n++ {
@@ -291,10 +305,10 @@ func produceLines(name string, br *bufio.Reader, rec recordFunc) func(e *emitter
 				line = long
 			}
 			if err != nil && !errors.Is(err, io.EOF) {
-				return fmt.Errorf("read %s: %w", name, err)
+				return inputError(e.r.name, n, err)
 			}
 			if t := bytes.TrimSpace(line); len(t) > 0 {
-				if rerr := lineRecord(e, name, n, t, tooLong, rec); rerr != nil {
+				if rerr := lineRecord(e, n, t, tooLong, rec); rerr != nil {
 					return rerr
 				}
 			}
@@ -305,18 +319,17 @@ func produceLines(name string, br *bufio.Reader, rec recordFunc) func(e *emitter
 	}
 }
 
-func lineRecord(e *emitter, name string, n int, line []byte, tooLong bool, rec recordFunc) error {
-	where := name + ":" + strconv.Itoa(n)
+func lineRecord(e *emitter, n int, line []byte, tooLong bool, rec recordFunc) error {
 	if tooLong {
-		return e.reject(where, fmt.Sprintf("line longer than %d bytes", maxLine))
+		return e.reject("", n, fmt.Sprintf("line longer than %d bytes", maxLine))
 	}
 	if !json.Valid(line) {
-		return e.reject(where, "not valid JSON")
+		return e.reject("", n, "not valid JSON")
 	}
 	var c Call
 	if _, reason := rec(&e.p, line, &c); reason != "" {
-		return e.reject(where, reason)
+		return e.reject("", n, reason)
 	}
-	c.Source = where
+	c.Source = e.where("", n)
 	return e.call(&c)
 }

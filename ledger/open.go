@@ -4,13 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"runtime"
 )
 
-// Formats Open detects, as Reader.Format names them. docs/calls.md
+// Formats a file source detects, as Reader.Format names them. docs/calls.md
 // describes each.
 const (
 	FormatSpendLogCSV     = "litellm-spendlogs-csv"     // LiteLLM_SpendLogs as CSV: table dump or flat export
@@ -58,24 +59,23 @@ func (o Options) withDefaults() Options {
 // peekSize is how much of the input detection looks at.
 const peekSize = 64 << 10
 
-// Open detects the format of r from its content (never from name) and
+// open detects the format of r from its content (never from name) and
 // returns a Reader of its calls. Gzip input is decompressed on the fly.
 // name is used only in locations ("spend.csv:42") and errors. Reading is
-// streaming: memory does not grow with the input.
+// streaming: memory does not grow with the input, and stops once ctx is
+// done. The slices of the Batch passed to Next are recycled and valid
+// until the next call.
 //
-// The Reader also implements io.Closer; call Close when stopping before
-// Next has returned io.EOF, so that its goroutines end. The slices of the
-// Batch passed to Next are recycled and valid until the next call.
-//
-// Open refuses aggregate exports (the LiteLLM UI usage export) with
+// open refuses aggregate exports (the LiteLLM UI usage export) with
 // ErrNoPerCallTimes, unknown content with ErrUnknownFormat, and CSV
-// headers lacking a required column with ErrBadHeader.
-func Open(name string, r io.Reader, opt Options) (Reader, error) {
-	br := bufio.NewReaderSize(r, peekSize)
+// headers lacking a required column with ErrBadHeader, each inside an
+// *InputError.
+func open(ctx context.Context, name string, r io.Reader, opt Options) (Reader, error) {
+	br := bufio.NewReaderSize(&inputReader{ctx: ctx, r: r}, peekSize)
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			return nil, fmt.Errorf("%s: gzip: %w", name, err)
+			return nil, inputError(name, 0, fmt.Errorf("gzip: %w", err))
 		}
 		br = bufio.NewReaderSize(zr, peekSize)
 	}
@@ -84,11 +84,11 @@ func Open(name string, r io.Reader, opt Options) (Reader, error) {
 	}
 	head, err := br.Peek(peekSize)
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
-		return nil, fmt.Errorf("read %s: %w", name, err)
+		return nil, inputError(name, 0, err)
 	}
 	format, err := detect(head)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, inputError(name, 0, err)
 	}
 	switch format {
 	case FormatSpendLogCSV:
@@ -96,21 +96,21 @@ func Open(name string, r io.Reader, opt Options) (Reader, error) {
 	case FormatCanonicalCSV:
 		return newCSVReader(name, canonicalSchema, br, opt)
 	case FormatSpendLogJSON:
-		return newPushReader(format, opt, produceArray(name, br, schemaRecord(spendLogSchema))), nil
+		return newPushReader(name, format, opt, produceArray(br, schemaRecord(spendLogSchema))), nil
 	case FormatCanonicalJSON:
-		return newPushReader(format, opt, produceArray(name, br, schemaRecord(canonicalSchema))), nil
+		return newPushReader(name, format, opt, produceArray(br, schemaRecord(canonicalSchema))), nil
 	case FormatCLIProxyV7JSON:
-		return newPushReader(format, opt, produceArray(name, br, v7Record)), nil
+		return newPushReader(name, format, opt, produceArray(br, v7Record)), nil
 	case FormatSpendLogJSONL:
-		return newPushReader(format, opt, produceLines(name, br, schemaRecord(spendLogSchema))), nil
+		return newPushReader(name, format, opt, produceLines(br, schemaRecord(spendLogSchema))), nil
 	case FormatCanonicalJSONL:
-		return newPushReader(format, opt, produceLines(name, br, schemaRecord(canonicalSchema))), nil
+		return newPushReader(name, format, opt, produceLines(br, schemaRecord(canonicalSchema))), nil
 	case FormatCLIProxyV7JSONL:
-		return newPushReader(format, opt, produceLines(name, br, v7Record)), nil
+		return newPushReader(name, format, opt, produceLines(br, v7Record)), nil
 	case FormatCLIProxyV6:
-		return newPushReader(format, opt, produceV6(name, br)), nil
+		return newPushReader(name, format, opt, produceV6(br)), nil
 	}
-	return nil, fmt.Errorf("%s: %w", name, ErrUnknownFormat)
+	return nil, inputError(name, 0, ErrUnknownFormat)
 }
 
 // uiExportHint tells what to export instead of the LiteLLM UI export.

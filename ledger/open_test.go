@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -21,8 +22,14 @@ type result struct {
 	Format   string
 	Rows     int
 	Calls    []goldenCall
-	Rejected []Rejection
+	Rejected []goldenRejection
 	Err      string `json:",omitempty"`
+}
+
+// goldenRejection is a Rejection as golden files hold it.
+type goldenRejection struct {
+	Where  string
+	Reason string
 }
 
 type goldenCall struct {
@@ -70,14 +77,15 @@ func toGolden(c Call) goldenCall {
 // accounting on the way.
 func readAll(t testing.TB, name string, data []byte, opt Options) result {
 	t.Helper()
-	r, err := Open(name, bytes.NewReader(data), opt)
+	r, err := open(context.Background(), name, bytes.NewReader(data), opt)
 	if err != nil {
 		return result{Err: err.Error()}
 	}
+	defer r.Close()
 	res := result{Format: r.Format()}
 	var b Batch
 	for {
-		err := r.Next(&b)
+		err := r.Next(context.Background(), &b)
 		if err == io.EOF {
 			break
 		}
@@ -88,7 +96,12 @@ func readAll(t testing.TB, name string, data []byte, opt Options) result {
 		for _, c := range b.Calls {
 			res.Calls = append(res.Calls, toGolden(c))
 		}
-		res.Rejected = append(res.Rejected, b.Rejected...)
+		for _, rej := range b.Rejected {
+			if rej.File != name {
+				t.Errorf("rejection %v names file %q, want %q", rej, rej.File, name)
+			}
+			res.Rejected = append(res.Rejected, goldenRejection{Where: rej.Where(), Reason: rej.Reason})
+		}
 		if err != nil {
 			res.Err = err.Error()
 			break
@@ -208,7 +221,7 @@ func TestOpenRefuses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Open("in", strings.NewReader(tt.in), Options{})
+			_, err := open(context.Background(), "in", strings.NewReader(tt.in), Options{})
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("Open error = %v, want %v", err, tt.want)
 			}
@@ -236,11 +249,11 @@ func TestOpenDetects(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := Open("in", strings.NewReader(tt.in), Options{})
+			r, err := open(context.Background(), "in", strings.NewReader(tt.in), Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer r.(io.Closer).Close()
+			defer r.Close()
 			if r.Format() != tt.want {
 				t.Errorf("Format() = %q, want %q", r.Format(), tt.want)
 			}
@@ -253,15 +266,15 @@ func TestClose(t *testing.T) {
 	var buf bytes.Buffer
 	writeFlatCSV(&buf, 50000)
 	for _, opt := range []Options{{ChunkSize: 4096}, {}} {
-		r, err := Open("big.csv", bytes.NewReader(buf.Bytes()), opt)
+		r, err := open(context.Background(), "big.csv", bytes.NewReader(buf.Bytes()), opt)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var b Batch
-		if err := r.Next(&b); err != nil {
+		if err := r.Next(context.Background(), &b); err != nil {
 			t.Fatal(err)
 		}
-		if err := r.(io.Closer).Close(); err != nil {
+		if err := r.Close(); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -272,14 +285,14 @@ func TestClose(t *testing.T) {
 func TestNextAfterClose(t *testing.T) {
 	var buf bytes.Buffer
 	writeFlatCSV(&buf, 20000)
-	r, err := Open("big.csv", bytes.NewReader(buf.Bytes()), Options{ChunkSize: 1024, Workers: 2})
+	r, err := open(context.Background(), "big.csv", bytes.NewReader(buf.Bytes()), Options{ChunkSize: 1024, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.(io.Closer).Close()
+	r.Close()
 	var b Batch
 	for range 100 {
-		if err := r.Next(&b); err != nil {
+		if err := r.Next(context.Background(), &b); err != nil {
 			return
 		}
 	}

@@ -1,16 +1,36 @@
 package ledger
 
-import "fmt"
+import (
+	"context"
+	"strconv"
+	"strings"
+)
 
-// Rejection is an input row that could not be read. Where names the row:
-// "file:line" for files, the request id where there is no line.
+// Rejection is an input row that could not be read. File and Line (or,
+// where rows are not lines, Item) say where it is, as fields.
 type Rejection struct {
-	Where  string
-	Reason string
+	File   string // the input's name
+	Line   int    // 1-based line of the row; 0 when rows are not lines
+	Item   string // the row's place when Line is 0: `[7] request_id "abc"`, `usage.apis #2 models["m"] details[3]`
+	Reason string // why the row is rejected: the field and the value at fault
+}
+
+// Where names the row: "spend.csv:42", `logs.json[7] request_id "abc"`,
+// "usage.json: usage.apis #2 ...".
+func (r Rejection) Where() string {
+	switch {
+	case r.Line > 0:
+		return r.File + ":" + strconv.Itoa(r.Line)
+	case r.Item == "":
+		return r.File
+	case strings.HasPrefix(r.Item, "["):
+		return r.File + r.Item
+	}
+	return r.File + ": " + r.Item
 }
 
 // Error formats the rejection as "where: reason".
-func (r Rejection) Error() string { return fmt.Sprintf("%s: %s", r.Where, r.Reason) }
+func (r Rejection) Error() string { return r.Where() + ": " + r.Reason }
 
 // Batch is a run of consecutive input rows. Every row read lands in exactly
 // one of Calls or Rejected, so Rows == len(Calls) + len(Rejected).
@@ -27,14 +47,16 @@ func (b *Batch) Reset() {
 	b.Rows = 0
 }
 
-// Reader streams the calls of one input in input order. The readers Open
-// returns also implement io.Closer: close them when stopping before Next
-// has returned io.EOF.
+// Reader streams the calls of one input in input order.
 type Reader interface {
 	// Next refills b with the next rows. It returns io.EOF, with b empty,
 	// once the input is exhausted. A bad row does not stop reading: it is
-	// returned in b.Rejected. Any other error ends the stream.
-	Next(b *Batch) error
+	// returned in b.Rejected. Any other error ends the stream: an
+	// *InputError, or ctx's error once ctx is done.
+	Next(ctx context.Context, b *Batch) error
 	// Format names the detected input format, e.g. "litellm-spendlogs-csv".
 	Format() string
+	// Close stops the reader's goroutines and releases its input. Call it
+	// once done, whether or not Next returned io.EOF.
+	Close() error
 }

@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"context"
 	"errors"
 	"io"
 	"strings"
@@ -10,16 +11,16 @@ import (
 // readEdge reads every row of input and returns its calls and rejections.
 func readEdge(t *testing.T, name, input string, opt Options) ([]Call, []string) {
 	t.Helper()
-	r, err := Open(name, strings.NewReader(input), opt)
+	r, err := open(context.Background(), name, strings.NewReader(input), opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.(io.Closer).Close()
+	defer r.Close()
 	var calls []Call
 	var rejected []string
 	var b Batch
 	for {
-		err := r.Next(&b)
+		err := r.Next(context.Background(), &b)
 		if errors.Is(err, io.EOF) {
 			return calls, rejected
 		}
@@ -70,6 +71,8 @@ func TestEdgeInputs(t *testing.T) {
 			rejected: []string{"in:2: spend (a value that looks like an API key, not shown) is not a decimal number"}},
 		{name: "1969 in UTC through an offset", input: header + "\na,1970-01-01 05:00:00+08:00,0.1,10,5\n",
 			rejected: []string{`in:2: startTime "1970-01-01 05:00:00+08:00" is not a timestamp`}},
+		{name: "more tokens than a call can hold", input: header + "\na,2026-09-01 00:00:00,0.1,1000000000000001,5\nb,2026-09-01 00:00:00,0.1,1000000000000000,5\n",
+			calls: 1, rejected: []string{"in:2: 1000000000000001 input tokens are more than one call can hold (at most 10^15)"}},
 		{name: "a spend with too many leading zeros", input: header + "\na,2026-09-01 00:00:00,0." + strings.Repeat("0", 80) + "1,10,5\n",
 			rejected: []string{"in:2: spend"}},
 	}

@@ -16,47 +16,68 @@ import (
 // place: at most tokens × 5e-16 + calls × 5e-10 in the tariff's currency.
 const BlendPlaces = 9
 
+// BlendMode says how a blended price is worked out.
+type BlendMode uint8
+
 // Blend modes.
 const (
-	ModePerModel = "per-model" // each model's own cost over its own tokens
-	ModeGateway  = "gateway"   // one gateway-wide peak share for every model
+	ModePerModel BlendMode = iota // each model's own cost over its own tokens
+	ModeGateway                   // one gateway-wide peak share for every model
+	numModes
 )
 
-// Blend is the blended price of each model and usage type over a window.
-type Blend struct {
-	AsOf      string       `json:"as_of"`
-	From      string       `json:"from"`
-	Until     string       `json:"until"`
-	Mode      string       `json:"mode"`
-	PeakShare string       `json:"peak_share,omitempty"` // gateway mode: peak share of cost at off-peak prices
-	Rows      Rows         `json:"rows"`
-	Models    []BlendModel `json:"models"`
+var modeNames = [numModes]string{"per-model", "gateway"}
+
+// String returns the mode's name as --mode spells it.
+func (m BlendMode) String() string { return modeNames[m] }
+
+// ParseBlendMode reads a mode as --mode spells it.
+func ParseBlendMode(s string) (BlendMode, error) {
+	for i, n := range modeNames {
+		if n == s {
+			return BlendMode(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown blend mode %q (want %s or %s)", s, ModePerModel, ModeGateway)
 }
 
-// BlendModel is one model's blended prices. Reason says why a model has none.
+// Blend is the blended price of each model and usage type over the window
+// [From, Until).
+type Blend struct {
+	From, Until time.Time
+	Mode        BlendMode
+	PeakShare   decimal.NullDecimal // gateway mode: the peak share of the window's cost at off-peak prices
+	Rows        Rows
+	Models      []BlendModel
+}
+
+// BlendModel is one model's blended prices. Reason says why a model has
+// none; Official and AtBlended are zero then.
 type BlendModel struct {
-	Model     string       `json:"model"`
-	Provider  string       `json:"provider"`
-	Currency  string       `json:"currency"`
-	Calls     int64        `json:"calls"`
-	Reason    string       `json:"reason,omitempty"`
-	Official  string       `json:"official,omitempty"`   // official cost of the window
-	AtBlended string       `json:"at_blended,omitempty"` // the window's quantities at the blended prices
-	Prices    []BlendPrice `json:"prices,omitempty"`
+	Model     string
+	Provider  string
+	Currency  string
+	Calls     int64
+	Reason    string
+	Official  decimal.Decimal // official cost of the window
+	AtBlended decimal.Decimal // the window's quantities at the blended prices
+	Prices    []BlendPrice
 }
 
 // BlendPrice is the blended price of one usage type, per 1M tokens (per
 // call for request), with the range it lies in and the token shares.
 type BlendPrice struct {
-	Usage     string `json:"usage"`
-	Tokens    int64  `json:"tokens"`
-	PeakShare string `json:"peak_share"` // share of the tokens in the most expensive period
-	OffPeak   string `json:"off_peak"`   // lowest price that applied in the window
-	Peak      string `json:"peak"`       // highest price that applied in the window
-	Blended   string `json:"blended"`
-	Official  string `json:"official"` // official cost of these tokens
-
-	blended, official decimal.Decimal
+	Usage     tariffs.Usage
+	Tokens    int64
+	PeakShare decimal.Decimal // share of the tokens billed in the most expensive period
+	// ShareUsed is the peak share the blended price was worked out from:
+	// in gateway mode the gateway-wide share, for a price that differs
+	// between periods; not valid otherwise.
+	ShareUsed decimal.NullDecimal
+	OffPeak   decimal.Decimal // lowest price that applied in the window
+	Peak      decimal.Decimal // highest price that applied in the window
+	Blended   decimal.Decimal
+	Official  decimal.Decimal // official cost of these tokens
 }
 
 // usageTally sums one model's usage type over the window.
@@ -70,33 +91,29 @@ type usageTally struct {
 
 // BlendWindow computes blended prices from an engine that priced the
 // window [from, until). Every model the catalog prices at until is listed.
-func (e *Engine) BlendWindow(from, until time.Time, mode string) (*Blend, error) {
-	if mode != ModePerModel && mode != ModeGateway {
-		return nil, fmt.Errorf("unknown blend mode %q (want %s or %s)", mode, ModePerModel, ModeGateway)
-	}
-	bl := &Blend{AsOf: until.UTC().Format(time.RFC3339), From: from.UTC().Format(time.RFC3339),
-		Until: until.UTC().Format(time.RFC3339), Mode: mode, Rows: e.rows, Models: []BlendModel{}}
+func (e *Engine) BlendWindow(from, until time.Time, mode BlendMode) *Blend {
+	bl := &Blend{From: from.UTC(), Until: until.UTC(), Mode: mode, Rows: e.rows, Models: []BlendModel{}}
 	tallies, calls := e.usageTallies()
 	share := decimal.Zero
 	if mode == ModeGateway {
 		share = e.gatewayPeakShare()
-		bl.PeakShare = share.StringFixed(RatioPlaces)
+		bl.PeakShare = decimal.NewNullDecimal(share)
 	}
 	for _, m := range e.cat.Models() {
 		ut, ok := tallies[m]
 		if !ok {
 			if q := m.At(until); q.Status == tariffs.Priced {
 				bl.Models = append(bl.Models, BlendModel{Model: m.ID, Provider: m.Provider.Name, Currency: m.Provider.Currency,
-					Reason: "no priced calls in the window"})
+					Reason: "no priced calls in the window", Official: decimal.Zero, AtBlended: decimal.Zero})
 			}
 			continue
 		}
 		bl.Models = append(bl.Models, blendModel(m, ut, calls[m], mode, share))
 	}
-	return bl, nil
+	return bl
 }
 
-func blendModel(m *tariffs.Model, ut *[tariffs.NumUsage]usageTally, calls int64, mode string, share decimal.Decimal) BlendModel {
+func blendModel(m *tariffs.Model, ut *[tariffs.NumUsage]usageTally, calls int64, mode BlendMode, share decimal.Decimal) BlendModel {
 	bm := BlendModel{Model: m.ID, Provider: m.Provider.Name, Currency: m.Provider.Currency, Calls: calls}
 	official, atBlended := decimal.Zero, decimal.Zero
 	for u := range tariffs.NumUsage {
@@ -104,22 +121,24 @@ func blendModel(m *tariffs.Model, ut *[tariffs.NumUsage]usageTally, calls int64,
 		if !t.seen || t.qty == 0 || t.high.IsZero() {
 			continue
 		}
-		p := BlendPrice{Usage: tariffs.Usage(u).String(), Tokens: t.qty, OffPeak: t.low.String(), Peak: t.high.String(),
-			PeakShare: ratioString(decimal.NewFromInt(t.peakQty), decimal.NewFromInt(t.qty)), official: t.cost}
-		p.blended = blendedPrice(t, tariffs.Usage(u), mode, share)
-		p.Blended, p.Official = p.blended.String(), t.cost.String()
+		p := BlendPrice{Usage: tariffs.Usage(u), Tokens: t.qty, OffPeak: t.low, Peak: t.high,
+			PeakShare: decimal.NewFromInt(t.peakQty).DivRound(decimal.NewFromInt(t.qty), RatioPlaces), Official: t.cost}
+		if mode == ModeGateway && t.high.GreaterThan(t.low) {
+			p.ShareUsed = decimal.NewNullDecimal(share)
+		}
+		p.Blended = blendedPrice(t, tariffs.Usage(u), mode, share)
 		official = official.Add(t.cost)
-		atBlended = atBlended.Add(costAt(p.blended, tariffs.Usage(u), t.qty))
+		atBlended = atBlended.Add(costAt(p.Blended, tariffs.Usage(u), t.qty))
 		bm.Prices = append(bm.Prices, p)
 	}
-	bm.Official, bm.AtBlended = official.String(), atBlended.String()
+	bm.Official, bm.AtBlended = official, atBlended
 	return bm
 }
 
 // blendedPrice is official cost over quantity (per-model), or the off-peak
 // price moved toward the peak price by the gateway-wide share; either way
 // clamped into [low, high] against rounding.
-func blendedPrice(t *usageTally, u tariffs.Usage, mode string, share decimal.Decimal) decimal.Decimal {
+func blendedPrice(t *usageTally, u tariffs.Usage, mode BlendMode, share decimal.Decimal) decimal.Decimal {
 	var p decimal.Decimal
 	if mode == ModeGateway {
 		p = t.low.Add(t.high.Sub(t.low).Mul(share)).Round(BlendPlaces)
@@ -179,7 +198,7 @@ func (e *Engine) usageTallies() (map[*tariffs.Model]*[tariffs.NumUsage]usageTall
 
 // peakPeriods reports, per usage type, whether the bucket's period is the
 // most expensive period of its version and tier and dearer than the cheapest.
-func peakPeriods(b *Bucket) (peak [tariffs.NumUsage]bool) {
+func peakPeriods(b *bucket) (peak [tariffs.NumUsage]bool) {
 	mp := b.k.version.Prices[b.Model]
 	for u := range tariffs.NumUsage {
 		own := b.Rates.Price(tariffs.Usage(u))

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/tokenfare/tokenfare/tariffs"
 )
 
 func TestBlendPerModel(t *testing.T) {
@@ -17,15 +19,12 @@ func TestBlendPerModel(t *testing.T) {
 		c := call(string(rune('a'+i)), "flash", end, 100_000, 0, 0)
 		for range 10 {
 			c.Identity += "x"
-			e.Add(&c)
+			e.AddPriced(&c)
 		}
 	}
 	outside := call("late", "flash", "2026-09-20T02:00:00Z", 1, 0, 1)
-	e.Add(&outside)
-	bl, err := e.BlendWindow(from, until, ModePerModel)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e.AddPriced(&outside)
+	bl := e.BlendWindow(from, until, ModePerModel)
 	var flash *BlendModel
 	for i := range bl.Models {
 		if bl.Models[i].Model == "flash" {
@@ -36,10 +35,11 @@ func TestBlendPerModel(t *testing.T) {
 		t.Fatalf("no blend for flash: %+v", bl.Models)
 	}
 	in := flash.Prices[0]
-	if in.Usage != "input" || in.Blended != "0.2625" || in.PeakShare != "0.750000" || in.OffPeak != "0.15" || in.Peak != "0.3" {
-		t.Errorf("input blend = %+v, want blended 0.2625, peak share 0.75, between 0.15 and 0.3", in)
+	if in.Usage != tariffs.Input || !in.Blended.Equal(dec("0.2625")) || !in.PeakShare.Equal(dec("0.75")) ||
+		!in.OffPeak.Equal(dec("0.15")) || !in.Peak.Equal(dec("0.3")) || in.ShareUsed.Valid {
+		t.Errorf("input blend = %+v, want blended 0.2625, peak share 0.75, between 0.15 and 0.3, no share used", in)
 	}
-	if flash.Official != flash.AtBlended {
+	if !flash.Official.Equal(flash.AtBlended) {
 		t.Errorf("official %s, at blended %s: want equal when the blend is exact", flash.Official, flash.AtBlended)
 	}
 	if bl.Rows.Outside != 1 || bl.Rows.Priced != 40 {
@@ -57,30 +57,27 @@ func TestBlendInvariants(t *testing.T) {
 	from, until := at("2026-09-01T00:00:00Z"), at("2026-09-29T00:00:00Z")
 	halfUnit := decimal.New(5, -BlendPlaces-1) // half a unit of the last place, per 1M
 	for round := range 10 {
-		for _, mode := range []string{ModePerModel, ModeGateway} {
+		for _, mode := range []BlendMode{ModePerModel, ModeGateway} {
 			e := New(cat, Options{Since: from, Until: until})
 			for _, c := range randomCalls(rng, 1500) {
-				e.Add(&c)
+				e.AddPriced(&c)
 			}
-			bl, err := e.BlendWindow(from, until, mode)
-			if err != nil {
-				t.Fatal(err)
-			}
+			bl := e.BlendWindow(from, until, mode)
 			for _, m := range bl.Models {
 				bound := decimal.Zero
 				for _, p := range m.Prices {
-					b, lo, hi := dec(p.Blended), dec(p.OffPeak), dec(p.Peak)
+					b, lo, hi := p.Blended, p.OffPeak, p.Peak
 					if b.LessThan(lo) || b.GreaterThan(hi) {
 						t.Errorf("round %d %s %s %s: blended %s outside [%s, %s]", round, mode, m.Model, p.Usage, b, lo, hi)
 					}
 					per := halfUnit.Mul(decimal.NewFromInt(p.Tokens))
-					if p.Usage != "request" {
+					if p.Usage != tariffs.Request {
 						per = per.Shift(-6) // token prices are per 1M
 					}
 					bound = bound.Add(per)
 				}
 				if mode == ModePerModel && m.Reason == "" {
-					diff := dec(m.AtBlended).Sub(dec(m.Official)).Abs()
+					diff := m.AtBlended.Sub(m.Official).Abs()
 					if diff.GreaterThan(bound) {
 						t.Errorf("round %d %s: at blended %s, official %s: off by %s, more than %s", round, m.Model, m.AtBlended, m.Official, diff, bound)
 					}
@@ -99,19 +96,16 @@ func TestBlendGatewayShare(t *testing.T) {
 	a := call("a", "flash", "2026-09-01T02:00:00Z", 100_000, 0, 0)
 	for range 10 {
 		a.Identity += "x"
-		e.Add(&a)
+		e.AddPriced(&a)
 	}
 	b := call("b", "flash", "2026-09-05T02:00:00Z", 0, 0, 100_000)
 	for range 10 {
 		b.Identity += "y"
-		e.Add(&b)
+		e.AddPriced(&b)
 	}
-	bl, err := e.BlendWindow(from, until, ModeGateway)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if bl.PeakShare != "0.200000" {
-		t.Fatalf("peak share = %s, want 0.200000", bl.PeakShare)
+	bl := e.BlendWindow(from, until, ModeGateway)
+	if !bl.PeakShare.Valid || !bl.PeakShare.Decimal.Equal(dec("0.2")) {
+		t.Fatalf("peak share = %v, want 0.2", bl.PeakShare)
 	}
 	for _, m := range bl.Models {
 		if m.Model != "flash" {
@@ -119,9 +113,14 @@ func TestBlendGatewayShare(t *testing.T) {
 		}
 		for _, p := range m.Prices {
 			// off-peak + 0.2 × (peak − off-peak): input 0.15 + 0.03, output 0.6 + 0.12
-			want := map[string]string{"input": "0.18", "output": "0.72"}[p.Usage]
-			if want != "" && p.Blended != want {
+			want, checked := map[tariffs.Usage]string{tariffs.Input: "0.18", tariffs.Output: "0.72"}[p.Usage]
+			if checked && !p.Blended.Equal(dec(want)) {
 				t.Errorf("%s blended %s, want %s", p.Usage, p.Blended, want)
+			}
+			// Each price shows the gateway-wide share it comes from, not
+			// its own tokens' share (input all peak: 1, output none: 0).
+			if checked && (!p.ShareUsed.Valid || !p.ShareUsed.Decimal.Equal(dec("0.2"))) {
+				t.Errorf("%s share used %v, want 0.2 (own peak share %s)", p.Usage, p.ShareUsed, p.PeakShare)
 			}
 		}
 	}
@@ -130,10 +129,7 @@ func TestBlendGatewayShare(t *testing.T) {
 func TestBlendListsModelsWithoutCalls(t *testing.T) {
 	cat := testCatalog(t)
 	from, until := at("2026-09-01T00:00:00Z"), at("2026-09-29T00:00:00Z")
-	bl, err := New(cat, Options{Since: from, Until: until}).BlendWindow(from, until, ModePerModel)
-	if err != nil {
-		t.Fatal(err)
-	}
+	bl := New(cat, Options{Since: from, Until: until}).BlendWindow(from, until, ModePerModel)
 	reasons := map[string]string{}
 	for _, m := range bl.Models {
 		reasons[m.Model] = m.Reason

@@ -31,6 +31,25 @@ func (q *Quantities) Add(o *Quantities) {
 	}
 }
 
+// addChecked adds o (non-negative) to q, unless a sum, or the sum of
+// output and reasoning (reports add them), would exceed the int64 range:
+// then q is left as it was and addChecked returns false.
+func (q *Quantities) addChecked(o *Quantities) bool {
+	ok := true
+	for i := range q {
+		s := q[i] + o[i]
+		ok = ok && s >= q[i]
+		q[i] = s
+	}
+	if !ok || q[tariffs.Output]+q[tariffs.Reasoning] < q[tariffs.Output] {
+		for i := range q {
+			q[i] -= o[i]
+		}
+		return false
+	}
+	return true
+}
+
 // Cost returns the cost of quantity n of usage u at rates r: tokens at the
 // price per 1M tokens, requests at the price per call. It is exact.
 func Cost(r *tariffs.Rates, u tariffs.Usage, n int64) decimal.Decimal {

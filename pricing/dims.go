@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Dim is a dimension calls can be grouped by.
@@ -74,3 +75,48 @@ func setOf(dims []Dim) dimSet {
 }
 
 func (s dimSet) has(d Dim) bool { return s&(1<<d) != 0 }
+
+// GroupKey names a group of calls in each dimension it was grouped by; the
+// fields of the other dimensions are zero. Two groups are the same group
+// when their keys are equal.
+type GroupKey struct {
+	Model   string    // DimModel: tariff model id, or the logged name when unknown
+	Group   string    // DimGroup: the gateway's public model name
+	Key     string    // DimKey: hashed API key
+	Team    string    // DimTeam
+	User    string    // DimUser
+	Start   time.Time // DimDay, DimHour: start of the day or hour, in the report zone
+	Period  string    // DimPeriod: tariff period; empty unless the calls were priced
+	Outcome Outcome   // DimPeriod: what became of the calls (Priced when not grouped by period)
+	Version string    // DimVersion: tariff version name; empty when none was in force
+}
+
+// Value returns the key's value in dimension d as text: a day as
+// 2006-01-02, an hour as 2006-01-02T15:04 with its UTC offset, the period
+// of calls that were not priced as their outcome in parentheses.
+func (k *GroupKey) Value(d Dim) string {
+	switch d {
+	case DimModel:
+		return k.Model
+	case DimGroup:
+		return k.Group
+	case DimKey:
+		return k.Key
+	case DimTeam:
+		return k.Team
+	case DimUser:
+		return k.User
+	case DimDay:
+		return k.Start.Format(time.DateOnly)
+	case DimHour:
+		return k.Start.Format("2006-01-02T15:04Z07:00")
+	case DimPeriod:
+		if k.Outcome != Priced {
+			return "(" + k.Outcome.String() + ")"
+		}
+		return k.Period
+	case DimVersion:
+		return k.Version
+	}
+	return ""
+}

@@ -12,7 +12,7 @@
 //
 //   - Money is exact: a bucket's official cost equals the sum of its calls'
 //     own costs to the last digit, whatever the order or chunking of the
-//     input (Merge combines engines that priced parts of a stream).
+//     input (engines that priced parts of a stream merge exactly).
 //   - Every call added is counted once in Rows; Rows.Read is the sum of the
 //     other counts.
 //   - The amounts of a reconciliation's explanations, "unexplained"

@@ -2,6 +2,7 @@ package pricing
 
 import (
 	"encoding/binary"
+	"fmt"
 	"hash/maphash"
 	"time"
 
@@ -63,9 +64,9 @@ type bucketKey struct {
 	slot    int64 // start of the day or hour (Unix seconds) when grouped by time
 }
 
-// Bucket sums the calls of one bucket key: quantities add as integers and
+// bucket sums the calls of one bucket key: quantities add as integers and
 // are priced once, so a bucket's cost is exactly the sum of its calls' costs.
-type Bucket struct {
+type bucket struct {
 	k        bucketKey
 	Model    *tariffs.Model // nil when unknown
 	Rates    *tariffs.Rates // nil unless priced
@@ -76,22 +77,16 @@ type Bucket struct {
 }
 
 // Recorded returns the spend the gateway recorded for the bucket's calls.
-func (b *Bucket) Recorded() decimal.Decimal { return b.recorded.Value() }
+func (b *bucket) Recorded() decimal.Decimal { return b.recorded.Value() }
 
 // Official returns the bucket's official cost: zero unless priced.
-func (b *Bucket) Official() decimal.Decimal {
+func (b *bucket) Official() decimal.Decimal {
 	if b.Rates == nil || b.k.outcome != Priced {
 		return decimal.Zero
 	}
 	_, total := CostOf(b.Rates, &b.Qty)
 	return total
 }
-
-// Outcome returns what became of the bucket's calls.
-func (b *Bucket) Outcome() Outcome { return b.k.outcome }
-
-// ModelName returns the tariff model id, or the logged name when unknown.
-func (b *Bucket) ModelName() string { return b.k.name() }
 
 // name returns the tariff model id, or the logged name when unknown.
 func (k *bucketKey) name() string {
@@ -101,11 +96,8 @@ func (k *bucketKey) name() string {
 	return k.unknown
 }
 
-// Version returns the tariff version in force, or nil.
-func (b *Bucket) Version() *tariffs.Version { return b.k.version }
-
-// PeriodName returns the bucket's period, or "" when not priced.
-func (b *Bucket) PeriodName() string {
+// periodName returns the bucket's period, or "" when not priced.
+func (b *bucket) periodName() string {
 	if b.k.version == nil || b.k.outcome != Priced {
 		return ""
 	}
@@ -114,8 +106,8 @@ func (b *Bucket) PeriodName() string {
 
 // Engine prices a stream of calls into buckets. Its memory grows with the
 // number of buckets, and with the identities its Seen keeps (bounded with
-// a spilling Seen), never with the calls themselves. An Engine is not safe for concurrent use; price parts of a stream
-// with several engines and Merge them.
+// a spilling Seen), never with the calls themselves. An Engine is not safe
+// for concurrent use.
 type Engine struct {
 	cat        *tariffs.Catalog
 	opts       Options
@@ -126,8 +118,10 @@ type Engine struct {
 	nextRecent int
 	seen       Seen
 	seenErr    error
-	buckets    map[bucketKey]*Bucket
+	buckets    map[bucketKey]*bucket
 	rows       Rows
+	total      Quantities // of every call in a bucket: no sum of buckets exceeds it
+	sumErr     error
 }
 
 // refKey is how a call names its model.
@@ -144,7 +138,7 @@ type recentRef struct {
 type modelRef struct {
 	model  *tariffs.Model
 	cursor *tariffs.Cursor
-	last   *Bucket
+	last   *bucket
 }
 
 // New returns an engine that prices calls against cat.
@@ -159,7 +153,7 @@ func New(cat *tariffs.Catalog, opts Options) *Engine {
 	}
 	return &Engine{cat: cat, opts: opts, dims: setOf(opts.Dims), zone: zone,
 		refs: map[refKey]*modelRef{}, seen: seen,
-		buckets: map[bucketKey]*Bucket{}}
+		buckets: map[bucketKey]*bucket{}}
 }
 
 // Rows returns the row accounting so far.
@@ -171,13 +165,8 @@ func (e *Engine) Reject() {
 	e.rows.Rejected++
 }
 
-// Add prices one call into its bucket and returns what became of it.
-func (e *Engine) Add(c *ledger.Call) Outcome {
-	pc := e.AddPriced(c)
-	return pc.Outcome
-}
-
-// AddPriced is Add, returning the priced call for per-call output.
+// AddPriced prices one call into its bucket and returns the priced call:
+// what became of it, and its quote for per-call output.
 func (e *Engine) AddPriced(c *ledger.Call) PricedCall {
 	pc := e.classify(c)
 	e.rows.count(pc.Outcome)
@@ -187,6 +176,14 @@ func (e *Engine) AddPriced(c *ledger.Call) PricedCall {
 	k := bucketKey{model: pc.Quote.Model, version: pc.Quote.Version, outcome: pc.Outcome, zero: c.Recorded.IsZero()}
 	if k.model == nil {
 		k.unknown = pc.modelName
+	}
+	q := QuantitiesOf(c.Tokens)
+	if !e.total.addChecked(&q) {
+		// Sums of these quantities would wrap: refuse the call, and the run.
+		if e.sumErr == nil {
+			e.sumErr = fmt.Errorf("%w: at %s", ErrTokenSum, c.Source)
+		}
+		return pc
 	}
 	k.noSpend = !c.Gateway.RecordsSpend()
 	if pc.Outcome == Priced {
@@ -198,7 +195,7 @@ func (e *Engine) AddPriced(c *ledger.Call) PricedCall {
 	b := pc.ref.last
 	if b == nil || b.k != k {
 		if b = e.buckets[k]; b == nil {
-			b = &Bucket{k: k, Model: pc.Quote.Model, Rates: pc.Rates}
+			b = &bucket{k: k, Model: pc.Quote.Model, Rates: pc.Rates}
 			e.buckets[k] = b
 		}
 		pc.ref.last = b
@@ -207,7 +204,6 @@ func (e *Engine) AddPriced(c *ledger.Call) PricedCall {
 		b.KeyAlias = firstAlias(b.KeyAlias, c.KeyAlias)
 	}
 	b.Calls++
-	q := QuantitiesOf(c.Tokens)
 	b.Qty.Add(&q)
 	if !k.zero {
 		b.recorded.Add(c.Recorded)
@@ -290,7 +286,7 @@ func (e *Engine) classify(c *ledger.Call) PricedCall {
 	if e.opts.Billing != nil {
 		billing = *e.opts.Billing
 	}
-	pc.At = BillingInstant(c, billing)
+	pc.At = billingInstant(c, billing)
 	switch {
 	case (!e.opts.Since.IsZero() && pc.At.Before(e.opts.Since)) || (!e.opts.Until.IsZero() && !pc.At.Before(e.opts.Until)):
 		pc.Outcome = Outside
@@ -388,13 +384,18 @@ func (e *Engine) firstSeen(c *ledger.Call) bool {
 	return first || err != nil
 }
 
-// Err returns the first error of the identity set, if any: the engine's
-// results are incomplete when it is not nil.
-func (e *Engine) Err() error { return e.seenErr }
+// Err returns the first error of the identity set, or ErrTokenSum, if
+// any: the engine's results are incomplete when it is not nil.
+func (e *Engine) Err() error {
+	if e.sumErr != nil {
+		return e.sumErr
+	}
+	return e.seenErr
+}
 
-// BillingInstant returns the instant of a call that b says bills it,
+// billingInstant returns the instant of a call that b says bills it,
 // falling back to the start when the gateway did not log that instant.
-func BillingInstant(c *ledger.Call, b tariffs.BillingTime) time.Time {
+func billingInstant(c *ledger.Call, b tariffs.BillingTime) time.Time {
 	switch {
 	case b == tariffs.BillEnd && !c.End.IsZero():
 		return c.End
@@ -404,21 +405,30 @@ func BillingInstant(c *ledger.Call, b tariffs.BillingTime) time.Time {
 	return c.Start
 }
 
-// Buckets returns every bucket, in no particular order.
-func (e *Engine) Buckets() []*Bucket {
-	out := make([]*Bucket, 0, len(e.buckets))
+// allBuckets returns every bucket, in no particular order.
+func (e *Engine) allBuckets() []*bucket {
+	out := make([]*bucket, 0, len(e.buckets))
 	for _, b := range e.buckets {
 		out = append(out, b)
 	}
 	return out
 }
 
-// Merge adds the buckets and rows of o, an engine with the same options
+// merge adds the buckets and rows of o, an engine with the same options
 // that priced another part of the stream.
-func (e *Engine) Merge(o *Engine) {
+func (e *Engine) merge(o *Engine) {
 	e.rows.Add(o.rows)
 	if e.seenErr == nil {
 		e.seenErr = o.seenErr
+	}
+	if e.sumErr == nil {
+		e.sumErr = o.sumErr
+	}
+	if !e.total.addChecked(&o.total) {
+		if e.sumErr == nil {
+			e.sumErr = ErrTokenSum
+		}
+		return
 	}
 	for k, ob := range o.buckets {
 		b := e.buckets[k]

@@ -31,7 +31,7 @@ func BenchmarkEngineAdd(b *testing.B) {
 				for b.Loop() {
 					e := New(cat, Options{Dims: dims})
 					for i := range calls {
-						e.Add(&calls[i])
+						e.AddPriced(&calls[i])
 					}
 				}
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/call")

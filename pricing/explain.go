@@ -10,19 +10,30 @@ import (
 	"github.com/tokenfare/tokenfare/tariffs"
 )
 
-// Kinds of explanation for a gap between recorded and official cost.
+// ExplanationKind is what accounts for part of a gap between recorded and
+// official cost.
+type ExplanationKind uint8
+
+// Kinds of explanation.
 const (
-	KindFlatPrice       = "flat_price"        // recorded at one flat rate set at all hours
-	KindCachedAsInput   = "cached_as_input"   // as flat_price, with cache reads at the input price
-	KindZeroSpend       = "zero_spend"        // priced calls the gateway recorded at zero
-	KindNotRecorded     = "not_recorded"      // priced calls of a gateway that records no spend
-	KindUnpricedModel   = "unpriced_model"    // calls of a model no tariff prices then
-	KindRetiredModel    = "retired_model"     // calls of a model its provider had retired
-	KindDuplicates      = "duplicates"        // the same call logged more than once
-	KindFailedWithSpend = "failed_with_spend" // failed calls that carry spend
-	KindRounding        = "rounding"          // recorded matches official but for floating-point noise
-	KindUnexplained     = "unexplained"       // no single flat rate set matches
+	KindFlatPrice       ExplanationKind = iota // recorded at one flat rate set at all hours
+	KindCachedAsInput                          // as flat_price, with cache reads at the input price
+	KindZeroSpend                              // priced calls the gateway recorded at zero
+	KindNotRecorded                            // priced calls of a gateway that records no spend
+	KindUnpricedModel                          // calls of a model no tariff prices then
+	KindRetiredModel                           // calls of a model its provider had retired
+	KindDuplicates                             // the same call logged more than once
+	KindFailedWithSpend                        // failed calls that carry spend
+	KindRounding                               // recorded matches official but for floating-point noise
+	KindUnexplained                            // no single flat rate set matches
+	numKinds
 )
+
+var kindNames = [numKinds]string{"flat_price", "cached_as_input", "zero_spend", "not_recorded", "unpriced_model",
+	"retired_model", "duplicates", "failed_with_spend", "rounding", "unexplained"}
+
+// String returns the kind's name as reports spell it, e.g. "flat_price".
+func (k ExplanationKind) String() string { return kindNames[k] }
 
 // matchTolerance is the relative difference under which a recorded sum is
 // taken to equal a candidate cost: gateways keep spend in binary floating
@@ -34,14 +45,14 @@ var matchTolerance = decimal.New(1, -6)
 // "unexplained" add up to Totals.Explained; with "unexplained" they add up
 // to the whole gap.
 type Explanation struct {
-	Kind    string `json:"kind"`
-	Model   string `json:"model,omitempty"`
-	Calls   int64  `json:"calls"`
-	Amount  string `json:"amount"`
-	Version string `json:"version,omitempty"` // the version whose rates match
-	Period  string `json:"period,omitempty"`  // the period whose rates match
-	Rates   string `json:"rates,omitempty"`   // the model whose rates match, when another
-	Detail  string `json:"detail"`
+	Kind    ExplanationKind
+	Model   string // the model explained; empty for the whole gateway
+	Calls   int64
+	Amount  decimal.Decimal // the part of the gap explained
+	Version string          // flat price: the version whose rates match
+	Period  string          // flat price: the period whose rates match
+	RatesOf string          // flat price: the model whose rates match, when another
+	Detail  string          // the explanation in a sentence, for people
 }
 
 // modelTally gathers what one model's buckets say about its gap.
@@ -93,7 +104,7 @@ func (e *Engine) tallies() []*modelTally {
 			t.official = t.official.Add(b.Official())
 			t.recorded = t.recorded.Add(b.Recorded())
 			for u := range tariffs.NumUsage - 1 {
-				t.periodTokens[b.PeriodName()] += b.Qty[u]
+				t.periodTokens[b.periodName()] += b.Qty[u]
 			}
 		default:
 			if o == Failed && !b.k.zero {
@@ -120,22 +131,22 @@ func (t *modelTally) explain() []Explanation {
 	switch gap := t.official.Sub(t.recorded); {
 	case t.calls == 0 || gap.IsZero():
 	case closeTo(t.recorded, t.official):
-		out = append(out, Explanation{Kind: KindRounding, Model: t.name, Calls: t.calls, Amount: gap.String(),
+		out = append(out, Explanation{Kind: KindRounding, Model: t.name, Calls: t.calls, Amount: gap,
 			Detail: fmt.Sprintf("recorded %s against an official %s: equal to one part in a million, the rest is rounding", t.recorded, t.official)})
 	default:
 		out = append(out, t.flatPrice(gap))
 	}
 	if t.zeroCalls > 0 && !t.zeroOfficial.IsZero() {
-		out = append(out, Explanation{Kind: KindZeroSpend, Model: t.name, Calls: t.zeroCalls, Amount: t.zeroOfficial.String(),
+		out = append(out, Explanation{Kind: KindZeroSpend, Model: t.name, Calls: t.zeroCalls, Amount: t.zeroOfficial,
 			Detail: fmt.Sprintf("%d priced call(s) recorded with zero spend; their official cost is %s", t.zeroCalls, t.zeroOfficial)})
 	}
 	if t.noSpendCalls > 0 {
-		out = append(out, Explanation{Kind: KindNotRecorded, Model: t.name, Calls: t.noSpendCalls, Amount: t.noSpendCost.String(),
+		out = append(out, Explanation{Kind: KindNotRecorded, Model: t.name, Calls: t.noSpendCalls, Amount: t.noSpendCost,
 			Detail: fmt.Sprintf("%d priced call(s) from a gateway that records tokens but no spend; their official cost is %s", t.noSpendCalls, t.noSpendCost)})
 	}
 	for _, o := range []struct {
 		outcome Outcome
-		kind    string
+		kind    ExplanationKind
 		what    string
 	}{
 		{Unpriced, KindUnpricedModel, "call(s) of a model no tariff version prices then"},
@@ -150,7 +161,7 @@ func (t *modelTally) explain() []Explanation {
 		if calls == 0 || (o.outcome == Failed && spend.IsZero()) {
 			continue
 		}
-		out = append(out, Explanation{Kind: o.kind, Model: t.name, Calls: calls, Amount: spend.Neg().String(),
+		out = append(out, Explanation{Kind: o.kind, Model: t.name, Calls: calls, Amount: spend.Neg(),
 			Detail: fmt.Sprintf("%d %s; the gateway recorded %s for them", calls, o.what, spend)})
 	}
 	return out
@@ -197,7 +208,7 @@ func (c *candidate) cost(t *modelTally) decimal.Decimal {
 // the recorded sum at every hour; the model's own rates come first, latest
 // version first.
 func (t *modelTally) flatPrice(gap decimal.Decimal) Explanation {
-	x := Explanation{Kind: KindUnexplained, Model: t.name, Calls: t.calls, Amount: gap.String(),
+	x := Explanation{Kind: KindUnexplained, Model: t.name, Calls: t.calls, Amount: gap,
 		Detail: fmt.Sprintf("recorded %s against an official %s; no single flat rate set of the tariff history matches", t.recorded, t.official)}
 	for _, c := range t.candidates() {
 		if !closeTo(c.cost(t), t.recorded) {
@@ -209,7 +220,7 @@ func (t *modelTally) flatPrice(gap decimal.Decimal) Explanation {
 		}
 		whose := "its own"
 		if c.model != t.model {
-			x.Rates, whose = c.model.ID, c.model.ID+"'s"
+			x.RatesOf, whose = c.model.ID, c.model.ID+"'s"
 		}
 		base := c.rates(0)
 		x.Detail = fmt.Sprintf("recorded at a flat price equal to %s %s rates of version %s (%s) at every hour%s; %s",

@@ -23,19 +23,19 @@ const (
 
 var outcomeNames = [numOutcomes]string{"priced", "unpriced", "retired", "failed", "duplicate", "outside"}
 
-// String returns the outcome's name as JSON output spells it.
+// String returns the outcome's name as reports spell it.
 func (o Outcome) String() string { return outcomeNames[o] }
 
 // Rows accounts for every input row: Read equals the sum of all the others.
 type Rows struct {
-	Read      int64 `json:"read"`
-	Priced    int64 `json:"priced"`
-	Unpriced  int64 `json:"unpriced"`
-	Retired   int64 `json:"retired"`
-	Failed    int64 `json:"failed"`
-	Duplicate int64 `json:"duplicate"`
-	Rejected  int64 `json:"rejected"`
-	Outside   int64 `json:"outside"`
+	Read      int64
+	Priced    int64
+	Unpriced  int64
+	Retired   int64
+	Failed    int64
+	Duplicate int64
+	Rejected  int64
+	Outside   int64
 }
 
 func (r *Rows) count(o Outcome) { r.countN(o, 1) }
@@ -71,7 +71,7 @@ func (r *Rows) Add(o Rows) {
 	r.Outside += o.Outside
 }
 
-// Balanced reports whether every row read is accounted for exactly once.
-func (r Rows) Balanced() bool {
+// balanced reports whether every row read is accounted for exactly once.
+func (r Rows) balanced() bool {
 	return r.Read == r.Priced+r.Unpriced+r.Retired+r.Failed+r.Duplicate+r.Rejected+r.Outside
 }

@@ -10,50 +10,52 @@ import (
 	"github.com/tokenfare/tokenfare/tariffs"
 )
 
-// Reconciliation compares what the gateway recorded with the official cost.
-// Money is given as exact decimal strings. Gap is official minus recorded:
-// positive when the gateway recorded too little. Ratio is recorded/official.
+// Reconciliation compares what the gateway recorded with the official cost,
+// in total and by the dimensions asked for. Gap is official minus recorded:
+// positive when the gateway recorded too little. Ratio is recorded/official,
+// not valid when the official cost is zero.
 type Reconciliation struct {
-	Rows         Rows          `json:"rows"`
-	Currency     string        `json:"currency"`
-	Totals       Totals        `json:"totals"`
-	By           []string      `json:"by"`
-	Groups       []Group       `json:"groups"`
-	Explanations []Explanation `json:"explanations"`
+	Rows         Rows
+	Currencies   []string // currencies of the priced calls, sorted; more than one when totals mix them
+	Totals       Totals
+	By           []Dim // the dimensions of the groups, in the order asked for
+	Groups       []Group
+	Explanations []Explanation
 }
 
 // Totals are the sums over every call read.
 type Totals struct {
-	Calls     int64  `json:"calls"`
-	Official  string `json:"official"`
-	Recorded  string `json:"recorded"`
-	Gap       string `json:"gap"`
-	Ratio     string `json:"ratio"`
-	Explained string `json:"explained"` // the part of the gap the explanations account for
+	Calls     int64
+	Official  decimal.Decimal
+	Recorded  decimal.Decimal
+	Gap       decimal.Decimal
+	Ratio     decimal.NullDecimal
+	Explained decimal.Decimal // the part of the gap the explanations other than "unexplained" account for
 }
 
 // Group is one row of the reconciliation by the dimensions asked for.
 type Group struct {
-	Keys        map[string]string `json:"keys"`
-	Calls       int64             `json:"calls"`
-	PricedCalls int64             `json:"priced_calls"`
-	Tokens      TokenCounts       `json:"tokens"`
-	Official    string            `json:"official"`
-	Recorded    string            `json:"recorded"`
-	Gap         string            `json:"gap"`
-	Ratio       string            `json:"ratio"`
+	Key         GroupKey
+	KeyAlias    string   // alias of Key.Key when grouped by key and one is known
+	Currencies  []string // currencies of the group's priced calls, sorted; none when nothing was priced
+	Calls       int64
+	PricedCalls int64
+	Tokens      TokenCounts
+	Official    decimal.Decimal
+	Recorded    decimal.Decimal
+	Gap         decimal.Decimal
+	Ratio       decimal.NullDecimal
 
-	official, recorded decimal.Decimal
-	keyAlias           string
+	currencies map[string]bool
 }
 
 // TokenCounts are token totals by usage type; Output includes Reasoning.
 type TokenCounts struct {
-	Input      int64 `json:"input"`
-	CacheRead  int64 `json:"cache_read"`
-	CacheWrite int64 `json:"cache_write"`
-	Output     int64 `json:"output"`
-	Reasoning  int64 `json:"reasoning"`
+	Input      int64
+	CacheRead  int64
+	CacheWrite int64
+	Output     int64
+	Reasoning  int64
 }
 
 func (t *TokenCounts) add(q *Quantities) {
@@ -65,121 +67,126 @@ func (t *TokenCounts) add(q *Quantities) {
 }
 
 // Reconcile builds the reconciliation of everything the engine priced,
-// grouped by the engine's dimensions.
+// grouped by the engine's dimensions. Groups come sorted by their values,
+// dimension by dimension in the order of the dimensions' names.
 func (e *Engine) Reconcile() *Reconciliation {
-	r := &Reconciliation{Rows: e.rows, By: []string{}, Groups: []Group{}}
-	for _, d := range e.opts.Dims {
-		r.By = append(r.By, d.String())
-	}
-	groups := map[string]*Group{}
+	r := &Reconciliation{Rows: e.rows, By: append([]Dim{}, e.opts.Dims...), Groups: []Group{}}
+	groups := map[GroupKey]*Group{}
+	var order []*Group
 	official, recorded := decimal.Zero, decimal.Zero
 	currencies := map[string]bool{}
 	var calls int64
 	for _, b := range e.sortedBuckets() {
-		o := b.Official()
-		official, recorded = official.Add(o), recorded.Add(b.Recorded())
+		o, rec := b.Official(), b.Recorded()
+		official, recorded = official.Add(o), recorded.Add(rec)
 		calls += b.Calls
-		if b.Model != nil && b.k.outcome == Priced {
-			currencies[b.Model.Provider.Currency] = true
-		}
-		keys := e.groupKeys(b)
-		id := joinKeys(keys)
-		g := groups[id]
+		k := e.groupKeyOf(b)
+		g := groups[k]
 		if g == nil {
-			g = &Group{Keys: keys, official: decimal.Zero, recorded: decimal.Zero}
-			groups[id] = g
+			g = &Group{Key: k, Official: decimal.Zero, Recorded: decimal.Zero, currencies: map[string]bool{}}
+			groups[k] = g
+			order = append(order, g)
 		}
 		g.Calls += b.Calls
-		if b.k.outcome == Priced {
+		if b.Model != nil && b.k.outcome == Priced {
 			g.PricedCalls += b.Calls
+			currencies[b.Model.Provider.Currency] = true
+			g.currencies[b.Model.Provider.Currency] = true
 		}
 		g.Tokens.add(&b.Qty)
-		g.official, g.recorded = g.official.Add(o), g.recorded.Add(b.Recorded())
-		g.keyAlias = firstAlias(g.keyAlias, b.KeyAlias)
+		g.Official, g.Recorded = g.Official.Add(o), g.Recorded.Add(rec)
+		g.KeyAlias = firstAlias(g.KeyAlias, b.KeyAlias)
 	}
-	for _, g := range groups {
-		if g.keyAlias != "" {
-			g.Keys["key_alias"] = g.keyAlias
-		}
-		g.Official, g.Recorded = g.official.String(), g.recorded.String()
-		g.Gap, g.Ratio = g.official.Sub(g.recorded).String(), ratioString(g.recorded, g.official)
+	for _, g := range order {
+		g.Gap, g.Ratio = g.Official.Sub(g.Recorded), ratio(g.Recorded, g.Official)
+		g.Currencies, g.currencies = sortedSet(g.currencies), nil
 		r.Groups = append(r.Groups, *g)
 	}
-	sort.Slice(r.Groups, func(i, j int) bool { return joinKeys(r.Groups[i].Keys) < joinKeys(r.Groups[j].Keys) })
-	r.Currency = currencyOf(currencies)
+	e.sortGroups(r.Groups)
+	r.Currencies = sortedSet(currencies)
 	r.Explanations = e.explain()
 	explained := decimal.Zero
 	for _, x := range r.Explanations {
 		if x.Kind != KindUnexplained {
-			explained = explained.Add(decimal.RequireFromString(x.Amount))
+			explained = explained.Add(x.Amount)
 		}
 	}
-	r.Totals = Totals{Calls: calls, Official: official.String(), Recorded: recorded.String(),
-		Gap: official.Sub(recorded).String(), Ratio: ratioString(recorded, official), Explained: explained.String()}
+	r.Totals = Totals{Calls: calls, Official: official, Recorded: recorded,
+		Gap: official.Sub(recorded), Ratio: ratio(recorded, official), Explained: explained}
 	return r
 }
 
-func currencyOf(set map[string]bool) string {
-	var list []string
+func sortedSet(set map[string]bool) []string {
+	list := make([]string, 0, len(set))
 	for c := range set {
 		list = append(list, c)
 	}
 	sort.Strings(list)
-	return strings.Join(list, "+")
+	return list
 }
 
-// groupKeys names the bucket's group in each dimension asked for.
-func (e *Engine) groupKeys(b *Bucket) map[string]string {
-	keys := map[string]string{}
+// groupKeyOf names the bucket's group in each dimension asked for.
+func (e *Engine) groupKeyOf(b *bucket) GroupKey {
+	var k GroupKey
 	for _, d := range e.opts.Dims {
-		var v string
 		switch d {
 		case DimModel:
-			v = b.k.name()
+			k.Model = b.k.name()
 		case DimGroup:
-			v = b.k.group
+			k.Group = b.k.group
 		case DimKey:
-			v = b.k.key
+			k.Key = b.k.key
 		case DimTeam:
-			v = b.k.team
+			k.Team = b.k.team
 		case DimUser:
-			v = b.k.user
-		case DimDay:
-			v = time.Unix(b.k.slot, 0).In(e.zone).Format(time.DateOnly)
-		case DimHour:
-			v = time.Unix(b.k.slot, 0).In(e.zone).Format("2006-01-02T15:04Z07:00")
+			k.User = b.k.user
+		case DimDay, DimHour:
+			k.Start = time.Unix(b.k.slot, 0).In(e.zone)
 		case DimPeriod:
-			v = b.PeriodName()
-			if b.k.outcome != Priced {
-				v = "(" + b.k.outcome.String() + ")"
-			}
+			k.Period, k.Outcome = b.periodName(), b.k.outcome
 		case DimVersion:
 			if b.k.version != nil {
-				v = b.k.version.Name
+				k.Version = b.k.version.Name
 			}
 		}
-		keys[d.String()] = v
 	}
-	return keys
+	return k
 }
 
-func joinKeys(keys map[string]string) string {
-	names := make([]string, 0, len(keys))
-	for k := range keys {
-		names = append(names, k)
+// sortGroups orders groups by their values, compared dimension by
+// dimension in the order of the dimensions' names.
+func (e *Engine) sortGroups(gs []Group) {
+	dims := append([]Dim{}, e.opts.Dims...)
+	sort.Slice(dims, func(i, j int) bool { return dims[i].String() < dims[j].String() })
+	keys := make([]string, len(gs))
+	for i := range gs {
+		var sb strings.Builder
+		for _, d := range dims {
+			sb.WriteString(gs[i].Key.Value(d))
+			sb.WriteByte(0)
+		}
+		keys[i] = sb.String()
 	}
-	sort.Strings(names)
-	var sb strings.Builder
-	for _, k := range names {
-		sb.WriteString(k + "=" + keys[k] + "\x00")
-	}
-	return sb.String()
+	sort.Sort(groupsByKey{gs, keys})
+}
+
+// groupsByKey sorts groups by their sort keys.
+type groupsByKey struct {
+	gs   []Group
+	keys []string
+}
+
+func (s groupsByKey) Len() int           { return len(s.gs) }
+func (s groupsByKey) Less(i, j int) bool { return s.keys[i] < s.keys[j] }
+func (s groupsByKey) Swap(i, j int) {
+	s.gs[i], s.gs[j] = s.gs[j], s.gs[i]
+	s.keys[i], s.keys[j] = s.keys[j], s.keys[i]
 }
 
 // sortedBuckets returns the buckets in a fixed order, so that output and
 // sums do not depend on map order.
-func (e *Engine) sortedBuckets() []*Bucket {
-	bs := e.Buckets()
+func (e *Engine) sortedBuckets() []*bucket {
+	bs := e.allBuckets()
 	sort.Slice(bs, func(i, j int) bool { return bucketLess(&bs[i].k, &bs[j].k) })
 	return bs
 }

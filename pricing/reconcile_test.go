@@ -36,7 +36,7 @@ func TestExplanations(t *testing.T) {
 	tests := []struct {
 		name    string
 		at      *tariffs.Rates
-		kind    string
+		kind    ExplanationKind
 		version string
 		period  string
 		rates   string
@@ -51,39 +51,39 @@ func TestExplanations(t *testing.T) {
 			for i, end := range ends {
 				c := call(string(rune('a'+i)), "flash", end, 1000*int64(i+1), 5000, 700)
 				c.Recorded = costAtRates(&c, tt.at)
-				e.Add(&c)
+				e.AddPriced(&c)
 			}
 			zero := call("zero", "flash", "2026-09-01T02:30:00Z", 100, 0, 100)
-			e.Add(&zero)
+			e.AddPriced(&zero)
 			failed := call("failed", "flash", "2026-09-01T02:40:00Z", 0, 0, 0)
 			failed.Status, failed.Recorded = ledger.StatusFailure, dec("0.25")
-			e.Add(&failed)
+			e.AddPriced(&failed)
 			unknown := call("unknown", "mystery", "2026-09-01T02:40:00Z", 10, 0, 10)
 			unknown.Recorded = dec("0.5")
-			e.Add(&unknown)
+			e.AddPriced(&unknown)
 
 			rec := e.Reconcile()
-			byKind := map[string]Explanation{}
+			byKind := map[ExplanationKind]Explanation{}
 			sum := decimal.Zero
 			for _, x := range rec.Explanations {
 				byKind[x.Kind] = x
-				sum = sum.Add(dec(x.Amount))
+				sum = sum.Add(x.Amount)
 			}
-			x := byKind[tt.kind]
-			if x.Version != tt.version || x.Period != tt.period || x.Rates != tt.rates {
-				t.Errorf("%s: version %q period %q rates %q, want %q %q %q\n%+v", tt.kind, x.Version, x.Period, x.Rates, tt.version, tt.period, tt.rates, rec.Explanations)
+			x, found := byKind[tt.kind]
+			if !found || x.Version != tt.version || x.Period != tt.period || x.RatesOf != tt.rates {
+				t.Errorf("%s: version %q period %q rates of %q, want %q %q %q\n%+v", tt.kind, x.Version, x.Period, x.RatesOf, tt.version, tt.period, tt.rates, rec.Explanations)
 			}
 			zeroCost := costAtRates(&zero, peak)
-			if z := byKind[KindZeroSpend]; z.Calls != 1 || !dec(z.Amount).Equal(zeroCost) {
+			if z := byKind[KindZeroSpend]; z.Calls != 1 || !z.Amount.Equal(zeroCost) {
 				t.Errorf("zero_spend = %+v, want 1 call of %s", z, zeroCost)
 			}
-			if f := byKind[KindFailedWithSpend]; f.Calls != 1 || !dec(f.Amount).Equal(dec("-0.25")) {
+			if f := byKind[KindFailedWithSpend]; f.Calls != 1 || !f.Amount.Equal(dec("-0.25")) {
 				t.Errorf("failed_with_spend = %+v, want 1 call of -0.25", f)
 			}
-			if u := byKind[KindUnpricedModel]; u.Model != "mystery" || !dec(u.Amount).Equal(dec("-0.5")) {
+			if u := byKind[KindUnpricedModel]; u.Model != "mystery" || !u.Amount.Equal(dec("-0.5")) {
 				t.Errorf("unpriced_model = %+v, want mystery -0.5", u)
 			}
-			if !sum.Equal(dec(rec.Totals.Gap)) || rec.Totals.Explained != rec.Totals.Gap {
+			if !sum.Equal(rec.Totals.Gap) || !rec.Totals.Explained.Equal(rec.Totals.Gap) {
 				t.Errorf("explanations add up to %s (explained %s), gap is %s", sum, rec.Totals.Explained, rec.Totals.Gap)
 			}
 		})
@@ -95,12 +95,12 @@ func TestUnexplainedGap(t *testing.T) {
 	e := New(cat, Options{})
 	c := call("a", "flash", "2026-09-01T02:00:00Z", 1000, 0, 1000)
 	c.Recorded = dec("0.123456")
-	e.Add(&c)
+	e.AddPriced(&c)
 	rec := e.Reconcile()
 	if len(rec.Explanations) != 1 || rec.Explanations[0].Kind != KindUnexplained {
 		t.Fatalf("explanations = %+v, want one unexplained", rec.Explanations)
 	}
-	if rec.Totals.Explained != "0" {
+	if !rec.Totals.Explained.IsZero() {
 		t.Errorf("explained = %s, want 0", rec.Totals.Explained)
 	}
 }
@@ -110,16 +110,17 @@ func TestGroupsByPeriodAndDay(t *testing.T) {
 	e := New(cat, Options{Dims: []Dim{DimDay, DimPeriod}})
 	for _, end := range []string{"2026-09-01T02:00:00Z", "2026-09-01T03:00:00Z", "2026-09-01T12:00:00Z", "2026-09-01T17:00:00Z"} {
 		c := call(end, "flash", end, 100_000, 0, 0) // below the 128k tier
-		e.Add(&c)
+		e.AddPriced(&c)
 	}
 	rec := e.Reconcile()
-	got := map[string]string{}
+	got := map[string]decimal.Decimal{}
 	for _, g := range rec.Groups {
-		got[g.Keys["day"]+"/"+g.Keys["period"]] = g.Official
+		got[g.Key.Value(DimDay)+"/"+g.Key.Value(DimPeriod)] = g.Official
 	}
 	// 17:00 UTC is 01:00 on the next day in Beijing: off-peak, but grouped
-	// on its UTC day.
-	if got["2026-09-01/peak"] != "0.06" || got["2026-09-01/offpeak"] != "0.03" || len(got) != 2 {
+	// on its UTC day. Two calls of 100k input tokens each at 0.30 (peak)
+	// and 0.15 (off-peak) per 1M: 0.06 and 0.03.
+	if !got["2026-09-01/peak"].Equal(dec("0.06")) || !got["2026-09-01/offpeak"].Equal(dec("0.03")) || len(got) != 2 {
 		t.Errorf("groups = %v, want 2026-09-01/peak 0.06 and 2026-09-01/offpeak 0.03", got)
 	}
 }
@@ -129,9 +130,9 @@ func TestGatewayWithoutSpend(t *testing.T) {
 	e := New(cat, Options{})
 	c := call("a", "flash", "2026-09-01T02:00:00Z", 1_000, 0, 1_000)
 	c.Gateway = ledger.CLIProxy
-	e.Add(&c)
+	e.AddPriced(&c)
 	rec := e.Reconcile()
-	if len(rec.Explanations) != 1 || rec.Explanations[0].Kind != KindNotRecorded || rec.Explanations[0].Amount != rec.Totals.Gap {
+	if len(rec.Explanations) != 1 || rec.Explanations[0].Kind != KindNotRecorded || !rec.Explanations[0].Amount.Equal(rec.Totals.Gap) {
 		t.Fatalf("explanations = %+v, want one not_recorded for the whole gap %s", rec.Explanations, rec.Totals.Gap)
 	}
 }
@@ -146,13 +147,13 @@ func TestRoundingAndKeyGroups(t *testing.T) {
 	c := call("c", "flash", "2026-09-01T13:00:00Z", 100_000, 0, 0)
 	c.Recorded, c.Key = dec("0.015"), "abc"
 	for _, x := range []*ledger.Call{&a, &b, &c} {
-		e.Add(x)
+		e.AddPriced(x)
 	}
 	rec := e.Reconcile()
-	if len(rec.Groups) != 1 || rec.Groups[0].Keys["key_alias"] != "team-a-bot" {
+	if len(rec.Groups) != 1 || rec.Groups[0].Key.Key != "abc" || rec.Groups[0].KeyAlias != "team-a-bot" {
 		t.Errorf("groups = %+v, want one group for key abc with alias team-a-bot", rec.Groups)
 	}
-	if len(rec.Explanations) != 1 || rec.Explanations[0].Kind != KindRounding || rec.Totals.Explained != rec.Totals.Gap {
+	if len(rec.Explanations) != 1 || rec.Explanations[0].Kind != KindRounding || !rec.Totals.Explained.Equal(rec.Totals.Gap) {
 		t.Errorf("explanations = %+v (explained %s, gap %s), want one rounding for the whole gap", rec.Explanations, rec.Totals.Explained, rec.Totals.Gap)
 	}
 }
@@ -164,11 +165,11 @@ func TestHourGroupsOnFallBackDay(t *testing.T) {
 	// 05:30Z is 01:30 EDT, 06:30Z is 01:30 EST: the same local hour twice.
 	for _, end := range []string{"2026-11-01T05:30:00Z", "2026-11-01T06:30:00Z", "2026-11-01T07:30:00Z"} {
 		c := call(end, "flash", end, 10, 0, 10)
-		e.Add(&c)
+		e.AddPriced(&c)
 	}
 	var hours []string
 	for _, g := range e.Reconcile().Groups {
-		hours = append(hours, g.Keys["hour"])
+		hours = append(hours, g.Key.Value(DimHour))
 	}
 	want := []string{"2026-11-01T01:00-04:00", "2026-11-01T01:00-05:00", "2026-11-01T02:00-05:00"}
 	if strings.Join(hours, " ") != strings.Join(want, " ") {
@@ -187,8 +188,8 @@ func TestFlatPriceWithTiers(t *testing.T) {
 	long.Recorded = costAtRates(&long, peakTier)
 	short := call("short", "flash", "2026-09-01T13:00:00Z", 1000, 0, 1000)
 	short.Recorded = costAtRates(&short, peak)
-	e.Add(&long)
-	e.Add(&short)
+	e.AddPriced(&long)
+	e.AddPriced(&short)
 	xs := e.Reconcile().Explanations
 	if len(xs) != 1 || xs[0].Kind != KindFlatPrice || xs[0].Period != "peak" {
 		t.Errorf("explanations = %+v, want flat_price at the peak rates", xs)

@@ -1,7 +1,9 @@
-package pricing
+package pricing_test
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -13,6 +15,8 @@ import (
 	"time"
 
 	"github.com/tokenfare/tokenfare/ledger"
+	"github.com/tokenfare/tokenfare/pricing"
+	"github.com/tokenfare/tokenfare/reports"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
 
@@ -20,9 +24,10 @@ var update = flag.Bool("update", false, "rewrite the scenarios' want.json")
 
 // scenario is one folder of testdata/scenarios: tariff.yaml, calls.csv
 // (canonical calls), scenario.txt (by: DIMS and window: FROM UNTIL) and
-// want.json, the reconciliation and blend they must give.
+// want.json, the reconciliation and blend they must give in the JSON of
+// reports.
 type scenario struct {
-	dims        []Dim
+	dims        []pricing.Dim
 	from, until time.Time
 }
 
@@ -40,12 +45,12 @@ func readScenario(t *testing.T, dir string) scenario {
 		val = strings.TrimSpace(val)
 		switch key {
 		case "by":
-			if sc.dims, err = ParseDims(val); err != nil {
+			if sc.dims, err = pricing.ParseDims(val); err != nil {
 				t.Fatal(err)
 			}
 		case "window":
 			from, until, _ := strings.Cut(val, " ")
-			sc.from, sc.until = at(from), at(until)
+			sc.from, sc.until = instant(t, from), instant(t, until)
 		}
 	}
 	return sc
@@ -63,24 +68,29 @@ func TestScenarios(t *testing.T) {
 				t.Fatal(ps)
 			}
 			sc := readScenario(t, dir)
-			rec := New(cat, Options{Dims: sc.dims})
-			blend := New(cat, Options{Since: sc.from, Until: sc.until})
+			rec := pricing.New(cat, pricing.Options{Dims: sc.dims})
+			blend := pricing.New(cat, pricing.Options{Since: sc.from, Until: sc.until})
 			calls := readCalls(t, filepath.Join(dir, "calls.csv"))
 			for i := range calls {
-				rec.Add(&calls[i])
-				blend.Add(&calls[i])
+				rec.AddPriced(&calls[i])
+				blend.AddPriced(&calls[i])
 			}
-			bl, err := blend.BlendWindow(sc.from, sc.until, ModePerModel)
-			if err != nil {
+			var recJSON, blendJSON bytes.Buffer
+			if err := reports.Reconciliation(&recJSON, reports.JSON, rec.Reconcile()); err != nil {
 				t.Fatal(err)
 			}
-			got, err := json.MarshalIndent(map[string]any{"reconcile": rec.Reconcile(), "blend": bl}, "", "  ")
+			if err := reports.Blend(&blendJSON, reports.JSON, blend.BlendWindow(sc.from, sc.until, pricing.ModePerModel)); err != nil {
+				t.Fatal(err)
+			}
+			got, err := json.MarshalIndent(map[string]json.RawMessage{"reconcile": recJSON.Bytes(), "blend": blendJSON.Bytes()}, "", "  ")
 			if err != nil {
 				t.Fatal(err)
 			}
 			want := filepath.Join(dir, "want.json")
 			if *update {
-				os.WriteFile(want, append(got, '\n'), 0o644)
+				if err := os.WriteFile(want, append(got, '\n'), 0o644); err != nil {
+					t.Fatalf("-update: %v", err)
+				}
 			}
 			data, err := os.ReadFile(want)
 			if err != nil {
@@ -93,22 +103,27 @@ func TestScenarios(t *testing.T) {
 	}
 }
 
+func instant(t *testing.T, s string) time.Time {
+	t.Helper()
+	v, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
 func readCalls(t *testing.T, path string) []ledger.Call {
 	t.Helper()
-	f, err := os.Open(path)
+	ctx := context.Background()
+	r, err := ledger.FileSource(path, ledger.Options{}).Open(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	r, err := ledger.Open(path, f, ledger.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.(io.Closer).Close()
+	defer r.Close()
 	var out []ledger.Call
 	var b ledger.Batch
 	for {
-		err := r.Next(&b)
+		err := r.Next(ctx, &b)
 		if errors.Is(err, io.EOF) {
 			return out
 		}

@@ -1,12 +1,15 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"runtime/pprof"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -16,9 +19,11 @@ import (
 
 // Exit codes, the command line's stable contract.
 const (
-	exitOK       = 0 // fine
-	exitFindings = 1 // findings: check failed, stale config, drift beyond --fail-over
-	exitUsage    = 2 // bad usage or bad input
+	exitOK          = 0   // fine
+	exitFindings    = 1   // findings: check failed, stale config, drift beyond --fail-over, nothing priced
+	exitUsage       = 2   // bad usage or bad input
+	exitFailure     = 3   // the run failed: an I/O error reading input or writing output, disk full
+	exitInterrupted = 130 // interrupted by SIGINT (Ctrl-C) or SIGTERM
 )
 
 // app is what every command shares: where tariffs come from, the output
@@ -33,6 +38,7 @@ type app struct {
 	once    sync.Once
 	catalog *tariffs.Catalog
 	loadErr error
+	started bool // the command's flags and arguments were accepted: errors now are not cobra's
 }
 
 // Catalog loads the tariff catalog once: the folder given by --tariffs, or
@@ -74,24 +80,42 @@ func usageError(err error, hint string) error {
 // findingsError marks err as findings (exit 1).
 func findingsError(err error) error { return &exitError{code: exitFindings, err: err} }
 
-// Main runs the command line with args and returns the exit code.
+// Main runs the command line with args and returns the exit code. The
+// first SIGINT or SIGTERM cancels the run's context: reading stops, no
+// output is written, and the exit code is 130. A second one ends the
+// process at once.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop() // restore the default: a second signal kills
+	}()
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, now: time.Now}
-	return run(a, args)
+	return runContext(ctx, a, args)
 }
 
-func run(a *app, args []string) int {
+func run(a *app, args []string) int { return runContext(context.Background(), a, args) }
+
+// runContext runs the command tree and turns its error into an exit code,
+// printing it once.
+func runContext(ctx context.Context, a *app, args []string) int {
 	cmd := newRootCmd(a)
 	cmd.SetArgs(args)
 	cmd.SetIn(a.stdin)
 	cmd.SetOut(a.stdout)
 	cmd.SetErr(a.stderr)
-	err := cmd.Execute()
-	if err == nil {
-		return exitOK
-	}
+	err := cmd.ExecuteContext(ctx)
 	var ee *exitError
-	if errors.As(err, &ee) {
+	switch {
+	case err == nil:
+		return exitOK
+	case ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
+		fmt.Fprintln(a.stderr, "interrupted: nothing written")
+		return exitInterrupted
+	case errors.Is(err, syscall.EPIPE):
+		return exitOK // whoever read the output stopped reading: nothing to say
+	case errors.As(err, &ee):
 		if ee.code != exitFindings || ee.err.Error() != "" {
 			fmt.Fprintf(a.stderr, "Error: %v\n", ee.err)
 		}
@@ -99,6 +123,10 @@ func run(a *app, args []string) int {
 			fmt.Fprintf(a.stderr, "Try: %s\n", ee.hint)
 		}
 		return ee.code
+	case a.started:
+		// The command ran and failed: an I/O error, not bad usage.
+		fmt.Fprintf(a.stderr, "Error: %v\n", err)
+		return exitFailure
 	}
 	// Errors cobra raises itself (unknown flag, wrong argument count) are usage errors.
 	fmt.Fprintf(a.stderr, "Error: %v\nTry: tokenfare --help\n", err)
@@ -114,7 +142,8 @@ func newRootCmd(a *app) *cobra.Command {
 its timestamp (versions, peak windows, time zones, holiday calendars), reconciles the
 gateway's recorded spend against that official cost, and computes blended prices.
 
-Exit codes: 0 fine, 1 findings, 2 bad usage or bad input.`,
+Exit codes: 0 fine, 1 findings (nothing priced included), 2 bad usage or bad input,
+3 an I/O failure (disk full, unreadable input), 130 interrupted.`,
 		Example: `  tokenfare tariffs show deepseek-flash
   tokenfare reconcile --calls testdata/sample/spendlogs-2026-10.csv
   tokenfare blend --calls spendlogs.csv --as-of 2026-10-01T00:00:00Z`,
@@ -127,16 +156,17 @@ Exit codes: 0 fine, 1 findings, 2 bad usage or bad input.`,
 	root.PersistentFlags().MarkHidden("cpuprofile")
 	var stopProfile func()
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		a.started = true
 		if cpuProfile == "" {
 			return nil
 		}
 		f, err := os.Create(cpuProfile)
 		if err != nil {
-			return usageError(err, "")
+			return err
 		}
 		if err := pprof.StartCPUProfile(f); err != nil {
 			f.Close()
-			return usageError(err, "")
+			return err
 		}
 		stopProfile = func() { pprof.StopCPUProfile(); f.Close() }
 		return nil

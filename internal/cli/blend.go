@@ -1,15 +1,12 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
-	"gopkg.in/yaml.v3"
 
 	"github.com/tokenfare/tokenfare/pricing"
+	"github.com/tokenfare/tokenfare/reports"
 )
 
 type blendOptions struct {
@@ -32,11 +29,14 @@ cost to within half a unit of the 9th decimal place per 1M tokens; a blended pri
 lies between the lowest (off-peak) and highest (peak) price that applied.
 
 --mode gateway applies one gateway-wide peak share (the share of peak in the window's cost
-at off-peak prices) to every time-of-use model instead, as a single flat setting would.
+at off-peak prices) to every time-of-use model instead, as a single flat setting would;
+each price shows the share it was worked out from (SHARE USED, peak_share_used) beside
+its own tokens' peak share.
 Models the catalog prices but with no calls in the window are listed with the reason.`,
 		Example: `  tokenfare blend --calls testdata/sample/spendlogs-2026-10.csv --as-of 2026-10-01
   tokenfare blend --calls spendlogs.csv --window 7d --mode gateway -o json
-  tokenfare blend --calls spendlogs.csv -o yaml`,
+  tokenfare blend --calls spendlogs.csv -o yaml
+  tokenfare blend --calls spendlogs.csv -o csv > blended.csv`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runBlend(cmd, a, &opts)
@@ -45,19 +45,21 @@ Models the catalog prices but with no calls in the window are listed with the re
 	opts.source.addFlags(cmd.Flags())
 	cmd.Flags().StringVar(&opts.asOf, "as-of", "", "end of the window, exclusive (RFC 3339 or date; default now)")
 	cmd.Flags().StringVar(&opts.window, "window", "28d", "length of the window: days (28d) or a duration (36h)")
-	cmd.Flags().StringVar(&opts.mode, "mode", pricing.ModePerModel, "per-model or gateway")
-	cmd.Flags().StringVarP(&opts.output, "output", "o", "table", "output format: table, json or yaml")
+	cmd.Flags().StringVar(&opts.mode, "mode", pricing.ModePerModel.String(), "per-model or gateway")
+	cmd.Flags().StringVarP(&opts.output, "output", "o", "table", "output format: table, csv, json or yaml")
 	completeSource(cmd)
-	completeWith(cmd, "mode", pricing.ModePerModel, pricing.ModeGateway)
-	completeWith(cmd, "output", "table", "json", "yaml")
+	completeWith(cmd, "mode", pricing.ModePerModel.String(), pricing.ModeGateway.String())
+	completeOutput(cmd, reports.Table, reports.CSV, reports.JSON, reports.YAML)
 	return cmd
 }
 
 func runBlend(cmd *cobra.Command, a *app, opts *blendOptions) error {
-	if err := checkOutput(opts.output, "table", "json", "yaml"); err != nil {
+	format, err := parseOutput(opts.output, reports.Table, reports.CSV, reports.JSON, reports.YAML)
+	if err != nil {
 		return err
 	}
-	if opts.mode != pricing.ModePerModel && opts.mode != pricing.ModeGateway {
+	mode, err := pricing.ParseBlendMode(opts.mode)
+	if err != nil {
 		return usageError(fmt.Errorf("unknown --mode %q", opts.mode), "use --mode per-model or --mode gateway")
 	}
 	window, err := parseWindow(opts.window)
@@ -79,68 +81,5 @@ func runBlend(cmd *cobra.Command, a *app, opts *blendOptions) error {
 	if err != nil {
 		return err
 	}
-	bl, err := e.BlendWindow(eopts.Since, eopts.Until, opts.mode)
-	if err != nil {
-		return usageError(err, "")
-	}
-	out := cmd.OutOrStdout()
-	switch opts.output {
-	case "json":
-		return writeJSON(out, bl)
-	case "yaml":
-		return writeBlendYAML(out, bl)
-	}
-	return writeBlendTable(out, bl)
-}
-
-// writeBlendYAML writes the JSON document as YAML, so that both outputs
-// share one set of field names and order.
-func writeBlendYAML(out io.Writer, bl *pricing.Blend) error {
-	data, err := json.Marshal(bl)
-	if err != nil {
-		return err
-	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return err
-	}
-	blockStyle(&doc)
-	enc := yaml.NewEncoder(out)
-	enc.SetIndent(2)
-	if err := enc.Encode(&doc); err != nil {
-		return err
-	}
-	return enc.Close()
-}
-
-// blockStyle drops the flow and quoting styles JSON input gives every node;
-// the encoder still quotes strings that would read as numbers.
-func blockStyle(n *yaml.Node) {
-	n.Style = 0
-	for _, c := range n.Content {
-		blockStyle(c)
-	}
-}
-
-func writeBlendTable(out io.Writer, bl *pricing.Blend) error {
-	w := &errWriter{w: out}
-	w.printf("window    %s to %s (%s)\n", bl.From, bl.Until, bl.Mode)
-	if bl.PeakShare != "" {
-		w.printf("peak share of cost at off-peak prices: %s\n", bl.PeakShare)
-	}
-	r := bl.Rows
-	w.printf("rows      read %d: priced %d, outside the window %d, other %d\n\n", r.Read, r.Priced, r.Outside, r.Read-r.Priced-r.Outside)
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "MODEL\tUSAGE\tTOKENS\tPEAK SHARE\tOFF-PEAK\tPEAK\tBLENDED /1M\t")
-	for _, m := range bl.Models {
-		if m.Reason != "" {
-			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t%s\t\n", m.Model, m.Reason)
-			continue
-		}
-		for _, p := range m.Prices {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t\n", m.Model, p.Usage, p.Tokens, orDash(p.PeakShare), p.OffPeak, p.Peak, p.Blended)
-		}
-	}
-	tw.Flush()
-	return w.err
+	return reports.Blend(cmd.OutOrStdout(), format, e.BlendWindow(eopts.Since, eopts.Until, mode))
 }

@@ -56,6 +56,16 @@ func TestGolden(t *testing.T) {
 		{"reconcile-sample.txt", []string{"reconcile", "--calls", sample}},
 		{"blend-sample.json", []string{"blend", "--calls", sample, "--as-of", "2026-10-29", "-o", "json"}},
 		{"blend-sample-gateway.yaml", []string{"blend", "--calls", sample, "--as-of", "2026-10-29", "--mode", "gateway", "-o", "yaml"}},
+		{"blend-sample.txt", []string{"blend", "--calls", sample, "--as-of", "2026-10-29"}},
+		{"blend-sample-gateway.txt", []string{"blend", "--calls", sample, "--as-of", "2026-10-29", "--mode", "gateway"}},
+		{"blend-sample-gateway.csv", []string{"blend", "--calls", sample, "--as-of", "2026-10-29", "--mode", "gateway", "-o", "csv"}},
+		{"reconcile-sample-by-key.yaml", []string{"reconcile", "--calls", sample, "--by", "key", "-o", "yaml"}},
+		{"reconcile-twocurrencies.csv", []string{"reconcile", "--calls", "testdata/calls/twocurrencies.csv", "--tariffs", "testdata/twocurrencies", "-o", "csv"}},
+		{"price-sample-hour.txt", []string{"price", "--calls", sample, "--since", "2026-10-12T02:00:00Z", "--until", "2026-10-12T03:00:00Z", "-o", "table"}},
+		{"price-sample-hour.csv", []string{"price", "--calls", sample, "--since", "2026-10-12T02:00:00Z", "--until", "2026-10-12T03:00:00Z"}},
+		{"tariffs-list.csv", []string{"tariffs", "list", "--tariffs", "../../tariffs/testdata", "-o", "csv"}},
+		{"tariffs-list.json", []string{"tariffs", "list", "--tariffs", "../../tariffs/testdata", "-o", "json"}},
+		{"tariffs-list.txt", []string{"tariffs", "list", "--tariffs", "../../tariffs/testdata"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -73,25 +83,27 @@ func TestExitCodes(t *testing.T) {
 		name   string
 		args   []string
 		code   int
-		stdout string // substring expected on stdout
-		stderr string // substring expected on stderr
+		stdout string // substring expected on stdout, or anyOutput
+		stderr string // substring expected on stderr, or anyOutput
 	}{
-		{"version", []string{"version"}, exitOK, "tokenfare dev", ""},
-		{"validate embedded catalog", []string{"tariffs", "validate"}, exitOK, "ok: ", ""},
+		{"version", []string{"version"}, exitOK, "tokenfare dev", anyOutput},
+		{"validate embedded catalog", []string{"tariffs", "validate"}, exitOK, "ok: ", anyOutput},
 		{"validate finds every problem", []string{"tariffs", "validate", "testdata/badtariffs"}, exitFindings,
 			"testdata/badtariffs/bad.yaml:3: timezone \"Nowhere/Land\" is not an IANA time zone", "problem(s)"},
 		{"validate reports the negative price too", []string{"tariffs", "validate", "testdata/badtariffs/bad.yaml"}, exitFindings,
-			"bad.yaml:15: m standard output price -2 is negative", ""},
+			"bad.yaml:15: m standard output price -2 is negative", anyOutput},
 		{"show with a bad tariff folder is bad input", []string{"tariffs", "show", "m", "--tariffs", "testdata/badtariffs"}, exitUsage,
-			"", "bad.yaml:12: version 2026-01-01T00:00:00Z: period \"peak\": window \"10:00-10:00\" starts where it ends"},
-		{"missing tariff folder", []string{"tariffs", "list", "--tariffs", "testdata/nope"}, exitUsage, "", "cannot read tariff folder"},
-		{"unknown model", []string{"tariffs", "show", "gpt-9"}, exitUsage, "", "no tariff model is named \"gpt-9\""},
-		{"bad instant", []string{"tariffs", "show", "deepseek-flash", "--at", "yesterday"}, exitUsage, "", "--at \"yesterday\" is not an instant"},
-		{"unknown flag", []string{"tariffs", "list", "--colour"}, exitUsage, "", "unknown flag"},
-		{"list", []string{"tariffs", "list"}, exitOK, "deepseek-flash", ""},
-		{"completion of --by", []string{"__complete", "reconcile", "--by", "model,d"}, exitOK, "model,day", ""},
-		{"completion of models", []string{"__complete", "tariffs", "show", ""}, exitOK, "deepseek-flash", ""},
-		{"completion of --mode", []string{"__complete", "blend", "--mode", ""}, exitOK, "gateway", ""},
+			anyOutput, "bad.yaml:12: version 2026-01-01T00:00:00Z: period \"peak\": window \"10:00-10:00\" starts where it ends"},
+		{"missing tariff folder", []string{"tariffs", "list", "--tariffs", "testdata/nope"}, exitUsage, anyOutput, "cannot read tariff folder"},
+		{"unknown model", []string{"tariffs", "show", "gpt-9"}, exitUsage, anyOutput, "no tariff model is named \"gpt-9\""},
+		{"bad instant", []string{"tariffs", "show", "deepseek-flash", "--at", "yesterday"}, exitUsage, anyOutput, "--at \"yesterday\" is not an instant"},
+		{"unknown flag", []string{"tariffs", "list", "--colour"}, exitUsage, anyOutput, "unknown flag"},
+		{"list", []string{"tariffs", "list"}, exitOK, "deepseek-flash", anyOutput},
+		{"price offers no yaml", []string{"price", "--calls", sample, "-o", "yaml"}, exitUsage, anyOutput, "Try: use -o table, -o csv, -o json"},
+		{"unknown format", []string{"tariffs", "list", "-o", "xml"}, exitUsage, anyOutput, `unknown output format "xml"`},
+		{"completion of --by", []string{"__complete", "reconcile", "--by", "model,d"}, exitOK, "model,day", anyOutput},
+		{"completion of models", []string{"__complete", "tariffs", "show", anyOutput}, exitOK, "deepseek-flash", anyOutput},
+		{"completion of --mode", []string{"__complete", "blend", "--mode", anyOutput}, exitOK, "gateway", anyOutput},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -99,12 +111,8 @@ func TestExitCodes(t *testing.T) {
 			if code != tt.code {
 				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tt.code, out, errs)
 			}
-			if !strings.Contains(out, tt.stdout) {
-				t.Errorf("stdout does not contain %q:\n%s", tt.stdout, out)
-			}
-			if !strings.Contains(errs, tt.stderr) {
-				t.Errorf("stderr does not contain %q:\n%s", tt.stderr, errs)
-			}
+			checkContains(t, "stdout", out, tt.stdout)
+			checkContains(t, "stderr", errs, tt.stderr)
 		})
 	}
 }

@@ -6,11 +6,21 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tokenfare/tokenfare/pricing"
+	"github.com/tokenfare/tokenfare/reports"
 )
 
 // completeWith offers fixed values for a flag in shell completion.
 func completeWith(cmd *cobra.Command, flag string, values ...string) {
 	cmd.RegisterFlagCompletionFunc(flag, cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp))
+}
+
+// completeOutput offers the output formats a command writes.
+func completeOutput(cmd *cobra.Command, offered ...reports.Format) {
+	names := make([]string, len(offered))
+	for i, f := range offered {
+		names[i] = f.String()
+	}
+	completeWith(cmd, "output", names...)
 }
 
 // completeSource offers the values of the flags every command that reads

@@ -9,7 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/shopspring/decimal"
+	"github.com/spf13/cobra"
+	"github.com/tokenfare/tokenfare/reports"
 )
 
 // Helpers every command shares: output formats, instants and lengths of
@@ -62,24 +63,6 @@ func unwrapPathError(err error) error {
 	return err
 }
 
-// displayPlaces is how many decimals money has in tables; CSV and JSON
-// keep every digit.
-const displayPlaces = 4
-
-func money(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return decimal.RequireFromString(s).StringFixed(displayPlaces)
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
 // checkOutput accepts an -o value among the formats a command writes.
 func checkOutput(output string, formats ...string) error {
 	for _, f := range formats {
@@ -88,6 +71,19 @@ func checkOutput(output string, formats ...string) error {
 		}
 	}
 	return usageError(fmt.Errorf("unknown output format %q", output), "use -o "+strings.Join(formats, ", -o "))
+}
+
+// parseOutput reads an -o value among the formats a command writes.
+func parseOutput(output string, offered ...reports.Format) (reports.Format, error) {
+	f, err := reports.ParseFormat(output, offered...)
+	if err != nil {
+		names := make([]string, len(offered))
+		for i, o := range offered {
+			names[i] = o.String()
+		}
+		return f, usageError(fmt.Errorf("unknown output format %q", output), "use -o "+strings.Join(names, ", -o "))
+	}
+	return f, nil
 }
 
 // parseWindow reads "28d" or a Go duration such as "36h".
@@ -100,4 +96,15 @@ func parseWindow(s string) (time.Duration, error) {
 		return d, nil
 	}
 	return 0, usageError(fmt.Errorf("--window %q is not a length of time", s), "write e.g. --window 28d or --window 36h")
+}
+
+// groupRunE runs a command that only groups others: alone it prints its
+// help; an unknown subcommand is bad usage (cobra would print the help and
+// exit 0).
+func groupRunE(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usageError(fmt.Errorf("unknown command %q for %q", args[0], cmd.CommandPath()),
+			fmt.Sprintf("%s --help lists its commands", cmd.CommandPath()))
+	}
+	return cmd.Help()
 }

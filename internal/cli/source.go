@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"io/fs"
 	"sync/atomic"
 	"time"
 
@@ -100,18 +100,12 @@ func (a *app) readCalls(ctx context.Context, o *sourceOptions, e *pricing.Engine
 	if o.calls == "" {
 		return usageError(errors.New("no calls to read"), "give --calls FILE (a LiteLLM spend log export, CLIProxyAPI usage, or canonical CSV/JSONL)")
 	}
-	in, name, closeIn, err := a.openInput(o.calls)
+	src := a.source(o.calls)
+	r, err := src.Open(ctx)
 	if err != nil {
-		return err
+		return readError(err)
 	}
-	defer closeIn()
-	r, err := ledger.Open(name, in, ledger.Options{})
-	if err != nil {
-		return usageError(fmt.Errorf("read calls %s: %w", name, trimName(err, name)), "see docs/calls.md for the formats tokenfare reads")
-	}
-	if c, ok := r.(io.Closer); ok {
-		defer c.Close()
-	}
+	defer r.Close()
 	var rows atomic.Int64
 	stop := a.progress(&rows)
 	defer stop()
@@ -121,7 +115,7 @@ func (a *app) readCalls(ctx context.Context, o *sourceOptions, e *pricing.Engine
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		err := r.Next(&b)
+		err := r.Next(ctx, &b)
 		if errors.Is(err, io.EOF) {
 			if err := e.Err(); err != nil {
 				return fmt.Errorf("tell duplicates apart: %w", err)
@@ -129,7 +123,7 @@ func (a *app) readCalls(ctx context.Context, o *sourceOptions, e *pricing.Engine
 			return nil
 		}
 		if err != nil {
-			return usageError(fmt.Errorf("read calls %s: %w", name, trimName(err, name)), "")
+			return readError(err)
 		}
 		for _, rej := range b.Rejected {
 			if o.strict {
@@ -148,25 +142,25 @@ func (a *app) readCalls(ctx context.Context, o *sourceOptions, e *pricing.Engine
 	}
 }
 
-// trimName keeps an error from naming the file twice.
-func trimName(err error, name string) error {
-	msg := err.Error()
-	if len(msg) > len(name)+2 && msg[:len(name)+2] == name+": " {
-		return errors.New(msg[len(name)+2:])
+// source is the ledger source of a --calls argument; "-" is stdin.
+func (a *app) source(path string) ledger.Source {
+	if path == "-" {
+		return ledger.StreamSource("stdin", a.stdin, ledger.Options{})
 	}
-	return err
+	return ledger.FileSource(path, ledger.Options{})
 }
 
-// openInput opens a --calls argument; "-" is stdin.
-func (a *app) openInput(path string) (io.Reader, string, func(), error) {
-	if path == "-" {
-		return a.stdin, "stdin", func() {}, nil
+// readError tells what kind of failure reading calls met: an I/O failure
+// is reported as such, bad content or a bad path as bad input.
+func readError(err error) error {
+	var ie *ledger.InputError
+	switch {
+	case errors.Is(err, ledger.ErrRead), !errors.As(err, &ie):
+		return fmt.Errorf("read calls: %w", err)
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, ledger.ErrNotAFile), errors.Is(err, fs.ErrPermission):
+		return usageError(fmt.Errorf("read calls %w", err), "check the path given to --calls")
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, "", nil, usageError(fmt.Errorf("read calls %s: %w", path, unwrapPathError(err)), "check the path given to --calls")
-	}
-	return f, path, func() { f.Close() }, nil
+	return usageError(fmt.Errorf("read calls %w", err), "see docs/calls.md for the formats tokenfare reads")
 }
 
 // progress prints the rows read so far on stderr once a second, when stderr

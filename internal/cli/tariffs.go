@@ -6,12 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
-	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/tokenfare/tokenfare/reports"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
 
@@ -22,6 +20,7 @@ func newTariffsCmd(a *app) *cobra.Command {
 		Example: `  tokenfare tariffs validate tariffs/catalog
   tokenfare tariffs list
   tokenfare tariffs show deepseek-flash --at 2026-09-01T02:00:00Z`,
+		RunE: groupRunE,
 	}
 	cmd.AddCommand(newTariffsValidateCmd(a), newTariffsListCmd(a), newTariffsShowCmd(a))
 	return cmd
@@ -124,51 +123,21 @@ func newTariffsListCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "list",
 		Short:   "List the models of the catalog with their provider and versions",
-		Example: "  tokenfare tariffs list\n  tokenfare tariffs list -o json",
+		Example: "  tokenfare tariffs list\n  tokenfare tariffs list -o csv",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			format, err := parseOutput(output, reports.Table, reports.CSV, reports.JSON, reports.YAML)
+			if err != nil {
+				return err
+			}
 			cat, err := a.Catalog()
 			if err != nil {
 				return err
 			}
-			return writeList(cmd.OutOrStdout(), cat, output, a.now())
+			return reports.Models(cmd.OutOrStdout(), format, cat.Models(), a.now())
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "table", "output format: table or json")
-	completeWith(cmd, "output", "table", "json")
+	cmd.Flags().StringVarP(&output, "output", "o", "table", "output format: table, csv, json or yaml")
+	completeOutput(cmd, reports.Table, reports.CSV, reports.JSON, reports.YAML)
 	return cmd
-}
-
-type listEntry struct {
-	Model     string   `json:"model"`
-	Provider  string   `json:"provider"`
-	Names     []string `json:"names"`
-	Versions  int      `json:"versions"`
-	StatusNow string   `json:"status_now"`
-}
-
-func writeList(out io.Writer, cat *tariffs.Catalog, output string, now time.Time) error {
-	var entries []listEntry
-	for _, m := range cat.Models() {
-		n := 0
-		for _, v := range m.Provider.Versions {
-			if v.Prices[m] != nil {
-				n++
-			}
-		}
-		q := m.At(now)
-		entries = append(entries, listEntry{m.ID, m.Provider.Name, m.Names, n, q.Status.String()})
-	}
-	switch output {
-	case "json":
-		return writeJSON(out, entries)
-	case "table":
-		tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "MODEL\tPROVIDER\tPRICED VERSIONS\tNOW\tNAMES")
-		for _, e := range entries {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", e.Model, e.Provider, e.Versions, e.StatusNow, strings.Join(e.Names, ", "))
-		}
-		return tw.Flush()
-	}
-	return checkOutput(output, "table", "json")
 }

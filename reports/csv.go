@@ -1,0 +1,124 @@
+package reports
+
+import (
+	"encoding/csv"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/tokenfare/tokenfare/ledger"
+	"github.com/tokenfare/tokenfare/pricing"
+)
+
+// Every CSV keeps every digit of money and names its currency in a
+// "currency" column, the last one, so that columns added later do not move
+// the others.
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// groupColumns names the dimension columns of a reconciliation: the
+// dimensions asked for, and the key alias when any group has one.
+func groupColumns(r *pricing.Reconciliation) []string {
+	cols := make([]string, 0, len(r.By)+1)
+	for _, d := range r.By {
+		cols = append(cols, d.String())
+	}
+	for i := range r.Groups {
+		if r.Groups[i].KeyAlias != "" {
+			return append(cols, keyAliasColumn)
+		}
+	}
+	return cols
+}
+
+// groupCurrency is the currency of a group's priced calls; a group with
+// none priced takes the reconciliation's, in which its recorded spend adds
+// to the totals.
+func groupCurrency(r *pricing.Reconciliation, g *pricing.Group) string {
+	if len(g.Currencies) == 0 {
+		return currencyText(r.Currencies)
+	}
+	return currencyText(g.Currencies)
+}
+
+func csvReconciliation(w io.Writer, r *pricing.Reconciliation) error {
+	cw := csv.NewWriter(w)
+	cols := groupColumns(r)
+	cw.Write(append(cols, "calls", "priced_calls", "input", "cache_read", "cache_write", "output", "reasoning",
+		"official", "recorded", "gap", "ratio", "currency"))
+	for i := range r.Groups {
+		g := &r.Groups[i]
+		keys := groupKeys(r.By, g)
+		row := make([]string, 0, len(cols)+12)
+		for _, c := range cols {
+			row = append(row, keys[c])
+		}
+		row = append(row, itoa(g.Calls), itoa(g.PricedCalls), itoa(g.Tokens.Input), itoa(g.Tokens.CacheRead),
+			itoa(g.Tokens.CacheWrite), itoa(g.Tokens.Output), itoa(g.Tokens.Reasoning), g.Official.String(),
+			g.Recorded.String(), g.Gap.String(), ratioText(g.Ratio), groupCurrency(r, g))
+		cw.Write(row)
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func csvBlend(w io.Writer, b *pricing.Blend) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"model", "provider", "calls", "usage", "tokens", "peak_share", "peak_share_used",
+		"off_peak", "peak", "blended", "official", "reason", "currency"})
+	for _, m := range b.Models {
+		if len(m.Prices) == 0 {
+			cw.Write([]string{m.Model, m.Provider, itoa(m.Calls), "", "", "", "", "", "", "", "", m.Reason, m.Currency})
+			continue
+		}
+		for _, p := range m.Prices {
+			cw.Write([]string{m.Model, m.Provider, itoa(m.Calls), p.Usage.String(), itoa(p.Tokens),
+				p.PeakShare.StringFixed(pricing.RatioPlaces), ratioText(p.ShareUsed), p.OffPeak.String(), p.Peak.String(),
+				p.Blended.String(), p.Official.String(), m.Reason, m.Currency})
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func csvModels(w io.Writer, docs []modelDoc) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"model", "provider", "versions", "status_now", "names", "currency"})
+	for _, d := range docs {
+		cw.Write([]string{d.Model, d.Provider, strconv.Itoa(d.Versions), d.StatusNow, strings.Join(d.Names, " "), d.Currency})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+var callHeader = []string{"request_id", "billed_at", "model", "logged_model", "outcome", "version", "period", "tier", "key",
+	"input", "cache_read", "cache_write", "output", "reasoning", "official", "recorded", "gap", "currency"}
+
+// csvCalls writes one CSV row per call, the header first.
+type csvCalls struct {
+	w      *csv.Writer
+	header bool // written
+}
+
+func newCSVCalls(w io.Writer) *csvCalls { return &csvCalls{w: csv.NewWriter(w)} }
+
+func (c *csvCalls) writeHeader() {
+	if !c.header {
+		c.w.Write(callHeader)
+		c.header = true
+	}
+}
+
+func (c *csvCalls) Write(call *ledger.Call, pc *pricing.PricedCall) error {
+	c.writeHeader()
+	d := newCallDoc(call, pc)
+	c.w.Write([]string{d.RequestID, d.BilledAt, d.Model, d.Logged, d.Outcome, d.Version, d.Period, strconv.Itoa(d.Tier), d.Key,
+		itoa(d.Input), itoa(d.CacheRead), itoa(d.CacheWrite), itoa(d.Output), itoa(d.Reasoning), d.Official, d.Recorded, d.Gap, d.currency})
+	return c.w.Error()
+}
+
+func (c *csvCalls) Flush() error {
+	c.writeHeader()
+	c.w.Flush()
+	return c.w.Error()
+}

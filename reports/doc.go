@@ -1,0 +1,20 @@
+// Package reports renders pricing's typed results for people and programs:
+// a reconciliation, a blend, the per-call prices of a run and the models of
+// a tariff catalog, each as a table, CSV, JSON or YAML. One renderer per
+// format serves every command; the workbook and FOCUS renderers will join
+// them.
+//
+// Domain types carry decimals, enums and times; this package alone turns
+// them into text. Nothing it writes is read back by tokenfare.
+//
+// # Invariants
+//
+//   - JSON is the stable contract scripts depend on: field names and order
+//     do not change, new fields are only added. Money is an exact decimal
+//     string with every digit; a ratio that is not defined is "".
+//   - YAML is the JSON document in YAML syntax: the same fields in the same
+//     order.
+//   - CSV keeps every digit of money and carries the currency in a column.
+//   - Tables round money to DisplayPlaces decimals for reading; they are not
+//     meant for scripts.
+package reports

@@ -1,0 +1,266 @@
+package reports
+
+import (
+	"encoding/json"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/tokenfare/tokenfare/ledger"
+	"github.com/tokenfare/tokenfare/pricing"
+	"github.com/tokenfare/tokenfare/tariffs"
+)
+
+// The documents below are the stable JSON (and YAML) shapes: their field
+// names and order are the contract.
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// ratioText formats a ratio or share with RatioPlaces decimals, "" when it
+// is not defined.
+func ratioText(r decimal.NullDecimal) string {
+	if !r.Valid {
+		return ""
+	}
+	return r.Decimal.StringFixed(pricing.RatioPlaces)
+}
+
+// currencyText names the currencies of a result, joined with "+" when there
+// are several.
+func currencyText(cs []string) string { return strings.Join(cs, "+") }
+
+type rowsDoc struct {
+	Read      int64 `json:"read"`
+	Priced    int64 `json:"priced"`
+	Unpriced  int64 `json:"unpriced"`
+	Retired   int64 `json:"retired"`
+	Failed    int64 `json:"failed"`
+	Duplicate int64 `json:"duplicate"`
+	Rejected  int64 `json:"rejected"`
+	Outside   int64 `json:"outside"`
+}
+
+type reconciliationDoc struct {
+	Rows         rowsDoc          `json:"rows"`
+	Currency     string           `json:"currency"`
+	Totals       totalsDoc        `json:"totals"`
+	By           []string         `json:"by"`
+	Groups       []groupDoc       `json:"groups"`
+	Explanations []explanationDoc `json:"explanations"`
+}
+
+type totalsDoc struct {
+	Calls     int64  `json:"calls"`
+	Official  string `json:"official"`
+	Recorded  string `json:"recorded"`
+	Gap       string `json:"gap"`
+	Ratio     string `json:"ratio"`
+	Explained string `json:"explained"`
+}
+
+type groupDoc struct {
+	Keys        map[string]string `json:"keys"`
+	Calls       int64             `json:"calls"`
+	PricedCalls int64             `json:"priced_calls"`
+	Tokens      tokensDoc         `json:"tokens"`
+	Official    string            `json:"official"`
+	Recorded    string            `json:"recorded"`
+	Gap         string            `json:"gap"`
+	Ratio       string            `json:"ratio"`
+}
+
+type tokensDoc struct {
+	Input      int64 `json:"input"`
+	CacheRead  int64 `json:"cache_read"`
+	CacheWrite int64 `json:"cache_write"`
+	Output     int64 `json:"output"`
+	Reasoning  int64 `json:"reasoning"`
+}
+
+type explanationDoc struct {
+	Kind    string `json:"kind"`
+	Model   string `json:"model,omitempty"`
+	Calls   int64  `json:"calls"`
+	Amount  string `json:"amount"`
+	Version string `json:"version,omitempty"`
+	Period  string `json:"period,omitempty"`
+	Rates   string `json:"rates,omitempty"`
+	Detail  string `json:"detail"`
+}
+
+func newReconciliationDoc(r *pricing.Reconciliation) *reconciliationDoc {
+	t := r.Totals
+	doc := &reconciliationDoc{Rows: rowsDoc(r.Rows), Currency: currencyText(r.Currencies),
+		Totals: totalsDoc{Calls: t.Calls, Official: t.Official.String(), Recorded: t.Recorded.String(),
+			Gap: t.Gap.String(), Ratio: ratioText(t.Ratio), Explained: t.Explained.String()},
+		By: []string{}, Groups: []groupDoc{}, Explanations: []explanationDoc{}}
+	for _, d := range r.By {
+		doc.By = append(doc.By, d.String())
+	}
+	for i := range r.Groups {
+		g := &r.Groups[i]
+		doc.Groups = append(doc.Groups, groupDoc{Keys: groupKeys(r.By, g), Calls: g.Calls, PricedCalls: g.PricedCalls,
+			Tokens: tokensDoc(g.Tokens), Official: g.Official.String(), Recorded: g.Recorded.String(),
+			Gap: g.Gap.String(), Ratio: ratioText(g.Ratio)})
+	}
+	for _, x := range r.Explanations {
+		doc.Explanations = append(doc.Explanations, explanationDoc{Kind: x.Kind.String(), Model: x.Model, Calls: x.Calls,
+			Amount: x.Amount.String(), Version: x.Version, Period: x.Period, Rates: x.RatesOf, Detail: x.Detail})
+	}
+	return doc
+}
+
+// keyAliasColumn is the name of the key alias beside the dimensions.
+const keyAliasColumn = "key_alias"
+
+// groupKeys names a group in each dimension, with its key's alias when known.
+func groupKeys(by []pricing.Dim, g *pricing.Group) map[string]string {
+	keys := make(map[string]string, len(by)+1)
+	for _, d := range by {
+		keys[d.String()] = g.Key.Value(d)
+	}
+	if g.KeyAlias != "" {
+		keys[keyAliasColumn] = g.KeyAlias
+	}
+	return keys
+}
+
+type blendDoc struct {
+	AsOf      string          `json:"as_of"`
+	From      string          `json:"from"`
+	Until     string          `json:"until"`
+	Mode      string          `json:"mode"`
+	PeakShare string          `json:"peak_share,omitempty"`
+	Rows      rowsDoc         `json:"rows"`
+	Models    []blendModelDoc `json:"models"`
+}
+
+type blendModelDoc struct {
+	Model     string          `json:"model"`
+	Provider  string          `json:"provider"`
+	Currency  string          `json:"currency"`
+	Calls     int64           `json:"calls"`
+	Reason    string          `json:"reason,omitempty"`
+	Official  string          `json:"official,omitempty"`
+	AtBlended string          `json:"at_blended,omitempty"`
+	Prices    []blendPriceDoc `json:"prices,omitempty"`
+}
+
+type blendPriceDoc struct {
+	Usage         string `json:"usage"`
+	Tokens        int64  `json:"tokens"`
+	PeakShare     string `json:"peak_share"`
+	PeakShareUsed string `json:"peak_share_used,omitempty"` // gateway mode: the share the blended price comes from
+	OffPeak       string `json:"off_peak"`
+	Peak          string `json:"peak"`
+	Blended       string `json:"blended"`
+	Official      string `json:"official"`
+}
+
+func newBlendDoc(b *pricing.Blend) *blendDoc {
+	doc := &blendDoc{AsOf: b.Until.Format(time.RFC3339), From: b.From.Format(time.RFC3339), Until: b.Until.Format(time.RFC3339),
+		Mode: b.Mode.String(), PeakShare: ratioText(b.PeakShare), Rows: rowsDoc(b.Rows), Models: []blendModelDoc{}}
+	for _, m := range b.Models {
+		md := blendModelDoc{Model: m.Model, Provider: m.Provider, Currency: m.Currency, Calls: m.Calls, Reason: m.Reason}
+		if m.Reason == "" {
+			md.Official, md.AtBlended = m.Official.String(), m.AtBlended.String()
+		}
+		for _, p := range m.Prices {
+			md.Prices = append(md.Prices, blendPriceDoc{Usage: p.Usage.String(), Tokens: p.Tokens,
+				PeakShare: p.PeakShare.StringFixed(pricing.RatioPlaces), PeakShareUsed: ratioText(p.ShareUsed),
+				OffPeak: p.OffPeak.String(), Peak: p.Peak.String(), Blended: p.Blended.String(), Official: p.Official.String()})
+		}
+		doc.Models = append(doc.Models, md)
+	}
+	return doc
+}
+
+// modelDoc is one model of a catalog listing.
+type modelDoc struct {
+	Model     string   `json:"model"`
+	Provider  string   `json:"provider"`
+	Names     []string `json:"names"`
+	Versions  int      `json:"versions"`
+	StatusNow string   `json:"status_now"`
+	Currency  string   `json:"currency"`
+}
+
+func newModelDocs(models []*tariffs.Model, at time.Time) []modelDoc {
+	docs := []modelDoc{}
+	for _, m := range models {
+		n := 0
+		for _, v := range m.Provider.Versions {
+			if v.Prices[m] != nil {
+				n++
+			}
+		}
+		docs = append(docs, modelDoc{Model: m.ID, Provider: m.Provider.Name, Names: m.Names, Versions: n,
+			StatusNow: m.At(at).Status.String(), Currency: m.Provider.Currency})
+	}
+	return docs
+}
+
+// callDoc is the stable per-call output of a price run.
+type callDoc struct {
+	RequestID  string `json:"request_id"`
+	BilledAt   string `json:"billed_at"`
+	Model      string `json:"model"`
+	Logged     string `json:"logged_model"`
+	Outcome    string `json:"outcome"`
+	Version    string `json:"version"`
+	Period     string `json:"period"`
+	Tier       int    `json:"tier"`
+	Key        string `json:"key"`
+	Input      int64  `json:"input"`
+	CacheRead  int64  `json:"cache_read"`
+	CacheWrite int64  `json:"cache_write"`
+	Output     int64  `json:"output"`
+	Reasoning  int64  `json:"reasoning"`
+	Official   string `json:"official"`
+	Recorded   string `json:"recorded"`
+	Gap        string `json:"gap"`
+
+	currency string // in CSV and table output only: the JSON line stays as it was
+	official decimal.Decimal
+	recorded decimal.Decimal
+	gap      decimal.Decimal
+}
+
+func newCallDoc(c *ledger.Call, pc *pricing.PricedCall) callDoc {
+	_, total := pc.Cost(c)
+	d := callDoc{RequestID: c.RequestID, BilledAt: pc.At.UTC().Format(time.RFC3339Nano), Model: pc.ModelName(),
+		Logged: c.Model, Outcome: pc.Outcome.String(), Tier: pc.Tier, Key: c.Key,
+		Input: c.Tokens.Input, CacheRead: c.Tokens.CacheRead, CacheWrite: c.Tokens.CacheWrite, Output: c.Tokens.Output,
+		Reasoning: c.Tokens.Reasoning, official: total, recorded: c.Recorded, gap: total.Sub(c.Recorded)}
+	d.Official, d.Recorded, d.Gap = d.official.String(), d.recorded.String(), d.gap.String()
+	if pc.Quote.Version != nil {
+		d.Version = pc.Quote.Version.Name
+	}
+	if pc.Outcome == pricing.Priced {
+		d.Period = pc.Quote.PeriodName()
+	}
+	if pc.Quote.Model != nil {
+		d.currency = pc.Quote.Model.Provider.Currency
+	}
+	return d
+}
+
+// jsonCalls writes one JSON object per call and line.
+type jsonCalls struct {
+	enc *json.Encoder
+}
+
+func newJSONCalls(w io.Writer) *jsonCalls { return &jsonCalls{enc: json.NewEncoder(w)} }
+
+func (j *jsonCalls) Write(c *ledger.Call, pc *pricing.PricedCall) error {
+	d := newCallDoc(c, pc)
+	return j.enc.Encode(&d)
+}
+
+func (j *jsonCalls) Flush() error { return nil }

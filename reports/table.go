@@ -1,0 +1,168 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/tokenfare/tokenfare/ledger"
+	"github.com/tokenfare/tokenfare/pricing"
+)
+
+// errWriter keeps the first write error so text output reads straight.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
+
+func (e *errWriter) printf(format string, args ...any) {
+	if e.err == nil {
+		_, e.err = fmt.Fprintf(e.w, format, args...)
+	}
+}
+
+// money rounds an amount to DisplayPlaces decimals for reading.
+func money(d decimal.Decimal) string { return d.StringFixed(DisplayPlaces) }
+
+// orDash shows an empty cell as "-".
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func tableReconciliation(out io.Writer, r *pricing.Reconciliation) error {
+	w := &errWriter{w: out}
+	t, rows, cur := r.Totals, r.Rows, currencyText(r.Currencies)
+	w.printf("rows      read %d: priced %d, unpriced %d, retired %d, failed %d, duplicate %d, rejected %d, outside %d\n",
+		rows.Read, rows.Priced, rows.Unpriced, rows.Retired, rows.Failed, rows.Duplicate, rows.Rejected, rows.Outside)
+	w.printf("official  %s %s\nrecorded  %s %s\ngap       %s (official − recorded); recorded/official = %s\n\n",
+		money(t.Official), cur, money(t.Recorded), cur, money(t.Gap), orDash(ratioText(t.Ratio)))
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	cols := groupColumns(r)
+	header := make([]string, len(cols))
+	for i, c := range cols {
+		header[i] = strings.ToUpper(c)
+	}
+	fmt.Fprintf(tw, "%s\tCALLS\tOFFICIAL\tRECORDED\tGAP\tRATIO\t\n", strings.Join(header, "\t"))
+	for i := range r.Groups {
+		g := &r.Groups[i]
+		keys := groupKeys(r.By, g)
+		vals := make([]string, len(cols))
+		for i, c := range cols {
+			vals[i] = orDash(keys[c])
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t\n", strings.Join(vals, "\t"), g.Calls, money(g.Official), money(g.Recorded),
+			money(g.Gap), orDash(ratioText(g.Ratio)))
+	}
+	tw.Flush()
+	if len(r.Explanations) > 0 {
+		w.printf("\nexplanations (amount = part of the gap)\n")
+		xs := append([]pricing.Explanation{}, r.Explanations...)
+		sort.SliceStable(xs, func(i, j int) bool { return xs[i].Amount.Abs().GreaterThan(xs[j].Amount.Abs()) })
+		for _, x := range xs {
+			w.printf("  %-18s %-20s %12s  %s\n", x.Kind, x.Model, money(x.Amount), x.Detail)
+		}
+		w.printf("  explained %s of a gap of %s\n", money(t.Explained), money(t.Gap))
+	}
+	return w.err
+}
+
+func tableBlend(out io.Writer, b *pricing.Blend) error {
+	w := &errWriter{w: out}
+	gateway := b.Mode == pricing.ModeGateway
+	w.printf("window    %s to %s (%s)\n", b.From.Format(time.RFC3339), b.Until.Format(time.RFC3339), b.Mode)
+	if b.PeakShare.Valid {
+		w.printf("peak share of cost at off-peak prices: %s, used for every price that differs between periods\n", ratioText(b.PeakShare))
+	}
+	r := b.Rows
+	w.printf("rows      read %d: priced %d, outside the window %d, other %d\n\n", r.Read, r.Priced, r.Outside, r.Read-r.Priced-r.Outside)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	used := ""
+	if gateway {
+		used = "SHARE USED\t"
+	}
+	fmt.Fprintf(tw, "MODEL\tUSAGE\tTOKENS\tPEAK SHARE\t%sOFF-PEAK\tPEAK\tBLENDED /1M\tCURRENCY\t\n", used)
+	for _, m := range b.Models {
+		if len(m.Prices) == 0 {
+			if gateway {
+				used = "-\t"
+			}
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t%s-\t-\t%s\t%s\t\n", m.Model, used, m.Reason, m.Currency)
+			continue
+		}
+		for _, p := range m.Prices {
+			if gateway {
+				used = orDash(ratioText(p.ShareUsed)) + "\t"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s%s\t%s\t%s\t%s\t\n", m.Model, p.Usage, p.Tokens, p.PeakShare.StringFixed(pricing.RatioPlaces),
+				used, p.OffPeak, p.Peak, p.Blended, m.Currency)
+		}
+	}
+	tw.Flush()
+	return w.err
+}
+
+func tableModels(out io.Writer, docs []modelDoc) error {
+	w := &errWriter{w: out}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "MODEL\tPROVIDER\tCURRENCY\tPRICED VERSIONS\tNOW\tNAMES")
+	for _, d := range docs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", d.Model, d.Provider, d.Currency, d.Versions, d.StatusNow, strings.Join(d.Names, ", "))
+	}
+	tw.Flush()
+	return w.err
+}
+
+// tableCalls writes one line per call in fixed-width columns, so that it
+// streams: an aligned table of every call would have to be held in memory.
+type tableCalls struct {
+	w      *errWriter
+	header bool // written
+}
+
+func newTableCalls(w io.Writer) *tableCalls { return &tableCalls{w: &errWriter{w: w}} }
+
+// callLine is the layout of one line of the per-call table.
+const callLine = "%-20s  %-24s  %-9s  %-8s  %10s  %10s  %10s  %12s  %12s  %12s  %s\n"
+
+func (t *tableCalls) writeHeader() {
+	if !t.header {
+		t.w.printf(callLine, "BILLED AT", "MODEL", "OUTCOME", "PERIOD", "INPUT", "CACHE READ", "OUTPUT", "OFFICIAL", "RECORDED", "GAP", "CURRENCY")
+		t.header = true
+	}
+}
+
+func (t *tableCalls) Write(c *ledger.Call, pc *pricing.PricedCall) error {
+	t.writeHeader()
+	d := newCallDoc(c, pc)
+	t.w.printf(callLine, pc.At.UTC().Format("2006-01-02T15:04:05Z"), d.Model, d.Outcome, orDash(d.Period),
+		itoa(d.Input), itoa(d.CacheRead), itoa(d.Output), callMoney(d.official), callMoney(d.recorded), callMoney(d.gap), orDash(d.currency))
+	return t.w.err
+}
+
+func (t *tableCalls) Flush() error {
+	t.writeHeader()
+	return t.w.err
+}
+
+// callPlaces is how many decimals one call's money has in the per-call
+// table: a call often costs less than DisplayPlaces can show.
+const callPlaces = 6
+
+func callMoney(d decimal.Decimal) string { return d.StringFixed(callPlaces) }
