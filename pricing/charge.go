@@ -128,7 +128,7 @@ func (e *Engine) chargesOf(g *chargeGroup) []Charge {
 		base.Start = time.Unix(g.k.slot, 0).In(e.zone)
 		base.End = e.slotEnd(base.Start)
 	}
-	peak := peakPeriods(&Bucket{k: bucketKey{version: g.k.version, tier: g.k.tier}, Model: g.k.model, Rates: g.rates})
+	peak := peakPeriods(&bucket{k: bucketKey{version: g.k.version, tier: g.k.tier}, Model: g.k.model, Rates: g.rates})
 	var out []Charge
 	var costs []decimal.Decimal
 	for u := range tariffs.NumUsage {

@@ -24,10 +24,10 @@ type Month struct {
 	Zone        *time.Location
 	// Reconciliation is reconcile by model: rows, totals, explanations.
 	Reconciliation *Reconciliation
-	ByModel        []Slice // by model and model group
-	ByKey          []Slice // by key, team and user
-	Daily          []Slice // by day
-	ModelDaily     []Slice // by model and day
+	ByModel        []Group // by model and model group
+	ByKey          []Group // by key, team and user
+	Daily          []Group // by day
+	ModelDaily     []Group // by model and day
 	// Blend is the per-model blend of the BlendDays calendar days before
 	// Until, from BlendFrom.
 	Blend     *Blend
@@ -54,23 +54,22 @@ func MonthOf(e *Engine, from, until time.Time) (*Month, error) {
 	m := &Month{From: from, Until: until, Zone: e.zone}
 	byModel := e.Rollup([]Dim{DimModel})
 	m.Reconciliation = byModel.Reconcile()
-	m.ByModel = e.Rollup([]Dim{DimModel, DimGroup}).Slices()
-	m.ByKey = e.Rollup([]Dim{DimKey, DimTeam, DimUser}).Slices()
-	m.Daily = e.Rollup([]Dim{DimDay}).Slices()
-	m.ModelDaily = e.Rollup([]Dim{DimModel, DimDay}).Slices()
+	m.ByModel = e.Rollup([]Dim{DimModel, DimGroup}).groups()
+	m.ByKey = e.Rollup([]Dim{DimKey, DimTeam, DimUser}).groups()
+	m.Daily = e.Rollup([]Dim{DimDay}).groups()
+	m.ModelDaily = e.Rollup([]Dim{DimModel, DimDay}).groups()
 	lt := until.In(e.zone)
 	m.BlendFrom = time.Date(lt.Year(), lt.Month(), lt.Day()-BlendDays, 0, 0, 0, 0, e.zone)
 	if m.BlendFrom.Before(from) {
 		m.BlendFrom = from
 	}
-	bl, err := e.Within(m.BlendFrom, until).Rollup([]Dim{DimModel}).BlendWindow(m.BlendFrom, until, ModePerModel)
-	if err != nil {
-		return nil, err
-	}
-	m.Blend = bl
+	m.Blend = e.Within(m.BlendFrom, until).Rollup([]Dim{DimModel}).BlendWindow(m.BlendFrom, until, ModePerModel)
 	m.Versions = byModel.versionsUsed()
 	return m, nil
 }
+
+// groups returns the reconciliation groups of the engine's dimensions.
+func (e *Engine) groups() []Group { return e.Reconcile().Groups }
 
 // versionsUsed lists the versions that priced the engine's calls.
 func (e *Engine) versionsUsed() []VersionUse {

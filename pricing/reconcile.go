@@ -45,8 +45,19 @@ type Group struct {
 	Recorded    decimal.Decimal
 	Gap         decimal.Decimal
 	Ratio       decimal.NullDecimal
+	// TimedTokens are the priced tokens of usage types whose price differs
+	// between the periods of their tariff version; PeakTokens those of them
+	// billed in the dearest period. See PeakShare.
+	TimedTokens int64
+	PeakTokens  int64
 
 	currencies map[string]bool
+}
+
+// PeakShare returns the share of the group's timed tokens billed in the
+// dearest period, rounded to RatioPlaces; not valid without timed tokens.
+func (g *Group) PeakShare() decimal.NullDecimal {
+	return ratio(decimal.NewFromInt(g.PeakTokens), decimal.NewFromInt(g.TimedTokens))
 }
 
 // TokenCounts are token totals by usage type; Output includes Reasoning.
@@ -92,6 +103,9 @@ func (e *Engine) Reconcile() *Reconciliation {
 			g.PricedCalls += b.Calls
 			currencies[b.Model.Provider.Currency] = true
 			g.currencies[b.Model.Provider.Currency] = true
+			timed, peak := timedTokens(b)
+			g.TimedTokens += timed
+			g.PeakTokens += peak
 		}
 		g.Tokens.add(&b.Qty)
 		g.Official, g.Recorded = g.Official.Add(o), g.Recorded.Add(rec)

@@ -31,13 +31,13 @@ func TestRollupEqualsDirect(t *testing.T) {
 	}
 	all := New(cat, Options{Dims: MonthDims, Zone: shanghai})
 	for i := range calls {
-		all.Add(&calls[i])
+		all.AddPriced(&calls[i])
 	}
 	for _, dims := range [][]Dim{{DimModel}, {DimDay}, {DimKey, DimTeam, DimUser}, {DimModel, DimDay}, {DimModel, DimGroup}, {}} {
 		t.Run(fmt.Sprint(dims), func(t *testing.T) {
 			direct := New(cat, Options{Dims: dims, Zone: shanghai})
 			for i := range calls {
-				direct.Add(&calls[i])
+				direct.AddPriced(&calls[i])
 			}
 			want, _ := json.Marshal(direct.Reconcile())
 			got, _ := json.Marshal(all.Rollup(dims).Reconcile())
@@ -102,9 +102,9 @@ func TestCharges(t *testing.T) {
 	// Saturday 2026-09-05: off-peak. 2000 × 0.15 + 1000 × 0.60 = 0.0003 + 0.0006.
 	c := call("c", "flash", "2026-09-05T02:00:00Z", 2000, 0, 1000)
 	c.Recorded = dec("0.0009")
-	e.Add(&a)
-	e.Add(&b)
-	e.Add(&c)
+	e.AddPriced(&a)
+	e.AddPriced(&b)
+	e.AddPriced(&c)
 	got := e.Charges()
 	type row struct {
 		day, period      string

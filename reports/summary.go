@@ -20,10 +20,7 @@ func (wb *workbook) summary(f *excelize.File, s *styles) error {
 		return err
 	}
 	m, rec := wb.m, wb.m.Reconciliation
-	official := decimal.RequireFromString(rec.Totals.Official)
-	recorded := decimal.RequireFromString(rec.Totals.Recorded)
-	gap := official.Sub(recorded)
-	explained := decimal.RequireFromString(rec.Totals.Explained)
+	official, recorded, gap, explained := rec.Totals.Official, rec.Totals.Recorded, rec.Totals.Gap, rec.Totals.Explained
 	r := rec.Rows
 	zone := m.Zone.String()
 	lines := [][]cell{
@@ -35,11 +32,11 @@ func (wb *workbook) summary(f *excelize.File, s *styles) error {
 		{{v: "Currency"}, {v: orDefault(wb.cur, "none priced")}},
 		{},
 		{{v: "Totals", bold: true}, {v: "Amount", bold: true}, {v: "Exact", bold: true}},
-		{{v: "Official cost (provider tariffs)"}, money(official, wb.cur), {v: official.String()}},
-		{{v: "Recorded spend (gateway)"}, money(recorded, wb.cur), {v: recorded.String()}},
-		{{v: "Gap (official − recorded)"}, money(gap, wb.cur), {v: gap.String()}},
-		{{v: "Recorded ÷ official"}, ratioCell(recorded, official), {v: rec.Totals.Ratio}},
-		{{v: "Gap explained (Discrepancies)"}, money(explained, wb.cur), {v: explained.String()}},
+		{{v: "Official cost (provider tariffs)"}, moneyCell(official, wb.cur), {v: official.String()}},
+		{{v: "Recorded spend (gateway)"}, moneyCell(recorded, wb.cur), {v: recorded.String()}},
+		{{v: "Gap (official − recorded)"}, moneyCell(gap, wb.cur), {v: gap.String()}},
+		{{v: "Recorded ÷ official"}, ratioCell(rec.Totals.Ratio), {v: ratioText(rec.Totals.Ratio)}},
+		{{v: "Gap explained (Discrepancies)"}, moneyCell(explained, wb.cur), {v: explained.String()}},
 		{{v: "Calls"}, {v: rec.Totals.Calls}},
 		{},
 		{{v: "Rows read", bold: true}, {v: r.Read, bold: true}},
@@ -112,7 +109,7 @@ func (wb *workbook) versionLines() [][]cell {
 			providers = append(providers, p)
 		}
 		out = append(out, []cell{{v: p.Name}, {v: u.Model.ID}, {v: u.Version.Name}, {v: u.Version.Effective.UTC()},
-			{v: u.Calls}, money(u.Official, p.Currency)})
+			{v: u.Calls}, moneyCell(u.Official, p.Currency)})
 	}
 	if len(wb.m.Versions) == 0 {
 		out = append(out, []cell{{}, {v: "no call was priced"}})

@@ -45,7 +45,7 @@ func WriteWorkbook(w io.Writer, m *pricing.Month, p Provenance) error {
 	if err != nil {
 		return err
 	}
-	wb := &workbook{m: m, p: p, cur: m.Reconciliation.Currency}
+	wb := &workbook{m: m, p: p, cur: currencyText(m.Reconciliation.Currencies)}
 	if err := wb.summary(f, s); err != nil {
 		return fmt.Errorf("workbook: %s: %w", SheetSummary, err)
 	}
@@ -82,27 +82,21 @@ func (wb *workbook) caption(what string) string {
 	return c
 }
 
-// curOf is a slice's currency; the report's for a slice with nothing
+// curOf is a group's currency; the report's for a group with nothing
 // priced, whose recorded spend is in the gateway's currency.
-func (wb *workbook) curOf(s *pricing.Slice) string { return orDefault(s.Currency, wb.cur) }
-
-func ratioCell(num, den decimal.Decimal) cell {
-	r, ok := pricing.Ratio(num, den)
-	if !ok {
-		return cell{}
-	}
-	return cell{v: r}
+func (wb *workbook) curOf(g *pricing.Group) string {
+	return orDefault(currencyText(g.Currencies), wb.cur)
 }
 
-func peakCell(s *pricing.Slice) cell {
-	r, ok := s.PeakShare()
-	if !ok {
+// ratioCell is a ratio or share; empty when not defined.
+func ratioCell(r decimal.NullDecimal) cell {
+	if !r.Valid {
 		return cell{}
 	}
-	return cell{v: r}
+	return cell{v: r.Decimal}
 }
 
-func money(d decimal.Decimal, cur string) cell { return cell{v: d, currency: cur} }
+func moneyCell(d decimal.Decimal, cur string) cell { return cell{v: d, currency: cur} }
 
 func bold(cs []cell) []cell {
 	for i := range cs {
@@ -119,10 +113,10 @@ func (wb *workbook) byModel() *table {
 			{"Gap (official − recorded)", kindMoney}, {"Recorded ÷ official", kindRatio}, {"Peak share of tokens", kindRatio}, {"Currency", kindText}}}
 	for i := range wb.m.ByModel {
 		s := &wb.m.ByModel[i]
-		t.rows = append(t.rows, []cell{{v: s.Model}, {v: s.ModelGroup}, {v: s.Calls}, {v: s.PricedCalls},
+		t.rows = append(t.rows, []cell{{v: s.Key.Model}, {v: s.Key.Group}, {v: s.Calls}, {v: s.PricedCalls},
 			{v: s.Tokens.Input}, {v: s.Tokens.CacheRead}, {v: s.Tokens.CacheWrite}, {v: s.Tokens.Output}, {v: s.Tokens.Reasoning},
-			money(s.Official, wb.curOf(s)), money(s.Recorded, wb.curOf(s)), money(s.Gap(), wb.curOf(s)),
-			ratioCell(s.Recorded, s.Official), peakCell(s), {v: wb.curOf(s)}})
+			moneyCell(s.Official, wb.curOf(s)), moneyCell(s.Recorded, wb.curOf(s)), moneyCell(s.Gap, wb.curOf(s)),
+			ratioCell(s.Ratio), ratioCell(s.PeakShare()), {v: wb.curOf(s)}})
 	}
 	t.total = wb.totalRow(len(t.cols), 2, 9)
 	return t
@@ -135,11 +129,10 @@ func (wb *workbook) totalRow(n, callsAt, moneyAt int) []cell {
 	row := make([]cell, n)
 	row[0] = cell{v: "Total"}
 	row[callsAt] = cell{v: rec.Totals.Calls}
-	official, recorded := decimal.RequireFromString(rec.Totals.Official), decimal.RequireFromString(rec.Totals.Recorded)
-	row[moneyAt] = money(official, wb.cur)
-	row[moneyAt+1] = money(recorded, wb.cur)
-	row[moneyAt+2] = money(official.Sub(recorded), wb.cur)
-	row[moneyAt+3] = ratioCell(recorded, official)
+	row[moneyAt] = moneyCell(rec.Totals.Official, wb.cur)
+	row[moneyAt+1] = moneyCell(rec.Totals.Recorded, wb.cur)
+	row[moneyAt+2] = moneyCell(rec.Totals.Gap, wb.cur)
+	row[moneyAt+3] = ratioCell(rec.Totals.Ratio)
 	return bold(row)
 }
 
@@ -152,10 +145,10 @@ func (wb *workbook) byKey() *table {
 	for i := range wb.m.ByKey {
 		s := &wb.m.ByKey[i]
 		tk := s.Tokens
-		t.rows = append(t.rows, []cell{{v: s.KeyAlias}, {v: s.Team}, {v: s.User}, {v: s.Calls},
+		t.rows = append(t.rows, []cell{{v: s.KeyAlias}, {v: s.Key.Team}, {v: s.Key.User}, {v: s.Calls},
 			{v: tk.Input + tk.CacheRead + tk.CacheWrite + tk.Output},
-			money(s.Official, wb.curOf(s)), money(s.Recorded, wb.curOf(s)), money(s.Gap(), wb.curOf(s)),
-			ratioCell(s.Recorded, s.Official), peakCell(s), {v: wb.curOf(s)}, {v: s.Key}})
+			moneyCell(s.Official, wb.curOf(s)), moneyCell(s.Recorded, wb.curOf(s)), moneyCell(s.Gap, wb.curOf(s)),
+			ratioCell(s.Ratio), ratioCell(s.PeakShare()), {v: wb.curOf(s)}, {v: s.Key.Key}})
 	}
 	t.total = wb.totalRow(len(t.cols), 3, 5)
 	return t
@@ -168,8 +161,8 @@ func (wb *workbook) daily() *table {
 			{"Peak share of tokens", kindRatio}}}
 	for i := range wb.m.Daily {
 		s := &wb.m.Daily[i]
-		t.rows = append(t.rows, []cell{{v: s.Day}, {v: s.Calls}, {v: s.PricedCalls}, money(s.Official, wb.curOf(s)),
-			money(s.Recorded, wb.curOf(s)), money(s.Gap(), wb.curOf(s)), ratioCell(s.Recorded, s.Official), peakCell(s)})
+		t.rows = append(t.rows, []cell{{v: s.Key.Start}, {v: s.Calls}, {v: s.PricedCalls}, moneyCell(s.Official, wb.curOf(s)),
+			moneyCell(s.Recorded, wb.curOf(s)), moneyCell(s.Gap, wb.curOf(s)), ratioCell(s.Ratio), ratioCell(s.PeakShare())})
 	}
 	total := wb.totalRow(len(t.cols), 1, 3)
 	total[0] = cell{v: "Total", bold: true}
@@ -221,9 +214,9 @@ func (wb *workbook) peakShare() *table {
 	var models []string
 	seen := map[string]bool{}
 	for _, s := range wb.m.ModelDaily {
-		if s.TimedTokens > 0 && !seen[s.Model] {
-			seen[s.Model] = true
-			models = append(models, s.Model)
+		if s.TimedTokens > 0 && !seen[s.Key.Model] {
+			seen[s.Key.Model] = true
+			models = append(models, s.Key.Model)
 		}
 	}
 	sort.Strings(models)
@@ -240,14 +233,14 @@ func (wb *workbook) peakShare() *table {
 	for i := range wb.m.Daily {
 		s := &wb.m.Daily[i]
 		row := make([]cell, len(t.cols))
-		row[0], row[1] = cell{v: s.Day}, peakCell(s)
-		byDay[s.Day] = row
+		row[0], row[1] = cell{v: s.Key.Start}, ratioCell(s.PeakShare())
+		byDay[s.Key.Start] = row
 		t.rows = append(t.rows, row)
 	}
 	for i := range wb.m.ModelDaily {
 		s := &wb.m.ModelDaily[i]
-		if row, ok := byDay[s.Day]; ok && index[s.Model] > 0 {
-			row[index[s.Model]] = peakCell(s)
+		if row, ok := byDay[s.Key.Start]; ok && index[s.Key.Model] > 0 {
+			row[index[s.Key.Model]] = ratioCell(s.PeakShare())
 		}
 	}
 	if n := len(t.rows); n > 0 {
@@ -287,9 +280,7 @@ func (wb *workbook) blended() *table {
 	ratios := map[string]cell{}
 	for i := range wb.m.Reconciliation.Groups {
 		g := &wb.m.Reconciliation.Groups[i]
-		if g.Official != "" && g.Recorded != "" {
-			ratios[g.Keys["model"]] = ratioCell(decimal.RequireFromString(g.Recorded), decimal.RequireFromString(g.Official))
-		}
+		ratios[g.Key.Model] = ratioCell(g.Ratio)
 	}
 	for _, bm := range bl.Models {
 		if bm.Calls == 0 {
@@ -297,42 +288,24 @@ func (wb *workbook) blended() *table {
 		}
 		mr := matched[bm.Model]
 		for _, p := range bm.Prices {
-			row := []cell{{v: bm.Model}, {v: p.Usage}, {v: p.Tokens}, decimalCell(p.PeakShare), priceCell(p.OffPeak, bm.Currency),
-				priceCell(p.Peak, bm.Currency), priceCell(p.Blended, bm.Currency), {}, {v: mr.label},
+			row := []cell{{v: bm.Model}, {v: p.Usage.String()}, {v: p.Tokens}, {v: p.PeakShare}, moneyCell(p.OffPeak, bm.Currency),
+				moneyCell(p.Peak, bm.Currency), moneyCell(p.Blended, bm.Currency), {}, {v: mr.label},
 				ratios[bm.Model], {v: bm.Currency}}
 			if mr.label == "" {
 				// No flat rate set was looked for: recorded equals official
 				// (to rounding) on the model's priced calls.
 				row[8] = cell{v: "recorded equals official"}
-				if p.OffPeak == p.Peak {
-					row[7] = priceCell(p.Peak, bm.Currency)
+				if p.OffPeak.Equal(p.Peak) {
+					row[7] = moneyCell(p.Peak, bm.Currency)
 				}
 			}
 			if mr.rates != nil {
-				u, err := tariffs.ParseUsage(p.Usage)
-				if err == nil {
-					row[7] = money(mr.rates.Price(u), bm.Currency)
-				}
-				row[8] = cell{v: mr.label}
+				row[7] = moneyCell(mr.rates.Price(p.Usage), bm.Currency)
 			}
 			t.rows = append(t.rows, row)
 		}
 	}
 	return t
-}
-
-func decimalCell(s string) cell {
-	if s == "" {
-		return cell{}
-	}
-	return cell{v: decimal.RequireFromString(s)}
-}
-
-func priceCell(s, cur string) cell {
-	if s == "" {
-		return cell{}
-	}
-	return money(decimal.RequireFromString(s), cur)
 }
 
 // matchedRates is the rate set a model's recorded spend matches.
@@ -362,10 +335,10 @@ func (wb *workbook) recordedRates() map[string]matchedRates {
 			continue
 		}
 		whose := m
-		if x.Rates != "" {
+		if x.RatesOf != "" {
 			whose = nil
 			for _, o := range m.Provider.Models {
-				if o.ID == x.Rates {
+				if o.ID == x.RatesOf {
 					whose = o
 				}
 			}
@@ -380,8 +353,8 @@ func (wb *workbook) recordedRates() map[string]matchedRates {
 			r = &cp
 		}
 		label := fmt.Sprintf("%s, version %s", x.Period, x.Version)
-		if x.Rates != "" {
-			label = x.Rates + "'s " + label
+		if x.RatesOf != "" {
+			label = x.RatesOf + "'s " + label
 		}
 		if x.Kind == pricing.KindCachedAsInput {
 			label += ", cache reads at the input price"
@@ -415,10 +388,10 @@ func (wb *workbook) discrepancies() *table {
 		cols: []column{{"Kind", kindText}, {"Model", kindText}, {"Calls", kindInt}, {"Amount", kindMoney},
 			{"Version", kindText}, {"Period", kindText}, {"Rates of", kindText}, {"Detail", kindNote}}}
 	for _, x := range rec.Explanations {
-		t.rows = append(t.rows, []cell{{v: x.Kind}, {v: x.Model}, {v: x.Calls}, money(decimal.RequireFromString(x.Amount), wb.cur),
-			{v: x.Version}, {v: x.Period}, {v: x.Rates}, {v: x.Detail}})
+		t.rows = append(t.rows, []cell{{v: x.Kind.String()}, {v: x.Model}, {v: x.Calls}, moneyCell(x.Amount, wb.cur),
+			{v: x.Version}, {v: x.Period}, {v: x.RatesOf}, {v: x.Detail}})
 	}
-	t.total = bold([]cell{{v: "Gap"}, {}, {}, money(decimal.RequireFromString(rec.Totals.Gap), wb.cur), {}, {}, {},
+	t.total = bold([]cell{{v: "Gap"}, {}, {}, moneyCell(rec.Totals.Gap, wb.cur), {}, {}, {},
 		{v: fmt.Sprintf("of which explained %s", rec.Totals.Explained)}})
 	return t
 }
@@ -468,7 +441,7 @@ func (wb *workbook) rateRow(m *tariffs.Model, v *tariffs.Version, p int, name st
 	}
 	for _, u := range []tariffs.Usage{tariffs.Input, tariffs.CacheRead, tariffs.CacheWrite, tariffs.Output, tariffs.Reasoning, tariffs.Request} {
 		if r.Listed(u) || u != tariffs.Request {
-			row = append(row, money(r.Price(u), cur))
+			row = append(row, moneyCell(r.Price(u), cur))
 		} else {
 			row = append(row, cell{})
 		}

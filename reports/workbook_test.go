@@ -30,7 +30,7 @@ func september(t *testing.T, calls []ledger.Call) (*pricing.Month, *pricing.Engi
 	until := from.AddDate(0, 1, 0)
 	e := pricing.New(testCatalog(t), pricing.Options{Dims: pricing.MonthDims, Since: from, Until: until})
 	for i := range calls {
-		e.Add(&calls[i])
+		e.AddPriced(&calls[i])
 	}
 	m, err := pricing.MonthOf(e, from, until)
 	if err != nil {

@@ -151,9 +151,13 @@ func writeReportLine(out io.Writer, m *pricing.Month, opts *reportOptions) error
 			wrote = append(wrote, f)
 		}
 	}
+	ratio := "-"
+	if t.Ratio.Valid {
+		ratio = t.Ratio.Decimal.StringFixed(pricing.RatioPlaces)
+	}
 	_, err := fmt.Fprintf(out, "%s %s: %d rows read, official %s %s, recorded %s, recorded/official %s; wrote %s\n",
-		opts.month, m.Zone, m.Reconciliation.Rows.Read, money(t.Official), m.Reconciliation.Currency, money(t.Recorded),
-		orDash(t.Ratio), strings.Join(wrote, ", "))
+		opts.month, m.Zone, m.Reconciliation.Rows.Read, t.Official.StringFixed(reports.DisplayPlaces),
+		strings.Join(m.Reconciliation.Currencies, "+"), t.Recorded.StringFixed(reports.DisplayPlaces), ratio, strings.Join(wrote, ", "))
 	return err
 }
 
