@@ -60,7 +60,7 @@ func TestSpendLogMapperMatchesCSVReader(t *testing.T) {
 					if len(rec) != len(header) { // the CSV reader words it for a file
 						reason = fmt.Sprintf("row has %d fields, the header has %d", len(rec), len(header))
 					}
-					got.Rejected = append(got.Rejected, Rejection{Where: where, Reason: reason})
+					got.Rejected = append(got.Rejected, goldenRejection{Where: where, Reason: reason})
 					continue
 				}
 				got.Calls = append(got.Calls, toGolden(c))

@@ -17,9 +17,15 @@ func TestSum(t *testing.T) {
 			csv:  "request_id,cached_tokens,prompt_tokens,completion_tokens\na,10,100,7\nb,0,50,3\n",
 			want: sums{Rows: 2, Prompt: 150, Completion: 10, Cached: 10},
 		},
+		{
+			name: "CRLF lines and no final newline",
+			csv:  "prompt_tokens,completion_tokens,cached_tokens\r\n1,2,3\r\n40,50,60",
+			want: sums{Rows: 2, Prompt: 41, Completion: 52, Cached: 63},
+		},
 		{name: "header only", csv: "prompt_tokens,completion_tokens,cached_tokens\n", want: sums{}},
 		{name: "missing column", csv: "prompt_tokens,completion_tokens\n1,2\n", wantErr: "no cached_tokens column"},
 		{name: "not an integer", csv: "prompt_tokens,completion_tokens,cached_tokens\n1,x,0\n", wantErr: "line 2: completion_tokens"},
+		{name: "negative count", csv: "prompt_tokens,completion_tokens,cached_tokens\n1,-2,0\n", wantErr: "line 2: completion_tokens"},
 		{name: "short line", csv: "prompt_tokens,completion_tokens,cached_tokens\n1,2\n", wantErr: "line 2: 2 fields"},
 	}
 	for _, tt := range tests {
