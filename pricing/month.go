@@ -69,7 +69,7 @@ func MonthOf(e *Engine, from, until time.Time) (*Month, error) {
 }
 
 // groups returns the reconciliation groups of the engine's dimensions.
-func (e *Engine) groups() []Group { return e.Reconcile().Groups }
+func (e *Engine) groups() []Group { return e.reconcileGroups().Groups }
 
 // versionsUsed lists the versions that priced the engine's calls.
 func (e *Engine) versionsUsed() []VersionUse {

@@ -81,6 +81,20 @@ func (t *TokenCounts) add(q *Quantities) {
 // grouped by the engine's dimensions. Groups come sorted by their values,
 // dimension by dimension in the order of the dimensions' names.
 func (e *Engine) Reconcile() *Reconciliation {
+	r := e.reconcileGroups()
+	r.Explanations = e.explain()
+	explained := decimal.Zero
+	for _, x := range r.Explanations {
+		if x.Kind != KindUnexplained {
+			explained = explained.Add(x.Amount)
+		}
+	}
+	r.Totals.Explained = explained
+	return r
+}
+
+// reconcileGroups is Reconcile without the explanations.
+func (e *Engine) reconcileGroups() *Reconciliation {
 	r := &Reconciliation{Rows: e.rows, By: append([]Dim{}, e.opts.Dims...), Groups: []Group{}}
 	groups := map[GroupKey]*Group{}
 	var order []*Group
@@ -118,15 +132,9 @@ func (e *Engine) Reconcile() *Reconciliation {
 	}
 	e.sortGroups(r.Groups)
 	r.Currencies = sortedSet(currencies)
-	r.Explanations = e.explain()
-	explained := decimal.Zero
-	for _, x := range r.Explanations {
-		if x.Kind != KindUnexplained {
-			explained = explained.Add(x.Amount)
-		}
-	}
+	r.Explanations = []Explanation{}
 	r.Totals = Totals{Calls: calls, Official: official, Recorded: recorded,
-		Gap: official.Sub(recorded), Ratio: ratio(recorded, official), Explained: explained}
+		Gap: official.Sub(recorded), Ratio: ratio(recorded, official), Explained: decimal.Zero}
 	return r
 }
 

@@ -18,15 +18,17 @@ func (e *Engine) Rollup(dims []Dim) *Engine {
 	opts := e.opts
 	opts.Dims = dims
 	r := &Engine{cat: e.cat, opts: opts, dims: setOf(dims), zone: e.zone, rows: e.rows, seenErr: e.seenErr,
-		total: e.total, sumErr: e.sumErr, buckets: make(map[bucketKey]*bucket, len(e.buckets))}
+		total: e.total, sumErr: e.sumErr, buckets: map[bucketKey]*bucket{}}
+	fromHours := e.dims.has(DimHour)
 	for k, b := range e.buckets {
-		r.mergeBucket(r.rollKey(k), b)
+		r.mergeBucket(r.rollKey(k, fromHours), b)
 	}
 	return r
 }
 
-// rollKey clears the grouping fields of k that r does not keep.
-func (r *Engine) rollKey(k bucketKey) bucketKey {
+// rollKey clears the grouping fields of k that r does not keep; fromHours
+// says k's slot is an hour.
+func (r *Engine) rollKey(k bucketKey, fromHours bool) bucketKey {
 	if !r.dims.has(DimGroup) {
 		k.group = ""
 	}
@@ -40,8 +42,8 @@ func (r *Engine) rollKey(k bucketKey) bucketKey {
 		k.user = ""
 	}
 	switch {
-	case r.dims.has(DimHour):
-	case r.dims.has(DimDay):
+	case r.dims.has(DimHour), r.dims.has(DimDay) && !fromHours:
+	case r.dims.has(DimDay) && fromHours:
 		lt := time.Unix(k.slot, 0).In(r.zone)
 		k.slot = time.Date(lt.Year(), lt.Month(), lt.Day(), 0, 0, 0, 0, r.zone).Unix()
 	default:

@@ -33,6 +33,21 @@ func TestRollupEqualsDirect(t *testing.T) {
 	for i := range calls {
 		all.AddPriced(&calls[i])
 	}
+	hours := New(cat, Options{Dims: []Dim{DimModel, DimHour}, Zone: shanghai})
+	for i := range calls {
+		hours.AddPriced(&calls[i])
+	}
+	t.Run("days from hours", func(t *testing.T) {
+		direct := New(cat, Options{Dims: []Dim{DimDay}, Zone: shanghai})
+		for i := range calls {
+			direct.AddPriced(&calls[i])
+		}
+		want, _ := json.Marshal(direct.Reconcile())
+		got, _ := json.Marshal(hours.Rollup([]Dim{DimDay}).Reconcile())
+		if string(got) != string(want) {
+			t.Errorf("rolled up:\n%s\ndirect:\n%s", got, want)
+		}
+	})
 	for _, dims := range [][]Dim{{DimModel}, {DimDay}, {DimKey, DimTeam, DimUser}, {DimModel, DimDay}, {DimModel, DimGroup}, {}} {
 		t.Run(fmt.Sprint(dims), func(t *testing.T) {
 			direct := New(cat, Options{Dims: dims, Zone: shanghai})
