@@ -32,11 +32,11 @@ func (wb *workbook) summary(f *excelize.File, s *styles) error {
 		{{v: "Currency"}, {v: orDefault(wb.cur, "none priced")}},
 		{},
 		{{v: "Totals", bold: true}, {v: "Amount", bold: true}, {v: "Exact", bold: true}},
-		{{v: "Official cost (provider tariffs)"}, moneyCell(official, wb.cur), {v: official.String()}},
-		{{v: "Recorded spend (gateway)"}, moneyCell(recorded, wb.cur), {v: recorded.String()}},
-		{{v: "Gap (official − recorded)"}, moneyCell(gap, wb.cur), {v: gap.String()}},
-		{{v: "Recorded ÷ official"}, ratioCell(rec.Totals.Ratio), {v: ratioText(rec.Totals.Ratio)}},
-		{{v: "Gap explained (Discrepancies)"}, moneyCell(explained, wb.cur), {v: explained.String()}},
+		{{v: "Official cost (provider tariffs)"}, moneyCell(official, wb.cur), {v: official.String(), right: true}},
+		{{v: "Recorded spend (gateway)"}, moneyCell(recorded, wb.cur), {v: recorded.String(), right: true}},
+		{{v: "Gap (official − recorded)"}, moneyCell(gap, wb.cur), {v: gap.String(), right: true}},
+		{{v: "Recorded ÷ official"}, ratioCell(rec.Totals.Ratio), {v: ratioText(rec.Totals.Ratio), right: true}},
+		{{v: "Gap explained (Discrepancies)"}, moneyCell(explained, wb.cur), {v: explained.String(), right: true}},
 		{{v: "Calls"}, {v: rec.Totals.Calls}},
 		{},
 		{{v: "Rows read", bold: true}, {v: r.Read, bold: true}},
@@ -73,7 +73,7 @@ func (wb *workbook) summary(f *excelize.File, s *styles) error {
 			}
 			ref, _ := excelize.CoordinatesToCellName(j+1, i+1)
 			ec := v.(excelize.Cell)
-			if j == 2 && i > 0 && !c.bold {
+			if c.right {
 				ec.StyleID = s.exact
 			}
 			if err := f.SetCellValue(sheet, ref, ec.Value); err != nil {

@@ -288,13 +288,17 @@ func (wb *workbook) blended() *table {
 		}
 		mr := matched[bm.Model]
 		for _, p := range bm.Prices {
-			row := []cell{{v: bm.Model}, {v: p.Usage.String()}, {v: p.Tokens}, {v: p.PeakShare}, moneyCell(p.OffPeak, bm.Currency),
+			share := cell{v: p.PeakShare}
+			if p.OffPeak.Equal(p.Peak) {
+				share = cell{} // one price at all hours: no peak
+			}
+			row := []cell{{v: bm.Model}, {v: p.Usage.String()}, {v: p.Tokens}, share, moneyCell(p.OffPeak, bm.Currency),
 				moneyCell(p.Peak, bm.Currency), moneyCell(p.Blended, bm.Currency), {}, {v: mr.label},
 				ratios[bm.Model], {v: bm.Currency}}
 			if mr.label == "" {
 				// No flat rate set was looked for: recorded equals official
 				// (to rounding) on the model's priced calls.
-				row[8] = cell{v: "recorded equals official"}
+				row[8] = cell{v: "recorded equals official on priced calls"}
 				if p.OffPeak.Equal(p.Peak) {
 					row[7] = moneyCell(p.Peak, bm.Currency)
 				}

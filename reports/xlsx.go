@@ -36,6 +36,7 @@ type cell struct {
 	v        any
 	currency string
 	bold     bool
+	right    bool // text aligned right, as the exact amounts in the Summary
 }
 
 // table is a sheet's table: a caption row, a header row, data rows and an
@@ -101,7 +102,7 @@ func newStyles(f *excelize.File) (*styles, error) {
 			Fill:      excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"DDE6F0"}},
 			Alignment: &excelize.Alignment{WrapText: true, Vertical: "top", Horizontal: "right"}}},
 		{&s.text, excelize.Style{CustomNumFmt: &text, Alignment: top}},
-		{&s.exact, excelize.Style{CustomNumFmt: &text, Alignment: &excelize.Alignment{Vertical: "top", Indent: 1}}},
+		{&s.exact, excelize.Style{CustomNumFmt: &text, Alignment: &excelize.Alignment{Vertical: "top", Horizontal: "right"}}},
 		{&s.note, excelize.Style{CustomNumFmt: &text, Alignment: &excelize.Alignment{WrapText: true, Vertical: "top"}}},
 		{&s.integer, excelize.Style{NumFmt: 3, Alignment: top}},
 		{&s.ratio, excelize.Style{NumFmt: 10, Alignment: top}},
