@@ -9,7 +9,7 @@ GEN      := ./testdata/gen
 SAMPLE      := testdata/sample/spendlogs-2026-10.csv
 SAMPLE_DUMP := testdata/sample/spendlogs-dump-2026-10.csv
 
-.PHONY: help test bench bench-smoke fuzz lint golden build sample bench-reconcile workbook-preview
+.PHONY: help test bench bench-smoke fuzz lint golden build sample bench-reconcile bench-report workbook-preview
 
 PREVIEW ?= preview
 
@@ -55,6 +55,9 @@ sample: ## regenerate the bundled sample spend logs
 
 bench-reconcile: ## time tokenfare reconcile against readsum and DuckDB on 5M rows
 	bench/run.sh
+
+bench-report: ## time tokenfare report against reconcile on 1M rows (CPU, wall, peak RSS)
+	bench/report.sh
 
 workbook-preview: ## the sample month's workbook and FOCUS export, and the workbook as PDF and PNG pages, in $(PREVIEW)/
 	@command -v libreoffice >/dev/null && command -v pdftoppm >/dev/null || \

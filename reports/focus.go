@@ -3,8 +3,8 @@ package reports
 import (
 	"encoding/csv"
 	"encoding/json"
-	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -75,6 +75,20 @@ func WriteFOCUS(w io.Writer, charges []pricing.Charge, from, until time.Time) er
 	return cw.Error()
 }
 
+// focusDetails is SkuPriceDetails: tokenfare's own keys, prefixed x_.
+type focusDetails struct {
+	TariffVersion string `json:"x_TariffVersion"`
+	PricingPeriod string `json:"x_PricingPeriod"`
+	PromptTier    int    `json:"x_PromptTier"`
+}
+
+// focusTags are the Tags of a row.
+type focusTags struct {
+	Team string `json:"team,omitempty"`
+	User string `json:"user,omitempty"`
+}
+
+// focusRow returns a charge's values in the order of FOCUSColumns.
 func focusRow(c *pricing.Charge, bps, bpe string) ([]string, error) {
 	p := c.Model.Provider
 	u := c.Usage
@@ -82,52 +96,36 @@ func focusRow(c *pricing.Charge, bps, bpe string) ([]string, error) {
 	if u == tariffs.Request {
 		pricingUnit, consumedUnit = unitRequests, unitRequests
 	}
-	qty, pq := fmt.Sprint(c.Quantity), pricingQuantity(c)
 	versionID := p.Name + "@" + c.Version.Name
 	skuID := c.Model.ID + "/" + u.String()
 	skuPriceID := versionID + "/" + skuID + "/" + c.Period
 	if c.Tier > 0 {
-		skuPriceID += fmt.Sprintf("/tier%d", c.Tier)
+		skuPriceID += "/tier" + strconv.Itoa(c.Tier)
 	}
-	details, err := jsonObject(map[string]any{"x_TariffVersion": versionID, "x_PricingPeriod": c.Period, "x_PromptTier": c.Tier})
+	details, err := json.Marshal(focusDetails{TariffVersion: versionID, PricingPeriod: c.Period, PromptTier: c.Tier})
 	if err != nil {
 		return nil, err
 	}
-	tags := map[string]any{}
-	if c.Team != "" {
-		tags["team"] = c.Team
+	tags := ""
+	if c.Team != "" || c.User != "" {
+		b, err := json.Marshal(focusTags{Team: c.Team, User: c.User})
+		if err != nil {
+			return nil, err
+		}
+		tags = string(b)
 	}
-	if c.User != "" {
-		tags["user"] = c.User
-	}
-	tagText, err := jsonObject(tags)
-	if err != nil {
-		return nil, err
-	}
-	cost := c.Cost.String()
-	desc := fmt.Sprintf("%s %s, %s period, tariff %s", c.Model.ID, strings.ToLower(meterNames[u]), c.Period, versionID)
-	values := map[string]string{
-		"BilledCost": cost, "BillingAccountId": p.Name, "BillingAccountName": p.Name + " via the gateway",
-		"BillingCurrency": p.Currency, "BillingPeriodEnd": bpe, "BillingPeriodStart": bps,
-		"ChargeCategory": "Usage", "ChargeClass": "", "ChargeDescription": desc, "ChargeFrequency": "Usage-Based",
-		"ChargePeriodEnd": c.End.UTC().Format(focusTime), "ChargePeriodStart": c.Start.UTC().Format(focusTime),
-		"ConsumedQuantity": qty, "ConsumedUnit": consumedUnit, "ContractedCost": cost, "ContractedUnitPrice": c.UnitPrice.String(),
-		"EffectiveCost": cost, "InvoiceId": "", "InvoiceIssuerName": p.Name, "ListCost": cost, "ListUnitPrice": c.UnitPrice.String(),
-		"PricingCategory": "Standard", "PricingQuantity": pq, "PricingUnit": pricingUnit,
-		"ProviderName": p.Name, "PublisherName": p.Name, "ServiceCategory": "AI and Machine Learning",
-		"ServiceName": p.Name + " API", "ServiceSubcategory": "Generative AI", "SkuId": skuID, "SkuMeter": meterNames[u],
-		"SkuPriceDetails": details, "SkuPriceId": skuPriceID, "SubAccountId": c.Key, "SubAccountName": c.KeyAlias,
-		"SubAccountType": "API Key", "Tags": tagText,
-		"x_ChargeDay": c.Start.Format(time.DateOnly), "x_TimeZone": c.Start.Location().String(),
-		"x_TariffVersion": versionID, "x_PricingPeriod": c.Period, "x_PeakPeriod": fmt.Sprint(c.Peak),
-		"x_PromptTier": fmt.Sprint(c.Tier), "x_UsageType": u.String(), "x_RequestCount": fmt.Sprint(c.Calls),
-		"x_RecordedCost": c.Recorded.String(), "x_CostGap": c.Cost.Sub(c.Recorded).String(),
-	}
-	row := make([]string, len(FOCUSColumns))
-	for i, col := range FOCUSColumns {
-		row[i] = values[col]
-	}
-	return row, nil
+	cost, price := c.Cost.String(), c.UnitPrice.String()
+	desc := c.Model.ID + " " + strings.ToLower(meterNames[u]) + ", " + c.Period + " period, tariff " + versionID
+	return []string{
+		cost, p.Name, p.Name + " via the gateway", p.Currency, bpe, bps, // BilledCost … BillingPeriodStart
+		"Usage", "", desc, "Usage-Based", c.End.UTC().Format(focusTime), c.Start.UTC().Format(focusTime), // ChargeCategory … ChargePeriodStart
+		strconv.FormatInt(c.Quantity, 10), consumedUnit, cost, price, cost, "", // ConsumedQuantity … InvoiceId
+		p.Name, cost, price, "Standard", pricingQuantity(c), pricingUnit, // InvoiceIssuerName … PricingUnit
+		p.Name, p.Name, "AI and Machine Learning", p.Name + " API", "Generative AI", skuID, meterNames[u], // ProviderName … SkuMeter
+		string(details), skuPriceID, c.Key, c.KeyAlias, "API Key", tags, // SkuPriceDetails … Tags
+		c.Start.Format(time.DateOnly), c.Start.Location().String(), versionID, c.Period, strconv.FormatBool(c.Peak), // x_ChargeDay … x_PeakPeriod
+		strconv.Itoa(c.Tier), u.String(), strconv.FormatInt(c.Calls, 10), c.Recorded.String(), c.Cost.Sub(c.Recorded).String(), // x_PromptTier … x_CostGap
+	}, nil
 }
 
 // pricingQuantity is the charge's quantity in its pricing unit: tokens in
@@ -140,11 +138,3 @@ func pricingQuantity(c *pricing.Charge) string {
 	return q.Shift(-6).String()
 }
 
-// jsonObject writes a FOCUS key-value column; empty when there is nothing.
-func jsonObject(m map[string]any) (string, error) {
-	if len(m) == 0 {
-		return "", nil
-	}
-	b, err := json.Marshal(m)
-	return string(b), err
-}
