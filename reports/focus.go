@@ -137,4 +137,3 @@ func pricingQuantity(c *pricing.Charge) string {
 	}
 	return q.Shift(-6).String()
 }
-
