@@ -40,20 +40,19 @@ focus="$tf report --calls $big --month 2026-10 --xlsx $dir/report.xlsx --focus $
 hyperfine -N -w 1 -r "$runs" --export-markdown "$dir/report-hyperfine.md" \
 	-n reconcile "$reconcile" -n report "$report" -n report+focus "$focus" >&2
 
-# CPU time (user + system) and peak RSS, the least of the runs: the
-# machine is shared, and wall time grows with what else runs on it.
-measure() {
-	local best_cpu= best_rss=0
-	for _ in $(seq "$runs"); do
-		read -r cpu rss < <(/usr/bin/time -f '%U %S %M' $1 2>&1 >/dev/null | tail -1 | awk '{print $1+$2, $3}')
-		if [ -z "$best_cpu" ] || awk "BEGIN{exit !($cpu < $best_cpu)}"; then best_cpu=$cpu; fi
-		[ "$rss" -gt "$best_rss" ] && best_rss=$rss
+# CPU time (user + system) and peak RSS. The machine is shared and wall
+# time grows with what else runs on it, so the three commands take turns,
+# run after run, and the least and the mean CPU time of each are kept.
+declare -A min sum rss
+for _ in $(seq "$runs"); do
+	for name in reconcile report focus; do
+		read -r cpu kib < <(/usr/bin/time -f '%U %S %M' ${!name} 2>&1 >/dev/null | tail -1 | awk '{print $1+$2, $3}')
+		if [ -z "${min[$name]:-}" ] || awk "BEGIN{exit !($cpu < ${min[$name]})}"; then min[$name]=$cpu; fi
+		sum[$name]=$(awk "BEGIN{print ${sum[$name]:-0} + $cpu}")
+		[ "$kib" -gt "${rss[$name]:-0}" ] && rss[$name]=$kib
 	done
-	echo "$best_cpu $best_rss"
-}
-read -r c_rec r_rec < <(measure "$reconcile")
-read -r c_rep r_rep < <(measure "$report")
-read -r c_foc r_foc < <(measure "$focus")
+done
+mean() { awk "BEGIN{printf \"%.2f\", ${sum[$1]}/$runs}"; }
 ratio() { awk "BEGIN{printf \"%.2f\", $1/$2}"; }
 
 {
@@ -66,12 +65,15 @@ ratio() { awk "BEGIN{printf \"%.2f\", $1/$2}"; }
 	echo
 	cat "$dir/report-hyperfine.md"
 	echo
-	echo "## CPU time and peak RSS (/usr/bin/time, least CPU and largest RSS of $runs runs)"
+	echo "## CPU time and peak RSS (/usr/bin/time, $runs runs taking turns)"
 	echo
-	echo "| command | CPU s | × reconcile | peak RSS |"
-	echo "|:---|---:|---:|---:|"
-	echo "| reconcile | $c_rec | 1.00 | $((r_rec / 1024)) MiB |"
-	echo "| report --xlsx | $c_rep | $(ratio "$c_rep" "$c_rec") | $((r_rep / 1024)) MiB |"
-	echo "| report --xlsx --focus (.gz) | $c_foc | $(ratio "$c_foc" "$c_rec") | $((r_foc / 1024)) MiB |"
+	echo "| command | least CPU s | × reconcile | mean CPU s | × reconcile | peak RSS |"
+	echo "|:---|---:|---:|---:|---:|---:|"
+	for name in reconcile report focus; do
+		label=$name
+		[ "$name" = report ] && label="report --xlsx"
+		[ "$name" = focus ] && label="report --xlsx --focus (.gz)"
+		echo "| $label | ${min[$name]} | $(ratio "${min[$name]}" "${min[reconcile]}") | $(mean "$name") | $(ratio "$(mean "$name")" "$(mean reconcile)") | $((rss[$name] / 1024)) MiB |"
+	done
 } >"$results"
 cat "$results"

@@ -75,6 +75,10 @@ type Call struct {
 	Status     Status
 	Recorded   decimal.Decimal // spend the gateway recorded
 	Tokens     Tokens
+	// CacheHit: the gateway answered from its own response cache and never
+	// called the provider (LiteLLM cache_hit True). Tokens are those of the
+	// cached answer: what the hit saved.
+	CacheHit bool
 
 	// Identity tells duplicate records apart from distinct ones: two
 	// calls of one gateway with the same non-empty Identity are the same
@@ -100,15 +104,20 @@ const maxTokens = 1_000_000_000_000_000 // 10^15
 
 // check reports what makes a call read from a row impossible, or "": an
 // instant out of order or beyond what pricing can hold, a negative spend,
-// a token count above maxTokens.
+// a token count above maxTokens or below zero. As every bucket a reader
+// adds or subtracts is kept, a sum that wrapped shows as one of these.
 func (c *Call) check() string {
-	if t := &c.Tokens; max(t.Input, t.CacheRead, t.CacheWrite, t.Output, t.Reasoning) > maxTokens {
+	if t := &c.Tokens; max(t.Input, t.CacheRead, t.CacheWrite, t.Output, t.Reasoning) > maxTokens ||
+		min(t.Input, t.CacheRead, t.CacheWrite, t.Output, t.Reasoning) < 0 {
 		for _, n := range []struct {
 			name string
 			v    int64
 		}{{"input", t.Input}, {"cache read", t.CacheRead}, {"cache write", t.CacheWrite}, {"output", t.Output}, {"reasoning", t.Reasoning}} {
-			if n.v > maxTokens {
+			switch {
+			case n.v > maxTokens:
 				return fmt.Sprintf("%d %s tokens are more than one call can hold (at most 10^15)", n.v, n.name)
+			case n.v < 0:
+				return fmt.Sprintf("%s tokens come to %d, below zero", n.name, n.v)
 			}
 		}
 	}

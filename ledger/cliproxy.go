@@ -210,6 +210,9 @@ func v7Record(p *rowParser, raw []byte, c *Call) (string, string) {
 		}
 		c.Tokens = tk
 	}
+	if reason := c.check(); reason != "" { // the tokens, now that they are set
+		return r.RequestID, reason
+	}
 	c.RequestID = r.RequestID
 	c.Model = p.strs.get([]byte(r.Model))
 	c.ModelGroup = p.strs.get([]byte(r.Alias))
@@ -339,6 +342,9 @@ func v6Detail(p *rowParser, raw []byte, api, model string, c *Call) string {
 		return reason
 	}
 	c.Tokens = tk
+	if reason := c.check(); reason != "" { // the tokens, now that they are set
+		return reason
+	}
 	c.Model = p.strs.get([]byte(model))
 	if api != "" {
 		c.Key = p.strs.get([]byte(HashKey(api)))

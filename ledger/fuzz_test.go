@@ -60,6 +60,7 @@ func FuzzReadCanonicalCSV(f *testing.F) {
 func FuzzReadSpendLogJSON(f *testing.F) {
 	addFixture(f, "testdata/spendlogs.json")
 	addFixture(f, "testdata/spendlogs_v2.json")
+	addFixture(f, "../testdata/litellm/spendlogs-shapes.json")
 	f.Add([]byte(`[{"request_id":"a","startTime":"2026-09-01 00:00:00","spend":1e-9,"prompt_tokens":1,"completion_tokens":0,"metadata":{"additional_usage_values":{"prompt_tokens_details":{"cached_tokens":"1"}}}}]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if t := bytes.TrimSpace(data); len(t) == 0 || (t[0] != '[' && t[0] != '{') {

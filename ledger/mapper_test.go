@@ -20,7 +20,7 @@ import (
 // reads from the same file: the same calls with the same fields, and the
 // same rows rejected for the same reasons.
 func TestSpendLogMapperMatchesCSVReader(t *testing.T) {
-	for _, file := range []string{"testdata/spendlogs_table.csv", "testdata/spendlogs_flat.csv"} {
+	for _, file := range []string{"testdata/spendlogs_table.csv", "testdata/spendlogs_flat.csv", "../testdata/litellm/spendlogs-shapes.csv"} {
 		t.Run(file, func(t *testing.T) {
 			data, err := os.ReadFile(file)
 			if err != nil {

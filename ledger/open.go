@@ -118,6 +118,11 @@ const uiExportHint = "the LiteLLM UI usage export has daily totals, not one row 
 	"export the LiteLLM_SpendLogs table instead (psql: \\copy \"LiteLLM_SpendLogs\" TO 'spend.csv' CSV HEADER) " +
 	"or fetch rows from GET /spend/logs/v2"
 
+// summarizedHint tells how to ask /spend/logs for calls instead of totals.
+const summarizedHint = "this is a GET /spend/logs answer with summarize=true (its default): spend per day, " +
+	"key, user and model, no calls; ask for the calls with " +
+	"GET /spend/logs?start_date=YYYY-MM-DD&end_date=YYYY-MM-DD&summarize=false, or use GET /spend/logs/v2"
+
 // detect names the format of the first bytes of an input.
 func detect(head []byte) (string, error) {
 	t := bytes.TrimLeft(head, " \t\r\n")
@@ -129,6 +134,9 @@ func detect(head []byte) (string, error) {
 		keys := firstKeys(t, true)
 		if len(keys) == 0 {
 			return FormatSpendLogJSON, nil // empty array, or not objects: rejected row by row
+		}
+		if keys["starttime"] && keys["spend"] && (keys["users"] || keys["models"]) && !keys["requestid"] {
+			return "", fmt.Errorf("%w: %s", ErrNoPerCallTimes, summarizedHint)
 		}
 		return classify(keys, FormatSpendLogJSON, FormatCLIProxyV7JSON, FormatCanonicalJSON)
 	case '{':
@@ -207,6 +215,13 @@ func detectCSV(t []byte) (string, error) {
 		return FormatSpendLogCSV, nil
 	case cols["start"] && cols["inputtokens"]:
 		return FormatCanonicalCSV, nil
+	}
+	if len(sp.fields) == 1 {
+		for _, sep := range []struct{ char, name string }{{";", "semicolons"}, {"\t", "tabs"}} {
+			if bytes.Contains(line, []byte(sep.char)) {
+				return "", fmt.Errorf("%w: the header is separated by %s; tokenfare reads comma-separated CSV: export it with commas", ErrUnknownFormat, sep.name)
+			}
+		}
 	}
 	return "", fmt.Errorf("%w: header has neither startTime (LiteLLM_SpendLogs) nor start and input_tokens (canonical)", ErrUnknownFormat)
 }

@@ -215,7 +215,10 @@ func TestOpenRefuses(t *testing.T) {
 		{name: "ui export csv", in: "Date,Team,Team ID,Spend ($),Requests\n", want: ErrNoPerCallTimes, text: "LiteLLM_SpendLogs"},
 		{name: "ui export json", in: `{"metadata":{"entity_type":"team"},"data":[]}`, want: ErrNoPerCallTimes},
 		{name: "empty", in: "", want: ErrUnknownFormat},
-		{name: "unknown csv", in: "a,b,c\n1,2,3\n", want: ErrUnknownFormat},
+		{name: "unknown csv", in: "a,b,c\n1,2,3\n", want: ErrUnknownFormat, text: "header has neither startTime"},
+		{name: "semicolon-separated csv", in: "request_id;startTime;spend;prompt_tokens;completion_tokens\nr;2026-09-01 00:00:00;0,1;1;1\n",
+			want: ErrUnknownFormat, text: "separated by semicolons"},
+		{name: "tab-separated csv", in: "start\tmodel\tinput_tokens\n", want: ErrUnknownFormat, text: "separated by tabs"},
 		{name: "unknown json", in: `{"hello":1}`, want: ErrUnknownFormat},
 		{name: "missing column", in: "request_id,startTime,spend\n", want: ErrBadHeader, text: `"prompt_tokens"`},
 	}

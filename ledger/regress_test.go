@@ -70,9 +70,16 @@ func TestEdgeInputs(t *testing.T) {
 		{name: "a raw key in the wrong column is not echoed", input: header + "\na,2026-09-01 00:00:00,sk-live-123,10,5\n",
 			rejected: []string{"in:2: spend (a value that looks like an API key, not shown) is not a decimal number"}},
 		{name: "1969 in UTC through an offset", input: header + "\na,1970-01-01 05:00:00+08:00,0.1,10,5\n",
-			rejected: []string{`in:2: startTime "1970-01-01 05:00:00+08:00" is not a timestamp`}},
+			rejected: []string{`in:2: startTime "1970-01-01 05:00:00+08:00" is before 1970`}},
+		{name: "1960 is before 1970, not a bad timestamp", input: header + "\na,1960-02-29 10:00:00,0.1,10,5\nb,1960-02-30 10:00:00,0.1,10,5\n",
+			rejected: []string{`in:2: startTime "1960-02-29 10:00:00" is before 1970`, `in:3: startTime "1960-02-30 10:00:00" is not a timestamp`}},
+		{name: "an exponent out of range is not a malformed number", input: header + "\na,2026-09-01 00:00:00,1e308,10,5\nb,2026-09-01 00:00:00,1e3x,10,5\n",
+			rejected: []string{`in:2: spend "1e308" is out of range: exponents run from -64 to 64`, `in:3: spend "1e3x" is not a decimal number`}},
 		{name: "more tokens than a call can hold", input: header + "\na,2026-09-01 00:00:00,0.1,1000000000000001,5\nb,2026-09-01 00:00:00,0.1,1000000000000000,5\n",
 			calls: 1, rejected: []string{"in:2: 1000000000000001 input tokens are more than one call can hold (at most 10^15)"}},
+		{name: "an output sum that would wrap", // Gemini output is output_tokens + reasoning_tokens: 2^63-1 + 1 wraps below zero
+			input:    `[{"timestamp":"2026-08-22T14:03:05Z","provider":"gemini","tokens":{"input_tokens":1,"output_tokens":9223372036854775807,"reasoning_tokens":1},"model":"m","request_id":"r"}]`,
+			rejected: []string{`in[0] request_id "r": output tokens come to -9223372036854775808, below zero`}},
 		{name: "a spend with too many leading zeros", input: header + "\na,2026-09-01 00:00:00,0." + strings.Repeat("0", 80) + "1,10,5\n",
 			rejected: []string{"in:2: spend"}},
 	}

@@ -2,8 +2,11 @@ package ledger
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/shopspring/decimal"
 )
 
 // maxCols bounds the number of columns a schema knows, plus one slot
@@ -125,10 +128,43 @@ func badValue(col, value, want string) string {
 		// A shifted row can put a raw API key in any column: never echo it.
 		return fmt.Sprintf("%s (a value that looks like an API key, not shown) is not %s", col, want)
 	}
+	why := "is not " + want
+	switch {
+	case want == "a decimal number" && exponentOutOfRange(value):
+		why = fmt.Sprintf("is out of range: exponents run from -%d to %d", maxExponent, maxExponent)
+	case strings.Contains(want, "timestamp") && before1970(value):
+		why = "is before 1970: tokenfare reads instants from 1970 to 2261"
+	}
 	if len(value) > 64 {
 		value = value[:64] + "..."
 	}
-	return fmt.Sprintf("%s %q is not %s", col, value, want)
+	return fmt.Sprintf("%s %q %s", col, value, why)
+}
+
+// exponentOutOfRange reports whether s is a decimal number whose exponent
+// parseDecimal refuses, such as 1e308.
+func exponentOutOfRange(s string) bool {
+	if !strings.ContainsAny(s, "eE") || len(s) > 400 {
+		return false
+	}
+	_, err := decimal.NewFromString(s)
+	return err == nil
+}
+
+// before1970 reports whether s is a timestamp parseTime would read were
+// it not before 1970 (in UTC).
+func before1970(s string) bool {
+	if len(s) < 4 || !allDigits([]byte(s[:4])) || s[0] == '+' || s[0] == '-' {
+		return false
+	}
+	year, _ := strconv.Atoi(s[:4])
+	if year > 1970 {
+		return false
+	}
+	b := []byte(s)
+	copy(b, "2000") // a leap year, as 1960 was
+	_, ok := parseTime(b, nil)
+	return ok
 }
 
 // intCol reads a token count column: empty is 0, negative is refused.

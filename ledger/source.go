@@ -74,7 +74,7 @@ func (s *streamSource) Open(ctx context.Context) (Reader, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return open(ctx, s.name, s.r, s.opt)
+	return open(ctx, s.name, &pipeReader{ctx: ctx, r: s.r, done: make(chan pipeRead, 1)}, s.opt)
 }
 
 // closingReader closes the input file with the Reader.
@@ -107,4 +107,40 @@ func (r *inputReader) Read(p []byte) (int, error) {
 		err = fmt.Errorf("%w: %w", ErrRead, err)
 	}
 	return n, err
+}
+
+// pipeReader reads a stream that may block for good (a quiet pipe, a
+// terminal) in its own goroutine, so that a read returns once ctx is done.
+// After that it never reads again; the read in flight ends with the stream.
+type pipeReader struct {
+	ctx  context.Context
+	r    io.Reader
+	buf  []byte
+	done chan pipeRead
+}
+
+type pipeRead struct {
+	n   int
+	err error
+}
+
+func (r *pipeReader) Read(p []byte) (int, error) {
+	if err := r.ctx.Err(); err != nil {
+		return 0, err
+	}
+	if cap(r.buf) < len(p) {
+		r.buf = make([]byte, len(p))
+	}
+	buf := r.buf[:len(p)]
+	go func() {
+		n, err := r.r.Read(buf)
+		r.done <- pipeRead{n, err}
+	}()
+	select {
+	case res := <-r.done:
+		return copy(p, buf[:res.n]), res.err
+	case <-r.ctx.Done():
+		r.buf = nil // the read in flight still owns it
+		return 0, r.ctx.Err()
+	}
 }

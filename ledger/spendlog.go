@@ -17,6 +17,7 @@ const (
 	slSpend
 	slPrompt
 	slCompletion
+	slTotal
 	slModel
 	slModelGroup
 	slModelID
@@ -24,6 +25,7 @@ const (
 	slUser
 	slTeamID
 	slStatus
+	slCacheHit
 	slMetadata
 	slCached
 	slCacheWrite
@@ -48,6 +50,7 @@ var spendLogSchema = (&schema{
 		slSpend:      {name: "spend", required: true},
 		slPrompt:     {name: "prompt_tokens", required: true},
 		slCompletion: {name: "completion_tokens", required: true},
+		slTotal:      {name: "total_tokens"},
 		slModel:      {name: "model"},
 		slModelGroup: {name: "model_group"},
 		slModelID:    {name: "model_id"},
@@ -55,6 +58,7 @@ var spendLogSchema = (&schema{
 		slUser:       {name: "user"},
 		slTeamID:     {name: "team_id"},
 		slStatus:     {name: "status"},
+		slCacheHit:   {name: "cache_hit"},
 		slMetadata:   {name: "metadata"},
 		slCached:     {name: "cached_tokens", aliases: []string{"cache_read_input_tokens"}},
 		slCacheWrite: {name: "cache_creation_tokens", aliases: []string{"cache_creation_input_tokens"}},
@@ -65,21 +69,44 @@ var spendLogSchema = (&schema{
 	build: buildSpendLog,
 }).init()
 
+// spendLogUsage is additional_usage_values in LiteLLM's metadata: every
+// member of the usage object LiteLLM kept but prompt_tokens,
+// completion_tokens and total_tokens. Which members are there tells the
+// API and the LiteLLM version that wrote the row (docs/calls.md).
+type spendLogUsage struct {
+	// Chat Completions (LiteLLM's Usage type).
+	Prompt *struct {
+		Cached        json.Number `json:"cached_tokens"`
+		CacheCreation json.Number `json:"cache_creation_tokens"`
+		// The 5-minute / 1-hour split of the writes: logged only by the
+		// versions that count writes inside prompt_tokens.
+		WriteSplit json.RawMessage `json:"cache_creation_token_details"`
+	} `json:"prompt_tokens_details"`
+	Completion struct {
+		Reasoning json.Number `json:"reasoning_tokens"`
+	} `json:"completion_tokens_details"`
+	CacheRead     json.Number `json:"cache_read_input_tokens"`     // Anthropic, Bedrock
+	CacheCreation json.Number `json:"cache_creation_input_tokens"` // Anthropic, Bedrock
+	DeepSeekHit   json.Number `json:"prompt_cache_hit_tokens"`     // DeepSeek
+	// Responses API, and Anthropic's own Messages usage.
+	Input  json.Number `json:"input_tokens"`
+	Output json.Number `json:"output_tokens"`
+	InDet  *struct {
+		Cached        json.Number `json:"cached_tokens"`
+		CacheCreation json.Number `json:"cache_creation_tokens"`
+		CacheWrite    json.Number `json:"cache_write_tokens"` // OpenAI's name
+	} `json:"input_tokens_details"`
+	OutDet *struct {
+		Reasoning json.Number `json:"reasoning_tokens"`
+	} `json:"output_tokens_details"`
+}
+
 // spendLogMeta is the part of LiteLLM's metadata JSON tokenfare reads.
 type spendLogMeta struct {
-	Usage struct {
-		Prompt struct {
-			Cached        json.Number `json:"cached_tokens"`
-			CacheCreation json.Number `json:"cache_creation_tokens"`
-		} `json:"prompt_tokens_details"`
-		CacheCreationInput json.Number `json:"cache_creation_input_tokens"`
-		Completion         struct {
-			Reasoning json.Number `json:"reasoning_tokens"`
-		} `json:"completion_tokens_details"`
-	} `json:"additional_usage_values"`
-	KeyAlias  looseText `json:"user_api_key_alias"`
-	TeamAlias looseText `json:"user_api_key_team_alias"`
-	TeamID    looseText `json:"user_api_key_team_id"`
+	Usage     spendLogUsage `json:"additional_usage_values"`
+	KeyAlias  looseText     `json:"user_api_key_alias"`
+	TeamAlias looseText     `json:"user_api_key_team_alias"`
+	TeamID    looseText     `json:"user_api_key_team_id"`
 }
 
 // looseText reads a JSON string, or a number as written, and passes over
@@ -126,6 +153,11 @@ func buildSpendLog(s *schema, p *rowParser, v *rowFields, c *Call) string {
 	if r := statusCol(s, v, slStatus, &c.Status); r != "" {
 		return r
 	}
+	if hit := v.get(slCacheHit); len(hit) > 0 {
+		c.CacheHit = equalFold(hit, "true")
+	} else {
+		c.CacheHit = cacheHitID(v.get(slRequestID))
+	}
 	if r := spendLogTokens(s, p, v, c); r != "" {
 		return r
 	}
@@ -152,75 +184,116 @@ func buildSpendLog(s *schema, p *rowParser, v *rowFields, c *Call) string {
 	return ""
 }
 
+// cacheHitID reports whether a request id is one LiteLLM gives a
+// response-cache hit: the original id, "_cache_hit" and the Unix time.
+func cacheHitID(id []byte) bool {
+	i := bytes.LastIndex(id, []byte("_cache_hit"))
+	return i > 0 && i+len("_cache_hit") < len(id) && '0' <= id[i+len("_cache_hit")] && id[i+len("_cache_hit")] <= '9'
+}
+
+// count is a token count that may be absent.
+type count struct {
+	n   int64
+	set bool
+}
+
+// usageCounts is what a row says about its tokens, from columns and
+// metadata, before the split.
+type usageCounts struct {
+	prompt, completion int64
+	total              count
+	// Chat Completions shape.
+	detailCached, detailWrite count // prompt_tokens_details
+	cacheRead, cacheWrite     count // Anthropic / Bedrock top-level counts
+	deepSeekHit               count
+	reasoning                 count
+	// Responses API / Anthropic Messages shape.
+	input, output         count
+	inCached, inWrite     count
+	outReasoning          count
+	hasPromptDetails      bool
+	hasWriteSplit         bool // prompt_tokens_details.cache_creation_token_details
+	hasInOutDetails       bool
+	flatCached, flatWrite count // flat export columns
+	flatReasoning         count
+}
+
 // spendLogTokens splits prompt and completion tokens into buckets. Flat
 // columns win over metadata.
 func spendLogTokens(s *schema, p *rowParser, v *rowFields, c *Call) string {
-	var prompt, completion, cached, write, reasoning int64
+	var u usageCounts
 	if len(v.get(slPrompt)) == 0 {
 		return "prompt_tokens is empty"
 	}
 	if len(v.get(slCompletion)) == 0 {
 		return "completion_tokens is empty"
 	}
-	if r := intCol(s, v, slPrompt, &prompt); r != "" {
+	if r := intCol(s, v, slPrompt, &u.prompt); r != "" {
 		return r
 	}
-	if r := intCol(s, v, slCompletion, &completion); r != "" {
+	if r := intCol(s, v, slCompletion, &u.completion); r != "" {
 		return r
 	}
-	if r := intCol(s, v, slCached, &cached); r != "" {
+	if r := countCol(s, v, slTotal, &u.total); r != "" {
 		return r
 	}
-	if r := intCol(s, v, slCacheWrite, &write); r != "" {
+	if r := countCol(s, v, slCached, &u.flatCached); r != "" {
 		return r
 	}
-	if r := intCol(s, v, slReasoning, &reasoning); r != "" {
+	if r := countCol(s, v, slCacheWrite, &u.flatWrite); r != "" {
+		return r
+	}
+	if r := countCol(s, v, slReasoning, &u.flatReasoning); r != "" {
 		return r
 	}
 	c.KeyAlias, c.Team = "", ""
 	if m := bytes.TrimSpace(v.get(slMetadata)); len(m) > 2 {
-		var r string
-		if cached, write, reasoning, r = spendLogMetadata(p, m, v, c, cached, write, reasoning); r != "" {
+		if r := spendLogMetadata(p, m, v, c, &u); r != "" {
 			return r
 		}
 	}
-	c.Tokens = Tokens{
-		Input:      prompt - cached - write,
-		CacheRead:  cached,
-		CacheWrite: write,
-		Output:     completion,
-		Reasoning:  reasoning,
-	}
-	if c.Tokens.Input < 0 {
-		return fmt.Sprintf("prompt_tokens %d is less than cached %d + cache-creation %d tokens", prompt, cached, write)
-	}
-	if reasoning > completion {
-		return fmt.Sprintf("reasoning_tokens %d exceeds completion_tokens %d", reasoning, completion)
-	}
-	return ""
+	var r string
+	c.Tokens, r = u.split()
+	return r
 }
 
-// spendLogMetadata fills the token counts and aliases that flat columns
-// left empty from the metadata JSON.
-func spendLogMetadata(p *rowParser, m []byte, v *rowFields, c *Call, cached, write, reasoning int64) (int64, int64, int64, string) {
+// countCol reads a token count column that may be empty.
+func countCol(s *schema, v *rowFields, col int, dst *count) string {
+	dst.set = len(v.get(col)) > 0
+	return intCol(s, v, col, &dst.n)
+}
+
+// spendLogMetadata reads the token counts and aliases in the metadata JSON.
+func spendLogMetadata(p *rowParser, m []byte, v *rowFields, c *Call, u *usageCounts) string {
 	var meta spendLogMeta
 	if err := json.Unmarshal(m, &meta); err != nil {
-		return 0, 0, 0, "metadata is not valid JSON: " + strings.TrimPrefix(err.Error(), "json: ")
+		return "metadata is not valid JSON: " + strings.TrimPrefix(err.Error(), "json: ")
 	}
-	u := &meta.Usage
-	write2 := u.Prompt.CacheCreation
-	if (write2 == "" || write2 == "0") && u.CacheCreationInput != "" {
-		write2 = u.CacheCreationInput
+	mu := &meta.Usage
+	r := metaCount(mu.Completion.Reasoning, "completion_tokens_details.reasoning_tokens", &u.reasoning, "")
+	r = metaCount(mu.CacheRead, "cache_read_input_tokens", &u.cacheRead, r)
+	r = metaCount(mu.CacheCreation, "cache_creation_input_tokens", &u.cacheWrite, r)
+	r = metaCount(mu.DeepSeekHit, "prompt_cache_hit_tokens", &u.deepSeekHit, r)
+	r = metaCount(mu.Input, "input_tokens", &u.input, r)
+	r = metaCount(mu.Output, "output_tokens", &u.output, r)
+	if d := mu.Prompt; d != nil {
+		u.hasPromptDetails = true
+		u.hasWriteSplit = len(d.WriteSplit) > 0 && string(d.WriteSplit) != "null"
+		r = metaCount(d.Cached, "prompt_tokens_details.cached_tokens", &u.detailCached, r)
+		r = metaCount(d.CacheCreation, "prompt_tokens_details.cache_creation_tokens", &u.detailWrite, r)
 	}
-	var r string
-	if cached, r = metaInt(v.get(slCached), u.Prompt.Cached, "prompt_tokens_details.cached_tokens", cached); r != "" {
-		return 0, 0, 0, r
+	if d := mu.InDet; d != nil {
+		u.hasInOutDetails = true
+		r = metaCount(d.Cached, "input_tokens_details.cached_tokens", &u.inCached, r)
+		r = metaCount(d.CacheCreation, "input_tokens_details.cache_creation_tokens", &u.inWrite, r)
+		r = metaCount(d.CacheWrite, "input_tokens_details.cache_write_tokens", &u.inWrite, r)
 	}
-	if write, r = metaInt(v.get(slCacheWrite), write2, "cache_creation_tokens", write); r != "" {
-		return 0, 0, 0, r
+	if d := mu.OutDet; d != nil {
+		u.hasInOutDetails = true
+		r = metaCount(d.Reasoning, "output_tokens_details.reasoning_tokens", &u.outReasoning, r)
 	}
-	if reasoning, r = metaInt(v.get(slReasoning), u.Completion.Reasoning, "completion_tokens_details.reasoning_tokens", reasoning); r != "" {
-		return 0, 0, 0, r
+	if r != "" {
+		return r
 	}
 	if meta.KeyAlias.ok {
 		c.KeyAlias = p.strs.get([]byte(meta.KeyAlias.s))
@@ -231,18 +304,123 @@ func spendLogMetadata(p *rowParser, m []byte, v *rowFields, c *Call, cached, wri
 	if c.Team == "" && len(v.get(slTeamAlias)) == 0 && len(v.get(slTeamID)) == 0 && meta.TeamID.ok {
 		c.Team = p.strs.get([]byte(meta.TeamID.s))
 	}
-	return cached, write, reasoning, ""
+	return ""
 }
 
-// metaInt returns the metadata count num unless the flat column has a
-// value (then cur, read from it, stands).
-func metaInt(flat []byte, num json.Number, path string, cur int64) (int64, string) {
-	if len(flat) > 0 || num == "" {
-		return cur, ""
+// metaCount reads a count from metadata into dst when present, unless an
+// earlier count was already refused (reason, returned as is).
+func metaCount(num json.Number, path string, dst *count, reason string) string {
+	if reason != "" || num == "" {
+		return reason
 	}
 	x, ok := parseInt([]byte(num))
 	if !ok || x < 0 {
-		return 0, badValue("metadata additional_usage_values."+path, string(num), "a non-negative integer")
+		return badValue("metadata additional_usage_values."+path, string(num), "a non-negative integer")
 	}
-	return x, ""
+	*dst = count{x, true}
+	return ""
+}
+
+// firstSet returns the first count that is set and non-zero, else the
+// first that is set, else an unset count.
+func firstSet(cs ...count) count {
+	for _, c := range cs {
+		if c.set && c.n > 0 {
+			return c
+		}
+	}
+	for _, c := range cs {
+		if c.set {
+			return c
+		}
+	}
+	return count{}
+}
+
+// or returns c when set, else d.
+func (c count) or(d count) count {
+	if c.set {
+		return c
+	}
+	return d
+}
+
+// split turns a row's counts into buckets by the rules of docs/calls.md
+// ("How LiteLLM's usage lands in a row").
+func (u *usageCounts) split() (Tokens, string) {
+	// Anthropic's own Messages usage (/v1/messages): input_tokens is the
+	// uncached part, cache reads and writes lie beside it.
+	if u.input.set && (u.cacheRead.set || u.cacheWrite.set) && !u.hasPromptDetails && !u.hasInOutDetails {
+		t := Tokens{
+			Input:      u.input.n,
+			CacheRead:  u.flatCached.or(u.cacheRead).n,
+			CacheWrite: u.flatWrite.or(u.cacheWrite).n,
+			Output:     u.completion,
+			Reasoning:  u.flatReasoning.or(u.reasoning).n,
+		}
+		if t.Output == 0 {
+			t.Output = u.output.n
+		}
+		return t, checkReasoning(t.Reasoning, t.Output)
+	}
+	prompt, completion := u.prompt, u.completion
+	var read, write, reasoning count
+	writesInside := true
+	if u.hasInOutDetails || (u.input.set && !u.hasPromptDetails) {
+		// Responses API: input_tokens holds cached tokens and output_tokens
+		// reasoning ones, as prompt_tokens and completion_tokens do.
+		if prompt == 0 {
+			prompt = u.input.n
+		}
+		if completion == 0 {
+			completion = u.output.n
+		}
+		read, write, reasoning = u.inCached, u.inWrite, u.outReasoning.or(u.reasoning)
+	} else {
+		read = firstSet(u.detailCached, u.cacheRead, u.deepSeekHit)
+		write = u.detailWrite.or(u.cacheWrite)
+		reasoning = u.reasoning
+		// Writes counted only beside prompt_tokens (cache_creation_input_tokens
+		// without prompt_tokens_details.cache_creation_tokens) are outside it.
+		writesInside = u.detailWrite.set || u.hasWriteSplit || !u.cacheWrite.set
+	}
+	read, write, reasoning = u.flatCached.or(read), u.flatWrite.or(write), u.flatReasoning.or(reasoning)
+	if u.flatWrite.set {
+		writesInside = true
+	}
+	reasoningInside := true
+	// A total the provider counted shows what prompt_tokens and
+	// completion_tokens leave out.
+	if extra := u.total.n - prompt - completion; u.total.set && extra > 0 {
+		switch extra {
+		case write.n:
+			writesInside = false
+		case reasoning.n:
+			reasoningInside = false
+		case write.n + reasoning.n:
+			writesInside, reasoningInside = false, false
+		}
+	}
+	if writesInside && prompt < read.n+write.n && prompt >= read.n {
+		writesInside = false // a prompt smaller than its writes cannot hold them
+	}
+	t := Tokens{CacheRead: read.n, CacheWrite: write.n, Output: completion, Reasoning: reasoning.n}
+	t.Input = prompt - read.n
+	if writesInside {
+		t.Input -= write.n
+	}
+	if !reasoningInside {
+		t.Output += reasoning.n
+	}
+	if t.Input < 0 {
+		return Tokens{}, fmt.Sprintf("prompt_tokens %d is less than cached %d + cache-creation %d tokens", prompt, read.n, write.n)
+	}
+	return t, checkReasoning(t.Reasoning, t.Output)
+}
+
+func checkReasoning(reasoning, output int64) string {
+	if reasoning > output {
+		return fmt.Sprintf("reasoning_tokens %d exceeds completion_tokens %d", reasoning, output)
+	}
+	return ""
 }

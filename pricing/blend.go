@@ -2,6 +2,7 @@ package pricing
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -45,21 +46,29 @@ func ParseBlendMode(s string) (BlendMode, error) {
 // [From, Until).
 type Blend struct {
 	From, Until time.Time
-	Mode        BlendMode
-	PeakShare   decimal.NullDecimal // gateway mode: the peak share of the window's cost at off-peak prices
-	Rows        Rows
-	Models      []BlendModel
+	// TariffAt is the instant whose tariff priced every call of the window
+	// (Options.TariffAt); zero when each call was priced at the version in
+	// force at its own instant, the historical blend.
+	TariffAt  time.Time
+	Mode      BlendMode
+	PeakShare decimal.NullDecimal // gateway mode: the peak share of the window's cost at off-peak prices
+	Rows      Rows
+	Models    []BlendModel
 }
 
 // BlendModel is one model's blended prices. Reason says why a model has
 // none; Official and AtBlended are zero then.
 type BlendModel struct {
-	Model     string
-	Provider  string
-	Currency  string
-	Calls     int64
-	Reason    string
-	Official  decimal.Decimal // official cost of the window
+	Model    string
+	Provider string
+	Currency string
+	Calls    int64
+	Reason   string
+	// Versions are the tariff versions that priced the model's calls, in
+	// effective order: one with a tariff instant, the version in force
+	// then (for a model with no calls too).
+	Versions  []string
+	Official  decimal.Decimal // official cost of the window (at TariffAt's tariff when set)
 	AtBlended decimal.Decimal // the window's quantities at the blended prices
 	Prices    []BlendPrice
 }
@@ -93,7 +102,10 @@ type usageTally struct {
 // window [from, until). Every model the catalog prices at until is listed.
 func (e *Engine) BlendWindow(from, until time.Time, mode BlendMode) *Blend {
 	bl := &Blend{From: from.UTC(), Until: until.UTC(), Mode: mode, Rows: e.rows, Models: []BlendModel{}}
-	tallies, calls := e.usageTallies()
+	if !e.opts.TariffAt.IsZero() {
+		bl.TariffAt = e.opts.TariffAt.UTC()
+	}
+	tallies, calls, versions := e.usageTallies()
 	share := decimal.Zero
 	if mode == ModeGateway {
 		share = e.gatewayPeakShare()
@@ -102,13 +114,19 @@ func (e *Engine) BlendWindow(from, until time.Time, mode BlendMode) *Blend {
 	for _, m := range e.cat.Models() {
 		ut, ok := tallies[m]
 		if !ok {
-			if q := m.At(until); q.Status == tariffs.Priced {
+			at := until
+			if !e.opts.TariffAt.IsZero() {
+				at = e.opts.TariffAt
+			}
+			if q := m.At(at); q.Status == tariffs.Priced {
 				bl.Models = append(bl.Models, BlendModel{Model: m.ID, Provider: m.Provider.Name, Currency: m.Provider.Currency,
-					Reason: "no priced calls in the window", Official: decimal.Zero, AtBlended: decimal.Zero})
+					Reason: "no priced calls in the window", Versions: []string{q.Version.Name}, Official: decimal.Zero, AtBlended: decimal.Zero})
 			}
 			continue
 		}
-		bl.Models = append(bl.Models, blendModel(m, ut, calls[m], mode, share))
+		bm := blendModel(m, ut, calls[m], mode, share)
+		bm.Versions = versions[m]
+		bl.Models = append(bl.Models, bm)
 	}
 	return bl
 }
@@ -158,10 +176,12 @@ func costAt(price decimal.Decimal, u tariffs.Usage, n int64) decimal.Decimal {
 	return Cost(&r, u, n)
 }
 
-// usageTallies sums each priced model's quantities, costs and price range.
-func (e *Engine) usageTallies() (map[*tariffs.Model]*[tariffs.NumUsage]usageTally, map[*tariffs.Model]int64) {
+// usageTallies sums each priced model's quantities, costs and price
+// range, and lists the versions that priced its calls.
+func (e *Engine) usageTallies() (map[*tariffs.Model]*[tariffs.NumUsage]usageTally, map[*tariffs.Model]int64, map[*tariffs.Model][]string) {
 	out := map[*tariffs.Model]*[tariffs.NumUsage]usageTally{}
 	calls := map[*tariffs.Model]int64{}
+	used := map[*tariffs.Model][]*tariffs.Version{}
 	for _, b := range e.sortedBuckets() {
 		if b.k.outcome != Priced {
 			continue
@@ -172,6 +192,9 @@ func (e *Engine) usageTallies() (map[*tariffs.Model]*[tariffs.NumUsage]usageTall
 			out[b.Model] = ut
 		}
 		calls[b.Model] += b.Calls
+		if !slices.Contains(used[b.Model], b.k.version) {
+			used[b.Model] = append(used[b.Model], b.k.version)
+		}
 		peak := peakPeriods(b)
 		for u := range tariffs.NumUsage {
 			// Reasoning the tariff does not price apart is output: blend it
@@ -193,7 +216,14 @@ func (e *Engine) usageTallies() (map[*tariffs.Model]*[tariffs.NumUsage]usageTall
 			t.cost = t.cost.Add(Cost(b.Rates, tariffs.Usage(u), b.Qty[u]))
 		}
 	}
-	return out, calls
+	versions := map[*tariffs.Model][]string{}
+	for m, vs := range used {
+		slices.SortFunc(vs, func(a, b *tariffs.Version) int { return a.Effective.Compare(b.Effective) })
+		for _, v := range vs {
+			versions[m] = append(versions[m], v.Name)
+		}
+	}
+	return out, calls, versions
 }
 
 // peakPeriods reports, per usage type, whether the bucket's period is the

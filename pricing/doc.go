@@ -1,18 +1,25 @@
 // Package pricing prices logged calls at the tariff in force at their
 // billing instant, and builds reconciliations and blended prices from the
-// result. It does no I/O and reads no clock.
+// result. With Options.TariffAt every call is priced instead at the
+// tariff in force at one instant, as if that version had applied at the
+// call's own instant: the blend a gateway should carry from then on. It does no I/O and reads no clock.
 //
 // An Engine classifies each call (priced, unpriced, retired, failed,
-// duplicate, outside the window) and adds its integer quantities into a
-// bucket keyed by model, tariff version, period, tier, outcome and the
-// groupings asked for. A bucket is priced once, at report time, by
+// duplicate, outside the window, answered from the gateway's response
+// cache) and adds its integer quantities into a bucket keyed by model,
+// tariff version, period, tier, outcome and the groupings asked for. A bucket is priced once, at report time, by
 // multiplying its quantities by the decimal prices.
+//
+// Results are typed and carry no file format: amounts are decimal.Decimal,
+// ratios and shares decimal.NullDecimal (not valid when undefined),
+// explanation kinds, outcomes and blend modes are enums, and a group is
+// named by a comparable GroupKey whose fields follow the dimensions. The
+// reports package renders them; nothing here formats money for output.
 //
 // # Invariants
 //
 //   - Money is exact: a bucket's official cost equals the sum of its calls'
-//     own costs to the last digit, whatever the order or chunking of the
-//     input (engines that priced parts of a stream merge exactly).
+//     own costs to the last digit, whatever the order of the input.
 //   - Every call added is counted once in Rows; Rows.Read is the sum of the
 //     other counts.
 //   - The amounts of a reconciliation's explanations, "unexplained"

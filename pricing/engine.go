@@ -27,6 +27,12 @@ type Options struct {
 	// Seen keeps the identities of the calls read, to tell duplicates;
 	// nil means an in-memory set.
 	Seen Seen
+	// TariffAt, when set, prices every call at the tariff in force at that
+	// instant, as if its version had applied at the call's own instant:
+	// that version's periods, windows and calendar decide each call's
+	// period. Zero prices each call at the version in force at its own
+	// instant.
+	TariffAt time.Time
 }
 
 // Seen records call identities as 64-bit fingerprints with the call's start
@@ -123,6 +129,7 @@ type Engine struct {
 	rows       Rows
 	total      Quantities // of every call in a bucket: no sum of buckets exceeds it
 	sumErr     error
+	noFirst    int64 // calls billed at their start for want of a first-token instant
 }
 
 // refKey is how a call names its model.
@@ -326,11 +333,16 @@ func (e *Engine) classify(c *ledger.Call) PricedCall {
 		billing = *e.opts.Billing
 	}
 	pc.At = billingInstant(c, billing)
+	if billing == tariffs.BillFirstToken && c.FirstToken.IsZero() {
+		e.noFirst++
+	}
 	switch {
 	case (!e.opts.Since.IsZero() && pc.At.Before(e.opts.Since)) || (!e.opts.Until.IsZero() && !pc.At.Before(e.opts.Until)):
 		pc.Outcome = Outside
 	case !e.firstSeen(c):
 		pc.Outcome = Duplicate
+	case c.CacheHit:
+		pc.Outcome = CacheHit
 	case c.Status == ledger.StatusFailure:
 		pc.Outcome = Failed
 	case ref.model == nil:
@@ -387,6 +399,9 @@ func (e *Engine) resolve(c *ledger.Call) *modelRef {
 	for _, n := range []string{c.Model, c.ModelGroup} {
 		if m, ok := e.cat.Resolve(n); ok && n != "" {
 			r.model, r.cursor = m, m.Cursor()
+			if !e.opts.TariffAt.IsZero() {
+				r.cursor = m.CursorAtTariffOf(e.opts.TariffAt)
+			}
 			break
 		}
 	}
@@ -423,6 +438,11 @@ func (e *Engine) firstSeen(c *ledger.Call) bool {
 	return first || err != nil
 }
 
+// FirstTokenFallbacks returns how many calls read were billed at their
+// start because their billing instant is the first token and the gateway
+// logged none.
+func (e *Engine) FirstTokenFallbacks() int64 { return e.noFirst }
+
 // Err returns the first error of the identity set, or ErrTokenSum, if
 // any: the engine's results are incomplete when it is not nil.
 func (e *Engine) Err() error {
@@ -451,34 +471,4 @@ func (e *Engine) allBuckets() []*bucket {
 		out = append(out, b)
 	}
 	return out
-}
-
-// merge adds the buckets and rows of o, an engine with the same options
-// that priced another part of the stream.
-func (e *Engine) merge(o *Engine) {
-	e.rows.Add(o.rows)
-	if e.seenErr == nil {
-		e.seenErr = o.seenErr
-	}
-	if e.sumErr == nil {
-		e.sumErr = o.sumErr
-	}
-	if !e.total.addChecked(&o.total) {
-		if e.sumErr == nil {
-			e.sumErr = ErrTokenSum
-		}
-		return
-	}
-	for k, ob := range o.buckets {
-		b := e.buckets[k]
-		if b == nil {
-			cp := *ob
-			e.buckets[k] = &cp
-			continue
-		}
-		b.KeyAlias = firstAlias(b.KeyAlias, ob.KeyAlias)
-		b.Calls += ob.Calls
-		b.Qty.Add(&ob.Qty)
-		b.recorded.Merge(&ob.recorded)
-	}
 }

@@ -23,6 +23,7 @@ const (
 	KindUnpricedModel                          // calls of a model no tariff prices then
 	KindRetiredModel                           // calls of a model its provider had retired
 	KindDuplicates                             // the same call logged more than once
+	KindCacheHits                              // calls answered from the gateway's response cache
 	KindFailedWithSpend                        // failed calls that carry spend
 	KindRounding                               // recorded matches official but for floating-point noise
 	KindUnexplained                            // no single flat rate set matches
@@ -30,7 +31,7 @@ const (
 )
 
 var kindNames = [numKinds]string{"flat_price", "cached_as_input", "zero_spend", "not_recorded", "unpriced_model",
-	"retired_model", "duplicates", "failed_with_spend", "rounding", "unexplained"}
+	"retired_model", "duplicates", "cache_hits", "failed_with_spend", "rounding", "unexplained"}
 
 // String returns the kind's name as reports spell it, e.g. "flat_price".
 func (k ExplanationKind) String() string { return kindNames[k] }
@@ -52,6 +53,7 @@ type Explanation struct {
 	Version string          // flat price: the version whose rates match
 	Period  string          // flat price: the period whose rates match
 	RatesOf string          // flat price: the model whose rates match, when another
+	Tokens  int64           // cache hits: the tokens the provider never saw
 	Detail  string          // the explanation in a sentence, for people
 }
 
@@ -70,6 +72,7 @@ type modelTally struct {
 	noSpendCost   decimal.Decimal
 	outcomeCalls  [numOutcomes]int64
 	outcomeSpend  [numOutcomes]decimal.Decimal
+	cacheTokens   int64 // tokens of the response-cache hits
 	failedSpended int64
 }
 
@@ -112,6 +115,11 @@ func (e *Engine) tallies() []*modelTally {
 			}
 			t.outcomeCalls[o] += b.Calls
 			t.outcomeSpend[o] = t.outcomeSpend[o].Add(b.Recorded())
+			if o == CacheHit {
+				for u := range tariffs.NumUsage - 1 {
+					t.cacheTokens += b.Qty[u]
+				}
+			}
 		}
 	}
 	return out
@@ -143,6 +151,11 @@ func (t *modelTally) explain() []Explanation {
 	if t.noSpendCalls > 0 {
 		out = append(out, Explanation{Kind: KindNotRecorded, Model: t.name, Calls: t.noSpendCalls, Amount: t.noSpendCost,
 			Detail: fmt.Sprintf("%d priced call(s) from a gateway that records tokens but no spend; their official cost is %s", t.noSpendCalls, t.noSpendCost)})
+	}
+	if n := t.outcomeCalls[CacheHit]; n > 0 {
+		spend := t.outcomeSpend[CacheHit]
+		out = append(out, Explanation{Kind: KindCacheHits, Model: t.name, Calls: n, Amount: spend.Neg(), Tokens: t.cacheTokens,
+			Detail: fmt.Sprintf("%d call(s) answered from the gateway's response cache: the provider was not called, no official cost, %d tokens saved; the gateway recorded %s for them", n, t.cacheTokens, spend)})
 	}
 	for _, o := range []struct {
 		outcome Outcome

@@ -29,7 +29,8 @@ type Month struct {
 	Daily          []Group // by day
 	ModelDaily     []Group // by model and day
 	// Blend is the per-model blend of the BlendDays calendar days before
-	// Until, from BlendFrom.
+	// Until, from BlendFrom, every call priced at the tariff in force at
+	// Until, as the blend command does by default.
 	Blend     *Blend
 	BlendFrom time.Time
 	Versions  []VersionUse // tariff versions that priced calls, by model then effective instant
@@ -43,9 +44,38 @@ type VersionUse struct {
 	Official decimal.Decimal
 }
 
+// BlendFrom returns the start of a month's blend window: BlendDays
+// calendar days in zone before until, and not before from.
+func BlendFrom(from, until time.Time, zone *time.Location) time.Time {
+	lt := until.In(zone)
+	start := time.Date(lt.Year(), lt.Month(), lt.Day()-BlendDays, 0, 0, 0, 0, zone)
+	if start.Before(from) {
+		return from
+	}
+	return start
+}
+
+// TariffChangesWithin reports whether a version of cat takes effect in
+// (from, until]: only then does pricing the calls of [from, until) at the
+// tariff in force at until differ from pricing each at its own version.
+func TariffChangesWithin(cat *tariffs.Catalog, from, until time.Time) bool {
+	for _, p := range cat.Providers {
+		for _, v := range p.Versions {
+			if v.Effective.After(from) && !v.Effective.After(until) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // MonthOf builds the month [from, until) from an engine that priced its
-// calls grouped by MonthDims, in the month's zone.
-func MonthOf(e *Engine, from, until time.Time) (*Month, error) {
+// calls grouped by MonthDims, in the month's zone. blend, when not nil,
+// priced the calls of the blend window (BlendFrom to until) grouped by
+// model at the tariff in force at until; it is needed only when
+// TariffChangesWithin that window, and the month's own buckets serve
+// otherwise.
+func MonthOf(e *Engine, from, until time.Time, blend *Engine) (*Month, error) {
 	for _, d := range MonthDims {
 		if !e.dims.has(d) {
 			return nil, fmt.Errorf("month: the engine does not group by %s", d)
@@ -58,12 +88,17 @@ func MonthOf(e *Engine, from, until time.Time) (*Month, error) {
 	m.ByKey = e.Rollup([]Dim{DimKey, DimTeam, DimUser}).groups()
 	m.Daily = e.Rollup([]Dim{DimDay}).groups()
 	m.ModelDaily = e.Rollup([]Dim{DimModel, DimDay}).groups()
-	lt := until.In(e.zone)
-	m.BlendFrom = time.Date(lt.Year(), lt.Month(), lt.Day()-BlendDays, 0, 0, 0, 0, e.zone)
-	if m.BlendFrom.Before(from) {
-		m.BlendFrom = from
+	m.BlendFrom = BlendFrom(from, until, e.zone)
+	if blend != nil {
+		m.Blend = blend.Rollup([]Dim{DimModel}).BlendWindow(m.BlendFrom, until, ModePerModel)
+	} else {
+		if TariffChangesWithin(e.cat, m.BlendFrom, until) {
+			return nil, fmt.Errorf("month: a tariff changes within the blend window %s to %s: price the window at the tariff in force at its end", m.BlendFrom, until)
+		}
+		w := e.Within(m.BlendFrom, until)
+		w.opts.TariffAt = until // the same prices: no version changes in the window
+		m.Blend = w.Rollup([]Dim{DimModel}).BlendWindow(m.BlendFrom, until, ModePerModel)
 	}
-	m.Blend = e.Within(m.BlendFrom, until).Rollup([]Dim{DimModel}).BlendWindow(m.BlendFrom, until, ModePerModel)
 	m.Versions = byModel.versionsUsed()
 	return m, nil
 }

@@ -18,10 +18,13 @@ const (
 	Duplicate
 	// Outside: the call's billing instant lies outside the window asked for.
 	Outside
+	// CacheHit: the gateway answered from its own response cache; the
+	// provider was never called, so the call costs nothing officially.
+	CacheHit
 	numOutcomes
 )
 
-var outcomeNames = [numOutcomes]string{"priced", "unpriced", "retired", "failed", "duplicate", "outside"}
+var outcomeNames = [numOutcomes]string{"priced", "unpriced", "retired", "failed", "duplicate", "outside", "cache_hit"}
 
 // String returns the outcome's name as reports spell it.
 func (o Outcome) String() string { return outcomeNames[o] }
@@ -36,6 +39,7 @@ type Rows struct {
 	Duplicate int64
 	Rejected  int64
 	Outside   int64
+	CacheHit  int64
 }
 
 func (r *Rows) count(o Outcome) { r.countN(o, 1) }
@@ -56,22 +60,7 @@ func (r *Rows) countN(o Outcome, n int64) {
 		r.Duplicate += n
 	case Outside:
 		r.Outside += n
+	case CacheHit:
+		r.CacheHit += n
 	}
-}
-
-// Add adds o's counts to r.
-func (r *Rows) Add(o Rows) {
-	r.Read += o.Read
-	r.Priced += o.Priced
-	r.Unpriced += o.Unpriced
-	r.Retired += o.Retired
-	r.Failed += o.Failed
-	r.Duplicate += o.Duplicate
-	r.Rejected += o.Rejected
-	r.Outside += o.Outside
-}
-
-// balanced reports whether every row read is accounted for exactly once.
-func (r Rows) balanced() bool {
-	return r.Read == r.Priced+r.Unpriced+r.Retired+r.Failed+r.Duplicate+r.Rejected+r.Outside
 }

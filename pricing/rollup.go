@@ -64,7 +64,7 @@ func (r *Engine) mergeBucket(k bucketKey, b *bucket) {
 	}
 	nb.Calls += b.Calls
 	nb.Qty.Add(&b.Qty)
-	nb.recorded.Merge(&b.recorded)
+	nb.recorded.merge(&b.recorded)
 }
 
 // Within returns an engine holding the buckets of e whose day (or hour)
@@ -110,4 +110,12 @@ func timedTokens(b *bucket) (timed, peak int64) {
 		}
 	}
 	return timed, peak
+}
+
+// merge adds o into s exactly.
+func (s *exactSum) merge(o *exactSum) {
+	s.Add(decimal.New(o.small, o.exp))
+	if o.used {
+		s.addBig(o.big)
+	}
 }

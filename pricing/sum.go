@@ -81,14 +81,6 @@ func (s *exactSum) addBig(d decimal.Decimal) {
 	s.big = s.big.Add(d)
 }
 
-// Merge adds o into s.
-func (s *exactSum) Merge(o *exactSum) {
-	s.Add(decimal.New(o.small, o.exp))
-	if o.used {
-		s.addBig(o.big)
-	}
-}
-
 // Value returns the sum.
 func (s *exactSum) Value() decimal.Decimal {
 	v := decimal.New(s.small, s.exp)

@@ -31,18 +31,6 @@ func TestExactSum(t *testing.T) {
 	if !s.Value().Equal(want) {
 		t.Fatalf("sum %s, want %s", s.Value(), want)
 	}
-	var a, b exactSum
-	for i, v := range values {
-		if i%2 == 0 {
-			a.Add(v)
-		} else {
-			b.Add(v)
-		}
-	}
-	a.Merge(&b)
-	if !a.Value().Equal(want) {
-		t.Fatalf("merged sum %s, want %s", a.Value(), want)
-	}
 }
 
 func BenchmarkExactSum(b *testing.B) {

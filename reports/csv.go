@@ -5,6 +5,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
@@ -65,16 +66,21 @@ func csvReconciliation(w io.Writer, r *pricing.Reconciliation) error {
 func csvBlend(w io.Writer, b *pricing.Blend) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"model", "provider", "calls", "usage", "tokens", "peak_share", "peak_share_used",
-		"off_peak", "peak", "blended", "official", "reason", "currency"})
+		"off_peak", "peak", "blended", "official", "reason", "versions", "tariff_at", "currency"})
+	tariffAt := ""
+	if !b.TariffAt.IsZero() {
+		tariffAt = b.TariffAt.Format(time.RFC3339)
+	}
 	for _, m := range b.Models {
+		versions := strings.Join(m.Versions, " ")
 		if len(m.Prices) == 0 {
-			cw.Write([]string{m.Model, m.Provider, itoa(m.Calls), "", "", "", "", "", "", "", "", m.Reason, m.Currency})
+			cw.Write([]string{m.Model, m.Provider, itoa(m.Calls), "", "", "", "", "", "", "", "", m.Reason, versions, tariffAt, m.Currency})
 			continue
 		}
 		for _, p := range m.Prices {
 			cw.Write([]string{m.Model, m.Provider, itoa(m.Calls), p.Usage.String(), itoa(p.Tokens),
 				p.PeakShare.StringFixed(pricing.RatioPlaces), ratioText(p.ShareUsed), p.OffPeak.String(), p.Peak.String(),
-				p.Blended.String(), p.Official.String(), m.Reason, m.Currency})
+				p.Blended.String(), p.Official.String(), m.Reason, versions, tariffAt, m.Currency})
 		}
 	}
 	cw.Flush()

@@ -44,6 +44,7 @@ type rowsDoc struct {
 	Duplicate int64 `json:"duplicate"`
 	Rejected  int64 `json:"rejected"`
 	Outside   int64 `json:"outside"`
+	CacheHit  int64 `json:"cache_hit,omitempty"`
 }
 
 type reconciliationDoc struct {
@@ -91,6 +92,7 @@ type explanationDoc struct {
 	Version string `json:"version,omitempty"`
 	Period  string `json:"period,omitempty"`
 	Rates   string `json:"rates,omitempty"`
+	Tokens  int64  `json:"tokens,omitempty"`
 	Detail  string `json:"detail"`
 }
 
@@ -111,7 +113,7 @@ func newReconciliationDoc(r *pricing.Reconciliation) *reconciliationDoc {
 	}
 	for _, x := range r.Explanations {
 		doc.Explanations = append(doc.Explanations, explanationDoc{Kind: x.Kind.String(), Model: x.Model, Calls: x.Calls,
-			Amount: x.Amount.String(), Version: x.Version, Period: x.Period, Rates: x.RatesOf, Detail: x.Detail})
+			Amount: x.Amount.String(), Version: x.Version, Period: x.Period, Rates: x.RatesOf, Tokens: x.Tokens, Detail: x.Detail})
 	}
 	return doc
 }
@@ -135,6 +137,7 @@ type blendDoc struct {
 	AsOf      string          `json:"as_of"`
 	From      string          `json:"from"`
 	Until     string          `json:"until"`
+	TariffAt  string          `json:"tariff_at,omitempty"` // every call priced at the tariff in force then; absent: each at its own version
 	Mode      string          `json:"mode"`
 	PeakShare string          `json:"peak_share,omitempty"`
 	Rows      rowsDoc         `json:"rows"`
@@ -147,6 +150,7 @@ type blendModelDoc struct {
 	Currency  string          `json:"currency"`
 	Calls     int64           `json:"calls"`
 	Reason    string          `json:"reason,omitempty"`
+	Versions  []string        `json:"versions,omitempty"`
 	Official  string          `json:"official,omitempty"`
 	AtBlended string          `json:"at_blended,omitempty"`
 	Prices    []blendPriceDoc `json:"prices,omitempty"`
@@ -166,8 +170,11 @@ type blendPriceDoc struct {
 func newBlendDoc(b *pricing.Blend) *blendDoc {
 	doc := &blendDoc{AsOf: b.Until.Format(time.RFC3339), From: b.From.Format(time.RFC3339), Until: b.Until.Format(time.RFC3339),
 		Mode: b.Mode.String(), PeakShare: ratioText(b.PeakShare), Rows: rowsDoc(b.Rows), Models: []blendModelDoc{}}
+	if !b.TariffAt.IsZero() {
+		doc.TariffAt = b.TariffAt.Format(time.RFC3339)
+	}
 	for _, m := range b.Models {
-		md := blendModelDoc{Model: m.Model, Provider: m.Provider, Currency: m.Currency, Calls: m.Calls, Reason: m.Reason}
+		md := blendModelDoc{Model: m.Model, Provider: m.Provider, Currency: m.Currency, Calls: m.Calls, Reason: m.Reason, Versions: m.Versions}
 		if m.Reason == "" {
 			md.Official, md.AtBlended = m.Official.String(), m.AtBlended.String()
 		}

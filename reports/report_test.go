@@ -147,7 +147,7 @@ func gatewayBlend(mode pricing.BlendMode) *pricing.Blend {
 	b := &pricing.Blend{From: time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC), Until: time.Date(2026, 9, 29, 0, 0, 0, 0, time.UTC),
 		Mode: mode, Rows: pricing.Rows{Read: 1, Priced: 1},
 		Models: []pricing.BlendModel{
-			{Model: "flash", Provider: "edgeco", Currency: "CNY", Calls: 1, Official: dec("0.3"), AtBlended: dec("0.18"),
+			{Model: "flash", Provider: "edgeco", Currency: "CNY", Calls: 1, Versions: []string{"v1", "v2"}, Official: dec("0.3"), AtBlended: dec("0.18"),
 				Prices: []pricing.BlendPrice{{Usage: tariffs.Input, Tokens: 1_000_000, PeakShare: dec("1"),
 					OffPeak: dec("0.15"), Peak: dec("0.3"), Blended: dec("0.18"), Official: dec("0.3")}}},
 			{Model: "idle", Provider: "edgeco", Currency: "CNY", Reason: "no priced calls in the window"},
@@ -165,7 +165,7 @@ func TestBlendShowsTheShareUsed(t *testing.T) {
 	}{
 		{JSON, `"peak_share_used": "0.200000"`},
 		{YAML, `peak_share_used: "0.200000"`},
-		{CSV, "flash,edgeco,1,input,1000000,1.000000,0.200000,0.15,0.3,0.18,0.3,,CNY\n"},
+		{CSV, "flash,edgeco,1,input,1000000,1.000000,0.200000,0.15,0.3,0.18,0.3,,v1 v2,,CNY\n"},
 		{Table, "flash  input  1000000    1.000000    0.200000      0.15   0.3"},
 	}
 	for _, tt := range tests {
@@ -184,8 +184,35 @@ func TestBlendShowsTheShareUsed(t *testing.T) {
 
 func TestBlendCSVListsModelsWithoutCalls(t *testing.T) {
 	out := render(t, CSV, func(b *bytes.Buffer, f Format) error { return Blend(b, f, gatewayBlend(pricing.ModePerModel)) })
-	if want := "idle,edgeco,0,,,,,,,,,no priced calls in the window,CNY\n"; !strings.Contains(out, want) {
+	if want := "idle,edgeco,0,,,,,,,,,no priced calls in the window,,,CNY\n"; !strings.Contains(out, want) {
 		t.Errorf("lacks %q:\n%s", want, out)
+	}
+}
+
+// TestBlendNamesTheTariff: every format says which tariff priced the
+// calls: the instant and the versions, or that each call had its own.
+func TestBlendNamesTheTariff(t *testing.T) {
+	b := gatewayBlend(pricing.ModePerModel)
+	b.TariffAt = time.Date(2026, 9, 29, 0, 0, 0, 0, time.UTC)
+	b.Models[0].Versions = []string{"v2"}
+	tests := []struct {
+		format Format
+		want   string
+	}{
+		{JSON, `"tariff_at": "2026-09-29T00:00:00Z"`},
+		{YAML, `- v2`},
+		{CSV, ",v2,2026-09-29T00:00:00Z,CNY\n"},
+		{Table, "tariff    in force at 2026-09-29T00:00:00Z, applied to every call of the window"},
+	}
+	for _, tt := range tests {
+		out := render(t, tt.format, func(w *bytes.Buffer, f Format) error { return Blend(w, f, b) })
+		if !strings.Contains(out, tt.want) {
+			t.Errorf("%s lacks %q:\n%s", tt.format, tt.want, out)
+		}
+	}
+	hist := render(t, Table, func(w *bytes.Buffer, f Format) error { return Blend(w, f, gatewayBlend(pricing.ModePerModel)) })
+	if !strings.Contains(hist, "each call at the version in force at its own instant (historical)") || !strings.Contains(hist, "v1, v2") {
+		t.Errorf("historical table:\n%s", hist)
 	}
 }
 

@@ -38,6 +38,22 @@ func (e *errWriter) printf(format string, args ...any) {
 // money rounds an amount to DisplayPlaces decimals for reading.
 func money(d decimal.Decimal) string { return d.StringFixed(DisplayPlaces) }
 
+// cacheHitNote completes a row accounting line with the response-cache
+// hits, when there are any.
+func cacheHitNote(n int64) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", cache hit %d", n)
+}
+
+// RowCounts lists a row accounting on one line, as the price command
+// reports it on stderr.
+func RowCounts(r pricing.Rows) string {
+	return fmt.Sprintf("read %d, priced %d, unpriced %d, retired %d, failed %d, duplicate %d, rejected %d, outside %d%s",
+		r.Read, r.Priced, r.Unpriced, r.Retired, r.Failed, r.Duplicate, r.Rejected, r.Outside, cacheHitNote(r.CacheHit))
+}
+
 // orDash shows an empty cell as "-".
 func orDash(s string) string {
 	if s == "" {
@@ -49,8 +65,8 @@ func orDash(s string) string {
 func tableReconciliation(out io.Writer, r *pricing.Reconciliation) error {
 	w := &errWriter{w: out}
 	t, rows, cur := r.Totals, r.Rows, currencyText(r.Currencies)
-	w.printf("rows      read %d: priced %d, unpriced %d, retired %d, failed %d, duplicate %d, rejected %d, outside %d\n",
-		rows.Read, rows.Priced, rows.Unpriced, rows.Retired, rows.Failed, rows.Duplicate, rows.Rejected, rows.Outside)
+	w.printf("rows      read %d: priced %d, unpriced %d, retired %d, failed %d, duplicate %d, rejected %d, outside %d%s\n",
+		rows.Read, rows.Priced, rows.Unpriced, rows.Retired, rows.Failed, rows.Duplicate, rows.Rejected, rows.Outside, cacheHitNote(rows.CacheHit))
 	w.printf("official  %s %s\nrecorded  %s %s\ngap       %s (official − recorded); recorded/official = %s\n\n",
 		money(t.Official), cur, money(t.Recorded), cur, money(t.Gap), orDash(ratioText(t.Ratio)))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
@@ -87,6 +103,11 @@ func tableBlend(out io.Writer, b *pricing.Blend) error {
 	w := &errWriter{w: out}
 	gateway := b.Mode == pricing.ModeGateway
 	w.printf("window    %s to %s (%s)\n", b.From.Format(time.RFC3339), b.Until.Format(time.RFC3339), b.Mode)
+	if b.TariffAt.IsZero() {
+		w.printf("tariff    each call at the version in force at its own instant (historical)\n")
+	} else {
+		w.printf("tariff    in force at %s, applied to every call of the window\n", b.TariffAt.Format(time.RFC3339))
+	}
 	if b.PeakShare.Valid {
 		w.printf("peak share of cost at off-peak prices: %s, used for every price that differs between periods\n", ratioText(b.PeakShare))
 	}
@@ -97,21 +118,21 @@ func tableBlend(out io.Writer, b *pricing.Blend) error {
 	if gateway {
 		used = "SHARE USED\t"
 	}
-	fmt.Fprintf(tw, "MODEL\tUSAGE\tTOKENS\tPEAK SHARE\t%sOFF-PEAK\tPEAK\tBLENDED /1M\tCURRENCY\t\n", used)
+	fmt.Fprintf(tw, "MODEL\tUSAGE\tTOKENS\tPEAK SHARE\t%sOFF-PEAK\tPEAK\tBLENDED /1M\tCURRENCY\tVERSIONS\t\n", used)
 	for _, m := range b.Models {
 		if len(m.Prices) == 0 {
 			if gateway {
 				used = "-\t"
 			}
-			fmt.Fprintf(tw, "%s\t-\t-\t-\t%s-\t-\t%s\t%s\t\n", m.Model, used, m.Reason, m.Currency)
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t%s-\t-\t%s\t%s\t%s\t\n", m.Model, used, m.Reason, m.Currency, strings.Join(m.Versions, ", "))
 			continue
 		}
 		for _, p := range m.Prices {
 			if gateway {
 				used = orDash(ratioText(p.ShareUsed)) + "\t"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s%s\t%s\t%s\t%s\t\n", m.Model, p.Usage, p.Tokens, p.PeakShare.StringFixed(pricing.RatioPlaces),
-				used, p.OffPeak, p.Peak, p.Blended, m.Currency)
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s%s\t%s\t%s\t%s\t%s\t\n", m.Model, p.Usage, p.Tokens, p.PeakShare.StringFixed(pricing.RatioPlaces),
+				used, p.OffPeak, p.Peak, p.Blended, m.Currency, strings.Join(m.Versions, ", "))
 		}
 	}
 	tw.Flush()

@@ -32,7 +32,7 @@ func september(t *testing.T, calls []ledger.Call) (*pricing.Month, *pricing.Engi
 	for i := range calls {
 		e.AddPriced(&calls[i])
 	}
-	m, err := pricing.MonthOf(e, from, until)
+	m, err := pricing.MonthOf(e, from, until, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

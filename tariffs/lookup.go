@@ -127,8 +127,23 @@ func (m *Model) At(t time.Time) Quote {
 
 // quoteAt computes the quote at t.
 func (m *Model) quoteAt(t time.Time) Quote {
+	return m.quoteIn(m.spanAt(t.UnixNano()), t)
+}
+
+// AtTariffOf returns the quote for a call at t priced at the tariff in
+// force at asOf: the status, version and prices of the model at asOf, and
+// the period that version's windows and calendar give at t, as if the
+// version had applied then. The quote's [From, Until) is the run of
+// instants around t in the same period of that version.
+func (m *Model) AtTariffOf(t, asOf time.Time) Quote {
+	sp := *m.spanAt(asOf.UnixNano())
+	sp.from, sp.until = math.MinInt64, math.MaxInt64
+	return m.quoteIn(&sp, t)
+}
+
+// quoteIn computes the quote at t within span sp.
+func (m *Model) quoteIn(sp *span, t time.Time) Quote {
 	ns := t.UnixNano()
-	sp := m.spanAt(ns)
 	q := Quote{Model: m, Status: sp.status, Version: sp.version, Prices: sp.prices, From: sp.from, Until: sp.until}
 	if sp.status != Priced {
 		return q
@@ -160,20 +175,34 @@ func (m *Model) quoteAt(t time.Time) Quote {
 // order, reusing the last quote while it holds. A Cursor is not safe for
 // concurrent use.
 type Cursor struct {
-	m  *Model
-	q  Quote
-	ok bool
+	m     *Model
+	q     Quote
+	ok    bool
+	asOf  time.Time
+	fixed bool // every quote at the tariff in force at asOf
 }
 
 // Cursor returns a new cursor over the model's quotes.
 func (m *Model) Cursor() *Cursor { return &Cursor{m: m} }
 
-// At returns the quote at t, as Model.At does.
+// CursorAtTariffOf returns a cursor whose quotes are those of AtTariffOf
+// with the tariff in force at asOf.
+func (m *Model) CursorAtTariffOf(asOf time.Time) *Cursor {
+	return &Cursor{m: m, asOf: asOf, fixed: true}
+}
+
+// At returns the quote at t, as Model.At does (or AtTariffOf, for a
+// cursor made by CursorAtTariffOf).
 func (c *Cursor) At(t time.Time) *Quote {
 	ns := t.UnixNano()
 	if c.ok && ns >= c.q.From && ns < c.q.Until {
 		return &c.q
 	}
-	c.q, c.ok = c.m.quoteAt(t), true
+	if c.fixed {
+		c.q = c.m.AtTariffOf(t, c.asOf)
+	} else {
+		c.q = c.m.quoteAt(t)
+	}
+	c.ok = true
 	return &c.q
 }

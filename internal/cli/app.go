@@ -7,7 +7,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"runtime/pprof"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -22,7 +24,7 @@ const (
 	exitOK          = 0   // fine
 	exitFindings    = 1   // findings: check failed, stale config, drift beyond --fail-over, nothing priced
 	exitUsage       = 2   // bad usage or bad input
-	exitFailure     = 3   // the run failed: an I/O error reading input or writing output, disk full
+	exitFailure     = 2   // the run failed: an I/O error reading input or writing output, disk full; shares 2 with bad input, without a usage hint
 	exitInterrupted = 130 // interrupted by SIGINT (Ctrl-C) or SIGTERM
 )
 
@@ -38,7 +40,7 @@ type app struct {
 	once    sync.Once
 	catalog *tariffs.Catalog
 	loadErr error
-	started bool // the command's flags and arguments were accepted: errors now are not cobra's
+	started bool // a command's RunE began: cobra accepted its flags and arguments
 }
 
 // Catalog loads the tariff catalog once: the folder given by --tariffs, or
@@ -95,15 +97,13 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return runContext(ctx, a, args)
 }
 
-func run(a *app, args []string) int { return runContext(context.Background(), a, args) }
-
 // runContext runs the command tree and turns its error into an exit code,
 // printing it once.
 func runContext(ctx context.Context, a *app, args []string) int {
 	cmd := newRootCmd(a)
 	cmd.SetArgs(args)
 	cmd.SetIn(a.stdin)
-	cmd.SetOut(a.stdout)
+	cmd.SetOut(outputWriter{a.stdout})
 	cmd.SetErr(a.stderr)
 	err := cmd.ExecuteContext(ctx)
 	var ee *exitError
@@ -156,7 +156,6 @@ Exit codes: 0 fine, 1 findings (nothing priced included), 2 bad usage or bad inp
 	root.PersistentFlags().MarkHidden("cpuprofile")
 	var stopProfile func()
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
-		a.started = true
 		if cpuProfile == "" {
 			return nil
 		}
@@ -176,24 +175,79 @@ Exit codes: 0 fine, 1 findings (nothing priced included), 2 bad usage or bad inp
 			stopProfile()
 		}
 	}
-	root.AddCommand(newVersionCmd(a), newTariffsCmd(a), newPriceCmd(a), newReconcileCmd(a), newBlendCmd(a), newReportCmd(a))
+	root.Version = buildVersion()
+	root.SetVersionTemplate("tokenfare {{.Version}}\n")
+	root.AddCommand(newVersionCmd(a), newTariffsCmd(a), newPriceCmd(a), newReconcileCmd(a), newBlendCmd(a), newCheckCmd(a), newReportCmd(a))
+	markStarted(a, root)
 	return root
 }
 
-// Version is the release; overridden at link time with -ldflags "-X ...".
-var Version = "dev"
+// markStarted makes each command note, as its RunE starts, that cobra
+// accepted its flags and arguments: an error after that is the run's own.
+func markStarted(a *app, cmd *cobra.Command) {
+	if run := cmd.RunE; run != nil {
+		cmd.RunE = func(c *cobra.Command, args []string) error {
+			a.started = true
+			return run(c, args)
+		}
+	}
+	for _, sub := range cmd.Commands() {
+		markStarted(a, sub)
+	}
+}
 
 func newVersionCmd(a *app) *cobra.Command {
 	return &cobra.Command{
-		Use:     "version",
-		Short:   "Print tokenfare's version",
-		Example: "  tokenfare version",
+		Use:   "version",
+		Short: "Print tokenfare's version and the revision it was built from",
+		Long: `Version prints the module version Go recorded in the binary ("(devel)" for a build
+from a work tree), the VCS revision and its time, and "modified" when the work tree had
+uncommitted changes. tokenfare --version prints the same line.`,
+		Example: "  tokenfare version\n  tokenfare --version",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, err := fmt.Fprintf(cmd.OutOrStdout(), "tokenfare %s\n", Version)
+			_, err := fmt.Fprintf(cmd.OutOrStdout(), "tokenfare %s\n", buildVersion())
 			return err
 		},
 	}
+}
+
+// buildVersion describes the running binary from its build information.
+func buildVersion() string {
+	info, _ := debug.ReadBuildInfo()
+	return describeBuild(info)
+}
+
+// describeBuild formats build information as "VERSION, revision REV, TIME,
+// modified, GOVERSION": the main module's version ("(devel)" when Go
+// recorded none), then what the build recorded of its VCS revision and the
+// Go release it was built with; parts not recorded are left out.
+func describeBuild(info *debug.BuildInfo) string {
+	if info == nil {
+		return "(devel)"
+	}
+	version := info.Main.Version
+	if version == "" {
+		version = "(devel)"
+	}
+	vcs := map[string]string{}
+	for _, s := range info.Settings {
+		vcs[s.Key] = s.Value
+	}
+	var about []string
+	if rev := vcs["vcs.revision"]; rev != "" {
+		about = append(about, "revision "+rev)
+	}
+	if t := vcs["vcs.time"]; t != "" {
+		about = append(about, t)
+	}
+	if vcs["vcs.modified"] == "true" {
+		about = append(about, "modified")
+	}
+	if info.GoVersion != "" {
+		about = append(about, "built with "+info.GoVersion)
+	}
+	return strings.Join(append([]string{version}, about...), ", ")
 }
 
 // isTerminal reports whether f is a terminal (for progress output).
@@ -204,4 +258,16 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// outputWriter names its write errors as such ("write output: no space
+// left on device"), so that they read as what they are.
+type outputWriter struct{ w io.Writer }
+
+func (o outputWriter) Write(p []byte) (int, error) {
+	n, err := o.w.Write(p)
+	if err != nil {
+		err = fmt.Errorf("write output: %w", err)
+	}
+	return n, err
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"os"
 	"path/filepath"
@@ -18,7 +19,7 @@ func runCLI(t *testing.T, stdin string, args ...string) (code int, stdout, stder
 	var out, errb bytes.Buffer
 	a := &app{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errb,
 		now: func() time.Time { return time.Date(2026, 9, 1, 2, 0, 0, 0, time.UTC) }}
-	code = run(a, args)
+	code = runContext(context.Background(), a, args)
 	return code, out.String(), errb.String()
 }
 
@@ -54,12 +55,14 @@ func TestGolden(t *testing.T) {
 		{"reconcile-sample.json", []string{"reconcile", "--calls", sample, "-o", "json"}},
 		{"reconcile-sample-by-period.csv", []string{"reconcile", "--calls", sample, "--by", "model,period", "-o", "csv"}},
 		{"reconcile-sample.txt", []string{"reconcile", "--calls", sample}},
+		{"reconcile-litellm-shapes.txt", []string{"reconcile", "--calls", "../../testdata/litellm/spendlogs-shapes.csv"}},
+		{"reconcile-litellm-shapes.json", []string{"reconcile", "--calls", "../../testdata/litellm/spendlogs-shapes.json", "-o", "json"}},
 		{"blend-sample.json", []string{"blend", "--calls", sample, "--as-of", "2026-10-29", "-o", "json"}},
 		{"blend-sample-gateway.yaml", []string{"blend", "--calls", sample, "--as-of", "2026-10-29", "--mode", "gateway", "-o", "yaml"}},
 		{"blend-sample.txt", []string{"blend", "--calls", sample, "--as-of", "2026-10-29"}},
 		{"blend-sample-gateway.txt", []string{"blend", "--calls", sample, "--as-of", "2026-10-29", "--mode", "gateway"}},
 		{"blend-sample-gateway.csv", []string{"blend", "--calls", sample, "--as-of", "2026-10-29", "--mode", "gateway", "-o", "csv"}},
-		{"reconcile-sample-by-key.yaml", []string{"reconcile", "--calls", sample, "--by", "key", "-o", "yaml"}},
+		{"reconcile-sample-by-team.yaml", []string{"reconcile", "--calls", sample, "--by", "team", "-o", "yaml"}},
 		{"reconcile-twocurrencies.csv", []string{"reconcile", "--calls", "testdata/calls/twocurrencies.csv", "--tariffs", "testdata/twocurrencies", "-o", "csv"}},
 		{"price-sample-hour.txt", []string{"price", "--calls", sample, "--since", "2026-10-12T02:00:00Z", "--until", "2026-10-12T03:00:00Z", "-o", "table"}},
 		{"price-sample-hour.csv", []string{"price", "--calls", sample, "--since", "2026-10-12T02:00:00Z", "--until", "2026-10-12T03:00:00Z"}},
@@ -86,7 +89,10 @@ func TestExitCodes(t *testing.T) {
 		stdout string // substring expected on stdout, or anyOutput
 		stderr string // substring expected on stderr, or anyOutput
 	}{
-		{"version", []string{"version"}, exitOK, "tokenfare dev", anyOutput},
+		{"version", []string{"version"}, exitOK, "tokenfare " + buildVersion() + "\n", anyOutput},
+		{"--version", []string{"--version"}, exitOK, "tokenfare " + buildVersion() + "\n", anyOutput},
+		{"summarized /spend/logs refused", []string{"reconcile", "--calls", "../../testdata/litellm/spendlogs-summarized.json"}, exitUsage,
+			anyOutput, "summarize=false"},
 		{"validate embedded catalog", []string{"tariffs", "validate"}, exitOK, "ok: ", anyOutput},
 		{"validate finds every problem", []string{"tariffs", "validate", "testdata/badtariffs"}, exitFindings,
 			"testdata/badtariffs/bad.yaml:3: timezone \"Nowhere/Land\" is not an IANA time zone", "problem(s)"},

@@ -133,3 +133,18 @@ func TestPriceMatchesReconcile(t *testing.T) {
 		t.Errorf("per-call costs add up to %s, reconcile says %s", total, rec.Totals.Official)
 	}
 }
+
+// TestPriceWritesNothingBeforeInputOpens checks that a price run whose
+// input cannot be read leaves stdout empty: `price > out.csv` must not
+// leave a header-only file that reads as a month without calls.
+func TestPriceWritesNothingBeforeInputOpens(t *testing.T) {
+	for _, format := range []string{"csv", "table", "json"} {
+		code, out, errs := runCLI(t, "", "price", "--calls", "testdata/calls/nope.csv", "-o", format)
+		if code != exitUsage {
+			t.Fatalf("-o %s: exit %d, want %d\nstderr: %s", format, code, exitUsage, errs)
+		}
+		if out != "" {
+			t.Errorf("-o %s: stdout %q, want nothing", format, out)
+		}
+	}
+}

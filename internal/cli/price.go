@@ -64,20 +64,19 @@ func runPrice(cmd *cobra.Command, a *app, opts *priceOptions) error {
 		}
 		werr = cw.Write(c, pc)
 	})
-	if err == nil {
-		err = werr
-	}
-	if err == nil {
-		err = cw.Flush()
-	}
-	if ferr := out.Flush(); err == nil {
-		err = ferr
-	}
-	if err != nil {
+	if e == nil { // failed or interrupted: what is buffered is not written
 		return err
 	}
+	if werr != nil {
+		return werr
+	}
+	if ferr := cw.Flush(); ferr != nil {
+		return ferr
+	}
+	if ferr := out.Flush(); ferr != nil {
+		return ferr
+	}
 	rows := e.Rows()
-	fmt.Fprintf(a.stderr, "rows: read %d, priced %d, unpriced %d, retired %d, failed %d, duplicate %d, rejected %d, outside %d\n",
-		rows.Read, rows.Priced, rows.Unpriced, rows.Retired, rows.Failed, rows.Duplicate, rows.Rejected, rows.Outside)
-	return nil
+	fmt.Fprintf(a.stderr, "rows: %s\n", reports.RowCounts(rows))
+	return err // nothing priced, or nil
 }

@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/shopspring/decimal"
 	"github.com/spf13/cobra"
@@ -15,7 +14,6 @@ import (
 type reconcileOptions struct {
 	source   sourceOptions
 	by       string
-	tz       string
 	output   string
 	failOver string
 }
@@ -39,7 +37,8 @@ Every row read is accounted for: read = priced + unpriced + retired + failed + d
 percent of the official cost.`,
 		Example: `  tokenfare reconcile --calls testdata/sample/spendlogs-2026-10.csv
   tokenfare reconcile --calls spendlogs.csv --by model,day --tz Asia/Shanghai -o csv
-  tokenfare reconcile --calls spendlogs.csv -o json --fail-over 5
+  tokenfare reconcile --calls spendlogs.csv -o json --fail-over 5%
+  tokenfare reconcile --calls 'exports/spendlogs-2026-10-*.csv' --month 2026-10 --tz Asia/Shanghai
   tokenfare reconcile --calls spendlogs.csv --by key -o yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -49,7 +48,6 @@ percent of the official cost.`,
 	opts.source.addFlags(cmd.Flags())
 	opts.source.addWindowFlags(cmd.Flags())
 	cmd.Flags().StringVar(&opts.by, "by", "model", "groupings, comma-separated: model, group, key, team, user, day, hour, period, version")
-	cmd.Flags().StringVar(&opts.tz, "tz", "UTC", "IANA time zone of day and hour groupings")
 	cmd.Flags().StringVarP(&opts.output, "output", "o", "table", "output format: table, csv, json or yaml")
 	completeSource(cmd)
 	completeOutput(cmd, reports.Table, reports.CSV, reports.JSON, reports.YAML)
@@ -65,8 +63,8 @@ func runReconcile(cmd *cobra.Command, a *app, opts *reconcileOptions) error {
 	}
 	var failOver decimal.Decimal
 	if opts.failOver != "" {
-		if failOver, err = decimal.NewFromString(opts.failOver); err != nil || failOver.IsNegative() {
-			return usageError(fmt.Errorf("--fail-over %q is not a percentage", opts.failOver), "write e.g. --fail-over 5 for 5%")
+		if failOver, err = decimal.NewFromString(strings.TrimSuffix(opts.failOver, "%")); err != nil || failOver.IsNegative() {
+			return usageError(fmt.Errorf("--fail-over %q is not a percentage", opts.failOver), "write e.g. --fail-over 5 or --fail-over 5% for 5%")
 		}
 	}
 	eopts, err := opts.source.engineOptions()
@@ -75,9 +73,6 @@ func runReconcile(cmd *cobra.Command, a *app, opts *reconcileOptions) error {
 	}
 	if eopts.Dims, err = pricing.ParseDims(opts.by); err != nil {
 		return usageError(fmt.Errorf("--by: %w", err), "")
-	}
-	if eopts.Zone, err = time.LoadLocation(opts.tz); err != nil || opts.tz == "Local" {
-		return usageError(fmt.Errorf("--tz %q is not an IANA time zone", opts.tz), "write e.g. --tz UTC or --tz Asia/Shanghai")
 	}
 	e, err := a.priceSource(cmd.Context(), &opts.source, eopts, nil)
 	if err != nil {
@@ -90,7 +85,7 @@ func runReconcile(cmd *cobra.Command, a *app, opts *reconcileOptions) error {
 	if err := reports.Reconciliation(cmd.OutOrStdout(), format, rec); err != nil {
 		return err
 	}
-	return checkFailOver(rec, opts.failOver, failOver)
+	return checkFailOver(rec, strings.TrimSuffix(opts.failOver, "%"), failOver)
 }
 
 // checkFailOver turns drift beyond the threshold into findings.

@@ -12,14 +12,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
 	"github.com/tokenfare/tokenfare/reports"
+	"github.com/tokenfare/tokenfare/tariffs"
 )
 
 type reportOptions struct {
 	source sourceOptions
-	month  string
-	tz     string
 	xlsx   string
 	focus  string
 }
@@ -49,50 +49,36 @@ are written atomically: a failed run leaves no partial file.`,
 		},
 	}
 	opts.source.addFlags(cmd.Flags())
-	cmd.Flags().StringVar(&opts.month, "month", "", "calendar month to report, YYYY-MM, in --tz (required)")
-	cmd.Flags().StringVar(&opts.tz, "tz", "UTC", "IANA time zone of the month and its days")
+	cmd.Flags().StringVar(&opts.source.month, "month", "", "calendar month to report, e.g. 2026-10, in --tz (required)")
 	cmd.Flags().StringVar(&opts.xlsx, "xlsx", "", "write the workbook to this file")
 	cmd.Flags().StringVar(&opts.focus, "focus", "", "write the FOCUS 1.2 CSV to this file (.gz compresses)")
 	completeSource(cmd)
 	return cmd
 }
 
-// parseMonth reads --month in zone: the first instant of the month and of
-// the next.
-func parseMonth(s string, zone *time.Location) (from, until time.Time, err error) {
-	t, err := time.Parse("2006-01", s)
-	if err != nil {
-		return from, until, usageError(fmt.Errorf("--month %q is not a month", s), "write e.g. --month 2026-10")
-	}
-	from = time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, zone)
-	return from, from.AddDate(0, 1, 0), nil
-}
-
 func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 	if opts.xlsx == "" && opts.focus == "" {
 		return usageError(errors.New("nothing to write"), "give --xlsx FILE, --focus FILE or both")
 	}
-	if opts.month == "" {
+	if opts.source.month == "" {
 		return usageError(errors.New("--month is required"), "write e.g. --month 2026-10")
-	}
-	zone, err := time.LoadLocation(opts.tz)
-	if err != nil || opts.tz == "Local" {
-		return usageError(fmt.Errorf("--tz %q is not an IANA time zone", opts.tz), "write e.g. --tz UTC or --tz Asia/Shanghai")
-	}
-	from, until, err := parseMonth(opts.month, zone)
-	if err != nil {
-		return err
 	}
 	eopts, err := opts.source.engineOptions()
 	if err != nil {
 		return err
 	}
-	eopts.Dims, eopts.Zone, eopts.Since, eopts.Until = pricing.MonthDims, zone, from, until
-	e, err := a.priceSource(cmd.Context(), &opts.source, eopts, nil)
+	cat, err := a.Catalog()
 	if err != nil {
 		return err
 	}
-	month, err := pricing.MonthOf(e, from, until)
+	from, until := eopts.Since, eopts.Until
+	eopts.Dims = pricing.MonthDims
+	blend, each := blendEngine(cat, eopts)
+	e, err := a.priceSource(cmd.Context(), &opts.source, eopts, each)
+	if err != nil {
+		return err
+	}
+	month, err := pricing.MonthOf(e, from, until, blend)
 	if err != nil {
 		return err
 	}
@@ -103,8 +89,8 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 		}
 	}()
 	if opts.xlsx != "" {
-		prov := reports.Provenance{Produced: a.now().UTC(), Program: "tokenfare " + Version,
-			Sources: []string{opts.source.calls}, Tariffs: "embedded catalog"}
+		prov := reports.Provenance{Produced: a.now().UTC(), Program: "tokenfare " + buildVersion(),
+			Sources: opts.source.calls, Tariffs: "embedded catalog"}
 		if a.tariffsDir != "" {
 			prov.Tariffs = a.tariffsDir
 		}
@@ -131,6 +117,31 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 	files = nil
 	return writeReportLine(cmd.OutOrStdout(), month, opts)
 }
+
+// blendEngine returns, when a tariff changes within the month's blend
+// window, a second engine that prices the window's calls at the tariff in
+// force at the month's end (as the blend command does), and the function
+// that feeds it each call the month's engine did not find a duplicate.
+// Otherwise the month's own sums serve and both are nil.
+func blendEngine(cat *tariffs.Catalog, month pricing.Options) (*pricing.Engine, func(*ledger.Call, *pricing.PricedCall)) {
+	from := pricing.BlendFrom(month.Since, month.Until, month.Zone)
+	if !pricing.TariffChangesWithin(cat, from, month.Until) {
+		return nil, nil
+	}
+	opts := pricing.Options{Billing: month.Billing, Since: from, Until: month.Until, Dims: []pricing.Dim{pricing.DimModel},
+		Zone: month.Zone, Seen: allNew{}, TariffAt: month.Until}
+	e := pricing.New(cat, opts)
+	return e, func(c *ledger.Call, pc *pricing.PricedCall) {
+		if pc.Outcome != pricing.Duplicate && pc.Outcome != pricing.Outside {
+			e.AddPriced(c)
+		}
+	}
+}
+
+// allNew is a Seen for an engine fed only calls another engine found new.
+type allNew struct{}
+
+func (allNew) FirstSeen(uint64, int64) (bool, error) { return true, nil }
 
 func writeMaybeGzip(w io.Writer, name string, charges []pricing.Charge, from, until time.Time) error {
 	if !strings.HasSuffix(name, ".gz") {
@@ -161,7 +172,7 @@ func writeReportLine(out io.Writer, m *pricing.Month, opts *reportOptions) error
 		ratio = t.Ratio.Decimal.StringFixed(pricing.RatioPlaces)
 	}
 	_, err := fmt.Fprintf(out, "%s %s: %d rows read, official %s %s, recorded %s, recorded/official %s; wrote %s\n",
-		opts.month, m.Zone, m.Reconciliation.Rows.Read, t.Official.StringFixed(reports.DisplayPlaces),
+		opts.source.month, m.Zone, m.Reconciliation.Rows.Read, t.Official.StringFixed(reports.DisplayPlaces),
 		strings.Join(m.Reconciliation.Currencies, "+"), t.Recorded.StringFixed(reports.DisplayPlaces), ratio, strings.Join(wrote, ", "))
 	return err
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/shopspring/decimal"
 	"github.com/xuri/excelize/v2"
 
-	"github.com/tokenfare/tokenfare/pricing"
 	"github.com/tokenfare/tokenfare/reports"
 )
 
@@ -26,7 +25,7 @@ func round15(d decimal.Decimal) decimal.Decimal {
 
 // monthJSON is the part of reconcile's JSON the report tests compare with.
 type monthJSON struct {
-	Rows   pricing.Rows `json:"rows"`
+	Rows   map[string]int64 `json:"rows"`
 	Totals struct {
 		Calls                   int64
 		Official, Recorded, Gap string
@@ -146,8 +145,31 @@ func TestReportWorkbook(t *testing.T) {
 		if len(want) > 0 {
 			t.Errorf("summary lacks %v", want)
 		}
-		if r := byModel.Rows; r.Read != 12000 || r.Read != r.Priced+r.Unpriced+r.Retired+r.Failed+r.Duplicate+r.Rejected+r.Outside {
-			t.Errorf("reconcile rows %+v", r)
+		// Every row read is counted once, and the Summary lists each count.
+		counted := int64(0)
+		for k, n := range byModel.Rows {
+			if k != "read" {
+				counted += n
+			}
+		}
+		if r := byModel.Rows; r["read"] != 12000 || counted != r["read"] {
+			t.Errorf("reconcile rows %v", r)
+		}
+		labels := map[string]string{"Rows read": "read", "priced": "priced", "unpriced (no tariff)": "unpriced",
+			"retired model": "retired", "failed": "failed", "duplicate": "duplicate", "rejected (bad rows)": "rejected",
+			"cache hit (answered from the gateway's cache)": "cache_hit", "outside the month": "outside"}
+		for i, r := range rows {
+			if len(r) < 2 || labels[r[0]] == "" {
+				continue
+			}
+			key := labels[r[0]]
+			delete(labels, r[0])
+			if got := rawDecimal(t, f, reports.SheetSummary, "B"+itoa(i+1)); got.IntPart() != byModel.Rows[key] {
+				t.Errorf("summary %s = %s, reconcile rows.%s = %d", r[0], got, key, byModel.Rows[key])
+			}
+		}
+		if len(labels) > 0 {
+			t.Errorf("summary lacks the row counts %v", labels)
 		}
 	})
 
@@ -420,5 +442,73 @@ func TestReportUsage(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want exit 2 with %q", code, errOut, tt.want)
 			}
 		})
+	}
+}
+
+// TestReportBlendAcrossATariffChange checks the Blended prices sheet of a
+// month whose blend window holds a price change: every call of the window
+// is priced at the tariff in force at the month's end, as blend does.
+func TestReportBlendAcrossATariffChange(t *testing.T) {
+	dir := t.TempDir()
+	calls := filepath.Join(dir, "calls.csv")
+	// Test tariff, model "old": version "nightly" (off-peak 16:30–00:30 UTC,
+	// input 0.135) until 2025-09-05T16:00Z, then "flat" (input 0.56, output
+	// 1.68). Call a is off-peak under nightly, call b under flat. At the
+	// tariff in force on 2025-10-01 both are at flat: blended input 0.56,
+	// output 1.68, where pricing each at its own version would give
+	// (1000 × 0.135 + 1000 × 0.56) / 2000 = 0.3475 for input.
+	data := "request_id,start,end,model,status,recorded_spend,input_tokens,cache_read_tokens,cache_write_tokens,output_tokens,reasoning_tokens\n" +
+		"a,2025-09-04T20:00:00Z,2025-09-04T20:00:05Z,old-model,success,0.0001,1000,0,0,100,0\n" +
+		"b,2025-09-10T10:00:00Z,2025-09-10T10:00:05Z,old-model,success,0.0001,1000,0,0,100,0\n"
+	if err := os.WriteFile(calls, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	xlsx := filepath.Join(dir, "sep.xlsx")
+	code, _, errOut := runCLI(t, "", "report", "--tariffs", "../../tariffs/testdata", "--calls", calls, "--month", "2025-09", "--xlsx", xlsx)
+	if code != exitOK {
+		t.Fatalf("report exit %d: %s", code, errOut)
+	}
+	code, out, errOut := runCLI(t, "", "blend", "--tariffs", "../../tariffs/testdata", "--calls", calls, "--as-of", "2025-10-01", "-o", "json")
+	if code != exitOK {
+		t.Fatalf("blend exit %d: %s", code, errOut)
+	}
+	var bl struct {
+		Models []struct {
+			Model  string
+			Prices []struct{ Usage, Blended string }
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &bl); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{}
+	for _, m := range bl.Models {
+		for _, p := range m.Prices {
+			want[m.Model+"/"+p.Usage] = p.Blended
+		}
+	}
+	if want["old/input"] != "0.56" || want["old/output"] != "1.68" {
+		t.Fatalf("blend says %v, want input 0.56 and output 1.68 at the flat version", want)
+	}
+	f, err := excelize.OpenFile(xlsx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, _ := f.GetRows(reports.SheetBlended)
+	col := column(t, f, reports.SheetBlended, "Blended price")
+	got := 0
+	for i, r := range rows[2:] {
+		w, ok := want[r[0]+"/"+r[1]]
+		if !ok {
+			continue
+		}
+		got++
+		if v := rawDecimal(t, f, reports.SheetBlended, col+itoa(i+3)); !v.Equal(mustDecimal(t, w)) {
+			t.Errorf("%s %s: workbook blended %s, blend %s", r[0], r[1], v, w)
+		}
+	}
+	if got != 2 {
+		t.Errorf("%d blended prices of old in the workbook, want 2", got)
 	}
 }

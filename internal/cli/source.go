@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -19,22 +22,29 @@ import (
 
 // sourceOptions are the flags every command that reads calls shares.
 type sourceOptions struct {
-	calls   string
+	calls   []string
 	strict  bool
 	billing string
+	tz      string
 	since   string
 	until   string
+	month   string
+	// asOfHint says the window comes from --as-of and --window (blend),
+	// for the advice given when no call falls in it.
+	asOfHint bool
 }
 
 func (o *sourceOptions) addFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&o.calls, "calls", "", "file of logged calls, format detected from content (.gz read as is; - for stdin)")
+	fs.StringArrayVar(&o.calls, "calls", nil, "file of logged calls; repeat it or give a glob ('logs/*.csv') for several; format detected from each file's content (.gz read as is; - for stdin)")
 	fs.BoolVar(&o.strict, "strict", false, "fail at the first rejected row (exit 2) instead of counting it")
-	fs.StringVar(&o.billing, "billing-time", "", "instant that bills a call, overriding each tariff: start, first_token or end")
+	fs.StringVar(&o.billing, "billing-time", "", "instant that bills a call, overriding each tariff: start, first_token or end (a call without that instant is billed at its start)")
+	fs.StringVar(&o.tz, "tz", "UTC", "IANA time zone that bare dates and --month are read in (and days and hours are grouped in)")
 }
 
 func (o *sourceOptions) addWindowFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&o.since, "since", "", "price calls billed at or after this instant (RFC 3339 or date)")
-	fs.StringVar(&o.until, "until", "", "price calls billed before this instant (RFC 3339 or date)")
+	fs.StringVar(&o.since, "since", "", "price calls billed at or after this instant (RFC 3339, or a date: midnight in --tz)")
+	fs.StringVar(&o.until, "until", "", "price calls billed before this instant (RFC 3339, or a date: midnight in --tz)")
+	fs.StringVar(&o.month, "month", "", "price the calls billed in this month of --tz, e.g. 2026-10 (= --since 2026-10-01 --until 2026-11-01)")
 }
 
 // engineOptions turns the source flags into pricing options.
@@ -48,13 +58,23 @@ func (o *sourceOptions) engineOptions() (pricing.Options, error) {
 		opts.Billing = &b
 	}
 	var err error
+	if opts.Zone, err = loadZone(o.tz); err != nil {
+		return opts, err
+	}
+	if o.month != "" {
+		if o.since != "" || o.until != "" {
+			return opts, usageError(errors.New("--month is given with --since or --until"), "give either --month or --since/--until")
+		}
+		opts.Since, opts.Until, err = parseMonth(o.month, opts.Zone)
+		return opts, err
+	}
 	if o.since != "" {
-		if opts.Since, err = parseInstant("since", o.since); err != nil {
+		if opts.Since, err = parseInstantIn("since", o.since, opts.Zone); err != nil {
 			return opts, err
 		}
 	}
 	if o.until != "" {
-		if opts.Until, err = parseInstant("until", o.until); err != nil {
+		if opts.Until, err = parseInstantIn("until", o.until, opts.Zone); err != nil {
 			return opts, err
 		}
 	}
@@ -64,12 +84,41 @@ func (o *sourceOptions) engineOptions() (pricing.Options, error) {
 	return opts, nil
 }
 
-// priceSource prices every call of the source with a new engine and
-// reports rejected rows on stderr. Duplicate detection keeps within a fixed
-// memory budget, spilling to a temporary file past it. each, when not nil,
-// sees every call with its pricing (for per-call output).
+// runStats is what a run read, beyond the engine's row accounting: each
+// source's own accounting and the span of the calls' billing instants.
+type runStats struct {
+	sources     []sourceStats
+	first, last time.Time // billing instants of the calls read, any outcome
+}
+
+// sourceStats is the row accounting of one source.
+type sourceStats struct {
+	name, format string
+	rows         pricing.Rows
+}
+
+// see widens the span of billing instants to at.
+func (s *runStats) see(at time.Time) {
+	if s.first.IsZero() || at.Before(s.first) {
+		s.first = at
+	}
+	if at.After(s.last) {
+		s.last = at
+	}
+}
+
+// priceSource prices every call of the sources with a new engine and
+// reports rejected rows, each file's accounting and notes on stderr.
+// Duplicate detection spans every source and keeps within a fixed memory
+// budget, spilling to a temporary file past it. each, when not nil, sees
+// every call with its pricing (for per-call output). A run that prices no
+// call returns the engine and a findings error saying why.
 func (a *app) priceSource(ctx context.Context, src *sourceOptions, opts pricing.Options, each func(*ledger.Call, *pricing.PricedCall)) (*pricing.Engine, error) {
 	cat, err := a.Catalog()
+	if err != nil {
+		return nil, err
+	}
+	sources, err := a.sources(src.calls)
 	if err != nil {
 		return nil, err
 	}
@@ -77,77 +126,157 @@ func (a *app) priceSource(ctx context.Context, src *sourceOptions, opts pricing.
 	defer seen.Close()
 	opts.Seen = seen
 	e := pricing.New(cat, opts)
-	err = a.readCalls(ctx, src, e, func(c *ledger.Call) {
-		pc := e.AddPriced(c)
-		if each != nil {
-			each(c, &pc)
+	var st runStats
+	r := callReader{a: a, strict: src.strict}
+	for _, s := range sources {
+		before := e.Rows()
+		format, err := r.read(ctx, s, e, func(c *ledger.Call) {
+			pc := e.AddPriced(c)
+			st.see(pc.At)
+			if each != nil {
+				each(c, &pc)
+			}
+		})
+		if err != nil {
+			return nil, err
 		}
-	})
-	if err != nil {
-		return nil, err
+		st.sources = append(st.sources, sourceStats{name: s.Name(), format: format, rows: rowsSince(e.Rows(), before)})
 	}
-	a.reportRows(e.Rows())
+	if err := e.Err(); errors.Is(err, pricing.ErrTokenSum) {
+		return nil, usageError(err, "the input holds implausible token counts; check the rows near the one named")
+	} else if err != nil {
+		return nil, fmt.Errorf("tell duplicates apart: %w", err)
+	}
+	a.reportRows(e.Rows(), r.shown)
+	a.reportSources(st.sources)
+	if n := e.FirstTokenFallbacks(); n > 0 {
+		fmt.Fprintf(a.stderr, "note: %d call(s) billed at the first token have no first-token time; they are billed at their start\n", n)
+	}
+	if e.Rows().Priced == 0 {
+		return e, nothingPriced(e.Rows(), &st, opts, src.asOfHint)
+	}
 	return e, nil
+}
+
+// rowsSince returns the rows counted since before.
+func rowsSince(now, before pricing.Rows) pricing.Rows {
+	return pricing.Rows{Read: now.Read - before.Read, Priced: now.Priced - before.Priced, Unpriced: now.Unpriced - before.Unpriced,
+		Retired: now.Retired - before.Retired, Failed: now.Failed - before.Failed, Duplicate: now.Duplicate - before.Duplicate,
+		Rejected: now.Rejected - before.Rejected, Outside: now.Outside - before.Outside}
+}
+
+// sources expands the --calls arguments in order: a glob to the files it
+// matches (sorted), "-" to stdin. Every file must exist and be a file
+// before any is read, so that a typo in the last one costs no output. A
+// file named twice is read once.
+func (a *app) sources(args []string) ([]ledger.Source, error) {
+	if len(args) == 0 {
+		return nil, usageError(errors.New("no calls to read"), "give --calls FILE (a LiteLLM spend log export, CLIProxyAPI usage, or canonical CSV/JSONL)")
+	}
+	var out []ledger.Source
+	named := map[string]bool{}
+	for _, arg := range args {
+		if arg == "-" {
+			if named["-"] {
+				return nil, usageError(errors.New("--calls - (stdin) is given twice"), "stdin can be read once")
+			}
+			named["-"] = true
+			out = append(out, ledger.StreamSource("stdin", a.stdin, ledger.Options{}))
+			continue
+		}
+		paths := []string{arg}
+		if strings.ContainsAny(arg, "*?[") {
+			var err error
+			if paths, err = filepath.Glob(arg); err != nil {
+				return nil, usageError(fmt.Errorf("--calls %q is not a valid pattern: %w", arg, err), "")
+			}
+			if len(paths) == 0 {
+				return nil, usageError(fmt.Errorf("--calls %q matches no file", arg), "check the pattern; quote it so that tokenfare, not the shell, expands it")
+			}
+		}
+		for _, p := range paths {
+			key := filepath.Clean(p)
+			if named[key] {
+				fmt.Fprintf(a.stderr, "note: %s is given more than once; it is read once\n", p)
+				continue
+			}
+			named[key] = true
+			if err := checkFile(p); err != nil {
+				return nil, err
+			}
+			out = append(out, ledger.FileSource(p, ledger.Options{}))
+		}
+	}
+	return out, nil
+}
+
+// checkFile refuses a --calls path that is missing or not a file.
+func checkFile(path string) error {
+	st, err := os.Stat(path)
+	switch {
+	case err != nil:
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return usageError(fmt.Errorf("read calls %s: %w", path, err), "check the path given to --calls")
+	case st.IsDir():
+		return usageError(fmt.Errorf("read calls %s: is a directory, not a file of calls", path),
+			fmt.Sprintf("give the files in it, e.g. --calls '%s'", filepath.Join(path, "*.csv")))
+	}
+	return nil
 }
 
 // maxShownRejections is how many rejected rows are listed on stderr.
 const maxShownRejections = 20
 
-// readCalls streams every call of the source to fn and every rejected row
-// to the engine's accounting, reporting rejections on stderr. Under
-// --strict the first rejection ends the run as bad input.
-func (a *app) readCalls(ctx context.Context, o *sourceOptions, e *pricing.Engine, fn func(*ledger.Call)) error {
-	if o.calls == "" {
-		return usageError(errors.New("no calls to read"), "give --calls FILE (a LiteLLM spend log export, CLIProxyAPI usage, or canonical CSV/JSONL)")
-	}
-	src := a.source(o.calls)
-	r, err := src.Open(ctx)
+// callReader reads the calls of sources one after the other.
+type callReader struct {
+	a      *app
+	strict bool
+	shown  int // rejections listed so far
+}
+
+// read streams every call of src to fn and every rejected row to the
+// engine's accounting, reporting rejections on stderr; it returns the
+// source's format. Under --strict the first rejection ends the run as bad
+// input.
+func (r *callReader) read(ctx context.Context, src ledger.Source, e *pricing.Engine, fn func(*ledger.Call)) (string, error) {
+	in, err := src.Open(ctx)
 	if err != nil {
-		return readError(err)
+		return "", readError(err)
 	}
-	defer r.Close()
+	defer in.Close()
 	var rows atomic.Int64
-	stop := a.progress(&rows)
+	stop := r.a.progress(src.Name(), &rows)
 	defer stop()
-	shown := 0
 	var b ledger.Batch
 	for {
 		if err := ctx.Err(); err != nil {
-			return err
+			return "", err
 		}
-		err := r.Next(ctx, &b)
+		err := in.Next(ctx, &b)
 		if errors.Is(err, io.EOF) {
-			if err := e.Err(); err != nil {
-				return fmt.Errorf("tell duplicates apart: %w", err)
-			}
-			return nil
+			return in.Format(), nil
 		}
 		if err != nil {
-			return readError(err)
+			return "", readError(err)
 		}
 		for _, rej := range b.Rejected {
-			if o.strict {
-				return usageError(fmt.Errorf("read calls: %v", rej), "fix the row, or drop --strict to count rejected rows and go on")
+			if r.strict {
+				return "", usageError(fmt.Errorf("read calls: %v", rej), "fix the row, or drop --strict to count rejected rows and go on")
 			}
 			e.Reject()
-			if shown < maxShownRejections {
-				fmt.Fprintf(a.stderr, "rejected: %v\n", rej)
+			if r.shown < maxShownRejections {
+				fmt.Fprintf(r.a.stderr, "rejected: %v\n", rej)
 			}
-			shown++
+			r.shown++
 		}
 		for i := range b.Calls {
 			fn(&b.Calls[i])
 		}
 		rows.Add(int64(b.Rows))
 	}
-}
-
-// source is the ledger source of a --calls argument; "-" is stdin.
-func (a *app) source(path string) ledger.Source {
-	if path == "-" {
-		return ledger.StreamSource("stdin", a.stdin, ledger.Options{})
-	}
-	return ledger.FileSource(path, ledger.Options{})
 }
 
 // readError tells what kind of failure reading calls met: an I/O failure
@@ -165,7 +294,7 @@ func readError(err error) error {
 
 // progress prints the rows read so far on stderr once a second, when stderr
 // is a terminal. The returned function stops it.
-func (a *app) progress(rows *atomic.Int64) func() {
+func (a *app) progress(name string, rows *atomic.Int64) func() {
 	if !isTerminal(a.stderr) {
 		return func() {}
 	}
@@ -179,7 +308,7 @@ func (a *app) progress(rows *atomic.Int64) func() {
 				fmt.Fprint(a.stderr, "\r\033[K")
 				return
 			case <-t.C:
-				fmt.Fprintf(a.stderr, "\rread %d rows", rows.Load())
+				fmt.Fprintf(a.stderr, "\r%s: read %d rows", name, rows.Load())
 			}
 		}
 	}()
@@ -188,11 +317,84 @@ func (a *app) progress(rows *atomic.Int64) func() {
 
 // reportRows notes on stderr how many rows were rejected, and how many of
 // those were not listed.
-func (a *app) reportRows(rows pricing.Rows) {
-	if rows.Rejected > maxShownRejections {
-		fmt.Fprintf(a.stderr, "rejected: %d more row(s) not listed\n", rows.Rejected-maxShownRejections)
+func (a *app) reportRows(rows pricing.Rows, shown int) {
+	if n := rows.Rejected - int64(min(shown, maxShownRejections)); n > 0 {
+		fmt.Fprintf(a.stderr, "rejected: %d more row(s) not listed\n", n)
 	}
 	if rows.Rejected > 0 {
 		fmt.Fprintf(a.stderr, "%d of %d row(s) rejected; they are counted in rows.rejected\n", rows.Rejected, rows.Read)
 	}
+}
+
+// reportSources gives each file's row accounting on stderr when there are
+// several.
+func (a *app) reportSources(sources []sourceStats) {
+	if len(sources) < 2 {
+		return
+	}
+	for _, s := range sources {
+		r := s.rows
+		fmt.Fprintf(a.stderr, "calls %s (%s): read %d, priced %d, unpriced %d, retired %d, failed %d, duplicate %d, rejected %d, outside %d\n",
+			s.name, s.format, r.Read, r.Priced, r.Unpriced, r.Retired, r.Failed, r.Duplicate, r.Rejected, r.Outside)
+	}
+}
+
+// nothingPriced explains a run that priced no call, with what to pass.
+func nothingPriced(rows pricing.Rows, st *runStats, opts pricing.Options, asOfHint bool) error {
+	var names []string
+	for _, s := range st.sources[:min(3, len(st.sources))] {
+		names = append(names, s.name)
+	}
+	if n := len(st.sources) - len(names); n > 0 {
+		names = append(names, fmt.Sprintf("%d more file(s)", n))
+	}
+	from := strings.Join(names, ", ")
+	calls := rows.Read - rows.Rejected
+	span := fmt.Sprintf("the calls are billed from %s to %s", st.first.Format(time.RFC3339), st.last.Format(time.RFC3339))
+	var msg, hint string
+	switch {
+	case rows.Read == 0:
+		msg = fmt.Sprintf("nothing priced: %s holds no calls (a header without rows, or empty)", from)
+		hint = "export the calls again, with their rows"
+	case calls == 0:
+		msg = fmt.Sprintf("nothing priced: every one of the %d row(s) read from %s was rejected (listed above)", rows.Read, from)
+		hint = "see docs/calls.md for the columns and values tokenfare reads"
+	case rows.Outside == calls:
+		msg = fmt.Sprintf("nothing priced: none of the %d call(s) read from %s is billed in the window %s; %s",
+			calls, from, window(opts), span)
+		hint = windowHint(st, opts, asOfHint)
+	default:
+		msg = fmt.Sprintf("nothing priced: of the %d call(s) read from %s, %d have no tariff, %d a retired model, %d failed, %d are duplicates, %d outside the window %s; %s",
+			calls, from, rows.Unpriced, rows.Retired, rows.Failed, rows.Duplicate, rows.Outside, window(opts), span)
+		hint = "`tokenfare tariffs list` shows the models priced; --tariffs adds your own"
+	}
+	return &exitError{code: exitFindings, err: errors.New(msg), hint: hint}
+}
+
+// window names the window of billing instants priced.
+func window(o pricing.Options) string {
+	at := func(t time.Time, open string) string {
+		if t.IsZero() {
+			return open
+		}
+		return t.Format(time.RFC3339)
+	}
+	return "[" + at(o.Since, "any time") + ", " + at(o.Until, "no end") + ")"
+}
+
+// windowHint tells which flags would take the calls read.
+func windowHint(st *runStats, o pricing.Options, asOfHint bool) string {
+	loc := o.Zone
+	if loc == nil {
+		loc = time.UTC
+	}
+	first, last := st.first.In(loc), st.last.In(loc)
+	next := time.Date(last.Year(), last.Month(), last.Day()+1, 0, 0, 0, 0, loc).Format(time.DateOnly)
+	if asOfHint {
+		return fmt.Sprintf("pass --as-of %s (the day after the last call) to blend the window before it", next)
+	}
+	if first.Year() == last.Year() && first.Month() == last.Month() {
+		return fmt.Sprintf("pass --month %s, or --since %s --until %s", first.Format("2006-01"), first.Format(time.DateOnly), next)
+	}
+	return fmt.Sprintf("pass --since %s --until %s, or leave both out", first.Format(time.DateOnly), next)
 }

@@ -16,6 +16,7 @@ import (
 type showOptions struct {
 	model  string
 	at     string
+	tz     string
 	output string
 }
 
@@ -36,7 +37,8 @@ MODEL is a tariff model id or any name a gateway logs it under.`,
 			return runTariffsShow(a, cmd.OutOrStdout(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.at, "at", "", "instant to show the rates of (RFC 3339 or date; default now)")
+	cmd.Flags().StringVar(&opts.at, "at", "", "instant to show the rates of (RFC 3339, or a date: midnight in --tz; default now)")
+	cmd.Flags().StringVar(&opts.tz, "tz", "UTC", "IANA time zone a bare --at date is read in")
 	cmd.Flags().StringVarP(&opts.output, "output", "o", "table", "output format: table or json")
 	completeWith(cmd, "output", "table", "json")
 	cmd.ValidArgsFunction = completeModels(a)
@@ -57,7 +59,7 @@ func runTariffsShow(a *app, out io.Writer, opts showOptions) error {
 	}
 	at := a.now().UTC()
 	if opts.at != "" {
-		if at, err = parseInstant("at", opts.at); err != nil {
+		if at, err = parseInstantTZ("at", opts.at, opts.tz); err != nil {
 			return err
 		}
 	}

@@ -1,0 +1,360 @@
+package litellm
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+	"gopkg.in/yaml.v3"
+
+	"github.com/tokenfare/tokenfare/gateway"
+	"github.com/tokenfare/tokenfare/tariffs"
+)
+
+// CheckOptions are the check's inputs and thresholds.
+type CheckOptions struct {
+	Catalog *tariffs.Catalog
+	// At is the instant whose tariff versions prices are held against.
+	At time.Time
+	// MaxCooldown and MinAllowedFails bound the router's cooldown_time and
+	// allowed_fails for a model group with one deployment and no fallback.
+	MaxCooldown     time.Duration
+	MinAllowedFails int
+	// Strict makes entries of models with no tariff findings, not warnings.
+	Strict bool
+}
+
+// Rule names, as findings carry them.
+const (
+	RuleUntariffed   = "untariffed"
+	RulePriceFormat  = "price-format"
+	RulePriceBounds  = "price-bounds"
+	RuleZeroPrice    = "zero-price"
+	RuleNoCustom     = "no-custom-price"
+	RuleInconsistent = "inconsistent-price"
+	RuleOffPeak      = "off-peak-block"
+	RuleHealthCheck  = "health-check"
+	RuleCooldown     = "cooldown"
+)
+
+// checker gathers the findings of one config.
+type checker struct {
+	c    *Config
+	opts CheckOptions
+	out  []gateway.Finding
+}
+
+func (k *checker) add(rule string, e *Entry, line int, field, value, bound, msg string) {
+	sev := gateway.Problem
+	if rule == RuleUntariffed && !k.opts.Strict {
+		sev = gateway.Warning
+	}
+	name := ""
+	if e != nil {
+		name = e.ModelName
+	}
+	k.out = append(k.out, gateway.Finding{Rule: rule, Severity: sev, ModelName: name, File: k.c.File, Line: line,
+		Field: field, Value: value, Bound: bound, Message: msg})
+}
+
+// Check runs every rule on the config and returns the findings in file
+// order. The rules:
+//
+//   - untariffed: an entry whose model no tariff knows (a warning unless
+//     Strict), or that no tariff version in force at At prices;
+//   - price-format: a price LiteLLM would read as a string, or not a number;
+//   - price-bounds: a price outside [lowest, highest] of its usage type in
+//     the version in force at At (all periods and tiers);
+//   - zero-price: a price of 0 on a metered model;
+//   - no-custom-price: an entry of a time-of-use model with no price of its
+//     own (LiteLLM's built-in table then decides);
+//   - inconsistent-price: entries of one tariff model with different values
+//     for one price key;
+//   - off-peak-block: an off_peak_pricing block that does not match the
+//     tariff in force (windows, weekday zone, holiday dates, rates), sits
+//     in litellm_params (ignored there) or is on a flat-priced model;
+//   - health-check: background health checks on with a metered deployment
+//     not opted out (every probe is a paid call);
+//   - cooldown: cooldown_time above MaxCooldown or allowed_fails below
+//     MinAllowedFails while a model group has one deployment and no
+//     fallback.
+func (c *Config) Check(opts CheckOptions) []gateway.Finding {
+	k := &checker{c: c, opts: opts}
+	models := make([]*tariffs.Model, len(c.Entries))
+	for i, e := range c.Entries {
+		m, ok := e.Resolve(opts.Catalog)
+		if !ok {
+			k.add(RuleUntariffed, e, e.Line, "litellm_params.model", e.Model, "a model of the tariff catalog",
+				fmt.Sprintf("no tariff model is known by %s", strings.Join(quoteAll(e.Names()), ", ")))
+			continue
+		}
+		if q := m.At(opts.At); q.Status != tariffs.Priced {
+			k.add(RuleUntariffed, e, e.Line, "litellm_params.model", e.Model, "a model priced at "+opts.At.UTC().Format(time.RFC3339),
+				fmt.Sprintf("%s is %s at %s", m.ID, q.Status, opts.At.UTC().Format(time.RFC3339)))
+			continue
+		}
+		models[i] = m
+		k.prices(e, m)
+		k.offPeak(e, m)
+	}
+	k.consistency(models)
+	k.healthChecks(models)
+	k.cooldowns()
+	gateway.Sort(k.out)
+	return k.out
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strconv.Quote(s)
+	}
+	return out
+}
+
+// bounds returns the lowest and highest price of u in the version of m in
+// force at t, over every period and tier.
+func bounds(m *tariffs.Model, t time.Time, u tariffs.Usage) (low, high decimal.Decimal) {
+	q := m.At(t)
+	mp := q.Prices
+	first := true
+	each := func(rs []tariffs.Rates) {
+		for i := range rs {
+			p := rs[i].Price(u)
+			if u == tariffs.Reasoning && !rs[i].Listed(u) {
+				p = rs[i].Price(tariffs.Output)
+			}
+			if first {
+				low, high, first = p, p, false
+			}
+			low, high = decimal.Min(low, p), decimal.Max(high, p)
+		}
+	}
+	each(mp.Periods)
+	for _, t := range mp.Tiers {
+		each(t.Periods)
+	}
+	return low, high
+}
+
+// prices checks each price an entry carries.
+func (k *checker) prices(e *Entry, m *tariffs.Model) {
+	custom := false
+	for _, sec := range []struct {
+		name string
+		m    *yaml.Node
+	}{{"litellm_params", e.params}, {"model_info", e.info}} {
+		for _, f := range Fields {
+			_, v := lookup(sec.m, f.Key)
+			if v == nil {
+				continue
+			}
+			custom = true
+			field := sec.name + "." + f.Key
+			p, err := PerMillion(v)
+			if err != nil || !ReadsAsNumber(v) {
+				k.add(RulePriceFormat, e, v.Line, field, v.Value, "a number with a dot, e.g. 3.0e-7",
+					"LiteLLM (PyYAML) reads this value as a string, not a number")
+				continue
+			}
+			low, high := bounds(m, k.opts.At, f.Usage)
+			bound := FormatPerToken(low) + " .. " + FormatPerToken(high)
+			switch {
+			case p.IsZero() && high.IsPositive():
+				k.add(RuleZeroPrice, e, v.Line, field, v.Value, bound, fmt.Sprintf("price 0 on %s, a metered model", m.ID))
+			case p.LessThan(low) || p.GreaterThan(high):
+				k.add(RulePriceBounds, e, v.Line, field, v.Value, bound,
+					fmt.Sprintf("%s outside the %s prices of %s in version %s", f.Usage, strings.Join(m.At(k.opts.At).Version.Periods, "/"), m.ID, m.At(k.opts.At).Version.Name))
+			}
+		}
+	}
+	if _, _, _, tou := TimeOfUse(m, k.opts.At); tou && !custom {
+		k.add(RuleNoCustom, e, e.Line, "model_info.input_cost_per_token", "", "a custom price",
+			fmt.Sprintf("%s is priced by time of day; without a custom price LiteLLM's built-in table decides", m.ID))
+	}
+}
+
+// effective returns the value of key an entry carries (model_info first,
+// as LiteLLM registers it) and its node.
+func (e *Entry) effective(key string) *yaml.Node {
+	if _, v := lookup(e.info, key); v != nil {
+		return v
+	}
+	_, v := lookup(e.params, key)
+	return v
+}
+
+// consistency checks that entries of one tariff model agree on each price.
+func (k *checker) consistency(models []*tariffs.Model) {
+	type seen struct {
+		e *Entry
+		v *yaml.Node
+		p decimal.Decimal
+	}
+	first := map[*tariffs.Model]map[string]seen{}
+	for i, e := range k.c.Entries {
+		m := models[i]
+		if m == nil {
+			continue
+		}
+		if first[m] == nil {
+			first[m] = map[string]seen{}
+		}
+		for _, f := range Fields {
+			v := e.effective(f.Key)
+			if v == nil {
+				continue
+			}
+			p, err := PerMillion(v)
+			if err != nil {
+				continue
+			}
+			s, ok := first[m][f.Key]
+			if !ok {
+				first[m][f.Key] = seen{e, v, p}
+				continue
+			}
+			if !s.p.Equal(p) {
+				k.add(RuleInconsistent, e, v.Line, f.Key, v.Value, fmt.Sprintf("%s as in %q at line %d", s.v.Value, s.e.ModelName, s.v.Line),
+					fmt.Sprintf("entries of %s carry different %s", m.ID, f.Key))
+			}
+		}
+	}
+}
+
+// offPeak checks an entry's off_peak_pricing block against the tariff.
+func (k *checker) offPeak(e *Entry, m *tariffs.Model) {
+	if pk, _ := lookup(e.params, "off_peak_pricing"); pk != nil {
+		k.add(RuleOffPeak, e, pk.Line, "litellm_params.off_peak_pricing", "", "model_info.off_peak_pricing",
+			"LiteLLM honours off_peak_pricing only under model_info; here it is ignored")
+	}
+	key, v := lookup(e.info, "off_peak_pricing")
+	if key == nil {
+		return
+	}
+	const field = "model_info.off_peak_pricing"
+	want, dear, err := OffPeakFromTariff(m, k.opts.At)
+	if err != nil {
+		k.add(RuleOffPeak, e, key.Line, field, "", "no block", err.Error())
+		return
+	}
+	got, problems := ReadOffPeak(v)
+	for _, p := range problems {
+		k.add(RuleOffPeak, e, key.Line, field, "", "", p+" (LiteLLM never matches it)")
+	}
+	if d := got.Diff(want); d != "" {
+		k.add(RuleOffPeak, e, key.Line, field, "", "the tariff's windows", d)
+	}
+	var std tariffs.Rates
+	for _, f := range Fields {
+		if n := e.effective(f.Key); n != nil {
+			if p, err := PerMillion(n); err == nil {
+				std.Set(f.Usage, p)
+			}
+		} else {
+			std.Set(f.Usage, dear.Price(f.Usage))
+		}
+	}
+	if f, g, w := got.RatesDiff(&want.Rates, &std); f != "" {
+		line := key.Line
+		if kk, _ := lookup(v, f); kk != nil {
+			line = kk.Line
+		}
+		k.add(RuleOffPeak, e, line, field+"."+f, g, w, "off-peak rate differs from the tariff's")
+	}
+}
+
+// healthChecks flags metered deployments probed in the background.
+func (k *checker) healthChecks(models []*tariffs.Model) {
+	gs := k.c.section("general_settings")
+	hk, hv := lookup(gs, "background_health_checks")
+	if hk == nil || hv.Value != "true" && hv.Value != "True" {
+		return
+	}
+	for i, e := range k.c.Entries {
+		if models[i] == nil {
+			continue
+		}
+		_, v := lookup(e.info, "disable_background_health_check")
+		if v != nil && (v.Value == "true" || v.Value == "True") {
+			continue
+		}
+		val, line := "", e.Line
+		if v != nil {
+			val, line = v.Value, v.Line
+		}
+		k.add(RuleHealthCheck, e, line, "model_info.disable_background_health_check", val, "true",
+			fmt.Sprintf("background_health_checks is on (line %d) and each probe of this metered deployment is a paid call", hk.Line))
+	}
+}
+
+// cooldowns flags router settings that take a lone deployment out.
+func (k *checker) cooldowns() {
+	rs := k.c.section("router_settings")
+	if rs == nil {
+		return
+	}
+	groups := map[string]int{}
+	var order []*Entry
+	for _, e := range k.c.Entries {
+		if groups[e.ModelName] == 0 {
+			order = append(order, e)
+		}
+		groups[e.ModelName]++
+	}
+	fallback := fallbackGroups(rs)
+	for _, n := range []*yaml.Node{k.c.section("litellm_settings")} {
+		for g := range fallbackGroups(n) {
+			fallback[g] = true
+		}
+	}
+	ck, cv := lookup(rs, "cooldown_time")
+	ak, av := lookup(rs, "allowed_fails")
+	for _, e := range order {
+		if groups[e.ModelName] != 1 || fallback[e.ModelName] || fallback["*"] {
+			continue
+		}
+		if ck != nil {
+			if s, err := strconv.ParseFloat(cv.Value, 64); err == nil && time.Duration(s*float64(time.Second)) > k.opts.MaxCooldown {
+				k.add(RuleCooldown, e, cv.Line, "router_settings.cooldown_time", cv.Value, "<= "+strconv.FormatFloat(k.opts.MaxCooldown.Seconds(), 'f', -1, 64),
+					fmt.Sprintf("group %q has one deployment and no fallback: a cooldown answers \"No deployments available\" for %ss", e.ModelName, cv.Value))
+			}
+		}
+		if ak != nil {
+			if n, err := strconv.Atoi(av.Value); err == nil && n < k.opts.MinAllowedFails {
+				k.add(RuleCooldown, e, av.Line, "router_settings.allowed_fails", av.Value, ">= "+strconv.Itoa(k.opts.MinAllowedFails),
+					fmt.Sprintf("group %q has one deployment and no fallback: %d failures take the whole group out", e.ModelName, n))
+			}
+		}
+	}
+}
+
+// fallbackGroups returns the model groups with a fallback in a settings
+// mapping (fallbacks; context-window and content-policy fallbacks do not cover a cooldown); "*" when
+// default_fallbacks covers every group.
+func fallbackGroups(s *yaml.Node) map[string]bool {
+	out := map[string]bool{}
+	if s == nil {
+		return out
+	}
+	for _, key := range []string{"fallbacks"} {
+		_, v := lookup(s, key)
+		if v == nil || v.Kind != yaml.SequenceNode {
+			continue
+		}
+		for _, item := range v.Content {
+			item = deref(item)
+			for i := 0; item.Kind == yaml.MappingNode && i+1 < len(item.Content); i += 2 {
+				if len(listOf(item.Content[i+1])) > 0 {
+					out[item.Content[i].Value] = true
+				}
+			}
+		}
+	}
+	if _, v := lookup(s, "default_fallbacks"); v != nil && len(listOf(v)) > 0 {
+		out["*"] = true
+	}
+	return out
+}

@@ -1,0 +1,102 @@
+package litellm
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tokenfare/tokenfare/gateway"
+)
+
+// checkAt is a Monday, in the 2026-09-10 version of the test tariff.
+var checkAt = time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC)
+
+func checkOpts(strict bool) CheckOptions {
+	return CheckOptions{At: checkAt, MaxCooldown: 15 * time.Second, MinAllowedFails: 3, Strict: strict}
+}
+
+// TestCheckRules runs each rule on its failing fixture (findings of that
+// rule only, at the lines given) and on its passing one (no finding).
+func TestCheckRules(t *testing.T) {
+	cat := testCatalog(t)
+	tests := []struct {
+		rule   string
+		strict bool
+		want   []string // "line field value bound" of each finding
+	}{
+		{RuleUntariffed, true, []string{"2 litellm_params.model ollama/llama3.1 a model of the tariff catalog"}},
+		{RulePriceFormat, false, []string{"6 litellm_params.output_cost_per_token 1e-5 a number with a dot, e.g. 3.0e-7"}},
+		// deepseek-flash input lies in [0.15, 0.30] per 1M = [1.5e-7, 3.0e-7].
+		{RulePriceBounds, false, []string{"6 model_info.input_cost_per_token 1.4e-7 1.5e-7 .. 3.0e-7"}},
+		{RuleZeroPrice, false, []string{"5 litellm_params.input_cost_per_token 0 2.5e-6 .. 2.5e-6"}},
+		{RuleNoCustom, false, []string{"2 model_info.input_cost_per_token  a custom price"}},
+		{RuleInconsistent, false, []string{`6 input_cost_per_token 2.1e-7 2.0e-7 as in "deepseek-flash" at line 4`}},
+		// Off-peak output 0.60 per 1M = 6.0e-7 per token.
+		{RuleOffPeak, false, []string{"20 model_info.off_peak_pricing.output_cost_per_token 6.5e-7 6.0e-7"}},
+		{RuleHealthCheck, false, []string{"2 model_info.disable_background_health_check  true"}},
+		{RuleCooldown, false, []string{"6 router_settings.allowed_fails 1 >= 3", "7 router_settings.cooldown_time 60 <= 15"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.rule, func(t *testing.T) {
+			opts := checkOpts(tc.strict)
+			opts.Catalog = cat
+			c, _ := readConfig(t, filepath.Join("testdata/check", tc.rule+"-fail.yaml"))
+			var got []string
+			for _, f := range c.Check(opts) {
+				if f.Severity != gateway.Problem {
+					continue
+				}
+				if f.Rule != tc.rule {
+					t.Errorf("finding of another rule: %v", f)
+					continue
+				}
+				if !strings.HasSuffix(f.File, tc.rule+"-fail.yaml") {
+					t.Errorf("finding names file %q", f.File)
+				}
+				got = append(got, strings.TrimSpace(fmt.Sprintf("%d %s %s %s", f.Line, f.Field, f.Value, f.Bound)))
+			}
+			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+			}
+			c, _ = readConfig(t, filepath.Join("testdata/check", tc.rule+"-pass.yaml"))
+			for _, f := range c.Check(opts) {
+				if f.Severity == gateway.Problem {
+					t.Errorf("passing fixture: %v", f)
+				}
+			}
+		})
+	}
+}
+
+func TestCheckUntariffedIsWarningUnlessStrict(t *testing.T) {
+	cat := testCatalog(t)
+	c, _ := readConfig(t, "testdata/check/untariffed-fail.yaml")
+	opts := checkOpts(false)
+	opts.Catalog = cat
+	fs := c.Check(opts)
+	if len(fs) != 1 || fs[0].Severity != gateway.Warning || fs[0].Line != 2 {
+		t.Errorf("findings %v, want one warning at line 2", fs)
+	}
+}
+
+// TestCheckWrittenConfigs: what the update writes passes the price rules.
+func TestCheckWrittenConfigs(t *testing.T) {
+	cat := testCatalog(t)
+	for _, tc := range []struct {
+		file string
+		at   time.Time
+	}{{"testdata/blend/after.yaml", testAt}, {"testdata/offpeak/after.yaml", time.Date(2026, 9, 28, 0, 0, 0, 0, time.UTC)}} {
+		c, _ := readConfig(t, tc.file)
+		opts := checkOpts(false)
+		opts.Catalog, opts.At = cat, tc.at
+		for _, f := range c.Check(opts) {
+			switch f.Rule {
+			case RuleHealthCheck, RuleCooldown, RuleUntariffed, RuleNoCustom:
+				continue
+			}
+			t.Errorf("%s: %v", tc.file, f)
+		}
+	}
+}

@@ -1,0 +1,97 @@
+package litellm
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// ErrChanged is returned when the config changed on disk after it was read.
+var ErrChanged = errors.New("the file changed on disk after it was read; nothing written: run again")
+
+// beforeRename, when set (by tests), runs after the new file is complete
+// and synced and before it replaces the old one.
+var beforeRename func()
+
+// ReadFile reads a config for an update, returning its bytes with it so
+// that WriteFile can tell whether the file changed meanwhile.
+func ReadFile(ctx context.Context, path string) (*Config, []byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := Parse(path, data)
+	return c, data, err
+}
+
+// WriteFile replaces the file at path with data, atomically: the new
+// bytes go to a temporary file in the same folder, which is synced, given
+// the old file's mode and owner, and renamed over it; the folder is then
+// synced. It refuses (ErrChanged) when the file no longer holds old, the
+// bytes it was read with. A process killed at any point leaves either the
+// old file or the new one, whole; a killed write may leave the temporary
+// file (".<name>.tokenfare-*") behind.
+func WriteFile(path string, old, data []byte) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	tmp, err := os.CreateTemp(dir, "."+base+".tokenfare-*")
+	if err != nil {
+		return err
+	}
+	done := false
+	defer func() {
+		if !done {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err := tmp.Write(data); err != nil {
+		return err
+	}
+	if err := tmp.Chmod(st.Mode().Perm()); err != nil {
+		return err
+	}
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+		if err := tmp.Chown(int(sys.Uid), int(sys.Gid)); err != nil && os.Geteuid() == 0 {
+			return fmt.Errorf("keep the owner of %s: %w", path, err)
+		}
+	}
+	if err := tmp.Sync(); err != nil {
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if beforeRename != nil {
+		beforeRename()
+	}
+	now, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(now, old) {
+		return ErrChanged
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	done = true
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}

@@ -1,0 +1,276 @@
+package litellm
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/shopspring/decimal"
+	"gopkg.in/yaml.v3"
+
+	"github.com/tokenfare/tokenfare/tariffs"
+)
+
+// UpdateOptions say what prices to write into a config.
+type UpdateOptions struct {
+	Catalog *tariffs.Catalog
+	// Prices are the prices per 1M tokens to write for each tariff model;
+	// only the usage types listed are written.
+	Prices map[*tariffs.Model]*tariffs.Rates
+	// OffPeakPricing writes, for a model priced by time of day at At, the
+	// dear period's rates as standard prices and an off_peak_pricing block
+	// from the tariff, instead of Prices.
+	OffPeakPricing bool
+	At             time.Time
+}
+
+// Change is one value an update writes.
+type Change struct {
+	ModelName string
+	Line      int    // line of the value in the original file, or of the key it follows
+	Field     string // e.g. "model_info.input_cost_per_token"
+	Old, New  string // as written; Old is "" for a key added
+	// OldPrice and NewPrice are per 1M tokens; Block is set instead for
+	// an off_peak_pricing block (Old and New then say what differs).
+	OldPrice, NewPrice decimal.Decimal
+	Block              bool
+}
+
+// Skip is an entry an update leaves alone, and why.
+type Skip struct {
+	ModelName string
+	Line      int
+	Reason    string
+}
+
+// Update is the result of writing prices into a config: the new bytes,
+// every value changed and every entry left alone.
+type Update struct {
+	Data    []byte
+	Changes []Change
+	Skipped []Skip
+}
+
+// EntryError is an entry an update refuses to write, with why.
+type EntryError struct {
+	File      string
+	Line      int
+	ModelName string
+	Msg       string
+}
+
+func (e *EntryError) Error() string {
+	return fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.ModelName, e.Msg)
+}
+
+// Update writes prices into the config's text: the values of price keys
+// are replaced where they stand, missing keys are added to the mapping
+// that keeps the entry's prices (model_info when it has any price or an
+// off_peak_pricing block, else litellm_params), and every other byte is
+// kept. Every entry of one tariff model gets the same prices. An entry
+// with an off_peak_pricing block is refused unless OffPeakPricing is set:
+// LiteLLM replaces the flat price inside the block's windows. All refused
+// entries are returned together (as *EntryError joined); nothing is
+// written then.
+func (c *Config) Update(opts UpdateOptions) (*Update, error) {
+	es := &edits{t: c.text}
+	u := &Update{}
+	var errs []error
+	refuse := func(e *Entry, format string, args ...any) {
+		errs = append(errs, &EntryError{File: c.File, Line: e.Line, ModelName: e.ModelName, Msg: fmt.Sprintf(format, args...)})
+	}
+	for _, e := range c.Entries {
+		m, ok := e.Resolve(opts.Catalog)
+		if !ok {
+			u.Skipped = append(u.Skipped, Skip{e.ModelName, e.Line, fmt.Sprintf("no tariff model is known by %q", e.Names())})
+			continue
+		}
+		blockKey, _ := lookup(e.info, "off_peak_pricing")
+		var want *tariffs.Rates
+		var block *OffPeak
+		if _, _, _, tou := TimeOfUse(m, opts.At); tou && opts.OffPeakPricing {
+			o, dear, err := OffPeakFromTariff(m, opts.At)
+			if err != nil {
+				refuse(e, "%v", err)
+				continue
+			}
+			block, want = o, withFallbacks(dear)
+		} else {
+			if blockKey != nil {
+				if opts.OffPeakPricing {
+					refuse(e, "has an off_peak_pricing block (line %d) but %s is not priced by time of day at %s: remove the block", blockKey.Line, m.ID, opts.At.UTC().Format(time.RFC3339))
+				} else {
+					refuse(e, "has an off_peak_pricing block (line %d): LiteLLM applies the block's rates inside its windows, so a blended flat price would be wrong there; remove the block, or write it from the tariff with --off-peak-pricing", blockKey.Line)
+				}
+				continue
+			}
+			if want = opts.Prices[m]; want == nil {
+				u.Skipped = append(u.Skipped, Skip{e.ModelName, e.Line, "no price for " + m.ID + " (no priced calls in the window)"})
+				continue
+			}
+		}
+		if err := c.updateEntry(es, e, want, block, u); err != nil {
+			refuse(e, "%v", err)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	u.Data = es.apply()
+	if _, err := Parse(c.File, u.Data); err != nil {
+		return nil, fmt.Errorf("the updated config would not parse (nothing written): %w", err)
+	}
+	return u, nil
+}
+
+// withFallbacks lists every per-token usage at the price that applies
+// (cache at the input price when not listed), reasoning only when the
+// tariff prices it apart.
+func withFallbacks(r *tariffs.Rates) *tariffs.Rates {
+	var out tariffs.Rates
+	for _, f := range Fields {
+		if f.Usage != tariffs.Reasoning || r.Listed(tariffs.Reasoning) {
+			out.Set(f.Usage, r.Price(f.Usage))
+		}
+	}
+	return &out
+}
+
+// updateEntry records the edits that give entry e the prices want (and
+// the block, when not nil).
+func (c *Config) updateEntry(es *edits, e *Entry, want *tariffs.Rates, block *OffPeak, u *Update) error {
+	if e.params == nil {
+		return fmt.Errorf("has no litellm_params")
+	}
+	home := e.params
+	if k, _ := lookup(e.info, "off_peak_pricing"); e.info != nil && (priced(e.info) || k != nil || block != nil) {
+		home = e.info
+	}
+	if block != nil && e.info == nil {
+		lines := priceLines(want)
+		lines = append(lines, "off_peak_pricing:")
+		for _, l := range block.Lines() {
+			lines = append(lines, "  "+l)
+		}
+		c.record(u, Change{ModelName: e.ModelName, Line: e.Line, Field: "model_info", New: "(added with prices and off_peak_pricing)", Block: true})
+		return es.insertPairs(e.node, nil, []pair{{key: "model_info", block: lines}})
+	}
+	maps := []*yaml.Node{e.params}
+	names := []string{"litellm_params"}
+	if e.info != nil && e.info != e.params {
+		maps, names = append(maps, e.info), append(names, "model_info")
+	}
+	for i, mp := range maps {
+		if block != nil && mp != e.info && !priced(mp) {
+			continue
+		}
+		var add []pair
+		for _, f := range Fields {
+			if !want.Listed(f.Usage) {
+				continue
+			}
+			p := want.Price(f.Usage)
+			text := FormatPerToken(p)
+			ch := Change{ModelName: e.ModelName, Field: names[i] + "." + f.Key, New: text, NewPrice: p}
+			k, v, own := lookupOwn(mp, f.Key)
+			if k != nil {
+				ch.Old, ch.Line = v.Value, v.Line
+				ch.OldPrice, _ = PerMillion(v)
+				if cur, err := PerMillion(v); err == nil && cur.Equal(p) && ReadsAsNumber(v) {
+					continue
+				}
+			}
+			switch {
+			case own:
+				if err := es.replaceScalar(rawValue(mp, f.Key), text); err != nil {
+					return err
+				}
+			case k != nil || mp == home:
+				if k == nil {
+					ch.Line = mp.Line
+				}
+				add = append(add, pair{key: f.Key, scalar: text})
+			default:
+				continue
+			}
+			c.record(u, ch)
+		}
+		if block != nil && mp == e.info {
+			if err := c.updateBlock(es, e, block, &add, u); err != nil {
+				return err
+			}
+		}
+		if len(add) > 0 {
+			keys := make([]string, len(Fields))
+			for i, f := range Fields {
+				keys[i] = f.Key
+			}
+			if err := es.insertPairs(mp, keys, add); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// updateBlock rewrites or adds the entry's off_peak_pricing block unless
+// the one there already means the same.
+func (c *Config) updateBlock(es *edits, e *Entry, want *OffPeak, add *[]pair, u *Update) error {
+	k, v, own := lookupOwn(e.info, "off_peak_pricing")
+	ch := Change{ModelName: e.ModelName, Line: e.info.Line, Field: "model_info.off_peak_pricing", Block: true}
+	p := pair{key: "off_peak_pricing", block: want.Lines()}
+	if k == nil || !own {
+		ch.New = "(added from the tariff)"
+		c.record(u, ch)
+		*add = append(*add, p)
+		return nil
+	}
+	got, problems := ReadOffPeak(v)
+	diff := got.Diff(want)
+	if diff == "" {
+		if f, g, w := got.RatesDiff(&want.Rates, nil); f != "" {
+			diff = fmt.Sprintf("%s %s, want %s", f, g, w)
+		}
+	}
+	if diff == "" && len(problems) == 0 {
+		return nil
+	}
+	ch.Line, ch.Old, ch.New = k.Line, diff, "(rewritten from the tariff)"
+	if diff == "" {
+		ch.Old = problems[0]
+	}
+	c.record(u, ch)
+	return es.replaceBlock(k, p)
+}
+
+// record adds a change once (entries sharing a mapping make it twice).
+func (c *Config) record(u *Update, ch Change) {
+	for _, o := range u.Changes {
+		if o.Line == ch.Line && o.Field == ch.Field && o.New == ch.New && o.Old == ch.Old {
+			return
+		}
+	}
+	u.Changes = append(u.Changes, ch)
+}
+
+// rawValue returns the value node of key in m itself, not dereferenced.
+func rawValue(m *yaml.Node, key string) *yaml.Node {
+	m = deref(m)
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key && m.Content[i].Tag != "!!merge" {
+			return m.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// priceLines writes the listed prices of r as "key: value" lines.
+func priceLines(r *tariffs.Rates) []string {
+	var out []string
+	for _, f := range Fields {
+		if r.Listed(f.Usage) {
+			out = append(out, f.Key+": "+FormatPerToken(r.Price(f.Usage)))
+		}
+	}
+	return out
+}

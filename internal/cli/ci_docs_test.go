@@ -1,0 +1,163 @@
+package cli
+
+import (
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+)
+
+// shellWords splits a command line as a shell would for the simple lines
+// of the examples: words, single and double quotes, $VAR from env, and a
+// redirection or pipe ending the command.
+func shellWords(t *testing.T, line string, env map[string]string) []string {
+	t.Helper()
+	var words []string
+	var cur strings.Builder
+	in := false
+	var quote byte
+	expand := func(s string) string {
+		return regexp.MustCompile(`\$\{?(\w+)\}?`).ReplaceAllStringFunc(s, func(v string) string {
+			name := strings.Trim(v, "${}")
+			val, ok := env[name]
+			if !ok {
+				t.Errorf("%q: unknown variable %s", line, v)
+			}
+			return val
+		})
+	}
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case quote != 0 && c == quote:
+			quote = 0
+		case quote != 0:
+			cur.WriteByte(c)
+		case c == '"' || c == '\'':
+			quote, in = c, true
+		case c == ' ' || c == '\t':
+			if in {
+				words = append(words, expand(cur.String()))
+				cur.Reset()
+				in = false
+			}
+		case c == '>' || c == '|' || c == '#':
+			i = len(line)
+		default:
+			cur.WriteByte(c)
+			in = true
+		}
+	}
+	if in {
+		words = append(words, expand(cur.String()))
+	}
+	return words
+}
+
+// parseAgainstTree checks that a tokenfare command line names a real
+// command and that its flags and arguments parse, without running it.
+func parseAgainstTree(t *testing.T, where string, args []string) {
+	t.Helper()
+	root := newRootCmd(&app{})
+	cmd, rest, err := root.Find(args)
+	if err != nil || cmd == root {
+		t.Errorf("%s: %q: no such command: %v", where, args, err)
+		return
+	}
+	if err := cmd.ParseFlags(rest); err != nil {
+		t.Errorf("%s: %q: %v", where, args, err)
+		return
+	}
+	if cmd.Args != nil {
+		if err := cmd.Args(cmd, cmd.Flags().Args()); err != nil {
+			t.Errorf("%s: %q: %v", where, args, err)
+		}
+	}
+}
+
+// tokenfareLines returns the tokenfare command lines of a shell script.
+func tokenfareLines(script string) []string {
+	var out []string
+	for _, l := range strings.Split(script, "\n") {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "tokenfare ") {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// TestCIWorkflowExample: the GitHub Actions workflow of docs/examples is
+// valid YAML with the shape Actions needs, and every tokenfare command it
+// runs parses against the real command tree.
+func TestCIWorkflowExample(t *testing.T) {
+	const path = "../../docs/examples/gateway-prices.yml"
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wf struct {
+		Name string
+		On   map[string]any `yaml:"on"`
+		Env  map[string]string
+		Jobs map[string]struct {
+			RunsOn string `yaml:"runs-on"`
+			Steps  []map[string]any
+		}
+	}
+	dec := yaml.NewDecoder(strings.NewReader(string(data)))
+	if err := dec.Decode(&wf); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	if wf.Name == "" || len(wf.On) == 0 || len(wf.Jobs) == 0 {
+		t.Fatalf("%s: name, on and jobs are required", path)
+	}
+	env := map[string]string{}
+	for k, v := range wf.Env {
+		env[k] = v
+	}
+	called := map[string]bool{}
+	for name, job := range wf.Jobs {
+		if job.RunsOn == "" || len(job.Steps) == 0 {
+			t.Errorf("job %s: runs-on and steps are required", name)
+		}
+		for i, step := range job.Steps {
+			_, uses := step["uses"]
+			run, isRun := step["run"].(string)
+			if uses == isRun {
+				t.Errorf("job %s step %d: exactly one of uses and run", name, i)
+			}
+			for _, l := range tokenfareLines(run) {
+				args := shellWords(t, l, env)[1:]
+				called[args[0]] = true
+				parseAgainstTree(t, path+": job "+name, args)
+			}
+		}
+	}
+	for _, c := range []string{"blend", "check"} {
+		if !called[c] {
+			t.Errorf("%s never runs tokenfare %s", path, c)
+		}
+	}
+}
+
+// TestCIRecipe: every tokenfare command in docs/ci.md's shell blocks parses.
+func TestCIRecipe(t *testing.T) {
+	data, err := os.ReadFile("../../docs/ci.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := regexp.MustCompile("(?s)```sh\n(.*?)```").FindAllStringSubmatch(string(data), -1)
+	n := 0
+	for _, b := range blocks {
+		for _, l := range tokenfareLines(b[1]) {
+			parseAgainstTree(t, "docs/ci.md", shellWords(t, l, nil)[1:])
+			n++
+		}
+	}
+	if n < 3 {
+		t.Errorf("docs/ci.md: %d tokenfare commands found, want the recipe's blend, write and check", n)
+	}
+}

@@ -1,0 +1,144 @@
+package reports
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/tokenfare/tokenfare/tariffs/drift"
+)
+
+// Drift writes the differences between a catalog and other price databases
+// found at instant at, in format f.
+func Drift(w io.Writer, f Format, at time.Time, dbs []*drift.Database, fs []drift.Finding) error {
+	doc := newDriftDoc(at, dbs, fs)
+	switch f {
+	case Table:
+		return tableDrift(w, doc)
+	case CSV:
+		return csvDrift(w, doc)
+	case JSON:
+		return writeJSON(w, doc)
+	case YAML:
+		return writeYAML(w, doc)
+	}
+	return errFormat("a comparison", f)
+}
+
+// driftDoc is the stable JSON shape of `tariffs compare`.
+type driftDoc struct {
+	At          string          `json:"at"`
+	Files       []driftFileDoc  `json:"files"`
+	Differences []differenceDoc `json:"differences"`
+}
+
+type driftFileDoc struct {
+	File    string `json:"file"`
+	Format  string `json:"format"`
+	Entries int    `json:"entries"`
+}
+
+type differenceDoc struct {
+	Kind    string `json:"kind"` // price, only_in_catalog, only_in_other, time_of_use
+	Model   string `json:"model,omitempty"`
+	File    string `json:"file"`
+	Name    string `json:"name,omitempty"`   // the name the other database lists
+	Source  string `json:"source,omitempty"` // file:line of that entry
+	Usage   string `json:"usage,omitempty"`
+	Above   int64  `json:"above,omitempty"` // prompt-size tier: prompts above this many tokens
+	Period  string `json:"period,omitempty"`
+	Catalog string `json:"catalog,omitempty"` // price per 1M tokens (request: per call)
+	Other   string `json:"other,omitempty"`
+	From    string `json:"from,omitempty"`
+	Until   string `json:"until,omitempty"`
+	Note    string `json:"note,omitempty"`
+}
+
+func newDriftDoc(at time.Time, dbs []*drift.Database, fs []drift.Finding) *driftDoc {
+	d := &driftDoc{At: at.UTC().Format(time.RFC3339), Files: []driftFileDoc{}, Differences: []differenceDoc{}}
+	for _, db := range dbs {
+		d.Files = append(d.Files, driftFileDoc{File: db.File, Format: string(db.Format), Entries: len(db.Entries)})
+	}
+	for _, f := range fs {
+		x := differenceDoc{Kind: f.Kind.String(), File: f.Database.File, Period: f.Period, Note: f.Note}
+		if f.Model != nil {
+			x.Model = f.Model.ID
+		}
+		if f.Entry != nil {
+			x.Name, x.Source = f.Entry.Name, f.Entry.Where()
+		}
+		if f.Kind == drift.PriceDiffers {
+			x.Usage, x.Above, x.Catalog, x.Other = f.Usage.String(), f.Above, f.Catalog.String(), f.Other.String()
+		}
+		if !f.From.IsZero() {
+			x.From, x.Until = f.From.UTC().Format(time.RFC3339), f.Until.UTC().Format(time.RFC3339)
+		}
+		d.Differences = append(d.Differences, x)
+	}
+	return d
+}
+
+// usageText names a usage type with its tier.
+func (x *differenceDoc) usageText() string {
+	if x.Above > 0 {
+		return fmt.Sprintf("%s (prompt > %d)", x.Usage, x.Above)
+	}
+	return x.Usage
+}
+
+func (x *differenceDoc) detail() string {
+	if x.From != "" {
+		return fmt.Sprintf("%s to %s: %s", x.From, x.Until, x.Note)
+	}
+	return x.Note
+}
+
+func tableDrift(out io.Writer, d *driftDoc) error {
+	w := &errWriter{w: out}
+	for _, f := range d.Files {
+		w.printf("%s: %s, %d entries\n", f.File, f.Format, f.Entries)
+	}
+	if len(d.Differences) == 0 {
+		w.printf("no differences at %s\n", d.At)
+		return w.err
+	}
+	w.printf("%d difference(s) at %s (prices per 1M tokens)\n\n", len(d.Differences), d.At)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "KIND\tMODEL\tOTHER NAME\tUSAGE\tPERIOD\tCATALOG\tOTHER\tDETAIL\tSOURCE")
+	for i := range d.Differences {
+		x := &d.Differences[i]
+		source := x.Source
+		if source == "" {
+			source = x.File
+		}
+		cells := []string{x.Kind, x.Model, x.Name, x.usageText(), x.Period, x.Catalog, x.Other, x.detail(), source}
+		for j := range cells {
+			cells[j] = orDash(cells[j])
+		}
+		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+	}
+	tw.Flush()
+	return w.err
+}
+
+func csvDrift(w io.Writer, d *driftDoc) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"kind", "model", "file", "name", "source", "usage", "above", "period", "catalog", "other", "from", "until", "note", "currency"})
+	for _, x := range d.Differences {
+		above := ""
+		if x.Above > 0 {
+			above = strconv.FormatInt(x.Above, 10)
+		}
+		currency := ""
+		if x.Catalog != "" {
+			currency = "USD" // both other formats are in USD; other currencies are not compared
+		}
+		cw.Write([]string{x.Kind, x.Model, x.File, x.Name, x.Source, x.Usage, above, x.Period, x.Catalog, x.Other, x.From, x.Until, x.Note, currency})
+	}
+	cw.Flush()
+	return cw.Error()
+}

@@ -1,0 +1,82 @@
+package reports
+
+import (
+	"io"
+	"time"
+
+	"github.com/tokenfare/tokenfare/gateway"
+)
+
+// Check is the result of checking one gateway config.
+type Check struct {
+	File     string
+	Gateway  string // "litellm" or "cliproxy"
+	At       time.Time
+	Findings []gateway.Finding
+}
+
+// Counts returns the number of findings that fail the check and of warnings.
+func (c *Check) Counts() (problems, warnings int) {
+	for _, f := range c.Findings {
+		if f.Severity == gateway.Warning {
+			warnings++
+		} else {
+			problems++
+		}
+	}
+	return problems, warnings
+}
+
+type checkDoc struct {
+	Config   string       `json:"config"`
+	Gateway  string       `json:"gateway"`
+	At       string       `json:"at"`
+	Problems int          `json:"problems"`
+	Warnings int          `json:"warnings"`
+	Findings []findingDoc `json:"findings"`
+}
+
+type findingDoc struct {
+	Rule      string `json:"rule"`
+	Severity  string `json:"severity"`
+	ModelName string `json:"model_name,omitempty"`
+	File      string `json:"file"`
+	Line      int    `json:"line"`
+	Field     string `json:"field"`
+	Value     string `json:"value"`
+	Bound     string `json:"bound"`
+	Message   string `json:"message"`
+}
+
+func newCheckDoc(c *Check) *checkDoc {
+	doc := &checkDoc{Config: c.File, Gateway: c.Gateway, At: c.At.UTC().Format(time.RFC3339), Findings: []findingDoc{}}
+	doc.Problems, doc.Warnings = c.Counts()
+	for _, f := range c.Findings {
+		doc.Findings = append(doc.Findings, findingDoc{Rule: f.Rule, Severity: f.Severity.String(), ModelName: f.ModelName,
+			File: f.File, Line: f.Line, Field: f.Field, Value: f.Value, Bound: f.Bound, Message: f.Message})
+	}
+	return doc
+}
+
+// Findings writes the findings of a config check in format f: as a table,
+// one finding per line ("file:line: severity: rule: model: field value
+// (want bound): message"), or as JSON.
+func Findings(w io.Writer, f Format, c *Check) error {
+	switch f {
+	case JSON:
+		return writeJSON(w, newCheckDoc(c))
+	case Table:
+		ew := &errWriter{w: w}
+		for _, x := range c.Findings {
+			model := x.ModelName
+			if model == "" {
+				model = "-"
+			}
+			ew.printf("%s: %s: %s: %s: %s %s (want %s): %s\n", x.Where(), x.Severity, x.Rule, model, x.Field, orDash(x.Value), orDash(x.Bound), x.Message)
+		}
+		p, warn := c.Counts()
+		ew.printf("%s (%s): %d finding(s), %d warning(s)\n", c.File, c.Gateway, p, warn)
+		return ew.err
+	}
+	return errFormat("a check", f)
+}

@@ -1,0 +1,288 @@
+package drift
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/tokenfare/tokenfare/tariffs"
+)
+
+// Kind says what a finding is about.
+type Kind uint8
+
+// Kinds of finding.
+const (
+	// PriceDiffers: a usage type's price differs at the instant.
+	PriceDiffers Kind = iota
+	// OnlyInCatalog: the catalog prices a model the other database lacks.
+	OnlyInCatalog
+	// OnlyInOther: the other database prices a model the catalog lacks, or
+	// one the catalog has retired or does not price at the instant.
+	OnlyInOther
+	// RulesDiffer: the two disagree on when the cheaper rates apply.
+	RulesDiffer
+)
+
+var kindNames = [...]string{"price", "only_in_catalog", "only_in_other", "time_of_use"}
+
+// String returns the kind's name as JSON output writes it.
+func (k Kind) String() string { return kindNames[k] }
+
+// Finding is one difference between the catalog and another database.
+type Finding struct {
+	Kind     Kind
+	Database *Database
+	Model    *tariffs.Model // nil for OnlyInOther when no model matched
+	Entry    *Entry         // nil for OnlyInCatalog
+	Usage    tariffs.Usage  // PriceDiffers
+	Above    int64          // PriceDiffers: the prompt-size tier (0: base rates)
+	Period   string         // the catalog's period at the instant
+	Catalog  decimal.Decimal
+	Other    decimal.Decimal
+	From     time.Time // RulesDiffer: the interval where they disagree
+	Until    time.Time
+	Note     string
+}
+
+// maxIntervals bounds the time-of-use intervals reported per pair; the rest
+// are summed up in one finding.
+const maxIntervals = 20
+
+// chatModes are the LiteLLM modes priced per token like the catalog.
+var chatModes = map[string]bool{"": true, "chat": true, "completion": true, "responses": true}
+
+// Compare puts each database beside the catalog at instant at and returns
+// every difference: prices per model, usage type and prompt-size tier, models
+// one side lacks (for providers both sides cover), and time-of-use rules
+// over the week from at's UTC day and on every calendar date either side
+// names while the catalog's version in force at at holds.
+func Compare(cat *tariffs.Catalog, dbs []*Database, at time.Time) []Finding {
+	var out []Finding
+	for _, db := range dbs {
+		out = append(out, compareDB(cat, db, at.UTC())...)
+	}
+	return out
+}
+
+// pair is a catalog model and the entry the other database prices it by.
+type pair struct {
+	m *tariffs.Model
+	e *Entry
+}
+
+func compareDB(cat *tariffs.Catalog, db *Database, at time.Time) []Finding {
+	providers := map[string]*tariffs.Provider{}
+	for _, p := range cat.Providers {
+		providers[p.Name] = p
+	}
+	covered := map[string]bool{}
+	var entries []*Entry
+	for _, e := range db.Entries {
+		if providers[e.Provider] != nil && chatModes[e.Mode] {
+			covered[e.Provider] = true
+			entries = append(entries, e)
+		}
+	}
+	pairs, lone := match(cat, db.Format, entries)
+	var out []Finding
+	for _, e := range lone {
+		out = append(out, Finding{Kind: OnlyInOther, Database: db, Entry: e, Note: "no catalog model has this name"})
+	}
+	paired := map[*tariffs.Model]bool{}
+	for _, p := range pairs {
+		paired[p.m] = true
+		out = append(out, comparePair(db, p, at)...)
+	}
+	for _, m := range cat.Models() {
+		if q := m.At(at); covered[m.Provider.Name] && !paired[m] && q.Status == tariffs.Priced {
+			out = append(out, Finding{Kind: OnlyInCatalog, Database: db, Model: m, Period: q.PeriodName(),
+				Note: fmt.Sprintf("%s lists none of its names", db.Format)})
+		}
+	}
+	return out
+}
+
+// match pairs entries with catalog models. A LiteLLM key is a model name
+// resolved as gateway logs are; a genai-prices model takes every catalog
+// model of its provider one of whose names (without a provider prefix) its
+// clause matches, the first such model in the file winning as it does
+// there. Entries that match nothing are returned apart.
+func match(cat *tariffs.Catalog, f Format, entries []*Entry) ([]pair, []*Entry) {
+	var pairs []pair
+	var lone []*Entry
+	if f == LiteLLM {
+		for _, e := range entries {
+			if m, ok := cat.Resolve(e.Name); ok && m.Provider.Name == e.Provider {
+				pairs = append(pairs, pair{m, e})
+			} else {
+				lone = append(lone, e)
+			}
+		}
+		return pairs, lone
+	}
+	used := map[*Entry]bool{}
+	for _, m := range cat.Models() {
+		for _, e := range entries {
+			if e.Provider == m.Provider.Name && e.matches(m) {
+				pairs = append(pairs, pair{m, e})
+				used[e] = true
+				break
+			}
+		}
+	}
+	for _, e := range entries {
+		if !used[e] && !e.matchesAny(cat) {
+			lone = append(lone, e)
+		}
+	}
+	return pairs, lone
+}
+
+// matches reports whether a genai-prices clause matches one of m's names.
+func (e *Entry) matches(m *tariffs.Model) bool {
+	for _, n := range m.Names {
+		if i := strings.LastIndexByte(n, '/'); i >= 0 {
+			n = n[i+1:]
+		}
+		if e.match(n) {
+			return true
+		}
+	}
+	return false
+}
+
+func (e *Entry) matchesAny(cat *tariffs.Catalog) bool {
+	for _, m := range cat.Models() {
+		if m.Provider.Name == e.Provider && e.matches(m) {
+			return true
+		}
+	}
+	return false
+}
+
+// comparePair compares one model's prices and time-of-use rules.
+func comparePair(db *Database, p pair, at time.Time) []Finding {
+	q := p.m.At(at)
+	if q.Status != tariffs.Priced {
+		note := "not priced by the catalog at this instant"
+		if v := retiredBy(p.m); q.Status == tariffs.Retired && v != nil {
+			note = fmt.Sprintf("retired in the catalog since %s (version %s)", v.Effective.Format(time.RFC3339), v.Name)
+		}
+		return []Finding{{Kind: OnlyInOther, Database: db, Model: p.m, Entry: p.e, Note: note}}
+	}
+	if p.m.Provider.Currency != "USD" {
+		return nil // the other databases are in USD; a separate list is not a difference
+	}
+	out := comparePrices(db, p, &q, at)
+	return append(out, compareRules(db, p, &q, at)...)
+}
+
+// retiredBy returns the version that retired m for good: the first of the
+// run of versions, up to the last, in which m is retired.
+func retiredBy(m *tariffs.Model) *tariffs.Version {
+	var since *tariffs.Version
+	for _, v := range m.Provider.Versions {
+		switch {
+		case m.StatusIn(v) != tariffs.Retired:
+			since = nil
+		case since == nil:
+			since = v
+		}
+	}
+	return since
+}
+
+// comparePrices compares every usage type the other database lists, for
+// the base rates and each prompt-size tier of either side.
+func comparePrices(db *Database, p pair, q *tariffs.Quote, at time.Time) []Finding {
+	tiers := map[int64]bool{0: true}
+	for _, t := range q.Prices.Tiers {
+		tiers[t.Above] = true
+	}
+	c := p.e.choose(at)
+	for _, a := range c.rates.thresholds() {
+		tiers[a] = true
+	}
+	var aboves []int64
+	for a := range tiers {
+		aboves = append(aboves, a)
+	}
+	sort.Slice(aboves, func(i, j int) bool { return aboves[i] < aboves[j] })
+	var out []Finding
+	for _, above := range aboves {
+		prompt := above
+		if above > 0 {
+			prompt = above + 1
+		}
+		mine := q.Prices.For(q.Period, prompt)
+		for u := range tariffs.NumUsage {
+			other, ok := p.e.priceAt(tariffs.Usage(u), at, prompt)
+			if !ok || mine.Price(tariffs.Usage(u)).Equal(other) {
+				continue
+			}
+			out = append(out, Finding{Kind: PriceDiffers, Database: db, Model: p.m, Entry: p.e, Usage: tariffs.Usage(u),
+				Above: above, Period: q.PeriodName(), Catalog: mine.Price(tariffs.Usage(u)), Other: other})
+		}
+	}
+	return out
+}
+
+// choose returns the conditional price in force at t: the last whose
+// constraints hold, else the first (genai-prices' rule; LiteLLM has one).
+func (e *Entry) choose(t time.Time) *conditional {
+	for i := len(e.prices) - 1; i >= 0; i-- {
+		c := &e.prices[i]
+		if (c.since.IsZero() || !t.Before(c.since)) && (c.daily == nil || c.daily.holds(t)) {
+			return c
+		}
+	}
+	return &e.prices[0]
+}
+
+// priceAt returns the entry's price of u at t for a call with prompt
+// tokens, and whether it lists one. LiteLLM's off-peak rates replace the
+// standard or tiered rate for the whole call.
+func (e *Entry) priceAt(u tariffs.Usage, t time.Time, prompt int64) (decimal.Decimal, bool) {
+	if e.offPeak != nil && e.offPeak.rates.Listed(u) && e.offPeak.at(t) {
+		return e.offPeak.rates.Price(u), true
+	}
+	return e.choose(t).rates.price(u, prompt)
+}
+
+// timeOfUse reports whether the entry's price depends on the time of day
+// at instant at.
+func (e *Entry) timeOfUse(at time.Time) bool {
+	if e.offPeak != nil {
+		return true
+	}
+	for _, c := range e.prices {
+		if c.daily != nil && (c.since.IsZero() || !at.Before(c.since)) {
+			return true
+		}
+	}
+	return false
+}
+
+// cheapAt reports whether the entry charges its cheaper rates at t, and
+// names them as the database does.
+func (e *Entry) cheapAt(t time.Time) (bool, string) {
+	if e.offPeak != nil {
+		if e.offPeak.at(t) {
+			return true, "off-peak"
+		}
+		return false, "standard"
+	}
+	c := e.choose(t)
+	in, _ := c.rates.price(tariffs.Input, 0)
+	for i := range e.prices {
+		o := &e.prices[i]
+		if p, _ := o.rates.price(tariffs.Input, 0); (o.since.IsZero() || !t.Before(o.since)) && p.LessThan(in) {
+			return false, fmt.Sprintf("the dearer price (%s per 1M input)", in)
+		}
+	}
+	return true, fmt.Sprintf("the cheaper price (%s per 1M input)", in)
+}

@@ -1,0 +1,157 @@
+package drift
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tokenfare/tokenfare/tariffs"
+)
+
+// at is Monday 2026-10-12 20:00 Beijing: off-peak in the test catalog.
+var at = time.Date(2026, 10, 12, 12, 0, 0, 0, time.UTC)
+
+func testCatalog(t *testing.T) *tariffs.Catalog {
+	t.Helper()
+	cat, ps := tariffs.Load(os.DirFS("testdata/catalog"), "testdata/catalog")
+	if len(ps) > 0 {
+		t.Fatal(ps)
+	}
+	return cat
+}
+
+func readDB(t *testing.T, name string) *Database {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	db, err := Read(context.Background(), name, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// describe writes a finding on one line for the tests to look for.
+func describe(f Finding) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s", f.Kind)
+	if f.Model != nil {
+		fmt.Fprintf(&b, " %s", f.Model.ID)
+	}
+	if f.Entry != nil {
+		fmt.Fprintf(&b, " [%s]", f.Entry.Name)
+	}
+	switch f.Kind {
+	case PriceDiffers:
+		fmt.Fprintf(&b, " %s>%d %s: %s vs %s", f.Usage, f.Above, f.Period, f.Catalog, f.Other)
+	case RulesDiffer:
+		if !f.From.IsZero() {
+			fmt.Fprintf(&b, " %s..%s", f.From.Format("01-02T15:04"), f.Until.Format("01-02T15:04"))
+		}
+		fmt.Fprintf(&b, ": %s", f.Note)
+	default:
+		fmt.Fprintf(&b, ": %s", f.Note)
+	}
+	return b.String()
+}
+
+// TestCompare checks every finding on two small files, one of each shape,
+// against the test catalog at Monday 2026-10-12 12:00 UTC (20:00 Beijing,
+// off-peak). Catalog: deepseek-flash and deepseek-v4-flash 0.15 / 0.003 /
+// 0.60 off-peak, twice that at peak (Mon-Fri 01:00-04:00 and 06:00-10:00
+// UTC); deepseek-v4-pro 0.66 / 0.022 / 1.98 off-peak; 2026-10-01 a holiday
+// and Saturday 2026-10-10 a make-up workday, both off-peak all day;
+// deepseek-legacy retired; gemini-2.5-pro 1.25 / 0.125 / 10, above 200,000
+// prompt tokens 2.50 / 0.25 / 15.
+func TestCompare(t *testing.T) {
+	tests := []struct {
+		file string
+		want []string
+	}{
+		{"litellm.json", []string{
+			// Not a catalog name; the embedding and the azure/ entry are not compared.
+			"only_in_other [deepseek/deepseek-v5-preview]: no catalog model has this name",
+			// Off-peak block at half of 3e-07 / 6e-09 / 1.2e-06 per token = 0.15 /
+			// 0.003 / 0.60 per 1M, as the catalog. But its override gives the
+			// make-up workday weekday hours: 09:00-12:00 and 14:00-18:00 Beijing
+			// are 01:00-04:00 and 06:00-10:00 UTC.
+			"time_of_use deepseek-flash [deepseek/deepseek-flash] 10-10T01:00..10-10T04:00: catalog offpeak, litellm standard",
+			"time_of_use deepseek-flash [deepseek/deepseek-flash] 10-10T06:00..10-10T10:00: catalog offpeak, litellm standard",
+			// The peak price at every hour: 1.32e-06 × 1e6 = 1.32 against 0.66, etc.
+			"price deepseek-v4-pro [deepseek/deepseek-v4-pro] input>0 offpeak: 0.66 vs 1.32",
+			"price deepseek-v4-pro [deepseek/deepseek-v4-pro] cache_read>0 offpeak: 0.022 vs 0.044",
+			"price deepseek-v4-pro [deepseek/deepseek-v4-pro] output>0 offpeak: 1.98 vs 3.96",
+			"time_of_use deepseek-v4-pro [deepseek/deepseek-v4-pro]: the catalog charges by time of day (2 periods in version 2026-09-10T04:00:00Z); litellm has one price",
+			"only_in_other deepseek-legacy [deepseek-legacy]: retired in the catalog since 2026-09-10T04:00:00Z (version 2026-09-10T04:00:00Z)",
+			// 9.999999999999999e-06 reads as 10; 3.125e-07 above 200k is 0.3125, not 0.25.
+			"price gemini-2.5-pro [gemini/gemini-2.5-pro] cache_read>200000 standard: 0.25 vs 0.3125",
+			"only_in_catalog deepseek-v4-flash: litellm lists none of its names",
+		}},
+		{"deepseek.yml", []string{
+			"only_in_other [deepseek-v9]: no catalog model has this name",
+			// One dearer window, 01:00-04:00 UTC every day: it misses 06:00-10:00 on
+			// the five weekdays of the week from 10-12 and wrongly charges more on
+			// the weekend (10-17, 10-18), the holiday (10-01) and the make-up
+			// workday (10-10). The removed deepseek-old is skipped.
+			"time_of_use deepseek-flash [deepseek-flash] 10-01T01:00..10-01T04:00: catalog offpeak, genai-prices the dearer price (0.3 per 1M input)",
+			"time_of_use deepseek-flash [deepseek-flash] 10-10T01:00..10-10T04:00: catalog offpeak, genai-prices the dearer price (0.3 per 1M input)",
+			"time_of_use deepseek-flash [deepseek-flash] 10-12T06:00..10-12T10:00: catalog peak, genai-prices the cheaper price (0.15 per 1M input)",
+			"time_of_use deepseek-flash [deepseek-flash] 10-13T06:00..10-13T10:00: catalog peak, genai-prices the cheaper price (0.15 per 1M input)",
+			"time_of_use deepseek-flash [deepseek-flash] 10-14T06:00..10-14T10:00: catalog peak, genai-prices the cheaper price (0.15 per 1M input)",
+			"time_of_use deepseek-flash [deepseek-flash] 10-15T06:00..10-15T10:00: catalog peak, genai-prices the cheaper price (0.15 per 1M input)",
+			"time_of_use deepseek-flash [deepseek-flash] 10-16T06:00..10-16T10:00: catalog peak, genai-prices the cheaper price (0.15 per 1M input)",
+			"time_of_use deepseek-flash [deepseek-flash] 10-17T01:00..10-17T04:00: catalog offpeak, genai-prices the dearer price (0.3 per 1M input)",
+			"time_of_use deepseek-flash [deepseek-flash] 10-18T01:00..10-18T04:00: catalog offpeak, genai-prices the dearer price (0.3 per 1M input)",
+			// The 2026-12-01 price is not yet in force: 0.435 / 0.003625 / 0.87.
+			"price deepseek-v4-pro [deepseek-v4-pro] input>0 offpeak: 0.66 vs 0.435",
+			"price deepseek-v4-pro [deepseek-v4-pro] cache_read>0 offpeak: 0.022 vs 0.003625",
+			"price deepseek-v4-pro [deepseek-v4-pro] output>0 offpeak: 1.98 vs 0.87",
+			"time_of_use deepseek-v4-pro [deepseek-v4-pro]: the catalog charges by time of day (2 periods in version 2026-09-10T04:00:00Z); genai-prices has one price",
+			// starts_with deepseek-v4-pro does not match deepseek-v4-flash; google
+			// is not covered by this file, so gemini-2.5-pro is not missing.
+			"only_in_catalog deepseek-v4-flash: genai-prices lists none of its names",
+		}},
+	}
+	cat := testCatalog(t)
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			var got []string
+			for _, f := range Compare(cat, []*Database{readDB(t, tt.file)}, at) {
+				got = append(got, describe(f))
+			}
+			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}
+
+// TestCompareAgreeing checks that a file agreeing with the catalog gives no
+// finding: the same LiteLLM flash entry without its make-up workday
+// override, compared on a Monday.
+func TestCompareAgreeing(t *testing.T) {
+	const table = `{"deepseek-flash": {"input_cost_per_token": 3e-07, "output_cost_per_token": 1.2e-06,
+	  "cache_read_input_token_cost": 6e-09, "litellm_provider": "deepseek", "mode": "chat",
+	  "off_peak_pricing": {"weekday_timezone": "Asia/Shanghai", "input_cost_per_token": 1.5e-07,
+	    "output_cost_per_token": 6e-07, "cache_read_input_token_cost": 3e-09,
+	    "windows": [{"hours_utc": ["00:00-01:00", "04:00-06:00", "10:00-00:00"], "weekdays": [1, 2, 3, 4, 5]},
+	                {"hours_utc": "00:00-00:00", "weekdays": ["Saturday", "Sunday"]},
+	                {"hours_utc": "00:00-00:00", "override_dates": ["2026-10-01", "2026-10-10"]}]}}}`
+	db, err := Read(context.Background(), "agree.json", strings.NewReader(table))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat := testCatalog(t)
+	for _, f := range Compare(cat, []*Database{db}, at) {
+		if f.Model == nil || f.Model.ID == "deepseek-flash" {
+			t.Errorf("unexpected finding: %s", describe(f))
+		}
+	}
+}

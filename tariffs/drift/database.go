@@ -1,0 +1,170 @@
+package drift
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/tokenfare/tokenfare/tariffs"
+)
+
+// Format names a price database's file format.
+type Format string
+
+// The formats Read understands.
+const (
+	LiteLLM     Format = "litellm"
+	GenAIPrices Format = "genai-prices"
+)
+
+// Database is one file of another price database.
+type Database struct {
+	Format  Format
+	File    string
+	Entries []*Entry
+}
+
+// Entry is one model's prices as another database lists them.
+type Entry struct {
+	Format   Format
+	File     string
+	Line     int
+	Name     string // the key (LiteLLM) or model id (genai-prices)
+	Provider string // the catalog provider it belongs to ("" when none)
+	Mode     string // LiteLLM's mode (chat, embedding, ...); "" when not given
+
+	match   func(name string) bool // genai-prices' match clause; nil: the name itself
+	prices  []conditional          // genai-prices: tried last to first; LiteLLM: one
+	offPeak *offPeak               // LiteLLM's off_peak_pricing block, nil when absent
+}
+
+// Where returns file:line of the entry.
+func (e *Entry) Where() string { return fmt.Sprintf("%s:%d", e.File, e.Line) }
+
+// conditional is a rate set with the condition under which it applies.
+type conditional struct {
+	since time.Time  // applies from this instant on; zero: always
+	daily *dayWindow // applies inside this UTC time of day; nil: all day
+	rates rates
+}
+
+// rates are prices per 1M tokens (per call for Request) with prompt-size
+// tiers: a tier's listed prices replace the base ones for a call whose
+// prompt exceeds its threshold.
+type rates struct {
+	base  tariffs.Rates
+	tiers []tier // ascending by above
+}
+
+type tier struct {
+	above int64
+	rates tariffs.Rates
+}
+
+// price returns the listed price of u for a call with prompt tokens, and
+// whether the database lists one.
+func (r *rates) price(u tariffs.Usage, prompt int64) (decimal.Decimal, bool) {
+	for i := len(r.tiers) - 1; i >= 0; i-- {
+		if t := &r.tiers[i]; prompt > t.above && t.rates.Listed(u) {
+			return t.rates.Price(u), true
+		}
+	}
+	return r.base.Price(u), r.base.Listed(u)
+}
+
+// tier returns the tier of threshold above, adding it in order if needed.
+func (r *rates) tier(above int64) *tariffs.Rates {
+	i := 0
+	for i < len(r.tiers) && r.tiers[i].above < above {
+		i++
+	}
+	if i == len(r.tiers) || r.tiers[i].above != above {
+		r.tiers = append(r.tiers, tier{})
+		copy(r.tiers[i+1:], r.tiers[i:])
+		r.tiers[i] = tier{above: above}
+	}
+	return &r.tiers[i].rates
+}
+
+// thresholds returns the prompt-size thresholds of the rates.
+func (r *rates) thresholds() []int64 {
+	var out []int64
+	for _, t := range r.tiers {
+		out = append(out, t.above)
+	}
+	return out
+}
+
+// dayWindow is a UTC time of day [start, end) in minutes; end < start
+// crosses midnight, end == start is the whole day.
+type dayWindow struct{ start, end int }
+
+func (w dayWindow) holds(t time.Time) bool {
+	m := t.Hour()*60 + t.Minute()
+	switch {
+	case w.start < w.end:
+		return m >= w.start && m < w.end
+	case w.start > w.end:
+		return m >= w.start || m < w.end
+	}
+	return true
+}
+
+// parseDayWindow reads "HH:MM-HH:MM" (24:00 allowed as an end).
+func parseDayWindow(s string) (dayWindow, bool) {
+	from, to, ok := strings.Cut(strings.TrimSpace(s), "-")
+	if !ok {
+		return dayWindow{}, false
+	}
+	a, okA := clock(from)
+	b, okB := clock(to)
+	if !okA || !okB || a == 24*60 {
+		return dayWindow{}, false
+	}
+	return dayWindow{a, b % (24 * 60)}, true
+}
+
+// clock reads HH:MM or HH:MM:SS (seconds must be zero), with an optional
+// trailing Z, as minutes since midnight.
+func clock(s string) (int, bool) {
+	s = strings.TrimSuffix(strings.TrimSpace(s), "Z")
+	if len(s) == len("HH:MM:SS") && strings.HasSuffix(s, ":00") {
+		s = s[:5]
+	}
+	t, err := time.Parse("15:04", s)
+	if err != nil {
+		if s == "24:00" {
+			return 24 * 60, true
+		}
+		return 0, false
+	}
+	return t.Hour()*60 + t.Minute(), true
+}
+
+// Read reads one price database file, LiteLLM's JSON table or a
+// genai-prices provider YAML file, telling them apart by content. name is
+// used in errors and findings.
+func Read(ctx context.Context, name string, r io.Reader) (*Database, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	first := bytes.TrimLeft(data, " \t\r\n\ufeff")
+	if len(first) > 0 && first[0] == '{' {
+		return readLiteLLM(ctx, name, data)
+	}
+	return readGenAIPrices(ctx, name, data)
+}
+
+// lineAt returns the 1-based line of byte offset off in data.
+func lineAt(data []byte, off int64) int {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	return bytes.Count(data[:off], []byte{'\n'}) + 1
+}
