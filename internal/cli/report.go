@@ -33,8 +33,9 @@ func newReportCmd(a *app) *cobra.Command {
 
   --xlsx FILE    a workbook for FinOps: Summary (totals, row accounting, tariff versions
                  and sources), By model, By key, Daily (with a chart), Peak share (with a
-                 chart), Blended prices (the 28 days before the month's end, beside the
-                 rates the gateway recorded at), Discrepancies and Tariffs.
+                 chart), Blended prices (the 28 days before the month's end, priced at
+                 the tariff in force at its end as blend does, beside the rates the
+                 gateway recorded at), Discrepancies and Tariffs.
   --focus FILE   the month's official cost as a FOCUS 1.2 CSV for FinOps tools: one row
                  per day, key, model, tariff version, period and usage type (.gz compresses).
 
