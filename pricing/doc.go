@@ -24,6 +24,11 @@
 //     other counts.
 //   - The amounts of a reconciliation's explanations, "unexplained"
 //     included, add up to its gap (official minus recorded).
+//   - An engine rolled up to fewer dimensions (Rollup) gives exactly what
+//     an engine grouped by those dimensions alone gives on the same calls;
+//     a month's views are rolled up from one pass.
+//   - A group's charges (Charges) cost its official cost, and their
+//     apportioned recorded spend adds up to its recorded spend exactly.
 //   - A blended price lies between the lowest and highest price that applied
 //     in its window; per model, the window's quantities at blended prices
 //     give its official cost to within half a unit of the BlendPlaces-th
