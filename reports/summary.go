@@ -46,7 +46,7 @@ func (wb *workbook) summary(f *excelize.File, s *styles) error {
 		{{v: "failed"}, {v: r.Failed}},
 		{{v: "duplicate"}, {v: r.Duplicate}},
 		{{v: "rejected (bad rows)"}, {v: r.Rejected}},
-		{{v: "cache hit (answered from the gateway's cache)"}, {v: r.CacheHit}},
+		{{v: "cache hit (gateway's cache)"}, {v: r.CacheHit}},
 		{{v: "outside the month"}, {v: r.Outside}},
 		{},
 	}

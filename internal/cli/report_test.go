@@ -157,7 +157,7 @@ func TestReportWorkbook(t *testing.T) {
 		}
 		labels := map[string]string{"Rows read": "read", "priced": "priced", "unpriced (no tariff)": "unpriced",
 			"retired model": "retired", "failed": "failed", "duplicate": "duplicate", "rejected (bad rows)": "rejected",
-			"cache hit (answered from the gateway's cache)": "cache_hit", "outside the month": "outside"}
+			"cache hit (gateway's cache)": "cache_hit", "outside the month": "outside"}
 		for i, r := range rows {
 			if len(r) < 2 || labels[r[0]] == "" {
 				continue
