@@ -1,5 +1,6 @@
 // Package reports renders pricing's typed results for people and programs:
-// a reconciliation, a blend, the per-call prices of a run and the models of
+// a reconciliation, a three-way reconciliation with the provider's own
+// figures, a blend, the per-call prices of a run and the models of
 // a tariff catalog, each as a table, CSV, JSON or YAML. One renderer per
 // format serves every command. A month (pricing.Month) renders as the
 // FinOps workbook (XLSX, WriteWorkbook) and its charges as a FOCUS 1.2

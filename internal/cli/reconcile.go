@@ -16,6 +16,7 @@ type reconcileOptions struct {
 	by       string
 	output   string
 	failOver string
+	provider []string // provider usage and cost exports: a three-way reconciliation
 }
 
 func newReconcileCmd(a *app) *cobra.Command {
@@ -34,12 +35,18 @@ on priced calls, unpriced or retired models, duplicates, failed calls that carry
 
 Every row read is accounted for: read = priced + unpriced + retired + failed + duplicate
 + rejected + outside. With --fail-over PCT the exit code is 1 when |gap| exceeds PCT
-percent of the official cost.`,
+percent of the official cost.
+
+With --provider-usage (repeatable) it reconciles three ways, per UTC day,
+model and key: the gateway's log, the tariff, and the provider's own usage
+and cost exports (OpenAI usage and costs pages, Anthropic usage and cost
+reports, DeepSeek's usage export; docs/provider-usage.md).`,
 		Example: `  tokenfare reconcile --calls testdata/sample/spendlogs-2026-10.csv
   tokenfare reconcile --calls spendlogs.csv --by model,day --tz Asia/Shanghai -o csv
   tokenfare reconcile --calls spendlogs.csv -o json --fail-over 5%
   tokenfare reconcile --calls 'exports/spendlogs-2026-10-*.csv' --month 2026-10 --tz Asia/Shanghai
-  tokenfare reconcile --calls spendlogs.csv --by key -o yaml`,
+  tokenfare reconcile --calls spendlogs.csv --by key -o yaml
+  tokenfare reconcile --calls spendlogs.csv --provider-usage usage.json --provider-usage costs.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runReconcile(cmd, a, &opts)
@@ -53,6 +60,7 @@ percent of the official cost.`,
 	completeOutput(cmd, reports.Table, reports.CSV, reports.JSON, reports.YAML)
 	cmd.RegisterFlagCompletionFunc("by", completeDims)
 	cmd.Flags().StringVar(&opts.failOver, "fail-over", "", "exit 1 when |gap| exceeds this percent of the official cost")
+	cmd.Flags().StringArrayVar(&opts.provider, "provider-usage", nil, "provider usage or cost export, format detected from content (repeatable): reconcile three ways")
 	return cmd
 }
 
@@ -70,6 +78,9 @@ func runReconcile(cmd *cobra.Command, a *app, opts *reconcileOptions) error {
 	eopts, err := opts.source.engineOptions()
 	if err != nil {
 		return err
+	}
+	if len(opts.provider) > 0 {
+		return runThreeWay(cmd, a, opts, eopts, format)
 	}
 	if eopts.Dims, err = pricing.ParseDims(opts.by); err != nil {
 		return usageError(fmt.Errorf("--by: %w", err), "")

@@ -1,0 +1,82 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+	"gopkg.in/yaml.v3"
+
+	"github.com/tokenfare/tokenfare/pricing"
+)
+
+// sampleThreeWay is one cell whose provider tokens could not be priced
+// (no provider_official), with no request counts, billed 0.5 against a
+// recorded 0.2: gap 0.3 = recorded_vs_tariff 0.1 + billed_vs_gateway_tokens 0.2.
+func sampleThreeWay() *pricing.ThreeWay {
+	day := time.Date(2026, 10, 12, 0, 0, 0, 0, time.UTC)
+	parts := []pricing.Part{{Kind: pricing.PartRecordedVsTariff, Amount: dec("0.1")}, {Kind: pricing.PartBilledVsGatewayTokens, Amount: dec("0.2")}}
+	return &pricing.ThreeWay{
+		Rows: pricing.Rows{Read: 1, Priced: 1}, ProviderRows: 2, Keyed: []string{},
+		Cells: []pricing.Cell{{Day: day, Provider: "deepseek", Model: "deepseek-flash", Currency: "USD", GatewayCalls: 1,
+			GatewayTokens: pricing.TokenCounts{Input: 100}, ProviderTokens: pricing.TokenCounts{Input: 100}, HasUsage: true,
+			Recorded: dec("0.2"), Official: dec("0.3"), Billed: dec("0.5"), HasBilled: true,
+			Gap: decimal.NewNullDecimal(dec("0.3")), Parts: parts, Note: "the bucket spans more than one rate set"}},
+		Providers: []pricing.ProviderTotals{{Provider: "deepseek", Currency: "USD", Cells: 1, GatewayCalls: 1, Recorded: dec("0.2"),
+			Official: dec("0.3"), ProviderOfficial: decimal.Zero, Billed: dec("0.5"), HasBilled: true,
+			Gap: decimal.NewNullDecimal(dec("0.3")), Parts: parts}},
+		Drifts: []pricing.Drift{},
+	}
+}
+
+func TestThreeWayJSONAndYAML(t *testing.T) {
+	tw := sampleThreeWay()
+	js := render(t, JSON, func(b *bytes.Buffer, f Format) error { return ThreeWay(b, f, tw) })
+	ys := render(t, YAML, func(b *bytes.Buffer, f Format) error { return ThreeWay(b, f, tw) })
+	var fromJSON, fromYAML any
+	if err := json.Unmarshal([]byte(js), &fromJSON); err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal([]byte(ys), &fromYAML); err != nil {
+		t.Fatal(err)
+	}
+	// YAML reads integers as int, JSON as float64: compare through JSON.
+	again, _ := json.Marshal(fromYAML)
+	var normalized any
+	json.Unmarshal(again, &normalized)
+	if !reflect.DeepEqual(fromJSON, normalized) {
+		t.Errorf("YAML is not the JSON document:\n%s\n%s", js, ys)
+	}
+	for _, want := range []string{`"provider_official": ""`, `"provider_requests": null`, `"gap": "0.3"`,
+		`"kind": "billed_vs_gateway_tokens"`, `"note": "the bucket spans more than one rate set"`} {
+		if !strings.Contains(js, want) {
+			t.Errorf("JSON lacks %s:\n%s", want, js)
+		}
+	}
+}
+
+func TestThreeWayCSVColumns(t *testing.T) {
+	out := render(t, CSV, func(b *bytes.Buffer, f Format) error { return ThreeWay(b, f, sampleThreeWay()) })
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d lines, want a header and one cell", len(lines))
+	}
+	header, row := strings.Split(lines[0], ","), strings.Split(lines[1], ",")
+	got := map[string]string{}
+	for i, h := range header {
+		got[h] = row[i]
+	}
+	for col, want := range map[string]string{"provider_requests": "", "provider_official": "", "billed": "0.5", "gap": "0.3",
+		"recorded_vs_tariff": "0.1", "billed_vs_gateway_tokens": "0.2", "tariff_drift": "0", "currency": "USD"} {
+		if got[col] != want {
+			t.Errorf("column %s = %q, want %q", col, got[col], want)
+		}
+	}
+	if header[len(header)-1] != "currency" {
+		t.Errorf("last column %q, want currency", header[len(header)-1])
+	}
+}
