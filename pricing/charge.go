@@ -1,6 +1,7 @@
 package pricing
 
 import (
+	"iter"
 	"sort"
 	"time"
 
@@ -57,12 +58,27 @@ type chargeGroup struct {
 	recorded decimal.Decimal
 }
 
-// Charges returns the official cost of e's priced calls as charges, sorted
+// Charges yields the official cost of e's priced calls as charges, sorted
 // by time, key, team, user, model, version effective instant, period, tier
 // and usage type. Reasoning tokens a tariff does not price apart are output
 // tokens; request charges appear only where the tariff lists a request
-// price. Calls that are not priced have no charge.
-func (e *Engine) Charges() []Charge {
+// price. Calls that are not priced have no charge. The charges are made as
+// they are yielded: memory grows with the groups, not with the charges.
+func (e *Engine) Charges() iter.Seq[Charge] {
+	list := e.chargeGroups()
+	return func(yield func(Charge) bool) {
+		for _, g := range list {
+			for _, c := range e.chargesOf(g) {
+				if !yield(c) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// chargeGroups sums the priced buckets by charge key, in charge order.
+func (e *Engine) chargeGroups() []*chargeGroup {
 	groups := map[chargeKey]*chargeGroup{}
 	for _, b := range e.buckets {
 		if b.k.outcome != Priced {
@@ -85,11 +101,7 @@ func (e *Engine) Charges() []Charge {
 		list = append(list, g)
 	}
 	sort.Slice(list, func(i, j int) bool { return chargeLess(&list[i].k, &list[j].k) })
-	var out []Charge
-	for _, g := range list {
-		out = append(out, e.chargesOf(g)...)
-	}
-	return out
+	return list
 }
 
 func chargeLess(a, b *chargeKey) bool {
@@ -129,8 +141,8 @@ func (e *Engine) chargesOf(g *chargeGroup) []Charge {
 		base.End = e.slotEnd(base.Start)
 	}
 	peak := peakPeriods(&bucket{k: bucketKey{version: g.k.version, tier: g.k.tier}, Model: g.k.model, Rates: g.rates})
-	var out []Charge
-	var costs []decimal.Decimal
+	out := make([]Charge, 0, tariffs.NumUsage)
+	costs := make([]decimal.Decimal, 0, tariffs.NumUsage)
 	for u := range tariffs.NumUsage {
 		if qty[u] == 0 {
 			continue

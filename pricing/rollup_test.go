@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -120,7 +121,7 @@ func TestCharges(t *testing.T) {
 	e.AddPriced(&a)
 	e.AddPriced(&b)
 	e.AddPriced(&c)
-	got := e.Charges()
+	got := slices.Collect(e.Charges())
 	type row struct {
 		day, period      string
 		tier             int

@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"io"
+	"iter"
 	"strconv"
 	"strings"
 	"time"
@@ -56,14 +57,14 @@ var meterNames = [tariffs.NumUsage]string{"Input Tokens", "Cache Read Tokens", "
 // one row per charge, for the billing period [from, until). Every charge
 // is at list price, so the list, contracted, billed and effective costs
 // are all the official cost; the gateway's recorded spend is x_RecordedCost.
-func WriteFOCUS(w io.Writer, charges []pricing.Charge, from, until time.Time) error {
+func WriteFOCUS(w io.Writer, charges iter.Seq[pricing.Charge], from, until time.Time) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(FOCUSColumns); err != nil {
 		return err
 	}
 	bps, bpe := from.UTC().Format(focusTime), until.UTC().Format(focusTime)
-	for i := range charges {
-		row, err := focusRow(&charges[i], bps, bpe)
+	for c := range charges {
+		row, err := focusRow(&c, bps, bpe)
 		if err != nil {
 			return err
 		}

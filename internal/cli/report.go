@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"path/filepath"
 	"strings"
@@ -144,7 +145,7 @@ type allNew struct{}
 
 func (allNew) FirstSeen(uint64, int64) (bool, error) { return true, nil }
 
-func writeMaybeGzip(w io.Writer, name string, charges []pricing.Charge, from, until time.Time) error {
+func writeMaybeGzip(w io.Writer, name string, charges iter.Seq[pricing.Charge], from, until time.Time) error {
 	if !strings.HasSuffix(name, ".gz") {
 		return reports.WriteFOCUS(w, charges, from, until)
 	}
