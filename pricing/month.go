@@ -55,26 +55,28 @@ func BlendFrom(from, until time.Time, zone *time.Location) time.Time {
 	return start
 }
 
-// TariffChangesWithin reports whether a version of cat takes effect in
-// (from, until]: only then does pricing the calls of [from, until) at the
-// tariff in force at until differ from pricing each at its own version.
-func TariffChangesWithin(cat *tariffs.Catalog, from, until time.Time) bool {
+// ChangedProviders returns the providers of cat with a version taking
+// effect in (from, until]: only for their models does pricing the calls of
+// [from, until) at the tariff in force at until differ from pricing each
+// at its own version.
+func ChangedProviders(cat *tariffs.Catalog, from, until time.Time) map[*tariffs.Provider]bool {
+	out := map[*tariffs.Provider]bool{}
 	for _, p := range cat.Providers {
 		for _, v := range p.Versions {
 			if v.Effective.After(from) && !v.Effective.After(until) {
-				return true
+				out[p] = true
 			}
 		}
 	}
-	return false
+	return out
 }
 
 // MonthOf builds the month [from, until) from an engine that priced its
-// calls grouped by MonthDims, in the month's zone. blend, when not nil,
-// priced the calls of the blend window (BlendFrom to until) grouped by
-// model at the tariff in force at until; it is needed only when
-// TariffChangesWithin that window, and the month's own buckets serve
-// otherwise.
+// calls grouped by MonthDims, in the month's zone. The blend comes from the
+// month's own sums, except for the models of the ChangedProviders of the
+// blend window (BlendFrom to until): blend must have priced their calls of
+// the window, grouped by model, at the tariff in force at until; it may be
+// nil when no provider changed.
 func MonthOf(e *Engine, from, until time.Time, blend *Engine) (*Month, error) {
 	for _, d := range MonthDims {
 		if !e.dims.has(d) {
@@ -89,16 +91,25 @@ func MonthOf(e *Engine, from, until time.Time, blend *Engine) (*Month, error) {
 	m.Daily = e.Rollup([]Dim{DimDay}).groups()
 	m.ModelDaily = e.Rollup([]Dim{DimModel, DimDay}).groups()
 	m.BlendFrom = BlendFrom(from, until, e.zone)
-	if blend != nil {
-		m.Blend = blend.Rollup([]Dim{DimModel}).BlendWindow(m.BlendFrom, until, ModePerModel)
-	} else {
-		if TariffChangesWithin(e.cat, m.BlendFrom, until) {
+	within := e.Within(m.BlendFrom, until)
+	within.opts.TariffAt = until // the same prices, but for the changed providers'
+	w := within.Rollup([]Dim{DimModel})
+	if changed := ChangedProviders(e.cat, m.BlendFrom, until); len(changed) > 0 {
+		if blend == nil {
 			return nil, fmt.Errorf("month: a tariff changes within the blend window %s to %s: price the window at the tariff in force at its end", m.BlendFrom, until)
 		}
-		w := e.Within(m.BlendFrom, until)
-		w.opts.TariffAt = until // the same prices: no version changes in the window
-		m.Blend = w.Rollup([]Dim{DimModel}).BlendWindow(m.BlendFrom, until, ModePerModel)
+		for k, b := range w.buckets {
+			if b.Model != nil && changed[b.Model.Provider] {
+				delete(w.buckets, k)
+			}
+		}
+		for k, b := range blend.Rollup([]Dim{DimModel}).buckets {
+			if b.Model != nil && changed[b.Model.Provider] {
+				w.mergeBucket(k, b)
+			}
+		}
 	}
+	m.Blend = w.BlendWindow(m.BlendFrom, until, ModePerModel)
 	m.Versions = byModel.versionsUsed()
 	return m, nil
 }

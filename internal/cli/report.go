@@ -120,21 +120,24 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 	return writeReportLine(cmd.OutOrStdout(), month, opts)
 }
 
-// blendEngine returns, when a tariff changes within the month's blend
-// window, a second engine that prices the window's calls at the tariff in
-// force at the month's end (as the blend command does), and the function
-// that feeds it each call the month's engine did not find a duplicate.
-// Otherwise the month's own sums serve and both are nil.
+// blendEngine returns, when a provider's tariff changes within the month's
+// blend window, a second engine that prices the window's calls of that
+// provider's models at the tariff in force at the month's end (as the
+// blend command does), and the function that feeds it each such call the
+// month's engine did not find a duplicate. Otherwise the month's own sums
+// serve and both are nil.
 func blendEngine(cat *tariffs.Catalog, month pricing.Options) (*pricing.Engine, func(*ledger.Call, *pricing.PricedCall)) {
 	from := pricing.BlendFrom(month.Since, month.Until, month.Zone)
-	if !pricing.TariffChangesWithin(cat, from, month.Until) {
+	changed := pricing.ChangedProviders(cat, from, month.Until)
+	if len(changed) == 0 {
 		return nil, nil
 	}
 	opts := pricing.Options{Billing: month.Billing, Since: from, Until: month.Until, Dims: []pricing.Dim{pricing.DimModel},
 		Zone: month.Zone, Seen: allNew{}, TariffAt: month.Until}
 	e := pricing.New(cat, opts)
 	return e, func(c *ledger.Call, pc *pricing.PricedCall) {
-		if pc.Outcome != pricing.Duplicate && pc.Outcome != pricing.Outside {
+		m := pc.Quote.Model
+		if m != nil && changed[m.Provider] && pc.Outcome != pricing.Duplicate && pc.Outcome != pricing.Outside {
 			e.AddPriced(c)
 		}
 	}

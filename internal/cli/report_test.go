@@ -272,6 +272,13 @@ func TestReportWorkbook(t *testing.T) {
 		}
 	})
 
+	t.Run("blended prices equal blend at the month's end", func(t *testing.T) {
+		// The window holds a change of one provider's tariff (Anthropic,
+		// 2026-10-07) and none of the others': both ways of working the
+		// blend out meet here.
+		checkBlendedSheet(t, f, "--calls", sample, "--as-of", "2026-11-01", "--tz", "Asia/Shanghai")
+	})
+
 	t.Run("focus export matches the month", func(t *testing.T) {
 		rows := readFOCUS(t, focus)
 		official, recorded := decimal.Zero, decimal.Zero
@@ -468,7 +475,23 @@ func TestReportBlendAcrossATariffChange(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("report exit %d: %s", code, errOut)
 	}
-	code, out, errOut := runCLI(t, "", "blend", "--tariffs", "../../tariffs/testdata", "--calls", calls, "--as-of", "2025-10-01", "-o", "json")
+	f, err := excelize.OpenFile(xlsx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	want := checkBlendedSheet(t, f, "--tariffs", "../../tariffs/testdata", "--calls", calls, "--as-of", "2025-10-01")
+	if want["old/input"] != "0.56" || want["old/output"] != "1.68" {
+		t.Errorf("blend says %v, want input 0.56 and output 1.68 at the flat version", want)
+	}
+}
+
+// checkBlendedSheet runs blend with args and checks that every blended
+// price it gives for a model with calls is in the workbook's Blended prices
+// sheet, to the last digit; it returns blend's prices by model/usage.
+func checkBlendedSheet(t *testing.T, f *excelize.File, args ...string) map[string]string {
+	t.Helper()
+	code, out, errOut := runCLI(t, "", append([]string{"blend", "-o", "json"}, args...)...)
 	if code != exitOK {
 		t.Fatalf("blend exit %d: %s", code, errOut)
 	}
@@ -487,28 +510,22 @@ func TestReportBlendAcrossATariffChange(t *testing.T) {
 			want[m.Model+"/"+p.Usage] = p.Blended
 		}
 	}
-	if want["old/input"] != "0.56" || want["old/output"] != "1.68" {
-		t.Fatalf("blend says %v, want input 0.56 and output 1.68 at the flat version", want)
-	}
-	f, err := excelize.OpenFile(xlsx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	rows, _ := f.GetRows(reports.SheetBlended)
 	col := column(t, f, reports.SheetBlended, "Blended price")
-	got := 0
+	seen := 0
 	for i, r := range rows[2:] {
 		w, ok := want[r[0]+"/"+r[1]]
 		if !ok {
+			t.Errorf("workbook blends %s %s, blend does not", r[0], r[1])
 			continue
 		}
-		got++
+		seen++
 		if v := rawDecimal(t, f, reports.SheetBlended, col+itoa(i+3)); !v.Equal(mustDecimal(t, w)) {
 			t.Errorf("%s %s: workbook blended %s, blend %s", r[0], r[1], v, w)
 		}
 	}
-	if got != 2 {
-		t.Errorf("%d blended prices of old in the workbook, want 2", got)
+	if seen != len(want) || seen == 0 {
+		t.Errorf("workbook has %d blended prices, blend %d", seen, len(want))
 	}
+	return want
 }
