@@ -2,7 +2,6 @@ package reports
 
 import (
 	"bytes"
-	"os"
 	"testing"
 	"time"
 
@@ -16,7 +15,7 @@ import (
 
 func testCatalog(t *testing.T) *tariffs.Catalog {
 	t.Helper()
-	cat, ps := tariffs.Load(os.DirFS("../tariffs/testdata"), "tariffs/testdata")
+	cat, ps := tariffs.Load("../tariffs/testdata")
 	if len(ps) > 0 {
 		t.Fatal(ps)
 	}

@@ -93,8 +93,11 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 	if opts.xlsx != "" {
 		prov := reports.Provenance{Produced: a.now().UTC(), Program: "tokenfare " + buildVersion(),
 			Sources: opts.source.calls, Tariffs: "embedded catalog"}
-		if a.tariffsDir != "" {
-			prov.Tariffs = a.tariffsDir
+		if a.tariffs != "" {
+			prov.Tariffs = a.tariffs
+		}
+		if len(a.overlays) > 0 {
+			prov.Tariffs += ", overlaid with " + strings.Join(a.overlays, ", ")
 		}
 		f, err := writeAtomic(opts.xlsx, func(w io.Writer) error { return reports.WriteWorkbook(w, month, prov) })
 		if err != nil {
