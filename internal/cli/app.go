@@ -178,7 +178,7 @@ Exit codes: 0 fine, 1 findings (nothing priced included), 2 bad usage or bad inp
 	}
 	root.Version = buildVersion()
 	root.SetVersionTemplate("tokenfare {{.Version}}\n")
-	root.AddCommand(newVersionCmd(a), newTariffsCmd(a), newPriceCmd(a), newReconcileCmd(a), newBlendCmd(a), newCheckCmd(a), newChargebackCmd(a))
+	root.AddCommand(newVersionCmd(a), newTariffsCmd(a), newPriceCmd(a), newReconcileCmd(a), newBlendCmd(a), newCheckCmd(a), newReportCmd(a), newChargebackCmd(a))
 	markStarted(a, root)
 	return root
 }
