@@ -9,7 +9,9 @@ GEN      := ./testdata/gen
 SAMPLE      := testdata/sample/spendlogs-2026-10.csv
 SAMPLE_DUMP := testdata/sample/spendlogs-dump-2026-10.csv
 
-.PHONY: help test bench bench-smoke fuzz lint golden build sample bench-reconcile
+.PHONY: help test bench bench-smoke fuzz lint golden build sample bench-reconcile bench-report workbook-preview bench-postgres
+
+PREVIEW ?= preview
 
 help: ## list the targets
 	@awk -F':.*## ' '/^[a-z-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -53,3 +55,23 @@ sample: ## regenerate the bundled sample spend logs
 
 bench-reconcile: ## time tokenfare reconcile against readsum, DuckDB and zcat on 5M rows; peak RSS on 5M and 20M
 	bench/run.sh
+
+BENCH_ROWS ?= 5000000
+
+bench-postgres: ## time push-down and row mode against a bare scan on BENCH_ROWS rows in a real PostgreSQL
+	TOKENFARE_BENCH_ROWS=$(BENCH_ROWS) $(GO) test -run='^$$' -bench='^BenchmarkScale$$' -benchtime=1x -timeout=3h -v ./ledger/postgres
+
+bench-report: ## time tokenfare report against reconcile on 1M rows (CPU, wall, peak RSS)
+	bench/report.sh
+
+workbook-preview: ## the sample month's workbook and FOCUS export, and the workbook as PDF and PNG pages, in $(PREVIEW)/
+	@command -v libreoffice >/dev/null && command -v pdftoppm >/dev/null || \
+		{ echo "workbook-preview needs the Debian packages libreoffice-calc and poppler-utils"; exit 2; }
+	mkdir -p $(PREVIEW)
+	rm -f $(PREVIEW)/sample-2026-10*.png
+	$(GO) run ./cmd/tokenfare report --calls $(SAMPLE) --month 2026-10 --tz Asia/Shanghai \
+		--xlsx $(PREVIEW)/sample-2026-10.xlsx --focus $(PREVIEW)/sample-2026-10-focus.csv
+	libreoffice -env:UserInstallation=file://$(abspath $(PREVIEW))/.libreoffice --headless \
+		--convert-to pdf --outdir $(PREVIEW) $(PREVIEW)/sample-2026-10.xlsx >/dev/null
+	pdftoppm -png -r 80 $(PREVIEW)/sample-2026-10.pdf $(PREVIEW)/sample-2026-10
+	@ls $(PREVIEW)/sample-2026-10*

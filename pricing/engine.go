@@ -166,12 +166,34 @@ type recentRef struct {
 }
 
 // modelRef is a logged model name resolved once, with its cursor and the
-// bucket its last call went to.
+// buckets its last calls went to.
 type modelRef struct {
 	model  *tariffs.Model
 	cursor *tariffs.Cursor
-	last   *bucket
+	last   [4]*bucket  // most recent first
 	recent [64]*bucket // buckets of this name's calls, by bucketKey.cheapHash
+}
+
+// recentBucket returns the bucket of key k if one of the model's last
+// calls went to it, moving it to the front.
+func (r *modelRef) recentBucket(k *bucketKey) *bucket {
+	for i, b := range r.last {
+		if b == nil {
+			return nil
+		}
+		if b.k == *k {
+			copy(r.last[1:i+1], r.last[:i])
+			r.last[0] = b
+			return b
+		}
+	}
+	return nil
+}
+
+// remember puts b in front of the model's recent buckets.
+func (r *modelRef) remember(b *bucket) {
+	copy(r.last[1:], r.last[:len(r.last)-1])
+	r.last[0] = b
 }
 
 // New returns an engine that prices calls against cat.
@@ -188,6 +210,9 @@ func New(cat *tariffs.Catalog, opts Options) *Engine {
 		refs: map[refKey]*modelRef{}, seen: seen,
 		buckets: map[bucketKey]*bucket{}}
 }
+
+// Options returns the options the engine prices with.
+func (e *Engine) Options() Options { return e.opts }
 
 // Rows returns the row accounting so far.
 func (e *Engine) Rows() Rows { return e.rows }
@@ -206,10 +231,6 @@ func (e *Engine) AddPriced(c *ledger.Call) PricedCall {
 	if pc.Outcome == Outside {
 		return pc
 	}
-	k := bucketKey{model: pc.Quote.Model, version: pc.Quote.Version, outcome: pc.Outcome, zero: c.Recorded.IsZero()}
-	if k.model == nil {
-		k.unknown = pc.modelName
-	}
 	q := QuantitiesOf(c.Tokens)
 	if !e.total.addChecked(&q) {
 		// Sums of these quantities would wrap: refuse the call, and the run.
@@ -218,17 +239,33 @@ func (e *Engine) AddPriced(c *ledger.Call) PricedCall {
 		}
 		return pc
 	}
+	b := e.place(&pc, c, c.Recorded.IsZero())
+	b.Calls++
+	b.Qty.Add(&q)
+	if !b.k.zero {
+		b.recorded.Add(c.Recorded)
+	}
+	return pc
+}
+
+// place returns the bucket of a priced call (or of a group of calls
+// alike), creating it when new, with the key's alias noted.
+func (e *Engine) place(pc *PricedCall, c *ledger.Call, zero bool) *bucket {
+	k := bucketKey{model: pc.Quote.Model, version: pc.Quote.Version, outcome: pc.Outcome, zero: zero}
+	if k.model == nil {
+		k.unknown = pc.modelName
+	}
 	k.noSpend = !c.Gateway.RecordsSpend()
 	if pc.Outcome == Priced {
 		k.period, k.tier = uint8(pc.Quote.Period), uint8(pc.Tier)
 	}
 	e.groupKey(&k, c, pc.At)
-	// Calls of one model mostly land in the bucket its last call did:
-	// comparing keys is cheaper than hashing them.
-	b := pc.ref.last
-	if b == nil || b.k != k {
-		// Then a small cache by a cheap hash of the groupings, before the
-		// map, whose hash reads every byte of every string in the key.
+	// Calls of one model mostly land in a bucket one of its last calls
+	// did (the busiest keys of the day): comparing keys is cheaper than
+	// hashing them. Then a small cache by a cheap hash of the groupings,
+	// before the map, whose hash reads every byte of every string.
+	b := pc.ref.recentBucket(&k)
+	if b == nil {
 		slot := &pc.ref.recent[k.cheapHash()%uint64(len(pc.ref.recent))]
 		if b = *slot; b == nil || b.k != k {
 			if b = e.buckets[k]; b == nil {
@@ -237,17 +274,12 @@ func (e *Engine) AddPriced(c *ledger.Call) PricedCall {
 			}
 			*slot = b
 		}
-		pc.ref.last = b
+		pc.ref.remember(b)
 	}
 	if e.dims.has(DimKey) {
 		b.KeyAlias = firstAlias(b.KeyAlias, c.KeyAlias)
 	}
-	b.Calls++
-	b.Qty.Add(&q)
-	if !k.zero {
-		b.recorded.Add(c.Recorded)
-	}
-	return pc
+	return b
 }
 
 // groupKey fills the grouping fields of k that were asked for.
@@ -337,19 +369,25 @@ func (e *Engine) classify(c *ledger.Call) PricedCall {
 	case ref.model == nil:
 		pc.Outcome = Unpriced
 	default:
-		pc.Quote = *ref.cursor.At(pc.At)
-		switch pc.Quote.Status {
-		case tariffs.Priced:
-			pc.Outcome = Priced
-			pc.Tier = pc.Quote.Prices.TierOf(c.Tokens.Prompt())
-			pc.Rates = pc.Quote.Prices.RatesAt(pc.Quote.Period, pc.Tier)
-		case tariffs.Retired:
-			pc.Outcome = Retired
-		default:
-			pc.Outcome = Unpriced
-		}
+		e.quote(&pc, c.Tokens.Prompt())
 	}
 	return pc
+}
+
+// quote sets the quote, outcome, tier and rates of a call of a known model
+// at its billing instant.
+func (e *Engine) quote(pc *PricedCall, prompt int64) {
+	pc.Quote = *pc.ref.cursor.At(pc.At)
+	switch pc.Quote.Status {
+	case tariffs.Priced:
+		pc.Outcome = Priced
+		pc.Tier = pc.Quote.Prices.TierOf(prompt)
+		pc.Rates = pc.Quote.Prices.RatesAt(pc.Quote.Period, pc.Tier)
+	case tariffs.Retired:
+		pc.Outcome = Retired
+	default:
+		pc.Outcome = Unpriced
+	}
 }
 
 // loggedName is the name a call's model is known by when no tariff has it.
