@@ -142,11 +142,11 @@ func newRootCmd(a *app) *cobra.Command {
 its timestamp (versions, peak windows, time zones, holiday calendars), reconciles the
 gateway's recorded spend against that official cost, and computes blended prices.
 
-Exit codes: 0 fine, 1 findings (nothing priced included), 2 bad usage or bad input,
-3 an I/O failure (disk full, unreadable input), 130 interrupted.`,
+Exit codes: 0 fine, 1 findings (nothing priced included), 2 bad usage, bad input or
+a run that could not finish (an I/O failure: disk full, unreadable input), 130 interrupted.`,
 		Example: `  tokenfare tariffs show deepseek-flash
   tokenfare reconcile --calls testdata/sample/spendlogs-2026-10.csv
-  tokenfare blend --calls spendlogs.csv --as-of 2026-10-01T00:00:00Z`,
+  tokenfare blend --calls testdata/sample/spendlogs-2026-10.csv --as-of 2026-11-01T00:00:00Z`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

@@ -61,7 +61,7 @@ stays, the file is replaced atomically and only if it did not change meanwhile.
 --dry-run prints the unified diff instead; --check writes nothing and exits 1 when a price
 in the file is off the blend by more than --tolerance. An entry with an off_peak_pricing
 block is refused unless --off-peak-pricing, which writes the block from the tariff.`,
-		Example: `  tokenfare blend --calls testdata/sample/spendlogs-2026-10.csv --as-of 2026-10-01
+		Example: `  tokenfare blend --calls testdata/sample/spendlogs-2026-10.csv --as-of 2026-11-01
   tokenfare blend --calls spendlogs.csv --window 7d --mode gateway -o json
   tokenfare blend --calls spendlogs.csv -o csv > blended.csv
   tokenfare blend --calls 'exports/*.csv' --month 2026-10 --tz Asia/Shanghai
