@@ -112,6 +112,31 @@ func TestWriteFileKeepsMode(t *testing.T) {
 	}
 }
 
+// TestWriteFileFollowsSymlink: a config kept as a link (into a checkout
+// of the deployment repository, say) is written where the link points; the
+// link stays a link.
+func TestWriteFileFollowsSymlink(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "deploy", "config.yaml")
+	os.Mkdir(filepath.Dir(target), 0o755)
+	if err := os.WriteFile(target, []byte("a: 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "config.yaml")
+	if err := os.Symlink("deploy/config.yaml", link); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(link, []byte("a: 1\n"), []byte("a: 2\n")); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("%s is no longer a symbolic link (%v)", link, err)
+	}
+	if got, _ := os.ReadFile(target); string(got) != "a: 2\n" {
+		t.Errorf("the link's target holds %q, want the new bytes", got)
+	}
+}
+
 func TestParseErrorNamesLine(t *testing.T) {
 	tests := []struct {
 		name, src string
