@@ -3,7 +3,6 @@ package pricing
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"testing"
 	"time"
 
@@ -15,7 +14,7 @@ import (
 
 func testCatalog(t testing.TB) *tariffs.Catalog {
 	t.Helper()
-	cat, ps := tariffs.Load(os.DirFS("../tariffs/testdata"), "tariffs/testdata")
+	cat, ps := tariffs.Load("../tariffs/testdata")
 	if len(ps) > 0 {
 		t.Fatal(ps)
 	}

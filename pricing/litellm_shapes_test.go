@@ -18,7 +18,7 @@ import (
 // 11:00 Beijing) input 0.30, cache read 0.006, output 1.20. Reasoning is
 // priced as output.
 func TestLiteLLMUsageShapesPriced(t *testing.T) {
-	cat, ps := tariffs.Embedded()
+	cat, ps := tariffs.Load("")
 	if len(ps) > 0 {
 		t.Fatal(ps)
 	}

@@ -63,7 +63,7 @@ func TestScenarios(t *testing.T) {
 	}
 	for _, dir := range dirs {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			cat, ps := tariffs.Load(os.DirFS(dir), dir)
+			cat, ps := tariffs.Load(dir)
 			if len(ps) > 0 {
 				t.Fatal(ps)
 			}

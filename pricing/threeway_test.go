@@ -47,7 +47,7 @@ func threeWay(t *testing.T, cat *tariffs.Catalog, opts pricing.Options, calls []
 
 func loadTariffs(t *testing.T, dir string) *tariffs.Catalog {
 	t.Helper()
-	cat, ps := tariffs.Load(os.DirFS(dir), dir)
+	cat, ps := tariffs.Load(dir)
 	if len(ps) > 0 {
 		t.Fatal(ps)
 	}
@@ -350,7 +350,7 @@ func write(t *testing.T, path, text string) {
 // BenchmarkThreeWayAddCall adds priced calls of three days, two models and
 // four keys to a three-way builder aligned by key, beside the engine alone.
 func BenchmarkThreeWayAddCall(b *testing.B) {
-	cat, ps := tariffs.Load(os.DirFS(filepath.Join(fixtures, "tariffs")), "tariffs")
+	cat, ps := tariffs.Load(filepath.Join(fixtures, "tariffs"))
 	if len(ps) > 0 {
 		b.Fatal(ps)
 	}

@@ -50,6 +50,30 @@ func (c *Calendar) DayAs(d Date, wd time.Weekday) time.Weekday {
 	return wd
 }
 
+// Day is an instant's local day under a version: what decides its periods.
+type Day struct {
+	Local time.Time    // the instant on the version's local clock
+	Kind  string       // "holiday", "workday" (make-up) or "" for an ordinary day
+	Name  string       // the calendar's name of the holiday or workday
+	As    time.Weekday // the weekday whose periods apply
+}
+
+// DayOf returns the local day of instant t under version v: its local
+// time, and the holiday or make-up workday that decides which weekday's
+// periods apply, as At judges it.
+func (v *Version) DayOf(t time.Time) Day {
+	lt := t.In(v.Zone)
+	d := DateOf(lt.Date())
+	day := Day{Local: lt, Kind: v.calendar.Kind(d), As: v.calendar.DayAs(d, lt.Weekday())}
+	switch day.Kind {
+	case "holiday":
+		day.Name = v.calendar.Holidays[d]
+	case "workday":
+		day.Name = v.calendar.Workdays[d]
+	}
+	return day
+}
+
 // Kind names what kind of day d is: "holiday", "workday" (make-up) or "".
 func (c *Calendar) Kind(d Date) string {
 	if _, ok := c.Holidays[d]; ok {

@@ -2,10 +2,11 @@ package tariffs
 
 import (
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -20,41 +21,82 @@ type Catalog struct {
 	byID      map[string]*Model
 }
 
-// Embedded returns the catalog that ships inside the binary.
-func Embedded() (*Catalog, Problems) {
-	sub, err := fs.Sub(embedded, "catalog")
+// Load builds a catalog from base, a tariff file or a folder of them (""
+// for the catalog embedded in the binary), then applies each overlay in
+// order. An overlay is a tariff file or folder too: a provider it defines
+// replaces the provider of the same name, wholly and in place, and a
+// provider the catalog lacks is added; every other provider stays. The
+// catalog is nil when any problem is not a warning.
+func Load(base string, overlays ...string) (*Catalog, Problems) {
+	var providers []*Provider
+	var problems Problems
+	if base == "" {
+		providers, problems = embeddedProviders()
+	} else {
+		providers, problems = readPath(base)
+	}
+	for _, o := range overlays {
+		over, ps := readPath(o)
+		problems = append(problems, ps...)
+		providers = overlay(providers, over)
+	}
+	cat, ps := New(providers)
+	problems = append(problems, ps...)
+	if len(problems.Errors()) > 0 {
+		return nil, problems
+	}
+	return cat, problems
+}
+
+// Files lists the tariff files path names: the file itself, or the *.yaml
+// and *.yml files at the top of a folder, in name order.
+func Files(path string) ([]string, error) {
+	st, err := os.Stat(path)
 	if err != nil {
-		return nil, Problems{{File: "catalog", Msg: err.Error()}}
+		if pe, ok := err.(*os.PathError); ok {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("cannot read tariffs: %w", err)
 	}
-	return Load(sub, "tariffs/catalog")
-}
-
-// LoadDir reads every *.yaml file in dir.
-func LoadDir(dir string) (*Catalog, Problems) {
-	if _, err := os.Stat(dir); err != nil {
-		return nil, Problems{{File: dir, Msg: "cannot read tariff folder: " + strings.TrimPrefix(err.Error(), "stat "+dir+": ")}}
+	if !st.IsDir() {
+		return []string{path}, nil
 	}
-	return Load(os.DirFS(dir), dir)
-}
-
-// Load reads every *.yaml and *.yml file at the top of fsys; prefix is put
-// before file names in problems. The catalog is nil when any problem is not
-// a warning.
-func Load(fsys fs.FS, prefix string) (*Catalog, Problems) {
 	var files []string
 	for _, pat := range []string{"*.yaml", "*.yml"} {
-		m, _ := fs.Glob(fsys, pat)
+		m, _ := filepath.Glob(filepath.Join(path, pat))
 		files = append(files, m...)
 	}
 	sort.Strings(files)
 	if len(files) == 0 {
-		return nil, Problems{{File: prefix, Msg: "no tariff files (*.yaml) found"}}
+		return nil, errors.New("no tariff files (*.yaml, *.yml) in the folder")
 	}
+	return files, nil
+}
+
+// readPath parses the tariff files path names. Files with errors give no
+// provider.
+func readPath(path string) ([]*Provider, Problems) {
+	files, err := Files(path)
+	if err != nil {
+		return nil, Problems{{File: path, Msg: err.Error()}}
+	}
+	return parseFiles(files, "", os.ReadFile)
+}
+
+// embeddedProviders parses the catalog embedded in the binary.
+func embeddedProviders() ([]*Provider, Problems) {
+	files, _ := fs.Glob(embedded, "catalog/*.yaml")
+	return parseFiles(files, "tariffs/", func(name string) ([]byte, error) { return fs.ReadFile(embedded, name) })
+}
+
+// parseFiles parses each file read with read, in order; problems name a
+// file as prefix followed by its name in files.
+func parseFiles(files []string, prefix string, read func(string) ([]byte, error)) ([]*Provider, Problems) {
 	var providers []*Provider
 	var problems Problems
 	for _, f := range files {
-		name := path.Join(prefix, f)
-		data, err := fs.ReadFile(fsys, f)
+		name := prefix + f
+		data, err := read(f)
 		if err != nil {
 			problems = append(problems, Problem{File: name, Msg: err.Error()})
 			continue
@@ -65,12 +107,34 @@ func Load(fsys fs.FS, prefix string) (*Catalog, Problems) {
 			providers = append(providers, p)
 		}
 	}
-	cat, ps := New(providers)
-	problems = append(problems, ps...)
-	if len(problems.Errors()) > 0 {
-		return nil, problems
+	return providers, problems
+}
+
+// overlay returns base with the providers of over in place of those of the
+// same name; providers of over that base lacks come last. Two providers of
+// one name in over are both kept, for New to report.
+func overlay(base, over []*Provider) []*Provider {
+	byName := map[string][]*Provider{}
+	for _, p := range over {
+		byName[p.Name] = append(byName[p.Name], p)
 	}
-	return cat, problems
+	placed := map[string]bool{}
+	out := make([]*Provider, 0, len(base)+len(over))
+	for _, p := range base {
+		switch {
+		case byName[p.Name] == nil:
+			out = append(out, p)
+		case !placed[p.Name]:
+			out = append(out, byName[p.Name]...)
+			placed[p.Name] = true
+		}
+	}
+	for _, p := range over {
+		if !placed[p.Name] {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // New builds a catalog of providers, checking that provider names, model

@@ -1,6 +1,7 @@
 package tariffs
 
 import (
+	"errors"
 	"fmt"
 
 	"gopkg.in/yaml.v3"
@@ -15,11 +16,17 @@ type scalar struct {
 	Value string
 	Line  int
 	Set   bool
+	bad   bool // a list or mapping stood where a value belongs (already reported)
 }
 
 func (s *scalar) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.ScalarNode {
-		return lineError{n.Line, "expected a single value, not a list or mapping"}
+		*s = scalar{Line: n.Line, Set: true, bad: true}
+		given := "a list"
+		if n.Kind == yaml.MappingNode {
+			given = "a mapping"
+		}
+		return lineError(n.Line, "expected a single value, not "+given)
 	}
 	*s = scalar{Value: n.Value, Line: n.Line, Set: true}
 	return nil
@@ -92,7 +99,7 @@ func (r *rawRates) UnmarshalYAML(n *yaml.Node) error {
 	return eachPair(n, func(k, v *yaml.Node) error {
 		u, err := ParseUsage(k.Value)
 		if err != nil {
-			return lineError{k.Line, err.Error()}
+			return lineError(k.Line, err.Error())
 		}
 		return v.Decode(&r.Price[u])
 	})
@@ -109,12 +116,10 @@ func (p *rawPeriodRates) UnmarshalYAML(n *yaml.Node) error {
 	p.Line = n.Line
 	return eachPair(n, func(k, v *yaml.Node) error {
 		r := rawRates{Line: v.Line} // kept when the value is null
-		if err := v.Decode(&r); err != nil {
-			return err
-		}
+		err := v.Decode(&r)         // what was read is kept: the rest is still checked
 		p.Periods = append(p.Periods, scalar{Value: k.Value, Line: k.Line, Set: true})
 		p.Rates = append(p.Rates, r)
-		return nil
+		return err
 	})
 }
 
@@ -127,14 +132,12 @@ type rawPrices []struct {
 func (p *rawPrices) UnmarshalYAML(n *yaml.Node) error {
 	return eachPair(n, func(k, v *yaml.Node) error {
 		r := rawPeriodRates{Line: v.Line} // kept when the value is null
-		if err := v.Decode(&r); err != nil {
-			return err
-		}
+		err := v.Decode(&r)
 		*p = append(*p, struct {
 			Model scalar
 			Rates rawPeriodRates
 		}{scalar{Value: k.Value, Line: k.Line, Set: true}, r})
-		return nil
+		return err
 	})
 }
 
@@ -153,7 +156,7 @@ func (t *rawTier) UnmarshalYAML(n *yaml.Node) error {
 		case "prices":
 			return v.Decode(&t.Prices)
 		}
-		return lineError{k.Line, fmt.Sprintf("unknown key %q (want above or prices)", k.Value)}
+		return lineError(k.Line, fmt.Sprintf("unknown key %q (want above or prices)", k.Value))
 	})
 }
 
@@ -166,41 +169,53 @@ type rawTiers []struct {
 func (p *rawTiers) UnmarshalYAML(n *yaml.Node) error {
 	return eachPair(n, func(k, v *yaml.Node) error {
 		var ts []rawTier
-		if err := v.Decode(&ts); err != nil {
-			return err
-		}
+		err := v.Decode(&ts)
 		*p = append(*p, struct {
 			Model scalar
 			Tiers []rawTier
 		}{scalar{Value: k.Value, Line: k.Line, Set: true}, ts})
-		return nil
+		return err
 	})
 }
 
 // eachPair calls fn for each key and value of mapping n. A repeated key is
-// an error: the decoder catches those only for fixed sets of keys.
+// an error: the decoder catches those only for fixed sets of keys. A pair
+// fn refuses with a *yaml.TypeError does not stop the others, so that one
+// pass reports every problem.
 func eachPair(n *yaml.Node, fn func(k, v *yaml.Node) error) error {
 	if n.Kind != yaml.MappingNode {
-		return lineError{n.Line, "expected a mapping of keys to values"}
+		given := "a list"
+		if n.Kind == yaml.ScalarNode {
+			given = "`" + n.Value + "`"
+		}
+		return lineError(n.Line, "expected a mapping of keys to values, not "+given)
 	}
+	var problems []string
 	seen := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k := n.Content[i]
 		if first, dup := seen[k.Value]; dup {
-			return lineError{k.Line, fmt.Sprintf("key %q is repeated (first at line %d)", k.Value, first)}
+			problems = append(problems, fmt.Sprintf("line %d: key %q is repeated (first at line %d)", k.Line, k.Value, first))
+			continue
 		}
 		seen[k.Value] = k.Line
-		if err := fn(k, n.Content[i+1]); err != nil {
+		err := fn(k, n.Content[i+1])
+		var te *yaml.TypeError
+		switch {
+		case errors.As(err, &te):
+			problems = append(problems, te.Errors...)
+		case err != nil:
 			return err
 		}
+	}
+	if len(problems) > 0 {
+		return &yaml.TypeError{Errors: problems}
 	}
 	return nil
 }
 
-// lineError is a decoding problem at a line.
-type lineError struct {
-	line int
-	msg  string
+// lineError is a decoding problem at a line. It is a *yaml.TypeError, which
+// the decoder records and carries on past.
+func lineError(line int, msg string) error {
+	return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %s", line, msg)}}
 }
-
-func (e lineError) Error() string { return fmt.Sprintf("line %d: %s", e.line, e.msg) }

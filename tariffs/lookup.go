@@ -52,11 +52,6 @@ func (q *Quote) PeriodName() string {
 	return q.Version.Periods[q.Period]
 }
 
-// Rates returns the rates that apply to a call with promptTokens prompt tokens.
-func (q *Quote) Rates(promptTokens int64) *Rates {
-	return q.Prices.For(q.Period, promptTokens)
-}
-
 // buildSpans lays out the model's state in each of its provider's versions.
 func (m *Model) buildSpans() {
 	versions := m.Provider.Versions

@@ -2,7 +2,6 @@ package tariffs
 
 import (
 	"math/rand/v2"
-	"os"
 	"testing"
 	"time"
 
@@ -11,7 +10,7 @@ import (
 
 func loadTestdata(t testing.TB) *Catalog {
 	t.Helper()
-	cat, ps := Load(os.DirFS("testdata"), "testdata")
+	cat, ps := Load("testdata")
 	if len(ps) > 0 {
 		t.Fatalf("testdata tariffs: %v", ps)
 	}
@@ -118,7 +117,7 @@ func TestTiers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := q.Rates(tt.prompt)
+			r := q.Prices.RatesAt(q.Period, q.Prices.TierOf(tt.prompt))
 			if got := r.Price(Input); !got.Equal(decimal.RequireFromString(tt.input)) {
 				t.Errorf("input = %s, want %s", got, tt.input)
 			}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -21,15 +22,25 @@ func Parse(file string, data []byte) (*Provider, Problems) {
 	var raw rawFile
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
+	c := converter{file: file, noPrices: map[*Version]bool{}}
 	if err := dec.Decode(&raw); err != nil {
-		if errors.Is(err, io.EOF) {
+		var te *yaml.TypeError
+		switch {
+		case errors.Is(err, io.EOF):
 			return nil, Problems{{File: file, Msg: "file is empty"}}
+		case !errors.As(err, &te):
+			return nil, decodeProblems(file, err) // syntax: nothing more can be read
 		}
-		return nil, decodeProblems(file, err)
+		// Unknown keys and misplaced values: what was read is still checked.
+		c.problems = decodeProblems(file, err)
+		c.refused = map[int]bool{}
+		for _, p := range c.problems {
+			c.refused[p.Line] = true
+		}
 	}
-	c := converter{file: file}
 	yaml.Unmarshal(data, &c.root) // decoded once already: cannot fail
 	p := c.provider(&raw)
+	sort.SliceStable(c.problems, func(i, j int) bool { return c.problems[i].Line < c.problems[j].Line })
 	if len(c.problems.Errors()) > 0 {
 		return nil, c.problems
 	}
@@ -38,6 +49,27 @@ func Parse(file string, data []byte) (*Provider, Problems) {
 
 var yamlLine = regexp.MustCompile(`line (\d+): (.*)`)
 var unknownField = regexp.MustCompile(`field (\S+) not found in type \S+`)
+
+// wrongKind rewrites the decoder's "cannot unmarshal !!int `5` into
+// []tariffs.rawSource" without the names of Go types.
+var wrongKind = regexp.MustCompile("cannot unmarshal !!(\\w+)( .*)? into (\\[\\])?(\\S+)$")
+
+func kindMessage(m []string) string {
+	given := strings.TrimSpace(m[2])
+	switch m[1] {
+	case "map":
+		given = "a mapping"
+	case "seq":
+		given = "a list"
+	}
+	switch {
+	case m[3] != "":
+		return "expected a list, not " + given
+	case strings.HasPrefix(m[4], "tariffs.raw") || strings.HasPrefix(m[4], "map"):
+		return "expected a mapping of keys to values, not " + given
+	}
+	return "expected a single value, not " + given
+}
 
 // decodeProblems turns a YAML decoding error into located problems.
 func decodeProblems(file string, err error) Problems {
@@ -50,6 +82,9 @@ func decodeProblems(file string, err error) Problems {
 		n, _ := strconv.Atoi(m[1])
 		msg := unknownField.ReplaceAllString(m[2], "unknown key \"$1\"")
 		msg = strings.TrimPrefix(msg, "yaml: ")
+		if k := wrongKind.FindStringSubmatch(msg); k != nil {
+			msg = kindMessage(k)
+		}
 		ps = append(ps, Problem{File: file, Line: n, Msg: msg})
 	}
 	if len(ps) == 0 {
@@ -70,13 +105,30 @@ type converter struct {
 	file     string
 	root     yaml.Node // the document, for the lines of values that are absent or null
 	problems Problems
+	refused  map[int]bool      // lines of values the decoder refused (already reported)
+	noPrices map[*Version]bool // versions whose prices the decoder refused
 	models   map[string]*Model
 }
 
 // lineOf returns the line of the node at path (mapping keys and sequence
-// indexes) in the document, or 1 when there is no such node.
+// indexes) in the document, or of the deepest node on the way when there
+// is no such node; 1 at least.
 func (c *converter) lineOf(path ...any) int {
-	n := &c.root
+	n, _ := c.nodeAt(path...)
+	return max(n.Line, 1)
+}
+
+// refusedAt reports whether the decoder refused the value at path (and
+// reported it): checks of what that value should have held are moot.
+func (c *converter) refusedAt(path ...any) bool {
+	n, found := c.nodeAt(path...)
+	return found && c.refused[n.Line]
+}
+
+// nodeAt returns the node at path, or the deepest node on the way and
+// found = false.
+func (c *converter) nodeAt(path ...any) (n *yaml.Node, found bool) {
+	n = &c.root
 	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
 		n = n.Content[0]
 	}
@@ -95,11 +147,11 @@ func (c *converter) lineOf(path ...any) int {
 			}
 		}
 		if next == nil {
-			return max(n.Line, 1)
+			return n, false
 		}
 		n = next
 	}
-	return max(n.Line, 1)
+	return n, true
 }
 
 func (c *converter) errorf(line int, format string, args ...any) {
@@ -110,8 +162,12 @@ func (c *converter) warnf(line int, format string, args ...any) {
 	c.problems = append(c.problems, Problem{File: c.file, Line: line, Msg: fmt.Sprintf(format, args...), Warning: true})
 }
 
-// required reports a missing value and returns whether s is set.
+// required reports a missing value and returns whether s is set. A value
+// the decoder refused is not set, and was reported already.
 func (c *converter) required(s scalar, line int, what string) bool {
+	if s.bad {
+		return false
+	}
 	if !s.Set || s.Value == "" {
 		c.errorf(line, "%s is required", what)
 		return false
@@ -126,16 +182,18 @@ func (c *converter) provider(raw *rawFile) *Provider {
 		c.errorf(raw.Currency.Line, "currency %q is not a three-letter ISO 4217 code", raw.Currency.Value)
 	}
 	p.Zone = c.zone(raw.Timezone, 1, "timezone")
-	if raw.BillingTime.Set {
+	switch {
+	case raw.BillingTime.bad: // reported by the decoder
+	case raw.BillingTime.Set:
 		b, err := ParseBillingTime(raw.BillingTime.Value)
 		if err != nil {
 			c.errorf(raw.BillingTime.Line, "%v", err)
 		}
 		p.Billing = b
-	} else {
+	default:
 		c.errorf(1, "billing_time is required (start, first_token or end)")
 	}
-	if len(raw.Sources) == 0 {
+	if len(raw.Sources) == 0 && !c.refusedAt("sources") {
 		c.errorf(1, "sources: at least one source is required")
 	}
 	for _, s := range raw.Sources {
@@ -144,7 +202,7 @@ func (c *converter) provider(raw *rawFile) *Provider {
 	c.modelsOf(p, raw.Models)
 	p.Calendar = c.calendar(raw.Calendar)
 	for i := range raw.Versions {
-		if v := c.version(p, &raw.Versions[i], c.lineOf("versions", i)); v != nil {
+		if v, placed := c.version(p, &raw.Versions[i], i); placed {
 			p.Versions = append(p.Versions, v)
 		}
 	}
@@ -240,7 +298,7 @@ func (c *converter) calendar(raw *rawCalendar) Calendar {
 }
 
 func (c *converter) weekday(s scalar, def time.Weekday) time.Weekday {
-	if !s.Set {
+	if !s.Set || s.bad {
 		return def
 	}
 	wd, err := ParseWeekday(s.Value)

@@ -2,6 +2,7 @@ package tariffs
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -22,7 +23,7 @@ func TestParseProblems(t *testing.T) {
 	tests := []struct {
 		name string
 		file string
-		want []string // each must appear among the problems, with its line
+		want []string // every problem, in order of line, exactly
 	}{
 		{
 			name: "unknown key",
@@ -37,7 +38,7 @@ func TestParseProblems(t *testing.T) {
   - effective: 2026-01-01T00:00:00Z
     prices: {m: {standard: {input: 1, output: 2}}}
 `,
-			want: []string{"t.yaml:13: version 2026-01-01T00:00:00Z: effective 2026-01-01T00:00:00Z is not after"},
+			want: []string{`t.yaml:13: version 2026-01-01T00:00:00Z is not after version 2026-02-01T00:00:00Z: versions must be in order and may not overlap`},
 		},
 		{
 			name: "versions at the same instant overlap",
@@ -47,7 +48,7 @@ func TestParseProblems(t *testing.T) {
   - effective: 2026-01-01T00:00:00Z
     prices: {m: {standard: {input: 1, output: 2}}}
 `,
-			want: []string{"t.yaml:13:", "may not overlap"},
+			want: []string{`t.yaml:13: version 2026-01-01T00:00:00Z takes effect at the same instant as version 2026-01-01T08:00:00+08:00: versions must be in order and may not overlap`},
 		},
 		{
 			name: "window that starts where it ends, bad weekday, overlap",
@@ -66,8 +67,8 @@ func TestParseProblems(t *testing.T) {
         lunch: {input: 2, output: 4}
 `,
 			want: []string{
-				`t.yaml:14: version 2026-01-01T00:00:00Z: period "peak": weekday "funday"`,
-				`t.yaml:15: version 2026-01-01T00:00:00Z: period "peak": window "09:00-09:00" starts where it ends`,
+				`t.yaml:14: version 2026-01-01T00:00:00Z: period "peak": weekday "funday" is not one of mon, tue, wed, thu, fri, sat, sun`,
+				`t.yaml:15: version 2026-01-01T00:00:00Z: period "peak": window "09:00-09:00" starts where it ends (write 00:00-24:00 for the whole day)`,
 				`t.yaml:17: version 2026-01-01T00:00:00Z: window 11:00-13:00 of period "lunch" overlaps period "peak"`,
 			},
 		},
@@ -88,9 +89,9 @@ func TestParseProblems(t *testing.T) {
         night: {input: 1, output: 2}
 `,
 			want: []string{
-				`t.yaml:16: m standard input price -1 is negative`,
-				`t.yaml:17: version 2026-01-01T00:00:00Z: model "m" is priced for period "night", which is not defined`,
 				`t.yaml:15: version 2026-01-01T00:00:00Z: model "m" has no prices for period "peak"`,
+				`t.yaml:16: m standard input price -1 is negative`,
+				`t.yaml:17: version 2026-01-01T00:00:00Z: model "m" is priced for period "night", which is not defined (periods: standard, peak)`,
 			},
 		},
 		{
@@ -107,26 +108,26 @@ func TestParseProblems(t *testing.T) {
 			name: "effective outside the years instants hold, version without effective, null rates",
 			file: head + "versions:\n  - effective: 1500-01-01T00:00:00Z\n    prices: {m: {standard: {input: 1, output: 2}}}\n  - prices: {m: {standard: {input: 1, output: 2}}}\n  - effective: 2026-01-01T00:00:00Z\n    prices:\n      m:\n        standard: ~\n",
 			want: []string{
-				"t.yaml:11: effective 1500-01-01T00:00:00Z is outside the years 1678 to 2261",
-				"t.yaml:13: version effective instant is required",
+				`t.yaml:11: effective 1500-01-01T00:00:00Z is outside the years 1678 to 2261 that instants can hold`,
+				`t.yaml:13: version effective instant is required`,
 				`t.yaml:17: version 2026-01-01T00:00:00Z: model "m" period "standard": input price is required`,
+				`t.yaml:17: version 2026-01-01T00:00:00Z: model "m" period "standard": output price is required`,
 			},
 		},
 		{
 			name: "version name used twice, version without prices, empty default period",
 			file: head + "versions:\n  - effective: 2026-01-01T00:00:00Z\n    name: v\n    prices: {m: {standard: {input: 1, output: 2}}}\n  - effective: 2026-02-01T00:00:00Z\n    name: v\n    default_period: \"\"\n",
 			want: []string{
+				`t.yaml:14: version v prices no model (prices is required)`,
 				`t.yaml:14: version name "v" is used twice (first at line 11)`,
-				"t.yaml:14: version v prices no model",
-				"t.yaml:16: version v: default_period is empty",
+				`t.yaml:14: version v (2026-02-01T00:00:00Z): model "m" was priced in version v (2026-01-01T00:00:00Z) and is neither priced nor retired here`,
+				`t.yaml:16: version v: default_period is empty`,
 			},
 		},
 		{
 			name: "price out of range",
 			file: head + "versions:\n  - effective: 2026-01-01T00:00:00Z\n    prices: {m: {standard: {input: 0e44444440, output: 1e-30}}}\n",
-			want: []string{
-				`t.yaml:12: m standard output price "1e-30" is out of range`,
-			},
+			want: []string{`t.yaml:12: m standard output price "1e-30" is out of range (at most 24 decimal places, below 10^12)`},
 		},
 		{
 			name: "one name claimed by two models",
@@ -142,12 +143,52 @@ versions:
   - effective: 2026-01-01T00:00:00Z
     prices: {m: {standard: {input: 1, output: 2}}}
 `,
-			want: []string{"t.yaml:12: date 2026-10-01 is both a holiday and a make-up workday"},
+			want: []string{`t.yaml:12: date 2026-10-01 is both a holiday and a make-up workday`},
 		},
 		{
 			name: "boundary not on a whole minute is flagged",
 			file: head + "versions:\n  - effective: 2026-01-01T00:00:30Z\n    prices: {m: {standard: {input: 1, output: 2}}}\n",
-			want: []string{"t.yaml:11: warning: version 2026-01-01T00:00:30Z: effective 2026-01-01T00:00:30Z is not on a whole minute"},
+			want: []string{`t.yaml:11: warning: version 2026-01-01T00:00:30Z: effective 2026-01-01T00:00:30Z is not on a whole minute (database push-down needs whole-minute boundaries)`},
+		},
+		{
+			name: "an unknown key does not stop the rest",
+			file: head + "colour: red\nversions:\n  - effective: 2026-01-01T00:00:00Z\n    prices: {m: {standard: {input: -1, output: 2}}}\n",
+			want: []string{`t.yaml:10: unknown key "colour"`, "t.yaml:13: m standard input price -1 is negative"},
+		},
+		{
+			name: "a list where a price belongs is reported once",
+			file: head + "versions:\n  - effective: 2026-01-01T00:00:00Z\n    prices: {m: {standard: {input: [1], output: 2}}}\n",
+			want: []string{"t.yaml:12: expected a single value, not a list"},
+		},
+		{
+			name: "values of the wrong kind are reported once each, in the file's terms",
+			file: `provider: p
+currency: USD
+timezone: {zone: UTC}
+billing_time: end
+sources: 5
+calendar: 5
+models:
+  - id: m
+    names: {a: 1}
+versions:
+  - effective: 2026-01-01T00:00:00Z
+    periods: 7
+    prices:
+      m:
+        standard: 5
+  - effective: 2026-02-01T00:00:00Z
+    prices: [3]
+`,
+			want: []string{
+				"t.yaml:3: expected a single value, not a mapping",
+				"t.yaml:5: expected a list, not `5`",
+				"t.yaml:6: expected a mapping of keys to values, not `5`",
+				"t.yaml:9: expected a list, not a mapping",
+				"t.yaml:12: expected a list, not `7`",
+				"t.yaml:15: expected a mapping of keys to values, not `5`",
+				"t.yaml:17: expected a mapping of keys to values, not a list",
+			},
 		},
 		{
 			name: "model dropped without retirement",
@@ -164,7 +205,8 @@ versions:
 			name: "missing output price and bad effective",
 			file: head + "versions:\n  - effective: 2026-01-01\n    prices: {m: {standard: {input: 1}}}\n  - effective: 2026-02-01T00:00:00Z\n    prices: {m: {standard: {input: 1}}}\n",
 			want: []string{
-				`t.yaml:11: effective "2026-01-01" is not an RFC 3339 instant`,
+				`t.yaml:11: effective "2026-01-01" is not an RFC 3339 instant with offset (e.g. 2026-08-16T16:00:00Z)`,
+				`t.yaml:12: version 2026-01-01: model "m" period "standard": output price is required`,
 				`t.yaml:14: version 2026-02-01T00:00:00Z: model "m" period "standard": output price is required`,
 			},
 		},
@@ -172,11 +214,12 @@ versions:
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, ps := Parse("t.yaml", []byte(tt.file))
-			got := ps.Error()
-			for _, w := range tt.want {
-				if !strings.Contains(got, w) {
-					t.Errorf("problems do not contain %q; got:\n%s", w, got)
-				}
+			var got []string
+			for _, p := range ps {
+				got = append(got, p.Error())
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
 			}
 		})
 	}
@@ -217,7 +260,7 @@ func TestParseWarningStillLoads(t *testing.T) {
 }
 
 func TestEmbeddedCatalogIsValid(t *testing.T) {
-	cat, ps := Embedded()
+	cat, ps := Load("")
 	if len(ps) > 0 {
 		t.Fatalf("embedded catalog has problems:\n%v", ps)
 	}

@@ -53,6 +53,7 @@ type Version struct {
 	Retired   map[*Model]bool
 	plans     [7]dayPlan // by time.Weekday
 	calendar  *Calendar
+	named     bool // the file gives the version a name; else Name is its effective instant
 	Line      int
 }
 

@@ -1,6 +1,7 @@
 package tariffs
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -14,38 +15,61 @@ const (
 	maxYear = 2261
 )
 
-// version converts one raw version; nil when it cannot be placed in time.
-func (c *converter) version(p *Provider, r *rawVersion, line int) *Version {
-	if !c.required(r.Effective, line, "version effective instant") {
-		return nil
+// version converts one raw version. A version whose effective instant is
+// missing or malformed is still checked through (its periods, prices and
+// retirements), so one pass finds every problem, but placed is false: it
+// cannot be put in order with the others.
+func (c *converter) version(p *Provider, r *rawVersion, i int) (v *Version, placed bool) {
+	line := c.lineOf("versions", i)
+	v = &Version{Name: r.Name.Value, Note: r.Note.Value, Source: r.Source.Value,
+		Zone: p.Zone, calendar: &p.Calendar, Line: line, named: r.Name.Value != ""}
+	if r.Effective.Set {
+		v.Line = r.Effective.Line
 	}
-	eff, err := time.Parse(time.RFC3339Nano, r.Effective.Value)
-	if err != nil {
-		c.errorf(r.Effective.Line, "effective %q is not an RFC 3339 instant with offset (e.g. 2026-08-16T16:00:00Z)", r.Effective.Value)
-		return nil
-	}
-	if eff.Year() < minYear || eff.Year() > maxYear {
-		c.errorf(r.Effective.Line, "effective %s is outside the years %d to %d that instants can hold", r.Effective.Value, minYear, maxYear)
-		return nil
-	}
-	v := &Version{Name: r.Name.Value, Effective: eff.UTC(), Note: r.Note.Value, Source: r.Source.Value,
-		Zone: p.Zone, calendar: &p.Calendar, Line: r.Effective.Line}
+	eff, placed := c.effective(r.Effective, line)
 	if v.Name == "" {
 		v.Name = r.Effective.Value
 	}
-	if eff.Second() != 0 || eff.Nanosecond() != 0 {
-		c.warnf(r.Effective.Line, "version %s: effective %s is not on a whole minute (database push-down needs whole-minute boundaries)", v.Name, r.Effective.Value)
+	if v.Name == "" {
+		v.Name = fmt.Sprintf("at line %d", line)
+	}
+	if placed {
+		v.Effective = eff.UTC()
+		if eff.Second() != 0 || eff.Nanosecond() != 0 {
+			c.warnf(r.Effective.Line, "version %s: effective %s is not on a whole minute (database push-down needs whole-minute boundaries)", v.Name, r.Effective.Value)
+		}
 	}
 	if r.Timezone.Set {
 		v.Zone = c.zone(r.Timezone, r.Timezone.Line, "timezone")
 	}
-	if _, off := eff.In(v.Zone).Zone(); off%60 != 0 {
+	if _, off := eff.In(v.Zone).Zone(); placed && off%60 != 0 {
 		c.warnf(r.Effective.Line, "version %s: zone %s has an offset that is not whole minutes (database push-down needs whole-minute boundaries)", v.Name, v.Zone)
 	}
 	c.periods(v, r)
+	if c.refusedAt("versions", i, "prices") {
+		c.noPrices[v] = true
+	}
 	c.prices(v, r)
 	c.retire(v, r)
-	return v
+	return v, placed
+}
+
+// effective reads a version's effective instant; ok is false, with the
+// problem reported, when it is missing, malformed or out of range.
+func (c *converter) effective(s scalar, line int) (time.Time, bool) {
+	if !c.required(s, line, "version effective instant") {
+		return time.Time{}, false
+	}
+	eff, err := time.Parse(time.RFC3339Nano, s.Value)
+	if err != nil {
+		c.errorf(s.Line, "effective %q is not an RFC 3339 instant with offset (e.g. 2026-08-16T16:00:00Z)", s.Value)
+		return time.Time{}, false
+	}
+	if eff.Year() < minYear || eff.Year() > maxYear {
+		c.errorf(s.Line, "effective %s is outside the years %d to %d that instants can hold", s.Value, minYear, maxYear)
+		return time.Time{}, false
+	}
+	return eff, true
 }
 
 func firstLine(ss ...scalar) int {
@@ -60,7 +84,7 @@ func firstLine(ss ...scalar) int {
 // periods reads the version's named periods into per-weekday day plans.
 func (c *converter) periods(v *Version, r *rawVersion) {
 	def := defaultPeriodName
-	if r.DefaultPeriod.Set {
+	if r.DefaultPeriod.Set && !r.DefaultPeriod.bad {
 		def = r.DefaultPeriod.Value
 		if def == "" {
 			c.errorf(r.DefaultPeriod.Line, "version %s: default_period is empty", v.Name)
@@ -143,7 +167,7 @@ func indexOf(list []string, s string) int {
 // prices reads the version's rates per model, period and tier.
 func (c *converter) prices(v *Version, r *rawVersion) {
 	v.Prices = map[*Model]*ModelPrices{}
-	if len(r.Prices) == 0 {
+	if len(r.Prices) == 0 && !c.noPrices[v] {
 		c.errorf(v.Line, "version %s prices no model (prices is required)", v.Name)
 	}
 	for _, e := range r.Prices {
@@ -166,6 +190,9 @@ func (c *converter) prices(v *Version, r *rawVersion) {
 		}
 		mp := v.Prices[m]
 		for _, t := range e.Tiers {
+			if t.Above.bad {
+				continue
+			}
 			above, err := strconv.ParseInt(t.Above.Value, 10, 64)
 			if err != nil || above <= 0 {
 				c.errorf(t.Line, "version %s: tier of %q: above %q is not a positive whole number of tokens", v.Name, m.ID, t.Above.Value)
@@ -203,7 +230,7 @@ func (c *converter) periodRates(v *Version, model string, line int, r rawPeriodR
 func (c *converter) rates(v *Version, model, period string, r rawRates) Rates {
 	var out Rates
 	for u, s := range r.Price {
-		if !s.Set {
+		if !s.Set || s.bad {
 			continue
 		}
 		if d, ok := c.decimal(s, model+" "+period+" "+Usage(u).String()+" price"); ok {
@@ -211,7 +238,7 @@ func (c *converter) rates(v *Version, model, period string, r rawRates) Rates {
 		}
 	}
 	for _, u := range []Usage{Input, Output} {
-		if !r.Price[u].Set {
+		if !r.Price[u].Set && !c.refused[r.Line] {
 			c.errorf(r.Line, "version %s: model %q period %q: %s price is required", v.Name, model, period, u)
 		}
 	}
@@ -236,7 +263,7 @@ func (c *converter) retire(v *Version, r *rawVersion) {
 // checkVersions checks the order of versions and that no model silently
 // drops out of the price list.
 func (c *converter) checkVersions(p *Provider, raws []rawVersion) {
-	if len(raws) == 0 {
+	if len(raws) == 0 && !c.refusedAt("versions") {
 		c.errorf(1, "versions: at least one version is required")
 	}
 	names := map[string]int{}
@@ -249,15 +276,28 @@ func (c *converter) checkVersions(p *Provider, raws []rawVersion) {
 	for i := 1; i < len(p.Versions); i++ {
 		prev, v := p.Versions[i-1], p.Versions[i]
 		if !v.Effective.After(prev.Effective) {
-			c.errorf(v.Line, "version %s: effective %s is not after version %s (%s): versions must be in order and may not overlap",
-				v.Name, v.Effective.Format(time.RFC3339), prev.Name, prev.Effective.Format(time.RFC3339))
+			how := "is not after"
+			if v.Effective.Equal(prev.Effective) {
+				how = "takes effect at the same instant as"
+			}
+			c.errorf(v.Line, "%s %s %s: versions must be in order and may not overlap", v.label(), how, prev.label())
 			continue
 		}
 		prev.End = v.Effective
 		for _, m := range p.Models {
-			if prev.Prices[m] != nil && v.Prices[m] == nil && !v.Retired[m] {
-				c.errorf(v.Line, "version %s: model %q was priced in version %s and is neither priced nor retired here", v.Name, m.ID, prev.Name)
+			if prev.Prices[m] != nil && v.Prices[m] == nil && !v.Retired[m] && !c.noPrices[v] {
+				c.errorf(v.Line, "%s: model %q was priced in %s and is neither priced nor retired here", v.label(), m.ID, prev.label())
 			}
 		}
 	}
+}
+
+// label names a version for a message, its instant once: "version NAME
+// (INSTANT)" when it has a name of its own, else "version INSTANT" as the
+// file writes it.
+func (v *Version) label() string {
+	if v.named {
+		return fmt.Sprintf("version %s (%s)", v.Name, v.Effective.Format(time.RFC3339Nano))
+	}
+	return "version " + v.Name
 }

@@ -24,6 +24,14 @@ type CheckOptions struct {
 	MinAllowedFails int
 	// Strict makes entries of models with no tariff findings, not warnings.
 	Strict bool
+	// MinRateLimitRetries is the fewest retries a model group gives a 429.
+	MinRateLimitRetries int
+	// Private are the glob patterns (path.Match) of the private model
+	// groups; none makes no group private.
+	Private []string
+	// PrivateDomains are the DNS domains whose hosts count as private
+	// addresses, besides loopback, RFC 1918, link-local and ULA ones.
+	PrivateDomains []string
 }
 
 // Rule names, as findings carry them.
@@ -37,6 +45,10 @@ const (
 	RuleOffPeak      = "off-peak-block"
 	RuleHealthCheck  = "health-check"
 	RuleCooldown     = "cooldown"
+	RuleRateLimit    = "rate-limit-retry"
+	RulePrivateFall  = "private-fallback"
+	RulePrivateAlias = "private-alias"
+	RulePrivateAddr  = "private-address"
 )
 
 // checker gathers the findings of one config.
@@ -79,7 +91,19 @@ func (k *checker) add(rule string, e *Entry, line int, field, value, bound, msg 
 //     not opted out (every probe is a paid call);
 //   - cooldown: cooldown_time above MaxCooldown or allowed_fails below
 //     MinAllowedFails while a model group has one deployment and no
-//     fallback.
+//     fallback;
+//   - rate-limit-retry: a model group whose 429s get fewer than
+//     MinRateLimitRetries retries;
+//   - private-fallback: a fallback of any kind, direct or through other
+//     groups, from a private group to a group outside Private;
+//   - private-alias: an alias giving a private group a public name, or a
+//     private name a public group;
+//   - private-address: a deployment of a private group without an api_base
+//     on a private address or a host in PrivateDomains.
+//
+// Router settings are read wherever LiteLLM reads them (see
+// routerSetting), so moving a key between sections changes a finding only
+// when it changes what LiteLLM does.
 func (c *Config) Check(opts CheckOptions) []gateway.Finding {
 	k := &checker{c: c, opts: opts}
 	models := make([]*tariffs.Model, len(c.Entries))
@@ -102,6 +126,8 @@ func (c *Config) Check(opts CheckOptions) []gateway.Finding {
 	k.consistency(models)
 	k.healthChecks(models)
 	k.cooldowns()
+	k.rateLimits()
+	k.perimeter()
 	gateway.Sort(k.out)
 	return k.out
 }
@@ -290,71 +316,33 @@ func (k *checker) healthChecks(models []*tariffs.Model) {
 	}
 }
 
-// cooldowns flags router settings that take a lone deployment out.
+// cooldowns flags router settings that take a lone deployment out. The
+// settings are read where LiteLLM reads them: cooldown_time from the
+// deployment (see cooldownTimes), else router_settings; allowed_fails from
+// router_settings, else litellm_settings; a group has a fallback when the
+// fallbacks (or default_fallbacks) the Router reads name it.
 func (k *checker) cooldowns() {
-	rs := k.c.section("router_settings")
-	if rs == nil {
-		return
-	}
-	groups := map[string]int{}
-	var order []*Entry
-	for _, e := range k.c.Entries {
-		if groups[e.ModelName] == 0 {
-			order = append(order, e)
-		}
-		groups[e.ModelName]++
-	}
-	fallback := fallbackGroups(rs)
-	for _, n := range []*yaml.Node{k.c.section("litellm_settings")} {
-		for g := range fallbackGroups(n) {
-			fallback[g] = true
+	groups, first := k.c.groups()
+	covered := map[string]bool{}
+	for _, e := range k.c.fallbackEdges() {
+		if e.key == "fallbacks" || e.key == "default_fallbacks" {
+			covered[e.from] = true
 		}
 	}
-	ck, cv := lookup(rs, "cooldown_time")
-	ak, av := lookup(rs, "allowed_fails")
-	for _, e := range order {
-		if groups[e.ModelName] != 1 || fallback[e.ModelName] || fallback["*"] {
+	fails := k.c.routerSetting("allowed_fails")
+	for _, e := range first {
+		if len(groups[e.ModelName]) != 1 || covered[e.ModelName] || covered["*"] {
 			continue
 		}
-		if ck != nil {
-			if s, err := strconv.ParseFloat(cv.Value, 64); err == nil && time.Duration(s*float64(time.Second)) > k.opts.MaxCooldown {
-				k.add(RuleCooldown, e, cv.Line, "router_settings.cooldown_time", cv.Value, "<= "+strconv.FormatFloat(k.opts.MaxCooldown.Seconds(), 'f', -1, 64),
-					fmt.Sprintf("group %q has one deployment and no fallback: a cooldown answers \"No deployments available\" for %ss", e.ModelName, cv.Value))
+		for _, c := range k.c.cooldownTimes(e) {
+			if s, err := strconv.ParseFloat(c.val.Value, 64); err == nil && time.Duration(s*float64(time.Second)) > k.opts.MaxCooldown {
+				k.add(RuleCooldown, e, c.val.Line, c.field(), c.val.Value, "<= "+strconv.FormatFloat(k.opts.MaxCooldown.Seconds(), 'f', -1, 64),
+					fmt.Sprintf("group %q has one deployment and no fallback: a cooldown answers \"No deployments available\" for %ss", e.ModelName, c.val.Value))
 			}
 		}
-		if ak != nil {
-			if n, err := strconv.Atoi(av.Value); err == nil && n < k.opts.MinAllowedFails {
-				k.add(RuleCooldown, e, av.Line, "router_settings.allowed_fails", av.Value, ">= "+strconv.Itoa(k.opts.MinAllowedFails),
-					fmt.Sprintf("group %q has one deployment and no fallback: %d failures take the whole group out", e.ModelName, n))
-			}
+		if n, ok := fails.int(); ok && n < k.opts.MinAllowedFails {
+			k.add(RuleCooldown, e, fails.val.Line, fails.field(), fails.val.Value, ">= "+strconv.Itoa(k.opts.MinAllowedFails),
+				fmt.Sprintf("group %q has one deployment and no fallback: %d failures take the whole group out", e.ModelName, n))
 		}
 	}
-}
-
-// fallbackGroups returns the model groups with a fallback in a settings
-// mapping (fallbacks; context-window and content-policy fallbacks do not cover a cooldown); "*" when
-// default_fallbacks covers every group.
-func fallbackGroups(s *yaml.Node) map[string]bool {
-	out := map[string]bool{}
-	if s == nil {
-		return out
-	}
-	for _, key := range []string{"fallbacks"} {
-		_, v := lookup(s, key)
-		if v == nil || v.Kind != yaml.SequenceNode {
-			continue
-		}
-		for _, item := range v.Content {
-			item = deref(item)
-			for i := 0; item.Kind == yaml.MappingNode && i+1 < len(item.Content); i += 2 {
-				if len(listOf(item.Content[i+1])) > 0 {
-					out[item.Content[i].Value] = true
-				}
-			}
-		}
-	}
-	if _, v := lookup(s, "default_fallbacks"); v != nil && len(listOf(v)) > 0 {
-		out["*"] = true
-	}
-	return out
 }

@@ -14,8 +14,12 @@ import (
 var checkAt = time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC)
 
 func checkOpts(strict bool) CheckOptions {
-	return CheckOptions{At: checkAt, MaxCooldown: 15 * time.Second, MinAllowedFails: 3, Strict: strict}
+	return CheckOptions{At: checkAt, MaxCooldown: 15 * time.Second, MinAllowedFails: 3, Strict: strict,
+		MinRateLimitRetries: 1, Private: []string{"private/*"}, PrivateDomains: []string{"corp.internal"}}
 }
+
+// addrBound is the bound of private-address with the test's domain.
+const addrBound = "a loopback, RFC 1918, link-local or ULA address, or a host in corp.internal"
 
 // TestCheckRules runs each rule on its failing fixture (findings of that
 // rule only, at the lines given) and on its passing one (no finding).
@@ -25,25 +29,48 @@ func TestCheckRules(t *testing.T) {
 		rule   string
 		strict bool
 		want   []string // "line field value bound" of each finding
+		models []string // the model_name of each finding, when checked
 	}{
-		{RuleUntariffed, true, []string{"2 litellm_params.model ollama/llama3.1 a model of the tariff catalog"}},
-		{RulePriceFormat, false, []string{"6 litellm_params.output_cost_per_token 1e-5 a number with a dot, e.g. 3.0e-7"}},
+		{RuleUntariffed, true, []string{"2 litellm_params.model ollama/llama3.1 a model of the tariff catalog"}, nil},
+		{RulePriceFormat, false, []string{"6 litellm_params.output_cost_per_token 1e-5 a number with a dot, e.g. 3.0e-7"}, nil},
 		// deepseek-flash input lies in [0.15, 0.30] per 1M = [1.5e-7, 3.0e-7].
-		{RulePriceBounds, false, []string{"6 model_info.input_cost_per_token 1.4e-7 1.5e-7 .. 3.0e-7"}},
-		{RuleZeroPrice, false, []string{"5 litellm_params.input_cost_per_token 0 2.5e-6 .. 2.5e-6"}},
-		{RuleNoCustom, false, []string{"2 model_info.input_cost_per_token  a custom price"}},
-		{RuleInconsistent, false, []string{`6 input_cost_per_token 2.1e-7 2.0e-7 as in "deepseek-flash" at line 4`}},
+		{RulePriceBounds, false, []string{"6 model_info.input_cost_per_token 1.4e-7 1.5e-7 .. 3.0e-7"}, nil},
+		{RuleZeroPrice, false, []string{"5 litellm_params.input_cost_per_token 0 2.5e-6 .. 2.5e-6"}, nil},
+		{RuleNoCustom, false, []string{"2 model_info.input_cost_per_token  a custom price"}, nil},
+		{RuleInconsistent, false, []string{`6 input_cost_per_token 2.1e-7 2.0e-7 as in "deepseek-flash" at line 4`}, nil},
 		// Off-peak output 0.60 per 1M = 6.0e-7 per token.
-		{RuleOffPeak, false, []string{"20 model_info.off_peak_pricing.output_cost_per_token 6.5e-7 6.0e-7"}},
-		{RuleHealthCheck, false, []string{"2 model_info.disable_background_health_check  true"}},
-		{RuleCooldown, false, []string{"6 router_settings.allowed_fails 1 >= 3", "7 router_settings.cooldown_time 60 <= 15"}},
+		{RuleOffPeak, false, []string{"20 model_info.off_peak_pricing.output_cost_per_token 6.5e-7 6.0e-7"}, nil},
+		{RuleHealthCheck, false, []string{"2 model_info.disable_background_health_check  true"}, nil},
+		{RuleCooldown, false, []string{"6 router_settings.allowed_fails 1 >= 3", "7 router_settings.cooldown_time 60 <= 15"}, nil},
+		// gpt-4o takes the router's policy; gpt-4o-batch's own policy says
+		// nothing of rate limits, so num_retries decides, read from
+		// litellm_settings as router_settings does not set it.
+		{RuleRateLimit, false, []string{
+			"11 router_settings.retry_policy.RateLimitErrorRetries 0 >= 1",
+			"15 litellm_settings.num_retries 0 >= 1"}, []string{"gpt-4o", "gpt-4o-batch"}},
+		// private/qwen leaves directly; private/llama in the second hop of
+		// its chain, through private/qwen. gpt-4o falling back into
+		// private/llama is fine.
+		{RulePrivateFall, false, []string{
+			"16 router_settings.context_window_fallbacks gpt-4o a group matching private/*",
+			"16 router_settings.context_window_fallbacks gpt-4o a group matching private/*"}, []string{"private/llama", "private/qwen"}},
+		{RulePrivateAlias, false, []string{
+			"12 router_settings.model_group_alias.fast private/llama both names inside or both outside private/*",
+			"13 router_settings.model_group_alias.private/big gpt-4o both names inside or both outside private/*",
+			"15 litellm_settings.model_alias_map.cheap private/llama both names inside or both outside private/*"},
+			[]string{"private/llama", "gpt-4o", "private/llama"}},
+		{RulePrivateAddr, false, []string{
+			"6 litellm_params.api_base http://203.0.113.7:11434 " + addrBound,
+			"7 litellm_params.api_base  " + addrBound,
+			"13 litellm_params.api_base https://llm.example.com/v1 " + addrBound,
+			"17 litellm_params.api_base http://[2001:db8::5]:8000/v1 " + addrBound}, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.rule, func(t *testing.T) {
 			opts := checkOpts(tc.strict)
 			opts.Catalog = cat
 			c, _ := readConfig(t, filepath.Join("testdata/check", tc.rule+"-fail.yaml"))
-			var got []string
+			var got, models []string
 			for _, f := range c.Check(opts) {
 				if f.Severity != gateway.Problem {
 					continue
@@ -56,9 +83,13 @@ func TestCheckRules(t *testing.T) {
 					t.Errorf("finding names file %q", f.File)
 				}
 				got = append(got, strings.TrimSpace(fmt.Sprintf("%d %s %s %s", f.Line, f.Field, f.Value, f.Bound)))
+				models = append(models, f.ModelName)
 			}
 			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
 				t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+			}
+			if tc.models != nil && strings.Join(models, " ") != strings.Join(tc.models, " ") {
+				t.Errorf("findings name %q, want %q", models, tc.models)
 			}
 			c, _ = readConfig(t, filepath.Join("testdata/check", tc.rule+"-pass.yaml"))
 			for _, f := range c.Check(opts) {

@@ -1,5 +1,13 @@
 // Package litellm reads a LiteLLM proxy config.yaml, checks it against the
-// tariffs, and writes prices back into it in place.
+// tariffs and for costly or leaky router settings, and writes prices back
+// into it in place.
+//
+// The checks read each router setting where LiteLLM reads it
+// (router_settings, litellm_settings for the keys the Router falls back
+// to there, a deployment's litellm_params or model_info), and hold the
+// model groups matching the private patterns to a fail-closed perimeter:
+// no fallback leaves them at any hop, no alias crosses it, every
+// deployment is on a private address.
 //
 // Each model_list entry is mapped to a tariff model through its
 // model_info.base_model, its litellm_params.model and its model_name, in
@@ -25,4 +33,6 @@
 //     line, and nothing is written.
 //   - An entry with an off_peak_pricing block never silently gets a flat
 //     price: the update refuses it, or writes the block from the tariff.
+//   - Moving a router setting between sections changes a check's findings
+//     only when it changes what LiteLLM does.
 package litellm

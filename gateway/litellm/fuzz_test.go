@@ -28,7 +28,8 @@ func FuzzUpdate(f *testing.F) {
 		if err != nil {
 			return
 		}
-		c.Check(CheckOptions{Catalog: cat, At: testAt, MaxCooldown: 15e9, MinAllowedFails: 3})
+		c.Check(CheckOptions{Catalog: cat, At: testAt, MaxCooldown: 15e9, MinAllowedFails: 3, MinRateLimitRetries: 1,
+			Private: []string{"private/*", "*"}, PrivateDomains: []string{"corp.internal"}})
 		opts := UpdateOptions{Catalog: cat, Prices: prices, At: testAt}
 		u, err := c.Update(opts)
 		if err != nil {

@@ -30,7 +30,7 @@ func testCatalog(t *testing.T) *tariffs.Catalog {
 }
 
 func tariffsForFuzz() (*tariffs.Catalog, tariffs.Problems) {
-	return tariffs.LoadDir("testdata/tariffs")
+	return tariffs.Load("testdata/tariffs")
 }
 
 // rates builds per-1M rates from usage=price pairs.

@@ -31,11 +31,12 @@ const (
 // app is what every command shares: where tariffs come from, the output
 // streams and the clock. Tests build their own with a fixed now.
 type app struct {
-	stdin      io.Reader
-	stdout     io.Writer
-	stderr     io.Writer
-	now        func() time.Time
-	tariffsDir string
+	stdin    io.Reader
+	stdout   io.Writer
+	stderr   io.Writer
+	now      func() time.Time
+	tariffs  string   // --tariffs: a file or folder in place of the embedded catalog
+	overlays []string // --tariffs-overlay: files or folders whose providers replace the catalog's
 
 	once    sync.Once
 	catalog *tariffs.Catalog
@@ -43,18 +44,15 @@ type app struct {
 	started bool // a command's RunE began: cobra accepted its flags and arguments
 }
 
-// Catalog loads the tariff catalog once: the folder given by --tariffs, or
-// the embedded one. Warnings go to stderr; errors are bad input.
+// Catalog loads the tariff catalog once: the file or folder given by
+// --tariffs, else the embedded one, with each --tariffs-overlay applied.
+// Warnings go to stderr; errors are bad input.
 func (a *app) Catalog() (*tariffs.Catalog, error) {
 	a.once.Do(func() {
 		var ps tariffs.Problems
-		if a.tariffsDir != "" {
-			a.catalog, ps = tariffs.LoadDir(a.tariffsDir)
-		} else {
-			a.catalog, ps = tariffs.Embedded()
-		}
+		a.catalog, ps = tariffs.Load(a.tariffs, a.overlays...)
 		if errs := ps.Errors(); len(errs) > 0 {
-			a.loadErr = usageError(fmt.Errorf("load tariffs:\n%w", errs), "run `tokenfare tariffs validate` on the folder to see every problem")
+			a.loadErr = usageError(fmt.Errorf("load tariffs:\n%w", errs), "run `tokenfare tariffs validate` with the same --tariffs and --tariffs-overlay to see every problem")
 			return
 		}
 		for _, p := range ps {
@@ -150,7 +148,9 @@ a run that could not finish (an I/O failure: disk full, unreadable input), 130 i
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.PersistentFlags().StringVar(&a.tariffsDir, "tariffs", "", "folder of tariff files that replaces the embedded catalog")
+	root.PersistentFlags().StringVar(&a.tariffs, "tariffs", "", "tariff file or folder of *.yaml files that replaces the embedded catalog")
+	root.PersistentFlags().StringArrayVar(&a.overlays, "tariffs-overlay", nil,
+		"tariff file or folder laid over the catalog: each provider it defines replaces the catalog's provider of that name (repeatable)")
 	var cpuProfile string
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile to this file (for developers)")
 	root.PersistentFlags().MarkHidden("cpuprofile")

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -20,6 +21,10 @@ type checkOptions struct {
 	strict          bool
 	maxCooldown     time.Duration
 	minAllowedFails int
+	minRateRetries  int
+	private         []string
+	privateDomains  []string
+	poolKeys        int
 }
 
 func newCheckCmd(a *app) *cobra.Command {
@@ -41,12 +46,20 @@ LiteLLM, against the tariff versions in force at --at (default now):
   health-check        background health checks on a metered deployment (each probe is paid)
   cooldown            cooldown_time above --max-cooldown or allowed_fails below
                       --min-allowed-fails for a group with one deployment and no fallback
+  rate-limit-retry    a group whose 429s get fewer than --min-rate-limit-retries retries
+  private-fallback    a fallback of any kind, at any hop, from a --private group to a public one
+  private-alias       an alias between a public name and a --private group
+  private-address     a --private deployment not on a private address or --private-domain host
   untariffed          an entry whose model no tariff prices (a warning unless --strict)
+Router settings are read where LiteLLM reads them (router_settings, litellm_settings, a
+deployment's litellm_params or model_info), so moving a key does not pass a rule.
 CLIProxyAPI:
-  single-key-cooling  a provider with one API key and cooling on`,
+  single-key-cooling  a provider with fewer than --pool-keys API keys and cooling on
+  global-cooling-off  disable-cooling: true globally while a provider holds --pool-keys keys or more`,
 		Example: `  tokenfare check --config litellm.yaml
   tokenfare check --config litellm.yaml --at 2026-12-01 -o json
-  tokenfare check --config cliproxy.yaml --strict`,
+  tokenfare check --config cliproxy.yaml --strict
+  tokenfare check --config litellm.yaml --private 'private/*' --private-domain corp.internal`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runCheck(cmd, a, &opts)
@@ -59,6 +72,10 @@ CLIProxyAPI:
 	f.BoolVar(&opts.strict, "strict", false, "entries of models with no tariff are findings, not warnings")
 	f.DurationVar(&opts.maxCooldown, "max-cooldown", 15*time.Second, "longest router cooldown_time for a lone deployment")
 	f.IntVar(&opts.minAllowedFails, "min-allowed-fails", 3, "fewest router allowed_fails for a lone deployment")
+	f.IntVar(&opts.minRateRetries, "min-rate-limit-retries", 1, "fewest retries a model group gives a rate-limit error (429)")
+	f.StringArrayVar(&opts.private, "private", []string{"private/*"}, "glob of the private model groups, * also matching \"/\" (repeatable)")
+	f.StringArrayVar(&opts.privateDomains, "private-domain", nil, "DNS domain whose hosts are private addresses (repeatable)")
+	f.IntVar(&opts.poolKeys, "pool-keys", 2, "CLIProxyAPI: fewest API keys that make a provider's cooldown its key rotation")
 	cmd.MarkFlagFilename("config", "yaml", "yml")
 	completeOutput(cmd, reports.Table, reports.JSON)
 	return cmd
@@ -71,6 +88,14 @@ func runCheck(cmd *cobra.Command, a *app, opts *checkOptions) error {
 	}
 	if opts.config == "" {
 		return usageError(errors.New("--config FILE is required"), "tokenfare check --config litellm.yaml")
+	}
+	for _, p := range opts.private {
+		if _, err := path.Match(p, ""); err != nil {
+			return usageError(fmt.Errorf("--private %q is not a glob: %w", p, err), "tokenfare check --config litellm.yaml --private 'private/*'")
+		}
+	}
+	if opts.poolKeys < 2 {
+		return usageError(fmt.Errorf("--pool-keys %d: a pool holds two keys or more", opts.poolKeys), "")
 	}
 	at := a.now().UTC()
 	if opts.at != "" {
@@ -85,7 +110,7 @@ func runCheck(cmd *cobra.Command, a *app, opts *checkOptions) error {
 	res := &reports.Check{File: opts.config, At: at}
 	if cliproxy.Detect(data) {
 		res.Gateway = "cliproxy"
-		if res.Findings, err = cliproxy.Check(opts.config, data); err != nil {
+		if res.Findings, err = cliproxy.Check(opts.config, data, cliproxy.Options{PoolKeys: opts.poolKeys}); err != nil {
 			return usageError(fmt.Errorf("read config: %w", err), "")
 		}
 	} else {
@@ -99,7 +124,8 @@ func runCheck(cmd *cobra.Command, a *app, opts *checkOptions) error {
 			return err
 		}
 		res.Findings = cfg.Check(litellm.CheckOptions{Catalog: cat, At: at, MaxCooldown: opts.maxCooldown,
-			MinAllowedFails: opts.minAllowedFails, Strict: opts.strict})
+			MinAllowedFails: opts.minAllowedFails, Strict: opts.strict, MinRateLimitRetries: opts.minRateRetries,
+			Private: opts.private, PrivateDomains: opts.privateDomains})
 	}
 	if err := reports.Findings(cmd.OutOrStdout(), format, res); err != nil {
 		return err

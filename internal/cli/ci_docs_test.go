@@ -8,6 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
+
+	"github.com/tokenfare/tokenfare/gateway/cliproxy"
+	"github.com/tokenfare/tokenfare/gateway/litellm"
 )
 
 // shellWords splits a command line as a shell would for the simple lines
@@ -204,5 +207,32 @@ func TestHelpExamples(t *testing.T) {
 	walk(newRootCmd(&app{}))
 	if ran < 4 {
 		t.Errorf("%d examples naming the repository's data ran, want at least the sample's reconcile, price, blend and tariffs validate", ran)
+	}
+}
+
+// TestCIDocsListEveryRule: docs/ci.md has a row for every rule of check,
+// with its reason and a flag column, and check --help names every rule.
+func TestCIDocsListEveryRule(t *testing.T) {
+	rules := []string{
+		litellm.RuleUntariffed, litellm.RulePriceFormat, litellm.RulePriceBounds, litellm.RuleZeroPrice,
+		litellm.RuleNoCustom, litellm.RuleInconsistent, litellm.RuleOffPeak, litellm.RuleHealthCheck,
+		litellm.RuleCooldown, litellm.RuleRateLimit, litellm.RulePrivateFall, litellm.RulePrivateAlias,
+		litellm.RulePrivateAddr, cliproxy.RuleSingleKeyCooling, cliproxy.RuleGlobalCoolingOff,
+	}
+	data, err := os.ReadFile("../../docs/ci.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, help, _ := runCLI(t, "", "check", "--help")
+	for _, r := range rules {
+		row := regexp.MustCompile("(?m)^\\| `" + regexp.QuoteMeta(r) + "` \\| ([^|]+) \\| ([^|]+) \\|$").FindStringSubmatch(string(data))
+		if row == nil {
+			t.Errorf("docs/ci.md: no row | `%s` | reason | flag |", r)
+		} else if len(strings.TrimSpace(row[1])) < 20 {
+			t.Errorf("docs/ci.md: rule %s: reason %q", r, row[1])
+		}
+		if !regexp.MustCompile(`(?m)^  ` + regexp.QuoteMeta(r) + ` `).MatchString(help) {
+			t.Errorf("check --help does not list rule %s", r)
+		}
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"sort"
 
 	"github.com/spf13/cobra"
 
@@ -26,96 +24,120 @@ func newTariffsCmd(a *app) *cobra.Command {
 	return cmd
 }
 
-func newTariffsValidateCmd(a *app) *cobra.Command {
-	return &cobra.Command{
-		Use:   "validate [PATH...]",
-		Short: "Report every problem of tariff files at once, with file:line",
-		Long: `Validate reads tariff files (or every *.yaml of a folder) and reports every problem at
-once as file:line: message. Without a PATH it validates the --tariffs folder, else the
-embedded catalog. Exit 1 if any problem is found (warnings included), 0 otherwise.`,
-		Example: `  tokenfare tariffs validate
-  tokenfare tariffs validate tariffs/catalog my-tariffs/deepseek.yaml`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return runTariffsValidate(a, cmd.OutOrStdout(), args)
-		},
-	}
+type validateOptions struct {
+	paths  []string
+	strict bool
 }
 
-func runTariffsValidate(a *app, out io.Writer, paths []string) error {
-	var providers []*tariffs.Provider
+func newTariffsValidateCmd(a *app) *cobra.Command {
+	var opts validateOptions
+	cmd := &cobra.Command{
+		Use:   "validate [PATH...]",
+		Short: "Report every problem of tariff files at once, with file:line",
+		Long: `Validate reads tariff files (or every *.yaml and *.yml of a folder) and reports every
+problem at once as file:line: message, the files taken together as one catalog. Without a
+PATH it validates the catalog the other commands use: --tariffs (else the embedded
+catalog) with each --tariffs-overlay applied.
+
+Exit 1 if any error is found. Warnings (such as a version boundary that is not on a whole
+minute) are printed but exit 0, unless --strict makes them findings too.`,
+		Example: `  tokenfare tariffs validate
+  tokenfare tariffs validate tariffs/catalog my-tariffs/deepseek.yaml
+  tokenfare tariffs validate --tariffs-overlay my-tariffs/deepseek.yaml --strict`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.paths = args
+			return runTariffsValidate(a, cmd.OutOrStdout(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.strict, "strict", false, "count warnings as findings (exit 1)")
+	return cmd
+}
+
+func runTariffsValidate(a *app, out io.Writer, opts validateOptions) error {
+	var cat *tariffs.Catalog
 	var problems tariffs.Problems
-	files := 0
-	add := func(p *tariffs.Provider, ps tariffs.Problems) {
-		files++
-		problems = append(problems, ps...)
-		if p != nil {
-			providers = append(providers, p)
-		}
-	}
-	if len(paths) == 0 {
-		if a.tariffsDir != "" {
-			paths = []string{a.tariffsDir}
-		} else {
-			cat, ps := tariffs.Embedded()
-			problems = append(problems, ps...)
-			if cat != nil {
-				providers = cat.Providers
+	if len(opts.paths) == 0 {
+		// A path that cannot be read is bad usage, as with PATH arguments.
+		for _, path := range append([]string{a.tariffs}, a.overlays...) {
+			if path == "" {
+				continue
 			}
-			files = len(providers)
-		}
-	}
-	for _, p := range paths {
-		names, err := tariffFiles(p)
-		if err != nil {
-			return usageError(err, "give tariff files or folders that hold *.yaml files")
-		}
-		for _, name := range names {
-			data, err := os.ReadFile(name)
-			if err != nil {
-				return usageError(err, "")
+			if _, err := tariffs.Files(path); err != nil {
+				return usageError(fmt.Errorf("%s: %w", path, err), "give tariff files or folders that hold *.yaml files")
 			}
-			add(tariffs.Parse(name, data))
 		}
-	}
-	if len(paths) > 0 {
-		_, ps := tariffs.New(providers)
-		problems = append(problems, ps...)
+		cat, problems = tariffs.Load(a.tariffs, a.overlays...)
+	} else {
+		var err error
+		if cat, problems, err = validatePaths(opts.paths); err != nil {
+			return err
+		}
 	}
 	for _, p := range problems {
 		fmt.Fprintln(out, p.Error())
 	}
-	if len(problems) > 0 {
-		return findingsError(fmt.Errorf("%d problem(s) in %d file(s)", len(problems), files))
+	errs, warnings := len(problems.Errors()), len(problems)-len(problems.Errors())
+	if errs > 0 || (opts.strict && warnings > 0) {
+		return findingsError(fmt.Errorf("%s in %d file(s)", countProblems(errs, warnings), filesOf(problems)))
 	}
 	models, versions := 0, 0
-	for _, p := range providers {
+	for _, p := range cat.Providers {
 		models += len(p.Models)
 		versions += len(p.Versions)
 	}
-	_, err := fmt.Fprintf(out, "ok: %d file(s), %d provider(s), %d model(s), %d version(s)\n", files, len(providers), models, versions)
-	return err
+	w := &errWriter{w: out}
+	w.printf("ok: %d file(s), %d provider(s), %d model(s), %d version(s)", len(cat.Providers), len(cat.Providers), models, versions)
+	if warnings > 0 {
+		w.printf(", %d warning(s)", warnings)
+	}
+	w.printf("\n")
+	return w.err
 }
 
-// tariffFiles lists the tariff files a path names: the file itself, or the
-// *.yaml and *.yml files of a folder.
-func tariffFiles(path string) ([]string, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("read tariffs %s: %w", path, unwrapPathError(err))
+// validatePaths parses the files the paths name and checks them together
+// as one catalog.
+func validatePaths(paths []string) (*tariffs.Catalog, tariffs.Problems, error) {
+	var providers []*tariffs.Provider
+	var problems tariffs.Problems
+	for _, path := range paths {
+		names, err := tariffs.Files(path)
+		if err != nil {
+			return nil, nil, usageError(fmt.Errorf("%s: %w", path, err), "give tariff files or folders that hold *.yaml files")
+		}
+		for _, name := range names {
+			data, err := os.ReadFile(name)
+			if err != nil {
+				return nil, nil, usageError(fmt.Errorf("read tariffs %s: %w", name, unwrapPathError(err)), "")
+			}
+			p, ps := tariffs.Parse(name, data)
+			problems = append(problems, ps...)
+			if p != nil {
+				providers = append(providers, p)
+			}
+		}
 	}
-	if !st.IsDir() {
-		return []string{path}, nil
+	cat, ps := tariffs.New(providers)
+	return cat, append(problems, ps...), nil
+}
+
+// countProblems says "2 error(s) and 1 warning(s)", leaving out a zero.
+func countProblems(errs, warnings int) string {
+	switch {
+	case warnings == 0:
+		return fmt.Sprintf("%d error(s)", errs)
+	case errs == 0:
+		return fmt.Sprintf("%d warning(s)", warnings)
 	}
-	var out []string
-	for _, pat := range []string{"*.yaml", "*.yml"} {
-		m, _ := filepath.Glob(filepath.Join(path, pat))
-		out = append(out, m...)
+	return fmt.Sprintf("%d error(s) and %d warning(s)", errs, warnings)
+}
+
+// filesOf counts the files problems are found in.
+func filesOf(ps tariffs.Problems) int {
+	files := map[string]bool{}
+	for _, p := range ps {
+		files[p.File] = true
 	}
-	sort.Strings(out)
-	if len(out) == 0 {
-		return nil, fmt.Errorf("read tariffs %s: no *.yaml files in the folder", path)
-	}
-	return out, nil
+	return len(files)
 }
 
 func newTariffsListCmd(a *app) *cobra.Command {

@@ -14,10 +14,11 @@ import (
 )
 
 type showOptions struct {
-	model  string
-	at     string
-	tz     string
-	output string
+	model    string
+	at       string
+	tz       string
+	output   string
+	calendar bool
 }
 
 func newTariffsShowCmd(a *app) *cobra.Command {
@@ -27,9 +28,12 @@ func newTariffsShowCmd(a *app) *cobra.Command {
 		Short: "Show a model's versions, periods, calendar and the rates in force",
 		Long: `Show prints what a model costs: its provider, time zone and billing instant, every
 version with the model's status in it, and for the version in force at --at (default now)
-the periods with their local windows, the holiday calendar and the rates per period.
-MODEL is a tariff model id or any name a gateway logs it under.`,
+the periods with their local windows and the rates per period. It prints --at on the
+tariff's local clock and, when that local day is a holiday or a make-up workday, the
+calendar's name for it and the weekday whose periods apply. --calendar lists the whole
+holiday calendar too. MODEL is a tariff model id or any name a gateway logs it under.`,
 		Example: `  tokenfare tariffs show deepseek-flash
+  tokenfare tariffs show deepseek-flash --at 2026-10-01T02:00:00Z --calendar
   tokenfare tariffs show deepseek/deepseek-v4-pro --at 2026-09-01T02:00:00Z -o json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -40,6 +44,7 @@ MODEL is a tariff model id or any name a gateway logs it under.`,
 	cmd.Flags().StringVar(&opts.at, "at", "", "instant to show the rates of (RFC 3339, or a date: midnight in --tz; default now)")
 	cmd.Flags().StringVar(&opts.tz, "tz", "UTC", "IANA time zone a bare --at date is read in")
 	cmd.Flags().StringVarP(&opts.output, "output", "o", "table", "output format: table or json")
+	cmd.Flags().BoolVar(&opts.calendar, "calendar", false, "list every holiday and make-up workday of the calendar")
 	completeWith(cmd, "output", "table", "json")
 	cmd.ValidArgsFunction = completeModels(a)
 	return cmd
@@ -63,7 +68,7 @@ func runTariffsShow(a *app, out io.Writer, opts showOptions) error {
 			return err
 		}
 	}
-	view := newModelView(m, at)
+	view := newModelView(m, at, opts.calendar)
 	switch opts.output {
 	case "json":
 		return writeJSON(out, view)
@@ -82,13 +87,17 @@ type modelView struct {
 	Timezone    string        `json:"timezone"`
 	BillingTime string        `json:"billing_time"`
 	At          string        `json:"at"`
+	Local       string        `json:"local"`         // At on the local clock of the version in force (else the provider's)
+	Day         *specialDay   `json:"day,omitempty"` // the holiday or make-up workday that decides the periods
 	Status      string        `json:"status"`
 	Version     *versionView  `json:"version,omitempty"`
 	Period      string        `json:"period,omitempty"`
 	Periods     []periodView  `json:"periods,omitempty"`
 	Rates       []ratesView   `json:"rates,omitempty"`
 	Tiers       []tierView    `json:"tiers,omitempty"`
-	Calendar    *calendarView `json:"calendar,omitempty"`
+	Calendar    *calendarView `json:"calendar,omitempty"` // with --calendar
+	days        [2]int        // holidays and make-up workdays of the calendar
+	local       time.Time     // At on the local clock, for text`
 	Versions    []versionView `json:"versions"`
 	Sources     []sourceView  `json:"sources"`
 }
@@ -126,6 +135,14 @@ type calendarView struct {
 	Workdays   []dayView `json:"workdays"`
 }
 
+// specialDay is a holiday or make-up workday and the weekday whose
+// periods apply on it.
+type specialDay struct {
+	Kind string `json:"kind"` // holiday or workday
+	Name string `json:"name,omitempty"`
+	As   string `json:"as"` // mon..sun
+}
+
 type dayView struct {
 	Date string `json:"date"`
 	Name string `json:"name,omitempty"`
@@ -137,11 +154,15 @@ type sourceView struct {
 	Note    string `json:"note,omitempty"`
 }
 
-func newModelView(m *tariffs.Model, at time.Time) modelView {
+func newModelView(m *tariffs.Model, at time.Time, calendar bool) modelView {
 	p := m.Provider
 	q := m.At(at)
 	v := modelView{Model: m.ID, Provider: p.Name, Names: m.Names, Currency: p.Currency, Timezone: p.Zone.String(),
-		BillingTime: p.Billing.String(), At: at.Format(time.RFC3339), Status: q.Status.String()}
+		BillingTime: p.Billing.String(), At: at.Format(time.RFC3339), local: at.In(p.Zone), // the version's clock below
+		Status: q.Status.String(), days: [2]int{len(p.Calendar.Holidays), len(p.Calendar.Workdays)}}
+	if calendar && v.days[0]+v.days[1] > 0 {
+		v.Calendar = newCalendarView(&p.Calendar)
+	}
 	for _, ver := range p.Versions {
 		v.Versions = append(v.Versions, newVersionView(m, ver))
 	}
@@ -149,14 +170,18 @@ func newModelView(m *tariffs.Model, at time.Time) modelView {
 		v.Sources = append(v.Sources, sourceView(s))
 	}
 	if q.Version == nil {
+		v.Local = v.local.Format(time.RFC3339Nano)
 		return v
 	}
 	vv := newVersionView(m, q.Version)
 	v.Version = &vv
 	v.Period = q.PeriodName()
 	v.Periods = periodViews(q.Version)
-	if len(p.Calendar.Holidays)+len(p.Calendar.Workdays) > 0 {
-		v.Calendar = newCalendarView(&p.Calendar)
+	day := q.Version.DayOf(at)
+	v.local = day.Local
+	v.Local = v.local.Format(time.RFC3339Nano)
+	if day.Kind != "" {
+		v.Day = &specialDay{Kind: day.Kind, Name: day.Name, As: weekdayName(day.As)}
 	}
 	if q.Prices != nil {
 		v.Rates = ratesViews(q.Version, q.Prices.Periods)
@@ -181,7 +206,7 @@ func periodViews(ver *tariffs.Version) []periodView {
 	for _, d := range ver.Defs {
 		pv := periodView{Name: d.Name}
 		for _, wd := range d.Weekdays {
-			pv.Weekdays = append(pv.Weekdays, strings.ToLower(wd.String()[:3]))
+			pv.Weekdays = append(pv.Weekdays, weekdayName(wd))
 		}
 		for _, w := range d.Windows {
 			pv.Windows = append(pv.Windows, w.String())
@@ -213,9 +238,12 @@ func newCalendarView(c *tariffs.Calendar) *calendarView {
 		sort.Slice(out, func(i, j int) bool { return out[i].Date < out[j].Date })
 		return out
 	}
-	return &calendarView{HolidaysAs: strings.ToLower(c.HolidaysAs.String()[:3]), WorkdaysAs: strings.ToLower(c.WorkdaysAs.String()[:3]),
+	return &calendarView{HolidaysAs: weekdayName(c.HolidaysAs), WorkdaysAs: weekdayName(c.WorkdaysAs),
 		Holidays: days(c.Holidays), Workdays: days(c.Workdays)}
 }
+
+// weekdayName writes a weekday as tariff files do: mon..sun.
+func weekdayName(wd time.Weekday) string { return strings.ToLower(wd.String()[:3]) }
 
 func (v modelView) writeText(out io.Writer) error {
 	w := &errWriter{w: out}
@@ -226,7 +254,19 @@ func (v modelView) writeText(out io.Writer) error {
 	if v.Period != "" {
 		w.printf(", period %s", v.Period)
 	}
-	w.printf("\n\nversions\n")
+	tz := v.Timezone
+	if v.Version != nil {
+		tz = v.Version.Timezone
+	}
+	w.printf("\nlocal     %s (%s)\n", v.local.Format("Mon 2006-01-02 15:04:05 -07:00"), tz)
+	if v.Day != nil {
+		name := v.Day.Name
+		if name == "" {
+			name = "(no name in the calendar)"
+		}
+		w.printf("%-9s %s: periods as on %s\n", v.Day.Kind, name, v.Day.As)
+	}
+	w.printf("\nversions\n")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, ver := range v.Versions {
 		mark := " "
@@ -255,6 +295,9 @@ func (v modelView) writeText(out io.Writer) error {
 		for _, t := range v.Tiers {
 			writeRates(w, fmt.Sprintf("prompt > %d: ", t.Above), t.Rates)
 		}
+	}
+	if v.Calendar == nil && v.days[0]+v.days[1] > 0 {
+		w.printf("\ncalendar: %d holiday(s), %d make-up workday(s); --calendar lists them\n", v.days[0], v.days[1])
 	}
 	if v.Calendar != nil {
 		w.printf("\ncalendar: holidays as %s, make-up workdays as %s\n", v.Calendar.HolidaysAs, v.Calendar.WorkdaysAs)

@@ -17,7 +17,7 @@ var at = time.Date(2026, 10, 12, 12, 0, 0, 0, time.UTC)
 
 func testCatalog(t *testing.T) *tariffs.Catalog {
 	t.Helper()
-	cat, ps := tariffs.Load(os.DirFS("testdata/catalog"), "testdata/catalog")
+	cat, ps := tariffs.Load("testdata/catalog")
 	if len(ps) > 0 {
 		t.Fatal(ps)
 	}
