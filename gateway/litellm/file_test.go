@@ -148,6 +148,8 @@ func TestParseErrorNamesLine(t *testing.T) {
 		{"entry not a mapping", "model_list:\n  - just-a-name\n", 2, "not a mapping"},
 		{"empty", "", 0, "empty"},
 		{"an anchor containing its own alias", "model_list:\n  - &e\n    model_name: a\n    litellm_params: {<<: *e}\n", 4, "refers to a node that contains it"},
+		// PyYAML keeps the last of two equal keys: a price written at the first would not be charged.
+		{"a price key given twice", "model_list:\n  - model_name: a\n    litellm_params:\n      input_cost_per_token: 3.0e-7\n      model: x\n      input_cost_per_token: 4.0e-7\n", 6, "key input_cost_per_token is given twice in one mapping (first on line 4)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
