@@ -114,6 +114,9 @@ func runBlend(cmd *cobra.Command, a *app, opts *blendOptions) error {
 	if opts.write == "" && (opts.dryRun || opts.check || opts.offPeak) {
 		return usageError(errors.New("--dry-run, --check and --off-peak-pricing go with --write FILE"), "add --write config.yaml")
 	}
+	if opts.write != "" && cmd.Flags().Changed("output") {
+		return usageError(errors.New("-o does not apply with --write: the changes are listed as file:line text"), "drop -o, or run blend without --write for the report")
+	}
 	if !opts.check && cmd.Flags().Changed("tolerance") {
 		return usageError(errors.New("--tolerance goes with --check"), "add --check to compare the file with the blend")
 	}
