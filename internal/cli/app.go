@@ -83,10 +83,17 @@ func findingsError(err error) error { return &exitError{code: exitFindings, err:
 // Main runs the command line with args and returns the exit code. The
 // first SIGINT or SIGTERM cancels the run's context: reading stops, no
 // output is written, and the exit code is 130. A second one ends the
-// process at once.
+// process at once. A reader closing the output pipe (| head) ends the run
+// with exit 0.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// Without a handler, Go kills the process with SIGPIPE (exit 141) on
+	// the first write to a closed stdout; with one, the write fails with
+	// EPIPE, which runContext turns into a quiet exit 0.
+	pipe := make(chan os.Signal, 1)
+	signal.Notify(pipe, syscall.SIGPIPE)
+	defer signal.Stop(pipe)
 	go func() {
 		<-ctx.Done()
 		stop() // restore the default: a second signal kills
