@@ -9,7 +9,9 @@ GEN      := ./testdata/gen
 SAMPLE      := testdata/sample/spendlogs-2026-10.csv
 SAMPLE_DUMP := testdata/sample/spendlogs-dump-2026-10.csv
 
-.PHONY: help test bench bench-smoke fuzz lint golden build sample bench-reconcile
+.PHONY: help test bench bench-smoke fuzz lint golden build sample bench-reconcile bench-report workbook-preview
+
+PREVIEW ?= preview
 
 help: ## list the targets
 	@awk -F':.*## ' '/^[a-z-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -53,3 +55,18 @@ sample: ## regenerate the bundled sample spend logs
 
 bench-reconcile: ## time tokenfare reconcile against readsum and DuckDB on 5M rows
 	bench/run.sh
+
+bench-report: ## time tokenfare report against reconcile on 1M rows (CPU, wall, peak RSS)
+	bench/report.sh
+
+workbook-preview: ## the sample month's workbook and FOCUS export, and the workbook as PDF and PNG pages, in $(PREVIEW)/
+	@command -v libreoffice >/dev/null && command -v pdftoppm >/dev/null || \
+		{ echo "workbook-preview needs the Debian packages libreoffice-calc and poppler-utils"; exit 2; }
+	mkdir -p $(PREVIEW)
+	rm -f $(PREVIEW)/sample-2026-10*.png
+	$(GO) run ./cmd/tokenfare report --calls $(SAMPLE) --month 2026-10 --tz Asia/Shanghai \
+		--xlsx $(PREVIEW)/sample-2026-10.xlsx --focus $(PREVIEW)/sample-2026-10-focus.csv
+	libreoffice -env:UserInstallation=file://$(abspath $(PREVIEW))/.libreoffice --headless \
+		--convert-to pdf --outdir $(PREVIEW) $(PREVIEW)/sample-2026-10.xlsx >/dev/null
+	pdftoppm -png -r 80 $(PREVIEW)/sample-2026-10.pdf $(PREVIEW)/sample-2026-10
+	@ls $(PREVIEW)/sample-2026-10*

@@ -29,6 +29,11 @@
 //     other counts.
 //   - The amounts of a reconciliation's explanations, "unexplained"
 //     included, add up to its gap (official minus recorded).
+//   - An engine rolled up to fewer dimensions (Rollup) gives exactly what
+//     an engine grouped by those dimensions alone gives on the same calls;
+//     a month's views are rolled up from one pass.
+//   - A group's charges (Charges) cost its official cost, and their
+//     apportioned recorded spend adds up to its recorded spend exactly.
 //   - The parts of a three-way cell's or provider's gap add up to it
 //     (billed minus recorded).
 //   - A blended price lies between the lowest and highest price that applied

@@ -125,6 +125,7 @@ type Engine struct {
 	seen       Seen
 	seenErr    error
 	buckets    map[bucketKey]*bucket
+	day        daySpan // the day of the last call, when grouped by day
 	rows       Rows
 	total      Quantities // of every call in a bucket: no sum of buckets exceeds it
 	sumErr     error
@@ -141,11 +142,33 @@ type recentRef struct {
 }
 
 // modelRef is a logged model name resolved once, with its cursor and the
-// bucket its last call went to.
+// buckets its last calls went to.
 type modelRef struct {
 	model  *tariffs.Model
 	cursor *tariffs.Cursor
-	last   *bucket
+	last   [4]*bucket // most recent first
+}
+
+// recentBucket returns the bucket of key k if one of the model's last
+// calls went to it, moving it to the front.
+func (r *modelRef) recentBucket(k *bucketKey) *bucket {
+	for i, b := range r.last {
+		if b == nil {
+			return nil
+		}
+		if b.k == *k {
+			copy(r.last[1:i+1], r.last[:i])
+			r.last[0] = b
+			return b
+		}
+	}
+	return nil
+}
+
+// remember puts b in front of the model's recent buckets.
+func (r *modelRef) remember(b *bucket) {
+	copy(r.last[1:], r.last[:len(r.last)-1])
+	r.last[0] = b
 }
 
 // New returns an engine that prices calls against cat.
@@ -197,15 +220,16 @@ func (e *Engine) AddPriced(c *ledger.Call) PricedCall {
 		k.period, k.tier = uint8(pc.Quote.Period), uint8(pc.Tier)
 	}
 	e.groupKey(&k, c, pc.At)
-	// Calls of one model mostly land in the bucket its last call did:
-	// comparing keys is cheaper than hashing them.
-	b := pc.ref.last
-	if b == nil || b.k != k {
+	// Calls of one model mostly land in a bucket one of its last calls
+	// did (the busiest keys of the day): comparing keys is cheaper than
+	// hashing them.
+	b := pc.ref.recentBucket(&k)
+	if b == nil {
 		if b = e.buckets[k]; b == nil {
 			b = &bucket{k: k, Model: pc.Quote.Model, Rates: pc.Rates}
 			e.buckets[k] = b
 		}
-		pc.ref.last = b
+		pc.ref.remember(b)
 	}
 	if e.dims.has(DimKey) {
 		b.KeyAlias = firstAlias(b.KeyAlias, c.KeyAlias)
@@ -239,9 +263,24 @@ func (e *Engine) groupKey(k *bucketKey, c *ledger.Call, at time.Time) {
 		lt := at.In(e.zone)
 		k.slot = at.Unix() - int64(lt.Minute()*60+lt.Second())
 	case e.dims.has(DimDay):
-		lt := at.In(e.zone)
-		k.slot = time.Date(lt.Year(), lt.Month(), lt.Day(), 0, 0, 0, 0, e.zone).Unix()
+		k.slot = e.day.of(at, e.zone)
 	}
+}
+
+// daySpan is the local day the last call fell on, [from, until) in Unix
+// seconds: calls mostly come in time order, and a day's bounds are
+// dearer to work out than to compare.
+type daySpan struct{ from, until int64 }
+
+// of returns the start of the day of at in zone (Unix seconds).
+func (d *daySpan) of(at time.Time, zone *time.Location) int64 {
+	if u := at.Unix(); u >= d.from && u < d.until {
+		return d.from
+	}
+	lt := at.In(zone)
+	start := time.Date(lt.Year(), lt.Month(), lt.Day(), 0, 0, 0, 0, zone)
+	d.from, d.until = start.Unix(), time.Date(lt.Year(), lt.Month(), lt.Day()+1, 0, 0, 0, 0, zone).Unix()
+	return d.from
 }
 
 // firstAlias picks a key's alias independently of the order calls come in:

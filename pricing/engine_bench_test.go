@@ -23,9 +23,12 @@ func BenchmarkEngineAdd(b *testing.B) {
 			end := t0.Add(time.Duration(i) * 20 * time.Second)
 			calls[i] = call(fmt.Sprintf("req-%d", i), "flash", end.Format(time.RFC3339), rng.Int64N(9000), rng.Int64N(9000), rng.Int64N(900))
 			calls[i].Recorded = decimal.New(rng.Int64N(1e9), -12)
-			calls[i].Key = fmt.Sprintf("key-%d", rng.IntN(40))
+			k := rng.IntN(40)
+			calls[i].Key, calls[i].Team, calls[i].User = fmt.Sprintf("key-%d", k), fmt.Sprintf("team-%d", k%5), fmt.Sprintf("user-%d", k%17)
+			calls[i].ModelGroup = "flash"
 		}
-		for _, dims := range [][]Dim{nil, {DimModel, DimKey, DimDay}} {
+		// MonthDims are what report groups by.
+		for _, dims := range [][]Dim{nil, {DimModel, DimKey, DimDay}, MonthDims} {
 			b.Run(fmt.Sprintf("calls=%d/dims=%d", n, len(dims)), func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {

@@ -42,22 +42,25 @@ type Rows struct {
 	CacheHit  int64
 }
 
-func (r *Rows) count(o Outcome) {
-	r.Read++
+func (r *Rows) count(o Outcome) { r.countN(o, 1) }
+
+// countN counts n calls of outcome o.
+func (r *Rows) countN(o Outcome, n int64) {
+	r.Read += n
 	switch o {
 	case Priced:
-		r.Priced++
+		r.Priced += n
 	case Unpriced:
-		r.Unpriced++
+		r.Unpriced += n
 	case Retired:
-		r.Retired++
+		r.Retired += n
 	case Failed:
-		r.Failed++
+		r.Failed += n
 	case Duplicate:
-		r.Duplicate++
+		r.Duplicate += n
 	case Outside:
-		r.Outside++
+		r.Outside += n
 	case CacheHit:
-		r.CacheHit++
+		r.CacheHit += n
 	}
 }

@@ -45,8 +45,19 @@ type Group struct {
 	Recorded    decimal.Decimal
 	Gap         decimal.Decimal
 	Ratio       decimal.NullDecimal
+	// TimedTokens are the priced tokens of usage types whose price differs
+	// between the periods of their tariff version; PeakTokens those of them
+	// billed in the dearest period. See PeakShare.
+	TimedTokens int64
+	PeakTokens  int64
 
 	currencies map[string]bool
+}
+
+// PeakShare returns the share of the group's timed tokens billed in the
+// dearest period, rounded to RatioPlaces; not valid without timed tokens.
+func (g *Group) PeakShare() decimal.NullDecimal {
+	return ratio(decimal.NewFromInt(g.PeakTokens), decimal.NewFromInt(g.TimedTokens))
 }
 
 // TokenCounts are token totals by usage type; Output includes Reasoning.
@@ -70,6 +81,20 @@ func (t *TokenCounts) add(q *Quantities) {
 // grouped by the engine's dimensions. Groups come sorted by their values,
 // dimension by dimension in the order of the dimensions' names.
 func (e *Engine) Reconcile() *Reconciliation {
+	r := e.reconcileGroups()
+	r.Explanations = e.explain()
+	explained := decimal.Zero
+	for _, x := range r.Explanations {
+		if x.Kind != KindUnexplained {
+			explained = explained.Add(x.Amount)
+		}
+	}
+	r.Totals.Explained = explained
+	return r
+}
+
+// reconcileGroups is Reconcile without the explanations.
+func (e *Engine) reconcileGroups() *Reconciliation {
 	r := &Reconciliation{Rows: e.rows, By: append([]Dim{}, e.opts.Dims...), Groups: []Group{}}
 	groups := map[GroupKey]*Group{}
 	var order []*Group
@@ -92,6 +117,9 @@ func (e *Engine) Reconcile() *Reconciliation {
 			g.PricedCalls += b.Calls
 			currencies[b.Model.Provider.Currency] = true
 			g.currencies[b.Model.Provider.Currency] = true
+			timed, peak := timedTokens(b)
+			g.TimedTokens += timed
+			g.PeakTokens += peak
 		}
 		g.Tokens.add(&b.Qty)
 		g.Official, g.Recorded = g.Official.Add(o), g.Recorded.Add(rec)
@@ -104,15 +132,9 @@ func (e *Engine) Reconcile() *Reconciliation {
 	}
 	e.sortGroups(r.Groups)
 	r.Currencies = sortedSet(currencies)
-	r.Explanations = e.explain()
-	explained := decimal.Zero
-	for _, x := range r.Explanations {
-		if x.Kind != KindUnexplained {
-			explained = explained.Add(x.Amount)
-		}
-	}
+	r.Explanations = []Explanation{}
 	r.Totals = Totals{Calls: calls, Official: official, Recorded: recorded,
-		Gap: official.Sub(recorded), Ratio: ratio(recorded, official), Explained: explained}
+		Gap: official.Sub(recorded), Ratio: ratio(recorded, official), Explained: decimal.Zero}
 	return r
 }
 

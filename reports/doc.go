@@ -2,8 +2,9 @@
 // a reconciliation, a three-way reconciliation with the provider's own
 // figures, a blend, the per-call prices of a run and the models of
 // a tariff catalog, each as a table, CSV, JSON or YAML. One renderer per
-// format serves every command; the workbook and FOCUS renderers will join
-// them.
+// format serves every command. A month (pricing.Month) renders as the
+// FinOps workbook (XLSX, WriteWorkbook) and its charges as a FOCUS 1.2
+// cost and usage CSV (WriteFOCUS).
 //
 // Domain types carry decimals, enums and times; this package alone turns
 // them into text. Nothing it writes is read back by tokenfare.
@@ -18,4 +19,10 @@
 //   - CSV keeps every digit of money and carries the currency in a column.
 //   - Tables round money to DisplayPlaces decimals for reading; they are not
 //     meant for scripts.
+//   - A workbook money cell holds its exact amount rounded to 15
+//     significant digits (what a spreadsheet number keeps); its Summary
+//     also gives the totals as exact text. Text from the data is a text
+//     cell, never a formula.
+//   - In a FOCUS row ListUnitPrice × PricingQuantity = ListCost exactly, and
+//     the rows' ListCost adds up to the month's official cost.
 package reports

@@ -111,8 +111,8 @@ func TestExitCodes(t *testing.T) {
 		{"price offers no yaml", []string{"price", "--calls", sample, "-o", "yaml"}, exitUsage, anyOutput, "Try: use -o table, -o csv, -o json"},
 		{"unknown format", []string{"tariffs", "list", "-o", "xml"}, exitUsage, anyOutput, `unknown output format "xml"`},
 		{"completion of --by", []string{"__complete", "reconcile", "--by", "model,d"}, exitOK, "model,day", anyOutput},
-		{"completion of models", []string{"__complete", "tariffs", "show", anyOutput}, exitOK, "deepseek-flash", anyOutput},
-		{"completion of --mode", []string{"__complete", "blend", "--mode", anyOutput}, exitOK, "gateway", anyOutput},
+		{"completion of models", []string{"__complete", "tariffs", "show", ""}, exitOK, "deepseek-flash", anyOutput},
+		{"completion of --mode", []string{"__complete", "blend", "--mode", ""}, exitOK, "gateway", anyOutput},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

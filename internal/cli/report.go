@@ -1,0 +1,227 @@
+package cli
+
+import (
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tokenfare/tokenfare/ledger"
+	"github.com/tokenfare/tokenfare/pricing"
+	"github.com/tokenfare/tokenfare/reports"
+	"github.com/tokenfare/tokenfare/tariffs"
+)
+
+type reportOptions struct {
+	source sourceOptions
+	xlsx   string
+	focus  string
+}
+
+func newReportCmd(a *app) *cobra.Command {
+	var opts reportOptions
+	cmd := &cobra.Command{
+		Use:   "report --calls FILE --month YYYY-MM --xlsx FILE [--focus FILE]",
+		Short: "Write the monthly FinOps workbook (XLSX) and a FOCUS 1.2 cost export",
+		Long: `Report prices the calls of one calendar month (in --tz) at the official tariffs and writes:
+
+  --xlsx FILE    a workbook for FinOps: Summary (totals, row accounting, tariff versions
+                 and sources), By model, By key, Daily (with a chart), Peak share (with a
+                 chart), Blended prices (the 28 days before the month's end, priced at
+                 the tariff in force at its end as blend does, beside the rates the
+                 gateway recorded at), Discrepancies and Tariffs.
+  --focus FILE   the month's official cost as a FOCUS 1.2 CSV for FinOps tools: one row
+                 per day, key, model, tariff version, period and usage type (.gz compresses).
+
+Calls billed outside the month are counted as outside. Money cells hold the exact amount
+rounded to 15 significant digits; the Summary also gives the totals as exact text. Files
+are written atomically: a failed run leaves no partial file.`,
+		Example: `  tokenfare report --calls testdata/sample/spendlogs-2026-10.csv --month 2026-10 --xlsx october.xlsx
+  tokenfare report --calls spendlogs.csv --month 2026-10 --tz Asia/Shanghai --xlsx oct.xlsx --focus oct-focus.csv.gz`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runReport(cmd, a, &opts)
+		},
+	}
+	opts.source.addFlags(cmd.Flags())
+	cmd.Flags().StringVar(&opts.source.month, "month", "", "calendar month to report, e.g. 2026-10, in --tz (required)")
+	cmd.Flags().StringVar(&opts.xlsx, "xlsx", "", "write the workbook to this file")
+	cmd.Flags().StringVar(&opts.focus, "focus", "", "write the FOCUS 1.2 CSV to this file (.gz compresses)")
+	completeSource(cmd)
+	return cmd
+}
+
+func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
+	if opts.xlsx == "" && opts.focus == "" {
+		return usageError(errors.New("nothing to write"), "give --xlsx FILE, --focus FILE or both")
+	}
+	if opts.source.month == "" {
+		return usageError(errors.New("--month is required"), "write e.g. --month 2026-10")
+	}
+	eopts, err := opts.source.engineOptions()
+	if err != nil {
+		return err
+	}
+	cat, err := a.Catalog()
+	if err != nil {
+		return err
+	}
+	from, until := eopts.Since, eopts.Until
+	eopts.Dims = pricing.MonthDims
+	blend, each := blendEngine(cat, eopts)
+	e, err := a.priceSource(cmd.Context(), &opts.source, eopts, each)
+	if err != nil {
+		return err
+	}
+	month, err := pricing.MonthOf(e, from, until, blend)
+	if err != nil {
+		return err
+	}
+	var files []atomicFile
+	defer func() {
+		for _, f := range files {
+			f.discard()
+		}
+	}()
+	if opts.xlsx != "" {
+		prov := reports.Provenance{Produced: a.now().UTC(), Program: "tokenfare " + buildVersion(),
+			Sources: opts.source.calls, Tariffs: "embedded catalog"}
+		if a.tariffs != "" {
+			prov.Tariffs = a.tariffs
+		}
+		if len(a.overlays) > 0 {
+			prov.Tariffs += ", overlaid with " + strings.Join(a.overlays, ", ")
+		}
+		f, err := writeAtomic(opts.xlsx, func(w io.Writer) error { return reports.WriteWorkbook(w, month, prov) })
+		if err != nil {
+			return err
+		}
+		files = append(files, f)
+	}
+	if opts.focus != "" {
+		charges := e.Charges()
+		f, err := writeAtomic(opts.focus, func(w io.Writer) error { return writeMaybeGzip(w, opts.focus, charges, from, until) })
+		if err != nil {
+			return err
+		}
+		files = append(files, f)
+	}
+	// Both files are complete: only now do they replace what was there.
+	for i := range files {
+		if err := files[i].commit(); err != nil {
+			return err
+		}
+	}
+	files = nil
+	return writeReportLine(cmd.OutOrStdout(), month, opts)
+}
+
+// blendEngine returns, when a provider's tariff changes within the month's
+// blend window, a second engine that prices the window's calls of that
+// provider's models at the tariff in force at the month's end (as the
+// blend command does), and the function that feeds it each such call the
+// month's engine did not find a duplicate. Otherwise the month's own sums
+// serve and both are nil.
+func blendEngine(cat *tariffs.Catalog, month pricing.Options) (*pricing.Engine, func(*ledger.Call, *pricing.PricedCall)) {
+	from := pricing.BlendFrom(month.Since, month.Until, month.Zone)
+	changed := pricing.ChangedProviders(cat, from, month.Until)
+	if len(changed) == 0 {
+		return nil, nil
+	}
+	opts := pricing.Options{Billing: month.Billing, Since: from, Until: month.Until, Dims: []pricing.Dim{pricing.DimModel},
+		Zone: month.Zone, Seen: allNew{}, TariffAt: month.Until}
+	e := pricing.New(cat, opts)
+	return e, func(c *ledger.Call, pc *pricing.PricedCall) {
+		m := pc.Quote.Model
+		if m != nil && changed[m.Provider] && pc.Outcome != pricing.Duplicate && pc.Outcome != pricing.Outside {
+			e.AddPriced(c)
+		}
+	}
+}
+
+// allNew is a Seen for an engine fed only calls another engine found new.
+type allNew struct{}
+
+func (allNew) FirstSeen(uint64, int64) (bool, error) { return true, nil }
+
+func writeMaybeGzip(w io.Writer, name string, charges iter.Seq[pricing.Charge], from, until time.Time) error {
+	if !strings.HasSuffix(name, ".gz") {
+		return reports.WriteFOCUS(w, charges, from, until)
+	}
+	// The fastest level: a FOCUS file compresses well anyway, and the
+	// report should not cost much more than reading the calls.
+	zw, err := gzip.NewWriterLevel(w, gzip.BestSpeed)
+	if err != nil {
+		return err
+	}
+	if err := reports.WriteFOCUS(zw, charges, from, until); err != nil {
+		return err
+	}
+	return zw.Close()
+}
+
+func writeReportLine(out io.Writer, m *pricing.Month, opts *reportOptions) error {
+	t := m.Reconciliation.Totals
+	var wrote []string
+	for _, f := range []string{opts.xlsx, opts.focus} {
+		if f != "" {
+			wrote = append(wrote, f)
+		}
+	}
+	ratio := "-"
+	if t.Ratio.Valid {
+		ratio = t.Ratio.Decimal.StringFixed(pricing.RatioPlaces)
+	}
+	_, err := fmt.Fprintf(out, "%s %s: %d rows read, official %s %s, recorded %s, recorded/official %s; wrote %s\n",
+		opts.source.month, m.Zone, m.Reconciliation.Rows.Read, t.Official.StringFixed(reports.DisplayPlaces),
+		strings.Join(m.Reconciliation.Currencies, "+"), t.Recorded.StringFixed(reports.DisplayPlaces), ratio, strings.Join(wrote, ", "))
+	return err
+}
+
+// atomicFile is a complete temporary file waiting to replace its target.
+type atomicFile struct {
+	tmp, path string
+}
+
+// writeAtomic writes a file through write into a temporary file beside
+// path, so that a failure leaves the target untouched; commit renames it.
+func writeAtomic(path string, write func(io.Writer) error) (atomicFile, error) {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return atomicFile{}, usageError(fmt.Errorf("write %s: %w", path, unwrapPathError(err)), "check that the folder exists and is writable")
+	}
+	af := atomicFile{tmp: f.Name(), path: path}
+	err = write(f)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(af.tmp, 0o644)
+	}
+	if err != nil {
+		af.discard()
+		return atomicFile{}, fmt.Errorf("write %s: %w", path, err)
+	}
+	return af, nil
+}
+
+func (f atomicFile) commit() error {
+	if err := os.Rename(f.tmp, f.path); err != nil {
+		f.discard()
+		return fmt.Errorf("write %s: %w", f.path, unwrapPathError(err))
+	}
+	return nil
+}
+
+func (f atomicFile) discard() { os.Remove(f.tmp) }

@@ -1,0 +1,151 @@
+package pricing
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/tokenfare/tokenfare/tariffs"
+)
+
+// MonthDims are the dimensions an engine behind a Month groups by: every
+// view of the month rolls up from them.
+var MonthDims = []Dim{DimModel, DimGroup, DimKey, DimTeam, DimUser, DimDay}
+
+// BlendDays is the length of the blend window of a Month, in days before
+// its end.
+const BlendDays = 28
+
+// Month is what a monthly report shows, built from one pass over the calls.
+type Month struct {
+	From, Until time.Time // [From, Until): midnight of the first days of the month and the next, in Zone
+	Zone        *time.Location
+	// Reconciliation is reconcile by model: rows, totals, explanations.
+	Reconciliation *Reconciliation
+	ByModel        []Group // by model and model group
+	ByKey          []Group // by key, team and user
+	Daily          []Group // by day
+	ModelDaily     []Group // by model and day
+	// Blend is the per-model blend of the BlendDays calendar days before
+	// Until, from BlendFrom, every call priced at the tariff in force at
+	// Until, as the blend command does by default.
+	Blend     *Blend
+	BlendFrom time.Time
+	Versions  []VersionUse // tariff versions that priced calls, by model then effective instant
+}
+
+// VersionUse is a tariff version that priced calls of a model in the month.
+type VersionUse struct {
+	Model    *tariffs.Model
+	Version  *tariffs.Version
+	Calls    int64
+	Official decimal.Decimal
+}
+
+// BlendFrom returns the start of a month's blend window: BlendDays
+// calendar days in zone before until, and not before from.
+func BlendFrom(from, until time.Time, zone *time.Location) time.Time {
+	lt := until.In(zone)
+	start := time.Date(lt.Year(), lt.Month(), lt.Day()-BlendDays, 0, 0, 0, 0, zone)
+	if start.Before(from) {
+		return from
+	}
+	return start
+}
+
+// ChangedProviders returns the providers of cat with a version taking
+// effect in (from, until]: only for their models does pricing the calls of
+// [from, until) at the tariff in force at until differ from pricing each
+// at its own version.
+func ChangedProviders(cat *tariffs.Catalog, from, until time.Time) map[*tariffs.Provider]bool {
+	out := map[*tariffs.Provider]bool{}
+	for _, p := range cat.Providers {
+		for _, v := range p.Versions {
+			if v.Effective.After(from) && !v.Effective.After(until) {
+				out[p] = true
+			}
+		}
+	}
+	return out
+}
+
+// MonthOf builds the month [from, until) from an engine that priced its
+// calls grouped by MonthDims, in the month's zone. The blend comes from the
+// month's own sums, except for the models of the ChangedProviders of the
+// blend window (BlendFrom to until): blend must have priced their calls of
+// the window, grouped by model, at the tariff in force at until; it may be
+// nil when no provider changed.
+func MonthOf(e *Engine, from, until time.Time, blend *Engine) (*Month, error) {
+	for _, d := range MonthDims {
+		if !e.dims.has(d) {
+			return nil, fmt.Errorf("month: the engine does not group by %s", d)
+		}
+	}
+	m := &Month{From: from, Until: until, Zone: e.zone}
+	byModel := e.Rollup([]Dim{DimModel})
+	m.Reconciliation = byModel.Reconcile()
+	m.ByModel = e.Rollup([]Dim{DimModel, DimGroup}).groups()
+	m.ByKey = e.Rollup([]Dim{DimKey, DimTeam, DimUser}).groups()
+	m.Daily = e.Rollup([]Dim{DimDay}).groups()
+	m.ModelDaily = e.Rollup([]Dim{DimModel, DimDay}).groups()
+	m.BlendFrom = BlendFrom(from, until, e.zone)
+	within := e.Within(m.BlendFrom, until)
+	within.opts.TariffAt = until // the same prices, but for the changed providers'
+	w := within.Rollup([]Dim{DimModel})
+	if changed := ChangedProviders(e.cat, m.BlendFrom, until); len(changed) > 0 {
+		if blend == nil {
+			return nil, fmt.Errorf("month: a tariff changes within the blend window %s to %s: price the window at the tariff in force at its end", m.BlendFrom, until)
+		}
+		for k, b := range w.buckets {
+			if b.Model != nil && changed[b.Model.Provider] {
+				delete(w.buckets, k)
+			}
+		}
+		for k, b := range blend.Rollup([]Dim{DimModel}).buckets {
+			if b.Model != nil && changed[b.Model.Provider] {
+				w.mergeBucket(k, b)
+			}
+		}
+	}
+	m.Blend = w.BlendWindow(m.BlendFrom, until, ModePerModel)
+	m.Versions = byModel.versionsUsed()
+	return m, nil
+}
+
+// groups returns the reconciliation groups of the engine's dimensions.
+func (e *Engine) groups() []Group { return e.reconcileGroups().Groups }
+
+// versionsUsed lists the versions that priced the engine's calls.
+func (e *Engine) versionsUsed() []VersionUse {
+	type mv struct {
+		m *tariffs.Model
+		v *tariffs.Version
+	}
+	uses := map[mv]*VersionUse{}
+	for _, b := range e.buckets {
+		if b.k.outcome != Priced {
+			continue
+		}
+		k := mv{b.Model, b.k.version}
+		u := uses[k]
+		if u == nil {
+			u = &VersionUse{Model: b.Model, Version: b.k.version, Official: decimal.Zero}
+			uses[k] = u
+		}
+		u.Calls += b.Calls
+		u.Official = u.Official.Add(b.Official())
+	}
+	out := make([]VersionUse, 0, len(uses))
+	for _, u := range uses {
+		out = append(out, *u)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Model.ID != out[j].Model.ID {
+			return out[i].Model.ID < out[j].Model.ID
+		}
+		return out[i].Version.Effective.Before(out[j].Version.Effective)
+	})
+	return out
+}

@@ -1,0 +1,159 @@
+package pricing
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/tokenfare/tokenfare/tariffs"
+)
+
+// TestRollupEqualsDirect checks that an engine grouped by every month
+// dimension, rolled up, gives exactly what an engine grouped by fewer
+// dimensions gives on the same calls.
+func TestRollupEqualsDirect(t *testing.T) {
+	cat := testCatalog(t)
+	shanghai, err := time.LoadLocation("Asia/Shanghai")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 5))
+	calls := randomCalls(rng, 3000)
+	for i := range calls {
+		calls[i].Team = fmt.Sprintf("t%d", i%3)
+		calls[i].User = fmt.Sprintf("u%d", i%4)
+		calls[i].ModelGroup = "g" + calls[i].Model
+		calls[i].KeyAlias = "alias-" + calls[i].Key
+	}
+	all := New(cat, Options{Dims: MonthDims, Zone: shanghai})
+	for i := range calls {
+		all.AddPriced(&calls[i])
+	}
+	hours := New(cat, Options{Dims: []Dim{DimModel, DimHour}, Zone: shanghai})
+	for i := range calls {
+		hours.AddPriced(&calls[i])
+	}
+	t.Run("days from hours", func(t *testing.T) {
+		direct := New(cat, Options{Dims: []Dim{DimDay}, Zone: shanghai})
+		for i := range calls {
+			direct.AddPriced(&calls[i])
+		}
+		want, _ := json.Marshal(direct.Reconcile())
+		got, _ := json.Marshal(hours.Rollup([]Dim{DimDay}).Reconcile())
+		if string(got) != string(want) {
+			t.Errorf("rolled up:\n%s\ndirect:\n%s", got, want)
+		}
+	})
+	for _, dims := range [][]Dim{{DimModel}, {DimDay}, {DimKey, DimTeam, DimUser}, {DimModel, DimDay}, {DimModel, DimGroup}, {}} {
+		t.Run(fmt.Sprint(dims), func(t *testing.T) {
+			direct := New(cat, Options{Dims: dims, Zone: shanghai})
+			for i := range calls {
+				direct.AddPriced(&calls[i])
+			}
+			want, _ := json.Marshal(direct.Reconcile())
+			got, _ := json.Marshal(all.Rollup(dims).Reconcile())
+			if string(got) != string(want) {
+				t.Errorf("rolled up:\n%s\ndirect:\n%s", got, want)
+			}
+		})
+	}
+}
+
+func TestApportion(t *testing.T) {
+	tests := []struct {
+		name    string
+		total   string
+		weights []string
+		want    []string
+	}{
+		// 0.001 × 0.0003/0.00117 = 0.000256410256|41..., 0.001 × 0.00003/0.00117
+		// = 0.000025641025|64... (rounds up), the last takes 0.001 − both.
+		{"thirds of a sub-cent spend", "0.001", []string{"0.0003", "0.00003", "0.00084"},
+			[]string{"0.000256410256", "0.000025641026", "0.000717948718"}},
+		{"zero weights before the last", "5", []string{"0", "2", "0"}, []string{"0", "5", "0"}},
+		{"no weight: the first takes it all", "1.5", []string{"0", "0"}, []string{"1.5", "0"}},
+		// 1/3 at 14 places (total has 14): 0.00000000000033 and the rest.
+		{"total finer than twelve places", "0.00000000000100", []string{"1", "2"}, []string{"0.00000000000033", "0.00000000000067"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var ws []decimal.Decimal
+			for _, w := range tt.weights {
+				ws = append(ws, dec(w))
+			}
+			got := Apportion(dec(tt.total), ws)
+			sum := decimal.Zero
+			for i := range got {
+				sum = sum.Add(got[i])
+				if !got[i].Equal(dec(tt.want[i])) {
+					t.Errorf("part %d = %s, want %s", i, got[i], tt.want[i])
+				}
+			}
+			if !sum.Equal(dec(tt.total)) {
+				t.Errorf("parts add up to %s, want %s", sum, tt.total)
+			}
+		})
+	}
+}
+
+// TestCharges prices two peak calls by hand, one of them in the prompt-size
+// tier, and one off-peak call.
+func TestCharges(t *testing.T) {
+	cat := testCatalog(t)
+	e := New(cat, Options{Dims: MonthDims})
+	// Tuesday 2026-09-01 10:00 in Shanghai: peak. 1000 input × 0.30 +
+	// 5000 cache reads × 0.006 + 700 output × 1.20 per 1M = 0.0003 +
+	// 0.00003 + 0.00084 = 0.00117.
+	a := call("a", "flash", "2026-09-01T02:00:00Z", 1000, 5000, 700)
+	a.Recorded = dec("0.001")
+	// Same hour, a 200000-token prompt: tier 1 (above 128000), peak input
+	// 0.60 and output 2.40: 200000 × 0.60 = 0.12, 100 × 2.40 = 0.00024.
+	b := call("b", "flash", "2026-09-01T02:10:00Z", 200000, 0, 100)
+	b.Recorded = dec("0.05")
+	// Saturday 2026-09-05: off-peak. 2000 × 0.15 + 1000 × 0.60 = 0.0003 + 0.0006.
+	c := call("c", "flash", "2026-09-05T02:00:00Z", 2000, 0, 1000)
+	c.Recorded = dec("0.0009")
+	e.AddPriced(&a)
+	e.AddPriced(&b)
+	e.AddPriced(&c)
+	got := slices.Collect(e.Charges())
+	type row struct {
+		day, period      string
+		tier             int
+		usage            tariffs.Usage
+		qty              int64
+		price, cost, rec string
+		peak             bool
+	}
+	want := []row{
+		{"2026-09-01", "peak", 0, tariffs.Input, 1000, "0.30", "0.0003", "0.000256410256", true},
+		{"2026-09-01", "peak", 0, tariffs.CacheRead, 5000, "0.006", "0.00003", "0.000025641026", true},
+		{"2026-09-01", "peak", 0, tariffs.Output, 700, "1.20", "0.00084", "0.000717948718", true},
+		// 0.05 × 0.12/0.12024 = 0.049900199600|798... and the rest.
+		{"2026-09-01", "peak", 1, tariffs.Input, 200000, "0.60", "0.12", "0.049900199601", true},
+		{"2026-09-01", "peak", 1, tariffs.Output, 100, "2.40", "0.00024", "0.000099800399", true},
+		// 0.0009 × 0.0003/0.0009 = 0.0003, and 0.0006.
+		{"2026-09-05", "offpeak", 0, tariffs.Input, 2000, "0.15", "0.0003", "0.0003", false},
+		{"2026-09-05", "offpeak", 0, tariffs.Output, 1000, "0.60", "0.0006", "0.0006", false},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d charges, want %d: %+v", len(got), len(want), got)
+	}
+	for i, w := range want {
+		g := got[i]
+		if g.Start.Format(time.DateOnly) != w.day || g.Period != w.period || g.Tier != w.tier || g.Usage != w.usage ||
+			g.Quantity != w.qty || !g.UnitPrice.Equal(dec(w.price)) || !g.Cost.Equal(dec(w.cost)) ||
+			!g.Recorded.Equal(dec(w.rec)) || g.Peak != w.peak {
+			t.Errorf("charge %d = %s %s tier %d %s %d × %s = %s rec %s peak %v, want %+v", i, g.Start.Format(time.DateOnly),
+				g.Period, g.Tier, g.Usage, g.Quantity, g.UnitPrice, g.Cost, g.Recorded, g.Peak, w)
+		}
+		if !g.End.Equal(g.Start.AddDate(0, 0, 1)) {
+			t.Errorf("charge %d: ends %s, want a day after %s", i, g.End, g.Start)
+		}
+	}
+}

@@ -1,0 +1,140 @@
+package reports
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"io"
+	"iter"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/tokenfare/tokenfare/pricing"
+	"github.com/tokenfare/tokenfare/tariffs"
+)
+
+// FOCUSVersion is the version of the FinOps Open Cost and Usage
+// Specification the export follows.
+const FOCUSVersion = "1.2"
+
+// FOCUSColumns are the export's columns: FOCUS columns first, in
+// alphabetical order, then tokenfare's own, prefixed x_. docs/focus.md
+// states what each carries.
+var FOCUSColumns = []string{
+	"BilledCost", "BillingAccountId", "BillingAccountName", "BillingCurrency", "BillingPeriodEnd", "BillingPeriodStart",
+	"ChargeCategory", "ChargeClass", "ChargeDescription", "ChargeFrequency", "ChargePeriodEnd", "ChargePeriodStart",
+	"ConsumedQuantity", "ConsumedUnit", "ContractedCost", "ContractedUnitPrice", "EffectiveCost", "InvoiceId",
+	"InvoiceIssuerName", "ListCost", "ListUnitPrice", "PricingCategory", "PricingQuantity", "PricingUnit",
+	"ProviderName", "PublisherName", "ServiceCategory", "ServiceName", "ServiceSubcategory", "SkuId", "SkuMeter",
+	"SkuPriceDetails", "SkuPriceId", "SubAccountId", "SubAccountName", "SubAccountType", "Tags",
+	"x_ChargeDay", "x_TimeZone", "x_TariffVersion", "x_PricingPeriod", "x_PeakPeriod", "x_PromptTier", "x_UsageType",
+	"x_RequestCount", "x_RecordedCost", "x_CostGap",
+}
+
+// FOCUSMandatory are the columns FOCUS 1.2 requires in every dataset.
+var FOCUSMandatory = []string{
+	"BilledCost", "BillingAccountId", "BillingAccountName", "BillingCurrency", "BillingPeriodEnd", "BillingPeriodStart",
+	"ChargeCategory", "ChargeClass", "ChargeDescription", "ChargePeriodEnd", "ChargePeriodStart", "ContractedCost",
+	"EffectiveCost", "InvoiceIssuerName", "ListCost", "PricingQuantity", "PricingUnit", "ProviderName",
+	"PublisherName", "ServiceCategory", "ServiceName",
+}
+
+// focusTime is FOCUS's Date/Time format: ISO 8601 extended, UTC.
+const focusTime = "2006-01-02T15:04:05Z"
+
+// Units of PricingUnit and ConsumedUnit.
+const (
+	unitMillionTokens = "1000000 Tokens"
+	unitTokens        = "Tokens"
+	unitRequests      = "Requests"
+)
+
+var meterNames = [tariffs.NumUsage]string{"Input Tokens", "Cache Read Tokens", "Cache Write Tokens", "Output Tokens", "Reasoning Tokens", "Requests"}
+
+// WriteFOCUS writes charges as a FOCUS 1.2 cost and usage dataset in CSV:
+// one row per charge, for the billing period [from, until). Every charge
+// is at list price, so the list, contracted, billed and effective costs
+// are all the official cost; the gateway's recorded spend is x_RecordedCost.
+func WriteFOCUS(w io.Writer, charges iter.Seq[pricing.Charge], from, until time.Time) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(FOCUSColumns); err != nil {
+		return err
+	}
+	bps, bpe := from.UTC().Format(focusTime), until.UTC().Format(focusTime)
+	for c := range charges {
+		row, err := focusRow(&c, bps, bpe)
+		if err != nil {
+			return err
+		}
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// focusDetails is SkuPriceDetails: tokenfare's own keys, prefixed x_.
+type focusDetails struct {
+	TariffVersion string `json:"x_TariffVersion"`
+	PricingPeriod string `json:"x_PricingPeriod"`
+	PromptTier    int    `json:"x_PromptTier"`
+}
+
+// focusTags are the Tags of a row.
+type focusTags struct {
+	Team string `json:"team,omitempty"`
+	User string `json:"user,omitempty"`
+}
+
+// focusRow returns a charge's values in the order of FOCUSColumns.
+func focusRow(c *pricing.Charge, bps, bpe string) ([]string, error) {
+	p := c.Model.Provider
+	u := c.Usage
+	pricingUnit, consumedUnit := unitMillionTokens, unitTokens
+	if u == tariffs.Request {
+		pricingUnit, consumedUnit = unitRequests, unitRequests
+	}
+	versionID := p.Name + "@" + c.Version.Name
+	skuID := c.Model.ID + "/" + u.String()
+	skuPriceID := versionID + "/" + skuID + "/" + c.Period
+	if c.Tier > 0 {
+		skuPriceID += "/tier" + strconv.Itoa(c.Tier)
+	}
+	details, err := json.Marshal(focusDetails{TariffVersion: versionID, PricingPeriod: c.Period, PromptTier: c.Tier})
+	if err != nil {
+		return nil, err
+	}
+	tags := ""
+	if c.Team != "" || c.User != "" {
+		b, err := json.Marshal(focusTags{Team: c.Team, User: c.User})
+		if err != nil {
+			return nil, err
+		}
+		tags = string(b)
+	}
+	cost, price := c.Cost.String(), c.UnitPrice.String()
+	desc := c.Model.ID + " " + strings.ToLower(meterNames[u]) + ", " + c.Period + " period, tariff " + versionID
+	return []string{
+		cost, p.Name, p.Name + " via the gateway", p.Currency, bpe, bps, // BilledCost … BillingPeriodStart
+		"Usage", "", desc, "Usage-Based", c.End.UTC().Format(focusTime), c.Start.UTC().Format(focusTime), // ChargeCategory … ChargePeriodStart
+		strconv.FormatInt(c.Quantity, 10), consumedUnit, cost, price, cost, "", // ConsumedQuantity … InvoiceId
+		p.Name, cost, price, "Standard", pricingQuantity(c), pricingUnit, // InvoiceIssuerName … PricingUnit
+		p.Name, p.Name, "AI and Machine Learning", p.Name + " API", "Generative AI", skuID, meterNames[u], // ProviderName … SkuMeter
+		string(details), skuPriceID, c.Key, c.KeyAlias, "API Key", tags, // SkuPriceDetails … Tags
+		c.Start.Format(time.DateOnly), c.Start.Location().String(), versionID, c.Period, strconv.FormatBool(c.Peak), // x_ChargeDay … x_PeakPeriod
+		strconv.Itoa(c.Tier), u.String(), strconv.FormatInt(c.Calls, 10), c.Recorded.String(), c.Cost.Sub(c.Recorded).String(), // x_PromptTier … x_CostGap
+	}, nil
+}
+
+// pricingQuantity is the charge's quantity in its pricing unit: tokens in
+// millions (exact, a shift of the decimal point), or calls.
+func pricingQuantity(c *pricing.Charge) string {
+	q := decimal.NewFromInt(c.Quantity)
+	if c.Usage == tariffs.Request {
+		return q.String()
+	}
+	return q.Shift(-6).String()
+}

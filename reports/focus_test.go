@@ -1,0 +1,58 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/csv"
+	"testing"
+	"time"
+
+	"github.com/tokenfare/tokenfare/ledger"
+)
+
+// TestFOCUSRows writes one hand-priced call and checks its rows column by column.
+func TestFOCUSRows(t *testing.T) {
+	c := flashCall("a", "2026-09-01T02:00:00Z", "ci-bot", "alpha", "u1")
+	c.Tokens.Input = 100_000
+	_, e := september(t, []ledger.Call{c})
+	var buf bytes.Buffer
+	from := time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC)
+	if err := WriteFOCUS(&buf, e.Charges(), from, from.AddDate(0, 1, 0)); err != nil {
+		t.Fatal(err)
+	}
+	records, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(records) != 3 {
+		t.Fatalf("%d records, want a header and two rows (input, output)", len(records))
+	}
+	// Tuesday 10:00 in Shanghai: peak, 0.30 input and 1.20 output per 1M.
+	// Input: 100000 tokens = 0.1 × 1M, × 0.30 = 0.03. Output: 100 tokens =
+	// 0.0001 × 1M, × 1.20 = 0.00012. Recorded 0.0001 split by cost share:
+	// 0.0001 × 0.03/0.03012 = 0.000099601593|6... → 0.000099601594, and the
+	// rest, 0.000000398406, on output.
+	want := []map[string]string{
+		{"ListCost": "0.03", "ListUnitPrice": "0.3", "PricingQuantity": "0.1", "PricingUnit": "1000000 Tokens",
+			"ConsumedQuantity": "100000", "ConsumedUnit": "Tokens", "BilledCost": "0.03", "EffectiveCost": "0.03",
+			"SkuId": "flash/input", "SkuPriceId": "edgeco@peak/flash/input/peak", "SkuMeter": "Input Tokens",
+			"ChargePeriodStart": "2026-09-01T00:00:00Z", "ChargePeriodEnd": "2026-09-02T00:00:00Z",
+			"BillingPeriodStart": "2026-09-01T00:00:00Z", "BillingPeriodEnd": "2026-10-01T00:00:00Z",
+			"SubAccountId": "k-a", "SubAccountName": "ci-bot", "SubAccountType": "API Key", "Tags": `{"team":"alpha","user":"u1"}`,
+			"BillingCurrency": "USD", "ChargeCategory": "Usage", "ChargeClass": "", "ServiceCategory": "AI and Machine Learning",
+			"x_PricingPeriod": "peak", "x_PeakPeriod": "true", "x_RecordedCost": "0.000099601594", "x_CostGap": "0.029900398406",
+			"x_RequestCount": "1", "x_ChargeDay": "2026-09-01"},
+		{"ListCost": "0.00012", "ListUnitPrice": "1.2", "PricingQuantity": "0.0001", "ConsumedQuantity": "100",
+			"SkuPriceId": "edgeco@peak/flash/output/peak", "x_UsageType": "output", "x_RecordedCost": "0.000000398406"},
+	}
+	for i, w := range want {
+		got := map[string]string{}
+		for j, h := range records[0] {
+			got[h] = records[i+1][j]
+		}
+		for col, v := range w {
+			if got[col] != v {
+				t.Errorf("row %d: %s = %q, want %q", i+1, col, got[col], v)
+			}
+		}
+	}
+}

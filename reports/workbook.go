@@ -1,0 +1,483 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+	"github.com/xuri/excelize/v2"
+
+	"github.com/tokenfare/tokenfare/pricing"
+	"github.com/tokenfare/tokenfare/tariffs"
+)
+
+// Sheet names of the monthly workbook, in order.
+const (
+	SheetSummary       = "Summary"
+	SheetByModel       = "By model"
+	SheetByKey         = "By key"
+	SheetDaily         = "Daily"
+	SheetPeakShare     = "Peak share"
+	SheetBlended       = "Blended prices"
+	SheetDiscrepancies = "Discrepancies"
+	SheetTariffs       = "Tariffs"
+)
+
+// Sheets lists the workbook's sheets in order.
+var Sheets = []string{SheetSummary, SheetByModel, SheetByKey, SheetDaily, SheetPeakShare, SheetBlended, SheetDiscrepancies, SheetTariffs}
+
+// Provenance says when, by what and from what a report was produced.
+type Provenance struct {
+	Produced time.Time // UTC
+	Program  string    // e.g. "tokenfare dev"
+	Sources  []string  // the inputs read, as named on the command line
+	Tariffs  string    // "embedded catalog" or the folder given
+}
+
+// WriteWorkbook writes the month's FinOps workbook in XLSX.
+func WriteWorkbook(w io.Writer, m *pricing.Month, p Provenance) error {
+	f := excelize.NewFile()
+	defer f.Close()
+	s, err := newStyles(f)
+	if err != nil {
+		return err
+	}
+	wb := &workbook{m: m, p: p, cur: currencyText(m.Reconciliation.Currencies)}
+	if err := wb.summary(f, s); err != nil {
+		return fmt.Errorf("workbook: %s: %w", SheetSummary, err)
+	}
+	for _, t := range []*table{wb.byModel(), wb.byKey(), wb.daily(), wb.peakShare(), wb.blended(), wb.discrepancies(), wb.tariffs()} {
+		if err := t.write(f, s); err != nil {
+			return fmt.Errorf("workbook: %s: %w", t.sheet, err)
+		}
+	}
+	f.SetActiveSheet(0)
+	if err := f.SetDocProps(&excelize.DocProperties{Title: "tokenfare " + wb.monthName(), Creator: p.Program,
+		Created: p.Produced.UTC().Format(time.RFC3339), Description: "Official cost against recorded spend for " + wb.monthName()}); err != nil {
+		return err
+	}
+	return f.Write(w)
+}
+
+// workbook holds what every sheet needs.
+type workbook struct {
+	m   *pricing.Month
+	p   Provenance
+	cur string
+}
+
+// monthName is e.g. "October 2026 (Asia/Shanghai)".
+func (wb *workbook) monthName() string {
+	return fmt.Sprintf("%s (%s)", wb.m.From.In(wb.m.Zone).Format("January 2006"), wb.m.Zone)
+}
+
+func (wb *workbook) caption(what string) string {
+	c := what + " — " + wb.monthName()
+	if wb.cur != "" && !strings.HasPrefix(what, "Share") {
+		c += ", money in " + wb.cur
+	}
+	return c
+}
+
+// curOf is a group's currency; the report's for a group with nothing
+// priced, whose recorded spend is in the gateway's currency.
+func (wb *workbook) curOf(g *pricing.Group) string {
+	return orDefault(currencyText(g.Currencies), wb.cur)
+}
+
+// ratioCell is a ratio or share; empty when not defined.
+func ratioCell(r decimal.NullDecimal) cell {
+	if !r.Valid {
+		return cell{}
+	}
+	return cell{v: r.Decimal}
+}
+
+func moneyCell(d decimal.Decimal, cur string) cell { return cell{v: d, currency: cur} }
+
+func bold(cs []cell) []cell {
+	for i := range cs {
+		cs[i].bold = true
+	}
+	return cs
+}
+
+func (wb *workbook) byModel() *table {
+	t := &table{sheet: SheetByModel, caption: wb.caption("Official cost against recorded spend by model and model group"),
+		cols: []column{{"Model", kindText}, {"Model group", kindText}, {"Calls", kindInt}, {"Priced calls", kindInt},
+			{"Input tokens", kindInt}, {"Cache read tokens", kindInt}, {"Cache write tokens", kindInt}, {"Output tokens", kindInt},
+			{"of which reasoning", kindInt}, {"Official cost", kindMoney}, {"Recorded spend", kindMoney},
+			{"Gap (official − recorded)", kindMoney}, {"Recorded ÷ official", kindRatio}, {"Peak share of tokens", kindRatio}, {"Currency", kindText}}}
+	for i := range wb.m.ByModel {
+		s := &wb.m.ByModel[i]
+		t.rows = append(t.rows, []cell{{v: s.Key.Model}, {v: s.Key.Group}, {v: s.Calls}, {v: s.PricedCalls},
+			{v: s.Tokens.Input}, {v: s.Tokens.CacheRead}, {v: s.Tokens.CacheWrite}, {v: s.Tokens.Output}, {v: s.Tokens.Reasoning},
+			moneyCell(s.Official, wb.curOf(s)), moneyCell(s.Recorded, wb.curOf(s)), moneyCell(s.Gap, wb.curOf(s)),
+			ratioCell(s.Ratio), ratioCell(s.PeakShare()), {v: wb.curOf(s)}})
+	}
+	t.total = wb.totalRow(len(t.cols), 2, 9)
+	return t
+}
+
+// totalRow is a bold row with "Total", the calls at callsAt and the
+// official, recorded, gap and ratio from moneyAt on, from the reconciliation.
+func (wb *workbook) totalRow(n, callsAt, moneyAt int) []cell {
+	rec := wb.m.Reconciliation
+	row := make([]cell, n)
+	row[0] = cell{v: "Total"}
+	row[callsAt] = cell{v: rec.Totals.Calls}
+	row[moneyAt] = moneyCell(rec.Totals.Official, wb.cur)
+	row[moneyAt+1] = moneyCell(rec.Totals.Recorded, wb.cur)
+	row[moneyAt+2] = moneyCell(rec.Totals.Gap, wb.cur)
+	row[moneyAt+3] = ratioCell(rec.Totals.Ratio)
+	return bold(row)
+}
+
+func (wb *workbook) byKey() *table {
+	t := &table{sheet: SheetByKey, caption: wb.caption("Chargeback by API key at official prices"),
+		cols: []column{{"Key alias", kindText}, {"Team", kindText}, {"User", kindText}, {"Calls", kindInt},
+			{"Tokens", kindInt}, {"Official cost", kindMoney}, {"Recorded spend", kindMoney},
+			{"Difference (official − recorded)", kindMoney}, {"Recorded ÷ official", kindRatio},
+			{"Peak share of tokens", kindRatio}, {"Currency", kindText}, {"Key (SHA-256)", kindText}}}
+	for i := range wb.m.ByKey {
+		s := &wb.m.ByKey[i]
+		tk := s.Tokens
+		t.rows = append(t.rows, []cell{{v: s.KeyAlias}, {v: s.Key.Team}, {v: s.Key.User}, {v: s.Calls},
+			{v: tk.Input + tk.CacheRead + tk.CacheWrite + tk.Output},
+			moneyCell(s.Official, wb.curOf(s)), moneyCell(s.Recorded, wb.curOf(s)), moneyCell(s.Gap, wb.curOf(s)),
+			ratioCell(s.Ratio), ratioCell(s.PeakShare()), {v: wb.curOf(s)}, {v: s.Key.Key}})
+	}
+	t.total = wb.totalRow(len(t.cols), 3, 5)
+	return t
+}
+
+func (wb *workbook) daily() *table {
+	t := &table{sheet: SheetDaily, caption: wb.caption(fmt.Sprintf("Official cost against recorded spend by day in %s", wb.m.Zone)),
+		cols: []column{{"Day", kindDay}, {"Calls", kindInt}, {"Priced calls", kindInt}, {"Official cost", kindMoney},
+			{"Recorded spend", kindMoney}, {"Gap (official − recorded)", kindMoney}, {"Recorded ÷ official", kindRatio},
+			{"Peak share of tokens", kindRatio}}}
+	for i := range wb.m.Daily {
+		s := &wb.m.Daily[i]
+		t.rows = append(t.rows, []cell{{v: s.Key.Start}, {v: s.Calls}, {v: s.PricedCalls}, moneyCell(s.Official, wb.curOf(s)),
+			moneyCell(s.Recorded, wb.curOf(s)), moneyCell(s.Gap, wb.curOf(s)), ratioCell(s.Ratio), ratioCell(s.PeakShare())})
+	}
+	total := wb.totalRow(len(t.cols), 1, 3)
+	total[0] = cell{v: "Total", bold: true}
+	t.total = total
+	if n := len(t.rows); n > 0 {
+		last := firstRow + n - 1
+		ref := func(col string) string {
+			return fmt.Sprintf("'%s'!$%s$%d:$%s$%d", SheetDaily, col, firstRow, col, last)
+		}
+		t.charts = []*excelize.Chart{{
+			Type: excelize.Col,
+			Series: []excelize.ChartSeries{
+				{Name: fmt.Sprintf("'%s'!$D$%d", SheetDaily, headerRow), Categories: ref("A"), Values: ref("D")},
+				{Name: fmt.Sprintf("'%s'!$E$%d", SheetDaily, headerRow), Categories: ref("A"), Values: ref("E")},
+			},
+			Title:     chartTitle("Official cost and recorded spend by day"),
+			XAxis:     dayAxis(wb.m),
+			YAxis:     excelize.ChartAxis{Title: chartTitle(orDefault(wb.cur, "cost")), MajorGridLines: true, Font: axisFont, NumFmt: excelize.ChartNumFmt{CustomNumFmt: "#,##0.##"}},
+			Legend:    excelize.ChartLegend{Position: "bottom"},
+			Dimension: excelize.ChartDimension{Width: 720, Height: 360},
+		}}
+	}
+	return t
+}
+
+// axisFont keeps tick labels readable when printed.
+var axisFont = excelize.Font{Color: "404040", Size: 9}
+
+// dayAxis is the category axis of a chart by day: the day of the month.
+func dayAxis(m *pricing.Month) excelize.ChartAxis {
+	return excelize.ChartAxis{Title: chartTitle(m.From.In(m.Zone).Format("January 2006") + " (" + m.Zone.String() + ")"),
+		Font: axisFont, NumFmt: excelize.ChartNumFmt{CustomNumFmt: "d"}}
+}
+
+func chartTitle(s string) excelize.ChartTitle {
+	return excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: s}}}
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// peakShare lays the share of tokens at peak out by day (rows) and model
+// (columns), for the models whose prices differ between periods.
+func (wb *workbook) peakShare() *table {
+	var models []string
+	seen := map[string]bool{}
+	for _, s := range wb.m.ModelDaily {
+		if s.TimedTokens > 0 && !seen[s.Key.Model] {
+			seen[s.Key.Model] = true
+			models = append(models, s.Key.Model)
+		}
+	}
+	sort.Strings(models)
+	t := &table{sheet: SheetPeakShare, caption: wb.caption("Share of tokens billed in the dearest period, by day and model"),
+		cols: []column{{"Day", kindDay}, {"All models", kindRatio}}}
+	for _, m := range models {
+		t.cols = append(t.cols, column{m, kindRatio})
+	}
+	index := map[string]int{}
+	for i, m := range models {
+		index[m] = i + 2
+	}
+	byDay := map[time.Time][]cell{}
+	for i := range wb.m.Daily {
+		s := &wb.m.Daily[i]
+		row := make([]cell, len(t.cols))
+		row[0], row[1] = cell{v: s.Key.Start}, ratioCell(s.PeakShare())
+		byDay[s.Key.Start] = row
+		t.rows = append(t.rows, row)
+	}
+	for i := range wb.m.ModelDaily {
+		s := &wb.m.ModelDaily[i]
+		if row, ok := byDay[s.Key.Start]; ok && index[s.Key.Model] > 0 {
+			row[index[s.Key.Model]] = ratioCell(s.PeakShare())
+		}
+	}
+	if n := len(t.rows); n > 0 {
+		last := firstRow + n - 1
+		chart := &excelize.Chart{
+			Type:      excelize.Line,
+			Title:     chartTitle("Share of tokens billed at peak, by day"),
+			XAxis:     dayAxis(wb.m),
+			YAxis:     excelize.ChartAxis{Title: chartTitle("Peak share"), MajorGridLines: true, Font: axisFont, Minimum: ptr(0.0), Maximum: ptr(1.0), NumFmt: excelize.ChartNumFmt{CustomNumFmt: "0%"}},
+			Legend:    excelize.ChartLegend{Position: "bottom"},
+			Dimension: excelize.ChartDimension{Width: 720, Height: 360},
+		}
+		for c := 2; c <= len(t.cols); c++ {
+			col, _ := excelize.ColumnNumberToName(c)
+			chart.Series = append(chart.Series, excelize.ChartSeries{
+				Name:       fmt.Sprintf("'%s'!$%s$%d", SheetPeakShare, col, headerRow),
+				Categories: fmt.Sprintf("'%s'!$A$%d:$A$%d", SheetPeakShare, firstRow, last),
+				Values:     fmt.Sprintf("'%s'!$%s$%d:$%s$%d", SheetPeakShare, col, firstRow, col, last),
+			})
+		}
+		t.charts = []*excelize.Chart{chart}
+	}
+	return t
+}
+
+// blended lists each model's blended prices beside the rates the gateway's
+// recorded spend matches, when one rate set does.
+func (wb *workbook) blended() *table {
+	bl := wb.m.Blend
+	t := &table{sheet: SheetBlended,
+		caption: wb.caption(fmt.Sprintf("Blended prices per 1M tokens over %s to %s (%d days before the month's end)",
+			wb.m.BlendFrom.In(wb.m.Zone).Format("2006-01-02"), wb.m.Until.In(wb.m.Zone).AddDate(0, 0, -1).Format("2006-01-02"), pricing.BlendDays)),
+		cols: []column{{"Model", kindText}, {"Usage", kindText}, {"Tokens", kindInt}, {"Peak share of tokens", kindRatio},
+			{"Off-peak price", kindPrice}, {"Peak price", kindPrice}, {"Blended price", kindPrice},
+			{"Gateway recorded at", kindPrice}, {"Recorded rate set", kindText}, {"Model recorded ÷ official (month)", kindRatio}, {"Currency", kindText}}}
+	matched := wb.recordedRates()
+	ratios := map[string]cell{}
+	for i := range wb.m.Reconciliation.Groups {
+		g := &wb.m.Reconciliation.Groups[i]
+		ratios[g.Key.Model] = ratioCell(g.Ratio)
+	}
+	for _, bm := range bl.Models {
+		if bm.Calls == 0 {
+			continue
+		}
+		mr := matched[bm.Model]
+		for _, p := range bm.Prices {
+			share := cell{v: p.PeakShare}
+			if p.OffPeak.Equal(p.Peak) {
+				share = cell{} // one price at all hours: no peak
+			}
+			row := []cell{{v: bm.Model}, {v: p.Usage.String()}, {v: p.Tokens}, share, moneyCell(p.OffPeak, bm.Currency),
+				moneyCell(p.Peak, bm.Currency), moneyCell(p.Blended, bm.Currency), {}, {v: mr.label},
+				ratios[bm.Model], {v: bm.Currency}}
+			if mr.label == "" {
+				// No flat rate set was looked for: recorded equals official
+				// (to rounding) on the model's priced calls.
+				row[8] = cell{v: "recorded equals official on priced calls"}
+				if p.OffPeak.Equal(p.Peak) {
+					row[7] = moneyCell(p.Peak, bm.Currency)
+				}
+			}
+			if mr.rates != nil {
+				row[7] = moneyCell(mr.rates.Price(p.Usage), bm.Currency)
+			}
+			t.rows = append(t.rows, row)
+		}
+	}
+	return t
+}
+
+// matchedRates is the rate set a model's recorded spend matches.
+type matchedRates struct {
+	rates *tariffs.Rates
+	label string
+}
+
+// recordedRates finds, per model, the rates of the flat_price or
+// cached_as_input explanation: the price the gateway recorded at; or says
+// that none matches. Models with neither recorded their official cost.
+func (wb *workbook) recordedRates() map[string]matchedRates {
+	out := map[string]matchedRates{}
+	models := map[string]*tariffs.Model{}
+	for _, u := range wb.m.Versions {
+		models[u.Model.ID] = u.Model
+	}
+	for _, x := range wb.m.Reconciliation.Explanations {
+		if x.Kind == pricing.KindUnexplained {
+			out[x.Model] = matchedRates{label: "no single flat rate set matches"}
+		}
+		if x.Kind != pricing.KindFlatPrice && x.Kind != pricing.KindCachedAsInput {
+			continue
+		}
+		m := models[x.Model]
+		if m == nil {
+			continue
+		}
+		whose := m
+		if x.RatesOf != "" {
+			whose = nil
+			for _, o := range m.Provider.Models {
+				if o.ID == x.RatesOf {
+					whose = o
+				}
+			}
+		}
+		r := versionRates(m.Provider, x.Version, whose, x.Period)
+		if r == nil {
+			continue
+		}
+		if x.Kind == pricing.KindCachedAsInput {
+			cp := *r
+			cp.Set(tariffs.CacheRead, cp.Price(tariffs.Input))
+			r = &cp
+		}
+		label := fmt.Sprintf("%s, version %s", x.Period, x.Version)
+		if x.RatesOf != "" {
+			label = x.RatesOf + "'s " + label
+		}
+		if x.Kind == pricing.KindCachedAsInput {
+			label += ", cache reads at the input price"
+		}
+		out[x.Model] = matchedRates{rates: r, label: label}
+	}
+	return out
+}
+
+// versionRates returns the base rates of model m in period of the named version.
+func versionRates(p *tariffs.Provider, version string, m *tariffs.Model, period string) *tariffs.Rates {
+	if m == nil {
+		return nil
+	}
+	for _, v := range p.Versions {
+		if v.Name != version || v.Prices[m] == nil {
+			continue
+		}
+		for i, name := range v.Periods {
+			if name == period {
+				return v.Prices[m].RatesAt(i, 0)
+			}
+		}
+	}
+	return nil
+}
+
+func (wb *workbook) discrepancies() *table {
+	rec := wb.m.Reconciliation
+	t := &table{sheet: SheetDiscrepancies, caption: wb.caption("What explains the gap (amounts are parts of official − recorded)"),
+		cols: []column{{"Kind", kindText}, {"Model", kindText}, {"Calls", kindInt}, {"Amount", kindMoney},
+			{"Version", kindText}, {"Period", kindText}, {"Rates of", kindText}, {"Detail", kindNote}}}
+	for _, x := range rec.Explanations {
+		t.rows = append(t.rows, []cell{{v: x.Kind.String()}, {v: x.Model}, {v: x.Calls}, moneyCell(x.Amount, wb.cur),
+			{v: x.Version}, {v: x.Period}, {v: x.RatesOf}, {v: x.Detail}})
+	}
+	t.total = bold([]cell{{v: "Gap"}, {}, {}, moneyCell(rec.Totals.Gap, wb.cur), {}, {}, {},
+		{v: fmt.Sprintf("of which explained %s", rec.Totals.Explained)}})
+	return t
+}
+
+// tariffs lists the rates in force during the month of every model that
+// priced calls: by version, period and prompt-size tier.
+func (wb *workbook) tariffs() *table {
+	t := &table{sheet: SheetTariffs, caption: wb.caption("Rates in force during the month, per 1M tokens (per call for requests)"),
+		cols: []column{{"Provider", kindText}, {"Model", kindText}, {"Version", kindText}, {"In force from (UTC)", kindInstant},
+			{"Until (UTC)", kindInstant}, {"Period", kindText}, {"Period hours (provider time)", kindText}, {"Prompt tier", kindText},
+			{"Input", kindPrice}, {"Cache read", kindPrice}, {"Cache write", kindPrice}, {"Output", kindPrice},
+			{"Reasoning", kindPrice}, {"Request", kindPrice}, {"Currency", kindText}, {"Source", kindText}}}
+	seen := map[*tariffs.Model]bool{}
+	for _, u := range wb.m.Versions {
+		if seen[u.Model] {
+			continue
+		}
+		seen[u.Model] = true
+		for _, v := range u.Model.Provider.Versions {
+			mp := v.Prices[u.Model]
+			if mp == nil || !v.Effective.Before(wb.m.Until) || (!v.End.IsZero() && !v.End.After(wb.m.From)) {
+				continue
+			}
+			for tier := 0; tier <= len(mp.Tiers); tier++ {
+				for p, name := range v.Periods {
+					t.rows = append(t.rows, wb.rateRow(u.Model, v, p, name, tier, mp))
+				}
+			}
+		}
+	}
+	return t
+}
+
+func (wb *workbook) rateRow(m *tariffs.Model, v *tariffs.Version, p int, name string, tier int, mp *tariffs.ModelPrices) []cell {
+	cur := m.Provider.Currency
+	r := mp.RatesAt(p, tier)
+	tierName := "all prompts"
+	if tier > 0 {
+		tierName = fmt.Sprintf("prompt above %d tokens", mp.Tiers[tier-1].Above)
+	} else if len(mp.Tiers) > 0 {
+		tierName = fmt.Sprintf("prompt up to %d tokens", mp.Tiers[0].Above)
+	}
+	row := []cell{{v: m.Provider.Name}, {v: m.ID}, {v: v.Name}, {v: v.Effective.UTC()}, {}, {v: name},
+		{v: periodHours(v, p)}, {v: tierName}}
+	if !v.End.IsZero() {
+		row[4] = cell{v: v.End.UTC()}
+	}
+	for _, u := range []tariffs.Usage{tariffs.Input, tariffs.CacheRead, tariffs.CacheWrite, tariffs.Output, tariffs.Reasoning, tariffs.Request} {
+		if r.Listed(u) || u != tariffs.Request {
+			row = append(row, moneyCell(r.Price(u), cur))
+		} else {
+			row = append(row, cell{})
+		}
+	}
+	return append(row, cell{v: cur}, cell{v: v.Source})
+}
+
+// periodHours describes when period p of v applies, on the provider's clock.
+func periodHours(v *tariffs.Version, p int) string {
+	if p == 0 {
+		if len(v.Periods) == 1 {
+			return "all hours"
+		}
+		return "all other hours"
+	}
+	for _, d := range v.Defs {
+		if d.Name != v.Periods[p] {
+			continue
+		}
+		var ws []string
+		for _, w := range d.Windows {
+			ws = append(ws, w.String())
+		}
+		days := "every day"
+		if len(d.Weekdays) > 0 {
+			var names []string
+			for _, wd := range d.Weekdays {
+				names = append(names, wd.String()[:3])
+			}
+			days = strings.Join(names, " ")
+		}
+		return fmt.Sprintf("%s %s (%s)", days, strings.Join(ws, ", "), v.Zone)
+	}
+	return ""
+}

@@ -1,0 +1,122 @@
+package reports
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+	"github.com/xuri/excelize/v2"
+
+	"github.com/tokenfare/tokenfare/ledger"
+	"github.com/tokenfare/tokenfare/pricing"
+	"github.com/tokenfare/tokenfare/tariffs"
+)
+
+func testCatalog(t *testing.T) *tariffs.Catalog {
+	t.Helper()
+	cat, ps := tariffs.Load("../tariffs/testdata")
+	if len(ps) > 0 {
+		t.Fatal(ps)
+	}
+	return cat
+}
+
+// september prices calls of September 2026 (UTC) into a month.
+func september(t *testing.T, calls []ledger.Call) (*pricing.Month, *pricing.Engine) {
+	t.Helper()
+	from := time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC)
+	until := from.AddDate(0, 1, 0)
+	e := pricing.New(testCatalog(t), pricing.Options{Dims: pricing.MonthDims, Since: from, Until: until})
+	for i := range calls {
+		e.AddPriced(&calls[i])
+	}
+	m, err := pricing.MonthOf(e, from, until, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, e
+}
+
+func flashCall(id, end, alias, team, user string) ledger.Call {
+	at, _ := time.Parse(time.RFC3339, end)
+	return ledger.Call{RequestID: id, Identity: id, Gateway: ledger.LiteLLM, Start: at.Add(-time.Second), End: at,
+		Model: "flash", ModelGroup: alias, Key: "k-" + id, KeyAlias: alias, Team: team, User: user,
+		Recorded: decimal.RequireFromString("0.0001"), Tokens: ledger.Tokens{Input: 1000, Output: 100}}
+}
+
+// TestHostileText checks that text from the data that a spreadsheet would
+// read as a formula is written as text, verbatim.
+func TestHostileText(t *testing.T) {
+	hostile := []string{`=HYPERLINK("http://evil.example","click")`, "+1+1", "-2+3", "@SUM(A1)", "\tcmd", "\rcmd"}
+	var calls []ledger.Call
+	for i, h := range hostile {
+		calls = append(calls, flashCall(string(rune('a'+i)), "2026-09-01T02:00:00Z", h, h, h))
+	}
+	m, _ := september(t, calls)
+	var buf bytes.Buffer
+	if err := WriteWorkbook(&buf, m, Provenance{Produced: time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC), Program: "tokenfare test",
+		Sources: []string{"=cmd|' /C calc'!A0"}}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := excelize.OpenReader(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	found := map[string]int{}
+	for _, sheet := range []string{SheetByKey, SheetByModel, SheetSummary} {
+		rows, err := f.GetRows(sheet)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for r, row := range rows {
+			for c, v := range row {
+				ref, _ := excelize.CoordinatesToCellName(c+1, r+1)
+				if formula, _ := f.GetCellFormula(sheet, ref); formula != "" {
+					t.Errorf("%s!%s holds a formula %q", sheet, ref, formula)
+				}
+				for _, h := range append(hostile, "=cmd|' /C calc'!A0") {
+					if v != h {
+						continue
+					}
+					found[h]++
+					if ty, _ := f.GetCellType(sheet, ref); ty != excelize.CellTypeInlineString && ty != excelize.CellTypeSharedString {
+						t.Errorf("%s!%s %q has cell type %v, want a string", sheet, ref, v, ty)
+					}
+					id, _ := f.GetCellStyle(sheet, ref)
+					if st, _ := f.GetStyle(id); st.CustomNumFmt == nil || *st.CustomNumFmt != "@" {
+						t.Errorf("%s!%s %q is not formatted as text", sheet, ref, v)
+					}
+				}
+			}
+		}
+	}
+	// By key: alias, team and user; By model: the model group; Summary: the source.
+	for _, h := range hostile {
+		if found[h] != 4 {
+			t.Errorf("%q found verbatim %d times, want 4 (alias, team, user, model group)", h, found[h])
+		}
+	}
+	if found["=cmd|' /C calc'!A0"] != 1 {
+		t.Errorf("the source name is not in the Summary verbatim")
+	}
+}
+
+// TestCellNumber checks that money cells hold the exact amount to 15
+// significant digits.
+func TestCellNumber(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"0.00078364", "0.00078364"},
+		{"23373.512345678901234", "23373.5123456789"}, // 15 digits: 23373.5123456789|01234
+		{"123456789012.3456789", "123456789012.346"},
+		{"-10.722317646", "-10.722317646"},
+		{"0", "0"},
+	}
+	for _, tt := range tests {
+		got := decimal.NewFromFloat(cellNumber(decimal.RequireFromString(tt.in)))
+		if !got.Equal(decimal.RequireFromString(tt.want)) {
+			t.Errorf("cellNumber(%s) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}
