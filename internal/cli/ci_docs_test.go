@@ -2,6 +2,7 @@ package cli
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -172,6 +173,11 @@ func TestCIRecipe(t *testing.T) {
 // them from --help gets a report, not "nothing priced".
 func TestHelpExamples(t *testing.T) {
 	userFile := regexp.MustCompile(`\.(csv|ya?ml|jsonl?|gz)$`)
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir()) // what an example writes (report --xlsx october.xlsx) lands here
 	var walk func(c *cobra.Command)
 	ran := 0
 	walk = func(c *cobra.Command) {
@@ -187,7 +193,7 @@ func TestHelpExamples(t *testing.T) {
 			for i, a := range args {
 				switch {
 				case strings.HasPrefix(a, "testdata/") || strings.HasPrefix(a, "tariffs/"):
-					args[i], local = "../../"+a, true
+					args[i], local = filepath.Join(root, a), true
 				case userFile.MatchString(a):
 					foreign = true // a user's own file: the line is only parsed
 				}
