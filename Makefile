@@ -9,7 +9,7 @@ GEN      := ./testdata/gen
 SAMPLE      := testdata/sample/spendlogs-2026-10.csv
 SAMPLE_DUMP := testdata/sample/spendlogs-dump-2026-10.csv
 
-.PHONY: help test bench bench-smoke fuzz lint golden build sample bench-reconcile bench-report workbook-preview
+.PHONY: help test bench bench-smoke fuzz lint golden build sample bench-reconcile bench-report workbook-preview bench-postgres
 
 PREVIEW ?= preview
 
@@ -55,6 +55,11 @@ sample: ## regenerate the bundled sample spend logs
 
 bench-reconcile: ## time tokenfare reconcile against readsum and DuckDB on 5M rows
 	bench/run.sh
+
+BENCH_ROWS ?= 5000000
+
+bench-postgres: ## time push-down and row mode against a bare scan on BENCH_ROWS rows in a real PostgreSQL
+	TOKENFARE_BENCH_ROWS=$(BENCH_ROWS) $(GO) test -run='^$$' -bench='^BenchmarkScale$$' -benchtime=1x -timeout=3h -v ./ledger/postgres
 
 bench-report: ## time tokenfare report against reconcile on 1M rows (CPU, wall, peak RSS)
 	bench/report.sh

@@ -186,6 +186,9 @@ func New(cat *tariffs.Catalog, opts Options) *Engine {
 		buckets: map[bucketKey]*bucket{}}
 }
 
+// Options returns the options the engine prices with.
+func (e *Engine) Options() Options { return e.opts }
+
 // Rows returns the row accounting so far.
 func (e *Engine) Rows() Rows { return e.rows }
 
@@ -203,10 +206,6 @@ func (e *Engine) AddPriced(c *ledger.Call) PricedCall {
 	if pc.Outcome == Outside {
 		return pc
 	}
-	k := bucketKey{model: pc.Quote.Model, version: pc.Quote.Version, outcome: pc.Outcome, zero: c.Recorded.IsZero()}
-	if k.model == nil {
-		k.unknown = pc.modelName
-	}
 	q := QuantitiesOf(c.Tokens)
 	if !e.total.addChecked(&q) {
 		// Sums of these quantities would wrap: refuse the call, and the run.
@@ -214,6 +213,22 @@ func (e *Engine) AddPriced(c *ledger.Call) PricedCall {
 			e.sumErr = fmt.Errorf("%w: at %s", ErrTokenSum, c.Source)
 		}
 		return pc
+	}
+	b := e.place(&pc, c, c.Recorded.IsZero())
+	b.Calls++
+	b.Qty.Add(&q)
+	if !b.k.zero {
+		b.recorded.Add(c.Recorded)
+	}
+	return pc
+}
+
+// place returns the bucket of a priced call (or of a group of calls
+// alike), creating it when new, with the key's alias noted.
+func (e *Engine) place(pc *PricedCall, c *ledger.Call, zero bool) *bucket {
+	k := bucketKey{model: pc.Quote.Model, version: pc.Quote.Version, outcome: pc.Outcome, zero: zero}
+	if k.model == nil {
+		k.unknown = pc.modelName
 	}
 	k.noSpend = !c.Gateway.RecordsSpend()
 	if pc.Outcome == Priced {
@@ -234,12 +249,7 @@ func (e *Engine) AddPriced(c *ledger.Call) PricedCall {
 	if e.dims.has(DimKey) {
 		b.KeyAlias = firstAlias(b.KeyAlias, c.KeyAlias)
 	}
-	b.Calls++
-	b.Qty.Add(&q)
-	if !k.zero {
-		b.recorded.Add(c.Recorded)
-	}
-	return pc
+	return b
 }
 
 // groupKey fills the grouping fields of k that were asked for.
@@ -348,19 +358,25 @@ func (e *Engine) classify(c *ledger.Call) PricedCall {
 	case ref.model == nil:
 		pc.Outcome = Unpriced
 	default:
-		pc.Quote = *ref.cursor.At(pc.At)
-		switch pc.Quote.Status {
-		case tariffs.Priced:
-			pc.Outcome = Priced
-			pc.Tier = pc.Quote.Prices.TierOf(c.Tokens.Prompt())
-			pc.Rates = pc.Quote.Prices.RatesAt(pc.Quote.Period, pc.Tier)
-		case tariffs.Retired:
-			pc.Outcome = Retired
-		default:
-			pc.Outcome = Unpriced
-		}
+		e.quote(&pc, c.Tokens.Prompt())
 	}
 	return pc
+}
+
+// quote sets the quote, outcome, tier and rates of a call of a known model
+// at its billing instant.
+func (e *Engine) quote(pc *PricedCall, prompt int64) {
+	pc.Quote = *pc.ref.cursor.At(pc.At)
+	switch pc.Quote.Status {
+	case tariffs.Priced:
+		pc.Outcome = Priced
+		pc.Tier = pc.Quote.Prices.TierOf(prompt)
+		pc.Rates = pc.Quote.Prices.RatesAt(pc.Quote.Period, pc.Tier)
+	case tariffs.Retired:
+		pc.Outcome = Retired
+	default:
+		pc.Outcome = Unpriced
+	}
 }
 
 // loggedName is the name a call's model is known by when no tariff has it.

@@ -42,9 +42,10 @@ type Rows struct {
 	CacheHit  int64
 }
 
+// count counts one row of outcome o.
 func (r *Rows) count(o Outcome) { r.countN(o, 1) }
 
-// countN counts n calls of outcome o.
+// countN counts n rows of outcome o.
 func (r *Rows) countN(o Outcome, n int64) {
 	r.Read += n
 	switch o {

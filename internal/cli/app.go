@@ -35,8 +35,9 @@ type app struct {
 	stdout   io.Writer
 	stderr   io.Writer
 	now      func() time.Time
-	tariffs  string   // --tariffs: a file or folder in place of the embedded catalog
-	overlays []string // --tariffs-overlay: files or folders whose providers replace the catalog's
+	getenv   func(string) string // nil: no environment (tests)
+	tariffs  string              // --tariffs: a file or folder in place of the embedded catalog
+	overlays []string            // --tariffs-overlay: files or folders whose providers replace the catalog's
 
 	once    sync.Once
 	catalog *tariffs.Catalog
@@ -98,7 +99,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		<-ctx.Done()
 		stop() // restore the default: a second signal kills
 	}()
-	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, now: time.Now}
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, now: time.Now, getenv: os.Getenv}
 	return runContext(ctx, a, args)
 }
 
@@ -184,7 +185,7 @@ a run that could not finish (an I/O failure: disk full, unreadable input), 130 i
 	}
 	root.Version = buildVersion()
 	root.SetVersionTemplate("tokenfare {{.Version}}\n")
-	root.AddCommand(newVersionCmd(a), newTariffsCmd(a), newPriceCmd(a), newReconcileCmd(a), newBlendCmd(a), newCheckCmd(a), newReportCmd(a))
+	root.AddCommand(newVersionCmd(a), newTariffsCmd(a), newPriceCmd(a), newReconcileCmd(a), newBlendCmd(a), newCheckCmd(a), newReportCmd(a), newChargebackCmd(a))
 	markStarted(a, root)
 	return root
 }

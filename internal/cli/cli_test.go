@@ -72,6 +72,9 @@ func TestGolden(t *testing.T) {
 		{"tariffs-list.csv", []string{"tariffs", "list", "--tariffs", "../../tariffs/testdata", "-o", "csv"}},
 		{"tariffs-list.json", []string{"tariffs", "list", "--tariffs", "../../tariffs/testdata", "-o", "json"}},
 		{"tariffs-list.txt", []string{"tariffs", "list", "--tariffs", "../../tariffs/testdata"}},
+		{"chargeback-sample-team.txt", []string{"chargeback", "--calls", sample, "--month", "2026-10", "--tz", "Asia/Shanghai", "--by", "team"}},
+		{"chargeback-sample-team-model.csv", []string{"chargeback", "--calls", sample, "--month", "2026-10", "--by", "team,model", "-o", "csv"}},
+		{"chargeback-sample-key.yaml", []string{"chargeback", "--calls", sample, "--since", "2026-10-05", "--until", "2026-10-12", "--key", "growth-search-rerank-prod-38", "-o", "yaml"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

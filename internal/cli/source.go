@@ -16,6 +16,7 @@ import (
 
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/ledger/dedup"
+	"github.com/tokenfare/tokenfare/ledger/postgres"
 	"github.com/tokenfare/tokenfare/pricing"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
@@ -23,6 +24,8 @@ import (
 // sourceOptions are the flags every command that reads calls shares.
 type sourceOptions struct {
 	calls   []string
+	dbs     []string
+	rows    bool
 	strict  bool
 	billing string
 	tz      string
@@ -36,6 +39,8 @@ type sourceOptions struct {
 
 func (o *sourceOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&o.calls, "calls", nil, "file of logged calls; repeat it or give a glob ('logs/*.csv') for several; format detected from each file's content (.gz read as is; - for stdin)")
+	fs.StringArrayVar(&o.dbs, "db", nil, "LiteLLM's PostgreSQL URL, read-only (repeatable: databases are merged; default $DATABASE_URL)")
+	fs.BoolVar(&o.rows, "rows", false, "read database rows one by one instead of summing in the database (finds calls logged in two databases)")
 	fs.BoolVar(&o.strict, "strict", false, "fail at the first rejected row (exit 2) instead of counting it")
 	fs.StringVar(&o.billing, "billing-time", "", "instant that bills a call, overriding each tariff: start, first_token or end (a call without that instant is billed at its start)")
 	fs.StringVar(&o.tz, "tz", "UTC", "IANA time zone that bare dates and --month are read in (and days and hours are grouped in)")
@@ -118,7 +123,17 @@ func (a *app) priceSource(ctx context.Context, src *sourceOptions, opts pricing.
 	if err != nil {
 		return nil, err
 	}
-	sources, err := a.sources(src.calls)
+	a.defaultDB(src)
+	if len(src.dbs) > 0 && len(src.calls) == 0 && each == nil && !src.rows {
+		e, err := a.pushDown(ctx, src, cat, opts)
+		switch {
+		case errors.Is(err, pricing.ErrNotExact):
+			fmt.Fprintf(a.stderr, "note: summing in the database is not exact here (%v); reading rows instead\n", err)
+		case !errors.Is(err, errNothingSummed):
+			return e, err
+		}
+	}
+	sources, err := a.sources(src.calls, src.dbs, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -166,12 +181,12 @@ func rowsSince(now, before pricing.Rows) pricing.Rows {
 }
 
 // sources expands the --calls arguments in order: a glob to the files it
-// matches (sorted), "-" to stdin. Every file must exist and be a file
-// before any is read, so that a typo in the last one costs no output. A
-// file named twice is read once.
-func (a *app) sources(args []string) ([]ledger.Source, error) {
-	if len(args) == 0 {
-		return nil, usageError(errors.New("no calls to read"), "give --calls FILE (a LiteLLM spend log export, CLIProxyAPI usage, or canonical CSV/JSONL)")
+// matches (sorted), "-" to stdin; then the --db databases. Every file must
+// exist and be a file before any is read, so that a typo in the last one
+// costs no output. A file named twice is read once.
+func (a *app) sources(args, dbs []string, opts pricing.Options) ([]ledger.Source, error) {
+	if len(args) == 0 && len(dbs) == 0 {
+		return nil, usageError(errors.New("no calls to read"), "give --calls FILE (a LiteLLM spend log export, CLIProxyAPI usage, or canonical CSV/JSONL) or --db URL (LiteLLM's PostgreSQL)")
 	}
 	var out []ledger.Source
 	named := map[string]bool{}
@@ -206,6 +221,13 @@ func (a *app) sources(args []string) ([]ledger.Source, error) {
 			}
 			out = append(out, ledger.FileSource(p, ledger.Options{}))
 		}
+	}
+	for _, url := range dbs {
+		src, err := openDB(url, opts)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, src)
 	}
 	return out, nil
 }
@@ -244,7 +266,7 @@ type callReader struct {
 func (r *callReader) read(ctx context.Context, src ledger.Source, e *pricing.Engine, fn func(*ledger.Call)) (string, error) {
 	in, err := src.Open(ctx)
 	if err != nil {
-		return "", readError(err)
+		return "", sourceError(err)
 	}
 	defer in.Close()
 	var rows atomic.Int64
@@ -260,7 +282,7 @@ func (r *callReader) read(ctx context.Context, src ledger.Source, e *pricing.Eng
 			return in.Format(), nil
 		}
 		if err != nil {
-			return "", readError(err)
+			return "", sourceError(err)
 		}
 		for _, rej := range b.Rejected {
 			if r.strict {
@@ -277,6 +299,16 @@ func (r *callReader) read(ctx context.Context, src ledger.Source, e *pricing.Eng
 		}
 		rows.Add(int64(b.Rows))
 	}
+}
+
+// sourceError sorts a failure to read calls: a database's by its kind,
+// a file's with readError.
+func sourceError(err error) error {
+	var pe *postgres.Error
+	if errors.As(err, &pe) || errors.Is(err, postgres.ErrBadURL) {
+		return dbError(err)
+	}
+	return readError(err)
 }
 
 // readError tells what kind of failure reading calls met: an I/O failure

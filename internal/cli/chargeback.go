@@ -1,0 +1,110 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tokenfare/tokenfare/pricing"
+	"github.com/tokenfare/tokenfare/reports"
+)
+
+type chargebackOptions struct {
+	source sourceOptions
+	by     string
+	key    string
+	team   string
+	user   string
+	output string
+}
+
+func newChargebackCmd(a *app) *cobra.Command {
+	var opts chargebackOptions
+	cmd := &cobra.Command{
+		Use:   "chargeback (--calls FILE | --db URL) (--month M | --since T --until T)",
+		Short: "Per key, team or user: official cost, recorded spend, peak share and who a blend subsidises",
+		Long: `Chargeback prices a period's calls at the official tariff and splits them by key (its
+alias when known, else its hash), team, user or model (--by). For each it shows calls,
+tokens by usage type, the official cost, the spend the gateway recorded and the
+difference, its peak share (the share of its tokens billed in the dearest period)
+against the gateway's, what it would be charged at the gateway's blended prices and the
+subsidy that implies (at blended − official: positive pays for others, negative is paid
+for), and its reasoning-token share of output (high where reasoning was meant to be off).
+
+Months and bare dates are read in --tz. The blend is always the whole gateway's: --key,
+--team and --user only choose the lines shown (each implies grouping by it).`,
+		Example: `  tokenfare chargeback --calls testdata/sample/spendlogs-2026-10.csv --month 2026-10
+  tokenfare chargeback --db "$DATABASE_URL" --month 2026-09 --tz Asia/Shanghai --by team -o csv
+  tokenfare chargeback --db postgres://ro@eu/litellm --db postgres://ro@us/litellm --since 2026-09-01 --until 2026-09-15 --key search-prod -o json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runChargeback(cmd, a, &opts)
+		},
+	}
+	opts.source.addFlags(cmd.Flags())
+	opts.source.addWindowFlags(cmd.Flags())
+	fs := cmd.Flags()
+	fs.StringVar(&opts.by, "by", "key", "groupings, comma-separated: key, team, user, model")
+	fs.StringVar(&opts.key, "key", "", "only the key with this alias or hash")
+	fs.StringVar(&opts.team, "team", "", "only this team")
+	fs.StringVar(&opts.user, "user", "", "only this user")
+	fs.StringVarP(&opts.output, "output", "o", "table", "output format: table, csv, json or yaml")
+	completeSource(cmd)
+	completeWith(cmd, "output", "table", "csv", "json", "yaml")
+	completeWith(cmd, "by", "key", "team", "user", "model")
+	return cmd
+}
+
+func runChargeback(cmd *cobra.Command, a *app, opts *chargebackOptions) error {
+	format, err := parseOutput(opts.output, reports.Table, reports.CSV, reports.JSON, reports.YAML)
+	if err != nil {
+		return err
+	}
+	eopts, err := opts.source.engineOptions()
+	if err != nil {
+		return err
+	}
+	if eopts.Since.IsZero() || eopts.Until.IsZero() {
+		return usageError(errors.New("no period to charge back"), "give --month 2026-09, or --since and --until")
+	}
+	if eopts.Dims, err = opts.dims(); err != nil {
+		return err
+	}
+	e, err := a.priceSource(cmd.Context(), &opts.source, eopts, nil)
+	if err != nil {
+		return err
+	}
+	cb := e.Chargeback(eopts.Since, eopts.Until, opts.keep)
+	return reports.Chargeback(cmd.OutOrStdout(), format, cb)
+}
+
+// dims reads --by, adding the dimensions the filters need.
+func (o *chargebackOptions) dims() ([]pricing.Dim, error) {
+	dims, err := pricing.ParseDims(o.by)
+	if err != nil {
+		return nil, usageError(fmt.Errorf("--by: %w", err), "")
+	}
+	for _, d := range dims {
+		switch d {
+		case pricing.DimKey, pricing.DimTeam, pricing.DimUser, pricing.DimModel:
+		default:
+			return nil, usageError(fmt.Errorf("--by: chargeback groups by key, team, user and model, not %s", d), "")
+		}
+	}
+	for _, f := range []struct {
+		on bool
+		d  pricing.Dim
+	}{{o.key != "", pricing.DimKey}, {o.team != "", pricing.DimTeam}, {o.user != "", pricing.DimUser}} {
+		if f.on && !hasDim(dims, f.d) {
+			dims = append(dims, f.d)
+		}
+	}
+	return dims, nil
+}
+
+// keep applies --key, --team and --user.
+func (o *chargebackOptions) keep(l *pricing.ChargebackLine) bool {
+	return (o.key == "" || l.Key.Key == o.key || l.KeyAlias == o.key) &&
+		(o.team == "" || l.Key.Team == o.team) && (o.user == "" || l.Key.User == o.user)
+}

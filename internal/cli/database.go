@@ -1,0 +1,148 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/tokenfare/tokenfare/ledger"
+	"github.com/tokenfare/tokenfare/ledger/postgres"
+	"github.com/tokenfare/tokenfare/pricing"
+	"github.com/tokenfare/tokenfare/tariffs"
+)
+
+// defaultDB reads DATABASE_URL, as LiteLLM names it, when neither --calls
+// nor --db is given.
+func (a *app) defaultDB(o *sourceOptions) {
+	if len(o.calls) > 0 || len(o.dbs) > 0 || a.getenv == nil {
+		return
+	}
+	if url := a.getenv("DATABASE_URL"); url != "" {
+		o.dbs = []string{url}
+	}
+}
+
+// openDB returns the source of one --db URL for the engine's window.
+func openDB(url string, opts pricing.Options) (*postgres.Source, error) {
+	src, err := postgres.New(url, postgres.Options{Since: opts.Since, Until: opts.Until})
+	if err != nil {
+		return nil, usageError(fmt.Errorf("--db: %w", err), "write a URL like postgres://user:password@host:5432/litellm")
+	}
+	return src, nil
+}
+
+// dbError makes a database failure bad input (exit 2) with a hint by kind.
+func dbError(err error) error {
+	hint := ""
+	switch {
+	case errors.Is(err, postgres.ErrAuth):
+		hint = "check the user and password of --db (or DATABASE_URL)"
+	case errors.Is(err, postgres.ErrConnection):
+		hint = "check that the server is up and reachable; a run stopped mid-way writes no output"
+	case errors.Is(err, postgres.ErrMissingTable):
+		hint = "point --db at LiteLLM's database (the one its DATABASE_URL names)"
+	case errors.Is(err, postgres.ErrTimeout):
+		hint = "narrow the window with --since/--until, or let the database sum (drop --rows)"
+	case errors.Is(err, context.Canceled):
+		return err
+	}
+	return usageError(err, hint)
+}
+
+// pushDown prices what each database sums, plus the rows it could not sum
+// plainly. It fails with pricing.ErrNotExact when minute sums cannot give
+// the exact answer: the caller then reads rows.
+func (a *app) pushDown(ctx context.Context, o *sourceOptions, cat *tariffs.Catalog, opts pricing.Options) (*pricing.Engine, error) {
+	billing, ok := pricing.CommonBilling(cat, opts.Billing)
+	if !ok {
+		return nil, fmt.Errorf("%w: the tariffs bill by different instants", pricing.ErrNotExact)
+	}
+	e := pricing.New(cat, opts)
+	r := callReader{a: a, strict: o.strict}
+	ao := postgres.AggregateOptions{SpanFor: spanFor(cat, opts), Billing: billing, TierBounds: pricing.TierBounds(cat),
+		ByKey: hasDim(opts.Dims, pricing.DimKey), ByTeam: hasDim(opts.Dims, pricing.DimTeam), ByUser: hasDim(opts.Dims, pricing.DimUser)}
+	for _, url := range o.dbs {
+		src, err := openDB(url, opts)
+		if err != nil {
+			return nil, err
+		}
+		odd, err := src.Aggregate(ctx, ao, func(g *ledger.Aggregate) error { return e.AddAggregate(g, billing) })
+		if errors.Is(err, pricing.ErrNotExact) {
+			return nil, err
+		}
+		if err != nil {
+			return nil, dbError(err)
+		}
+		if odd != nil {
+			_, err = r.read(ctx, oddRows{odd, src.Name()}, e, func(c *ledger.Call) { e.AddPriced(c) })
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	if e.Rows().Priced == 0 {
+		return nil, errNothingSummed // row mode says why, file by file
+	}
+	a.reportRows(e.Rows(), r.shown)
+	return e, nil
+}
+
+// errNothingSummed: the database summed no priced call.
+var errNothingSummed = errors.New("nothing priced in the database's sums")
+
+// oddRows is the reader of a database's odd rows as a source already open.
+type oddRows struct {
+	r    ledger.Reader
+	name string
+}
+
+func (o oddRows) Name() string                                { return o.name }
+func (o oddRows) Open(context.Context) (ledger.Reader, error) { return o.r, nil }
+
+// spanFor chooses the span the database sums by from the rows' range: an
+// hour when every tariff boundary between the first call's start and a day
+// after the last one's (or the window's edges) falls on a whole hour, and
+// the report zone's days and hours start on whole UTC hours; else a minute.
+func spanFor(cat *tariffs.Catalog, opts pricing.Options) func(first, last time.Time) (time.Duration, error) {
+	return func(first, last time.Time) (time.Duration, error) {
+		from, until := first, last.Add(24*time.Hour)
+		if !opts.Since.IsZero() {
+			from = opts.Since
+		}
+		if !opts.Until.IsZero() {
+			until = opts.Until
+		}
+		span := pricing.AggregateSpan(cat, from, until)
+		if span == 0 {
+			return 0, fmt.Errorf("%w: a tariff boundary is not on a whole minute", pricing.ErrNotExact)
+		}
+		if span == time.Hour && (hasDim(opts.Dims, pricing.DimDay) || hasDim(opts.Dims, pricing.DimHour)) && !wholeHours(opts.Zone, from, until) {
+			span = time.Minute // days and hours of the report zone do not start on whole UTC hours
+		}
+		return span, nil
+	}
+}
+
+// wholeHours reports whether zone is a whole number of hours off UTC at
+// both ends of the window (now and a year on when open).
+func wholeHours(zone *time.Location, from, until time.Time) bool {
+	if zone == nil {
+		return true
+	}
+	for _, t := range []time.Time{from, until} {
+		if _, off := t.In(zone).Zone(); off%3600 != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func hasDim(dims []pricing.Dim, d pricing.Dim) bool {
+	for _, x := range dims {
+		if x == d {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,116 @@
+package pgtest
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// LoadDump copies a LiteLLM_SpendLogs CSV dump (psql's \copy ... CSV
+// HEADER) into db's table, the columns the table has, keeping the first of
+// repeated request ids as LiteLLM's skip_duplicates insert does.
+func (db *DB) LoadDump(t testing.TB, path string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	db.LoadDumpFrom(t, f)
+}
+
+// LoadDumpFrom is LoadDump reading the dump from r.
+func (db *DB) LoadDumpFrom(t testing.TB, r io.Reader) {
+	t.Helper()
+	ctx := context.Background()
+	br := bufio.NewReaderSize(r, 1<<20)
+	line, err := br.ReadString('\n')
+	if err != nil {
+		t.Fatalf("read the dump's header: %v", err)
+	}
+	header := strings.Split(strings.TrimSpace(line), ",")
+	conn := db.Connect(t)
+	rows, err := conn.Query(ctx, `SELECT attname::text, format_type(atttypid, atttypmod) FROM pg_attribute
+		WHERE attrelid = '"LiteLLM_SpendLogs"'::regclass AND attnum > 0 AND NOT attisdropped`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	types := map[string]string{}
+	for rows.Next() {
+		var c, typ string
+		rows.Scan(&c, &typ)
+		types[c] = typ
+	}
+	var have, casts, stage, quoted []string
+	for _, c := range header {
+		stage = append(stage, `"`+c+`" text`)
+		quoted = append(quoted, `"`+c+`"`)
+		if typ, ok := types[c]; ok {
+			have = append(have, `"`+c+`"`)
+			casts = append(casts, `"`+c+`"::`+typ)
+		}
+	}
+	if _, err := conn.Exec(ctx, "CREATE TEMP TABLE stage ("+strings.Join(stage, ", ")+", n bigserial)"); err != nil {
+		t.Fatal(err)
+	}
+	in := io.MultiReader(strings.NewReader(line), br)
+	if _, err := conn.PgConn().CopyFrom(ctx, in, "COPY stage ("+strings.Join(quoted, ",")+") FROM STDIN CSV HEADER"); err != nil {
+		t.Fatalf("copy the dump: %v", err)
+	}
+	insert := `INSERT INTO "LiteLLM_SpendLogs" (` + strings.Join(have, ",") + `)
+		SELECT ` + strings.Join(casts, ",") + ` FROM stage ORDER BY n ON CONFLICT (request_id) DO NOTHING`
+	if _, err := conn.Exec(ctx, insert); err != nil {
+		t.Fatalf("insert: %v", err)
+	}
+	if _, err := conn.Exec(ctx, "DROP TABLE stage"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Export writes db's spend logs as psql's \copy ... CSV HEADER would.
+func (db *DB) Export(t testing.TB) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "spendlogs.csv")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := db.Connect(t).PgConn().CopyTo(context.Background(), f, `COPY "LiteLLM_SpendLogs" TO STDOUT CSV HEADER`); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// Amplify adds n copies of every spend log row, each with its request id
+// suffixed "-copy<i>", for tests that need a large table.
+func (db *DB) Amplify(t testing.TB, n int) {
+	t.Helper()
+	var cols []string
+	rows, err := db.Connect(t).Query(context.Background(), `SELECT attname::text FROM pg_attribute
+		WHERE attrelid = '"LiteLLM_SpendLogs"'::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var c string
+		rows.Scan(&c)
+		cols = append(cols, `"`+c+`"`)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	sel := make([]string, len(cols))
+	for i, c := range cols {
+		sel[i] = c
+		if c == `"request_id"` {
+			sel[i] = `request_id || '-copy' || g`
+		}
+	}
+	db.Exec(t, `INSERT INTO "LiteLLM_SpendLogs" (`+strings.Join(cols, ",")+`) SELECT `+strings.Join(sel, ",")+
+		` FROM "LiteLLM_SpendLogs", generate_series(1, $1) g`, n)
+}

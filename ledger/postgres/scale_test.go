@@ -1,0 +1,143 @@
+package postgres
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/tokenfare/tokenfare/internal/pgtest"
+	"github.com/tokenfare/tokenfare/ledger"
+	"github.com/tokenfare/tokenfare/pricing"
+	"github.com/tokenfare/tokenfare/tariffs"
+)
+
+// EnvBenchRows sets the number of generated rows BenchmarkScale loads; the
+// default keeps `make bench-smoke` quick, `make bench-postgres` asks for
+// 5,000,000.
+const EnvBenchRows = "TOKENFARE_BENCH_ROWS"
+
+// BenchmarkScale loads generated LiteLLM spend logs (a month, the
+// generator's realistic mix) into the real server and times, over the same
+// rows: a bare SELECT count(*), sum(prompt_tokens), sum(completion_tokens)
+// (the floor any reader pays), push-down grouped by key as chargeback asks,
+// and row mode (every row to the engine). Each reports rows/s.
+func BenchmarkScale(b *testing.B) {
+	n := 20_000
+	if s := os.Getenv(EnvBenchRows); s != "" {
+		var err error
+		if n, err = strconv.Atoi(s); err != nil || n <= 0 {
+			b.Fatalf("%s=%q is not a row count", EnvBenchRows, s)
+		}
+	}
+	db := pgtest.NewLiteLLM(b, pgtest.SchemaCurrent)
+	loadGenerated(b, db, n)
+	ctx := context.Background()
+	conn := db.Connect(b)
+	var rows int64
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM "LiteLLM_SpendLogs"`).Scan(&rows); err != nil {
+		b.Fatal(err)
+	}
+	cat, _ := tariffs.Load("")
+	// The span the command line chooses: from the rows' range.
+	spanFor := func(first, last time.Time) (time.Duration, error) {
+		span := pricing.AggregateSpan(cat, first, last.Add(24*time.Hour))
+		b.Logf("%d rows from %s to %s; push-down sums by %s", rows, first.Format(time.RFC3339), last.Format(time.RFC3339), span)
+		return span, nil
+	}
+	report := func(b *testing.B, start time.Time) {
+		b.ReportMetric(float64(rows)*float64(b.N)/time.Since(start).Seconds(), "rows/s")
+	}
+	b.Run("bare-scan", func(b *testing.B) {
+		start := time.Now()
+		for range b.N {
+			var c, p, o int64
+			err := conn.QueryRow(ctx, `SELECT count(*), sum(prompt_tokens), sum(completion_tokens) FROM "LiteLLM_SpendLogs"`).Scan(&c, &p, &o)
+			if err != nil || c != rows {
+				b.Fatalf("bare scan: %d rows, %v", c, err)
+			}
+		}
+		report(b, start)
+	})
+	b.Run("push-down", func(b *testing.B) {
+		start := time.Now()
+		for range b.N {
+			e := pricing.New(cat, pricing.Options{Dims: []pricing.Dim{pricing.DimKey}})
+			src, err := New(db.URL, Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			ao := AggregateOptions{SpanFor: spanFor, Billing: tariffs.BillEnd, TierBounds: pricing.TierBounds(cat), ByKey: true}
+			odd, err := src.Aggregate(ctx, ao, func(a *ledger.Aggregate) error { return e.AddAggregate(a, tariffs.BillEnd) })
+			if err != nil {
+				b.Fatal(err)
+			}
+			if odd != nil {
+				odd.Close()
+				b.Fatal("the generated rows have odd rows")
+			}
+			if got := e.Rows().Read; got != rows {
+				b.Fatalf("push-down read %d rows, want %d", got, rows)
+			}
+		}
+		report(b, start)
+	})
+	b.Run("rows", func(b *testing.B) {
+		start := time.Now()
+		for range b.N {
+			e := pricing.New(cat, pricing.Options{Dims: []pricing.Dim{pricing.DimKey}})
+			src, err := New(db.URL, Options{BatchSize: 8192})
+			if err != nil {
+				b.Fatal(err)
+			}
+			r, err := src.Open(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var batch ledger.Batch
+			for {
+				err := r.Next(ctx, &batch)
+				if err != nil {
+					break
+				}
+				for i := range batch.Calls {
+					e.AddPriced(&batch.Calls[i])
+				}
+				for range batch.Rejected {
+					e.Reject()
+				}
+			}
+			r.Close()
+			if got := e.Rows().Read; got != rows {
+				b.Fatalf("rows read %d, want %d", got, rows)
+			}
+		}
+		report(b, start)
+	})
+}
+
+// loadGenerated loads n rows of the generator's table dump, then vacuums
+// so that no mode pays for setting hint bits.
+func loadGenerated(b *testing.B, db *pgtest.DB, n int) {
+	b.Helper()
+	gen := filepath.Join(b.TempDir(), "gen")
+	if out, err := exec.Command("go", "build", "-o", gen, "../../testdata/gen").CombinedOutput(); err != nil {
+		b.Fatalf("build the generator: %v: %s", err, out)
+	}
+	cmd := exec.Command(gen, "-rows", strconv.Itoa(n), "-seed", "1", "-start", "2026-09-01T00:00:00Z", "-days", "30", "-format", "dump")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	db.LoadDumpFrom(b, out)
+	if err := cmd.Wait(); err != nil {
+		b.Fatalf("generator: %v", err)
+	}
+	db.Exec(b, `VACUUM (FREEZE, ANALYZE) "LiteLLM_SpendLogs"`)
+}

@@ -1,0 +1,199 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// Format is the format name readers of this package report.
+const Format = "litellm-postgres"
+
+// Options say which calls a Source reads and how.
+type Options struct {
+	// Since and Until bound the billing instants wanted, [Since, Until);
+	// zero means open. Rows are selected on "startTime", widened before
+	// Since by the longest call that starts in the day before it, so that
+	// the billing instant still decides; the engine counts the extra rows
+	// as outside.
+	Since, Until time.Time
+	// StatementTimeout bounds each query; 0 means 30 minutes.
+	StatementTimeout time.Duration
+	// BatchSize is the most rows one Batch holds; 0 means 4096.
+	BatchSize int
+}
+
+// Source reads LiteLLM's "LiteLLM_SpendLogs" from one PostgreSQL database.
+type Source struct {
+	cfg  *pgx.ConnConfig
+	name string
+	pw   string
+	opts Options
+}
+
+// New returns a source for the database at dsn (a postgres:// URL or a
+// key=value string). Nothing is connected until Open. Errors never show
+// the password.
+func New(dsn string, opts Options) (*Source, error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s", ErrBadURL, redact(err.Error(), passwordOf(dsn)))
+	}
+	if opts.StatementTimeout <= 0 {
+		opts.StatementTimeout = 30 * time.Minute
+	}
+	if opts.BatchSize <= 0 {
+		opts.BatchSize = 4096
+	}
+	// Set at connection start, so no statement runs before they hold.
+	rp := cfg.RuntimeParams
+	rp["application_name"] = "tokenfare"
+	rp["statement_timeout"] = strconv.FormatInt(opts.StatementTimeout.Milliseconds(), 10)
+	rp["default_transaction_read_only"] = "on"
+	rp["extra_float_digits"] = "1" // shortest text that reads back to the same double
+	rp["DateStyle"] = "ISO, YMD"
+	rp["TimeZone"] = "UTC"
+	// The per-row subqueries of the queries are cheap: caching them costs more.
+	rp["enable_memoize"] = "off"
+	// Enough memory to group a month by minute in a hash table.
+	rp["work_mem"] = "256MB"
+	return &Source{cfg: cfg, name: nameOf(cfg), pw: cfg.Password, opts: opts}, nil
+}
+
+// Name names the database without its password: "postgres://user@host:port/db".
+func (s *Source) Name() string { return s.name }
+
+func nameOf(cfg *pgx.ConnConfig) string {
+	host := cfg.Host
+	if strings.HasPrefix(host, "/") {
+		host = "[" + host + "]"
+	}
+	return fmt.Sprintf("postgres://%s@%s:%d/%s", cfg.User, host, cfg.Port, cfg.Database)
+}
+
+// session is one read-only transaction on one connection.
+type session struct {
+	src    *Source
+	conn   *pgx.Conn
+	tx     pgx.Tx
+	schema *schema
+}
+
+// begin connects, opens a read-only repeatable-read transaction (one
+// snapshot for every query of the run) and probes LiteLLM's tables.
+func (s *Source) begin(ctx context.Context) (*session, error) {
+	conn, err := pgx.ConnectConfig(ctx, s.cfg.Copy())
+	if err != nil {
+		return nil, s.wrap("connect", err)
+	}
+	tx, err := conn.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly, IsoLevel: pgx.RepeatableRead})
+	if err != nil {
+		conn.Close(context.Background())
+		return nil, s.wrap("begin a read-only transaction", err)
+	}
+	ss := &session{src: s, conn: conn, tx: tx}
+	if ss.schema, err = probe(ctx, tx); err != nil {
+		ss.close()
+		return nil, s.wrap("read the schema", err)
+	}
+	return ss, nil
+}
+
+func (ss *session) close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	ss.tx.Rollback(ctx)
+	return ss.conn.Close(ctx)
+}
+
+// window returns the bounds of "startTime" to read, as text PostgreSQL
+// reads as timestamp: Since widened by the longest call starting in the
+// day before it, and Until.
+func (ss *session) window(ctx context.Context) (string, string, error) {
+	from, until := "-infinity", "infinity"
+	o := ss.src.opts
+	if !o.Until.IsZero() {
+		until = sqlTime(o.Until)
+	}
+	if o.Since.IsZero() {
+		return from, until, nil
+	}
+	var longest time.Duration
+	q := `SELECT COALESCE(max(EXTRACT(EPOCH FROM (GREATEST(sl."endTime", sl."completionStartTime") - sl."startTime"))), 0)::float8
+		FROM "LiteLLM_SpendLogs" sl WHERE sl."startTime" >= $1::timestamp AND sl."startTime" < $2::timestamp`
+	if !ss.schema.spend["completionStartTime"] {
+		q = strings.Replace(q, `, sl."completionStartTime"`, "", 1)
+	}
+	var secs float64
+	err := ss.tx.QueryRow(ctx, q, sqlTime(o.Since.Add(-24*time.Hour)), sqlTime(o.Since)).Scan(&secs)
+	if err != nil {
+		return "", "", ss.src.wrap("find the longest call", err)
+	}
+	longest = time.Duration(secs*float64(time.Second)) + time.Second
+	return sqlTime(o.Since.Add(-longest).Truncate(time.Second)), until, nil
+}
+
+// sqlTime renders an instant as PostgreSQL reads a timestamp without zone.
+func sqlTime(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05.999999") }
+
+// wrap gives err context, sorts it into this package's kinds and takes out
+// the password wherever the driver echoed it.
+func (s *Source) wrap(doing string, err error) error {
+	var pgErr *pgconn.PgError
+	kind := ErrQuery
+	switch {
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("%s %s: %w", doing, s.name, err)
+	case errors.As(err, &pgErr) && (pgErr.Code == "28P01" || pgErr.Code == "28000"):
+		kind = ErrAuth
+	case errors.As(err, &pgErr) && pgErr.Code == "57014":
+		kind = ErrTimeout
+	case errors.As(err, &pgErr) && (strings.HasPrefix(pgErr.Code, "57P") || strings.HasPrefix(pgErr.Code, "08")):
+		kind = ErrConnection // the server ended the session: shutdown, termination
+	case errors.As(err, &pgErr):
+		kind = ErrQuery
+	case errors.Is(err, ErrMissingTable):
+		kind = ErrMissingTable
+	case pgconn.SafeToRetry(err) || isConnErr(err):
+		kind = ErrConnection
+	}
+	msg := strings.TrimPrefix(redact(err.Error(), s.pw), kind.Error()+": ")
+	return &Error{Kind: kind, Op: doing, DB: s.name, Msg: msg}
+}
+
+func isConnErr(err error) bool {
+	var ce *pgconn.ConnectError
+	return errors.As(err, &ce) || strings.Contains(err.Error(), "conn closed") ||
+		strings.Contains(err.Error(), "unexpected EOF") || strings.Contains(err.Error(), "connection reset")
+}
+
+// passwordOf returns the password of a URL or key=value string, if any,
+// so that it can be taken out of messages even when parsing failed.
+func passwordOf(dsn string) string {
+	if u, err := url.Parse(dsn); err == nil && u.User != nil {
+		pw, _ := u.User.Password()
+		return pw
+	}
+	for _, f := range strings.Fields(dsn) {
+		if v, ok := strings.CutPrefix(f, "password="); ok {
+			return strings.Trim(v, "'")
+		}
+	}
+	return ""
+}
+
+// redact replaces every occurrence of the password in msg.
+func redact(msg, pw string) string {
+	if pw == "" {
+		return msg
+	}
+	msg = strings.ReplaceAll(msg, pw, "xxxxx")
+	return strings.ReplaceAll(msg, url.QueryEscape(pw), "xxxxx")
+}

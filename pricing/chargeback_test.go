@@ -1,0 +1,78 @@
+package pricing
+
+import (
+	"testing"
+
+	"github.com/shopspring/decimal"
+)
+
+// TestChargebackTwoKeys works a small case by hand: key "peaky" calls
+// flash three times at peak, key "nightly" once off-peak, each call 100k
+// input and 10k output tokens (below the 128k tier). flash costs 0.30
+// input / 1.20 output per 1M at peak and half off-peak; reasoning is
+// priced as output.
+func TestChargebackTwoKeys(t *testing.T) {
+	from, until := at("2026-09-01T00:00:00Z"), at("2026-10-01T00:00:00Z")
+	e := New(testCatalog(t), Options{Since: from, Until: until, Dims: []Dim{DimKey}})
+	add := func(id, key, alias, end string, reasoning int64) {
+		c := call(id, "flash", end, 100_000, 0, 10_000)
+		c.Key, c.KeyAlias, c.Recorded, c.Tokens.Reasoning = key, alias, dec("0.03"), reasoning
+		e.AddPriced(&c)
+	}
+	// 2026-09-01..03 02:00 UTC are 10:00 on weekdays in Shanghai: peak.
+	add("p1", "hash-p", "peaky", "2026-09-01T02:00:00Z", 4_000)
+	add("p2", "hash-p", "peaky", "2026-09-02T02:00:00Z", 4_000)
+	add("p3", "hash-p", "peaky", "2026-09-03T02:00:00Z", 4_000)
+	// 2026-09-05 is a Saturday: off-peak.
+	add("n1", "hash-n", "nightly", "2026-09-05T02:00:00Z", 0)
+
+	cb := e.Chargeback(from, until, nil)
+	if len(cb.Lines) != 2 {
+		t.Fatalf("%d lines, want 2", len(cb.Lines))
+	}
+	want := map[string]struct {
+		official, recorded, diff, atBlended, subsidy, peakShare, reasoningShare string
+	}{
+		// peaky: a call costs 100k × 0.30/1M + 10k × 1.20/1M = 0.03 + 0.012
+		// = 0.042; three: 0.126. Recorded 3 × 0.03 = 0.09; difference
+		// 0.126 − 0.09 = 0.036. Blended input: (0.09 + 0.015) / 400k =
+		// 0.2625 per 1M; output: (3 × 0.012 + 0.006) / 40k = 1.05 per 1M.
+		// At blended: 300k × 0.2625/1M + 30k × 1.05/1M = 0.07875 + 0.0315 =
+		// 0.11025; subsidy 0.11025 − 0.126 = −0.01575. Every token at peak:
+		// share 1; reasoning 12k of 30k output: 0.4.
+		"peaky": {"0.126", "0.09", "0.036", "0.11025", "-0.01575", "1", "0.4"},
+		// nightly: 100k × 0.15/1M + 10k × 0.60/1M = 0.015 + 0.006 = 0.021;
+		// recorded 0.03: difference −0.009. At blended: 0.02625 + 0.0105 =
+		// 0.03675; subsidy +0.01575, what it pays for peaky. No peak, no
+		// reasoning.
+		"nightly": {"0.021", "0.03", "-0.009", "0.03675", "0.01575", "0", "0"},
+		// The gateway: 0.147 official, 0.12 recorded; the blend gives back
+		// the official cost; peak 330k of 440k tokens = 0.75; reasoning 12k
+		// of 40k = 0.3.
+		"": {"0.147", "0.12", "0.027", "0.147", "0", "0.75", "0.3"},
+	}
+	lines := append(append([]ChargebackLine{}, cb.Lines...), cb.Gateway)
+	for _, l := range lines {
+		w, ok := want[l.KeyAlias]
+		if !ok {
+			t.Fatalf("unexpected line %q", l.KeyAlias)
+		}
+		for _, c := range []struct {
+			name string
+			got  decimal.Decimal
+			want string
+		}{
+			{"official", l.Official, w.official}, {"recorded", l.Recorded, w.recorded}, {"difference", l.Diff, w.diff},
+			{"at blended", l.AtBlended, w.atBlended}, {"subsidy", l.Subsidy, w.subsidy},
+			{"peak share", l.PeakShare.Decimal, w.peakShare}, {"reasoning share", l.ReasoningShare.Decimal, w.reasoningShare},
+		} {
+			if !c.got.Equal(dec(c.want)) {
+				t.Errorf("%q %s = %s, want %s", l.KeyAlias, c.name, c.got, c.want)
+			}
+		}
+	}
+	keep := e.Chargeback(from, until, func(l *ChargebackLine) bool { return l.KeyAlias == "nightly" })
+	if len(keep.Lines) != 1 || !keep.Gateway.Official.Equal(dec("0.147")) || !keep.Lines[0].Subsidy.Equal(dec("0.01575")) {
+		t.Errorf("filtered to nightly: %d lines, gateway %s: the blend must still be the whole gateway's", len(keep.Lines), keep.Gateway.Official)
+	}
+}

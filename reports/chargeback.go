@@ -1,0 +1,155 @@
+package reports
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/tokenfare/tokenfare/pricing"
+)
+
+// Chargeback writes per-consumer accounts in format f.
+func Chargeback(w io.Writer, f Format, c *pricing.Chargeback) error {
+	switch f {
+	case Table:
+		return tableChargeback(w, c)
+	case CSV:
+		return csvChargeback(w, c)
+	case JSON:
+		return writeJSON(w, newChargebackDoc(c))
+	case YAML:
+		return writeYAML(w, newChargebackDoc(c))
+	}
+	return errFormat("a chargeback", f)
+}
+
+type chargebackDoc struct {
+	From     string              `json:"from"`
+	Until    string              `json:"until"`
+	Currency string              `json:"currency"`
+	Rows     rowsDoc             `json:"rows"`
+	By       []string            `json:"by"`
+	Gateway  chargebackLineDoc   `json:"gateway"`
+	Lines    []chargebackLineDoc `json:"lines"`
+}
+
+type chargebackLineDoc struct {
+	Keys           map[string]string `json:"keys,omitempty"`
+	Calls          int64             `json:"calls"`
+	Tokens         tokensDoc         `json:"tokens"`
+	Official       string            `json:"official"`
+	Recorded       string            `json:"recorded"`
+	Difference     string            `json:"difference"`
+	PeakShare      string            `json:"peak_share"`
+	AtBlended      string            `json:"at_blended"`
+	Subsidy        string            `json:"subsidy"`
+	ReasoningShare string            `json:"reasoning_share"`
+}
+
+func newChargebackDoc(c *pricing.Chargeback) *chargebackDoc {
+	doc := &chargebackDoc{From: c.From.Format(time.RFC3339), Until: c.Until.Format(time.RFC3339),
+		Currency: currencyText(c.Currencies), Rows: rowsDoc(c.Rows), By: []string{},
+		Gateway: newChargebackLineDoc(c.By, &c.Gateway, false), Lines: []chargebackLineDoc{}}
+	for _, d := range c.By {
+		doc.By = append(doc.By, d.String())
+	}
+	for i := range c.Lines {
+		doc.Lines = append(doc.Lines, newChargebackLineDoc(c.By, &c.Lines[i], true))
+	}
+	return doc
+}
+
+func newChargebackLineDoc(by []pricing.Dim, l *pricing.ChargebackLine, keyed bool) chargebackLineDoc {
+	doc := chargebackLineDoc{Calls: l.Calls, Tokens: tokensDoc(l.Tokens), Official: l.Official.String(),
+		Recorded: l.Recorded.String(), Difference: l.Diff.String(), PeakShare: ratioText(l.PeakShare),
+		AtBlended: l.AtBlended.String(), Subsidy: l.Subsidy.String(), ReasoningShare: ratioText(l.ReasoningShare)}
+	if keyed {
+		doc.Keys = lineKeys(by, l)
+	}
+	return doc
+}
+
+// lineKeys names a line in each dimension, with its key's alias when known.
+func lineKeys(by []pricing.Dim, l *pricing.ChargebackLine) map[string]string {
+	keys := make(map[string]string, len(by)+1)
+	for _, d := range by {
+		keys[d.String()] = l.Key.Value(d)
+	}
+	if l.KeyAlias != "" {
+		keys[keyAliasColumn] = l.KeyAlias
+	}
+	return keys
+}
+
+// chargebackColumns are the dimension columns, the key alias beside the key.
+func chargebackColumns(c *pricing.Chargeback) []string {
+	cols := make([]string, 0, len(c.By)+1)
+	for _, d := range c.By {
+		cols = append(cols, d.String())
+		if d == pricing.DimKey {
+			cols = append(cols, keyAliasColumn)
+		}
+	}
+	return cols
+}
+
+func csvChargeback(w io.Writer, c *pricing.Chargeback) error {
+	cw := csv.NewWriter(w)
+	cols := chargebackColumns(c)
+	cw.Write(append(cols, "calls", "input", "cache_read", "cache_write", "output", "reasoning", "official", "recorded",
+		"difference", "peak_share", "gateway_peak_share", "at_blended", "subsidy", "reasoning_share", "currency"))
+	cur, gwPeak := currencyText(c.Currencies), ratioText(c.Gateway.PeakShare)
+	for i := range c.Lines {
+		l := &c.Lines[i]
+		keys := lineKeys(c.By, l)
+		row := make([]string, 0, len(cols)+15)
+		for _, col := range cols {
+			row = append(row, keys[col])
+		}
+		t := l.Tokens
+		row = append(row, itoa(l.Calls), itoa(t.Input), itoa(t.CacheRead), itoa(t.CacheWrite), itoa(t.Output),
+			itoa(t.Reasoning), l.Official.String(), l.Recorded.String(), l.Diff.String(), ratioText(l.PeakShare), gwPeak,
+			l.AtBlended.String(), l.Subsidy.String(), ratioText(l.ReasoningShare), cur)
+		cw.Write(row)
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func tableChargeback(out io.Writer, c *pricing.Chargeback) error {
+	w := &errWriter{w: out}
+	g, rows, cur := &c.Gateway, c.Rows, currencyText(c.Currencies)
+	w.printf("period    %s to %s\n", c.From.Format(time.RFC3339), c.Until.Format(time.RFC3339))
+	w.printf("rows      read %d: priced %d, unpriced %d, retired %d, failed %d, duplicate %d, rejected %d, outside %d\n",
+		rows.Read, rows.Priced, rows.Unpriced, rows.Retired, rows.Failed, rows.Duplicate, rows.Rejected, rows.Outside)
+	w.printf("gateway   official %s %s, recorded %s, peak share %s, reasoning share %s\n\n",
+		money(g.Official), cur, money(g.Recorded), orDash(ratioText(g.PeakShare)), orDash(ratioText(g.ReasoningShare)))
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	var header []string
+	for _, d := range c.By {
+		header = append(header, strings.ToUpper(d.String()))
+	}
+	fmt.Fprintf(tw, "%s\tCALLS\tINPUT\tCACHE_READ\tCACHE_WRITE\tOUTPUT\tREASONING\tOFFICIAL\tRECORDED\tDIFFERENCE\tPEAK_SHARE\tAT_BLENDED\tSUBSIDY\tREASONING_SHARE\t\n",
+		strings.Join(header, "\t"))
+	for i := range c.Lines {
+		l := &c.Lines[i]
+		vals := make([]string, len(c.By))
+		for j, d := range c.By {
+			vals[j] = l.Key.Value(d)
+			if d == pricing.DimKey && l.KeyAlias != "" {
+				vals[j] = l.KeyAlias
+			}
+			vals[j] = orDash(vals[j])
+		}
+		t := l.Tokens
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", strings.Join(vals, "\t"), l.Calls,
+			t.Input, t.CacheRead, t.CacheWrite, t.Output, t.Reasoning, money(l.Official), money(l.Recorded), money(l.Diff),
+			orDash(ratioText(l.PeakShare)), money(l.AtBlended), money(l.Subsidy), orDash(ratioText(l.ReasoningShare)))
+	}
+	tw.Flush()
+	w.printf("\nSUBSIDY = AT_BLENDED − OFFICIAL: what a line pays for others at the gateway's blended prices (negative: others pay for it).\n")
+	return w.err
+}
