@@ -173,6 +173,7 @@ func TestCIRecipe(t *testing.T) {
 // them from --help gets a report, not "nothing priced".
 func TestHelpExamples(t *testing.T) {
 	userFile := regexp.MustCompile(`\.(csv|ya?ml|jsonl?|gz)$`)
+	envVar := regexp.MustCompile(`\$\{?(\w+)\}?`)
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
@@ -181,8 +182,14 @@ func TestHelpExamples(t *testing.T) {
 	var walk func(c *cobra.Command)
 	ran := 0
 	walk = func(c *cobra.Command) {
+		// A variable of an example ($DATABASE_URL) stands for the user's
+		// value: such a line is parsed, not run.
+		env := map[string]string{}
+		for _, m := range envVar.FindAllStringSubmatch(c.Example, -1) {
+			env[m[1]] = "<" + m[1] + ">"
+		}
 		for _, l := range tokenfareLines(c.Example) {
-			args := shellWords(t, l, nil)[1:]
+			args := shellWords(t, l, env)[1:]
 			where := c.CommandPath() + " --help"
 			// A root flag alone (tokenfare --version) names no command; it is run.
 			local := strings.HasPrefix(args[0], "-")
