@@ -119,6 +119,29 @@ func TestReconciliationTable(t *testing.T) {
 	}
 }
 
+// TestTableQuotesControlCharacters: a key or model from the logs holding a
+// line break, a tab or a terminal escape is shown quoted on its own row,
+// so that it neither breaks the table nor reaches the terminal raw.
+func TestTableQuotesControlCharacters(t *testing.T) {
+	r := sampleReconciliation()
+	r.Groups[0].KeyAlias = "team\nx\tlabel"
+	r.Explanations[0].Model = "evil\x1b[2J"
+	out := render(t, Table, func(b *bytes.Buffer, f Format) error { return Reconciliation(b, f, r) })
+	for _, want := range []string{
+		`k1  "team\nx\tlabel"      2    0.5000`,
+		`unpriced_model     "evil\x1b[2J"`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.ContainsAny(out, "\t\x1b") || strings.Count(out, "\n") != strings.Count(render(t, Table, func(b *bytes.Buffer, f Format) error {
+		return Reconciliation(b, f, sampleReconciliation())
+	}), "\n") {
+		t.Errorf("a control character reached the table raw:\n%q", out)
+	}
+}
+
 // TestYAMLFollowsJSON checks that YAML has JSON's fields in JSON's order.
 func TestYAMLFollowsJSON(t *testing.T) {
 	out := render(t, YAML, func(b *bytes.Buffer, f Format) error { return Reconciliation(b, f, sampleReconciliation()) })

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode"
 
 	"github.com/shopspring/decimal"
 
@@ -54,6 +56,17 @@ func RowCounts(r pricing.Rows) string {
 		r.Read, r.Priced, r.Unpriced, r.Retired, r.Failed, r.Duplicate, r.Rejected, r.Outside, cacheHitNote(r.CacheHit))
 }
 
+// tableCell shows a value read from the logs (a model, a user, a team) on one
+// line of a table. One holding a control character (a line break, a tab,
+// a terminal escape) is shown quoted, Go-style: raw, it would break the
+// columns or drive the reader's terminal.
+func tableCell(s string) string {
+	if strings.IndexFunc(s, unicode.IsControl) >= 0 {
+		return strconv.Quote(s)
+	}
+	return s
+}
+
 // orDash shows an empty cell as "-".
 func orDash(s string) string {
 	if s == "" {
@@ -81,7 +94,7 @@ func tableReconciliation(out io.Writer, r *pricing.Reconciliation) error {
 		keys := groupKeys(r.By, g)
 		vals := make([]string, len(cols))
 		for i, c := range cols {
-			vals[i] = orDash(keys[c])
+			vals[i] = orDash(tableCell(keys[c]))
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t\n", strings.Join(vals, "\t"), g.Calls, money(g.Official), money(g.Recorded),
 			money(g.Gap), orDash(ratioText(g.Ratio)))
@@ -92,7 +105,7 @@ func tableReconciliation(out io.Writer, r *pricing.Reconciliation) error {
 		xs := append([]pricing.Explanation{}, r.Explanations...)
 		sort.SliceStable(xs, func(i, j int) bool { return xs[i].Amount.Abs().GreaterThan(xs[j].Amount.Abs()) })
 		for _, x := range xs {
-			w.printf("  %-18s %-20s %12s  %s\n", x.Kind, x.Model, money(x.Amount), x.Detail)
+			w.printf("  %-18s %-20s %12s  %s\n", x.Kind, tableCell(x.Model), money(x.Amount), x.Detail)
 		}
 		w.printf("  explained %s of a gap of %s\n", money(t.Explained), money(t.Gap))
 	}
@@ -172,7 +185,7 @@ func (t *tableCalls) writeHeader() {
 func (t *tableCalls) Write(c *ledger.Call, pc *pricing.PricedCall) error {
 	t.writeHeader()
 	d := newCallDoc(c, pc)
-	t.w.printf(callLine, pc.At.UTC().Format("2006-01-02T15:04:05Z"), d.Model, d.Outcome, orDash(d.Period),
+	t.w.printf(callLine, pc.At.UTC().Format("2006-01-02T15:04:05Z"), tableCell(d.Model), d.Outcome, orDash(d.Period),
 		itoa(d.Input), itoa(d.CacheRead), itoa(d.Output), callMoney(d.official), callMoney(d.recorded), callMoney(d.gap), orDash(d.currency))
 	return t.w.err
 }

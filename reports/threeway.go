@@ -220,7 +220,7 @@ func modelText(m string) string {
 	if m == "" {
 		return "(all models)"
 	}
-	return m
+	return tableCell(m)
 }
 
 func tableThreeWay(out io.Writer, tw *pricing.ThreeWay) error {

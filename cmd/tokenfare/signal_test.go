@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -53,5 +54,38 @@ func TestInterruptedBinary(t *testing.T) {
 	}
 	if out.Len() != 0 || !strings.Contains(errb.String(), "interrupted") {
 		t.Errorf("stdout %q (want nothing), stderr %q (want \"interrupted\")", out.String(), errb.String())
+	}
+}
+
+// TestClosedOutputPipe: a reader that stops reading (tokenfare price | head)
+// ends the run quietly with exit 0, not killed by SIGPIPE (141), which a
+// shell with pipefail would take for a failure.
+func TestClosedOutputPipe(t *testing.T) {
+	bin := binary(t)
+	// The sample's 12,000 priced calls are far more than a pipe holds.
+	cmd := exec.Command(bin, "price", "--calls", "../../testdata/sample/spendlogs-2026-10.csv", "-o", "json")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	first := make([]byte, 100)
+	if _, err := io.ReadFull(out, first); err != nil {
+		t.Fatal(err)
+	}
+	out.Close()
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		t.Fatalf("exit %v (code %d), want 0\nstderr: %s", err, ee.ExitCode(), errb.String())
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(errb.String(), "Error") {
+		t.Errorf("stderr reports an error: %s", errb.String())
 	}
 }

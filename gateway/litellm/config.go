@@ -75,7 +75,36 @@ func Parse(file string, data []byte) (*Config, error) {
 	if n := recursive(c.root, map[*yaml.Node]bool{}); n != nil {
 		return nil, &ParseError{File: file, Line: n.Line, Msg: fmt.Sprintf("alias *%s refers to a node that contains it", n.Value)}
 	}
+	if k, first := duplicateKey(c.root); k != nil {
+		return nil, &ParseError{File: file, Line: k.Line, Msg: fmt.Sprintf("key %s is given twice in one mapping (first on line %d): LiteLLM (PyYAML) keeps the last silently; remove one", k.Value, first.Line)}
+	}
 	return c, c.readEntries()
+}
+
+// duplicateKey returns the second of two equal keys of one mapping under
+// n, and the first, or nil. yaml.v3 keeps both in a node tree; PyYAML
+// keeps the last, so a price read or written at the first would not be
+// the one LiteLLM charges. Aliases are checked where their anchor stands.
+func duplicateKey(n *yaml.Node) (second, first *yaml.Node) {
+	if n.Kind == yaml.MappingNode {
+		seen := map[string]*yaml.Node{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if k.Kind != yaml.ScalarNode || k.Tag == "!!merge" {
+				continue
+			}
+			if f, ok := seen[k.Value]; ok {
+				return k, f
+			}
+			seen[k.Value] = k
+		}
+	}
+	for _, c := range n.Content {
+		if s, f := duplicateKey(c); s != nil {
+			return s, f
+		}
+	}
+	return nil, nil
 }
 
 // recursive returns an alias that refers to one of its own ancestors, or

@@ -144,6 +144,10 @@ func (es *edits) replaceScalar(n *yaml.Node, s string) error {
 		}
 		return es.add(edit{start: start, end: end, text: s})
 	}
+	if n.Style&yaml.TaggedStyle != 0 && n.Tag != "!!float" {
+		// The tag is kept, so the number written would still not be a float.
+		return fmt.Errorf("line %d: value tagged %s cannot hold a price; remove the tag", n.Line, n.Tag)
+	}
 	start, end, err := es.t.scalarSpan(n)
 	if err != nil {
 		return err

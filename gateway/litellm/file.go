@@ -37,8 +37,14 @@ func ReadFile(ctx context.Context, path string) (*Config, []byte, error) {
 // synced. It refuses (ErrChanged) when the file no longer holds old, the
 // bytes it was read with. A process killed at any point leaves either the
 // old file or the new one, whole; a killed write may leave the temporary
-// file (".<name>.tokenfare-*") behind.
+// file (".<name>.tokenfare-*") behind. A symbolic link is followed: the
+// file it names is replaced and the link stays.
 func WriteFile(path string, old, data []byte) error {
+	// Renaming over the link itself would turn it into a copy.
+	path, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return err
+	}
 	st, err := os.Stat(path)
 	if err != nil {
 		return err

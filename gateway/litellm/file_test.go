@@ -112,6 +112,31 @@ func TestWriteFileKeepsMode(t *testing.T) {
 	}
 }
 
+// TestWriteFileFollowsSymlink: a config kept as a link (into a checkout
+// of the deployment repository, say) is written where the link points; the
+// link stays a link.
+func TestWriteFileFollowsSymlink(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "deploy", "config.yaml")
+	os.Mkdir(filepath.Dir(target), 0o755)
+	if err := os.WriteFile(target, []byte("a: 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "config.yaml")
+	if err := os.Symlink("deploy/config.yaml", link); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(link, []byte("a: 1\n"), []byte("a: 2\n")); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("%s is no longer a symbolic link (%v)", link, err)
+	}
+	if got, _ := os.ReadFile(target); string(got) != "a: 2\n" {
+		t.Errorf("the link's target holds %q, want the new bytes", got)
+	}
+}
+
 func TestParseErrorNamesLine(t *testing.T) {
 	tests := []struct {
 		name, src string
@@ -123,6 +148,8 @@ func TestParseErrorNamesLine(t *testing.T) {
 		{"entry not a mapping", "model_list:\n  - just-a-name\n", 2, "not a mapping"},
 		{"empty", "", 0, "empty"},
 		{"an anchor containing its own alias", "model_list:\n  - &e\n    model_name: a\n    litellm_params: {<<: *e}\n", 4, "refers to a node that contains it"},
+		// PyYAML keeps the last of two equal keys: a price written at the first would not be charged.
+		{"a price key given twice", "model_list:\n  - model_name: a\n    litellm_params:\n      input_cost_per_token: 3.0e-7\n      model: x\n      input_cost_per_token: 4.0e-7\n", 6, "key input_cost_per_token is given twice in one mapping (first on line 4)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -90,11 +90,12 @@ func (t *text) indentOf(line int) (int, bool) {
 // scalarSpan returns the byte range of the scalar node n as written: its
 // token, without the anchor or tag before it and without a comment after.
 // It refuses scalars it cannot place exactly (block scalars, plain scalars
-// over several lines).
+// over several lines). An explicit tag (!!float 3.0e-7) is a property like
+// an anchor: the token after it is the span.
 func (t *text) scalarSpan(n *yaml.Node) (start, end int, err error) {
 	off := t.offset(n.Line, n.Column)
 	off = t.skipProperties(off)
-	switch n.Style {
+	switch n.Style &^ yaml.TaggedStyle {
 	case yaml.DoubleQuotedStyle, yaml.SingleQuotedStyle:
 		end, ok := t.quotedEnd(off)
 		if !ok {

@@ -3,6 +3,7 @@ package litellm
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -173,6 +174,11 @@ func (c *Config) updateEntry(es *edits, e *Entry, want *tariffs.Rates, block *Of
 			text := FormatPerToken(p)
 			ch := Change{ModelName: e.ModelName, Field: names[i] + "." + f.Key, New: text, NewPrice: p}
 			k, v, own := lookupOwn(mp, f.Key)
+			if k != nil && v.Kind == yaml.ScalarNode && strings.HasPrefix(strings.TrimSpace(v.Value), "os.environ/") {
+				// The price is set where the reference points; writing a
+				// number here would silently cut that link.
+				return fmt.Errorf("line %d: %s.%s is %s, a price read from the environment: set it there, or replace the reference with a number to let tokenfare write it", v.Line, names[i], f.Key, v.Value)
+			}
 			if k != nil {
 				ch.Old, ch.Line = v.Value, v.Line
 				ch.OldPrice, _ = PerMillion(v)

@@ -231,6 +231,21 @@ func TestUpdateEdgeCases(t *testing.T) {
 			src:  "model_list:\n  - model_name: g\n    litellm_params:\n      model: gpt-4o\n      input_cost_per_token: \"2.5e-6\"\n      cache_read_input_token_cost: 1.25e-6\n      output_cost_per_token: 0.00001\n",
 			want: "model_list:\n  - model_name: g\n    litellm_params:\n      model: gpt-4o\n      input_cost_per_token: 2.5e-6\n      cache_read_input_token_cost: 1.25e-6\n      output_cost_per_token: 0.00001\n",
 		},
+		{
+			name: "price tagged !!float is replaced after its tag",
+			src:  "model_list:\n  - model_name: g\n    litellm_params:\n      model: gpt-4o\n      input_cost_per_token: !!float 3e-6\n      cache_read_input_token_cost: !!float 1.0e-6 # tagged\n      output_cost_per_token: 0.00001",
+			want: "model_list:\n  - model_name: g\n    litellm_params:\n      model: gpt-4o\n      input_cost_per_token: !!float 2.5e-6\n      cache_read_input_token_cost: !!float 1.25e-6 # tagged\n      output_cost_per_token: 0.00001",
+		},
+		{
+			name: "price read from the environment is refused, not cut off",
+			src:  "model_list:\n  - model_name: g\n    litellm_params:\n      model: gpt-4o\n      input_cost_per_token: os.environ/GPT4O_IN\n",
+			err:  "line 5: litellm_params.input_cost_per_token is os.environ/GPT4O_IN, a price read from the environment",
+		},
+		{
+			name: "price tagged !!str is refused: the number written would stay a string",
+			src:  "model_list:\n  - model_name: g\n    litellm_params:\n      model: gpt-4o\n      input_cost_per_token: !!str 2.0e-6\n",
+			err:  "line 5: value tagged !!str cannot hold a price",
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -84,10 +84,17 @@ func findingsError(err error) error { return &exitError{code: exitFindings, err:
 // Main runs the command line with args and returns the exit code. The
 // first SIGINT or SIGTERM cancels the run's context: reading stops, no
 // output is written, and the exit code is 130. A second one ends the
-// process at once.
+// process at once. A reader closing the output pipe (| head) ends the run
+// with exit 0.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// Without a handler, Go kills the process with SIGPIPE (exit 141) on
+	// the first write to a closed stdout; with one, the write fails with
+	// EPIPE, which runContext turns into a quiet exit 0.
+	pipe := make(chan os.Signal, 1)
+	signal.Notify(pipe, syscall.SIGPIPE)
+	defer signal.Stop(pipe)
 	go func() {
 		<-ctx.Done()
 		stop() // restore the default: a second signal kills
@@ -141,11 +148,11 @@ func newRootCmd(a *app) *cobra.Command {
 its timestamp (versions, peak windows, time zones, holiday calendars), reconciles the
 gateway's recorded spend against that official cost, and computes blended prices.
 
-Exit codes: 0 fine, 1 findings (nothing priced included), 2 bad usage or bad input,
-3 an I/O failure (disk full, unreadable input), 130 interrupted.`,
+Exit codes: 0 fine, 1 findings (nothing priced included), 2 bad usage, bad input or
+a run that could not finish (an I/O failure: disk full, unreadable input), 130 interrupted.`,
 		Example: `  tokenfare tariffs show deepseek-flash
   tokenfare reconcile --calls testdata/sample/spendlogs-2026-10.csv
-  tokenfare blend --calls spendlogs.csv --as-of 2026-10-01T00:00:00Z`,
+  tokenfare blend --calls testdata/sample/spendlogs-2026-10.csv --as-of 2026-11-01T00:00:00Z`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

@@ -61,7 +61,7 @@ stays, the file is replaced atomically and only if it did not change meanwhile.
 --dry-run prints the unified diff instead; --check writes nothing and exits 1 when a price
 in the file is off the blend by more than --tolerance. An entry with an off_peak_pricing
 block is refused unless --off-peak-pricing, which writes the block from the tariff.`,
-		Example: `  tokenfare blend --calls testdata/sample/spendlogs-2026-10.csv --as-of 2026-10-01
+		Example: `  tokenfare blend --calls testdata/sample/spendlogs-2026-10.csv --as-of 2026-11-01
   tokenfare blend --calls spendlogs.csv --window 7d --mode gateway -o json
   tokenfare blend --calls spendlogs.csv -o csv > blended.csv
   tokenfare blend --calls 'exports/*.csv' --month 2026-10 --tz Asia/Shanghai
@@ -85,7 +85,7 @@ block is refused unless --off-peak-pricing, which writes the block from the tari
 	f.StringVar(&opts.write, "write", "", "LiteLLM config.yaml to write the blended prices into")
 	f.BoolVar(&opts.dryRun, "dry-run", false, "with --write: print the unified diff, write nothing")
 	f.BoolVar(&opts.check, "check", false, "with --write: write nothing, exit 1 when a price is off by more than --tolerance")
-	f.StringVar(&opts.tolerance, "tolerance", "0.5%", "with --check: relative difference allowed (0.5% or 0.005)")
+	f.StringVar(&opts.tolerance, "tolerance", "0.5%", "with --check: relative difference allowed, in percent (0.5% or 0.5)")
 	f.BoolVar(&opts.offPeak, "off-peak-pricing", false, "with --write: write time-of-use models as peak prices plus an off_peak_pricing block from the tariff")
 	cmd.MarkFlagFilename("write", "yaml", "yml")
 	completeSource(cmd)
@@ -113,6 +113,12 @@ func runBlend(cmd *cobra.Command, a *app, opts *blendOptions) error {
 	}
 	if opts.write == "" && (opts.dryRun || opts.check || opts.offPeak) {
 		return usageError(errors.New("--dry-run, --check and --off-peak-pricing go with --write FILE"), "add --write config.yaml")
+	}
+	if opts.write != "" && cmd.Flags().Changed("output") {
+		return usageError(errors.New("-o does not apply with --write: the changes are listed as file:line text"), "drop -o, or run blend without --write for the report")
+	}
+	if !opts.check && cmd.Flags().Changed("tolerance") {
+		return usageError(errors.New("--tolerance goes with --check"), "add --check to compare the file with the blend")
 	}
 	tol, err := parseTolerance(opts.tolerance)
 	if err != nil {
@@ -158,17 +164,16 @@ func runBlend(cmd *cobra.Command, a *app, opts *blendOptions) error {
 	return w.run(cmd, cat, bl)
 }
 
-// parseTolerance reads a relative tolerance: "0.5%" or a fraction "0.005".
+// parseTolerance reads a relative tolerance given in percent, with or
+// without the sign ("0.5%" or "0.5"), as --fail-over reads its percentage,
+// and returns it as a fraction (0.005). Were a bare number a fraction,
+// "--tolerance 0.5" would pass prices 50% off.
 func parseTolerance(s string) (decimal.Decimal, error) {
-	pct, isPct := strings.CutSuffix(strings.TrimSpace(s), "%")
-	d, err := decimal.NewFromString(pct)
+	d, err := decimal.NewFromString(strings.TrimSuffix(strings.TrimSpace(s), "%"))
 	if err != nil || d.IsNegative() {
-		return decimal.Zero, usageError(fmt.Errorf("--tolerance %q is not a percentage", s), "write e.g. --tolerance 0.5% or --tolerance 0.005")
+		return decimal.Zero, usageError(fmt.Errorf("--tolerance %q is not a percentage", s), "write e.g. --tolerance 0.5% (or 0.5) for 0.5%")
 	}
-	if isPct {
-		d = d.Shift(-2)
-	}
-	return d, nil
+	return d.Shift(-2), nil
 }
 
 // configWrite is a --write run: the config as read and what to do with it.

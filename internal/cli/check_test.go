@@ -225,6 +225,8 @@ func TestBlendWriteRefusals(t *testing.T) {
 		{"--tariff-at and --historical together", "", []string{"--tariff-at", "2026-10-29", "--historical"}, exitUsage, "exclude each other"},
 		{"--dry-run without --write", "", []string{"--dry-run"}, exitUsage, "go with --write FILE"},
 		{"bad tolerance", "litellm.yaml", []string{"--check", "--tolerance", "lots"}, exitUsage, "--tolerance \"lots\" is not a percentage"},
+		{"--tolerance without --check", "litellm.yaml", []string{"--tolerance", "1%"}, exitUsage, "--tolerance goes with --check"},
+		{"-o with --write", "litellm.yaml", []string{"--check", "-o", "json"}, exitUsage, "-o does not apply with --write"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -271,6 +273,35 @@ func TestBlendTariffFlags(t *testing.T) {
 			checkContains(t, "stdout", out, tc.want)
 			if tc.not != "" && strings.Contains(out, tc.not) {
 				t.Errorf("stdout has %q", tc.not)
+			}
+		})
+	}
+}
+
+// TestParseTolerance: a bare number is a percentage, as for --fail-over.
+func TestParseTolerance(t *testing.T) {
+	tests := []struct {
+		in, want string // want as a fraction; "" for a usage error
+	}{
+		{"0.5%", "0.005"},
+		{"0.5", "0.005"}, // not 50%: a stale price must not pass
+		{"1", "0.01"},
+		{" 2% ", "0.02"},
+		{"0", "0"},
+		{"-1", ""},
+		{"lots", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.in, func(t *testing.T) {
+			got, err := parseTolerance(tc.in)
+			if tc.want == "" {
+				if err == nil {
+					t.Fatalf("parseTolerance(%q) = %s, want an error", tc.in, got)
+				}
+				return
+			}
+			if err != nil || !got.Equal(mustDecimal(t, tc.want)) {
+				t.Errorf("parseTolerance(%q) = %s, %v; want %s", tc.in, got, err, tc.want)
 			}
 		})
 	}

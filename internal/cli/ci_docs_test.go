@@ -2,10 +2,12 @@ package cli
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
 
 	"github.com/tokenfare/tokenfare/gateway/cliproxy"
@@ -162,6 +164,62 @@ func TestCIRecipe(t *testing.T) {
 	}
 	if n < 3 {
 		t.Errorf("docs/ci.md: %d tokenfare commands found, want the recipe's blend, write and check", n)
+	}
+}
+
+// TestHelpExamples: every Example line of every command parses against
+// the real tree, and the ones that name the repository's own data (the
+// bundled sample, the catalog) run and exit 0, so that a user copying
+// them from --help gets a report, not "nothing priced".
+func TestHelpExamples(t *testing.T) {
+	userFile := regexp.MustCompile(`\.(csv|ya?ml|jsonl?|gz)$`)
+	envVar := regexp.MustCompile(`\$\{?(\w+)\}?`)
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir()) // what an example writes (report --xlsx october.xlsx) lands here
+	var walk func(c *cobra.Command)
+	ran := 0
+	walk = func(c *cobra.Command) {
+		// A variable of an example ($DATABASE_URL) stands for the user's
+		// value: such a line is parsed, not run.
+		env := map[string]string{}
+		for _, m := range envVar.FindAllStringSubmatch(c.Example, -1) {
+			env[m[1]] = "<" + m[1] + ">"
+		}
+		for _, l := range tokenfareLines(c.Example) {
+			args := shellWords(t, l, env)[1:]
+			where := c.CommandPath() + " --help"
+			// A root flag alone (tokenfare --version) names no command; it is run.
+			local := strings.HasPrefix(args[0], "-")
+			if !local {
+				parseAgainstTree(t, where, args)
+			}
+			foreign := false
+			for i, a := range args {
+				switch {
+				case strings.HasPrefix(a, "testdata/") || strings.HasPrefix(a, "tariffs/"):
+					args[i], local = filepath.Join(root, a), true
+				case userFile.MatchString(a):
+					foreign = true // a user's own file: the line is only parsed
+				}
+			}
+			if !local || foreign {
+				continue
+			}
+			ran++
+			if code, _, errs := runCLI(t, "", args...); code != exitOK {
+				t.Errorf("%s: %q exits %d, want 0:\n%s", where, l, code, errs)
+			}
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(newRootCmd(&app{}))
+	if ran < 4 {
+		t.Errorf("%d examples naming the repository's data ran, want at least the sample's reconcile, price, blend and tariffs validate", ran)
 	}
 }
 

@@ -86,6 +86,9 @@ func readPriceDB(ctx context.Context, name string) (*drift.Database, error) {
 		return nil, usageError(fmt.Errorf("read %s: %w", name, unwrapPathError(err)), "give LiteLLM's model_prices_and_context_window.json or genai-prices provider files")
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return nil, usageError(fmt.Errorf("read %s: is a folder, not a price file", name), "give the files themselves, e.g. genai-prices/providers/*.yml")
+	}
 	db, err := drift.Read(ctx, name, f)
 	if err != nil {
 		return nil, usageError(err, "")

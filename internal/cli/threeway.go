@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -21,7 +22,15 @@ func runThreeWay(cmd *cobra.Command, a *app, opts *reconcileOptions, eopts prici
 			"a three-way reconciliation is by UTC day, model and key; drop those flags")
 	}
 	exports := make([]*provider.Export, 0, len(opts.provider))
+	named := map[string]bool{}
 	for _, path := range opts.provider {
+		// Read twice, an export would count the provider's usage twice.
+		key := filepath.Clean(path)
+		if named[key] {
+			fmt.Fprintf(a.stderr, "note: %s is given more than once; it is read once\n", path)
+			continue
+		}
+		named[key] = true
 		x, err := provider.ReadFile(cmd.Context(), path)
 		if err != nil {
 			return providerError(err)

@@ -107,3 +107,20 @@ func TestThreeWayGolden(t *testing.T) {
 		golden(t, name, stdout)
 	}
 }
+
+// TestThreeWayExportNamedTwice: an export given twice (the same path, or
+// the same path spelt otherwise) is read once, as --calls files are; read
+// twice, the provider's usage would count double and show as missing.
+func TestThreeWayExportNamedTwice(t *testing.T) {
+	usage := filepath.Join(providerFixtures, "openai-usage.jsonl")
+	base := []string{"reconcile", "--tariffs", filepath.Join(providerFixtures, "tariffs"), "--calls", filepath.Join(providerFixtures, "calls.csv"), "-o", "json", "--provider-usage", usage}
+	_, once, _ := runCLI(t, "", base...)
+	code, twice, stderr := runCLI(t, "", append(base, "--provider-usage", "./"+usage)...)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	checkContains(t, "stderr", stderr, "is given more than once; it is read once")
+	if once != twice {
+		t.Errorf("the export named twice changes the report:\nonce:\n%.1500s\ntwice:\n%.1500s", once, twice)
+	}
+}
