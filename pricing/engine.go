@@ -170,8 +170,8 @@ type recentRef struct {
 type modelRef struct {
 	model  *tariffs.Model
 	cursor *tariffs.Cursor
-	last   [4]*bucket  // most recent first
-	recent [64]*bucket // buckets of this name's calls, by bucketKey.cheapHash
+	last   [4]*bucket   // most recent first
+	recent [256]*bucket // buckets of this name's calls, by the top byte of bucketKey.cheapHash
 }
 
 // recentBucket returns the bucket of key k if one of the model's last
@@ -266,7 +266,7 @@ func (e *Engine) place(pc *PricedCall, c *ledger.Call, zero bool) *bucket {
 	// before the map, whose hash reads every byte of every string.
 	b := pc.ref.recentBucket(&k)
 	if b == nil {
-		slot := &pc.ref.recent[k.cheapHash()%uint64(len(pc.ref.recent))]
+		slot := &pc.ref.recent[k.cheapHash()>>56]
 		if b = *slot; b == nil || b.k != k {
 			if b = e.buckets[k]; b == nil {
 				b = &bucket{k: k, Model: pc.Quote.Model, Rates: pc.Rates}
