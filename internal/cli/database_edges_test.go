@@ -15,7 +15,7 @@ import (
 // end on either side), prompts on both sides of a prompt-size tier bound
 // in one minute, and days of a zone that leaves daylight saving time
 // (Europe/Berlin, 2026-10-25 01:00Z) or is half an hour off UTC; and a
-// call before 1970, which the readers reject.
+// call before 1970 and a spend of 1.5e-70, which the readers reject.
 const edgeRows = `
 INSERT INTO "LiteLLM_SpendLogs" (request_id, call_type, api_key, spend, prompt_tokens, completion_tokens,
 	"startTime", "endTime", model, model_group, metadata, team_id, "user", status) VALUES
@@ -32,7 +32,8 @@ INSERT INTO "LiteLLM_SpendLogs" (request_id, call_type, api_key, spend, prompt_t
  ('dst-after', 'acompletion', 'k2', 0.001, 1000, 100, '2026-10-25 01:00:00', '2026-10-25 01:00:01', 'deepseek-flash', 'flash', '{}', 't2', 'u2', 'success'),
  ('dst-cet', 'acompletion', 'k2', 0.001, 1000, 100, '2026-10-25 22:59:00', '2026-10-25 23:00:30', 'deepseek-flash', 'flash', '{}', 't2', 'u2', 'success'),
  ('half-hour', 'acompletion', 'k1', 0.001, 1000, 100, '2026-10-13 18:29:00', '2026-10-13 18:30:30', 'deepseek-flash', 'flash', '{}', 't1', 'u1', 'success'),
- ('before-1970', 'acompletion', 'k1', 0.5, 1000, 100, '1969-12-31 23:00:00', '1969-12-31 23:00:01', 'deepseek-flash', 'flash', '{}', 't1', 'u1', 'success')`
+ ('before-1970', 'acompletion', 'k1', 0.5, 1000, 100, '1969-12-31 23:00:00', '1969-12-31 23:00:01', 'deepseek-flash', 'flash', '{}', 't1', 'u1', 'success'),
+ ('tiny-spend', 'acompletion', 'k1', 1.5e-70, 1000, 100, '2026-11-16 08:00:00', '2026-11-16 08:00:01', 'deepseek-flash', 'flash', '{}', 't1', 'u1', 'success')`
 
 // TestDBEqualsCallsAtEdges prices the edge rows from the database, summed
 // and row by row, and from the table's export: the same results to the
@@ -66,9 +67,9 @@ func TestDBEqualsCallsAtEdges(t *testing.T) {
 		{"half-hour zone", append([]string{"reconcile", "--month", "2026-10", "--tz", "Asia/Kolkata"}, by...),
 			[]string{`"day": "2026-10-14"`}},
 		{"chargeback", []string{"chargeback", "--month", "2026-09", "--by", "key,team,user,model", "-o", "json"}, nil},
-		// The whole table: the row before 1970 is rejected, its 0.5 recorded
-		// nowhere, whether the database sums or sends rows.
-		{"whole table", []string{"reconcile", "--by", "model,key", "-o", "json"}, []string{`"rejected": 1`}},
+		// The whole table: the rows before 1970 and with a spend of
+		// 1.5e-70 are rejected, whether the database sums or sends rows.
+		{"whole table", []string{"reconcile", "--by", "model,key", "-o", "json"}, []string{`"rejected": 2`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

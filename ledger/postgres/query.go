@@ -126,7 +126,9 @@ func (f fragments) ok() string {
 	return strings.Join([]string{
 		`sl.prompt_tokens IS NOT NULL AND sl.prompt_tokens >= 0`,
 		`sl.completion_tokens IS NOT NULL AND sl.completion_tokens >= 0`,
-		`sl.spend IS NOT NULL AND sl.spend >= 0 AND sl.spend <> 'NaN'::float8 AND sl.spend <> 'Infinity'::float8`,
+		// The readers refuse a decimal exponent beyond ±64: a spend between
+		// 1e-40 and 1e40 has none (17 digits at most), and none is odd.
+		`sl.spend IS NOT NULL AND (sl.spend = 0 OR (sl.spend >= 1e-40 AND sl.spend < 1e40))`,
 		`sl."startTime" >= '1970-01-01' AND sl."startTime" < '2262-01-01'`,
 		status, first, end, total, hit, meta,
 	}, "\n\tAND ")
