@@ -263,16 +263,19 @@ func TestMessages(t *testing.T) {
 }
 
 // TestNothingWrittenBeforeInputOpens checks that price writes no CSV
-// header when its input cannot be opened.
+// header when its input cannot be opened, nor when it holds no call.
 func TestNothingWrittenBeforeInputOpens(t *testing.T) {
-	for _, args := range [][]string{
-		{"price", "--calls", "nope.csv"},
-		{"price", "--calls", sample, "--calls", "nope.csv"}, // the second is missing: nothing of the first is written
-		{"price", "--calls", "-", "-o", "csv"},              // empty stdin: no format to detect
+	for _, tt := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"price", "--calls", "nope.csv"}, exitUsage},
+		{[]string{"price", "--calls", sample, "--calls", "nope.csv"}, exitUsage}, // the second is missing: nothing of the first is written
+		{[]string{"price", "--calls", "-", "-o", "csv"}, exitFindings},           // empty stdin: no calls, nothing priced
 	} {
-		code, out, errs := runCLI(t, "", args...)
-		if code != exitUsage || out != "" {
-			t.Errorf("%v: exit %d, stdout %q; want exit 2 and nothing written\nstderr: %s", args, code, out, errs)
+		code, out, errs := runCLI(t, "", tt.args...)
+		if code != tt.code || out != "" {
+			t.Errorf("%v: exit %d, stdout %q; want exit %d and nothing written\nstderr: %s", tt.args, code, out, tt.code, errs)
 		}
 	}
 }
