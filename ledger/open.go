@@ -26,6 +26,7 @@ const (
 	FormatCanonicalCSV    = "canonical-csv"             // tokenfare's canonical call CSV
 	FormatCanonicalJSON   = "canonical-json"            // canonical calls, JSON array
 	FormatCanonicalJSONL  = "canonical-jsonl"           // canonical calls, one object per line
+	FormatEmpty           = "empty"                     // no bytes, or only blanks: no rows (a day without calls)
 )
 
 // Options tune a Reader. The zero value is ready to use.
@@ -94,6 +95,8 @@ func open(ctx context.Context, name string, r io.Reader, opt Options) (Reader, e
 		return nil, inputError(name, 0, err)
 	}
 	switch format {
+	case FormatEmpty:
+		return emptyReader{}, nil
 	case FormatSpendLogCSV:
 		return newCSVReader(name, spendLogSchema, br, opt)
 	case FormatCanonicalCSV:
@@ -116,6 +119,17 @@ func open(ctx context.Context, name string, r io.Reader, opt Options) (Reader, e
 	return nil, inputError(name, 0, ErrUnknownFormat)
 }
 
+// emptyReader reads an input that holds no rows: an export of a day
+// without calls is a file, not an error.
+type emptyReader struct{}
+
+func (emptyReader) Next(ctx context.Context, b *Batch) error {
+	b.Reset()
+	return io.EOF
+}
+func (emptyReader) Format() string { return FormatEmpty }
+func (emptyReader) Close() error   { return nil }
+
 // uiExportHint tells what to export instead of the LiteLLM UI export.
 const uiExportHint = "the LiteLLM UI usage export has daily totals, not one row per call with its time; " +
 	"export the LiteLLM_SpendLogs table instead (psql: \\copy \"LiteLLM_SpendLogs\" TO 'spend.csv' CSV HEADER) " +
@@ -130,7 +144,7 @@ const summarizedHint = "this is a GET /spend/logs answer with summarize=true (it
 func detect(head []byte) (string, error) {
 	t := bytes.TrimLeft(head, " \t\r\n")
 	if len(t) == 0 {
-		return "", fmt.Errorf("%w: input is empty", ErrUnknownFormat)
+		return FormatEmpty, nil
 	}
 	switch t[0] {
 	case '[':

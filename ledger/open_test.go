@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -214,7 +215,6 @@ func TestOpenRefuses(t *testing.T) {
 	}{
 		{name: "ui export csv", in: "Date,Team,Team ID,Spend ($),Requests\n", want: ErrNoPerCallTimes, text: "LiteLLM_SpendLogs"},
 		{name: "ui export json", in: `{"metadata":{"entity_type":"team"},"data":[]}`, want: ErrNoPerCallTimes},
-		{name: "empty", in: "", want: ErrUnknownFormat},
 		{name: "unknown csv", in: "a,b,c\n1,2,3\n", want: ErrUnknownFormat, text: "header has neither startTime"},
 		{name: "semicolon-separated csv", in: "request_id;startTime;spend;prompt_tokens;completion_tokens\nr;2026-09-01 00:00:00;0,1;1;1\n",
 			want: ErrUnknownFormat, text: "separated by semicolons"},
@@ -230,6 +230,31 @@ func TestOpenRefuses(t *testing.T) {
 			}
 			if !strings.HasPrefix(err.Error(), "in") || !strings.Contains(err.Error(), tt.text) {
 				t.Errorf("error %q does not name the input or lacks %q", err, tt.text)
+			}
+		})
+	}
+}
+
+// TestOpenEmpty checks that an input with no rows (no bytes, or blanks
+// only, plain or gzipped) reads as zero rows, not as an unknown format: a
+// day without calls exports an empty file.
+func TestOpenEmpty(t *testing.T) {
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Close()
+	for name, in := range map[string]string{"no bytes": "", "blank lines": "\n \r\n\t\n", "gzip of nothing": gz.String()} {
+		t.Run(name, func(t *testing.T) {
+			r, err := open(context.Background(), "in", strings.NewReader(in), Options{})
+			if err != nil {
+				t.Fatalf("open: %v, want an empty reader", err)
+			}
+			defer r.Close()
+			var b Batch
+			if err := r.Next(context.Background(), &b); err != io.EOF || b.Rows != 0 {
+				t.Fatalf("Next = %v with %d rows, want io.EOF and none", err, b.Rows)
+			}
+			if r.Format() != FormatEmpty {
+				t.Errorf("format %q, want %q", r.Format(), FormatEmpty)
 			}
 		})
 	}

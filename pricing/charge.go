@@ -156,6 +156,15 @@ func (e *Engine) chargesOf(g *chargeGroup) []Charge {
 		out = append(out, c)
 		costs = append(costs, c.Cost)
 	}
+	if len(out) == 0 {
+		// Calls without a billable quantity (no tokens, no request price)
+		// still carry their calls and the spend recorded on them: one
+		// input charge of no tokens and no cost holds both.
+		c := base
+		c.Usage, c.UnitPrice, c.Cost, c.Peak = tariffs.Input, g.rates.Price(tariffs.Input), decimal.Zero, peak[tariffs.Input]
+		out = append(out, c)
+		costs = append(costs, c.Cost)
+	}
 	for i, part := range Apportion(g.recorded, costs) {
 		out[i].Recorded = part
 	}

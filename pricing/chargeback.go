@@ -35,8 +35,10 @@ type ChargebackLine struct {
 	Official decimal.Decimal
 	Recorded decimal.Decimal
 	Diff     decimal.Decimal // Official − Recorded: positive when the gateway recorded too little
-	// PeakShare is the share of the priced tokens billed in the most
-	// expensive period of their tariff; not valid when none were priced.
+	// PeakShare is the share of the line's time-of-use tokens (of usage
+	// types whose price differs between the periods of their tariff
+	// version) billed in the dearest period, as the workbook's By key
+	// sheet has it; not valid without such tokens.
 	PeakShare decimal.NullDecimal
 	// AtBlended is the line's priced quantities at the gateway's blended
 	// prices (per model and usage type, over the whole period).
@@ -48,7 +50,7 @@ type ChargebackLine struct {
 	// without output.
 	ReasoningShare decimal.NullDecimal
 
-	peakQty, pricedQty int64
+	peakQty, timedQty int64
 }
 
 // Chargeback builds the accounts of every group of the engine over the
@@ -79,11 +81,11 @@ func (e *Engine) Chargeback(from, until time.Time, keep func(*ChargebackLine) bo
 		}
 		l := lines[e.groupKeyOf(b)]
 		at := atBlended(b, prices[b.Model])
-		peak, priced := peakTokens(b)
+		timed, peak := timedTokens(b)
 		for _, x := range []*ChargebackLine{l, gw} {
 			x.AtBlended = x.AtBlended.Add(at)
 			x.peakQty += peak
-			x.pricedQty += priced
+			x.timedQty += timed
 		}
 	}
 	for _, l := range append(order, gw) {
@@ -99,7 +101,7 @@ func (e *Engine) Chargeback(from, until time.Time, keep func(*ChargebackLine) bo
 
 func (l *ChargebackLine) finish() {
 	l.Subsidy = l.AtBlended.Sub(l.Official)
-	l.PeakShare = ratio(decimal.NewFromInt(l.peakQty), decimal.NewFromInt(l.pricedQty))
+	l.PeakShare = ratio(decimal.NewFromInt(l.peakQty), decimal.NewFromInt(l.timedQty))
 	l.ReasoningShare = ratio(decimal.NewFromInt(l.Tokens.Reasoning), decimal.NewFromInt(l.Tokens.Output))
 }
 
@@ -133,20 +135,4 @@ func atBlended(b *bucket, ps *[tariffs.NumUsage]decimal.NullDecimal) decimal.Dec
 		}
 	}
 	return sum
-}
-
-// peakTokens returns a priced bucket's tokens billed in the dearest period
-// of their usage type, and all its tokens.
-func peakTokens(b *bucket) (peak, all int64) {
-	isPeak := peakPeriods(b)
-	for u := range tariffs.NumUsage {
-		if tariffs.Usage(u) == tariffs.Request {
-			continue
-		}
-		all += b.Qty[u]
-		if isPeak[u] {
-			peak += b.Qty[u]
-		}
-	}
-	return peak, all
 }

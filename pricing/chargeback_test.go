@@ -6,6 +6,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/tokenfare/tokenfare/ledger"
+	"github.com/tokenfare/tokenfare/tariffs"
 )
 
 // TestChargebackTwoKeys works a small case by hand: key "peaky" calls
@@ -76,5 +77,48 @@ func TestChargebackTwoKeys(t *testing.T) {
 	keep := e.Chargeback(from, until, func(l *ChargebackLine) bool { return l.KeyAlias == "nightly" })
 	if len(keep.Lines) != 1 || !keep.Gateway.Official.Equal(dec("0.147")) || !keep.Lines[0].Subsidy.Equal(dec("0.01575")) {
 		t.Errorf("filtered to nightly: %d lines, gateway %s: the blend must still be the whole gateway's", len(keep.Lines), keep.Gateway.Official)
+	}
+}
+
+// TestChargebackPeakShareIsReconciles checks that a key's peak share in
+// chargeback is the one reconcile (and so the workbook's By key sheet)
+// gives it: time-of-use tokens only. Key "mixed" calls deepseek-flash at
+// peak (Thursday 2026-10-15 02:00 UTC is 10:00 in Beijing) with 1,000
+// input and 100 output tokens, and gpt-4o (one price at every hour) with
+// 9,000 input and 900 output: its peak share is 1,100 / 1,100 = 1, not
+// 1,100 / 11,000. Key "flat" only calls gpt-4o: no share at all.
+func TestChargebackPeakShareIsReconciles(t *testing.T) {
+	cat, ps := tariffs.Load("")
+	if ps.Errors() != nil {
+		t.Fatal(ps)
+	}
+	from, until := at("2026-10-01T00:00:00Z"), at("2026-11-01T00:00:00Z")
+	e := New(cat, Options{Since: from, Until: until, Dims: []Dim{DimKey}})
+	add := func(id, key, model string, in, out int64) {
+		c := call(id, model, "2026-10-15T02:00:00Z", in, 0, out)
+		c.Key, c.KeyAlias = key, key
+		e.AddPriced(&c)
+	}
+	add("m1", "mixed", "deepseek-flash", 1_000, 100)
+	add("m2", "mixed", "gpt-4o", 9_000, 900)
+	add("f1", "flat", "gpt-4o", 5_000, 500)
+
+	want := map[string]decimal.NullDecimal{"mixed": decimal.NewNullDecimal(decimal.NewFromInt(1)), "flat": {}}
+	cb := e.Chargeback(from, until, nil)
+	for _, l := range cb.Lines {
+		if w := want[l.KeyAlias]; w.Valid != l.PeakShare.Valid || !w.Decimal.Equal(l.PeakShare.Decimal) {
+			t.Errorf("chargeback %s: peak share %v, want %v", l.KeyAlias, l.PeakShare, w)
+		}
+	}
+	for _, g := range e.Reconcile().Groups {
+		cbShare := decimal.NullDecimal{}
+		for _, l := range cb.Lines {
+			if l.Key.Key == g.Key.Key {
+				cbShare = l.PeakShare
+			}
+		}
+		if gs := g.PeakShare(); gs.Valid != cbShare.Valid || !gs.Decimal.Equal(cbShare.Decimal) {
+			t.Errorf("key %s: reconcile peak share %v, chargeback %v", g.Key.Key, gs, cbShare)
+		}
 	}
 }

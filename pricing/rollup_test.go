@@ -158,3 +158,41 @@ func TestCharges(t *testing.T) {
 		}
 	}
 }
+
+// TestChargesOfCallsWithoutTokens keeps a group of priced calls that have
+// no billable quantity: its calls and recorded spend are still charged
+// (at no cost), so that the charges' recorded spend adds up to the priced
+// calls'.
+func TestChargesOfCallsWithoutTokens(t *testing.T) {
+	cat := testCatalog(t)
+	e := New(cat, Options{Dims: MonthDims})
+	// Tuesday 2026-09-01 10:00 in Shanghai, peak: 1000 input × 0.30 per 1M
+	// = 0.0003, recorded 0.001.
+	a := call("a", "flash", "2026-09-01T02:00:00Z", 1000, 0, 0)
+	a.Recorded = ledger.AmountOf(dec("0.001"))
+	// The next day, a call the gateway logged with no tokens and recorded
+	// 0.0002 on: no cost, its own group.
+	z := call("z", "flash", "2026-09-02T02:00:00Z", 0, 0, 0)
+	z.Recorded = ledger.AmountOf(dec("0.0002"))
+	e.AddPriced(&a)
+	e.AddPriced(&z)
+	got := slices.Collect(e.Charges())
+	if len(got) != 2 {
+		t.Fatalf("%d charges, want 2 (a's input, z's empty one): %+v", len(got), got)
+	}
+	recorded, calls := decimal.Zero, int64(0)
+	for _, c := range got {
+		recorded = recorded.Add(c.Recorded)
+		calls += c.Calls
+	}
+	// 0.001 + 0.0002 = 0.0012 over the two calls.
+	if !recorded.Equal(dec("0.0012")) || calls != 2 {
+		t.Errorf("charges hold recorded %s over %d calls, want 0.0012 over 2", recorded, calls)
+	}
+	c := got[1]
+	if c.Start.Format(time.DateOnly) != "2026-09-02" || c.Usage != tariffs.Input || c.Quantity != 0 || !c.Cost.IsZero() ||
+		!c.UnitPrice.Equal(dec("0.30")) || !c.Recorded.Equal(dec("0.0002")) || c.Calls != 1 {
+		t.Errorf("empty charge = %s %s %d × %s = %s rec %s calls %d, want 2026-09-02 input 0 × 0.30 = 0 rec 0.0002 calls 1",
+			c.Start.Format(time.DateOnly), c.Usage, c.Quantity, c.UnitPrice, c.Cost, c.Recorded, c.Calls)
+	}
+}

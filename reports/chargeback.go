@@ -123,8 +123,9 @@ func tableChargeback(out io.Writer, c *pricing.Chargeback) error {
 	w := &errWriter{w: out}
 	g, rows, cur := &c.Gateway, c.Rows, currencyText(c.Currencies)
 	w.printf("period    %s to %s\n", c.From.Format(time.RFC3339), c.Until.Format(time.RFC3339))
-	w.printf("rows      read %d: priced %d, unpriced %d, retired %d, failed %d, duplicate %d, rejected %d, outside %d\n",
-		rows.Read, rows.Priced, rows.Unpriced, rows.Retired, rows.Failed, rows.Duplicate, rows.Rejected, rows.Outside)
+	w.printf("rows      read %d: priced %d, unpriced %d, retired %d, failed %d, duplicate %d, rejected %d, outside %d%s\n",
+		rows.Read, rows.Priced, rows.Unpriced, rows.Retired, rows.Failed, rows.Duplicate, rows.Rejected, rows.Outside,
+		cacheHitNote(rows.CacheHit))
 	w.printf("gateway   official %s %s, recorded %s, peak share %s, reasoning share %s\n\n",
 		money(g.Official), cur, money(g.Recorded), orDash(ratioText(g.PeakShare)), orDash(ratioText(g.ReasoningShare)))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)

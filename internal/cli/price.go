@@ -58,13 +58,15 @@ func runPrice(cmd *cobra.Command, a *app, opts *priceOptions) error {
 		return usageError(err, "")
 	}
 	var werr error
+	written := 0
 	e, err := a.priceSource(cmd.Context(), &opts.source, eopts, func(c *ledger.Call, pc *pricing.PricedCall) {
 		if pc.Outcome == pricing.Outside || werr != nil {
 			return
 		}
 		werr = cw.Write(c, pc)
+		written++
 	})
-	if e == nil { // failed or interrupted: what is buffered is not written
+	if e == nil || (err != nil && written == 0) { // failed, interrupted, or no call at all: what is buffered is not written
 		return err
 	}
 	if werr != nil {

@@ -114,6 +114,7 @@ func TestSeveralFiles(t *testing.T) {
 func TestNothingPriced(t *testing.T) {
 	dir := writeFiles(t, map[string]string{
 		"header.csv":   canonicalHeader,
+		"empty.csv":    "",
 		"rejected.csv": canonicalHeader + "r1,yesterday,,,deepseek-flash,success,0,1,0,0,1,0\n",
 		"unknown.csv":  strings.Replace(canonicalHeader+canonicalRow("r1", "2026-10-05T00:00:00Z", ""), "deepseek-flash", "mystery-model", 1),
 	})
@@ -124,6 +125,8 @@ func TestNothingPriced(t *testing.T) {
 	}{
 		{"a header without rows", []string{"reconcile", "--calls", filepath.Join(dir, "header.csv")},
 			[]string{"header.csv holds no calls"}},
+		{"an empty file", []string{"reconcile", "--calls", filepath.Join(dir, "empty.csv")},
+			[]string{"empty.csv holds no calls"}},
 		{"every row rejected", []string{"price", "--calls", filepath.Join(dir, "rejected.csv")},
 			[]string{"every one of the 1 row(s) read from", "rejected: "}},
 		{"no tariff for the model", []string{"reconcile", "--calls", filepath.Join(dir, "unknown.csv")},
@@ -260,16 +263,19 @@ func TestMessages(t *testing.T) {
 }
 
 // TestNothingWrittenBeforeInputOpens checks that price writes no CSV
-// header when its input cannot be opened.
+// header when its input cannot be opened, nor when it holds no call.
 func TestNothingWrittenBeforeInputOpens(t *testing.T) {
-	for _, args := range [][]string{
-		{"price", "--calls", "nope.csv"},
-		{"price", "--calls", sample, "--calls", "nope.csv"}, // the second is missing: nothing of the first is written
-		{"price", "--calls", "-", "-o", "csv"},              // empty stdin: no format to detect
+	for _, tt := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"price", "--calls", "nope.csv"}, exitUsage},
+		{[]string{"price", "--calls", sample, "--calls", "nope.csv"}, exitUsage}, // the second is missing: nothing of the first is written
+		{[]string{"price", "--calls", "-", "-o", "csv"}, exitFindings},           // empty stdin: no calls, nothing priced
 	} {
-		code, out, errs := runCLI(t, "", args...)
-		if code != exitUsage || out != "" {
-			t.Errorf("%v: exit %d, stdout %q; want exit 2 and nothing written\nstderr: %s", args, code, out, errs)
+		code, out, errs := runCLI(t, "", tt.args...)
+		if code != tt.code || out != "" {
+			t.Errorf("%v: exit %d, stdout %q; want exit %d and nothing written\nstderr: %s", tt.args, code, out, tt.code, errs)
 		}
 	}
 }
@@ -399,4 +405,16 @@ func TestShowReadsBareDatesInTZ(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "at        2026-10-11T16:00:00Z:") {
 		t.Errorf("exit %d, want 0 and the instant 2026-10-11T16:00:00Z\nstdout: %s\nstderr: %s", code, out, errs)
 	}
+}
+
+// TestEmptyFileAmongSeveral checks that an empty export among several
+// (a day without calls) reads as zero rows and does not stop the run.
+func TestEmptyFileAmongSeveral(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"2026-10-04.csv": ""})
+	code, out, errs := runCLI(t, "", "reconcile", "--calls", filepath.Join(dir, "2026-10-04.csv"), "--calls", sample, "-o", "json")
+	if code != exitOK {
+		t.Fatalf("exit %d, want 0\nstderr: %s", code, errs)
+	}
+	checkContains(t, "stderr", errs, "2026-10-04.csv (empty): read 0, priced 0")
+	checkContains(t, "stdout", out, `"read": 12000`)
 }

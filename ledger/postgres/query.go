@@ -11,8 +11,9 @@ import (
 // Each row is first judged plain ("ok") or odd. A plain row's metadata is
 // an object whose token counts are absent or small non-negative integers,
 // its counts add up, its spend is a finite non-negative number, its status
-// is known and its instants are in order: the database can split its tokens
-// and pick its aliases exactly as ledger.SpendLogMapper would. An odd row
+// is known and its instants are in order and in 1970 through 2261, as the
+// readers accept them: the database can split its tokens and pick its
+// aliases exactly as ledger.SpendLogMapper would. An odd row
 // is sent as it is (metadata text and all) for the mapper to read or
 // reject with its reason.
 
@@ -125,8 +126,10 @@ func (f fragments) ok() string {
 	return strings.Join([]string{
 		`sl.prompt_tokens IS NOT NULL AND sl.prompt_tokens >= 0`,
 		`sl.completion_tokens IS NOT NULL AND sl.completion_tokens >= 0`,
-		`sl.spend IS NOT NULL AND sl.spend >= 0 AND sl.spend <> 'NaN'::float8 AND sl.spend <> 'Infinity'::float8`,
-		`sl."startTime" >= '1678-01-01' AND sl."startTime" < '2262-01-01'`,
+		// The readers refuse a decimal exponent beyond ±64: a spend between
+		// 1e-40 and 1e40 has none (17 digits at most), and none is odd.
+		`sl.spend IS NOT NULL AND (sl.spend = 0 OR (sl.spend >= 1e-40 AND sl.spend < 1e40))`,
+		`sl."startTime" >= '1970-01-01' AND sl."startTime" < '2262-01-01'`,
 		status, first, end, total, hit, meta,
 	}, "\n\tAND ")
 }
