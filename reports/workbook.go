@@ -23,10 +23,12 @@ const (
 	SheetPeakShare     = "Peak share"
 	SheetBlended       = "Blended prices"
 	SheetDiscrepancies = "Discrepancies"
+	SheetProvider      = "Provider usage" // only with the provider's exports
 	SheetTariffs       = "Tariffs"
 )
 
-// Sheets lists the workbook's sheets in order.
+// Sheets lists the workbook's sheets in order; SheetProvider comes after
+// SheetDiscrepancies when the workbook has it.
 var Sheets = []string{SheetSummary, SheetByModel, SheetByKey, SheetDaily, SheetPeakShare, SheetBlended, SheetDiscrepancies, SheetTariffs}
 
 // Provenance says when, by what and from what a report was produced.
@@ -37,8 +39,10 @@ type Provenance struct {
 	Tariffs  string    // "embedded catalog" or the folder given
 }
 
-// WriteWorkbook writes the month's FinOps workbook in XLSX.
-func WriteWorkbook(w io.Writer, m *pricing.Month, p Provenance) error {
+// WriteWorkbook writes the month's FinOps workbook in XLSX. With tw, the
+// three-way reconciliation of the month's calls with the provider's
+// exports, it adds the SheetProvider sheet.
+func WriteWorkbook(w io.Writer, m *pricing.Month, p Provenance, tw *pricing.ThreeWay) error {
 	f := excelize.NewFile()
 	defer f.Close()
 	s, err := newStyles(f)
@@ -49,7 +53,11 @@ func WriteWorkbook(w io.Writer, m *pricing.Month, p Provenance) error {
 	if err := wb.summary(f, s); err != nil {
 		return fmt.Errorf("workbook: %s: %w", SheetSummary, err)
 	}
-	for _, t := range []*table{wb.byModel(), wb.byKey(), wb.daily(), wb.peakShare(), wb.blended(), wb.discrepancies(), wb.tariffs()} {
+	tables := []*table{wb.byModel(), wb.byKey(), wb.daily(), wb.peakShare(), wb.blended(), wb.discrepancies()}
+	if tw != nil {
+		tables = append(tables, wb.providerUsage(tw))
+	}
+	for _, t := range append(tables, wb.tariffs()) {
 		if err := t.write(f, s); err != nil {
 			return fmt.Errorf("workbook: %s: %w", t.sheet, err)
 		}
@@ -480,4 +488,85 @@ func periodHours(v *tariffs.Version, p int) string {
 		return fmt.Sprintf("%s %s (%s)", days, strings.Join(ws, ", "), v.Zone)
 	}
 	return ""
+}
+
+// providerUsage sets the gateway, the tariff and the provider side by side,
+// one row per UTC day, model and key (for providers aligned by key), with
+// the tariff drift in a second table below.
+func (wb *workbook) providerUsage(tw *pricing.ThreeWay) *table {
+	t := &table{sheet: SheetProvider, caption: wb.caption("Gateway, tariff and provider's exports by UTC day, model and key (gap = billed − recorded)"),
+		cols: []column{{"Day (UTC)", kindDay}, {"Provider", kindText}, {"Model", kindText}, {"Key (SHA-256)", kindText},
+			{"Gateway calls", kindInt}, {"Provider requests", kindInt}, {"Missing calls", kindInt}, {"Unknown calls", kindInt},
+			{"Missing input tokens", kindInt}, {"Missing cache read tokens", kindInt}, {"Missing cache write tokens", kindInt}, {"Missing output tokens", kindInt},
+			{"Unknown input tokens", kindInt}, {"Unknown cache read tokens", kindInt}, {"Unknown cache write tokens", kindInt}, {"Unknown output tokens", kindInt},
+			{"Recorded spend", kindMoney}, {"Official cost", kindMoney}, {"Official cost of provider's tokens", kindMoney}, {"Billed", kindMoney},
+			{"Gap (billed − recorded)", kindMoney}}}
+	for _, k := range partColumns {
+		t.cols = append(t.cols, column{partHeaders[k], kindMoney})
+	}
+	t.cols = append(t.cols, column{"Currency", kindText}, column{"Note", kindNote})
+	for i := range tw.Cells {
+		c := &tw.Cells[i]
+		cur := orDefault(c.Currency, wb.cur)
+		row := []cell{{v: c.Day}, {v: c.Provider}, {v: c.Model}, {v: c.Key}, {v: c.GatewayCalls}, {}, {v: c.MissingCalls}, {v: c.UnknownCalls}}
+		if c.HasRequests {
+			row[5] = cell{v: c.ProviderRequests}
+		}
+		for _, tk := range []pricing.TokenCounts{c.Missing, c.Unknown} {
+			row = append(row, cell{v: tk.Input}, cell{v: tk.CacheRead}, cell{v: tk.CacheWrite}, cell{v: tk.Output})
+		}
+		row = append(row, moneyCell(c.Recorded, cur), moneyCell(c.Official, cur), nullMoney(c.ProviderOfficial, cur), cell{}, nullMoney(c.Gap, cur))
+		if c.HasBilled {
+			row[19] = moneyCell(c.Billed, cur)
+		}
+		for _, k := range partColumns {
+			amount := decimal.Zero
+			for _, p := range c.Parts {
+				if p.Kind == k {
+					amount = p.Amount
+				}
+			}
+			row = append(row, moneyCell(amount, cur))
+		}
+		t.rows = append(t.rows, append(row, cell{v: cur}, cell{v: c.Note}))
+	}
+	curs := map[string]string{}
+	for _, p := range tw.Providers {
+		curs[p.Provider] = p.Currency
+	}
+	b := &section{caption: "Tariff drift: what the provider billed against the tariff's price of the provider's tokens, per 1M tokens (per call for requests)",
+		cols: []column{{"Provider", kindText}, {"Model", kindText}, {"Version", kindText}, {"Period", kindText}, {"Usage", kindText},
+			{"First day (UTC)", kindDay}, {"Last day (UTC)", kindDay}, {"Tokens", kindInt}, {"Tariff price", kindPrice}, {"Billed price", kindPrice},
+			{"Official cost", kindMoney}, {"Billed", kindMoney}, {"Drift (billed − official)", kindMoney}, {"Rounding only", kindText}, {"Currency", kindText}}}
+	for _, d := range tw.Drifts {
+		cur := orDefault(curs[d.Provider], wb.cur)
+		rounding := ""
+		if d.Rounding {
+			rounding = "yes"
+		}
+		b.rows = append(b.rows, []cell{{v: d.Provider}, {v: d.Model}, {v: d.Version}, {v: d.Period}, {v: d.Usage},
+			{v: d.First}, {v: d.Last}, {v: d.Tokens}, nullMoney(d.TariffPrice, cur), nullMoney(d.BilledPrice, cur),
+			moneyCell(d.Official, cur), moneyCell(d.Billed, cur), moneyCell(d.Drift, cur), {v: rounding}, {v: cur}})
+	}
+	t.below = b
+	return t
+}
+
+// partHeaders head the columns of the parts of a three-way gap.
+var partHeaders = map[pricing.PartKind]string{
+	pricing.PartRecordedVsTariff:      "Recorded vs tariff",
+	pricing.PartMissingUsage:          "Missing usage",
+	pricing.PartUnknownUsage:          "Unknown usage",
+	pricing.PartTariffDrift:           "Tariff drift",
+	pricing.PartBilledVsGatewayTokens: "Billed vs gateway tokens",
+	pricing.PartUnattributed:          "Unattributed billing",
+	pricing.PartUnbilled:              "Unbilled usage",
+}
+
+// nullMoney is an amount, or an empty cell when there is none.
+func nullMoney(d decimal.NullDecimal, cur string) cell {
+	if !d.Valid {
+		return cell{}
+	}
+	return moneyCell(d.Decimal, cur)
 }

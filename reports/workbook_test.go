@@ -56,7 +56,7 @@ func TestHostileText(t *testing.T) {
 	m, _ := september(t, calls)
 	var buf bytes.Buffer
 	if err := WriteWorkbook(&buf, m, Provenance{Produced: time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC), Program: "tokenfare test",
-		Sources: []string{"=cmd|' /C calc'!A0"}}); err != nil {
+		Sources: []string{"=cmd|' /C calc'!A0"}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenReader(&buf)

@@ -48,7 +48,16 @@ type table struct {
 	rows    [][]cell
 	total   []cell
 	charts  []*excelize.Chart // anchored right of the table
+	below   *section          // a second table below the total, after a blank row; outside the filter
 	chartAt string            // anchor cell of the first chart; default right of the table
+}
+
+// section is a second table on a table's sheet: its caption, its own
+// header and rows, in the table's column widths.
+type section struct {
+	caption string
+	cols    []column
+	rows    [][]cell
 }
 
 // Rows of a table sheet: the caption, the header, then the data.
@@ -263,17 +272,27 @@ func (t *table) widths() []float64 {
 		}
 		w[i] = float64(max(longest, (utf8.RuneCountInString(c.header)+1)/2) + 3)
 	}
-	grow := func(row []cell) {
+	grow := func(cols []column, row []cell) {
 		for i, c := range row {
 			if i < len(w) {
-				w[i] = max(w[i], float64(display(c, t.cols[i].kind)+2))
+				w[i] = max(w[i], float64(display(c, cols[i].kind)+2))
 			}
 		}
 	}
 	for _, r := range t.rows {
-		grow(r)
+		grow(t.cols, r)
 	}
-	grow(t.total)
+	grow(t.cols, t.total)
+	if b := t.below; b != nil {
+		for i, c := range b.cols {
+			if i < len(w) {
+				w[i] = max(w[i], float64(utf8.RuneCountInString(c.header)+3))
+			}
+		}
+		for _, r := range b.rows {
+			grow(b.cols, r)
+		}
+	}
 	for i, c := range t.cols {
 		limit := float64(maxWidth)
 		if c.kind == kindNote {
@@ -322,45 +341,67 @@ func (t *table) write(f *excelize.File, s *styles) error {
 	if err := sw.SetRow("A1", []any{excelize.Cell{StyleID: s.caption, Value: t.caption}}); err != nil {
 		return err
 	}
-	header := make([]any, len(t.cols))
-	for i, c := range t.cols {
+	if err := writeHeader(sw, s, headerRow, t.cols); err != nil {
+		return err
+	}
+	widths := t.widths()
+	row := firstRow
+	for _, r := range t.rows {
+		if err := writeRow(sw, s, row, t.cols, r, widths); err != nil {
+			return err
+		}
+		row++
+	}
+	if t.total != nil {
+		if err := writeRow(sw, s, row, t.cols, t.total, widths); err != nil {
+			return err
+		}
+		row++
+	}
+	if b := t.below; b != nil {
+		row++ // a blank row sets the section off
+		if err := sw.SetRow(fmt.Sprintf("A%d", row), []any{excelize.Cell{StyleID: s.caption, Value: b.caption}}); err != nil {
+			return err
+		}
+		if err := writeHeader(sw, s, row+1, b.cols); err != nil {
+			return err
+		}
+		row += 2
+		for _, r := range b.rows {
+			if err := writeRow(sw, s, row, b.cols, r, widths); err != nil {
+				return err
+			}
+			row++
+		}
+	}
+	return sw.Flush()
+}
+
+// writeHeader writes a header row of cols at row.
+func writeHeader(sw *excelize.StreamWriter, s *styles, row int, cols []column) error {
+	header := make([]any, len(cols))
+	for i, c := range cols {
 		style := s.header
 		if c.kind != kindText && c.kind != kindNote {
 			style = s.headerR
 		}
 		header[i] = excelize.Cell{StyleID: style, Value: c.header}
 	}
-	if err := sw.SetRow(fmt.Sprintf("A%d", headerRow), header, excelize.RowOpts{Height: 32}); err != nil {
-		return err
-	}
-	widths := t.widths()
-	row := firstRow
-	for _, r := range t.rows {
-		if err := t.writeRow(sw, s, row, r, widths); err != nil {
-			return err
-		}
-		row++
-	}
-	if t.total != nil {
-		if err := t.writeRow(sw, s, row, t.total, widths); err != nil {
-			return err
-		}
-	}
-	return sw.Flush()
+	return sw.SetRow(fmt.Sprintf("A%d", row), header, excelize.RowOpts{Height: 32})
 }
 
 // writeRow writes one row; a row with wrapped text is as high as its
 // longest text needs, since a streamed row is not measured when opened.
-func (t *table) writeRow(sw *excelize.StreamWriter, s *styles, row int, r []cell, widths []float64) error {
+func writeRow(sw *excelize.StreamWriter, s *styles, row int, cols []column, r []cell, widths []float64) error {
 	vals := make([]any, len(r))
 	lines := 1
 	for i, c := range r {
-		v, err := s.value(c, t.cols[i].kind)
+		v, err := s.value(c, cols[i].kind)
 		if err != nil {
 			return err
 		}
 		vals[i] = v
-		if text, ok := c.v.(string); ok && t.cols[i].kind == kindNote {
+		if text, ok := c.v.(string); ok && cols[i].kind == kindNote {
 			// A proportional font fits about 1.2 characters per unit of width.
 			perLine := max(int(widths[i]*1.2)-2, 1)
 			lines = max(lines, (utf8.RuneCountInString(text)+perLine-1)/perLine)

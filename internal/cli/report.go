@@ -20,15 +20,16 @@ import (
 )
 
 type reportOptions struct {
-	source sourceOptions
-	xlsx   string
-	focus  string
+	source   sourceOptions
+	xlsx     string
+	focus    string
+	provider []string // provider usage and cost exports: the workbook's Provider usage sheet
 }
 
 func newReportCmd(a *app) *cobra.Command {
 	var opts reportOptions
 	cmd := &cobra.Command{
-		Use:   "report --calls FILE --month YYYY-MM --xlsx FILE [--focus FILE]",
+		Use:   "report --calls FILE --month YYYY-MM --xlsx FILE [--focus FILE] [--provider-usage FILE]...",
 		Short: "Write the monthly FinOps workbook (XLSX) and a FOCUS 1.2 cost export",
 		Long: `Report prices the calls of one calendar month (in --tz) at the official tariffs and writes:
 
@@ -54,6 +55,7 @@ are written atomically: a failed run leaves no partial file.`,
 	cmd.Flags().StringVar(&opts.source.month, "month", "", "calendar month to report, e.g. 2026-10, in --tz (required)")
 	cmd.Flags().StringVar(&opts.xlsx, "xlsx", "", "write the workbook to this file")
 	cmd.Flags().StringVar(&opts.focus, "focus", "", "write the FOCUS 1.2 CSV to this file (.gz compresses)")
+	cmd.Flags().StringArrayVar(&opts.provider, "provider-usage", nil, "provider usage or cost export, format detected from content (repeatable): adds the Provider usage sheet")
 	completeSource(cmd)
 	return cmd
 }
@@ -76,9 +78,34 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 	from, until := eopts.Since, eopts.Until
 	eopts.Dims = pricing.MonthDims
 	blend, each := blendEngine(cat, eopts)
+	var three *pricing.ThreeWayBuilder
+	if len(opts.provider) > 0 {
+		if opts.xlsx == "" {
+			return usageError(errors.New("--provider-usage adds a sheet to the workbook"), "give --xlsx FILE too")
+		}
+		exports, err := readProviderExports(cmd, a, opts.provider)
+		if err != nil {
+			return err
+		}
+		if three, err = pricing.NewThreeWay(cat, eopts, exports); err != nil {
+			return usageError(fmt.Errorf("read provider usage: %w", err), "see docs/provider-usage.md")
+		}
+		// The same pass over the calls feeds the three-way reconciliation.
+		blendEach := each
+		each = func(c *ledger.Call, pc *pricing.PricedCall) {
+			if blendEach != nil {
+				blendEach(c, pc)
+			}
+			three.AddCall(c, pc)
+		}
+	}
 	e, err := a.priceSource(cmd.Context(), &opts.source, eopts, each)
 	if err != nil {
 		return err
+	}
+	var tw *pricing.ThreeWay
+	if three != nil {
+		tw = three.Build(e.Rows())
 	}
 	month, err := pricing.MonthOf(e, from, until, blend)
 	if err != nil {
@@ -99,7 +126,7 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 		if len(a.overlays) > 0 {
 			prov.Tariffs += ", overlaid with " + strings.Join(a.overlays, ", ")
 		}
-		f, err := writeAtomic(opts.xlsx, func(w io.Writer) error { return reports.WriteWorkbook(w, month, prov) })
+		f, err := writeAtomic(opts.xlsx, func(w io.Writer) error { return reports.WriteWorkbook(w, month, prov, tw) })
 		if err != nil {
 			return err
 		}

@@ -2,14 +2,18 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/tokenfare/tokenfare/provider"
 	"github.com/tokenfare/tokenfare/reports"
 )
 
@@ -203,4 +207,39 @@ func groupRunE(cmd *cobra.Command, args []string) error {
 			fmt.Sprintf("%s --help lists its commands", cmd.CommandPath()))
 	}
 	return cmd.Help()
+}
+
+// readProviderExports reads the provider usage and cost exports given to
+// --provider-usage, each path once: an export read twice would count the
+// provider's usage twice.
+func readProviderExports(cmd *cobra.Command, a *app, paths []string) ([]*provider.Export, error) {
+	exports := make([]*provider.Export, 0, len(paths))
+	named := map[string]bool{}
+	for _, path := range paths {
+		key := filepath.Clean(path)
+		if named[key] {
+			fmt.Fprintf(a.stderr, "note: %s is given more than once; it is read once\n", path)
+			continue
+		}
+		named[key] = true
+		x, err := provider.ReadFile(cmd.Context(), path)
+		if err != nil {
+			return nil, providerError(err)
+		}
+		exports = append(exports, x)
+	}
+	return exports, nil
+}
+
+// providerError tells a bad path or bad content (bad usage) from other
+// failures.
+func providerError(err error) error {
+	var pe *provider.Error
+	switch {
+	case errors.As(err, &pe):
+		return usageError(fmt.Errorf("read provider usage %w", err), "see docs/provider-usage.md for the exports tokenfare reads")
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrPermission):
+		return usageError(fmt.Errorf("read provider usage: %w", err), "check the path given to --provider-usage")
+	}
+	return fmt.Errorf("read provider usage: %w", err)
 }
