@@ -231,6 +231,20 @@ func TestReportProviderUsageSheet(t *testing.T) {
 	if err != nil || !panes.Freeze || panes.YSplit != 2 {
 		t.Errorf("panes %+v (%v): want the header frozen", panes, err)
 	}
+	lastCol, _ := excelize.ColumnNumberToName(len(rows[1]))
+	filter := "'" + sheet + "'!$A$2:$" + lastCol + "$" + itoa(2+len(rec.Cells))
+	found := false
+	for _, dn := range f.GetDefinedName() {
+		if dn.Name == "_xlnm._FilterDatabase" && dn.Scope == sheet {
+			found = true
+			if dn.RefersTo != filter {
+				t.Errorf("filter over %s, want %s", dn.RefersTo, filter)
+			}
+		}
+	}
+	if !found {
+		t.Error("no filter on the header")
+	}
 }
 
 // TestReportProviderUsageNoRawKeys: no plaintext key, DeepSeek's or the
