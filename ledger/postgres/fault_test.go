@@ -16,22 +16,15 @@ func TestConnectionLostMidStream(t *testing.T) {
 	db := pgtest.NewLiteLLM(t, pgtest.SchemaCurrent)
 	db.LoadDump(t, sampleDump)
 	db.Amplify(t, 100) // about 100,000 rows: far more than socket buffers hold
-	src, err := New(db.URL, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	r, err := src.Open(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := openDB(t, db.URL, Options{})
 	defer r.Close()
 	var b ledger.Batch
 	if err := r.Next(ctx, &b); err != nil || len(b.Calls) == 0 {
 		t.Fatalf("first batch: %d calls, %v", len(b.Calls), err)
 	}
 	var killed bool
-	err = db.Connect(t).QueryRow(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+	err := db.Connect(t).QueryRow(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
 		WHERE application_name = 'tokenfare' AND datname = current_database()`).Scan(&killed)
 	if err != nil || !killed {
 		t.Fatalf("terminate the reading backend: %v, %v", killed, err)

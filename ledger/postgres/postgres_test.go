@@ -41,19 +41,25 @@ func readAll(t testing.TB, next func(*ledger.Batch) error) ([]ledger.Call, []led
 	return calls, rejected
 }
 
-func readDB(t testing.TB, url string, opts Options) ([]ledger.Call, []ledger.Rejection) {
+// openDB opens a reader of the LiteLLM database at url; the caller closes it.
+func openDB(t testing.TB, url string, opts Options) ledger.Reader {
 	t.Helper()
 	src, err := New(url, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
-	r, err := src.Open(ctx)
+	r, err := src.Open(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
+	return r
+}
+
+func readDB(t testing.TB, url string, opts Options) ([]ledger.Call, []ledger.Rejection) {
+	t.Helper()
+	r := openDB(t, url, opts)
 	defer r.Close()
-	return readAll(t, func(b *ledger.Batch) error { return r.Next(ctx, b) })
+	return readAll(t, func(b *ledger.Batch) error { return r.Next(context.Background(), b) })
 }
 
 func readFile(t testing.TB, path string) ([]ledger.Call, []ledger.Rejection) {

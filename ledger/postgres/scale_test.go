@@ -89,14 +89,7 @@ func BenchmarkScale(b *testing.B) {
 		start := time.Now()
 		for range b.N {
 			e := pricing.New(cat, pricing.Options{Dims: []pricing.Dim{pricing.DimKey}})
-			src, err := New(db.URL, Options{BatchSize: 8192})
-			if err != nil {
-				b.Fatal(err)
-			}
-			r, err := src.Open(ctx)
-			if err != nil {
-				b.Fatal(err)
-			}
+			r := openDB(b, db.URL, Options{BatchSize: 8192})
 			var batch ledger.Batch
 			for {
 				err := r.Next(ctx, &batch)
