@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -10,12 +11,15 @@ import (
 // LiteLLM's tables tokenfare reads. Only the spend logs are required; key,
 // team and deleted-key tables add aliases when present.
 const (
-	tableSpendLogs  = "LiteLLM_SpendLogs"
-	tableKeys       = "LiteLLM_VerificationToken"
-	tableDeleted    = "LiteLLM_DeletedVerificationToken"
-	tableTeams      = "LiteLLM_TeamTable"
-	requiredColumns = "request_id, startTime, spend, prompt_tokens, completion_tokens"
+	tableSpendLogs = "LiteLLM_SpendLogs"
+	tableKeys      = "LiteLLM_VerificationToken"
+	tableDeleted   = "LiteLLM_DeletedVerificationToken"
+	tableTeams     = "LiteLLM_TeamTable"
 )
+
+// requiredColumns are the columns of LiteLLM_SpendLogs tokenfare cannot do
+// without.
+var requiredColumns = []string{"request_id", "startTime", "spend", "prompt_tokens", "completion_tokens"}
 
 // schema is which of LiteLLM's tables and columns a database has: its
 // schema changes between releases (no status column before about v1.50,
@@ -59,9 +63,9 @@ func probe(ctx context.Context, tx pgx.Tx) (*schema, error) {
 	if s.spend == nil {
 		return nil, fmt.Errorf("%w: no table %q in the search path (is this LiteLLM's database?)", ErrMissingTable, tableSpendLogs)
 	}
-	for _, c := range []string{"request_id", "startTime", "spend", "prompt_tokens", "completion_tokens"} {
+	for _, c := range requiredColumns {
 		if !s.spend[c] {
-			return nil, fmt.Errorf("%w: %q has no column %q (needs %s)", ErrMissingTable, tableSpendLogs, c, requiredColumns)
+			return nil, fmt.Errorf("%w: %q has no column %q (needs %s)", ErrMissingTable, tableSpendLogs, c, strings.Join(requiredColumns, ", "))
 		}
 	}
 	if !s.keys["token"] || !s.keys["key_alias"] {
