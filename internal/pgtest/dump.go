@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // LoadDump copies a LiteLLM_SpendLogs CSV dump (psql's \copy ... CSV
@@ -34,16 +36,9 @@ func (db *DB) LoadDumpFrom(t testing.TB, r io.Reader) {
 	}
 	header := strings.Split(strings.TrimSpace(line), ",")
 	conn := db.Connect(t)
-	rows, err := conn.Query(ctx, `SELECT attname::text, format_type(atttypid, atttypmod) FROM pg_attribute
-		WHERE attrelid = '"LiteLLM_SpendLogs"'::regclass AND attnum > 0 AND NOT attisdropped`)
-	if err != nil {
-		t.Fatal(err)
-	}
 	types := map[string]string{}
-	for rows.Next() {
-		var c, typ string
-		rows.Scan(&c, &typ)
-		types[c] = typ
+	for _, c := range spendLogColumns(t, conn) {
+		types[c.name] = c.typ
 	}
 	var have, casts, stage, quoted []string
 	for _, c := range header {
@@ -91,18 +86,8 @@ func (db *DB) Export(t testing.TB) string {
 func (db *DB) Amplify(t testing.TB, n int) {
 	t.Helper()
 	var cols []string
-	rows, err := db.Connect(t).Query(context.Background(), `SELECT attname::text FROM pg_attribute
-		WHERE attrelid = '"LiteLLM_SpendLogs"'::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var c string
-		rows.Scan(&c)
-		cols = append(cols, `"`+c+`"`)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
+	for _, c := range spendLogColumns(t, db.Connect(t)) {
+		cols = append(cols, `"`+c.name+`"`)
 	}
 	sel := make([]string, len(cols))
 	for i, c := range cols {
@@ -113,4 +98,29 @@ func (db *DB) Amplify(t testing.TB, n int) {
 	}
 	db.Exec(t, `INSERT INTO "LiteLLM_SpendLogs" (`+strings.Join(cols, ",")+`) SELECT `+strings.Join(sel, ",")+
 		` FROM "LiteLLM_SpendLogs", generate_series(1, $1) g`, n)
+}
+
+// column is one column of a table and its SQL type.
+type column struct{ name, typ string }
+
+// spendLogColumns returns the columns of LiteLLM_SpendLogs in table order.
+func spendLogColumns(t testing.TB, conn *pgx.Conn) []column {
+	t.Helper()
+	rows, err := conn.Query(context.Background(), `SELECT attname::text, format_type(atttypid, atttypmod) FROM pg_attribute
+		WHERE attrelid = '"LiteLLM_SpendLogs"'::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cols []column
+	for rows.Next() {
+		var c column
+		if err := rows.Scan(&c.name, &c.typ); err != nil {
+			t.Fatal(err)
+		}
+		cols = append(cols, c)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return cols
 }
