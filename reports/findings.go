@@ -68,11 +68,7 @@ func Findings(w io.Writer, f Format, c *Check) error {
 	case Table:
 		ew := &errWriter{w: w}
 		for _, x := range c.Findings {
-			model := x.ModelName
-			if model == "" {
-				model = "-"
-			}
-			ew.printf("%s: %s: %s: %s: %s %s (want %s): %s\n", x.Where(), x.Severity, x.Rule, model, x.Field, orDash(x.Value), orDash(x.Bound), x.Message)
+			ew.printf("%s: %s: %s: %s: %s %s (want %s): %s\n", x.Where(), x.Severity, x.Rule, orDash(x.ModelName), x.Field, orDash(x.Value), orDash(x.Bound), x.Message)
 		}
 		p, warn := c.Counts()
 		ew.printf("%s (%s): %d finding(s), %d warning(s)\n", c.File, c.Gateway, p, warn)

@@ -330,7 +330,8 @@ func (t *table) write(f *excelize.File, s *styles) error {
 	if err != nil {
 		return err
 	}
-	for i, w := range t.widths() {
+	widths := t.widths()
+	for i, w := range widths {
 		if err := sw.SetColWidth(i+1, i+1, w); err != nil {
 			return err
 		}
@@ -344,7 +345,6 @@ func (t *table) write(f *excelize.File, s *styles) error {
 	if err := writeHeader(sw, s, headerRow, t.cols); err != nil {
 		return err
 	}
-	widths := t.widths()
 	row := firstRow
 	for _, r := range t.rows {
 		if err := writeRow(sw, s, row, t.cols, r, widths); err != nil {

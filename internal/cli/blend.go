@@ -285,17 +285,16 @@ func (w *configWrite) stale(out *errWriter, u *litellm.Update) error {
 			}
 		case c.Old == "":
 			off = "missing"
-		default:
-			diff := c.OldPrice.Sub(c.NewPrice).Abs()
-			if c.NewPrice.IsZero() {
-				if diff.IsZero() {
-					continue
-				}
-			} else if rel := diff.Div(c.NewPrice); rel.LessThanOrEqual(w.tolerance) {
+		case c.NewPrice.IsZero():
+			if c.OldPrice.IsZero() {
 				continue
-			} else {
-				off = "off by " + rel.Shift(2).StringFixed(2) + "%"
 			}
+		default:
+			rel := c.OldPrice.Sub(c.NewPrice).Abs().Div(c.NewPrice)
+			if rel.LessThanOrEqual(w.tolerance) {
+				continue
+			}
+			off = "off by " + rel.Shift(2).StringFixed(2) + "%"
 		}
 		n++
 		out.printf("%s:%d: %s: %s is %s, blend %s (%s)\n", w.path, c.Line, c.ModelName, c.Field, orDash(c.Old), c.New, off)

@@ -28,31 +28,11 @@ b-1,2026-09-21T11:59:58Z,2026-09-21T12:00:00Z,sk-beta,beta,deepseek-v4-flash,0.5
 	// 1M × 0.295 + 0.5M × 0.96 = 0.295 + 0.48 = 0.775. (At the tariff of
 	// the month's end, plain blend's 0.225 and 0.9, each would be 0.675:
 	// 1.35 for an official 1.55.)
-	code, out, errOut := runCLI(t, "", "blend", "--calls", calls, "--month", "2026-09", "--historical", "-o", "json")
-	if code != exitOK {
-		t.Fatalf("blend exit %d: %s", code, errOut)
-	}
-	var bl struct {
-		Models []struct {
-			Model  string
-			Prices []struct{ Usage, Blended string }
-		}
-	}
-	if err := json.Unmarshal([]byte(out), &bl); err != nil {
-		t.Fatal(err)
-	}
-	blended := map[string]string{}
-	for _, m := range bl.Models {
-		if m.Model == "deepseek-v4-flash" {
-			for _, p := range m.Prices {
-				blended[p.Usage] = p.Blended
-			}
-		}
-	}
-	if blended["input"] != "0.295" || blended["output"] != "0.96" {
+	blended := blendedPrices(t, "--calls", calls, "--month", "2026-09", "--historical")
+	if blended["deepseek-v4-flash/input"] != "0.295" || blended["deepseek-v4-flash/output"] != "0.96" {
 		t.Fatalf("blend --historical prices %v, want input 0.295, output 0.96", blended)
 	}
-	code, out, errOut = runCLI(t, "", "chargeback", "--calls", calls, "--month", "2026-09", "-o", "json")
+	code, out, errOut := runCLI(t, "", "chargeback", "--calls", calls, "--month", "2026-09", "-o", "json")
 	if code != exitOK {
 		t.Fatalf("chargeback exit %d: %s", code, errOut)
 	}

@@ -486,10 +486,9 @@ func TestReportBlendAcrossATariffChange(t *testing.T) {
 	}
 }
 
-// checkBlendedSheet runs blend with args and checks that every blended
-// price it gives for a model with calls is in the workbook's Blended prices
-// sheet, to the last digit; it returns blend's prices by model/usage.
-func checkBlendedSheet(t *testing.T, f *excelize.File, args ...string) map[string]string {
+// blendedPrices runs blend -o json with args and returns its blended
+// prices by model/usage.
+func blendedPrices(t *testing.T, args ...string) map[string]string {
 	t.Helper()
 	code, out, errOut := runCLI(t, "", append([]string{"blend", "-o", "json"}, args...)...)
 	if code != exitOK {
@@ -504,12 +503,21 @@ func checkBlendedSheet(t *testing.T, f *excelize.File, args ...string) map[strin
 	if err := json.Unmarshal([]byte(out), &bl); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{}
+	prices := map[string]string{}
 	for _, m := range bl.Models {
 		for _, p := range m.Prices {
-			want[m.Model+"/"+p.Usage] = p.Blended
+			prices[m.Model+"/"+p.Usage] = p.Blended
 		}
 	}
+	return prices
+}
+
+// checkBlendedSheet runs blend with args and checks that every blended
+// price it gives for a model with calls is in the workbook's Blended prices
+// sheet, to the last digit; it returns blend's prices by model/usage.
+func checkBlendedSheet(t *testing.T, f *excelize.File, args ...string) map[string]string {
+	t.Helper()
+	want := blendedPrices(t, args...)
 	rows, _ := f.GetRows(reports.SheetBlended)
 	col := column(t, f, reports.SheetBlended, "Blended price")
 	seen := 0

@@ -133,16 +133,6 @@ func unwrapPathError(err error) error {
 	return err
 }
 
-// checkOutput accepts an -o value among the formats a command writes.
-func checkOutput(output string, formats ...string) error {
-	for _, f := range formats {
-		if f == output {
-			return nil
-		}
-	}
-	return usageError(fmt.Errorf("unknown output format %q", output), "use -o "+strings.Join(formats, ", -o "))
-}
-
 // parseOutput reads an -o value among the formats a command writes.
 func parseOutput(output string, offered ...reports.Format) (reports.Format, error) {
 	f, err := reports.ParseFormat(output, offered...)

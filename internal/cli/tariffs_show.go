@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tokenfare/tokenfare/reports"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
 
@@ -68,14 +69,15 @@ func runTariffsShow(a *app, out io.Writer, opts showOptions) error {
 			return err
 		}
 	}
-	view := newModelView(m, at, opts.calendar)
-	switch opts.output {
-	case "json":
-		return writeJSON(out, view)
-	case "table":
-		return view.writeText(out)
+	format, err := parseOutput(opts.output, reports.Table, reports.JSON)
+	if err != nil {
+		return err
 	}
-	return checkOutput(opts.output, "table", "json")
+	view := newModelView(m, at, opts.calendar)
+	if format == reports.JSON {
+		return writeJSON(out, view)
+	}
+	return view.writeText(out)
 }
 
 // modelView is the stable JSON shape of `tariffs show`.
