@@ -289,6 +289,7 @@ func (w *configWrite) stale(out *errWriter, u *litellm.Update) error {
 			if c.OldPrice.IsZero() {
 				continue
 			}
+			off = "the blend is 0" // no relative difference to a price of 0
 		default:
 			rel := c.OldPrice.Sub(c.NewPrice).Abs().Div(c.NewPrice)
 			if rel.LessThanOrEqual(w.tolerance) {
