@@ -146,7 +146,6 @@ func TimeOfUse(m *tariffs.Model, t time.Time) (v *tariffs.Version, cheap, dear i
 		return q.Version, 0, 0, false
 	}
 	mp := q.Prices
-	cheap, dear = 0, 0
 	for p := range q.Version.Periods {
 		in := mp.Periods[p].Price(tariffs.Input)
 		if in.LessThan(mp.Periods[cheap].Price(tariffs.Input)) {
@@ -155,12 +154,9 @@ func TimeOfUse(m *tariffs.Model, t time.Time) (v *tariffs.Version, cheap, dear i
 		if in.GreaterThan(mp.Periods[dear].Price(tariffs.Input)) {
 			dear = p
 		}
+		ok = ok || !mp.Periods[p].Equal(&mp.Periods[0])
 	}
-	differ := false
-	for p := range q.Version.Periods {
-		differ = differ || !mp.Periods[p].Equal(&mp.Periods[0])
-	}
-	return q.Version, cheap, dear, differ
+	return q.Version, cheap, dear, ok
 }
 
 // OffPeakFromTariff builds the block that makes LiteLLM charge m's tariff
