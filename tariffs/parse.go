@@ -346,3 +346,17 @@ func (c *converter) decimal(s scalar, what string) (decimal.Decimal, bool) {
 	}
 	return d, true
 }
+
+// ScalarDecimal reads a number from the text of a YAML scalar exactly,
+// never through a float; underscores between digits, as YAML 1.1 allows,
+// are dropped.
+func ScalarDecimal(n *yaml.Node) (decimal.Decimal, error) {
+	if n == nil || n.Kind != yaml.ScalarNode {
+		return decimal.Decimal{}, errors.New("not a number")
+	}
+	d, err := decimal.NewFromString(strings.ReplaceAll(n.Value, "_", ""))
+	if err != nil {
+		return decimal.Decimal{}, fmt.Errorf("%q is not a number", n.Value)
+	}
+	return d, nil
+}

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
-	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -47,19 +45,14 @@ type ParseError struct {
 
 func (e *ParseError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
 
-var yamlLine = regexp.MustCompile(`line (\d+): (.*)`)
-
 func parse(file string, data []byte) (*yaml.Node, error) {
 	var doc yaml.Node
 	if err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, &ParseError{File: file, Msg: "file is empty"}
 		}
-		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-			n, _ := strconv.Atoi(m[1])
-			return nil, &ParseError{File: file, Line: n, Msg: m[2]}
-		}
-		return nil, &ParseError{File: file, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
+		line, msg := gateway.YAMLError(err)
+		return nil, &ParseError{File: file, Line: line, Msg: msg}
 	}
 	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
 		return nil, &ParseError{File: file, Line: doc.Line, Msg: "top level is not a mapping"}

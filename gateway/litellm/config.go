@@ -5,12 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
-	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/tokenfare/tokenfare/gateway"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
 
@@ -47,8 +46,6 @@ func (e *ParseError) Error() string {
 	}
 	return fmt.Sprintf("%s: %s", e.File, e.Msg)
 }
-
-var yamlLine = regexp.MustCompile(`line (\d+): (.*)`)
 
 // Parse reads a LiteLLM config. A file that is not YAML, or whose
 // model_list is not a list of mappings, is a *ParseError naming the line.
@@ -128,11 +125,8 @@ func recursive(n *yaml.Node, open map[*yaml.Node]bool) *yaml.Node {
 }
 
 func yamlError(file string, err error) error {
-	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-		n, _ := strconv.Atoi(m[1])
-		return &ParseError{File: file, Line: n, Msg: strings.TrimPrefix(m[2], "yaml: ")}
-	}
-	return &ParseError{File: file, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
+	line, msg := gateway.YAMLError(err)
+	return &ParseError{File: file, Line: line, Msg: msg}
 }
 
 func (c *Config) readEntries() error {

@@ -53,16 +53,7 @@ func (o *OffPeak) isOffPeak(d string, wd time.Weekday, u int) bool {
 		if len(r.Dates) > 0 || !r.Hours[u] {
 			continue
 		}
-		if len(r.Weekdays) == 0 || weekdayIn(r.Weekdays, wd) {
-			return true
-		}
-	}
-	return false
-}
-
-func weekdayIn(list []time.Weekday, wd time.Weekday) bool {
-	for _, x := range list {
-		if x == wd {
+		if len(r.Weekdays) == 0 || slices.Contains(r.Weekdays, wd) {
 			return true
 		}
 	}
@@ -99,7 +90,9 @@ func (o *OffPeak) Diff(want *OffPeak) string {
 			}
 		}
 	}
-	for _, d := range mergeSorted(o.dates(), want.dates()) {
+	dates := append(o.dates(), want.dates()...)
+	slices.Sort(dates)
+	for _, d := range slices.Compact(dates) {
 		t, err := time.Parse(time.DateOnly, d)
 		if err != nil {
 			return fmt.Sprintf("override date %q is not YYYY-MM-DD", d)
@@ -120,19 +113,6 @@ func peakWord(off bool) string {
 	return "peak"
 }
 
-func mergeSorted(a, b []string) []string {
-	out := append(append([]string{}, a...), b...)
-	sort.Strings(out)
-	n := 0
-	for i, s := range out {
-		if i == 0 || s != out[n-1] {
-			out[n] = s
-			n++
-		}
-	}
-	return out[:n]
-}
-
 var weekdayOrder = []time.Weekday{time.Monday, time.Tuesday, time.Wednesday, time.Thursday, time.Friday, time.Saturday, time.Sunday}
 
 func weekdayName(wd time.Weekday) string { return strings.ToLower(wd.String()[:3]) }
@@ -146,7 +126,6 @@ func TimeOfUse(m *tariffs.Model, t time.Time) (v *tariffs.Version, cheap, dear i
 		return q.Version, 0, 0, false
 	}
 	mp := q.Prices
-	cheap, dear = 0, 0
 	for p := range q.Version.Periods {
 		in := mp.Periods[p].Price(tariffs.Input)
 		if in.LessThan(mp.Periods[cheap].Price(tariffs.Input)) {
@@ -155,12 +134,9 @@ func TimeOfUse(m *tariffs.Model, t time.Time) (v *tariffs.Version, cheap, dear i
 		if in.GreaterThan(mp.Periods[dear].Price(tariffs.Input)) {
 			dear = p
 		}
+		ok = ok || !mp.Periods[p].Equal(&mp.Periods[0])
 	}
-	differ := false
-	for p := range q.Version.Periods {
-		differ = differ || !mp.Periods[p].Equal(&mp.Periods[0])
-	}
-	return q.Version, cheap, dear, differ
+	return q.Version, cheap, dear, ok
 }
 
 // OffPeakFromTariff builds the block that makes LiteLLM charge m's tariff
@@ -255,7 +231,7 @@ func (o *OffPeak) ruleWith(h dayMinutes, dated bool) int {
 func localPlan(v *tariffs.Version) [7][24 * 60]int {
 	var plan [7][24 * 60]int
 	for i, def := range v.Defs {
-		p := indexOf(v.Periods, def.Name)
+		p := slices.Index(v.Periods, def.Name)
 		if p < 0 {
 			p = i + 1
 		}
@@ -275,15 +251,6 @@ func localPlan(v *tariffs.Version) [7][24 * 60]int {
 		}
 	}
 	return plan
-}
-
-func indexOf(list []string, s string) int {
-	for i, x := range list {
-		if x == s {
-			return i
-		}
-	}
-	return -1
 }
 
 // hoursText writes a day's off-peak minutes as LiteLLM's "HH:MM-HH:MM"

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/big"
 	"regexp"
-	"strings"
 
 	"github.com/shopspring/decimal"
 	"gopkg.in/yaml.v3"
@@ -97,12 +96,9 @@ func ReadsAsNumber(n *yaml.Node) bool {
 // PerMillion reads a per-token price as written and returns it per 1M
 // tokens, exactly (from the text, not through a float).
 func PerMillion(n *yaml.Node) (decimal.Decimal, error) {
-	if n == nil || n.Kind != yaml.ScalarNode {
-		return decimal.Decimal{}, fmt.Errorf("not a number")
-	}
-	d, err := decimal.NewFromString(strings.ReplaceAll(n.Value, "_", ""))
+	d, err := tariffs.ScalarDecimal(n)
 	if err != nil {
-		return decimal.Decimal{}, fmt.Errorf("%q is not a number", n.Value)
+		return d, err
 	}
 	return d.Shift(6), nil
 }

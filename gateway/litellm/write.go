@@ -181,8 +181,9 @@ func (c *Config) updateEntry(es *edits, e *Entry, want *tariffs.Rates, block *Of
 			}
 			if k != nil {
 				ch.Old, ch.Line = v.Value, v.Line
-				ch.OldPrice, _ = PerMillion(v)
-				if cur, err := PerMillion(v); err == nil && cur.Equal(p) && ReadsAsNumber(v) {
+				cur, err := PerMillion(v)
+				ch.OldPrice = cur
+				if err == nil && cur.Equal(p) && ReadsAsNumber(v) {
 					continue
 				}
 			}

@@ -236,7 +236,7 @@ func comparePrices(db *Database, p pair, q *tariffs.Quote, at time.Time) []Findi
 func (e *Entry) choose(t time.Time) *conditional {
 	for i := len(e.prices) - 1; i >= 0; i-- {
 		c := &e.prices[i]
-		if (c.since.IsZero() || !t.Before(c.since)) && (c.daily == nil || c.daily.holds(t)) {
+		if c.begun(t) && (c.daily == nil || c.daily.holds(t)) {
 			return c
 		}
 	}
@@ -260,7 +260,7 @@ func (e *Entry) timeOfUse(at time.Time) bool {
 		return true
 	}
 	for _, c := range e.prices {
-		if c.daily != nil && (c.since.IsZero() || !at.Before(c.since)) {
+		if c.daily != nil && c.begun(at) {
 			return true
 		}
 	}
@@ -280,7 +280,7 @@ func (e *Entry) cheapAt(t time.Time) (bool, string) {
 	in, _ := c.rates.price(tariffs.Input, 0)
 	for i := range e.prices {
 		o := &e.prices[i]
-		if p, _ := o.rates.price(tariffs.Input, 0); (o.since.IsZero() || !t.Before(o.since)) && p.LessThan(in) {
+		if p, _ := o.rates.price(tariffs.Input, 0); o.begun(t) && p.LessThan(in) {
 			return false, fmt.Sprintf("the dearer price (%s per 1M input)", in)
 		}
 	}

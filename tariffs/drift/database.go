@@ -53,6 +53,9 @@ type conditional struct {
 	rates rates
 }
 
+// begun reports whether c applies from t on, its time of day aside.
+func (c *conditional) begun(t time.Time) bool { return c.since.IsZero() || !t.Before(c.since) }
+
 // rates are prices per 1M tokens (per call for Request) with prompt-size
 // tiers: a tier's listed prices replace the base ones for a call whose
 // prompt exceeds its threshold.

@@ -191,12 +191,9 @@ func (r *rates) setGenAI(k string, v *yaml.Node) error {
 
 // mtok reads a price from the YAML text itself, never through a float.
 func mtok(n *yaml.Node) (decimal.Decimal, error) {
-	if n.Kind != yaml.ScalarNode {
-		return decimal.Decimal{}, errors.New("not a number")
-	}
-	d, err := decimal.NewFromString(strings.ReplaceAll(n.Value, "_", ""))
+	d, err := tariffs.ScalarDecimal(n)
 	if err != nil {
-		return d, fmt.Errorf("%q is not a number", n.Value)
+		return d, err
 	}
 	if d.IsNegative() {
 		return d, fmt.Errorf("%s is negative", d)
