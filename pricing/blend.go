@@ -226,18 +226,25 @@ func (e *Engine) usageTallies() (map[*tariffs.Model]*[tariffs.NumUsage]usageTall
 	return out, calls, versions
 }
 
+// priceRange returns the cheapest and the dearest price of usage u over the
+// periods of the bucket's version and tier, the bucket's own price included.
+func priceRange(b *bucket, u tariffs.Usage) (low, high decimal.Decimal) {
+	mp := b.k.version.Prices[b.Model]
+	low = b.Rates.Price(u)
+	high = low
+	for p := range b.k.version.Periods {
+		x := mp.RatesAt(p, int(b.k.tier)).Price(u)
+		low, high = decimal.Min(low, x), decimal.Max(high, x)
+	}
+	return low, high
+}
+
 // peakPeriods reports, per usage type, whether the bucket's period is the
 // most expensive period of its version and tier and dearer than the cheapest.
 func peakPeriods(b *bucket) (peak [tariffs.NumUsage]bool) {
-	mp := b.k.version.Prices[b.Model]
 	for u := range tariffs.NumUsage {
-		own := b.Rates.Price(tariffs.Usage(u))
-		low, high := own, own
-		for p := range b.k.version.Periods {
-			x := mp.RatesAt(p, int(b.k.tier)).Price(tariffs.Usage(u))
-			low, high = decimal.Min(low, x), decimal.Max(high, x)
-		}
-		peak[u] = own.Equal(high) && high.GreaterThan(low)
+		low, high := priceRange(b, tariffs.Usage(u))
+		peak[u] = b.Rates.Price(tariffs.Usage(u)).Equal(high) && high.GreaterThan(low)
 	}
 	return peak
 }
@@ -250,13 +257,9 @@ func (e *Engine) gatewayPeakShare() decimal.Decimal {
 		if b.k.outcome != Priced || len(b.k.version.Periods) < 2 {
 			continue
 		}
-		mp := b.k.version.Prices[b.Model]
 		peak := peakPeriods(b)
 		for u := range tariffs.NumUsage {
-			low := b.Rates.Price(tariffs.Usage(u))
-			for p := range b.k.version.Periods {
-				low = decimal.Min(low, mp.RatesAt(p, int(b.k.tier)).Price(tariffs.Usage(u)))
-			}
+			low, _ := priceRange(b, tariffs.Usage(u))
 			var r tariffs.Rates
 			r.Set(tariffs.Usage(u), low)
 			c := Cost(&r, tariffs.Usage(u), b.Qty[u])
