@@ -211,9 +211,6 @@ func New(cat *tariffs.Catalog, opts Options) *Engine {
 		buckets: map[bucketKey]*bucket{}}
 }
 
-// Options returns the options the engine prices with.
-func (e *Engine) Options() Options { return e.opts }
-
 // Rows returns the row accounting so far.
 func (e *Engine) Rows() Rows { return e.rows }
 
