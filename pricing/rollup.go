@@ -89,15 +89,16 @@ func (e *Engine) Within(from, until time.Time) *Engine {
 // differs between the periods of its version, and those billed in the
 // dearest period.
 func timedTokens(b *bucket) (timed, peak int64) {
-	isPeak := peakPeriods(b)
 	for u := range tariffs.NumUsage {
 		if tariffs.Usage(u) == tariffs.Request || b.Qty[u] == 0 {
 			continue
 		}
-		if low, high := priceRange(b, tariffs.Usage(u)); high.GreaterThan(low) {
-			timed += b.Qty[u]
+		low, high := priceRange(b, tariffs.Usage(u))
+		if !high.GreaterThan(low) {
+			continue
 		}
-		if isPeak[u] {
+		timed += b.Qty[u]
+		if b.Rates.Price(tariffs.Usage(u)).Equal(high) { // the peak of peakPeriods
 			peak += b.Qty[u]
 		}
 	}
