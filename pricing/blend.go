@@ -227,24 +227,25 @@ func (e *Engine) usageTallies() (map[*tariffs.Model]*[tariffs.NumUsage]usageTall
 }
 
 // priceRange returns the cheapest and the dearest price of usage u over the
-// periods of the bucket's version and tier, the bucket's own price included.
-func priceRange(b *bucket, u tariffs.Usage) (low, high decimal.Decimal) {
+// periods of the bucket's version and tier, the bucket's own price included,
+// and whether the bucket's period is the dearest and dearer than the
+// cheapest.
+func priceRange(b *bucket, u tariffs.Usage) (low, high decimal.Decimal, peak bool) {
 	mp := b.k.version.Prices[b.Model]
-	low = b.Rates.Price(u)
-	high = low
+	own := b.Rates.Price(u)
+	low, high = own, own
 	for p := range b.k.version.Periods {
 		x := mp.RatesAt(p, int(b.k.tier)).Price(u)
 		low, high = decimal.Min(low, x), decimal.Max(high, x)
 	}
-	return low, high
+	return low, high, own.Equal(high) && high.GreaterThan(low)
 }
 
 // peakPeriods reports, per usage type, whether the bucket's period is the
 // most expensive period of its version and tier and dearer than the cheapest.
 func peakPeriods(b *bucket) (peak [tariffs.NumUsage]bool) {
 	for u := range tariffs.NumUsage {
-		low, high := priceRange(b, tariffs.Usage(u))
-		peak[u] = b.Rates.Price(tariffs.Usage(u)).Equal(high) && high.GreaterThan(low)
+		_, _, peak[u] = priceRange(b, tariffs.Usage(u))
 	}
 	return peak
 }
@@ -257,14 +258,14 @@ func (e *Engine) gatewayPeakShare() decimal.Decimal {
 		if b.k.outcome != Priced || len(b.k.version.Periods) < 2 {
 			continue
 		}
-		peak := peakPeriods(b)
 		for u := range tariffs.NumUsage {
-			low, _ := priceRange(b, tariffs.Usage(u))
+			usage := tariffs.Usage(u)
+			low, _, peak := priceRange(b, usage)
 			var r tariffs.Rates
-			r.Set(tariffs.Usage(u), low)
-			c := Cost(&r, tariffs.Usage(u), b.Qty[u])
+			r.Set(usage, low)
+			c := Cost(&r, usage, b.Qty[u])
 			allCost = allCost.Add(c)
-			if peak[u] {
+			if peak {
 				peakCost = peakCost.Add(c)
 			}
 		}

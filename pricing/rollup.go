@@ -93,12 +93,11 @@ func timedTokens(b *bucket) (timed, peak int64) {
 		if tariffs.Usage(u) == tariffs.Request || b.Qty[u] == 0 {
 			continue
 		}
-		low, high := priceRange(b, tariffs.Usage(u))
-		if !high.GreaterThan(low) {
-			continue
+		low, high, isPeak := priceRange(b, tariffs.Usage(u))
+		if high.GreaterThan(low) {
+			timed += b.Qty[u]
 		}
-		timed += b.Qty[u]
-		if b.Rates.Price(tariffs.Usage(u)).Equal(high) { // the peak of peakPeriods
+		if isPeak {
 			peak += b.Qty[u]
 		}
 	}
