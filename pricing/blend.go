@@ -226,18 +226,26 @@ func (e *Engine) usageTallies() (map[*tariffs.Model]*[tariffs.NumUsage]usageTall
 	return out, calls, versions
 }
 
+// priceRange returns the cheapest and the dearest price of usage u over the
+// periods of the bucket's version and tier, the bucket's own price included,
+// and whether the bucket's period is the dearest and dearer than the
+// cheapest.
+func priceRange(b *bucket, u tariffs.Usage) (low, high decimal.Decimal, peak bool) {
+	mp := b.k.version.Prices[b.Model]
+	own := b.Rates.Price(u)
+	low, high = own, own
+	for p := range b.k.version.Periods {
+		x := mp.RatesAt(p, int(b.k.tier)).Price(u)
+		low, high = decimal.Min(low, x), decimal.Max(high, x)
+	}
+	return low, high, own.Equal(high) && high.GreaterThan(low)
+}
+
 // peakPeriods reports, per usage type, whether the bucket's period is the
 // most expensive period of its version and tier and dearer than the cheapest.
 func peakPeriods(b *bucket) (peak [tariffs.NumUsage]bool) {
-	mp := b.k.version.Prices[b.Model]
 	for u := range tariffs.NumUsage {
-		own := b.Rates.Price(tariffs.Usage(u))
-		low, high := own, own
-		for p := range b.k.version.Periods {
-			x := mp.RatesAt(p, int(b.k.tier)).Price(tariffs.Usage(u))
-			low, high = decimal.Min(low, x), decimal.Max(high, x)
-		}
-		peak[u] = own.Equal(high) && high.GreaterThan(low)
+		_, _, peak[u] = priceRange(b, tariffs.Usage(u))
 	}
 	return peak
 }
@@ -250,18 +258,14 @@ func (e *Engine) gatewayPeakShare() decimal.Decimal {
 		if b.k.outcome != Priced || len(b.k.version.Periods) < 2 {
 			continue
 		}
-		mp := b.k.version.Prices[b.Model]
-		peak := peakPeriods(b)
 		for u := range tariffs.NumUsage {
-			low := b.Rates.Price(tariffs.Usage(u))
-			for p := range b.k.version.Periods {
-				low = decimal.Min(low, mp.RatesAt(p, int(b.k.tier)).Price(tariffs.Usage(u)))
-			}
+			usage := tariffs.Usage(u)
+			low, _, peak := priceRange(b, usage)
 			var r tariffs.Rates
-			r.Set(tariffs.Usage(u), low)
-			c := Cost(&r, tariffs.Usage(u), b.Qty[u])
+			r.Set(usage, low)
+			c := Cost(&r, usage, b.Qty[u])
 			allCost = allCost.Add(c)
-			if peak[u] {
+			if peak {
 				peakCost = peakCost.Add(c)
 			}
 		}

@@ -41,11 +41,11 @@ type Charge struct {
 
 // chargeKey identifies the group of calls a set of charges prices.
 type chargeKey struct {
-	slot            int64
-	key, team, user string
-	model           *tariffs.Model
-	version         *tariffs.Version
-	period, tier    uint8
+	slot int64
+	holder
+	model        *tariffs.Model
+	version      *tariffs.Version
+	period, tier uint8
 }
 
 // chargeGroup sums the priced buckets of one charge key.
@@ -84,7 +84,7 @@ func (e *Engine) chargeGroups() []*chargeGroup {
 		if b.k.outcome != Priced {
 			continue
 		}
-		k := chargeKey{slot: b.k.slot, key: b.k.key, team: b.k.team, user: b.k.user, model: b.Model,
+		k := chargeKey{slot: b.k.slot, holder: b.k.holder, model: b.Model,
 			version: b.k.version, period: b.k.period, tier: b.k.tier}
 		g := groups[k]
 		if g == nil {
@@ -105,15 +105,13 @@ func (e *Engine) chargeGroups() []*chargeGroup {
 }
 
 func chargeLess(a, b *chargeKey) bool {
-	switch {
-	case a.slot != b.slot:
+	if a.slot != b.slot {
 		return a.slot < b.slot
-	case a.key != b.key:
-		return a.key < b.key
-	case a.team != b.team:
-		return a.team < b.team
-	case a.user != b.user:
-		return a.user < b.user
+	}
+	if c := a.holder.compare(&b.holder); c != 0 {
+		return c < 0
+	}
+	switch {
 	case a.model != b.model:
 		return a.model.ID < b.model.ID
 	case a.version != b.version:

@@ -1,8 +1,10 @@
 package pricing
 
 import (
+	"cmp"
 	"fmt"
 	"hash/maphash"
+	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -63,10 +65,20 @@ type bucketKey struct {
 	zero    bool // the gateway recorded zero spend
 	noSpend bool // the gateway records no spend at all
 	group   string
-	key     string
-	team    string
-	user    string
-	slot    int64 // start of the day or hour (Unix seconds) when grouped by time
+	holder
+	slot int64 // start of the day or hour (Unix seconds) when grouped by time
+}
+
+// holder is who a call's spend is charged to: its key, team and user,
+// each empty unless grouped by it.
+type holder struct {
+	key, team, user string
+}
+
+// compare orders holders by key, then team, then user; it returns 0 when
+// they are the same.
+func (h *holder) compare(o *holder) int {
+	return cmp.Or(strings.Compare(h.key, o.key), strings.Compare(h.team, o.team), strings.Compare(h.user, o.user))
 }
 
 // cheapHash mixes the parts of k that tell apart the buckets of one
@@ -210,9 +222,6 @@ func New(cat *tariffs.Catalog, opts Options) *Engine {
 		refs: map[refKey]*modelRef{}, seen: seen,
 		buckets: map[bucketKey]*bucket{}}
 }
-
-// Options returns the options the engine prices with.
-func (e *Engine) Options() Options { return e.opts }
 
 // Rows returns the row accounting so far.
 func (e *Engine) Rows() Rows { return e.rows }

@@ -233,12 +233,9 @@ func bucketLess(a, b *bucketKey) bool {
 		return !a.noSpend
 	case a.group != b.group:
 		return a.group < b.group
-	case a.key != b.key:
-		return a.key < b.key
-	case a.team != b.team:
-		return a.team < b.team
-	case a.user != b.user:
-		return a.user < b.user
+	}
+	if c := a.holder.compare(&b.holder); c != 0 {
+		return c < 0
 	}
 	return a.slot < b.slot
 }

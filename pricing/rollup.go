@@ -3,8 +3,6 @@ package pricing
 import (
 	"time"
 
-	"github.com/shopspring/decimal"
-
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
@@ -91,22 +89,15 @@ func (e *Engine) Within(from, until time.Time) *Engine {
 // differs between the periods of its version, and those billed in the
 // dearest period.
 func timedTokens(b *bucket) (timed, peak int64) {
-	mp := b.k.version.Prices[b.Model]
-	isPeak := peakPeriods(b)
 	for u := range tariffs.NumUsage {
 		if tariffs.Usage(u) == tariffs.Request || b.Qty[u] == 0 {
 			continue
 		}
-		low := b.Rates.Price(tariffs.Usage(u))
-		high := low
-		for p := range b.k.version.Periods {
-			x := mp.RatesAt(p, int(b.k.tier)).Price(tariffs.Usage(u))
-			low, high = decimal.Min(low, x), decimal.Max(high, x)
-		}
+		low, high, isPeak := priceRange(b, tariffs.Usage(u))
 		if high.GreaterThan(low) {
 			timed += b.Qty[u]
 		}
-		if isPeak[u] {
+		if isPeak {
 			peak += b.Qty[u]
 		}
 	}
