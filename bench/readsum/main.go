@@ -1,10 +1,12 @@
 // Command readsum is the benchmark's floor: it reads a flat LiteLLM spend
 // log CSV and sums prompt_tokens, completion_tokens and cached_tokens, and
 // does nothing else. It is the leanest honest reading: one goroutine,
-// bufio.Reader.ReadSlice('\n'), a byte scan for commas, the three integer
-// columns summed with a hand-rolled digit loop; no strconv, no Scanner, no
-// allocation per line. The scan looks at each byte once, for a comma only,
-// and stops after the last column it needs. The time tokenfare spends above
+// bufio.Reader.ReadSlice('\n'), a byte scan for commas (bytes.IndexByte,
+// which compares a vector register's worth of bytes at a time, as
+// ReadSlice does for the newline), the three integer columns summed with a
+// hand-rolled digit loop; no strconv, no Scanner, no allocation per line.
+// The scan looks at each byte once, for a comma only, and stops after the
+// last column it needs. The time tokenfare spends above
 // it is the cost of pricing, not of reading.
 //
 //	go run ./bench/readsum big.csv
@@ -84,10 +86,12 @@ func sum(r io.Reader) (sums, error) {
 		}
 		line := bytes.TrimSuffix(bytes.TrimSuffix(b, nl), cr)
 		field, start, found := 0, 0, 0
-		for i, c := range line {
-			if c != ',' {
-				continue
+		for {
+			i := bytes.IndexByte(line[start:], ',')
+			if i < 0 {
+				break
 			}
+			i += start
 			if w := want[field]; w > 0 {
 				n, ok := digits(line[start:i])
 				if !ok {
