@@ -108,6 +108,7 @@ func prefix(s string) uint64 {
 // are priced once, so a bucket's cost is exactly the sum of its calls' costs.
 type bucket struct {
 	k        bucketKey
+	h        uint64         // k.cheapHash()
 	Model    *tariffs.Model // nil when unknown
 	Rates    *tariffs.Rates // nil unless priced
 	KeyAlias string         // alias of the key, when grouped by key
@@ -182,18 +183,22 @@ type recentRef struct {
 type modelRef struct {
 	model  *tariffs.Model
 	cursor *tariffs.Cursor
-	last   [4]*bucket   // most recent first
-	recent [256]*bucket // buckets of this name's calls, by the top byte of bucketKey.cheapHash
+	last   [4]*bucket // most recent first
+	// recent holds buckets of this name's calls by the top bits of
+	// bucketKey.cheapHash; its length is a power of two, set on first use.
+	recent []*bucket
+	shift  uint8 // 64 - log2(len(recent))
 }
 
-// recentBucket returns the bucket of key k if one of the model's last
-// calls went to it, moving it to the front.
-func (r *modelRef) recentBucket(k *bucketKey) *bucket {
+// recentBucket returns the bucket of key k, whose cheap hash is h, if one
+// of the model's last calls went to it, moving it to the front. Hashes are
+// compared before keys: a grouped model's consecutive calls mostly differ.
+func (r *modelRef) recentBucket(k *bucketKey, h uint64) *bucket {
 	for i, b := range r.last {
 		if b == nil {
 			return nil
 		}
-		if b.k == *k {
+		if b.h == h && b.k == *k {
 			copy(r.last[1:i+1], r.last[:i])
 			r.last[0] = b
 			return b
@@ -206,6 +211,21 @@ func (r *modelRef) recentBucket(k *bucketKey) *bucket {
 func (r *modelRef) remember(b *bucket) {
 	copy(r.last[1:], r.last[:len(r.last)-1])
 	r.last[0] = b
+}
+
+// recentSlot returns the slot of the cache by cheap hash where a bucket of
+// hash h is looked for first, making the cache on first use: 256 slots
+// when calls are grouped by model only (a model has few buckets then),
+// 4096 when grouped by key, user, day or the like (a model has thousands).
+func (r *modelRef) recentSlot(h uint64, grouped bool) **bucket {
+	if r.recent == nil {
+		bits := uint8(8)
+		if grouped {
+			bits = 12
+		}
+		r.recent, r.shift = make([]*bucket, 1<<bits), 64-bits
+	}
+	return &r.recent[h>>r.shift]
 }
 
 // New returns an engine that prices calls against cat.
@@ -271,14 +291,15 @@ func (e *Engine) place(pc *PricedCall, c *ledger.Call, zero bool) *bucket {
 	e.groupKey(&k, c, pc.At)
 	// Calls of one model mostly land in a bucket one of its last calls
 	// did (the busiest keys of the day): comparing keys is cheaper than
-	// hashing them. Then a small cache by a cheap hash of the groupings,
-	// before the map, whose hash reads every byte of every string.
-	b := pc.ref.recentBucket(&k)
+	// hashing them. Then a cache by a cheap hash of the groupings, before
+	// the map, whose hash reads every byte of every string.
+	h := k.cheapHash()
+	b := pc.ref.recentBucket(&k, h)
 	if b == nil {
-		slot := &pc.ref.recent[k.cheapHash()>>56]
-		if b = *slot; b == nil || b.k != k {
+		slot := pc.ref.recentSlot(h, e.dims&^(1<<DimModel) != 0)
+		if b = *slot; b == nil || b.h != h || b.k != k {
 			if b = e.buckets[k]; b == nil {
-				b = &bucket{k: k, Model: pc.Quote.Model, Rates: pc.Rates}
+				b = &bucket{k: k, h: h, Model: pc.Quote.Model, Rates: pc.Rates}
 				e.buckets[k] = b
 			}
 			*slot = b
