@@ -122,3 +122,28 @@ func BenchmarkBaselineSumColumns(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/rows, "ns/row")
 }
+
+// BenchmarkSplitInto splits the lines of a flat export into their
+// columns, as the reader's workers do.
+func BenchmarkSplitInto(b *testing.B) {
+	var buf bytes.Buffer
+	writeFlatCSV(&buf, 1000)
+	data := buf.Bytes()
+	var v rowFields
+	pos := make([]int, 20)
+	for i := range pos {
+		pos[i] = i
+	}
+	sp := splitter{dst: &v, pos: pos, noQuote: true}
+	v.data = data
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		for at := 0; at < len(data); {
+			next, _, _, _ := sp.record(data, at)
+			if sp.n != len(pos) {
+				b.Fatalf("%d fields", sp.n)
+			}
+			at = next
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"strconv"
 	"sync"
+	"unsafe"
 )
 
 // csvReader reads a row-per-call CSV file in parallel. One goroutine cuts
@@ -313,8 +314,11 @@ type csvWorker struct {
 	v     rowFields
 	arena []byte   // request ids and sources of the current batch
 	offs  []uint32 // per call: end of request id, end of source
-	out   []*Batch
-	b     *Batch
+	// perCall is the arena bytes per call of the last batch flushed, to
+	// size the next arena.
+	perCall int
+	out     []*Batch
+	b       *Batch
 }
 
 // newBatch starts a batch with room for rows calls.
@@ -327,18 +331,28 @@ func (w *csvWorker) newBatch(rows int) {
 	if rows = min(rows, w.r.batchSize); cap(w.b.Calls) < rows {
 		w.b.Calls = make([]Call, 0, rows)
 	}
+	if w.arena == nil {
+		// As many calls as the last batch's, with an eighth to spare.
+		w.arena = make([]byte, 0, rows*(w.perCall+w.perCall/8+1))
+	}
 	w.arena, w.offs = w.arena[:0], w.offs[:0]
 }
 
 // flush finishes the current batch: one string holds the unique text of
 // all its calls, so a batch costs one allocation for it, not one per call.
+// The string is the arena itself, not a copy: the arena is handed over
+// and never written again, and the next batch gets a new one.
 func (w *csvWorker) flush() {
 	b := w.b
 	if b.Rows == 0 {
 		w.r.pool.Put(b)
 		return
 	}
-	s := string(w.arena)
+	if len(b.Calls) > 0 {
+		w.perCall = len(w.arena) / len(b.Calls)
+	}
+	s := unsafe.String(unsafe.SliceData(w.arena), len(w.arena))
+	w.arena = nil
 	start := uint32(0)
 	for i := range b.Calls {
 		c := &b.Calls[i]

@@ -190,15 +190,16 @@ type modelRef struct {
 	shift  uint8 // 64 - log2(len(recent))
 }
 
-// recentBucket returns the bucket of key k, whose cheap hash is h, if one
-// of the model's last calls went to it, moving it to the front. Hashes are
-// compared before keys: a grouped model's consecutive calls mostly differ.
-func (r *modelRef) recentBucket(k *bucketKey, h uint64) *bucket {
+// recentBucket returns the bucket of key k if one of the model's last
+// calls went to it, moving it to the front. With hashed, h is k's cheap
+// hash, compared before the keys: a model grouped by more than itself has
+// consecutive calls in different buckets, most of the time.
+func (r *modelRef) recentBucket(k *bucketKey, h uint64, hashed bool) *bucket {
 	for i, b := range r.last {
 		if b == nil {
 			return nil
 		}
-		if b.h == h && b.k == *k {
+		if (!hashed || b.h == h) && b.k == *k {
 			copy(r.last[1:i+1], r.last[:i])
 			r.last[0] = b
 			return b
@@ -293,10 +294,17 @@ func (e *Engine) place(pc *PricedCall, c *ledger.Call, zero bool) *bucket {
 	// did (the busiest keys of the day): comparing keys is cheaper than
 	// hashing them. Then a cache by a cheap hash of the groupings, before
 	// the map, whose hash reads every byte of every string.
-	h := k.cheapHash()
-	b := pc.ref.recentBucket(&k, h)
+	grouped := e.dims&^(1<<DimModel) != 0
+	var h uint64
+	if grouped {
+		h = k.cheapHash()
+	}
+	b := pc.ref.recentBucket(&k, h, grouped)
 	if b == nil {
-		slot := pc.ref.recentSlot(h, e.dims&^(1<<DimModel) != 0)
+		if !grouped {
+			h = k.cheapHash()
+		}
+		slot := pc.ref.recentSlot(h, grouped)
 		if b = *slot; b == nil || b.h != h || b.k != k {
 			if b = e.buckets[k]; b == nil {
 				b = &bucket{k: k, h: h, Model: pc.Quote.Model, Rates: pc.Rates}
