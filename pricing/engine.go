@@ -107,14 +107,14 @@ func prefix(s string) uint64 {
 // bucket sums the calls of one bucket key: quantities add as integers and
 // are priced once, so a bucket's cost is exactly the sum of its calls' costs.
 type bucket struct {
+	// The fields a call reads and adds to come first, next to each other.
 	k        bucketKey
-	h        uint64         // k.cheapHash()
-	Model    *tariffs.Model // nil when unknown
-	Rates    *tariffs.Rates // nil unless priced
-	KeyAlias string         // alias of the key, when grouped by key
+	KeyAlias string // alias of the key, when grouped by key
 	Calls    int64
 	Qty      Quantities
 	recorded exactSum
+	Model    *tariffs.Model // nil when unknown
+	Rates    *tariffs.Rates // nil unless priced
 }
 
 // Recorded returns the spend the gateway recorded for the bucket's calls.
@@ -179,52 +179,58 @@ type recentRef struct {
 }
 
 // modelRef is a logged model name resolved once, with its cursor and the
-// buckets its last calls went to.
+// buckets its last calls went to. The caches keep each bucket's cheap hash
+// beside it, so that a miss reads no bucket: with thousands of buckets a
+// model's buckets are mostly out of the processor's cache.
 type modelRef struct {
 	model  *tariffs.Model
 	cursor *tariffs.Cursor
-	last   [4]*bucket // most recent first
+	last   [4]hashedBucket // most recent first
 	// recent holds buckets of this name's calls by the top bits of
 	// bucketKey.cheapHash; its length is a power of two, set on first use.
-	recent []*bucket
+	recent []hashedBucket
 	shift  uint8 // 64 - log2(len(recent))
 }
 
-// recentBucket returns the bucket of key k if one of the model's last
-// calls went to it, moving it to the front. With hashed, h is k's cheap
-// hash, compared before the keys: a model grouped by more than itself has
-// consecutive calls in different buckets, most of the time.
-func (r *modelRef) recentBucket(k *bucketKey, h uint64, hashed bool) *bucket {
-	for i, b := range r.last {
-		if b == nil {
+// hashedBucket is a bucket with the cheap hash of its key.
+type hashedBucket struct {
+	h uint64
+	b *bucket
+}
+
+// recentBucket returns the bucket of key k, whose cheap hash is h, if one
+// of the model's last calls went to it, moving it to the front.
+func (r *modelRef) recentBucket(k *bucketKey, h uint64) *bucket {
+	for i, x := range r.last {
+		if x.b == nil {
 			return nil
 		}
-		if (!hashed || b.h == h) && b.k == *k {
+		if x.h == h && x.b.k == *k {
 			copy(r.last[1:i+1], r.last[:i])
-			r.last[0] = b
-			return b
+			r.last[0] = x
+			return x.b
 		}
 	}
 	return nil
 }
 
-// remember puts b in front of the model's recent buckets.
-func (r *modelRef) remember(b *bucket) {
+// remember puts b, of hash h, in front of the model's recent buckets.
+func (r *modelRef) remember(b *bucket, h uint64) {
 	copy(r.last[1:], r.last[:len(r.last)-1])
-	r.last[0] = b
+	r.last[0] = hashedBucket{h, b}
 }
 
 // recentSlot returns the slot of the cache by cheap hash where a bucket of
 // hash h is looked for first, making the cache on first use: 256 slots
 // when calls are grouped by model only (a model has few buckets then),
 // 4096 when grouped by key, user, day or the like (a model has thousands).
-func (r *modelRef) recentSlot(h uint64, grouped bool) **bucket {
+func (r *modelRef) recentSlot(h uint64, grouped bool) *hashedBucket {
 	if r.recent == nil {
 		bits := uint8(8)
 		if grouped {
 			bits = 12
 		}
-		r.recent, r.shift = make([]*bucket, 1<<bits), 64-bits
+		r.recent, r.shift = make([]hashedBucket, 1<<bits), 64-bits
 	}
 	return &r.recent[h>>r.shift]
 }
@@ -291,28 +297,21 @@ func (e *Engine) place(pc *PricedCall, c *ledger.Call, zero bool) *bucket {
 	}
 	e.groupKey(&k, c, pc.At)
 	// Calls of one model mostly land in a bucket one of its last calls
-	// did (the busiest keys of the day): comparing keys is cheaper than
-	// hashing them. Then a cache by a cheap hash of the groupings, before
-	// the map, whose hash reads every byte of every string.
-	grouped := e.dims&^(1<<DimModel) != 0
-	var h uint64
-	if grouped {
-		h = k.cheapHash()
-	}
-	b := pc.ref.recentBucket(&k, h, grouped)
+	// did (the busiest keys of the day). Then a cache by a cheap hash of
+	// the groupings, before the map, whose hash reads every byte of every
+	// string.
+	h := k.cheapHash()
+	b := pc.ref.recentBucket(&k, h)
 	if b == nil {
-		if !grouped {
-			h = k.cheapHash()
-		}
-		slot := pc.ref.recentSlot(h, grouped)
-		if b = *slot; b == nil || b.h != h || b.k != k {
+		slot := pc.ref.recentSlot(h, e.dims&^(1<<DimModel) != 0)
+		if b = slot.b; b == nil || slot.h != h || b.k != k {
 			if b = e.buckets[k]; b == nil {
-				b = &bucket{k: k, h: h, Model: pc.Quote.Model, Rates: pc.Rates}
+				b = &bucket{k: k, Model: pc.Quote.Model, Rates: pc.Rates}
 				e.buckets[k] = b
 			}
-			*slot = b
+			*slot = hashedBucket{h, b}
 		}
-		pc.ref.remember(b)
+		pc.ref.remember(b, h)
 	}
 	if e.dims.has(DimKey) {
 		b.KeyAlias = firstAlias(b.KeyAlias, c.KeyAlias)
