@@ -207,7 +207,12 @@ func parseTime(b []byte, dc *dateCache) (time.Time, bool) {
 	}
 	rest := b[19:]
 	var nsec int64
-	if len(rest) > 0 && rest[0] == '.' {
+	if len(rest) >= 4 && rest[0] == '.' && rest[1]-'0' <= 9 && rest[2]-'0' <= 9 && rest[3]-'0' <= 9 &&
+		(len(rest) == 4 || rest[4]-'0' > 9) {
+		// Milliseconds, as most logs write them.
+		nsec = int64(rest[1]-'0')*1e8 + int64(rest[2]-'0')*1e7 + int64(rest[3]-'0')*1e6
+		rest = rest[4:]
+	} else if len(rest) > 0 && rest[0] == '.' {
 		i, scale := 1, int64(100000000)
 		for ; i < len(rest) && rest[i] >= '0' && rest[i] <= '9'; i++ {
 			nsec += int64(rest[i]-'0') * scale

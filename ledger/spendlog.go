@@ -139,7 +139,9 @@ func buildSpendLog(s *schema, p *rowParser, v *rowFields, c *Call) string {
 	if r := timeCol(s, p, v, slEnd, false, &c.End); r != "" {
 		return r
 	}
-	if r := timeCol(s, p, v, slFirstToken, false, &c.FirstToken); r != "" {
+	if ft := v.get(slFirstToken); len(ft) > 0 && bytes.Equal(ft, v.get(slEnd)) {
+		c.FirstToken = c.End // a call answered in one piece: the same text, read once
+	} else if r := timeCol(s, p, v, slFirstToken, false, &c.FirstToken); r != "" {
 		return r
 	}
 	if len(v.get(slSpend)) == 0 {
