@@ -317,6 +317,8 @@ type csvWorker struct {
 	// perCall is the arena bytes per call of the last batch flushed, to
 	// size the next arena.
 	perCall int
+	line    int    // the line number last written by lineText
+	digits  []byte // its decimal digits
 	out     []*Batch
 	b       *Batch
 }
@@ -431,8 +433,30 @@ func (w *csvWorker) row(line int) {
 	w.offs = append(w.offs, uint32(len(w.arena)))
 	w.arena = append(w.arena, w.r.name...)
 	w.arena = append(w.arena, ':')
-	w.arena = strconv.AppendInt(w.arena, int64(line), 10)
+	w.arena = append(w.arena, w.lineText(line)...)
 	w.offs = append(w.offs, uint32(len(w.arena)))
+}
+
+// lineText returns the decimal digits of a line number. Rows mostly come
+// one line after the other, so the last number is counted up in place
+// rather than formatted again.
+func (w *csvWorker) lineText(line int) []byte {
+	d := w.digits
+	if line != w.line+1 || len(d) == 0 {
+		w.digits, w.line = strconv.AppendInt(d[:0], int64(line), 10), line
+		return w.digits
+	}
+	w.line = line
+	i := len(d) - 1
+	for ; i >= 0 && d[i] == '9'; i-- {
+		d[i] = '0'
+	}
+	if i < 0 { // 999 + 1: one digit more
+		w.digits = strconv.AppendInt(d[:0], int64(line), 10)
+		return w.digits
+	}
+	d[i]++
+	return d
 }
 
 func (w *csvWorker) reject(line int, reason string) {

@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -177,5 +178,20 @@ func TestHashKey(t *testing.T) {
 	const want = "88dc28d0f030c55ed4ab77ed8faf098196cb1c05df778539800c9f1243fe6b4b"
 	if got := HashKey("sk-1234"); got != want {
 		t.Errorf("HashKey(sk-1234) = %q, want %q", got, want)
+	}
+}
+
+// TestLineText counts line numbers up in place across carries and jumps,
+// and agrees with strconv at every step.
+func TestLineText(t *testing.T) {
+	var w csvWorker
+	lines := []int{2, 3, 9, 10, 11, 99, 100, 101, 998, 999, 1000, 1001, 5, 6, 12345, 99999, 100000, 100001}
+	for n := 2; n < 1200; n++ { // every step one after the other
+		lines = append(lines, n)
+	}
+	for _, n := range lines {
+		if got, want := string(w.lineText(n)), strconv.Itoa(n); got != want {
+			t.Fatalf("lineText(%d) = %q, want %q", n, got, want)
+		}
 	}
 }
