@@ -67,6 +67,10 @@ func New(opts Options) *Set {
 	return s
 }
 
+// mixer is the odd constant FirstSeen multiplies fingerprints by (2^64
+// divided by the golden ratio).
+const mixer = 0x9e3779b97f4a7c15
+
 // hourOf returns the UTC hour of a start instant, rounding down.
 func hourOf(start int64) int64 {
 	h := start / int64(time.Hour)
@@ -84,6 +88,11 @@ func (s *Set) FirstSeen(fp uint64, startNanos int64) (bool, error) {
 	if s.err != nil {
 		return false, s.err
 	}
+	// Multiplying by an odd constant is a bijection: equal fingerprints stay
+	// equal and distinct ones distinct, and the top bits, which place a
+	// fingerprint in a table, are spread even when fingerprints are small
+	// integers. From here on the set holds the mixed values only.
+	fp *= mixer
 	p := s.partition(hourOf(startNanos))
 	if p.has(fp) {
 		s.hot.touch(p.hot)

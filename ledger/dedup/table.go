@@ -1,9 +1,6 @@
 package dedup
 
-import (
-	"math/bits"
-	"slices"
-)
+import "math/bits"
 
 // minSlots is the smallest table; a power of two.
 const minSlots = 16
@@ -41,9 +38,11 @@ func (t *table) bytes() int64 { return int64(cap(t.slots)) * 8 }
 // full reports whether one more entry would break the load limit.
 func (t *table) full() bool { return (t.n+1)*4 > len(t.slots)*3 }
 
-// home returns fp's first slot. Fingerprints may be small integers in tests,
-// so they are mixed before taking the top bits.
-func (t *table) home(fp uint64) int { return int((fp * 0x9e3779b97f4a7c15) >> t.shift) }
+// home returns fp's first slot: its top bits, so that slots follow the
+// order of the fingerprints they are home to (Set.FirstSeen mixes them
+// first). Linear probing moves a fingerprint only a little past its home,
+// so the table is nearly sorted and drain need not sort it from scratch.
+func (t *table) home(fp uint64) int { return int(fp >> t.shift) }
 
 // has reports whether fp is in the table.
 func (t *table) has(fp uint64) bool {
@@ -108,57 +107,50 @@ func (t *table) moveTo(slots []uint64) {
 }
 
 // drain returns the entries sorted, reusing the slots' memory; the table is
-// empty afterwards. Entries are compacted to the front in place: the write
-// index never passes the read index, and the load limit leaves room for 0.
+// empty afterwards. Slots hold fingerprints in the order of their homes,
+// each a few slots past its own at most, except those that wrapped round
+// the end into the run of slots at the start: they are set aside and put
+// last. Entries are compacted to the front in place (the write index never
+// passes the read index), then an insertion sort, which costs little on
+// entries so nearly in order, puts the few out of place right.
 func (t *table) drain() []uint64 {
+	var buf [32]uint64
+	wrapped := buf[:0]
+	run := 0 // the run of full slots at the start: [0, run)
+	for run < len(t.slots) && t.slots[run] != 0 {
+		run++
+	}
 	keys := t.slots[:0]
-	for _, fp := range t.slots {
-		if fp != 0 {
+	for i, fp := range t.slots {
+		switch {
+		case fp == 0:
+		case i < run && t.home(fp) > i:
+			wrapped = append(wrapped, fp)
+		default:
 			keys = append(keys, fp)
 		}
 	}
-	if t.zero {
+	keys = append(keys, wrapped...)
+	if t.zero { // the smallest of all
 		keys = append(keys, 0)
+		copy(keys[1:], keys[:len(keys)-1])
+		keys[0] = 0
 	}
-	sortFingerprints(keys)
+	insertionSort(keys)
 	*t = table{}
 	return keys
 }
 
-// sortFingerprints sorts keys in place. Fingerprints are hashes, spread
-// evenly over the top byte, so one in-place distribution pass on that byte
-// (an American flag sort) leaves 256 small runs that sort fast.
-func sortFingerprints(keys []uint64) {
-	if len(keys) < 2048 {
-		slices.Sort(keys)
-		return
-	}
-	var count, start, next [256]int
-	for _, k := range keys {
-		count[k>>56]++
-	}
-	sum := 0
-	for b := range 256 {
-		start[b], next[b] = sum, sum
-		sum += count[b]
-	}
-	for b := range 256 {
-		end := start[b] + count[b]
-		for next[b] < end {
-			k := keys[next[b]]
-			d := int(k >> 56)
-			if d == b {
-				next[b]++
-				continue
-			}
-			// k belongs in bucket d: swap it there and look again at
-			// what comes back.
-			keys[next[b]], keys[next[d]] = keys[next[d]], k
-			next[d]++
+// insertionSort sorts keys in place, in time linear in their number plus
+// the distance each is out of place.
+func insertionSort(keys []uint64) {
+	for i := 1; i < len(keys); i++ {
+		k := keys[i]
+		j := i
+		for ; j > 0 && keys[j-1] > k; j-- {
+			keys[j] = keys[j-1]
 		}
-	}
-	for b := range 256 {
-		slices.Sort(keys[start[b] : start[b]+count[b]])
+		keys[j] = k
 	}
 }
 

@@ -67,21 +67,37 @@ func seq(from, to uint64) []uint64 {
 	return s
 }
 
-func TestSortFingerprints(t *testing.T) {
+// TestDrainSorted fills tables up to the load limit and checks that drain
+// returns every entry once, in order: with homes spread evenly, with homes
+// crowded at the end of the table (runs wrap round to the start), and with
+// homes all in one slot.
+func TestDrainSorted(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	for _, n := range []int{0, 1, 100, 2047, 2048, 5000, 70000} {
-		keys := make([]uint64, n)
-		for i := range keys {
-			keys[i] = rng.Uint64()
-			if i%7 == 0 {
-				keys[i] >>= rng.IntN(64) // uneven top bytes too
+	kinds := []struct {
+		name string
+		fp   func() uint64
+	}{
+		{"spread", rng.Uint64},
+		{"crowded at the end", func() uint64 { return ^uint64(0) - rng.Uint64N(1<<58) }},
+		{"one home", func() uint64 { return rng.Uint64N(1 << 20) }},
+	}
+	for _, kind := range kinds {
+		for _, slots := range []int{minSlots, 64, 1024, 1 << 14} {
+			tab := newTable(slots)
+			var want []uint64
+			for !tab.full() {
+				fp := kind.fp()
+				if len(want) == 5 {
+					fp = 0 // kept in a flag, not a slot
+				}
+				if tab.add(fp) {
+					want = append(want, fp)
+				}
 			}
-		}
-		want := slices.Clone(keys)
-		slices.Sort(want)
-		sortFingerprints(keys)
-		if !slices.Equal(keys, want) {
-			t.Fatalf("n=%d: not sorted", n)
+			slices.Sort(want)
+			if got := tab.drain(); !slices.Equal(got, want) {
+				t.Fatalf("%s, %d slots: drain returned %d entries, not the %d added in order", kind.name, slots, len(got), len(want))
+			}
 		}
 	}
 }
