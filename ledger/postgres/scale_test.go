@@ -42,11 +42,12 @@ func BenchmarkScale(b *testing.B) {
 		b.Fatal(err)
 	}
 	cat, _ := tariffs.Load("")
-	// The span the command line chooses: from the rows' range.
-	spanFor := func(first, last time.Time) (time.Duration, error) {
-		span := pricing.AggregateSpan(cat, first, last.Add(24*time.Hour))
-		b.Logf("%d rows from %s to %s; push-down sums by %s", rows, first.Format(time.RFC3339), last.Format(time.RFC3339), span)
-		return span, nil
+	// The boundaries the command line chooses: from the rows' range.
+	po := pricing.Options{Dims: []pricing.Dim{pricing.DimKey}}
+	bounds := func(first, last time.Time) ([]time.Time, error) {
+		out := pricing.AggregateBoundaries(cat, po, first.Add(-time.Nanosecond), last.Add(24*time.Hour))
+		b.Logf("%d rows from %s to %s; push-down sums between %d boundaries", rows, first.Format(time.RFC3339), last.Format(time.RFC3339), len(out))
+		return out, nil
 	}
 	report := func(b *testing.B, start time.Time) {
 		b.ReportMetric(float64(rows)*float64(b.N)/time.Since(start).Seconds(), "rows/s")
@@ -65,12 +66,12 @@ func BenchmarkScale(b *testing.B) {
 	b.Run("push-down", func(b *testing.B) {
 		start := time.Now()
 		for range b.N {
-			e := pricing.New(cat, pricing.Options{Dims: []pricing.Dim{pricing.DimKey}})
+			e := pricing.New(cat, po)
 			src, err := New(db.URL, Options{})
 			if err != nil {
 				b.Fatal(err)
 			}
-			ao := AggregateOptions{SpanFor: spanFor, Billing: tariffs.BillEnd, TierBounds: pricing.TierBounds(cat), ByKey: true}
+			ao := AggregateOptions{Boundaries: bounds, Billing: tariffs.BillEnd, TierBounds: pricing.TierBounds(cat), ByKey: true}
 			odd, err := src.Aggregate(ctx, ao, func(a *ledger.Aggregate) error { return e.AddAggregate(a, tariffs.BillEnd) })
 			if err != nil {
 				b.Fatal(err)
