@@ -7,15 +7,15 @@ import (
 )
 
 // Aggregate is a group of calls a database summed: calls of one model name,
-// status and grouping whose billing instants fall in one span of time (a
-// minute or an hour) and whose prompts fall in one band of prompt-size tier
-// boundaries. Pricing it is exact when no tariff boundary falls inside the
-// span: every call of the group has the same quote, and costs are linear in
-// token counts.
+// status and grouping whose billing instants lie between two instants that
+// no tariff boundary separates, and whose prompts fall in one band of
+// prompt-size tier boundaries. Pricing it is exact when no tariff boundary
+// falls between its first and last billing instants: every call of the
+// group has the same quote, and costs are linear in token counts.
 type Aggregate struct {
 	Gateway    Gateway
-	Start      time.Time     // start of the span of the billing instants, UTC
-	Span       time.Duration // time.Minute or time.Hour
+	First      time.Time // the earliest billing instant of the group's calls, UTC
+	Last       time.Time // the latest, UTC
 	Model      string
 	ModelGroup string
 	Status     Status

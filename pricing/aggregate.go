@@ -19,15 +19,16 @@ var ErrNotExact = errors.New("aggregate cannot be priced exactly")
 // AddAggregate prices a group of calls a database summed, as if each call
 // had been added: the group lands in the bucket its calls would, with its
 // call count, token sums and recorded spend. billedBy is the instant the
-// database truncated to the minute. Duplicates cannot be told apart within
-// an aggregate: every call counts once.
+// database grouped by. Duplicates cannot be told apart within an
+// aggregate: every call counts once.
 //
-// It fails with ErrNotExact, adding nothing, when the quote changes within
-// the span, the window's edges or the report zone's offset are not whole
-// spans, or billedBy is not the billing instant of the call's tariff.
+// It fails with ErrNotExact, adding nothing, when the quote changes between
+// the group's first and last billing instants, the window's edge or a day
+// or hour of the report zone (when grouped by them) falls between them, or
+// billedBy is not the billing instant of the call's tariff.
 func (e *Engine) AddAggregate(a *ledger.Aggregate, billedBy tariffs.BillingTime) error {
 	c := ledger.Call{Gateway: a.Gateway, Model: a.Model, ModelGroup: a.ModelGroup, Status: a.Status,
-		Start: a.Start, Key: a.Key, KeyAlias: a.KeyAlias, Team: a.Team, User: a.User,
+		Start: a.First, Key: a.Key, KeyAlias: a.KeyAlias, Team: a.Team, User: a.User,
 		Tokens: ledger.Tokens{Input: a.Prompt}}
 	ref := e.ref(&c)
 	billing := tariffs.BillEnd
@@ -40,16 +41,17 @@ func (e *Engine) AddAggregate(a *ledger.Aggregate, billedBy tariffs.BillingTime)
 	if billing != billedBy {
 		return fmt.Errorf("%w: model %s bills by %s, the database summed by %s", ErrNotExact, loggedName(&c), billing, billedBy)
 	}
-	if err := e.exactSpan(a.Start, a.Span, ref); err != nil {
+	outside, err := e.exactSpan(a, ref)
+	if err != nil {
 		return err
 	}
-	pc := PricedCall{modelName: loggedName(&c), ref: ref, At: a.Start}
+	pc := PricedCall{modelName: loggedName(&c), ref: ref, At: a.First}
 	if ref.model != nil {
 		pc.modelName = ref.model.ID
 		pc.Quote.Model = ref.model
 	}
 	switch {
-	case (!e.opts.Since.IsZero() && pc.At.Before(e.opts.Since)) || (!e.opts.Until.IsZero() && !pc.At.Before(e.opts.Until)):
+	case outside:
 		pc.Outcome = Outside
 	case a.Status == ledger.StatusFailure:
 		pc.Outcome = Failed
@@ -65,7 +67,7 @@ func (e *Engine) AddAggregate(a *ledger.Aggregate, billedBy tariffs.BillingTime)
 	q := QuantitiesOf(a.Tokens)
 	q[tariffs.Request] = a.Calls
 	if !e.total.addChecked(&q) {
-		return fmt.Errorf("%w: in the minute %s", ErrTokenSum, a.Start.Format(time.RFC3339))
+		return fmt.Errorf("%w: in the calls from %s", ErrTokenSum, a.First.Format(time.RFC3339))
 	}
 	b := e.place(&pc, &c, a.ZeroSpend)
 	b.Calls += a.Calls
@@ -77,54 +79,62 @@ func (e *Engine) AddAggregate(a *ledger.Aggregate, billedBy tariffs.BillingTime)
 }
 
 // exactSpan checks that everything an aggregate's calls are priced and
-// grouped by is the same throughout the span starting at m.
-func (e *Engine) exactSpan(m time.Time, span time.Duration, ref *modelRef) error {
-	if span != time.Minute && span != time.Hour {
-		return fmt.Errorf("%w: a span of %s", ErrNotExact, span)
+// grouped by is the same from its first billing instant to its last, and
+// reports whether they all lie outside the window.
+func (e *Engine) exactSpan(a *ledger.Aggregate, ref *modelRef) (outside bool, err error) {
+	first, last := a.First, a.Last
+	if last.Before(first) {
+		return false, fmt.Errorf("%w: the last billing instant %s is before the first %s", ErrNotExact,
+			last.Format(time.RFC3339Nano), first.Format(time.RFC3339Nano))
 	}
-	if m.Truncate(span) != m {
-		return fmt.Errorf("%w: %s does not start a whole %s", ErrNotExact, m.Format(time.RFC3339Nano), span)
-	}
-	for _, edge := range []time.Time{e.opts.Since, e.opts.Until} {
-		if !edge.IsZero() && edge.Truncate(span) != edge {
-			return fmt.Errorf("%w: the window edge %s does not fall on a whole %s", ErrNotExact, edge.Format(time.RFC3339Nano), span)
+	side := func(t time.Time) int {
+		switch {
+		case !e.opts.Since.IsZero() && t.Before(e.opts.Since):
+			return -1
+		case !e.opts.Until.IsZero() && !t.Before(e.opts.Until):
+			return 1
 		}
+		return 0
+	}
+	if s := side(first); s != side(last) {
+		return false, fmt.Errorf("%w: calls from %s to %s lie on both sides of the window's edge", ErrNotExact,
+			first.Format(time.RFC3339Nano), last.Format(time.RFC3339Nano))
+	} else if s != 0 {
+		return true, nil // priced nowhere: nothing else matters
 	}
 	if e.dims.has(DimDay) || e.dims.has(DimHour) {
-		if _, off := m.In(e.zone).Zone(); time.Duration(off)*time.Second%span != 0 {
-			return fmt.Errorf("%w: zone %s is %ds off UTC, not whole %ss", ErrNotExact, e.zone, off, span)
+		f, l := first.In(e.zone), last.In(e.zone)
+		same := f.Year() == l.Year() && f.YearDay() == l.YearDay()
+		if e.dims.has(DimHour) {
+			// An hour repeated when clocks go back is two hours: compare
+			// the offsets too.
+			_, fo := f.Zone()
+			_, lo := l.Zone()
+			same = same && f.Hour() == l.Hour() && fo == lo
 		}
-		if _, off := m.Add(span - time.Second).In(e.zone).Zone(); time.Duration(off)*time.Second%span != 0 {
-			return fmt.Errorf("%w: zone %s is %ds off UTC, not whole %ss", ErrNotExact, e.zone, off, span)
+		if !same {
+			return false, fmt.Errorf("%w: calls from %s to %s lie in two %s of %s", ErrNotExact,
+				first.Format(time.RFC3339Nano), last.Format(time.RFC3339Nano), map[bool]string{true: "hours", false: "days"}[e.dims.has(DimHour)], e.zone)
 		}
 	}
 	if ref.model == nil {
-		return nil
+		return false, nil
 	}
-	q := ref.cursor.At(m)
-	if end := m.Add(span).UnixNano(); q.Until < end {
-		return fmt.Errorf("%w: model %s: a tariff boundary falls at %s, inside a %s", ErrNotExact, ref.model.ID,
-			time.Unix(0, q.Until).UTC().Format(time.RFC3339Nano), span)
+	if q := ref.cursor.At(first); q.Until <= last.UnixNano() {
+		return false, fmt.Errorf("%w: model %s: a tariff boundary falls at %s, between calls from %s to %s", ErrNotExact, ref.model.ID,
+			time.Unix(0, q.Until).UTC().Format(time.RFC3339Nano), first.Format(time.RFC3339Nano), last.Format(time.RFC3339Nano))
 	}
-	return nil
+	return false, nil
 }
 
-// AggregateSpan returns the longest span, an hour or else a minute, on
-// whose whole multiples every tariff boundary of every model between from
-// and until falls; 0 when some boundary is not even on a whole minute. A
-// zero from or until stands for the catalog's first version and a year
-// after its last.
-func AggregateSpan(cat *tariffs.Catalog, from, until time.Time) time.Duration {
-	if from.IsZero() || until.IsZero() {
-		first, last := catalogRange(cat)
-		if from.IsZero() {
-			from = first
-		}
-		if until.IsZero() {
-			until = last.AddDate(1, 0, 0)
-		}
-	}
-	span := time.Hour
+// AggregateBoundaries returns the instants strictly between from and
+// until that a database must not group calls across, ascending and without
+// repeats: every change of any model's quote, the window's edges and, when
+// calls are grouped by day or hour, the starts of the report zone's days
+// or hours. Calls between two neighbouring boundaries can be summed and
+// priced as one (AddAggregate checks it).
+func AggregateBoundaries(cat *tariffs.Catalog, opts Options, from, until time.Time) []time.Time {
+	var out []time.Time
 	for _, m := range cat.Models() {
 		c := m.Cursor()
 		for t := from; t.Before(until); {
@@ -132,17 +142,46 @@ func AggregateSpan(cat *tariffs.Catalog, from, until time.Time) time.Duration {
 			if q.Until >= until.UnixNano() {
 				break
 			}
-			next := time.Unix(0, q.Until).UTC()
-			for span > 0 && next.Truncate(span) != next {
-				span = map[time.Duration]time.Duration{time.Hour: time.Minute, time.Minute: 0}[span]
-			}
-			if span == 0 {
-				return 0
-			}
-			t = next
+			t = time.Unix(0, q.Until).UTC()
+			out = append(out, t)
 		}
 	}
-	return span
+	for _, edge := range []time.Time{opts.Since, opts.Until} {
+		if !edge.IsZero() {
+			out = append(out, edge.UTC())
+		}
+	}
+	dims := setOf(opts.Dims)
+	if dims.has(DimDay) || dims.has(DimHour) {
+		zone := opts.Zone
+		if zone == nil {
+			zone = time.UTC
+		}
+		lt := from.In(zone)
+		t := time.Date(lt.Year(), lt.Month(), lt.Day(), 0, 0, 0, 0, zone)
+		for ; t.Before(until); t = t.AddDate(0, 0, 1) {
+			t = time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, zone)
+			if !dims.has(DimHour) {
+				out = append(out, t.UTC())
+				continue
+			}
+			// Every instant a local hour starts, whatever the day's length.
+			next := t.AddDate(0, 0, 1)
+			next = time.Date(next.Year(), next.Month(), next.Day(), 0, 0, 0, 0, zone)
+			for h := t; h.Before(next); {
+				out = append(out, h.UTC())
+				h2 := h.Add(time.Hour)
+				l := h2.In(zone)
+				h = time.Date(l.Year(), l.Month(), l.Day(), l.Hour(), 0, 0, 0, zone)
+				if !h.After(out[len(out)-1]) {
+					h = h2 // a repeated local hour starts an hour after the first
+				}
+			}
+		}
+	}
+	out = slices.DeleteFunc(out, func(t time.Time) bool { return !t.After(from) || !t.Before(until) })
+	slices.SortFunc(out, func(a, b time.Time) int { return a.Compare(b) })
+	return slices.CompactFunc(out, func(a, b time.Time) bool { return a.Equal(b) })
 }
 
 // catalogRange returns the first and last effective instants of the

@@ -2,6 +2,7 @@ package pricing
 
 import (
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -11,25 +12,37 @@ import (
 	"github.com/tokenfare/tokenfare/tariffs"
 )
 
-// TestAggregateSpan: the test tariff's peak version switches at whole
-// local hours of Shanghai (whole UTC hours); its 2025 nightly version at
-// 16:30 and 00:30 UTC.
-func TestAggregateSpan(t *testing.T) {
+// TestAggregateBoundaries: the test tariff's peak version switches at
+// whole local hours of Shanghai; its 2025 nightly version at 16:30 and
+// 00:30 UTC. Boundaries hold each switch, the window's edges and, grouped
+// by day, each local midnight.
+func TestAggregateBoundaries(t *testing.T) {
 	cat := testCatalog(t)
-	tests := []struct {
-		name        string
-		from, until string
-		want        time.Duration
-	}{
-		{"peak windows on whole hours", "2026-09-01T00:00:00Z", "2026-10-01T00:00:00Z", time.Hour},
-		{"nightly window at half past", "2025-03-01T00:00:00Z", "2025-04-01T00:00:00Z", time.Minute},
+	shanghai, err := time.LoadLocation("Asia/Shanghai")
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := AggregateSpan(cat, at(tt.from), at(tt.until)); got != tt.want {
-				t.Errorf("span = %s, want %s", got, tt.want)
-			}
-		})
+	nightly := AggregateBoundaries(cat, Options{}, at("2025-03-03T12:00:00Z"), at("2025-03-04T12:00:00Z"))
+	for _, want := range []string{"2025-03-03T16:30:00Z", "2025-03-04T00:30:00Z"} {
+		if !slices.ContainsFunc(nightly, func(b time.Time) bool { return b.Equal(at(want)) }) {
+			t.Errorf("boundaries %v lack the switch at %s", nightly, want)
+		}
+	}
+	byDay := AggregateBoundaries(cat, Options{Dims: []Dim{DimDay}, Zone: shanghai, Since: at("2025-03-03T13:00:00Z"), Until: at("2026-01-01T00:00:00Z")},
+		at("2025-03-03T12:00:00Z"), at("2025-03-04T12:00:00Z"))
+	// Shanghai's midnight of 4 March is 16:00 UTC on the 3rd.
+	for _, want := range []string{"2025-03-03T13:00:00Z", "2025-03-03T16:00:00Z", "2025-03-03T16:30:00Z"} {
+		if !slices.ContainsFunc(byDay, func(b time.Time) bool { return b.Equal(at(want)) }) {
+			t.Errorf("boundaries by day %v lack %s", byDay, want)
+		}
+	}
+	if !slices.IsSortedFunc(byDay, func(a, b time.Time) int { return a.Compare(b) }) || len(slices.Compact(byDay)) != len(byDay) {
+		t.Errorf("boundaries by day %v are not ascending and unique", byDay)
+	}
+	byHour := AggregateBoundaries(cat, Options{Dims: []Dim{DimHour}}, at("2025-03-03T12:00:00Z"), at("2025-03-03T18:00:00Z"))
+	// 13:00 through 17:00 start hours, 16:30 is the switch.
+	if len(byHour) != 6 {
+		t.Errorf("boundaries by hour over six hours: %v, want 6", byHour)
 	}
 }
 
@@ -43,7 +56,7 @@ func TestAddAggregate(t *testing.T) {
 	a.Recorded, b.Recorded = ledger.AmountOf(dec("0.001")), ledger.AmountOf(dec("0.002"))
 	rows.AddPriced(&a)
 	rows.AddPriced(&b)
-	g := ledger.Aggregate{Gateway: ledger.LiteLLM, Start: at("2026-09-01T02:00:00Z"), Span: time.Hour, Model: "flash",
+	g := ledger.Aggregate{Gateway: ledger.LiteLLM, First: a.End, Last: b.End, Model: "flash",
 		Key: "k1", Calls: 2, Recorded: dec("0.003"),
 		Tokens: ledger.Tokens{Input: 4000, CacheRead: 200, Output: 120}}
 	if err := sums.AddAggregate(&g, tariffs.BillEnd); err != nil {
@@ -58,10 +71,38 @@ func TestAddAggregate(t *testing.T) {
 			want.Totals.Official, want.Totals.Recorded, want.Rows)
 	}
 	// The 2025 nightly version of old-model turns off-peak at 16:30 UTC,
-	// inside the hour from 16:00.
-	cut := ledger.Aggregate{Gateway: ledger.LiteLLM, Start: at("2025-03-03T16:00:00Z"), Span: time.Hour, Model: "old-model", Calls: 1, Recorded: decimal.Zero}
+	// between calls at 16:10 and 16:50; a second before the switch is
+	// still one quote.
+	cut := ledger.Aggregate{Gateway: ledger.LiteLLM, First: at("2025-03-03T16:10:00Z"), Last: at("2025-03-03T16:50:00Z"),
+		Model: "old-model", Calls: 2, Recorded: decimal.Zero}
 	if err := sums.AddAggregate(&cut, tariffs.BillEnd); !errors.Is(err, ErrNotExact) {
-		t.Errorf("an hour cut by a boundary: err = %v, want ErrNotExact", err)
+		t.Errorf("calls on both sides of a boundary: err = %v, want ErrNotExact", err)
+	}
+	cut.Last = at("2025-03-03T16:29:59Z")
+	if err := sums.AddAggregate(&cut, tariffs.BillEnd); err != nil {
+		t.Errorf("calls before a boundary: %v", err)
+	}
+	// The window's edge between the first and last call.
+	edged := New(cat, Options{Since: at("2026-09-01T02:30:00Z")})
+	if err := edged.AddAggregate(&g, tariffs.BillEnd); !errors.Is(err, ErrNotExact) {
+		t.Errorf("calls on both sides of the window's edge: err = %v, want ErrNotExact", err)
+	}
+	// Wholly before the window: counted outside, priced nowhere.
+	before := New(cat, Options{Since: at("2026-09-02T00:00:00Z")})
+	if err := before.AddAggregate(&g, tariffs.BillEnd); err != nil || before.Rows().Outside != 2 {
+		t.Errorf("calls before the window: %v, rows %+v, want 2 outside", err, before.Rows())
+	}
+	// Grouped by hour, the calls share the hour from 02:00 UTC; by hour
+	// in Kathmandu (UTC+5:45), 02:10 and 02:50 UTC are 07:55 and 08:35.
+	kathmandu, err := time.LoadLocation("Asia/Kathmandu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := New(cat, Options{Dims: []Dim{DimHour}}).AddAggregate(&g, tariffs.BillEnd); err != nil {
+		t.Errorf("one UTC hour: %v", err)
+	}
+	if err := New(cat, Options{Dims: []Dim{DimHour}, Zone: kathmandu}).AddAggregate(&g, tariffs.BillEnd); !errors.Is(err, ErrNotExact) {
+		t.Errorf("two hours of Kathmandu: err = %v, want ErrNotExact", err)
 	}
 	if err := sums.AddAggregate(&g, tariffs.BillStart); !errors.Is(err, ErrNotExact) {
 		t.Errorf("summed by start for a tariff billed by end: err = %v, want ErrNotExact", err)

@@ -148,7 +148,7 @@ versions:
 		{
 			name: "boundary not on a whole minute is flagged",
 			file: head + "versions:\n  - effective: 2026-01-01T00:00:30Z\n    prices: {m: {standard: {input: 1, output: 2}}}\n",
-			want: []string{`t.yaml:11: warning: version 2026-01-01T00:00:30Z: effective 2026-01-01T00:00:30Z is not on a whole minute (database push-down needs whole-minute boundaries)`},
+			want: []string{`t.yaml:11: warning: version 2026-01-01T00:00:30Z: effective 2026-01-01T00:00:30Z is not on a whole minute (tariffs change on whole minutes: a typo?)`},
 		},
 		{
 			name: "an unknown key does not stop the rest",

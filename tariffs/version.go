@@ -36,14 +36,14 @@ func (c *converter) version(p *Provider, r *rawVersion, i int) (v *Version, plac
 	if placed {
 		v.Effective = eff.UTC()
 		if eff.Second() != 0 || eff.Nanosecond() != 0 {
-			c.warnf(r.Effective.Line, "version %s: effective %s is not on a whole minute (database push-down needs whole-minute boundaries)", v.Name, r.Effective.Value)
+			c.warnf(r.Effective.Line, "version %s: effective %s is not on a whole minute (tariffs change on whole minutes: a typo?)", v.Name, r.Effective.Value)
 		}
 	}
 	if r.Timezone.Set {
 		v.Zone = c.zone(r.Timezone, r.Timezone.Line, "timezone")
 	}
 	if _, off := eff.In(v.Zone).Zone(); placed && off%60 != 0 {
-		c.warnf(r.Effective.Line, "version %s: zone %s has an offset that is not whole minutes (database push-down needs whole-minute boundaries)", v.Name, v.Zone)
+		c.warnf(r.Effective.Line, "version %s: zone %s has an offset that is not whole minutes (a local mean time before standard time?)", v.Name, v.Zone)
 	}
 	c.periods(v, r)
 	if c.refusedAt("versions", i, "prices") {

@@ -51,8 +51,9 @@ func dbError(err error) error {
 }
 
 // pushDown prices what each database sums, plus the rows it could not sum
-// plainly. It fails with pricing.ErrNotExact when minute sums cannot give
-// the exact answer: the caller then reads rows.
+// plainly. It fails with pricing.ErrNotExact when the sums cannot give the
+// exact answer (a group spans a tariff switch the boundaries missed, or the
+// tariffs bill by different instants): the caller then reads rows.
 func (a *app) pushDown(ctx context.Context, o *sourceOptions, cat *tariffs.Catalog, opts pricing.Options) (*pricing.Engine, error) {
 	billing, ok := pricing.CommonBilling(cat, opts.Billing)
 	if !ok {
@@ -60,7 +61,7 @@ func (a *app) pushDown(ctx context.Context, o *sourceOptions, cat *tariffs.Catal
 	}
 	e := pricing.New(cat, opts)
 	r := callReader{a: a, strict: o.strict}
-	ao := postgres.AggregateOptions{SpanFor: spanFor(cat, opts), Billing: billing, TierBounds: pricing.TierBounds(cat),
+	ao := postgres.AggregateOptions{Boundaries: boundaries(cat, opts), Billing: billing, TierBounds: pricing.TierBounds(cat),
 		ByKey: hasDim(opts.Dims, pricing.DimKey), ByTeam: hasDim(opts.Dims, pricing.DimTeam), ByUser: hasDim(opts.Dims, pricing.DimUser)}
 	for _, url := range o.dbs {
 		src, err := openDB(url, opts)
@@ -100,42 +101,21 @@ type oddRows struct {
 func (o oddRows) Name() string                                { return o.name }
 func (o oddRows) Open(context.Context) (ledger.Reader, error) { return o.r, nil }
 
-// spanFor chooses the span the database sums by from the rows' range: an
-// hour when every tariff boundary between the first call's start and a day
-// after the last one's (or the window's edges) falls on a whole hour, and
-// the report zone's days and hours start on whole UTC hours; else a minute.
-func spanFor(cat *tariffs.Catalog, opts pricing.Options) func(first, last time.Time) (time.Duration, error) {
-	return func(first, last time.Time) (time.Duration, error) {
+// boundaries chooses the instants the database must not sum calls across
+// from the rows' range: from the first call's start to a day after the
+// last one's, clipped to the window. A call that ends later still is
+// checked when its group is priced.
+func boundaries(cat *tariffs.Catalog, opts pricing.Options) func(first, last time.Time) ([]time.Time, error) {
+	return func(first, last time.Time) ([]time.Time, error) {
 		from, until := first, last.Add(24*time.Hour)
-		if !opts.Since.IsZero() {
+		if !opts.Since.IsZero() && opts.Since.After(from) {
 			from = opts.Since
 		}
-		if !opts.Until.IsZero() {
+		if !opts.Until.IsZero() && opts.Until.Before(until) {
 			until = opts.Until
 		}
-		span := pricing.AggregateSpan(cat, from, until)
-		if span == 0 {
-			return 0, fmt.Errorf("%w: a tariff boundary is not on a whole minute", pricing.ErrNotExact)
-		}
-		if span == time.Hour && (hasDim(opts.Dims, pricing.DimDay) || hasDim(opts.Dims, pricing.DimHour)) && !wholeHours(opts.Zone, from, until) {
-			span = time.Minute // days and hours of the report zone do not start on whole UTC hours
-		}
-		return span, nil
+		return pricing.AggregateBoundaries(cat, opts, from.Add(-time.Nanosecond), until.Add(time.Nanosecond)), nil
 	}
-}
-
-// wholeHours reports whether zone is a whole number of hours off UTC at
-// both ends of the window (now and a year on when open).
-func wholeHours(zone *time.Location, from, until time.Time) bool {
-	if zone == nil {
-		return true
-	}
-	for _, t := range []time.Time{from, until} {
-		if _, off := t.In(zone).Zone(); off%3600 != 0 {
-			return false
-		}
-	}
-	return true
 }
 
 func hasDim(dims []pricing.Dim, d pricing.Dim) bool {

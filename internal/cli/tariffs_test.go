@@ -99,7 +99,7 @@ func TestTariffsValidate(t *testing.T) {
 		warning = "testdata/validate/warning.yaml"
 		bad     = "testdata/badtariffs/bad.yaml"
 	)
-	halfMinute := warning + ":11: warning: version 2026-01-01T00:00:30Z: effective 2026-01-01T00:00:30Z is not on a whole minute (database push-down needs whole-minute boundaries)\n"
+	halfMinute := warning + ":11: warning: version 2026-01-01T00:00:30Z: effective 2026-01-01T00:00:30Z is not on a whole minute (tariffs change on whole minutes: a typo?)\n"
 	tests := []struct {
 		name   string
 		args   []string

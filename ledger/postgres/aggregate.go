@@ -14,14 +14,12 @@ import (
 
 // AggregateOptions say how the database groups calls.
 type AggregateOptions struct {
-	// Span is the length of time the billing instants of a group fall in:
-	// time.Hour or time.Minute (the default), starting on a whole one.
-	Span time.Duration
-	// SpanFor, when set, chooses the span from the first and last start
-	// instants of the window's rows (read from the "startTime" index); an
-	// error from it ends the run.
-	SpanFor func(first, last time.Time) (time.Duration, error)
-	// Billing is the instant truncated to the minute.
+	// Boundaries chooses, from the first and last start instants of the
+	// window's rows (read from the "startTime" index), the instants no
+	// group may straddle: tariff switches, the window's edges, the report
+	// zone's days or hours. An error from it ends the run.
+	Boundaries func(first, last time.Time) ([]time.Time, error)
+	// Billing is the instant the calls are grouped by.
 	Billing tariffs.BillingTime
 	// TierBounds are the prompt sizes at which any tariff's tier changes,
 	// ascending: a group's prompts all exceed the same ones.
@@ -31,10 +29,12 @@ type AggregateOptions struct {
 }
 
 // Aggregate pushes the heavy work down: the database sums the window's
-// plain rows by minute (or hour) of the billing instant, model, status, zero spend,
-// prompt-size band and the asked groupings, and fn receives each group.
-// The SQL is a GROUP BY of counts, sums and a minimum that a distributed
-// PostgreSQL (Citus) runs on every shard in parallel.
+// plain rows by the stretch between two boundaries their billing instants
+// fall in, model, status, zero spend, prompt-size band and the asked
+// groupings, and fn receives each group with its first and last billing
+// instants. The SQL is a GROUP BY of counts, sums, minimums and maximums
+// over one table that PostgreSQL runs in parallel workers, and a
+// distributed PostgreSQL (Citus) on every shard.
 //
 // Odd rows (see the row query) are counted in the same scan; when there
 // are any, Aggregate returns a Reader of them alone for the caller to read
@@ -57,13 +57,19 @@ func (s *Source) Aggregate(ctx context.Context, o AggregateOptions, fn func(*led
 	return r, nil
 }
 
+// aggregateSettings let the planner sum in parallel workers with hash
+// tables, for this transaction only: it cannot foresee how few groups the
+// boundaries leave, and would otherwise sort every row in one process.
+const aggregateSettings = `SET LOCAL enable_sort = off; SET LOCAL parallel_setup_cost = 0; SET LOCAL parallel_tuple_cost = 0`
+
 // aggregate runs the grouped query and returns the number of odd rows.
 func (ss *session) aggregate(ctx context.Context, o AggregateOptions, fn func(*ledger.Aggregate) error) (int64, error) {
 	from, until, err := ss.window(ctx)
 	if err != nil {
 		return 0, err
 	}
-	if o.SpanFor != nil {
+	var bounds []time.Time
+	if o.Boundaries != nil {
 		var first, last *time.Time
 		err := ss.tx.QueryRow(ctx, `SELECT min(sl."startTime"), max(sl."startTime") FROM "LiteLLM_SpendLogs" sl `+inWindow,
 			from, until).Scan(&first, &last)
@@ -73,47 +79,45 @@ func (ss *session) aggregate(ctx context.Context, o AggregateOptions, fn func(*l
 		if first == nil {
 			return 0, nil // no rows
 		}
-		if o.Span, err = o.SpanFor(first.UTC(), last.UTC()); err != nil {
+		if bounds, err = o.Boundaries(first.UTC(), last.UTC()); err != nil {
 			return 0, err
 		}
 	}
-	sql := fragments{ss.schema}.aggregateQuery(o)
-	args := []any{from, until}
-	if len(o.TierBounds) > 0 {
-		args = append(args, o.TierBounds)
+	if _, err := ss.tx.Exec(ctx, aggregateSettings); err != nil {
+		return 0, ss.src.wrap("sum "+tableSpendLogs, err)
 	}
-	rows, err := ss.tx.Query(ctx, sql, args...)
+	sql := fragments{ss.schema}.aggregateQuery(o)
+	rows, err := ss.tx.Query(ctx, sql, from, until, o.TierBounds, sqlTimes(bounds))
 	if err != nil {
 		return 0, ss.src.wrap("sum "+tableSpendLogs, err)
 	}
 	defer rows.Close()
 	var odd int64
 	var a ledger.Aggregate
-	span := time.Minute
-	if o.Span == time.Hour {
-		span = time.Hour
-	}
 	for rows.Next() {
 		var (
-			ok                                       bool
-			minute                                   *time.Time
-			model, group, key, alias, team, user     *string
-			failed, zero                             *bool
-			band                                     *int32
-			calls, prompt, cached, write, out, think int64
-			spend                                    *string
+			ok                                bool
+			first, last                       *time.Time
+			model, group, key, team, user     *string
+			metaAlias, keyAlias               *string
+			failed, zero                      *bool
+			band                              *int32
+			calls, lacking                    int64
+			prompt, cached, write, out, think *int64
+			spend                             *string
 		)
-		if err := rows.Scan(&ok, &minute, &model, &group, &failed, &zero, &band, &key, &team, &user,
-			&calls, &prompt, &cached, &write, &out, &think, &spend, &alias); err != nil {
+		if err := rows.Scan(&ok, &first, &last, &model, &group, &failed, &zero, &band, &key, &team, &user,
+			&calls, &prompt, &cached, &write, &out, &think, &spend, &metaAlias, &lacking, &keyAlias); err != nil {
 			return 0, ss.src.wrap("sum "+tableSpendLogs, err)
 		}
 		if !ok {
 			odd += calls
 			continue
 		}
-		a = ledger.Aggregate{Gateway: ledger.LiteLLM, Start: minute.UTC(), Span: span, Model: deref(model), ModelGroup: deref(group),
-			Key: deref(key), KeyAlias: deref(alias), Team: deref(team), User: deref(user), Calls: calls,
-			Tokens:    ledger.Tokens{Input: prompt - cached - write, CacheRead: cached, CacheWrite: write, Output: out, Reasoning: think},
+		a = ledger.Aggregate{Gateway: ledger.LiteLLM, First: first.UTC(), Last: last.UTC(), Model: deref(model), ModelGroup: deref(group),
+			Key: deref(key), KeyAlias: groupAlias(metaAlias, lacking, keyAlias), Team: deref(team), User: deref(user), Calls: calls,
+			Tokens: ledger.Tokens{Input: deref(prompt) - deref(cached) - deref(write), CacheRead: deref(cached), CacheWrite: deref(write),
+				Output: deref(out), Reasoning: deref(think)},
 			ZeroSpend: *zero, Prompt: bandPrompt(o.TierBounds, int(*band))}
 		if *failed {
 			a.Status = ledger.StatusFailure
@@ -131,12 +135,24 @@ func (ss *session) aggregate(ctx context.Context, o AggregateOptions, fn func(*l
 	return odd, nil
 }
 
-// spanUnit is date_trunc's name for a span.
-func spanUnit(span time.Duration) string {
-	if span == time.Hour {
-		return "hour"
+// groupAlias is a group's key alias as the row engine picks it: the first
+// in byte order among its calls', where a call without one in its metadata
+// has the key tables' (the same for the whole group, which has one key).
+func groupAlias(meta *string, lacking int64, joined *string) string {
+	alias := deref(meta)
+	if lacking > 0 && joined != nil && *joined != "" && (alias == "" || *joined < alias) {
+		alias = *joined
 	}
-	return "minute"
+	return alias
+}
+
+// sqlTimes renders instants as PostgreSQL reads timestamps without zone.
+func sqlTimes(ts []time.Time) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = sqlTime(t)
+	}
+	return out
 }
 
 // bandPrompt returns a prompt size inside band i: exceeding the first i
@@ -167,57 +183,63 @@ func (f fragments) billing(b tariffs.BillingTime) string {
 	return fmt.Sprintf(`COALESCE(%s, sl."startTime")`, f.col("endTime", "timestamp"))
 }
 
-// aggregateQuery groups the window's plain rows; odd rows form groups of
-// their own with nothing but their count ($1, $2 the window, $3 the tier
-// bounds).
+// aggregateQuery groups the window's rows ($1, $2) by the stretch between
+// boundaries ($4) their billing instants fall in, the prompt-size band
+// ($3) and the rest of a group's identity. Odd rows form groups of their
+// own (ok false) whose sums are unused: nothing below fails on an odd
+// value. The key and team tables are joined to the groups, not the rows.
 func (f fragments) aggregateQuery(o AggregateOptions) string {
-	// Odd rows make groups of their own (ok false) whose sums are unused:
-	// nothing below fails on an odd value.
-	when := func(expr string) string { return expr }
-	num := when
-	band := "0"
-	if len(o.TierBounds) > 0 {
-		// width_bucket counts the bounds <= its argument; a tier applies
-		// to prompts that exceed its bound, so prompt - 1 is compared.
-		band = "width_bucket(sl.prompt_tokens - 1, $3::int8[])"
-	}
 	status := "FALSE"
 	if f.s.spend["status"] {
 		status = "lower(COALESCE(sl.status, '')) IN ('failure', 'failed')"
 	}
 	optional := func(on bool, expr string) string {
 		if on {
-			return when(expr)
+			return expr
 		}
 		return "NULL::text"
 	}
-	inner := []string{
-		"ok",
-		when(fmt.Sprintf("date_trunc('%s', %s)", spanUnit(o.Span), f.billing(o.Billing))) + " AS minute",
-		when(fmt.Sprintf("COALESCE(%s, '')", f.col("model", "text"))) + " AS model",
-		when(fmt.Sprintf("COALESCE(%s, '')", f.col("model_group", "text"))) + " AS model_group",
-		when(status) + " AS failed",
-		when("sl.spend = 0") + " AS zero",
-		when(band) + " AS band",
-		optional(o.ByKey, f.key()) + " AS key",
-		optional(o.ByTeam, f.team()) + " AS team",
+	billing := f.billing(o.Billing)
+	row := []string{
+		f.ok() + " AS ok",
+		// The stretch: how many boundaries are at or before the instant.
+		fmt.Sprintf("COALESCE(width_bucket(%s, $4::timestamp[]), 0) AS seg", billing),
+		billing + " AS billing",
+		fmt.Sprintf("COALESCE(%s, '') AS model", f.col("model", "text")),
+		fmt.Sprintf("COALESCE(%s, '') AS model_group", f.col("model_group", "text")),
+		status + " AS failed",
+		"sl.spend = 0 AS zero",
+		// width_bucket counts the bounds <= its argument; a tier applies
+		// to prompts that exceed its bound, so prompt - 1 is compared.
+		"COALESCE(width_bucket(sl.prompt_tokens - 1, $3::int8[]), 0) AS band",
+		optional(o.ByKey, "sl.api_key") + " AS api_key",
+		optional(o.ByKey, f.metaText(metaKey)) + " AS alias",
+		optional(o.ByTeam, f.metaText(metaTA)) + " AS team_alias",
+		optional(o.ByTeam, f.col("team_id", "text")) + " AS team_id",
+		optional(o.ByTeam, f.metaText(metaTID)) + " AS team_meta_id",
 		optional(o.ByUser, fmt.Sprintf("COALESCE(%s, '')", f.col("user", "text"))) + ` AS "user"`,
-		optional(o.ByKey, f.keyAlias()) + " AS alias",
-		num("sl.prompt_tokens") + " AS prompt",
-		num(f.metaCount(f.cached())) + " AS cached",
-		num(f.metaCount(f.write())) + " AS write",
-		num("sl.completion_tokens") + " AS completion",
-		num(f.metaCount(f.reasoning())) + " AS reasoning",
+		"sl.prompt_tokens AS prompt",
+		f.metaCount(f.cached()) + " AS cached",
+		f.metaCount(f.write()) + " AS write",
+		"sl.completion_tokens AS completion",
+		f.metaCount(f.reasoning()) + " AS reasoning",
 		// The shortest text of the double is what the row readers parse:
-		// summed as numeric, the total is exact.
-		when("sl.spend::text::numeric") + " AS spend",
+		// summed as numeric, the total is exact. An odd spend is not read.
+		"CASE WHEN " + plainSpend + " THEN sl.spend::text::numeric END AS spend",
 	}
-	return fmt.Sprintf(`SELECT ok, minute, model, model_group, failed, zero, band, key, team, "user",
-	count(*), sum(prompt)::int8, sum(cached)::int8, sum(write)::int8, sum(completion)::int8, sum(reasoning)::int8,
-	sum(spend)::text, min(alias COLLATE "C")
+	groups := `ok, seg, model, model_group, failed, zero, band, api_key, team_alias, team_id, team_meta_id, "user"`
+	summed := fmt.Sprintf(`SELECT %s,
+	min(billing) AS first, max(billing) AS last, count(*) AS calls,
+	sum(prompt)::int8 AS prompt, sum(cached)::int8 AS cached, sum(write)::int8 AS write,
+	sum(completion)::int8 AS completion, sum(reasoning)::int8 AS reasoning, sum(spend)::text AS spend,
+	min(alias COLLATE "C") AS alias, count(*) - count(alias) AS lacking
 FROM (SELECT %s
 %s
-%s) s
-GROUP BY ok, minute, model, model_group, failed, zero, band, key, team, "user"`,
-		strings.Join(inner, ",\n\t"), f.from(o.ByKey, o.ByTeam), inWindow)
+%s) r
+GROUP BY %s`, groups, strings.Join(row, ",\n\t"), f.rowsFrom(), inWindow, groups)
+	return fmt.Sprintf(`SELECT g.ok, g.first, g.last, g.model, g.model_group, g.failed, g.zero, g.band,
+	%s, %s, g."user", g.calls, g.prompt, g.cached, g.write, g.completion, g.reasoning, g.spend,
+	g.alias, g.lacking, %s
+FROM (%s) g%s`, optional(o.ByKey, f.keyOf("g.api_key")), optional(o.ByTeam, f.groupTeam()),
+		optional(o.ByKey, f.joinedKeyAlias()), summed, f.joins(o.ByKey, o.ByTeam, "g.api_key", "g.team_id"))
 }

@@ -29,14 +29,15 @@ INSERT INTO "LiteLLM_SpendLogs" (request_id, call_type, api_key, spend, prompt_t
 
 var allDims = []pricing.Dim{pricing.DimModel, pricing.DimKey, pricing.DimTeam, pricing.DimUser, pricing.DimDay, pricing.DimPeriod, pricing.DimVersion}
 
-func engineOf(t testing.TB, since, until time.Time) *pricing.Engine {
+func engineOf(t testing.TB, since, until time.Time) (*pricing.Engine, pricing.Options) {
 	t.Helper()
 	cat, probs := tariffs.Load("")
 	if len(probs.Errors()) > 0 {
 		t.Fatal(probs)
 	}
 	zone, _ := time.LoadLocation("Asia/Shanghai")
-	return pricing.New(cat, pricing.Options{Dims: allDims, Zone: zone, Since: since, Until: until})
+	opts := pricing.Options{Dims: allDims, Zone: zone, Since: since, Until: until}
+	return pricing.New(cat, opts), opts
 }
 
 // priceRows prices the rows of every database, one call at a time.
@@ -54,7 +55,7 @@ func priceRows(t testing.TB, e *pricing.Engine, opts Options, urls ...string) {
 }
 
 // pricePushDown prices what every database summed, and its odd rows.
-func pricePushDown(t testing.TB, e *pricing.Engine, opts Options, span time.Duration, urls ...string) {
+func pricePushDown(t testing.TB, e *pricing.Engine, opts Options, po pricing.Options, urls ...string) {
 	t.Helper()
 	cat, _ := tariffs.Load("")
 	ctx := context.Background()
@@ -63,7 +64,10 @@ func pricePushDown(t testing.TB, e *pricing.Engine, opts Options, span time.Dura
 		if err != nil {
 			t.Fatal(err)
 		}
-		ao := AggregateOptions{Span: span, Billing: tariffs.BillEnd, TierBounds: pricing.TierBounds(cat), ByKey: true, ByTeam: true, ByUser: true}
+		bounds := func(first, last time.Time) ([]time.Time, error) {
+			return pricing.AggregateBoundaries(cat, po, first.Add(-time.Nanosecond), last.Add(24*time.Hour)), nil
+		}
+		ao := AggregateOptions{Boundaries: bounds, Billing: tariffs.BillEnd, TierBounds: pricing.TierBounds(cat), ByKey: true, ByTeam: true, ByUser: true}
 		odd, err := src.Aggregate(ctx, ao, func(a *ledger.Aggregate) error { return e.AddAggregate(a, tariffs.BillEnd) })
 		if err != nil {
 			t.Fatal(err)
@@ -121,7 +125,7 @@ func TestPushDownEqualsRows(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			opts := Options{Since: tt.since, Until: tt.until}
-			rows := engineOf(t, tt.since, tt.until)
+			rows, _ := engineOf(t, tt.since, tt.until)
 			priceRows(t, rows, opts, one.URL)
 			want := reconciled(t, rows)
 			r := rows.Rows()
@@ -134,21 +138,39 @@ func TestPushDownEqualsRows(t *testing.T) {
 			wholeRead = r.Read
 			for _, c := range []struct {
 				name string
-				span time.Duration
 				urls []string
 			}{
-				{"one database by minute", time.Minute, []string{one.URL}},
-				{"one database by hour", time.Hour, []string{one.URL}},
-				{"two databases by minute", time.Minute, []string{a.URL, b.URL}},
-				{"two databases by hour", time.Hour, []string{a.URL, b.URL}},
+				{"one database", []string{one.URL}},
+				{"two databases", []string{a.URL, b.URL}},
 			} {
-				e := engineOf(t, tt.since, tt.until)
-				pricePushDown(t, e, opts, c.span, c.urls...)
+				e, po := engineOf(t, tt.since, tt.until)
+				pricePushDown(t, e, opts, po, c.urls...)
 				if got := reconciled(t, e); got != want {
 					t.Errorf("%s: push-down differs from rows:\n%s", c.name, firstDiff(got, want))
 				}
 			}
 		})
+	}
+}
+
+// TestOddRowsByWindow: past maxOddCtids odd rows, row mode reads them
+// with a second scan of the window instead of by ctid, to the same result.
+func TestOddRowsByWindow(t *testing.T) {
+	db := pgtest.NewLiteLLM(t, pgtest.SchemaCurrent)
+	db.LoadDump(t, sampleDump)
+	db.LoadDump(t, shapesDump)
+	db.Exec(t, oddRows)
+	byCtid, _ := engineOf(t, time.Time{}, time.Time{})
+	priceRows(t, byCtid, Options{}, db.URL)
+	defer func(n int) { maxOddCtids = n }(maxOddCtids)
+	maxOddCtids = 1
+	byWindow, _ := engineOf(t, time.Time{}, time.Time{})
+	priceRows(t, byWindow, Options{}, db.URL)
+	if got, want := reconciled(t, byWindow), reconciled(t, byCtid); got != want {
+		t.Errorf("odd rows by window differ from by ctid:\n%s", firstDiff(got, want))
+	}
+	if r := byWindow.Rows(); r.Rejected != 3 || r.Priced < 500 {
+		t.Errorf("rows %+v, want hundreds priced and the 3 odd rows the mapper refuses rejected", r)
 	}
 }
 
@@ -163,14 +185,44 @@ func firstDiff(a, b string) string {
 	return "one is a prefix of the other"
 }
 
-// TestPushDownRefusesPartMinute: a window edge inside a minute cannot be
-// decided from minute sums.
-func TestPushDownRefusesPartMinute(t *testing.T) {
+// TestPushDownAnyInstant: a window edge at 00:00:30 and a zone half an
+// hour off UTC are boundaries like any other: push-down still equals rows.
+func TestPushDownAnyInstant(t *testing.T) {
 	db := pgtest.NewLiteLLM(t, pgtest.SchemaCurrent)
 	db.LoadDump(t, sampleDump)
-	since := time.Date(2026, 10, 3, 0, 0, 30, 0, time.UTC)
-	e := engineOf(t, since, time.Time{})
-	src, err := New(db.URL, Options{Since: since})
+	// Two calls in the minute of the window's start, one ending before it.
+	db.Exec(t, `INSERT INTO "LiteLLM_SpendLogs" (request_id, call_type, api_key, spend, prompt_tokens, completion_tokens,
+	"startTime", "endTime", model, model_group, metadata) VALUES
+ ('edge-before', 'acompletion', 'k1', 0.001, 100, 10, '2026-10-03 00:00:10', '2026-10-03 00:00:20', 'deepseek-flash', 'deepseek-flash', '{}'),
+ ('edge-after', 'acompletion', 'k1', 0.002, 100, 10, '2026-10-03 00:00:20', '2026-10-03 00:00:40', 'deepseek-flash', 'deepseek-flash', '{}')`)
+	since, until := time.Date(2026, 10, 3, 0, 0, 30, 0, time.UTC), time.Date(2026, 10, 9, 7, 17, 45, 123456000, time.UTC)
+	cat, _ := tariffs.Load("")
+	india, err := time.LoadLocation("Asia/Kolkata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dims := range [][]pricing.Dim{allDims, {pricing.DimModel, pricing.DimHour, pricing.DimKey}} {
+		po := pricing.Options{Dims: dims, Zone: india, Since: since, Until: until}
+		rows, sums := pricing.New(cat, po), pricing.New(cat, po)
+		opts := Options{Since: since, Until: until}
+		priceRows(t, rows, opts, db.URL)
+		pricePushDown(t, sums, opts, po, db.URL)
+		if got, want := reconciled(t, sums), reconciled(t, rows); got != want {
+			t.Errorf("by %v: push-down differs from rows:\n%s", dims, firstDiff(got, want))
+		}
+		if r := rows.Rows(); r.Priced < 100 || r.Outside == 0 {
+			t.Errorf("by %v: rows %+v, want some priced and some outside the window", dims, r)
+		}
+	}
+}
+
+// TestPushDownRefusesStraddle: boundaries that miss a tariff switch leave
+// a group across it, which AddAggregate refuses rather than misprice.
+func TestPushDownRefusesStraddle(t *testing.T) {
+	db := pgtest.NewLiteLLM(t, pgtest.SchemaCurrent)
+	db.LoadDump(t, sampleDump)
+	e, _ := engineOf(t, time.Time{}, time.Time{})
+	src, err := New(db.URL, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,9 +5,10 @@
 // A Source is one database. Open streams its rows as ledger calls through
 // ledger.SpendLogMapper, the same code that reads a table dump, so a
 // database and its CSV export give the same calls. Aggregate pushes the
-// heavy work down instead: the database sums the calls by span of the
-// billing instant (an hour or a minute), model, status, prompt-size band
-// and the asked groupings, and pricing.Engine.AddAggregate prices the sums.
+// heavy work down instead: the database sums the calls between the
+// instants where a price or a reported day or hour changes, by model,
+// status, prompt-size band and the asked groupings, and
+// pricing.Engine.AddAggregate checks and prices the sums.
 //
 // # Invariants
 //

@@ -33,32 +33,31 @@ func (f fragments) col(name, typ string) string {
 	return "NULL::" + typ
 }
 
-// Metadata members, as columns of the lateral subqueries of from: each is
-// extracted once per row, counts as text (a JSON number or a string that
-// holds one read alike, as the mapper reads them; JSON null is NULL).
+// Metadata members, as jsonb columns of the lateral record joins of
+// metadataJoins: each is taken out once per row (JSON null and absence
+// both read as SQL NULL, as the mapper treats them alike).
 const (
-	au      = `m1.au`
-	cached  = `m2.c`
-	write1  = `m2.w1`
-	reason  = `m2.r`
-	metaKey = `sl.metadata->'user_api_key_alias'`
-	metaTA  = `sl.metadata->'user_api_key_team_alias'`
-	metaTID = `sl.metadata->'user_api_key_team_id'`
+	metaKey = `m.user_api_key_alias`
+	metaTA  = `m.user_api_key_team_alias`
+	metaTID = `m.user_api_key_team_id`
+	cached  = `p.cached_tokens`
+	write1  = `p.cache_creation_tokens`
+	reason  = `c.reasoning_tokens`
 )
 
-// countPattern is a token count the database may sum: a small
-// non-negative integer written plainly.
-const countPattern = `'^[0-9]{1,9}$'`
-
-// jsonCount is a metadata token count as an integer: absent and null are 0.
-func jsonCount(x string) string {
-	return fmt.Sprintf(`(CASE WHEN %[1]s ~ %[2]s THEN (%[1]s)::int ELSE 0 END)`, x, countPattern)
+// jsonCountOK says a metadata token count is absent, null or a
+// non-negative integer below 10^9 written plainly: jsonb orders every
+// number above strings and below booleans, arrays and objects, and prints
+// an integer without a point. Anything else (a string holding a number
+// included) goes to the mapper.
+func jsonCountOK(x string) string {
+	return fmt.Sprintf(`(%[1]s IS NULL OR (%[1]s >= '0'::jsonb AND %[1]s < '1000000000'::jsonb AND strpos(%[1]s::text, '.') = 0))`, x)
 }
 
-// jsonCountOK says a metadata token count is absent, null or a small
-// non-negative integer.
-func jsonCountOK(x string) string {
-	return fmt.Sprintf(`(%[1]s IS NULL OR %[1]s ~ %[2]s)`, x, countPattern)
+// jsonCount is a metadata token count as an integer: 0 when absent or
+// null; in an odd row, any number the cast cannot fail on.
+func jsonCount(x string) string {
+	return fmt.Sprintf(`(CASE WHEN %[1]s >= '0'::jsonb AND %[1]s < '1000000000'::jsonb THEN (%[1]s)::int ELSE 0 END)`, x)
 }
 
 // jsonText is a metadata label as the mapper reads it: a string, or a
@@ -67,20 +66,15 @@ func jsonText(x string) string {
 	return fmt.Sprintf(`(CASE WHEN jsonb_typeof(%[1]s) IN ('string', 'number') THEN %[1]s#>>'{}' END)`, x)
 }
 
-// objectOrNull says a JSON type is absent, null or an object.
-func objectOrNull(typ string) string {
-	return fmt.Sprintf(`(%[1]s IS NULL OR %[1]s IN ('object', 'null'))`, typ)
+// objectOrNull says a jsonb value is absent, null or an object.
+func objectOrNull(x string) string {
+	return fmt.Sprintf(`(%[1]s IS NULL OR jsonb_typeof(%[1]s) IN ('object', 'null'))`, x)
 }
 
-// The token counts from metadata, computed once per row in from.
-func (f fragments) cached() string    { return "v.cached" }
-func (f fragments) reasoning() string { return "v.reasoning" }
-func (f fragments) write() string     { return "v.write" }
-
-// counts is the lateral subquery of the metadata token counts.
-func (f fragments) counts() string {
-	return fmt.Sprintf("SELECT %s AS cached, %s AS write, %s AS reasoning", jsonCount(cached), jsonCount(write1), jsonCount(reason))
-}
+// The token counts from metadata.
+func (f fragments) cached() string    { return jsonCount(cached) }
+func (f fragments) reasoning() string { return jsonCount(reason) }
+func (f fragments) write() string     { return jsonCount(write1) }
 
 // ok is the plain-row test.
 func (f fragments) ok() string {
@@ -100,13 +94,12 @@ func (f fragments) ok() string {
 	if f.s.spend["metadata"] {
 		meta = strings.Join([]string{
 			`(sl.metadata IS NULL OR jsonb_typeof(sl.metadata) = 'object')`,
-			objectOrNull("m2.aut"), objectOrNull("m2.ptt"), objectOrNull("m2.ctt"),
+			objectOrNull("m.additional_usage_values"), objectOrNull("u.prompt_tokens_details"), objectOrNull("u.completion_tokens_details"),
 			// Only the Chat Completions shape is split here; the Responses
 			// API, Anthropic's and DeepSeek's own counts and the 5m/1h
 			// write split go to the mapper, which knows every shape.
-			`NOT COALESCE(m1.au ?| array['input_tokens', 'output_tokens', 'input_tokens_details', 'output_tokens_details',
-		'cache_read_input_tokens', 'cache_creation_input_tokens', 'prompt_cache_hit_tokens'], FALSE)`,
-			`NOT COALESCE((m1.au->'prompt_tokens_details') ? 'cache_creation_token_details', FALSE)`,
+			`COALESCE(u.input_tokens, u.output_tokens, u.input_tokens_details, u.output_tokens_details,
+		u.cache_read_input_tokens, u.cache_creation_input_tokens, u.prompt_cache_hit_tokens, p.cache_creation_token_details) IS NULL`,
 			jsonCountOK(cached), jsonCountOK(write1), jsonCountOK(reason),
 			fmt.Sprintf(`sl.prompt_tokens >= %s + %s`, f.cached(), f.write()),
 			fmt.Sprintf(`sl.completion_tokens >= %s`, f.reasoning()),
@@ -126,13 +119,16 @@ func (f fragments) ok() string {
 	return strings.Join([]string{
 		`sl.prompt_tokens IS NOT NULL AND sl.prompt_tokens >= 0`,
 		`sl.completion_tokens IS NOT NULL AND sl.completion_tokens >= 0`,
-		// The readers refuse a decimal exponent beyond ±64: a spend between
-		// 1e-40 and 1e40 has none (17 digits at most), and none is odd.
-		`sl.spend IS NOT NULL AND (sl.spend = 0 OR (sl.spend >= 1e-40 AND sl.spend < 1e40))`,
+		`sl.spend IS NOT NULL AND ` + plainSpend,
 		`sl."startTime" >= '1970-01-01' AND sl."startTime" < '2262-01-01'`,
 		status, first, end, total, hit, meta,
 	}, "\n\tAND ")
 }
+
+// plainSpend says a spend is a number the readers read: a spend between
+// 1e-40 and 1e40 has no decimal exponent beyond ±64 (17 digits at most),
+// and none is odd; NaN compares above every number.
+const plainSpend = `(sl.spend = 0 OR (sl.spend >= 1e-40 AND sl.spend < 1e40))`
 
 // keyAlias is the key's alias: the one in the metadata at call time, else
 // the key table's, else the deleted-key table's; NULL when none.
@@ -181,19 +177,27 @@ func (f fragments) joinedTeamAlias() string {
 	return "NULLIF(tt.team_alias, '')"
 }
 
-// key is the hashed key: LiteLLM stores hashes, but a raw "sk-" key that
-// reached the table is hashed as the readers do.
-func (f fragments) key() string {
-	return `(CASE WHEN sl.api_key LIKE 'sk-%' THEN encode(sha256(convert_to(sl.api_key, 'UTF8')), 'hex') ELSE COALESCE(sl.api_key, '') END)`
+// keyOf is the hashed key of an api_key column: LiteLLM stores hashes,
+// but a raw "sk-" key that reached the table is hashed as the readers do.
+func (f fragments) keyOf(col string) string {
+	return fmt.Sprintf(`(CASE WHEN %[1]s LIKE 'sk-%%' THEN encode(sha256(convert_to(%[1]s, 'UTF8')), 'hex') ELSE COALESCE(%[1]s, '') END)`, col)
 }
 
-// from is the FROM clause with the joins that bring aliases and the
-// plain-row test as column ok.
-func (f fragments) from(keys, teams bool) string {
+// groupTeam is a summed group's team, picked as team picks a row's.
+func (f fragments) groupTeam() string {
+	joined := "NULL::text"
+	if f.s.teams != nil {
+		joined = "NULLIF(tt.team_alias, '')"
+	}
+	return fmt.Sprintf("COALESCE(g.team_alias, %s, NULLIF(g.team_id, ''), g.team_meta_id)", joined)
+}
+
+// joins are the LEFT JOINs that bring the key and team tables' aliases to
+// rows or groups whose raw key and team id are the columns named.
+func (f fragments) joins(keys, teams bool, keyCol, teamCol string) string {
 	var b strings.Builder
-	b.WriteString(`FROM "LiteLLM_SpendLogs" sl`)
 	if keys && f.s.keys != nil {
-		b.WriteString("\nLEFT JOIN \"LiteLLM_VerificationToken\" vt ON vt.token = sl.api_key")
+		fmt.Fprintf(&b, "\nLEFT JOIN \"LiteLLM_VerificationToken\" vt ON vt.token = %s", keyCol)
 	}
 	if keys && f.s.deleted != nil {
 		// A key can be deleted more than once (regenerated): its latest
@@ -202,26 +206,47 @@ func (f fragments) from(keys, teams bool) string {
 		if f.s.deleted["deleted_at"] {
 			order = "token, deleted_at DESC"
 		}
-		fmt.Fprintf(&b, "\nLEFT JOIN (SELECT DISTINCT ON (token) token, key_alias FROM \"LiteLLM_DeletedVerificationToken\" ORDER BY %s) dvt ON dvt.token = sl.api_key", order)
+		fmt.Fprintf(&b, "\nLEFT JOIN (SELECT DISTINCT ON (token) token, key_alias FROM \"LiteLLM_DeletedVerificationToken\" ORDER BY %s) dvt ON dvt.token = %s", order, keyCol)
 	}
 	if teams && f.s.teams != nil && f.s.spend["team_id"] {
-		b.WriteString("\nLEFT JOIN \"LiteLLM_TeamTable\" tt ON tt.team_id = sl.team_id")
+		fmt.Fprintf(&b, "\nLEFT JOIN \"LiteLLM_TeamTable\" tt ON tt.team_id = %s", teamCol)
 	}
-	// OFFSET 0 keeps each subquery from being pulled up: its columns are
-	// computed once per row instead of once per use.
+	return b.String()
+}
+
+// metadataJoins take the metadata members apart once per row, each JSON
+// object by one record function, into the jsonb columns m.*, u.*, p.* and
+// c.* that the expressions above name. A member that is not an object
+// gives NULL columns (and an odd row), never an error.
+func (f fragments) metadataJoins() string {
 	meta := "NULL::jsonb"
 	if f.s.spend["metadata"] {
-		meta = "sl.metadata->'additional_usage_values'"
+		meta = "sl.metadata"
 	}
-	fmt.Fprintf(&b, "\nCROSS JOIN LATERAL (SELECT %s AS au OFFSET 0) m1", meta)
-	b.WriteString(`
-CROSS JOIN LATERAL (SELECT m1.au #>> '{prompt_tokens_details,cached_tokens}' AS c,
-	m1.au #>> '{prompt_tokens_details,cache_creation_tokens}' AS w1,
-	m1.au #>> '{completion_tokens_details,reasoning_tokens}' AS r, jsonb_typeof(m1.au) AS aut,
-	jsonb_typeof(m1.au->'prompt_tokens_details') AS ptt, jsonb_typeof(m1.au->'completion_tokens_details') AS ctt OFFSET 0) m2`)
-	fmt.Fprintf(&b, "\nCROSS JOIN LATERAL (%s OFFSET 0) v", f.counts())
-	fmt.Fprintf(&b, "\nCROSS JOIN LATERAL (SELECT %s AS ok OFFSET 0) o", f.ok())
-	return b.String()
+	object := func(x string) string {
+		return fmt.Sprintf("CASE WHEN jsonb_typeof(%[1]s) = 'object' THEN %[1]s END", x)
+	}
+	return fmt.Sprintf(`
+LEFT JOIN LATERAL jsonb_to_record(%s) AS m(additional_usage_values jsonb,
+	user_api_key_alias jsonb, user_api_key_team_alias jsonb, user_api_key_team_id jsonb) ON TRUE
+LEFT JOIN LATERAL jsonb_to_record(%s) AS u(prompt_tokens_details jsonb, completion_tokens_details jsonb,
+	input_tokens jsonb, output_tokens jsonb, input_tokens_details jsonb, output_tokens_details jsonb,
+	cache_read_input_tokens jsonb, cache_creation_input_tokens jsonb, prompt_cache_hit_tokens jsonb) ON TRUE
+LEFT JOIN LATERAL jsonb_to_record(%s) AS p(cached_tokens jsonb, cache_creation_tokens jsonb, cache_creation_token_details jsonb) ON TRUE
+LEFT JOIN LATERAL jsonb_to_record(%s) AS c(reasoning_tokens jsonb) ON TRUE`,
+		object(meta), object("m.additional_usage_values"), object("u.prompt_tokens_details"), object("u.completion_tokens_details"))
+}
+
+// rowsFrom is the FROM clause of the summing query: the spend logs and
+// their metadata members.
+func (f fragments) rowsFrom() string {
+	return `FROM "LiteLLM_SpendLogs" sl` + f.metadataJoins()
+}
+
+// from is the FROM clause of the row queries, with the joins that bring
+// aliases.
+func (f fragments) from(keys, teams bool) string {
+	return `FROM "LiteLLM_SpendLogs" sl` + f.joins(keys, teams, "sl.api_key", "sl.team_id") + f.metadataJoins()
 }
 
 // inWindow is the predicate on "startTime" ($1, $2) that its index serves.
@@ -232,16 +257,29 @@ var rowColumns = []string{"request_id", "startTime", "endTime", "completionStart
 	"prompt_tokens", "completion_tokens", "total_tokens", "cache_hit", "model", "model_group", "model_id", "custom_llm_provider", "user",
 	"team_id", "status", "metadata", "cached_tokens", "cache_creation_tokens", "reasoning_tokens", "key_alias", "team_alias"}
 
-// rowQuery selects every row of the window as text. A plain row comes
+// rowCols are the row query's columns for rowColumns: a plain row comes
 // with its token split and aliases in flat columns and no metadata; an odd
-// row with its metadata and raw team id. Only odd rows when oddOnly.
-func (f fragments) rowQuery(oddOnly bool) string {
-	plain := func(expr string) string { return fmt.Sprintf("CASE WHEN ok THEN (%s)::text END", expr) }
-	odd := func(expr string) string { return fmt.Sprintf("CASE WHEN NOT ok THEN (%s)::text END", expr) }
-	metaAlias := func(meta, joined string) string {
-		return fmt.Sprintf("CASE WHEN %s IS NULL THEN %s END", f.metaText(meta), joined)
+// row with its metadata and raw team id.
+func (f fragments) rowCols(plain bool) []string {
+	onlyPlain := func(expr string) string {
+		if plain {
+			return "(" + expr + ")::text"
+		}
+		return "NULL::text"
 	}
-	cols := []string{
+	onlyOdd := func(expr string) string {
+		if plain {
+			return "NULL::text"
+		}
+		return "(" + expr + ")::text"
+	}
+	keyAlias := f.keyAlias()
+	teamAlias := f.team()
+	if !plain {
+		keyAlias = fmt.Sprintf("CASE WHEN %s IS NULL THEN %s END", f.metaText(metaKey), f.joinedKeyAlias())
+		teamAlias = fmt.Sprintf("CASE WHEN %s IS NULL THEN %s END", f.metaText(metaTA), f.joinedTeamAlias())
+	}
+	return []string{
 		"sl.request_id::text",
 		`sl."startTime"::text`,
 		f.col("endTime", "timestamp") + "::text",
@@ -257,20 +295,33 @@ func (f fragments) rowQuery(oddOnly bool) string {
 		f.col("model_id", "text") + "::text",
 		f.col("custom_llm_provider", "text") + "::text",
 		f.col("user", "text") + "::text",
-		odd(f.col("team_id", "text")),
+		onlyOdd(f.col("team_id", "text")),
 		f.col("status", "text") + "::text",
-		odd(f.col("metadata", "jsonb")),
-		plain(f.metaCount(f.cached())),
-		plain(f.metaCount(f.write())),
-		plain(f.metaCount(f.reasoning())),
-		fmt.Sprintf("CASE WHEN ok THEN %s ELSE %s END", f.keyAlias(), metaAlias(metaKey, f.joinedKeyAlias())),
-		fmt.Sprintf("CASE WHEN ok THEN %s ELSE %s END", f.team(), metaAlias(metaTA, f.joinedTeamAlias())),
+		onlyOdd(f.col("metadata", "jsonb")),
+		onlyPlain(f.metaCount(f.cached())),
+		onlyPlain(f.metaCount(f.write())),
+		onlyPlain(f.metaCount(f.reasoning())),
+		keyAlias,
+		teamAlias,
 	}
-	where := inWindow
-	if oddOnly {
-		where += " AND NOT ok"
-	}
-	return fmt.Sprintf("SELECT %s\n%s\n%s", strings.Join(cols, ",\n\t"), f.from(true, true), where)
+}
+
+// rowQuery selects every row of the window ($1, $2) as text, led by the
+// plain-row test and the row's ctid: plain rows are read as they come,
+// odd ones fetched again whole by oddQuery. Each expression is computed
+// once per row, in parallel workers when the server has them.
+func (f fragments) rowQuery() string {
+	return fmt.Sprintf("SELECT (%s)::text AS ok, sl.ctid::text,\n\t%s\n%s\n%s", f.ok(), strings.Join(f.rowCols(true), ",\n\t"), f.from(true, true), inWindow)
+}
+
+// oddQuery selects the rows whose ctids are $1, as text, for the mapper.
+func (f fragments) oddQuery() string {
+	return fmt.Sprintf("SELECT %s\n%s\nWHERE sl.ctid = ANY($1::tid[])", strings.Join(f.rowCols(false), ",\n\t"), f.from(true, true))
+}
+
+// oddWindowQuery selects the odd rows of the window ($1, $2), as text.
+func (f fragments) oddWindowQuery() string {
+	return fmt.Sprintf("SELECT %s\n%s\n%s AND NOT (%s)", strings.Join(f.rowCols(false), ",\n\t"), f.from(true, true), inWindow, f.ok())
 }
 
 // metaCount is a metadata count, or 0 when the table has no metadata.

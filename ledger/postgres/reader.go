@@ -13,14 +13,27 @@ var _ ledger.Source = (*Source)(nil)
 
 // Reader streams the calls of one database's spend logs, in no particular
 // order, from one read-only transaction. Rows arrive as the server sends
-// them: memory holds one batch, never the whole result.
+// them: memory holds one batch, never the whole result. Plain rows come
+// first; odd ones (see fragments.ok) are fetched again whole afterwards.
 type Reader struct {
 	ss     *session
 	rows   pgx.Rows
 	mapper *ledger.SpendLogMapper
 	batch  int
-	done   bool
+	// lead is how many columns come before the mapper's: the plain-row
+	// test and the ctid in the first query, none in the odd rows' query.
+	lead int
+	// odd holds the ctids of the odd rows seen, to fetch once the plain
+	// ones are read; past maxOddCtids the odd rows are read by the window.
+	odd         []string
+	oddAll      bool
+	from, until string
+	done        bool
 }
+
+// maxOddCtids bounds the odd rows fetched by ctid: past it, a second scan
+// of the window reads them all.
+var maxOddCtids = 1 << 16
 
 // Open connects, probes the schema and starts the row query.
 func (s *Source) Open(ctx context.Context) (ledger.Reader, error) {
@@ -47,11 +60,41 @@ func (ss *session) rowReader(ctx context.Context, oddOnly bool) (*Reader, error)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := ss.tx.Query(ctx, fragments{ss.schema}.rowQuery(oddOnly), from, until)
+	r := &Reader{ss: ss, mapper: mapper, batch: ss.src.opts.BatchSize, from: from, until: until}
+	f := fragments{ss.schema}
+	if oddOnly {
+		r.rows, err = ss.tx.Query(ctx, f.oddWindowQuery(), from, until)
+	} else {
+		// Parallel workers compute each row's columns; the leader only
+		// passes them on.
+		if _, err = ss.tx.Exec(ctx, `SET LOCAL parallel_setup_cost = 0; SET LOCAL parallel_tuple_cost = 0`); err == nil {
+			r.rows, err = ss.tx.Query(ctx, f.rowQuery(), from, until)
+			r.lead = 2
+		}
+	}
 	if err != nil {
 		return nil, ss.src.wrap("read "+tableSpendLogs, err)
 	}
-	return &Reader{ss: ss, rows: rows, mapper: mapper, batch: ss.src.opts.BatchSize}, nil
+	return r, nil
+}
+
+// oddRows starts the query of the odd rows seen; false when there are none.
+func (r *Reader) oddRows(ctx context.Context) (bool, error) {
+	if r.lead == 0 || (len(r.odd) == 0 && !r.oddAll) {
+		return false, nil
+	}
+	f := fragments{r.ss.schema}
+	var err error
+	if r.oddAll {
+		r.rows, err = r.ss.tx.Query(ctx, f.oddWindowQuery(), r.from, r.until)
+	} else {
+		r.rows, err = r.ss.tx.Query(ctx, f.oddQuery(), r.odd)
+	}
+	if err != nil {
+		return false, r.ss.src.wrap("read "+tableSpendLogs, err)
+	}
+	r.lead, r.odd = 0, nil
+	return true, nil
 }
 
 // Format returns "litellm-postgres".
@@ -72,16 +115,35 @@ func (r *Reader) Next(ctx context.Context, b *ledger.Batch) error {
 			}
 		}
 		if !r.rows.Next() {
-			r.done = true
 			if err := r.rows.Err(); err != nil {
+				r.done = true
 				return r.ss.src.wrap("read "+tableSpendLogs, err)
 			}
+			more, err := r.oddRows(ctx)
+			if err != nil {
+				r.done = true
+				return err
+			}
+			if more {
+				continue
+			}
+			r.done = true
 			if b.Rows == 0 {
 				return io.EOF
 			}
 			return nil
 		}
 		vals := r.rows.RawValues()
+		if r.lead > 0 {
+			if string(vals[0]) != "true" {
+				if !r.oddAll {
+					r.odd = append(r.odd, string(vals[1]))
+					r.oddAll = len(r.odd) > maxOddCtids
+				}
+				continue
+			}
+			vals = vals[r.lead:]
+		}
 		b.Calls = append(b.Calls, ledger.Call{})
 		c := &b.Calls[len(b.Calls)-1]
 		if reason := r.mapper.Map(vals, "", c); reason != "" {

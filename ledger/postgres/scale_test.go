@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,8 +24,10 @@ const EnvBenchRows = "TOKENFARE_BENCH_ROWS"
 // BenchmarkScale loads generated LiteLLM spend logs (a month, the
 // generator's realistic mix) into the real server and times, over the same
 // rows: a bare SELECT count(*), sum(prompt_tokens), sum(completion_tokens)
-// (the floor any reader pays), push-down grouped by key as chargeback asks,
-// and row mode (every row to the engine). Each reports rows/s.
+// (the floor any reader pays), a COPY of the row query's plain columns to
+// nowhere (the most a server sends rows at), push-down grouped by key as
+// chargeback asks, and row mode (every row to the engine). Each reports
+// rows/s.
 func BenchmarkScale(b *testing.B) {
 	n := 20_000
 	if s := os.Getenv(EnvBenchRows); s != "" {
@@ -42,11 +45,12 @@ func BenchmarkScale(b *testing.B) {
 		b.Fatal(err)
 	}
 	cat, _ := tariffs.Load("")
-	// The span the command line chooses: from the rows' range.
-	spanFor := func(first, last time.Time) (time.Duration, error) {
-		span := pricing.AggregateSpan(cat, first, last.Add(24*time.Hour))
-		b.Logf("%d rows from %s to %s; push-down sums by %s", rows, first.Format(time.RFC3339), last.Format(time.RFC3339), span)
-		return span, nil
+	// The boundaries the command line chooses: from the rows' range.
+	po := pricing.Options{Dims: []pricing.Dim{pricing.DimKey}}
+	bounds := func(first, last time.Time) ([]time.Time, error) {
+		out := pricing.AggregateBoundaries(cat, po, first.Add(-time.Nanosecond), last.Add(24*time.Hour))
+		b.Logf("%d rows from %s to %s; push-down sums between %d boundaries", rows, first.Format(time.RFC3339), last.Format(time.RFC3339), len(out))
+		return out, nil
 	}
 	report := func(b *testing.B, start time.Time) {
 		b.ReportMetric(float64(rows)*float64(b.N)/time.Since(start).Seconds(), "rows/s")
@@ -62,15 +66,29 @@ func BenchmarkScale(b *testing.B) {
 		}
 		report(b, start)
 	})
+	// The server's own ceiling for row mode: COPY of the columns the row
+	// query reads, as text, to nowhere.
+	b.Run("copy-out", func(b *testing.B) {
+		start := time.Now()
+		for range b.N {
+			tag, err := conn.PgConn().CopyTo(ctx, io.Discard, `COPY (SELECT request_id, "startTime", "endTime", "completionStartTime",
+				api_key, spend, prompt_tokens, completion_tokens, total_tokens, cache_hit, model, model_group, model_id,
+				custom_llm_provider, "user", status FROM "LiteLLM_SpendLogs") TO STDOUT`)
+			if err != nil || tag.RowsAffected() != rows {
+				b.Fatalf("copy-out: %d rows, %v", tag.RowsAffected(), err)
+			}
+		}
+		report(b, start)
+	})
 	b.Run("push-down", func(b *testing.B) {
 		start := time.Now()
 		for range b.N {
-			e := pricing.New(cat, pricing.Options{Dims: []pricing.Dim{pricing.DimKey}})
+			e := pricing.New(cat, po)
 			src, err := New(db.URL, Options{})
 			if err != nil {
 				b.Fatal(err)
 			}
-			ao := AggregateOptions{SpanFor: spanFor, Billing: tariffs.BillEnd, TierBounds: pricing.TierBounds(cat), ByKey: true}
+			ao := AggregateOptions{Boundaries: bounds, Billing: tariffs.BillEnd, TierBounds: pricing.TierBounds(cat), ByKey: true}
 			odd, err := src.Aggregate(ctx, ao, func(a *ledger.Aggregate) error { return e.AddAggregate(a, tariffs.BillEnd) })
 			if err != nil {
 				b.Fatal(err)
