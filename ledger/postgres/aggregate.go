@@ -186,8 +186,9 @@ func (f fragments) billing(b tariffs.BillingTime) string {
 // aggregateQuery groups the window's rows ($1, $2) by the stretch between
 // boundaries ($4) their billing instants fall in, the prompt-size band
 // ($3) and the rest of a group's identity. Odd rows form groups of their
-// own (ok false) whose sums are unused: nothing below fails on an odd
-// value. The key and team tables are joined to the groups, not the rows.
+// own (ok false) that are only counted: the sums, which would fail on an
+// odd count, are filtered to plain rows. The key and team tables are
+// joined to the groups, not the rows.
 func (f fragments) aggregateQuery(o AggregateOptions) string {
 	status := "FALSE"
 	if f.s.spend["status"] {
@@ -219,19 +220,20 @@ func (f fragments) aggregateQuery(o AggregateOptions) string {
 		optional(o.ByTeam, f.metaText(metaTID)) + " AS team_meta_id",
 		optional(o.ByUser, fmt.Sprintf("COALESCE(%s, '')", f.col("user", "text"))) + ` AS "user"`,
 		"sl.prompt_tokens AS prompt",
-		f.metaCount(f.cached()) + " AS cached",
-		f.metaCount(f.write()) + " AS write",
+		f.countSum(cached) + " AS cached",
+		f.countSum(write1) + " AS write",
 		"sl.completion_tokens AS completion",
-		f.metaCount(f.reasoning()) + " AS reasoning",
+		f.countSum(reason) + " AS reasoning",
 		// The shortest text of the double is what the row readers parse:
-		// summed as numeric, the total is exact. An odd spend is not read.
-		"CASE WHEN " + plainSpend + " THEN sl.spend::text::numeric END AS spend",
+		// summed as numeric, the total is exact.
+		"sl.spend::text::numeric AS spend",
 	}
 	groups := `ok, seg, model, model_group, failed, zero, band, api_key, team_alias, team_id, team_meta_id, "user"`
 	summed := fmt.Sprintf(`SELECT %s,
 	min(billing) AS first, max(billing) AS last, count(*) AS calls,
-	sum(prompt)::int8 AS prompt, sum(cached)::int8 AS cached, sum(write)::int8 AS write,
-	sum(completion)::int8 AS completion, sum(reasoning)::int8 AS reasoning, sum(spend)::text AS spend,
+	(sum(prompt) FILTER (WHERE ok))::int8 AS prompt, (sum(cached) FILTER (WHERE ok))::int8 AS cached,
+	(sum(write) FILTER (WHERE ok))::int8 AS write, (sum(completion) FILTER (WHERE ok))::int8 AS completion,
+	(sum(reasoning) FILTER (WHERE ok))::int8 AS reasoning, (sum(spend) FILTER (WHERE ok))::text AS spend,
 	min(alias COLLATE "C") AS alias, count(*) - count(alias) AS lacking
 FROM (SELECT %s
 %s

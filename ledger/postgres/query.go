@@ -33,32 +33,34 @@ func (f fragments) col(name, typ string) string {
 	return "NULL::" + typ
 }
 
-// Metadata members, as jsonb columns of the lateral record joins of
-// metadataJoins: each is taken out once per row (JSON null and absence
-// both read as SQL NULL, as the mapper treats them alike).
+// Metadata members: the top level's are jsonb columns of the one record
+// join of metadataJoins (JSON null and absence both read as SQL NULL, as
+// the mapper treats them alike); the token counts are the text of their
+// JSON values, NULL when absent or null.
 const (
+	au      = `m.additional_usage_values`
 	metaKey = `m.user_api_key_alias`
 	metaTA  = `m.user_api_key_team_alias`
 	metaTID = `m.user_api_key_team_id`
-	cached  = `p.cached_tokens`
-	write1  = `p.cache_creation_tokens`
-	reason  = `c.reasoning_tokens`
+	cached  = `(m.additional_usage_values #>> '{prompt_tokens_details,cached_tokens}')`
+	write1  = `(m.additional_usage_values #>> '{prompt_tokens_details,cache_creation_tokens}')`
+	reason  = `(m.additional_usage_values #>> '{completion_tokens_details,reasoning_tokens}')`
 )
 
-// jsonCountOK says a metadata token count is absent, null or a
-// non-negative integer below 10^9 written plainly: jsonb orders every
-// number above strings and below booleans, arrays and objects, and prints
-// an integer without a point. Anything else (a string holding a number
-// included) goes to the mapper.
-func jsonCountOK(x string) string {
-	return fmt.Sprintf(`(%[1]s IS NULL OR (%[1]s >= '0'::jsonb AND %[1]s < '1000000000'::jsonb AND strpos(%[1]s::text, '.') = 0))`, x)
+// countPattern is a token count the database may sum: a non-negative
+// integer of at most nine digits, written plainly (a JSON number, or a
+// string holding one, which the mapper reads alike).
+const countPattern = `'^[0-9]{1,9}$'`
+
+// countOK says a metadata token count is absent, null or a count the
+// database may sum; anything else goes to the mapper.
+func countOK(x string) string {
+	return fmt.Sprintf(`COALESCE(%s, '0') ~ %s`, x, countPattern)
 }
 
-// jsonCount is a metadata token count as an integer: 0 when absent or
-// null; in an odd row, any number the cast cannot fail on.
-func jsonCount(x string) string {
-	return fmt.Sprintf(`(CASE WHEN %[1]s >= '0'::jsonb AND %[1]s < '1000000000'::jsonb THEN (%[1]s)::int ELSE 0 END)`, x)
-}
+// countInt is a count the plain-row test passed, as an integer (NULL when
+// absent). It fails on an odd row's count: use it only under that test.
+func countInt(x string) string { return fmt.Sprintf(`(%s)::int`, x) }
 
 // jsonText is a metadata label as the mapper reads it: a string, or a
 // number as written; NULL for any other kind.
@@ -68,15 +70,11 @@ func jsonText(x string) string {
 
 // objectOrNull says a jsonb value is absent, null or an object.
 func objectOrNull(x string) string {
-	return fmt.Sprintf(`(%[1]s IS NULL OR jsonb_typeof(%[1]s) IN ('object', 'null'))`, x)
+	return fmt.Sprintf(`COALESCE(jsonb_typeof(%s), 'null') IN ('object', 'null')`, x)
 }
 
-// The token counts from metadata.
-func (f fragments) cached() string    { return jsonCount(cached) }
-func (f fragments) reasoning() string { return jsonCount(reason) }
-func (f fragments) write() string     { return jsonCount(write1) }
-
-// ok is the plain-row test.
+// ok is the plain-row test: a CASE, so that the counts are cast only once
+// their form is known good. Every count is referred to three times at most.
 func (f fragments) ok() string {
 	status := "TRUE"
 	if f.s.spend["status"] {
@@ -90,20 +88,21 @@ func (f fragments) ok() string {
 	if f.s.spend["endTime"] {
 		end = `(sl."endTime" IS NULL OR (sl."endTime" >= sl."startTime" AND sl."endTime" < '2262-01-01'))`
 	}
-	meta := "TRUE"
+	meta, counts := "TRUE", "TRUE"
 	if f.s.spend["metadata"] {
 		meta = strings.Join([]string{
 			`(sl.metadata IS NULL OR jsonb_typeof(sl.metadata) = 'object')`,
-			objectOrNull("m.additional_usage_values"), objectOrNull("u.prompt_tokens_details"), objectOrNull("u.completion_tokens_details"),
+			objectOrNull(au), objectOrNull(au + "->'prompt_tokens_details'"), objectOrNull(au + "->'completion_tokens_details'"),
 			// Only the Chat Completions shape is split here; the Responses
 			// API, Anthropic's and DeepSeek's own counts and the 5m/1h
 			// write split go to the mapper, which knows every shape.
-			`COALESCE(u.input_tokens, u.output_tokens, u.input_tokens_details, u.output_tokens_details,
-		u.cache_read_input_tokens, u.cache_creation_input_tokens, u.prompt_cache_hit_tokens, p.cache_creation_token_details) IS NULL`,
-			jsonCountOK(cached), jsonCountOK(write1), jsonCountOK(reason),
-			fmt.Sprintf(`sl.prompt_tokens >= %s + %s`, f.cached(), f.write()),
-			fmt.Sprintf(`sl.completion_tokens >= %s`, f.reasoning()),
+			`NOT COALESCE(` + au + ` ?| array['input_tokens', 'output_tokens', 'input_tokens_details', 'output_tokens_details',
+		'cache_read_input_tokens', 'cache_creation_input_tokens', 'prompt_cache_hit_tokens'], FALSE)`,
+			`NOT COALESCE((` + au + `->'prompt_tokens_details') ? 'cache_creation_token_details', FALSE)`,
+			countOK(cached), countOK(write1), countOK(reason),
 		}, "\n\t\tAND ")
+		counts = fmt.Sprintf("sl.prompt_tokens >= COALESCE(%s, 0) + COALESCE(%s, 0) AND sl.completion_tokens >= COALESCE(%s, 0)",
+			countInt(cached), countInt(write1), countInt(reason))
 	}
 	// A total above prompt + completion tells the mapper that writes or
 	// reasoning lie outside them.
@@ -116,13 +115,13 @@ func (f fragments) ok() string {
 	if f.s.spend["cache_hit"] {
 		hit = `(CASE WHEN COALESCE(sl.cache_hit, '') = '' THEN ` + hit + ` ELSE lower(sl.cache_hit) <> 'true' END)`
 	}
-	return strings.Join([]string{
+	return "CASE WHEN " + strings.Join([]string{
 		`sl.prompt_tokens IS NOT NULL AND sl.prompt_tokens >= 0`,
 		`sl.completion_tokens IS NOT NULL AND sl.completion_tokens >= 0`,
 		`sl.spend IS NOT NULL AND ` + plainSpend,
 		`sl."startTime" >= '1970-01-01' AND sl."startTime" < '2262-01-01'`,
 		status, first, end, total, hit, meta,
-	}, "\n\tAND ")
+	}, "\n\tAND ") + "\n\tTHEN " + counts + " ELSE FALSE END"
 }
 
 // plainSpend says a spend is a number the readers read: a spend between
@@ -214,27 +213,18 @@ func (f fragments) joins(keys, teams bool, keyCol, teamCol string) string {
 	return b.String()
 }
 
-// metadataJoins take the metadata members apart once per row, each JSON
-// object by one record function, into the jsonb columns m.*, u.*, p.* and
-// c.* that the expressions above name. A member that is not an object
-// gives NULL columns (and an odd row), never an error.
+// metadataJoins take the metadata's top level apart once per row, by one
+// record function, into the jsonb columns m.* that the expressions above
+// name. Metadata that is not an object gives NULL columns (and an odd
+// row), never an error.
 func (f fragments) metadataJoins() string {
 	meta := "NULL::jsonb"
 	if f.s.spend["metadata"] {
 		meta = "sl.metadata"
 	}
-	object := func(x string) string {
-		return fmt.Sprintf("CASE WHEN jsonb_typeof(%[1]s) = 'object' THEN %[1]s END", x)
-	}
 	return fmt.Sprintf(`
-LEFT JOIN LATERAL jsonb_to_record(%s) AS m(additional_usage_values jsonb,
-	user_api_key_alias jsonb, user_api_key_team_alias jsonb, user_api_key_team_id jsonb) ON TRUE
-LEFT JOIN LATERAL jsonb_to_record(%s) AS u(prompt_tokens_details jsonb, completion_tokens_details jsonb,
-	input_tokens jsonb, output_tokens jsonb, input_tokens_details jsonb, output_tokens_details jsonb,
-	cache_read_input_tokens jsonb, cache_creation_input_tokens jsonb, prompt_cache_hit_tokens jsonb) ON TRUE
-LEFT JOIN LATERAL jsonb_to_record(%s) AS p(cached_tokens jsonb, cache_creation_tokens jsonb, cache_creation_token_details jsonb) ON TRUE
-LEFT JOIN LATERAL jsonb_to_record(%s) AS c(reasoning_tokens jsonb) ON TRUE`,
-		object(meta), object("m.additional_usage_values"), object("u.prompt_tokens_details"), object("u.completion_tokens_details"))
+LEFT JOIN LATERAL jsonb_to_record(CASE WHEN jsonb_typeof(%[1]s) = 'object' THEN %[1]s END) AS m(additional_usage_values jsonb,
+	user_api_key_alias jsonb, user_api_key_team_alias jsonb, user_api_key_team_id jsonb) ON TRUE`, meta)
 }
 
 // rowsFrom is the FROM clause of the summing query: the spend logs and
@@ -298,9 +288,9 @@ func (f fragments) rowCols(plain bool) []string {
 		onlyOdd(f.col("team_id", "text")),
 		f.col("status", "text") + "::text",
 		onlyOdd(f.col("metadata", "jsonb")),
-		onlyPlain(f.metaCount(f.cached())),
-		onlyPlain(f.metaCount(f.write())),
-		onlyPlain(f.metaCount(f.reasoning())),
+		onlyPlain(f.countText(cached)),
+		onlyPlain(f.countText(write1)),
+		onlyPlain(f.countText(reason)),
 		keyAlias,
 		teamAlias,
 	}
@@ -324,10 +314,20 @@ func (f fragments) oddWindowQuery() string {
 	return fmt.Sprintf("SELECT %s\n%s\n%s AND NOT (%s)", strings.Join(f.rowCols(false), ",\n\t"), f.from(true, true), inWindow, f.ok())
 }
 
-// metaCount is a metadata count, or 0 when the table has no metadata.
-func (f fragments) metaCount(expr string) string {
+// countText is a metadata count as text for the mapper: "0" when absent,
+// or when the table has no metadata.
+func (f fragments) countText(x string) string {
+	if !f.s.spend["metadata"] {
+		return "'0'"
+	}
+	return fmt.Sprintf("COALESCE(%s, '0')", x)
+}
+
+// countSum is a metadata count for the summing query: NULL when absent,
+// 0 when the table has no metadata. Sum it only over plain rows.
+func (f fragments) countSum(x string) string {
 	if !f.s.spend["metadata"] {
 		return "0"
 	}
-	return expr
+	return countInt(x)
 }
