@@ -1,12 +1,12 @@
 // Command readsum is the benchmark's floor: it reads a flat LiteLLM spend
 // log CSV and sums prompt_tokens, completion_tokens and cached_tokens, and
 // does nothing else. It is the leanest honest reading: one goroutine,
-// bufio.Reader.ReadSlice('\n'), a byte scan for commas (bytes.IndexByte,
-// which compares a vector register's worth of bytes at a time, as
-// ReadSlice does for the newline), the three integer columns summed with a
-// hand-rolled digit loop; no strconv, no Scanner, no allocation per line.
-// The scan looks at each byte once, for a comma only, and stops after the
-// last column it needs. The time tokenfare spends above
+// bufio.Reader.ReadSlice('\n'), a byte scan for commas eight bytes at a
+// time (one 64-bit word: faster here than bytes.IndexByte, whose vector
+// setup costs more than the short fields between commas), the three
+// integer columns summed with a hand-rolled digit loop; no strconv, no
+// Scanner, no allocation per line. The scan looks at each byte once, for a
+// comma only, and stops after the last column it needs. The time tokenfare spends above
 // it is the cost of pricing, not of reading.
 //
 //	go run ./bench/readsum big.csv
@@ -18,8 +18,10 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"io"
+	"math/bits"
 	"os"
 	"slices"
 )
@@ -86,24 +88,23 @@ func sum(r io.Reader) (sums, error) {
 		}
 		line := bytes.TrimSuffix(bytes.TrimSuffix(b, nl), cr)
 		field, start, found := 0, 0, 0
-		for {
-			i := bytes.IndexByte(line[start:], ',')
-			if i < 0 {
-				break
-			}
-			i += start
-			if w := want[field]; w > 0 {
-				n, ok := digits(line[start:i])
-				if !ok {
-					return s, fmt.Errorf("line %d: %s %q is not an integer", lineNo, wanted[w-1], line[start:i])
+	scan:
+		for off := 0; off < len(line); off += 8 {
+			for z := commas(word(line[off:])); z != 0; z &= z - 1 {
+				i := off + bits.TrailingZeros64(z)>>3
+				if w := want[field]; w > 0 {
+					n, ok := digits(line[start:i])
+					if !ok {
+						return s, fmt.Errorf("line %d: %s %q is not an integer", lineNo, wanted[w-1], line[start:i])
+					}
+					total[w-1] += n
+					found++
 				}
-				total[w-1] += n
-				found++
-			}
-			field++
-			start = i + 1
-			if field > last {
-				break
+				field++
+				start = i + 1
+				if field > last {
+					break scan
+				}
 			}
 		}
 		if field == last { // the last wanted column ends the line
@@ -122,6 +123,29 @@ func sum(r io.Reader) (sums, error) {
 	}
 	s.Prompt, s.Completion, s.Cached = total[0], total[1], total[2]
 	return s, nil
+}
+
+// word returns the first eight bytes of b as a little-endian word, the
+// missing ones zero when b is shorter.
+func word(b []byte) uint64 {
+	if len(b) >= 8 {
+		return binary.LittleEndian.Uint64(b)
+	}
+	var w uint64
+	for i, c := range b {
+		w |= uint64(c) << (8 * i)
+	}
+	return w
+}
+
+// commas returns a word with the high bit set in each byte of w that is a
+// comma, and only there: w XORed with eight commas has a zero byte there,
+// and adding 0x7F to the low seven bits of a byte carries into its high bit
+// unless they are all zero, never into the next byte.
+func commas(w uint64) uint64 {
+	const lo, low7 = 0x0101010101010101, 0x7F7F7F7F7F7F7F7F
+	y := w ^ (lo * ',')
+	return ^(((y & low7) + low7) | y | low7)
 }
 
 // digits reads a non-negative decimal integer, one digit at a time.

@@ -22,6 +22,13 @@ func TestSum(t *testing.T) {
 			csv:  "prompt_tokens,completion_tokens,cached_tokens\r\n1,2,3\r\n40,50,60",
 			want: sums{Rows: 2, Prompt: 41, Completion: 52, Cached: 63},
 		},
+		{
+			// 7 + 1 + 12 + 1 + 5 + 1 + 1 bytes: commas in both words of a
+			// 16-byte line and in its 3-byte tail.
+			name: "fields across words",
+			csv:  "request_id,prompt_tokens,completion_tokens,cached_tokens\nabcdefg,123456789012,99999,0\nx,1,2,3\n",
+			want: sums{Rows: 2, Prompt: 123456789013, Completion: 100001, Cached: 3},
+		},
 		{name: "header only", csv: "prompt_tokens,completion_tokens,cached_tokens\n", want: sums{}},
 		{name: "missing column", csv: "prompt_tokens,completion_tokens\n1,2\n", wantErr: "no cached_tokens column"},
 		{name: "not an integer", csv: "prompt_tokens,completion_tokens,cached_tokens\n1,x,0\n", wantErr: "line 2: completion_tokens"},
@@ -41,5 +48,28 @@ func TestSum(t *testing.T) {
 				t.Fatalf("sum = %+v, %v; want %+v", got, err, tt.want)
 			}
 		})
+	}
+}
+
+// TestCommas checks the word scan against a byte loop for every byte value
+// in every position: only commas are marked.
+func TestCommas(t *testing.T) {
+	for c := range 256 {
+		for pos := range 8 {
+			b := []byte("........")
+			b[pos] = byte(c)
+			want := uint64(0)
+			for i, x := range b {
+				if x == ',' {
+					want |= 0x80 << (8 * i)
+				}
+			}
+			if got := commas(word(b)); got != want {
+				t.Fatalf("byte %#x at %d: commas = %#x, want %#x", c, pos, got, want)
+			}
+			if got := commas(word(b[:pos+1])); got != want&(1<<(8*(pos+1))-1) {
+				t.Fatalf("byte %#x ending a %d-byte tail: commas = %#x", c, pos+1, got)
+			}
+		}
 	}
 }
