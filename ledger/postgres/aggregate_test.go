@@ -25,7 +25,9 @@ INSERT INTO "LiteLLM_SpendLogs" (request_id, call_type, api_key, spend, prompt_t
  ('odd-cached-exceeds', 'acompletion', 'k1', 0.003, 100, 10, '2026-10-05 03:02:00', '2026-10-05 03:02:02',
 	'deepseek-flash', 'deepseek-flash', '{"additional_usage_values": {"prompt_tokens_details": {"cached_tokens": 400}}}'),
  ('odd-nan-spend', 'acompletion', 'k1', 'NaN', 100, 10, '2026-10-05 03:03:00', '2026-10-05 03:03:02',
-	'deepseek-flash', 'deepseek-flash', '{}')`
+	'deepseek-flash', 'deepseek-flash', '{}'),
+ ('odd-leading-zero', 'acompletion', 'k1', 0.004, 100, 10, '2026-10-05 03:04:00', '2026-10-05 03:04:02',
+	'deepseek-flash', 'deepseek-flash', '{"additional_usage_values": {"prompt_tokens_details": {"cached_tokens": "0040"}}}')`
 
 var allDims = []pricing.Dim{pricing.DimModel, pricing.DimKey, pricing.DimTeam, pricing.DimUser, pricing.DimDay, pricing.DimPeriod, pricing.DimVersion}
 
@@ -129,8 +131,8 @@ func TestPushDownEqualsRows(t *testing.T) {
 			priceRows(t, rows, opts, one.URL)
 			want := reconciled(t, rows)
 			r := rows.Rows()
-			if r.Priced < 500 || r.Rejected != 3 {
-				t.Fatalf("rows: %+v, want hundreds priced and 3 rejected", r)
+			if r.Priced < 500 || r.Rejected != 4 {
+				t.Fatalf("rows: %+v, want hundreds priced and 4 rejected (negative, exceeding and zero-led counts, NaN spend)", r)
 			}
 			if !tt.since.IsZero() && r.Read >= wholeRead {
 				t.Errorf("the window read %d rows, the whole table %d", r.Read, wholeRead)
@@ -169,8 +171,8 @@ func TestOddRowsByWindow(t *testing.T) {
 	if got, want := reconciled(t, byWindow), reconciled(t, byCtid); got != want {
 		t.Errorf("odd rows by window differ from by ctid:\n%s", firstDiff(got, want))
 	}
-	if r := byWindow.Rows(); r.Rejected != 3 || r.Priced < 500 {
-		t.Errorf("rows %+v, want hundreds priced and the 3 odd rows the mapper refuses rejected", r)
+	if r := byWindow.Rows(); r.Rejected != 4 || r.Priced < 500 {
+		t.Errorf("rows %+v, want hundreds priced and the 4 odd rows the mapper refuses rejected", r)
 	}
 }
 

@@ -49,8 +49,10 @@ const (
 
 // countPattern is a token count the database may sum: a non-negative
 // integer of at most nine digits, written plainly (a JSON number, or a
-// string holding one, which the mapper reads alike).
-const countPattern = `'^[0-9]{1,9}$'`
+// string holding one, which the mapper reads alike). A leading zero is
+// not a JSON number: the mapper refuses "0040", so the database must not
+// sum it.
+const countPattern = `'^(0|[1-9][0-9]{0,8})$'`
 
 // countOK says a metadata token count is absent, null or a count the
 // database may sum; anything else goes to the mapper.
