@@ -8,6 +8,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/tokenfare/tokenfare/internal/textout"
+
 	"github.com/tokenfare/tokenfare/pricing"
 )
 
@@ -120,13 +122,13 @@ func csvChargeback(w io.Writer, c *pricing.Chargeback) error {
 }
 
 func tableChargeback(out io.Writer, c *pricing.Chargeback) error {
-	w := &errWriter{w: out}
+	w := &textout.Writer{W: out}
 	g, rows, cur := &c.Gateway, c.Rows, currencyText(c.Currencies)
-	w.printf("period    %s to %s\n", c.From.Format(time.RFC3339), c.Until.Format(time.RFC3339))
-	w.printf("rows      read %d: priced %d, unpriced %d, retired %d, failed %d, duplicate %d, rejected %d, outside %d%s\n",
+	w.Printf("period    %s to %s\n", c.From.Format(time.RFC3339), c.Until.Format(time.RFC3339))
+	w.Printf("rows      read %d: priced %d, unpriced %d, retired %d, failed %d, duplicate %d, rejected %d, outside %d%s\n",
 		rows.Read, rows.Priced, rows.Unpriced, rows.Retired, rows.Failed, rows.Duplicate, rows.Rejected, rows.Outside,
 		cacheHitNote(rows.CacheHit))
-	w.printf("gateway   official %s %s, recorded %s, peak share %s, reasoning share %s\n\n",
+	w.Printf("gateway   official %s %s, recorded %s, peak share %s, reasoning share %s\n\n",
 		money(g.Official), cur, money(g.Recorded), orDash(ratioText(g.PeakShare)), orDash(ratioText(g.ReasoningShare)))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	var header []string
@@ -151,6 +153,6 @@ func tableChargeback(out io.Writer, c *pricing.Chargeback) error {
 			orDash(ratioText(l.PeakShare)), money(l.AtBlended), money(l.Subsidy), orDash(ratioText(l.ReasoningShare)))
 	}
 	tw.Flush()
-	w.printf("\nSUBSIDY = AT_BLENDED − OFFICIAL: what a line pays for others at the gateway's blended prices (negative: others pay for it).\n")
-	return w.err
+	w.Printf("\nSUBSIDY = AT_BLENDED − OFFICIAL: what a line pays for others at the gateway's blended prices (negative: others pay for it).\n")
+	return w.Err
 }

@@ -9,6 +9,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/tokenfare/tokenfare/internal/textout"
+
 	"github.com/tokenfare/tokenfare/tariffs/drift"
 )
 
@@ -98,15 +100,15 @@ func (x *differenceDoc) detail() string {
 }
 
 func tableDrift(out io.Writer, d *driftDoc) error {
-	w := &errWriter{w: out}
+	w := &textout.Writer{W: out}
 	for _, f := range d.Files {
-		w.printf("%s: %s, %d entries\n", f.File, f.Format, f.Entries)
+		w.Printf("%s: %s, %d entries\n", f.File, f.Format, f.Entries)
 	}
 	if len(d.Differences) == 0 {
-		w.printf("no differences at %s\n", d.At)
-		return w.err
+		w.Printf("no differences at %s\n", d.At)
+		return w.Err
 	}
-	w.printf("%d difference(s) at %s (prices per 1M tokens)\n\n", len(d.Differences), d.At)
+	w.Printf("%d difference(s) at %s (prices per 1M tokens)\n\n", len(d.Differences), d.At)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "KIND\tMODEL\tOTHER NAME\tUSAGE\tPERIOD\tCATALOG\tOTHER\tDETAIL\tSOURCE")
 	for i := range d.Differences {
@@ -122,7 +124,7 @@ func tableDrift(out io.Writer, d *driftDoc) error {
 		fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}
 	tw.Flush()
-	return w.err
+	return w.Err
 }
 
 func csvDrift(w io.Writer, d *driftDoc) error {

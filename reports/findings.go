@@ -4,6 +4,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/tokenfare/tokenfare/internal/textout"
+
 	"github.com/tokenfare/tokenfare/gateway"
 )
 
@@ -66,13 +68,13 @@ func Findings(w io.Writer, f Format, c *Check) error {
 	case JSON:
 		return writeJSON(w, newCheckDoc(c))
 	case Table:
-		ew := &errWriter{w: w}
+		ew := &textout.Writer{W: w}
 		for _, x := range c.Findings {
-			ew.printf("%s: %s: %s: %s: %s %s (want %s): %s\n", x.Where(), x.Severity, x.Rule, orDash(x.ModelName), x.Field, orDash(x.Value), orDash(x.Bound), x.Message)
+			ew.Printf("%s: %s: %s: %s: %s %s (want %s): %s\n", x.Where(), x.Severity, x.Rule, orDash(x.ModelName), x.Field, orDash(x.Value), orDash(x.Bound), x.Message)
 		}
 		p, warn := c.Counts()
-		ew.printf("%s (%s): %d finding(s), %d warning(s)\n", c.File, c.Gateway, p, warn)
-		return ew.err
+		ew.Printf("%s (%s): %d finding(s), %d warning(s)\n", c.File, c.Gateway, p, warn)
+		return ew.Err
 	}
 	return errFormat("a check", f)
 }

@@ -10,32 +10,13 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/tokenfare/tokenfare/internal/textout"
+
 	"github.com/shopspring/decimal"
 
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
 )
-
-// errWriter keeps the first write error so text output reads straight.
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	n, err := e.w.Write(p)
-	e.err = err
-	return n, err
-}
-
-func (e *errWriter) printf(format string, args ...any) {
-	if e.err == nil {
-		_, e.err = fmt.Fprintf(e.w, format, args...)
-	}
-}
 
 // money rounds an amount to DisplayPlaces decimals for reading.
 func money(d decimal.Decimal) string { return d.StringFixed(DisplayPlaces) }
@@ -76,11 +57,11 @@ func orDash(s string) string {
 }
 
 func tableReconciliation(out io.Writer, r *pricing.Reconciliation) error {
-	w := &errWriter{w: out}
+	w := &textout.Writer{W: out}
 	t, rows, cur := r.Totals, r.Rows, currencyText(r.Currencies)
-	w.printf("rows      read %d: priced %d, unpriced %d, retired %d, failed %d, duplicate %d, rejected %d, outside %d%s\n",
+	w.Printf("rows      read %d: priced %d, unpriced %d, retired %d, failed %d, duplicate %d, rejected %d, outside %d%s\n",
 		rows.Read, rows.Priced, rows.Unpriced, rows.Retired, rows.Failed, rows.Duplicate, rows.Rejected, rows.Outside, cacheHitNote(rows.CacheHit))
-	w.printf("official  %s %s\nrecorded  %s %s\ngap       %s (official − recorded); recorded/official = %s\n\n",
+	w.Printf("official  %s %s\nrecorded  %s %s\ngap       %s (official − recorded); recorded/official = %s\n\n",
 		money(t.Official), cur, money(t.Recorded), cur, money(t.Gap), orDash(ratioText(t.Ratio)))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	cols := groupColumns(r)
@@ -101,31 +82,31 @@ func tableReconciliation(out io.Writer, r *pricing.Reconciliation) error {
 	}
 	tw.Flush()
 	if len(r.Explanations) > 0 {
-		w.printf("\nexplanations (amount = part of the gap)\n")
+		w.Printf("\nexplanations (amount = part of the gap)\n")
 		xs := append([]pricing.Explanation{}, r.Explanations...)
 		sort.SliceStable(xs, func(i, j int) bool { return xs[i].Amount.Abs().GreaterThan(xs[j].Amount.Abs()) })
 		for _, x := range xs {
-			w.printf("  %-18s %-20s %12s  %s\n", x.Kind, tableCell(x.Model), money(x.Amount), x.Detail)
+			w.Printf("  %-18s %-20s %12s  %s\n", x.Kind, tableCell(x.Model), money(x.Amount), x.Detail)
 		}
-		w.printf("  explained %s of a gap of %s\n", money(t.Explained), money(t.Gap))
+		w.Printf("  explained %s of a gap of %s\n", money(t.Explained), money(t.Gap))
 	}
-	return w.err
+	return w.Err
 }
 
 func tableBlend(out io.Writer, b *pricing.Blend) error {
-	w := &errWriter{w: out}
+	w := &textout.Writer{W: out}
 	gateway := b.Mode == pricing.ModeGateway
-	w.printf("window    %s to %s (%s)\n", b.From.Format(time.RFC3339), b.Until.Format(time.RFC3339), b.Mode)
+	w.Printf("window    %s to %s (%s)\n", b.From.Format(time.RFC3339), b.Until.Format(time.RFC3339), b.Mode)
 	if b.TariffAt.IsZero() {
-		w.printf("tariff    each call at the version in force at its own instant (historical)\n")
+		w.Printf("tariff    each call at the version in force at its own instant (historical)\n")
 	} else {
-		w.printf("tariff    in force at %s, applied to every call of the window\n", b.TariffAt.Format(time.RFC3339))
+		w.Printf("tariff    in force at %s, applied to every call of the window\n", b.TariffAt.Format(time.RFC3339))
 	}
 	if b.PeakShare.Valid {
-		w.printf("peak share of cost at off-peak prices: %s, used for every price that differs between periods\n", ratioText(b.PeakShare))
+		w.Printf("peak share of cost at off-peak prices: %s, used for every price that differs between periods\n", ratioText(b.PeakShare))
 	}
 	r := b.Rows
-	w.printf("rows      read %d: priced %d, outside the window %d, other %d\n\n", r.Read, r.Priced, r.Outside, r.Read-r.Priced-r.Outside)
+	w.Printf("rows      read %d: priced %d, outside the window %d, other %d\n\n", r.Read, r.Priced, r.Outside, r.Read-r.Priced-r.Outside)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	used := ""
 	if gateway {
@@ -149,35 +130,35 @@ func tableBlend(out io.Writer, b *pricing.Blend) error {
 		}
 	}
 	tw.Flush()
-	return w.err
+	return w.Err
 }
 
 func tableModels(out io.Writer, docs []modelDoc) error {
-	w := &errWriter{w: out}
+	w := &textout.Writer{W: out}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "MODEL\tPROVIDER\tCURRENCY\tPRICED VERSIONS\tNOW\tNAMES")
 	for _, d := range docs {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", d.Model, d.Provider, d.Currency, d.Versions, d.StatusNow, strings.Join(d.Names, ", "))
 	}
 	tw.Flush()
-	return w.err
+	return w.Err
 }
 
 // tableCalls writes one line per call in fixed-width columns, so that it
 // streams: an aligned table of every call would have to be held in memory.
 type tableCalls struct {
-	w      *errWriter
+	w      *textout.Writer
 	header bool // written
 }
 
-func newTableCalls(w io.Writer) *tableCalls { return &tableCalls{w: &errWriter{w: w}} }
+func newTableCalls(w io.Writer) *tableCalls { return &tableCalls{w: &textout.Writer{W: w}} }
 
 // callLine is the layout of one line of the per-call table.
 const callLine = "%-20s  %-24s  %-9s  %-8s  %10s  %10s  %10s  %12s  %12s  %12s  %s\n"
 
 func (t *tableCalls) writeHeader() {
 	if !t.header {
-		t.w.printf(callLine, "BILLED AT", "MODEL", "OUTCOME", "PERIOD", "INPUT", "CACHE READ", "OUTPUT", "OFFICIAL", "RECORDED", "GAP", "CURRENCY")
+		t.w.Printf(callLine, "BILLED AT", "MODEL", "OUTCOME", "PERIOD", "INPUT", "CACHE READ", "OUTPUT", "OFFICIAL", "RECORDED", "GAP", "CURRENCY")
 		t.header = true
 	}
 }
@@ -185,14 +166,14 @@ func (t *tableCalls) writeHeader() {
 func (t *tableCalls) Write(c *ledger.Call, pc *pricing.PricedCall) error {
 	t.writeHeader()
 	d := newCallDoc(c, pc)
-	t.w.printf(callLine, pc.At.UTC().Format("2006-01-02T15:04:05Z"), tableCell(d.Model), d.Outcome, orDash(d.Period),
+	t.w.Printf(callLine, pc.At.UTC().Format("2006-01-02T15:04:05Z"), tableCell(d.Model), d.Outcome, orDash(d.Period),
 		itoa(d.Input), itoa(d.CacheRead), itoa(d.Output), callMoney(d.official), callMoney(d.recorded), callMoney(d.gap), orDash(d.currency))
-	return t.w.err
+	return t.w.Err
 }
 
 func (t *tableCalls) Flush() error {
 	t.writeHeader()
-	return t.w.err
+	return t.w.Err
 }
 
 // callPlaces is how many decimals one call's money has in the per-call

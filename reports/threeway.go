@@ -8,6 +8,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/tokenfare/tokenfare/internal/textout"
+
 	"github.com/shopspring/decimal"
 
 	"github.com/tokenfare/tokenfare/pricing"
@@ -224,26 +226,26 @@ func modelText(m string) string {
 }
 
 func tableThreeWay(out io.Writer, tw *pricing.ThreeWay) error {
-	w := &errWriter{w: out}
+	w := &textout.Writer{W: out}
 	r := tw.Rows
-	w.printf("gateway rows read %d: priced %d, unpriced %d, retired %d, failed %d, duplicate %d, rejected %d, outside %d%s\n",
+	w.Printf("gateway rows read %d: priced %d, unpriced %d, retired %d, failed %d, duplicate %d, rejected %d, outside %d%s\n",
 		r.Read, r.Priced, r.Unpriced, r.Retired, r.Failed, r.Duplicate, r.Rejected, r.Outside, cacheHitNote(r.CacheHit))
-	w.printf("provider rows read %d, outside the window %d; aligned by UTC day and model", tw.ProviderRows, tw.ProviderOutside)
+	w.Printf("provider rows read %d, outside the window %d; aligned by UTC day and model", tw.ProviderRows, tw.ProviderOutside)
 	if len(tw.Keyed) > 0 {
-		w.printf(", and by key for %s", strings.Join(tw.Keyed, ", "))
+		w.Printf(", and by key for %s", strings.Join(tw.Keyed, ", "))
 	}
-	w.printf("\n\n")
+	w.Printf("\n\n")
 	for _, p := range tw.Providers {
-		w.printf("%s (%s)\n", orDash(p.Provider), p.Currency)
-		w.printf("  recorded by the gateway          %12s\n  official, the gateway's tokens   %12s\n  official, the provider's tokens  %12s\n",
+		w.Printf("%s (%s)\n", orDash(p.Provider), p.Currency)
+		w.Printf("  recorded by the gateway          %12s\n  official, the gateway's tokens   %12s\n  official, the provider's tokens  %12s\n",
 			money(p.Recorded), money(p.Official), money(p.ProviderOfficial))
 		if p.HasBilled {
-			w.printf("  billed by the provider           %12s\n  gap (billed − recorded)          %12s\n", money(p.Billed), money(p.Gap.Decimal))
+			w.Printf("  billed by the provider           %12s\n  gap (billed − recorded)          %12s\n", money(p.Billed), money(p.Gap.Decimal))
 		} else {
-			w.printf("  billed by the provider           %12s (no cost export)\n", "-")
+			w.Printf("  billed by the provider           %12s (no cost export)\n", "-")
 		}
 		for _, x := range p.Parts {
-			w.printf("    %-30s %12s\n", x.Kind, money(x.Amount))
+			w.Printf("    %-30s %12s\n", x.Kind, money(x.Amount))
 		}
 	}
 	tw2 := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
@@ -272,7 +274,7 @@ func tableThreeWay(out io.Writer, tw *pricing.ThreeWay) error {
 	}
 	tw2.Flush()
 	writeFindings(w, tw)
-	return w.err
+	return w.Err
 }
 
 // usageGap shows calls and tokens of missing or unknown usage, "-" for none.
@@ -286,7 +288,7 @@ func usageGap(calls int64, t pricing.TokenCounts) string {
 
 // writeFindings lists the cells with missing or unknown usage and the
 // non-zero tariff drift, each naming where to look.
-func writeFindings(w *errWriter, tw *pricing.ThreeWay) {
+func writeFindings(w *textout.Writer, tw *pricing.ThreeWay) {
 	var missing, unknown []string
 	for i := range tw.Cells {
 		c := &tw.Cells[i]
@@ -309,7 +311,7 @@ func writeFindings(w *errWriter, tw *pricing.ThreeWay) {
 		lines []string
 	}{{"missing (the provider counted more)", missing}, {"unknown (the gateway logged more)", unknown}} {
 		if len(sec.lines) > 0 {
-			w.printf("\n%s\n%s\n", sec.title, strings.Join(sec.lines, "\n"))
+			w.Printf("\n%s\n%s\n", sec.title, strings.Join(sec.lines, "\n"))
 		}
 	}
 	header := false
@@ -318,7 +320,7 @@ func writeFindings(w *errWriter, tw *pricing.ThreeWay) {
 			continue
 		}
 		if !header {
-			w.printf("\ntariff drift (billed − official for the provider's tokens): check these prices\n")
+			w.Printf("\ntariff drift (billed − official for the provider's tokens): check these prices\n")
 			header = true
 		}
 		usage := d.Usage
@@ -329,7 +331,7 @@ func writeFindings(w *errWriter, tw *pricing.ThreeWay) {
 		if d.TariffPrice.Valid && d.BilledPrice.Valid {
 			price = fmt.Sprintf("; tariff %s, billed %s", d.TariffPrice.Decimal, d.BilledPrice.Decimal)
 		}
-		w.printf("  %s %s version %s %s %s, %s to %s: %d tokens, official %s, billed %s, drift %s%s\n", d.Provider, d.Model,
+		w.Printf("  %s %s version %s %s %s, %s to %s: %d tokens, official %s, billed %s, drift %s%s\n", d.Provider, d.Model,
 			orDash(d.Version), orDash(d.Period), usage, d.First.Format(time.DateOnly), d.Last.Format(time.DateOnly),
 			d.Tokens, money(d.Official), money(d.Billed), money(d.Drift), price)
 	}

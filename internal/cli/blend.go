@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tokenfare/tokenfare/internal/textout"
+
 	"github.com/shopspring/decimal"
 	"github.com/spf13/cobra"
 
@@ -222,7 +224,7 @@ func blendRates(cat *tariffs.Catalog, bl *pricing.Blend) map[*tariffs.Model]*tar
 }
 
 func (w *configWrite) run(cmd *cobra.Command, cat *tariffs.Catalog, bl *pricing.Blend) error {
-	out := &errWriter{w: cmd.OutOrStdout()}
+	out := &textout.Writer{W: cmd.OutOrStdout()}
 	stderr := cmd.ErrOrStderr()
 	u, err := w.cfg.Update(litellm.UpdateOptions{Catalog: cat, Prices: blendRates(cat, bl), OffPeakPricing: w.offPeak, At: w.at})
 	if err != nil {
@@ -234,8 +236,8 @@ func (w *configWrite) run(cmd *cobra.Command, cat *tariffs.Catalog, bl *pricing.
 	}
 	switch {
 	case w.dryRun:
-		out.printf("%s", litellm.Diff(w.path, w.path, w.old, u.Data))
-		return out.err
+		out.Printf("%s", litellm.Diff(w.path, w.path, w.old, u.Data))
+		return out.Err
 	case w.check:
 		return w.stale(out, u)
 	}
@@ -250,10 +252,10 @@ func (w *configWrite) run(cmd *cobra.Command, cat *tariffs.Catalog, bl *pricing.
 		return usageError(fmt.Errorf("write %s: %w", w.path, err), "nothing was written")
 	}
 	for _, c := range u.Changes {
-		out.printf("%s:%d: %s: %s %s -> %s\n", w.path, c.Line, c.ModelName, c.Field, orDash(c.Old), c.New)
+		out.Printf("%s:%d: %s: %s %s -> %s\n", w.path, c.Line, c.ModelName, c.Field, orDash(c.Old), c.New)
 	}
 	fmt.Fprintf(stderr, "wrote %d value(s) to %s\n", len(u.Changes), w.path)
-	return out.err
+	return out.Err
 }
 
 // blendSource names the tariff the blend priced calls at.
@@ -273,7 +275,7 @@ func blendSource(bl *pricing.Blend) string {
 
 // stale lists every value of the config off the blend by more than the
 // tolerance (relative to the blend), and exits 1 when there is one.
-func (w *configWrite) stale(out *errWriter, u *litellm.Update) error {
+func (w *configWrite) stale(out *textout.Writer, u *litellm.Update) error {
 	n := 0
 	for _, c := range u.Changes {
 		var off string
@@ -298,16 +300,16 @@ func (w *configWrite) stale(out *errWriter, u *litellm.Update) error {
 			off = "off by " + rel.Shift(2).StringFixed(2) + "%"
 		}
 		n++
-		out.printf("%s:%d: %s: %s is %s, blend %s (%s)\n", w.path, c.Line, c.ModelName, c.Field, orDash(c.Old), c.New, off)
+		out.Printf("%s:%d: %s: %s is %s, blend %s (%s)\n", w.path, c.Line, c.ModelName, c.Field, orDash(c.Old), c.New, off)
 	}
-	if out.err != nil {
-		return out.err
+	if out.Err != nil {
+		return out.Err
 	}
 	if n > 0 {
 		return findingsError(fmt.Errorf("%s: %d price(s) off the blend by more than %s%%", w.path, n, w.tolerance.Shift(2)))
 	}
-	out.printf("%s matches the blend within %s%%\n", w.path, w.tolerance.Shift(2))
-	return out.err
+	out.Printf("%s matches the blend within %s%%\n", w.path, w.tolerance.Shift(2))
+	return out.Err
 }
 
 // windowBounds returns the window blended: --month, or the --window

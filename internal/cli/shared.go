@@ -18,29 +18,8 @@ import (
 )
 
 // Helpers every command shares: output formats, instants and lengths of
-// time from flags, text output that keeps its first write error. Command
-// files use these and define none of their own for other commands.
-
-// errWriter keeps the first write error so text output reads straight.
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	n, err := e.w.Write(p)
-	e.err = err
-	return n, err
-}
-
-func (e *errWriter) printf(format string, args ...any) {
-	if e.err == nil {
-		_, e.err = fmt.Fprintf(e.w, format, args...)
-	}
-}
+// time from flags. Command files use these and define none of their own
+// for other commands.
 
 func writeJSON(out io.Writer, v any) error {
 	enc := json.NewEncoder(out)

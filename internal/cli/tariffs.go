@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 
+	"github.com/tokenfare/tokenfare/internal/textout"
+
 	"github.com/spf13/cobra"
 
 	"github.com/tokenfare/tokenfare/reports"
@@ -85,13 +87,13 @@ func runTariffsValidate(a *app, out io.Writer, opts validateOptions) error {
 		models += len(p.Models)
 		versions += len(p.Versions)
 	}
-	w := &errWriter{w: out}
-	w.printf("ok: %d file(s), %d provider(s), %d model(s), %d version(s)", len(cat.Providers), len(cat.Providers), models, versions)
+	w := &textout.Writer{W: out}
+	w.Printf("ok: %d file(s), %d provider(s), %d model(s), %d version(s)", len(cat.Providers), len(cat.Providers), models, versions)
 	if warnings > 0 {
-		w.printf(", %d warning(s)", warnings)
+		w.Printf(", %d warning(s)", warnings)
 	}
-	w.printf("\n")
-	return w.err
+	w.Printf("\n")
+	return w.Err
 }
 
 // validatePaths parses the files the paths name and checks them together

@@ -8,6 +8,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/tokenfare/tokenfare/internal/textout"
+
 	"github.com/spf13/cobra"
 
 	"github.com/tokenfare/tokenfare/reports"
@@ -248,27 +250,27 @@ func newCalendarView(c *tariffs.Calendar) *calendarView {
 func weekdayName(wd time.Weekday) string { return strings.ToLower(wd.String()[:3]) }
 
 func (v modelView) writeText(out io.Writer) error {
-	w := &errWriter{w: out}
-	w.printf("model     %s (%s)\n", v.Model, v.Provider)
-	w.printf("names     %s\n", strings.Join(v.Names, ", "))
-	w.printf("currency  %s   zone %s   billed at call %s\n", v.Currency, v.Timezone, v.BillingTime)
-	w.printf("at        %s: %s", v.At, v.Status)
+	w := &textout.Writer{W: out}
+	w.Printf("model     %s (%s)\n", v.Model, v.Provider)
+	w.Printf("names     %s\n", strings.Join(v.Names, ", "))
+	w.Printf("currency  %s   zone %s   billed at call %s\n", v.Currency, v.Timezone, v.BillingTime)
+	w.Printf("at        %s: %s", v.At, v.Status)
 	if v.Period != "" {
-		w.printf(", period %s", v.Period)
+		w.Printf(", period %s", v.Period)
 	}
 	tz := v.Timezone
 	if v.Version != nil {
 		tz = v.Version.Timezone
 	}
-	w.printf("\nlocal     %s (%s)\n", v.local.Format("Mon 2006-01-02 15:04:05 -07:00"), tz)
+	w.Printf("\nlocal     %s (%s)\n", v.local.Format("Mon 2006-01-02 15:04:05 -07:00"), tz)
 	if v.Day != nil {
 		name := v.Day.Name
 		if name == "" {
 			name = "(no name in the calendar)"
 		}
-		w.printf("%-9s %s: periods as on %s\n", v.Day.Kind, name, v.Day.As)
+		w.Printf("%-9s %s: periods as on %s\n", v.Day.Kind, name, v.Day.As)
 	}
-	w.printf("\nversions\n")
+	w.Printf("\nversions\n")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, ver := range v.Versions {
 		mark := " "
@@ -279,7 +281,7 @@ func (v modelView) writeText(out io.Writer) error {
 	}
 	tw.Flush()
 	if v.Version != nil {
-		w.printf("\nperiods of %s (local time, %s)\n", v.Version.Name, v.Version.Timezone)
+		w.Printf("\nperiods of %s (local time, %s)\n", v.Version.Name, v.Version.Timezone)
 		for _, p := range v.Periods {
 			days := "every day"
 			if len(p.Weekdays) > 0 {
@@ -288,46 +290,46 @@ func (v modelView) writeText(out io.Writer) error {
 			if p.Default {
 				days = ""
 			}
-			w.printf("  %-10s %-22s %s\n", p.Name, days, strings.Join(p.Windows, ", "))
+			w.Printf("  %-10s %-22s %s\n", p.Name, days, strings.Join(p.Windows, ", "))
 		}
 	}
 	if len(v.Rates) > 0 {
-		w.printf("\nrates in %s per 1M tokens (request: per call)\n", v.Currency)
+		w.Printf("\nrates in %s per 1M tokens (request: per call)\n", v.Currency)
 		writeRates(w, "", v.Rates)
 		for _, t := range v.Tiers {
 			writeRates(w, fmt.Sprintf("prompt > %d: ", t.Above), t.Rates)
 		}
 	}
 	if v.Calendar == nil && v.days[0]+v.days[1] > 0 {
-		w.printf("\ncalendar: %d holiday(s), %d make-up workday(s); --calendar lists them\n", v.days[0], v.days[1])
+		w.Printf("\ncalendar: %d holiday(s), %d make-up workday(s); --calendar lists them\n", v.days[0], v.days[1])
 	}
 	if v.Calendar != nil {
-		w.printf("\ncalendar: holidays as %s, make-up workdays as %s\n", v.Calendar.HolidaysAs, v.Calendar.WorkdaysAs)
+		w.Printf("\ncalendar: holidays as %s, make-up workdays as %s\n", v.Calendar.HolidaysAs, v.Calendar.WorkdaysAs)
 		for _, d := range v.Calendar.Holidays {
-			w.printf("  holiday  %s  %s\n", d.Date, d.Name)
+			w.Printf("  holiday  %s  %s\n", d.Date, d.Name)
 		}
 		for _, d := range v.Calendar.Workdays {
-			w.printf("  workday  %s  %s\n", d.Date, d.Name)
+			w.Printf("  workday  %s  %s\n", d.Date, d.Name)
 		}
 	}
-	w.printf("\nsources\n")
+	w.Printf("\nsources\n")
 	for _, s := range v.Sources {
-		w.printf("  %s (checked %s)\n", s.URL, s.Checked)
+		w.Printf("  %s (checked %s)\n", s.URL, s.Checked)
 	}
-	return w.err
+	return w.Err
 }
 
-func writeRates(w *errWriter, prefix string, rates []ratesView) {
-	w.printf("  %-22s", prefix+"period")
+func writeRates(w *textout.Writer, prefix string, rates []ratesView) {
+	w.Printf("  %-22s", prefix+"period")
 	for u := range tariffs.NumUsage {
-		w.printf(" %12s", tariffs.Usage(u))
+		w.Printf(" %12s", tariffs.Usage(u))
 	}
-	w.printf("\n")
+	w.Printf("\n")
 	for _, r := range rates {
-		w.printf("  %-22s", prefix+r.Period)
+		w.Printf("  %-22s", prefix+r.Period)
 		for u := range tariffs.NumUsage {
-			w.printf(" %12s", r.Prices[tariffs.Usage(u).String()])
+			w.Printf(" %12s", r.Prices[tariffs.Usage(u).String()])
 		}
-		w.printf("\n")
+		w.Printf("\n")
 	}
 }
