@@ -15,17 +15,8 @@ import (
 
 // Chargeback writes per-consumer accounts in format f.
 func Chargeback(w io.Writer, f Format, c *pricing.Chargeback) error {
-	switch f {
-	case Table:
-		return tableChargeback(w, c)
-	case CSV:
-		return csvChargeback(w, c)
-	case JSON:
-		return writeJSON(w, newChargebackDoc(c))
-	case YAML:
-		return writeYAML(w, newChargebackDoc(c))
-	}
-	return errFormat("a chargeback", f)
+	return writeAs(w, f, "a chargeback", c, tableChargeback, csvChargeback,
+		func(c *pricing.Chargeback) any { return newChargebackDoc(c) })
 }
 
 type chargebackDoc struct {

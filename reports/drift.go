@@ -17,18 +17,7 @@ import (
 // Drift writes the differences between a catalog and other price databases
 // found at instant at, in format f.
 func Drift(w io.Writer, f Format, at time.Time, dbs []*drift.Database, fs []drift.Finding) error {
-	doc := newDriftDoc(at, dbs, fs)
-	switch f {
-	case Table:
-		return tableDrift(w, doc)
-	case CSV:
-		return csvDrift(w, doc)
-	case JSON:
-		return writeJSON(w, doc)
-	case YAML:
-		return writeYAML(w, doc)
-	}
-	return errFormat("a comparison", f)
+	return writeAs(w, f, "a comparison", newDriftDoc(at, dbs, fs), tableDrift, csvDrift, asDoc)
 }
 
 // driftDoc is the stable JSON shape of `tariffs compare`.

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"io"
 	"strings"
 )
 
@@ -42,4 +43,23 @@ const DisplayPlaces = 4
 // rendered in.
 func errFormat(what string, f Format) error {
 	return fmt.Errorf("%s cannot be written as %s", what, f)
+}
+
+// asDoc is the document of a value that is its own.
+func asDoc[T any](v T) any { return v }
+
+// writeAs writes v (what names it in errors) in format f: as a table or CSV
+// by the given writers, as JSON or YAML from the document doc makes of it.
+func writeAs[T any](w io.Writer, f Format, what string, v T, table, csv func(io.Writer, T) error, doc func(T) any) error {
+	switch f {
+	case Table:
+		return table(w, v)
+	case CSV:
+		return csv(w, v)
+	case JSON:
+		return writeJSON(w, doc(v))
+	case YAML:
+		return writeYAML(w, doc(v))
+	}
+	return errFormat(what, f)
 }

@@ -11,49 +11,19 @@ import (
 
 // Reconciliation writes a reconciliation in format f.
 func Reconciliation(w io.Writer, f Format, r *pricing.Reconciliation) error {
-	switch f {
-	case Table:
-		return tableReconciliation(w, r)
-	case CSV:
-		return csvReconciliation(w, r)
-	case JSON:
-		return writeJSON(w, newReconciliationDoc(r))
-	case YAML:
-		return writeYAML(w, newReconciliationDoc(r))
-	}
-	return errFormat("a reconciliation", f)
+	return writeAs(w, f, "a reconciliation", r, tableReconciliation, csvReconciliation,
+		func(r *pricing.Reconciliation) any { return newReconciliationDoc(r) })
 }
 
 // Blend writes blended prices in format f.
 func Blend(w io.Writer, f Format, b *pricing.Blend) error {
-	switch f {
-	case Table:
-		return tableBlend(w, b)
-	case CSV:
-		return csvBlend(w, b)
-	case JSON:
-		return writeJSON(w, newBlendDoc(b))
-	case YAML:
-		return writeYAML(w, newBlendDoc(b))
-	}
-	return errFormat("a blend", f)
+	return writeAs(w, f, "a blend", b, tableBlend, csvBlend, func(b *pricing.Blend) any { return newBlendDoc(b) })
 }
 
 // Models writes the models of a catalog with their status at an instant,
 // in format f.
 func Models(w io.Writer, f Format, models []*tariffs.Model, at time.Time) error {
-	docs := newModelDocs(models, at)
-	switch f {
-	case Table:
-		return tableModels(w, docs)
-	case CSV:
-		return csvModels(w, docs)
-	case JSON:
-		return writeJSON(w, docs)
-	case YAML:
-		return writeYAML(w, docs)
-	}
-	return errFormat("a model list", f)
+	return writeAs(w, f, "a model list", newModelDocs(models, at), tableModels, csvModels, asDoc)
 }
 
 // CallWriter writes priced calls one at a time, as they are read, so that

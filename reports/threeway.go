@@ -19,17 +19,8 @@ import (
 // per cell; the table adds the providers' totals, the missing and unknown
 // usage and the tariff drift.
 func ThreeWay(w io.Writer, f Format, tw *pricing.ThreeWay) error {
-	switch f {
-	case Table:
-		return tableThreeWay(w, tw)
-	case CSV:
-		return csvThreeWay(w, tw)
-	case JSON:
-		return writeJSON(w, newThreeWayDoc(tw))
-	case YAML:
-		return writeYAML(w, newThreeWayDoc(tw))
-	}
-	return errFormat("a three-way reconciliation", f)
+	return writeAs(w, f, "a three-way reconciliation", tw, tableThreeWay, csvThreeWay,
+		func(tw *pricing.ThreeWay) any { return newThreeWayDoc(tw) })
 }
 
 type threeWayDoc struct {
