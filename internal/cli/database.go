@@ -105,8 +105,8 @@ func (o oddRows) Open(context.Context) (ledger.Reader, error) { return o.r, nil 
 // from the rows' range: from the first call's start to a day after the
 // last one's, clipped to the window. A call that ends later still is
 // checked when its group is priced.
-func boundaries(cat *tariffs.Catalog, opts pricing.Options) func(first, last time.Time) ([]time.Time, error) {
-	return func(first, last time.Time) ([]time.Time, error) {
+func boundaries(cat *tariffs.Catalog, opts pricing.Options) func(first, last time.Time) []time.Time {
+	return func(first, last time.Time) []time.Time {
 		from, until := first, last.Add(24*time.Hour)
 		if !opts.Since.IsZero() && opts.Since.After(from) {
 			from = opts.Since
@@ -114,7 +114,7 @@ func boundaries(cat *tariffs.Catalog, opts pricing.Options) func(first, last tim
 		if !opts.Until.IsZero() && opts.Until.Before(until) {
 			until = opts.Until
 		}
-		return pricing.AggregateBoundaries(cat, opts, from.Add(-time.Nanosecond), until.Add(time.Nanosecond)), nil
+		return pricing.AggregateBoundaries(cat, opts, from.Add(-time.Nanosecond), until.Add(time.Nanosecond))
 	}
 }
 

@@ -17,8 +17,8 @@ type AggregateOptions struct {
 	// Boundaries chooses, from the first and last start instants of the
 	// window's rows (read from the "startTime" index), the instants no
 	// group may straddle: tariff switches, the window's edges, the report
-	// zone's days or hours. An error from it ends the run.
-	Boundaries func(first, last time.Time) ([]time.Time, error)
+	// zone's days or hours.
+	Boundaries func(first, last time.Time) []time.Time
 	// Billing is the instant the calls are grouped by.
 	Billing tariffs.BillingTime
 	// TierBounds are the prompt sizes at which any tariff's tier changes,
@@ -79,9 +79,7 @@ func (ss *session) aggregate(ctx context.Context, o AggregateOptions, fn func(*l
 		if first == nil {
 			return 0, nil // no rows
 		}
-		if bounds, err = o.Boundaries(first.UTC(), last.UTC()); err != nil {
-			return 0, err
-		}
+		bounds = o.Boundaries(first.UTC(), last.UTC())
 	}
 	if _, err := ss.tx.Exec(ctx, aggregateSettings); err != nil {
 		return 0, ss.src.wrap("sum "+tableSpendLogs, err)

@@ -66,8 +66,8 @@ func pricePushDown(t testing.TB, e *pricing.Engine, opts Options, po pricing.Opt
 		if err != nil {
 			t.Fatal(err)
 		}
-		bounds := func(first, last time.Time) ([]time.Time, error) {
-			return pricing.AggregateBoundaries(cat, po, first.Add(-time.Nanosecond), last.Add(24*time.Hour)), nil
+		bounds := func(first, last time.Time) []time.Time {
+			return pricing.AggregateBoundaries(cat, po, first.Add(-time.Nanosecond), last.Add(24*time.Hour))
 		}
 		ao := AggregateOptions{Boundaries: bounds, Billing: tariffs.BillEnd, TierBounds: pricing.TierBounds(cat), ByKey: true, ByTeam: true, ByUser: true}
 		odd, err := src.Aggregate(ctx, ao, func(a *ledger.Aggregate) error { return e.AddAggregate(a, tariffs.BillEnd) })
