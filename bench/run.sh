@@ -98,6 +98,13 @@ if [ "$tokenfare_status" = ok ]; then
 	gz_cmds+=("$dir/tokenfare reconcile --calls $big.gz -o json")
 fi
 
+# shown TEXT: TEXT with this machine's folders written as $BENCH_DIR and
+# the repository root left out, for the tracked results file.
+shown() {
+	local t=${1//$dir/\$BENCH_DIR}
+	echo "${t//$root\//}"
+}
+
 # timed NAME NAMES CMDS: one hyperfine run over the commands, exported as
 # $dir/NAME.md and $dir/NAME.json.
 timed() {
@@ -164,6 +171,15 @@ hg=$dir/hyperfine-gz.json
 	echo "- Load average (1, 5, 15 min) before: $load_before; after: $load_after. Above $(nproc), other work shared the cores and every time below is longer than on an idle machine."
 	echo "- Versions: $(go version | cut -d' ' -f3), node $(node --version), @duckdb/node-api $(node -p "require('$root/bench/duckdb/node_modules/@duckdb/node-api/package.json').version"), $(hyperfine --version), $(gzip --version | head -1)"
 	echo "- tokenfare: $tokenfare_status"
+	echo
+	echo "## Commands"
+	echo
+	echo "Timed with \`hyperfine --warmup 1 --runs $runs\`; \`\$BENCH_DIR\` holds the file and the built binaries."
+	echo
+	echo "| name | command |"
+	echo "|:---|:---|"
+	for i in "${!names[@]}"; do echo "| $(shown "${names[$i]}") | \`$(shown "${cmds[$i]}")\` |"; done
+	for i in "${!gz_names[@]}"; do echo "| $(shown "${gz_names[$i]}") | \`$(shown "${gz_cmds[$i]}")\` |"; done
 	echo
 	echo "readsum is the floor: one goroutine reading the file and summing three integer columns. tokenfare"
 	echo "parses every column on all cores and prices; DuckDB uses every core."
