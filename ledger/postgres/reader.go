@@ -25,10 +25,9 @@ type Reader struct {
 	lead int
 	// odd holds the ctids of the odd rows seen, to fetch once the plain
 	// ones are read; past maxOddCtids the odd rows are read by the window.
-	odd         []string
-	oddAll      bool
-	from, until string
-	done        bool
+	odd    []string
+	oddAll bool
+	done   bool
 }
 
 // maxOddCtids bounds the odd rows fetched by ctid: past it, a second scan
@@ -60,7 +59,7 @@ func (ss *session) rowReader(ctx context.Context, oddOnly bool) (*Reader, error)
 	if err != nil {
 		return nil, err
 	}
-	r := &Reader{ss: ss, mapper: mapper, batch: ss.src.opts.BatchSize, from: from, until: until}
+	r := &Reader{ss: ss, mapper: mapper, batch: ss.src.opts.BatchSize}
 	f := fragments{ss.schema}
 	if oddOnly {
 		r.rows, err = ss.tx.Query(ctx, f.oddWindowQuery(), from, until)
@@ -86,7 +85,7 @@ func (r *Reader) oddRows(ctx context.Context) (bool, error) {
 	f := fragments{r.ss.schema}
 	var err error
 	if r.oddAll {
-		r.rows, err = r.ss.tx.Query(ctx, f.oddWindowQuery(), r.from, r.until)
+		r.rows, err = r.ss.tx.Query(ctx, f.oddWindowQuery(), r.ss.from, r.ss.until)
 	} else {
 		r.rows, err = r.ss.tx.Query(ctx, f.oddQuery(), r.odd)
 	}

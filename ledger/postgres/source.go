@@ -86,6 +86,8 @@ type session struct {
 	conn   *pgx.Conn
 	tx     pgx.Tx
 	schema *schema
+	// from and until are the window's bounds once window has read them.
+	from, until string
 }
 
 // begin connects, opens a read-only repeatable-read transaction (one
@@ -117,8 +119,18 @@ func (ss *session) close() error {
 
 // window returns the bounds of "startTime" to read, as text PostgreSQL
 // reads as timestamp: Since widened by the longest call starting in the
-// day before it, and Until.
+// day before it, and Until. The session's queries share one answer.
 func (ss *session) window(ctx context.Context) (string, string, error) {
+	if ss.from == "" {
+		var err error
+		if ss.from, ss.until, err = ss.readWindow(ctx); err != nil {
+			return "", "", err
+		}
+	}
+	return ss.from, ss.until, nil
+}
+
+func (ss *session) readWindow(ctx context.Context) (string, string, error) {
 	from, until := "-infinity", "infinity"
 	o := ss.src.opts
 	if !o.Until.IsZero() {
