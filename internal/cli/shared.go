@@ -178,6 +178,18 @@ func groupRunE(cmd *cobra.Command, args []string) error {
 	return cmd.Help()
 }
 
+// firstNaming reports whether path (cleaned) is new to named, and adds
+// it; a repeat is said on stderr, as it is read only once.
+func (a *app) firstNaming(named map[string]bool, path string) bool {
+	key := filepath.Clean(path)
+	if named[key] {
+		fmt.Fprintf(a.stderr, "note: %s is given more than once; it is read once\n", path)
+		return false
+	}
+	named[key] = true
+	return true
+}
+
 // readProviderExports reads the provider usage and cost exports given to
 // --provider-usage, each path once: an export read twice would count the
 // provider's usage twice.
@@ -185,12 +197,9 @@ func readProviderExports(cmd *cobra.Command, a *app, paths []string) ([]*provide
 	exports := make([]*provider.Export, 0, len(paths))
 	named := map[string]bool{}
 	for _, path := range paths {
-		key := filepath.Clean(path)
-		if named[key] {
-			fmt.Fprintf(a.stderr, "note: %s is given more than once; it is read once\n", path)
+		if !a.firstNaming(named, path) {
 			continue
 		}
-		named[key] = true
 		x, err := provider.ReadFile(cmd.Context(), path)
 		if err != nil {
 			return nil, providerError(err)

@@ -213,12 +213,9 @@ func (a *app) sources(args, dbs []string, opts pricing.Options) ([]ledger.Source
 			}
 		}
 		for _, p := range paths {
-			key := filepath.Clean(p)
-			if named[key] {
-				fmt.Fprintf(a.stderr, "note: %s is given more than once; it is read once\n", p)
+			if !a.firstNaming(named, p) {
 				continue
 			}
-			named[key] = true
 			if err := checkFile(p); err != nil {
 				return nil, err
 			}
