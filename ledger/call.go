@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"fmt"
+	"hash/maphash"
 	"time"
 )
 
@@ -85,6 +86,10 @@ type Call struct {
 	// use a hash of the whole record instead (v7: request id, timestamp,
 	// auth index, tokens and failed; v6: the import dedupe key).
 	Identity string
+	// IdentityHash is HashIdentity(Identity) when the reader computed it,
+	// in the goroutine that parsed the row; 0 means not computed. Code
+	// that changes Identity must set it to 0.
+	IdentityHash uint64
 
 	// Source locates the row for error messages: "file:line" or a request id.
 	Source string
@@ -149,3 +154,13 @@ func buildChecked(reason string, c *Call) string {
 	}
 	return c.check()
 }
+
+// identitySeed makes HashIdentity the same function in the whole process.
+var identitySeed = maphash.MakeSeed()
+
+// HashIdentity hashes a call identity, the same way throughout a process
+// and differently in each; HashIdentityBytes(b) equals HashIdentity(string(b)).
+func HashIdentity(identity string) uint64 { return maphash.String(identitySeed, identity) }
+
+// HashIdentityBytes is HashIdentity of b's text.
+func HashIdentityBytes(b []byte) uint64 { return maphash.Bytes(identitySeed, b) }

@@ -224,6 +224,7 @@ func v7Record(p *rowParser, raw []byte, c *Call) (string, string) {
 	c.Identity = identity(fmt.Sprintf("v7|%s|%s|%s|%d|%d|%d|%d|%d|%d|%d|%t",
 		r.RequestID, c.Start.Format(time.RFC3339Nano), authIndex(r.AuthIndex),
 		t.Input, t.Output, t.Reasoning, t.Cached, t.CacheRead, t.CacheCreation, t.Total, r.Failed))
+	c.IdentityHash = HashIdentity(c.Identity)
 	return r.RequestID, ""
 }
 
@@ -362,6 +363,7 @@ func v6Detail(p *rowParser, raw []byte, api, model string, c *Call) string {
 		api, model, c.Start.Format(time.RFC3339Nano), r.Source, authIndex(r.AuthIndex), r.Failed,
 		t.Input, t.Output, t.Reasoning, t.Cached, total)))
 	c.Identity = hex.EncodeToString(sum[:])
+	c.IdentityHash = HashIdentity(c.Identity)
 	c.RequestID = r.RequestID
 	if c.RequestID == "" {
 		c.RequestID = "v6-" + c.Identity[:16]

@@ -429,7 +429,9 @@ func (w *csvWorker) row(line int) {
 		w.reject(line, reason)
 		return
 	}
-	w.arena = append(w.arena, w.v.get(s.requestID)...)
+	id := w.v.get(s.requestID)
+	c.IdentityHash = HashIdentityBytes(id) // here, while the id is in this core's cache
+	w.arena = append(w.arena, id...)
 	w.offs = append(w.offs, uint32(len(w.arena)))
 	w.arena = append(w.arena, w.r.name...)
 	w.arena = append(w.arena, ':')

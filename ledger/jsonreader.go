@@ -160,7 +160,7 @@ func schemaRecord(s *schema) recordFunc {
 		if reason := buildChecked(s.build(s, p, &v, c), c); reason != "" {
 			return id, reason
 		}
-		c.RequestID, c.Identity = id, id
+		c.RequestID, c.Identity, c.IdentityHash = id, id, HashIdentity(id)
 		return id, ""
 	}
 }

@@ -47,6 +47,7 @@ func (m *SpendLogMapper) Map(values [][]byte, where string, c *Call) (reason str
 	}
 	c.RequestID = string(m.v.get(s.requestID))
 	c.Identity = c.RequestID
+	c.IdentityHash = HashIdentity(c.Identity)
 	c.Source = where
 	return ""
 }

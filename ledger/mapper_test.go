@@ -101,7 +101,7 @@ func TestSpendLogMapper(t *testing.T) {
 			t.Fatal(reason)
 		}
 		want := Call{
-			RequestID: "r-1", Identity: "r-1", Gateway: LiteLLM, Source: "request r-1",
+			RequestID: "r-1", Identity: "r-1", IdentityHash: HashIdentity("r-1"), Gateway: LiteLLM, Source: "request r-1",
 			Start:    time.Date(2026, 10, 1, 12, 0, 0, 123e6, time.UTC),
 			End:      time.Date(2026, 10, 1, 12, 0, 2, 500e6, time.UTC),
 			Key:      HashKey("sk-test-1"),

@@ -95,6 +95,9 @@ func readAll(t testing.TB, name string, data []byte, opt Options) result {
 		}
 		res.Rows += b.Rows
 		for _, c := range b.Calls {
+			if c.IdentityHash != HashIdentity(c.Identity) {
+				t.Errorf("%s: identity hash %d, want HashIdentity(%q) = %d", c.Source, c.IdentityHash, c.Identity, HashIdentity(c.Identity))
+			}
 			res.Calls = append(res.Calls, toGolden(c))
 		}
 		for _, rej := range b.Rejected {

@@ -472,9 +472,8 @@ func (e *Engine) resolve(c *ledger.Call) *modelRef {
 	return r
 }
 
-// identitySeed hashes call identities the same way in every engine of a
-// process, so that engines pricing parts of one stream can share a Seen.
-var identitySeed = maphash.MakeSeed()
+// gatewaySeed hashes gateway names, which fingerprints mix in.
+var gatewaySeed = maphash.MakeSeed()
 
 // firstSeen records a call's identity and reports whether it is new. The
 // identity is the reader's Identity plus the start instant: gateways reuse
@@ -482,28 +481,33 @@ var identitySeed = maphash.MakeSeed()
 // sends no id), while a row exported twice repeats both. Identities are
 // kept as 64-bit hashes (Options.Seen decides how), so two different
 // identities collide with probability about n²/2⁶⁵: under 10⁻⁶ for ten
-// million calls.
+// million calls. Identity hashes are the same in every engine of a
+// process, so that engines pricing parts of one stream can share a Seen.
 func (e *Engine) firstSeen(c *ledger.Call) bool {
 	if c.Identity == "" {
 		return true
 	}
 	if c.Gateway != e.gateway {
-		e.gateway, e.gatewayFP = c.Gateway, maphash.String(identitySeed, string(c.Gateway))
+		e.gateway, e.gatewayFP = c.Gateway, maphash.String(gatewaySeed, string(c.Gateway))
+	}
+	id := c.IdentityHash
+	if id == 0 { // not computed by the reader (or truly 0: the same again)
+		id = ledger.HashIdentity(c.Identity)
 	}
 	ns := c.Start.UnixNano()
-	first, err := e.seen.FirstSeen(fingerprint(e.gatewayFP, c.Identity, ns), ns)
+	first, err := e.seen.FirstSeen(fingerprint(e.gatewayFP, id, ns), ns)
 	if err != nil && e.seenErr == nil {
 		e.seenErr = err
 	}
 	return first || err != nil
 }
 
-// fingerprint hashes a call's identity with its gateway's hash and its
-// start instant. The identity is hashed with identitySeed; the rest is
-// mixed in by a bijection, so two calls that differ only in their instant
-// never share a fingerprint.
-func fingerprint(gateway uint64, identity string, startNanos int64) uint64 {
-	x := maphash.String(identitySeed, identity) ^ gateway ^ uint64(startNanos)*0x9E3779B97F4A7C15
+// fingerprint mixes a call's identity hash (ledger.HashIdentity) with its
+// gateway's hash and its start instant. The instant is mixed in by a
+// bijection, so two calls that differ only in their instant never share a
+// fingerprint.
+func fingerprint(gateway, identity uint64, startNanos int64) uint64 {
+	x := identity ^ gateway ^ uint64(startNanos)*0x9E3779B97F4A7C15
 	// The finalizer of SplitMix64, a bijection that spreads every bit.
 	x = (x ^ x>>30) * 0xBF58476D1CE4E5B9
 	x = (x ^ x>>27) * 0x94D049BB133111EB

@@ -200,19 +200,20 @@ func TestDuplicates(t *testing.T) {
 }
 
 func TestFingerprint(t *testing.T) {
-	lite := maphash.String(identitySeed, string(ledger.LiteLLM))
-	proxy := maphash.String(identitySeed, string(ledger.CLIProxy))
-	base := fingerprint(lite, "req-1", 1_000_000_000)
-	if fingerprint(lite, "req-1", 1_000_000_000) != base {
+	lite := maphash.String(gatewaySeed, string(ledger.LiteLLM))
+	proxy := maphash.String(gatewaySeed, string(ledger.CLIProxy))
+	req1, req2, none := ledger.HashIdentity("req-1"), ledger.HashIdentity("req-2"), ledger.HashIdentity("None")
+	base := fingerprint(lite, req1, 1_000_000_000)
+	if fingerprint(lite, req1, 1_000_000_000) != base {
 		t.Fatal("the same call has two fingerprints")
 	}
 	differ := []struct {
 		name string
 		fp   uint64
 	}{
-		{"another instant", fingerprint(lite, "req-1", 1_000_000_001)},
-		{"another id", fingerprint(lite, "req-2", 1_000_000_000)},
-		{"another gateway", fingerprint(proxy, "req-1", 1_000_000_000)},
+		{"another instant", fingerprint(lite, req1, 1_000_000_001)},
+		{"another id", fingerprint(lite, req2, 1_000_000_000)},
+		{"another gateway", fingerprint(proxy, req1, 1_000_000_000)},
 	}
 	for _, d := range differ {
 		if d.fp == base {
@@ -223,7 +224,7 @@ func TestFingerprint(t *testing.T) {
 	// is mixed in by a bijection.
 	seen := map[uint64]int64{}
 	for ns := int64(0); ns < 100_000; ns++ {
-		fp := fingerprint(lite, "None", ns*1_000_003)
+		fp := fingerprint(lite, none, ns*1_000_003)
 		if prev, ok := seen[fp]; ok {
 			t.Fatalf("instants %d and %d share fingerprint %x", prev, ns*1_000_003, fp)
 		}

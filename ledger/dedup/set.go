@@ -94,6 +94,17 @@ func (s *Set) FirstSeen(fp uint64, startNanos int64) (bool, error) {
 	// integers. From here on the set holds the mixed values only.
 	fp *= mixer
 	p := s.partition(hourOf(startNanos))
+	if h := p.hot; h != nil && len(p.segs) == 0 && h.fresh.slots != nil && !h.fresh.full() {
+		// Nothing of this hour is on disk or loaded back, so fresh alone
+		// can hold fp: one probe both looks for it and inserts it.
+		s.hot.touch(h)
+		if !h.fresh.add(fp) {
+			return false, nil
+		}
+		h.lo, h.hi = min(h.lo, startNanos), max(h.hi, startNanos)
+		s.st.Entries++
+		return true, nil
+	}
 	if p.has(fp) {
 		s.hot.touch(p.hot)
 		return false, nil

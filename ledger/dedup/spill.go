@@ -81,11 +81,21 @@ func (sf *spillFile) finish(g *segment) error {
 	return nil
 }
 
-// write appends sorted keys as a new segment.
+// write appends sorted keys as a new segment, a block at a time.
 func (sf *spillFile) write(keys []uint64, lo, hi int64) (segment, error) {
-	g := segment{off: sf.size, lo: lo, hi: hi}
-	for _, fp := range keys {
-		sf.put(&g, fp)
+	g := segment{off: sf.size, lo: lo, hi: hi, n: int64(len(keys))}
+	g.fences = make([]uint64, 0, (len(keys)+blockLen-1)/blockLen)
+	for len(keys) > 0 {
+		blk := keys[:min(blockLen, len(keys))]
+		keys = keys[len(blk):]
+		g.fences = append(g.fences, blk[0])
+		buf := sf.block[:0] // the read buffer: nothing is read while writing
+		for _, fp := range blk {
+			buf = binary.LittleEndian.AppendUint64(buf, fp)
+		}
+		// A write error sticks and is reported by finish.
+		sf.w.Write(buf)
+		sf.size += int64(len(buf))
 	}
 	return g, sf.finish(&g)
 }
