@@ -37,8 +37,8 @@ type Options struct {
 	// BatchSize is the most rows one Batch holds; 0 means 4096.
 	BatchSize int
 	// ChunkSize is the size in bytes of the CSV chunks handed to
-	// workers; 0 means 256 KiB. At most about 2×Workers+4 chunks, and
-	// the calls of Workers+3 chunks, are in memory at once.
+	// workers; 0 means 256 KiB. At most about 4×Workers+38 chunks, and
+	// the calls of Workers+18 chunks, are in memory at once.
 	ChunkSize int
 
 	maxRecord int // longest CSV record before it is declared broken
