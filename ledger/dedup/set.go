@@ -2,6 +2,7 @@ package dedup
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"time"
 )
@@ -49,6 +50,9 @@ type Set struct {
 	parts    map[int64]*partition
 	last     *partition // partition of lastHour, saving a map lookup on sorted input
 	lastHour int64
+	// lastFrom is the first instant of lastHour: an instant within the
+	// hour after it needs no division to find its partition.
+	lastFrom int64
 	hot      lru
 	spill    *spillFile // nil until the budget is first exceeded
 	spare    []uint64   // slots of the last fresh table evicted, charged, for reuse
@@ -93,7 +97,10 @@ func (s *Set) FirstSeen(fp uint64, startNanos int64) (bool, error) {
 	// fingerprint in a table, are spread even when fingerprints are small
 	// integers. From here on the set holds the mixed values only.
 	fp *= mixer
-	p := s.partition(hourOf(startNanos))
+	p := s.last
+	if p == nil || uint64(startNanos-s.lastFrom) >= uint64(time.Hour) {
+		p = s.partition(hourOf(startNanos))
+	}
 	if h := p.hot; h != nil && len(p.segs) == 0 && h.fresh.slots != nil && !h.fresh.full() {
 		// Nothing of this hour is on disk or loaded back, so fresh alone
 		// can hold fp: one probe both looks for it and inserts it.
@@ -131,7 +138,10 @@ func (s *Set) partition(hour int64) *partition {
 		s.parts[hour] = p
 		s.charge(p.metaBytes())
 	}
-	s.last, s.lastHour = p, hour
+	s.last, s.lastHour, s.lastFrom = p, hour, hour*int64(time.Hour)
+	if hour <= math.MinInt64/int64(time.Hour) || hour >= math.MaxInt64/int64(time.Hour) {
+		s.last = nil // the hour's bounds overflow: no shortcut by them
+	}
 	return p
 }
 

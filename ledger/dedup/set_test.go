@@ -50,6 +50,26 @@ func TestFirstSeen(t *testing.T) {
 	}
 }
 
+// TestPartitionByHour checks that each call lands in the partition of its
+// own UTC hour, at the edges of hours and of the int64 range, whichever
+// partition the call before it used.
+func TestPartitionByHour(t *testing.T) {
+	hour := int64(time.Hour)
+	starts := []int64{t0, t0 + hour - 1, t0 + hour, t0 - 1, t0 + hour - 1, -1 << 63, 1<<63 - 1, -1<<63 + 1, 1<<63 - 2, 0, -1}
+	hours := map[int64]bool{}
+	s := New(Options{})
+	defer s.Close()
+	for i, start := range starts {
+		hours[hourOf(start)] = true
+		if _, err := s.FirstSeen(uint64(i+1), start); err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Stats().Partitions; got != len(hours) {
+			t.Fatalf("after start %d: %d partitions, want %d", start, got, len(hours))
+		}
+	}
+}
+
 // TestFirstSeenMatchesMap compares the set with a map on streams in every
 // order, under budgets small enough to spill, load, probe and merge.
 func TestFirstSeenMatchesMap(t *testing.T) {
