@@ -147,3 +147,40 @@ func BenchmarkSplitInto(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRowEssentials times the field conversions no pricing of a row
+// can skip, on fields already split: its start and end instants, its
+// spend, three token counts and the hash of its request id for the
+// duplicate check. With the floor (BenchmarkBaselineSumColumns, or
+// bench/readsum), it bounds from below what reading a row for pricing
+// costs.
+func BenchmarkRowEssentials(b *testing.B) {
+	const rows = 200000
+	var buf bytes.Buffer
+	writeFlatCSV(&buf, rows)
+	lines := bytes.Split(bytes.TrimSpace(buf.Bytes()), []byte("\n"))[1:]
+	fields := make([][][]byte, len(lines))
+	for i, l := range lines {
+		fields[i] = bytes.Split(l, []byte(","))
+	}
+	var dates [2]dateCache
+	var sink int64
+	for b.Loop() {
+		for _, f := range fields {
+			start, ok1 := parseTime(f[1], &dates[0])
+			end, ok2 := parseTime(f[2], &dates[1])
+			spend, ok3 := parseAmount(f[14])
+			p, ok4 := parseInt(f[15])
+			c, ok5 := parseInt(f[16])
+			r, ok6 := parseInt(f[17])
+			if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) {
+				b.Fatalf("row %q does not parse", bytes.Join(f, []byte(",")))
+			}
+			sink += start.UnixNano() ^ end.UnixNano() + spend.coef + p + c + r + int64(HashIdentityBytes(f[0]))
+		}
+	}
+	if sink == 0 {
+		b.Fatal("nothing read")
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/rows, "ns/row")
+}
