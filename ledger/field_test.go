@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"testing"
@@ -192,6 +193,36 @@ func TestLineText(t *testing.T) {
 	for _, n := range lines {
 		if got, want := string(w.lineText(n)), strconv.Itoa(n); got != want {
 			t.Fatalf("lineText(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// TestCacheHitID checks the id test against its definition: the last
+// "_cache_hit" in the id, after at least one byte and before a digit.
+func TestCacheHitID(t *testing.T) {
+	want := func(id []byte) bool {
+		i := bytes.LastIndex(id, []byte("_cache_hit"))
+		return i > 0 && i+len("_cache_hit") < len(id) && '0' <= id[i+len("_cache_hit")] && id[i+len("_cache_hit")] <= '9'
+	}
+	ids := []string{"", "_", "_cache_hit1", "a_cache_hit", "a_cache_hit1", "a_cache_hit_cache_hit1",
+		"a_cache_hit1_cache_hitx", "a_cache_hitx_cache_hit1", "msg_01nUMp9VJD6co1LXdu7PB2dNVp",
+		"chatcmpl-1_cache_hit1732550400", "a__cache_hit9", "a_cache_hi1", "__cache_hit0", "x_cache_hit_1"}
+	// And every string of up to 4 pieces from a small alphabet of parts.
+	parts := []string{"_", "_cache_hit", "a", "1", "_cache_hi"}
+	var grow func(s string, n int)
+	grow = func(s string, n int) {
+		ids = append(ids, s)
+		if n == 0 {
+			return
+		}
+		for _, p := range parts {
+			grow(s+p, n-1)
+		}
+	}
+	grow("", 4)
+	for _, id := range ids {
+		if got := cacheHitID([]byte(id)); got != want([]byte(id)) {
+			t.Errorf("cacheHitID(%q) = %v, want %v", id, got, want([]byte(id)))
 		}
 	}
 }

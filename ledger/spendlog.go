@@ -189,11 +189,23 @@ func buildSpendLog(s *schema, p *rowParser, v *rowFields, c *Call) string {
 // cacheHitID reports whether a request id is one LiteLLM gives a
 // response-cache hit: the original id, "_cache_hit" and the Unix time.
 func cacheHitID(id []byte) bool {
-	if bytes.IndexByte(id, '_') < 0 { // most ids: a quick no before the search
-		return false
+	const mark = "_cache_hit"
+	// The last "_cache_hit" is found by trying each '_' in turn: most ids
+	// hold none or one (Anthropic's "msg_…"), and IndexByte is quicker
+	// than a search for the whole mark.
+	last := -1
+	for i := 0; i < len(id); i++ {
+		j := bytes.IndexByte(id[i:], '_')
+		if j < 0 {
+			break
+		}
+		i += j
+		if bytes.HasPrefix(id[i:], []byte(mark)) {
+			last = i
+		}
 	}
-	i := bytes.LastIndex(id, []byte("_cache_hit"))
-	return i > 0 && i+len("_cache_hit") < len(id) && '0' <= id[i+len("_cache_hit")] && id[i+len("_cache_hit")] <= '9'
+	i := last
+	return i > 0 && i+len(mark) < len(id) && '0' <= id[i+len(mark)] && id[i+len(mark)] <= '9'
 }
 
 // count is a token count that may be absent.
