@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"unsafe"
 )
 
 // blockLen is the number of fingerprints per indexed block: a lookup on disk
@@ -81,21 +82,33 @@ func (sf *spillFile) finish(g *segment) error {
 	return nil
 }
 
-// write appends sorted keys as a new segment, a block at a time.
+// nativeLittle: this machine stores a uint64 as its little-endian bytes,
+// the spill file's encoding.
+var nativeLittle = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// write appends sorted keys as a new segment. Where the machine's own
+// byte order is the file's, the keys' memory is written as it is, in one
+// call; elsewhere a block at a time.
 func (sf *spillFile) write(keys []uint64, lo, hi int64) (segment, error) {
 	g := segment{off: sf.size, lo: lo, hi: hi, n: int64(len(keys))}
 	g.fences = make([]uint64, 0, (len(keys)+blockLen-1)/blockLen)
+	for i := 0; i < len(keys); i += blockLen {
+		g.fences = append(g.fences, keys[i])
+	}
+	sf.size += 8 * int64(len(keys))
+	// A write error sticks and is reported by finish.
+	if nativeLittle && len(keys) > 0 {
+		sf.w.Write(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(keys))), 8*len(keys)))
+		return g, sf.finish(&g)
+	}
 	for len(keys) > 0 {
 		blk := keys[:min(blockLen, len(keys))]
 		keys = keys[len(blk):]
-		g.fences = append(g.fences, blk[0])
 		buf := sf.block[:0] // the read buffer: nothing is read while writing
 		for _, fp := range blk {
 			buf = binary.LittleEndian.AppendUint64(buf, fp)
 		}
-		// A write error sticks and is reported by finish.
 		sf.w.Write(buf)
-		sf.size += int64(len(buf))
 	}
 	return g, sf.finish(&g)
 }
