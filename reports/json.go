@@ -8,6 +8,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/tokenfare/tokenfare/internal/jsonout"
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
 	"github.com/tokenfare/tokenfare/tariffs"
@@ -16,11 +17,7 @@ import (
 // The documents below are the stable JSON (and YAML) shapes: their field
 // names and order are the contract.
 
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
+func writeJSON(w io.Writer, v any) error { return jsonout.Write(w, v) }
 
 // ratioText formats a ratio or share with RatioPlaces decimals, "" when it
 // is not defined.

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/tokenfare/tokenfare/internal/jsonout"
 	"github.com/tokenfare/tokenfare/provider"
 	"github.com/tokenfare/tokenfare/reports"
 )
@@ -21,11 +21,7 @@ import (
 // time from flags. Command files use these and define none of their own
 // for other commands.
 
-func writeJSON(out io.Writer, v any) error {
-	enc := json.NewEncoder(out)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
+func writeJSON(out io.Writer, v any) error { return jsonout.Write(out, v) }
 
 // The range of instants tokenfare handles, as the readers do: from 1970
 // (the zero instant means "no bound" inside) through 2261 (the last year
