@@ -119,6 +119,31 @@ log "timing with hyperfine ($runs runs each)"
 timed hyperfine names cmds
 timed hyperfine-gz gz_names gz_cmds
 
+# rounds NAME NAMES CMDS: $runs rounds, each running every command once in
+# turn, appending "name wall cpu" lines (seconds) to $dir/NAME.txt. Other
+# work on a shared machine then slows every command of a round alike,
+# where hyperfine's runs of one command come in one stretch of minutes.
+rounds() {
+	local -n rn=$2 rc=$3
+	: >"$dir/$1.txt"
+	for ((r = 0; r < runs; r++)); do
+		for i in "${!rn[@]}"; do
+			# shellcheck disable=SC2086 # the command line is meant to be split
+			/usr/bin/time -f "${rn[$i]} %e %U %S" -o "$dir/rounds-time.txt" ${rc[$i]} >/dev/null
+			awk '{ printf "%s %s %.3f\n", $1, $2, $3 + $4 }' "$dir/rounds-time.txt" >>"$dir/$1.txt"
+		done
+	done
+}
+# The ratios need the floor, tokenfare both ways, zcat and tokenfare on .gz.
+r_names=() r_cmds=()
+for i in "${!names[@]}"; do
+	[ "${names[$i]}" = duckdb ] && continue
+	r_names+=("${names[$i]}") r_cmds+=("${cmds[$i]}")
+done
+log "timing in alternating rounds ($runs rounds)"
+rounds rounds r_names r_cmds
+rounds rounds-gz gz_names gz_cmds
+
 # cpu NAME FILE: mean user + system seconds of a command in a hyperfine export.
 cpu() {
 	node -e 'const r = require(process.argv[1]).results.find(r => r.command === process.argv[2]);
@@ -128,6 +153,12 @@ cpu() {
 mean() {
 	node -e 'const r = require(process.argv[1]).results.find(r => r.command === process.argv[2]);
 		console.log(r ? r.mean.toFixed(3) : "")' "$2" "$1"
+}
+# median NAME FILE FIELD: the median of a command's wall (2) or CPU (3)
+# seconds in a rounds file.
+median() {
+	awk -v n="$1" -v f="$3" '$1 == n { print $f }' "$2" | sort -g |
+		awk '{ v[NR] = $1 } END { if (NR) printf "%.3f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) print "-"; else printf "%.2f", a / b }'; }
 
@@ -174,7 +205,8 @@ hg=$dir/hyperfine-gz.json
 	echo
 	echo "## Commands"
 	echo
-	echo "Timed with \`hyperfine --warmup 1 --runs $runs\`; \`\$BENCH_DIR\` holds the file and the built binaries."
+	echo "Timed with \`hyperfine --warmup 1 --runs $runs\`, then in $runs alternating rounds under \`/usr/bin/time\` (DuckDB"
+	echo "left out); \`\$BENCH_DIR\` holds the file and the built binaries."
 	echo
 	echo "| name | command |"
 	echo "|:---|:---|"
@@ -192,14 +224,20 @@ hg=$dir/hyperfine-gz.json
 	echo
 	echo "## Ratios"
 	echo
-	echo "| measure | value |"
-	echo "|:---|---:|"
-	echo "| tokenfare / readsum, wall | $(ratio "$(mean tokenfare "$h")" "$(mean readsum "$h")") |"
-	echo "| tokenfare --by model,key,day / --by model, wall | $(ratio "$(mean tokenfare-key-day "$h")" "$(mean tokenfare "$h")") |"
-	echo "| tokenfare on .gz / zcat, wall | $(ratio "$(mean tokenfare-gz "$hg")" "$(mean zcat "$hg")") |"
+	echo "Medians of $runs alternating rounds (each round runs every command once in turn, so that"
+	echo "other work on the machine weighs on the commands compared alike), then hyperfine's means."
+	echo
+	echo "| measure | rounds (median) | hyperfine (mean) |"
+	echo "|:---|---:|---:|"
+	rr=$dir/rounds.txt rg=$dir/rounds-gz.txt
+	echo "| tokenfare / readsum, wall | $(ratio "$(median tokenfare "$rr" 2)" "$(median readsum "$rr" 2)") | $(ratio "$(mean tokenfare "$h")" "$(mean readsum "$h")") |"
+	echo "| tokenfare --by model,key,day / --by model, wall | $(ratio "$(median tokenfare-key-day "$rr" 2)" "$(median tokenfare "$rr" 2)") | $(ratio "$(mean tokenfare-key-day "$h")" "$(mean tokenfare "$h")") |"
+	echo "| tokenfare --by model,key,day / --by model, CPU | $(ratio "$(median tokenfare-key-day "$rr" 3)" "$(median tokenfare "$rr" 3)") | $(ratio "$(cpu tokenfare-key-day "$h")" "$(cpu tokenfare "$h")") |"
+	echo "| tokenfare on .gz / zcat, wall | $(ratio "$(median tokenfare-gz "$rg" 2)" "$(median zcat "$rg" 2)") | $(ratio "$(mean tokenfare-gz "$hg")" "$(mean zcat "$hg")") |"
 	for n in readsum tokenfare tokenfare-key-day; do
 		c=$(cpu "$n" "$h")
-		[ -n "$c" ] && echo "| $n CPU (user + system) per row | $(awk -v c="$c" -v r="$rows" 'BEGIN { printf "%.0f ns", c * 1e9 / r }') |"
+		m=$(median "$n" "$rr" 3)
+		[ -n "$c" ] && echo "| $n CPU (user + system) per row | $(awk -v c="$m" -v r="$rows" 'BEGIN { printf "%.0f ns", c * 1e9 / r }') | $(awk -v c="$c" -v r="$rows" 'BEGIN { printf "%.0f ns", c * 1e9 / r }') |"
 	done
 	echo
 	echo "## Peak RSS (/usr/bin/time -v)"
