@@ -36,13 +36,19 @@ func TestWriteMatchesEncoder(t *testing.T) {
 		[]string{`\`, `\\`, `\\\`, `"`, `\"`, `\\"`},
 	}
 	for _, v := range values {
-		var got bytes.Buffer
-		if err := Write(&got, v); err != nil {
-			t.Fatal(err)
-		}
-		if want := standard(t, v); !bytes.Equal(got.Bytes(), want) {
-			t.Errorf("value %#v:\ngot  %s\nwant %s", v, got.Bytes(), want)
-		}
+		sameAsEncoder(t, v)
+	}
+}
+
+// sameAsEncoder fails the test unless Write writes v as the encoder does.
+func sameAsEncoder(t *testing.T, v any) {
+	t.Helper()
+	var got bytes.Buffer
+	if err := Write(&got, v); err != nil {
+		t.Fatal(err)
+	}
+	if want := standard(t, v); !bytes.Equal(got.Bytes(), want) {
+		t.Fatalf("value %#v:\ngot  %s\nwant %s", v, got.Bytes(), want)
 	}
 }
 
@@ -84,14 +90,7 @@ func TestRandomValues(t *testing.T) {
 		}
 	}
 	for range 5000 {
-		v := value(0)
-		var got bytes.Buffer
-		if err := Write(&got, v); err != nil {
-			t.Fatal(err)
-		}
-		if want := standard(t, v); !bytes.Equal(got.Bytes(), want) {
-			t.Fatalf("value %#v:\ngot  %s\nwant %s", v, got.Bytes(), want)
-		}
+		sameAsEncoder(t, value(0))
 	}
 }
 
