@@ -105,8 +105,12 @@ func (s *Set) FirstSeen(fp uint64, startNanos int64) (bool, error) {
 		// Nothing of this hour is on disk or loaded back, so fresh alone
 		// can hold fp: one probe both looks for it and inserts it.
 		s.hot.touch(h)
+		empty := h.fresh.n == 0
 		if !h.fresh.add(fp) {
 			return false, nil
+		}
+		if empty {
+			h.lo, h.hi = startNanos, startNanos
 		}
 		h.lo, h.hi = min(h.lo, startNanos), max(h.hi, startNanos)
 		s.st.Entries++
