@@ -31,25 +31,15 @@ func (e *Engine) AddAggregate(a *ledger.Aggregate, billedBy tariffs.BillingTime)
 		Start: a.First, Key: a.Key, KeyAlias: a.KeyAlias, Team: a.Team, User: a.User,
 		Tokens: ledger.Tokens{Input: a.Prompt}}
 	ref := e.ref(&c)
-	billing := tariffs.BillEnd
-	if ref.model != nil {
-		billing = ref.model.Provider.Billing
-	}
-	if e.opts.Billing != nil {
-		billing = *e.opts.Billing
-	}
-	if billing != billedBy {
+	if billing := e.billingOf(ref); billing != billedBy {
 		return fmt.Errorf("%w: model %s bills by %s, the database summed by %s", ErrNotExact, loggedName(&c), billing, billedBy)
 	}
 	outside, err := e.exactSpan(a, ref)
 	if err != nil {
 		return err
 	}
-	pc := PricedCall{modelName: loggedName(&c), ref: ref, At: a.First}
-	if ref.model != nil {
-		pc.modelName = ref.model.ID
-		pc.Quote.Model = ref.model
-	}
+	pc := newPriced(&c, ref)
+	pc.At = a.First
 	switch {
 	case outside:
 		pc.Outcome = Outside

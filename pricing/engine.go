@@ -380,16 +380,8 @@ func (p *PricedCall) Cost(c *ledger.Call) (byUsage [tariffs.NumUsage]decimal.Dec
 // classify decides the outcome of a call and the quote it is priced at.
 func (e *Engine) classify(c *ledger.Call) PricedCall {
 	ref := e.ref(c)
-	pc := PricedCall{modelName: loggedName(c), ref: ref}
-	billing := tariffs.BillEnd
-	if ref.model != nil {
-		pc.modelName = ref.model.ID
-		pc.Quote.Model = ref.model
-		billing = ref.model.Provider.Billing
-	}
-	if e.opts.Billing != nil {
-		billing = *e.opts.Billing
-	}
+	pc := newPriced(c, ref)
+	billing := e.billingOf(ref)
 	pc.At = billingInstant(c, billing)
 	if billing == tariffs.BillFirstToken && c.FirstToken.IsZero() {
 		e.noFirst++
@@ -409,6 +401,29 @@ func (e *Engine) classify(c *ledger.Call) PricedCall {
 		e.quote(&pc, c.Tokens.Prompt())
 	}
 	return pc
+}
+
+// newPriced starts the priced call of c, whose model resolved to ref: it
+// names the tariff's model, or the logged name when there is none.
+func newPriced(c *ledger.Call, ref *modelRef) PricedCall {
+	pc := PricedCall{modelName: loggedName(c), ref: ref}
+	if ref.model != nil {
+		pc.modelName = ref.model.ID
+		pc.Quote.Model = ref.model
+	}
+	return pc
+}
+
+// billingOf returns the instant that bills the calls of ref's model: the
+// tariff's, unless Options.Billing overrides it; the end without a tariff.
+func (e *Engine) billingOf(ref *modelRef) tariffs.BillingTime {
+	switch {
+	case e.opts.Billing != nil:
+		return *e.opts.Billing
+	case ref.model != nil:
+		return ref.model.Provider.Billing
+	}
+	return tariffs.BillEnd
 }
 
 // quote sets the quote, outcome, tier and rates of a call of a known model
