@@ -18,10 +18,7 @@ import (
 // by day, each local midnight.
 func TestAggregateBoundaries(t *testing.T) {
 	cat := testCatalog(t)
-	shanghai, err := time.LoadLocation("Asia/Shanghai")
-	if err != nil {
-		t.Fatal(err)
-	}
+	shanghai := zone(t, "Asia/Shanghai")
 	nightly := AggregateBoundaries(cat, Options{}, at("2025-03-03T12:00:00Z"), at("2025-03-04T12:00:00Z"))
 	for _, want := range []string{"2025-03-03T16:30:00Z", "2025-03-04T00:30:00Z"} {
 		if !slices.ContainsFunc(nightly, func(b time.Time) bool { return b.Equal(at(want)) }) {
@@ -94,10 +91,7 @@ func TestAddAggregate(t *testing.T) {
 	}
 	// Grouped by hour, the calls share the hour from 02:00 UTC; by hour
 	// in Kathmandu (UTC+5:45), 02:10 and 02:50 UTC are 07:55 and 08:35.
-	kathmandu, err := time.LoadLocation("Asia/Kathmandu")
-	if err != nil {
-		t.Fatal(err)
-	}
+	kathmandu := zone(t, "Asia/Kathmandu")
 	if err := New(cat, Options{Dims: []Dim{DimHour}}).AddAggregate(&g, tariffs.BillEnd); err != nil {
 		t.Errorf("one UTC hour: %v", err)
 	}

@@ -22,6 +22,16 @@ func testCatalog(t testing.TB) *tariffs.Catalog {
 	return cat
 }
 
+// zone loads a time zone by name, failing the test when it cannot.
+func zone(t testing.TB, name string) *time.Location {
+	t.Helper()
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return loc
+}
+
 func at(s string) time.Time {
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
@@ -120,10 +130,7 @@ func randomCalls(rng *rand.Rand, n int) []ledger.Call {
 // depend on the order of the input.
 func TestAggregateIsExact(t *testing.T) {
 	cat := testCatalog(t)
-	newYork, err := time.LoadLocation("America/New_York")
-	if err != nil {
-		t.Fatal(err)
-	}
+	newYork := zone(t, "America/New_York")
 	rng := rand.New(rand.NewPCG(7, 11))
 	for round := range 20 {
 		calls := randomCalls(rng, 2000)

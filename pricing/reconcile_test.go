@@ -3,7 +3,6 @@ package pricing
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/shopspring/decimal"
 
@@ -160,7 +159,7 @@ func TestRoundingAndKeyGroups(t *testing.T) {
 
 func TestHourGroupsOnFallBackDay(t *testing.T) {
 	cat := testCatalog(t)
-	ny, _ := time.LoadLocation("America/New_York")
+	ny := zone(t, "America/New_York")
 	e := New(cat, Options{Dims: []Dim{DimHour}, Zone: ny})
 	// 05:30Z is 01:30 EDT, 06:30Z is 01:30 EST: the same local hour twice.
 	for _, end := range []string{"2026-11-01T05:30:00Z", "2026-11-01T06:30:00Z", "2026-11-01T07:30:00Z"} {

@@ -19,10 +19,7 @@ import (
 // dimensions gives on the same calls.
 func TestRollupEqualsDirect(t *testing.T) {
 	cat := testCatalog(t)
-	shanghai, err := time.LoadLocation("Asia/Shanghai")
-	if err != nil {
-		t.Fatal(err)
-	}
+	shanghai := zone(t, "Asia/Shanghai")
 	rng := rand.New(rand.NewPCG(3, 5))
 	calls := randomCalls(rng, 3000)
 	for i := range calls {
