@@ -204,8 +204,8 @@ func cacheHitID(id []byte) bool {
 			last = i
 		}
 	}
-	i := last
-	return i > 0 && i+len(mark) < len(id) && '0' <= id[i+len(mark)] && id[i+len(mark)] <= '9'
+	end := last + len(mark)
+	return last > 0 && end < len(id) && '0' <= id[end] && id[end] <= '9'
 }
 
 // count is a token count that may be absent.

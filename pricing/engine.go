@@ -3,7 +3,6 @@ package pricing
 import (
 	"cmp"
 	"fmt"
-	"hash/maphash"
 	"strings"
 	"time"
 
@@ -487,9 +486,6 @@ func (e *Engine) resolve(c *ledger.Call) *modelRef {
 	return r
 }
 
-// gatewaySeed hashes gateway names, which fingerprints mix in.
-var gatewaySeed = maphash.MakeSeed()
-
 // firstSeen records a call's identity and reports whether it is new. The
 // identity is the reader's Identity plus the start instant: gateways reuse
 // request ids for different calls (LiteLLM logs "None" when a provider
@@ -503,7 +499,7 @@ func (e *Engine) firstSeen(c *ledger.Call) bool {
 		return true
 	}
 	if c.Gateway != e.gateway {
-		e.gateway, e.gatewayFP = c.Gateway, maphash.String(gatewaySeed, string(c.Gateway))
+		e.gateway, e.gatewayFP = c.Gateway, ledger.HashIdentity(string(c.Gateway))
 	}
 	id := c.IdentityHash
 	if id == 0 { // not computed by the reader (or truly 0: the same again)

@@ -2,7 +2,6 @@ package pricing
 
 import (
 	"fmt"
-	"hash/maphash"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -207,8 +206,8 @@ func TestDuplicates(t *testing.T) {
 }
 
 func TestFingerprint(t *testing.T) {
-	lite := maphash.String(gatewaySeed, string(ledger.LiteLLM))
-	proxy := maphash.String(gatewaySeed, string(ledger.CLIProxy))
+	lite := ledger.HashIdentity(string(ledger.LiteLLM))
+	proxy := ledger.HashIdentity(string(ledger.CLIProxy))
 	req1, req2, none := ledger.HashIdentity("req-1"), ledger.HashIdentity("req-2"), ledger.HashIdentity("None")
 	base := fingerprint(lite, req1, 1_000_000_000)
 	if fingerprint(lite, req1, 1_000_000_000) != base {

@@ -105,15 +105,10 @@ func (s *Set) FirstSeen(fp uint64, startNanos int64) (bool, error) {
 		// Nothing of this hour is on disk or loaded back, so fresh alone
 		// can hold fp: one probe both looks for it and inserts it.
 		s.hot.touch(h)
-		empty := h.fresh.n == 0
 		if !h.fresh.add(fp) {
 			return false, nil
 		}
-		if empty {
-			h.lo, h.hi = startNanos, startNanos
-		}
-		h.lo, h.hi = min(h.lo, startNanos), max(h.hi, startNanos)
-		s.st.Entries++
+		s.added(h, startNanos)
 		return true, nil
 	}
 	if p.has(fp) {
@@ -168,13 +163,19 @@ func (s *Set) insert(p *partition, fp uint64, start int64) error {
 		}
 	}
 	h := s.heat(p)
-	if h.fresh.n == 0 {
+	h.fresh.add(fp)
+	s.added(h, start)
+	return nil
+}
+
+// added counts a fingerprint just added to h's fresh table, of a call
+// started at start, and widens the table's bounds of start instants.
+func (s *Set) added(h *hotPart, start int64) {
+	if h.fresh.n == 1 { // the first entry
 		h.lo, h.hi = start, start
 	}
 	h.lo, h.hi = min(h.lo, start), max(h.hi, start)
-	h.fresh.add(fp)
 	s.st.Entries++
-	return nil
 }
 
 // growFresh allocates or doubles p's fresh table. When evicting the other
