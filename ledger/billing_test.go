@@ -85,10 +85,10 @@ func TestBillingModifierRows(t *testing.T) {
 			in:     "start,model,input_tokens,output_tokens,web_search_calls\n2026-10-01T00:00:00Z,m,10,5,-1\n",
 			reason: "web_search_calls"},
 		{name: "CLIProxyAPI v7: the upstream's tier wins over the one asked for",
-			in: `{"timestamp":"2026-10-01T00:00:00Z","provider":"codex","model":"gpt-5.4","request_id":"r1","tokens":{"input_tokens":100,"output_tokens":10},"service_tier":"priority","response_service_tier":"flex"}` + "\n",
+			in:     `{"timestamp":"2026-10-01T00:00:00Z","provider":"codex","model":"gpt-5.4","request_id":"r1","tokens":{"input_tokens":100,"output_tokens":10},"service_tier":"priority","response_service_tier":"flex"}` + "\n",
 			tokens: Tokens{Input: 100, Output: 10}, tier: TierFlex},
 		{name: "CLIProxyAPI v7: the tier asked for, OpenAI's default is standard",
-			in: `{"timestamp":"2026-10-01T00:00:00Z","provider":"codex","model":"gpt-5.4","request_id":"r2","tokens":{"input_tokens":100,"output_tokens":10},"service_tier":"default"}` + "\n",
+			in:     `{"timestamp":"2026-10-01T00:00:00Z","provider":"codex","model":"gpt-5.4","request_id":"r2","tokens":{"input_tokens":100,"output_tokens":10},"service_tier":"default"}` + "\n",
 			tokens: Tokens{Input: 100, Output: 10}},
 		{name: "LiteLLM: 1-hour writes beyond the writes are refused",
 			in: "request_id,startTime,spend,prompt_tokens,completion_tokens,metadata\n" +

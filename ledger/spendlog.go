@@ -95,7 +95,7 @@ type spendLogUsage struct {
 	} `json:"server_tool_use"`
 	ServiceTier  looseText `json:"service_tier"`
 	InferenceGeo looseText `json:"inference_geo"`
-	Completion struct {
+	Completion   struct {
 		Reasoning json.Number `json:"reasoning_tokens"`
 	} `json:"completion_tokens_details"`
 	CacheRead     json.Number `json:"cache_read_input_tokens"`     // Anthropic, Bedrock

@@ -16,18 +16,18 @@ type ExplanationKind uint8
 
 // Kinds of explanation.
 const (
-	KindFlatPrice       ExplanationKind = iota // recorded at one flat rate set at all hours
-	KindCachedAsInput                          // as flat_price, with cache reads at the input price
-	KindZeroSpend                              // priced calls the gateway recorded at zero
-	KindNotRecorded                            // priced calls of a gateway that records no spend
-	KindUnpricedModel                          // calls of a model no tariff prices then
-	KindRetiredModel                           // calls of a model its provider had retired
-	KindDuplicates                             // the same call logged more than once
-	KindCacheHits                              // calls answered from the gateway's response cache
-	KindFailedWithSpend                        // failed calls that carry spend
-	KindRounding                               // recorded matches official but for floating-point noise
-	KindUnexplained                            // no single flat rate set matches
-	KindUnpricedQuantity                       // a quantity of priced calls their tariff does not price (Engine.Unpriced)
+	KindFlatPrice        ExplanationKind = iota // recorded at one flat rate set at all hours
+	KindCachedAsInput                           // as flat_price, with cache reads at the input price
+	KindZeroSpend                               // priced calls the gateway recorded at zero
+	KindNotRecorded                             // priced calls of a gateway that records no spend
+	KindUnpricedModel                           // calls of a model no tariff prices then
+	KindRetiredModel                            // calls of a model its provider had retired
+	KindDuplicates                              // the same call logged more than once
+	KindCacheHits                               // calls answered from the gateway's response cache
+	KindFailedWithSpend                         // failed calls that carry spend
+	KindRounding                                // recorded matches official but for floating-point noise
+	KindUnexplained                             // no single flat rate set matches
+	KindUnpricedQuantity                        // a quantity of priced calls their tariff does not price (Engine.Unpriced)
 	numKinds
 )
 
