@@ -83,6 +83,11 @@ func csvBlend(w io.Writer, b *pricing.Blend) error {
 				p.PeakShare.StringFixed(pricing.RatioPlaces), ratioText(p.ShareUsed), p.OffPeak.String(), p.Peak.String(),
 				p.Blended.String(), p.Official.String(), m.Reason, versions, tariffAt, m.Currency})
 		}
+		// What the blend leaves out: its quantity and cost, no price.
+		for _, l := range m.LeftOut {
+			cw.Write([]string{m.Model, m.Provider, itoa(m.Calls), l.What, itoa(l.Quantity), "", "", "", "", "",
+				l.Official.String(), "left out (" + l.Unit + ")", versions, tariffAt, m.Currency})
+		}
 	}
 	cw.Flush()
 	return cw.Error()

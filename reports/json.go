@@ -196,6 +196,23 @@ type blendModelDoc struct {
 	Official  string          `json:"official,omitempty"`
 	AtBlended string          `json:"at_blended,omitempty"`
 	Prices    []blendPriceDoc `json:"prices,omitempty"`
+	LeftOut   []leftOutDoc    `json:"left_out,omitempty"`
+}
+
+// leftOutDoc is a part of a model's window its blend leaves out.
+type leftOutDoc struct {
+	What     string `json:"what"`
+	Unit     string `json:"unit"`
+	Quantity int64  `json:"quantity"`
+	Official string `json:"official"`
+}
+
+func leftOutDocs(ls []pricing.BlendLeftOut) []leftOutDoc {
+	var out []leftOutDoc
+	for _, l := range ls {
+		out = append(out, leftOutDoc{What: l.What, Unit: l.Unit, Quantity: l.Quantity, Official: l.Official.String()})
+	}
+	return out
 }
 
 type blendPriceDoc struct {
@@ -216,7 +233,8 @@ func newBlendDoc(b *pricing.Blend) *blendDoc {
 		doc.TariffAt = b.TariffAt.Format(time.RFC3339)
 	}
 	for _, m := range b.Models {
-		md := blendModelDoc{Model: m.Model, Provider: m.Provider, Currency: m.Currency, Calls: m.Calls, Reason: m.Reason, Versions: m.Versions}
+		md := blendModelDoc{Model: m.Model, Provider: m.Provider, Currency: m.Currency, Calls: m.Calls, Reason: m.Reason, Versions: m.Versions,
+			LeftOut: leftOutDocs(m.LeftOut)}
 		if m.Reason == "" {
 			md.Official, md.AtBlended = m.Official.String(), m.AtBlended.String()
 		}

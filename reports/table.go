@@ -131,6 +131,11 @@ func tableBlend(out io.Writer, b *pricing.Blend) error {
 		}
 	}
 	tw.Flush()
+	for _, m := range b.Models {
+		for _, l := range m.LeftOut {
+			w.Printf("left out  %s: %s, %d %s, official %s %s\n", m.Model, l.What, l.Quantity, l.Unit, money(l.Official), m.Currency)
+		}
+	}
 	return w.Err
 }
 
