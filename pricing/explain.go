@@ -2,6 +2,7 @@ package pricing
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -28,11 +29,12 @@ const (
 	KindRounding                                // recorded matches official but for floating-point noise
 	KindUnexplained                             // no single flat rate set matches
 	KindUnpricedQuantity                        // a quantity of priced calls their tariff does not price (Engine.Unpriced)
+	KindTierOrRegion                            // priced calls of a service tier other than standard, or of a region
 	numKinds
 )
 
 var kindNames = [numKinds]string{"flat_price", "cached_as_input", "zero_spend", "not_recorded", "unpriced_model",
-	"retired_model", "duplicates", "cache_hits", "failed_with_spend", "rounding", "unexplained", "unpriced_quantity"}
+	"retired_model", "duplicates", "cache_hits", "failed_with_spend", "rounding", "unexplained", "unpriced_quantity", "tier_or_region"}
 
 // String returns the kind's name as reports spell it, e.g. "flat_price".
 func (k ExplanationKind) String() string { return kindNames[k] }
@@ -75,6 +77,12 @@ type modelTally struct {
 	outcomeSpend  [numOutcomes]decimal.Decimal
 	cacheTokens   int64 // tokens of the response-cache hits
 	failedSpended int64
+	// Priced calls with recorded spend in a service tier other than
+	// standard or in a region: kept out of the flat-price search.
+	tierCalls    int64
+	tierOfficial decimal.Decimal
+	tierRecorded decimal.Decimal
+	tierWhat     []string
 }
 
 func (e *Engine) tallies() []*modelTally {
@@ -84,7 +92,8 @@ func (e *Engine) tallies() []*modelTally {
 		t := byName[b.k.name()]
 		if t == nil {
 			t = &modelTally{name: b.k.name(), model: b.Model, official: decimal.Zero, recorded: decimal.Zero,
-				zeroOfficial: decimal.Zero, noSpendCost: decimal.Zero, periodTokens: map[string]int64{}}
+				zeroOfficial: decimal.Zero, noSpendCost: decimal.Zero, periodTokens: map[string]int64{},
+				tierOfficial: decimal.Zero, tierRecorded: decimal.Zero}
 			for i := range t.outcomeSpend {
 				t.outcomeSpend[i] = decimal.Zero
 			}
@@ -96,6 +105,22 @@ func (e *Engine) tallies() []*modelTally {
 		case o == Priced && b.k.noSpend:
 			t.noSpendCalls += b.Calls
 			t.noSpendCost = t.noSpendCost.Add(b.Official())
+		case o == Priced && !b.k.zero && (b.k.service != tariffs.Standard || b.k.region != ""):
+			// A gateway's one flat price per model has no rates for them:
+			// they are not evidence of the flat price it records at.
+			t.tierCalls += b.Calls
+			t.tierOfficial = t.tierOfficial.Add(b.Official())
+			t.tierRecorded = t.tierRecorded.Add(b.Recorded())
+			what := "service tier " + b.k.service.String()
+			if b.k.region != "" {
+				what = "region " + b.k.region
+				if b.k.service != tariffs.Standard {
+					what = "service tier " + b.k.service.String() + " in region " + b.k.region
+				}
+			}
+			if !slices.Contains(t.tierWhat, what) {
+				t.tierWhat = append(t.tierWhat, what)
+			}
 		case o == Priced && b.k.zero:
 			t.zeroCalls += b.Calls
 			t.zeroOfficial = t.zeroOfficial.Add(b.Official())
@@ -155,6 +180,11 @@ func (t *modelTally) explain() []Explanation {
 	default:
 		out = append(out, t.flatPrice(gap))
 	}
+	if t.tierCalls > 0 {
+		out = append(out, Explanation{Kind: KindTierOrRegion, Model: t.name, Calls: t.tierCalls, Amount: t.tierOfficial.Sub(t.tierRecorded),
+			Detail: fmt.Sprintf("%d priced call(s) in %s: official %s, recorded %s; one flat price per model cannot price them (blend leaves them out)",
+				t.tierCalls, strings.Join(t.tierWhat, ", "), t.tierOfficial, t.tierRecorded)})
+	}
 	if t.zeroCalls > 0 && !t.zeroOfficial.IsZero() {
 		out = append(out, Explanation{Kind: KindZeroSpend, Model: t.name, Calls: t.zeroCalls, Amount: t.zeroOfficial,
 			Detail: fmt.Sprintf("%d priced call(s) recorded with zero spend; their official cost is %s", t.zeroCalls, t.zeroOfficial)})
@@ -205,6 +235,8 @@ type candidate struct {
 	prices  *tariffs.ModelPrices
 	period  int
 	cached  bool // cache reads at the input price
+	oneHour bool // 1-hour cache writes at the 5-minute price (LiteLLM without cache_creation_input_token_cost_above_1hr)
+	noTools bool // tool uses not recorded
 }
 
 // rates returns the candidate's rates for calls of tier i (as priced),
@@ -213,6 +245,14 @@ func (c *candidate) rates(i int) tariffs.Rates {
 	r := *c.prices.RatesAt(c.period, min(i, len(c.prices.Tiers)))
 	if c.cached {
 		r.Set(tariffs.CacheRead, r.Price(tariffs.Input))
+	}
+	if c.oneHour {
+		r.Set(tariffs.CacheWrite1h, r.Price(tariffs.CacheWrite))
+	}
+	if c.noTools {
+		for _, u := range tariffs.Tools {
+			r.Set(u, decimal.Zero)
+		}
 	}
 	return r
 }
@@ -242,13 +282,20 @@ func (t *modelTally) flatPrice(gap decimal.Decimal) Explanation {
 		if c.cached {
 			x.Kind = KindCachedAsInput
 		}
+		notes := cachedNote(c.cached)
+		if c.oneHour {
+			notes += ", with 1-hour cache writes at the 5-minute price"
+		}
+		if c.noTools {
+			notes += ", with no tool fees"
+		}
 		whose := "its own"
 		if c.model != t.model {
 			x.RatesOf, whose = c.model.ID, c.model.ID+"'s"
 		}
 		base := c.rates(0)
 		x.Detail = fmt.Sprintf("recorded at a flat price equal to %s %s rates of version %s (%s) at every hour%s; %s",
-			whose, x.Period, x.Version, describeRates(&base), cachedNote(c.cached), t.periodMix())
+			whose, x.Period, x.Version, describeRates(&base), notes, t.periodMix())
 		return x
 	}
 	return x
@@ -308,16 +355,40 @@ func (t *modelTally) candidates() []candidate {
 				continue
 			}
 			for p := range v.Periods {
-				c := candidate{model: m, version: v, prices: mp, period: p}
-				cached := c
-				cached.cached = true
+				cs := t.variants(candidate{model: m, version: v, prices: mp, period: p})
 				if m == t.model {
-					own = append(own, c, cached)
+					own = append(own, cs...)
 				} else {
-					others = append(others, c, cached)
+					others = append(others, cs...)
 				}
 			}
 		}
 	}
 	return append(own, others...)
+}
+
+// variants returns c and its readings by a gateway that lacks some of the
+// tariff's prices: cache reads at the input price; where the tally has
+// them, 1-hour writes at the 5-minute price and tool uses not recorded.
+// The plainest reading comes first.
+func (t *modelTally) variants(c candidate) []candidate {
+	var q Quantities
+	for i := range t.qtyByTier {
+		q.Add(&t.qtyByTier[i])
+	}
+	out := []candidate{c}
+	grow := func(set func(*candidate)) {
+		for _, x := range out {
+			set(&x)
+			out = append(out, x)
+		}
+	}
+	grow(func(x *candidate) { x.cached = true })
+	if q[tariffs.CacheWrite1h] > 0 {
+		grow(func(x *candidate) { x.oneHour = true })
+	}
+	if q[tariffs.WebSearch]+q[tariffs.WebFetch]+q[tariffs.FileSearch] > 0 {
+		grow(func(x *candidate) { x.noTools = true })
+	}
+	return out
 }
