@@ -173,7 +173,7 @@ func (e *Engine) hostExplanations() []Explanation {
 	for _, h := range hosts {
 		t := byHost[h]
 		out = append(out, Explanation{Kind: KindUnpricedHost, Host: h, Calls: t.calls, Amount: t.recorded.Neg(),
-			Detail: fmt.Sprintf("no tariff for host %s: %d calls, %s recorded (%s); a tariff file with hosts: [%s] prices them",
+			Detail: fmt.Sprintf("no tariff for host %s: %d call(s), %s recorded (%s); a tariff file with hosts: [%s] prices them",
 				h, t.calls, t.recorded, namesText(t.names), h)})
 	}
 	return out
