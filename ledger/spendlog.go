@@ -38,6 +38,7 @@ const (
 	slWebFetch
 	slServiceTier
 	slInferenceGeo
+	slAPIBase
 )
 
 // spendLogSchema reads rows of LiteLLM's "LiteLLM_SpendLogs" table, from
@@ -79,6 +80,7 @@ var spendLogSchema = (&schema{
 		slWebFetch:     {name: "web_fetch_requests"},
 		slServiceTier:  {name: "service_tier"},
 		slInferenceGeo: {name: "inference_geo"},
+		slAPIBase:      {name: "api_base"},
 	},
 	build: buildSpendLog,
 }).init()
@@ -206,6 +208,7 @@ func buildSpendLog(s *schema, p *rowParser, v *rowFields, c *Call) string {
 	c.ModelGroup = p.strs.get(v.get(slModelGroup))
 	c.Deployment = p.strs.get(v.get(slModelID))
 	c.Provider = p.strs.get(v.get(slProvider))
+	c.Host = LiteLLMHost(c.Provider, c.Model, p.strs.get(v.get(slAPIBase)), c.ModelGroup)
 	c.User = p.strs.get(v.get(slUser))
 	// Flat columns win over metadata; a team alias wins over a team id.
 	if a := v.get(slKeyAlias); len(a) > 0 {
