@@ -1,0 +1,57 @@
+package ledger
+
+import (
+	"strings"
+	"testing"
+)
+
+// v7Pop is one CLIProxyAPI usage-queue record; n tells them apart.
+func v7Pop(n int) string {
+	return `{"timestamp":"2026-09-01T10:00:0` + string(rune('0'+n%10)) + `Z","model":"deepseek-chat","request_id":"r` +
+		strings.Repeat("x", n) + `","tokens":{"input_tokens":10,"output_tokens":5}}`
+}
+
+// TestJSONAfterTheEnd checks the contract "every top-level value is read
+// or the file is refused with its line": appended queue pops and two
+// /spend/logs arrays in one file are read whole, and a stray value after
+// the first is refused, never ignored.
+func TestJSONAfterTheEnd(t *testing.T) {
+	spend := func(id string) string {
+		return `{"request_id":"` + id + `","startTime":"2026-09-01 00:00:00","spend":0.1,"prompt_tokens":1,"completion_tokens":1}`
+	}
+	tests := []struct {
+		name    string
+		in      string
+		rows    int
+		err     string // "" when the file reads to its end
+		where   string // Where of the last call, when rows > 0
+		wantErr bool
+	}{
+		{name: "three appended queue pops", rows: 5,
+			in:    "[" + v7Pop(1) + "," + v7Pop(2) + "]\n[" + v7Pop(3) + "]\n[" + v7Pop(4) + "," + v7Pop(5) + "]\n",
+			where: "in: array 3 at line 3[1]"},
+		{name: "pops without newlines", rows: 3, in: "[" + v7Pop(1) + "][" + v7Pop(2) + "," + v7Pop(3) + "]",
+			where: "in: array 2 at line 1[1]"},
+		{name: "two spend logs arrays", rows: 2, in: "[" + spend("a") + "]\n\n[" + spend("b") + "]",
+			where: "in: array 2 at line 3[0]"},
+		{name: "two v2 pages", rows: 2, in: `{"data":[` + spend("a") + `],"total":1}` + "\n" + `{"data":[` + spend("b") + `],"total":1}`,
+			where: "in: object 2 at line 2: data[0]"},
+		{name: "a number after the array", in: "[" + spend("a") + "]\n42\n", rows: 1, wantErr: true, err: "in:2: top-level value 2"},
+		{name: "garbage after the array", in: "[" + spend("a") + "]\n\nnot json", rows: 1, wantErr: true, err: "in:3:"},
+		{name: "array cut short", in: "[" + spend("a") + ",\n" + spend("b"), rows: 2, wantErr: true, err: "in:"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := readAll(t, "in", []byte(tt.in), Options{})
+			if res.Rows != tt.rows {
+				t.Errorf("read %d rows, want %d (err %q, rejected %v)", res.Rows, tt.rows, res.Err, res.Rejected)
+			}
+			if tt.wantErr != (res.Err != "") || !strings.HasPrefix(res.Err, tt.err) {
+				t.Errorf("error %q, want one starting %q", res.Err, tt.err)
+			}
+			if tt.where != "" && (len(res.Calls) == 0 || !strings.HasPrefix(res.Calls[len(res.Calls)-1].Source, tt.where)) {
+				t.Errorf("last call at %v, want %q", res.Calls, tt.where)
+			}
+		})
+	}
+}
