@@ -55,3 +55,34 @@ func TestJSONAfterTheEnd(t *testing.T) {
 		})
 	}
 }
+
+// TestDuplicateHeaderColumns checks the contract "a column named twice is
+// refused at the header line": neither spend may be picked silently.
+func TestDuplicateHeaderColumns(t *testing.T) {
+	tests := []struct {
+		name, in, err string
+	}{
+		{name: "two spend columns", in: "request_id,startTime,spend,prompt_tokens,completion_tokens,spend\nr,2026-09-01 00:00:00,0.1,1,1,9\n",
+			err: `in:1: bad header: columns 3 and 6 are both "spend"`},
+		{name: "spelled two ways", in: "request_id,start_time,startTime,spend,prompt_tokens,completion_tokens\n",
+			err: `in:1: bad header: columns 2 and 3 are both "startTime"`},
+		{name: "after a blank line", in: "\nrequest_id,startTime,spend,prompt_tokens,completion_tokens,Spend\n",
+			err: `in:2: bad header: columns 3 and 6 are both "Spend"`},
+		{name: "canonical csv", in: "start,model,input_tokens,output_tokens,model\n", err: `in:1: bad header: columns 2 and 5 are both "model"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := readAll(t, "in", []byte(tt.in), Options{})
+			if !strings.HasPrefix(res.Err, tt.err) {
+				t.Errorf("error %q, want one starting %q", res.Err, tt.err)
+			}
+		})
+	}
+	t.Run("json member twice", func(t *testing.T) {
+		in := `[{"request_id":"a","startTime":"2026-09-01 00:00:00","spend":0.1,"spend":9,"prompt_tokens":1,"completion_tokens":1}]`
+		res := readAll(t, "in", []byte(in), Options{})
+		if len(res.Calls) != 0 || len(res.Rejected) != 1 || !strings.Contains(res.Rejected[0].Reason, `member "spend" is given twice`) {
+			t.Errorf("calls %v rejected %v, want one rejection for the second spend", res.Calls, res.Rejected)
+		}
+	})
+}

@@ -146,15 +146,26 @@ func schemaRecord(s *schema) recordFunc {
 		var v rowFields
 		var set [maxCols]bool
 		// Members in document order; when two names map to one column the
-		// first wins, as with CSV headers.
+		// first wins, as with CSV headers. One name given twice is refused:
+		// picking one would be a guess.
+		var names [maxCols]string
+		twice := ""
 		err := eachMember(raw, func(k string, m json.RawMessage) {
-			if i := s.index(k); i >= 0 && !set[i&(maxCols-1)] {
-				set[i&(maxCols-1)] = true
+			i := s.index(k)
+			switch {
+			case i < 0:
+			case !set[i&(maxCols-1)]:
+				set[i&(maxCols-1)], names[i&(maxCols-1)] = true, k
 				v.add(i, jsonText(m))
+			case normName(names[i&(maxCols-1)]) == normName(k) && twice == "":
+				twice = fmt.Sprintf("member %q is given twice", k)
 			}
 		})
 		if err != nil {
 			return "", "not a JSON object: " + strings.TrimPrefix(err.Error(), "json: ")
+		}
+		if twice != "" {
+			return string(v.get(s.requestID)), twice
 		}
 		id := string(v.get(s.requestID))
 		if reason := buildChecked(s.build(s, p, &v, c), c); reason != "" {

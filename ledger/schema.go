@@ -94,13 +94,25 @@ func (s *schema) index(name string) int {
 }
 
 // mapHeader maps header positions to column numbers (trashCol = ignored) and
-// checks that every required column is there.
+// checks that every required column is there. A column named twice (two
+// "spend" columns, or "Spend" beside "spend") is refused: picking one would
+// be a guess. A column beside one of its aliases ("team_alias" and
+// "user_api_key_team_alias") is read from the first, as in JSON records.
 func (s *schema) mapHeader(header []string) ([]int, error) {
 	pos := make([]int, len(header))
 	seen := make([]bool, len(s.cols))
+	named := make(map[string]int, len(header)) // 1-based position of each known name
 	for i, h := range header {
 		pos[i] = trashCol
-		if c := s.index(h); c >= 0 && !seen[c] {
+		c := s.index(h)
+		if c < 0 {
+			continue
+		}
+		if j := named[normName(h)]; j > 0 {
+			return nil, fmt.Errorf("%w: columns %d and %d are both %q; keep one", ErrBadHeader, j, i+1, h)
+		}
+		named[normName(h)] = i + 1
+		if !seen[c] {
 			pos[i], seen[c] = c, true
 		}
 	}
