@@ -1,8 +1,15 @@
 package ledger
 
 import (
+	"archive/zip"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
 	"strings"
 	"testing"
+
+	"github.com/xuri/excelize/v2"
 )
 
 // v7Pop is one CLIProxyAPI usage-queue record; n tells them apart.
@@ -85,4 +92,55 @@ func TestDuplicateHeaderColumns(t *testing.T) {
 			t.Errorf("calls %v rejected %v, want one rejection for the second spend", res.Calls, res.Rejected)
 		}
 	})
+}
+
+// TestBinaryGivenAsCalls checks the contract "a file that is not a call
+// log is named by its kind": a workbook or an archive given to --calls
+// is never read as CSV "separated by semicolons".
+func TestBinaryGivenAsCalls(t *testing.T) {
+	zipOf := func(name string, body []byte) []byte {
+		var buf bytes.Buffer
+		zw := zip.NewWriter(&buf)
+		w, _ := zw.Create(name)
+		w.Write(body)
+		zw.Close()
+		return buf.Bytes()
+	}
+	gzipOf := func(b []byte) []byte {
+		var buf bytes.Buffer
+		zw := gzip.NewWriter(&buf)
+		zw.Write(b)
+		zw.Close()
+		return buf.Bytes()
+	}
+	csv := []byte("request_id,startTime,spend,prompt_tokens,completion_tokens\nr;1;2\n")
+	wb := excelize.NewFile()
+	wb.SetCellValue("Sheet1", "A1", "request_id;startTime")
+	var xlsx bytes.Buffer
+	if err := wb.Write(&xlsx); err != nil {
+		t.Fatal(err)
+	}
+	random := bytes.Repeat([]byte{0xde, 0xad, 0xbe, 0xef}, 128)
+	tests := []struct {
+		name string
+		in   []byte
+		want string
+	}{
+		{"xlsx workbook", xlsx.Bytes(), "an XLSX workbook"},
+		{"zip of a csv", zipOf("spend.csv", csv), "a zip archive"},
+		{"zip of a gzip", zipOf("spend.csv.gz", gzipOf(csv)), "a zip archive"},
+		{"gzip of a zip", gzipOf(zipOf("spend.csv", csv)), "a zip archive"},
+		{"pdf", []byte("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj;\n"), "a PDF document"},
+		{"xls", append([]byte("\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"), random...), "an XLS workbook"},
+		{"utf-16 csv", []byte("\xff\xfer\x00e\x00q\x00;\x00"), "UTF-16 text"},
+		{"random bytes", append([]byte("ab;cd"), 0, 1, 2), "binary content"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := open(context.Background(), "in", bytes.NewReader(tt.in), Options{})
+			if !errors.Is(err, ErrUnknownFormat) || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "semicolons") {
+				t.Errorf("error %v, want ErrUnknownFormat naming %q", err, tt.want)
+			}
+		})
+	}
 }

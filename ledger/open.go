@@ -90,6 +90,9 @@ func open(ctx context.Context, name string, r io.Reader, opt Options) (Reader, e
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 		return nil, inputError(name, 0, err)
 	}
+	if err := sniffBinary(head); err != nil {
+		return nil, inputError(name, 0, err)
+	}
 	format, err := detect(head)
 	if err != nil {
 		return nil, inputError(name, 0, err)
