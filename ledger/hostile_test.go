@@ -8,6 +8,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/xuri/excelize/v2"
 )
@@ -143,4 +144,52 @@ func TestBinaryGivenAsCalls(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestNumberDigitsBounded checks the contract "every number read has at
+// most numtext.MaxChars characters and MaxDigits significant digits":
+// a spend of 10,000 digits is refused like 1e308, and a 4 MB spend costs
+// no more than reading its bytes.
+func TestNumberDigitsBounded(t *testing.T) {
+	row := func(spend string) string {
+		return "request_id,startTime,spend,prompt_tokens,completion_tokens\nr,2026-09-01 00:00:00," + spend + ",1,1\n"
+	}
+	canon := func(spend string) string {
+		return "start,model,input_tokens,output_tokens,recorded_spend\n2026-09-01T00:00:00Z,m,1,1," + spend + "\n"
+	}
+	jsonRow := func(spend string) string {
+		return `[{"request_id":"r","startTime":"2026-09-01 00:00:00","spend":` + spend + `,"prompt_tokens":1,"completion_tokens":1}]`
+	}
+	tests := []struct {
+		name, in, reason string
+	}{
+		{name: "10,000 digits in a csv", in: row("1" + strings.Repeat("0", 9999)), reason: "is too long"},
+		{name: "4 MB of digits in a csv", in: row("0." + strings.Repeat("3", 4<<20)), reason: "is too long"},
+		{name: "41 significant digits", in: row("0." + strings.Repeat("1", 41)), reason: "is too long"},
+		{name: "1e308 as before", in: row("1e308"), reason: "is out of range"},
+		{name: "canonical recorded spend", in: canon(strings.Repeat("9", 10000)), reason: "is too long"},
+		{name: "json number", in: jsonRow(strings.Repeat("9", 10000)), reason: "is too long"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			start := time.Now()
+			res := readAll(t, "in", []byte(tt.in), Options{})
+			if len(res.Calls) != 0 || len(res.Rejected) != 1 || !strings.Contains(res.Rejected[0].Reason, tt.reason) {
+				t.Fatalf("calls %d rejected %v err %q, want one rejection saying %q", len(res.Calls), res.Rejected, res.Err, tt.reason)
+			}
+			if len(res.Rejected[0].Reason) > 300 {
+				t.Errorf("reason of %d bytes echoes the number", len(res.Rejected[0].Reason))
+			}
+			if d := time.Since(start); d > 2*time.Second {
+				t.Errorf("took %v", d)
+			}
+		})
+	}
+	t.Run("40 digits are read exactly", func(t *testing.T) {
+		spend := "0." + strings.Repeat("1", 40)
+		res := readAll(t, "in", []byte(row(spend)), Options{})
+		if len(res.Calls) != 1 || res.Calls[0].Recorded != spend {
+			t.Errorf("calls %v rejected %v, want one call recording %s", res.Calls, res.Rejected, spend)
+		}
+	})
 }

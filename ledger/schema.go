@@ -1,12 +1,14 @@
 package ledger
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
+	"github.com/tokenfare/tokenfare/internal/numtext"
 )
 
 // maxCols bounds the number of columns a schema knows, plus one slot
@@ -142,6 +144,8 @@ func badValue(col, value, want string) string {
 	}
 	why := "is not " + want
 	switch {
+	case want == "a decimal number" && numberTooLong(value):
+		why = "is too long: " + numtext.ErrTooLong.Error()
 	case want == "a decimal number" && exponentOutOfRange(value):
 		why = fmt.Sprintf("is out of range: exponents run from -%d to %d", maxExponent, maxExponent)
 	case strings.Contains(want, "timestamp") && before1970(value):
@@ -151,6 +155,26 @@ func badValue(col, value, want string) string {
 		value = value[:64] + "..."
 	}
 	return fmt.Sprintf("%s %q %s", col, value, why)
+}
+
+// numberTooLong reports whether s has the form of a decimal number but
+// more characters or digits than numtext allows.
+func numberTooLong(s string) bool {
+	if len(s) <= numtext.MaxChars {
+		_, err := numtext.Decimal(s)
+		return errors.Is(err, numtext.ErrTooLong)
+	}
+	digits := 0
+	for i, c := range s {
+		switch {
+		case c >= '0' && c <= '9':
+			digits++
+		case c == '.' || c == 'e' || c == 'E' || ((c == '-' || c == '+') && (i == 0 || s[i-1]|0x20 == 'e')):
+		default:
+			return false
+		}
+	}
+	return digits > 0
 }
 
 // exponentOutOfRange reports whether s is a decimal number whose exponent

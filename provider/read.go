@@ -15,6 +15,7 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/shopspring/decimal"
+	"github.com/tokenfare/tokenfare/internal/numtext"
 )
 
 // ReadFile reads the export at path, its format detected from the content.
@@ -262,7 +263,10 @@ func count(field string, n json.Number) (int64, error) {
 
 // amount reads money from its text.
 func amount(field, s string) (decimal.Decimal, error) {
-	d, err := decimal.NewFromString(s)
+	d, err := numtext.Decimal(s)
+	if errors.Is(err, numtext.ErrTooLong) {
+		return d, fmt.Errorf("%w: %s (%d characters) is too long: %v", ErrBadValue, field, len(s), err)
+	}
 	if err != nil {
 		return d, fmt.Errorf("%w: %s %q is not a decimal number", ErrBadValue, field, s)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+	"github.com/tokenfare/tokenfare/internal/numtext"
 	"gopkg.in/yaml.v3"
 )
 
@@ -328,7 +329,11 @@ func (c *converter) days(raws []rawDay, kind string) map[Date]string {
 }
 
 func (c *converter) decimal(s scalar, what string) (decimal.Decimal, bool) {
-	d, err := decimal.NewFromString(strings.TrimSpace(s.Value))
+	d, err := numtext.Decimal(strings.TrimSpace(s.Value))
+	if errors.Is(err, numtext.ErrTooLong) {
+		c.errorf(s.Line, "%s (%d characters) is too long: %v", what, len(s.Value), err)
+		return decimal.Zero, false
+	}
 	if err != nil || s.Value == "" {
 		c.errorf(s.Line, "%s %q is not a decimal number", what, s.Value)
 		return decimal.Zero, false
@@ -354,7 +359,13 @@ func ScalarDecimal(n *yaml.Node) (decimal.Decimal, error) {
 	if n == nil || n.Kind != yaml.ScalarNode {
 		return decimal.Decimal{}, errors.New("not a number")
 	}
-	d, err := decimal.NewFromString(strings.ReplaceAll(n.Value, "_", ""))
+	if len(n.Value) > numtext.MaxChars {
+		return decimal.Decimal{}, fmt.Errorf("a number of %d characters is too long: %w", len(n.Value), numtext.ErrTooLong)
+	}
+	d, err := numtext.Decimal(strings.ReplaceAll(n.Value, "_", ""))
+	if errors.Is(err, numtext.ErrTooLong) {
+		return decimal.Decimal{}, fmt.Errorf("%.40q... is too long: %w", n.Value, err)
+	}
 	if err != nil {
 		return decimal.Decimal{}, fmt.Errorf("%q is not a number", n.Value)
 	}

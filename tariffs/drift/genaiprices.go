@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
-	"gopkg.in/yaml.v3"
-
+	"github.com/tokenfare/tokenfare/internal/numtext"
 	"github.com/tokenfare/tokenfare/tariffs"
+	"gopkg.in/yaml.v3"
 )
 
 // genaiFields maps genai-prices price keys (USD per 1M tokens) to usage
@@ -176,7 +176,7 @@ func (r *rates) setGenAI(k string, v *yaml.Node) error {
 		if start == nil || price == nil {
 			return fmt.Errorf("%s: a tier needs start and price", k)
 		}
-		above, err := decimal.NewFromString(start.Value)
+		above, err := numtext.Decimal(start.Value)
 		if err != nil || !above.IsInteger() || !above.IsPositive() {
 			return fmt.Errorf("%s: tier start %q is not a token count", k, start.Value)
 		}
