@@ -13,6 +13,7 @@ import (
 
 	"github.com/shopspring/decimal"
 	"github.com/tokenfare/tokenfare/internal/numtext"
+	"github.com/tokenfare/tokenfare/internal/yamlin"
 	"gopkg.in/yaml.v3"
 )
 
@@ -20,6 +21,15 @@ import (
 // each with the file and line; the provider is nil when any problem is not
 // a warning.
 func Parse(file string, data []byte) (*Provider, Problems) {
+	// The nodes first, undecoded: their aliases are checked before
+	// anything is built from them.
+	var root yaml.Node
+	if yaml.Unmarshal(data, &root) == nil {
+		var ae *yamlin.AliasError
+		if errors.As(yamlin.Aliases(&root), &ae) {
+			return nil, Problems{{File: file, Line: ae.Line, Msg: ae.Error()}}
+		}
+	}
 	var raw rawFile
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
@@ -39,7 +49,7 @@ func Parse(file string, data []byte) (*Provider, Problems) {
 			c.refused[p.Line] = true
 		}
 	}
-	yaml.Unmarshal(data, &c.root) // decoded once already: cannot fail
+	c.root = root
 	p := c.provider(&raw)
 	sort.SliceStable(c.problems, func(i, j int) bool { return c.problems[i].Line < c.problems[j].Line })
 	if len(c.problems.Errors()) > 0 {

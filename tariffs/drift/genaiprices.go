@@ -10,6 +10,7 @@ import (
 
 	"github.com/shopspring/decimal"
 	"github.com/tokenfare/tokenfare/internal/numtext"
+	"github.com/tokenfare/tokenfare/internal/yamlin"
 	"github.com/tokenfare/tokenfare/tariffs"
 	"gopkg.in/yaml.v3"
 )
@@ -31,6 +32,9 @@ var genaiFields = map[string]tariffs.Usage{
 func readGenAIPrices(ctx context.Context, name string, data []byte) (*Database, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if err := yamlin.Aliases(&doc); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
