@@ -193,3 +193,15 @@ func TestNumberDigitsBounded(t *testing.T) {
 		}
 	})
 }
+
+// TestJSONElementBounded checks the contract "no JSON element is held
+// beyond the longest record": an element larger than that ends the file
+// with its line instead of growing memory with it.
+func TestJSONElementBounded(t *testing.T) {
+	in := `[{"request_id":"a","startTime":"2026-09-01 00:00:00","spend":0.1,"prompt_tokens":1,"completion_tokens":1},` + "\n" +
+		`{"request_id":"` + strings.Repeat("x", 2<<20) + `"}]`
+	res := readAll(t, "in", []byte(in), Options{maxRecord: 1 << 20})
+	if res.Rows != 1 || !strings.HasPrefix(res.Err, "in:2: element [1]") || !strings.Contains(res.Err, "longer than 1048576 bytes") {
+		t.Errorf("%d rows, error %q; want one row, then the element at line 2 refused", res.Rows, res.Err)
+	}
+}

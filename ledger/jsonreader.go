@@ -235,10 +235,12 @@ func elementWhere(prefix string, i int, requestID string) string {
 // top-level value is read: appended queue pops or pages (several arrays
 // or objects one after the other) are all read, the second and later
 // located as "array 2 at line 7[0]". Any other value after the first is
-// refused with its line, never ignored.
-func produceArray(src io.Reader, rec recordFunc) func(e *emitter) error {
+// refused with its line, never ignored. An element longer than the
+// longest record (64 MiB) ends the file with its line: the decoder would
+// hold all of it.
+func produceArray(src io.Reader, opt Options, rec recordFunc) func(e *emitter) error {
 	return func(e *emitter) error {
-		lr := &lineReader{r: src}
+		lr := &lineReader{r: src, max: opt.withDefaults().maxRecord}
 		dec := json.NewDecoder(lr)
 		dec.UseNumber()
 		for k := 1; ; k++ {
@@ -359,9 +361,13 @@ type lineReader struct {
 	kept  []byte // input from offset base on
 	base  int64
 	lines int // newlines before base
+	max   int // most bytes kept: the longest element
 }
 
 func (l *lineReader) Read(p []byte) (int, error) {
+	if len(l.kept) > l.max {
+		return 0, fmt.Errorf("a JSON value longer than %d bytes", l.max)
+	}
 	n, err := l.r.Read(p)
 	l.kept = append(l.kept, p[:n]...)
 	return n, err

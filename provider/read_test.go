@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +13,6 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
-
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
@@ -241,5 +241,41 @@ func TestDeepSeekKeysNeverInErrors(t *testing.T) {
 		if err == nil || strings.Contains(err.Error(), key) || strings.Contains(err.Error(), "0123456789abcdef") {
 			t.Errorf("error %v: want an error without the key", err)
 		}
+	}
+}
+
+// endless is an endless reader of one byte, as /dev/zero or `yes`.
+type endless byte
+
+func (e endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(e)
+	}
+	return len(p), nil
+}
+
+// TestReadBounded checks the contract "an export is read up to MaxBytes,
+// never more": /dev/zero is refused as binary at once, and an endless
+// line of text after MaxBytes with ErrTooLarge.
+func TestReadBounded(t *testing.T) {
+	tests := []struct {
+		name string
+		in   io.Reader
+		err  error
+	}{
+		{"dev zero", endless(0), ErrUnknownFormat},
+		{"endless json", io.MultiReader(strings.NewReader(`{"data":"`), endless('x')), ErrTooLarge},
+		{"endless csv line", endless('y'), ErrTooLarge},
+	}
+	defer func(n int64) { maxBytes = n }(maxBytes)
+	maxBytes = 1 << 20 // the bound at work, without reading 64 MiB
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Read(context.Background(), "x", tt.in)
+			var pe *Error
+			if !errors.Is(err, tt.err) || !errors.As(err, &pe) || pe.Where != "x" {
+				t.Errorf("error %v, want %v at x", err, tt.err)
+			}
+		})
 	}
 }
