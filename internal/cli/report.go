@@ -23,7 +23,7 @@ type reportOptions struct {
 	source   sourceOptions
 	xlsx     string
 	focus    string
-	focusRaw bool // text cells of the FOCUS file as they are, for tools
+	focusRaw bool     // text cells of the FOCUS file as they are, for tools
 	provider []string // provider usage and cost exports: the workbook's Provider usage sheet
 }
 
@@ -139,7 +139,9 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 	}
 	if opts.focus != "" {
 		charges := e.Charges()
-		f, err := writeAtomic(opts.focus, func(w io.Writer) error { return writeMaybeGzip(w, opts.focus, charges, from, until, focusText(opts.focusRaw)) })
+		f, err := writeAtomic(opts.focus, func(w io.Writer) error {
+			return writeMaybeGzip(w, opts.focus, charges, from, until, focusText(opts.focusRaw))
+		})
 		if err != nil {
 			return err
 		}
