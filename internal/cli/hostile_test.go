@@ -2,10 +2,13 @@ package cli
 
 import (
 	"encoding/csv"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
 )
@@ -100,4 +103,68 @@ func TestFormulaInjection(t *testing.T) {
 			}
 		}
 	})
+}
+
+// terminalControls returns what in s would act on a terminal: escape and
+// other control characters (line breaks and tabs aside), bidi controls
+// and bytes that are no UTF-8.
+func terminalControls(s string) []string {
+	var bad []string
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			bad = append(bad, fmt.Sprintf("byte %#x", s[i]))
+		case r == '\n' || r == '\t':
+		case unicode.IsControl(r), unicode.Is(unicode.Bidi_Control, r):
+			bad = append(bad, fmt.Sprintf("%U", r))
+		}
+		i += n
+	}
+	return bad
+}
+
+// TestTerminalInjection checks the contract "nothing from input acts on
+// the reader's terminal": ANSI escapes, carriage returns, bidi overrides
+// and invalid UTF-8 in log fields and config names reach neither the
+// tables of reconcile, chargeback and price, nor check's lines, nor
+// stderr, raw.
+func TestTerminalInjection(t *testing.T) {
+	dir := t.TempDir()
+	calls := filepath.Join(dir, "calls.csv")
+	data := "request_id,startTime,endTime,spend,prompt_tokens,completion_tokens,model,custom_llm_provider,api_key,key_alias,team_id,user\n" +
+		"r1,2026-10-05 03:00:00,2026-10-05 03:00:01,0.001,1000,200,\x1b[2J\x1b]0;pwned\x07model,deepseek,sk-a,alias\u202eexe.txt,team\xff\xfe,user\u2066x\u2069\r\n" +
+		"r2,2026-10-05 03:00:00,2026-10-05 03:00:01,abc\x1b[31m,1000,200,deepseek-flash,deepseek,sk-b,a,t,u\n"
+	if err := os.WriteFile(calls, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(dir, "config.yaml")
+	yml := "model_list:\n  - model_name: \"\\e[31mflash\\u202e\"\n    litellm_params: {model: \"deepseek/\\e]0;x\\adeepseek-flash\", input_cost_per_token: 9}\n"
+	if err := os.WriteFile(config, []byte(yml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"reconcile table", []string{"reconcile", "--calls", calls, "--by", "model,key,team,user"}},
+		{"chargeback table", []string{"chargeback", "--calls", calls, "--month", "2026-10", "--by", "key,team,user"}},
+		{"price table", []string{"price", "--calls", calls, "-o", "table"}},
+		{"check lines", []string{"check", "--config", config, "--at", "2026-10-05T03:00:00Z"}},
+		{"strict error", []string{"reconcile", "--calls", calls, "--strict"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, out, stderr := runCLI(t, "", tt.args...)
+			if out+stderr == "" {
+				t.Fatal("no output")
+			}
+			if bad := terminalControls(out); len(bad) > 0 {
+				t.Errorf("stdout holds %v:\n%q", bad, out)
+			}
+			if bad := terminalControls(stderr); len(bad) > 0 {
+				t.Errorf("stderr holds %v:\n%q", bad, stderr)
+			}
+		})
+	}
 }

@@ -46,7 +46,7 @@ minute) are printed but exit 0, unless --strict makes them findings too.`,
   tokenfare tariffs validate --tariffs-overlay my-tariffs/deepseek.yaml --strict`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.paths = args
-			return runTariffsValidate(a, cmd.OutOrStdout(), opts)
+			return runTariffsValidate(a, &textout.Escaping{W: cmd.OutOrStdout()}, opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.strict, "strict", false, "count warnings as findings (exit 1)")
