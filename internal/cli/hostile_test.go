@@ -2,8 +2,10 @@ package cli
 
 import (
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -166,5 +168,63 @@ func TestTerminalInjection(t *testing.T) {
 				t.Errorf("stderr holds %v:\n%q", bad, stderr)
 			}
 		})
+	}
+}
+
+// yaml11Aliases are key aliases a YAML 1.1 reader would read as something
+// else if written plain: booleans in any case, nulls, YAML 1.1 integers
+// and floats (underscores, octal, hex, sexagesimal), dates, infinity.
+var yaml11Aliases = []string{"yes", "No", "ON", "off", "y", "N", "True", "FALSE", "~", "null", "NULL",
+	"1_000", "0x1F", "0o17", "017", "0b101", "1:20", "190:20:30.15", "2026-10-01", "2026-10-01 03:00:00",
+	".inf", "-.Inf", ".NaN", "1e5", "+12", "<<", "="}
+
+// TestYAMLOutputForYAML11Readers checks the contract "-o yaml reads back
+// as written in a YAML 1.1 reader": PyYAML, as LiteLLM and many scripts
+// use, reads every key alias back as the string it is.
+func TestYAMLOutputForYAML11Readers(t *testing.T) {
+	const python = "/usr/bin/python3"
+	if err := exec.Command(python, "-c", "import yaml").Run(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s with PyYAML is required under CI (Debian package python3-yaml): %v", python, err)
+		}
+		t.Skipf("%s with PyYAML not available (install python3-yaml): %v", python, err)
+	}
+	var b strings.Builder
+	b.WriteString("request_id,startTime,endTime,spend,prompt_tokens,completion_tokens,model,custom_llm_provider,api_key,key_alias\n")
+	for i, a := range yaml11Aliases {
+		fmt.Fprintf(&b, "r%d,2026-10-05 03:00:00,2026-10-05 03:00:01,0.001,1000,200,deepseek-flash,deepseek,sk-%d,%s\n", i, i, a)
+	}
+	calls := filepath.Join(t.TempDir(), "calls.csv")
+	if err := os.WriteFile(calls, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := runCLI(t, "", "reconcile", "--calls", calls, "--by", "key", "-o", "yaml")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	script := `import json, sys, yaml
+doc = yaml.safe_load(sys.stdin)
+print(json.dumps([[type(g["keys"]["key_alias"]).__name__, str(g["keys"]["key_alias"])] for g in doc["groups"]]))`
+	cmd := exec.Command(python, "-c", script)
+	cmd.Stdin = strings.NewReader(out)
+	got, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("PyYAML: %v\n%s", err, out)
+	}
+	var read [][2]string
+	if err := json.Unmarshal(got, &read); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, r := range read {
+		if r[0] != "str" {
+			t.Errorf("PyYAML reads key alias %s as %s", r[1], r[0])
+		}
+		seen[r[1]] = true
+	}
+	for _, a := range yaml11Aliases {
+		if !seen[a] {
+			t.Errorf("key alias %q not read back as itself (read %v)", a, read)
+		}
 	}
 }
