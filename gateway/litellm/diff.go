@@ -4,10 +4,14 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/tokenfare/tokenfare/internal/secret"
 )
 
 // Diff returns a unified diff (three lines of context) from old to new,
-// labelled with the two names; "" when they are equal.
+// labelled with the two names; "" when they are equal. Secrets on the
+// lines shown (api_key values, sk-... keys) are masked (secret.Line): a
+// diff goes to CI logs. It is for reading, not for patch.
 func Diff(oldName, newName string, old, new []byte) string {
 	a, b := splitLines(string(old)), splitLines(string(new))
 	ops := diffLines(a, b)
@@ -67,7 +71,7 @@ func writeHunk(out *strings.Builder, ops []diffOp) {
 	fmt.Fprintf(out, "@@ -%d,%d +%d,%d @@\n", aStart, na, bStart, nb)
 	for _, o := range ops {
 		out.WriteByte(o.kind)
-		out.WriteString(o.line)
+		out.WriteString(secret.Line(o.line))
 		if !strings.HasSuffix(o.line, "\n") {
 			out.WriteString("\n\\ No newline at end of file\n")
 		}

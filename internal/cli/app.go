@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/tokenfare/tokenfare/internal/secret"
 	"github.com/tokenfare/tokenfare/internal/textout"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
@@ -107,9 +108,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // printing it once.
 func runContext(ctx context.Context, a *app, args []string) int {
 	// Every error and warning may quote input: none may act on the
-	// terminal (textout.Escaping).
+	// terminal (textout.Escaping) or show a secret (secret.Writer).
 	if _, ok := a.stderr.(*textout.Escaping); !ok {
-		a.stderr = &textout.Escaping{W: a.stderr}
+		a.stderr = &textout.Escaping{W: &secret.Writer{W: a.stderr}}
 	}
 	cmd := newRootCmd(a)
 	cmd.SetArgs(args)

@@ -228,3 +228,40 @@ print(json.dumps([[type(g["keys"]["key_alias"]).__name__, str(g["keys"]["key_ali
 		}
 	}
 }
+
+// TestSecretsInDiffs checks the contract "no secret reaches a diff": the
+// dry run's diff of a config with raw keys beside the prices it changes
+// shows the changed prices and the environment references, never a key.
+func TestSecretsInDiffs(t *testing.T) {
+	secrets := []string{"sk-live-4f9a8b7c6d5e", "mk-master-0a1b2c3d4e", "hunter2-pass", "ghp_0123456789abcdefABCDEF0123456789abcd"}
+	config := `general_settings:
+  master_key: mk-master-0a1b2c3d4e
+  database_url: postgres://litellm:hunter2-pass@db:5432/litellm
+model_list:
+  - model_name: deepseek-flash
+    litellm_params:
+      model: deepseek/deepseek-flash
+      api_key: sk-live-4f9a8b7c6d5e
+      input_cost_per_token: 3.0e-7
+      output_cost_per_token: 1.2e-6
+      github_token: ghp_0123456789abcdefABCDEF0123456789abcd
+  - model_name: flash-env
+    litellm_params: {model: deepseek/deepseek-flash, api_key: os.environ/DEEPSEEK_API_KEY, input_cost_per_token: 3.0e-7}
+`
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(path, []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := runCLI(t, "", "blend", "--calls", sample, "--as-of", "2026-11-01", "--write", path, "--dry-run")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	checkContains(t, "diff", out, "+      input_cost_per_token: ")
+	checkContains(t, "diff", out, "api_key: os.environ/DEEPSEEK_API_KEY")
+	checkContains(t, "diff", out, "      api_key: ********")
+	for _, s := range secrets {
+		if strings.Contains(out+stderr, s) {
+			t.Errorf("output shows the secret %s:\n%s", s, out)
+		}
+	}
+}

@@ -100,12 +100,19 @@ func (e *Escaping) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// Unwrap returns the writer under w when w is an *Escaping, else w: for
-// code that writes its own terminal controls (a progress line) or asks
-// whether the stream is a terminal.
+// Unwrap returns the writer under w and under every filter (a writer with
+// an Unwrap method, as Escaping) stacked on it: for code that writes its
+// own terminal controls (a progress line) or asks whether the stream is a
+// terminal.
 func Unwrap(w io.Writer) io.Writer {
-	if e, ok := w.(*Escaping); ok {
-		return e.W
+	for {
+		u, ok := w.(interface{ Unwrap() io.Writer })
+		if !ok {
+			return w
+		}
+		w = u.Unwrap()
 	}
-	return w
 }
+
+// Unwrap returns the writer under e.
+func (e *Escaping) Unwrap() io.Writer { return e.W }
