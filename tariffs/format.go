@@ -45,6 +45,7 @@ type rawFile struct {
 
 type rawSource struct {
 	URL     scalar `yaml:"url"`
+	Kind    scalar `yaml:"kind"`
 	Checked scalar `yaml:"checked"`
 	Note    scalar `yaml:"note"`
 }
