@@ -33,6 +33,71 @@ type Calendar struct {
 	WorkdaysAs time.Weekday
 	Holidays   map[Date]string // date → name
 	Workdays   map[Date]string
+	// FirstYear and LastYear bound the years the calendar covers: from the
+	// first year with a listed date (or a provisional year) to the last.
+	// Both are zero for a calendar that lists nothing.
+	FirstYear, LastYear int
+	// Provisional are years whose arrangement is not final: only their
+	// listed dates are certain, any other day may yet become a holiday or
+	// a make-up workday.
+	Provisional map[int]bool
+}
+
+// Coverage says whether a calendar knows what kind of day a date is.
+type Coverage uint8
+
+// Coverages of a date.
+const (
+	// Covered: the date lies in a year the calendar covers in full, or is
+	// listed (a calendar that lists nothing covers every date).
+	Covered Coverage = iota
+	// Provisional: the date lies in a provisional year and is not listed.
+	Provisional
+	// Uncovered: the date lies outside the years the calendar covers.
+	Uncovered
+)
+
+var coverageNames = [...]string{"covered", "provisional", "uncovered"}
+
+// String returns "covered", "provisional" or "uncovered".
+func (c Coverage) String() string { return coverageNames[c] }
+
+// CoverageOf says whether the calendar knows what kind of day d is.
+func (c *Calendar) CoverageOf(d Date) Coverage {
+	y := int(d / 10000)
+	switch {
+	case c.LastYear == 0:
+		return Covered
+	case y < c.FirstYear || y > c.LastYear:
+		return Uncovered
+	case !c.Provisional[y] || c.Kind(d) != "":
+		return Covered
+	}
+	return Provisional
+}
+
+// cover extends the years the calendar covers to year y.
+func (c *Calendar) cover(y int) {
+	if c.LastYear == 0 {
+		c.FirstYear, c.LastYear = y, y
+		return
+	}
+	c.FirstYear, c.LastYear = min(c.FirstYear, y), max(c.LastYear, y)
+}
+
+// FinalUntil returns the first date the calendar does not cover for
+// certain: the first day of its first provisional year, else the day
+// after its last year; zero for a calendar that lists nothing.
+func (c *Calendar) FinalUntil() Date {
+	if c.LastYear == 0 {
+		return 0
+	}
+	for y := c.FirstYear; y <= c.LastYear; y++ {
+		if c.Provisional[y] {
+			return DateOf(y, time.January, 1)
+		}
+	}
+	return DateOf(c.LastYear+1, time.January, 1)
 }
 
 // DayAs returns the weekday whose rules apply on date d, which falls on wd.
