@@ -41,6 +41,62 @@ type Calendar struct {
 	// listed dates are certain, any other day may yet become a holiday or
 	// a make-up workday.
 	Provisional map[int]bool
+	Line        int // the line of the calendar in its file; 0 without one
+}
+
+// CalendarNotice is how long before a calendar stops being certain
+// CalendarEnds starts to warn: long enough to publish the next year's
+// dates before calls are priced without them.
+const CalendarNotice = 60 * 24 * time.Hour
+
+// CalendarEnds returns a warning for each provider of the catalog whose
+// calendar stops being certain (its last year ends, or a provisional year
+// begins) within notice after now, or did so before now, while a version
+// in force at now or later has periods that a holiday or make-up workday
+// would change.
+func (c *Catalog) CalendarEnds(now time.Time, notice time.Duration) Problems {
+	var out Problems
+	for _, p := range c.Providers {
+		cal := &p.Calendar
+		final := cal.FinalUntil()
+		if final == 0 || !p.calendarMatters(now) {
+			continue
+		}
+		y, m, d := int(final/10000), time.Month(final/100%100), int(final%100)
+		at := time.Date(y, m, d, 0, 0, 0, 0, p.Zone)
+		if at.Sub(now) > notice {
+			continue
+		}
+		days := int(at.Sub(now).Hours() / 24)
+		when := fmt.Sprintf("in %d day(s)", days)
+		if !at.After(now) {
+			when = fmt.Sprintf("%d day(s) ago", -days)
+		}
+		msg := fmt.Sprintf("calendar: the last year it covers, %d, ends on %s (%s): calls after it are priced as ordinary days until the holidays and make-up workdays of %d are added",
+			cal.LastYear, DateOf(cal.LastYear, time.December, 31), when, cal.LastYear+1)
+		if cal.Provisional[y] {
+			msg = fmt.Sprintf("calendar: %d is provisional from %s (%s): only its listed days are certain, until its holidays and make-up workdays are published and added",
+				y, final, when)
+		}
+		out = append(out, Problem{File: p.File, Line: max(cal.Line, p.Line), Msg: msg, Warning: true})
+	}
+	return out
+}
+
+// calendarMatters reports whether a version in force at t or later has
+// periods that a holiday or make-up workday would change.
+func (p *Provider) calendarMatters(t time.Time) bool {
+	for _, v := range p.Versions {
+		if !v.End.IsZero() && !v.End.After(t) {
+			continue
+		}
+		for _, m := range v.dayMatters {
+			if m {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Coverage says whether a calendar knows what kind of day a date is.

@@ -1,6 +1,7 @@
 package tariffs
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -140,6 +141,51 @@ func TestDeepSeekCalendar(t *testing.T) {
 			}
 			if d := q.Version.DayOf(at); q.PeriodName() != tt.period || d.Kind != tt.kind || q.Day != tt.want {
 				t.Errorf("At(%s) = %s, %q, %s; want %s, %q, %s", tt.at, q.PeriodName(), d.Kind, q.Day, tt.period, tt.kind, tt.want)
+			}
+		})
+	}
+}
+
+// TestCalendarEnds checks when validation warns that a calendar stops
+// being certain: 60 days ahead of its last year's end, or of a provisional
+// year's start, and only while a version in force depends on it.
+func TestCalendarEnds(t *testing.T) {
+	final := strings.Replace(provisionalTariff, "  provisional: [2027]\n", "", 1)
+	flat := strings.Replace(final, `    periods:
+      - {name: peak, weekdays: [mon, tue, wed, thu, fri], windows: ["09:00-18:00"]}
+    prices: {cal-model: {offpeak: {input: 1, output: 2}, peak: {input: 2, output: 4}}}`, "    prices: {cal-model: {offpeak: {input: 1, output: 2}}}", 1)
+	tests := []struct {
+		name string
+		file string
+		now  string
+		want string // the warning, "-" for none
+	}{
+		{"provisional year 61 days ahead", provisionalTariff, "2026-10-31T15:59:00Z", "-"},
+		// 2027-01-01 00:00 Beijing is 2026-12-31T16:00:00Z, 60 days after 2026-11-01T16:00:00Z.
+		{"provisional year 60 days ahead", provisionalTariff, "2026-11-01T16:00:00Z",
+			"cal.yaml:9: warning: calendar: 2027 is provisional from 2027-01-01 (in 60 day(s)): only its listed days are certain, until its holidays and make-up workdays are published and added"},
+		{"final calendar ending in 30 days", final, "2027-12-01T16:00:00Z",
+			"cal.yaml:9: warning: calendar: the last year it covers, 2027, ends on 2027-12-31 (in 30 day(s)): calls after it are priced as ordinary days until the holidays and make-up workdays of 2028 are added"},
+		{"final calendar ended", final, "2028-02-01T00:00:00Z",
+			"cal.yaml:9: warning: calendar: the last year it covers, 2027, ends on 2027-12-31 (31 day(s) ago): calls after it are priced as ordinary days until the holidays and make-up workdays of 2028 are added"},
+		{"a flat tariff needs no calendar", flat, "2027-12-01T16:00:00Z", "-"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, ps := Parse("cal.yaml", []byte(tt.file))
+			if p == nil {
+				t.Fatal(ps)
+			}
+			cat, ps := New([]*Provider{p})
+			if cat == nil {
+				t.Fatal(ps)
+			}
+			got := "-"
+			if ws := cat.CalendarEnds(mustTime(t, tt.now), CalendarNotice); len(ws) > 0 {
+				got = ws.Error()
+			}
+			if got != tt.want {
+				t.Errorf("CalendarEnds(%s) =\n%s\nwant\n%s", tt.now, got, tt.want)
 			}
 		})
 	}

@@ -118,6 +118,17 @@ func (c *converter) lineOf(path ...any) int {
 	return max(n.Line, 1)
 }
 
+// keyLine returns the line of top-level key name, or 1 without one.
+func (c *converter) keyLine(name string) int {
+	n, _ := c.nodeAt()
+	for i := 0; n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == name {
+			return n.Content[i].Line
+		}
+	}
+	return 1
+}
+
 // refusedAt reports whether the decoder refused the value at path (and
 // reported it): checks of what that value should have held are moot.
 func (c *converter) refusedAt(path ...any) bool {
@@ -314,6 +325,7 @@ func (c *converter) calendar(raw *rawCalendar) Calendar {
 	if raw == nil {
 		return cal
 	}
+	cal.Line = c.keyLine("calendar")
 	cal.HolidaysAs = c.weekday(raw.HolidaysAs, time.Sunday)
 	cal.WorkdaysAs = c.weekday(raw.WorkdaysAs, time.Monday)
 	cal.Holidays = c.days(raw.Holidays, "holiday")

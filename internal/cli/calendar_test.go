@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestReconcileCalendarGaps prices calls on days the embedded DeepSeek
@@ -62,5 +65,39 @@ func TestReconcileCalendarGaps(t *testing.T) {
 	}
 	if found != 1 {
 		t.Errorf("%d calendar explanations, want 1: %+v", found, doc.Explanations)
+	}
+}
+
+// TestValidateCalendarNotice runs `tariffs validate` on the embedded
+// catalog on two dates: 2026-09-01 is more than 60 days before DeepSeek's
+// provisional 2027, 2026-12-01 is not, and --strict then fails.
+func TestValidateCalendarNotice(t *testing.T) {
+	const warning = "deepseek.yaml:"
+	const what = "calendar: 2027 is provisional from 2027-01-01 (in 30 day(s))"
+	tests := []struct {
+		name   string
+		now    time.Time
+		strict bool
+		code   int
+		warns  bool
+	}{
+		{"more than 60 days ahead", time.Date(2026, 9, 1, 2, 0, 0, 0, time.UTC), true, exitOK, false},
+		{"within 60 days", time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC), false, exitOK, true},
+		{"within 60 days, strict", time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC), true, exitFindings, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			a := &app{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, now: func() time.Time { return tt.now }}
+			args := []string{"tariffs", "validate"}
+			if tt.strict {
+				args = append(args, "--strict")
+			}
+			code := runContext(context.Background(), a, args)
+			got := strings.Contains(out.String(), warning) && strings.Contains(out.String(), what)
+			if code != tt.code || got != tt.warns {
+				t.Errorf("exit %d, warned %v; want %d, %v\nstdout:\n%s\nstderr:\n%s", code, got, tt.code, tt.warns, out.String(), errb.String())
+			}
+		})
 	}
 }
