@@ -22,11 +22,23 @@ const (
 	GenAIPrices Format = "genai-prices"
 )
 
-// Database is one file of another price database.
+// Database is one file of another price database. Read is how many
+// entries (LiteLLM keys, genai-prices models) the file holds; each is in
+// Entries or in Skipped, but for genai-prices models marked removed.
 type Database struct {
 	Format  Format
 	File    string
+	Read    int
 	Entries []*Entry
+	Skipped []Skip
+}
+
+// Skip is an entry of a price database that could not be read, with why:
+// it is left out of the comparison, and the rest of the file is compared.
+type Skip struct {
+	Name   string
+	Line   int
+	Reason string
 }
 
 // Entry is one model's prices as another database lists them.
@@ -41,6 +53,26 @@ type Entry struct {
 	match   func(name string) bool // genai-prices' match clause; nil: the name itself
 	prices  []conditional          // genai-prices: tried last to first; LiteLLM: one
 	offPeak *offPeak               // LiteLLM's off_peak_pricing block, nil when absent
+}
+
+// priced reports whether the entry states any price per token (or per
+// call) that Compare could put beside the catalog's.
+func (e *Entry) priced() bool {
+	if e.offPeak != nil {
+		return true
+	}
+	for i := range e.prices {
+		r := &e.prices[i].rates
+		if len(r.tiers) > 0 {
+			return true
+		}
+		for u := range tariffs.NumUsage {
+			if r.base.Listed(tariffs.Usage(u)) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Where returns file:line of the entry.

@@ -63,24 +63,41 @@ func readLiteLLM(ctx context.Context, name string, data []byte) (*Database, erro
 		}
 		key, _ := tok.(string)
 		line := lineAt(data, dec.InputOffset())
-		var raw map[string]any
-		if err := dec.Decode(&raw); err != nil {
+		var msg json.RawMessage
+		if err := dec.Decode(&msg); err != nil {
 			return fail(fmt.Errorf("entry %q: %w", key, err))
 		}
-		if key == "sample_spec" || raw == nil {
+		if key == "sample_spec" {
 			continue
 		}
-		e, err := litellmEntry(name, line, key, raw)
+		db.Read++
+		e, err := litellmEntry(name, line, key, msg)
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %q: %w", name, line, key, err)
+			db.Skipped = append(db.Skipped, Skip{Name: key, Line: line, Reason: err.Error()})
+			continue
 		}
 		db.Entries = append(db.Entries, e)
 	}
 	return db, nil
 }
 
-// litellmEntry converts one decoded entry.
-func litellmEntry(file string, line int, key string, raw map[string]any) (*Entry, error) {
+// litellmObject decodes an entry's value, numbers kept as their text.
+func litellmObject(msg json.RawMessage) (map[string]any, error) {
+	dec := json.NewDecoder(strings.NewReader(string(msg)))
+	dec.UseNumber()
+	var raw map[string]any
+	if err := dec.Decode(&raw); err != nil || raw == nil {
+		return nil, errors.New("not an object of model facts")
+	}
+	return raw, nil
+}
+
+// litellmEntry converts one entry.
+func litellmEntry(file string, line int, key string, msg json.RawMessage) (*Entry, error) {
+	raw, err := litellmObject(msg)
+	if err != nil {
+		return nil, err
+	}
 	e := &Entry{Format: LiteLLM, File: file, Line: line, Name: key}
 	if p, ok := raw["litellm_provider"].(string); ok {
 		e.Provider = p
