@@ -119,3 +119,21 @@ func TestTariffsCompareJSON(t *testing.T) {
 		t.Errorf("files = %+v", v.Files)
 	}
 }
+
+// TestTariffsComparePublished runs the command on LiteLLM's whole table as
+// published, against the embedded catalog: the entries it cannot read are
+// named and skipped, and the run ends in findings (1) or none (0), never
+// in bad input (2), whatever the scope.
+func TestTariffsComparePublished(t *testing.T) {
+	table := driftData + "litellm/model_prices_and_context_window.json.gz"
+	for _, scope := range []string{"all", "catalog"} {
+		t.Run(scope, func(t *testing.T) {
+			code, out, errs := runCLI(t, "", "tariffs", "compare", table, "--scope", scope, "--at", "2026-12-01T12:00:00Z")
+			if code != exitOK && code != exitFindings {
+				t.Fatalf("exit %d\nstderr: %s", code, errs)
+			}
+			checkContains(t, "stdout", out, table+": litellm, 2984 entries read, 3 skipped")
+			checkContains(t, "stderr", errs, `skipped `+table+`:15556: "exa_ai/search": tiered_pricing[0]: range is not [from, to]`)
+		})
+	}
+}

@@ -2,6 +2,7 @@ package drift
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
 	"io"
@@ -182,12 +183,21 @@ func clock(s string) (int, bool) {
 }
 
 // Read reads one price database file, LiteLLM's JSON table or a
-// genai-prices provider YAML file, telling them apart by content. name is
-// used in errors and findings.
+// genai-prices provider YAML file, telling them apart by content; either
+// may be gzip'd. name is used in errors and findings.
 func Read(ctx context.Context, name string, r io.Reader) (*Database, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	if bytes.HasPrefix(data, []byte{0x1f, 0x8b}) {
+		zr, err := gzip.NewReader(bytes.NewReader(data))
+		if err == nil {
+			data, err = io.ReadAll(zr)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read %s: gzip: %w", name, err)
+		}
 	}
 	first := bytes.TrimLeft(data, " \t\r\n\ufeff")
 	if len(first) > 0 && first[0] == '{' {
