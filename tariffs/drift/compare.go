@@ -114,15 +114,11 @@ type pair struct {
 }
 
 func compareDB(cat *tariffs.Catalog, db *Database, at time.Time) []Finding {
-	providers := map[string]*tariffs.Provider{}
-	for _, p := range cat.Providers {
-		providers[p.Name] = p
-	}
-	covered := map[string]bool{}
 	var entries []*Entry
+	covered := map[string]bool{} // catalog providers (genai-prices) or hosts (LiteLLM) the file covers
 	for _, e := range db.Entries {
-		if providers[e.Provider] != nil && chatModes[e.Mode] && e.priced() {
-			covered[e.Provider] = true
+		if chatModes[e.Mode] && e.priced() && e.covered(cat) {
+			covered[e.scope()] = true
 			entries = append(entries, e)
 		}
 	}
@@ -144,7 +140,7 @@ func compareDB(cat *tariffs.Catalog, db *Database, at time.Time) []Finding {
 		out = append(out, comparePair(db, p, at)...)
 	}
 	for _, m := range cat.Models() {
-		if q := m.At(at); covered[m.Provider.Name] && !paired[m] && q.Status == tariffs.Priced {
+		if q := m.At(at); coveredModel(db.Format, m, covered) && !paired[m] && q.Status == tariffs.Priced {
 			out = append(out, Finding{Kind: OnlyInCatalog, Database: db, Model: m, Period: q.PeriodName(),
 				Note: fmt.Sprintf("%s lists none of its names", db.Format)})
 		}
@@ -152,17 +148,55 @@ func compareDB(cat *tariffs.Catalog, db *Database, at time.Time) []Finding {
 	return out
 }
 
+// covered reports whether the catalog has a list for the entry to be
+// compared with: for LiteLLM, a tariff of the host that serves it; for
+// genai-prices, a provider of the file's name.
+func (e *Entry) covered(cat *tariffs.Catalog) bool {
+	if e.Format == LiteLLM {
+		return e.Host != "" && cat.PricesHost(e.Host)
+	}
+	for _, p := range cat.Providers {
+		if p.Name == e.Provider {
+			return true
+		}
+	}
+	return false
+}
+
+// scope is what the entry covers: its host (LiteLLM) or provider.
+func (e *Entry) scope() string {
+	if e.Format == LiteLLM {
+		return e.Host
+	}
+	return e.Provider
+}
+
+// coveredModel reports whether a database that covers the given hosts or
+// providers should list model m.
+func coveredModel(f Format, m *tariffs.Model, covered map[string]bool) bool {
+	if f != LiteLLM {
+		return covered[m.Provider.Name]
+	}
+	for _, h := range m.Provider.Hosts {
+		if covered[h] {
+			return true
+		}
+	}
+	return false
+}
+
 // match pairs entries with catalog models. A LiteLLM key is a model name
-// resolved as gateway logs are; a genai-prices model takes every catalog
-// model of its provider one of whose names (without a provider prefix) its
-// clause matches, the first such model in the file winning as it does
-// there. Entries that match nothing are returned apart.
+// resolved as a call its host served would be, among that host's lists
+// only; a genai-prices model takes every catalog model of its provider
+// one of whose names (without a provider prefix) its clause matches, the
+// first such model in the file winning as it does there. Entries that
+// match nothing are returned apart.
 func match(cat *tariffs.Catalog, f Format, entries []*Entry) ([]pair, []*Entry) {
 	var pairs []pair
 	var lone []*Entry
 	if f == LiteLLM {
 		for _, e := range entries {
-			if m, ok := cat.Resolve(e.Name); ok && m.Provider.Name == e.Provider {
+			if m, _, ok := cat.ResolveOn(e.Host, e.Name); ok {
 				pairs = append(pairs, pair{m, e})
 			} else {
 				lone = append(lone, e)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -263,5 +264,104 @@ func TestUnknownNames(t *testing.T) {
 				t.Errorf("baseModel(%s) = %q, want %q", tt.name, got, tt.want)
 			}
 		})
+	}
+}
+
+// hostTariffs are a first party and three hosts' lists of the same models.
+var hostTariffs = map[string]string{
+	"openai.yaml": `provider: openai
+hosts: [openai]
+currency: USD
+timezone: UTC
+billing_time: end
+sources: [{url: https://openai.example/, kind: official, checked: 2026-12-01}]
+models: [{id: gpt-4o, names: [gpt-4o, openai/gpt-4o]}]
+versions:
+  - effective: 2026-01-01T00:00:00Z
+    prices: {gpt-4o: {standard: {input: 2.5, cache_read: 1.25, output: 10}}}
+`,
+	"azure-openai.yaml": `provider: azure-openai
+hosts: [azure]
+currency: USD
+timezone: UTC
+billing_time: end
+sources: [{url: https://azure.example/, kind: official, checked: 2026-12-01}]
+models: [{id: azure-gpt-4o, names: [gpt-4o]}]
+versions:
+  - effective: 2026-01-01T00:00:00Z
+    prices: {azure-gpt-4o: {standard: {input: 2.75, cache_read: 1.375, output: 11}}}
+`,
+	"vertex-ai.yaml": `provider: vertex-ai
+hosts: [vertex_ai]
+currency: USD
+timezone: UTC
+billing_time: end
+sources: [{url: https://vertex.example/, kind: official, checked: 2026-12-01}]
+models: [{id: vertex-claude-opus-4-6, names: [claude-opus-4-6]}]
+versions:
+  - effective: 2026-01-01T00:00:00Z
+    prices: {vertex-claude-opus-4-6: {standard: {input: 5.5, output: 27.5}}}
+`,
+	"aws-bedrock.yaml": `provider: aws-bedrock
+hosts: [bedrock]
+currency: USD
+timezone: UTC
+billing_time: end
+sources: [{url: https://bedrock.example/, kind: official, checked: 2026-12-01}]
+models: [{id: bedrock-claude-opus-4-6, names: [anthropic.claude-opus-4-6-v1, us.anthropic.claude-opus-4-6-v1]}]
+versions:
+  - effective: 2026-01-01T00:00:00Z
+    prices: {bedrock-claude-opus-4-6: {standard: {input: 5, output: 25}}}
+`,
+}
+
+// TestCompareHosts checks that LiteLLM's azure/, vertex_ai/ and bedrock
+// entries are compared with their host's list, never with the first
+// party's; that a host no tariff prices is not compared; and that a name
+// a host's list lacks is an unknown name of that host's model.
+func TestCompareHosts(t *testing.T) {
+	var providers []*tariffs.Provider
+	for _, name := range []string{"openai.yaml", "azure-openai.yaml", "vertex-ai.yaml", "aws-bedrock.yaml"} {
+		p, ps := tariffs.Parse(name, []byte(hostTariffs[name]))
+		if p == nil {
+			t.Fatal(ps)
+		}
+		providers = append(providers, p)
+	}
+	cat, ps := tariffs.New(providers)
+	if cat == nil {
+		t.Fatal(ps)
+	}
+	// LiteLLM lists the first party's 2.50 / 10 for Azure too, and Vertex
+	// and Bedrock's Opus 4.6 at 5 / 25.
+	const table = `{
+	  "gpt-4o": {"input_cost_per_token": 2.5e-06, "output_cost_per_token": 1e-05, "cache_read_input_token_cost": 1.25e-06, "litellm_provider": "openai", "mode": "chat"},
+	  "azure/gpt-4o": {"input_cost_per_token": 2.5e-06, "output_cost_per_token": 1e-05, "litellm_provider": "azure", "mode": "chat"},
+	  "azure/gpt-4o-2024-08-06": {"input_cost_per_token": 2.75e-06, "output_cost_per_token": 1.1e-05, "litellm_provider": "azure", "mode": "chat"},
+	  "vertex_ai/claude-opus-4-6": {"input_cost_per_token": 5e-06, "output_cost_per_token": 2.5e-05, "litellm_provider": "vertex_ai-anthropic_models", "mode": "chat"},
+	  "us.anthropic.claude-opus-4-6-v1": {"input_cost_per_token": 5e-06, "output_cost_per_token": 2.5e-05, "litellm_provider": "bedrock_converse", "mode": "chat"},
+	  "together_ai/openai/gpt-4o": {"input_cost_per_token": 9e-06, "output_cost_per_token": 9e-06, "litellm_provider": "together_ai", "mode": "chat"}}`
+	db, err := Read(context.Background(), "hosts.json", strings.NewReader(table))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range Compare(cat, []*Database{db}, at, ScopeCatalog) {
+		got = append(got, describe(f))
+	}
+	want := []string{
+		// Azure's own list: 2.75 / 11, not OpenAI's 2.50 / 10.
+		"price azure-gpt-4o [azure/gpt-4o] input>0 standard: 2.75 vs 2.5",
+		"price azure-gpt-4o [azure/gpt-4o] output>0 standard: 11 vs 10",
+		"unknown_name azure-gpt-4o [azure/gpt-4o-2024-08-06]: the catalog does not know this name of azure-gpt-4o: add it to the model's names if it is billed as azure-gpt-4o",
+		// Vertex's list: 5.50 / 27.50 (a regional endpoint, say).
+		"price vertex-claude-opus-4-6 [vertex_ai/claude-opus-4-6] input>0 standard: 5.5 vs 5",
+		"price vertex-claude-opus-4-6 [vertex_ai/claude-opus-4-6] output>0 standard: 27.5 vs 25",
+		// Bedrock's list agrees; together_ai has no tariff: not compared.
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

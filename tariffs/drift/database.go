@@ -48,7 +48,8 @@ type Entry struct {
 	File     string
 	Line     int
 	Name     string // the key (LiteLLM) or model id (genai-prices)
-	Provider string // the catalog provider it belongs to ("" when none)
+	Provider string // genai-prices: the file's provider id, as the catalog names providers
+	Host     string // LiteLLM: the host that serves it, from litellm_provider (tariffs.NormalizeHost)
 	Mode     string // LiteLLM's mode (chat, embedding, ...); "" when not given
 
 	match   func(name string) bool // genai-prices' match clause; nil: the name itself

@@ -24,11 +24,14 @@ var litellmFields = map[string]tariffs.Usage{
 	"output_cost_per_reasoning_token": tariffs.Reasoning,
 }
 
-// litellmProviders maps litellm_provider values to catalog provider names
-// where they differ.
-var litellmProviders = map[string]string{
-	"gemini":                    "google",
-	"vertex_ai-language-models": "google",
+// litellmHost returns the host a litellm_provider value names: LiteLLM's
+// Vertex AI routes ("vertex_ai-anthropic_models", ...) are all Vertex AI;
+// the rest as tariffs.NormalizeHost reads a gateway's provider.
+func litellmHost(p string) string {
+	if strings.HasPrefix(p, "vertex_ai-") {
+		return "vertex_ai"
+	}
+	return tariffs.NormalizeHost(p)
 }
 
 // aboveKey matches a price key for prompts above N tokens, written N or
@@ -100,10 +103,7 @@ func litellmEntry(file string, line int, key string, msg json.RawMessage) (*Entr
 	}
 	e := &Entry{Format: LiteLLM, File: file, Line: line, Name: key}
 	if p, ok := raw["litellm_provider"].(string); ok {
-		e.Provider = p
-		if q, ok := litellmProviders[p]; ok {
-			e.Provider = q
-		}
+		e.Host = litellmHost(p)
 	}
 	e.Mode, _ = raw["mode"].(string)
 	var r rates

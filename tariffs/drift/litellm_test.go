@@ -21,8 +21,8 @@ func TestReadLiteLLMPrices(t *testing.T) {
 		t.Error("sample_spec is read as a model")
 	}
 	g := byName["gemini/gemini-2.5-pro"]
-	if g == nil || g.Provider != "google" || g.Line != 57 {
-		t.Fatalf("gemini entry = %+v, want provider google (from gemini) at line 57", g)
+	if g == nil || g.Host != "gemini" || g.Line != 57 {
+		t.Fatalf("gemini entry = %+v, want host gemini at line 57", g)
 	}
 	tests := []struct {
 		name   string

@@ -17,8 +17,9 @@ var (
 	bedrockPrefix  = regexp.MustCompile(`^((us|eu|apac|au|jp|ca|global|us-gov)\.)?(anthropic|deepseek|openai|google|meta)\.`)
 )
 
-// baseModel returns the catalog model of e's provider that e's name is a
-// snapshot or a route of, when the catalog does not know the name itself:
+// baseModel returns the catalog model of e's host (LiteLLM) or provider
+// (genai-prices) that e's name is a snapshot or a route of, when the
+// catalog does not know the name itself:
 // the name is tried without its leading path segments, then without a
 // Bedrock prefix, then without snapshot suffixes, one at a time. nil when
 // no form of the name is a catalog name.
@@ -46,7 +47,11 @@ func baseModel(cat *tariffs.Catalog, e *Entry) *tariffs.Model {
 		forms = append(forms, name)
 	}
 	for _, f := range forms[1:] {
-		if m, ok := cat.Resolve(f); ok && m.Provider.Name == e.Provider {
+		if e.Format == LiteLLM {
+			if m, _, ok := cat.ResolveOn(e.Host, f); ok {
+				return m
+			}
+		} else if m, ok := cat.Resolve(f); ok && m.Provider.Name == e.Provider {
 			return m
 		}
 	}
