@@ -98,7 +98,7 @@ func csvModels(w io.Writer, docs []modelDoc) error {
 }
 
 var callHeader = []string{"request_id", "billed_at", "model", "logged_model", "outcome", "version", "period", "tier", "key",
-	"input", "cache_read", "cache_write", "output", "reasoning", "official", "recorded", "gap", "currency"}
+	"input", "cache_read", "cache_write", "output", "reasoning", "official", "recorded", "gap", "currency", "host"}
 
 // csvCalls writes one CSV row per call, the header first.
 type csvCalls struct {
@@ -119,7 +119,7 @@ func (c *csvCalls) Write(call *ledger.Call, pc *pricing.PricedCall) error {
 	c.writeHeader()
 	d := newCallDoc(call, pc)
 	c.w.Write([]string{d.RequestID, d.BilledAt, d.Model, d.Logged, d.Outcome, d.Version, d.Period, strconv.Itoa(d.Tier), d.Key,
-		itoa(d.Input), itoa(d.CacheRead), itoa(d.CacheWrite), itoa(d.Output), itoa(d.Reasoning), d.Official, d.Recorded, d.Gap, d.currency})
+		itoa(d.Input), itoa(d.CacheRead), itoa(d.CacheWrite), itoa(d.Output), itoa(d.Reasoning), d.Official, d.Recorded, d.Gap, d.currency, d.Host})
 	return c.w.Error()
 }
 

@@ -230,6 +230,7 @@ type callDoc struct {
 	Official   string `json:"official"`
 	Recorded   string `json:"recorded"`
 	Gap        string `json:"gap"`
+	Host       string `json:"host,omitempty"`
 
 	currency string // in CSV and table output only: the JSON line stays as it was
 	official decimal.Decimal
@@ -241,7 +242,7 @@ func newCallDoc(c *ledger.Call, pc *pricing.PricedCall) callDoc {
 	_, total := pc.Cost(c)
 	recorded := c.Recorded.Decimal()
 	d := callDoc{RequestID: c.RequestID, BilledAt: pc.At.UTC().Format(time.RFC3339Nano), Model: pc.ModelName(),
-		Logged: c.Model, Outcome: pc.Outcome.String(), Tier: pc.Tier, Key: c.Key,
+		Logged: c.Model, Outcome: pc.Outcome.String(), Tier: pc.Tier, Key: c.Key, Host: pc.Host(),
 		Input: c.Tokens.Input, CacheRead: c.Tokens.CacheRead, CacheWrite: c.Tokens.CacheWrite, Output: c.Tokens.Output,
 		Reasoning: c.Tokens.Reasoning, official: total, recorded: recorded, gap: total.Sub(recorded)}
 	d.Official, d.Recorded, d.Gap = d.official.String(), d.recorded.String(), d.gap.String()
