@@ -89,9 +89,9 @@ func csvBlend(w io.Writer, b *pricing.Blend) error {
 
 func csvModels(w io.Writer, docs []modelDoc) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"model", "provider", "versions", "status_now", "names", "currency"})
+	cw.Write([]string{"model", "provider", "versions", "status_now", "names", "currency", "hosts"})
 	for _, d := range docs {
-		cw.Write([]string{d.Model, d.Provider, strconv.Itoa(d.Versions), d.StatusNow, strings.Join(d.Names, " "), d.Currency})
+		cw.Write([]string{d.Model, d.Provider, strconv.Itoa(d.Versions), d.StatusNow, strings.Join(d.Names, " "), d.Currency, strings.Join(d.Hosts, " ")})
 	}
 	cw.Flush()
 	return cw.Error()

@@ -190,6 +190,7 @@ func newBlendDoc(b *pricing.Blend) *blendDoc {
 type modelDoc struct {
 	Model     string   `json:"model"`
 	Provider  string   `json:"provider"`
+	Hosts     []string `json:"hosts"`
 	Names     []string `json:"names"`
 	Versions  int      `json:"versions"`
 	StatusNow string   `json:"status_now"`
@@ -205,7 +206,7 @@ func newModelDocs(models []*tariffs.Model, at time.Time) []modelDoc {
 				n++
 			}
 		}
-		docs = append(docs, modelDoc{Model: m.ID, Provider: m.Provider.Name, Names: m.Names, Versions: n,
+		docs = append(docs, modelDoc{Model: m.ID, Provider: m.Provider.Name, Hosts: append([]string{}, m.Provider.Hosts...), Names: m.Names, Versions: n,
 			StatusNow: m.At(at).Status.String(), Currency: m.Provider.Currency})
 	}
 	return docs
