@@ -223,15 +223,25 @@ var hostName = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]*$`)
 // tokenfare does not recognise is a warning, unless it looks like a known
 // host misspelled, which is an error.
 func (c *converter) hosts(p *Provider, raw *[]scalar) {
-	if raw == nil {
+	n, given := c.nodeAt("hosts")
+	if raw == nil && !given {
 		if h := NormalizeHost(p.Name); h != "" {
 			p.Hosts = []string{h}
 		}
 		return
 	}
 	p.HostsGiven = true
+	if raw == nil {
+		raw = &[]scalar{} // hosts: with no value
+	}
 	if len(*raw) == 0 && !c.refusedAt("hosts") {
 		c.errorf(c.lineOf("hosts"), "hosts: list at least one host, or leave the key out to price the host named by provider")
+		return
+	}
+	for _, item := range n.Content { // the decoder drops null items
+		if item.Kind == yaml.ScalarNode && item.Tag == "!!null" {
+			c.errorf(item.Line, "host is required (an empty item in hosts)")
+		}
 	}
 	seen := map[string]int{}
 	for _, s := range *raw {
