@@ -253,9 +253,9 @@ var handFigures = map[string]scenarioFigures{
 			{"gemini-2.5-flash-lite", "2026-12-01-gemini-2.5-shutdown", "", "0.1"},
 			{"gemini-2.5-pro", "2026-12-01-gemini-2.5-shutdown", "", "0"},
 			{"gemini-3.1-pro", "2026-02-19-gemini-3", "", "2.600004"},
-			{"gpt-4o", "2026-03-05-gpt-5.4", "", "2.5"},
+			{"gpt-4o", "2026-07-30-gpt-5.6-cut", "", "2.5"},
 			{"gpt-4o-mini", "2027-01-14-gpt-4o-shutdown", "", "0"},
-			{"gpt-5.4", "2026-03-05-gpt-5.4", "", "2.415005"}, // 0.83 + 1.585005
+			{"gpt-5.4", "2026-07-30-gpt-5.6-cut", "", "2.415005"}, // 0.83 + 1.585005
 		},
 		explained: map[string]string{
 			"zero_spend gemini-2.5-flash-lite": "0.1",
