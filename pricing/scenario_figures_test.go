@@ -178,7 +178,7 @@ var handFigures = map[string]scenarioFigures{
 			{"claude-opus-4-6", "2026-10-07-sonnet-5-5-cache-cut", "", "6.25"},
 			{"claude-sonnet-4-5", "2026-10-07-sonnet-5-5-cache-cut", "", "1.9050006"}, // 0.75 + 1.1550006
 			{"claude-sonnet-4-5", "2026-11-30-sonnet-4-5-retired", "", "0"},
-			{"claude-sonnet-5-5", "2025-09-29", "", "0.2"},
+			{"claude-sonnet-5-5", "2026-09-01-sonnet-5-standard", "", "0.2"},
 			{"claude-sonnet-5-5", "2026-10-07-sonnet-5-5-cache-cut", "", "0.1"},
 		},
 		explained: map[string]string{
