@@ -19,18 +19,23 @@ var openAICompatible = map[string]bool{
 // LiteLLMHost decides the host of a LiteLLM call from its SpendLogs
 // columns: custom_llm_provider, then a known host as the model's prefix,
 // then the host api_base points at, then a known host as the model
-// group's prefix. An OpenAI-compatible provider (openai, openai_like,
-// hosted_vllm, ...) with an api_base that is not OpenAI's is decided by
-// api_base alone: LiteLLM reaches DeepSeek as openai/deepseek-chat with
-// api_base https://api.deepseek.com, and a private endpoint names no host.
+// group's prefix. A first party so named (openai/, anthropic/, ...) is a
+// route LiteLLM also uses to reach other hosts, so an api_base naming
+// another known host wins over it (openai/deepseek-chat with api_base
+// https://api.deepseek.com is DeepSeek's call); and an OpenAI-compatible
+// route (openai, openai_like, hosted_vllm, ...) to an api_base no host is
+// known by names no host.
 func LiteLLMHost(provider, model, apiBase, group string) string {
 	h := tariffs.NormalizeHost(provider)
 	if h == "" {
 		h = tariffs.HostOfPrefix(model)
 	}
-	if apiBase != "" && (h == "" || openAICompatible[h]) {
-		if u := tariffs.HostOfURL(apiBase); u != "" || h != "" {
+	if apiBase != "" && (h == "" || tariffs.FirstPartyHost(h) || openAICompatible[h]) {
+		switch u := tariffs.HostOfURL(apiBase); {
+		case u != "":
 			return u
+		case openAICompatible[h]:
+			return ""
 		}
 	}
 	if h == "" {

@@ -2,6 +2,7 @@ package pricing
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -27,11 +28,12 @@ const (
 	KindFailedWithSpend                        // failed calls that carry spend
 	KindRounding                               // recorded matches official but for floating-point noise
 	KindUnexplained                            // no single flat rate set matches
+	KindUnpricedHost                           // calls of a host no tariff prices
 	numKinds
 )
 
 var kindNames = [numKinds]string{"flat_price", "cached_as_input", "zero_spend", "not_recorded", "unpriced_model",
-	"retired_model", "duplicates", "cache_hits", "failed_with_spend", "rounding", "unexplained"}
+	"retired_model", "duplicates", "cache_hits", "failed_with_spend", "rounding", "unexplained", "unpriced_host"}
 
 // String returns the kind's name as reports spell it, e.g. "flat_price".
 func (k ExplanationKind) String() string { return kindNames[k] }
@@ -54,6 +56,7 @@ type Explanation struct {
 	Period  string          // flat price: the period whose rates match
 	RatesOf string          // flat price: the model whose rates match, when another
 	Tokens  int64           // cache hits: the tokens the provider never saw
+	Host    string          // unpriced host: the host no tariff prices (Model is empty)
 	Detail  string          // the explanation in a sentence, for people
 }
 
@@ -80,6 +83,9 @@ func (e *Engine) tallies() []*modelTally {
 	byName := map[string]*modelTally{}
 	var out []*modelTally
 	for _, b := range e.sortedBuckets() {
+		if b.k.host != "" {
+			continue // explained by host (hostTallies)
+		}
 		t := byName[b.k.name()]
 		if t == nil {
 			t = &modelTally{name: b.k.name(), model: b.Model, official: decimal.Zero, recorded: decimal.Zero,
@@ -125,13 +131,63 @@ func (e *Engine) tallies() []*modelTally {
 	return out
 }
 
-// explain finds, for each model, what accounts for its gap.
+// explain finds, for each model, what accounts for its gap, and for each
+// host no tariff prices, the spend recorded for its calls.
 func (e *Engine) explain() []Explanation {
 	out := []Explanation{}
 	for _, t := range e.tallies() {
 		out = append(out, t.explain()...)
 	}
+	return append(out, e.hostExplanations()...)
+}
+
+// hostExplanations accounts, host by host in name order, for the calls
+// left unpriced because no tariff prices their host: what the gateway
+// recorded for them is part of the gap.
+func (e *Engine) hostExplanations() []Explanation {
+	type tally struct {
+		calls    int64
+		recorded decimal.Decimal
+		names    []string
+	}
+	byHost := map[string]*tally{}
+	var hosts []string
+	for _, b := range e.sortedBuckets() {
+		if b.k.host == "" {
+			continue
+		}
+		t := byHost[b.k.host]
+		if t == nil {
+			t = &tally{recorded: decimal.Zero}
+			byHost[b.k.host] = t
+			hosts = append(hosts, b.k.host)
+		}
+		t.calls += b.Calls
+		t.recorded = t.recorded.Add(b.Recorded())
+		if n := b.k.unknown; len(t.names) == 0 || t.names[len(t.names)-1] != n {
+			t.names = append(t.names, n)
+		}
+	}
+	sort.Strings(hosts)
+	out := make([]Explanation, 0, len(hosts))
+	for _, h := range hosts {
+		t := byHost[h]
+		out = append(out, Explanation{Kind: KindUnpricedHost, Host: h, Calls: t.calls, Amount: t.recorded.Neg(),
+			Detail: fmt.Sprintf("no tariff for host %s: %d call(s), %s recorded (%s); a tariff file with hosts: [%s] prices them",
+				h, t.calls, t.recorded, namesText(t.names), h)})
+	}
 	return out
+}
+
+// namesText lists the first few of the logged names, in sort order.
+func namesText(names []string) string {
+	sort.Strings(names)
+	names = slices.Compact(names)
+	const most = 3
+	if len(names) > most {
+		return strings.Join(names[:most], ", ") + fmt.Sprintf(" and %d more", len(names)-most)
+	}
+	return strings.Join(names, ", ")
 }
 
 func (t *modelTally) explain() []Explanation {

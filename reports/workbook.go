@@ -400,7 +400,7 @@ func (wb *workbook) discrepancies() *table {
 		cols: []column{{"Kind", kindText}, {"Model", kindText}, {"Calls", kindInt}, {"Amount", kindMoney},
 			{"Version", kindText}, {"Period", kindText}, {"Rates of", kindText}, {"Detail", kindNote}}}
 	for _, x := range rec.Explanations {
-		t.rows = append(t.rows, []cell{{v: x.Kind.String()}, {v: x.Model}, {v: x.Calls}, moneyCell(x.Amount, wb.cur),
+		t.rows = append(t.rows, []cell{{v: x.Kind.String()}, {v: explained(x)}, {v: x.Calls}, moneyCell(x.Amount, wb.cur),
 			{v: x.Version}, {v: x.Period}, {v: x.RatesOf}, {v: x.Detail}})
 	}
 	t.total = bold([]cell{{v: "Gap"}, {}, {}, moneyCell(rec.Totals.Gap, wb.cur), {}, {}, {},

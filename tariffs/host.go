@@ -123,8 +123,11 @@ func HostOfURL(apiBase string) string {
 			return h.host
 		}
 	}
-	if strings.HasPrefix(name, "bedrock-runtime") && strings.HasSuffix(name, ".amazonaws.com") {
+	switch {
+	case strings.HasPrefix(name, "bedrock-runtime") && strings.HasSuffix(name, ".amazonaws.com"):
 		return "bedrock"
+	case strings.HasSuffix(name, "-aiplatform.googleapis.com"): // regional: us-east5-aiplatform...
+		return "vertex_ai"
 	}
 	return ""
 }
