@@ -46,6 +46,7 @@ type rawFile struct {
 
 type rawSource struct {
 	URL     scalar `yaml:"url"`
+	Kind    scalar `yaml:"kind"`
 	Checked scalar `yaml:"checked"`
 	Note    scalar `yaml:"note"`
 }

@@ -203,6 +203,11 @@ func (c *converter) provider(raw *rawFile) *Provider {
 	}
 	c.modelsOf(p, raw.Models)
 	p.Calendar = c.calendar(raw.Calendar)
+	if raw.Calendar != nil {
+		for _, d := range append(raw.Calendar.Holidays, raw.Calendar.Workdays...) {
+			c.sourceKind(p, d.Source, "calendar "+d.Date.Value)
+		}
+	}
 	for i := range raw.Versions {
 		if v, placed := c.version(p, &raw.Versions[i], i); placed {
 			p.Versions = append(p.Versions, v)
@@ -349,7 +354,33 @@ func (c *converter) source(s rawSource) Source {
 			c.errorf(s.Checked.Line, "checked: %v", err)
 		}
 	}
-	return Source{URL: s.URL.Value, Checked: s.Checked.Value, Note: s.Note.Value}
+	src := Source{URL: s.URL.Value, Checked: s.Checked.Value, Note: s.Note.Value}
+	switch {
+	case s.Kind.bad: // reported by the decoder
+	case !s.Kind.Set:
+		c.warnf(s.URL.Line, "source %s has no kind (official, changelog or secondary): reports show it as unstated", s.URL.Value)
+	default:
+		k, err := ParseSourceKind(s.Kind.Value)
+		if err != nil {
+			c.errorf(s.Kind.Line, "%v", err)
+		}
+		src.Kind = k
+	}
+	return src
+}
+
+// sourceKind returns the kind of the listed source s names. A source the
+// file's sources do not list has no kind, which is a warning: the kind of
+// every rate must be known from the one place kinds are given.
+func (c *converter) sourceKind(p *Provider, s scalar, what string) SourceKind {
+	if !s.Set || s.bad || s.Value == "" {
+		return SourceUnstated
+	}
+	k, listed := p.SourceKindOf(s.Value)
+	if !listed {
+		c.warnf(s.Line, "%s: source %s is not listed under sources, so its kind is unknown", what, s.Value)
+	}
+	return k
 }
 
 func (c *converter) modelsOf(p *Provider, raws []rawModel) {

@@ -13,7 +13,7 @@ currency: USD
 timezone: Asia/Shanghai
 billing_time: end
 sources:
-  - {url: https://example.com, checked: 2026-11-30}
+  - {url: https://example.com, kind: official, checked: 2026-11-30}
 models:
   - id: m
     names: [m, p/m]

@@ -8,6 +8,7 @@ import (
 // Source is where a tariff's figures come from and when they were checked.
 type Source struct {
 	URL     string
+	Kind    SourceKind
 	Checked string // YYYY-MM-DD
 	Note    string
 }
@@ -62,7 +63,8 @@ type Version struct {
 	Effective time.Time
 	End       time.Time
 	Note      string
-	Source    string
+	Source    string     // the URL of the version's own source, if the file names one
+	Basis     SourceKind // the kind of source its rates rest on: Source's, else the weakest of the provider's
 	Zone      *time.Location
 	Periods   []string    // period names; index 0 is the default period
 	Defs      []PeriodDef // how each named period (all but the default) is defined

@@ -33,6 +33,10 @@ func (c *converter) version(p *Provider, r *rawVersion, i int) (v *Version, plac
 	if v.Name == "" {
 		v.Name = fmt.Sprintf("at line %d", line)
 	}
+	v.Basis = p.weakestSource()
+	if v.Source != "" {
+		v.Basis = c.sourceKind(p, r.Source, "version "+v.Name)
+	}
 	if placed {
 		v.Effective = eff.UTC()
 		if eff.Second() != 0 || eff.Nanosecond() != 0 {
