@@ -119,6 +119,17 @@ func (c *converter) lineOf(path ...any) int {
 	return max(n.Line, 1)
 }
 
+// keyLine returns the line of top-level key name, or 1 without one.
+func (c *converter) keyLine(name string) int {
+	n, _ := c.nodeAt()
+	for i := 0; n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == name {
+			return n.Content[i].Line
+		}
+	}
+	return 1
+}
+
 // refusedAt reports whether the decoder refused the value at path (and
 // reported it): checks of what that value should have held are moot.
 func (c *converter) refusedAt(path ...any) bool {
@@ -422,10 +433,20 @@ func (c *converter) calendar(raw *rawCalendar) Calendar {
 	if raw == nil {
 		return cal
 	}
+	cal.Line = c.keyLine("calendar")
 	cal.HolidaysAs = c.weekday(raw.HolidaysAs, time.Sunday)
 	cal.WorkdaysAs = c.weekday(raw.WorkdaysAs, time.Monday)
 	cal.Holidays = c.days(raw.Holidays, "holiday")
 	cal.Workdays = c.days(raw.Workdays, "workday")
+	for _, days := range []map[Date]string{cal.Holidays, cal.Workdays} {
+		for d := range days {
+			cal.cover(int(d / 10000))
+		}
+	}
+	cal.Provisional = c.provisional(raw.Provisional)
+	for y := range cal.Provisional {
+		cal.cover(y)
+	}
 	for _, d := range raw.Workdays {
 		if date, err := ParseDate(d.Date.Value); err == nil {
 			if _, both := cal.Holidays[date]; both {
@@ -434,6 +455,26 @@ func (c *converter) calendar(raw *rawCalendar) Calendar {
 		}
 	}
 	return cal
+}
+
+// provisional reads the calendar's provisional years.
+func (c *converter) provisional(raws []scalar) map[int]bool {
+	out := map[int]bool{}
+	for _, s := range raws {
+		if s.bad {
+			continue
+		}
+		y, err := strconv.Atoi(s.Value)
+		switch {
+		case err != nil || y < minYear || y > maxYear:
+			c.errorf(s.Line, "provisional year %q is not a year from %d to %d", s.Value, minYear, maxYear)
+		case out[y]:
+			c.errorf(s.Line, "provisional year %d is listed twice", y)
+		default:
+			out[y] = true
+		}
+	}
+	return out
 }
 
 func (c *converter) weekday(s scalar, def time.Weekday) time.Weekday {

@@ -191,6 +191,15 @@ versions:
 			},
 		},
 		{
+			name: "provisional years that are not years, or listed twice",
+			file: head + "calendar:\n  provisional: [2027, 2027, twenty, 99999]\nversions:\n  - effective: 2026-01-01T00:00:00Z\n    prices: {m: {standard: {input: 1, output: 2}}}\n",
+			want: []string{
+				`t.yaml:11: provisional year 2027 is listed twice`,
+				`t.yaml:11: provisional year "twenty" is not a year from 1678 to 2261`,
+				`t.yaml:11: provisional year "99999" is not a year from 1678 to 2261`,
+			},
+		},
+		{
 			name: "model dropped without retirement",
 			file: head + `  - id: n
 versions:

@@ -72,8 +72,11 @@ type Version struct {
 	Retired   map[*Model]bool
 	plans     [7]dayPlan // by time.Weekday
 	calendar  *Calendar
-	named     bool // the file gives the version a name; else Name is its effective instant
-	Line      int
+	// dayMatters says, by weekday, whether a holiday or a make-up
+	// workday on that weekday would have other periods than the weekday.
+	dayMatters [7]bool
+	named      bool // the file gives the version a name; else Name is its effective instant
+	Line       int
 }
 
 // PeriodDef is a named period as the tariff file defines it: local time

@@ -2,6 +2,7 @@ package tariffs
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -113,6 +114,10 @@ func (c *converter) periods(v *Version, r *rawVersion) {
 	}
 	for wd := range byMinute {
 		v.plans[wd] = planOf(&byMinute[wd])
+	}
+	for wd := range v.plans {
+		v.dayMatters[wd] = !slices.Equal(v.plans[wd], v.plans[v.calendar.HolidaysAs]) ||
+			!slices.Equal(v.plans[wd], v.plans[v.calendar.WorkdaysAs])
 	}
 }
 
