@@ -193,6 +193,7 @@ type recentRef struct {
 type modelRef struct {
 	model    *tariffs.Model
 	cursor   *tariffs.Cursor
+	host     string          // the host the names were looked up among ("" : the first-party lists)
 	noTariff string          // the call's host, when no tariff prices that host
 	last     [4]hashedBucket // most recent first
 	// recent holds buckets of this name's calls by the top bits of
@@ -379,6 +380,15 @@ type PricedCall struct {
 // ModelName returns the tariff model id, or the logged name when unknown.
 func (p *PricedCall) ModelName() string { return p.modelName }
 
+// Host returns the host the call's model was looked up among: the call's
+// host, or the one its model's name gave; "" for the first-party lists.
+func (p *PricedCall) Host() string {
+	if p.ref == nil {
+		return ""
+	}
+	return p.ref.host
+}
+
 // Cost returns the call's official cost per usage type and in total; zero
 // unless priced.
 func (p *PricedCall) Cost(c *ledger.Call) (byUsage [tariffs.NumUsage]decimal.Decimal, total decimal.Decimal) {
@@ -498,6 +508,7 @@ func (e *Engine) resolve(c *ledger.Call) *modelRef {
 			continue
 		}
 		m, at, ok := e.cat.ResolveOn(host, n)
+		r.host = at
 		if ok {
 			r.model, r.cursor = m, m.Cursor()
 			if !e.opts.TariffAt.IsZero() {

@@ -1,6 +1,7 @@
 package pricing_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/shopspring/decimal"
@@ -106,5 +107,40 @@ func TestHostsPriced(t *testing.T) {
 	}
 	if got != len(wantHosts) {
 		t.Errorf("%d unpriced_host explanations, want %d", got, len(wantHosts))
+	}
+}
+
+// TestHostsEmbeddedCatalog prices the same calls at the embedded catalog:
+// whichever host lists it holds, a priced call is priced by a list of its
+// own host (or a first-party list, for a call with no host), and a call
+// of a cloud or reseller never by a first party's list.
+func TestHostsEmbeddedCatalog(t *testing.T) {
+	cat, ps := tariffs.Load("")
+	if len(ps.Errors()) > 0 {
+		t.Fatal(ps)
+	}
+	e := pricing.New(cat, pricing.Options{Dims: []pricing.Dim{pricing.DimModel}})
+	priced := 0
+	for _, file := range []string{"../testdata/hosts/spendlogs-hosts.csv", "../testdata/hosts/cliproxy-hosts.jsonl"} {
+		calls := readCalls(t, file)
+		for i := range calls {
+			c := &calls[i]
+			pc := e.AddPriced(c)
+			m := pc.Quote.Model
+			if pc.Outcome != pricing.Priced {
+				continue
+			}
+			priced++
+			host := pc.Host()
+			if host == "" && !m.Provider.FirstParty() || host != "" && !slices.Contains(m.Provider.Hosts, host) {
+				t.Errorf("%s (host %q) priced by %s of %s (hosts %v)", c.RequestID, host, m.ID, m.Provider.Name, m.Provider.Hosts)
+			}
+			if tariffs.KnownHost(c.Host) && !tariffs.FirstPartyHost(c.Host) && m.Provider.FirstParty() {
+				t.Errorf("%s, a call of %s, priced by the first-party list %s", c.RequestID, c.Host, m.Provider.Name)
+			}
+		}
+	}
+	if priced == 0 {
+		t.Error("no call priced: the test proves nothing")
 	}
 }

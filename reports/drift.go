@@ -140,7 +140,7 @@ func csvDrift(w io.Writer, d *driftDoc) error {
 		if x.Catalog != "" {
 			currency = "USD" // both other formats are in USD; other currencies are not compared
 		}
-		cw.Write([]string{x.Kind, x.Model, x.File, x.Name, x.Source, x.Usage, above, x.Period, x.Catalog, x.Other, x.From, x.Until, x.Note, currency})
+		cw.Write(sheetTexts([]string{x.Kind, x.Model, x.File, x.Name, x.Source, x.Usage, above, x.Period, x.Catalog, x.Other, x.From, x.Until, x.Note, currency}))
 	}
 	cw.Flush()
 	return cw.Error()

@@ -197,6 +197,7 @@ func newBlendDoc(b *pricing.Blend) *blendDoc {
 type modelDoc struct {
 	Model     string   `json:"model"`
 	Provider  string   `json:"provider"`
+	Hosts     []string `json:"hosts"`
 	Names     []string `json:"names"`
 	Versions  int      `json:"versions"`
 	StatusNow string   `json:"status_now"`
@@ -212,7 +213,7 @@ func newModelDocs(models []*tariffs.Model, at time.Time) []modelDoc {
 				n++
 			}
 		}
-		docs = append(docs, modelDoc{Model: m.ID, Provider: m.Provider.Name, Names: m.Names, Versions: n,
+		docs = append(docs, modelDoc{Model: m.ID, Provider: m.Provider.Name, Hosts: append([]string{}, m.Provider.Hosts...), Names: m.Names, Versions: n,
 			StatusNow: m.At(at).Status.String(), Currency: m.Provider.Currency})
 	}
 	return docs
@@ -237,6 +238,7 @@ type callDoc struct {
 	Official   string `json:"official"`
 	Recorded   string `json:"recorded"`
 	Gap        string `json:"gap"`
+	Host       string `json:"host,omitempty"`
 
 	currency string // in CSV and table output only: the JSON line stays as it was
 	official decimal.Decimal
@@ -248,7 +250,7 @@ func newCallDoc(c *ledger.Call, pc *pricing.PricedCall) callDoc {
 	_, total := pc.Cost(c)
 	recorded := c.Recorded.Decimal()
 	d := callDoc{RequestID: c.RequestID, BilledAt: pc.At.UTC().Format(time.RFC3339Nano), Model: pc.ModelName(),
-		Logged: c.Model, Outcome: pc.Outcome.String(), Tier: pc.Tier, Key: c.Key,
+		Logged: c.Model, Outcome: pc.Outcome.String(), Tier: pc.Tier, Key: c.Key, Host: pc.Host(),
 		Input: c.Tokens.Input, CacheRead: c.Tokens.CacheRead, CacheWrite: c.Tokens.CacheWrite, Output: c.Tokens.Output,
 		Reasoning: c.Tokens.Reasoning, official: total, recorded: recorded, gap: total.Sub(recorded)}
 	d.Official, d.Recorded, d.Gap = d.official.String(), d.recorded.String(), d.gap.String()

@@ -41,6 +41,9 @@ func TestParseHosts(t *testing.T) {
 		{name: "not a name", file: withHosts(`["my proxy"]`), want: []string{`t.yaml:2: host "my proxy": a host name is lowercase letters, digits and _ . - (known hosts: anthropic, deepseek, gemini, openai, azure, azure_ai, bedrock, github, openrouter, together_ai, vertex_ai)`}},
 		{name: "twice", file: withHosts("[azure, azure]"), want: []string{`t.yaml:2: host "azure" is listed twice (first at line 2)`}},
 		{name: "empty list", file: withHosts("[]"), want: []string{`t.yaml:2: hosts: list at least one host, or leave the key out to price the host named by provider`}},
+		{name: "no value", file: withHosts(""), want: []string{`t.yaml:2: hosts: list at least one host, or leave the key out to price the host named by provider`}},
+		{name: "an empty item", file: withHosts("[azure, ~]"), want: []string{`t.yaml:2: host is required (an empty item in hosts)`}},
+		{name: "only an empty item", file: withHosts("[~]"), want: []string{`t.yaml:2: hosts: list at least one host, or leave the key out to price the host named by provider`}},
 		{name: "a single value", file: withHosts("azure"), want: []string{"t.yaml:2: expected a list, not `azure`"}},
 		{
 			name: "a first-party file naming another host",

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+	"github.com/tokenfare/tokenfare/internal/numtext"
+	"github.com/tokenfare/tokenfare/internal/yamlin"
 	"gopkg.in/yaml.v3"
 )
 
@@ -20,6 +22,15 @@ import (
 // each with the file and line; the provider is nil when any problem is not
 // a warning.
 func Parse(file string, data []byte) (*Provider, Problems) {
+	// The nodes first, undecoded: their aliases are checked before
+	// anything is built from them.
+	var root yaml.Node
+	if yaml.Unmarshal(data, &root) == nil {
+		var ae *yamlin.AliasError
+		if errors.As(yamlin.Aliases(&root), &ae) {
+			return nil, Problems{{File: file, Line: ae.Line, Msg: ae.Error()}}
+		}
+	}
 	var raw rawFile
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
@@ -39,7 +50,7 @@ func Parse(file string, data []byte) (*Provider, Problems) {
 			c.refused[p.Line] = true
 		}
 	}
-	yaml.Unmarshal(data, &c.root) // decoded once already: cannot fail
+	c.root = root
 	p := c.provider(&raw)
 	sort.SliceStable(c.problems, func(i, j int) bool { return c.problems[i].Line < c.problems[j].Line })
 	if len(c.problems.Errors()) > 0 {
@@ -239,15 +250,25 @@ var hostName = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]*$`)
 // tokenfare does not recognise is a warning, unless it looks like a known
 // host misspelled, which is an error.
 func (c *converter) hosts(p *Provider, raw *[]scalar) {
-	if raw == nil {
+	n, given := c.nodeAt("hosts")
+	if raw == nil && !given {
 		if h := NormalizeHost(p.Name); h != "" {
 			p.Hosts = []string{h}
 		}
 		return
 	}
 	p.HostsGiven = true
+	if raw == nil {
+		raw = &[]scalar{} // hosts: with no value
+	}
 	if len(*raw) == 0 && !c.refusedAt("hosts") {
 		c.errorf(c.lineOf("hosts"), "hosts: list at least one host, or leave the key out to price the host named by provider")
+		return
+	}
+	for _, item := range n.Content { // the decoder drops null items
+		if item.Kind == yaml.ScalarNode && item.Tag == "!!null" {
+			c.errorf(item.Line, "host is required (an empty item in hosts)")
+		}
 	}
 	seen := map[string]int{}
 	for _, s := range *raw {
@@ -498,7 +519,11 @@ func (c *converter) days(raws []rawDay, kind string) map[Date]string {
 }
 
 func (c *converter) decimal(s scalar, what string) (decimal.Decimal, bool) {
-	d, err := decimal.NewFromString(strings.TrimSpace(s.Value))
+	d, err := numtext.Decimal(strings.TrimSpace(s.Value))
+	if errors.Is(err, numtext.ErrTooLong) {
+		c.errorf(s.Line, "%s (%d characters) is too long: %v", what, len(s.Value), err)
+		return decimal.Zero, false
+	}
 	if err != nil || s.Value == "" {
 		c.errorf(s.Line, "%s %q is not a decimal number", what, s.Value)
 		return decimal.Zero, false
@@ -524,7 +549,13 @@ func ScalarDecimal(n *yaml.Node) (decimal.Decimal, error) {
 	if n == nil || n.Kind != yaml.ScalarNode {
 		return decimal.Decimal{}, errors.New("not a number")
 	}
-	d, err := decimal.NewFromString(strings.ReplaceAll(n.Value, "_", ""))
+	if len(n.Value) > numtext.MaxChars {
+		return decimal.Decimal{}, fmt.Errorf("a number of %d characters is too long: %w", len(n.Value), numtext.ErrTooLong)
+	}
+	d, err := numtext.Decimal(strings.ReplaceAll(n.Value, "_", ""))
+	if errors.Is(err, numtext.ErrTooLong) {
+		return decimal.Decimal{}, fmt.Errorf("%.40q... is too long: %w", n.Value, err)
+	}
 	if err != nil {
 		return decimal.Decimal{}, fmt.Errorf("%q is not a number", n.Value)
 	}

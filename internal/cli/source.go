@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
-
+	"github.com/tokenfare/tokenfare/internal/textout"
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/ledger/dedup"
 	"github.com/tokenfare/tokenfare/ledger/postgres"
@@ -332,16 +332,17 @@ func (a *app) progress(name string, rows *atomic.Int64) func() {
 		return func() {}
 	}
 	done := make(chan struct{})
+	raw, name := textout.Unwrap(a.stderr), textout.Escape(name) // the line's own controls, and a name that has none
 	go func() {
 		t := time.NewTicker(time.Second)
 		defer t.Stop()
 		for {
 			select {
 			case <-done:
-				fmt.Fprint(a.stderr, "\r\033[K")
+				fmt.Fprint(raw, "\r\033[K")
 				return
 			case <-t.C:
-				fmt.Fprintf(a.stderr, "\r%s: read %d rows", name, rows.Load())
+				fmt.Fprintf(raw, "\r%s: read %d rows", name, rows.Load())
 			}
 		}
 	}()

@@ -3,12 +3,10 @@ package cli
 import (
 	"fmt"
 	"io"
-	"os"
-
-	"github.com/tokenfare/tokenfare/internal/textout"
 
 	"github.com/spf13/cobra"
-
+	"github.com/tokenfare/tokenfare/internal/textout"
+	"github.com/tokenfare/tokenfare/internal/yamlin"
 	"github.com/tokenfare/tokenfare/reports"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
@@ -50,7 +48,7 @@ days: its last year ends, or a provisional year begins) are printed but exit 0, 
   tokenfare tariffs validate --tariffs-overlay my-tariffs/deepseek.yaml --strict`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.paths = args
-			return runTariffsValidate(a, cmd.OutOrStdout(), opts)
+			return runTariffsValidate(a, &textout.Escaping{W: cmd.OutOrStdout()}, opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.strict, "strict", false, "count warnings as findings (exit 1)")
@@ -112,7 +110,7 @@ func validatePaths(paths []string) (*tariffs.Catalog, tariffs.Problems, error) {
 			return nil, nil, usageError(fmt.Errorf("%s: %w", path, err), "give tariff files or folders that hold *.yaml files")
 		}
 		for _, name := range names {
-			data, err := os.ReadFile(name)
+			data, err := yamlin.ReadFile(name)
 			if err != nil {
 				return nil, nil, usageError(fmt.Errorf("read tariffs %s: %w", name, unwrapPathError(err)), "")
 			}

@@ -8,10 +8,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/tokenfare/tokenfare/internal/textout"
-
 	"github.com/spf13/cobra"
-
+	"github.com/tokenfare/tokenfare/internal/textout"
 	"github.com/tokenfare/tokenfare/reports"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
@@ -79,7 +77,7 @@ func runTariffsShow(a *app, out io.Writer, opts showOptions) error {
 	if format == reports.JSON {
 		return writeJSON(out, view)
 	}
-	return view.writeText(out)
+	return view.writeText(&textout.Escaping{W: out}) // names from tariff files act on no terminal
 }
 
 // modelView is the stable JSON shape of `tariffs show`.

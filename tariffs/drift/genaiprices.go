@@ -9,9 +9,10 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
-	"gopkg.in/yaml.v3"
-
+	"github.com/tokenfare/tokenfare/internal/numtext"
+	"github.com/tokenfare/tokenfare/internal/yamlin"
 	"github.com/tokenfare/tokenfare/tariffs"
+	"gopkg.in/yaml.v3"
 )
 
 // genaiFields maps genai-prices price keys (USD per 1M tokens) to usage
@@ -31,6 +32,9 @@ var genaiFields = map[string]tariffs.Usage{
 func readGenAIPrices(ctx context.Context, name string, data []byte) (*Database, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if err := yamlin.Aliases(&doc); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
@@ -182,7 +186,7 @@ func (r *rates) setGenAI(k string, v *yaml.Node) error {
 		if start == nil || price == nil {
 			return fmt.Errorf("%s: a tier needs start and price", k)
 		}
-		above, err := decimal.NewFromString(start.Value)
+		above, err := numtext.Decimal(start.Value)
 		if err != nil || !above.IsInteger() || !above.IsPositive() {
 			return fmt.Errorf("%s: tier start %q is not a token count", k, start.Value)
 		}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
-
+	"github.com/tokenfare/tokenfare/internal/numtext"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
 
@@ -205,7 +205,10 @@ func perToken(v any) (decimal.Decimal, error) {
 	default:
 		return decimal.Decimal{}, fmt.Errorf("%v is not a number", v)
 	}
-	d, err := decimal.NewFromString(s)
+	d, err := numtext.Decimal(s)
+	if errors.Is(err, numtext.ErrTooLong) {
+		return decimal.Decimal{}, fmt.Errorf("a number of %d characters: %w", len(s), err)
+	}
 	if err != nil {
 		return decimal.Decimal{}, fmt.Errorf("%q is not a number", s)
 	}
