@@ -62,8 +62,9 @@ type bucketKey struct {
 	period  uint8
 	tier    uint8
 	outcome Outcome
-	zero    bool // the gateway recorded zero spend
-	noSpend bool // the gateway records no spend at all
+	day     tariffs.Coverage // of a priced call: what its calendar knows of its local day
+	zero    bool             // the gateway recorded zero spend
+	noSpend bool             // the gateway records no spend at all
 	group   string
 	holder
 	slot int64 // start of the day or hour (Unix seconds) when grouped by time
@@ -167,6 +168,13 @@ type Engine struct {
 	sumErr     error
 	noFirst    int64 // calls billed at their start for want of a first-token instant
 	slots      slotCache
+	unsure     map[unsureKey]*CalendarGap
+}
+
+// unsureKey is a model and what its calendar knows of some days.
+type unsureKey struct {
+	model *tariffs.Model
+	day   tariffs.Coverage
 }
 
 // refKey is how a call names its model, and who served it.
@@ -249,7 +257,7 @@ func New(cat *tariffs.Catalog, opts Options) *Engine {
 	}
 	return &Engine{cat: cat, opts: opts, dims: setOf(opts.Dims), zone: zone,
 		refs: map[refKey]*modelRef{}, seen: seen,
-		buckets: map[bucketKey]*bucket{}}
+		buckets: map[bucketKey]*bucket{}, unsure: map[unsureKey]*CalendarGap{}}
 }
 
 // Rows returns the row accounting so far.
@@ -298,7 +306,10 @@ func (e *Engine) place(pc *PricedCall, c *ledger.Call, zero bool) *bucket {
 	}
 	k.noSpend = !c.Gateway.RecordsSpend()
 	if pc.Outcome == Priced {
-		k.period, k.tier = uint8(pc.Quote.Period), uint8(pc.Tier)
+		k.period, k.tier, k.day = uint8(pc.Quote.Period), uint8(pc.Tier), pc.Quote.Day
+		if k.day != tariffs.Covered {
+			e.noteUnsure(pc)
+		}
 	}
 	e.groupKey(&k, c, pc.At)
 	// Calls of one model mostly land in a bucket one of its last calls

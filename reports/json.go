@@ -91,7 +91,10 @@ type explanationDoc struct {
 	Period  string `json:"period,omitempty"`
 	Rates   string `json:"rates,omitempty"`
 	Tokens  int64  `json:"tokens,omitempty"`
-	Detail  string `json:"detail"`
+	// FirstDay and LastDay bound the local days of the calendar kinds.
+	FirstDay string `json:"first_day,omitempty"`
+	LastDay  string `json:"last_day,omitempty"`
+	Detail   string `json:"detail"`
 }
 
 func newReconciliationDoc(r *pricing.Reconciliation) *reconciliationDoc {
@@ -110,8 +113,12 @@ func newReconciliationDoc(r *pricing.Reconciliation) *reconciliationDoc {
 			Gap: g.Gap.String(), Ratio: ratioText(g.Ratio)})
 	}
 	for _, x := range r.Explanations {
-		doc.Explanations = append(doc.Explanations, explanationDoc{Kind: x.Kind.String(), Model: x.Model, Host: x.Host, Calls: x.Calls,
-			Amount: x.Amount.String(), Version: x.Version, Period: x.Period, Rates: x.RatesOf, Tokens: x.Tokens, Detail: x.Detail})
+		xd := explanationDoc{Kind: x.Kind.String(), Model: x.Model, Host: x.Host, Calls: x.Calls,
+			Amount: x.Amount.String(), Version: x.Version, Period: x.Period, Rates: x.RatesOf, Tokens: x.Tokens, Detail: x.Detail}
+		if x.FirstDay != 0 {
+			xd.FirstDay, xd.LastDay = x.FirstDay.String(), x.LastDay.String()
+		}
+		doc.Explanations = append(doc.Explanations, xd)
 	}
 	return doc
 }

@@ -165,7 +165,7 @@ func TestResolveOn(t *testing.T) {
 func TestNamesUniquePerHost(t *testing.T) {
 	file := func(provider, hosts, names string) string {
 		return "provider: " + provider + "\nhosts: " + hosts + "\ncurrency: USD\ntimezone: UTC\nbilling_time: end\n" +
-			"sources: [{url: https://example.com, checked: 2026-12-01}]\nmodels:\n  - id: " + provider + "-m\n    names: " + names + "\n" +
+			"sources: [{url: https://example.com, kind: secondary, checked: 2026-12-01}]\nmodels:\n  - id: " + provider + "-m\n    names: " + names + "\n" +
 			"versions:\n  - effective: 2026-01-01T00:00:00Z\n    prices: {" + provider + "-m: {standard: {input: 1, output: 2}}}\n"
 	}
 	tests := []struct {
