@@ -89,16 +89,16 @@ func csvBlend(w io.Writer, b *pricing.Blend) error {
 
 func csvModels(w io.Writer, docs []modelDoc) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"model", "provider", "versions", "status_now", "names", "currency"})
+	cw.Write([]string{"model", "provider", "versions", "status_now", "names", "currency", "hosts"})
 	for _, d := range docs {
-		cw.Write(append(sheetTexts([]string{d.Model, d.Provider}), strconv.Itoa(d.Versions), d.StatusNow, sheetText(strings.Join(d.Names, " ")), sheetText(d.Currency)))
+		cw.Write(append(sheetTexts([]string{d.Model, d.Provider}), strconv.Itoa(d.Versions), d.StatusNow, sheetText(strings.Join(d.Names, " ")), sheetText(d.Currency), sheetText(strings.Join(d.Hosts, " "))))
 	}
 	cw.Flush()
 	return cw.Error()
 }
 
 var callHeader = []string{"request_id", "billed_at", "model", "logged_model", "outcome", "version", "period", "tier", "key",
-	"input", "cache_read", "cache_write", "output", "reasoning", "official", "recorded", "gap", "currency"}
+	"input", "cache_read", "cache_write", "output", "reasoning", "official", "recorded", "gap", "currency", "host"}
 
 // csvCalls writes one CSV row per call, the header first.
 type csvCalls struct {
@@ -120,7 +120,7 @@ func (c *csvCalls) Write(call *ledger.Call, pc *pricing.PricedCall) error {
 	d := newCallDoc(call, pc)
 	c.w.Write([]string{sheetText(d.RequestID), d.BilledAt, sheetText(d.Model), sheetText(d.Logged), sheetText(d.Outcome), sheetText(d.Version),
 		sheetText(d.Period), strconv.Itoa(d.Tier), sheetText(d.Key),
-		itoa(d.Input), itoa(d.CacheRead), itoa(d.CacheWrite), itoa(d.Output), itoa(d.Reasoning), d.Official, d.Recorded, d.Gap, sheetText(d.currency)})
+		itoa(d.Input), itoa(d.CacheRead), itoa(d.CacheWrite), itoa(d.Output), itoa(d.Reasoning), d.Official, d.Recorded, d.Gap, sheetText(d.currency), sheetText(d.Host)})
 	return c.w.Error()
 }
 

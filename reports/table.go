@@ -135,9 +135,9 @@ func tableBlend(out io.Writer, b *pricing.Blend) error {
 func tableModels(out io.Writer, docs []modelDoc) error {
 	w := &textout.Writer{W: out}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "MODEL\tPROVIDER\tCURRENCY\tPRICED VERSIONS\tNOW\tNAMES")
+	fmt.Fprintln(tw, "MODEL\tPROVIDER\tHOSTS\tCURRENCY\tPRICED VERSIONS\tNOW\tNAMES")
 	for _, d := range docs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", d.Model, d.Provider, d.Currency, d.Versions, d.StatusNow, strings.Join(d.Names, ", "))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", d.Model, d.Provider, strings.Join(d.Hosts, ", "), d.Currency, d.Versions, d.StatusNow, strings.Join(d.Names, ", "))
 	}
 	tw.Flush()
 	return w.Err

@@ -415,7 +415,7 @@ func (wb *workbook) tariffs() *table {
 		cols: []column{{"Provider", kindText}, {"Model", kindText}, {"Version", kindText}, {"In force from (UTC)", kindInstant},
 			{"Until (UTC)", kindInstant}, {"Period", kindText}, {"Period hours (provider time)", kindText}, {"Prompt tier", kindText},
 			{"Input", kindPrice}, {"Cache read", kindPrice}, {"Cache write", kindPrice}, {"Output", kindPrice},
-			{"Reasoning", kindPrice}, {"Request", kindPrice}, {"Currency", kindText}, {"Source", kindText}}}
+			{"Reasoning", kindPrice}, {"Request", kindPrice}, {"Currency", kindText}, {"Source", kindText}, {"Source kind", kindText}}}
 	seen := map[*tariffs.Model]bool{}
 	for _, u := range wb.m.Versions {
 		if seen[u.Model] {
@@ -458,7 +458,11 @@ func (wb *workbook) rateRow(m *tariffs.Model, v *tariffs.Version, p int, name st
 			row = append(row, cell{})
 		}
 	}
-	return append(row, cell{v: cur}, cell{v: v.Source})
+	source := v.Source
+	if source == "" {
+		source = "the tariff file's sources"
+	}
+	return append(row, cell{v: cur}, cell{v: source}, cell{v: v.Basis.String()})
 }
 
 // periodHours describes when period p of v applies, on the provider's clock.

@@ -13,7 +13,7 @@ currency: USD
 timezone: Asia/Shanghai
 billing_time: end
 sources:
-  - {url: https://example.com, checked: 2026-11-30}
+  - {url: https://example.com, kind: official, checked: 2026-11-30}
 models:
   - id: m
     names: [m, p/m]
@@ -199,6 +199,15 @@ versions:
 				"t.yaml:12: expected a list, not `7`",
 				"t.yaml:15: expected a mapping of keys to values, not `5`",
 				"t.yaml:17: expected a mapping of keys to values, not a list",
+			},
+		},
+		{
+			name: "provisional years that are not years, or listed twice",
+			file: head + "calendar:\n  provisional: [2027, 2027, twenty, 99999]\nversions:\n  - effective: 2026-01-01T00:00:00Z\n    prices: {m: {standard: {input: 1, output: 2}}}\n",
+			want: []string{
+				`t.yaml:11: provisional year 2027 is listed twice`,
+				`t.yaml:11: provisional year "twenty" is not a year from 1678 to 2261`,
+				`t.yaml:11: provisional year "99999" is not a year from 1678 to 2261`,
 			},
 		},
 		{

@@ -40,7 +40,9 @@ PATH it validates the catalog the other commands use: --tariffs (else the embedd
 catalog) with each --tariffs-overlay applied.
 
 Exit 1 if any error is found. Warnings (such as a version boundary that is not on a whole
-minute) are printed but exit 0, unless --strict makes them findings too.`,
+minute, a source without a kind, or a holiday calendar that stops being certain within 60
+days: its last year ends, or a provisional year begins) are printed but exit 0, unless
+--strict makes them findings too.`,
 		Example: `  tokenfare tariffs validate
   tokenfare tariffs validate tariffs/catalog my-tariffs/deepseek.yaml
   tokenfare tariffs validate --tariffs-overlay my-tariffs/deepseek.yaml --strict`,
@@ -72,6 +74,9 @@ func runTariffsValidate(a *app, out io.Writer, opts validateOptions) error {
 		if cat, problems, err = validatePaths(opts.paths); err != nil {
 			return err
 		}
+	}
+	if cat != nil {
+		problems = append(problems, cat.CalendarEnds(a.now(), tariffs.CalendarNotice)...)
 	}
 	for _, p := range problems {
 		fmt.Fprintln(out, p.Error())

@@ -50,9 +50,15 @@ func readGenAIPrices(ctx context.Context, name string, data []byte) (*Database, 
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		db.Read++
 		e, err := genaiEntry(name, idNode.Value, m)
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", name, m.Line, err)
+			id := ""
+			if n := get(m, "id"); n != nil {
+				id = n.Value
+			}
+			db.Skipped = append(db.Skipped, Skip{Name: id, Line: m.Line, Reason: err.Error()})
+			continue
 		}
 		if e != nil {
 			db.Entries = append(db.Entries, e)
