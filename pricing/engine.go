@@ -149,23 +149,25 @@ func (b *bucket) periodName() string {
 // a spilling Seen), never with the calls themselves. An Engine is not safe
 // for concurrent use.
 type Engine struct {
-	cat        *tariffs.Catalog
-	opts       Options
-	dims       dimSet
-	zone       *time.Location
-	refs       map[refKey]*modelRef
-	recent     [8]recentRef // the last names resolved, tried before refs
-	nextRecent int
-	seen       Seen
-	seenErr    error
-	gateway    ledger.Gateway // of the last call fingerprinted
-	gatewayFP  uint64         // its hash
-	buckets    map[bucketKey]*bucket
-	rows       Rows
-	total      Quantities // of every call in a bucket: no sum of buckets exceeds it
-	sumErr     error
-	noFirst    int64 // calls billed at their start for want of a first-token instant
-	slots      slotCache
+	cat           *tariffs.Catalog
+	opts          Options
+	dims          dimSet
+	zone          *time.Location
+	refs          map[refKey]*modelRef
+	recent        [8]recentRef // the last names resolved, tried before refs
+	nextRecent    int
+	seen          Seen
+	seenErr       error
+	gateway       ledger.Gateway // of the last call fingerprinted
+	gatewayFP     uint64         // its hash
+	source        int            // the number of the source read, from 0 (NextSource)
+	sourceStarted bool
+	buckets       map[bucketKey]*bucket
+	rows          Rows
+	total         Quantities // of every call in a bucket: no sum of buckets exceeds it
+	sumErr        error
+	noFirst       int64 // calls billed at their start for want of a first-token instant
+	slots         slotCache
 }
 
 // refKey is how a call names its model.
@@ -263,7 +265,17 @@ func (e *Engine) Reject() {
 func (e *Engine) AddPriced(c *ledger.Call) PricedCall {
 	pc := e.classify(c)
 	e.rows.count(pc.Outcome)
-	if pc.Outcome == Outside {
+	switch pc.Outcome {
+	case Outside, Overlap:
+		return pc
+	case Duplicate:
+		// Counted once: only the spend the gateway recorded on the second
+		// row is kept, to be explained.
+		b := e.place(&pc, c, c.Recorded.IsZero())
+		b.Calls++
+		if !b.k.zero {
+			b.recorded.Add(c.Recorded)
+		}
 		return pc
 	}
 	q := QuantitiesOf(c.Tokens)
@@ -388,8 +400,7 @@ func (e *Engine) classify(c *ledger.Call) PricedCall {
 	switch {
 	case (!e.opts.Since.IsZero() && pc.At.Before(e.opts.Since)) || (!e.opts.Until.IsZero() && !pc.At.Before(e.opts.Until)):
 		pc.Outcome = Outside
-	case !e.firstSeen(c):
-		pc.Outcome = Duplicate
+	case e.seenBefore(c, &pc):
 	case c.CacheHit:
 		pc.Outcome = CacheHit
 	case c.Status == ledger.StatusFailure:
@@ -486,17 +497,34 @@ func (e *Engine) resolve(c *ledger.Call) *modelRef {
 	return r
 }
 
-// firstSeen records a call's identity and reports whether it is new. The
-// identity is the reader's Identity plus the start instant: gateways reuse
-// request ids for different calls (LiteLLM logs "None" when a provider
-// sends no id), while a row exported twice repeats both. Identities are
-// kept as 64-bit hashes (Options.Seen decides how), so two different
-// identities collide with probability about n²/2⁶⁵: under 10⁻⁶ for ten
-// million calls. Identity hashes are the same in every engine of a
+// NextSource tells the engine that the calls that follow come from another
+// source (file, export or database) than those before: a call read again
+// from the same source is a Duplicate, one read before from another source
+// an Overlap.
+func (e *Engine) NextSource() {
+	if e.sourceStarted {
+		e.source++
+	}
+	e.sourceStarted = true
+}
+
+// seenBefore records a call's identity and reports whether it was read
+// before, setting the call's outcome to Duplicate or Overlap when it was.
+// The identity is the reader's Identity plus the start instant: gateways
+// reuse request ids for different calls (LiteLLM logs "None" when a
+// provider sends no id), while a row exported twice repeats both.
+// Identities are kept as 64-bit hashes (Options.Seen decides how), so two
+// different identities collide with probability about n²/2⁶⁵: under 10⁻⁶
+// for ten million calls. Identity hashes are the same in every engine of a
 // process, so that engines pricing parts of one stream can share a Seen.
-func (e *Engine) firstSeen(c *ledger.Call) bool {
+//
+// From the second source on, each identity is also recorded salted with
+// the source's number, to tell a call this source repeats (the gateway
+// logged it twice) from one an earlier source held (overlapping exports):
+// the set then keeps two fingerprints per call of those sources.
+func (e *Engine) seenBefore(c *ledger.Call, pc *PricedCall) bool {
 	if c.Identity == "" {
-		return true
+		return false
 	}
 	if c.Gateway != e.gateway {
 		e.gateway, e.gatewayFP = c.Gateway, ledger.HashIdentity(string(c.Gateway))
@@ -506,7 +534,27 @@ func (e *Engine) firstSeen(c *ledger.Call) bool {
 		id = ledger.HashIdentity(c.Identity)
 	}
 	ns := c.Start.UnixNano()
-	first, err := e.seen.FirstSeen(fingerprint(e.gatewayFP, id, ns), ns)
+	if e.source > 0 {
+		salt := uint64(e.source) * 0xD6E8FEB86659FD93
+		if !e.firstSeen(fingerprint(e.gatewayFP^salt, id, ns), ns) {
+			pc.Outcome = Duplicate
+			return true
+		}
+	}
+	if e.firstSeen(fingerprint(e.gatewayFP, id, ns), ns) {
+		return false
+	}
+	pc.Outcome = Duplicate
+	if e.source > 0 {
+		pc.Outcome = Overlap
+	}
+	return true
+}
+
+// firstSeen reports whether fingerprint fp is new to the identity set; on
+// an error of the set it keeps the error and takes the call as new.
+func (e *Engine) firstSeen(fp uint64, ns int64) bool {
+	first, err := e.seen.FirstSeen(fp, ns)
 	if err != nil && e.seenErr == nil {
 		e.seenErr = err
 	}

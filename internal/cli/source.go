@@ -147,6 +147,7 @@ func (a *app) priceSource(ctx context.Context, src *sourceOptions, opts pricing.
 	// sees it only while it runs.
 	var pc pricing.PricedCall
 	for _, s := range sources {
+		e.NextSource()
 		before := e.Rows()
 		format, err := r.read(ctx, s, e, func(c *ledger.Call) {
 			pc = e.AddPriced(c)
