@@ -124,6 +124,9 @@ func (a *app) priceSource(ctx context.Context, src *sourceOptions, opts pricing.
 		return nil, err
 	}
 	a.defaultDB(src)
+	if err := distinctDBs(ctx, src.dbs, opts); err != nil {
+		return nil, err
+	}
 	if len(src.dbs) > 0 && len(src.calls) == 0 && each == nil && !src.rows {
 		e, err := a.pushDown(ctx, src, cat, opts)
 		switch {

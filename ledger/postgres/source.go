@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 )
 
 // Format is the format name readers of this package report.
@@ -66,8 +67,23 @@ func New(dsn string, opts Options) (*Source, error) {
 	rp["jit"] = "off"
 	// Enough memory to hold a window's groups in one hash table.
 	rp["work_mem"] = "256MB"
+	// A cancelled context (Ctrl-C) sends the server a cancel request and
+	// waits for the query to end, up to cancelWait; only then is the
+	// connection cut. Cutting it at once, pgx's default, leaves a backend
+	// that sends nothing (a push-down sum, a wait on a lock) running on.
+	cfg.BuildContextWatcherHandler = func(pc *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.CancelRequestContextWatcherHandler{Conn: pc, DeadlineDelay: cancelWait}
+	}
 	return &Source{cfg: cfg, name: nameOf(cfg), pw: cfg.Password, opts: opts}, nil
 }
+
+// sqlstateInsufficientPrivilege is PostgreSQL's SQLSTATE for a refused
+// privilege ("permission denied for table ...").
+const sqlstateInsufficientPrivilege = "42501"
+
+// cancelWait bounds how long a cancelled query is waited for before its
+// connection is closed.
+const cancelWait = 2 * time.Second
 
 // Name names the database without its password: "postgres://user@host:port/db".
 func (s *Source) Name() string { return s.name }
@@ -167,6 +183,10 @@ func (s *Source) wrap(doing string, err error) error {
 		return fmt.Errorf("%s %s: %w", doing, s.name, err)
 	case errors.As(err, &pgErr) && (pgErr.Code == "28P01" || pgErr.Code == "28000"):
 		kind = ErrAuth
+	case errors.As(err, &pgErr) && pgErr.Code == sqlstateInsufficientPrivilege:
+		return &Error{Kind: ErrPermission, Op: doing, DB: s.name, Msg: s.grantNeeded(strings.TrimPrefix(redact(pgErr.Message, s.pw), "permission denied "))}
+	case errors.Is(err, ErrPermission):
+		return &Error{Kind: ErrPermission, Op: doing, DB: s.name, Msg: s.grantNeeded(strings.TrimPrefix(err.Error(), ErrPermission.Error()+": "))}
 	case errors.As(err, &pgErr) && pgErr.Code == "57014":
 		kind = ErrTimeout
 	case errors.As(err, &pgErr) && (strings.HasPrefix(pgErr.Code, "57P") || strings.HasPrefix(pgErr.Code, "08")):
@@ -180,6 +200,12 @@ func (s *Source) wrap(doing string, err error) error {
 	}
 	msg := strings.TrimPrefix(redact(err.Error(), s.pw), kind.Error()+": ")
 	return &Error{Kind: kind, Op: doing, DB: s.name, Msg: msg}
+}
+
+// grantNeeded completes the server's refusal with the grant that lifts it.
+func (s *Source) grantNeeded(msg string) string {
+	return fmt.Sprintf("%s; role %q needs: GRANT SELECT ON %q TO %s (and on %q, %q, %q for key and team aliases, when they exist)",
+		msg, s.cfg.User, tableSpendLogs, pgx.Identifier{s.cfg.User}.Sanitize(), tableKeys, tableDeleted, tableTeams)
 }
 
 func isConnErr(err error) bool {
@@ -210,4 +236,32 @@ func redact(msg, pw string) string {
 	}
 	msg = strings.ReplaceAll(msg, pw, "xxxxx")
 	return strings.ReplaceAll(msg, url.QueryEscape(pw), "xxxxx")
+}
+
+// Identity returns what tells this database apart from every other: the
+// system identifier of the server's cluster (pg_control_system(), the same
+// on a primary and its physical replicas, whatever host name reaches
+// them) with the database's oid. Where the role may not call
+// pg_control_system, the server's start instant stands in for the
+// identifier: it tells servers apart, but not a replica from its primary.
+func (s *Source) Identity(ctx context.Context) (string, error) {
+	conn, err := pgx.ConnectConfig(ctx, s.cfg.Copy())
+	if err != nil {
+		return "", s.wrap("connect", err)
+	}
+	defer conn.Close(context.Background())
+	const oid = `(SELECT oid::text FROM pg_database WHERE datname = current_database())`
+	var system, db string
+	err = conn.QueryRow(ctx, `SELECT (SELECT system_identifier::text FROM pg_control_system()), `+oid).Scan(&system, &db)
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == sqlstateInsufficientPrivilege {
+		err = conn.QueryRow(ctx, `SELECT 'started '||pg_postmaster_start_time()::text, `+oid).Scan(&system, &db)
+		system = "server " + system
+	} else {
+		system = "system " + system
+	}
+	if err != nil {
+		return "", s.wrap("identify the database", err)
+	}
+	return system + ", database oid " + db, nil
 }
