@@ -33,7 +33,25 @@ type Options struct {
 	// period. Zero prices each call at the version in force at its own
 	// instant.
 	TariffAt time.Time
+	// MaxNames bounds the distinct logged model names the engine keeps
+	// apart; the calls of further names are priced under their tariff
+	// model, or grouped as OtherNames when no tariff knows them. Zero
+	// means DefaultMaxNames.
+	MaxNames int
+	// MaxGroups bounds the buckets: past it, a call that needs a new
+	// bucket has its groupings (key, team, user, model group) and an
+	// unknown model's name folded into the "(other ...)" values, its
+	// model, version, period and tier kept. Zero means DefaultMaxGroups.
+	MaxGroups int
 }
+
+// The budget of an engine's memory: with both full it holds about 300 MiB
+// (docs/scale.md), however many distinct names, keys, teams or users the
+// input has.
+const (
+	DefaultMaxNames  = 1 << 16
+	DefaultMaxGroups = 1 << 18
+)
 
 // Seen records call identities as 64-bit fingerprints with the call's start
 // instant (Unix nanoseconds); FirstSeen reports whether a fingerprint is new.
@@ -63,6 +81,7 @@ type bucketKey struct {
 	outcome Outcome
 	zero    bool // the gateway recorded zero spend
 	noSpend bool // the gateway records no spend at all
+	folded  bool // groupings folded past the budget of buckets
 	group   string
 	holder
 	slot int64 // start of the day or hour (Unix seconds) when grouped by time
@@ -163,6 +182,12 @@ type Engine struct {
 	source        int            // the number of the source read, from 0 (NextSource)
 	sourceStarted bool
 	buckets       map[bucketKey]*bucket
+	maxNames      int                          // names kept in refs (Options.MaxNames)
+	maxGroups     int                          // buckets before groupings fold (Options.MaxGroups)
+	otherRef      *modelRef                    // names beyond maxNames that no tariff knows
+	modelRefs     map[*tariffs.Model]*modelRef // names beyond maxNames, by the model they resolve to
+	foldedNames   int64
+	foldedCalls   int64
 	rows          Rows
 	total         Quantities // of every call in a bucket: no sum of buckets exceeds it
 	sumErr        error
@@ -186,6 +211,8 @@ type recentRef struct {
 type modelRef struct {
 	model  *tariffs.Model
 	cursor *tariffs.Cursor
+	name   string          // the name its calls are known by when it stands for many (OtherNames)
+	misses int             // calls that missed last, until recent is made
 	last   [4]hashedBucket // most recent first
 	// recent holds buckets of this name's calls by the top bits of
 	// bucketKey.cheapHash; its length is a power of two, set on first use.
@@ -222,11 +249,17 @@ func (r *modelRef) remember(b *bucket, h uint64) {
 }
 
 // recentSlot returns the slot of the cache by cheap hash where a bucket of
-// hash h is looked for first, making the cache on first use: 256 slots
-// when calls are grouped by model only (a model has few buckets then),
-// 4096 when grouped by key, user, day or the like (a model has thousands).
+// hash h is looked for first, making the cache once the name's calls have
+// missed its last buckets recentAfter times (most names of an input with
+// many have few calls, and the cache costs 4 KiB or more): 256 slots when
+// calls are grouped by model only (a model has few buckets then), 4096
+// when grouped by key, user, day or the like (a model has thousands). It
+// returns nil before.
 func (r *modelRef) recentSlot(h uint64, grouped bool) *hashedBucket {
 	if r.recent == nil {
+		if r.misses++; r.misses < recentAfter {
+			return nil
+		}
 		bits := uint8(8)
 		if grouped {
 			bits = 12
@@ -235,6 +268,10 @@ func (r *modelRef) recentSlot(h uint64, grouped bool) *hashedBucket {
 	}
 	return &r.recent[h>>r.shift]
 }
+
+// recentAfter is how many calls of a name miss its last buckets before
+// the name gets a cache by cheap hash.
+const recentAfter = 64
 
 // New returns an engine that prices calls against cat.
 func New(cat *tariffs.Catalog, opts Options) *Engine {
@@ -246,9 +283,16 @@ func New(cat *tariffs.Catalog, opts Options) *Engine {
 	if seen == nil {
 		seen = memorySeen{}
 	}
-	return &Engine{cat: cat, opts: opts, dims: setOf(opts.Dims), zone: zone,
+	e := &Engine{cat: cat, opts: opts, dims: setOf(opts.Dims), zone: zone,
 		refs: map[refKey]*modelRef{}, seen: seen,
-		buckets: map[bucketKey]*bucket{}}
+		buckets: map[bucketKey]*bucket{}, maxNames: opts.MaxNames, maxGroups: opts.MaxGroups}
+	if e.maxNames <= 0 {
+		e.maxNames = DefaultMaxNames
+	}
+	if e.maxGroups <= 0 {
+		e.maxGroups = DefaultMaxGroups
+	}
+	return e
 }
 
 // Rows returns the row accounting so far.
@@ -315,20 +359,74 @@ func (e *Engine) place(pc *PricedCall, c *ledger.Call, zero bool) *bucket {
 	b := pc.ref.recentBucket(&k, h)
 	if b == nil {
 		slot := pc.ref.recentSlot(h, e.dims&^(1<<DimModel) != 0)
-		if b = slot.b; b == nil || slot.h != h || b.k != k {
-			if b = e.buckets[k]; b == nil {
-				b = &bucket{k: k, Model: pc.Quote.Model, Rates: pc.Rates}
-				e.buckets[k] = b
+		if slot == nil || slot.b == nil || slot.h != h || slot.b.k != k {
+			b = e.bucketOf(&k, pc)
+			if slot != nil {
+				*slot = hashedBucket{h, b}
 			}
-			*slot = hashedBucket{h, b}
+		} else {
+			b = slot.b
 		}
 		pc.ref.remember(b, h)
+	}
+	if b.k.folded {
+		e.foldedCalls++
+		return b
 	}
 	if e.dims.has(DimKey) {
 		b.KeyAlias = firstAlias(b.KeyAlias, c.KeyAlias)
 	}
 	return b
 }
+
+// bucketOf returns the bucket of key k from the map, creating it when new.
+// Past the budget of buckets (Options.MaxGroups) a new key's groupings are
+// folded into the "(other ...)" values, its model, version, period and
+// tier kept, so that the calls are still priced exactly.
+func (e *Engine) bucketOf(k *bucketKey, pc *PricedCall) *bucket {
+	if b := e.buckets[*k]; b != nil {
+		return b
+	}
+	if len(e.buckets) >= e.maxGroups {
+		f := k.fold()
+		if b := e.buckets[f]; b != nil {
+			return b
+		}
+		k = &f
+	}
+	b := &bucket{k: *k, Model: pc.Quote.Model, Rates: pc.Rates}
+	e.buckets[*k] = b
+	return b
+}
+
+// fold returns k with each grouping it has replaced by its "(other ...)"
+// value, and the logged name of an unknown model by OtherNames.
+func (k *bucketKey) fold() bucketKey {
+	f := *k
+	f.folded = true
+	for _, g := range []struct {
+		v     *string
+		other string
+	}{{&f.key, OtherKeys}, {&f.team, OtherTeams}, {&f.user, OtherUsers}, {&f.group, OtherGroups}} {
+		if *g.v != "" {
+			*g.v = g.other
+		}
+	}
+	if f.model == nil {
+		f.unknown = OtherNames
+	}
+	return f
+}
+
+// The values that stand for the names, keys, teams, users and model groups
+// beyond the budget (Options.MaxNames, Options.MaxGroups).
+const (
+	OtherNames  = "(other names)"
+	OtherKeys   = "(other keys)"
+	OtherTeams  = "(other teams)"
+	OtherUsers  = "(other users)"
+	OtherGroups = "(other groups)"
+)
 
 // groupKey fills the grouping fields of k that were asked for.
 func (e *Engine) groupKey(k *bucketKey, c *ledger.Call, at time.Time) {
@@ -417,6 +515,9 @@ func (e *Engine) classify(c *ledger.Call) PricedCall {
 // names the tariff's model, or the logged name when there is none.
 func newPriced(c *ledger.Call, ref *modelRef) PricedCall {
 	pc := PricedCall{modelName: loggedName(c), ref: ref}
+	if ref.name != "" {
+		pc.modelName = ref.name
+	}
 	if ref.model != nil {
 		pc.modelName = ref.model.ID
 		pc.Quote.Model = ref.model
@@ -474,12 +575,43 @@ func (e *Engine) ref(c *ledger.Call) *modelRef {
 	r, ok := e.refs[name]
 	if !ok {
 		r = e.resolve(c)
-		e.refs[name] = r
+		if len(e.refs) < e.maxNames {
+			e.refs[name] = r
+		} else {
+			r = e.overflowRef(r)
+		}
 	}
 	e.recent[e.nextRecent] = recentRef{name, r}
 	e.nextRecent = (e.nextRecent + 1) % len(e.recent)
 	return r
 }
+
+// overflowRef returns the ref that stands for a name beyond the budget of
+// names, resolved to r: one per tariff model, and one, OtherNames, for
+// every name no tariff knows.
+func (e *Engine) overflowRef(r *modelRef) *modelRef {
+	e.foldedNames++
+	if r.model == nil {
+		if e.otherRef == nil {
+			e.otherRef = &modelRef{name: OtherNames}
+		}
+		return e.otherRef
+	}
+	if o := e.modelRefs[r.model]; o != nil {
+		return o
+	}
+	if e.modelRefs == nil {
+		e.modelRefs = map[*tariffs.Model]*modelRef{}
+	}
+	e.modelRefs[r.model] = r
+	return r
+}
+
+// Folded returns how many calls had a name beyond the budget of names
+// (priced under their tariff model, or as OtherNames), and how many
+// landed in a bucket whose groupings were folded past the budget of
+// groups.
+func (e *Engine) Folded() (names, groups int64) { return e.foldedNames, e.foldedCalls }
 
 // resolve finds a call's model: the name sent upstream first, then the
 // public model group.

@@ -116,6 +116,7 @@ func (a *app) pushDown(ctx context.Context, o *sourceOptions, cat *tariffs.Catal
 		return nil, errNothingSummed // row mode says why, file by file
 	}
 	a.reportRows(e.Rows(), r.shown)
+	a.reportFolded(e)
 	return e, nil
 }
 
