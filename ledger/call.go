@@ -71,9 +71,14 @@ type Call struct {
 	ModelGroup string // public alias the client asked for
 	Deployment string
 	Provider   string
-	Status     Status
-	Recorded   Amount // spend the gateway recorded
-	Tokens     Tokens
+	// Host is who served the call and bills it, decided from what the
+	// gateway logged (LiteLLMHost, CLIProxyHost, the canonical host
+	// column): lowercase, spelled as tariff files spell hosts ("azure",
+	// "bedrock", "openai"); "" when nothing logged says.
+	Host     string
+	Status   Status
+	Recorded Amount // spend the gateway recorded
+	Tokens   Tokens
 	// CacheHit: the gateway answered from its own response cache and never
 	// called the provider (LiteLLM cache_hit True). Tokens are those of the
 	// cached answer: what the hit saved.

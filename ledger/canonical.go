@@ -1,6 +1,10 @@
 package ledger
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/tokenfare/tokenfare/tariffs"
+)
 
 // Columns of the canonical call format (docs/calls.md).
 const (
@@ -25,6 +29,7 @@ const (
 	cnCacheWrite
 	cnOutput
 	cnReasoning
+	cnHost
 )
 
 // canonicalSchema is tokenfare's own call format: one column per Call
@@ -55,6 +60,7 @@ var canonicalSchema = (&schema{
 		cnCacheWrite: {name: "cache_write_tokens"},
 		cnOutput:     {name: "output_tokens", required: true},
 		cnReasoning:  {name: "reasoning_tokens"},
+		cnHost:       {name: "host"},
 	},
 	build: buildCanonical,
 }).init()
@@ -107,5 +113,6 @@ func buildCanonical(s *schema, p *rowParser, v *rowFields, c *Call) string {
 	c.ModelGroup = p.strs.get(v.get(cnModelGroup))
 	c.Deployment = p.strs.get(v.get(cnDeployment))
 	c.Provider = p.strs.get(v.get(cnProvider))
+	c.Host = tariffs.NormalizeHost(p.strs.get(v.get(cnHost)))
 	return ""
 }

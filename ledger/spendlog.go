@@ -32,6 +32,7 @@ const (
 	slReasoning
 	slKeyAlias
 	slTeamAlias
+	slAPIBase
 )
 
 // spendLogSchema reads rows of LiteLLM's "LiteLLM_SpendLogs" table, from
@@ -65,6 +66,7 @@ var spendLogSchema = (&schema{
 		slReasoning:  {name: "reasoning_tokens"},
 		slKeyAlias:   {name: "key_alias", aliases: []string{"user_api_key_alias"}},
 		slTeamAlias:  {name: "team_alias", aliases: []string{"user_api_key_team_alias"}},
+		slAPIBase:    {name: "api_base"},
 	},
 	build: buildSpendLog,
 }).init()
@@ -173,6 +175,7 @@ func buildSpendLog(s *schema, p *rowParser, v *rowFields, c *Call) string {
 	c.ModelGroup = p.strs.get(v.get(slModelGroup))
 	c.Deployment = p.strs.get(v.get(slModelID))
 	c.Provider = p.strs.get(v.get(slProvider))
+	c.Host = LiteLLMHost(c.Provider, c.Model, p.strs.get(v.get(slAPIBase)), c.ModelGroup)
 	c.User = p.strs.get(v.get(slUser))
 	// Flat columns win over metadata; a team alias wins over a team id.
 	if a := v.get(slKeyAlias); len(a) > 0 {

@@ -75,13 +75,15 @@ func (m memorySeen) FirstSeen(fp uint64, _ int64) (bool, error) {
 type bucketKey struct {
 	model   *tariffs.Model
 	unknown string // the logged name when model is nil
+	host    string // the host no tariff prices, for calls unpriced for want of one
 	version *tariffs.Version
 	period  uint8
 	tier    uint8
 	outcome Outcome
-	zero    bool // the gateway recorded zero spend
-	noSpend bool // the gateway records no spend at all
-	folded  bool // groupings folded past the budget of buckets
+	day     tariffs.Coverage // of a priced call: what its calendar knows of its local day
+	zero    bool             // the gateway recorded zero spend
+	noSpend bool             // the gateway records no spend at all
+	folded  bool             // groupings folded past the budget of buckets
 	group   string
 	holder
 	slot int64 // start of the day or hour (Unix seconds) when grouped by time
@@ -179,24 +181,30 @@ type Engine struct {
 	seenErr       error
 	gateway       ledger.Gateway // of the last call fingerprinted
 	gatewayFP     uint64         // its hash
-	source        int            // the number of the source read, from 0 (NextSource)
-	sourceStarted bool
 	buckets       map[bucketKey]*bucket
-	maxNames      int                          // names kept in refs (Options.MaxNames)
-	maxGroups     int                          // buckets before groupings fold (Options.MaxGroups)
-	otherRef      *modelRef                    // names beyond maxNames that no tariff knows
-	modelRefs     map[*tariffs.Model]*modelRef // names beyond maxNames, by the model they resolve to
-	foldedNames   int64
-	foldedCalls   int64
 	rows          Rows
 	total         Quantities // of every call in a bucket: no sum of buckets exceeds it
 	sumErr        error
 	noFirst       int64 // calls billed at their start for want of a first-token instant
 	slots         slotCache
+	unsure        map[unsureKey]*CalendarGap
+	source        int // the number of the source read, from 0 (NextSource)
+	sourceStarted bool
+	maxNames      int                       // names kept in refs (Options.MaxNames)
+	maxGroups     int                       // buckets before groupings fold (Options.MaxGroups)
+	otherRefs     map[overflowKey]*modelRef // names beyond maxNames, by what they resolve to
+	foldedNames   int64
+	foldedCalls   int64
 }
 
-// refKey is how a call names its model.
-type refKey struct{ model, group string }
+// unsureKey is a model and what its calendar knows of some days.
+type unsureKey struct {
+	model *tariffs.Model
+	day   tariffs.Coverage
+}
+
+// refKey is how a call names its model, and who served it.
+type refKey struct{ model, group, host string }
 
 // recentRef is a name resolved lately.
 type recentRef struct {
@@ -209,11 +217,13 @@ type recentRef struct {
 // beside it, so that a miss reads no bucket: with thousands of buckets a
 // model's buckets are mostly out of the processor's cache.
 type modelRef struct {
-	model  *tariffs.Model
-	cursor *tariffs.Cursor
-	name   string          // the name its calls are known by when it stands for many (OtherNames)
-	misses int             // calls that missed last, until recent is made
-	last   [4]hashedBucket // most recent first
+	model    *tariffs.Model
+	cursor   *tariffs.Cursor
+	host     string          // the host the names were looked up among ("" : the first-party lists)
+	noTariff string          // the call's host, when no tariff prices that host
+	name     string          // the name its calls are known by when it stands for many (OtherNames)
+	misses   int             // calls that missed last, until recent is made
+	last     [4]hashedBucket // most recent first
 	// recent holds buckets of this name's calls by the top bits of
 	// bucketKey.cheapHash; its length is a power of two, set on first use.
 	recent []hashedBucket
@@ -285,7 +295,8 @@ func New(cat *tariffs.Catalog, opts Options) *Engine {
 	}
 	e := &Engine{cat: cat, opts: opts, dims: setOf(opts.Dims), zone: zone,
 		refs: map[refKey]*modelRef{}, seen: seen,
-		buckets: map[bucketKey]*bucket{}, maxNames: opts.MaxNames, maxGroups: opts.MaxGroups}
+		buckets: map[bucketKey]*bucket{}, unsure: map[unsureKey]*CalendarGap{},
+		maxNames: opts.MaxNames, maxGroups: opts.MaxGroups}
 	if e.maxNames <= 0 {
 		e.maxNames = DefaultMaxNames
 	}
@@ -346,9 +357,15 @@ func (e *Engine) place(pc *PricedCall, c *ledger.Call, zero bool) *bucket {
 	if k.model == nil {
 		k.unknown = pc.modelName
 	}
+	if pc.Outcome == Unpriced {
+		k.host = pc.ref.noTariff
+	}
 	k.noSpend = !c.Gateway.RecordsSpend()
 	if pc.Outcome == Priced {
-		k.period, k.tier = uint8(pc.Quote.Period), uint8(pc.Tier)
+		k.period, k.tier, k.day = uint8(pc.Quote.Period), uint8(pc.Tier), pc.Quote.Day
+		if k.day != tariffs.Covered {
+			e.noteUnsure(pc)
+		}
 	}
 	e.groupKey(&k, c, pc.At)
 	// Calls of one model mostly land in a bucket one of its last calls
@@ -473,6 +490,15 @@ type PricedCall struct {
 // ModelName returns the tariff model id, or the logged name when unknown.
 func (p *PricedCall) ModelName() string { return p.modelName }
 
+// Host returns the host the call's model was looked up among: the call's
+// host, or the one its model's name gave; "" for the first-party lists.
+func (p *PricedCall) Host() string {
+	if p.ref == nil {
+		return ""
+	}
+	return p.ref.host
+}
+
 // Cost returns the call's official cost per usage type and in total; zero
 // unless priced.
 func (p *PricedCall) Cost(c *ledger.Call) (byUsage [tariffs.NumUsage]decimal.Decimal, total decimal.Decimal) {
@@ -561,10 +587,10 @@ func loggedName(c *ledger.Call) string {
 	return c.ModelGroup
 }
 
-// ref resolves a call's model once per logged name: the model sent
-// upstream first, then the public model group.
+// ref resolves a call's model once per logged name and host: the model
+// sent upstream first, then the public model group.
 func (e *Engine) ref(c *ledger.Call) *modelRef {
-	name := refKey{c.Model, c.ModelGroup}
+	name := refKey{c.Model, c.ModelGroup, c.Host}
 	// A few recent names are compared before the map is hashed: readers
 	// intern names, and equal strings sharing memory compare at once.
 	for i := range e.recent {
@@ -586,24 +612,28 @@ func (e *Engine) ref(c *ledger.Call) *modelRef {
 	return r
 }
 
+// overflowKey is what a name beyond the budget of names resolved to.
+type overflowKey struct {
+	model          *tariffs.Model
+	host, noTariff string
+}
+
 // overflowRef returns the ref that stands for a name beyond the budget of
-// names, resolved to r: one per tariff model, and one, OtherNames, for
-// every name no tariff knows.
+// names, resolved to r: one per tariff model and host, and one, named
+// OtherNames, per host for the names no tariff knows.
 func (e *Engine) overflowRef(r *modelRef) *modelRef {
 	e.foldedNames++
-	if r.model == nil {
-		if e.otherRef == nil {
-			e.otherRef = &modelRef{name: OtherNames}
-		}
-		return e.otherRef
-	}
-	if o := e.modelRefs[r.model]; o != nil {
+	k := overflowKey{r.model, r.host, r.noTariff}
+	if o := e.otherRefs[k]; o != nil {
 		return o
 	}
-	if e.modelRefs == nil {
-		e.modelRefs = map[*tariffs.Model]*modelRef{}
+	if e.otherRefs == nil {
+		e.otherRefs = map[overflowKey]*modelRef{}
 	}
-	e.modelRefs[r.model] = r
+	if r.model == nil {
+		r.name = OtherNames
+	}
+	e.otherRefs[k] = r
 	return r
 }
 
@@ -613,18 +643,32 @@ func (e *Engine) overflowRef(r *modelRef) *modelRef {
 // groups.
 func (e *Engine) Folded() (names, groups int64) { return e.foldedNames, e.foldedCalls }
 
-// resolve finds a call's model: the name sent upstream first, then the
-// public model group.
+// resolve finds a call's model among the lists of its host: the name sent
+// upstream first, then the public model group. A call with no host logged
+// takes the host its model's name gives ("azure_ai/..."), for the group
+// too. A host no tariff prices is noted, to name it as the reason.
 func (e *Engine) resolve(c *ledger.Call) *modelRef {
 	r := &modelRef{}
+	host := c.Host
 	for _, n := range []string{c.Model, c.ModelGroup} {
-		if m, ok := e.cat.Resolve(n); ok && n != "" {
+		if n == "" {
+			continue
+		}
+		m, at, ok := e.cat.ResolveOn(host, n)
+		r.host = at
+		if ok {
 			r.model, r.cursor = m, m.Cursor()
 			if !e.opts.TariffAt.IsZero() {
 				r.cursor = m.CursorAtTariffOf(e.opts.TariffAt)
 			}
-			break
+			return r
 		}
+		if host == "" {
+			host = at
+		}
+	}
+	if host != "" && !e.cat.PricesHost(host) {
+		r.noTariff = tariffs.NormalizeHost(host)
 	}
 	return r
 }

@@ -2,6 +2,7 @@ package pricing
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -16,22 +17,26 @@ type ExplanationKind uint8
 
 // Kinds of explanation.
 const (
-	KindFlatPrice       ExplanationKind = iota // recorded at one flat rate set at all hours
-	KindCachedAsInput                          // as flat_price, with cache reads at the input price
-	KindZeroSpend                              // priced calls the gateway recorded at zero
-	KindNotRecorded                            // priced calls of a gateway that records no spend
-	KindUnpricedModel                          // calls of a model no tariff prices then
-	KindRetiredModel                           // calls of a model its provider had retired
-	KindDuplicates                             // the same call logged twice by the gateway, in one source
-	KindCacheHits                              // calls answered from the gateway's response cache
-	KindFailedWithSpend                        // failed calls that carry spend
-	KindRounding                               // recorded matches official but for floating-point noise
-	KindUnexplained                            // no single flat rate set matches
+	KindFlatPrice           ExplanationKind = iota // recorded at one flat rate set at all hours
+	KindCachedAsInput                              // as flat_price, with cache reads at the input price
+	KindZeroSpend                                  // priced calls the gateway recorded at zero
+	KindNotRecorded                                // priced calls of a gateway that records no spend
+	KindUnpricedModel                              // calls of a model no tariff prices then
+	KindRetiredModel                               // calls of a model its provider had retired
+	KindDuplicates                                 // the same call logged twice by the gateway, in one source
+	KindCacheHits                                  // calls answered from the gateway's response cache
+	KindFailedWithSpend                            // failed calls that carry spend
+	KindRounding                                   // recorded matches official but for floating-point noise
+	KindUnexplained                                // no single flat rate set matches
+	KindUnpricedHost                               // calls of a host no tariff prices
+	KindCalendarUncovered                          // priced calls on days past the years the calendar covers
+	KindCalendarProvisional                        // priced calls on days of a provisional calendar year
 	numKinds
 )
 
 var kindNames = [numKinds]string{"flat_price", "cached_as_input", "zero_spend", "not_recorded", "unpriced_model",
-	"retired_model", "duplicates", "cache_hits", "failed_with_spend", "rounding", "unexplained"}
+	"retired_model", "duplicates", "cache_hits", "failed_with_spend", "rounding", "unexplained", "unpriced_host",
+	"calendar_uncovered", "calendar_provisional"}
 
 // String returns the kind's name as reports spell it, e.g. "flat_price".
 func (k ExplanationKind) String() string { return kindNames[k] }
@@ -54,7 +59,11 @@ type Explanation struct {
 	Period  string          // flat price: the period whose rates match
 	RatesOf string          // flat price: the model whose rates match, when another
 	Tokens  int64           // cache hits: the tokens the provider never saw
-	Detail  string          // the explanation in a sentence, for people
+	Host    string          // unpriced host: the host no tariff prices (Model is empty)
+	// FirstDay and LastDay are, for the calendar kinds, the first and last
+	// local day of the calls concerned; zero otherwise.
+	FirstDay, LastDay tariffs.Date
+	Detail            string // the explanation in a sentence, for people
 }
 
 // modelTally gathers what one model's buckets say about its gap.
@@ -74,16 +83,25 @@ type modelTally struct {
 	outcomeSpend  [numOutcomes]decimal.Decimal
 	cacheTokens   int64 // tokens of the response-cache hits
 	failedSpended int64
+	unsureCalls   [numCoverages]int64           // priced calls by what the calendar knows of their day
+	unsureCost    [numCoverages]decimal.Decimal // their official cost
 }
+
+// numCoverages is the number of tariffs.Coverage values.
+const numCoverages = int(tariffs.Uncovered) + 1
 
 func (e *Engine) tallies() []*modelTally {
 	byName := map[string]*modelTally{}
 	var out []*modelTally
 	for _, b := range e.sortedBuckets() {
+		if b.k.host != "" {
+			continue // explained by host (hostTallies)
+		}
 		t := byName[b.k.name()]
 		if t == nil {
 			t = &modelTally{name: b.k.name(), model: b.Model, official: decimal.Zero, recorded: decimal.Zero,
-				zeroOfficial: decimal.Zero, noSpendCost: decimal.Zero, periodTokens: map[string]int64{}}
+				zeroOfficial: decimal.Zero, noSpendCost: decimal.Zero, periodTokens: map[string]int64{},
+				unsureCost: [numCoverages]decimal.Decimal{decimal.Zero, decimal.Zero, decimal.Zero}}
 			for i := range t.outcomeSpend {
 				t.outcomeSpend[i] = decimal.Zero
 			}
@@ -99,6 +117,10 @@ func (e *Engine) tallies() []*modelTally {
 			t.zeroCalls += b.Calls
 			t.zeroOfficial = t.zeroOfficial.Add(b.Official())
 		case o == Priced:
+			if d := b.k.day; d != tariffs.Covered {
+				t.unsureCalls[d] += b.Calls
+				t.unsureCost[d] = t.unsureCost[d].Add(b.Official())
+			}
 			t.calls += b.Calls
 			for int(b.k.tier) >= len(t.qtyByTier) {
 				t.qtyByTier = append(t.qtyByTier, Quantities{})
@@ -125,13 +147,102 @@ func (e *Engine) tallies() []*modelTally {
 	return out
 }
 
-// explain finds, for each model, what accounts for its gap.
+// explain finds, for each model, what accounts for its gap, and notes
+// the calls priced on days its calendar does not know for certain; and for
+// each host no tariff prices, the spend recorded for its calls.
 func (e *Engine) explain() []Explanation {
 	out := []Explanation{}
 	for _, t := range e.tallies() {
 		out = append(out, t.explain()...)
+		out = append(out, e.calendarNotes(t)...)
+	}
+	return append(out, e.hostExplanations()...)
+}
+
+// hostExplanations accounts, host by host in name order, for the calls
+// left unpriced because no tariff prices their host: what the gateway
+// recorded for them is part of the gap.
+func (e *Engine) hostExplanations() []Explanation {
+	type tally struct {
+		calls    int64
+		recorded decimal.Decimal
+		names    []string
+	}
+	byHost := map[string]*tally{}
+	var hosts []string
+	for _, b := range e.sortedBuckets() {
+		if b.k.host == "" {
+			continue
+		}
+		t := byHost[b.k.host]
+		if t == nil {
+			t = &tally{recorded: decimal.Zero}
+			byHost[b.k.host] = t
+			hosts = append(hosts, b.k.host)
+		}
+		t.calls += b.Calls
+		t.recorded = t.recorded.Add(b.Recorded())
+		if n := b.k.unknown; len(t.names) == 0 || t.names[len(t.names)-1] != n {
+			t.names = append(t.names, n)
+		}
+	}
+	sort.Strings(hosts)
+	out := make([]Explanation, 0, len(hosts))
+	for _, h := range hosts {
+		t := byHost[h]
+		out = append(out, Explanation{Kind: KindUnpricedHost, Host: h, Calls: t.calls, Amount: t.recorded.Neg(),
+			Detail: fmt.Sprintf("no tariff for host %s: %d call(s), %s recorded (%s); a tariff file with hosts: [%s] prices them",
+				h, t.calls, t.recorded, namesText(t.names), h)})
 	}
 	return out
+}
+
+// calendarNotes are the calendar explanations of a model: calls priced
+// as ordinary days on days its calendar does not know for certain. They
+// account for no part of the gap (their amount is zero): the official
+// cost of those calls is the one the run reports, which a holiday or a
+// make-up workday the calendar does not list would change.
+func (e *Engine) calendarNotes(t *modelTally) []Explanation {
+	var out []Explanation
+	for _, d := range []tariffs.Coverage{tariffs.Uncovered, tariffs.Provisional} {
+		n := t.unsureCalls[d]
+		if n == 0 {
+			continue
+		}
+		g := e.unsure[unsureKey{t.model, d}]
+		x := Explanation{Kind: KindCalendarUncovered, Model: t.name, Calls: n, Amount: decimal.Zero,
+			FirstDay: g.First, LastDay: g.Last}
+		cal := &t.model.Provider.Calendar
+		what := fmt.Sprintf("past the years %d to %d its calendar covers", cal.FirstYear, cal.LastYear)
+		if d == tariffs.Provisional {
+			x.Kind = KindCalendarProvisional
+			what = "in a provisional year of its calendar (only the days it lists are certain)"
+		}
+		x.Detail = fmt.Sprintf("%d priced call(s) on local day(s) %s %s: priced as ordinary days; "+
+			"a holiday or make-up workday the calendar does not list would change their official cost of %s",
+			n, dayRange(g.First, g.Last), what, t.unsureCost[d])
+		out = append(out, x)
+	}
+	return out
+}
+
+// dayRange writes a range of days, or the one day.
+func dayRange(first, last tariffs.Date) string {
+	if first == last {
+		return first.String()
+	}
+	return first.String() + " to " + last.String()
+}
+
+// namesText lists the first few of the logged names, in sort order.
+func namesText(names []string) string {
+	sort.Strings(names)
+	names = slices.Compact(names)
+	const most = 3
+	if len(names) > most {
+		return strings.Join(names[:most], ", ") + fmt.Sprintf(" and %d more", len(names)-most)
+	}
+	return strings.Join(names, ", ")
 }
 
 func (t *modelTally) explain() []Explanation {

@@ -221,6 +221,8 @@ func bucketLess(a, b *bucketKey) bool {
 	}
 	av, bv := versionTime(a.version), versionTime(b.version)
 	switch {
+	case a.host != b.host:
+		return a.host < b.host
 	case av != bv:
 		return av < bv
 	case a.period != b.period:
@@ -229,6 +231,8 @@ func bucketLess(a, b *bucketKey) bool {
 		return a.tier < b.tier
 	case a.outcome != b.outcome:
 		return a.outcome < b.outcome
+	case a.day != b.day:
+		return a.day < b.day
 	case a.zero != b.zero:
 		return !a.zero
 	case a.noSpend != b.noSpend:

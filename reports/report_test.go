@@ -255,7 +255,7 @@ func TestCallWritersWithoutCalls(t *testing.T) {
 		format Format
 		want   string
 	}{
-		{CSV, "request_id,billed_at,model,logged_model,outcome,version,period,tier,key,input,cache_read,cache_write,output,reasoning,official,recorded,gap,currency\n"},
+		{CSV, "request_id,billed_at,model,logged_model,outcome,version,period,tier,key,input,cache_read,cache_write,output,reasoning,official,recorded,gap,currency,host\n"},
 		{Table, "BILLED AT"},
 		{JSON, ""},
 	} {

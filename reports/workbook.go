@@ -400,7 +400,7 @@ func (wb *workbook) discrepancies() *table {
 		cols: []column{{"Kind", kindText}, {"Model", kindText}, {"Calls", kindInt}, {"Amount", kindMoney},
 			{"Version", kindText}, {"Period", kindText}, {"Rates of", kindText}, {"Detail", kindNote}}}
 	for _, x := range rec.Explanations {
-		t.rows = append(t.rows, []cell{{v: x.Kind.String()}, {v: x.Model}, {v: x.Calls}, moneyCell(x.Amount, wb.cur),
+		t.rows = append(t.rows, []cell{{v: x.Kind.String()}, {v: explained(x)}, {v: x.Calls}, moneyCell(x.Amount, wb.cur),
 			{v: x.Version}, {v: x.Period}, {v: x.RatesOf}, {v: x.Detail}})
 	}
 	t.total = bold([]cell{{v: "Gap"}, {}, {}, moneyCell(rec.Totals.Gap, wb.cur), {}, {}, {},
@@ -415,7 +415,7 @@ func (wb *workbook) tariffs() *table {
 		cols: []column{{"Provider", kindText}, {"Model", kindText}, {"Version", kindText}, {"In force from (UTC)", kindInstant},
 			{"Until (UTC)", kindInstant}, {"Period", kindText}, {"Period hours (provider time)", kindText}, {"Prompt tier", kindText},
 			{"Input", kindPrice}, {"Cache read", kindPrice}, {"Cache write", kindPrice}, {"Output", kindPrice},
-			{"Reasoning", kindPrice}, {"Request", kindPrice}, {"Currency", kindText}, {"Source", kindText}}}
+			{"Reasoning", kindPrice}, {"Request", kindPrice}, {"Currency", kindText}, {"Source", kindText}, {"Source kind", kindText}}}
 	seen := map[*tariffs.Model]bool{}
 	for _, u := range wb.m.Versions {
 		if seen[u.Model] {
@@ -458,7 +458,11 @@ func (wb *workbook) rateRow(m *tariffs.Model, v *tariffs.Version, p int, name st
 			row = append(row, cell{})
 		}
 	}
-	return append(row, cell{v: cur}, cell{v: v.Source})
+	source := v.Source
+	if source == "" {
+		source = "the tariff file's sources"
+	}
+	return append(row, cell{v: cur}, cell{v: source}, cell{v: v.Basis.String()})
 }
 
 // periodHours describes when period p of v applies, on the provider's clock.

@@ -34,6 +34,7 @@ func (s *scalar) UnmarshalYAML(n *yaml.Node) error {
 
 type rawFile struct {
 	Provider    scalar       `yaml:"provider"`
+	Hosts       *[]scalar    `yaml:"hosts"`
 	Currency    scalar       `yaml:"currency"`
 	Timezone    scalar       `yaml:"timezone"`
 	BillingTime scalar       `yaml:"billing_time"`
@@ -45,6 +46,7 @@ type rawFile struct {
 
 type rawSource struct {
 	URL     scalar `yaml:"url"`
+	Kind    scalar `yaml:"kind"`
 	Checked scalar `yaml:"checked"`
 	Note    scalar `yaml:"note"`
 }
@@ -56,10 +58,11 @@ type rawModel struct {
 }
 
 type rawCalendar struct {
-	HolidaysAs scalar   `yaml:"holidays_as"`
-	WorkdaysAs scalar   `yaml:"workdays_as"`
-	Holidays   []rawDay `yaml:"holidays"`
-	Workdays   []rawDay `yaml:"workdays"`
+	HolidaysAs  scalar   `yaml:"holidays_as"`
+	WorkdaysAs  scalar   `yaml:"workdays_as"`
+	Provisional []scalar `yaml:"provisional"`
+	Holidays    []rawDay `yaml:"holidays"`
+	Workdays    []rawDay `yaml:"workdays"`
 }
 
 type rawDay struct {

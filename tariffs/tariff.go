@@ -8,22 +8,40 @@ import (
 // Source is where a tariff's figures come from and when they were checked.
 type Source struct {
 	URL     string
+	Kind    SourceKind
 	Checked string // YYYY-MM-DD
 	Note    string
 }
 
 // Provider is one provider's tariff: its models and their price history.
 type Provider struct {
-	Name     string
-	Currency string
-	Zone     *time.Location
-	Billing  BillingTime
-	Sources  []Source
-	Calendar Calendar
-	Models   []*Model
-	Versions []*Version // ordered by Effective
-	File     string     // the file it was read from
-	Line     int        // the line of its name in the file
+	Name string
+	// Hosts are the hosts whose calls the price list prices, as the file's
+	// hosts key lists them; a file without the key prices its provider
+	// name's host (HostsGiven false).
+	Hosts      []string
+	HostsGiven bool
+	Currency   string
+	Zone       *time.Location
+	Billing    BillingTime
+	Sources    []Source
+	Calendar   Calendar
+	Models     []*Model
+	Versions   []*Version // ordered by Effective
+	File       string     // the file it was read from
+	Line       int        // the line of its name in the file
+}
+
+// FirstParty reports whether the list prices calls no host is known for:
+// it prices a first-party host (openai, anthropic, gemini, deepseek), or
+// it is a file without a hosts key whose provider name is no known host.
+func (p *Provider) FirstParty() bool {
+	for _, h := range p.Hosts {
+		if FirstPartyHost(h) {
+			return true
+		}
+	}
+	return !p.HostsGiven && len(p.Hosts) == 1 && !KnownHost(p.Hosts[0])
 }
 
 // Model is a priced model with every name it appears under in gateway logs.
@@ -45,7 +63,8 @@ type Version struct {
 	Effective time.Time
 	End       time.Time
 	Note      string
-	Source    string
+	Source    string     // the URL of the version's own source, if the file names one
+	Basis     SourceKind // the kind of source its rates rest on: Source's, else the weakest of the provider's
 	Zone      *time.Location
 	Periods   []string    // period names; index 0 is the default period
 	Defs      []PeriodDef // how each named period (all but the default) is defined
@@ -53,8 +72,11 @@ type Version struct {
 	Retired   map[*Model]bool
 	plans     [7]dayPlan // by time.Weekday
 	calendar  *Calendar
-	named     bool // the file gives the version a name; else Name is its effective instant
-	Line      int
+	// dayMatters says, by weekday, whether a holiday or a make-up
+	// workday on that weekday would have other periods than the weekday.
+	dayMatters [7]bool
+	named      bool // the file gives the version a name; else Name is its effective instant
+	Line       int
 }
 
 // PeriodDef is a named period as the tariff file defines it: local time

@@ -36,19 +36,22 @@ type CheckOptions struct {
 
 // Rule names, as findings carry them.
 const (
-	RuleUntariffed   = "untariffed"
-	RulePriceFormat  = "price-format"
-	RulePriceBounds  = "price-bounds"
-	RuleZeroPrice    = "zero-price"
-	RuleNoCustom     = "no-custom-price"
-	RuleInconsistent = "inconsistent-price"
-	RuleOffPeak      = "off-peak-block"
-	RuleHealthCheck  = "health-check"
-	RuleCooldown     = "cooldown"
-	RuleRateLimit    = "rate-limit-retry"
-	RulePrivateFall  = "private-fallback"
-	RulePrivateAlias = "private-alias"
-	RulePrivateAddr  = "private-address"
+	RuleUntariffed = "untariffed"
+	// RuleUntariffedHost: a deployment served by a host no tariff prices.
+	RuleUntariffedHost = "untariffed-host"
+	RulePriceFormat    = "price-format"
+	RulePriceBounds    = "price-bounds"
+	RuleZeroPrice      = "zero-price"
+	RuleNoCustom       = "no-custom-price"
+	RuleInconsistent   = "inconsistent-price"
+	RuleOffPeak        = "off-peak-block"
+	RuleOffPeakDates   = "off-peak-dates"
+	RuleHealthCheck    = "health-check"
+	RuleCooldown       = "cooldown"
+	RuleRateLimit      = "rate-limit-retry"
+	RulePrivateFall    = "private-fallback"
+	RulePrivateAlias   = "private-alias"
+	RulePrivateAddr    = "private-address"
 )
 
 // checker gathers the findings of one config.
@@ -60,7 +63,7 @@ type checker struct {
 
 func (k *checker) add(rule string, e *Entry, line int, field, value, bound, msg string) {
 	sev := gateway.Problem
-	if rule == RuleUntariffed && !k.opts.Strict {
+	if (rule == RuleUntariffed || rule == RuleUntariffedHost) && !k.opts.Strict || rule == RuleOffPeakDates {
 		sev = gateway.Warning
 	}
 	name := ""
@@ -74,8 +77,12 @@ func (k *checker) add(rule string, e *Entry, line int, field, value, bound, msg 
 // Check runs every rule on the config and returns the findings in file
 // order. The rules:
 //
-//   - untariffed: an entry whose model no tariff knows (a warning unless
-//     Strict), or that no tariff version in force at At prices;
+//   - untariffed: an entry whose model no tariff of its host knows (a
+//     warning unless Strict), or that no tariff version in force at At
+//     prices;
+//   - untariffed-host: an entry served by a host (Entry.Host) no tariff
+//     prices (a warning unless Strict): none of the price rules below
+//     applies to it, for no other host's price is its own;
 //   - price-format: a price LiteLLM would read as a string, or not a number;
 //   - price-bounds: a price outside [lowest, highest] of its usage type in
 //     the version in force at At (all periods and tiers);
@@ -87,6 +94,9 @@ func (k *checker) add(rule string, e *Entry, line int, field, value, bound, msg 
 //   - off-peak-block: an off_peak_pricing block that does not match the
 //     tariff in force (windows, weekday zone, holiday dates, rates), sits
 //     in litellm_params (ignored there) or is on a flat-priced model;
+//   - off-peak-dates (a warning): a block whose override_dates run out,
+//     or whose tariff's calendar stops being certain, within
+//     tariffs.CalendarNotice of At (or before it);
 //   - health-check: background health checks on with a metered deployment
 //     not opted out (every probe is a paid call);
 //   - cooldown: cooldown_time above MaxCooldown or allowed_fails below
@@ -108,7 +118,12 @@ func (c *Config) Check(opts CheckOptions) []gateway.Finding {
 	k := &checker{c: c, opts: opts}
 	models := make([]*tariffs.Model, len(c.Entries))
 	for i, e := range c.Entries {
-		m, ok := e.Resolve(opts.Catalog)
+		m, host, ok := e.Resolve(opts.Catalog)
+		if !ok && host != "" && !opts.Catalog.PricesHost(host) {
+			k.add(RuleUntariffedHost, e, e.Line, "litellm_params.model", e.Model, "a host the tariff catalog prices",
+				fmt.Sprintf("no tariff prices host %s: its calls stay unpriced, and no first party's price is held against it (a tariff file with hosts: [%s] prices them)", host, host))
+			continue
+		}
 		if !ok {
 			k.add(RuleUntariffed, e, e.Line, "litellm_params.model", e.Model, "a model of the tariff catalog",
 				fmt.Sprintf("no tariff model is known by %s", strings.Join(quoteAll(e.Names()), ", ")))
@@ -269,6 +284,9 @@ func (k *checker) offPeak(e *Entry, m *tariffs.Model) {
 	got, problems := ReadOffPeak(v)
 	for _, p := range problems {
 		k.add(RuleOffPeak, e, key.Line, field, "", "", p+" (LiteLLM never matches it)")
+	}
+	if msg := datesRunOut(got, m, k.opts.At); msg != "" {
+		k.add(RuleOffPeakDates, e, key.Line, field+".override_dates", "", "", msg)
 	}
 	if d := got.Diff(want); d != "" {
 		k.add(RuleOffPeak, e, key.Line, field, "", "the tariff's windows", d)

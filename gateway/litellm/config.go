@@ -7,10 +7,11 @@ import (
 	"io"
 	"strings"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/tokenfare/tokenfare/gateway"
+	"github.com/tokenfare/tokenfare/internal/yamlin"
+	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/tariffs"
+	"gopkg.in/yaml.v3"
 )
 
 // Config is a LiteLLM proxy config.yaml as read: its bytes, its node tree
@@ -69,8 +70,9 @@ func Parse(file string, data []byte) (*Config, error) {
 		return nil, &ParseError{File: file, Line: doc.Line, Msg: "top level is not a mapping"}
 	}
 	c.root = doc.Content[0]
-	if n := recursive(c.root, map[*yaml.Node]bool{}); n != nil {
-		return nil, &ParseError{File: file, Line: n.Line, Msg: fmt.Sprintf("alias *%s refers to a node that contains it", n.Value)}
+	var ae *yamlin.AliasError
+	if errors.As(yamlin.Aliases(c.root), &ae) {
+		return nil, &ParseError{File: file, Line: ae.Line, Msg: ae.Error()}
 	}
 	if k, first := duplicateKey(c.root); k != nil {
 		return nil, &ParseError{File: file, Line: k.Line, Msg: fmt.Sprintf("key %s is given twice in one mapping (first on line %d): LiteLLM (PyYAML) keeps the last silently; remove one", k.Value, first.Line)}
@@ -102,26 +104,6 @@ func duplicateKey(n *yaml.Node) (second, first *yaml.Node) {
 		}
 	}
 	return nil, nil
-}
-
-// recursive returns an alias that refers to one of its own ancestors, or
-// nil: YAML allows such self-containing nodes, a config never needs one,
-// and following them would not end.
-func recursive(n *yaml.Node, open map[*yaml.Node]bool) *yaml.Node {
-	if n.Kind == yaml.AliasNode {
-		if open[n.Alias] {
-			return n
-		}
-		return nil
-	}
-	open[n] = true
-	defer delete(open, n)
-	for _, c := range n.Content {
-		if r := recursive(c, open); r != nil {
-			return r
-		}
-	}
-	return nil
 }
 
 func yamlError(file string, err error) error {
@@ -177,14 +159,32 @@ func (e *Entry) Names() []string {
 	return out
 }
 
-// Resolve returns the tariff model of the entry, trying each of its names.
-func (e *Entry) Resolve(cat *tariffs.Catalog) (*tariffs.Model, bool) {
+// Host returns who serves the deployment, as the spend logs will name it
+// (ledger.LiteLLMHost): litellm_params.custom_llm_provider, then a known
+// host as the prefix of litellm_params.model, then the host api_base
+// points at, then a known host as the prefix of model_info.base_model;
+// "" when none says.
+func (e *Entry) Host() string {
+	return ledger.LiteLLMHost(scalarOf(e.params, "custom_llm_provider"), e.Model, scalarOf(e.params, "api_base"), e.BaseModel)
+}
+
+// Resolve returns the tariff model of the entry, trying each of its names
+// among the lists of the entry's host only: an Azure deployment of gpt-4o
+// is Azure's gpt-4o or nothing, never OpenAI's. host is the host looked
+// up among ("" for the first-party lists); when ok is false and
+// cat.PricesHost(host) is false, no tariff prices the entry's host.
+func (e *Entry) Resolve(cat *tariffs.Catalog) (m *tariffs.Model, host string, ok bool) {
+	host = e.Host()
 	for _, n := range e.Names() {
-		if m, ok := cat.Resolve(n); ok {
-			return m, true
+		m, at, ok := cat.ResolveOn(host, n)
+		if ok {
+			return m, at, true
+		}
+		if host == "" {
+			host = at // a host a name gives binds the names after it
 		}
 	}
-	return nil, false
+	return nil, host, false
 }
 
 // deref follows an alias to the node it names.

@@ -117,6 +117,7 @@ func (a *app) pushDown(ctx context.Context, o *sourceOptions, cat *tariffs.Catal
 	}
 	a.reportRows(e.Rows(), r.shown)
 	a.reportFolded(e)
+	a.reportCalendarGaps(e.CalendarGaps())
 	return e, nil
 }
 

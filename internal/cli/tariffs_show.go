@@ -8,10 +8,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/tokenfare/tokenfare/internal/textout"
-
 	"github.com/spf13/cobra"
-
+	"github.com/tokenfare/tokenfare/internal/textout"
 	"github.com/tokenfare/tokenfare/reports"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
@@ -79,7 +77,7 @@ func runTariffsShow(a *app, out io.Writer, opts showOptions) error {
 	if format == reports.JSON {
 		return writeJSON(out, view)
 	}
-	return view.writeText(out)
+	return view.writeText(&textout.Escaping{W: out}) // names from tariff files act on no terminal
 }
 
 // modelView is the stable JSON shape of `tariffs show`.
@@ -113,6 +111,8 @@ type versionView struct {
 	Timezone  string `json:"timezone"`
 	Status    string `json:"status"`
 	Note      string `json:"note,omitempty"`
+	Source    string `json:"source,omitempty"` // the version's own source, if the file names one
+	Basis     string `json:"basis"`            // the kind of source its rates rest on
 }
 
 type periodView struct {
@@ -154,6 +154,7 @@ type dayView struct {
 
 type sourceView struct {
 	URL     string `json:"url"`
+	Kind    string `json:"kind"` // official, changelog, secondary or unstated
 	Checked string `json:"checked"`
 	Note    string `json:"note,omitempty"`
 }
@@ -171,7 +172,7 @@ func newModelView(m *tariffs.Model, at time.Time, calendar bool) modelView {
 		v.Versions = append(v.Versions, newVersionView(m, ver))
 	}
 	for _, s := range p.Sources {
-		v.Sources = append(v.Sources, sourceView(s))
+		v.Sources = append(v.Sources, sourceView{URL: s.URL, Kind: s.Kind.String(), Checked: s.Checked, Note: s.Note})
 	}
 	if q.Version == nil {
 		v.Local = v.local.Format(time.RFC3339Nano)
@@ -198,7 +199,7 @@ func newModelView(m *tariffs.Model, at time.Time, calendar bool) modelView {
 
 func newVersionView(m *tariffs.Model, ver *tariffs.Version) versionView {
 	vv := versionView{Name: ver.Name, Effective: ver.Effective.Format(time.RFC3339), Timezone: ver.Zone.String(),
-		Status: m.StatusIn(ver).String(), Note: ver.Note}
+		Status: m.StatusIn(ver).String(), Note: ver.Note, Source: ver.Source, Basis: ver.Basis.String()}
 	if !ver.End.IsZero() {
 		vv.End = ver.End.Format(time.RFC3339)
 	}
@@ -277,7 +278,7 @@ func (v modelView) writeText(out io.Writer) error {
 		if v.Version != nil && ver.Name == v.Version.Name {
 			mark = "*"
 		}
-		fmt.Fprintf(tw, " %s %s\tfrom %s\t%s\n", mark, ver.Name, ver.Effective, ver.Status)
+		fmt.Fprintf(tw, " %s %s\tfrom %s\t%s\t%s source\n", mark, ver.Name, ver.Effective, ver.Status, ver.Basis)
 	}
 	tw.Flush()
 	if v.Version != nil {
@@ -294,7 +295,11 @@ func (v modelView) writeText(out io.Writer) error {
 		}
 	}
 	if len(v.Rates) > 0 {
-		w.Printf("\nrates in %s per 1M tokens (request: per call)\n", v.Currency)
+		w.Printf("\nrates in %s per 1M tokens (request: per call), resting on a%s %s source", v.Currency, article(v.Version.Basis), v.Version.Basis)
+		if v.Version.Source != "" {
+			w.Printf(": %s", v.Version.Source)
+		}
+		w.Printf("\n")
 		writeRates(w, "", v.Rates)
 		for _, t := range v.Tiers {
 			writeRates(w, fmt.Sprintf("prompt > %d: ", t.Above), t.Rates)
@@ -314,7 +319,7 @@ func (v modelView) writeText(out io.Writer) error {
 	}
 	w.Printf("\nsources\n")
 	for _, s := range v.Sources {
-		w.Printf("  %s (checked %s)\n", s.URL, s.Checked)
+		w.Printf("  %-9s %s (checked %s)\n", s.Kind, s.URL, s.Checked)
 	}
 	return w.Err
 }
@@ -332,4 +337,12 @@ func writeRates(w *textout.Writer, prefix string, rates []ratesView) {
 		}
 		w.Printf("\n")
 	}
+}
+
+// article is "n" before a kind that starts with a vowel sound.
+func article(kind string) string {
+	if strings.ContainsRune("aeiou", rune(kind[0])) {
+		return "n"
+	}
+	return ""
 }
