@@ -106,6 +106,7 @@ func (a *app) pushDown(ctx context.Context, o *sourceOptions, cat *tariffs.Catal
 			return nil, dbError(err)
 		}
 		if odd != nil {
+			e.NextSource() // a call of two databases' odd rows is an overlap
 			_, err = r.read(ctx, oddRows{odd, src.Name()}, e, func(c *ledger.Call) { e.AddPriced(c) })
 			if err != nil {
 				return nil, err
