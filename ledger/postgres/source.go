@@ -111,17 +111,17 @@ type session struct {
 func (s *Source) begin(ctx context.Context) (*session, error) {
 	conn, err := pgx.ConnectConfig(ctx, s.cfg.Copy())
 	if err != nil {
-		return nil, s.wrap("connect", err)
+		return nil, s.wrap(ctx, "connect", err)
 	}
 	tx, err := conn.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly, IsoLevel: pgx.RepeatableRead})
 	if err != nil {
 		conn.Close(context.Background())
-		return nil, s.wrap("begin a read-only transaction", err)
+		return nil, s.wrap(ctx, "begin a read-only transaction", err)
 	}
 	ss := &session{src: s, conn: conn, tx: tx}
 	if ss.schema, err = probe(ctx, tx); err != nil {
 		ss.close()
-		return nil, s.wrap("read the schema", err)
+		return nil, s.wrap(ctx, "read the schema", err)
 	}
 	return ss, nil
 }
@@ -164,7 +164,7 @@ func (ss *session) readWindow(ctx context.Context) (string, string, error) {
 	var secs float64
 	err := ss.tx.QueryRow(ctx, q, sqlTime(o.Since.Add(-24*time.Hour)), sqlTime(o.Since)).Scan(&secs)
 	if err != nil {
-		return "", "", ss.src.wrap("find the longest call", err)
+		return "", "", ss.src.wrap(ctx, "find the longest call", err)
 	}
 	longest = time.Duration(secs*float64(time.Second)) + time.Second
 	return sqlTime(o.Since.Add(-longest).Truncate(time.Second)), until, nil
@@ -175,10 +175,15 @@ func sqlTime(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05.99
 
 // wrap gives err context, sorts it into this package's kinds and takes out
 // the password wherever the driver echoed it.
-func (s *Source) wrap(doing string, err error) error {
+// A failure once ctx is done is its cancellation, whatever the server
+// answered: a cancelled query ends with the server's "canceling
+// statement" (SQLSTATE 57014), the code of a statement timeout too.
+func (s *Source) wrap(ctx context.Context, doing string, err error) error {
 	var pgErr *pgconn.PgError
 	kind := ErrQuery
 	switch {
+	case ctx.Err() != nil:
+		return fmt.Errorf("%s %s: %w (%v)", doing, s.name, ctx.Err(), redact(err.Error(), s.pw))
 	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
 		return fmt.Errorf("%s %s: %w", doing, s.name, err)
 	case errors.As(err, &pgErr) && (pgErr.Code == "28P01" || pgErr.Code == "28000"):
@@ -247,7 +252,7 @@ func redact(msg, pw string) string {
 func (s *Source) Identity(ctx context.Context) (string, error) {
 	conn, err := pgx.ConnectConfig(ctx, s.cfg.Copy())
 	if err != nil {
-		return "", s.wrap("connect", err)
+		return "", s.wrap(ctx, "connect", err)
 	}
 	defer conn.Close(context.Background())
 	const oid = `(SELECT oid::text FROM pg_database WHERE datname = current_database())`
@@ -261,7 +266,7 @@ func (s *Source) Identity(ctx context.Context) (string, error) {
 		system = "system " + system
 	}
 	if err != nil {
-		return "", s.wrap("identify the database", err)
+		return "", s.wrap(ctx, "identify the database", err)
 	}
 	return system + ", database oid " + db, nil
 }
