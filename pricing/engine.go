@@ -648,8 +648,8 @@ func (e *Engine) Folded() (names, groups int64) { return e.foldedNames, e.folded
 // takes the host its model's name gives ("azure_ai/..."), for the group
 // too. A host no tariff prices is noted, to name it as the reason.
 func (e *Engine) resolve(c *ledger.Call) *modelRef {
-	r := &modelRef{}
 	host := c.Host
+	r := &modelRef{host: tariffs.NormalizeHost(host)}
 	for _, n := range []string{c.Model, c.ModelGroup} {
 		if n == "" {
 			continue

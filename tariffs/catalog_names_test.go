@@ -1,6 +1,7 @@
 package tariffs
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -45,10 +46,11 @@ func millionEach(m *Model, at string, prompt int64) (decimal.Decimal, bool) {
 func TestEmbeddedDatedIDs(t *testing.T) {
 	cat := embeddedCatalog(t)
 	tests := []struct {
-		name string // as a gateway logs it
-		base string // the model's base name; "" for a model with rates of its own
-		at   string
-		want string
+		name   string // as a gateway logs it
+		base   string // the model's base name; "" for a model with rates of its own
+		at     string
+		prompt int64 // prompt tokens; 0 for 1,000
+		want   string
 	}{
 		// 2.50 + 0.25 + 15.00
 		{name: "gpt-5.4-2026-03-05", base: "gpt-5.4", at: "2026-10-01T12:00:00Z", want: "17.75"},
@@ -59,6 +61,8 @@ func TestEmbeddedDatedIDs(t *testing.T) {
 		{name: "openai/gpt-5.4-nano-2026-03-17", base: "gpt-5.4-nano", at: "2026-10-01T12:00:00Z", want: "1.47"},
 		// 5.00 + 0.50 + 30.00
 		{name: "gpt-5.5-2026-04-23", base: "gpt-5.5", at: "2026-10-01T12:00:00Z", want: "35.5"},
+		// above 272,000 prompt tokens: 10.00 + 1.00 + 45.00
+		{name: "gpt-5.5-2026-04-23", base: "gpt-5.5", at: "2026-10-01T12:00:00Z", prompt: 272001, want: "56"},
 		{name: "gpt-5.6", base: "gpt-5.6-sol", at: "2026-10-01T12:00:00Z", want: "35.5"},
 		// 2.50 + 1.25 + 10.00
 		{name: "gpt-4o-2024-11-20", base: "gpt-4o", at: "2026-10-01T12:00:00Z", want: "13.75"},
@@ -96,7 +100,10 @@ func TestEmbeddedDatedIDs(t *testing.T) {
 		{name: "anthropic/claude-fable-5", at: "2026-10-01T12:00:00Z", want: "61"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name+"@"+tt.at, func(t *testing.T) {
+		if tt.prompt == 0 {
+			tt.prompt = 1000
+		}
+		t.Run(fmt.Sprintf("%s@%s/prompt=%d", tt.name, tt.at, tt.prompt), func(t *testing.T) {
 			m, host, ok := cat.ResolveOn("", tt.name)
 			if !ok {
 				t.Fatalf("%q is not a catalog name (looked up among host %q)", tt.name, host)
@@ -107,7 +114,7 @@ func TestEmbeddedDatedIDs(t *testing.T) {
 					t.Fatalf("%q resolves to %q, its base %q to %v", tt.name, m.ID, tt.base, b)
 				}
 			}
-			got, ok := millionEach(m, tt.at, 1000)
+			got, ok := millionEach(m, tt.at, tt.prompt)
 			if !ok {
 				t.Fatalf("%q (%s) is not priced at %s", tt.name, m.ID, tt.at)
 			}

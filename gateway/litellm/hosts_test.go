@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tokenfare/tokenfare/gateway"
+	"github.com/tokenfare/tokenfare/tariffs"
 )
 
 // TestCheckHosts holds each deployment to its host's tariff: the
@@ -92,5 +93,31 @@ func TestUpdateHosts(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCheckHostsEmbedded holds deployments to the embedded catalog's host
+// lists: Bedrock's US inference profile of Claude Sonnet 4.6 costs 3.30 /
+// 16.50 per 1M (Anthropic's own 3 / 15 is out of bounds); Azure AI
+// Foundry bills DeepSeek V4 Pro flat, so only the first-party deployment
+// is asked for a time-of-use price.
+func TestCheckHostsEmbedded(t *testing.T) {
+	cat, ps := tariffs.Load("")
+	if len(ps.Errors()) > 0 {
+		t.Fatal(ps)
+	}
+	c, _ := readConfig(t, "testdata/check/hosts-embedded.yaml")
+	opts := checkOpts(true)
+	opts.Catalog = cat
+	var got []string
+	for _, f := range c.Check(opts) {
+		got = append(got, strings.TrimSpace(fmt.Sprintf("%s %s %d %s %s %s", f.Rule, f.ModelName, f.Line, f.Field, f.Value, f.Bound)))
+	}
+	want := []string{
+		"no-custom-price deepseek-v4-pro 4 model_info.input_cost_per_token  a custom price",
+		"price-bounds claude-sonnet 14 litellm_params.input_cost_per_token 3.0e-6 3.3e-6 .. 3.3e-6",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

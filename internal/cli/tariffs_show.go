@@ -133,10 +133,13 @@ type tierView struct {
 }
 
 type calendarView struct {
-	HolidaysAs string    `json:"holidays_as"`
-	WorkdaysAs string    `json:"workdays_as"`
-	Holidays   []dayView `json:"holidays"`
-	Workdays   []dayView `json:"workdays"`
+	HolidaysAs  string    `json:"holidays_as"`
+	WorkdaysAs  string    `json:"workdays_as"`
+	FirstYear   int       `json:"first_year"`  // the years the calendar covers
+	LastYear    int       `json:"last_year"`   //
+	Provisional []int     `json:"provisional"` // years of which only the listed days are certain
+	Holidays    []dayView `json:"holidays"`
+	Workdays    []dayView `json:"workdays"`
 }
 
 // specialDay is a holiday or make-up workday and the weekday whose
@@ -243,8 +246,26 @@ func newCalendarView(c *tariffs.Calendar) *calendarView {
 		sort.Slice(out, func(i, j int) bool { return out[i].Date < out[j].Date })
 		return out
 	}
-	return &calendarView{HolidaysAs: weekdayName(c.HolidaysAs), WorkdaysAs: weekdayName(c.WorkdaysAs),
+	v := &calendarView{HolidaysAs: weekdayName(c.HolidaysAs), WorkdaysAs: weekdayName(c.WorkdaysAs),
+		FirstYear: c.FirstYear, LastYear: c.LastYear, Provisional: []int{},
 		Holidays: days(c.Holidays), Workdays: days(c.Workdays)}
+	for y := range c.Provisional {
+		v.Provisional = append(v.Provisional, y)
+	}
+	sort.Ints(v.Provisional)
+	return v
+}
+
+// years says which years the calendar covers and which are provisional.
+func (c *calendarView) years() string {
+	out := fmt.Sprintf("%d to %d", c.FirstYear, c.LastYear)
+	if c.FirstYear == c.LastYear {
+		out = fmt.Sprint(c.FirstYear)
+	}
+	for _, y := range c.Provisional {
+		out += fmt.Sprintf(", %d provisional (only its listed days are certain)", y)
+	}
+	return out
 }
 
 // weekdayName writes a weekday as tariff files do: mon..sun.
@@ -309,7 +330,7 @@ func (v modelView) writeText(out io.Writer) error {
 		w.Printf("\ncalendar: %d holiday(s), %d make-up workday(s); --calendar lists them\n", v.days[0], v.days[1])
 	}
 	if v.Calendar != nil {
-		w.Printf("\ncalendar: holidays as %s, make-up workdays as %s\n", v.Calendar.HolidaysAs, v.Calendar.WorkdaysAs)
+		w.Printf("\ncalendar: holidays as %s, make-up workdays as %s; covers %s\n", v.Calendar.HolidaysAs, v.Calendar.WorkdaysAs, v.Calendar.years())
 		for _, d := range v.Calendar.Holidays {
 			w.Printf("  holiday  %s  %s\n", d.Date, d.Name)
 		}

@@ -61,14 +61,19 @@ var (
 // base64 or hex.
 func Line(s string) string {
 	s = Text(s)
-	s = pair.ReplaceAllStringFunc(s, func(m string) string {
-		p := pair.FindStringSubmatch(m)
-		if !IsSecretKey(p[1]) || isReference(p[3]) || p[3] == Mask || strings.Trim(p[3], `"'`) == "" ||
-			strings.EqualFold(p[3], "bearer") || strings.EqualFold(p[3], "basic") { // masked after it by Text
-			return m
-		}
-		return p[1] + p[2] + Mask
-	})
+	if mayNameSecret(s) {
+		s = pair.ReplaceAllStringFunc(s, func(m string) string {
+			p := pair.FindStringSubmatch(m)
+			if !IsSecretKey(p[1]) || isReference(p[3]) || p[3] == Mask || strings.Trim(p[3], `"'`) == "" ||
+				strings.EqualFold(p[3], "bearer") || strings.EqualFold(p[3], "basic") { // masked after it by Text
+				return m
+			}
+			return p[1] + p[2] + Mask
+		})
+	}
+	if !hasLongRun(s) {
+		return s
+	}
 	return longBlob.ReplaceAllStringFunc(s, func(m string) string {
 		if strings.HasPrefix(m, "os.environ/") || !mixed(m) {
 			return m
@@ -77,17 +82,55 @@ func Line(s string) string {
 	})
 }
 
+// mayNameSecret reports whether s holds a word a secret key's name has:
+// the cheap test before the pattern, for the many lines that do not.
+func mayNameSecret(s string) bool {
+	l := strings.ToLower(s)
+	if strings.Contains(strings.ReplaceAll(l, "per_token", ""), "token") { // not the prices' input_cost_per_token
+		return true
+	}
+	for _, w := range secretWords {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasLongRun reports whether s has a run of 32 characters longBlob
+// matches.
+func hasLongRun(s string) bool {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '_' || c == '=' || c == '-' {
+			if n++; n >= 32 {
+				return true
+			}
+			continue
+		}
+		n = 0
+	}
+	return false
+}
+
 // Text masks what looks like a secret anywhere in a message: API keys
 // (sk-...), Bearer and Basic credentials, AWS access key ids and the
 // passwords of URLs. Key hashes and request ids are left alone.
 func Text(s string) string {
-	if !strings.ContainsAny(s, "-:Bb") && !strings.Contains(s, "AKIA") && !strings.Contains(s, "ASIA") {
-		return s
+	if strings.Contains(s, "k-") {
+		s = skKey.ReplaceAllString(s, Mask)
 	}
-	s = skKey.ReplaceAllString(s, Mask)
-	s = bearer.ReplaceAllString(s, "$1 "+Mask)
-	s = urlPass.ReplaceAllString(s, "${1}"+Mask+"@")
-	return awsKey.ReplaceAllString(s, Mask)
+	if strings.Contains(s, "earer") || strings.Contains(s, "EARER") || strings.Contains(s, "asic") || strings.Contains(s, "ASIC") {
+		s = bearer.ReplaceAllString(s, "$1 "+Mask)
+	}
+	if strings.Contains(s, "://") && strings.Contains(s, "@") {
+		s = urlPass.ReplaceAllString(s, "${1}"+Mask+"@")
+	}
+	if strings.Contains(s, "AKIA") || strings.Contains(s, "ASIA") {
+		s = awsKey.ReplaceAllString(s, Mask)
+	}
+	return s
 }
 
 // isReference reports whether v names where a secret is kept rather than

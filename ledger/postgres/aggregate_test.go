@@ -44,7 +44,9 @@ INSERT INTO "LiteLLM_SpendLogs" (request_id, call_type, api_key, spend, prompt_t
  ('host-openai', 'acompletion', 'k1', 0.0035, 1000, 100, '2026-10-06 03:00:20', '2026-10-06 03:00:22',
 	'gpt-4o', 'gpt-4o', 'openai', 'https://api.openai.com/v1', '{}'),
  ('host-github', 'acompletion', 'k1', 0.03, 1000, 100, '2026-10-06 03:00:30', '2026-10-06 03:00:32',
-	'gpt-4o', 'gpt-4o', NULL, 'https://models.github.ai/inference', '{}')`
+	'gpt-4o', 'gpt-4o', NULL, 'https://models.github.ai/inference', '{}'),
+ ('host-groq', 'acompletion', 'k1', 0.005, 1000, 100, '2026-10-06 03:00:40', '2026-10-06 03:00:42',
+	'gpt-4o', 'gpt-4o', 'groq', 'https://api.groq.com/openai/v1', '{}')`
 
 var allDims = []pricing.Dim{pricing.DimModel, pricing.DimKey, pricing.DimTeam, pricing.DimUser, pricing.DimDay, pricing.DimPeriod, pricing.DimVersion}
 
@@ -155,6 +157,10 @@ func TestPushDownEqualsRows(t *testing.T) {
 			}
 			// The embedded catalog has Azure OpenAI's and GitHub Models'
 			// lists: each host's gpt-4o calls are priced by its own list.
+			// A host no list prices: unpriced, explained by host.
+			if !strings.Contains(want, "no tariff for host groq: 1 call(s), 0.005 recorded") {
+				t.Errorf("rows: the groq call is not explained by host:\n%s", want)
+			}
 			for _, id := range []string{`"azure-gpt-4o-global"`, `"github-gpt-4o"`, `"gpt-4o"`} {
 				if !strings.Contains(want, id) {
 					t.Errorf("rows: no %s among the models, the hosts' calls are not kept apart:\n%s", id, want)

@@ -126,7 +126,7 @@ func compareDB(cat *tariffs.Catalog, db *Database, at time.Time) []Finding {
 	var out []Finding
 	for _, e := range lone {
 		if m := baseModel(cat, e); m != nil {
-			out = append(out, unknownName(db, m, e))
+			out = append(out, unknownName(db, m, e, at))
 			continue
 		}
 		out = append(out, Finding{Kind: OnlyInOther, Database: db, Entry: e, Note: "no catalog model has this name"})
@@ -135,7 +135,7 @@ func compareDB(cat *tariffs.Catalog, db *Database, at time.Time) []Finding {
 	for _, p := range pairs {
 		paired[p.m] = true
 		if m, ok := cat.Resolve(p.e.Name); db.Format == GenAIPrices && (!ok || m != p.m) {
-			out = append(out, unknownName(db, p.m, p.e))
+			out = append(out, unknownName(db, p.m, p.e, at))
 		}
 		out = append(out, comparePair(db, p, at)...)
 	}
@@ -245,10 +245,18 @@ func (e *Entry) matchesAny(cat *tariffs.Catalog) bool {
 }
 
 // unknownName is the finding that db lists model m under a name the
-// catalog does not know.
-func unknownName(db *Database, m *tariffs.Model, e *Entry) Finding {
-	return Finding{Kind: UnknownName, Database: db, Model: m, Entry: e,
-		Note: fmt.Sprintf("the catalog does not know this name of %s: add it to the model's names if it is billed as %s", m.ID, m.ID)}
+// catalog does not know. When the entry's input price at at differs from
+// the model's, the note says so: the name may be a model of its own (an
+// older snapshot at an older price) rather than another name of m.
+func unknownName(db *Database, m *tariffs.Model, e *Entry, at time.Time) Finding {
+	note := fmt.Sprintf("the catalog does not know this name of %s: add it to the model's names if it is billed as %s", m.ID, m.ID)
+	if q := m.At(at); q.Status == tariffs.Priced {
+		mine := q.Prices.For(q.Period, 0).Price(tariffs.Input)
+		if other, ok := e.priceAt(tariffs.Input, at, 0); ok && !other.Equal(mine) {
+			note += fmt.Sprintf("; %s prices its input at %s against %s, so it may be a model of its own", e.Format, other, mine)
+		}
+	}
+	return Finding{Kind: UnknownName, Database: db, Model: m, Entry: e, Note: note}
 }
 
 // comparePair compares one model's prices and time-of-use rules.

@@ -338,6 +338,7 @@ func TestCompareHosts(t *testing.T) {
 	  "gpt-4o": {"input_cost_per_token": 2.5e-06, "output_cost_per_token": 1e-05, "cache_read_input_token_cost": 1.25e-06, "litellm_provider": "openai", "mode": "chat"},
 	  "azure/gpt-4o": {"input_cost_per_token": 2.5e-06, "output_cost_per_token": 1e-05, "litellm_provider": "azure", "mode": "chat"},
 	  "azure/gpt-4o-2024-08-06": {"input_cost_per_token": 2.75e-06, "output_cost_per_token": 1.1e-05, "litellm_provider": "azure", "mode": "chat"},
+	  "azure/gpt-4o-2024-05-13": {"input_cost_per_token": 5e-06, "output_cost_per_token": 1.5e-05, "litellm_provider": "azure", "mode": "chat"},
 	  "vertex_ai/claude-opus-4-6": {"input_cost_per_token": 5e-06, "output_cost_per_token": 2.5e-05, "litellm_provider": "vertex_ai-anthropic_models", "mode": "chat"},
 	  "us.anthropic.claude-opus-4-6-v1": {"input_cost_per_token": 5e-06, "output_cost_per_token": 2.5e-05, "litellm_provider": "bedrock_converse", "mode": "chat"},
 	  "together_ai/openai/gpt-4o": {"input_cost_per_token": 9e-06, "output_cost_per_token": 9e-06, "litellm_provider": "together_ai", "mode": "chat"}}`
@@ -354,6 +355,8 @@ func TestCompareHosts(t *testing.T) {
 		"price azure-gpt-4o [azure/gpt-4o] input>0 standard: 2.75 vs 2.5",
 		"price azure-gpt-4o [azure/gpt-4o] output>0 standard: 11 vs 10",
 		"unknown_name azure-gpt-4o [azure/gpt-4o-2024-08-06]: the catalog does not know this name of azure-gpt-4o: add it to the model's names if it is billed as azure-gpt-4o",
+		// An older snapshot at an older price.
+		"unknown_name azure-gpt-4o [azure/gpt-4o-2024-05-13]: the catalog does not know this name of azure-gpt-4o: add it to the model's names if it is billed as azure-gpt-4o; litellm prices its input at 5 against 2.75, so it may be a model of its own",
 		// Vertex's list: 5.50 / 27.50 (a regional endpoint, say).
 		"price vertex-claude-opus-4-6 [vertex_ai/claude-opus-4-6] input>0 standard: 5.5 vs 5",
 		"price vertex-claude-opus-4-6 [vertex_ai/claude-opus-4-6] output>0 standard: 27.5 vs 25",
