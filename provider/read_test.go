@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +13,6 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
-
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
@@ -182,6 +182,10 @@ func TestReadErrors(t *testing.T) {
 			ErrUnknownFormat, "x.json: data[0].results[0]"},
 		{"anthropic amount not a decimal", `{"data":[{"starting_at":"2026-10-12T00:00:00Z","ending_at":"2026-10-13T00:00:00Z","results":[{"amount":"1,5","currency":"USD","model":null}]}]}`,
 			ErrBadValue, "x.json: data[0].results[0]"},
+		{"amount of 10,000 digits", `{"data":[{"starting_at":"2026-10-12T00:00:00Z","ending_at":"2026-10-13T00:00:00Z","results":[{"amount":"` + strings.Repeat("9", 10000) + `","currency":"USD","model":null}]}]}`,
+			ErrBadValue, "x.json: data[0].results[0]"},
+		{"deepseek amount of 10,000 digits", "time,model,prompt_cache_hit_tokens,prompt_cache_miss_tokens,completion_tokens,amount,currency\n2026-10-12,deepseek-flash,0,1,0," + strings.Repeat("9", 10000) + ",USD\n",
+			ErrBadValue, "x.json:2"},
 		{"not an export", `{"hello":"world"}`, ErrUnknownFormat, "x.json"},
 		{"empty", "  \n", ErrUnknownFormat, "x.json"},
 		{"csv without token columns", "time,model,amount\n2026-10-12,deepseek-flash,1\n", ErrUnknownFormat, "x.json:1"},
@@ -277,6 +281,43 @@ func TestBillingModifierRows(t *testing.T) {
 			r := x.Rows[0]
 			if r.Qty != tt.qty || r.ServiceTier != tt.tier || r.Region != tt.region {
 				t.Errorf("got %v %v %q, want %v %v %q", r.Qty, r.ServiceTier, r.Region, tt.qty, tt.tier, tt.region)
+			}
+		})
+	}
+}
+
+// endless is an endless reader of one byte, as /dev/zero or `yes`.
+type endless byte
+
+func (e endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(e)
+	}
+	return len(p), nil
+}
+
+// TestReadBounded checks the contract "an export is read up to MaxBytes,
+// never more": /dev/zero is refused as binary at once, and an endless
+// line of text after MaxBytes with ErrTooLarge.
+func TestReadBounded(t *testing.T) {
+	tests := []struct {
+		name string
+		in   io.Reader
+		err  error
+	}{
+		{"dev zero", endless(0), ErrUnknownFormat},
+		{"xlsx workbook", strings.NewReader("PK\x03\x04\x14\x00\x06\x00[Content_Types].xml"), ErrUnknownFormat},
+		{"endless json", io.MultiReader(strings.NewReader(`{"data":"`), endless('x')), ErrTooLarge},
+		{"endless csv line", endless('y'), ErrTooLarge},
+	}
+	defer func(n int64) { maxBytes = n }(maxBytes)
+	maxBytes = 1 << 20 // the bound at work, without reading 64 MiB
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Read(context.Background(), "x", tt.in)
+			var pe *Error
+			if !errors.Is(err, tt.err) || !errors.As(err, &pe) || pe.Where != "x" {
+				t.Errorf("error %v, want %v at x", err, tt.err)
 			}
 		})
 	}

@@ -41,6 +41,9 @@ func TestParseHosts(t *testing.T) {
 		{name: "not a name", file: withHosts(`["my proxy"]`), want: []string{`t.yaml:2: host "my proxy": a host name is lowercase letters, digits and _ . - (known hosts: anthropic, deepseek, gemini, openai, azure, azure_ai, bedrock, github, openrouter, together_ai, vertex_ai)`}},
 		{name: "twice", file: withHosts("[azure, azure]"), want: []string{`t.yaml:2: host "azure" is listed twice (first at line 2)`}},
 		{name: "empty list", file: withHosts("[]"), want: []string{`t.yaml:2: hosts: list at least one host, or leave the key out to price the host named by provider`}},
+		{name: "no value", file: withHosts(""), want: []string{`t.yaml:2: hosts: list at least one host, or leave the key out to price the host named by provider`}},
+		{name: "an empty item", file: withHosts("[azure, ~]"), want: []string{`t.yaml:2: host is required (an empty item in hosts)`}},
+		{name: "only an empty item", file: withHosts("[~]"), want: []string{`t.yaml:2: hosts: list at least one host, or leave the key out to price the host named by provider`}},
 		{name: "a single value", file: withHosts("azure"), want: []string{"t.yaml:2: expected a list, not `azure`"}},
 		{
 			name: "a first-party file naming another host",
@@ -162,7 +165,7 @@ func TestResolveOn(t *testing.T) {
 func TestNamesUniquePerHost(t *testing.T) {
 	file := func(provider, hosts, names string) string {
 		return "provider: " + provider + "\nhosts: " + hosts + "\ncurrency: USD\ntimezone: UTC\nbilling_time: end\n" +
-			"sources: [{url: https://example.com, checked: 2026-12-01}]\nmodels:\n  - id: " + provider + "-m\n    names: " + names + "\n" +
+			"sources: [{url: https://example.com, kind: secondary, checked: 2026-12-01}]\nmodels:\n  - id: " + provider + "-m\n    names: " + names + "\n" +
 			"versions:\n  - effective: 2026-01-01T00:00:00Z\n    prices: {" + provider + "-m: {standard: {input: 1, output: 2}}}\n"
 	}
 	tests := []struct {

@@ -16,23 +16,36 @@ type edit struct {
 }
 
 // edits is a set of edits to one text; the same edit made twice (entries
-// sharing a mapping through an alias) counts once.
+// sharing a mapping through an alias) counts once. Edits are filed under
+// every line they touch, so that an edit is compared only with those of
+// its own lines: a config of 100,000 entries is written in linear time.
 type edits struct {
-	t    *text
-	list []edit
+	t      *text
+	list   []edit
+	byLine map[int][]int // line → indexes in list of the edits touching it
 }
 
 // add records an edit, refusing one that overlaps a different edit.
 func (es *edits) add(e edit) error {
-	for _, o := range es.list {
-		if o == e {
-			return nil
-		}
-		if e.start < o.end && o.start < e.end || (e.start == e.end && e.start == o.start) {
-			return fmt.Errorf("line %d: two different values would be written at the same place (entries of different models share it through an alias or merge key?)", es.t.lineOf(e.start))
+	if es.byLine == nil {
+		es.byLine = map[int][]int{}
+	}
+	first, last := es.t.lineOf(e.start), es.t.lineOf(max(e.start, e.end-1))
+	for l := first; l <= last; l++ {
+		for _, i := range es.byLine[l] {
+			o := es.list[i]
+			if o == e {
+				return nil
+			}
+			if e.start < o.end && o.start < e.end || (e.start == e.end && e.start == o.start) {
+				return fmt.Errorf("line %d: two different values would be written at the same place (entries of different models share it through an alias or merge key?)", es.t.lineOf(e.start))
+			}
 		}
 	}
 	es.list = append(es.list, e)
+	for l := first; l <= last; l++ {
+		es.byLine[l] = append(es.byLine[l], len(es.list)-1)
+	}
 	return nil
 }
 

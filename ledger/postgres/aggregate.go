@@ -6,8 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/shopspring/decimal"
-
+	"github.com/tokenfare/tokenfare/internal/numtext"
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
@@ -74,7 +73,7 @@ func (ss *session) aggregate(ctx context.Context, o AggregateOptions, fn func(*l
 		err := ss.tx.QueryRow(ctx, `SELECT min(sl."startTime"), max(sl."startTime") FROM "LiteLLM_SpendLogs" sl `+inWindow,
 			from, until).Scan(&first, &last)
 		if err != nil {
-			return 0, ss.src.wrap("read the range of "+tableSpendLogs, err)
+			return 0, ss.src.wrap(ctx, "read the range of "+tableSpendLogs, err)
 		}
 		if first == nil {
 			return 0, nil // no rows
@@ -82,12 +81,12 @@ func (ss *session) aggregate(ctx context.Context, o AggregateOptions, fn func(*l
 		bounds = o.Boundaries(first.UTC(), last.UTC())
 	}
 	if _, err := ss.tx.Exec(ctx, aggregateSettings); err != nil {
-		return 0, ss.src.wrap("sum "+tableSpendLogs, err)
+		return 0, ss.src.wrap(ctx, "sum "+tableSpendLogs, err)
 	}
 	sql := fragments{ss.schema}.aggregateQuery(o)
 	rows, err := ss.tx.Query(ctx, sql, from, until, o.TierBounds, sqlTimes(bounds))
 	if err != nil {
-		return 0, ss.src.wrap("sum "+tableSpendLogs, err)
+		return 0, ss.src.wrap(ctx, "sum "+tableSpendLogs, err)
 	}
 	defer rows.Close()
 	var odd int64
@@ -107,7 +106,7 @@ func (ss *session) aggregate(ctx context.Context, o AggregateOptions, fn func(*l
 		)
 		if err := rows.Scan(&ok, &first, &last, &model, &group, &provider, &apiBase, &failed, &zero, &band, &key, &team, &user,
 			&calls, &prompt, &cached, &write, &out, &think, &spend, &metaAlias, &lacking, &keyAlias); err != nil {
-			return 0, ss.src.wrap("sum "+tableSpendLogs, err)
+			return 0, ss.src.wrap(ctx, "sum "+tableSpendLogs, err)
 		}
 		if !ok {
 			odd += calls
@@ -122,7 +121,7 @@ func (ss *session) aggregate(ctx context.Context, o AggregateOptions, fn func(*l
 		if *failed {
 			a.Status = ledger.StatusFailure
 		}
-		if a.Recorded, err = decimal.NewFromString(deref(spend)); err != nil {
+		if a.Recorded, err = numtext.Decimal(deref(spend)); err != nil {
 			return 0, fmt.Errorf("sum %s: spend %q: %w", tableSpendLogs, deref(spend), err)
 		}
 		if err := fn(&a); err != nil {
@@ -130,7 +129,7 @@ func (ss *session) aggregate(ctx context.Context, o AggregateOptions, fn func(*l
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return 0, ss.src.wrap("sum "+tableSpendLogs, err)
+		return 0, ss.src.wrap(ctx, "sum "+tableSpendLogs, err)
 	}
 	return odd, nil
 }
