@@ -231,7 +231,10 @@ func (e *Engine) usageTallies() (map[*tariffs.Model]*[tariffs.NumUsage]usageTall
 // and whether the bucket's period is the dearest and dearer than the
 // cheapest.
 func priceRange(b *bucket, u tariffs.Usage) (low, high decimal.Decimal, peak bool) {
-	mp := b.k.version.Prices[b.Model]
+	mp := b.prices
+	if mp == nil {
+		mp = b.k.version.Prices[b.Model]
+	}
 	own := b.Rates.Price(u)
 	low, high = own, own
 	for p := range b.k.version.Periods {

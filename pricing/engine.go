@@ -60,6 +60,9 @@ type bucketKey struct {
 	version *tariffs.Version
 	period  uint8
 	tier    uint8
+	service tariffs.ServiceTier
+	miss    tariffs.Miss // what of the call's service tier and region the tariff has no rates for
+	region  string
 	outcome Outcome
 	zero    bool // the gateway recorded zero spend
 	noSpend bool // the gateway records no spend at all
@@ -85,7 +88,8 @@ func (h *holder) compare(o *holder) int {
 // slot, the period, tier and outcome.
 func (k *bucketKey) cheapHash() uint64 {
 	h := prefix(k.key) ^ prefix(k.team)<<1 ^ prefix(k.user)<<2 ^ prefix(k.group)<<3 ^
-		uint64(k.slot)*0x9E3779B97F4A7C15 ^ uint64(k.period)<<40 ^ uint64(k.tier)<<48 ^ uint64(k.outcome)<<56
+		uint64(k.slot)*0x9E3779B97F4A7C15 ^ uint64(k.period)<<40 ^ uint64(k.tier)<<48 ^ uint64(k.outcome)<<56 ^
+		uint64(k.service)<<36 ^ prefix(k.region)<<4
 	if k.zero {
 		h = ^h
 	}
@@ -112,8 +116,9 @@ type bucket struct {
 	Calls    int64
 	Qty      Quantities
 	recorded exactSum
-	Model    *tariffs.Model // nil when unknown
-	Rates    *tariffs.Rates // nil unless priced
+	Model    *tariffs.Model       // nil when unknown
+	Rates    *tariffs.Rates       // nil unless priced
+	prices   *tariffs.ModelPrices // the model's prices in the bucket's service tier and region; nil unless priced
 }
 
 // Recorded returns the spend the gateway recorded for the bucket's calls.
@@ -266,7 +271,7 @@ func (e *Engine) AddPriced(c *ledger.Call) PricedCall {
 	if pc.Outcome == Outside {
 		return pc
 	}
-	q := QuantitiesOf(c.Tokens)
+	q := QuantitiesOf(c.Tokens, c.Tools)
 	if !e.total.addChecked(&q) {
 		// Sums of these quantities would wrap: refuse the call, and the run.
 		if e.sumErr == nil {
@@ -293,6 +298,7 @@ func (e *Engine) place(pc *PricedCall, c *ledger.Call, zero bool) *bucket {
 	k.noSpend = !c.Gateway.RecordsSpend()
 	if pc.Outcome == Priced {
 		k.period, k.tier = uint8(pc.Quote.Period), uint8(pc.Tier)
+		k.service, k.region, k.miss = tariffs.ServiceTier(c.ServiceTier), c.Region, pc.Miss
 	}
 	e.groupKey(&k, c, pc.At)
 	// Calls of one model mostly land in a bucket one of its last calls
@@ -305,7 +311,7 @@ func (e *Engine) place(pc *PricedCall, c *ledger.Call, zero bool) *bucket {
 		slot := pc.ref.recentSlot(h, e.dims&^(1<<DimModel) != 0)
 		if b = slot.b; b == nil || slot.h != h || b.k != k {
 			if b = e.buckets[k]; b == nil {
-				b = &bucket{k: k, Model: pc.Quote.Model, Rates: pc.Rates}
+				b = &bucket{k: k, Model: pc.Quote.Model, Rates: pc.Rates, prices: pc.prices}
 				e.buckets[k] = b
 			}
 			*slot = hashedBucket{h, b}
@@ -351,11 +357,16 @@ func firstAlias(cur, alias string) string {
 
 // PricedCall is one call with what it costs.
 type PricedCall struct {
-	Outcome   Outcome
-	At        time.Time // billing instant
-	Quote     tariffs.Quote
-	Tier      int
-	Rates     *tariffs.Rates // nil unless priced
+	Outcome Outcome
+	At      time.Time // billing instant
+	Quote   tariffs.Quote
+	Tier    int
+	Rates   *tariffs.Rates // nil unless priced
+	// Miss says what of the call's service tier and region its tariff
+	// version has no rates for: Rates are then the standard tier's, or
+	// without the region's multiplier.
+	Miss      tariffs.Miss
+	prices    *tariffs.ModelPrices // the model's prices in the call's service tier and region
 	modelName string
 	ref       *modelRef
 }
@@ -372,7 +383,7 @@ func (p *PricedCall) Cost(c *ledger.Call) (byUsage [tariffs.NumUsage]decimal.Dec
 		}
 		return byUsage, decimal.Zero
 	}
-	q := QuantitiesOf(c.Tokens)
+	q := QuantitiesOf(c.Tokens, c.Tools)
 	return CostOf(p.Rates, &q)
 }
 
@@ -397,7 +408,7 @@ func (e *Engine) classify(c *ledger.Call) PricedCall {
 	case ref.model == nil:
 		pc.Outcome = Unpriced
 	default:
-		e.quote(&pc, c.Tokens.Prompt())
+		e.quote(&pc, c.Tokens.Prompt(), c)
 	}
 	return pc
 }
@@ -426,14 +437,20 @@ func (e *Engine) billingOf(ref *modelRef) tariffs.BillingTime {
 }
 
 // quote sets the quote, outcome, tier and rates of a call of a known model
-// at its billing instant.
-func (e *Engine) quote(pc *PricedCall, prompt int64) {
+// at its billing instant: the rates of the call's service tier and region
+// where the version lists them.
+func (e *Engine) quote(pc *PricedCall, prompt int64, c *ledger.Call) {
 	pc.Quote = *pc.ref.cursor.At(pc.At)
 	switch pc.Quote.Status {
 	case tariffs.Priced:
 		pc.Outcome = Priced
-		pc.Tier = pc.Quote.Prices.TierOf(prompt)
-		pc.Rates = pc.Quote.Prices.RatesAt(pc.Quote.Period, pc.Tier)
+		mp := pc.Quote.Prices
+		if c.ServiceTier != ledger.TierStandard || c.Region != "" {
+			mp, pc.Miss = mp.Variant(tariffs.ServiceTier(c.ServiceTier), c.Region)
+		}
+		pc.prices = mp
+		pc.Tier = mp.TierOf(prompt)
+		pc.Rates = mp.RatesAt(pc.Quote.Period, pc.Tier)
 	case tariffs.Retired:
 		pc.Outcome = Retired
 	default:

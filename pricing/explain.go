@@ -16,22 +16,23 @@ type ExplanationKind uint8
 
 // Kinds of explanation.
 const (
-	KindFlatPrice       ExplanationKind = iota // recorded at one flat rate set at all hours
-	KindCachedAsInput                          // as flat_price, with cache reads at the input price
-	KindZeroSpend                              // priced calls the gateway recorded at zero
-	KindNotRecorded                            // priced calls of a gateway that records no spend
-	KindUnpricedModel                          // calls of a model no tariff prices then
-	KindRetiredModel                           // calls of a model its provider had retired
-	KindDuplicates                             // the same call logged more than once
-	KindCacheHits                              // calls answered from the gateway's response cache
-	KindFailedWithSpend                        // failed calls that carry spend
-	KindRounding                               // recorded matches official but for floating-point noise
-	KindUnexplained                            // no single flat rate set matches
+	KindFlatPrice        ExplanationKind = iota // recorded at one flat rate set at all hours
+	KindCachedAsInput                           // as flat_price, with cache reads at the input price
+	KindZeroSpend                               // priced calls the gateway recorded at zero
+	KindNotRecorded                             // priced calls of a gateway that records no spend
+	KindUnpricedModel                           // calls of a model no tariff prices then
+	KindRetiredModel                            // calls of a model its provider had retired
+	KindDuplicates                              // the same call logged more than once
+	KindCacheHits                               // calls answered from the gateway's response cache
+	KindFailedWithSpend                         // failed calls that carry spend
+	KindRounding                                // recorded matches official but for floating-point noise
+	KindUnexplained                             // no single flat rate set matches
+	KindUnpricedQuantity                        // a quantity of priced calls their tariff does not price (Engine.Unpriced)
 	numKinds
 )
 
 var kindNames = [numKinds]string{"flat_price", "cached_as_input", "zero_spend", "not_recorded", "unpriced_model",
-	"retired_model", "duplicates", "cache_hits", "failed_with_spend", "rounding", "unexplained"}
+	"retired_model", "duplicates", "cache_hits", "failed_with_spend", "rounding", "unexplained", "unpriced_quantity"}
 
 // String returns the kind's name as reports spell it, e.g. "flat_price".
 func (k ExplanationKind) String() string { return kindNames[k] }
@@ -53,7 +54,7 @@ type Explanation struct {
 	Version string          // flat price: the version whose rates match
 	Period  string          // flat price: the period whose rates match
 	RatesOf string          // flat price: the model whose rates match, when another
-	Tokens  int64           // cache hits: the tokens the provider never saw
+	Tokens  int64           // cache hits: the tokens the provider never saw; unpriced quantity: the tokens or uses
 	Detail  string          // the explanation in a sentence, for people
 }
 
@@ -106,7 +107,7 @@ func (e *Engine) tallies() []*modelTally {
 			t.qtyByTier[b.k.tier].Add(&b.Qty)
 			t.official = t.official.Add(b.Official())
 			t.recorded = t.recorded.Add(b.Recorded())
-			for u := range tariffs.NumUsage - 1 {
+			for u := range tariffs.NumTokenUsage {
 				t.periodTokens[b.periodName()] += b.Qty[u]
 			}
 		default:
@@ -116,7 +117,7 @@ func (e *Engine) tallies() []*modelTally {
 			t.outcomeCalls[o] += b.Calls
 			t.outcomeSpend[o] = t.outcomeSpend[o].Add(b.Recorded())
 			if o == CacheHit {
-				for u := range tariffs.NumUsage - 1 {
+				for u := range tariffs.NumTokenUsage {
 					t.cacheTokens += b.Qty[u]
 				}
 			}
@@ -130,6 +131,16 @@ func (e *Engine) explain() []Explanation {
 	out := []Explanation{}
 	for _, t := range e.tallies() {
 		out = append(out, t.explain()...)
+	}
+	for _, u := range e.Unpriced() {
+		// Its amount is unknown (zero): the official cost leaves it out.
+		x := Explanation{Kind: KindUnpricedQuantity, Model: u.Model, Amount: decimal.Zero, Detail: u.Detail()}
+		if u.Kind == UnpricedUsage {
+			x.Tokens = u.Quantity
+		} else {
+			x.Calls = u.Quantity
+		}
+		out = append(out, x)
 	}
 	return out
 }

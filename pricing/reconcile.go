@@ -225,6 +225,10 @@ func bucketLess(a, b *bucketKey) bool {
 		return a.period < b.period
 	case a.tier != b.tier:
 		return a.tier < b.tier
+	case a.service != b.service:
+		return a.service < b.service
+	case a.region != b.region:
+		return a.region < b.region
 	case a.outcome != b.outcome:
 		return a.outcome < b.outcome
 	case a.zero != b.zero:

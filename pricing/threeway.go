@@ -378,7 +378,7 @@ func (b *ThreeWayBuilder) AddCall(c *ledger.Call, pc *PricedCall) {
 		cell.currency = currency
 	}
 	cell.gwCalls++
-	q := QuantitiesOf(c.Tokens)
+	q := QuantitiesOf(c.Tokens, c.Tools)
 	cell.gwTokens.add(&q)
 	if pc.Outcome == Priced {
 		acc := cell.gwQty[pc.Rates]
