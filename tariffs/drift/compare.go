@@ -36,11 +36,12 @@ func (k Kind) String() string { return kindNames[k] }
 type Finding struct {
 	Kind     Kind
 	Database *Database
-	Model    *tariffs.Model // nil for OnlyInOther when no model matched
-	Entry    *Entry         // nil for OnlyInCatalog
-	Usage    tariffs.Usage  // PriceDiffers
-	Above    int64          // PriceDiffers: the prompt-size tier (0: base rates)
-	Period   string         // the catalog's period at the instant
+	Model    *tariffs.Model      // nil for OnlyInOther when no model matched
+	Entry    *Entry              // nil for OnlyInCatalog
+	Usage    tariffs.Usage       // PriceDiffers
+	Above    int64               // PriceDiffers: the prompt-size tier (0: base rates)
+	Service  tariffs.ServiceTier // PriceDiffers: the service tier (Standard: the version's own prices)
+	Period   string              // the catalog's period at the instant
 	Catalog  decimal.Decimal
 	Other    decimal.Decimal
 	From     time.Time // RulesDiffer: the interval where they disagree
@@ -197,14 +198,45 @@ func retiredBy(m *tariffs.Model) *tariffs.Version {
 }
 
 // comparePrices compares every usage type the other database lists, for
-// the base rates and each prompt-size tier of either side.
+// the base rates and each prompt-size tier of either side: in the standard
+// tier, and in each service tier the other database has rates for. Tool
+// fees are per use, token prices per 1M tokens.
 func comparePrices(db *Database, p pair, q *tariffs.Quote, at time.Time) []Finding {
+	c := p.e.choose(at)
+	std := side{service: tariffs.Standard, mine: q.Prices, thresholds: c.rates.thresholds(),
+		other: func(u tariffs.Usage, prompt int64) (decimal.Decimal, bool) { return p.e.priceAt(u, at, prompt) }}
+	out := std.compare(db, p, q)
+	for s := tariffs.Batch; int(s) < tariffs.NumServiceTiers; s++ {
+		theirs := c.rates.service[s]
+		if theirs == nil {
+			continue
+		}
+		mp, miss := q.Prices.Variant(s, "")
+		sd := side{service: s, mine: mp, thresholds: theirs.thresholds(), other: theirs.price}
+		if miss&tariffs.MissService != 0 {
+			sd.note = fmt.Sprintf("the catalog has no %s rates for this model: it prices such calls at the standard rates", s)
+		}
+		out = append(out, sd.compare(db, p, q)...)
+	}
+	return out
+}
+
+// side is one service tier of a pair: the catalog's prices in it and the
+// other database's.
+type side struct {
+	service    tariffs.ServiceTier
+	mine       *tariffs.ModelPrices
+	thresholds []int64 // the other database's prompt-size tiers
+	other      func(u tariffs.Usage, prompt int64) (decimal.Decimal, bool)
+	note       string
+}
+
+func (sd *side) compare(db *Database, p pair, q *tariffs.Quote) []Finding {
 	tiers := map[int64]bool{0: true}
-	for _, t := range q.Prices.Tiers {
+	for _, t := range sd.mine.Tiers {
 		tiers[t.Above] = true
 	}
-	c := p.e.choose(at)
-	for _, a := range c.rates.thresholds() {
+	for _, a := range sd.thresholds {
 		tiers[a] = true
 	}
 	var aboves []int64
@@ -218,14 +250,18 @@ func comparePrices(db *Database, p pair, q *tariffs.Quote, at time.Time) []Findi
 		if above > 0 {
 			prompt = above + 1
 		}
-		mine := q.Prices.For(q.Period, prompt)
+		mine := sd.mine.For(q.Period, prompt)
 		for u := range tariffs.NumUsage {
-			other, ok := p.e.priceAt(tariffs.Usage(u), at, prompt)
-			if !ok || mine.Price(tariffs.Usage(u)).Equal(other) {
+			other, ok := sd.other(tariffs.Usage(u), prompt)
+			if !ok || (mine.Priced(tariffs.Usage(u)) && mine.Price(tariffs.Usage(u)).Equal(other)) {
 				continue
 			}
+			note := sd.note
+			if !mine.Priced(tariffs.Usage(u)) {
+				note = "the catalog does not price it: such quantities are reported as unpriced"
+			}
 			out = append(out, Finding{Kind: PriceDiffers, Database: db, Model: p.m, Entry: p.e, Usage: tariffs.Usage(u),
-				Above: above, Period: q.PeriodName(), Catalog: mine.Price(tariffs.Usage(u)), Other: other})
+				Above: above, Service: sd.service, Period: q.PeriodName(), Catalog: mine.Price(tariffs.Usage(u)), Other: other, Note: note})
 		}
 	}
 	return out

@@ -15,14 +15,29 @@ import (
 	"github.com/tokenfare/tokenfare/tariffs"
 )
 
-// litellmFields maps LiteLLM's per-token price keys to usage types.
+// litellmFields maps LiteLLM's per-token price keys to usage types. The
+// 1-hour write key reads "above_1hr": the cache lifetime, not a prompt size.
 var litellmFields = map[string]tariffs.Usage{
-	"input_cost_per_token":            tariffs.Input,
-	"cache_read_input_token_cost":     tariffs.CacheRead,
-	"cache_creation_input_token_cost": tariffs.CacheWrite,
-	"output_cost_per_token":           tariffs.Output,
-	"output_cost_per_reasoning_token": tariffs.Reasoning,
+	"input_cost_per_token":                      tariffs.Input,
+	"cache_read_input_token_cost":               tariffs.CacheRead,
+	"cache_creation_input_token_cost":           tariffs.CacheWrite,
+	"cache_creation_input_token_cost_above_1hr": tariffs.CacheWrite1h,
+	"output_cost_per_token":                     tariffs.Output,
+	"output_cost_per_reasoning_token":           tariffs.Reasoning,
 }
+
+// litellmTiers maps the suffixes of LiteLLM's service-tier price keys
+// (input_cost_per_token_batches, output_cost_per_token_priority,
+// input_cost_per_token_above_200k_tokens_priority) to service tiers.
+var litellmTiers = []struct {
+	suffix string
+	tier   tariffs.ServiceTier
+}{{"_batches", tariffs.Batch}, {"_flex", tariffs.Flex}, {"_priority", tariffs.Priority}}
+
+// searchContextSize is the search_context_cost_per_query size compared with
+// the catalog's one web search fee: the one LiteLLM charges Anthropic's
+// searches at and OpenAI's by default.
+const searchContextSize = "search_context_size_medium"
 
 // litellmProviders maps litellm_provider values to catalog provider names
 // where they differ.
@@ -98,6 +113,9 @@ func litellmEntry(file string, line int, key string, raw map[string]any) (*Entry
 	if err := r.setTiered(raw["tiered_pricing"]); err != nil {
 		return nil, err
 	}
+	if err := r.setSearch(raw["search_context_cost_per_query"]); err != nil {
+		return nil, err
+	}
 	e.prices = []conditional{{rates: r}}
 	if b, ok := raw["off_peak_pricing"]; ok && b != nil {
 		op, err := parseOffPeak(b)
@@ -109,13 +127,18 @@ func litellmEntry(file string, line int, key string, raw map[string]any) (*Entry
 	return e, nil
 }
 
-// setLiteLLM records key k's price if k is a per-token price key.
+// setLiteLLM records key k's price if k is a per-token price key, of the
+// standard tier or of the service tier its suffix names.
 func (r *rates) setLiteLLM(k string, v any) error {
-	target, field := &r.base, k
-	if m := aboveKey.FindStringSubmatch(k); m != nil {
-		if _, ok := litellmFields[m[1]]; !ok {
-			return nil
+	field, service := k, tariffs.Standard
+	for _, t := range litellmTiers {
+		if base, ok := strings.CutSuffix(k, t.suffix); ok {
+			field, service = base, t.tier
+			break
 		}
+	}
+	var above int64
+	if m := aboveKey.FindStringSubmatch(field); m != nil {
 		n, err := strconv.ParseInt(m[2], 10, 64)
 		if err != nil {
 			return fmt.Errorf("%s: threshold out of range", k)
@@ -123,7 +146,7 @@ func (r *rates) setLiteLLM(k string, v any) error {
 		if m[3] == "k" {
 			n *= 1000
 		}
-		target, field = r.tier(n), m[1]
+		field, above = m[1], n
 	}
 	u, ok := litellmFields[field]
 	if !ok || v == nil {
@@ -132,6 +155,10 @@ func (r *rates) setLiteLLM(k string, v any) error {
 	p, err := perMillion(v)
 	if err != nil {
 		return fmt.Errorf("%s: %w", k, err)
+	}
+	target := &r.in(service).base
+	if above > 0 {
+		target = r.in(service).tier(above)
 	}
 	target.Set(u, p)
 	return nil
@@ -174,6 +201,25 @@ func (r *rates) setTiered(v any) error {
 			}
 		}
 	}
+	return nil
+}
+
+// setSearch reads search_context_cost_per_query, USD per search by search
+// context size, as the web search fee per use.
+func (r *rates) setSearch(v any) error {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil
+	}
+	fee, ok := m[searchContextSize]
+	if !ok || fee == nil {
+		return nil
+	}
+	d, err := perToken(fee)
+	if err != nil || d.IsNegative() {
+		return fmt.Errorf("search_context_cost_per_query: %s: %v is not a fee", searchContextSize, fee)
+	}
+	r.base.Set(tariffs.WebSearch, d)
 	return nil
 }
 
