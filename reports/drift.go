@@ -11,6 +11,7 @@ import (
 
 	"github.com/tokenfare/tokenfare/internal/textout"
 
+	"github.com/tokenfare/tokenfare/tariffs"
 	"github.com/tokenfare/tokenfare/tariffs/drift"
 )
 
@@ -40,9 +41,10 @@ type differenceDoc struct {
 	Name    string `json:"name,omitempty"`   // the name the other database lists
 	Source  string `json:"source,omitempty"` // file:line of that entry
 	Usage   string `json:"usage,omitempty"`
-	Above   int64  `json:"above,omitempty"` // prompt-size tier: prompts above this many tokens
+	Above   int64  `json:"above,omitempty"`        // prompt-size tier: prompts above this many tokens
+	Service string `json:"service_tier,omitempty"` // batch, flex or priority; absent for the standard tier
 	Period  string `json:"period,omitempty"`
-	Catalog string `json:"catalog,omitempty"` // price per 1M tokens (request: per call)
+	Catalog string `json:"catalog,omitempty"` // price per 1M tokens (request: per call; a tool: per use)
 	Other   string `json:"other,omitempty"`
 	From    string `json:"from,omitempty"`
 	Until   string `json:"until,omitempty"`
@@ -64,6 +66,9 @@ func newDriftDoc(at time.Time, dbs []*drift.Database, fs []drift.Finding) *drift
 		}
 		if f.Kind == drift.PriceDiffers {
 			x.Usage, x.Above, x.Catalog, x.Other = f.Usage.String(), f.Above, f.Catalog.String(), f.Other.String()
+			if f.Service != tariffs.Standard {
+				x.Service = f.Service.String()
+			}
 		}
 		if !f.From.IsZero() {
 			x.From, x.Until = f.From.UTC().Format(time.RFC3339), f.Until.UTC().Format(time.RFC3339)
@@ -73,12 +78,16 @@ func newDriftDoc(at time.Time, dbs []*drift.Database, fs []drift.Finding) *drift
 	return d
 }
 
-// usageText names a usage type with its tier.
+// usageText names a usage type with its prompt-size and service tiers.
 func (x *differenceDoc) usageText() string {
+	u := x.Usage
 	if x.Above > 0 {
-		return fmt.Sprintf("%s (prompt > %d)", x.Usage, x.Above)
+		u = fmt.Sprintf("%s (prompt > %d)", u, x.Above)
 	}
-	return x.Usage
+	if x.Service != "" {
+		u += " [" + x.Service + "]"
+	}
+	return u
 }
 
 func (x *differenceDoc) detail() string {
@@ -97,7 +106,7 @@ func tableDrift(out io.Writer, d *driftDoc) error {
 		w.Printf("no differences at %s\n", d.At)
 		return w.Err
 	}
-	w.Printf("%d difference(s) at %s (prices per 1M tokens)\n\n", len(d.Differences), d.At)
+	w.Printf("%d difference(s) at %s (prices per 1M tokens, tool fees per use)\n\n", len(d.Differences), d.At)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "KIND\tMODEL\tOTHER NAME\tUSAGE\tPERIOD\tCATALOG\tOTHER\tDETAIL\tSOURCE")
 	for i := range d.Differences {
@@ -118,7 +127,7 @@ func tableDrift(out io.Writer, d *driftDoc) error {
 
 func csvDrift(w io.Writer, d *driftDoc) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"kind", "model", "file", "name", "source", "usage", "above", "period", "catalog", "other", "from", "until", "note", "currency"})
+	cw.Write([]string{"kind", "model", "file", "name", "source", "usage", "above", "period", "catalog", "other", "from", "until", "note", "service_tier", "currency"})
 	for _, x := range d.Differences {
 		above := ""
 		if x.Above > 0 {
@@ -128,7 +137,7 @@ func csvDrift(w io.Writer, d *driftDoc) error {
 		if x.Catalog != "" {
 			currency = "USD" // both other formats are in USD; other currencies are not compared
 		}
-		cw.Write([]string{x.Kind, x.Model, x.File, x.Name, x.Source, x.Usage, above, x.Period, x.Catalog, x.Other, x.From, x.Until, x.Note, currency})
+		cw.Write([]string{x.Kind, x.Model, x.File, x.Name, x.Source, x.Usage, above, x.Period, x.Catalog, x.Other, x.From, x.Until, x.Note, x.Service, currency})
 	}
 	cw.Flush()
 	return cw.Error()
