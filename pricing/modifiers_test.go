@@ -149,3 +149,42 @@ func TestModifierCosts(t *testing.T) {
 		t.Errorf("unpriced %q, want %q", got, want)
 	}
 }
+
+// TestBlendLeavesOutModifiers: the blend holds standard calls without a
+// region; it lists the batch, priority and regional calls and the
+// unpriced quantities it leaves out, and prices a tool per use.
+func TestBlendLeavesOutModifiers(t *testing.T) {
+	cat := modifierCatalog(t)
+	e := New(cat, Options{Dims: []Dim{DimModel}})
+	for _, c := range []ledger.Call{
+		modifierCall("a", "claude-test", ledger.Tokens{Input: 1000, CacheWrite1h: 4000, Output: 500}, ledger.ToolUses{ledger.WebSearch: 3}, ledger.TierStandard, ""),
+		modifierCall("b", "claude-test", ledger.Tokens{Input: 10000, Output: 2000}, ledger.ToolUses{}, ledger.TierBatch, ""),
+		modifierCall("c", "claude-test", ledger.Tokens{Input: 1000, Output: 1000}, ledger.ToolUses{}, ledger.TierStandard, "us"),
+		modifierCall("d", "plain", ledger.Tokens{Input: 100, CacheWrite1h: 1000}, ledger.ToolUses{ledger.WebSearch: 2}, ledger.TierStandard, ""),
+	} {
+		e.AddPriced(&c)
+	}
+	bl := e.BlendWindow(at("2026-10-01T00:00:00Z"), at("2026-10-02T00:00:00Z"), ModePerModel)
+	got := map[string][]string{}
+	for _, m := range bl.Models {
+		for _, p := range m.Prices {
+			got[m.Model] = append(got[m.Model], fmt.Sprintf("%s %d at %s", p.Usage, p.Tokens, p.Blended))
+		}
+		for _, l := range m.LeftOut {
+			got[m.Model] = append(got[m.Model], fmt.Sprintf("left out %s %d %s %s", l.What, l.Quantity, l.Unit, l.Official))
+		}
+	}
+	want := map[string][]string{
+		"claude-test": {
+			"input 1000 at 3", "cache_write_1h 4000 at 6", "output 500 at 15", "web_search 3 at 0.01",
+			// (1000 × 3 + 1000 × 15) / 1M × 1.1; (10000 × 3 + 2000 × 15) / 1M × 0.5
+			"left out region us 1 calls 0.0198", "left out service tier batch 1 calls 0.03",
+		},
+		"plain": {"input 100 at 1", "left out cache_write_1h 1000 tokens 0", "left out web_search 2 uses 0"},
+	}
+	for model, w := range want {
+		if !slices.Equal(got[model], w) {
+			t.Errorf("%s:\n got %q\nwant %q", model, got[model], w)
+		}
+	}
+}

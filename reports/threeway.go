@@ -133,7 +133,7 @@ func newThreeWayDoc(tw *pricing.ThreeWay) *threeWayDoc {
 		c := &tw.Cells[i]
 		d := twCellDoc{Day: c.Day.Format(time.DateOnly), Provider: c.Provider, Model: c.Model, Key: c.Key, Currency: c.Currency,
 			GatewayCalls: c.GatewayCalls, MissingCalls: c.MissingCalls, UnknownCalls: c.UnknownCalls,
-			GatewayTokens: tokensDoc(c.GatewayTokens), Missing: tokensDoc(c.Missing), Unknown: tokensDoc(c.Unknown),
+			GatewayTokens: newTokensDoc(c.GatewayTokens), Missing: newTokensDoc(c.Missing), Unknown: newTokensDoc(c.Unknown),
 			Recorded: c.Recorded.String(), Official: c.Official.String(), ProviderOfficial: nullText(c.ProviderOfficial),
 			Billed: billedText(c.HasBilled, c.Billed), Gap: nullText(c.Gap), Parts: partDocs(c.Parts), Note: c.Note}
 		if c.HasRequests {
@@ -141,7 +141,7 @@ func newThreeWayDoc(tw *pricing.ThreeWay) *threeWayDoc {
 			d.ProviderRequests = &n
 		}
 		if c.HasUsage {
-			t := tokensDoc(c.ProviderTokens)
+			t := newTokensDoc(c.ProviderTokens)
 			d.ProviderTokens = &t
 		}
 		doc.Cells = append(doc.Cells, d)
