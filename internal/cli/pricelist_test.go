@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"encoding/csv"
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -76,8 +78,21 @@ func TestPriceList(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("csv: exit %d: %s", code, errs)
 	}
-	checkContains(t, "stdout", out, "deepseek-flash,1,1,1000000,0,0,500000,0,6,0.9,5.1,0.150000,CNY")
-	checkContains(t, "stdout", out, "gpt-4o,1,1,1000000,0,0,100000,0,3.5,3.5,0,1.000000,USD")
+	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil || len(rows) != 3 {
+		t.Fatalf("csv: %d rows, %v:\n%s", len(rows), err, out)
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	want := map[string][2]string{"deepseek-flash": {"6", "CNY"}, "gpt-4o": {"3.5", "USD"}}
+	for _, r := range rows[1:] {
+		w, ok := want[r[col["model"]]]
+		if !ok || r[col["official"]] != w[0] || r[col["currency"]] != w[1] {
+			t.Errorf("csv row %v: want official and currency %v", r, w)
+		}
+	}
 }
 
 func TestPriceListErrors(t *testing.T) {
