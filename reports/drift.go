@@ -43,6 +43,7 @@ type differenceDoc struct {
 	Usage   string `json:"usage,omitempty"`
 	Above   int64  `json:"above,omitempty"`        // prompt-size tier: prompts above this many tokens
 	Service string `json:"service_tier,omitempty"` // batch, flex or priority; absent for the standard tier
+	Region  string `json:"region,omitempty"`       // region rows: catalog and other are multipliers
 	Period  string `json:"period,omitempty"`
 	Catalog string `json:"catalog,omitempty"` // price per 1M tokens (request: per call; a tool: per use)
 	Other   string `json:"other,omitempty"`
@@ -70,6 +71,12 @@ func newDriftDoc(at time.Time, dbs []*drift.Database, fs []drift.Finding) *drift
 				x.Service = f.Service.String()
 			}
 		}
+		if f.Kind == drift.RegionDiffers {
+			x.Region, x.Other = f.Region, f.Other.String()
+			if f.Catalog.IsPositive() { // zero: the catalog has no multiplier
+				x.Catalog = f.Catalog.String()
+			}
+		}
 		if !f.From.IsZero() {
 			x.From, x.Until = f.From.UTC().Format(time.RFC3339), f.Until.UTC().Format(time.RFC3339)
 		}
@@ -80,6 +87,9 @@ func newDriftDoc(at time.Time, dbs []*drift.Database, fs []drift.Finding) *drift
 
 // usageText names a usage type with its prompt-size and service tiers.
 func (x *differenceDoc) usageText() string {
+	if x.Region != "" {
+		return "region " + x.Region
+	}
 	u := x.Usage
 	if x.Above > 0 {
 		u = fmt.Sprintf("%s (prompt > %d)", u, x.Above)
@@ -127,17 +137,17 @@ func tableDrift(out io.Writer, d *driftDoc) error {
 
 func csvDrift(w io.Writer, d *driftDoc) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"kind", "model", "file", "name", "source", "usage", "above", "period", "catalog", "other", "from", "until", "note", "service_tier", "currency"})
+	cw.Write([]string{"kind", "model", "file", "name", "source", "usage", "above", "period", "catalog", "other", "from", "until", "note", "service_tier", "region", "currency"})
 	for _, x := range d.Differences {
 		above := ""
 		if x.Above > 0 {
 			above = strconv.FormatInt(x.Above, 10)
 		}
 		currency := ""
-		if x.Catalog != "" {
+		if x.Catalog != "" && x.Region == "" {
 			currency = "USD" // both other formats are in USD; other currencies are not compared
 		}
-		cw.Write([]string{x.Kind, x.Model, x.File, x.Name, x.Source, x.Usage, above, x.Period, x.Catalog, x.Other, x.From, x.Until, x.Note, x.Service, currency})
+		cw.Write([]string{x.Kind, x.Model, x.File, x.Name, x.Source, x.Usage, above, x.Period, x.Catalog, x.Other, x.From, x.Until, x.Note, x.Service, x.Region, currency})
 	}
 	cw.Flush()
 	return cw.Error()

@@ -2,6 +2,7 @@ package drift
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -25,9 +26,12 @@ const (
 	OnlyInOther
 	// RulesDiffer: the two disagree on when the cheaper rates apply.
 	RulesDiffer
+	// RegionDiffers: a region's multiplier of the token prices differs, or
+	// the catalog has none for the model.
+	RegionDiffers
 )
 
-var kindNames = [...]string{"price", "only_in_catalog", "only_in_other", "time_of_use"}
+var kindNames = [...]string{"price", "only_in_catalog", "only_in_other", "time_of_use", "region"}
 
 // String returns the kind's name as JSON output writes it.
 func (k Kind) String() string { return kindNames[k] }
@@ -41,6 +45,7 @@ type Finding struct {
 	Usage    tariffs.Usage       // PriceDiffers
 	Above    int64               // PriceDiffers: the prompt-size tier (0: base rates)
 	Service  tariffs.ServiceTier // PriceDiffers: the service tier (Standard: the version's own prices)
+	Region   string              // RegionDiffers: the region; Catalog and Other are its multipliers
 	Period   string              // the catalog's period at the instant
 	Catalog  decimal.Decimal
 	Other    decimal.Decimal
@@ -179,6 +184,7 @@ func comparePair(db *Database, p pair, at time.Time) []Finding {
 		return nil // the other databases are in USD; a separate list is not a difference
 	}
 	out := comparePrices(db, p, &q, at)
+	out = append(out, compareRegions(db, p, &q)...)
 	return append(out, compareRules(db, p, &q, at)...)
 }
 
@@ -265,6 +271,42 @@ func (sd *side) compare(db *Database, p pair, q *tariffs.Quote) []Finding {
 		}
 	}
 	return out
+}
+
+// compareRegions compares the other database's region multipliers with
+// the catalog's for the model in the version in force. Regions only the
+// catalog lists are not reported: LiteLLM names few of them.
+func compareRegions(db *Database, p pair, q *tariffs.Quote) []Finding {
+	var names []string
+	for r := range p.e.regions {
+		names = append(names, r)
+	}
+	sort.Strings(names)
+	var out []Finding
+	for _, r := range names {
+		other := p.e.regions[r]
+		mine, ok := regionMultiplier(q.Version, p.m, r)
+		if ok && mine.Equal(other) {
+			continue
+		}
+		f := Finding{Kind: RegionDiffers, Database: db, Model: p.m, Entry: p.e, Region: r, Period: q.PeriodName(), Catalog: mine, Other: other}
+		if !ok {
+			f.Note = fmt.Sprintf("the catalog has no multiplier for region %s on this model: it prices such calls without one", r)
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// regionMultiplier returns the multiplier version v gives model m's token
+// prices in region r, and whether it gives one.
+func regionMultiplier(v *tariffs.Version, m *tariffs.Model, r string) (decimal.Decimal, bool) {
+	for _, rule := range v.Regions {
+		if rule.Name == r && (len(rule.Models) == 0 || slices.Contains(rule.Models, m)) {
+			return rule.Multiplier, true
+		}
+	}
+	return decimal.Zero, false
 }
 
 // choose returns the conditional price in force at t: the last whose

@@ -41,6 +41,10 @@ type Entry struct {
 	match   func(name string) bool // genai-prices' match clause; nil: the name itself
 	prices  []conditional          // genai-prices: tried last to first; LiteLLM: one
 	offPeak *offPeak               // LiteLLM's off_peak_pricing block, nil when absent
+	// regions are the multipliers of token prices the database lists by
+	// region (LiteLLM's regional_processing_uplift_multiplier_<region> and
+	// provider_specific_entry.us), by region name as tariff files write it.
+	regions map[string]decimal.Decimal
 }
 
 // Where returns file:line of the entry.

@@ -116,6 +116,9 @@ func litellmEntry(file string, line int, key string, raw map[string]any) (*Entry
 	if err := r.setSearch(raw["search_context_cost_per_query"]); err != nil {
 		return nil, err
 	}
+	if err := e.setRegions(raw); err != nil {
+		return nil, err
+	}
 	e.prices = []conditional{{rates: r}}
 	if b, ok := raw["off_peak_pricing"]; ok && b != nil {
 		op, err := parseOffPeak(b)
@@ -200,6 +203,39 @@ func (r *rates) setTiered(v any) error {
 				}
 			}
 		}
+	}
+	return nil
+}
+
+// regionalKey is the prefix of LiteLLM's data-residency multipliers
+// (OpenAI's regional processing endpoints), followed by the region.
+const regionalKey = "regional_processing_uplift_multiplier_"
+
+// setRegions reads the region multipliers: regional_processing_uplift_
+// multiplier_<region>, and the "us" key of provider_specific_entry
+// (Anthropic's inference_geo). Other keys of that block (fast) are not
+// regions.
+func (e *Entry) setRegions(raw map[string]any) error {
+	set := func(region string, v any) error {
+		d, err := perToken(v)
+		if err != nil || !d.IsPositive() {
+			return fmt.Errorf("region %s multiplier %v is not a positive number", region, v)
+		}
+		if e.regions == nil {
+			e.regions = map[string]decimal.Decimal{}
+		}
+		e.regions[region] = d
+		return nil
+	}
+	for k, v := range raw {
+		if region, ok := strings.CutPrefix(k, regionalKey); ok && v != nil {
+			if err := set(strings.ToLower(region), v); err != nil {
+				return err
+			}
+		}
+	}
+	if ps, ok := raw["provider_specific_entry"].(map[string]any); ok && ps["us"] != nil {
+		return set("us", ps["us"])
 	}
 	return nil
 }

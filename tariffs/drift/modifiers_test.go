@@ -1,6 +1,7 @@
 package drift
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -160,6 +161,38 @@ versions:
 	want := []string{"price cache_write_1h 0 6", "price web_search 0 0.01"}
 	if !slices.Equal(got, want) {
 		t.Errorf("findings %v, want %v", got, want)
+	}
+}
+
+// TestCompareRegions compares LiteLLM's region multipliers with the
+// catalog's: the real entries agree (gpt-5.4 eu and us 1.1, Opus 4.6 us
+// 1.1); a 4.5 model with a us multiplier, which Anthropic refuses, is
+// reported with no catalog multiplier; a wrong one is reported as such.
+func TestCompareRegions(t *testing.T) {
+	cat, ps := tariffs.Load("")
+	if len(ps) > 0 {
+		t.Fatal(ps)
+	}
+	at := time.Date(2026, 10, 15, 12, 0, 0, 0, time.UTC)
+	made, err := Read(context.Background(), "made.json", strings.NewReader(`{
+  "claude-sonnet-4-5": {"input_cost_per_token": 3e-06, "output_cost_per_token": 1.5e-05, "litellm_provider": "anthropic",
+    "mode": "chat", "provider_specific_entry": {"us": 1.1, "fast": 2.0}},
+  "gpt-5.4-mini": {"input_cost_per_token": 7.5e-07, "output_cost_per_token": 4.5e-06, "litellm_provider": "openai",
+    "mode": "chat", "regional_processing_uplift_multiplier_eu": 1.2}
+}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range Compare(cat, []*Database{readDB(t, "litellm-modifiers.json"), made}, at) {
+		if f.Kind != RegionDiffers {
+			continue
+		}
+		got = append(got, fmt.Sprintf("%s %s %s %s %t", f.Model.ID, f.Region, f.Catalog, f.Other, f.Note != ""))
+	}
+	want := []string{"claude-sonnet-4-5 us 0 1.1 true", "gpt-5.4-mini eu 1.1 1.2 false"}
+	if !slices.Equal(got, want) {
+		t.Errorf("region findings %v, want %v", got, want)
 	}
 }
 
