@@ -6,7 +6,7 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// Aggregate is a group of calls a database summed: calls of one model name,
+// Aggregate is a group of calls a database summed: calls of one model name, host,
 // status and grouping whose billing instants lie between two instants that
 // no tariff boundary separates, and whose prompts fall in one band of
 // prompt-size tier boundaries. Pricing it is exact when no tariff boundary
@@ -18,6 +18,7 @@ type Aggregate struct {
 	Last       time.Time // the latest, UTC
 	Model      string
 	ModelGroup string
+	Host       string // as Call.Host
 	Status     Status
 	// Prompt is a prompt size inside the group's band: every call's prompt
 	// lies in the same tier of every tariff version.

@@ -74,9 +74,14 @@ type Call struct {
 	ModelGroup string // public alias the client asked for
 	Deployment string
 	Provider   string
-	Status     Status
-	Recorded   Amount // spend the gateway recorded
-	Tokens     Tokens
+	// Host is who served the call and bills it, decided from what the
+	// gateway logged (LiteLLMHost, CLIProxyHost, the canonical host
+	// column): lowercase, spelled as tariff files spell hosts ("azure",
+	// "bedrock", "openai"); "" when nothing logged says.
+	Host     string
+	Status   Status
+	Recorded Amount // spend the gateway recorded
+	Tokens   Tokens
 	// Tools counts the uses of server-side tools billed per use.
 	Tools ToolUses
 	// ServiceTier is the tier the call was served in, as logged; Standard

@@ -1,6 +1,10 @@
 package ledger
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/tokenfare/tokenfare/tariffs"
+)
 
 // Columns of the canonical call format (docs/calls.md).
 const (
@@ -31,6 +35,7 @@ const (
 	cnFileSearch
 	cnServiceTier
 	cnRegion
+	cnHost
 )
 
 // canonicalSchema is tokenfare's own call format: one column per Call
@@ -68,6 +73,7 @@ var canonicalSchema = (&schema{
 		cnFileSearch:   {name: "file_search_calls"},
 		cnServiceTier:  {name: "service_tier"},
 		cnRegion:       {name: "region"},
+		cnHost:         {name: "host"},
 	},
 	build: buildCanonical,
 }).init()
@@ -132,6 +138,7 @@ func buildCanonical(s *schema, p *rowParser, v *rowFields, c *Call) string {
 	c.ModelGroup = p.strs.get(v.get(cnModelGroup))
 	c.Deployment = p.strs.get(v.get(cnDeployment))
 	c.Provider = p.strs.get(v.get(cnProvider))
+	c.Host = tariffs.NormalizeHost(p.strs.get(v.get(cnHost)))
 	return ""
 }
 

@@ -70,6 +70,7 @@ type cpaRecord struct {
 	Failed         bool            `json:"failed"`
 	TokenBreakdown *cpaBreakdown   `json:"token_breakdown"`
 	Provider       string          `json:"provider"`
+	ExecutorType   string          `json:"executor_type"`
 	Model          string          `json:"model"`
 	Alias          string          `json:"alias"`
 	APIKey         string          `json:"api_key"`
@@ -234,6 +235,7 @@ func v7Record(p *rowParser, raw []byte, c *Call) (string, string) {
 	c.ModelGroup = p.strs.get([]byte(r.Alias))
 	c.Provider = p.strs.get([]byte(r.Provider))
 	c.ServiceTier = r.tier()
+	c.Host = CLIProxyHost(c.Provider, r.ExecutorType)
 	if r.APIKey != "" {
 		c.Key = HashKey(r.APIKey)
 	}

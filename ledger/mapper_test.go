@@ -106,6 +106,7 @@ func TestSpendLogMapper(t *testing.T) {
 			End:      time.Date(2026, 10, 1, 12, 0, 2, 500e6, time.UTC),
 			Key:      HashKey("sk-test-1"),
 			KeyAlias: "ci-bot", Team: "platform", User: "u-1", Model: "deepseek/deepseek-flash",
+			Host:     "deepseek", // no provider column: the model's prefix
 			Recorded: NewAmount(12345, -9),
 			// prompt 1000 = 600 cached + 400 uncached; completion 200 holds 30 reasoning.
 			Tokens: Tokens{Input: 400, CacheRead: 600, Output: 200, Reasoning: 30},

@@ -48,6 +48,7 @@ type goldenCall struct {
 	ModelGroup string `json:",omitempty"`
 	Deployment string `json:",omitempty"`
 	Provider   string `json:",omitempty"`
+	Host       string `json:",omitempty"`
 	Status     string
 	Recorded   string
 	Tokens     goldenTokens
@@ -83,7 +84,7 @@ func toGolden(c Call) goldenCall {
 		RequestID: c.RequestID, Identity: c.Identity, Gateway: c.Gateway,
 		Start: instant(c.Start), FirstToken: instant(c.FirstToken), End: instant(c.End),
 		Key: c.Key, KeyAlias: c.KeyAlias, Team: c.Team, User: c.User, Model: c.Model,
-		ModelGroup: c.ModelGroup, Deployment: c.Deployment, Provider: c.Provider,
+		ModelGroup: c.ModelGroup, Deployment: c.Deployment, Provider: c.Provider, Host: c.Host,
 		Status: c.Status.String(), Recorded: c.Recorded.String(), Tokens: goldenTokens(c.Tokens), Source: c.Source,
 		Region: c.Region,
 	}

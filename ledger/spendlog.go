@@ -33,6 +33,12 @@ const (
 	slKeyAlias
 	slTeamAlias
 	slCallType
+	slWrite1h
+	slWebSearch
+	slWebFetch
+	slServiceTier
+	slInferenceGeo
+	slAPIBase
 )
 
 // spendLogSchema reads rows of LiteLLM's "LiteLLM_SpendLogs" table, from
@@ -67,6 +73,14 @@ var spendLogSchema = (&schema{
 		slKeyAlias:   {name: "key_alias", aliases: []string{"user_api_key_alias"}},
 		slTeamAlias:  {name: "team_alias", aliases: []string{"user_api_key_team_alias"}},
 		slCallType:   {name: "call_type"},
+		// Flat columns of the billing modifiers, named after their keys in
+		// the usage object (docs/calls.md "Billed quantities").
+		slWrite1h:      {name: "ephemeral_1h_input_tokens", aliases: []string{"cache_creation_1h_tokens"}},
+		slWebSearch:    {name: "web_search_requests"},
+		slWebFetch:     {name: "web_fetch_requests"},
+		slServiceTier:  {name: "service_tier"},
+		slInferenceGeo: {name: "inference_geo"},
+		slAPIBase:      {name: "api_base"},
 	},
 	build: buildSpendLog,
 }).init()
@@ -194,6 +208,7 @@ func buildSpendLog(s *schema, p *rowParser, v *rowFields, c *Call) string {
 	c.ModelGroup = p.strs.get(v.get(slModelGroup))
 	c.Deployment = p.strs.get(v.get(slModelID))
 	c.Provider = p.strs.get(v.get(slProvider))
+	c.Host = LiteLLMHost(c.Provider, c.Model, p.strs.get(v.get(slAPIBase)), c.ModelGroup)
 	c.User = p.strs.get(v.get(slUser))
 	// Flat columns win over metadata; a team alias wins over a team id.
 	if a := v.get(slKeyAlias); len(a) > 0 {
@@ -255,6 +270,7 @@ type usageCounts struct {
 	hasInOutDetails       bool
 	flatCached, flatWrite count // flat export columns
 	flatReasoning         count
+	flatWrite1h           count
 }
 
 // spendLogTokens splits prompt and completion tokens into buckets. Flat
@@ -285,6 +301,9 @@ func spendLogTokens(s *schema, p *rowParser, v *rowFields, c *Call) string {
 	if r := countCol(s, v, slReasoning, &u.flatReasoning); r != "" {
 		return r
 	}
+	if r := countCol(s, v, slWrite1h, &u.flatWrite1h); r != "" {
+		return r
+	}
 	c.KeyAlias, c.Team = "", ""
 	if m := bytes.TrimSpace(v.get(slMetadata)); len(m) > 2 {
 		if r := spendLogMetadata(p, m, v, c, &u); r != "" {
@@ -295,11 +314,39 @@ func spendLogTokens(s *schema, p *rowParser, v *rowFields, c *Call) string {
 	if c.Tokens, r = u.split(); r != "" {
 		return r
 	}
+	if r := flatModifiers(s, p, v, c); r != "" {
+		return r
+	}
+	u.write1h = u.flatWrite1h.or(u.write1h)
 	if r := u.splitLifetimes(&c.Tokens); r != "" {
 		return r
 	}
 	if ct := v.get(slCallType); c.ServiceTier == TierStandard && isBatchCall(ct) {
 		c.ServiceTier = TierBatch
+	}
+	return ""
+}
+
+// flatModifiers reads the flat export's columns of tool uses, service tier
+// and region; they win over the metadata's, as the token columns do.
+func flatModifiers(s *schema, p *rowParser, v *rowFields, c *Call) string {
+	for _, f := range []struct {
+		col  int
+		tool Tool
+	}{{slWebSearch, WebSearch}, {slWebFetch, WebFetch}} {
+		var n count
+		if r := countCol(s, v, f.col, &n); r != "" {
+			return r
+		}
+		if n.set {
+			c.Tools[f.tool] = n.n
+		}
+	}
+	if b := v.get(slServiceTier); len(b) > 0 {
+		c.ServiceTier, _ = ParseServiceTier(string(b))
+	}
+	if b := v.get(slInferenceGeo); len(b) > 0 {
+		c.Region = p.strs.get([]byte(regionOf(string(b))))
 	}
 	return ""
 }

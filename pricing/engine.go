@@ -57,6 +57,7 @@ func (m memorySeen) FirstSeen(fp uint64, _ int64) (bool, error) {
 type bucketKey struct {
 	model   *tariffs.Model
 	unknown string // the logged name when model is nil
+	host    string // the host no tariff prices, for calls unpriced for want of one
 	version *tariffs.Version
 	period  uint8
 	tier    uint8
@@ -173,8 +174,8 @@ type Engine struct {
 	slots      slotCache
 }
 
-// refKey is how a call names its model.
-type refKey struct{ model, group string }
+// refKey is how a call names its model, and who served it.
+type refKey struct{ model, group, host string }
 
 // recentRef is a name resolved lately.
 type recentRef struct {
@@ -187,9 +188,10 @@ type recentRef struct {
 // beside it, so that a miss reads no bucket: with thousands of buckets a
 // model's buckets are mostly out of the processor's cache.
 type modelRef struct {
-	model  *tariffs.Model
-	cursor *tariffs.Cursor
-	last   [4]hashedBucket // most recent first
+	model    *tariffs.Model
+	cursor   *tariffs.Cursor
+	noTariff string          // the call's host, when no tariff prices that host
+	last     [4]hashedBucket // most recent first
 	// recent holds buckets of this name's calls by the top bits of
 	// bucketKey.cheapHash; its length is a power of two, set on first use.
 	recent []hashedBucket
@@ -294,6 +296,9 @@ func (e *Engine) place(pc *PricedCall, c *ledger.Call, zero bool) *bucket {
 	k := bucketKey{model: pc.Quote.Model, version: pc.Quote.Version, outcome: pc.Outcome, zero: zero}
 	if k.model == nil {
 		k.unknown = pc.modelName
+	}
+	if pc.Outcome == Unpriced {
+		k.host = pc.ref.noTariff
 	}
 	k.noSpend = !c.Gateway.RecordsSpend()
 	if pc.Outcome == Priced {
@@ -466,10 +471,10 @@ func loggedName(c *ledger.Call) string {
 	return c.ModelGroup
 }
 
-// ref resolves a call's model once per logged name: the model sent
-// upstream first, then the public model group.
+// ref resolves a call's model once per logged name and host: the model
+// sent upstream first, then the public model group.
 func (e *Engine) ref(c *ledger.Call) *modelRef {
-	name := refKey{c.Model, c.ModelGroup}
+	name := refKey{c.Model, c.ModelGroup, c.Host}
 	// A few recent names are compared before the map is hashed: readers
 	// intern names, and equal strings sharing memory compare at once.
 	for i := range e.recent {
@@ -487,18 +492,31 @@ func (e *Engine) ref(c *ledger.Call) *modelRef {
 	return r
 }
 
-// resolve finds a call's model: the name sent upstream first, then the
-// public model group.
+// resolve finds a call's model among the lists of its host: the name sent
+// upstream first, then the public model group. A call with no host logged
+// takes the host its model's name gives ("azure_ai/..."), for the group
+// too. A host no tariff prices is noted, to name it as the reason.
 func (e *Engine) resolve(c *ledger.Call) *modelRef {
 	r := &modelRef{}
+	host := c.Host
 	for _, n := range []string{c.Model, c.ModelGroup} {
-		if m, ok := e.cat.Resolve(n); ok && n != "" {
+		if n == "" {
+			continue
+		}
+		m, at, ok := e.cat.ResolveOn(host, n)
+		if ok {
 			r.model, r.cursor = m, m.Cursor()
 			if !e.opts.TariffAt.IsZero() {
 				r.cursor = m.CursorAtTariffOf(e.opts.TariffAt)
 			}
-			break
+			return r
 		}
+		if host == "" {
+			host = at
+		}
+	}
+	if host != "" && !e.cat.PricesHost(host) {
+		r.noTariff = tariffs.NormalizeHost(host)
 	}
 	return r
 }

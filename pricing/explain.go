@@ -2,6 +2,7 @@ package pricing
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -27,12 +28,15 @@ const (
 	KindFailedWithSpend                         // failed calls that carry spend
 	KindRounding                                // recorded matches official but for floating-point noise
 	KindUnexplained                             // no single flat rate set matches
+	KindUnpricedHost                            // calls of a host no tariff prices
 	KindUnpricedQuantity                        // a quantity of priced calls their tariff does not price (Engine.Unpriced)
+	KindTierOrRegion                            // priced calls of a service tier other than standard, or of a region
 	numKinds
 )
 
 var kindNames = [numKinds]string{"flat_price", "cached_as_input", "zero_spend", "not_recorded", "unpriced_model",
-	"retired_model", "duplicates", "cache_hits", "failed_with_spend", "rounding", "unexplained", "unpriced_quantity"}
+	"retired_model", "duplicates", "cache_hits", "failed_with_spend", "rounding", "unexplained", "unpriced_host",
+	"unpriced_quantity", "tier_or_region"}
 
 // String returns the kind's name as reports spell it, e.g. "flat_price".
 func (k ExplanationKind) String() string { return kindNames[k] }
@@ -55,6 +59,7 @@ type Explanation struct {
 	Period  string          // flat price: the period whose rates match
 	RatesOf string          // flat price: the model whose rates match, when another
 	Tokens  int64           // cache hits: the tokens the provider never saw; unpriced quantity: the tokens or uses
+	Host    string          // unpriced host: the host no tariff prices (Model is empty)
 	Detail  string          // the explanation in a sentence, for people
 }
 
@@ -75,16 +80,26 @@ type modelTally struct {
 	outcomeSpend  [numOutcomes]decimal.Decimal
 	cacheTokens   int64 // tokens of the response-cache hits
 	failedSpended int64
+	// Priced calls with recorded spend in a service tier other than
+	// standard or in a region: kept out of the flat-price search.
+	tierCalls    int64
+	tierOfficial decimal.Decimal
+	tierRecorded decimal.Decimal
+	tierWhat     []string
 }
 
 func (e *Engine) tallies() []*modelTally {
 	byName := map[string]*modelTally{}
 	var out []*modelTally
 	for _, b := range e.sortedBuckets() {
+		if b.k.host != "" {
+			continue // explained by host (hostTallies)
+		}
 		t := byName[b.k.name()]
 		if t == nil {
 			t = &modelTally{name: b.k.name(), model: b.Model, official: decimal.Zero, recorded: decimal.Zero,
-				zeroOfficial: decimal.Zero, noSpendCost: decimal.Zero, periodTokens: map[string]int64{}}
+				zeroOfficial: decimal.Zero, noSpendCost: decimal.Zero, periodTokens: map[string]int64{},
+				tierOfficial: decimal.Zero, tierRecorded: decimal.Zero}
 			for i := range t.outcomeSpend {
 				t.outcomeSpend[i] = decimal.Zero
 			}
@@ -96,6 +111,22 @@ func (e *Engine) tallies() []*modelTally {
 		case o == Priced && b.k.noSpend:
 			t.noSpendCalls += b.Calls
 			t.noSpendCost = t.noSpendCost.Add(b.Official())
+		case o == Priced && !b.k.zero && (b.k.service != tariffs.Standard || b.k.region != ""):
+			// A gateway's one flat price per model has no rates for them:
+			// they are not evidence of the flat price it records at.
+			t.tierCalls += b.Calls
+			t.tierOfficial = t.tierOfficial.Add(b.Official())
+			t.tierRecorded = t.tierRecorded.Add(b.Recorded())
+			what := "service tier " + b.k.service.String()
+			if b.k.region != "" {
+				what = "region " + b.k.region
+				if b.k.service != tariffs.Standard {
+					what = "service tier " + b.k.service.String() + " in region " + b.k.region
+				}
+			}
+			if !slices.Contains(t.tierWhat, what) {
+				t.tierWhat = append(t.tierWhat, what)
+			}
 		case o == Priced && b.k.zero:
 			t.zeroCalls += b.Calls
 			t.zeroOfficial = t.zeroOfficial.Add(b.Official())
@@ -126,7 +157,8 @@ func (e *Engine) tallies() []*modelTally {
 	return out
 }
 
-// explain finds, for each model, what accounts for its gap.
+// explain finds, for each model, what accounts for its gap, and for each
+// host no tariff prices, the spend recorded for its calls.
 func (e *Engine) explain() []Explanation {
 	out := []Explanation{}
 	for _, t := range e.tallies() {
@@ -142,7 +174,56 @@ func (e *Engine) explain() []Explanation {
 		}
 		out = append(out, x)
 	}
+	return append(out, e.hostExplanations()...)
+}
+
+// hostExplanations accounts, host by host in name order, for the calls
+// left unpriced because no tariff prices their host: what the gateway
+// recorded for them is part of the gap.
+func (e *Engine) hostExplanations() []Explanation {
+	type tally struct {
+		calls    int64
+		recorded decimal.Decimal
+		names    []string
+	}
+	byHost := map[string]*tally{}
+	var hosts []string
+	for _, b := range e.sortedBuckets() {
+		if b.k.host == "" {
+			continue
+		}
+		t := byHost[b.k.host]
+		if t == nil {
+			t = &tally{recorded: decimal.Zero}
+			byHost[b.k.host] = t
+			hosts = append(hosts, b.k.host)
+		}
+		t.calls += b.Calls
+		t.recorded = t.recorded.Add(b.Recorded())
+		if n := b.k.unknown; len(t.names) == 0 || t.names[len(t.names)-1] != n {
+			t.names = append(t.names, n)
+		}
+	}
+	sort.Strings(hosts)
+	out := make([]Explanation, 0, len(hosts))
+	for _, h := range hosts {
+		t := byHost[h]
+		out = append(out, Explanation{Kind: KindUnpricedHost, Host: h, Calls: t.calls, Amount: t.recorded.Neg(),
+			Detail: fmt.Sprintf("no tariff for host %s: %d call(s), %s recorded (%s); a tariff file with hosts: [%s] prices them",
+				h, t.calls, t.recorded, namesText(t.names), h)})
+	}
 	return out
+}
+
+// namesText lists the first few of the logged names, in sort order.
+func namesText(names []string) string {
+	sort.Strings(names)
+	names = slices.Compact(names)
+	const most = 3
+	if len(names) > most {
+		return strings.Join(names[:most], ", ") + fmt.Sprintf(" and %d more", len(names)-most)
+	}
+	return strings.Join(names, ", ")
 }
 
 func (t *modelTally) explain() []Explanation {
@@ -154,6 +235,11 @@ func (t *modelTally) explain() []Explanation {
 			Detail: fmt.Sprintf("recorded %s against an official %s: equal to one part in a million, the rest is rounding", t.recorded, t.official)})
 	default:
 		out = append(out, t.flatPrice(gap))
+	}
+	if t.tierCalls > 0 {
+		out = append(out, Explanation{Kind: KindTierOrRegion, Model: t.name, Calls: t.tierCalls, Amount: t.tierOfficial.Sub(t.tierRecorded),
+			Detail: fmt.Sprintf("%d priced call(s) in %s: official %s, recorded %s; one flat price per model cannot price them (blend leaves them out)",
+				t.tierCalls, strings.Join(t.tierWhat, ", "), t.tierOfficial, t.tierRecorded)})
 	}
 	if t.zeroCalls > 0 && !t.zeroOfficial.IsZero() {
 		out = append(out, Explanation{Kind: KindZeroSpend, Model: t.name, Calls: t.zeroCalls, Amount: t.zeroOfficial,
@@ -205,6 +291,8 @@ type candidate struct {
 	prices  *tariffs.ModelPrices
 	period  int
 	cached  bool // cache reads at the input price
+	oneHour bool // 1-hour cache writes at the 5-minute price (LiteLLM without cache_creation_input_token_cost_above_1hr)
+	noTools bool // tool uses not recorded
 }
 
 // rates returns the candidate's rates for calls of tier i (as priced),
@@ -213,6 +301,14 @@ func (c *candidate) rates(i int) tariffs.Rates {
 	r := *c.prices.RatesAt(c.period, min(i, len(c.prices.Tiers)))
 	if c.cached {
 		r.Set(tariffs.CacheRead, r.Price(tariffs.Input))
+	}
+	if c.oneHour {
+		r.Set(tariffs.CacheWrite1h, r.Price(tariffs.CacheWrite))
+	}
+	if c.noTools {
+		for _, u := range tariffs.Tools {
+			r.Set(u, decimal.Zero)
+		}
 	}
 	return r
 }
@@ -242,13 +338,20 @@ func (t *modelTally) flatPrice(gap decimal.Decimal) Explanation {
 		if c.cached {
 			x.Kind = KindCachedAsInput
 		}
+		notes := cachedNote(c.cached)
+		if c.oneHour {
+			notes += ", with 1-hour cache writes at the 5-minute price"
+		}
+		if c.noTools {
+			notes += ", with no tool fees"
+		}
 		whose := "its own"
 		if c.model != t.model {
 			x.RatesOf, whose = c.model.ID, c.model.ID+"'s"
 		}
 		base := c.rates(0)
 		x.Detail = fmt.Sprintf("recorded at a flat price equal to %s %s rates of version %s (%s) at every hour%s; %s",
-			whose, x.Period, x.Version, describeRates(&base), cachedNote(c.cached), t.periodMix())
+			whose, x.Period, x.Version, describeRates(&base), notes, t.periodMix())
 		return x
 	}
 	return x
@@ -308,16 +411,40 @@ func (t *modelTally) candidates() []candidate {
 				continue
 			}
 			for p := range v.Periods {
-				c := candidate{model: m, version: v, prices: mp, period: p}
-				cached := c
-				cached.cached = true
+				cs := t.variants(candidate{model: m, version: v, prices: mp, period: p})
 				if m == t.model {
-					own = append(own, c, cached)
+					own = append(own, cs...)
 				} else {
-					others = append(others, c, cached)
+					others = append(others, cs...)
 				}
 			}
 		}
 	}
 	return append(own, others...)
+}
+
+// variants returns c and its readings by a gateway that lacks some of the
+// tariff's prices: cache reads at the input price; where the tally has
+// them, 1-hour writes at the 5-minute price and tool uses not recorded.
+// The plainest reading comes first.
+func (t *modelTally) variants(c candidate) []candidate {
+	var q Quantities
+	for i := range t.qtyByTier {
+		q.Add(&t.qtyByTier[i])
+	}
+	out := []candidate{c}
+	grow := func(set func(*candidate)) {
+		for _, x := range out {
+			set(&x)
+			out = append(out, x)
+		}
+	}
+	grow(func(x *candidate) { x.cached = true })
+	if q[tariffs.CacheWrite1h] > 0 {
+		grow(func(x *candidate) { x.oneHour = true })
+	}
+	if q[tariffs.WebSearch]+q[tariffs.WebFetch]+q[tariffs.FileSearch] > 0 {
+		grow(func(x *candidate) { x.noTools = true })
+	}
+	return out
 }

@@ -236,6 +236,8 @@ func bucketLess(a, b *bucketKey) bool {
 	}
 	av, bv := versionTime(a.version), versionTime(b.version)
 	switch {
+	case a.host != b.host:
+		return a.host < b.host
 	case av != bv:
 		return av < bv
 	case a.period != b.period:

@@ -128,6 +128,7 @@ func billedDocs(ms []pricing.Modifier) []billedDoc {
 type explanationDoc struct {
 	Kind    string `json:"kind"`
 	Model   string `json:"model,omitempty"`
+	Host    string `json:"host,omitempty"`
 	Calls   int64  `json:"calls"`
 	Amount  string `json:"amount"`
 	Version string `json:"version,omitempty"`
@@ -154,7 +155,7 @@ func newReconciliationDoc(r *pricing.Reconciliation) *reconciliationDoc {
 	}
 	doc.Billed = billedDocs(r.Billed)
 	for _, x := range r.Explanations {
-		doc.Explanations = append(doc.Explanations, explanationDoc{Kind: x.Kind.String(), Model: x.Model, Calls: x.Calls,
+		doc.Explanations = append(doc.Explanations, explanationDoc{Kind: x.Kind.String(), Model: x.Model, Host: x.Host, Calls: x.Calls,
 			Amount: x.Amount.String(), Version: x.Version, Period: x.Period, Rates: x.RatesOf, Tokens: x.Tokens, Detail: x.Detail})
 	}
 	return doc

@@ -87,7 +87,7 @@ func tableReconciliation(out io.Writer, r *pricing.Reconciliation) error {
 		xs := append([]pricing.Explanation{}, r.Explanations...)
 		sort.SliceStable(xs, func(i, j int) bool { return xs[i].Amount.Abs().GreaterThan(xs[j].Amount.Abs()) })
 		for _, x := range xs {
-			w.Printf("  %-18s %-20s %12s  %s\n", x.Kind, tableCell(x.Model), money(x.Amount), x.Detail)
+			w.Printf("  %-18s %-20s %12s  %s\n", x.Kind, tableCell(explained(x)), money(x.Amount), x.Detail)
 		}
 		w.Printf("  explained %s of a gap of %s\n", money(t.Explained), money(t.Gap))
 	}
@@ -205,4 +205,13 @@ func tableBilled(w *textout.Writer, ms []pricing.Modifier) {
 		}
 		w.Printf("  %-22s %12d %-6s %12s %s%s\n", m.What(), m.Quantity, m.Unit(), money(m.Official), m.Currency, note)
 	}
+}
+
+// explained names what an explanation is about: its model, or the host no
+// tariff prices.
+func explained(x pricing.Explanation) string {
+	if x.Model == "" && x.Host != "" {
+		return "host " + x.Host
+	}
+	return x.Model
 }

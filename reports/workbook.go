@@ -23,13 +23,14 @@ const (
 	SheetPeakShare     = "Peak share"
 	SheetBlended       = "Blended prices"
 	SheetDiscrepancies = "Discrepancies"
+	SheetBilled        = "Billed beyond tokens"
 	SheetProvider      = "Provider usage" // only with the provider's exports
 	SheetTariffs       = "Tariffs"
 )
 
 // Sheets lists the workbook's sheets in order; SheetProvider comes after
-// SheetDiscrepancies when the workbook has it.
-var Sheets = []string{SheetSummary, SheetByModel, SheetByKey, SheetDaily, SheetPeakShare, SheetBlended, SheetDiscrepancies, SheetTariffs}
+// SheetBilled when the workbook has it.
+var Sheets = []string{SheetSummary, SheetByModel, SheetByKey, SheetDaily, SheetPeakShare, SheetBlended, SheetDiscrepancies, SheetBilled, SheetTariffs}
 
 // Provenance says when, by what and from what a report was produced.
 type Provenance struct {
@@ -53,7 +54,7 @@ func WriteWorkbook(w io.Writer, m *pricing.Month, p Provenance, tw *pricing.Thre
 	if err := wb.summary(f, s); err != nil {
 		return fmt.Errorf("workbook: %s: %w", SheetSummary, err)
 	}
-	tables := []*table{wb.byModel(), wb.byKey(), wb.daily(), wb.peakShare(), wb.blended(), wb.discrepancies()}
+	tables := []*table{wb.byModel(), wb.byKey(), wb.daily(), wb.peakShare(), wb.blended(), wb.discrepancies(), wb.billed()}
 	if tw != nil {
 		tables = append(tables, wb.providerUsage(tw))
 	}
@@ -400,11 +401,25 @@ func (wb *workbook) discrepancies() *table {
 		cols: []column{{"Kind", kindText}, {"Model", kindText}, {"Calls", kindInt}, {"Amount", kindMoney},
 			{"Version", kindText}, {"Period", kindText}, {"Rates of", kindText}, {"Detail", kindNote}}}
 	for _, x := range rec.Explanations {
-		t.rows = append(t.rows, []cell{{v: x.Kind.String()}, {v: x.Model}, {v: x.Calls}, moneyCell(x.Amount, wb.cur),
+		t.rows = append(t.rows, []cell{{v: x.Kind.String()}, {v: explained(x)}, {v: x.Calls}, moneyCell(x.Amount, wb.cur),
 			{v: x.Version}, {v: x.Period}, {v: x.RatesOf}, {v: x.Detail}})
 	}
 	t.total = bold([]cell{{v: "Gap"}, {}, {}, moneyCell(rec.Totals.Gap, wb.cur), {}, {}, {},
 		{v: fmt.Sprintf("of which explained %s", rec.Totals.Explained)}})
+	return t
+}
+
+// billed lists what priced calls were billed for beyond plain tokens:
+// 1-hour cache writes and tool uses with their cost, the calls of each
+// service tier and region with theirs, and what the tariff does not price.
+func (wb *workbook) billed() *table {
+	t := &table{sheet: SheetBilled, caption: wb.caption("Billed beyond tokens: 1-hour cache writes, tool uses, service tiers and regions"),
+		cols: []column{{"What", kindText}, {"Quantity", kindInt}, {"Unit", kindText}, {"Official cost", kindMoney},
+			{"Not priced by the tariff", kindInt}, {"Currency", kindText}}}
+	for _, m := range wb.m.Reconciliation.Billed {
+		t.rows = append(t.rows, []cell{{v: m.What()}, {v: m.Quantity}, {v: m.Unit()}, moneyCell(m.Official, m.Currency),
+			{v: m.Unpriced}, {v: m.Currency}})
+	}
 	return t
 }
 
@@ -415,7 +430,9 @@ func (wb *workbook) tariffs() *table {
 		cols: []column{{"Provider", kindText}, {"Model", kindText}, {"Version", kindText}, {"In force from (UTC)", kindInstant},
 			{"Until (UTC)", kindInstant}, {"Period", kindText}, {"Period hours (provider time)", kindText}, {"Prompt tier", kindText},
 			{"Input", kindPrice}, {"Cache read", kindPrice}, {"Cache write", kindPrice}, {"Output", kindPrice},
-			{"Reasoning", kindPrice}, {"Request", kindPrice}, {"Currency", kindText}, {"Source", kindText}}}
+			{"Reasoning", kindPrice}, {"Request", kindPrice}, {"Currency", kindText}, {"Source", kindText},
+			{"Cache write 1h", kindPrice}, {"Web search (per use)", kindPrice}, {"Web fetch (per use)", kindPrice},
+			{"File search (per use)", kindPrice}}}
 	seen := map[*tariffs.Model]bool{}
 	for _, u := range wb.m.Versions {
 		if seen[u.Model] {
@@ -458,7 +475,17 @@ func (wb *workbook) rateRow(m *tariffs.Model, v *tariffs.Version, p int, name st
 			row = append(row, cell{})
 		}
 	}
-	return append(row, cell{v: cur}, cell{v: v.Source})
+	row = append(row, cell{v: cur}, cell{v: v.Source})
+	// 1-hour writes and tools, where the tariff prices them (else empty:
+	// unpriced, not free).
+	for _, u := range []tariffs.Usage{tariffs.CacheWrite1h, tariffs.WebSearch, tariffs.WebFetch, tariffs.FileSearch} {
+		if r.Priced(u) {
+			row = append(row, moneyCell(r.Price(u), cur))
+		} else {
+			row = append(row, cell{})
+		}
+	}
+	return row
 }
 
 // periodHours describes when period p of v applies, on the provider's clock.

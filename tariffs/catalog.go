@@ -16,9 +16,10 @@ var embedded embed.FS
 
 // Catalog is the set of provider tariffs prices are looked up in.
 type Catalog struct {
-	Providers []*Provider
-	byName    map[string]*Model
-	byID      map[string]*Model
+	Providers  []*Provider
+	hosts      map[string]map[string]*Model // host → lowercase name → model
+	firstParty map[string]*Model            // the names of calls with no host known
+	byID       map[string]*Model
 }
 
 // Load builds a catalog from base, a tariff file or a folder of them (""
@@ -149,10 +150,12 @@ func overlay(base, over []*Provider) []*Provider {
 	return out
 }
 
-// New builds a catalog of providers, checking that provider names, model
-// ids and model names are unique across them.
+// New builds a catalog of providers, checking that provider names and
+// model ids are unique across them and model names unique within each
+// host: among the lists of one host, and among the first-party lists that
+// price calls with no host known (Provider.FirstParty).
 func New(providers []*Provider) (*Catalog, Problems) {
-	c := &Catalog{Providers: providers, byName: map[string]*Model{}, byID: map[string]*Model{}}
+	c := &Catalog{Providers: providers, hosts: map[string]map[string]*Model{}, firstParty: map[string]*Model{}, byID: map[string]*Model{}}
 	var problems Problems
 	seen := map[string]*Provider{}
 	for _, p := range providers {
@@ -160,6 +163,7 @@ func New(providers []*Provider) (*Catalog, Problems) {
 			problems = append(problems, Problem{File: p.File, Line: p.Line, Msg: fmt.Sprintf("provider %q is also defined in %s:%d", p.Name, q.File, q.Line)})
 		}
 		seen[p.Name] = p
+		spaces := c.spacesOf(p)
 		for _, m := range p.Models {
 			if o := c.byID[m.ID]; o != nil {
 				problems = append(problems, Problem{File: p.File, Line: m.Line, Msg: fmt.Sprintf("model %q is also defined in %s:%d", m.ID, o.Provider.File, o.Line)})
@@ -167,34 +171,115 @@ func New(providers []*Provider) (*Catalog, Problems) {
 			}
 			c.byID[m.ID] = m
 			for i, n := range m.Names {
-				key := strings.ToLower(n)
-				if o := c.byName[key]; o != nil && o != m {
-					problems = append(problems, Problem{File: p.File, Line: m.nameLines[i],
-						Msg: fmt.Sprintf("name %q is claimed by models %q (%s:%d) and %q", n, o.ID, o.Provider.File, o.Line, m.ID)})
-					continue
+				if pr, ok := claim(spaces, m, n); !ok {
+					pr.File, pr.Line = p.File, m.nameLines[i]
+					problems = append(problems, pr)
 				}
-				c.byName[key] = m
 			}
 		}
 	}
 	return c, problems
 }
 
-// Resolve returns the model a gateway logs under name. Names match without
-// regard to case; a name not listed is tried again without its provider
-// prefix ("openrouter/deepseek/deepseek-flash" → "deepseek/deepseek-flash" →
-// "deepseek-flash").
-func (c *Catalog) Resolve(name string) (*Model, bool) {
-	for {
-		if m, ok := c.byName[strings.ToLower(name)]; ok {
-			return m, true
+// nameSpace is the names of one host's lists ("" for calls with no host).
+type nameSpace struct {
+	host  string
+	names map[string]*Model
+}
+
+// spacesOf returns the name spaces p's names are claimed in.
+func (c *Catalog) spacesOf(p *Provider) []nameSpace {
+	var out []nameSpace
+	for _, h := range p.Hosts {
+		if c.hosts[h] == nil {
+			c.hosts[h] = map[string]*Model{}
 		}
-		i := strings.IndexByte(name, '/')
-		if i < 0 {
-			return nil, false
-		}
-		name = name[i+1:]
+		out = append(out, nameSpace{h, c.hosts[h]})
 	}
+	if p.FirstParty() {
+		out = append(out, nameSpace{"", c.firstParty})
+	}
+	return out
+}
+
+// claim gives name n to m in each space; the first space where another
+// model holds it already is a problem (without its place).
+func claim(spaces []nameSpace, m *Model, n string) (Problem, bool) {
+	key := strings.ToLower(n)
+	for _, s := range spaces {
+		if o := s.names[key]; o != nil && o != m {
+			among := "for host " + s.host
+			if s.host == "" {
+				among = "among first-party lists (calls with no host)"
+			}
+			return Problem{Msg: fmt.Sprintf("name %q is claimed by models %q (%s:%d) and %q %s", n, o.ID, o.Provider.File, o.Line, m.ID, among)}, false
+		}
+	}
+	for _, s := range spaces {
+		s.names[key] = m
+	}
+	return Problem{}, true
+}
+
+// Resolve returns the model a gateway logs under name when no host is
+// known for the call: ResolveOn("", name).
+func (c *Catalog) Resolve(name string) (*Model, bool) {
+	m, _, ok := c.ResolveOn("", name)
+	return m, ok
+}
+
+// ResolveOn returns the model a call served by host logs under name, and
+// the host it was looked up among. Names match without regard to case.
+//
+// With no host known, the name is looked up among the first-party lists;
+// failing that, a leading segment that names a known host ("azure/gpt-4o")
+// makes that the host. Among one host's lists, the name is tried as
+// logged, then without a leading segment naming a known host (LiteLLM's
+// provider route, "azure/" or "openai/"), then, on bedrock, without
+// LiteLLM's route word (converse/, invoke/). A name is never looked up
+// among another host's lists: a host with no list, or without the name,
+// leaves the call unpriced (see PricesHost).
+func (c *Catalog) ResolveOn(host, name string) (*Model, string, bool) {
+	key := strings.ToLower(name)
+	host = NormalizeHost(host)
+	if host == "" {
+		if m, ok := c.firstParty[key]; ok {
+			return m, "", true
+		}
+		if host = HostOfPrefix(key); host == "" {
+			return nil, "", false
+		}
+	}
+	names := c.hosts[host]
+	if names == nil {
+		return nil, host, false
+	}
+	if m, ok := names[key]; ok {
+		return m, host, true
+	}
+	if HostOfPrefix(key) != "" {
+		key = key[strings.IndexByte(key, '/')+1:]
+		if m, ok := names[key]; ok {
+			return m, host, true
+		}
+	}
+	if host == "bedrock" {
+		for _, route := range []string{"converse/", "invoke/"} {
+			if m, ok := names[strings.TrimPrefix(key, route)]; ok && strings.HasPrefix(key, route) {
+				return m, host, true
+			}
+		}
+	}
+	return nil, host, false
+}
+
+// PricesHost reports whether some list of the catalog prices calls of
+// host ("" : calls with no host known).
+func (c *Catalog) PricesHost(host string) bool {
+	if host == "" {
+		return len(c.firstParty) > 0
+	}
+	return c.hosts[NormalizeHost(host)] != nil
 }
 
 // Model returns the model with tariff id id, or nil.

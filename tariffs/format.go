@@ -34,6 +34,7 @@ func (s *scalar) UnmarshalYAML(n *yaml.Node) error {
 
 type rawFile struct {
 	Provider    scalar       `yaml:"provider"`
+	Hosts       *[]scalar    `yaml:"hosts"`
 	Currency    scalar       `yaml:"currency"`
 	Timezone    scalar       `yaml:"timezone"`
 	BillingTime scalar       `yaml:"billing_time"`

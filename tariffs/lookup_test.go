@@ -133,7 +133,7 @@ func TestResolve(t *testing.T) {
 	tests := []struct{ name, want string }{
 		{"flash", "flash"},
 		{"EDGECO/FLASH", "flash"},
-		{"openrouter/edgeco/flash", "flash"},
+		{"openrouter/edgeco/flash", ""}, // another host: never the first party's price
 		{"old-model", "old"},
 		{"nope", ""},
 		{"edgeco/", ""},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -179,6 +180,7 @@ func (c *converter) required(s scalar, line int, what string) bool {
 func (c *converter) provider(raw *rawFile) *Provider {
 	p := &Provider{File: c.file, Name: raw.Provider.Value, Currency: raw.Currency.Value, Line: max(raw.Provider.Line, 1)}
 	c.required(raw.Provider, 1, "provider")
+	c.hosts(p, raw.Hosts)
 	if c.required(raw.Currency, 1, "currency") && !isCurrency(raw.Currency.Value) {
 		c.errorf(raw.Currency.Line, "currency %q is not a three-letter ISO 4217 code", raw.Currency.Value)
 	}
@@ -212,6 +214,97 @@ func (c *converter) provider(raw *rawFile) *Provider {
 		m.buildSpans()
 	}
 	return p
+}
+
+// hostName is how a host is spelled in a tariff file.
+var hostName = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]*$`)
+
+// hosts reads the hosts key: the hosts whose calls the file prices. A
+// file without it prices the host its provider name names. A host
+// tokenfare does not recognise is a warning, unless it looks like a known
+// host misspelled, which is an error.
+func (c *converter) hosts(p *Provider, raw *[]scalar) {
+	if raw == nil {
+		if h := NormalizeHost(p.Name); h != "" {
+			p.Hosts = []string{h}
+		}
+		return
+	}
+	p.HostsGiven = true
+	if len(*raw) == 0 && !c.refusedAt("hosts") {
+		c.errorf(c.lineOf("hosts"), "hosts: list at least one host, or leave the key out to price the host named by provider")
+	}
+	seen := map[string]int{}
+	for _, s := range *raw {
+		if !c.required(s, s.Line, "host") {
+			continue
+		}
+		h := s.Value
+		if first, dup := seen[h]; dup {
+			c.errorf(s.Line, "host %q is listed twice (first at line %d)", h, first)
+			continue
+		}
+		seen[h] = s.Line
+		if c.checkHost(h, s.Line) {
+			p.Hosts = append(p.Hosts, h)
+		}
+	}
+}
+
+// checkHost reports a host name that cannot be right and returns whether
+// h is usable.
+func (c *converter) checkHost(h string, line int) bool {
+	if KnownHost(h) {
+		return true
+	}
+	if n := NormalizeHost(h); KnownHost(n) {
+		c.errorf(line, "host %q is written %q in tariff files", h, n)
+		return false
+	}
+	if !hostName.MatchString(h) {
+		c.errorf(line, "host %q: a host name is lowercase letters, digits and _ . - (known hosts: %s)", h, strings.Join(KnownHosts(), ", "))
+		return false
+	}
+	if near := nearHost(h); near != "" {
+		c.errorf(line, "unknown host %q: did you mean %q?", h, near)
+		return false
+	}
+	c.warnf(line, "host %q is not one tokenfare recognises in gateway logs (known: %s); only calls a gateway logs with that provider name are priced by this file",
+		h, strings.Join(KnownHosts(), ", "))
+	return true
+}
+
+// nearHost returns the known host h is most likely a misspelling of: at
+// most two edits away, or one with "_" and "-" swapped or dropped; "".
+func nearHost(h string) string {
+	squash := strings.NewReplacer("_", "", "-", "", ".", "")
+	for _, k := range KnownHosts() {
+		if squash.Replace(k) == squash.Replace(h) || editDistance(k, h) <= 2 {
+			return k
+		}
+	}
+	return ""
+}
+
+// editDistance is the Levenshtein distance between a and b (bytes).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 func isCurrency(s string) bool {
@@ -264,6 +357,11 @@ func (c *converter) modelsOf(p *Provider, raws []rawModel) {
 		m := &Model{ID: r.ID.Value, Note: r.Note.Value, Provider: p, Line: r.ID.Line}
 		for _, n := range append([]scalar{r.ID}, r.Names...) {
 			key := strings.ToLower(n.Value)
+			if h := HostOfPrefix(key); h != "" && p.FirstParty() && !slices.Contains(p.Hosts, h) {
+				c.errorf(n.Line, "name %q starts with host %q, which this file does not price (hosts: %s): a file with hosts: [%s] prices those calls",
+					n.Value, h, strings.Join(p.Hosts, ", "), h)
+				continue
+			}
 			if owner, ok := names[key]; ok && owner != m.ID {
 				c.errorf(n.Line, "name %q is claimed by models %q and %q", n.Value, owner, m.ID)
 				continue

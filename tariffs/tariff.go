@@ -16,16 +16,33 @@ type Source struct {
 
 // Provider is one provider's tariff: its models and their price history.
 type Provider struct {
-	Name     string
-	Currency string
-	Zone     *time.Location
-	Billing  BillingTime
-	Sources  []Source
-	Calendar Calendar
-	Models   []*Model
-	Versions []*Version // ordered by Effective
-	File     string     // the file it was read from
-	Line     int        // the line of its name in the file
+	Name string
+	// Hosts are the hosts whose calls the price list prices, as the file's
+	// hosts key lists them; a file without the key prices its provider
+	// name's host (HostsGiven false).
+	Hosts      []string
+	HostsGiven bool
+	Currency   string
+	Zone       *time.Location
+	Billing    BillingTime
+	Sources    []Source
+	Calendar   Calendar
+	Models     []*Model
+	Versions   []*Version // ordered by Effective
+	File       string     // the file it was read from
+	Line       int        // the line of its name in the file
+}
+
+// FirstParty reports whether the list prices calls no host is known for:
+// it prices a first-party host (openai, anthropic, gemini, deepseek), or
+// it is a file without a hosts key whose provider name is no known host.
+func (p *Provider) FirstParty() bool {
+	for _, h := range p.Hosts {
+		if FirstPartyHost(h) {
+			return true
+		}
+	}
+	return !p.HostsGiven && len(p.Hosts) == 1 && !KnownHost(p.Hosts[0])
 }
 
 // Model is a priced model with every name it appears under in gateway logs.

@@ -36,19 +36,21 @@ type CheckOptions struct {
 
 // Rule names, as findings carry them.
 const (
-	RuleUntariffed   = "untariffed"
-	RulePriceFormat  = "price-format"
-	RulePriceBounds  = "price-bounds"
-	RuleZeroPrice    = "zero-price"
-	RuleNoCustom     = "no-custom-price"
-	RuleInconsistent = "inconsistent-price"
-	RuleOffPeak      = "off-peak-block"
-	RuleHealthCheck  = "health-check"
-	RuleCooldown     = "cooldown"
-	RuleRateLimit    = "rate-limit-retry"
-	RulePrivateFall  = "private-fallback"
-	RulePrivateAlias = "private-alias"
-	RulePrivateAddr  = "private-address"
+	RuleUntariffed = "untariffed"
+	// RuleUntariffedHost: a deployment served by a host no tariff prices.
+	RuleUntariffedHost = "untariffed-host"
+	RulePriceFormat    = "price-format"
+	RulePriceBounds    = "price-bounds"
+	RuleZeroPrice      = "zero-price"
+	RuleNoCustom       = "no-custom-price"
+	RuleInconsistent   = "inconsistent-price"
+	RuleOffPeak        = "off-peak-block"
+	RuleHealthCheck    = "health-check"
+	RuleCooldown       = "cooldown"
+	RuleRateLimit      = "rate-limit-retry"
+	RulePrivateFall    = "private-fallback"
+	RulePrivateAlias   = "private-alias"
+	RulePrivateAddr    = "private-address"
 )
 
 // checker gathers the findings of one config.
@@ -60,7 +62,7 @@ type checker struct {
 
 func (k *checker) add(rule string, e *Entry, line int, field, value, bound, msg string) {
 	sev := gateway.Problem
-	if rule == RuleUntariffed && !k.opts.Strict {
+	if (rule == RuleUntariffed || rule == RuleUntariffedHost) && !k.opts.Strict {
 		sev = gateway.Warning
 	}
 	name := ""
@@ -74,8 +76,12 @@ func (k *checker) add(rule string, e *Entry, line int, field, value, bound, msg 
 // Check runs every rule on the config and returns the findings in file
 // order. The rules:
 //
-//   - untariffed: an entry whose model no tariff knows (a warning unless
-//     Strict), or that no tariff version in force at At prices;
+//   - untariffed: an entry whose model no tariff of its host knows (a
+//     warning unless Strict), or that no tariff version in force at At
+//     prices;
+//   - untariffed-host: an entry served by a host (Entry.Host) no tariff
+//     prices (a warning unless Strict): none of the price rules below
+//     applies to it, for no other host's price is its own;
 //   - price-format: a price LiteLLM would read as a string, or not a number;
 //   - price-bounds: a price outside [lowest, highest] of its usage type in
 //     the version in force at At (all periods and tiers);
@@ -108,7 +114,12 @@ func (c *Config) Check(opts CheckOptions) []gateway.Finding {
 	k := &checker{c: c, opts: opts}
 	models := make([]*tariffs.Model, len(c.Entries))
 	for i, e := range c.Entries {
-		m, ok := e.Resolve(opts.Catalog)
+		m, host, ok := e.Resolve(opts.Catalog)
+		if !ok && host != "" && !opts.Catalog.PricesHost(host) {
+			k.add(RuleUntariffedHost, e, e.Line, "litellm_params.model", e.Model, "a host the tariff catalog prices",
+				fmt.Sprintf("no tariff prices host %s: its calls stay unpriced, and no first party's price is held against it (a tariff file with hosts: [%s] prices them)", host, host))
+			continue
+		}
 		if !ok {
 			k.add(RuleUntariffed, e, e.Line, "litellm_params.model", e.Model, "a model of the tariff catalog",
 				fmt.Sprintf("no tariff model is known by %s", strings.Join(quoteAll(e.Names()), ", ")))

@@ -10,6 +10,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/tokenfare/tokenfare/gateway"
+	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
 
@@ -177,14 +178,32 @@ func (e *Entry) Names() []string {
 	return out
 }
 
-// Resolve returns the tariff model of the entry, trying each of its names.
-func (e *Entry) Resolve(cat *tariffs.Catalog) (*tariffs.Model, bool) {
+// Host returns who serves the deployment, as the spend logs will name it
+// (ledger.LiteLLMHost): litellm_params.custom_llm_provider, then a known
+// host as the prefix of litellm_params.model, then the host api_base
+// points at, then a known host as the prefix of model_info.base_model;
+// "" when none says.
+func (e *Entry) Host() string {
+	return ledger.LiteLLMHost(scalarOf(e.params, "custom_llm_provider"), e.Model, scalarOf(e.params, "api_base"), e.BaseModel)
+}
+
+// Resolve returns the tariff model of the entry, trying each of its names
+// among the lists of the entry's host only: an Azure deployment of gpt-4o
+// is Azure's gpt-4o or nothing, never OpenAI's. host is the host looked
+// up among ("" for the first-party lists); when ok is false and
+// cat.PricesHost(host) is false, no tariff prices the entry's host.
+func (e *Entry) Resolve(cat *tariffs.Catalog) (m *tariffs.Model, host string, ok bool) {
+	host = e.Host()
 	for _, n := range e.Names() {
-		if m, ok := cat.Resolve(n); ok {
-			return m, true
+		m, at, ok := cat.ResolveOn(host, n)
+		if ok {
+			return m, at, true
+		}
+		if host == "" {
+			host = at // a host a name gives binds the names after it
 		}
 	}
-	return nil, false
+	return nil, host, false
 }
 
 // deref follows an alias to the node it names.

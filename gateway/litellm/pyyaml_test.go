@@ -56,7 +56,8 @@ func TestPyYAMLRoundTrip(t *testing.T) {
 	blend := map[string]map[string]string{
 		"deepseek-flash": flash, "flash-cheap": flash, "flash-relay": flash,
 		"deepseek-v4-pro": {"input_cost_per_token": "0.0000009", "cache_read_input_token_cost": "0.00000003", "output_cost_per_token": "0.0000027"},
-		"gpt-4o":          {"input_cost_per_token": "0.0000025", "cache_read_input_token_cost": "0.00000125", "output_cost_per_token": "0.00001"},
+		// An azure/ deployment: Azure's prices (testdata/tariffs/azure-openai.yaml), not OpenAI's.
+		"gpt-4o": {"input_cost_per_token": "0.00000275", "cache_read_input_token_cost": "0.000001375", "output_cost_per_token": "0.000011"},
 	}
 	// Off-peak: standard = peak rates, the block = off-peak rates, per 1M
 	// from testdata/tariffs/deepseek.yaml divided by 10^6; cache writes at

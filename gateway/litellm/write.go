@@ -81,7 +81,11 @@ func (c *Config) Update(opts UpdateOptions) (*Update, error) {
 		errs = append(errs, &EntryError{File: c.File, Line: e.Line, ModelName: e.ModelName, Msg: fmt.Sprintf(format, args...)})
 	}
 	for _, e := range c.Entries {
-		m, ok := e.Resolve(opts.Catalog)
+		m, host, ok := e.Resolve(opts.Catalog)
+		if !ok && host != "" && !opts.Catalog.PricesHost(host) {
+			u.Skipped = append(u.Skipped, Skip{e.ModelName, e.Line, fmt.Sprintf("no tariff prices host %s: left unchanged", host)})
+			continue
+		}
 		if !ok {
 			u.Skipped = append(u.Skipped, Skip{e.ModelName, e.Line, fmt.Sprintf("no tariff model is known by %q", e.Names())})
 			continue

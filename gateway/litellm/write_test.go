@@ -52,6 +52,8 @@ func blendPrices(cat *tariffs.Catalog) map[*tariffs.Model]*tariffs.Rates {
 		cat.Model("deepseek-flash"):  rates("input", "0.213456789", "cache_read", "0.004123", "output", "0.85"),
 		cat.Model("deepseek-v4-pro"): rates("input", "0.9", "cache_read", "0.03", "output", "2.7"),
 		cat.Model("gpt-4o"):          rates("input", "2.5", "cache_read", "1.25", "output", "10"),
+		// Azure's own gpt-4o: the azure/ deployment gets these, never OpenAI's.
+		cat.Model("azure-gpt-4o"): rates("input", "2.75", "cache_read", "1.375", "output", "11"),
 	}
 }
 

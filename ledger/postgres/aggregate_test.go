@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -28,6 +29,21 @@ INSERT INTO "LiteLLM_SpendLogs" (request_id, call_type, api_key, spend, prompt_t
 	'deepseek-flash', 'deepseek-flash', '{}'),
  ('odd-leading-zero', 'acompletion', 'k1', 0.004, 100, 10, '2026-10-05 03:04:00', '2026-10-05 03:04:02',
 	'deepseek-flash', 'deepseek-flash', '{"additional_usage_values": {"prompt_tokens_details": {"cached_tokens": "0040"}}}')`
+
+// hostRows are calls of one model name served by different hosts: the
+// push-down must keep them apart as the rows are (an Azure call is never
+// OpenAI's), deciding the host from the same columns.
+const hostRows = `
+INSERT INTO "LiteLLM_SpendLogs" (request_id, call_type, api_key, spend, prompt_tokens, completion_tokens,
+	"startTime", "endTime", model, model_group, custom_llm_provider, api_base, metadata) VALUES
+ ('host-azure', 'acompletion', 'k1', 0.01, 1000, 100, '2026-10-06 03:00:00', '2026-10-06 03:00:02',
+	'gpt-4o', 'gpt-4o', 'azure', 'https://myco.openai.azure.com/', '{}'),
+ ('host-azure-base', 'acompletion', 'k1', 0.02, 1000, 100, '2026-10-06 03:00:10', '2026-10-06 03:00:12',
+	'gpt-4o', 'gpt-4o', NULL, 'https://myco.azure-api.net/openai', '{}'),
+ ('host-openai', 'acompletion', 'k1', 0.0035, 1000, 100, '2026-10-06 03:00:20', '2026-10-06 03:00:22',
+	'gpt-4o', 'gpt-4o', 'openai', 'https://api.openai.com/v1', '{}'),
+ ('host-github', 'acompletion', 'k1', 0.03, 1000, 100, '2026-10-06 03:00:30', '2026-10-06 03:00:32',
+	'gpt-4o', 'gpt-4o', NULL, 'https://models.github.ai/inference', '{}')`
 
 var allDims = []pricing.Dim{pricing.DimModel, pricing.DimKey, pricing.DimTeam, pricing.DimUser, pricing.DimDay, pricing.DimPeriod, pricing.DimVersion}
 
@@ -106,12 +122,14 @@ func TestPushDownEqualsRows(t *testing.T) {
 	one.LoadDump(t, shapesDump)
 	one.LoadDump(t, modifiersDump)
 	one.Exec(t, oddRows)
+	one.Exec(t, hostRows)
 	a, b := pgtest.NewLiteLLM(t, pgtest.SchemaCurrent), pgtest.NewLiteLLM(t, pgtest.SchemaCurrent)
 	for _, db := range []*pgtest.DB{a, b} {
 		db.LoadDump(t, sampleDump)
 		db.LoadDump(t, shapesDump)
 		db.LoadDump(t, modifiersDump)
 		db.Exec(t, oddRows)
+		db.Exec(t, hostRows)
 	}
 	a.Exec(t, `DELETE FROM "LiteLLM_SpendLogs" WHERE hashtext(request_id) % 2 = 0`)
 	b.Exec(t, `DELETE FROM "LiteLLM_SpendLogs" WHERE hashtext(request_id) % 2 <> 0`)
@@ -135,6 +153,9 @@ func TestPushDownEqualsRows(t *testing.T) {
 			r := rows.Rows()
 			if r.Priced < 500 || r.Rejected != 4 {
 				t.Fatalf("rows: %+v, want hundreds priced and 4 rejected (negative, exceeding and zero-led counts, NaN spend)", r)
+			}
+			if !strings.Contains(want, "no tariff for host azure: 2 call(s), 0.03 recorded") || !strings.Contains(want, "no tariff for host github: 1 call(s), 0.03 recorded") {
+				t.Errorf("rows: the azure and github calls are not explained by host:\n%s", want)
 			}
 			if !tt.since.IsZero() && r.Read >= wholeRead {
 				t.Errorf("the window read %d rows, the whole table %d", r.Read, wholeRead)

@@ -254,7 +254,8 @@ const inWindow = `WHERE sl."startTime" >= $1::timestamp AND sl."startTime" < $2:
 // rowColumns are the mapper's column names of the row query, in order.
 var rowColumns = []string{"request_id", "startTime", "endTime", "completionStartTime", "api_key", "spend",
 	"prompt_tokens", "completion_tokens", "total_tokens", "cache_hit", "model", "model_group", "model_id", "custom_llm_provider", "user",
-	"team_id", "status", "metadata", "cached_tokens", "cache_creation_tokens", "reasoning_tokens", "key_alias", "team_alias", "call_type"}
+	"team_id", "status", "metadata", "cached_tokens", "cache_creation_tokens", "reasoning_tokens", "key_alias", "team_alias", "api_base",
+	"call_type"}
 
 // rowCols are the row query's columns for rowColumns: a plain row comes
 // with its token split and aliases in flat columns and no metadata; an odd
@@ -302,6 +303,7 @@ func (f fragments) rowCols(plain bool) []string {
 		onlyPlain(f.countText(reason)),
 		keyAlias,
 		teamAlias,
+		f.col("api_base", "text") + "::text",
 		onlyOdd(f.col("call_type", "text")),
 	}
 }

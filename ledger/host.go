@@ -1,0 +1,67 @@
+package ledger
+
+import (
+	"strings"
+
+	"github.com/tokenfare/tokenfare/tariffs"
+)
+
+// Which host served a call is decided from what its gateway logged, in an
+// order per format (docs/calls.md, "The host"). Hosts are spelled as
+// tariffs.NormalizeHost spells them; "" means nothing logged says.
+
+// openAICompatible are LiteLLM providers that name a protocol, not a
+// host: the call went to whatever api_base points at.
+var openAICompatible = map[string]bool{
+	"openai": true, "openai_like": true, "custom_openai": true, "hosted_vllm": true, "litellm_proxy": true,
+}
+
+// LiteLLMHost decides the host of a LiteLLM call from its SpendLogs
+// columns: custom_llm_provider, then a known host as the model's prefix,
+// then the host api_base points at, then a known host as the model
+// group's prefix. A first party so named (openai/, anthropic/, ...) is a
+// route LiteLLM also uses to reach other hosts, so an api_base naming
+// another known host wins over it (openai/deepseek-chat with api_base
+// https://api.deepseek.com is DeepSeek's call); and an OpenAI-compatible
+// route (openai, openai_like, hosted_vllm, ...) to an api_base no host is
+// known by names no host.
+func LiteLLMHost(provider, model, apiBase, group string) string {
+	h := tariffs.NormalizeHost(provider)
+	if h == "" {
+		h = tariffs.HostOfPrefix(model)
+	}
+	if apiBase != "" && (h == "" || tariffs.FirstPartyHost(h) || openAICompatible[h]) {
+		switch u := tariffs.HostOfURL(apiBase); {
+		case u != "":
+			return u
+		case openAICompatible[h]:
+			return ""
+		}
+	}
+	if h == "" {
+		h = tariffs.HostOfPrefix(group)
+	}
+	return h
+}
+
+// cliproxyExecutors are CLIProxyAPI executor types (Go type names) whose
+// host is not their name less "Executor".
+var cliproxyExecutors = map[string]string{
+	"GeminiVertexExecutor": "vertex_ai",
+	"GeminiCLIExecutor":    "gemini",
+	"OpenAICompatExecutor": "", // the entry's name is in provider, not here
+}
+
+// CLIProxyHost decides the host of a CLIProxyAPI v7 record: its provider
+// (claude → anthropic, codex → openai, vertex → vertex_ai, aistudio →
+// gemini; an openai-compatibility entry's lowercased name is that name as
+// host), else its executor_type. v6 exports name neither: "".
+func CLIProxyHost(provider, executor string) string {
+	if h := tariffs.NormalizeHost(provider); h != "" {
+		return h
+	}
+	if h, ok := cliproxyExecutors[executor]; ok {
+		return h
+	}
+	return tariffs.NormalizeHost(strings.TrimSuffix(executor, "Executor"))
+}

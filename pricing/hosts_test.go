@@ -1,0 +1,110 @@
+package pricing_test
+
+import (
+	"testing"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/tokenfare/tokenfare/pricing"
+	"github.com/tokenfare/tokenfare/tariffs"
+)
+
+// TestHostsPriced prices calls as LiteLLM and CLIProxyAPI log them for
+// each host, against the test lists of testdata/hosts/tariffs (per 1M
+// tokens, input / output): openai gpt-4o 2.50 / 10; azure gpt-4o 2.75 /
+// 11; anthropic claude-sonnet-4-6 3 / 15; bedrock geo profiles 3.30 /
+// 16.50, global 3 / 15; gemini-2.5-flash 0.30 / 2.50; deepseek-v4-pro
+// 0.435 / 0.87; openrouter deepseek/deepseek-v4-pro 1.74 / 3.48; no list
+// for azure_ai, vertex_ai, together_ai, github. Every call has 1M input
+// and 100k output tokens: cost = input + output / 10.
+func TestHostsPriced(t *testing.T) {
+	cat, ps := tariffs.Load("../testdata/hosts/tariffs")
+	if len(ps) > 0 {
+		t.Fatal(ps)
+	}
+	type want struct {
+		model string // tariff model id; "" for unpriced
+		cost  string
+	}
+	const openai, azure, anthropic = "3.5", "3.85", "4.5" // 2.50 + 1; 2.75 + 1.10; 3 + 1.50
+	wants := map[string]want{
+		"lt-openai":          {"gpt-4o", openai},
+		"lt-openai-eu":       {"gpt-4o", openai},                        // api_base eu.api.openai.com
+		"lt-azure":           {"azure-gpt-4o", azure},                   // deployment name; the group names the model
+		"lt-azure-apim":      {"azure-gpt-4o", azure},                   // no provider logged: api_base azure-api.net
+		"lt-azure-ai":        {},                                        // Azure AI Foundry: no list, never DeepSeek's
+		"lt-bedrock-geo":     {"bedrock-claude-sonnet-4-6-geo", "4.95"}, // 3.30 + 1.65
+		"lt-bedrock-global":  {"bedrock-claude-sonnet-4-6-global", anthropic},
+		"lt-vertex":          {},                                      // never Anthropic's
+		"lt-openrouter":      {"openrouter-deepseek-v4-pro", "2.088"}, // 1.74 + 0.348
+		"lt-together":        {},
+		"lt-github":          {},                           // never OpenAI's
+		"lt-github-legacy":   {},                           // api_base models.inference.ai.azure.com
+		"lt-deepseek":        {"deepseek-v4-pro", "0.522"}, // 0.435 + 0.087
+		"lt-deepseek-compat": {"deepseek-v4-pro", "0.522"}, // openai/ route, api_base api.deepseek.com
+		"lt-anthropic":       {"claude-sonnet-4-6", anthropic},
+		"lt-gemini":          {"gemini-2.5-flash", "0.55"}, // 0.30 + 0.25
+		"lt-bare":            {"gpt-4o", openai},           // no host logged: first-party lists
+		"lt-private":         {"gpt-4o", openai},           // openai/ to a private api_base: no host known
+		"cpa-claude":         {"claude-sonnet-4-6", anthropic},
+		"cpa-executor":       {"claude-sonnet-4-6", anthropic}, // no provider: ClaudeExecutor
+		"cpa-codex":          {"gpt-4o", openai},
+		"cpa-gemini":         {"gemini-2.5-flash", "0.55"},
+		"cpa-vertex":         {}, // vertex-api-key: never the Gemini API's price
+		"cpa-openrouter":     {"openrouter-deepseek-v4-pro", "2.088"},
+		"cpa-deepseek":       {"deepseek-v4-pro", "0.522"}, // an openai-compatibility entry named deepseek
+		"cpa-azure-compat":   {},                           // an entry named azure-east: a host no list prices
+	}
+	e := pricing.New(cat, pricing.Options{Dims: []pricing.Dim{pricing.DimModel}})
+	seen := 0
+	for _, file := range []string{"../testdata/hosts/spendlogs-hosts.csv", "../testdata/hosts/cliproxy-hosts.jsonl"} {
+		calls := readCalls(t, file)
+		for i := range calls {
+			c := &calls[i]
+			w, ok := wants[c.RequestID]
+			if !ok {
+				t.Fatalf("unexpected call %s", c.RequestID)
+			}
+			seen++
+			pc := e.AddPriced(c)
+			_, cost := pc.Cost(c)
+			if w.model == "" {
+				if pc.Outcome != pricing.Unpriced || pc.Quote.Model != nil {
+					t.Errorf("%s (host %q): %s by %v, want unpriced", c.RequestID, c.Host, pc.Outcome, pc.Quote.Model)
+				}
+				continue
+			}
+			if pc.Outcome != pricing.Priced || pc.ModelName() != w.model || !cost.Equal(decimal.RequireFromString(w.cost)) {
+				t.Errorf("%s (host %q): %s %s at %s, want priced %s at %s", c.RequestID, c.Host, pc.Outcome, pc.ModelName(), cost, w.model, w.cost)
+			}
+		}
+	}
+	if seen != len(wants) {
+		t.Errorf("read %d calls, want %d", seen, len(wants))
+	}
+	// The recorded spend of the unpriced calls, host by host (spend column
+	// of spendlogs-hosts.csv; CLIProxyAPI records none).
+	wantHosts := map[string]struct {
+		calls  int64
+		amount string
+	}{
+		"azure_ai": {1, "-0.5"}, "vertex_ai": {2, "-0.7"}, "together_ai": {1, "-0.2"}, "github": {2, "-0.2"}, "azure-east": {1, "0"},
+	}
+	got := 0
+	for _, x := range e.Reconcile().Explanations {
+		if x.Kind == pricing.KindUnpricedModel {
+			t.Errorf("explained as an unpriced model: %+v", x)
+		}
+		if x.Kind != pricing.KindUnpricedHost {
+			continue
+		}
+		got++
+		w, ok := wantHosts[x.Host]
+		if !ok || x.Calls != w.calls || !x.Amount.Equal(decimal.RequireFromString(w.amount)) || x.Model != "" {
+			t.Errorf("explanation %+v, want host %q: %d calls, amount %s", x, x.Host, w.calls, w.amount)
+		}
+	}
+	if got != len(wantHosts) {
+		t.Errorf("%d unpriced_host explanations, want %d", got, len(wantHosts))
+	}
+}
