@@ -9,7 +9,7 @@ GEN      := ./testdata/gen
 SAMPLE      := testdata/sample/spendlogs-2026-10.csv
 SAMPLE_DUMP := testdata/sample/spendlogs-dump-2026-10.csv
 
-.PHONY: help test bench bench-smoke fuzz lint golden build sample bench-reconcile bench-report workbook-preview bench-postgres
+.PHONY: help test hostile bench bench-smoke fuzz lint golden build sample bench-reconcile bench-report workbook-preview bench-postgres
 
 PREVIEW ?= preview
 
@@ -18,6 +18,9 @@ help: ## list the targets
 
 test: ## run every test once, without the cache
 	$(GO) test -count=1 ./... $(GEN)
+
+hostile: ## run the attack corpus (docs/hostile.md) against the built binary, bounded in time and memory
+	$(GO) test -count=1 -v -run '^TestHostile$$' ./internal/hostile
 
 bench: ## run every Go benchmark with allocations
 	$(GO) test -run='^$$' -bench=. -benchmem ./...

@@ -25,4 +25,7 @@ func TestDocsCanonicalExample(t *testing.T) {
 	if len(res.Rejected) > 0 || len(res.Calls) == 0 {
 		t.Fatalf("the documented example gives %d calls and rejections %v", len(res.Calls), res.Rejected)
 	}
+	if last := res.Calls[len(res.Calls)-1]; last.Host != "azure" {
+		t.Errorf("the example's last call has host %q, want azure (the host column)", last.Host)
+	}
 }

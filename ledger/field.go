@@ -6,7 +6,7 @@ import (
 	"encoding/hex"
 	"time"
 
-	"github.com/shopspring/decimal"
+	"github.com/tokenfare/tokenfare/internal/numtext"
 )
 
 // parseInt reads a base-10 integer from b without allocating. An optional
@@ -76,9 +76,10 @@ func parseIntSlow(b []byte) (int64, bool) {
 // parseAmount reads an exact decimal such as "0.000123", "-4" or
 // "1.2345e-05" from b. Up to 18 significant digits it builds the amount
 // from its digits without allocating; longer numbers go through
-// decimal.NewFromString. It never goes through float64.
+// numtext.Decimal, so more than numtext.MaxDigits digits or MaxChars
+// characters are refused. It never goes through float64.
 func parseAmount(b []byte) (Amount, bool) {
-	if len(b) == 0 {
+	if len(b) == 0 || len(b) > numtext.MaxChars {
 		return Amount{}, false
 	}
 	i := 0
@@ -161,7 +162,7 @@ func allDigits(b []byte) bool {
 }
 
 func slowAmount(b []byte) (Amount, bool) {
-	d, err := decimal.NewFromString(string(b))
+	d, err := numtext.Decimal(string(b))
 	if err != nil || d.Exponent() < -maxExponent || d.Exponent() > maxExponent {
 		return Amount{}, false
 	}

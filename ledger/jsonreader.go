@@ -146,15 +146,26 @@ func schemaRecord(s *schema) recordFunc {
 		var v rowFields
 		var set [maxCols]bool
 		// Members in document order; when two names map to one column the
-		// first wins, as with CSV headers.
+		// first wins, as with CSV headers. One name given twice is refused:
+		// picking one would be a guess.
+		var names [maxCols]string
+		twice := ""
 		err := eachMember(raw, func(k string, m json.RawMessage) {
-			if i := s.index(k); i >= 0 && !set[i&(maxCols-1)] {
-				set[i&(maxCols-1)] = true
+			i := s.index(k)
+			switch {
+			case i < 0:
+			case !set[i&(maxCols-1)]:
+				set[i&(maxCols-1)], names[i&(maxCols-1)] = true, k
 				v.add(i, jsonText(m))
+			case normName(names[i&(maxCols-1)]) == normName(k) && twice == "":
+				twice = fmt.Sprintf("member %q is given twice", k)
 			}
 		})
 		if err != nil {
 			return "", "not a JSON object: " + strings.TrimPrefix(err.Error(), "json: ")
+		}
+		if twice != "" {
+			return string(v.get(s.requestID)), twice
 		}
 		id := string(v.get(s.requestID))
 		if reason := buildChecked(s.build(s, p, &v, c), c); reason != "" {
@@ -220,48 +231,108 @@ func elementWhere(prefix string, i int, requestID string) string {
 }
 
 // produceArray walks a JSON array of records, or the array under the
-// "data" key of a top-level object (LiteLLM /spend/logs/v2 pages).
-func produceArray(src io.Reader, rec recordFunc) func(e *emitter) error {
+// "data" key of a top-level object (LiteLLM /spend/logs/v2 pages). Every
+// top-level value is read: appended queue pops or pages (several arrays
+// or objects one after the other) are all read, the second and later
+// located as "array 2 at line 7[0]". Any other value after the first is
+// refused with its line, never ignored. An element longer than the
+// longest record (64 MiB) ends the file with its line: the decoder would
+// hold all of it.
+func produceArray(src io.Reader, opt Options, rec recordFunc) func(e *emitter) error {
 	return func(e *emitter) error {
-		dec := json.NewDecoder(src)
+		lr := &lineReader{r: src, max: opt.withDefaults().maxRecord}
+		dec := json.NewDecoder(lr)
 		dec.UseNumber()
-		tok, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		if tok == json.Delim('[') {
-			return walkArray(e, dec, "", rec)
-		}
-		for dec.More() {
-			key, err := dec.Token()
+		for k := 1; ; k++ {
+			lr.advance(dec.InputOffset())
+			at := lr.lineAt(dec.InputOffset() + leadingBlanks(dec))
+			tok, err := dec.Token()
+			if errors.Is(err, io.EOF) && k > 1 {
+				return nil
+			}
+			if err != nil {
+				return inputError(e.r.name, at, err)
+			}
+			prefix := ""
+			if k > 1 {
+				prefix = fmt.Sprintf("array %d at line %d", k, at)
+			}
+			switch tok {
+			case json.Delim('['):
+				err = walkArray(e, dec, lr, prefix, rec)
+			case json.Delim('{'):
+				if k > 1 {
+					prefix = fmt.Sprintf("object %d at line %d: data", k, at)
+				} else {
+					prefix = "data"
+				}
+				err = walkObject(e, dec, lr, prefix, rec)
+			default:
+				err = inputError(e.r.name, at, fmt.Errorf("top-level value %d is %v, not an array or object of calls", k, tok))
+			}
 			if err != nil {
 				return err
 			}
-			if key == "data" {
-				if t, err := dec.Token(); err != nil || t != json.Delim('[') {
-					return errors.New(`"data" is not an array`)
-				}
-				if err := walkArray(e, dec, "data", rec); err != nil {
-					return err
-				}
-				continue
-			}
-			var skip json.RawMessage
-			if err := dec.Decode(&skip); err != nil {
-				return err
-			}
 		}
-		return nil
 	}
 }
 
+// leadingBlanks is the white space the decoder holds before its next
+// token, so that a value is located at its own line.
+func leadingBlanks(dec *json.Decoder) int64 {
+	var n int64
+	br := dec.Buffered().(*bytes.Reader)
+	for {
+		c, err := br.ReadByte()
+		if err != nil || (c != ' ' && c != '\t' && c != '\r' && c != '\n') {
+			return n
+		}
+		n++
+	}
+}
+
+// jsonError locates a decoder error at the line of the value it was
+// reading (the decoder's own offsets are not always from the start of
+// the input).
+func jsonError(e *emitter, dec *json.Decoder, lr *lineReader, err error) error {
+	return inputError(e.r.name, lr.lineAt(dec.InputOffset()+leadingBlanks(dec)), err)
+}
+
+// walkObject reads the members of an object whose '{' has been read,
+// walking the array under "data"; prefix names that array.
+func walkObject(e *emitter, dec *json.Decoder, lr *lineReader, prefix string, rec recordFunc) error {
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return jsonError(e, dec, lr, err)
+		}
+		if key == "data" {
+			if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+				return inputError(e.r.name, lr.lineAt(dec.InputOffset()), errors.New(`"data" is not an array`))
+			}
+			if err := walkArray(e, dec, lr, prefix, rec); err != nil {
+				return err
+			}
+			continue
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return jsonError(e, dec, lr, err)
+		}
+	}
+	_, err := dec.Token()
+	return jsonError(e, dec, lr, err)
+}
+
 // walkArray reads the elements of an array whose '[' has been read;
-// prefix names the array within the input ("" for the top level).
-func walkArray(e *emitter, dec *json.Decoder, prefix string, rec recordFunc) error {
+// prefix names the array within the input ("" for the first top-level
+// array).
+func walkArray(e *emitter, dec *json.Decoder, lr *lineReader, prefix string, rec recordFunc) error {
 	for i := 0; dec.More(); i++ {
+		lr.advance(dec.InputOffset())
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
-			return fmt.Errorf("element %s: %w", elementWhere(prefix, i, ""), err)
+			return jsonError(e, dec, lr, fmt.Errorf("element %s: %w", elementWhere(prefix, i, ""), err))
 		}
 		var c Call
 		id, reason := rec(&e.p, raw, &c)
@@ -278,7 +349,49 @@ func walkArray(e *emitter, dec *json.Decoder, prefix string, rec recordFunc) err
 		}
 	}
 	_, err := dec.Token()
-	return err
+	return jsonError(e, dec, lr, err)
+}
+
+// lineReader passes reads through and keeps the bytes the decoder may
+// still ask the line of: from the last offset advance was given. Lines
+// before it are counted once, so locating stays linear in the input and
+// memory bounded by the decoder's buffer and one element.
+type lineReader struct {
+	r     io.Reader
+	kept  []byte // input from offset base on
+	base  int64
+	lines int // newlines before base
+	max   int // most bytes kept: the longest element
+}
+
+func (l *lineReader) Read(p []byte) (int, error) {
+	if len(l.kept) > l.max {
+		return 0, fmt.Errorf("a JSON value longer than %d bytes", l.max)
+	}
+	n, err := l.r.Read(p)
+	l.kept = append(l.kept, p[:n]...)
+	return n, err
+}
+
+// advance forgets the input before off, counting its lines.
+func (l *lineReader) advance(off int64) {
+	n := int(off - l.base)
+	if n <= 0 || n > len(l.kept) {
+		return
+	}
+	l.lines += bytes.Count(l.kept[:n], []byte{'\n'})
+	l.base = off
+	if n > len(l.kept)/2 {
+		l.kept = append(l.kept[:0], l.kept[n:]...)
+	} else {
+		l.kept = l.kept[n:]
+	}
+}
+
+// lineAt returns the 1-based line of offset off (not before base).
+func (l *lineReader) lineAt(off int64) int {
+	n := int(min(max(off-l.base, 0), int64(len(l.kept))))
+	return l.lines + 1 + bytes.Count(l.kept[:n], []byte{'\n'})
 }
 
 // maxLine bounds one JSON line; longer lines are rejected and skipped.

@@ -41,7 +41,7 @@ type Options struct {
 	// the calls of Workers+18 chunks, are in memory at once.
 	ChunkSize int
 
-	maxRecord int // longest CSV record before it is declared broken
+	maxRecord int // longest CSV record or JSON element before it is declared broken
 }
 
 func (o Options) withDefaults() Options {
@@ -90,6 +90,9 @@ func open(ctx context.Context, name string, r io.Reader, opt Options) (Reader, e
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 		return nil, inputError(name, 0, err)
 	}
+	if err := sniffBinary(head); err != nil {
+		return nil, inputError(name, 0, err)
+	}
 	format, err := detect(head)
 	if err != nil {
 		return nil, inputError(name, 0, err)
@@ -102,11 +105,11 @@ func open(ctx context.Context, name string, r io.Reader, opt Options) (Reader, e
 	case FormatCanonicalCSV:
 		return newCSVReader(name, canonicalSchema, br, opt)
 	case FormatSpendLogJSON:
-		return newPushReader(name, format, opt, produceArray(br, schemaRecord(spendLogSchema))), nil
+		return newPushReader(name, format, opt, produceArray(br, opt, schemaRecord(spendLogSchema))), nil
 	case FormatCanonicalJSON:
-		return newPushReader(name, format, opt, produceArray(br, schemaRecord(canonicalSchema))), nil
+		return newPushReader(name, format, opt, produceArray(br, opt, schemaRecord(canonicalSchema))), nil
 	case FormatCLIProxyV7JSON:
-		return newPushReader(name, format, opt, produceArray(br, v7Record)), nil
+		return newPushReader(name, format, opt, produceArray(br, opt, v7Record)), nil
 	case FormatSpendLogJSONL:
 		return newPushReader(name, format, opt, produceLines(br, schemaRecord(spendLogSchema))), nil
 	case FormatCanonicalJSONL:

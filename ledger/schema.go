@@ -1,12 +1,14 @@
 package ledger
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
+	"github.com/tokenfare/tokenfare/internal/numtext"
 )
 
 // maxCols bounds the number of columns a schema knows, plus one slot
@@ -94,13 +96,25 @@ func (s *schema) index(name string) int {
 }
 
 // mapHeader maps header positions to column numbers (trashCol = ignored) and
-// checks that every required column is there.
+// checks that every required column is there. A column named twice (two
+// "spend" columns, or "Spend" beside "spend") is refused: picking one would
+// be a guess. A column beside one of its aliases ("team_alias" and
+// "user_api_key_team_alias") is read from the first, as in JSON records.
 func (s *schema) mapHeader(header []string) ([]int, error) {
 	pos := make([]int, len(header))
 	seen := make([]bool, len(s.cols))
+	named := make(map[string]int, len(header)) // 1-based position of each known name
 	for i, h := range header {
 		pos[i] = trashCol
-		if c := s.index(h); c >= 0 && !seen[c] {
+		c := s.index(h)
+		if c < 0 {
+			continue
+		}
+		if j := named[normName(h)]; j > 0 {
+			return nil, fmt.Errorf("%w: columns %d and %d are both %q; keep one", ErrBadHeader, j, i+1, h)
+		}
+		named[normName(h)] = i + 1
+		if !seen[c] {
 			pos[i], seen[c] = c, true
 		}
 	}
@@ -130,6 +144,8 @@ func badValue(col, value, want string) string {
 	}
 	why := "is not " + want
 	switch {
+	case want == "a decimal number" && numberTooLong(value):
+		why = "is too long: " + numtext.ErrTooLong.Error()
 	case want == "a decimal number" && exponentOutOfRange(value):
 		why = fmt.Sprintf("is out of range: exponents run from -%d to %d", maxExponent, maxExponent)
 	case strings.Contains(want, "timestamp") && before1970(value):
@@ -139,6 +155,26 @@ func badValue(col, value, want string) string {
 		value = value[:64] + "..."
 	}
 	return fmt.Sprintf("%s %q %s", col, value, why)
+}
+
+// numberTooLong reports whether s has the form of a decimal number but
+// more characters or digits than numtext allows.
+func numberTooLong(s string) bool {
+	if len(s) <= numtext.MaxChars {
+		_, err := numtext.Decimal(s)
+		return errors.Is(err, numtext.ErrTooLong)
+	}
+	digits := 0
+	for i, c := range s {
+		switch {
+		case c >= '0' && c <= '9':
+			digits++
+		case c == '.' || c == 'e' || c == 'E' || ((c == '-' || c == '+') && (i == 0 || s[i-1]|0x20 == 'e')):
+		default:
+			return false
+		}
+	}
+	return digits > 0
 }
 
 // exponentOutOfRange reports whether s is a decimal number whose exponent

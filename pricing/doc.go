@@ -23,6 +23,8 @@
 //
 // # Invariants
 //
+//   - A call is priced among its host's price lists only; a call whose
+//     host no tariff prices is unpriced, and explained by host.
 //   - Money is exact: a bucket's official cost equals the sum of its calls'
 //     own costs to the last digit, whatever the order of the input.
 //   - Every call added is counted once in Rows; Rows.Read is the sum of the

@@ -65,8 +65,9 @@ type bucketKey struct {
 	miss    tariffs.Miss // what of the call's service tier and region the tariff has no rates for
 	region  string
 	outcome Outcome
-	zero    bool // the gateway recorded zero spend
-	noSpend bool // the gateway records no spend at all
+	day     tariffs.Coverage // of a priced call: what its calendar knows of its local day
+	zero    bool             // the gateway recorded zero spend
+	noSpend bool             // the gateway records no spend at all
 	group   string
 	holder
 	slot int64 // start of the day or hour (Unix seconds) when grouped by time
@@ -172,6 +173,13 @@ type Engine struct {
 	sumErr     error
 	noFirst    int64 // calls billed at their start for want of a first-token instant
 	slots      slotCache
+	unsure     map[unsureKey]*CalendarGap
+}
+
+// unsureKey is a model and what its calendar knows of some days.
+type unsureKey struct {
+	model *tariffs.Model
+	day   tariffs.Coverage
 }
 
 // refKey is how a call names its model, and who served it.
@@ -190,6 +198,7 @@ type recentRef struct {
 type modelRef struct {
 	model    *tariffs.Model
 	cursor   *tariffs.Cursor
+	host     string          // the host the names were looked up among ("" : the first-party lists)
 	noTariff string          // the call's host, when no tariff prices that host
 	last     [4]hashedBucket // most recent first
 	// recent holds buckets of this name's calls by the top bits of
@@ -253,7 +262,7 @@ func New(cat *tariffs.Catalog, opts Options) *Engine {
 	}
 	return &Engine{cat: cat, opts: opts, dims: setOf(opts.Dims), zone: zone,
 		refs: map[refKey]*modelRef{}, seen: seen,
-		buckets: map[bucketKey]*bucket{}}
+		buckets: map[bucketKey]*bucket{}, unsure: map[unsureKey]*CalendarGap{}}
 }
 
 // Rows returns the row accounting so far.
@@ -302,8 +311,11 @@ func (e *Engine) place(pc *PricedCall, c *ledger.Call, zero bool) *bucket {
 	}
 	k.noSpend = !c.Gateway.RecordsSpend()
 	if pc.Outcome == Priced {
-		k.period, k.tier = uint8(pc.Quote.Period), uint8(pc.Tier)
+		k.period, k.tier, k.day = uint8(pc.Quote.Period), uint8(pc.Tier), pc.Quote.Day
 		k.service, k.region, k.miss = tariffs.ServiceTier(c.ServiceTier), c.Region, pc.Miss
+		if k.day != tariffs.Covered {
+			e.noteUnsure(pc)
+		}
 	}
 	e.groupKey(&k, c, pc.At)
 	// Calls of one model mostly land in a bucket one of its last calls
@@ -378,6 +390,15 @@ type PricedCall struct {
 
 // ModelName returns the tariff model id, or the logged name when unknown.
 func (p *PricedCall) ModelName() string { return p.modelName }
+
+// Host returns the host the call's model was looked up among: the call's
+// host, or the one its model's name gave; "" for the first-party lists.
+func (p *PricedCall) Host() string {
+	if p.ref == nil {
+		return ""
+	}
+	return p.ref.host
+}
 
 // Cost returns the call's official cost per usage type and in total; zero
 // unless priced.
@@ -497,13 +518,14 @@ func (e *Engine) ref(c *ledger.Call) *modelRef {
 // takes the host its model's name gives ("azure_ai/..."), for the group
 // too. A host no tariff prices is noted, to name it as the reason.
 func (e *Engine) resolve(c *ledger.Call) *modelRef {
-	r := &modelRef{}
 	host := c.Host
+	r := &modelRef{host: tariffs.NormalizeHost(host)}
 	for _, n := range []string{c.Model, c.ModelGroup} {
 		if n == "" {
 			continue
 		}
 		m, at, ok := e.cat.ResolveOn(host, n)
+		r.host = at
 		if ok {
 			r.model, r.cursor = m, m.Cursor()
 			if !e.opts.TariffAt.IsZero() {

@@ -17,26 +17,28 @@ type ExplanationKind uint8
 
 // Kinds of explanation.
 const (
-	KindFlatPrice        ExplanationKind = iota // recorded at one flat rate set at all hours
-	KindCachedAsInput                           // as flat_price, with cache reads at the input price
-	KindZeroSpend                               // priced calls the gateway recorded at zero
-	KindNotRecorded                             // priced calls of a gateway that records no spend
-	KindUnpricedModel                           // calls of a model no tariff prices then
-	KindRetiredModel                            // calls of a model its provider had retired
-	KindDuplicates                              // the same call logged more than once
-	KindCacheHits                               // calls answered from the gateway's response cache
-	KindFailedWithSpend                         // failed calls that carry spend
-	KindRounding                                // recorded matches official but for floating-point noise
-	KindUnexplained                             // no single flat rate set matches
-	KindUnpricedHost                            // calls of a host no tariff prices
-	KindUnpricedQuantity                        // a quantity of priced calls their tariff does not price (Engine.Unpriced)
-	KindTierOrRegion                            // priced calls of a service tier other than standard, or of a region
+	KindFlatPrice           ExplanationKind = iota // recorded at one flat rate set at all hours
+	KindCachedAsInput                              // as flat_price, with cache reads at the input price
+	KindZeroSpend                                  // priced calls the gateway recorded at zero
+	KindNotRecorded                                // priced calls of a gateway that records no spend
+	KindUnpricedModel                              // calls of a model no tariff prices then
+	KindRetiredModel                               // calls of a model its provider had retired
+	KindDuplicates                                 // the same call logged more than once
+	KindCacheHits                                  // calls answered from the gateway's response cache
+	KindFailedWithSpend                            // failed calls that carry spend
+	KindRounding                                   // recorded matches official but for floating-point noise
+	KindUnexplained                                // no single flat rate set matches
+	KindUnpricedHost                               // calls of a host no tariff prices
+	KindUnpricedQuantity                           // a quantity of priced calls their tariff does not price (Engine.Unpriced)
+	KindTierOrRegion                               // priced calls of a service tier other than standard, or of a region
+	KindCalendarUncovered                          // priced calls on days past the years the calendar covers
+	KindCalendarProvisional                        // priced calls on days of a provisional calendar year
 	numKinds
 )
 
 var kindNames = [numKinds]string{"flat_price", "cached_as_input", "zero_spend", "not_recorded", "unpriced_model",
 	"retired_model", "duplicates", "cache_hits", "failed_with_spend", "rounding", "unexplained", "unpriced_host",
-	"unpriced_quantity", "tier_or_region"}
+	"unpriced_quantity", "tier_or_region", "calendar_uncovered", "calendar_provisional"}
 
 // String returns the kind's name as reports spell it, e.g. "flat_price".
 func (k ExplanationKind) String() string { return kindNames[k] }
@@ -60,7 +62,10 @@ type Explanation struct {
 	RatesOf string          // flat price: the model whose rates match, when another
 	Tokens  int64           // cache hits: the tokens the provider never saw; unpriced quantity: the tokens or uses
 	Host    string          // unpriced host: the host no tariff prices (Model is empty)
-	Detail  string          // the explanation in a sentence, for people
+	// FirstDay and LastDay are, for the calendar kinds, the first and last
+	// local day of the calls concerned; zero otherwise.
+	FirstDay, LastDay tariffs.Date
+	Detail            string // the explanation in a sentence, for people
 }
 
 // modelTally gathers what one model's buckets say about its gap.
@@ -86,7 +91,12 @@ type modelTally struct {
 	tierOfficial decimal.Decimal
 	tierRecorded decimal.Decimal
 	tierWhat     []string
+	unsureCalls  [numCoverages]int64           // priced calls by what the calendar knows of their day
+	unsureCost   [numCoverages]decimal.Decimal // their official cost
 }
+
+// numCoverages is the number of tariffs.Coverage values.
+const numCoverages = int(tariffs.Uncovered) + 1
 
 func (e *Engine) tallies() []*modelTally {
 	byName := map[string]*modelTally{}
@@ -99,7 +109,8 @@ func (e *Engine) tallies() []*modelTally {
 		if t == nil {
 			t = &modelTally{name: b.k.name(), model: b.Model, official: decimal.Zero, recorded: decimal.Zero,
 				zeroOfficial: decimal.Zero, noSpendCost: decimal.Zero, periodTokens: map[string]int64{},
-				tierOfficial: decimal.Zero, tierRecorded: decimal.Zero}
+				tierOfficial: decimal.Zero, tierRecorded: decimal.Zero,
+				unsureCost: [numCoverages]decimal.Decimal{decimal.Zero, decimal.Zero, decimal.Zero}}
 			for i := range t.outcomeSpend {
 				t.outcomeSpend[i] = decimal.Zero
 			}
@@ -131,6 +142,10 @@ func (e *Engine) tallies() []*modelTally {
 			t.zeroCalls += b.Calls
 			t.zeroOfficial = t.zeroOfficial.Add(b.Official())
 		case o == Priced:
+			if d := b.k.day; d != tariffs.Covered {
+				t.unsureCalls[d] += b.Calls
+				t.unsureCost[d] = t.unsureCost[d].Add(b.Official())
+			}
 			t.calls += b.Calls
 			for int(b.k.tier) >= len(t.qtyByTier) {
 				t.qtyByTier = append(t.qtyByTier, Quantities{})
@@ -157,12 +172,14 @@ func (e *Engine) tallies() []*modelTally {
 	return out
 }
 
-// explain finds, for each model, what accounts for its gap, and for each
-// host no tariff prices, the spend recorded for its calls.
+// explain finds, for each model, what accounts for its gap, and notes
+// the calls priced on days its calendar does not know for certain; and for
+// each host no tariff prices, the spend recorded for its calls.
 func (e *Engine) explain() []Explanation {
 	out := []Explanation{}
 	for _, t := range e.tallies() {
 		out = append(out, t.explain()...)
+		out = append(out, e.calendarNotes(t)...)
 	}
 	for _, u := range e.Unpriced() {
 		// Its amount is unknown (zero): the official cost leaves it out.
@@ -213,6 +230,43 @@ func (e *Engine) hostExplanations() []Explanation {
 				h, t.calls, t.recorded, namesText(t.names), h)})
 	}
 	return out
+}
+
+// calendarNotes are the calendar explanations of a model: calls priced
+// as ordinary days on days its calendar does not know for certain. They
+// account for no part of the gap (their amount is zero): the official
+// cost of those calls is the one the run reports, which a holiday or a
+// make-up workday the calendar does not list would change.
+func (e *Engine) calendarNotes(t *modelTally) []Explanation {
+	var out []Explanation
+	for _, d := range []tariffs.Coverage{tariffs.Uncovered, tariffs.Provisional} {
+		n := t.unsureCalls[d]
+		if n == 0 {
+			continue
+		}
+		g := e.unsure[unsureKey{t.model, d}]
+		x := Explanation{Kind: KindCalendarUncovered, Model: t.name, Calls: n, Amount: decimal.Zero,
+			FirstDay: g.First, LastDay: g.Last}
+		cal := &t.model.Provider.Calendar
+		what := fmt.Sprintf("past the years %d to %d its calendar covers", cal.FirstYear, cal.LastYear)
+		if d == tariffs.Provisional {
+			x.Kind = KindCalendarProvisional
+			what = "in a provisional year of its calendar (only the days it lists are certain)"
+		}
+		x.Detail = fmt.Sprintf("%d priced call(s) on local day(s) %s %s: priced as ordinary days; "+
+			"a holiday or make-up workday the calendar does not list would change their official cost of %s",
+			n, dayRange(g.First, g.Last), what, t.unsureCost[d])
+		out = append(out, x)
+	}
+	return out
+}
+
+// dayRange writes a range of days, or the one day.
+func dayRange(first, last tariffs.Date) string {
+	if first == last {
+		return first.String()
+	}
+	return first.String() + " to " + last.String()
 }
 
 // namesText lists the first few of the logged names, in sort order.

@@ -1,6 +1,7 @@
 package pricing_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/shopspring/decimal"
@@ -106,5 +107,100 @@ func TestHostsPriced(t *testing.T) {
 	}
 	if got != len(wantHosts) {
 		t.Errorf("%d unpriced_host explanations, want %d", got, len(wantHosts))
+	}
+}
+
+// TestHostsEmbeddedCatalog prices the same calls at the embedded catalog:
+// whichever host lists it holds, a priced call is priced by a list of its
+// own host (or a first-party list, for a call with no host), and a call
+// of a cloud or reseller never by a first party's list.
+func TestHostsEmbeddedCatalog(t *testing.T) {
+	cat, ps := tariffs.Load("")
+	if len(ps.Errors()) > 0 {
+		t.Fatal(ps)
+	}
+	e := pricing.New(cat, pricing.Options{Dims: []pricing.Dim{pricing.DimModel}})
+	priced := 0
+	for _, file := range []string{"../testdata/hosts/spendlogs-hosts.csv", "../testdata/hosts/cliproxy-hosts.jsonl"} {
+		calls := readCalls(t, file)
+		for i := range calls {
+			c := &calls[i]
+			pc := e.AddPriced(c)
+			m := pc.Quote.Model
+			if pc.Outcome != pricing.Priced {
+				continue
+			}
+			priced++
+			host := pc.Host()
+			if host == "" && !m.Provider.FirstParty() || host != "" && !slices.Contains(m.Provider.Hosts, host) {
+				t.Errorf("%s (host %q) priced by %s of %s (hosts %v)", c.RequestID, host, m.ID, m.Provider.Name, m.Provider.Hosts)
+			}
+			if tariffs.KnownHost(c.Host) && !tariffs.FirstPartyHost(c.Host) && m.Provider.FirstParty() {
+				t.Errorf("%s, a call of %s, priced by the first-party list %s", c.RequestID, c.Host, m.Provider.Name)
+			}
+		}
+	}
+	if priced == 0 {
+		t.Error("no call priced: the test proves nothing")
+	}
+}
+
+// TestHostsPricedAtTheEmbeddedHostLists prices the host calls at the
+// embedded catalog's host lists, per 1M tokens input / output, every call
+// 1M input and 100k output (cost = input + output / 10): Azure OpenAI
+// global gpt-4o 2.50 / 10; Azure AI Foundry DeepSeek V4 Pro 1.74 / 3.48;
+// Bedrock Claude Sonnet 4.6 regional profiles 3.30 / 16.50, global 3 /
+// 15; Vertex AI Claude Sonnet 4.6 global 3 / 15 and Gemini 2.5 Flash 0.30
+// / 2.50; Together DeepSeek V4 Pro 2.10 / 4.40; GitHub Models gpt-4o 2.50
+// / 10; DeepSeek's own V4 Pro off-peak (18:12 Beijing) 0.66 / 1.98.
+// OpenRouter's list has no DeepSeek model: those calls stay unpriced,
+// never at DeepSeek's price.
+func TestHostsPricedAtTheEmbeddedHostLists(t *testing.T) {
+	cat, ps := tariffs.Load("")
+	if len(ps.Errors()) > 0 {
+		t.Fatal(ps)
+	}
+	wants := map[string]struct{ model, cost string }{
+		"lt-azure":           {"azure-gpt-4o-global", "3.5"},
+		"lt-azure-ai":        {"azure-ai-deepseek-v4-pro", "2.088"},          // 1.74 + 0.348
+		"lt-bedrock-geo":     {"bedrock-claude-sonnet-4-6-regional", "4.95"}, // 3.30 + 1.65
+		"lt-bedrock-global":  {"bedrock-claude-sonnet-4-6-global", "4.5"},    // 3 + 1.50
+		"lt-vertex":          {"vertex-claude-sonnet-4-6-global", "4.5"},     // 3 + 1.50
+		"lt-together":        {"together-deepseek-v4-pro", "2.54"},           // 2.10 + 0.44
+		"lt-github":          {"github-gpt-4o", "3.5"},                       // 2.50 + 1
+		"lt-github-legacy":   {"github-gpt-4o", "3.5"},
+		"lt-deepseek":        {"deepseek-v4-pro", "0.858"}, // 0.66 + 0.198
+		"lt-deepseek-compat": {"deepseek-v4-pro", "0.858"},
+		"lt-openrouter":      {},
+		"cpa-vertex":         {"vertex-gemini-2.5-flash", "0.55"}, // 0.30 + 0.25
+		"cpa-openrouter":     {},
+		"cpa-azure-compat":   {}, // a host no list prices
+	}
+	e := pricing.New(cat, pricing.Options{Dims: []pricing.Dim{pricing.DimModel}})
+	seen := 0
+	for _, file := range []string{"../testdata/hosts/spendlogs-hosts.csv", "../testdata/hosts/cliproxy-hosts.jsonl"} {
+		calls := readCalls(t, file)
+		for i := range calls {
+			c := &calls[i]
+			w, ok := wants[c.RequestID]
+			if !ok {
+				continue
+			}
+			seen++
+			pc := e.AddPriced(c)
+			_, cost := pc.Cost(c)
+			if w.model == "" {
+				if pc.Outcome != pricing.Unpriced {
+					t.Errorf("%s (host %q): %s %s at %s, want unpriced", c.RequestID, c.Host, pc.Outcome, pc.ModelName(), cost)
+				}
+				continue
+			}
+			if pc.Outcome != pricing.Priced || pc.ModelName() != w.model || !cost.Equal(decimal.RequireFromString(w.cost)) {
+				t.Errorf("%s (host %q): %s %s at %s, want priced %s at %s", c.RequestID, c.Host, pc.Outcome, pc.ModelName(), cost, w.model, w.cost)
+			}
+		}
+	}
+	if seen != len(wants) {
+		t.Errorf("read %d of the %d calls", seen, len(wants))
 	}
 }

@@ -15,8 +15,10 @@ import (
 // claude-sonnet-4-5 input 3, cache read 0.30, cache write 3.75, output 15;
 // gpt-4o input 2.50, cache read 1.25, output 10; gemini-2.5-flash input
 // 0.30, cache read 0.03, output 2.50; deepseek-flash at peak (Monday
-// 11:00 Beijing) input 0.30, cache read 0.006, output 1.20. Reasoning is
-// priced as output.
+// 11:00 Beijing) input 0.30, cache read 0.006, output 1.20; Bedrock's
+// us. profile of claude-sonnet-4-5 (Bedrock's own list, 1.10 x the global
+// endpoint) input 3.30, cache read 0.33, cache write 4.125, output 16.50.
+// Reasoning is priced as output.
 func TestLiteLLMUsageShapesPriced(t *testing.T) {
 	cat, ps := tariffs.Load("")
 	if len(ps) > 0 {
@@ -46,11 +48,15 @@ func TestLiteLLMUsageShapesPriced(t *testing.T) {
 		"gemini-Yb3nZ9kQ8xM2pL7v": d("0.00644"),
 		// the same call through an older LiteLLM: the same cost
 		"gemini-Qw4eR7tY1uI5oP0a": d("0.00644"),
+		// Bedrock, cache writes outside and inside the prompt count alike:
+		// 20×3.30 + 5000×0.33 + 1000×4.125 + 250×16.50 = 66 + 1650 + 4125 + 4125 = 9966
+		"chatcmpl-bedrock-out": d("0.009966"),
+		"chatcmpl-bedrock-in":  d("0.009966"),
 	}
-	// Not priced: o4-mini is not in the catalog, Bedrock bills its own
-	// deployments, and the response-cache hit never reached the provider.
+	// Not priced: o4-mini is not in the catalog, and the response-cache
+	// hit never reached the provider.
 	unpriced := map[string]pricing.Outcome{
-		"resp_68c1f0c3d9a4819bb1": pricing.Unpriced, "chatcmpl-bedrock-out": pricing.Unpriced, "chatcmpl-bedrock-in": pricing.Unpriced,
+		"resp_68c1f0c3d9a4819bb1":                       pricing.Unpriced,
 		"chatcmpl-CFk2t7Qe9oai_cache_hit1791774000.512": pricing.CacheHit,
 	}
 	for _, file := range []string{"../testdata/litellm/spendlogs-shapes.csv", "../testdata/litellm/spendlogs-shapes.json"} {
@@ -80,8 +86,8 @@ func TestLiteLLMUsageShapesPriced(t *testing.T) {
 			rec := e.Reconcile()
 			r := rec.Rows
 			balanced := r.Read == r.Priced+r.Unpriced+r.Retired+r.Failed+r.Duplicate+r.Rejected+r.Outside+r.CacheHit
-			if r.Read != 15 || r.Priced != 11 || r.Unpriced != 3 || r.CacheHit != 1 || !balanced {
-				t.Errorf("rows %+v: want read 15 = priced 11 + unpriced 3 + cache_hit 1", r)
+			if r.Read != 15 || r.Priced != 13 || r.Unpriced != 1 || r.CacheHit != 1 || !balanced {
+				t.Errorf("rows %+v: want read 15 = priced 13 + unpriced 1 + cache_hit 1", r)
 			}
 			if !rec.Totals.Official.Equal(sum) {
 				t.Errorf("official total %s, want the sum of the calls %s", rec.Totals.Official, sum)

@@ -250,6 +250,8 @@ func bucketLess(a, b *bucketKey) bool {
 		return a.region < b.region
 	case a.outcome != b.outcome:
 		return a.outcome < b.outcome
+	case a.day != b.day:
+		return a.day < b.day
 	case a.zero != b.zero:
 		return !a.zero
 	case a.noSpend != b.noSpend:

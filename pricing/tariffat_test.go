@@ -55,7 +55,7 @@ func TestBlendTariffAtPriceChange(t *testing.T) {
 currency: USD
 timezone: UTC
 billing_time: end
-sources: [{url: https://example.com, checked: 2026-11-30}]
+sources: [{url: https://example.com, kind: official, checked: 2026-11-30}]
 models: [{id: m, names: [m]}]
 versions:
   - {effective: 2026-01-01T00:00:00Z, name: v1, prices: {m: {standard: {input: 1.00, output: 2.00}}}}
@@ -92,7 +92,7 @@ func TestBlendTariffAtPeakWindowChange(t *testing.T) {
 currency: USD
 timezone: UTC
 billing_time: end
-sources: [{url: https://example.com, checked: 2026-11-30}]
+sources: [{url: https://example.com, kind: official, checked: 2026-11-30}]
 models: [{id: m, names: [m]}]
 versions:
   - effective: 2026-03-01T00:00:00Z
@@ -144,7 +144,7 @@ func TestTariffAtOutcomes(t *testing.T) {
 currency: USD
 timezone: UTC
 billing_time: end
-sources: [{url: https://example.com, checked: 2026-11-30}]
+sources: [{url: https://example.com, kind: official, checked: 2026-11-30}]
 models: [{id: m, names: [m]}, {id: old, names: [old]}]
 versions:
   - {effective: 2026-01-01T00:00:00Z, name: v1, prices: {m: {standard: {input: 1.00, output: 2.00}}, old: {standard: {input: 1.00, output: 2.00}}}}

@@ -1,6 +1,9 @@
 package provider
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // Errors Read returns inside an *Error. Test with errors.Is.
 var (
@@ -14,7 +17,16 @@ var (
 	// ErrBucket: a time bucket does not lie within one UTC day, or ends
 	// before it starts.
 	ErrBucket = errors.New("bucket not within one UTC day")
+	// ErrTooLarge: the export is longer than MaxBytes (decompressed).
+	ErrTooLarge = fmt.Errorf("export is larger than %d MiB", MaxBytes>>20)
 )
+
+// MaxBytes is the longest export Read reads, after decompression: a
+// month of hourly buckets for a hundred models is a few megabytes.
+const MaxBytes = 64 << 20
+
+// maxBytes is MaxBytes, lowered by tests.
+var maxBytes int64 = MaxBytes
 
 // Error is why an export cannot be read: where in the file, and why.
 type Error struct {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/shopspring/decimal"
+	"github.com/tokenfare/tokenfare/internal/numtext"
 )
 
 // ReadFile reads the export at path, its format detected from the content.
@@ -35,18 +36,53 @@ func ReadFile(ctx context.Context, path string) (*Export, error) {
 // another (one per line); CSV is DeepSeek's usage export. Gzip is read as
 // is.
 func Read(ctx context.Context, name string, r io.Reader) (*Export, error) {
-	br := bufio.NewReader(r)
+	ex, err := read(ctx, name, r)
+	var tl *tooLong
+	if errors.As(err, &tl) {
+		return nil, &Error{Where: name, Err: ErrTooLarge}
+	}
+	return ex, err
+}
+
+// tooLong ends a read beyond MaxBytes, whichever reader meets it.
+type tooLong struct{}
+
+func (*tooLong) Error() string { return ErrTooLarge.Error() }
+
+// capped reads r and fails with *tooLong after MaxBytes.
+type capped struct {
+	r    io.Reader
+	left int64
+}
+
+func (c *capped) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		return 0, &tooLong{}
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	return n, err
+}
+
+func read(ctx context.Context, name string, r io.Reader) (*Export, error) {
+	br := bufio.NewReader(&capped{r: r, left: maxBytes + 1})
 	if magic, err := br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, &Error{Where: name, Err: fmt.Errorf("%w: %w", ErrUnknownFormat, err)}
 		}
 		defer zr.Close()
-		br = bufio.NewReader(zr)
+		br = bufio.NewReader(&capped{r: zr, left: maxBytes + 1})
 	}
 	first, err := firstByte(br)
 	if err != nil {
 		return nil, &Error{Where: name, Err: fmt.Errorf("%w: %w", ErrUnknownFormat, err)}
+	}
+	if first == 0 {
+		return nil, &Error{Where: name, Err: fmt.Errorf("%w: binary content (a NUL byte), not a usage export", ErrUnknownFormat)}
 	}
 	if first == '{' || first == '[' {
 		return readPages(ctx, name, br)
@@ -262,7 +298,10 @@ func count(field string, n json.Number) (int64, error) {
 
 // amount reads money from its text.
 func amount(field, s string) (decimal.Decimal, error) {
-	d, err := decimal.NewFromString(s)
+	d, err := numtext.Decimal(s)
+	if errors.Is(err, numtext.ErrTooLong) {
+		return d, fmt.Errorf("%w: %s (%d characters) is too long: %v", ErrBadValue, field, len(s), err)
+	}
 	if err != nil {
 		return d, fmt.Errorf("%w: %s %q is not a decimal number", ErrBadValue, field, s)
 	}

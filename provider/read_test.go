@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +13,6 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
-
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
@@ -180,6 +180,10 @@ func TestReadErrors(t *testing.T) {
 			ErrUnknownFormat, "x.json: data[0].results[0]"},
 		{"anthropic amount not a decimal", `{"data":[{"starting_at":"2026-10-12T00:00:00Z","ending_at":"2026-10-13T00:00:00Z","results":[{"amount":"1,5","currency":"USD","model":null}]}]}`,
 			ErrBadValue, "x.json: data[0].results[0]"},
+		{"amount of 10,000 digits", `{"data":[{"starting_at":"2026-10-12T00:00:00Z","ending_at":"2026-10-13T00:00:00Z","results":[{"amount":"` + strings.Repeat("9", 10000) + `","currency":"USD","model":null}]}]}`,
+			ErrBadValue, "x.json: data[0].results[0]"},
+		{"deepseek amount of 10,000 digits", "time,model,prompt_cache_hit_tokens,prompt_cache_miss_tokens,completion_tokens,amount,currency\n2026-10-12,deepseek-flash,0,1,0," + strings.Repeat("9", 10000) + ",USD\n",
+			ErrBadValue, "x.json:2"},
 		{"not an export", `{"hello":"world"}`, ErrUnknownFormat, "x.json"},
 		{"empty", "  \n", ErrUnknownFormat, "x.json"},
 		{"csv without token columns", "time,model,amount\n2026-10-12,deepseek-flash,1\n", ErrUnknownFormat, "x.json:1"},
@@ -237,5 +241,41 @@ func TestDeepSeekKeysNeverInErrors(t *testing.T) {
 		if err == nil || strings.Contains(err.Error(), key) || strings.Contains(err.Error(), "0123456789abcdef") {
 			t.Errorf("error %v: want an error without the key", err)
 		}
+	}
+}
+
+// endless is an endless reader of one byte, as /dev/zero or `yes`.
+type endless byte
+
+func (e endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(e)
+	}
+	return len(p), nil
+}
+
+// TestReadBounded checks the contract "an export is read up to MaxBytes,
+// never more": /dev/zero is refused as binary at once, and an endless
+// line of text after MaxBytes with ErrTooLarge.
+func TestReadBounded(t *testing.T) {
+	tests := []struct {
+		name string
+		in   io.Reader
+		err  error
+	}{
+		{"dev zero", endless(0), ErrUnknownFormat},
+		{"endless json", io.MultiReader(strings.NewReader(`{"data":"`), endless('x')), ErrTooLarge},
+		{"endless csv line", endless('y'), ErrTooLarge},
+	}
+	defer func(n int64) { maxBytes = n }(maxBytes)
+	maxBytes = 1 << 20 // the bound at work, without reading 64 MiB
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Read(context.Background(), "x", tt.in)
+			var pe *Error
+			if !errors.Is(err, tt.err) || !errors.As(err, &pe) || pe.Where != "x" {
+				t.Errorf("error %v, want %v at x", err, tt.err)
+			}
+		})
 	}
 }

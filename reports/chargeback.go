@@ -102,7 +102,7 @@ func csvChargeback(w io.Writer, c *pricing.Chargeback) error {
 		keys := lineKeys(c.By, l)
 		row := make([]string, 0, len(cols)+19)
 		for _, col := range cols {
-			row = append(row, keys[col])
+			row = append(row, sheetText(keys[col]))
 		}
 		t := l.Tokens
 		row = append(row, itoa(l.Calls), itoa(t.Input), itoa(t.CacheRead), itoa(t.CacheWrite), itoa(t.Output),

@@ -52,7 +52,7 @@ func csvReconciliation(w io.Writer, r *pricing.Reconciliation) error {
 		keys := groupKeys(r.By, g)
 		row := make([]string, 0, len(cols)+16)
 		for _, c := range cols {
-			row = append(row, keys[c])
+			row = append(row, sheetText(keys[c]))
 		}
 		row = append(row, itoa(g.Calls), itoa(g.PricedCalls), itoa(g.Tokens.Input), itoa(g.Tokens.CacheRead),
 			itoa(g.Tokens.CacheWrite), itoa(g.Tokens.Output), itoa(g.Tokens.Reasoning), g.Official.String(),
@@ -75,13 +75,13 @@ func csvBlend(w io.Writer, b *pricing.Blend) error {
 	for _, m := range b.Models {
 		versions := strings.Join(m.Versions, " ")
 		if len(m.Prices) == 0 {
-			cw.Write([]string{m.Model, m.Provider, itoa(m.Calls), "", "", "", "", "", "", "", "", m.Reason, versions, tariffAt, m.Currency})
+			cw.Write([]string{sheetText(m.Model), sheetText(m.Provider), itoa(m.Calls), "", "", "", "", "", "", "", "", sheetText(m.Reason), sheetText(versions), tariffAt, sheetText(m.Currency)})
 			continue
 		}
 		for _, p := range m.Prices {
-			cw.Write([]string{m.Model, m.Provider, itoa(m.Calls), p.Usage.String(), itoa(p.Tokens),
+			cw.Write([]string{sheetText(m.Model), sheetText(m.Provider), itoa(m.Calls), p.Usage.String(), itoa(p.Tokens),
 				p.PeakShare.StringFixed(pricing.RatioPlaces), ratioText(p.ShareUsed), p.OffPeak.String(), p.Peak.String(),
-				p.Blended.String(), p.Official.String(), m.Reason, versions, tariffAt, m.Currency})
+				p.Blended.String(), p.Official.String(), sheetText(m.Reason), sheetText(versions), tariffAt, sheetText(m.Currency)})
 		}
 		// What the blend leaves out: its quantity and cost, no price.
 		for _, l := range m.LeftOut {
@@ -95,9 +95,9 @@ func csvBlend(w io.Writer, b *pricing.Blend) error {
 
 func csvModels(w io.Writer, docs []modelDoc) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"model", "provider", "versions", "status_now", "names", "currency"})
+	cw.Write([]string{"model", "provider", "versions", "status_now", "names", "currency", "hosts"})
 	for _, d := range docs {
-		cw.Write([]string{d.Model, d.Provider, strconv.Itoa(d.Versions), d.StatusNow, strings.Join(d.Names, " "), d.Currency})
+		cw.Write(append(sheetTexts([]string{d.Model, d.Provider}), strconv.Itoa(d.Versions), d.StatusNow, sheetText(strings.Join(d.Names, " ")), sheetText(d.Currency), sheetText(strings.Join(d.Hosts, " "))))
 	}
 	cw.Flush()
 	return cw.Error()
@@ -105,7 +105,7 @@ func csvModels(w io.Writer, docs []modelDoc) error {
 
 var callHeader = []string{"request_id", "billed_at", "model", "logged_model", "outcome", "version", "period", "tier", "key",
 	"input", "cache_read", "cache_write", "output", "reasoning", "official", "recorded", "gap",
-	"cache_write_1h", "web_search", "web_fetch", "file_search", "service_tier", "region", "currency"}
+	"cache_write_1h", "web_search", "web_fetch", "file_search", "service_tier", "region", "currency", "host"}
 
 // csvCalls writes one CSV row per call, the header first.
 type csvCalls struct {
@@ -125,10 +125,11 @@ func (c *csvCalls) writeHeader() {
 func (c *csvCalls) Write(call *ledger.Call, pc *pricing.PricedCall) error {
 	c.writeHeader()
 	d := newCallDoc(call, pc)
-	c.w.Write([]string{d.RequestID, d.BilledAt, d.Model, d.Logged, d.Outcome, d.Version, d.Period, strconv.Itoa(d.Tier), d.Key,
+	c.w.Write([]string{sheetText(d.RequestID), d.BilledAt, sheetText(d.Model), sheetText(d.Logged), sheetText(d.Outcome), sheetText(d.Version),
+		sheetText(d.Period), strconv.Itoa(d.Tier), sheetText(d.Key),
 		itoa(d.Input), itoa(d.CacheRead), itoa(d.CacheWrite), itoa(d.Output), itoa(d.Reasoning), d.Official, d.Recorded, d.Gap,
 		itoa(call.Tokens.CacheWrite1h), itoa(call.Tools[ledger.WebSearch]), itoa(call.Tools[ledger.WebFetch]), itoa(call.Tools[ledger.FileSearch]),
-		call.ServiceTier.String(), call.Region, d.currency})
+		call.ServiceTier.String(), sheetText(call.Region), sheetText(d.currency), sheetText(d.Host)})
 	return c.w.Error()
 }
 

@@ -29,13 +29,21 @@ type driftDoc struct {
 }
 
 type driftFileDoc struct {
-	File    string `json:"file"`
-	Format  string `json:"format"`
-	Entries int    `json:"entries"`
+	File    string    `json:"file"`
+	Format  string    `json:"format"`
+	Read    int       `json:"read"`    // entries in the file
+	Entries int       `json:"entries"` // entries read and compared
+	Skipped []skipDoc `json:"skipped"` // entries that could not be read
+}
+
+type skipDoc struct {
+	Name   string `json:"name"`
+	Line   int    `json:"line"`
+	Reason string `json:"reason"`
 }
 
 type differenceDoc struct {
-	Kind    string `json:"kind"` // price, only_in_catalog, only_in_other, time_of_use
+	Kind    string `json:"kind"` // price, only_in_catalog, only_in_other, time_of_use, unknown_name
 	Model   string `json:"model,omitempty"`
 	File    string `json:"file"`
 	Name    string `json:"name,omitempty"`   // the name the other database lists
@@ -55,7 +63,11 @@ type differenceDoc struct {
 func newDriftDoc(at time.Time, dbs []*drift.Database, fs []drift.Finding) *driftDoc {
 	d := &driftDoc{At: at.UTC().Format(time.RFC3339), Files: []driftFileDoc{}, Differences: []differenceDoc{}}
 	for _, db := range dbs {
-		d.Files = append(d.Files, driftFileDoc{File: db.File, Format: string(db.Format), Entries: len(db.Entries)})
+		fd := driftFileDoc{File: db.File, Format: string(db.Format), Read: db.Read, Entries: len(db.Entries), Skipped: []skipDoc{}}
+		for _, s := range db.Skipped {
+			fd.Skipped = append(fd.Skipped, skipDoc{Name: s.Name, Line: s.Line, Reason: s.Reason})
+		}
+		d.Files = append(d.Files, fd)
 	}
 	for _, f := range fs {
 		x := differenceDoc{Kind: f.Kind.String(), File: f.Database.File, Period: f.Period, Note: f.Note}
@@ -110,7 +122,7 @@ func (x *differenceDoc) detail() string {
 func tableDrift(out io.Writer, d *driftDoc) error {
 	w := &textout.Writer{W: out}
 	for _, f := range d.Files {
-		w.Printf("%s: %s, %d entries\n", f.File, f.Format, f.Entries)
+		w.Printf("%s: %s, %d entries read, %d skipped\n", f.File, f.Format, f.Read, len(f.Skipped))
 	}
 	if len(d.Differences) == 0 {
 		w.Printf("no differences at %s\n", d.At)
@@ -147,7 +159,7 @@ func csvDrift(w io.Writer, d *driftDoc) error {
 		if x.Catalog != "" && x.Region == "" {
 			currency = "USD" // both other formats are in USD; other currencies are not compared
 		}
-		cw.Write([]string{x.Kind, x.Model, x.File, x.Name, x.Source, x.Usage, above, x.Period, x.Catalog, x.Other, x.From, x.Until, x.Note, x.Service, x.Region, currency})
+		cw.Write(sheetTexts([]string{x.Kind, x.Model, x.File, x.Name, x.Source, x.Usage, above, x.Period, x.Catalog, x.Other, x.From, x.Until, x.Note, x.Service, x.Region, currency}))
 	}
 	cw.Flush()
 	return cw.Error()

@@ -4,9 +4,9 @@ import (
 	"io"
 	"time"
 
-	"github.com/tokenfare/tokenfare/internal/textout"
-
 	"github.com/tokenfare/tokenfare/gateway"
+	"github.com/tokenfare/tokenfare/internal/secret"
+	"github.com/tokenfare/tokenfare/internal/textout"
 )
 
 // Check is the result of checking one gateway config.
@@ -68,7 +68,7 @@ func Findings(w io.Writer, f Format, c *Check) error {
 	case JSON:
 		return writeJSON(w, newCheckDoc(c))
 	case Table:
-		ew := &textout.Writer{W: w}
+		ew := &textout.Writer{W: &textout.Escaping{W: &secret.Writer{W: w}}}
 		for _, x := range c.Findings {
 			ew.Printf("%s: %s: %s: %s: %s %s (want %s): %s\n", x.Where(), x.Severity, x.Rule, orDash(x.ModelName), x.Field, orDash(x.Value), orDash(x.Bound), x.Message)
 		}

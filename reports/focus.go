@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"io"
 	"iter"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
-
 	"github.com/tokenfare/tokenfare/pricing"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
@@ -60,20 +60,51 @@ var meterNames = [tariffs.NumUsage]string{
 	tariffs.Request: "Requests", tariffs.WebSearch: "Web Searches", tariffs.WebFetch: "Web Fetches", tariffs.FileSearch: "File Searches",
 }
 
+// FOCUSText says how the export writes text cells from input.
+type FOCUSText int
+
+const (
+	// FOCUSSheetSafe writes a text cell that a spreadsheet would read as a
+	// formula with a single quote in front (see sheetText): the default,
+	// since FOCUS files are opened in spreadsheets too.
+	FOCUSSheetSafe FOCUSText = iota
+	// FOCUSRaw writes every cell as it is, for FOCUS tools that load the
+	// file as data and would keep the quote as part of the name.
+	FOCUSRaw
+)
+
+// focusTextColumns are the columns whose text comes from input: model and
+// provider names, tariff versions and periods, keys, key aliases.
+var focusTextColumns = []string{"BillingAccountId", "BillingAccountName", "ChargeDescription", "InvoiceIssuerName",
+	"ProviderName", "PublisherName", "ServiceName", "SkuId", "SkuPriceId", "SubAccountId", "SubAccountName",
+	"x_TariffVersion", "x_PricingPeriod"}
+
 // WriteFOCUS writes charges as a FOCUS 1.2 cost and usage dataset in CSV:
 // one row per charge, for the billing period [from, until). Every charge
 // is at list price, so the list, contracted, billed and effective costs
 // are all the official cost; the gateway's recorded spend is x_RecordedCost.
-func WriteFOCUS(w io.Writer, charges iter.Seq[pricing.Charge], from, until time.Time) error {
+// text says whether text cells from input are made safe for spreadsheets.
+func WriteFOCUS(w io.Writer, charges iter.Seq[pricing.Charge], from, until time.Time, text FOCUSText) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(FOCUSColumns); err != nil {
 		return err
+	}
+	var texts []int
+	for i, c := range FOCUSColumns {
+		if slices.Contains(focusTextColumns, c) {
+			texts = append(texts, i)
+		}
 	}
 	bps, bpe := from.UTC().Format(focusTime), until.UTC().Format(focusTime)
 	for c := range charges {
 		row, err := focusRow(&c, bps, bpe)
 		if err != nil {
 			return err
+		}
+		if text == FOCUSSheetSafe {
+			for _, i := range texts {
+				row[i] = sheetText(row[i])
+			}
 		}
 		if err := cw.Write(row); err != nil {
 			return err

@@ -58,7 +58,7 @@ func TestFOCUSModifierRows(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	from := time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC)
-	if err := WriteFOCUS(&buf, e.Charges(), from, from.AddDate(0, 1, 0)); err != nil {
+	if err := WriteFOCUS(&buf, e.Charges(), from, from.AddDate(0, 1, 0), FOCUSSheetSafe); err != nil {
 		t.Fatal(err)
 	}
 	records, err := csv.NewReader(&buf).ReadAll()

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/tokenfare/tokenfare/internal/textout"
 )
 
 // Format is an output format.
@@ -53,7 +55,7 @@ func asDoc[T any](v T) any { return v }
 func writeAs[T any](w io.Writer, f Format, what string, v T, table, csv func(io.Writer, T) error, doc func(T) any) error {
 	switch f {
 	case Table:
-		return table(w, v)
+		return table(&textout.Escaping{W: w}, v)
 	case CSV:
 		return csv(w, v)
 	case JSON:

@@ -135,7 +135,10 @@ type explanationDoc struct {
 	Period  string `json:"period,omitempty"`
 	Rates   string `json:"rates,omitempty"`
 	Tokens  int64  `json:"tokens,omitempty"`
-	Detail  string `json:"detail"`
+	// FirstDay and LastDay bound the local days of the calendar kinds.
+	FirstDay string `json:"first_day,omitempty"`
+	LastDay  string `json:"last_day,omitempty"`
+	Detail   string `json:"detail"`
 }
 
 func newReconciliationDoc(r *pricing.Reconciliation) *reconciliationDoc {
@@ -155,8 +158,12 @@ func newReconciliationDoc(r *pricing.Reconciliation) *reconciliationDoc {
 	}
 	doc.Billed = billedDocs(r.Billed)
 	for _, x := range r.Explanations {
-		doc.Explanations = append(doc.Explanations, explanationDoc{Kind: x.Kind.String(), Model: x.Model, Host: x.Host, Calls: x.Calls,
-			Amount: x.Amount.String(), Version: x.Version, Period: x.Period, Rates: x.RatesOf, Tokens: x.Tokens, Detail: x.Detail})
+		xd := explanationDoc{Kind: x.Kind.String(), Model: x.Model, Host: x.Host, Calls: x.Calls,
+			Amount: x.Amount.String(), Version: x.Version, Period: x.Period, Rates: x.RatesOf, Tokens: x.Tokens, Detail: x.Detail}
+		if x.FirstDay != 0 {
+			xd.FirstDay, xd.LastDay = x.FirstDay.String(), x.LastDay.String()
+		}
+		doc.Explanations = append(doc.Explanations, xd)
 	}
 	return doc
 }
@@ -253,6 +260,7 @@ func newBlendDoc(b *pricing.Blend) *blendDoc {
 type modelDoc struct {
 	Model     string   `json:"model"`
 	Provider  string   `json:"provider"`
+	Hosts     []string `json:"hosts"`
 	Names     []string `json:"names"`
 	Versions  int      `json:"versions"`
 	StatusNow string   `json:"status_now"`
@@ -268,7 +276,7 @@ func newModelDocs(models []*tariffs.Model, at time.Time) []modelDoc {
 				n++
 			}
 		}
-		docs = append(docs, modelDoc{Model: m.ID, Provider: m.Provider.Name, Names: m.Names, Versions: n,
+		docs = append(docs, modelDoc{Model: m.ID, Provider: m.Provider.Name, Hosts: append([]string{}, m.Provider.Hosts...), Names: m.Names, Versions: n,
 			StatusNow: m.At(at).Status.String(), Currency: m.Provider.Currency})
 	}
 	return docs
@@ -298,6 +306,7 @@ type callDoc struct {
 	Official     string       `json:"official"`
 	Recorded     string       `json:"recorded"`
 	Gap          string       `json:"gap"`
+	Host         string       `json:"host,omitempty"`
 
 	currency string // in CSV and table output only: the JSON line stays as it was
 	official decimal.Decimal
@@ -309,7 +318,7 @@ func newCallDoc(c *ledger.Call, pc *pricing.PricedCall) callDoc {
 	_, total := pc.Cost(c)
 	recorded := c.Recorded.Decimal()
 	d := callDoc{RequestID: c.RequestID, BilledAt: pc.At.UTC().Format(time.RFC3339Nano), Model: pc.ModelName(),
-		Logged: c.Model, Outcome: pc.Outcome.String(), Tier: pc.Tier, Key: c.Key,
+		Logged: c.Model, Outcome: pc.Outcome.String(), Tier: pc.Tier, Key: c.Key, Host: pc.Host(),
 		Input: c.Tokens.Input, CacheRead: c.Tokens.CacheRead, CacheWrite: c.Tokens.CacheWrite, Output: c.Tokens.Output,
 		Reasoning: c.Tokens.Reasoning, CacheWrite1h: c.Tokens.CacheWrite1h, Region: c.Region,
 		official: total, recorded: recorded, gap: total.Sub(recorded)}

@@ -100,7 +100,7 @@ func (wb *workbook) summary(f *excelize.File, s *styles) error {
 // sources and the dates those were checked.
 func (wb *workbook) versionLines() [][]cell {
 	out := [][]cell{{{v: "Tariff versions used", bold: true}, {v: "Model", bold: true}, {v: "Version", bold: true},
-		{v: "In force from (UTC)", bold: true}, {v: "Calls", bold: true}, {v: "Official cost", bold: true}}}
+		{v: "In force from (UTC)", bold: true}, {v: "Calls", bold: true}, {v: "Official cost", bold: true}, {v: "Rates rest on", bold: true}}}
 	var providers []*tariffs.Provider
 	seen := map[*tariffs.Provider]bool{}
 	for _, u := range wb.m.Versions {
@@ -110,18 +110,19 @@ func (wb *workbook) versionLines() [][]cell {
 			providers = append(providers, p)
 		}
 		out = append(out, []cell{{v: p.Name}, {v: u.Model.ID}, {v: u.Version.Name}, {v: u.Version.Effective.UTC()},
-			{v: u.Calls}, moneyCell(u.Official, p.Currency)})
+			{v: u.Calls}, moneyCell(u.Official, p.Currency), {v: u.Version.Basis.String() + " source"}})
 	}
 	if len(wb.m.Versions) == 0 {
 		out = append(out, []cell{{}, {v: "no call was priced"}})
 	}
-	out = append(out, []cell{}, []cell{{v: "Tariff sources", bold: true}, {v: "Checked", bold: true}, {v: "Address", bold: true}})
+	out = append(out, []cell{}, []cell{{v: "Tariff sources", bold: true}, {v: "Kind", bold: true}, {v: "Checked", bold: true},
+		{v: "Address", bold: true}})
 	for _, p := range providers {
 		for _, src := range p.Sources {
-			out = append(out, []cell{{v: p.Name}, {v: src.Checked}, {v: src.URL}})
+			out = append(out, []cell{{v: p.Name}, {v: src.Kind.String()}, {v: src.Checked}, {v: src.URL}})
 		}
 		if p.File != "" {
-			out = append(out, []cell{{v: p.Name}, {}, {v: "tariff file " + p.File}})
+			out = append(out, []cell{{v: p.Name}, {}, {}, {v: "tariff file " + p.File}})
 		}
 	}
 	return out

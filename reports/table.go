@@ -8,12 +8,9 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
-	"unicode"
-
-	"github.com/tokenfare/tokenfare/internal/textout"
 
 	"github.com/shopspring/decimal"
-
+	"github.com/tokenfare/tokenfare/internal/textout"
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
 )
@@ -39,10 +36,12 @@ func RowCounts(r pricing.Rows) string {
 
 // tableCell shows a value read from the logs (a model, a user, a team) on one
 // line of a table. One holding a control character (a line break, a tab,
-// a terminal escape) is shown quoted, Go-style: raw, it would break the
-// columns or drive the reader's terminal.
+// a terminal escape), a bidi override or bytes that are no UTF-8 is shown
+// quoted, Go-style: raw, it would break the columns, drive the reader's
+// terminal or show in another order. Whole tables pass through
+// textout.Escaping too, for the cells that do not go through here.
 func tableCell(s string) string {
-	if strings.IndexFunc(s, unicode.IsControl) >= 0 {
+	if textout.NeedsEscape(s) {
 		return strconv.Quote(s)
 	}
 	return s
@@ -142,9 +141,9 @@ func tableBlend(out io.Writer, b *pricing.Blend) error {
 func tableModels(out io.Writer, docs []modelDoc) error {
 	w := &textout.Writer{W: out}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "MODEL\tPROVIDER\tCURRENCY\tPRICED VERSIONS\tNOW\tNAMES")
+	fmt.Fprintln(tw, "MODEL\tPROVIDER\tHOSTS\tCURRENCY\tPRICED VERSIONS\tNOW\tNAMES")
 	for _, d := range docs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", d.Model, d.Provider, d.Currency, d.Versions, d.StatusNow, strings.Join(d.Names, ", "))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", d.Model, d.Provider, strings.Join(d.Hosts, ", "), d.Currency, d.Versions, d.StatusNow, strings.Join(d.Names, ", "))
 	}
 	tw.Flush()
 	return w.Err
@@ -157,7 +156,9 @@ type tableCalls struct {
 	header bool // written
 }
 
-func newTableCalls(w io.Writer) *tableCalls { return &tableCalls{w: &textout.Writer{W: w}} }
+func newTableCalls(w io.Writer) *tableCalls {
+	return &tableCalls{w: &textout.Writer{W: &textout.Escaping{W: w}}}
+}
 
 // callLine is the layout of one line of the per-call table.
 const callLine = "%-20s  %-24s  %-9s  %-8s  %10s  %10s  %10s  %12s  %12s  %12s  %s\n"

@@ -187,7 +187,7 @@ func csvThreeWay(w io.Writer, tw *pricing.ThreeWay) error {
 		if c.HasRequests {
 			req = itoa(c.ProviderRequests)
 		}
-		row := []string{c.Day.Format(time.DateOnly), c.Provider, c.Model, c.Key, itoa(c.GatewayCalls), req, itoa(c.MissingCalls), itoa(c.UnknownCalls)}
+		row := []string{c.Day.Format(time.DateOnly), sheetText(c.Provider), sheetText(c.Model), sheetText(c.Key), itoa(c.GatewayCalls), req, itoa(c.MissingCalls), itoa(c.UnknownCalls)}
 		for _, t := range []pricing.TokenCounts{c.GatewayTokens, c.ProviderTokens, c.Missing, c.Unknown} {
 			row = append(row, itoa(t.Input), itoa(t.CacheRead), itoa(t.CacheWrite), itoa(t.Output))
 		}
@@ -195,7 +195,7 @@ func csvThreeWay(w io.Writer, tw *pricing.ThreeWay) error {
 		for _, k := range partColumns {
 			row = append(row, partAmount(c.Parts, k))
 		}
-		cw.Write(append(row, c.Note, c.Currency))
+		cw.Write(append(row, sheetText(c.Note), sheetText(c.Currency)))
 	}
 	cw.Flush()
 	return cw.Error()

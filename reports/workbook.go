@@ -430,7 +430,7 @@ func (wb *workbook) tariffs() *table {
 		cols: []column{{"Provider", kindText}, {"Model", kindText}, {"Version", kindText}, {"In force from (UTC)", kindInstant},
 			{"Until (UTC)", kindInstant}, {"Period", kindText}, {"Period hours (provider time)", kindText}, {"Prompt tier", kindText},
 			{"Input", kindPrice}, {"Cache read", kindPrice}, {"Cache write", kindPrice}, {"Output", kindPrice},
-			{"Reasoning", kindPrice}, {"Request", kindPrice}, {"Currency", kindText}, {"Source", kindText},
+			{"Reasoning", kindPrice}, {"Request", kindPrice}, {"Currency", kindText}, {"Source", kindText}, {"Source kind", kindText},
 			{"Cache write 1h", kindPrice}, {"Web search (per use)", kindPrice}, {"Web fetch (per use)", kindPrice},
 			{"File search (per use)", kindPrice}}}
 	seen := map[*tariffs.Model]bool{}
@@ -475,7 +475,11 @@ func (wb *workbook) rateRow(m *tariffs.Model, v *tariffs.Version, p int, name st
 			row = append(row, cell{})
 		}
 	}
-	row = append(row, cell{v: cur}, cell{v: v.Source})
+	source := v.Source
+	if source == "" {
+		source = "the tariff file's sources"
+	}
+	row = append(row, cell{v: cur}, cell{v: source}, cell{v: v.Basis.String()})
 	// 1-hour writes and tools, where the tariff prices them (else empty:
 	// unpriced, not free).
 	for _, u := range []tariffs.Usage{tariffs.CacheWrite1h, tariffs.WebSearch, tariffs.WebFetch, tariffs.FileSearch} {

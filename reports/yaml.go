@@ -3,6 +3,7 @@ package reports
 import (
 	"encoding/json"
 	"io"
+	"regexp"
 
 	"gopkg.in/yaml.v3"
 )
@@ -28,10 +29,37 @@ func writeYAML(w io.Writer, v any) error {
 }
 
 // blockStyle drops the flow and quoting styles JSON input gives every node;
-// the encoder still quotes strings that would read as numbers.
+// the encoder still quotes strings that would read as numbers in YAML 1.2.
+// A string a YAML 1.1 reader (PyYAML, which LiteLLM and many scripts use)
+// would read as something else — yes, off, ~, 1_000, 0o17, 1:20, a date —
+// is double-quoted: key_alias: "yes" stays the key alias, not True.
 func blockStyle(n *yaml.Node) {
 	n.Style = 0
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!str" && yaml11NotString(n.Value) {
+		n.Style = yaml.DoubleQuotedStyle
+	}
 	for _, c := range n.Content {
 		blockStyle(c)
 	}
+}
+
+// yaml11Scalar matches plain scalars YAML 1.1 resolves to a type other
+// than a string (https://yaml.org/type/: bool, null, int, float,
+// timestamp, merge and value keys; checked 2026-12-01), and the YAML 1.2
+// octal 0o17, in any case.
+var yaml11Scalar = regexp.MustCompile(`(?i)^(?:` +
+	`y|yes|n|no|true|false|on|off` + // bool
+	`|~|null|` + // null, the empty scalar too
+	`|[-+]?0b[01_]+|[-+]?0o?[0-7_]+|[-+]?0x[0-9a-f_]+|[-+]?(?:0|[1-9][0-9_]*)` + // int: binary, octal, hex, decimal
+	`|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?` + // sexagesimal int and float: 1:20, 190:20:30.15
+	`|[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*(?:e[-+]?[0-9]+)?|[-+]?[0-9][0-9_]*e[-+]?[0-9]+` + // float
+	`|[-+]?\.inf|\.nan` + // infinity, not a number
+	`|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::?[0-9]{2})?))?)?` + // timestamp
+	`|<<|=` + // merge and value keys
+	`)$`)
+
+// yaml11NotString reports whether a YAML 1.1 reader would read the plain
+// scalar s as anything but the string s.
+func yaml11NotString(s string) bool {
+	return yaml11Scalar.MatchString(s)
 }

@@ -33,6 +33,127 @@ type Calendar struct {
 	WorkdaysAs time.Weekday
 	Holidays   map[Date]string // date → name
 	Workdays   map[Date]string
+	// FirstYear and LastYear bound the years the calendar covers: from the
+	// first year with a listed date (or a provisional year) to the last.
+	// Both are zero for a calendar that lists nothing.
+	FirstYear, LastYear int
+	// Provisional are years whose arrangement is not final: only their
+	// listed dates are certain, any other day may yet become a holiday or
+	// a make-up workday.
+	Provisional map[int]bool
+	Line        int // the line of the calendar in its file; 0 without one
+}
+
+// CalendarNotice is how long before a calendar stops being certain
+// CalendarEnds starts to warn: long enough to publish the next year's
+// dates before calls are priced without them.
+const CalendarNotice = 60 * 24 * time.Hour
+
+// CalendarEnds returns a warning for each provider of the catalog whose
+// calendar stops being certain (its last year ends, or a provisional year
+// begins) within notice after now, or did so before now, while a version
+// in force at now or later has periods that a holiday or make-up workday
+// would change.
+func (c *Catalog) CalendarEnds(now time.Time, notice time.Duration) Problems {
+	var out Problems
+	for _, p := range c.Providers {
+		cal := &p.Calendar
+		final := cal.FinalUntil()
+		if final == 0 || !p.calendarMatters(now) {
+			continue
+		}
+		y, m, d := int(final/10000), time.Month(final/100%100), int(final%100)
+		at := time.Date(y, m, d, 0, 0, 0, 0, p.Zone)
+		if at.Sub(now) > notice {
+			continue
+		}
+		days := int(at.Sub(now).Hours() / 24)
+		when := fmt.Sprintf("in %d day(s)", days)
+		if !at.After(now) {
+			when = fmt.Sprintf("%d day(s) ago", -days)
+		}
+		msg := fmt.Sprintf("calendar: the last year it covers, %d, ends on %s (%s): calls after it are priced as ordinary days until the holidays and make-up workdays of %d are added",
+			cal.LastYear, DateOf(cal.LastYear, time.December, 31), when, cal.LastYear+1)
+		if cal.Provisional[y] {
+			msg = fmt.Sprintf("calendar: %d is provisional from %s (%s): only its listed days are certain, until its holidays and make-up workdays are published and added",
+				y, final, when)
+		}
+		out = append(out, Problem{File: p.File, Line: max(cal.Line, p.Line), Msg: msg, Warning: true})
+	}
+	return out
+}
+
+// calendarMatters reports whether a version in force at t or later has
+// periods that a holiday or make-up workday would change.
+func (p *Provider) calendarMatters(t time.Time) bool {
+	for _, v := range p.Versions {
+		if !v.End.IsZero() && !v.End.After(t) {
+			continue
+		}
+		for _, m := range v.dayMatters {
+			if m {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Coverage says whether a calendar knows what kind of day a date is.
+type Coverage uint8
+
+// Coverages of a date.
+const (
+	// Covered: the date lies in a year the calendar covers in full, or is
+	// listed (a calendar that lists nothing covers every date).
+	Covered Coverage = iota
+	// Provisional: the date lies in a provisional year and is not listed.
+	Provisional
+	// Uncovered: the date lies outside the years the calendar covers.
+	Uncovered
+)
+
+var coverageNames = [...]string{"covered", "provisional", "uncovered"}
+
+// String returns "covered", "provisional" or "uncovered".
+func (c Coverage) String() string { return coverageNames[c] }
+
+// CoverageOf says whether the calendar knows what kind of day d is.
+func (c *Calendar) CoverageOf(d Date) Coverage {
+	y := int(d / 10000)
+	switch {
+	case c.LastYear == 0:
+		return Covered
+	case y < c.FirstYear || y > c.LastYear:
+		return Uncovered
+	case !c.Provisional[y] || c.Kind(d) != "":
+		return Covered
+	}
+	return Provisional
+}
+
+// cover extends the years the calendar covers to year y.
+func (c *Calendar) cover(y int) {
+	if c.LastYear == 0 {
+		c.FirstYear, c.LastYear = y, y
+		return
+	}
+	c.FirstYear, c.LastYear = min(c.FirstYear, y), max(c.LastYear, y)
+}
+
+// FinalUntil returns the first date the calendar does not cover for
+// certain: the first day of its first provisional year, else the day
+// after its last year; zero for a calendar that lists nothing.
+func (c *Calendar) FinalUntil() Date {
+	if c.LastYear == 0 {
+		return 0
+	}
+	for y := c.FirstYear; y <= c.LastYear; y++ {
+		if c.Provisional[y] {
+			return DateOf(y, time.January, 1)
+		}
+	}
+	return DateOf(c.LastYear+1, time.January, 1)
 }
 
 // DayAs returns the weekday whose rules apply on date d, which falls on wd.

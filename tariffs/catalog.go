@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/tokenfare/tokenfare/internal/yamlin"
 )
 
 //go:embed catalog/*.yaml catalog/lists/*.yaml
@@ -93,7 +95,7 @@ func readPath(path string) ([]*Provider, Problems) {
 	if err != nil {
 		return nil, Problems{{File: path, Msg: err.Error()}}
 	}
-	return parseFiles(files, "", os.ReadFile)
+	return parseFiles(files, "", yamlin.ReadFile)
 }
 
 // embeddedProviders parses the catalog embedded in the binary.

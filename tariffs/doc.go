@@ -22,5 +22,11 @@
 //     local calendar; instants are UTC everywhere else.
 //   - A quote holds over [From, Until): the whole range has the same version,
 //     period and rates, and never spans a change of UTC offset.
-//   - One name belongs to one model across the whole catalog.
+//   - A provider prices the calls of its Hosts (who served a call: a first
+//     party such as openai, or a cloud or reseller such as azure). One name
+//     belongs to one model within a host, and within the first-party lists
+//     that price calls with no host known; model ids are unique across the
+//     catalog.
+//   - A name is looked up among its call's host's lists only
+//     (Catalog.ResolveOn): nothing resolves to another host's list.
 package tariffs

@@ -46,6 +46,7 @@ type rawFile struct {
 
 type rawSource struct {
 	URL     scalar `yaml:"url"`
+	Kind    scalar `yaml:"kind"`
 	Checked scalar `yaml:"checked"`
 	Note    scalar `yaml:"note"`
 }
@@ -57,10 +58,11 @@ type rawModel struct {
 }
 
 type rawCalendar struct {
-	HolidaysAs scalar   `yaml:"holidays_as"`
-	WorkdaysAs scalar   `yaml:"workdays_as"`
-	Holidays   []rawDay `yaml:"holidays"`
-	Workdays   []rawDay `yaml:"workdays"`
+	HolidaysAs  scalar   `yaml:"holidays_as"`
+	WorkdaysAs  scalar   `yaml:"workdays_as"`
+	Provisional []scalar `yaml:"provisional"`
+	Holidays    []rawDay `yaml:"holidays"`
+	Workdays    []rawDay `yaml:"workdays"`
 }
 
 type rawDay struct {

@@ -40,8 +40,15 @@ type Quote struct {
 	Version *Version     // nil when Status is Unpriced before any version
 	Prices  *ModelPrices // nil unless Status is Priced
 	Period  int          // index into Version.Periods
-	From    int64
-	Until   int64
+	// Day says whether the calendar knows the local day of the quote. It
+	// is Uncovered when the day lies in a year the calendar does not
+	// cover, Provisional when it is an unlisted day of a provisional year,
+	// and in both cases only when a holiday or a make-up workday on it
+	// would change its periods; else Covered. The quote is priced as its
+	// weekday all the same. A quote never spans two local days.
+	Day   Coverage
+	From  int64
+	Until int64
 }
 
 // PeriodName returns the name of the quote's period, or "" when unpriced.
@@ -147,7 +154,11 @@ func (m *Model) quoteIn(sp *span, t time.Time) Quote {
 	lt := t.In(v.Zone)
 	y, mo, d := lt.Date()
 	hh, mm, ss := lt.Clock()
-	wd := v.calendar.DayAs(DateOf(y, mo, d), lt.Weekday())
+	date := DateOf(y, mo, d)
+	wd := v.calendar.DayAs(date, lt.Weekday())
+	if v.dayMatters[lt.Weekday()] {
+		q.Day = v.calendar.CoverageOf(date)
+	}
 	sec := int32(hh*3600 + mm*60 + ss)
 	seg := v.plans[wd].find(sec)
 	sub := int64(lt.Nanosecond())

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+	"github.com/tokenfare/tokenfare/internal/numtext"
+	"github.com/tokenfare/tokenfare/internal/yamlin"
 	"gopkg.in/yaml.v3"
 )
 
@@ -20,6 +22,15 @@ import (
 // each with the file and line; the provider is nil when any problem is not
 // a warning.
 func Parse(file string, data []byte) (*Provider, Problems) {
+	// The nodes first, undecoded: their aliases are checked before
+	// anything is built from them.
+	var root yaml.Node
+	if yaml.Unmarshal(data, &root) == nil {
+		var ae *yamlin.AliasError
+		if errors.As(yamlin.Aliases(&root), &ae) {
+			return nil, Problems{{File: file, Line: ae.Line, Msg: ae.Error()}}
+		}
+	}
 	var raw rawFile
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
@@ -39,7 +50,7 @@ func Parse(file string, data []byte) (*Provider, Problems) {
 			c.refused[p.Line] = true
 		}
 	}
-	yaml.Unmarshal(data, &c.root) // decoded once already: cannot fail
+	c.root = root
 	p := c.provider(&raw)
 	sort.SliceStable(c.problems, func(i, j int) bool { return c.problems[i].Line < c.problems[j].Line })
 	if len(c.problems.Errors()) > 0 {
@@ -118,6 +129,17 @@ type converter struct {
 func (c *converter) lineOf(path ...any) int {
 	n, _ := c.nodeAt(path...)
 	return max(n.Line, 1)
+}
+
+// keyLine returns the line of top-level key name, or 1 without one.
+func (c *converter) keyLine(name string) int {
+	n, _ := c.nodeAt()
+	for i := 0; n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == name {
+			return n.Content[i].Line
+		}
+	}
+	return 1
 }
 
 // refusedAt reports whether the decoder refused the value at path (and
@@ -204,6 +226,11 @@ func (c *converter) provider(raw *rawFile) *Provider {
 	}
 	c.modelsOf(p, raw.Models)
 	p.Calendar = c.calendar(raw.Calendar)
+	if raw.Calendar != nil {
+		for _, d := range append(raw.Calendar.Holidays, raw.Calendar.Workdays...) {
+			c.sourceKind(p, d.Source, "calendar "+d.Date.Value)
+		}
+	}
 	for i := range raw.Versions {
 		if v, placed := c.version(p, &raw.Versions[i], i); placed {
 			p.Versions = append(p.Versions, v)
@@ -224,15 +251,25 @@ var hostName = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]*$`)
 // tokenfare does not recognise is a warning, unless it looks like a known
 // host misspelled, which is an error.
 func (c *converter) hosts(p *Provider, raw *[]scalar) {
-	if raw == nil {
+	n, given := c.nodeAt("hosts")
+	if raw == nil && !given {
 		if h := NormalizeHost(p.Name); h != "" {
 			p.Hosts = []string{h}
 		}
 		return
 	}
 	p.HostsGiven = true
+	if raw == nil {
+		raw = &[]scalar{} // hosts: with no value
+	}
 	if len(*raw) == 0 && !c.refusedAt("hosts") {
 		c.errorf(c.lineOf("hosts"), "hosts: list at least one host, or leave the key out to price the host named by provider")
+		return
+	}
+	for _, item := range n.Content { // the decoder drops null items
+		if item.Kind == yaml.ScalarNode && item.Tag == "!!null" {
+			c.errorf(item.Line, "host is required (an empty item in hosts)")
+		}
 	}
 	seen := map[string]int{}
 	for _, s := range *raw {
@@ -340,7 +377,33 @@ func (c *converter) source(s rawSource) Source {
 			c.errorf(s.Checked.Line, "checked: %v", err)
 		}
 	}
-	return Source{URL: s.URL.Value, Checked: s.Checked.Value, Note: s.Note.Value}
+	src := Source{URL: s.URL.Value, Checked: s.Checked.Value, Note: s.Note.Value}
+	switch {
+	case s.Kind.bad: // reported by the decoder
+	case !s.Kind.Set:
+		c.warnf(s.URL.Line, "source %s has no kind (official, changelog or secondary): reports show it as unstated", s.URL.Value)
+	default:
+		k, err := ParseSourceKind(s.Kind.Value)
+		if err != nil {
+			c.errorf(s.Kind.Line, "%v", err)
+		}
+		src.Kind = k
+	}
+	return src
+}
+
+// sourceKind returns the kind of the listed source s names. A source the
+// file's sources do not list has no kind, which is a warning: the kind of
+// every rate must be known from the one place kinds are given.
+func (c *converter) sourceKind(p *Provider, s scalar, what string) SourceKind {
+	if !s.Set || s.bad || s.Value == "" {
+		return SourceUnstated
+	}
+	k, listed := p.SourceKindOf(s.Value)
+	if !listed {
+		c.warnf(s.Line, "%s: source %s is not listed under sources, so its kind is unknown", what, s.Value)
+	}
+	return k
 }
 
 func (c *converter) modelsOf(p *Provider, raws []rawModel) {
@@ -383,10 +446,20 @@ func (c *converter) calendar(raw *rawCalendar) Calendar {
 	if raw == nil {
 		return cal
 	}
+	cal.Line = c.keyLine("calendar")
 	cal.HolidaysAs = c.weekday(raw.HolidaysAs, time.Sunday)
 	cal.WorkdaysAs = c.weekday(raw.WorkdaysAs, time.Monday)
 	cal.Holidays = c.days(raw.Holidays, "holiday")
 	cal.Workdays = c.days(raw.Workdays, "workday")
+	for _, days := range []map[Date]string{cal.Holidays, cal.Workdays} {
+		for d := range days {
+			cal.cover(int(d / 10000))
+		}
+	}
+	cal.Provisional = c.provisional(raw.Provisional)
+	for y := range cal.Provisional {
+		cal.cover(y)
+	}
 	for _, d := range raw.Workdays {
 		if date, err := ParseDate(d.Date.Value); err == nil {
 			if _, both := cal.Holidays[date]; both {
@@ -395,6 +468,26 @@ func (c *converter) calendar(raw *rawCalendar) Calendar {
 		}
 	}
 	return cal
+}
+
+// provisional reads the calendar's provisional years.
+func (c *converter) provisional(raws []scalar) map[int]bool {
+	out := map[int]bool{}
+	for _, s := range raws {
+		if s.bad {
+			continue
+		}
+		y, err := strconv.Atoi(s.Value)
+		switch {
+		case err != nil || y < minYear || y > maxYear:
+			c.errorf(s.Line, "provisional year %q is not a year from %d to %d", s.Value, minYear, maxYear)
+		case out[y]:
+			c.errorf(s.Line, "provisional year %d is listed twice", y)
+		default:
+			out[y] = true
+		}
+	}
+	return out
 }
 
 func (c *converter) weekday(s scalar, def time.Weekday) time.Weekday {
@@ -428,7 +521,11 @@ func (c *converter) days(raws []rawDay, kind string) map[Date]string {
 }
 
 func (c *converter) decimal(s scalar, what string) (decimal.Decimal, bool) {
-	d, err := decimal.NewFromString(strings.TrimSpace(s.Value))
+	d, err := numtext.Decimal(strings.TrimSpace(s.Value))
+	if errors.Is(err, numtext.ErrTooLong) {
+		c.errorf(s.Line, "%s (%d characters) is too long: %v", what, len(s.Value), err)
+		return decimal.Zero, false
+	}
 	if err != nil || s.Value == "" {
 		c.errorf(s.Line, "%s %q is not a decimal number", what, s.Value)
 		return decimal.Zero, false
@@ -454,7 +551,13 @@ func ScalarDecimal(n *yaml.Node) (decimal.Decimal, error) {
 	if n == nil || n.Kind != yaml.ScalarNode {
 		return decimal.Decimal{}, errors.New("not a number")
 	}
-	d, err := decimal.NewFromString(strings.ReplaceAll(n.Value, "_", ""))
+	if len(n.Value) > numtext.MaxChars {
+		return decimal.Decimal{}, fmt.Errorf("a number of %d characters is too long: %w", len(n.Value), numtext.ErrTooLong)
+	}
+	d, err := numtext.Decimal(strings.ReplaceAll(n.Value, "_", ""))
+	if errors.Is(err, numtext.ErrTooLong) {
+		return decimal.Decimal{}, fmt.Errorf("%.40q... is too long: %w", n.Value, err)
+	}
 	if err != nil {
 		return decimal.Decimal{}, fmt.Errorf("%q is not a number", n.Value)
 	}

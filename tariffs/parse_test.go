@@ -13,7 +13,7 @@ currency: USD
 timezone: Asia/Shanghai
 billing_time: end
 sources:
-  - {url: https://example.com, checked: 2026-11-30}
+  - {url: https://example.com, kind: official, checked: 2026-11-30}
 models:
   - id: m
     names: [m, p/m]
@@ -130,6 +130,17 @@ func TestParseProblems(t *testing.T) {
 			want: []string{`t.yaml:12: m standard output price "1e-30" is out of range (at most 24 decimal places, below 10^12)`},
 		},
 		{
+			name: "price of 10,000 digits",
+			file: head + "versions:\n  - effective: 2026-01-01T00:00:00Z\n    prices: {m: {standard: {input: 0." + strings.Repeat("1", 10000) + ", output: 1}}}\n",
+			want: []string{`t.yaml:12: m standard input price (10002 characters) is too long: a number has at most 128 characters and 40 significant digits`},
+		},
+		{
+			name: "huge aliased anchor",
+			file: head + "x-big: &big [" + strings.Repeat("1,", 99999) + "1]\nversions:\n  - effective: 2026-01-01T00:00:00Z\n    prices: {m: {standard: {input: 1, output: 2}}}\n" +
+				strings.Repeat("    notes: *big\n", 3),
+			want: []string{`t.yaml:15: aliases expand too far: at *big they add more than 200000 nodes to the document`},
+		},
+		{
 			name: "one name claimed by two models",
 			file: head + "  - id: n\n    names: [P/M]\nversions:\n  - effective: 2026-01-01T00:00:00Z\n    prices: {m: {standard: {input: 1, output: 2}}, n: {standard: {input: 1, output: 2}}}\n",
 			want: []string{`t.yaml:11: name "P/M" is claimed by models "m" and "n"`},
@@ -188,6 +199,15 @@ versions:
 				"t.yaml:12: expected a list, not `7`",
 				"t.yaml:15: expected a mapping of keys to values, not `5`",
 				"t.yaml:17: expected a mapping of keys to values, not a list",
+			},
+		},
+		{
+			name: "provisional years that are not years, or listed twice",
+			file: head + "calendar:\n  provisional: [2027, 2027, twenty, 99999]\nversions:\n  - effective: 2026-01-01T00:00:00Z\n    prices: {m: {standard: {input: 1, output: 2}}}\n",
+			want: []string{
+				`t.yaml:11: provisional year 2027 is listed twice`,
+				`t.yaml:11: provisional year "twenty" is not a year from 1678 to 2261`,
+				`t.yaml:11: provisional year "99999" is not a year from 1678 to 2261`,
 			},
 		},
 		{

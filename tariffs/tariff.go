@@ -10,6 +10,7 @@ import (
 // Source is where a tariff's figures come from and when they were checked.
 type Source struct {
 	URL     string
+	Kind    SourceKind
 	Checked string // YYYY-MM-DD
 	Note    string
 }
@@ -64,7 +65,8 @@ type Version struct {
 	Effective time.Time
 	End       time.Time
 	Note      string
-	Source    string
+	Source    string     // the URL of the version's own source, if the file names one
+	Basis     SourceKind // the kind of source its rates rest on: Source's, else the weakest of the provider's
 	Zone      *time.Location
 	Periods   []string    // period names; index 0 is the default period
 	Defs      []PeriodDef // how each named period (all but the default) is defined
@@ -76,8 +78,11 @@ type Version struct {
 	Regions      []VariantRule
 	plans        [7]dayPlan // by time.Weekday
 	calendar     *Calendar
-	named        bool // the file gives the version a name; else Name is its effective instant
-	Line         int
+	// dayMatters says, by weekday, whether a holiday or a make-up
+	// workday on that weekday would have other periods than the weekday.
+	dayMatters [7]bool
+	named      bool // the file gives the version a name; else Name is its effective instant
+	Line       int
 }
 
 // PeriodDef is a named period as the tariff file defines it: local time

@@ -16,7 +16,7 @@ currency: USD
 timezone: UTC
 billing_time: start
 sources:
-  - {url: https://example.com, checked: 2026-12-01}
+  - {url: https://example.com, checked: 2026-12-01, kind: official}
 models:
   - id: m
   - id: n

@@ -2,6 +2,7 @@ package tariffs
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -32,6 +33,10 @@ func (c *converter) version(p *Provider, r *rawVersion, i int) (v *Version, plac
 	}
 	if v.Name == "" {
 		v.Name = fmt.Sprintf("at line %d", line)
+	}
+	v.Basis = p.weakestSource()
+	if v.Source != "" {
+		v.Basis = c.sourceKind(p, r.Source, "version "+v.Name)
 	}
 	if placed {
 		v.Effective = eff.UTC()
@@ -111,6 +116,10 @@ func (c *converter) periods(v *Version, r *rawVersion) {
 	}
 	for wd := range byMinute {
 		v.plans[wd] = planOf(&byMinute[wd])
+	}
+	for wd := range v.plans {
+		v.dayMatters[wd] = !slices.Equal(v.plans[wd], v.plans[v.calendar.HolidaysAs]) ||
+			!slices.Equal(v.plans[wd], v.plans[v.calendar.WorkdaysAs])
 	}
 }
 

@@ -7,9 +7,9 @@ import (
 	"io"
 	"strings"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/tokenfare/tokenfare/gateway"
+	"github.com/tokenfare/tokenfare/internal/yamlin"
+	"gopkg.in/yaml.v3"
 )
 
 // Rule names, as findings carry them. Both rules are about the one
@@ -56,6 +56,10 @@ func parse(file string, data []byte) (*yaml.Node, error) {
 	}
 	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
 		return nil, &ParseError{File: file, Line: doc.Line, Msg: "top level is not a mapping"}
+	}
+	var ae *yamlin.AliasError
+	if errors.As(yamlin.Aliases(&doc), &ae) {
+		return nil, &ParseError{File: file, Line: ae.Line, Msg: ae.Error()}
 	}
 	return doc.Content[0], nil
 }

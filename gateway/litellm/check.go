@@ -45,6 +45,7 @@ const (
 	RuleNoCustom       = "no-custom-price"
 	RuleInconsistent   = "inconsistent-price"
 	RuleOffPeak        = "off-peak-block"
+	RuleOffPeakDates   = "off-peak-dates"
 	RuleHealthCheck    = "health-check"
 	RuleCooldown       = "cooldown"
 	RuleRateLimit      = "rate-limit-retry"
@@ -62,7 +63,7 @@ type checker struct {
 
 func (k *checker) add(rule string, e *Entry, line int, field, value, bound, msg string) {
 	sev := gateway.Problem
-	if (rule == RuleUntariffed || rule == RuleUntariffedHost) && !k.opts.Strict {
+	if (rule == RuleUntariffed || rule == RuleUntariffedHost) && !k.opts.Strict || rule == RuleOffPeakDates {
 		sev = gateway.Warning
 	}
 	name := ""
@@ -93,6 +94,9 @@ func (k *checker) add(rule string, e *Entry, line int, field, value, bound, msg 
 //   - off-peak-block: an off_peak_pricing block that does not match the
 //     tariff in force (windows, weekday zone, holiday dates, rates), sits
 //     in litellm_params (ignored there) or is on a flat-priced model;
+//   - off-peak-dates (a warning): a block whose override_dates run out,
+//     or whose tariff's calendar stops being certain, within
+//     tariffs.CalendarNotice of At (or before it);
 //   - health-check: background health checks on with a metered deployment
 //     not opted out (every probe is a paid call);
 //   - cooldown: cooldown_time above MaxCooldown or allowed_fails below
@@ -280,6 +284,9 @@ func (k *checker) offPeak(e *Entry, m *tariffs.Model) {
 	got, problems := ReadOffPeak(v)
 	for _, p := range problems {
 		k.add(RuleOffPeak, e, key.Line, field, "", "", p+" (LiteLLM never matches it)")
+	}
+	if msg := datesRunOut(got, m, k.opts.At); msg != "" {
+		k.add(RuleOffPeakDates, e, key.Line, field+".override_dates", "", "", msg)
 	}
 	if d := got.Diff(want); d != "" {
 		k.add(RuleOffPeak, e, key.Line, field, "", "the tariff's windows", d)

@@ -7,11 +7,11 @@ import (
 	"io"
 	"strings"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/tokenfare/tokenfare/gateway"
+	"github.com/tokenfare/tokenfare/internal/yamlin"
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/tariffs"
+	"gopkg.in/yaml.v3"
 )
 
 // Config is a LiteLLM proxy config.yaml as read: its bytes, its node tree
@@ -70,8 +70,9 @@ func Parse(file string, data []byte) (*Config, error) {
 		return nil, &ParseError{File: file, Line: doc.Line, Msg: "top level is not a mapping"}
 	}
 	c.root = doc.Content[0]
-	if n := recursive(c.root, map[*yaml.Node]bool{}); n != nil {
-		return nil, &ParseError{File: file, Line: n.Line, Msg: fmt.Sprintf("alias *%s refers to a node that contains it", n.Value)}
+	var ae *yamlin.AliasError
+	if errors.As(yamlin.Aliases(c.root), &ae) {
+		return nil, &ParseError{File: file, Line: ae.Line, Msg: ae.Error()}
 	}
 	if k, first := duplicateKey(c.root); k != nil {
 		return nil, &ParseError{File: file, Line: k.Line, Msg: fmt.Sprintf("key %s is given twice in one mapping (first on line %d): LiteLLM (PyYAML) keeps the last silently; remove one", k.Value, first.Line)}
@@ -103,26 +104,6 @@ func duplicateKey(n *yaml.Node) (second, first *yaml.Node) {
 		}
 	}
 	return nil, nil
-}
-
-// recursive returns an alias that refers to one of its own ancestors, or
-// nil: YAML allows such self-containing nodes, a config never needs one,
-// and following them would not end.
-func recursive(n *yaml.Node, open map[*yaml.Node]bool) *yaml.Node {
-	if n.Kind == yaml.AliasNode {
-		if open[n.Alias] {
-			return n
-		}
-		return nil
-	}
-	open[n] = true
-	defer delete(open, n)
-	for _, c := range n.Content {
-		if r := recursive(c, open); r != nil {
-			return r
-		}
-	}
-	return nil
 }
 
 func yamlError(file string, err error) error {

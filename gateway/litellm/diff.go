@@ -2,11 +2,16 @@ package litellm
 
 import (
 	"fmt"
+	"sort"
 	"strings"
+
+	"github.com/tokenfare/tokenfare/internal/secret"
 )
 
 // Diff returns a unified diff (three lines of context) from old to new,
-// labelled with the two names; "" when they are equal.
+// labelled with the two names; "" when they are equal. Secrets on the
+// lines shown (api_key values, sk-... keys) are masked (secret.Line): a
+// diff goes to CI logs. It is for reading, not for patch.
 func Diff(oldName, newName string, old, new []byte) string {
 	a, b := splitLines(string(old)), splitLines(string(new))
 	ops := diffLines(a, b)
@@ -66,7 +71,7 @@ func writeHunk(out *strings.Builder, ops []diffOp) {
 	fmt.Fprintf(out, "@@ -%d,%d +%d,%d @@\n", aStart, na, bStart, nb)
 	for _, o := range ops {
 		out.WriteByte(o.kind)
-		out.WriteString(o.line)
+		out.WriteString(secret.Line(o.line))
 		if !strings.HasSuffix(o.line, "\n") {
 			out.WriteString("\n\\ No newline at end of file\n")
 		}
@@ -84,17 +89,157 @@ func splitLines(s string) []string {
 	return lines
 }
 
-// diffLines computes a shortest edit script with Myers' algorithm; memory
-// grows with the square of the number of lines that differ, which stays
-// small for a config whose prices changed.
+// diffLines returns an edit script from a to b, in time and memory near
+// linear in the lines for two configs that differ in a few places: the
+// common head and tail are cut off, lines found once in each side anchor
+// the rest (their longest increasing run, as patience diff does), and
+// only the short runs between anchors are compared line by line (Myers'
+// algorithm, bounded). A run that differs beyond the bound is written as
+// removed and added whole: a valid diff, if not the shortest.
 func diffLines(a, b []string) []diffOp {
+	var ops []diffOp
+	diffRange(&ops, a, b)
+	ai, bi := 1, 1
+	for i := range ops {
+		ops[i].aAt, ops[i].bAt = ai, bi
+		if ops[i].kind != '+' {
+			ai++
+		}
+		if ops[i].kind != '-' {
+			bi++
+		}
+	}
+	return ops
+}
+
+// maxEdits bounds the edit distance Myers' algorithm looks for in one
+// run between anchors: its memory grows with the square of it. Its time
+// grows with the edits times the lines, which maxWork bounds for long
+// runs.
+const (
+	maxEdits = 1000
+	maxWork  = 20_000_000
+)
+
+// diffRange appends the ops from a to b.
+func diffRange(ops *[]diffOp, a, b []string) {
+	head := 0
+	for head < len(a) && head < len(b) && a[head] == b[head] {
+		head++
+	}
+	tail := 0
+	for tail < len(a)-head && tail < len(b)-head && a[len(a)-1-tail] == b[len(b)-1-tail] {
+		tail++
+	}
+	for _, l := range a[:head] {
+		*ops = append(*ops, diffOp{kind: ' ', line: l})
+	}
+	diffMiddle(ops, a[head:len(a)-tail], b[head:len(b)-tail])
+	for _, l := range a[len(a)-tail:] {
+		*ops = append(*ops, diffOp{kind: ' ', line: l})
+	}
+}
+
+// diffMiddle appends the ops from a to b, which differ at both ends.
+func diffMiddle(ops *[]diffOp, a, b []string) {
+	if len(a) == 0 || len(b) == 0 || len(a)+len(b) <= 2*maxEdits {
+		if !myers(ops, a, b) {
+			replaceAll(ops, a, b)
+		}
+		return
+	}
+	anchors := uniqueAnchors(a, b)
+	if len(anchors) == 0 {
+		if !myers(ops, a, b) {
+			replaceAll(ops, a, b)
+		}
+		return
+	}
+	ai, bi := 0, 0
+	for _, an := range anchors {
+		diffRange(ops, a[ai:an[0]], b[bi:an[1]])
+		*ops = append(*ops, diffOp{kind: ' ', line: a[an[0]]})
+		ai, bi = an[0]+1, an[1]+1
+	}
+	diffRange(ops, a[ai:], b[bi:])
+}
+
+// replaceAll appends a removed and b added.
+func replaceAll(ops *[]diffOp, a, b []string) {
+	for _, l := range a {
+		*ops = append(*ops, diffOp{kind: '-', line: l})
+	}
+	for _, l := range b {
+		*ops = append(*ops, diffOp{kind: '+', line: l})
+	}
+}
+
+// uniqueAnchors returns pairs (i, j) with a[i] == b[j] a line found once
+// in a and once in b, the longest run increasing in both.
+func uniqueAnchors(a, b []string) [][2]int {
+	type seen struct{ na, nb, ia, ib int }
+	count := make(map[string]*seen, len(a))
+	for i, l := range a {
+		s := count[l]
+		if s == nil {
+			s = &seen{}
+			count[l] = s
+		}
+		s.na, s.ia = s.na+1, i
+	}
+	for j, l := range b {
+		if s := count[l]; s != nil {
+			s.nb, s.ib = s.nb+1, j
+		}
+	}
+	var pairs [][2]int // in order of a
+	for _, l := range a {
+		if s := count[l]; s.na == 1 && s.nb == 1 {
+			pairs = append(pairs, [2]int{s.ia, s.ib})
+		}
+	}
+	return increasingRun(pairs)
+}
+
+// increasingRun returns the longest subsequence of pairs whose second
+// members increase (patience sorting, n log n).
+func increasingRun(pairs [][2]int) [][2]int {
+	var tops []int // tops[k]: index in pairs of the smallest end of a run of k+1
+	prev := make([]int, len(pairs))
+	for i, p := range pairs {
+		k := sort.Search(len(tops), func(k int) bool { return pairs[tops[k]][1] >= p[1] })
+		prev[i] = -1
+		if k > 0 {
+			prev[i] = tops[k-1]
+		}
+		if k == len(tops) {
+			tops = append(tops, i)
+		} else {
+			tops[k] = i
+		}
+	}
+	if len(tops) == 0 {
+		return nil
+	}
+	out := make([][2]int, len(tops))
+	for i, k := tops[len(tops)-1], len(tops)-1; k >= 0; i, k = prev[i], k-1 {
+		out[k] = pairs[i]
+	}
+	return out
+}
+
+// myers appends a shortest edit script from a to b (Myers' algorithm),
+// or reports false, appending nothing, when it needs more than maxEdits
+// edits. Each step keeps only its own diagonals, so memory grows with the
+// square of the edits, never with the lines.
+func myers(ops *[]diffOp, a, b []string) bool {
 	n, m := len(a), len(b)
-	maxD := n + m
+	maxD := min(n+m, maxEdits, max(16, maxWork/max(1, n+m)))
 	off := maxD + 1
 	v := make([]int, 2*maxD+3)
-	var trace [][]int
+	var trace [][]int // trace[d]: v[-d..d] before step d
 	for d := 0; d <= maxD; d++ {
-		trace = append(trace, append([]int(nil), v...))
+		trace = append(trace, append([]int(nil), v[off-d:off+d+1]...))
 		for k := -d; k <= d; k += 2 {
 			var x int
 			if k == -d || (k != d && v[off+k-1] < v[off+k+1]) {
@@ -108,34 +253,30 @@ func diffLines(a, b []string) []diffOp {
 			}
 			v[off+k] = x
 			if x >= n && y >= m {
-				return backtrack(a, b, trace, v, d, off)
+				backtrack(ops, a, b, trace, d)
+				return true
 			}
 		}
 	}
-	return nil
+	return false
 }
 
-func backtrack(a, b []string, trace [][]int, last []int, d, off int) []diffOp {
+func backtrack(ops *[]diffOp, a, b []string, trace [][]int, d int) {
 	x, y := len(a), len(b)
 	var rev []diffOp
-	trace = append(trace[:d+1:d+1], last)
-	for ; d >= 0; d-- {
+	for ; d > 0; d-- {
 		v := trace[d]
+		at := func(k int) int { return v[k+d] }
 		k := x - y
-		var pk int
-		if k == -d || (k != d && v[off+k-1] < v[off+k+1]) {
+		pk := k - 1
+		if k == -d || (k != d && at(k-1) < at(k+1)) {
 			pk = k + 1
-		} else {
-			pk = k - 1
 		}
-		px := v[off+pk]
+		px := at(pk)
 		py := px - pk
-		for x > px && y > py && x > 0 && y > 0 {
+		for x > px && y > py {
 			x, y = x-1, y-1
 			rev = append(rev, diffOp{kind: ' ', line: a[x]})
-		}
-		if d == 0 {
-			break
 		}
 		if x == px {
 			y--
@@ -149,18 +290,7 @@ func backtrack(a, b []string, trace [][]int, last []int, d, off int) []diffOp {
 		x, y = x-1, y-1
 		rev = append(rev, diffOp{kind: ' ', line: a[x]})
 	}
-	ops := make([]diffOp, len(rev))
-	ai, bi := 1, 1
-	for i := range rev {
-		o := rev[len(rev)-1-i]
-		o.aAt, o.bAt = ai, bi
-		if o.kind != '+' {
-			ai++
-		}
-		if o.kind != '-' {
-			bi++
-		}
-		ops[i] = o
+	for i := len(rev) - 1; i >= 0; i-- {
+		*ops = append(*ops, rev[i])
 	}
-	return ops
 }

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/tokenfare/tokenfare/internal/yamlin"
 )
 
 // ErrChanged is returned when the config changed on disk after it was read.
@@ -23,7 +25,7 @@ func ReadFile(ctx context.Context, path string) (*Config, []byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
-	data, err := os.ReadFile(path)
+	data, err := yamlin.ReadFile(path)
 	if err != nil {
 		return nil, nil, err
 	}

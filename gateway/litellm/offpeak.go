@@ -217,6 +217,42 @@ func OffPeakFromTariff(m *tariffs.Model, t time.Time) (*OffPeak, *tariffs.Rates,
 	return o, &mp.Periods[dear], nil
 }
 
+// datesRunOut says when the holidays an off_peak_pricing block knows run
+// out within tariffs.CalendarNotice of at (or have run out before it):
+// the block's last override date, or the day the tariff's calendar stops
+// being certain, whichever comes first. After it, LiteLLM charges every
+// day by its weekday. It returns "" when neither is near, or when the
+// tariff has no calendar and the block lists no date.
+func datesRunOut(o *OffPeak, m *tariffs.Model, at time.Time) string {
+	cal := &m.Provider.Calendar
+	final := cal.FinalUntil()
+	dates := o.dates()
+	if final == 0 && len(dates) == 0 {
+		return ""
+	}
+	zone := m.Provider.Zone
+	why := ""
+	var until time.Time
+	if final != 0 {
+		until = time.Date(int(final/10000), time.Month(final/100%100), int(final%100), 0, 0, 0, 0, zone)
+		why = fmt.Sprintf("the tariff's holiday calendar is certain only until %s", until.AddDate(0, 0, -1).Format(time.DateOnly))
+		if cal.Provisional[until.Year()] {
+			why += fmt.Sprintf(" (%d is provisional)", until.Year())
+		}
+	}
+	if n := len(dates); n > 0 {
+		last, err := time.ParseInLocation(time.DateOnly, dates[n-1], zone)
+		if end := last.AddDate(0, 0, 1); err == nil && (until.IsZero() || end.Before(until)) {
+			until, why = end, "the block's override_dates run out on "+dates[n-1]
+		}
+	}
+	if until.Sub(at) > tariffs.CalendarNotice {
+		return ""
+	}
+	return why + ": after it LiteLLM charges holidays and make-up workdays by their weekday; " +
+		"rewrite the block with `tokenfare blend --off-peak-pricing` once the tariff lists the next dates"
+}
+
 // ruleWith returns the rule with hours h (a dated one when dated), or -1.
 func (o *OffPeak) ruleWith(h dayMinutes, dated bool) int {
 	for i, r := range o.Rules {

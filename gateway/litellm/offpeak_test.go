@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/tokenfare/tokenfare/tariffs"
 )
 
 func TestOffPeakFromTariff(t *testing.T) {
@@ -120,5 +122,65 @@ func TestDiff(t *testing.T) {
 	}
 	if got := Diff("x", "y", []byte(old), []byte(old)); got != "" {
 		t.Errorf("Diff of equal texts: %q", got)
+	}
+}
+
+// TestOffPeakEmbedded2027 builds the block from the embedded DeepSeek
+// tariff on 2026-12-01: it carries the 2027 holidays the calendar knows
+// (the statutory days), and check warns that the calendar is certain only
+// until the end of 2026.
+func TestOffPeakEmbedded2027(t *testing.T) {
+	cat, ps := tariffs.Load("")
+	if cat == nil {
+		t.Fatal(ps)
+	}
+	m := cat.Model("deepseek-flash")
+	at := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	o, _, err := OffPeakFromTariff(m, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var in2027 []string
+	for _, d := range o.dates() {
+		if strings.HasPrefix(d, "2027-") {
+			in2027 = append(in2027, d)
+		}
+	}
+	want := "2027-01-01 2027-02-05 2027-02-06 2027-02-07 2027-02-08 2027-04-05 2027-05-01 2027-05-02 2027-06-09 2027-09-15 2027-10-01 2027-10-02 2027-10-03"
+	if got := strings.Join(in2027, " "); got != want {
+		t.Errorf("2027 override dates:\n%s\nwant\n%s", got, want)
+	}
+	msg := datesRunOut(o, m, at)
+	if !strings.HasPrefix(msg, "the tariff's holiday calendar is certain only until 2026-12-31 (2027 is provisional)") {
+		t.Errorf("datesRunOut = %q", msg)
+	}
+}
+
+// TestDatesRunOut checks when a block's holidays run out: its last
+// override date or its tariff's calendar, within 60 days of --at.
+func TestDatesRunOut(t *testing.T) {
+	cat := testCatalog(t) // the calendar lists 2026-10-01 to 2027-01-01: final to the end of 2027
+	m := cat.Model("deepseek-flash")
+	block := func(dates ...string) *OffPeak { return &OffPeak{Rules: []OffPeakRule{{Dates: dates}}} }
+	tests := []struct {
+		name string
+		o    *OffPeak
+		at   time.Time
+		want string // the start of the message; "" for none
+	}{
+		// The last date 2027-01-01 runs out at 2027-01-02 00:00 Beijing,
+		// 2027-01-01T16:00:00Z: 61 days after 2026-11-01T16:00:00Z.
+		{"last date 61 days ahead", block("2027-01-01"), time.Date(2026, 11, 1, 15, 59, 0, 0, time.UTC), ""},
+		{"last date 60 days ahead", block("2027-01-01"), time.Date(2026, 11, 2, 16, 0, 0, 0, time.UTC), "the block's override_dates run out on 2027-01-01"},
+		{"last date passed", block("2026-10-10"), time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC), "the block's override_dates run out on 2026-10-10"},
+		{"the tariff's calendar ends first", block("2028-05-01"), time.Date(2027, 12, 1, 0, 0, 0, 0, time.UTC), "the tariff's holiday calendar is certain only until 2027-12-31"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := datesRunOut(tt.o, m, tt.at)
+			if (tt.want == "") != (got == "") || !strings.HasPrefix(got, tt.want) {
+				t.Errorf("datesRunOut = %q, want %q...", got, tt.want)
+			}
+		})
 	}
 }

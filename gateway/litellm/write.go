@@ -50,6 +50,8 @@ type Update struct {
 	Data    []byte
 	Changes []Change
 	Skipped []Skip
+
+	recorded map[changeKey]bool // the changes listed
 }
 
 // EntryError is an entry an update refuses to write, with why.
@@ -337,12 +339,21 @@ func (c *Config) updateBlock(es *edits, e *Entry, want *OffPeak, add *[]pair, u 
 
 // record adds a change once (entries sharing a mapping make it twice).
 func (c *Config) record(u *Update, ch Change) {
-	for _, o := range u.Changes {
-		if o.Line == ch.Line && o.Field == ch.Field && o.New == ch.New && o.Old == ch.Old {
-			return
-		}
+	k := changeKey{ch.Line, ch.Field, ch.New, ch.Old}
+	if u.recorded[k] {
+		return
 	}
+	if u.recorded == nil {
+		u.recorded = map[changeKey]bool{}
+	}
+	u.recorded[k] = true
 	u.Changes = append(u.Changes, ch)
+}
+
+// changeKey is what makes two changes the same one.
+type changeKey struct {
+	line            int
+	field, new, old string
 }
 
 // rawValue returns the value node of key in m itself, not dereferenced.

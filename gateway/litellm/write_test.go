@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
-
 	"github.com/tokenfare/tokenfare/tariffs"
 )
 
@@ -272,19 +271,23 @@ func TestUpdateEdgeCases(t *testing.T) {
 	}
 }
 
-// TestMergeChains: merge keys naming one mapping many times over many
-// levels (6^30 paths here) are searched once per mapping; a search that
-// followed every path would not finish.
+// TestMergeChains: merge keys naming one mapping many times over a few
+// levels (6^5 paths here) are searched once per mapping; a chain whose
+// expansion no YAML reader could hold (6^30 nodes, which PyYAML would try
+// to build) is refused at once, with the alias that goes too far.
 func TestMergeChains(t *testing.T) {
-	var b strings.Builder
-	b.WriteString("a0: &a0 {input_cost_per_token: 1.0e-6}\n")
-	for i := 1; i < 30; i++ {
-		prev := fmt.Sprintf("*a%d", i-1)
-		fmt.Fprintf(&b, "a%d: &a%d {<<: [%s, %s, %s, %s, %s, %s]}\n", i, i, prev, prev, prev, prev, prev, prev)
+	chain := func(levels int) string {
+		var b strings.Builder
+		b.WriteString("a0: &a0 {input_cost_per_token: 1.0e-6}\n")
+		for i := 1; i < levels; i++ {
+			prev := fmt.Sprintf("*a%d", i-1)
+			fmt.Fprintf(&b, "a%d: &a%d {<<: [%s, %s, %s, %s, %s, %s]}\n", i, i, prev, prev, prev, prev, prev, prev)
+		}
+		fmt.Fprintf(&b, "model_list:\n  - model_name: m\n    litellm_params: {model: gpt-4o, <<: *a%d}\n", levels-1)
+		return b.String()
 	}
-	b.WriteString("model_list:\n  - model_name: m\n    litellm_params: {model: gpt-4o, <<: *a29}\n")
 	cat := testCatalog(t)
-	c, err := Parse("merge.yaml", []byte(b.String()))
+	c, err := Parse("merge.yaml", []byte(chain(6)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,8 +297,13 @@ func TestMergeChains(t *testing.T) {
 	}
 	// The merged price 1.0e-6 is overridden in the entry itself: gpt-4o
 	// input 2.5 per 1M = 2.5e-6 per token.
-	if !strings.Contains(string(u.Data), "{model: gpt-4o, <<: *a29, input_cost_per_token: 2.5e-6, ") {
+	if !strings.Contains(string(u.Data), "{model: gpt-4o, <<: *a5, input_cost_per_token: 2.5e-6, ") {
 		t.Errorf("entry not overridden:\n%s", u.Data)
+	}
+	_, err = Parse("merge.yaml", []byte(chain(30)))
+	var pe *ParseError
+	if !errors.As(err, &pe) || !strings.Contains(pe.Msg, "aliases expand too far") || pe.Line < 2 {
+		t.Errorf("30 levels: error %v, want a ParseError at the alias that expands too far", err)
 	}
 }
 

@@ -15,7 +15,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-
+	"github.com/tokenfare/tokenfare/internal/secret"
+	"github.com/tokenfare/tokenfare/internal/textout"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
 
@@ -131,6 +132,11 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // runContext runs the command tree and turns its error into an exit code,
 // printing it once.
 func runContext(ctx context.Context, a *app, args []string) int {
+	// Every error and warning may quote input: none may act on the
+	// terminal (textout.Escaping) or show a secret (secret.Writer).
+	if _, ok := a.stderr.(*textout.Escaping); !ok {
+		a.stderr = &textout.Escaping{W: &secret.Writer{W: a.stderr}}
+	}
 	cmd := newRootCmd(a)
 	cmd.SetArgs(args)
 	cmd.SetIn(a.stdin)
@@ -287,7 +293,7 @@ func describeBuild(info *debug.BuildInfo) string {
 
 // isTerminal reports whether f is a terminal (for progress output).
 func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+	f, ok := textout.Unwrap(w).(*os.File)
 	if !ok {
 		return false
 	}

@@ -224,7 +224,7 @@ func blendRates(cat *tariffs.Catalog, bl *pricing.Blend) map[*tariffs.Model]*tar
 }
 
 func (w *configWrite) run(cmd *cobra.Command, cat *tariffs.Catalog, bl *pricing.Blend) error {
-	out := &textout.Writer{W: cmd.OutOrStdout()}
+	out := &textout.Writer{W: &textout.Escaping{W: cmd.OutOrStdout()}} // diffs and change lines quote the config
 	stderr := cmd.ErrOrStderr()
 	u, err := w.cfg.Update(litellm.UpdateOptions{Catalog: cat, Prices: blendRates(cat, bl), OffPeakPricing: w.offPeak, At: w.at})
 	if err != nil {

@@ -3,14 +3,13 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path"
 	"time"
 
 	"github.com/spf13/cobra"
-
 	"github.com/tokenfare/tokenfare/gateway/cliproxy"
 	"github.com/tokenfare/tokenfare/gateway/litellm"
+	"github.com/tokenfare/tokenfare/internal/yamlin"
 	"github.com/tokenfare/tokenfare/reports"
 )
 
@@ -103,7 +102,7 @@ func runCheck(cmd *cobra.Command, a *app, opts *checkOptions) error {
 			return err
 		}
 	}
-	data, err := os.ReadFile(opts.config)
+	data, err := yamlin.ReadFile(opts.config)
 	if err != nil {
 		return usageError(fmt.Errorf("read config: %w", err), "")
 	}

@@ -86,6 +86,7 @@ func (a *app) pushDown(ctx context.Context, o *sourceOptions, cat *tariffs.Catal
 		return nil, errNothingSummed // row mode says why, file by file
 	}
 	a.reportRows(e.Rows(), r.shown)
+	a.reportCalendarGaps(e.CalendarGaps())
 	return e, nil
 }
 

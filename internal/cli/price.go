@@ -23,8 +23,9 @@ func newPriceCmd(a *app) *cobra.Command {
 		Short: "Price every logged call at the tariff in force at its billing instant",
 		Long: `Price writes one line per call read: the billing instant, the tariff model, what became
 of the call (priced, unpriced, retired, failed, duplicate, outside), the tariff version and
-period, the tokens of each usage type, the official cost and the spend the gateway recorded.
-Rejected rows are listed on stderr and counted in the totals printed there. CSV and the
+period, the tokens of each usage type, the official cost, the spend the gateway recorded, and
+the host the call was priced among (empty: the first-party lists; a call of a host no tariff
+prices is unpriced with that host named). Rejected rows are listed on stderr and counted in the totals printed there. CSV and the
 table add the call's currency; the table rounds money to 6 decimals.`,
 		Example: `  tokenfare price --calls testdata/sample/spendlogs-2026-10.csv -o csv > priced.csv
   tokenfare price --calls usage.jsonl --since 2026-09-01 --until 2026-10-01 -o json

@@ -23,6 +23,7 @@ type reportOptions struct {
 	source   sourceOptions
 	xlsx     string
 	focus    string
+	focusRaw bool     // text cells of the FOCUS file as they are, for tools
 	provider []string // provider usage and cost exports: the workbook's Provider usage sheet
 }
 
@@ -40,6 +41,9 @@ func newReportCmd(a *app) *cobra.Command {
                  gateway recorded at), Discrepancies and Tariffs.
   --focus FILE   the month's official cost as a FOCUS 1.2 CSV for FinOps tools: one row
                  per day, key, model, tariff version, period and usage type (.gz compresses).
+                 A text cell that a spreadsheet would run as a formula (starting with
+                 = + - @, tab or CR) is written with a ' in front; --focus-raw-text keeps
+                 it as it is, for FOCUS tools that load the file as data.
 
 Calls billed outside the month are counted as outside. Money cells hold the exact amount
 rounded to 15 significant digits; the Summary also gives the totals as exact text. Files
@@ -55,6 +59,7 @@ are written atomically: a failed run leaves no partial file.`,
 	cmd.Flags().StringVar(&opts.source.month, "month", "", "calendar month to report, e.g. 2026-10, in --tz (required)")
 	cmd.Flags().StringVar(&opts.xlsx, "xlsx", "", "write the workbook to this file")
 	cmd.Flags().StringVar(&opts.focus, "focus", "", "write the FOCUS 1.2 CSV to this file (.gz compresses)")
+	cmd.Flags().BoolVar(&opts.focusRaw, "focus-raw-text", false, "write text cells of the FOCUS file as they are, without the ' that keeps a spreadsheet from running them")
 	cmd.Flags().StringArrayVar(&opts.provider, "provider-usage", nil, "provider usage or cost export, format detected from content (repeatable): adds the Provider usage sheet")
 	completeSource(cmd)
 	return cmd
@@ -137,7 +142,9 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 	}
 	if opts.focus != "" {
 		charges := e.Charges()
-		f, err := writeAtomic(opts.focus, func(w io.Writer) error { return writeMaybeGzip(w, opts.focus, charges, from, until) })
+		f, err := writeAtomic(opts.focus, func(w io.Writer) error {
+			return writeMaybeGzip(w, opts.focus, charges, from, until, focusText(opts.focusRaw))
+		})
 		if err != nil {
 			return err
 		}
@@ -181,9 +188,17 @@ type allNew struct{}
 
 func (allNew) FirstSeen(uint64, int64) (bool, error) { return true, nil }
 
-func writeMaybeGzip(w io.Writer, name string, charges iter.Seq[pricing.Charge], from, until time.Time) error {
+// focusText is the FOCUS text mode --focus-raw-text asks for.
+func focusText(raw bool) reports.FOCUSText {
+	if raw {
+		return reports.FOCUSRaw
+	}
+	return reports.FOCUSSheetSafe
+}
+
+func writeMaybeGzip(w io.Writer, name string, charges iter.Seq[pricing.Charge], from, until time.Time, text reports.FOCUSText) error {
 	if !strings.HasSuffix(name, ".gz") {
-		return reports.WriteFOCUS(w, charges, from, until)
+		return reports.WriteFOCUS(w, charges, from, until, text)
 	}
 	// The fastest level: a FOCUS file compresses well anyway, and the
 	// report should not cost much more than reading the calls.
@@ -191,7 +206,7 @@ func writeMaybeGzip(w io.Writer, name string, charges iter.Seq[pricing.Charge], 
 	if err != nil {
 		return err
 	}
-	if err := reports.WriteFOCUS(zw, charges, from, until); err != nil {
+	if err := reports.WriteFOCUS(zw, charges, from, until, text); err != nil {
 		return err
 	}
 	return zw.Close()

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
-
+	"github.com/tokenfare/tokenfare/internal/textout"
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/ledger/dedup"
 	"github.com/tokenfare/tokenfare/ledger/postgres"
@@ -167,6 +167,7 @@ func (a *app) priceSource(ctx context.Context, src *sourceOptions, opts pricing.
 	}
 	a.reportRows(e.Rows(), r.shown)
 	a.reportSources(st.sources)
+	a.reportCalendarGaps(e.CalendarGaps())
 	if n := e.FirstTokenFallbacks(); n > 0 {
 		fmt.Fprintf(a.stderr, "note: %d call(s) billed at the first token have no first-token time; they are billed at their start\n", n)
 	}
@@ -331,16 +332,17 @@ func (a *app) progress(name string, rows *atomic.Int64) func() {
 		return func() {}
 	}
 	done := make(chan struct{})
+	raw, name := textout.Unwrap(a.stderr), textout.Escape(name) // the line's own controls, and a name that has none
 	go func() {
 		t := time.NewTicker(time.Second)
 		defer t.Stop()
 		for {
 			select {
 			case <-done:
-				fmt.Fprint(a.stderr, "\r\033[K")
+				fmt.Fprint(raw, "\r\033[K")
 				return
 			case <-t.C:
-				fmt.Fprintf(a.stderr, "\r%s: read %d rows", name, rows.Load())
+				fmt.Fprintf(raw, "\r%s: read %d rows", name, rows.Load())
 			}
 		}
 	}()
@@ -355,6 +357,41 @@ func (a *app) reportRows(rows pricing.Rows, shown int) {
 	}
 	if rows.Rejected > 0 {
 		fmt.Fprintf(a.stderr, "%d of %d row(s) rejected; they are counted in rows.rejected\n", rows.Rejected, rows.Read)
+	}
+}
+
+// reportCalendarGaps warns on stderr about the calls priced on local days
+// their provider's calendar does not know for certain, by provider and
+// kind: how many, and the first and last of those days.
+func (a *app) reportCalendarGaps(gaps []pricing.CalendarGap) {
+	type key struct {
+		p   *tariffs.Provider
+		day tariffs.Coverage
+	}
+	var order []key
+	sum := map[key]*pricing.CalendarGap{}
+	for _, g := range gaps {
+		k := key{g.Model.Provider, g.Day}
+		if s := sum[k]; s != nil {
+			s.Calls += g.Calls
+			s.First, s.Last = min(s.First, g.First), max(s.Last, g.Last)
+			continue
+		}
+		c := g
+		sum[k], order = &c, append(order, k)
+	}
+	for _, k := range order {
+		g, cal := sum[k], &k.p.Calendar
+		days := g.First.String()
+		if g.Last != g.First {
+			days += " to " + g.Last.String()
+		}
+		why := fmt.Sprintf("past the years its holiday calendar covers (%d to %d)", cal.FirstYear, cal.LastYear)
+		if k.day == tariffs.Provisional {
+			why = "unlisted days of a provisional year of its holiday calendar"
+		}
+		fmt.Fprintf(a.stderr, "warning: %d call(s) of %s on local day(s) %s, %s: priced as ordinary days; a holiday or make-up workday there would change their price (%s)\n",
+			g.Calls, k.p.Name, days, why, k.p.File)
 	}
 }
 

@@ -3,12 +3,10 @@ package cli
 import (
 	"fmt"
 	"io"
-	"os"
-
-	"github.com/tokenfare/tokenfare/internal/textout"
 
 	"github.com/spf13/cobra"
-
+	"github.com/tokenfare/tokenfare/internal/textout"
+	"github.com/tokenfare/tokenfare/internal/yamlin"
 	"github.com/tokenfare/tokenfare/reports"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
@@ -42,14 +40,16 @@ PATH it validates the catalog the other commands use: --tariffs (else the embedd
 catalog) with each --price-list and --tariffs-overlay applied.
 
 Exit 1 if any error is found. Warnings (such as a version boundary that is not on a whole
-minute) are printed but exit 0, unless --strict makes them findings too.`,
+minute, a source without a kind, or a holiday calendar that stops being certain within 60
+days: its last year ends, or a provisional year begins) are printed but exit 0, unless
+--strict makes them findings too.`,
 		Example: `  tokenfare tariffs validate
   tokenfare tariffs validate tariffs/catalog my-tariffs/deepseek.yaml
   tokenfare tariffs validate --tariffs-overlay my-tariffs/deepseek.yaml --strict
   tokenfare tariffs validate --price-list deepseek=cny`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.paths = args
-			return runTariffsValidate(a, cmd.OutOrStdout(), opts)
+			return runTariffsValidate(a, &textout.Escaping{W: cmd.OutOrStdout()}, opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.strict, "strict", false, "count warnings as findings (exit 1)")
@@ -79,6 +79,9 @@ func runTariffsValidate(a *app, out io.Writer, opts validateOptions) error {
 		if cat, problems, err = validatePaths(opts.paths); err != nil {
 			return err
 		}
+	}
+	if cat != nil {
+		problems = append(problems, cat.CalendarEnds(a.now(), tariffs.CalendarNotice)...)
 	}
 	for _, p := range problems {
 		fmt.Fprintln(out, p.Error())
@@ -112,7 +115,7 @@ func validatePaths(paths []string) (*tariffs.Catalog, tariffs.Problems, error) {
 			return nil, nil, usageError(fmt.Errorf("%s: %w", path, err), "give tariff files or folders that hold *.yaml files")
 		}
 		for _, name := range names {
-			data, err := os.ReadFile(name)
+			data, err := yamlin.ReadFile(name)
 			if err != nil {
 				return nil, nil, usageError(fmt.Errorf("read tariffs %s: %w", name, unwrapPathError(err)), "")
 			}

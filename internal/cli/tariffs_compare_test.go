@@ -29,8 +29,16 @@ func TestTariffsCompare(t *testing.T) {
 			"2026-10-10T01:00:00Z to 2026-10-10T04:00:00Z: catalog offpeak", "15 difference(s)"},
 		{"both at once", []string{driftData + "litellm.json", driftData + "deepseek.yml"}, exitFindings,
 			"25 difference(s) at 2026-10-12T12:00:00Z", "25 difference(s) between the catalog and 2 file(s)"},
-		{"bad price names file and line", []string{"testdata/compare/bad.json"}, exitUsage,
-			anyOutput, `testdata/compare/bad.json:2: "m": input_cost_per_token: "cheap" is not a number`},
+		{"an entry that cannot be read is skipped, named with its line", []string{"testdata/compare/bad.json"}, exitOK,
+			"testdata/compare/bad.json: litellm, 1 entries read, 1 skipped",
+			"skipped testdata/compare/bad.json:2: \"m\": input_cost_per_token: \"cheap\" is not a number\n" +
+				"testdata/compare/bad.json: 1 of 1 entries skipped (they cannot be read); the rest are compared\n"},
+		{"a file that cannot be read does not stop the others", []string{"testdata/compare/broken.json", driftData + "litellm.json"}, exitUsage,
+			"10 difference(s) at 2026-10-12T12:00:00Z",
+			"Error: testdata/compare/broken.json:2: entry \"m\": invalid character"},
+		{"an unknown scope", []string{"testdata/compare/agree.json", "--scope", "mine"}, exitUsage, anyOutput, `scope "mine" is not all or catalog`},
+		{"scope catalog leaves out the models one side lacks", []string{driftData + "litellm.json", "--scope", "catalog"}, exitFindings,
+			"7 difference(s) at 2026-10-12T12:00:00Z", "7 difference(s) between the catalog and 1 file(s)"},
 		{"missing file", []string{"testdata/compare/none.json"}, exitUsage, anyOutput, "read testdata/compare/none.json: no such file"},
 		{"a folder is not a price file", []string{"testdata/compare"}, exitUsage, anyOutput, "read testdata/compare: is a folder, not a price file\nTry:"},
 		{"unknown output", []string{"testdata/compare/agree.json", "-o", "xml"}, exitUsage, anyOutput, `unknown output format "xml"`},
@@ -109,5 +117,23 @@ func TestTariffsCompareJSON(t *testing.T) {
 	}
 	if len(v.Files) != 2 || v.Files[1].Format != "genai-prices" || v.Files[1].Entries != 3 {
 		t.Errorf("files = %+v", v.Files)
+	}
+}
+
+// TestTariffsComparePublished runs the command on LiteLLM's whole table as
+// published, against the embedded catalog: the entries it cannot read are
+// named and skipped, and the run ends in findings (1) or none (0), never
+// in bad input (2), whatever the scope.
+func TestTariffsComparePublished(t *testing.T) {
+	table := driftData + "litellm/model_prices_and_context_window.json.gz"
+	for _, scope := range []string{"all", "catalog"} {
+		t.Run(scope, func(t *testing.T) {
+			code, out, errs := runCLI(t, "", "tariffs", "compare", table, "--scope", scope, "--at", "2026-12-01T12:00:00Z")
+			if code != exitOK && code != exitFindings {
+				t.Fatalf("exit %d\nstderr: %s", code, errs)
+			}
+			checkContains(t, "stdout", out, table+": litellm, 2984 entries read, 3 skipped")
+			checkContains(t, "stderr", errs, `skipped `+table+`:15556: "exa_ai/search": tiered_pricing[0]: range is not [from, to]`)
+		})
 	}
 }

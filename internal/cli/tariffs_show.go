@@ -8,10 +8,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/tokenfare/tokenfare/internal/textout"
-
 	"github.com/spf13/cobra"
-
+	"github.com/tokenfare/tokenfare/internal/textout"
 	"github.com/tokenfare/tokenfare/reports"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
@@ -79,7 +77,7 @@ func runTariffsShow(a *app, out io.Writer, opts showOptions) error {
 	if format == reports.JSON {
 		return writeJSON(out, view)
 	}
-	return view.writeText(out)
+	return view.writeText(&textout.Escaping{W: out}) // names from tariff files act on no terminal
 }
 
 // modelView is the stable JSON shape of `tariffs show`.
@@ -113,6 +111,8 @@ type versionView struct {
 	Timezone  string `json:"timezone"`
 	Status    string `json:"status"`
 	Note      string `json:"note,omitempty"`
+	Source    string `json:"source,omitempty"` // the version's own source, if the file names one
+	Basis     string `json:"basis"`            // the kind of source its rates rest on
 }
 
 type periodView struct {
@@ -133,10 +133,13 @@ type tierView struct {
 }
 
 type calendarView struct {
-	HolidaysAs string    `json:"holidays_as"`
-	WorkdaysAs string    `json:"workdays_as"`
-	Holidays   []dayView `json:"holidays"`
-	Workdays   []dayView `json:"workdays"`
+	HolidaysAs  string    `json:"holidays_as"`
+	WorkdaysAs  string    `json:"workdays_as"`
+	FirstYear   int       `json:"first_year"`  // the years the calendar covers
+	LastYear    int       `json:"last_year"`   //
+	Provisional []int     `json:"provisional"` // years of which only the listed days are certain
+	Holidays    []dayView `json:"holidays"`
+	Workdays    []dayView `json:"workdays"`
 }
 
 // specialDay is a holiday or make-up workday and the weekday whose
@@ -154,6 +157,7 @@ type dayView struct {
 
 type sourceView struct {
 	URL     string `json:"url"`
+	Kind    string `json:"kind"` // official, changelog, secondary or unstated
 	Checked string `json:"checked"`
 	Note    string `json:"note,omitempty"`
 }
@@ -171,7 +175,7 @@ func newModelView(m *tariffs.Model, at time.Time, calendar bool) modelView {
 		v.Versions = append(v.Versions, newVersionView(m, ver))
 	}
 	for _, s := range p.Sources {
-		v.Sources = append(v.Sources, sourceView(s))
+		v.Sources = append(v.Sources, sourceView{URL: s.URL, Kind: s.Kind.String(), Checked: s.Checked, Note: s.Note})
 	}
 	if q.Version == nil {
 		v.Local = v.local.Format(time.RFC3339Nano)
@@ -198,7 +202,7 @@ func newModelView(m *tariffs.Model, at time.Time, calendar bool) modelView {
 
 func newVersionView(m *tariffs.Model, ver *tariffs.Version) versionView {
 	vv := versionView{Name: ver.Name, Effective: ver.Effective.Format(time.RFC3339), Timezone: ver.Zone.String(),
-		Status: m.StatusIn(ver).String(), Note: ver.Note}
+		Status: m.StatusIn(ver).String(), Note: ver.Note, Source: ver.Source, Basis: ver.Basis.String()}
 	if !ver.End.IsZero() {
 		vv.End = ver.End.Format(time.RFC3339)
 	}
@@ -246,8 +250,26 @@ func newCalendarView(c *tariffs.Calendar) *calendarView {
 		sort.Slice(out, func(i, j int) bool { return out[i].Date < out[j].Date })
 		return out
 	}
-	return &calendarView{HolidaysAs: weekdayName(c.HolidaysAs), WorkdaysAs: weekdayName(c.WorkdaysAs),
+	v := &calendarView{HolidaysAs: weekdayName(c.HolidaysAs), WorkdaysAs: weekdayName(c.WorkdaysAs),
+		FirstYear: c.FirstYear, LastYear: c.LastYear, Provisional: []int{},
 		Holidays: days(c.Holidays), Workdays: days(c.Workdays)}
+	for y := range c.Provisional {
+		v.Provisional = append(v.Provisional, y)
+	}
+	sort.Ints(v.Provisional)
+	return v
+}
+
+// years says which years the calendar covers and which are provisional.
+func (c *calendarView) years() string {
+	out := fmt.Sprintf("%d to %d", c.FirstYear, c.LastYear)
+	if c.FirstYear == c.LastYear {
+		out = fmt.Sprint(c.FirstYear)
+	}
+	for _, y := range c.Provisional {
+		out += fmt.Sprintf(", %d provisional (only its listed days are certain)", y)
+	}
+	return out
 }
 
 // weekdayName writes a weekday as tariff files do: mon..sun.
@@ -281,7 +303,7 @@ func (v modelView) writeText(out io.Writer) error {
 		if v.Version != nil && ver.Name == v.Version.Name {
 			mark = "*"
 		}
-		fmt.Fprintf(tw, " %s %s\tfrom %s\t%s\n", mark, ver.Name, ver.Effective, ver.Status)
+		fmt.Fprintf(tw, " %s %s\tfrom %s\t%s\t%s source\n", mark, ver.Name, ver.Effective, ver.Status, ver.Basis)
 	}
 	tw.Flush()
 	if v.Version != nil {
@@ -305,7 +327,11 @@ func (v modelView) writeText(out io.Writer) error {
 				break
 			}
 		}
-		w.Printf("\nrates in %s per 1M tokens (%s)\n", v.Currency, unit)
+		w.Printf("\nrates in %s per 1M tokens (%s), resting on a%s %s source", v.Currency, unit, article(v.Version.Basis), v.Version.Basis)
+		if v.Version.Source != "" {
+			w.Printf(": %s", v.Version.Source)
+		}
+		w.Printf("\n")
 		writeRates(w, "", v.Rates)
 		for _, t := range v.Tiers {
 			writeRates(w, fmt.Sprintf("prompt > %d: ", t.Above), t.Rates)
@@ -315,7 +341,7 @@ func (v modelView) writeText(out io.Writer) error {
 		w.Printf("\ncalendar: %d holiday(s), %d make-up workday(s); --calendar lists them\n", v.days[0], v.days[1])
 	}
 	if v.Calendar != nil {
-		w.Printf("\ncalendar: holidays as %s, make-up workdays as %s\n", v.Calendar.HolidaysAs, v.Calendar.WorkdaysAs)
+		w.Printf("\ncalendar: holidays as %s, make-up workdays as %s; covers %s\n", v.Calendar.HolidaysAs, v.Calendar.WorkdaysAs, v.Calendar.years())
 		for _, d := range v.Calendar.Holidays {
 			w.Printf("  holiday  %s  %s\n", d.Date, d.Name)
 		}
@@ -325,7 +351,7 @@ func (v modelView) writeText(out io.Writer) error {
 	}
 	w.Printf("\nsources\n")
 	for _, s := range v.Sources {
-		w.Printf("  %s (checked %s)\n", s.URL, s.Checked)
+		w.Printf("  %-9s %s (checked %s)\n", s.Kind, s.URL, s.Checked)
 	}
 	return w.Err
 }
@@ -364,4 +390,12 @@ func writeRates(w *textout.Writer, prefix string, rates []ratesView) {
 		}
 		w.Printf("\n")
 	}
+}
+
+// article is "n" before a kind that starts with a vowel sound.
+func article(kind string) string {
+	if strings.ContainsRune("aeiou", rune(kind[0])) {
+		return "n"
+	}
+	return ""
 }

@@ -6,8 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/shopspring/decimal"
-
+	"github.com/tokenfare/tokenfare/internal/numtext"
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
@@ -122,7 +121,7 @@ func (ss *session) aggregate(ctx context.Context, o AggregateOptions, fn func(*l
 		if *failed {
 			a.Status = ledger.StatusFailure
 		}
-		if a.Recorded, err = decimal.NewFromString(deref(spend)); err != nil {
+		if a.Recorded, err = numtext.Decimal(deref(spend)); err != nil {
 			return 0, fmt.Errorf("sum %s: spend %q: %w", tableSpendLogs, deref(spend), err)
 		}
 		if err := fn(&a); err != nil {

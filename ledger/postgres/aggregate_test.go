@@ -32,7 +32,8 @@ INSERT INTO "LiteLLM_SpendLogs" (request_id, call_type, api_key, spend, prompt_t
 
 // hostRows are calls of one model name served by different hosts: the
 // push-down must keep them apart as the rows are (an Azure call is never
-// OpenAI's), deciding the host from the same columns.
+// OpenAI's), deciding the host from the same columns, and price each at
+// its host's list.
 const hostRows = `
 INSERT INTO "LiteLLM_SpendLogs" (request_id, call_type, api_key, spend, prompt_tokens, completion_tokens,
 	"startTime", "endTime", model, model_group, custom_llm_provider, api_base, metadata) VALUES
@@ -43,7 +44,9 @@ INSERT INTO "LiteLLM_SpendLogs" (request_id, call_type, api_key, spend, prompt_t
  ('host-openai', 'acompletion', 'k1', 0.0035, 1000, 100, '2026-10-06 03:00:20', '2026-10-06 03:00:22',
 	'gpt-4o', 'gpt-4o', 'openai', 'https://api.openai.com/v1', '{}'),
  ('host-github', 'acompletion', 'k1', 0.03, 1000, 100, '2026-10-06 03:00:30', '2026-10-06 03:00:32',
-	'gpt-4o', 'gpt-4o', NULL, 'https://models.github.ai/inference', '{}')`
+	'gpt-4o', 'gpt-4o', NULL, 'https://models.github.ai/inference', '{}'),
+ ('host-groq', 'acompletion', 'k1', 0.005, 1000, 100, '2026-10-06 03:00:40', '2026-10-06 03:00:42',
+	'gpt-4o', 'gpt-4o', 'groq', 'https://api.groq.com/openai/v1', '{}')`
 
 var allDims = []pricing.Dim{pricing.DimModel, pricing.DimKey, pricing.DimTeam, pricing.DimUser, pricing.DimDay, pricing.DimPeriod, pricing.DimVersion}
 
@@ -154,8 +157,16 @@ func TestPushDownEqualsRows(t *testing.T) {
 			if r.Priced < 500 || r.Rejected != 4 {
 				t.Fatalf("rows: %+v, want hundreds priced and 4 rejected (negative, exceeding and zero-led counts, NaN spend)", r)
 			}
-			if !strings.Contains(want, "no tariff for host azure: 2 call(s), 0.03 recorded") || !strings.Contains(want, "no tariff for host github: 1 call(s), 0.03 recorded") {
-				t.Errorf("rows: the azure and github calls are not explained by host:\n%s", want)
+			// The embedded catalog has Azure OpenAI's and GitHub Models'
+			// lists: each host's gpt-4o calls are priced by its own list.
+			// A host no list prices: unpriced, explained by host.
+			if !strings.Contains(want, "no tariff for host groq: 1 call(s), 0.005 recorded") {
+				t.Errorf("rows: the groq call is not explained by host:\n%s", want)
+			}
+			for _, id := range []string{`"azure-gpt-4o-global"`, `"github-gpt-4o"`, `"gpt-4o"`} {
+				if !strings.Contains(want, id) {
+					t.Errorf("rows: no %s among the models, the hosts' calls are not kept apart:\n%s", id, want)
+				}
 			}
 			if !tt.since.IsZero() && r.Read >= wholeRead {
 				t.Errorf("the window read %d rows, the whole table %d", r.Read, wholeRead)

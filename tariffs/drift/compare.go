@@ -26,12 +26,42 @@ const (
 	OnlyInOther
 	// RulesDiffer: the two disagree on when the cheaper rates apply.
 	RulesDiffer
+	// UnknownName: the other database lists a catalog model under a name
+	// the catalog does not know (a dated snapshot id, a host's id).
+	UnknownName
 	// RegionDiffers: a region's multiplier of the token prices differs, or
 	// the catalog has none for the model.
 	RegionDiffers
 )
 
-var kindNames = [...]string{"price", "only_in_catalog", "only_in_other", "time_of_use", "region"}
+var kindNames = [...]string{"price", "only_in_catalog", "only_in_other", "time_of_use", "unknown_name", "region"}
+
+// Scope says which differences Compare reports.
+type Scope uint8
+
+// Scopes of a comparison.
+const (
+	// ScopeAll reports every difference, models either side lacks
+	// included.
+	ScopeAll Scope = iota
+	// ScopeCatalog reports only what bears on the catalog's own models:
+	// their prices and time-of-use rules, and the names the other
+	// database lists them under that the catalog does not know. Models
+	// only one side has are left out, so that a check is clean when the
+	// catalog is right.
+	ScopeCatalog
+)
+
+// ParseScope reads "all" or "catalog".
+func ParseScope(s string) (Scope, error) {
+	switch s {
+	case "all":
+		return ScopeAll, nil
+	case "catalog":
+		return ScopeCatalog, nil
+	}
+	return ScopeAll, fmt.Errorf("scope %q is not all or catalog", s)
+}
 
 // String returns the kind's name as JSON output writes it.
 func (k Kind) String() string { return kindNames[k] }
@@ -66,10 +96,19 @@ var chatModes = map[string]bool{"": true, "chat": true, "completion": true, "res
 // one side lacks (for providers both sides cover), and time-of-use rules
 // over the week from at's UTC day and on every calendar date either side
 // names while the catalog's version in force at at holds.
-func Compare(cat *tariffs.Catalog, dbs []*Database, at time.Time) []Finding {
+//
+// Entries that state no price (a model LiteLLM lists for its context
+// window only) are not compared. With ScopeCatalog, models one side lacks
+// are not reported.
+func Compare(cat *tariffs.Catalog, dbs []*Database, at time.Time, scope Scope) []Finding {
 	var out []Finding
 	for _, db := range dbs {
-		out = append(out, compareDB(cat, db, at.UTC())...)
+		for _, f := range compareDB(cat, db, at.UTC()) {
+			if scope == ScopeCatalog && (f.Kind == OnlyInCatalog || f.Kind == OnlyInOther) {
+				continue
+			}
+			out = append(out, f)
+		}
 	}
 	return out
 }
@@ -81,30 +120,33 @@ type pair struct {
 }
 
 func compareDB(cat *tariffs.Catalog, db *Database, at time.Time) []Finding {
-	providers := map[string]*tariffs.Provider{}
-	for _, p := range cat.Providers {
-		providers[p.Name] = p
-	}
-	covered := map[string]bool{}
 	var entries []*Entry
+	covered := map[string]bool{} // catalog providers (genai-prices) or hosts (LiteLLM) the file covers
 	for _, e := range db.Entries {
-		if providers[e.Provider] != nil && chatModes[e.Mode] {
-			covered[e.Provider] = true
+		if chatModes[e.Mode] && e.priced() && e.covered(cat) {
+			covered[e.scope()] = true
 			entries = append(entries, e)
 		}
 	}
 	pairs, lone := match(cat, db.Format, entries)
 	var out []Finding
 	for _, e := range lone {
+		if m := baseModel(cat, e); m != nil {
+			out = append(out, unknownName(db, m, e, at))
+			continue
+		}
 		out = append(out, Finding{Kind: OnlyInOther, Database: db, Entry: e, Note: "no catalog model has this name"})
 	}
 	paired := map[*tariffs.Model]bool{}
 	for _, p := range pairs {
 		paired[p.m] = true
+		if m, ok := cat.Resolve(p.e.Name); db.Format == GenAIPrices && (!ok || m != p.m) {
+			out = append(out, unknownName(db, p.m, p.e, at))
+		}
 		out = append(out, comparePair(db, p, at)...)
 	}
 	for _, m := range cat.Models() {
-		if q := m.At(at); covered[m.Provider.Name] && !paired[m] && q.Status == tariffs.Priced {
+		if q := m.At(at); coveredModel(db.Format, m, covered) && !paired[m] && q.Status == tariffs.Priced {
 			out = append(out, Finding{Kind: OnlyInCatalog, Database: db, Model: m, Period: q.PeriodName(),
 				Note: fmt.Sprintf("%s lists none of its names", db.Format)})
 		}
@@ -112,17 +154,55 @@ func compareDB(cat *tariffs.Catalog, db *Database, at time.Time) []Finding {
 	return out
 }
 
+// covered reports whether the catalog has a list for the entry to be
+// compared with: for LiteLLM, a tariff of the host that serves it; for
+// genai-prices, a provider of the file's name.
+func (e *Entry) covered(cat *tariffs.Catalog) bool {
+	if e.Format == LiteLLM {
+		return e.Host != "" && cat.PricesHost(e.Host)
+	}
+	for _, p := range cat.Providers {
+		if p.Name == e.Provider {
+			return true
+		}
+	}
+	return false
+}
+
+// scope is what the entry covers: its host (LiteLLM) or provider.
+func (e *Entry) scope() string {
+	if e.Format == LiteLLM {
+		return e.Host
+	}
+	return e.Provider
+}
+
+// coveredModel reports whether a database that covers the given hosts or
+// providers should list model m.
+func coveredModel(f Format, m *tariffs.Model, covered map[string]bool) bool {
+	if f != LiteLLM {
+		return covered[m.Provider.Name]
+	}
+	for _, h := range m.Provider.Hosts {
+		if covered[h] {
+			return true
+		}
+	}
+	return false
+}
+
 // match pairs entries with catalog models. A LiteLLM key is a model name
-// resolved as gateway logs are; a genai-prices model takes every catalog
-// model of its provider one of whose names (without a provider prefix) its
-// clause matches, the first such model in the file winning as it does
-// there. Entries that match nothing are returned apart.
+// resolved as a call its host served would be, among that host's lists
+// only; a genai-prices model takes every catalog model of its provider
+// one of whose names (without a provider prefix) its clause matches, the
+// first such model in the file winning as it does there. Entries that
+// match nothing are returned apart.
 func match(cat *tariffs.Catalog, f Format, entries []*Entry) ([]pair, []*Entry) {
 	var pairs []pair
 	var lone []*Entry
 	if f == LiteLLM {
 		for _, e := range entries {
-			if m, ok := cat.Resolve(e.Name); ok && m.Provider.Name == e.Provider {
+			if m, _, ok := cat.ResolveOn(e.Host, e.Name); ok {
 				pairs = append(pairs, pair{m, e})
 			} else {
 				lone = append(lone, e)
@@ -168,6 +248,21 @@ func (e *Entry) matchesAny(cat *tariffs.Catalog) bool {
 		}
 	}
 	return false
+}
+
+// unknownName is the finding that db lists model m under a name the
+// catalog does not know. When the entry's input price at at differs from
+// the model's, the note says so: the name may be a model of its own (an
+// older snapshot at an older price) rather than another name of m.
+func unknownName(db *Database, m *tariffs.Model, e *Entry, at time.Time) Finding {
+	note := fmt.Sprintf("the catalog does not know this name of %s: add it to the model's names if it is billed as %s", m.ID, m.ID)
+	if q := m.At(at); q.Status == tariffs.Priced {
+		mine := q.Prices.For(q.Period, 0).Price(tariffs.Input)
+		if other, ok := e.priceAt(tariffs.Input, at, 0); ok && !other.Equal(mine) {
+			note += fmt.Sprintf("; %s prices its input at %s against %s, so it may be a model of its own", e.Format, other, mine)
+		}
+	}
+	return Finding{Kind: UnknownName, Database: db, Model: m, Entry: e, Note: note}
 }
 
 // comparePair compares one model's prices and time-of-use rules.
@@ -259,7 +354,7 @@ func (sd *side) compare(db *Database, p pair, q *tariffs.Quote) []Finding {
 		mine := sd.mine.For(q.Period, prompt)
 		for u := range tariffs.NumUsage {
 			other, ok := sd.other(tariffs.Usage(u), prompt)
-			if !ok || (mine.Priced(tariffs.Usage(u)) && mine.Price(tariffs.Usage(u)).Equal(other)) {
+			if !ok || (mine.Priced(tariffs.Usage(u)) && mine.Price(tariffs.Usage(u)).Equal(other)) || noWriteCharge(mine, tariffs.Usage(u), other) {
 				continue
 			}
 			note := sd.note
@@ -307,6 +402,19 @@ func regionMultiplier(v *tariffs.Version, m *tariffs.Model, r string) (decimal.D
 		}
 	}
 	return decimal.Zero, false
+}
+
+// noWriteCharge reports whether a cache-write price of 0 in the other
+// database and the catalog's say the same: that the provider charges
+// nothing apart for building its cache. The catalog writes that as a
+// cache-write price equal to the input price (DeepSeek: the tokens that
+// build the cache are the request's cache-miss tokens, billed as input);
+// LiteLLM writes it as cache_creation_input_token_cost 0, as such a
+// provider reports no cache-creation tokens and every prompt token that is
+// not a cache hit is charged at input_cost_per_token. Either way a token
+// that builds the cache costs the input price.
+func noWriteCharge(mine *tariffs.Rates, u tariffs.Usage, other decimal.Decimal) bool {
+	return u == tariffs.CacheWrite && other.IsZero() && mine.Price(tariffs.CacheWrite).Equal(mine.Price(tariffs.Input))
 }
 
 // choose returns the conditional price in force at t: the last whose

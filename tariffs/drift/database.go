@@ -2,6 +2,7 @@ package drift
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
 	"io"
@@ -22,11 +23,23 @@ const (
 	GenAIPrices Format = "genai-prices"
 )
 
-// Database is one file of another price database.
+// Database is one file of another price database. Read is how many
+// entries (LiteLLM keys, genai-prices models) the file holds; each is in
+// Entries or in Skipped, but for genai-prices models marked removed.
 type Database struct {
 	Format  Format
 	File    string
+	Read    int
 	Entries []*Entry
+	Skipped []Skip
+}
+
+// Skip is an entry of a price database that could not be read, with why:
+// it is left out of the comparison, and the rest of the file is compared.
+type Skip struct {
+	Name   string
+	Line   int
+	Reason string
 }
 
 // Entry is one model's prices as another database lists them.
@@ -35,7 +48,8 @@ type Entry struct {
 	File     string
 	Line     int
 	Name     string // the key (LiteLLM) or model id (genai-prices)
-	Provider string // the catalog provider it belongs to ("" when none)
+	Provider string // genai-prices: the file's provider id, as the catalog names providers
+	Host     string // LiteLLM: the host that serves it, from litellm_provider (tariffs.NormalizeHost)
 	Mode     string // LiteLLM's mode (chat, embedding, ...); "" when not given
 
 	match   func(name string) bool // genai-prices' match clause; nil: the name itself
@@ -45,6 +59,26 @@ type Entry struct {
 	// region (LiteLLM's regional_processing_uplift_multiplier_<region> and
 	// provider_specific_entry.us), by region name as tariff files write it.
 	regions map[string]decimal.Decimal
+}
+
+// priced reports whether the entry states any price per token (or per
+// call) that Compare could put beside the catalog's.
+func (e *Entry) priced() bool {
+	if e.offPeak != nil {
+		return true
+	}
+	for i := range e.prices {
+		r := &e.prices[i].rates
+		if len(r.tiers) > 0 {
+			return true
+		}
+		for u := range tariffs.NumUsage {
+			if r.base.Listed(tariffs.Usage(u)) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Where returns file:line of the entry.
@@ -169,12 +203,21 @@ func clock(s string) (int, bool) {
 }
 
 // Read reads one price database file, LiteLLM's JSON table or a
-// genai-prices provider YAML file, telling them apart by content. name is
-// used in errors and findings.
+// genai-prices provider YAML file, telling them apart by content; either
+// may be gzip'd. name is used in errors and findings.
 func Read(ctx context.Context, name string, r io.Reader) (*Database, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	if bytes.HasPrefix(data, []byte{0x1f, 0x8b}) {
+		zr, err := gzip.NewReader(bytes.NewReader(data))
+		if err == nil {
+			data, err = io.ReadAll(zr)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read %s: gzip: %w", name, err)
+		}
 	}
 	first := bytes.TrimLeft(data, " \t\r\n\ufeff")
 	if len(first) > 0 && first[0] == '{' {

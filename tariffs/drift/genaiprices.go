@@ -9,9 +9,10 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
-	"gopkg.in/yaml.v3"
-
+	"github.com/tokenfare/tokenfare/internal/numtext"
+	"github.com/tokenfare/tokenfare/internal/yamlin"
 	"github.com/tokenfare/tokenfare/tariffs"
+	"gopkg.in/yaml.v3"
 )
 
 // genaiFields maps genai-prices price keys (USD per 1M tokens) to usage
@@ -41,6 +42,9 @@ func readGenAIPrices(ctx context.Context, name string, data []byte) (*Database, 
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	if err := yamlin.Aliases(&doc); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
 	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
 		return nil, fmt.Errorf("%s: neither a LiteLLM JSON table nor a genai-prices provider file", name)
 	}
@@ -54,9 +58,15 @@ func readGenAIPrices(ctx context.Context, name string, data []byte) (*Database, 
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		db.Read++
 		e, err := genaiEntry(name, idNode.Value, m)
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", name, m.Line, err)
+			id := ""
+			if n := get(m, "id"); n != nil {
+				id = n.Value
+			}
+			db.Skipped = append(db.Skipped, Skip{Name: id, Line: m.Line, Reason: err.Error()})
+			continue
 		}
 		if e != nil {
 			db.Entries = append(db.Entries, e)
@@ -185,7 +195,7 @@ func (r *rates) setGenAI(k string, v *yaml.Node) error {
 		if start == nil || price == nil {
 			return fmt.Errorf("%s: a tier needs start and price", k)
 		}
-		above, err := decimal.NewFromString(start.Value)
+		above, err := numtext.Decimal(start.Value)
 		if err != nil || !above.IsInteger() || !above.IsPositive() {
 			return fmt.Errorf("%s: tier start %q is not a token count", k, start.Value)
 		}

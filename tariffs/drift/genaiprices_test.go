@@ -88,21 +88,30 @@ func TestGenAIPricesChoice(t *testing.T) {
 	}
 }
 
+// TestReadGenAIPricesErrors checks file-level errors, and models that
+// cannot be read: skipped with their id, line and reason.
 func TestReadGenAIPricesErrors(t *testing.T) {
 	tests := []struct {
 		name, data, want string
+		skipped          bool
 	}{
-		{"no models", "id: x\n", "p.yml:1: a genai-prices provider file needs id and a list of models"},
-		{"bad price", "id: x\nmodels:\n  - id: m\n    match: {equals: m}\n    prices: {input_mtok: lots}\n", `p.yml:3: model m: line 5: input_mtok: "lots" is not a number`},
-		{"bad clause", "id: x\nmodels:\n  - id: m\n    match: {like: m}\n    prices: {input_mtok: 1}\n", `p.yml:3: model m: match: unknown clause "like"`},
-		{"bad start date", "id: x\nmodels:\n  - id: m\n    match: {equals: m}\n    prices:\n      - constraint: {start_date: soon}\n        prices: {input_mtok: 1}\n", `start_date "soon" is not YYYY-MM-DD`},
-		{"yaml syntax", "id: [x\n", "p.yml: yaml:"},
+		{"no models", "id: x\n", "p.yml:1: a genai-prices provider file needs id and a list of models", false},
+		{"bad price", "id: x\nmodels:\n  - id: m\n    match: {equals: m}\n    prices: {input_mtok: lots}\n", `model m: line 5: input_mtok: "lots" is not a number`, true},
+		{"bad clause", "id: x\nmodels:\n  - id: m\n    match: {like: m}\n    prices: {input_mtok: 1}\n", `model m: match: unknown clause "like"`, true},
+		{"bad start date", "id: x\nmodels:\n  - id: m\n    match: {equals: m}\n    prices:\n      - constraint: {start_date: soon}\n        prices: {input_mtok: 1}\n", `start_date "soon" is not YYYY-MM-DD`, true},
+		{"yaml syntax", "id: [x\n", "p.yml: yaml:", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Read(context.Background(), "p.yml", strings.NewReader(tt.data))
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
+			db, err := Read(context.Background(), "p.yml", strings.NewReader(tt.data))
+			switch {
+			case !tt.skipped && (err == nil || !strings.Contains(err.Error(), tt.want)):
 				t.Errorf("error = %v, want it to contain %q", err, tt.want)
+			case tt.skipped && err != nil:
+				t.Errorf("error = %v, want the model skipped", err)
+			case tt.skipped && (db.Read != 1 || len(db.Skipped) != 1 || db.Skipped[0].Name != "m" || db.Skipped[0].Line != 3 ||
+				!strings.Contains(db.Skipped[0].Reason, tt.want)):
+				t.Errorf("read %d, skipped %+v; want m at line 3: %q", db.Read, db.Skipped, tt.want)
 			}
 		})
 	}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
-
+	"github.com/tokenfare/tokenfare/internal/numtext"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
 
@@ -39,11 +39,14 @@ var litellmTiers = []struct {
 // searches at and OpenAI's by default.
 const searchContextSize = "search_context_size_medium"
 
-// litellmProviders maps litellm_provider values to catalog provider names
-// where they differ.
-var litellmProviders = map[string]string{
-	"gemini":                    "google",
-	"vertex_ai-language-models": "google",
+// litellmHost returns the host a litellm_provider value names: LiteLLM's
+// Vertex AI routes ("vertex_ai-anthropic_models", ...) are all Vertex AI;
+// the rest as tariffs.NormalizeHost reads a gateway's provider.
+func litellmHost(p string) string {
+	if strings.HasPrefix(p, "vertex_ai-") {
+		return "vertex_ai"
+	}
+	return tariffs.NormalizeHost(p)
 }
 
 // aboveKey matches a price key for prompts above N tokens, written N or
@@ -78,30 +81,44 @@ func readLiteLLM(ctx context.Context, name string, data []byte) (*Database, erro
 		}
 		key, _ := tok.(string)
 		line := lineAt(data, dec.InputOffset())
-		var raw map[string]any
-		if err := dec.Decode(&raw); err != nil {
+		var msg json.RawMessage
+		if err := dec.Decode(&msg); err != nil {
 			return fail(fmt.Errorf("entry %q: %w", key, err))
 		}
-		if key == "sample_spec" || raw == nil {
+		if key == "sample_spec" {
 			continue
 		}
-		e, err := litellmEntry(name, line, key, raw)
+		db.Read++
+		e, err := litellmEntry(name, line, key, msg)
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %q: %w", name, line, key, err)
+			db.Skipped = append(db.Skipped, Skip{Name: key, Line: line, Reason: err.Error()})
+			continue
 		}
 		db.Entries = append(db.Entries, e)
 	}
 	return db, nil
 }
 
-// litellmEntry converts one decoded entry.
-func litellmEntry(file string, line int, key string, raw map[string]any) (*Entry, error) {
+// litellmObject decodes an entry's value, numbers kept as their text.
+func litellmObject(msg json.RawMessage) (map[string]any, error) {
+	dec := json.NewDecoder(strings.NewReader(string(msg)))
+	dec.UseNumber()
+	var raw map[string]any
+	if err := dec.Decode(&raw); err != nil || raw == nil {
+		return nil, errors.New("not an object of model facts")
+	}
+	return raw, nil
+}
+
+// litellmEntry converts one entry.
+func litellmEntry(file string, line int, key string, msg json.RawMessage) (*Entry, error) {
+	raw, err := litellmObject(msg)
+	if err != nil {
+		return nil, err
+	}
 	e := &Entry{Format: LiteLLM, File: file, Line: line, Name: key}
 	if p, ok := raw["litellm_provider"].(string); ok {
-		e.Provider = p
-		if q, ok := litellmProviders[p]; ok {
-			e.Provider = q
-		}
+		e.Host = litellmHost(p)
 	}
 	e.Mode, _ = raw["mode"].(string)
 	var r rates
@@ -270,7 +287,10 @@ func perToken(v any) (decimal.Decimal, error) {
 	default:
 		return decimal.Decimal{}, fmt.Errorf("%v is not a number", v)
 	}
-	d, err := decimal.NewFromString(s)
+	d, err := numtext.Decimal(s)
+	if errors.Is(err, numtext.ErrTooLong) {
+		return decimal.Decimal{}, fmt.Errorf("a number of %d characters: %w", len(s), err)
+	}
 	if err != nil {
 		return decimal.Decimal{}, fmt.Errorf("%q is not a number", s)
 	}

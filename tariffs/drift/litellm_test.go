@@ -21,8 +21,8 @@ func TestReadLiteLLMPrices(t *testing.T) {
 		t.Error("sample_spec is read as a model")
 	}
 	g := byName["gemini/gemini-2.5-pro"]
-	if g == nil || g.Provider != "google" || g.Line != 57 {
-		t.Fatalf("gemini entry = %+v, want provider google (from gemini) at line 57", g)
+	if g == nil || g.Host != "gemini" || g.Line != 57 {
+		t.Fatalf("gemini entry = %+v, want host gemini at line 57", g)
 	}
 	tests := []struct {
 		name   string
@@ -104,22 +104,49 @@ func TestOffPeakRules(t *testing.T) {
 	}
 }
 
+// TestReadLiteLLMErrors checks that a file that cannot be read at all is
+// an error naming its line, and that an entry that cannot be read is
+// skipped with its name, line and reason while the others are read.
 func TestReadLiteLLMErrors(t *testing.T) {
-	tests := []struct {
+	fatal := []struct {
 		name, data, want string
 	}{
-		{"price as a word", "{\n  \"m\": {\n    \"input_cost_per_token\": \"cheap\"}}", `bad.json:2: "m": input_cost_per_token: "cheap" is not a number`},
-		{"negative price", "{\"m\": {\"output_cost_per_token\": -1e-06}}", `bad.json:1: "m": output_cost_per_token: -0.000001 is negative`},
 		{"syntax error", "{\n\"m\": {\n\"input_cost_per_token\": 1e-06,,\n}}", "bad.json:3: "},
 		{"not an object", "[1, 2]", "neither a LiteLLM JSON table nor a genai-prices provider file"},
-		{"bad price above a plain threshold", "{\"m\": {\"input_cost_per_token_above_120_tokens\": \"x\"}}", `"m": input_cost_per_token_above_120_tokens: "x" is not a number`},
-		{"bad off-peak price", "{\"m\": {\"off_peak_pricing\": {\"input_cost_per_token\": \"x\"}}}", `"m": off_peak_pricing: input_cost_per_token`},
 	}
-	for _, tt := range tests {
+	for _, tt := range fatal {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Read(context.Background(), "bad.json", strings.NewReader(tt.data))
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error = %v, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+	const good = `, "ok": {"input_cost_per_token": 1e-06, "output_cost_per_token": 2e-06}}`
+	skipped := []struct {
+		name, entry string
+		line        int
+		want        string
+	}{
+		{"price as a word", "{\n  \"m\": {\n    \"input_cost_per_token\": \"cheap\"}", 2, `input_cost_per_token: "cheap" is not a number`},
+		{"negative price", `{"m": {"output_cost_per_token": -1e-06}`, 1, "output_cost_per_token: -0.000001 is negative"},
+		{"bad price above a plain threshold", `{"m": {"input_cost_per_token_above_120_tokens": "x"}`, 1, `input_cost_per_token_above_120_tokens: "x" is not a number`},
+		{"bad off-peak price", `{"m": {"off_peak_pricing": {"input_cost_per_token": "x"}}`, 1, "off_peak_pricing: input_cost_per_token"},
+		// LiteLLM's exa_ai/search: tiers by result count, not by prompt tokens.
+		{"tiers by another measure", `{"m": {"mode": "search", "tiered_pricing": [{"input_cost_per_query": 0.005, "max_results_range": [0, 25]}]}`, 1, "tiered_pricing[0]: range is not [from, to]"},
+		{"a value that is not an object", `{"m": "2026-07-24"`, 1, "not an object of model facts"},
+	}
+	for _, tt := range skipped {
+		t.Run(tt.name, func(t *testing.T) {
+			db, err := Read(context.Background(), "bad.json", strings.NewReader(tt.entry+good))
+			if err != nil {
+				t.Fatalf("the file was not read: %v", err)
+			}
+			if db.Read != 2 || len(db.Entries) != 1 || db.Entries[0].Name != "ok" || len(db.Skipped) != 1 {
+				t.Fatalf("read %d, entries %d, skipped %v; want 2 read, ok kept, m skipped", db.Read, len(db.Entries), db.Skipped)
+			}
+			if s := db.Skipped[0]; s.Name != "m" || s.Line != tt.line || !strings.Contains(s.Reason, tt.want) {
+				t.Errorf("skipped %+v, want m at line %d: %q", s, tt.line, tt.want)
 			}
 		})
 	}

@@ -98,7 +98,7 @@ func TestCompareModifiers(t *testing.T) {
 	at := time.Date(2026, 10, 15, 12, 0, 0, 0, time.UTC)
 	dbs := []*Database{readDB(t, "litellm-modifiers.json"), readDB(t, "genai-anthropic.yml")}
 	var got []string
-	for _, f := range Compare(cat, dbs, at) {
+	for _, f := range Compare(cat, dbs, at, ScopeAll) {
 		if f.Kind != PriceDiffers {
 			continue
 		}
@@ -152,7 +152,7 @@ versions:
 	}
 	db := readDB(t, "genai-anthropic.yml")
 	var got []string
-	for _, f := range Compare(cat, []*Database{db}, time.Date(2026, 10, 15, 12, 0, 0, 0, time.UTC)) {
+	for _, f := range Compare(cat, []*Database{db}, time.Date(2026, 10, 15, 12, 0, 0, 0, time.UTC), ScopeAll) {
 		got = append(got, fmt.Sprintf("%s %s %s %s", f.Kind, f.Usage, f.Catalog, f.Other))
 		if !strings.Contains(f.Note, "does not price it") {
 			t.Errorf("%s: note %q, want it to say the catalog does not price it", f.Usage, f.Note)
@@ -184,7 +184,7 @@ func TestCompareRegions(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, f := range Compare(cat, []*Database{readDB(t, "litellm-modifiers.json"), made}, at) {
+	for _, f := range Compare(cat, []*Database{readDB(t, "litellm-modifiers.json"), made}, at, ScopeAll) {
 		if f.Kind != RegionDiffers {
 			continue
 		}

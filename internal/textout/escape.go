@@ -1,0 +1,118 @@
+package textout
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Text read from input (a model name, a key alias, a YAML value) can hold
+// characters that act on the reader's terminal rather than show: ANSI
+// escape sequences (ESC [ ...) that recolour, move the cursor or retitle
+// the window, carriage returns that overwrite a line, bidirectional
+// overrides (U+202E, U+2066..U+2069, U+200E/F, U+061C) that show text in
+// another order than it is, and bytes that are no UTF-8. Escape writes each
+// such character as a Go escape (\x1b, \r, \u202e, \xff), so what shows is
+// what the input holds. Every table, check line, error and warning that
+// quotes input goes through it.
+
+// unsafe reports whether r (of size bytes) must be escaped: invalid UTF-8
+// and every rune that is not graphic (controls, format characters such as
+// the bidi overrides, line and paragraph separators, unassigned runes).
+func unsafe(r rune, size int) bool {
+	return (r == utf8.RuneError && size == 1) || !unicode.IsGraphic(r)
+}
+
+// NeedsEscape reports whether Escape would change s.
+func NeedsEscape(s string) bool {
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if unsafe(r, n) {
+			return true
+		}
+		i += n
+	}
+	return false
+}
+
+// Escape returns s with every character that could act on a terminal
+// written as a Go escape, line breaks and tabs included: for one cell or
+// one name.
+func Escape(s string) string { return escape(s, false) }
+
+// EscapeLines is Escape keeping line breaks (LF, and CR LF) and tabs: for
+// a whole message or a line of a table.
+func EscapeLines(s string) string { return escape(s, true) }
+
+func escape(s string, keepLayout bool) string {
+	var b strings.Builder
+	start := 0
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if !unsafe(r, n) || (keepLayout && (r == '\n' || r == '\t' || (r == '\r' && strings.HasPrefix(s[i+1:], "\n")))) {
+			i += n
+			continue
+		}
+		if b.Len() == 0 {
+			b.Grow(len(s) + 8)
+		}
+		b.WriteString(s[start:i])
+		switch {
+		case n == 1 && r == utf8.RuneError:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r < 0x80:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r < 0x10000:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			fmt.Fprintf(&b, `\U%08x`, r)
+		}
+		i += n
+		start = i
+	}
+	if start == 0 {
+		return s
+	}
+	b.WriteString(s[start:])
+	return b.String()
+}
+
+// Escaping passes each write on to W through EscapeLines: for streams
+// that only people read (tables, stderr), whose every write is whole
+// text (a formatted line), never half a character.
+type Escaping struct {
+	W io.Writer
+}
+
+func (e *Escaping) Write(p []byte) (int, error) {
+	s := EscapeLines(string(p))
+	if _, err := io.WriteString(e.W, s); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// Unwrap returns the writer under w and under every filter (a writer with
+// an Unwrap method, as Escaping) stacked on it: for code that writes its
+// own terminal controls (a progress line) or asks whether the stream is a
+// terminal.
+func Unwrap(w io.Writer) io.Writer {
+	for {
+		u, ok := w.(interface{ Unwrap() io.Writer })
+		if !ok {
+			return w
+		}
+		w = u.Unwrap()
+	}
+}
+
+// Unwrap returns the writer under e.
+func (e *Escaping) Unwrap() io.Writer { return e.W }
