@@ -23,7 +23,7 @@ const (
 	KindNotRecorded                                // priced calls of a gateway that records no spend
 	KindUnpricedModel                              // calls of a model no tariff prices then
 	KindRetiredModel                               // calls of a model its provider had retired
-	KindDuplicates                                 // the same call logged more than once
+	KindDuplicates                                 // the same call logged twice by the gateway, in one source
 	KindCacheHits                                  // calls answered from the gateway's response cache
 	KindFailedWithSpend                            // failed calls that carry spend
 	KindRounding                                   // recorded matches official but for floating-point noise
@@ -315,7 +315,7 @@ func (t *modelTally) explain() []Explanation {
 	}{
 		{Unpriced, KindUnpricedModel, "call(s) of a model no tariff version prices then"},
 		{Retired, KindRetiredModel, "call(s) of a model its provider had retired"},
-		{Duplicate, KindDuplicates, "duplicate call(s) (same request id and start) counted once"},
+		{Duplicate, KindDuplicates, "call(s) the gateway logged twice in one source (same request id and start), counted once, the second row's spend charged to the key"},
 		{Failed, KindFailedWithSpend, "failed call(s) that carry recorded spend"},
 	} {
 		calls, spend := t.outcomeCalls[o.outcome], t.outcomeSpend[o.outcome]

@@ -120,7 +120,6 @@ func (e *Engine) reconcileGroups() *Reconciliation {
 	for _, b := range e.sortedBuckets() {
 		o, rec := b.Official(), b.Recorded()
 		official, recorded = official.Add(o), recorded.Add(rec)
-		calls += b.Calls
 		k := e.groupKeyOf(b)
 		g := groups[k]
 		if g == nil {
@@ -128,7 +127,10 @@ func (e *Engine) reconcileGroups() *Reconciliation {
 			groups[k] = g
 			order = append(order, g)
 		}
-		g.Calls += b.Calls
+		if b.k.outcome != Duplicate { // a call logged twice counts once
+			g.Calls += b.Calls
+			calls += b.Calls
+		}
 		if b.Model != nil && b.k.outcome == Priced {
 			g.PricedCalls += b.Calls
 			currencies[b.Model.Provider.Currency] = true

@@ -360,7 +360,7 @@ func rowRates(m *tariffs.Model, known bool, r *provider.Row) (*rowRate, string) 
 // out: providers bill none of them.
 func (b *ThreeWayBuilder) AddCall(c *ledger.Call, pc *PricedCall) {
 	switch pc.Outcome {
-	case Duplicate, Failed, CacheHit, Outside:
+	case Duplicate, Overlap, Failed, CacheHit, Outside:
 		return
 	}
 	prov, currency := "", ""

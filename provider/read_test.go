@@ -264,6 +264,7 @@ func TestReadBounded(t *testing.T) {
 		err  error
 	}{
 		{"dev zero", endless(0), ErrUnknownFormat},
+		{"xlsx workbook", strings.NewReader("PK\x03\x04\x14\x00\x06\x00[Content_Types].xml"), ErrUnknownFormat},
 		{"endless json", io.MultiReader(strings.NewReader(`{"data":"`), endless('x')), ErrTooLarge},
 		{"endless csv line", endless('y'), ErrTooLarge},
 	}

@@ -124,6 +124,9 @@ func (a *app) priceSource(ctx context.Context, src *sourceOptions, opts pricing.
 		return nil, err
 	}
 	a.defaultDB(src)
+	if err := distinctDBs(ctx, src.dbs, opts); err != nil {
+		return nil, err
+	}
 	if len(src.dbs) > 0 && len(src.calls) == 0 && each == nil && !src.rows {
 		e, err := a.pushDown(ctx, src, cat, opts)
 		switch {
@@ -147,6 +150,7 @@ func (a *app) priceSource(ctx context.Context, src *sourceOptions, opts pricing.
 	// sees it only while it runs.
 	var pc pricing.PricedCall
 	for _, s := range sources {
+		e.NextSource()
 		before := e.Rows()
 		format, err := r.read(ctx, s, e, func(c *ledger.Call) {
 			pc = e.AddPriced(c)
@@ -167,6 +171,7 @@ func (a *app) priceSource(ctx context.Context, src *sourceOptions, opts pricing.
 	}
 	a.reportRows(e.Rows(), r.shown)
 	a.reportSources(st.sources)
+	a.reportFolded(e)
 	a.reportCalendarGaps(e.CalendarGaps())
 	if n := e.FirstTokenFallbacks(); n > 0 {
 		fmt.Fprintf(a.stderr, "note: %d call(s) billed at the first token have no first-token time; they are billed at their start\n", n)
@@ -175,6 +180,21 @@ func (a *app) priceSource(ctx context.Context, src *sourceOptions, opts pricing.
 		return e, nothingPriced(e.Rows(), &st, opts, src.asOfHint)
 	}
 	return e, nil
+}
+
+// reportFolded notes on stderr the calls beyond the engine's budget of
+// names or groups (docs/scale.md): still counted and priced, under
+// "(other ...)" groups.
+func (a *app) reportFolded(e *pricing.Engine) {
+	names, groups := e.Folded()
+	if names > 0 {
+		fmt.Fprintf(a.stderr, "note: more than %d distinct model names: %d call(s) of the names beyond are priced under their tariff model, or grouped as %q\n",
+			pricing.DefaultMaxNames, names, pricing.OtherNames)
+	}
+	if groups > 0 {
+		fmt.Fprintf(a.stderr, "note: more than %d groups: %d call(s) beyond are grouped as %q, %q, %q or %q, their model, version and period kept\n",
+			pricing.DefaultMaxGroups, groups, pricing.OtherKeys, pricing.OtherTeams, pricing.OtherUsers, pricing.OtherGroups)
+	}
 }
 
 // rowsSince returns the rows counted since before.
