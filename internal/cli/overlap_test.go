@@ -146,6 +146,10 @@ func countedOf(t *testing.T, calls, command string) countedJSON {
 				for _, k := range []string{"input", "cache_read", "cache_write", "output", "reasoning"} {
 					got.Tokens[k] += int64(row[k].(float64))
 				}
+				// 1-hour writes are present only on the lines that have them.
+				if n, ok := row["cache_write_1h"].(float64); ok {
+					got.Tokens["cache_write_1h"] += int64(n)
+				}
 			}
 			got.Recorded = got.Recorded.Add(mustDecimal(t, row["recorded"].(string)))
 		}
