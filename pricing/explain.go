@@ -29,16 +29,16 @@ const (
 	KindRounding                                   // recorded matches official but for floating-point noise
 	KindUnexplained                                // no single flat rate set matches
 	KindUnpricedHost                               // calls of a host no tariff prices
-	KindUnpricedQuantity                           // a quantity of priced calls their tariff does not price (Engine.Unpriced)
-	KindTierOrRegion                               // priced calls of a service tier other than standard, or of a region
 	KindCalendarUncovered                          // priced calls on days past the years the calendar covers
 	KindCalendarProvisional                        // priced calls on days of a provisional calendar year
+	KindUnpricedQuantity                           // a quantity of priced calls their tariff does not price (Engine.Unpriced)
+	KindTierOrRegion                               // priced calls of a service tier other than standard, or of a region
 	numKinds
 )
 
 var kindNames = [numKinds]string{"flat_price", "cached_as_input", "zero_spend", "not_recorded", "unpriced_model",
 	"retired_model", "duplicates", "cache_hits", "failed_with_spend", "rounding", "unexplained", "unpriced_host",
-	"unpriced_quantity", "tier_or_region", "calendar_uncovered", "calendar_provisional"}
+	"calendar_uncovered", "calendar_provisional", "unpriced_quantity", "tier_or_region"}
 
 // String returns the kind's name as reports spell it, e.g. "flat_price".
 func (k ExplanationKind) String() string { return kindNames[k] }
@@ -85,14 +85,14 @@ type modelTally struct {
 	outcomeSpend  [numOutcomes]decimal.Decimal
 	cacheTokens   int64 // tokens of the response-cache hits
 	failedSpended int64
+	unsureCalls   [numCoverages]int64           // priced calls by what the calendar knows of their day
+	unsureCost    [numCoverages]decimal.Decimal // their official cost
 	// Priced calls with recorded spend in a service tier other than
 	// standard or in a region: kept out of the flat-price search.
 	tierCalls    int64
 	tierOfficial decimal.Decimal
 	tierRecorded decimal.Decimal
 	tierWhat     []string
-	unsureCalls  [numCoverages]int64           // priced calls by what the calendar knows of their day
-	unsureCost   [numCoverages]decimal.Decimal // their official cost
 }
 
 // numCoverages is the number of tariffs.Coverage values.
@@ -109,8 +109,8 @@ func (e *Engine) tallies() []*modelTally {
 		if t == nil {
 			t = &modelTally{name: b.k.name(), model: b.Model, official: decimal.Zero, recorded: decimal.Zero,
 				zeroOfficial: decimal.Zero, noSpendCost: decimal.Zero, periodTokens: map[string]int64{},
-				tierOfficial: decimal.Zero, tierRecorded: decimal.Zero,
-				unsureCost: [numCoverages]decimal.Decimal{decimal.Zero, decimal.Zero, decimal.Zero}}
+				unsureCost:   [numCoverages]decimal.Decimal{decimal.Zero, decimal.Zero, decimal.Zero},
+				tierOfficial: decimal.Zero, tierRecorded: decimal.Zero}
 			for i := range t.outcomeSpend {
 				t.outcomeSpend[i] = decimal.Zero
 			}

@@ -18,7 +18,7 @@ currency: USD
 timezone: UTC
 billing_time: end
 sources:
-  - {url: https://example.com, checked: 2026-12-01}
+  - {url: https://example.com, checked: 2026-12-01, kind: official}
 models:
   - id: claude-test
 versions:

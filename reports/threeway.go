@@ -13,6 +13,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/tokenfare/tokenfare/pricing"
+	"github.com/tokenfare/tokenfare/tariffs"
 )
 
 // ThreeWay writes a three-way reconciliation in format f. CSV has one row
@@ -322,8 +323,15 @@ func writeFindings(w *textout.Writer, tw *pricing.ThreeWay) {
 		if d.TariffPrice.Valid && d.BilledPrice.Valid {
 			price = fmt.Sprintf("; tariff %s, billed %s", d.TariffPrice.Decimal, d.BilledPrice.Decimal)
 		}
-		w.Printf("  %s %s version %s %s %s, %s to %s: %d tokens, official %s, billed %s, drift %s%s\n", d.Provider, d.Model,
+		unit := "tokens"
+		if u, err := tariffs.ParseUsage(d.Usage); err == nil && !u.IsToken() {
+			unit = "uses" // a tool's; requests are calls
+			if u == tariffs.Request {
+				unit = "calls"
+			}
+		}
+		w.Printf("  %s %s version %s %s %s, %s to %s: %d %s, official %s, billed %s, drift %s%s\n", d.Provider, d.Model,
 			orDash(d.Version), orDash(d.Period), usage, d.First.Format(time.DateOnly), d.Last.Format(time.DateOnly),
-			d.Tokens, money(d.Official), money(d.Billed), money(d.Drift), price)
+			d.Tokens, unit, money(d.Official), money(d.Billed), money(d.Drift), price)
 	}
 }

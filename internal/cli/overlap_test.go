@@ -143,8 +143,10 @@ func countedOf(t *testing.T, calls, command string) countedJSON {
 			case "duplicate":
 			default:
 				got.Calls++
-				for _, k := range []string{"input", "cache_read", "cache_write", "output", "reasoning"} {
-					got.Tokens[k] += int64(row[k].(float64))
+				for _, k := range []string{"input", "cache_read", "cache_write", "cache_write_1h", "output", "reasoning"} {
+					if n, ok := row[k].(float64); ok { // cache_write_1h only when the call has some
+						got.Tokens[k] += int64(n)
+					}
 				}
 				// 1-hour writes are present only on the lines that have them.
 				if n, ok := row["cache_write_1h"].(float64); ok {
