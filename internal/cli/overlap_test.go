@@ -148,10 +148,6 @@ func countedOf(t *testing.T, calls, command string) countedJSON {
 						got.Tokens[k] += int64(n)
 					}
 				}
-				// 1-hour writes are present only on the lines that have them.
-				if n, ok := row["cache_write_1h"].(float64); ok {
-					got.Tokens["cache_write_1h"] += int64(n)
-				}
 			}
 			got.Recorded = got.Recorded.Add(mustDecimal(t, row["recorded"].(string)))
 		}
