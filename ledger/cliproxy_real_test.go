@@ -80,6 +80,58 @@ func TestCLIProxyRealV7(t *testing.T) {
 	checkReal(t, got, wants, func(c goldenCall) string { return c.RequestID + " " + c.Status })
 }
 
+// TestCLIProxyRealV6 reads the usage export of CLIProxyAPI v6.9.49 for
+// the same calls. The export names no provider (the host is empty) and
+// carries fewer counts than the upstream sent, so some buckets cannot be
+// what was billed:
+//   - Anthropic cache writes: v6 logs no write count. A call that only
+//     wrote (4096) shows them as cached_tokens, read as cache reads; a call
+//     that read 20000 and wrote 1500 shows the 20000 reads alone.
+//   - OpenRouter's cache writes (5800 of a 6000-token prompt) are not in
+//     the export: all 6000 are uncached input.
+//
+// A "vendor/model" name is an openai-compatibility entry's: counted the
+// OpenAI way (input holds the reads, output the reasoning) even when the
+// model is a Claude or a Gemini.
+func TestCLIProxyRealV6(t *testing.T) {
+	standard := Tokens{Input: 2600, CacheRead: 6400, Output: 1200, Reasoning: 700}
+	gemini := Tokens{Input: 4648, CacheRead: 8192, Output: 2176, Reasoning: 1536}
+	codex := Tokens{Input: 4608, CacheRead: 19968, Output: 1830, Reasoning: 1152}
+	ok, failed := StatusSuccess.String(), StatusFailure.String()
+	// Keyed by start in UTC: the server wrote its local time, +08:00.
+	wants := map[string]realWant{
+		"2026-12-01T13:27:56.984637128Z": {"claude-sonnet-4-6", "", ok, Tokens{Input: 1204, CacheRead: 30000, Output: 812}},
+		"2026-12-01T13:27:57.34537146Z":  {"claude-sonnet-4-6", "", ok, Tokens{Input: 18, CacheRead: 4096, Output: 250}},  // were writes
+		"2026-12-01T13:27:57.717227385Z": {"claude-sonnet-4-6", "", ok, Tokens{Input: 25, CacheRead: 20000, Output: 995}}, // 1500 writes lost
+		"2026-12-01T13:27:58.06292289Z":  {"claude-sonnet-4-6", "", ok, Tokens{Input: 3100, Output: 420}},
+		"2026-12-01T13:27:58.432073392Z": {"claude-sonnet-4-6", "", failed, Tokens{}},
+		"2026-12-01T13:27:58.778502982Z": {"claude-opus-4-7", "", failed, Tokens{}},
+		"2026-12-01T13:27:59.131080909Z": {"gemini-3.1-pro-preview", "", ok, gemini},
+		"2026-12-01T13:27:59.491366515Z": {"gemini-2.5-flash", "", ok, Tokens{Input: 2300, Output: 410}},
+		"2026-12-01T13:27:59.881032039Z": {"gemini-3.1-pro-preview", "", ok, Tokens{Input: 250000, Output: 3000, Reasoning: 2100}},
+		"2026-12-01T13:28:00.227977673Z": {"gemini-3.1-pro-preview", "", failed, Tokens{}},
+		"2026-12-01T13:28:00.641574926Z": {"gemini-3.1-pro-preview", "", ok, gemini},
+		"2026-12-01T13:28:01.001022811Z": {"gpt-5.4", "", ok, codex},
+		"2026-12-01T13:28:01.382704278Z": {"gpt-5.4", "", ok, Tokens{Input: 5400, Output: 700, Reasoning: 256}},
+		"2026-12-01T13:28:01.796952458Z": {"gpt-5.4", "", ok, codex},
+		"2026-12-01T13:28:02.17946895Z":  {"gpt-5.4-mini", "", failed, Tokens{}},
+		"2026-12-01T13:28:02.523480917Z": {"deepseek/deepseek-v4-pro", "", ok, standard},
+		"2026-12-01T13:28:02.883742558Z": {"anthropic/claude-sonnet-4.6", "", ok, Tokens{Input: 6000, Output: 150}}, // 5800 writes lost
+		"2026-12-01T13:28:03.23272242Z":  {"gpt-5.4", "", ok, standard},                                             // via the entry named Azure
+		"2026-12-01T13:28:03.573593841Z": {"deepseek-ai/DeepSeek-V4-Pro", "", ok, Tokens{Input: 1500, Output: 300}},
+		"2026-12-01T13:28:03.915181131Z": {"deepseek-v4-pro", "", ok, standard},
+		"2026-12-01T13:28:04.268240617Z": {"deepseek-v4-pro", "", failed, Tokens{}},
+		"2026-12-01T13:28:04.292086265Z": {"deepseek-v4-pro", "", ok, standard},
+		"2026-12-01T13:28:04.777284854Z": {"openai/gpt-oss-120b", "", ok, Tokens{Input: 1500, Output: 300}},
+		"2026-12-01T13:28:05.110666679Z": {"deepseek/deepseek-v4-pro", "", ok, standard},
+		"2026-12-01T13:28:05.506815263Z": {"deepseek/deepseek-v4-pro", "", failed, Tokens{}},
+		"2026-12-01T13:28:32.562239524Z": {"anthropic/claude-sonnet-4.6", "", ok, standard},   // reads inside the input
+		"2026-12-01T13:28:32.895134669Z": {"google/gemini-3.1-pro-preview", "", ok, standard}, // reasoning inside the output
+	}
+	got := readReal(t, "usage-export-v6.9.49.json", "cliproxy-v6-export")
+	checkReal(t, got, wants, func(c goldenCall) string { return c.Start })
+}
+
 func readReal(t *testing.T, name, format string) result {
 	t.Helper()
 	data, err := os.ReadFile("../testdata/cliproxy-real/" + name)
