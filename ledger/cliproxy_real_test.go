@@ -76,8 +76,14 @@ func TestCLIProxyRealV7(t *testing.T) {
 		"228b6868 " + ok:     {"anthropic/claude-sonnet-4.6", "openrouter", ok, standard},
 		"e3a7bec5 " + ok:     {"google/gemini-3.1-pro-preview", "openrouter", ok, standard},
 	}
+	// The tier that served the call: response_service_tier, else the one
+	// asked ("auto" when none: standard). Asked priority (b2dd7c41) or flex
+	// (bf31ef74) of the codex route, the upstream served the default tier;
+	// the Azure entry served priority. Anthropic's priority (43394661) is in
+	// its usage object, which CLIProxyAPI does not read: standard.
+	tiers := map[string]string{"f3623ad9 " + ok: "priority"}
 	got := readReal(t, "usage-queue-v7.2.99.jsonl", "cliproxy-v7-records-jsonl")
-	checkReal(t, got, wants, func(c goldenCall) string { return c.RequestID + " " + c.Status })
+	checkReal(t, got, wants, tiers, func(c goldenCall) string { return c.RequestID + " " + c.Status })
 }
 
 // TestCLIProxyRealV6 reads the usage export of CLIProxyAPI v6.9.49 for
@@ -129,7 +135,7 @@ func TestCLIProxyRealV6(t *testing.T) {
 		"2026-12-01T13:28:32.895134669Z": {"google/gemini-3.1-pro-preview", "", ok, standard}, // reasoning inside the output
 	}
 	got := readReal(t, "usage-export-v6.9.49.json", "cliproxy-v6-export")
-	checkReal(t, got, wants, func(c goldenCall) string { return c.Start })
+	checkReal(t, got, wants, nil, func(c goldenCall) string { return c.Start }) // v6 logs no tier
 }
 
 func readReal(t *testing.T, name, format string) result {
@@ -152,7 +158,7 @@ func readReal(t *testing.T, name, format string) result {
 	return r
 }
 
-func checkReal(t *testing.T, r result, wants map[string]realWant, key func(goldenCall) string) {
+func checkReal(t *testing.T, r result, wants map[string]realWant, tiers map[string]string, key func(goldenCall) string) {
 	t.Helper()
 	// Every record is a call: rows, calls and the wanted ones agree.
 	if r.Rows != len(wants) || len(r.Calls) != len(wants) {
@@ -167,8 +173,9 @@ func checkReal(t *testing.T, r result, wants map[string]realWant, key func(golde
 			continue
 		}
 		seen[k] = true
-		if c.Model != w.model || c.Host != w.host || c.Status != w.status || c.Tokens != w.tokens {
-			t.Errorf("%s: %s host %q %s %+v\nwant %s host %q %s %+v", k, c.Model, c.Host, c.Status, c.Tokens, w.model, w.host, w.status, w.tokens)
+		if c.Model != w.model || c.Host != w.host || c.Status != w.status || c.Tokens != goldenTokens(w.tokens) || c.Tier != tiers[k] {
+			t.Errorf("%s: %s host %q %s %+v tier %q\nwant %s host %q %s %+v tier %q",
+				k, c.Model, c.Host, c.Status, c.Tokens, c.Tier, w.model, w.host, w.status, w.tokens, tiers[k])
 		}
 		if c.Gateway != CLIProxy || c.Key == "" || c.Key == "sk-client-team-alpha-0001" || c.Key == "sk-client-team-beta-0002" {
 			t.Errorf("%s: gateway %v, key %q: want CLIProxyAPI and a hashed key", k, c.Gateway, c.Key)

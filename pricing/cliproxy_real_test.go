@@ -33,6 +33,16 @@ import (
 //	  off-peak (0.66 / read 0.022 / 1.98): 2600×0.66 + 6400×0.022 +
 //	  1200×1.98 = 1716 + 140.8 + 2376 = 4232.8 → 0.0042328
 //
+//	b2dd7c41 openai gpt-5.4, asked priority, served the default tier
+//	  (response_service_tier "default"; 2.50 / read 0.25 / 15): 4608×2.50 +
+//	  19968×0.25 + 1830×15 = 11520 + 4992 + 27450 = 43962 → 0.043962, as
+//	  ecfc16e3, which asked no tier
+//	bf31ef74 gpt-5.4, asked flex, served default: 5400×2.50 + 700×15 =
+//	  13500 + 10500 = 24000 → 0.024
+//	f3623ad9 azure gpt-5.4, served priority, which the Azure list does not
+//	  price: at its standard rates (2.50 / 0.25 / 15), 2600×2.50 +
+//	  6400×0.25 + 1200×15 = 6500 + 1600 + 18000 = 26100 → 0.0261
+//
 // OpenRouter's list has no DeepSeek model and no list prices groq: those
 // calls are unpriced, their host named, never at DeepSeek's or OpenAI's
 // price. Failed attempts are failed, not priced.
@@ -55,8 +65,10 @@ func TestCLIProxyRealPriced(t *testing.T) {
 		"56449025": {pricing.Priced, "together_ai", "together-deepseek-v4-pro", "0.00447"},
 		"e2f299d8": {pricing.Priced, "deepseek", "deepseek-v4-pro", "0.0042328"},
 		"e3a7bec5": {pricing.Priced, "openrouter", "openrouter-gemini-3.1-pro", ""},
-		"f3623ad9": {pricing.Priced, "azure", "azure-gpt-5.4-global", ""},
-		"ecfc16e3": {pricing.Priced, "openai", "gpt-5.4", ""},
+		"f3623ad9": {pricing.Priced, "azure", "azure-gpt-5.4-global", "0.0261"},
+		"b2dd7c41": {pricing.Priced, "openai", "gpt-5.4", "0.043962"},
+		"bf31ef74": {pricing.Priced, "openai", "gpt-5.4", "0.024"},
+		"ecfc16e3": {pricing.Priced, "openai", "gpt-5.4", "0.043962"},
 		"28519f15": {pricing.Unpriced, "openrouter", "", ""},
 		"d91606f6": {pricing.Unpriced, "openrouter", "", ""},
 		"d0ef0dd4": {pricing.Unpriced, "groq", "", ""},
