@@ -69,7 +69,7 @@ in the file is off the blend by more than --tolerance. An entry with an off_peak
 block is refused unless --off-peak-pricing, which writes the block from the tariff.`,
 		Example: `  tokenfare blend --calls testdata/sample/spendlogs-2026-10.csv --as-of 2026-11-01
   tokenfare blend --calls spendlogs.csv --window 7d --mode gateway -o json
-  tokenfare blend --calls spendlogs.csv --all-models
+  tokenfare blend --calls testdata/sample/spendlogs-2026-10.csv --as-of 2026-11-01 --all-models -o json
   tokenfare blend --calls spendlogs.csv -o csv > blended.csv
   tokenfare blend --calls 'exports/*.csv' --month 2026-10 --tz Asia/Shanghai
   tokenfare blend --calls spendlogs.csv --tariff-at 2026-12-01 -o yaml
