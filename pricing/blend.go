@@ -68,7 +68,7 @@ func (b *Blend) WithCalls() *Blend {
 	out := *b
 	out.Models = []BlendModel{}
 	for _, m := range b.Models {
-		if m.HasCalls() {
+		if m.hasCalls() {
 			out.Models = append(out.Models, m)
 		} else {
 			out.WithoutCalls++
@@ -99,9 +99,9 @@ type BlendModel struct {
 	LeftOut []BlendLeftOut
 }
 
-// HasCalls reports whether the model had calls in the window, blended or
+// hasCalls reports whether the model had calls in the window, blended or
 // left out.
-func (m *BlendModel) HasCalls() bool { return m.Calls > 0 || len(m.LeftOut) > 0 }
+func (m *BlendModel) hasCalls() bool { return m.Calls > 0 || len(m.LeftOut) > 0 }
 
 // BlendLeftOut is a part of a model's window the blend leaves out.
 type BlendLeftOut struct {
