@@ -54,6 +54,27 @@ type Blend struct {
 	PeakShare decimal.NullDecimal // gateway mode: the peak share of the window's cost at off-peak prices
 	Rows      Rows
 	Models    []BlendModel
+	// WithoutCalls is how many models without calls in the window
+	// WithCalls left out of Models; zero when Models lists every model
+	// the catalog prices.
+	WithoutCalls int
+}
+
+// WithCalls returns the blend with only the models that had calls in the
+// window, in the same order: those with blended prices, and those whose
+// calls the blend left out (another service tier, a region). WithoutCalls
+// counts the models dropped. The blend itself is left as it is.
+func (b *Blend) WithCalls() *Blend {
+	out := *b
+	out.Models = []BlendModel{}
+	for _, m := range b.Models {
+		if m.hasCalls() {
+			out.Models = append(out.Models, m)
+		} else {
+			out.WithoutCalls++
+		}
+	}
+	return &out
 }
 
 // BlendModel is one model's blended prices. Reason says why a model has
@@ -77,6 +98,10 @@ type BlendModel struct {
 	// quantities the tariff does not price. Their cost is not in Official.
 	LeftOut []BlendLeftOut
 }
+
+// hasCalls reports whether the model had calls in the window, blended or
+// left out.
+func (m *BlendModel) hasCalls() bool { return m.Calls > 0 || len(m.LeftOut) > 0 }
 
 // BlendLeftOut is a part of a model's window the blend leaves out.
 type BlendLeftOut struct {
@@ -112,7 +137,8 @@ type usageTally struct {
 }
 
 // BlendWindow computes blended prices from an engine that priced the
-// window [from, until). Every model the catalog prices at until is listed.
+// window [from, until). Every model the catalog prices at until is listed,
+// those without calls with the reason; WithCalls keeps the others.
 func (e *Engine) BlendWindow(from, until time.Time, mode BlendMode) *Blend {
 	bl := &Blend{From: from.UTC(), Until: until.UTC(), Mode: mode, Rows: e.rows, Models: []BlendModel{}}
 	if !e.opts.TariffAt.IsZero() {

@@ -2,6 +2,7 @@ package pricing
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/shopspring/decimal"
@@ -139,5 +140,39 @@ func TestBlendListsModelsWithoutCalls(t *testing.T) {
 	}
 	if _, listed := reasons["old"]; listed {
 		t.Errorf("a retired model is listed: %v", reasons)
+	}
+}
+
+func TestBlendWithCalls(t *testing.T) {
+	priced := BlendModel{Model: "priced", Calls: 3, Prices: []BlendPrice{{Usage: tariffs.Input, Tokens: 10}}}
+	batch := BlendModel{Model: "batch-only", Reason: "no priced calls in the window at the standard tier without a region",
+		LeftOut: []BlendLeftOut{{What: "service tier batch", Unit: "calls", Quantity: 2}}}
+	idle := BlendModel{Model: "idle", Reason: "no priced calls in the window"}
+	tests := []struct {
+		name    string
+		models  []BlendModel
+		want    []string
+		without int
+	}{
+		{"every model with calls", []BlendModel{priced, batch}, []string{"priced", "batch-only"}, 0},
+		{"idle models dropped, order kept", []BlendModel{idle, priced, idle, batch}, []string{"priced", "batch-only"}, 2},
+		{"calls left out at another tier count as calls", []BlendModel{batch, idle}, []string{"batch-only"}, 1},
+		{"no model with calls", []BlendModel{idle, idle, idle}, []string{}, 3},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			bl := &Blend{Mode: ModeGateway, Models: tc.models}
+			got := bl.WithCalls()
+			names := []string{}
+			for _, m := range got.Models {
+				names = append(names, m.Model)
+			}
+			if !slices.Equal(names, tc.want) || got.WithoutCalls != tc.without {
+				t.Errorf("got %v with %d left out, want %v with %d", names, got.WithoutCalls, tc.want, tc.without)
+			}
+			if got.Mode != bl.Mode || len(bl.Models) != len(tc.models) || bl.WithoutCalls != 0 {
+				t.Errorf("WithCalls changed the blend or lost its fields: %+v -> %+v", bl, got)
+			}
+		})
 	}
 }

@@ -184,14 +184,17 @@ func groupKeys(by []pricing.Dim, g *pricing.Group) map[string]string {
 }
 
 type blendDoc struct {
-	AsOf      string          `json:"as_of"`
-	From      string          `json:"from"`
-	Until     string          `json:"until"`
-	TariffAt  string          `json:"tariff_at,omitempty"` // every call priced at the tariff in force then; absent: each at its own version
-	Mode      string          `json:"mode"`
-	PeakShare string          `json:"peak_share,omitempty"`
-	Rows      rowsDoc         `json:"rows"`
-	Models    []blendModelDoc `json:"models"`
+	AsOf      string  `json:"as_of"`
+	From      string  `json:"from"`
+	Until     string  `json:"until"`
+	TariffAt  string  `json:"tariff_at,omitempty"` // every call priced at the tariff in force then; absent: each at its own version
+	Mode      string  `json:"mode"`
+	PeakShare string  `json:"peak_share,omitempty"`
+	Rows      rowsDoc `json:"rows"`
+	// ModelsWithoutCalls is how many models of the catalog had no calls in
+	// the window and are not in Models (0 when Models lists them all).
+	ModelsWithoutCalls int             `json:"models_without_calls"`
+	Models             []blendModelDoc `json:"models"`
 }
 
 type blendModelDoc struct {
@@ -236,7 +239,7 @@ type blendPriceDoc struct {
 
 func newBlendDoc(b *pricing.Blend) *blendDoc {
 	doc := &blendDoc{AsOf: b.Until.Format(time.RFC3339), From: b.From.Format(time.RFC3339), Until: b.Until.Format(time.RFC3339),
-		Mode: b.Mode.String(), PeakShare: ratioText(b.PeakShare), Rows: rowsDoc(b.Rows), Models: []blendModelDoc{}}
+		Mode: b.Mode.String(), PeakShare: ratioText(b.PeakShare), Rows: rowsDoc(b.Rows), ModelsWithoutCalls: b.WithoutCalls, Models: []blendModelDoc{}}
 	if !b.TariffAt.IsZero() {
 		doc.TariffAt = b.TariffAt.Format(time.RFC3339)
 	}

@@ -291,10 +291,7 @@ func (wb *workbook) blended() *table {
 		g := &wb.m.Reconciliation.Groups[i]
 		ratios[g.Key.Model] = ratioCell(g.Ratio)
 	}
-	for _, bm := range bl.Models {
-		if bm.Calls == 0 {
-			continue
-		}
+	for _, bm := range bl.WithCalls().Models {
 		mr := matched[bm.Model]
 		for _, p := range bm.Prices {
 			share := cell{v: p.PeakShare}

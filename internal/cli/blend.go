@@ -31,6 +31,7 @@ type blendOptions struct {
 	check      bool
 	tolerance  string
 	offPeak    bool
+	allModels  bool
 }
 
 func newBlendCmd(a *app) *cobra.Command {
@@ -55,7 +56,10 @@ the 9th decimal place per 1M tokens; a blended price always lies between the low
 at off-peak prices) to every time-of-use model instead, as a single flat setting would;
 each price shows the share it was worked out from (SHARE USED, peak_share_used) beside
 its own tokens' peak share.
-Models the catalog prices but with no calls in the window are listed with the reason.
+
+Only models with calls in the window are listed; a line on stderr (models_without_calls in
+JSON and YAML) says how many models of the catalog had none. --all-models lists them too,
+each with its reason.
 
 --write FILE writes the blended prices, per token, into a LiteLLM config.yaml in place
 (see docs/ci.md): every entry of a tariff model gets the same prices, every other byte
@@ -65,6 +69,7 @@ in the file is off the blend by more than --tolerance. An entry with an off_peak
 block is refused unless --off-peak-pricing, which writes the block from the tariff.`,
 		Example: `  tokenfare blend --calls testdata/sample/spendlogs-2026-10.csv --as-of 2026-11-01
   tokenfare blend --calls spendlogs.csv --window 7d --mode gateway -o json
+  tokenfare blend --calls testdata/sample/spendlogs-2026-10.csv --as-of 2026-11-01 --all-models -o json
   tokenfare blend --calls spendlogs.csv -o csv > blended.csv
   tokenfare blend --calls 'exports/*.csv' --month 2026-10 --tz Asia/Shanghai
   tokenfare blend --calls spendlogs.csv --tariff-at 2026-12-01 -o yaml
@@ -89,6 +94,7 @@ block is refused unless --off-peak-pricing, which writes the block from the tari
 	f.BoolVar(&opts.check, "check", false, "with --write: write nothing, exit 1 when a price is off by more than --tolerance")
 	f.StringVar(&opts.tolerance, "tolerance", "0.5%", "with --check: relative difference allowed, in percent (0.5% or 0.5)")
 	f.BoolVar(&opts.offPeak, "off-peak-pricing", false, "with --write: write time-of-use models as peak prices plus an off_peak_pricing block from the tariff")
+	f.BoolVar(&opts.allModels, "all-models", false, "list every model the catalog prices, those without calls in the window too")
 	cmd.MarkFlagFilename("write", "yaml", "yml")
 	completeSource(cmd)
 	completeWith(cmd, "mode", pricing.ModePerModel.String(), pricing.ModeGateway.String())
@@ -118,6 +124,9 @@ func runBlend(cmd *cobra.Command, a *app, opts *blendOptions) error {
 	}
 	if opts.write != "" && cmd.Flags().Changed("output") {
 		return usageError(errors.New("-o does not apply with --write: the changes are listed as file:line text"), "drop -o, or run blend without --write for the report")
+	}
+	if opts.write != "" && opts.allModels {
+		return usageError(errors.New("--all-models does not apply with --write: the changes are listed, not the blend"), "drop --all-models, or run blend without --write for the report")
 	}
 	if !opts.check && cmd.Flags().Changed("tolerance") {
 		return usageError(errors.New("--tolerance goes with --check"), "add --check to compare the file with the blend")
@@ -157,13 +166,28 @@ func runBlend(cmd *cobra.Command, a *app, opts *blendOptions) error {
 	}
 	bl := e.BlendWindow(eopts.Since, eopts.Until, mode)
 	if opts.write == "" {
-		return reports.Blend(cmd.OutOrStdout(), format, bl)
+		return writeBlend(cmd, format, bl, opts.allModels)
 	}
 	cat, err := a.Catalog()
 	if err != nil {
 		return err
 	}
 	return w.run(cmd, cat, bl)
+}
+
+// writeBlend writes the blend's models with calls in the window, or all
+// of them, and says on stderr how many it left out.
+func writeBlend(cmd *cobra.Command, format reports.Format, bl *pricing.Blend, all bool) error {
+	if !all {
+		bl = bl.WithCalls()
+	}
+	if err := reports.Blend(cmd.OutOrStdout(), format, bl); err != nil {
+		return err
+	}
+	if bl.WithoutCalls > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "note: %d model(s) of the catalog had no calls in the window and are not listed; --all-models lists them\n", bl.WithoutCalls)
+	}
+	return nil
 }
 
 // parseTolerance reads a relative tolerance given in percent, with or

@@ -227,6 +227,7 @@ func TestBlendWriteRefusals(t *testing.T) {
 		{"bad tolerance", "litellm.yaml", []string{"--check", "--tolerance", "lots"}, exitUsage, "--tolerance \"lots\" is not a percentage"},
 		{"--tolerance without --check", "litellm.yaml", []string{"--tolerance", "1%"}, exitUsage, "--tolerance goes with --check"},
 		{"-o with --write", "litellm.yaml", []string{"--check", "-o", "json"}, exitUsage, "-o does not apply with --write"},
+		{"--all-models with --write", "litellm.yaml", []string{"--dry-run", "--all-models"}, exitUsage, "--all-models does not apply with --write"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

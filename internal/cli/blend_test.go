@@ -1,0 +1,154 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// blendModels runs blend -o json and returns its models, by name, in
+// order, with how many it says it left out.
+func blendModels(t *testing.T, args ...string) (models []blendModelRow, without int) {
+	t.Helper()
+	code, out, errs := runCLI(t, "", append(append([]string{"blend"}, args...), "-o", "json")...)
+	if code != exitOK {
+		t.Fatalf("blend %v: exit %d: %s", args, code, errs)
+	}
+	var doc struct {
+		Without *int            `json:"models_without_calls"`
+		Models  []blendModelRow `json:"models"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Without == nil {
+		t.Fatalf("blend %v: no models_without_calls in the JSON", args)
+	}
+	return doc.Models, *doc.Without
+}
+
+type blendModelRow struct {
+	Model   string            `json:"model"`
+	Calls   int64             `json:"calls"`
+	Reason  string            `json:"reason"`
+	LeftOut []json.RawMessage `json:"left_out"`
+}
+
+func TestBlendListsModelsWithCalls(t *testing.T) {
+	window := []string{"--calls", sample, "--as-of", "2026-11-01"}
+	all, allWithout := blendModels(t, append(window, "--all-models")...)
+	called, without := blendModels(t, window...)
+	var wantCalled []string
+	idle := 0
+	for _, m := range all {
+		if m.Calls > 0 || len(m.LeftOut) > 0 {
+			wantCalled = append(wantCalled, m.Model)
+		} else if m.Reason != "" {
+			idle++
+		}
+	}
+	var gotCalled []string
+	for _, m := range called {
+		gotCalled = append(gotCalled, m.Model)
+	}
+	if allWithout != 0 {
+		t.Errorf("--all-models: models_without_calls = %d, want 0: every model is listed", allWithout)
+	}
+	if idle == 0 || len(wantCalled) == 0 {
+		t.Fatalf("the sample should have models with and without calls: %d with, %d without", len(wantCalled), idle)
+	}
+	if !slices.Equal(gotCalled, wantCalled) {
+		t.Errorf("default models = %v, want the models with calls of --all-models %v", gotCalled, wantCalled)
+	}
+	if without != idle || without+len(called) != len(all) {
+		t.Errorf("models_without_calls = %d, want %d (%d listed of %d)", without, idle, len(called), len(all))
+	}
+
+	tests := []struct {
+		name      string
+		args      []string
+		idleRows  int    // table rows with no priced calls
+		stderrHas string // "" when no note is wanted
+	}{
+		{"table: only models with calls, a note on stderr", nil, 0, "note: " + strconv.Itoa(idle) + " model(s) of the catalog had no calls in the window and are not listed; --all-models lists them"},
+		{"csv: the same rows, the same note", []string{"-o", "csv"}, 0, "note: " + strconv.Itoa(idle) + " model(s)"},
+		{"--all-models: every model, no note", []string{"--all-models"}, idle, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errs := runCLI(t, "", append(append([]string{"blend"}, window...), tc.args...)...)
+			if code != exitOK {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			if n := strings.Count(out, "no priced calls in the window\n") + strings.Count(out, "no priced calls in the window "); n != tc.idleRows {
+				t.Errorf("%d rows without priced calls, want %d:\n%s", n, tc.idleRows, out)
+			}
+			for _, m := range wantCalled {
+				if !strings.Contains(out, m) {
+					t.Errorf("%s, which had calls, is not listed:\n%s", m, out)
+				}
+			}
+			if tc.stderrHas == "" && strings.Contains(errs, "--all-models") {
+				t.Errorf("stderr has a note it should not:\n%s", errs)
+			}
+			if tc.stderrHas != "" && !strings.Contains(errs, tc.stderrHas) {
+				t.Errorf("stderr lacks %q:\n%s", tc.stderrHas, errs)
+			}
+		})
+	}
+}
+
+// A model the config names that had no calls in the window is still named,
+// with its reason, when blend writes into the config.
+func TestBlendWriteNamesConfigModelWithoutCalls(t *testing.T) {
+	const config = `model_list:
+  - model_name: flash
+    litellm_params: {model: deepseek/deepseek-flash}
+    model_info: {input_cost_per_token: 3.0e-7}
+  - model_name: opus
+    litellm_params: {model: anthropic/claude-opus-4-7}
+    model_info: {input_cost_per_token: 5.0e-6}
+`
+	window := []string{"blend", "--calls", sample, "--as-of", "2026-11-01"}
+	all, _ := blendModels(t, window[1:]...)
+	if i := slices.IndexFunc(all, func(m blendModelRow) bool { return m.Model == "claude-opus-4-7" }); i >= 0 {
+		t.Fatalf("claude-opus-4-7 had calls in the sample's window; the test needs a model without: %+v", all[i])
+	}
+	tests := []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"--dry-run", []string{"--dry-run"}, exitOK},
+		{"--check", []string{"--check"}, exitFindings}, // flash's hand-set price is off the blend
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "config.yaml")
+			if err := os.WriteFile(path, []byte(config), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, out, errs := runCLI(t, "", append(append(window, "--write", path), tc.args...)...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d: %s%s", code, tc.code, out, errs)
+			}
+			want := path + ":5: opus: left alone: no price for claude-opus-4-7 (no priced calls in the window)"
+			if !strings.Contains(errs, want) {
+				t.Errorf("stderr lacks %q:\n%s", want, errs)
+			}
+			for _, line := range strings.Split(out, "\n") {
+				diffLine := strings.HasPrefix(line, "-") || strings.HasPrefix(line, "+")
+				if diffLine && strings.Contains(line, "5.0e-6") || strings.Contains(line, ": opus: ") {
+					t.Errorf("the price of the model without calls is changed or listed: %s", line)
+				}
+			}
+			if strings.Contains(errs, "--all-models") {
+				t.Errorf("--write notes models not listed, though it lists none:\n%s", errs)
+			}
+		})
+	}
+}
