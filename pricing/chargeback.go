@@ -41,7 +41,9 @@ type ChargebackLine struct {
 	// sheet has it; not valid without such tokens.
 	PeakShare decimal.NullDecimal
 	// AtBlended is the line's priced quantities at the gateway's blended
-	// prices (per model and usage type, over the whole period).
+	// prices (per model and usage type, over the whole period); calls of a
+	// service tier or region the blend leaves out count at their official
+	// cost, so they subsidise no one.
 	AtBlended decimal.Decimal
 	// Subsidy is AtBlended − Official: what the line pays for others under
 	// a blend (negative: what others pay for it).
@@ -81,6 +83,11 @@ func (e *Engine) Chargeback(from, until time.Time, keep func(*ChargebackLine) bo
 		}
 		l := lines[e.groupKeyOf(b)]
 		at := atBlended(b, prices[b.Model])
+		if b.k.variant != 0 {
+			// The blend leaves out another service tier or a region: no
+			// flat price charges them, so they count at their own cost.
+			at = b.Official()
+		}
 		timed, peak := timedTokens(b)
 		for _, x := range []*ChargebackLine{l, gw} {
 			x.AtBlended = x.AtBlended.Add(at)

@@ -122,3 +122,38 @@ func TestChargebackPeakShareIsReconciles(t *testing.T) {
 		}
 	}
 }
+
+// TestChargebackTierAtOfficial: calls the blend leaves out (another
+// service tier) count at their own official cost, so the subsidies still
+// add up to zero. Key "std" makes a standard call to claude-test, 1,000
+// input and 500 output tokens: (1000 × 3 + 500 × 15) / 1M = 0.0105, the
+// blend's prices are its own (3 and 15). Key "bulk" makes a batch call,
+// 10,000 input and 2,000 output at half price: (30000 + 30000) / 1M × 0.5
+// = 0.03; at the standard blend it would be charged 0.06, a subsidy of
+// 0.03 that no one receives.
+func TestChargebackTierAtOfficial(t *testing.T) {
+	e := New(modifierCatalog(t), Options{Dims: []Dim{DimKey}})
+	add := func(id, key string, tk ledger.Tokens, tier ledger.ServiceTier) {
+		c := modifierCall(id, "claude-test", tk, ledger.ToolUses{}, tier, "")
+		c.Key, c.KeyAlias = key, key
+		e.AddPriced(&c)
+	}
+	add("a", "std", ledger.Tokens{Input: 1000, Output: 500}, ledger.TierStandard)
+	add("b", "bulk", ledger.Tokens{Input: 10000, Output: 2000}, ledger.TierBatch)
+
+	cb := e.Chargeback(at("2026-10-01T00:00:00Z"), at("2026-10-02T00:00:00Z"), nil)
+	want := map[string]struct{ atBlended, subsidy string }{
+		"std":  {"0.0105", "0"},
+		"bulk": {"0.03", "0"},
+		"":     {"0.0405", "0"},
+	}
+	for _, l := range append(append([]ChargebackLine{}, cb.Lines...), cb.Gateway) {
+		w, ok := want[l.KeyAlias]
+		if !ok {
+			t.Fatalf("unexpected line %q", l.KeyAlias)
+		}
+		if !l.AtBlended.Equal(dec(w.atBlended)) || !l.Subsidy.Equal(dec(w.subsidy)) {
+			t.Errorf("%q: at blended %s, subsidy %s; want %s, %s", l.KeyAlias, l.AtBlended, l.Subsidy, w.atBlended, w.subsidy)
+		}
+	}
+}
