@@ -12,7 +12,7 @@ import (
 
 // Charge is the official cost of one usage type of the priced calls of one
 // day (or hour), key, team, user, model, tariff version, period and
-// prompt-size tier: the unit a cost-and-usage export (FOCUS) lists.
+// prompt-size tier, service tier and region: the unit a cost-and-usage export (FOCUS) lists.
 // UnitPrice × Quantity = Cost exactly (per 1M tokens for tokens).
 //
 // The calls that are not priced but count in reconcile's calls, tokens or
@@ -36,10 +36,19 @@ type Charge struct {
 	Period     string
 	Peak       bool // the period is the dearest of the version for this usage type
 	Tier       int  // 0: base rates; i: the i-th prompt-size tier
-	Usage      tariffs.Usage
-	Quantity   int64           // tokens, or calls for Request
-	UnitPrice  decimal.Decimal // per 1M tokens, per call for Request; zero unless priced
-	Cost       decimal.Decimal // zero unless priced
+	// ServiceTier and Region are those the calls were served in: their
+	// rates are the version's for that tier and region where it lists them.
+	ServiceTier tariffs.ServiceTier
+	Region      string
+	Usage       tariffs.Usage
+	Quantity    int64           // tokens, calls for Request, uses for a tool
+	UnitPrice   decimal.Decimal // per 1M tokens, per call for Request, per use for a tool; zero unless priced
+	Cost        decimal.Decimal // zero unless priced
+	// NoPrice marks tokens of priced calls that their rates do not price
+	// (1-hour cache writes without a cache_write_1h price): a charge of no
+	// cost, after the group's priced ones, that counts the tokens; no
+	// calls and no recorded spend. Tool uses without a fee are no charge.
+	NoPrice bool
 	// Calls are the calls of the charge's group, the same on each of its
 	// usage types; of a Duplicate charge, the rows logged again.
 	Calls int64
@@ -65,6 +74,8 @@ type chargeKey struct {
 	outcome      Outcome
 	version      *tariffs.Version
 	period, tier uint8
+	service      tariffs.ServiceTier
+	region       string
 }
 
 // chargeGroup sums the priced buckets of one charge key.
@@ -72,6 +83,7 @@ type chargeGroup struct {
 	k        chargeKey
 	alias    string
 	rates    *tariffs.Rates
+	prices   *tariffs.ModelPrices
 	calls    int64
 	qty      Quantities
 	recorded decimal.Decimal
@@ -79,13 +91,14 @@ type chargeGroup struct {
 
 // Charges yields the official cost of e's priced calls as charges, and the
 // calls not priced as charges of no cost, sorted by time, key, team, user,
-// model name, outcome, provider, version effective instant, period, tier
-// and usage type. Reasoning tokens a tariff does not price apart are output
-// tokens; request charges appear only where the tariff lists a request
-// price. The charges add up to e's reconciliation: Counted to its calls,
-// Quantity of token usage types to its tokens, Recorded to its recorded
-// spend, Cost to its official cost. The charges are made as they are
-// yielded: memory grows with the groups, not with the charges.
+// model name, outcome, provider, version effective instant, period, tier,
+// service tier, region and usage type. Reasoning tokens a tariff does not
+// price apart are output tokens; request charges appear only where the
+// tariff lists a request price. The charges add up to e's reconciliation:
+// Counted to its calls, Quantity of token usage types to its tokens (a
+// quantity a tariff does not price too, as a NoPrice charge), Recorded to its recorded spend, Cost to its official cost. The charges
+// are made as they are yielded: memory grows with the groups, not with
+// the charges.
 func (e *Engine) Charges() iter.Seq[Charge] {
 	list := e.chargeGroups()
 	cur := e.runCurrency()
@@ -106,13 +119,13 @@ func (e *Engine) chargeGroups() []*chargeGroup {
 	for _, b := range e.buckets {
 		k := chargeKey{slot: b.k.slot, holder: b.k.holder, model: b.k.model, unknown: b.k.unknown, outcome: b.k.outcome}
 		if b.k.outcome == Priced {
-			k.version, k.period, k.tier = b.k.version, b.k.period, b.k.tier
+			k.version, k.period, k.tier, k.service, k.region = b.k.version, b.k.period, b.k.tier, b.k.service, b.k.region
 		}
 		g := groups[k]
 		if g == nil {
-			g = &chargeGroup{k: k, rates: b.Rates, recorded: decimal.Zero}
-			if b.k.outcome != Priced {
-				g.rates = nil
+			g = &chargeGroup{k: k, recorded: decimal.Zero}
+			if b.k.outcome == Priced {
+				g.rates, g.prices = b.Rates, b.prices
 			}
 			groups[k] = g
 		}
@@ -148,8 +161,12 @@ func chargeLess(a, b *chargeKey) bool {
 		return a.version.Effective.Before(b.version.Effective)
 	case a.period != b.period:
 		return a.period < b.period
+	case a.tier != b.tier:
+		return a.tier < b.tier
+	case a.service != b.service:
+		return a.service < b.service
 	}
-	return a.tier < b.tier
+	return a.region < b.region
 }
 
 // name returns the key's tariff model id, or its logged name.
@@ -176,11 +193,22 @@ func (e *Engine) chargesOf(g *chargeGroup, cur string) []Charge {
 	}
 	base := e.chargeBase(g, "")
 	base.Version, base.Period, base.Tier = g.k.version, g.k.version.Periods[g.k.period], int(g.k.tier)
-	peak := peakPeriods(&bucket{k: bucketKey{version: g.k.version, tier: g.k.tier}, Model: g.k.model, Rates: g.rates})
+	base.ServiceTier, base.Region = g.k.service, g.k.region
+	peak := peakPeriods(&bucket{k: bucketKey{version: g.k.version, tier: g.k.tier}, Model: g.k.model, Rates: g.rates, prices: g.prices})
 	out := make([]Charge, 0, tariffs.NumUsage)
 	costs := make([]decimal.Decimal, 0, tariffs.NumUsage)
+	var unpriced []Charge
 	for u := range tariffs.NumUsage {
-		if qty[u] == 0 {
+		if qty[u] == 0 || !g.rates.Priced(tariffs.Usage(u)) {
+			// An unpriced quantity is no charge at a price (Engine.Unpriced
+			// reports it), but tokens count in every output: unpriced
+			// tokens are a charge of no cost.
+			if qty[u] != 0 && tariffs.Usage(u).IsToken() {
+				c := base
+				c.Usage, c.Quantity, c.NoPrice = tariffs.Usage(u), qty[u], true
+				c.UnitPrice, c.Cost, c.Recorded = decimal.Zero, decimal.Zero, decimal.Zero
+				unpriced = append(unpriced, c)
+			}
 			continue
 		}
 		c := base
@@ -205,7 +233,7 @@ func (e *Engine) chargesOf(g *chargeGroup, cur string) []Charge {
 		out[i].Recorded = part
 	}
 	out[0].Counted = g.calls
-	return out
+	return append(out, unpriced...)
 }
 
 // chargeBase returns the fields every charge of group g shares; cur is the
@@ -225,18 +253,19 @@ func (e *Engine) chargeBase(g *chargeGroup, cur string) Charge {
 }
 
 // unpricedCharges returns the charges of a group of calls that are not
-// priced: one per usage type with tokens, reasoning counted as output (no
-// tariff prices it apart), or one input charge of no tokens when the calls
-// have none; no official cost; the group's calls and recorded spend on the
-// first. A call logged twice in one source counts once: a Duplicate
-// group's charge counts no call and no tokens (its tokens are zero).
+// priced: one per token usage type with tokens, reasoning counted as
+// output (no tariff prices it apart), or one input charge of no tokens
+// when the calls have none; no official cost; the group's calls and
+// recorded spend on the first. A call logged twice in one source counts
+// once: a Duplicate group's charge counts no call and no tokens (its
+// tokens are zero).
 func (e *Engine) unpricedCharges(g *chargeGroup, cur string) []Charge {
 	qty := g.qty
 	qty[tariffs.Output] += qty[tariffs.Reasoning]
-	qty[tariffs.Reasoning], qty[tariffs.Request] = 0, 0
+	qty[tariffs.Reasoning] = 0
 	base := e.chargeBase(g, cur)
 	var out []Charge
-	for u := range tariffs.NumUsage {
+	for u := range tariffs.NumTokenUsage {
 		if qty[u] != 0 {
 			c := base
 			c.Usage, c.Quantity = tariffs.Usage(u), qty[u]

@@ -79,6 +79,9 @@ type bucketKey struct {
 	version *tariffs.Version
 	period  uint8
 	tier    uint8
+	service tariffs.ServiceTier
+	miss    tariffs.Miss // what of the call's service tier and region the tariff has no rates for
+	region  string
 	outcome Outcome
 	day     tariffs.Coverage // of a priced call: what its calendar knows of its local day
 	zero    bool             // the gateway recorded zero spend
@@ -106,7 +109,8 @@ func (h *holder) compare(o *holder) int {
 // slot, the period, tier and outcome.
 func (k *bucketKey) cheapHash() uint64 {
 	h := prefix(k.key) ^ prefix(k.team)<<1 ^ prefix(k.user)<<2 ^ prefix(k.group)<<3 ^
-		uint64(k.slot)*0x9E3779B97F4A7C15 ^ uint64(k.period)<<40 ^ uint64(k.tier)<<48 ^ uint64(k.outcome)<<56
+		uint64(k.slot)*0x9E3779B97F4A7C15 ^ uint64(k.period)<<40 ^ uint64(k.tier)<<48 ^ uint64(k.outcome)<<56 ^
+		uint64(k.service)<<36 ^ prefix(k.region)<<4
 	if k.zero {
 		h = ^h
 	}
@@ -133,8 +137,9 @@ type bucket struct {
 	Calls    int64
 	Qty      Quantities
 	recorded exactSum
-	Model    *tariffs.Model // nil when unknown
-	Rates    *tariffs.Rates // nil unless priced
+	Model    *tariffs.Model       // nil when unknown
+	Rates    *tariffs.Rates       // nil unless priced
+	prices   *tariffs.ModelPrices // the model's prices in the bucket's service tier and region; nil unless priced
 }
 
 // Recorded returns the spend the gateway recorded for the bucket's calls.
@@ -333,7 +338,7 @@ func (e *Engine) AddPriced(c *ledger.Call) PricedCall {
 		}
 		return pc
 	}
-	q := QuantitiesOf(c.Tokens)
+	q := QuantitiesOf(c.Tokens, c.Tools)
 	if !e.total.addChecked(&q) {
 		// Sums of these quantities would wrap: refuse the call, and the run.
 		if e.sumErr == nil {
@@ -363,6 +368,7 @@ func (e *Engine) place(pc *PricedCall, c *ledger.Call, zero bool) *bucket {
 	k.noSpend = !c.Gateway.RecordsSpend()
 	if pc.Outcome == Priced {
 		k.period, k.tier, k.day = uint8(pc.Quote.Period), uint8(pc.Tier), pc.Quote.Day
+		k.service, k.region, k.miss = tariffs.ServiceTier(c.ServiceTier), c.Region, pc.Miss
 		if k.day != tariffs.Covered {
 			e.noteUnsure(pc)
 		}
@@ -411,7 +417,7 @@ func (e *Engine) bucketOf(k *bucketKey, pc *PricedCall) *bucket {
 		}
 		k = &f
 	}
-	b := &bucket{k: *k, Model: pc.Quote.Model, Rates: pc.Rates}
+	b := &bucket{k: *k, Model: pc.Quote.Model, Rates: pc.Rates, prices: pc.prices}
 	e.buckets[*k] = b
 	return b
 }
@@ -478,11 +484,16 @@ func firstAlias(cur, alias string) string {
 
 // PricedCall is one call with what it costs.
 type PricedCall struct {
-	Outcome   Outcome
-	At        time.Time // billing instant
-	Quote     tariffs.Quote
-	Tier      int
-	Rates     *tariffs.Rates // nil unless priced
+	Outcome Outcome
+	At      time.Time // billing instant
+	Quote   tariffs.Quote
+	Tier    int
+	Rates   *tariffs.Rates // nil unless priced
+	// Miss says what of the call's service tier and region its tariff
+	// version has no rates for: Rates are then the standard tier's, or
+	// without the region's multiplier.
+	Miss      tariffs.Miss
+	prices    *tariffs.ModelPrices // the model's prices in the call's service tier and region
 	modelName string
 	ref       *modelRef
 }
@@ -508,7 +519,7 @@ func (p *PricedCall) Cost(c *ledger.Call) (byUsage [tariffs.NumUsage]decimal.Dec
 		}
 		return byUsage, decimal.Zero
 	}
-	q := QuantitiesOf(c.Tokens)
+	q := QuantitiesOf(c.Tokens, c.Tools)
 	return CostOf(p.Rates, &q)
 }
 
@@ -532,7 +543,7 @@ func (e *Engine) classify(c *ledger.Call) PricedCall {
 	case ref.model == nil:
 		pc.Outcome = Unpriced
 	default:
-		e.quote(&pc, c.Tokens.Prompt())
+		e.quote(&pc, c.Tokens.Prompt(), c)
 	}
 	return pc
 }
@@ -564,14 +575,20 @@ func (e *Engine) billingOf(ref *modelRef) tariffs.BillingTime {
 }
 
 // quote sets the quote, outcome, tier and rates of a call of a known model
-// at its billing instant.
-func (e *Engine) quote(pc *PricedCall, prompt int64) {
+// at its billing instant: the rates of the call's service tier and region
+// where the version lists them.
+func (e *Engine) quote(pc *PricedCall, prompt int64, c *ledger.Call) {
 	pc.Quote = *pc.ref.cursor.At(pc.At)
 	switch pc.Quote.Status {
 	case tariffs.Priced:
 		pc.Outcome = Priced
-		pc.Tier = pc.Quote.Prices.TierOf(prompt)
-		pc.Rates = pc.Quote.Prices.RatesAt(pc.Quote.Period, pc.Tier)
+		mp := pc.Quote.Prices
+		if c.ServiceTier != ledger.TierStandard || c.Region != "" {
+			mp, pc.Miss = mp.Variant(tariffs.ServiceTier(c.ServiceTier), c.Region)
+		}
+		pc.prices = mp
+		pc.Tier = mp.TierOf(prompt)
+		pc.Rates = mp.RatesAt(pc.Quote.Period, pc.Tier)
 	case tariffs.Retired:
 		pc.Outcome = Retired
 	default:

@@ -30,7 +30,7 @@ var FOCUSColumns = []string{
 	"ProviderName", "PublisherName", "ServiceCategory", "ServiceName", "ServiceSubcategory", "SkuId", "SkuMeter",
 	"SkuPriceDetails", "SkuPriceId", "SubAccountId", "SubAccountName", "SubAccountType", "Tags",
 	"x_ChargeDay", "x_TimeZone", "x_TariffVersion", "x_PricingPeriod", "x_PeakPeriod", "x_PromptTier", "x_UsageType",
-	"x_RequestCount", "x_RecordedCost", "x_CostGap", "x_Outcome", "x_Model", "x_Calls", "x_Tokens",
+	"x_RequestCount", "x_RecordedCost", "x_CostGap", "x_ServiceTier", "x_Region", "x_Outcome", "x_Model", "x_Calls", "x_Tokens",
 }
 
 // FOCUSMandatory are the columns FOCUS 1.2 requires in every dataset.
@@ -51,7 +51,14 @@ const (
 	unitRequests      = "Requests"
 )
 
-var meterNames = [tariffs.NumUsage]string{"Input Tokens", "Cache Read Tokens", "Cache Write Tokens", "Output Tokens", "Reasoning Tokens", "Requests"}
+// meterNames are the SkuMeter of each usage type: the 5-minute (or
+// unspecified) and 1-hour cache writes are meters of their own, as each
+// tool is.
+var meterNames = [tariffs.NumUsage]string{
+	tariffs.Input: "Input Tokens", tariffs.CacheRead: "Cache Read Tokens", tariffs.CacheWrite: "Cache Write Tokens",
+	tariffs.CacheWrite1h: "Cache Write Tokens (1h)", tariffs.Output: "Output Tokens", tariffs.Reasoning: "Reasoning Tokens",
+	tariffs.Request: "Requests", tariffs.WebSearch: "Web Searches", tariffs.WebFetch: "Web Fetches", tariffs.FileSearch: "File Searches",
+}
 
 // FOCUSText says how the export writes text cells from input.
 type FOCUSText int
@@ -117,6 +124,8 @@ type focusDetails struct {
 	TariffVersion string `json:"x_TariffVersion"`
 	PricingPeriod string `json:"x_PricingPeriod"`
 	PromptTier    int    `json:"x_PromptTier"`
+	ServiceTier   string `json:"x_ServiceTier,omitempty"` // when not standard
+	Region        string `json:"x_Region,omitempty"`
 }
 
 // focusTags are the Tags of a row.
@@ -127,14 +136,14 @@ type focusTags struct {
 
 // focusRow returns a charge's values in the order of FOCUSColumns.
 func focusRow(c *pricing.Charge, bps, bpe string) ([]string, error) {
-	if c.Outcome != pricing.Priced {
+	if c.Outcome != pricing.Priced || c.NoPrice {
 		return focusAdjustmentRow(c, bps, bpe)
 	}
 	p := c.Model.Provider
 	u := c.Usage
 	pricingUnit, consumedUnit := unitMillionTokens, unitTokens
-	if u == tariffs.Request {
-		pricingUnit, consumedUnit = unitRequests, unitRequests
+	if !u.IsToken() {
+		pricingUnit, consumedUnit = unitRequests, unitRequests // a call, or one use of a tool
 	}
 	versionID := p.Name + "@" + c.Version.Name
 	skuID := c.Model.ID + "/" + u.String()
@@ -142,7 +151,16 @@ func focusRow(c *pricing.Charge, bps, bpe string) ([]string, error) {
 	if c.Tier > 0 {
 		skuPriceID += "/tier" + strconv.Itoa(c.Tier)
 	}
-	details, err := json.Marshal(focusDetails{TariffVersion: versionID, PricingPeriod: c.Period, PromptTier: c.Tier})
+	service := ""
+	if c.ServiceTier != tariffs.Standard {
+		service = c.ServiceTier.String()
+		skuPriceID += "/" + service
+	}
+	if c.Region != "" {
+		skuPriceID += "/region-" + c.Region
+	}
+	details, err := json.Marshal(focusDetails{TariffVersion: versionID, PricingPeriod: c.Period, PromptTier: c.Tier,
+		ServiceTier: service, Region: c.Region})
 	if err != nil {
 		return nil, err
 	}
@@ -152,6 +170,12 @@ func focusRow(c *pricing.Charge, bps, bpe string) ([]string, error) {
 	}
 	cost, price := c.Cost.String(), c.UnitPrice.String()
 	desc := c.Model.ID + " " + strings.ToLower(meterNames[u]) + ", " + c.Period + " period, tariff " + versionID
+	if service != "" {
+		desc += ", " + service + " tier"
+	}
+	if c.Region != "" {
+		desc += ", region " + c.Region
+	}
 	return []string{
 		cost, p.Name, p.Name + " via the gateway", p.Currency, bpe, bps, // BilledCost … BillingPeriodStart
 		"Usage", "", desc, "Usage-Based", c.End.UTC().Format(focusTime), c.Start.UTC().Format(focusTime), // ChargeCategory … ChargePeriodStart
@@ -161,6 +185,7 @@ func focusRow(c *pricing.Charge, bps, bpe string) ([]string, error) {
 		string(details), skuPriceID, c.Key, c.KeyAlias, "API Key", tags, // SkuPriceDetails … Tags
 		c.Start.Format(time.DateOnly), c.Start.Location().String(), versionID, c.Period, strconv.FormatBool(c.Peak), // x_ChargeDay … x_PeakPeriod
 		strconv.Itoa(c.Tier), u.String(), strconv.FormatInt(c.Calls, 10), c.Recorded.String(), c.Cost.Sub(c.Recorded).String(), // x_PromptTier … x_CostGap
+		c.ServiceTier.String(), c.Region, // x_ServiceTier, x_Region
 		c.Outcome.String(), c.Name, strconv.FormatInt(c.Counted, 10), focusTokens(c), // x_Outcome … x_Tokens
 	}, nil
 }
@@ -174,13 +199,18 @@ func focusTagsOf(c *pricing.Charge) (string, error) {
 	return string(b), err
 }
 
-// focusTokens is x_Tokens: the charge's tokens, null on a request row.
+// focusTokens is x_Tokens: the charge's tokens, null on a row of calls or
+// tool uses.
 func focusTokens(c *pricing.Charge) string {
-	if c.Usage == tariffs.Request {
+	if !c.Usage.IsToken() {
 		return ""
 	}
 	return strconv.FormatInt(c.Quantity, 10)
 }
+
+// unpricedQuantity is the x_Outcome of a quantity of priced calls that
+// their tariff does not price.
+const unpricedQuantity = "unpriced_quantity"
 
 // unknownProvider names the provider of a model no tariff knows.
 const unknownProvider = "(unknown provider)"
@@ -210,7 +240,11 @@ func focusAdjustmentRow(c *pricing.Charge, bps, bpe string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	desc := c.Name + " " + strings.ToLower(meterNames[c.Usage]) + ": " + adjustmentDescriptions[c.Outcome]
+	outcome, what := c.Outcome.String(), adjustmentDescriptions[c.Outcome]
+	if c.NoPrice {
+		outcome, what = unpricedQuantity, "logged by the gateway on priced calls, not priced: the tariff in force lists no price for them"
+	}
+	desc := c.Name + " " + strings.ToLower(meterNames[c.Usage]) + ": " + what
 	const zero = "0"
 	return []string{
 		zero, provider, provider + " via the gateway", currency, bpe, bps, // BilledCost … BillingPeriodStart
@@ -221,7 +255,8 @@ func focusAdjustmentRow(c *pricing.Charge, bps, bpe string) ([]string, error) {
 		"", "", c.Key, c.KeyAlias, "API Key", tags, // SkuPriceDetails … Tags
 		c.Start.Format(time.DateOnly), c.Start.Location().String(), "", "", "", // x_ChargeDay … x_PeakPeriod
 		"", c.Usage.String(), strconv.FormatInt(c.Calls, 10), c.Recorded.String(), c.Recorded.Neg().String(), // x_PromptTier … x_CostGap
-		c.Outcome.String(), c.Name, strconv.FormatInt(c.Counted, 10), focusTokens(c), // x_Outcome … x_Tokens
+		"", "", // x_ServiceTier, x_Region
+		outcome, c.Name, strconv.FormatInt(c.Counted, 10), focusTokens(c), // x_Outcome … x_Tokens
 	}, nil
 }
 
@@ -229,7 +264,7 @@ func focusAdjustmentRow(c *pricing.Charge, bps, bpe string) ([]string, error) {
 // millions (exact, a shift of the decimal point), or calls.
 func pricingQuantity(c *pricing.Charge) string {
 	q := decimal.NewFromInt(c.Quantity)
-	if c.Usage == tariffs.Request {
+	if !c.Usage.IsToken() {
 		return q.String()
 	}
 	return q.Shift(-6).String()

@@ -37,8 +37,10 @@ func TestClosedPipeEndsQuietlyInEveryFormat(t *testing.T) {
 				a := &app{stdin: strings.NewReader(""), stdout: w, stderr: &errb,
 					now: func() time.Time { return time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC) }}
 				args := append(append(append([]string{}, c.args...), month...), "-o", format)
-				if code := runContext(context.Background(), a, args); code != exitOK || errb.Len() != 0 {
-					t.Errorf("%s: exit %d, stderr %q; want exit 0 and nothing said", strings.Join(args, " "), code, errb.String())
+				// Notes about the input may come before; nothing about the pipe.
+				code := runContext(context.Background(), a, args)
+				if errs := errb.String(); code != exitOK || strings.Contains(errs, "Error") || strings.Contains(errs, "pipe") {
+					t.Errorf("%s: exit %d, stderr %q; want exit 0 and nothing said of the pipe", strings.Join(args, " "), code, errs)
 				}
 			})
 		}

@@ -160,8 +160,10 @@ func countedOf(t *testing.T, calls, command string) countedJSON {
 			case "duplicate":
 			default:
 				got.Calls++
-				for _, k := range []string{"input", "cache_read", "cache_write", "output", "reasoning"} {
-					got.Tokens[k] += int64(row[k].(float64))
+				for _, k := range []string{"input", "cache_read", "cache_write", "cache_write_1h", "output", "reasoning"} {
+					if n, ok := row[k].(float64); ok { // cache_write_1h only when the call has some
+						got.Tokens[k] += int64(n)
+					}
 				}
 			}
 			got.Recorded = got.Recorded.Add(mustDecimal(t, row["recorded"].(string)))
@@ -189,9 +191,9 @@ func focusCounted(t *testing.T, path string) countedJSON {
 	for _, r := range readFOCUS(t, path) {
 		got.Calls += mustInt(t, r["x_Calls"])
 		got.Recorded = got.Recorded.Add(mustDecimal(t, r["x_RecordedCost"]))
-		switch u := r["x_UsageType"]; u {
-		case "request":
-		case "reasoning":
+		switch u := r["x_UsageType"]; {
+		case r["x_Tokens"] == "": // calls or uses of a tool
+		case u == "reasoning":
 			got.Tokens["output"] += mustInt(t, r["x_Tokens"])
 		default:
 			got.Tokens[u] += mustInt(t, r["x_Tokens"])
@@ -217,7 +219,7 @@ func workbookCounted(t *testing.T, path string) countedJSON {
 	}
 	n := len(rows) - 3 // caption, header, total row
 	cols := map[string]string{"input": "Input tokens", "cache_read": "Cache read tokens", "cache_write": "Cache write tokens",
-		"output": "Output tokens", "reasoning": "of which reasoning"}
+		"cache_write_1h": "Cache write 1h tokens", "output": "Output tokens", "reasoning": "of which reasoning"}
 	got := countedJSON{Tokens: map[string]int64{}}
 	for k, header := range cols {
 		if v := sumColumn(t, f, sheet, column(t, f, sheet, header), n); !v.IsZero() {

@@ -173,6 +173,7 @@ func (a *app) priceSource(ctx context.Context, src *sourceOptions, opts pricing.
 	a.reportSources(st.sources)
 	a.reportFolded(e)
 	a.reportCalendarGaps(e.CalendarGaps())
+	a.reportUnpriced(e.Unpriced())
 	if n := e.FirstTokenFallbacks(); n > 0 {
 		fmt.Fprintf(a.stderr, "note: %d call(s) billed at the first token have no first-token time; they are billed at their start\n", n)
 	}
@@ -180,6 +181,35 @@ func (a *app) priceSource(ctx context.Context, src *sourceOptions, opts pricing.
 		return e, nothingPriced(e.Rows(), &st, opts, src.asOfHint)
 	}
 	return e, nil
+}
+
+// reportUnpriced notes on stderr the quantities priced calls carry that
+// their tariffs do not price (docs/tariffs.md "Unpriced quantities"), in
+// one line: they are never taken as free without a word.
+func (a *app) reportUnpriced(us []pricing.UnpricedQuantity) {
+	if len(us) == 0 {
+		return
+	}
+	parts := make([]string, 0, len(us))
+	for i := range us {
+		u := &us[i]
+		unit := "calls"
+		if u.Kind == pricing.UnpricedUsage {
+			unit = "tokens"
+			if !u.Usage.IsToken() {
+				unit = "uses"
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%s %s %d %s", u.Model, u.What(), u.Quantity, unit))
+	}
+	const most = 6
+	more := ""
+	if len(parts) > most {
+		more = fmt.Sprintf(" and %d more", len(parts)-most)
+		parts = parts[:most]
+	}
+	fmt.Fprintf(a.stderr, "note: quantities the tariffs do not price (not in the official cost; a tier or region is priced at the standard rates): %s%s\n",
+		strings.Join(parts, "; "), more)
 }
 
 // reportFolded notes on stderr the calls beyond the engine's budget of
