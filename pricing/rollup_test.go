@@ -205,8 +205,10 @@ func TestChargesAddUpToReconcile(t *testing.T) {
 		return c
 	}
 	// Priced, peak (Tuesday 10:00 in Shanghai): 1000 × 0.30 + 100 × 1.20
-	// per 1M = 0.00042; recorded 0.0004.
+	// per 1M = 0.00042; recorded 0.0004. Its 300 1-hour cache writes have
+	// no price in the tariff: a charge of no cost that counts them.
 	priced := rec(call("p", "flash", "2026-09-01T02:00:00Z", 1000, 0, 100), "0.0004")
+	priced.Tokens.CacheWrite1h = 300
 	// No tariff knows gpt-9: 500 input, 50 output (20 of them reasoning),
 	// recorded 0.003.
 	unpriced := rec(call("u", "gpt-9", "2026-09-01T03:00:00Z", 500, 0, 50), "0.003")
@@ -236,6 +238,7 @@ func TestChargesAddUpToReconcile(t *testing.T) {
 	want := []row{
 		{Priced, "flash", tariffs.Input, 1000, 1, "0.0003", "0.000285714286"},
 		{Priced, "flash", tariffs.Output, 100, 0, "0.00012", "0.000114285714"},
+		{Priced, "flash", tariffs.CacheWrite1h, 300, 0, "0", "0"},
 		{Failed, "flash", tariffs.Input, 0, 1, "0", "0.0007"},
 		{Duplicate, "flash", tariffs.Input, 0, 0, "0", "0.0004"},
 		{Unpriced, "gpt-9", tariffs.Input, 500, 1, "0", "0.003"},
@@ -252,8 +255,11 @@ func TestChargesAddUpToReconcile(t *testing.T) {
 				g.Counted, g.Cost, g.Recorded, w)
 		}
 	}
-	if got[4].Model != nil || got[4].Currency != "USD" || got[4].Version != nil {
-		t.Errorf("unpriced charge: model %v, currency %q, version %v; want none, the priced calls' USD, none", got[4].Model, got[4].Currency, got[4].Version)
+	if !got[2].NoPrice || got[0].NoPrice {
+		t.Errorf("NoPrice: %v on the 1-hour writes, %v on input; want true, false", got[2].NoPrice, got[0].NoPrice)
+	}
+	if got[5].Model != nil || got[5].Currency != "USD" || got[5].Version != nil {
+		t.Errorf("unpriced charge: model %v, currency %q, version %v; want none, the priced calls' USD, none", got[5].Model, got[5].Currency, got[5].Version)
 	}
 	// The reconciliation: 3 calls, 1500 input, 150 output, recorded 0.0004 +
 	// 0.003 + 0.0007 + 0.0004 = 0.0045, official 0.00042.
@@ -271,9 +277,19 @@ func TestChargesAddUpToReconcile(t *testing.T) {
 		}
 	}
 	var tokens TokenCounts
+	var writes1h int64
+	for _, c := range got {
+		if c.Usage == tariffs.CacheWrite1h {
+			writes1h += c.Quantity
+		}
+	}
 	for _, g := range r.Groups {
 		tokens.Input += g.Tokens.Input
 		tokens.Output += g.Tokens.Output
+		tokens.CacheWrite1h += g.Tokens.CacheWrite1h
+	}
+	if writes1h != 300 || tokens.CacheWrite1h != 300 {
+		t.Errorf("1-hour cache writes: charges %d, reconcile %d; want 300", writes1h, tokens.CacheWrite1h)
 	}
 	if counted != 3 || r.Totals.Calls != 3 || input != tokens.Input || output != tokens.Output || input != 1500 || output != 150 ||
 		!recorded.Equal(dec("0.0045")) || !r.Totals.Recorded.Equal(recorded) || !official.Equal(r.Totals.Official) {
