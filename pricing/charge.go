@@ -119,7 +119,7 @@ func (e *Engine) chargeGroups() []*chargeGroup {
 	for _, b := range e.buckets {
 		k := chargeKey{slot: b.k.slot, holder: b.k.holder, model: b.k.model, unknown: b.k.unknown, outcome: b.k.outcome}
 		if b.k.outcome == Priced {
-			k.version, k.period, k.tier, k.service, k.region = b.k.version, b.k.period, b.k.tier, b.k.service, b.k.region
+			k.version, k.period, k.tier, k.service, k.region = b.k.version, b.k.period, b.k.tier, b.k.serviceTier(), b.k.regionName()
 		}
 		g := groups[k]
 		if g == nil {
