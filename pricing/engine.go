@@ -178,7 +178,7 @@ type unsureKey struct {
 }
 
 // refKey is how a call names its model, and who served it.
-type refKey struct{ model, group, host string }
+type refKey struct{ model, group, host, priceKey string }
 
 // recentRef is a name resolved lately.
 type recentRef struct {
@@ -478,7 +478,7 @@ func loggedName(c *ledger.Call) string {
 // ref resolves a call's model once per logged name and host: the model
 // sent upstream first, then the public model group.
 func (e *Engine) ref(c *ledger.Call) *modelRef {
-	name := refKey{c.Model, c.ModelGroup, c.Host}
+	name := refKey{c.Model, c.ModelGroup, c.Host, c.PriceKey}
 	// A few recent names are compared before the map is hashed: readers
 	// intern names, and equal strings sharing memory compare at once.
 	for i := range e.recent {
@@ -496,14 +496,24 @@ func (e *Engine) ref(c *ledger.Call) *modelRef {
 	return r
 }
 
-// resolve finds a call's model among the lists of its host: the name sent
-// upstream first, then the public model group. A call with no host logged
+// resolve finds a call's model among the lists of its host: the name the
+// gateway priced it under (PriceKey), then the name sent upstream, then
+// the public model group. A call with no host logged
 // takes the host its model's name gives ("azure_ai/..."), for the group
 // too. A host no tariff prices is noted, to name it as the reason.
 func (e *Engine) resolve(c *ledger.Call) *modelRef {
 	host := c.Host
 	r := &modelRef{host: tariffs.NormalizeHost(host)}
-	for _, n := range []string{c.Model, c.ModelGroup} {
+	// The name the gateway priced the call under comes first: Azure logs
+	// a deployment's own name as the model, its price entry says which
+	// deployment type (Global, Data Zone, Regional) it is.
+	// It never chooses the host: with none known, a key naming one is
+	// passed over.
+	key := c.PriceKey
+	if host == "" && tariffs.HostOfPrefix(key) != "" {
+		key = ""
+	}
+	for _, n := range []string{key, c.Model, c.ModelGroup} {
 		if n == "" {
 			continue
 		}
