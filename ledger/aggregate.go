@@ -23,13 +23,17 @@ type Aggregate struct {
 	Status     Status
 	// Prompt is a prompt size inside the group's band: every call's prompt
 	// lies in the same tier of every tariff version.
-	Prompt    int64
-	Key       string // hashed key, when grouped by key
-	KeyAlias  string // the first alias in byte order among the group's calls
-	Team      string
-	User      string
-	Calls     int64
-	Tokens    Tokens          // sums over the calls
-	Recorded  decimal.Decimal // sum of the recorded spends
-	ZeroSpend bool            // every call of the group recorded zero spend
+	Prompt   int64
+	Key      string // hashed key, when grouped by key
+	KeyAlias string // the first alias in byte order among the group's calls
+	Team     string
+	User     string
+	Calls    int64
+	Tokens   Tokens   // sums over the calls
+	Tools    ToolUses // sums over the calls
+	// ServiceTier and Region are those of every call of the group.
+	ServiceTier ServiceTier
+	Region      string
+	Recorded    decimal.Decimal // sum of the recorded spends
+	ZeroSpend   bool            // every call of the group recorded zero spend
 }

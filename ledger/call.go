@@ -38,19 +38,22 @@ func (s Status) String() string {
 }
 
 // Tokens holds the non-overlapping token buckets of one call. Input is the
-// uncached prompt part; CacheRead and CacheWrite are the cached prompt parts;
-// Output includes Reasoning, which is kept apart for reports and for tariffs
-// that price reasoning separately.
+// uncached prompt part; CacheRead and the cache writes are the cached prompt
+// parts: CacheWrite the tokens written with a 5-minute lifetime or with none
+// logged, CacheWrite1h those written with a 1-hour lifetime (disjoint from
+// CacheWrite). Output includes Reasoning, which is kept apart for reports
+// and for tariffs that price reasoning separately.
 type Tokens struct {
-	Input      int64
-	CacheRead  int64
-	CacheWrite int64
-	Output     int64
-	Reasoning  int64
+	Input        int64
+	CacheRead    int64
+	CacheWrite   int64
+	CacheWrite1h int64
+	Output       int64
+	Reasoning    int64
 }
 
-// Prompt returns the whole prompt size: uncached, cache read and cache write.
-func (t Tokens) Prompt() int64 { return t.Input + t.CacheRead + t.CacheWrite }
+// Prompt returns the whole prompt size: uncached, cache read and cache writes.
+func (t Tokens) Prompt() int64 { return t.Input + t.CacheRead + t.CacheWrite + t.CacheWrite1h }
 
 // Total returns every token of the call (reasoning is inside Output).
 func (t Tokens) Total() int64 { return t.Prompt() + t.Output }
@@ -85,6 +88,14 @@ type Call struct {
 	Status   Status
 	Recorded Amount // spend the gateway recorded
 	Tokens   Tokens
+	// Tools counts the uses of server-side tools billed per use.
+	Tools ToolUses
+	// ServiceTier is the tier the call was served in, as logged; Standard
+	// when the log names none.
+	ServiceTier ServiceTier
+	// Region is where the call was processed when the log says so and it
+	// can change the price (Anthropic's inference_geo "us"); "" otherwise.
+	Region string
 	// CacheHit: the gateway answered from its own response cache and never
 	// called the provider (LiteLLM cache_hit True). Tokens are those of the
 	// cached answer: what the hit saved.
@@ -133,6 +144,20 @@ func (c *Call) check() string {
 			case n.v < 0:
 				return fmt.Sprintf("%s tokens come to %d, below zero", n.name, n.v)
 			}
+		}
+	}
+	if t := &c.Tokens; t.CacheWrite1h > maxTokens || t.CacheWrite1h < 0 {
+		if t.CacheWrite1h < 0 {
+			return fmt.Sprintf("1-hour cache write tokens come to %d, below zero", t.CacheWrite1h)
+		}
+		return fmt.Sprintf("%d 1-hour cache write tokens are more than one call can hold (at most 10^15)", t.CacheWrite1h)
+	}
+	for tool, n := range c.Tools {
+		switch {
+		case n < 0:
+			return fmt.Sprintf("%s uses come to %d, below zero", Tool(tool), n)
+		case n > maxTokens:
+			return fmt.Sprintf("%d %s uses are more than one call can hold (at most 10^15)", n, Tool(tool))
 		}
 	}
 	if !c.Start.Before(beyondLatestYear) || !c.FirstToken.Before(beyondLatestYear) || !c.End.Before(beyondLatestYear) {

@@ -29,6 +29,12 @@ const (
 	cnCacheWrite
 	cnOutput
 	cnReasoning
+	cnCacheWrite1h
+	cnWebSearch
+	cnWebFetch
+	cnFileSearch
+	cnServiceTier
+	cnRegion
 	cnHost
 )
 
@@ -60,7 +66,14 @@ var canonicalSchema = (&schema{
 		cnCacheWrite: {name: "cache_write_tokens"},
 		cnOutput:     {name: "output_tokens", required: true},
 		cnReasoning:  {name: "reasoning_tokens"},
-		cnHost:       {name: "host"},
+		// Billing modifiers (docs/calls.md "Billed quantities").
+		cnCacheWrite1h: {name: "cache_write_1h_tokens"},
+		cnWebSearch:    {name: "web_search_calls"},
+		cnWebFetch:     {name: "web_fetch_calls"},
+		cnFileSearch:   {name: "file_search_calls"},
+		cnServiceTier:  {name: "service_tier"},
+		cnRegion:       {name: "region"},
+		cnHost:         {name: "host"},
 	},
 	build: buildCanonical,
 }).init()
@@ -93,13 +106,25 @@ func buildCanonical(s *schema, p *rowParser, v *rowFields, c *Call) string {
 	for _, f := range []struct {
 		col int
 		n   *int64
-	}{{cnInput, &t.Input}, {cnCacheRead, &t.CacheRead}, {cnCacheWrite, &t.CacheWrite}, {cnOutput, &t.Output}, {cnReasoning, &t.Reasoning}} {
+	}{{cnInput, &t.Input}, {cnCacheRead, &t.CacheRead}, {cnCacheWrite, &t.CacheWrite}, {cnCacheWrite1h, &t.CacheWrite1h},
+		{cnOutput, &t.Output}, {cnReasoning, &t.Reasoning},
+		{cnWebSearch, &c.Tools[WebSearch]}, {cnWebFetch, &c.Tools[WebFetch]}, {cnFileSearch, &c.Tools[FileSearch]}} {
 		if r := intCol(s, v, f.col, f.n); r != "" {
 			return r
 		}
 	}
 	if t.Reasoning > t.Output {
 		return fmt.Sprintf("reasoning_tokens %d exceeds output_tokens %d", t.Reasoning, t.Output)
+	}
+	if b := v.get(cnServiceTier); len(b) > 0 {
+		tier, ok := ParseServiceTier(string(b))
+		if !ok {
+			return badValue("service_tier", string(b), "standard, batch, flex or priority")
+		}
+		c.ServiceTier = tier
+	}
+	if b := v.get(cnRegion); len(b) > 0 {
+		c.Region = p.strs.get(bytesLower(b))
 	}
 	if raw := v.get(cnKey); len(raw) > 0 {
 		c.Key = HashKey(string(raw))
@@ -115,4 +140,21 @@ func buildCanonical(s *schema, p *rowParser, v *rowFields, c *Call) string {
 	c.Provider = p.strs.get(v.get(cnProvider))
 	c.Host = tariffs.NormalizeHost(p.strs.get(v.get(cnHost)))
 	return ""
+}
+
+// bytesLower returns b in lower case, b itself when it has no upper-case
+// ASCII letter (the common case: no copy).
+func bytesLower(b []byte) []byte {
+	for i, x := range b {
+		if 'A' <= x && x <= 'Z' {
+			out := append([]byte(nil), b...)
+			for j := i; j < len(out); j++ {
+				if 'A' <= out[j] && out[j] <= 'Z' {
+					out[j] += 'a' - 'A'
+				}
+			}
+			return out
+		}
+	}
+	return b
 }

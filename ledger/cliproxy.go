@@ -75,6 +75,22 @@ type cpaRecord struct {
 	Alias          string          `json:"alias"`
 	APIKey         string          `json:"api_key"`
 	RequestID      string          `json:"request_id"`
+	// The tier the client asked for, and the one the upstream reported
+	// (v7; the latter omitted when absent).
+	ServiceTier         string `json:"service_tier"`
+	ResponseServiceTier string `json:"response_service_tier"`
+}
+
+// tier returns the service tier that served the call: the upstream's
+// report when there is one, else the tier asked for. A tier tokenfare does
+// not price ("scale") is standard.
+func (r *cpaRecord) tier() ServiceTier {
+	s := r.ResponseServiceTier
+	if s == "" {
+		s = r.ServiceTier
+	}
+	t, _ := ParseServiceTier(s)
+	return t
 }
 
 // family is how a provider counts tokens (cliproxyapi.md §4).
@@ -218,6 +234,7 @@ func v7Record(p *rowParser, raw []byte, c *Call) (string, string) {
 	c.Model = p.strs.get([]byte(r.Model))
 	c.ModelGroup = p.strs.get([]byte(r.Alias))
 	c.Provider = p.strs.get([]byte(r.Provider))
+	c.ServiceTier = r.tier()
 	c.Host = CLIProxyHost(c.Provider, r.ExecutorType)
 	if r.APIKey != "" {
 		c.Key = HashKey(r.APIKey)

@@ -185,6 +185,17 @@ func TestNumberDigitsBounded(t *testing.T) {
 			}
 		})
 	}
+	t.Run("database mapper", func(t *testing.T) {
+		m, err := NewSpendLogMapper([]string{"request_id", "startTime", "spend", "prompt_tokens", "completion_tokens"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var c Call
+		values := [][]byte{[]byte("r"), []byte("2026-09-01 00:00:00"), []byte(strings.Repeat("9", 10000)), []byte("1"), []byte("1")}
+		if reason := m.Map(values, "db", &c); !strings.Contains(reason, "is too long") {
+			t.Errorf("reason %q, want the spend refused as too long", reason)
+		}
+	})
 	t.Run("40 digits are read exactly", func(t *testing.T) {
 		spend := "0." + strings.Repeat("1", 40)
 		res := readAll(t, "in", []byte(row(spend)), Options{})

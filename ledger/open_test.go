@@ -52,8 +52,22 @@ type goldenCall struct {
 	PriceKey   string `json:",omitempty"`
 	Status     string
 	Recorded   string
-	Tokens     Tokens
+	Tokens     goldenTokens
+	Tools      map[string]int64 `json:",omitempty"`
+	Tier       string           `json:",omitempty"`
+	Region     string           `json:",omitempty"`
 	Source     string
+}
+
+// goldenTokens are a call's tokens, the 1-hour writes only when there are
+// some (files older than them stay as they were).
+type goldenTokens struct {
+	Input        int64
+	CacheRead    int64
+	CacheWrite   int64
+	CacheWrite1h int64 `json:",omitempty"`
+	Output       int64
+	Reasoning    int64
 }
 
 func instant(t time.Time) string {
@@ -67,13 +81,26 @@ func instant(t time.Time) string {
 }
 
 func toGolden(c Call) goldenCall {
-	return goldenCall{
+	g := goldenCall{
 		RequestID: c.RequestID, Identity: c.Identity, Gateway: c.Gateway,
 		Start: instant(c.Start), FirstToken: instant(c.FirstToken), End: instant(c.End),
 		Key: c.Key, KeyAlias: c.KeyAlias, Team: c.Team, User: c.User, Model: c.Model,
 		ModelGroup: c.ModelGroup, Deployment: c.Deployment, Provider: c.Provider, Host: c.Host, PriceKey: c.PriceKey,
-		Status: c.Status.String(), Recorded: c.Recorded.String(), Tokens: c.Tokens, Source: c.Source,
+		Status: c.Status.String(), Recorded: c.Recorded.String(), Tokens: goldenTokens(c.Tokens), Source: c.Source,
+		Region: c.Region,
 	}
+	for tool, n := range c.Tools {
+		if n != 0 {
+			if g.Tools == nil {
+				g.Tools = map[string]int64{}
+			}
+			g.Tools[Tool(tool).String()] = n
+		}
+	}
+	if c.ServiceTier != TierStandard {
+		g.Tier = c.ServiceTier.String()
+	}
+	return g
 }
 
 // readAll drains a reader opened on data, checking the per-batch

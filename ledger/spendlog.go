@@ -32,6 +32,12 @@ const (
 	slReasoning
 	slKeyAlias
 	slTeamAlias
+	slCallType
+	slWrite1h
+	slWebSearch
+	slWebFetch
+	slServiceTier
+	slInferenceGeo
 	slAPIBase
 	slPriceKey
 )
@@ -67,8 +73,16 @@ var spendLogSchema = (&schema{
 		slReasoning:  {name: "reasoning_tokens"},
 		slKeyAlias:   {name: "key_alias", aliases: []string{"user_api_key_alias"}},
 		slTeamAlias:  {name: "team_alias", aliases: []string{"user_api_key_team_alias"}},
-		slAPIBase:    {name: "api_base"},
-		slPriceKey:   {name: "model_map_key"},
+		slCallType:   {name: "call_type"},
+		// Flat columns of the billing modifiers, named after their keys in
+		// the usage object (docs/calls.md "Billed quantities").
+		slWrite1h:      {name: "ephemeral_1h_input_tokens", aliases: []string{"cache_creation_1h_tokens"}},
+		slWebSearch:    {name: "web_search_requests"},
+		slWebFetch:     {name: "web_fetch_requests"},
+		slServiceTier:  {name: "service_tier"},
+		slInferenceGeo: {name: "inference_geo"},
+		slAPIBase:      {name: "api_base"},
+		slPriceKey:     {name: "model_map_key"},
 	},
 	build: buildSpendLog,
 }).init()
@@ -84,9 +98,20 @@ type spendLogUsage struct {
 		CacheCreation json.Number `json:"cache_creation_tokens"`
 		// The 5-minute / 1-hour split of the writes: logged only by the
 		// versions that count writes inside prompt_tokens.
-		WriteSplit json.RawMessage `json:"cache_creation_token_details"`
+		WriteSplit *writeSplit `json:"cache_creation_token_details"`
+		// Gemini's grounding with Google Search: the searches (or grounded
+		// prompts) LiteLLM counted.
+		WebSearch json.Number `json:"web_search_requests"`
 	} `json:"prompt_tokens_details"`
-	Completion struct {
+	// Anthropic's own usage object: its write split and server tools.
+	CacheCreationSplit *writeSplit `json:"cache_creation"`
+	ServerToolUse      *struct {
+		WebSearch json.Number `json:"web_search_requests"`
+		WebFetch  json.Number `json:"web_fetch_requests"`
+	} `json:"server_tool_use"`
+	ServiceTier  looseText `json:"service_tier"`
+	InferenceGeo looseText `json:"inference_geo"`
+	Completion   struct {
 		Reasoning json.Number `json:"reasoning_tokens"`
 	} `json:"completion_tokens_details"`
 	CacheRead     json.Number `json:"cache_read_input_tokens"`     // Anthropic, Bedrock
@@ -103,6 +128,14 @@ type spendLogUsage struct {
 	OutDet *struct {
 		Reasoning json.Number `json:"reasoning_tokens"`
 	} `json:"output_tokens_details"`
+}
+
+// writeSplit is the split of cache writes by lifetime, as Anthropic's usage
+// has it (cache_creation) and LiteLLM copies it
+// (prompt_tokens_details.cache_creation_token_details).
+type writeSplit struct {
+	FiveMinutes json.Number `json:"ephemeral_5m_input_tokens"`
+	OneHour     json.Number `json:"ephemeral_1h_input_tokens"`
 }
 
 // spendLogMeta is the part of LiteLLM's metadata JSON tokenfare reads.
@@ -257,10 +290,12 @@ type usageCounts struct {
 	inCached, inWrite     count
 	outReasoning          count
 	hasPromptDetails      bool
-	hasWriteSplit         bool // prompt_tokens_details.cache_creation_token_details
+	hasWriteSplit         bool  // prompt_tokens_details.cache_creation_token_details
+	write5m, write1h      count // the writes by lifetime, from either split
 	hasInOutDetails       bool
 	flatCached, flatWrite count // flat export columns
 	flatReasoning         count
+	flatWrite1h           count
 }
 
 // spendLogTokens splits prompt and completion tokens into buckets. Flat
@@ -291,6 +326,9 @@ func spendLogTokens(s *schema, p *rowParser, v *rowFields, c *Call) string {
 	if r := countCol(s, v, slReasoning, &u.flatReasoning); r != "" {
 		return r
 	}
+	if r := countCol(s, v, slWrite1h, &u.flatWrite1h); r != "" {
+		return r
+	}
 	c.KeyAlias, c.Team, c.PriceKey = "", "", ""
 	if m := bytes.TrimSpace(v.get(slMetadata)); len(m) > 2 {
 		if r := spendLogMetadata(p, m, v, c, &u); r != "" {
@@ -298,8 +336,69 @@ func spendLogTokens(s *schema, p *rowParser, v *rowFields, c *Call) string {
 		}
 	}
 	var r string
-	c.Tokens, r = u.split()
-	return r
+	if c.Tokens, r = u.split(); r != "" {
+		return r
+	}
+	if r := flatModifiers(s, p, v, c); r != "" {
+		return r
+	}
+	u.write1h = u.flatWrite1h.or(u.write1h)
+	if r := u.splitLifetimes(&c.Tokens); r != "" {
+		return r
+	}
+	if ct := v.get(slCallType); c.ServiceTier == TierStandard && isBatchCall(ct) {
+		c.ServiceTier = TierBatch
+	}
+	return ""
+}
+
+// flatModifiers reads the flat export's columns of tool uses, service tier
+// and region; they win over the metadata's, as the token columns do.
+func flatModifiers(s *schema, p *rowParser, v *rowFields, c *Call) string {
+	for _, f := range []struct {
+		col  int
+		tool Tool
+	}{{slWebSearch, WebSearch}, {slWebFetch, WebFetch}} {
+		var n count
+		if r := countCol(s, v, f.col, &n); r != "" {
+			return r
+		}
+		if n.set {
+			c.Tools[f.tool] = n.n
+		}
+	}
+	if b := v.get(slServiceTier); len(b) > 0 {
+		c.ServiceTier, _ = ParseServiceTier(string(b))
+	}
+	if b := v.get(slInferenceGeo); len(b) > 0 {
+		c.Region = p.strs.get([]byte(regionOf(string(b))))
+	}
+	return ""
+}
+
+// isBatchCall reports whether a call_type is a batch job's: LiteLLM logs
+// the tokens of a batch's requests on the row of its retrieval.
+func isBatchCall(callType []byte) bool {
+	return equalFold(callType, "aretrieve_batch") || equalFold(callType, "retrieve_batch")
+}
+
+// splitLifetimes moves the 1-hour writes out of the cache writes. The
+// 5-minute and 1-hour counts split the writes the row counts (the total
+// when there is one, else their sum, which is then counted outside the
+// prompt as Anthropic's own usage has it).
+func (u *usageCounts) splitLifetimes(t *Tokens) string {
+	if !u.write1h.set || u.write1h.n == 0 {
+		return ""
+	}
+	if t.CacheWrite == 0 && u.write5m.n+u.write1h.n > 0 {
+		t.CacheWrite = u.write5m.n + u.write1h.n
+	}
+	if u.write1h.n > t.CacheWrite {
+		return fmt.Sprintf("ephemeral_1h_input_tokens %d exceeds the cache-creation tokens %d", u.write1h.n, t.CacheWrite)
+	}
+	t.CacheWrite -= u.write1h.n
+	t.CacheWrite1h = u.write1h.n
+	return ""
 }
 
 // countCol reads a token count column that may be empty.
@@ -321,11 +420,32 @@ func spendLogMetadata(p *rowParser, m []byte, v *rowFields, c *Call, u *usageCou
 	r = metaCount(mu.DeepSeekHit, "prompt_cache_hit_tokens", &u.deepSeekHit, r)
 	r = metaCount(mu.Input, "input_tokens", &u.input, r)
 	r = metaCount(mu.Output, "output_tokens", &u.output, r)
+	if d := mu.CacheCreationSplit; d != nil {
+		r = metaCount(d.FiveMinutes, "cache_creation.ephemeral_5m_input_tokens", &u.write5m, r)
+		r = metaCount(d.OneHour, "cache_creation.ephemeral_1h_input_tokens", &u.write1h, r)
+	}
 	if d := mu.Prompt; d != nil {
 		u.hasPromptDetails = true
-		u.hasWriteSplit = len(d.WriteSplit) > 0 && string(d.WriteSplit) != "null"
+		u.hasWriteSplit = d.WriteSplit != nil
 		r = metaCount(d.Cached, "prompt_tokens_details.cached_tokens", &u.detailCached, r)
 		r = metaCount(d.CacheCreation, "prompt_tokens_details.cache_creation_tokens", &u.detailWrite, r)
+		if s := d.WriteSplit; s != nil {
+			r = metaCount(s.FiveMinutes, "prompt_tokens_details.cache_creation_token_details.ephemeral_5m_input_tokens", &u.write5m, r)
+			r = metaCount(s.OneHour, "prompt_tokens_details.cache_creation_token_details.ephemeral_1h_input_tokens", &u.write1h, r)
+		}
+		r = metaTool(d.WebSearch, "prompt_tokens_details.web_search_requests", &c.Tools[WebSearch], r)
+	}
+	if d := mu.ServerToolUse; d != nil {
+		r = metaTool(d.WebSearch, "server_tool_use.web_search_requests", &c.Tools[WebSearch], r)
+		r = metaTool(d.WebFetch, "server_tool_use.web_fetch_requests", &c.Tools[WebFetch], r)
+	}
+	if mu.ServiceTier.ok {
+		// A tier tokenfare does not price ("scale", "fast") is standard:
+		// docs/calls.md says so.
+		c.ServiceTier, _ = ParseServiceTier(mu.ServiceTier.s)
+	}
+	if mu.InferenceGeo.ok {
+		c.Region = p.strs.get([]byte(regionOf(mu.InferenceGeo.s)))
 	}
 	if d := mu.InDet; d != nil {
 		u.hasInOutDetails = true
@@ -353,6 +473,28 @@ func spendLogMetadata(p *rowParser, m []byte, v *rowFields, c *Call, u *usageCou
 		c.Team = p.strs.get([]byte(meta.TeamID.s))
 	}
 	return ""
+}
+
+// metaTool reads a tool's use count from metadata into dst, as metaCount
+// does; a count logged twice (two shapes of one usage) is taken once.
+func metaTool(num json.Number, path string, dst *int64, reason string) string {
+	var n count
+	reason = metaCount(num, path, &n, reason)
+	if n.set {
+		*dst = max(*dst, n.n)
+	}
+	return reason
+}
+
+// regionOf is the region of an inference_geo value: "" for Anthropic's
+// default ("global") and for "not_available", else the value in lower case.
+func regionOf(geo string) string {
+	switch g := strings.ToLower(strings.TrimSpace(geo)); g {
+	case "global", "not_available", "none", "null":
+		return ""
+	default:
+		return g
+	}
 }
 
 // metaCount reads a count from metadata into dst when present, unless an

@@ -29,7 +29,7 @@ var ErrNotExact = errors.New("aggregate cannot be priced exactly")
 func (e *Engine) AddAggregate(a *ledger.Aggregate, billedBy tariffs.BillingTime) error {
 	c := ledger.Call{Gateway: a.Gateway, Model: a.Model, ModelGroup: a.ModelGroup, Host: a.Host, PriceKey: a.PriceKey, Status: a.Status,
 		Start: a.First, Key: a.Key, KeyAlias: a.KeyAlias, Team: a.Team, User: a.User,
-		Tokens: ledger.Tokens{Input: a.Prompt}}
+		Tokens: ledger.Tokens{Input: a.Prompt}, ServiceTier: a.ServiceTier, Region: a.Region}
 	ref := e.ref(&c)
 	if billing := e.billingOf(ref); billing != billedBy {
 		return fmt.Errorf("%w: model %s bills by %s, the database summed by %s", ErrNotExact, loggedName(&c), billing, billedBy)
@@ -48,13 +48,13 @@ func (e *Engine) AddAggregate(a *ledger.Aggregate, billedBy tariffs.BillingTime)
 	case ref.model == nil:
 		pc.Outcome = Unpriced
 	default:
-		e.quote(&pc, a.Prompt)
+		e.quote(&pc, a.Prompt, &c)
 	}
 	e.rows.countN(pc.Outcome, a.Calls)
 	if pc.Outcome == Outside {
 		return nil
 	}
-	q := QuantitiesOf(a.Tokens)
+	q := QuantitiesOf(a.Tokens, a.Tools)
 	q[tariffs.Request] = a.Calls
 	if !e.total.addChecked(&q) {
 		return fmt.Errorf("%w: in the calls from %s", ErrTokenSum, a.First.Format(time.RFC3339))

@@ -71,6 +71,19 @@ type BlendModel struct {
 	Official  decimal.Decimal // official cost of the window (at TariffAt's tariff when set)
 	AtBlended decimal.Decimal // the window's quantities at the blended prices
 	Prices    []BlendPrice
+	// LeftOut is what the blend does not hold: calls of a service tier
+	// other than standard or of a region (a gateway prices them with its
+	// own tier and region rates, not the model's one price), and
+	// quantities the tariff does not price. Their cost is not in Official.
+	LeftOut []BlendLeftOut
+}
+
+// BlendLeftOut is a part of a model's window the blend leaves out.
+type BlendLeftOut struct {
+	What     string // "service tier batch", "region us", or a usage type the tariff does not price
+	Unit     string // "calls", "tokens" or "uses"
+	Quantity int64
+	Official decimal.Decimal // the official cost of those calls; zero for an unpriced quantity
 }
 
 // BlendPrice is the blended price of one usage type, per 1M tokens (per
@@ -105,7 +118,7 @@ func (e *Engine) BlendWindow(from, until time.Time, mode BlendMode) *Blend {
 	if !e.opts.TariffAt.IsZero() {
 		bl.TariffAt = e.opts.TariffAt.UTC()
 	}
-	tallies, calls, versions := e.usageTallies()
+	tallies, calls, versions, left := e.usageTallies()
 	share := decimal.Zero
 	if mode == ModeGateway {
 		share = e.gatewayPeakShare()
@@ -119,13 +132,18 @@ func (e *Engine) BlendWindow(from, until time.Time, mode BlendMode) *Blend {
 				at = e.opts.TariffAt
 			}
 			if q := m.At(at); q.Status == tariffs.Priced {
+				reason := "no priced calls in the window"
+				if len(left[m]) > 0 {
+					reason = "no priced calls in the window at the standard tier without a region"
+				}
 				bl.Models = append(bl.Models, BlendModel{Model: m.ID, Provider: m.Provider.Name, Currency: m.Provider.Currency,
-					Reason: "no priced calls in the window", Versions: []string{q.Version.Name}, Official: decimal.Zero, AtBlended: decimal.Zero})
+					Reason: reason, Versions: []string{q.Version.Name}, Official: decimal.Zero, AtBlended: decimal.Zero, LeftOut: left[m]})
 			}
 			continue
 		}
 		bm := blendModel(m, ut, calls[m], mode, share)
 		bm.Versions = versions[m]
+		bm.LeftOut = left[m]
 		bl.Models = append(bl.Models, bm)
 	}
 	return bl
@@ -162,7 +180,7 @@ func blendedPrice(t *usageTally, u tariffs.Usage, mode BlendMode, share decimal.
 		p = t.low.Add(t.high.Sub(t.low).Mul(share)).Round(BlendPlaces)
 	} else {
 		per := t.cost
-		if u != tariffs.Request {
+		if u.IsToken() {
 			per = per.Shift(6)
 		}
 		p = per.DivRound(decimal.NewFromInt(t.qty), BlendPlaces)
@@ -177,13 +195,34 @@ func costAt(price decimal.Decimal, u tariffs.Usage, n int64) decimal.Decimal {
 }
 
 // usageTallies sums each priced model's quantities, costs and price
-// range, and lists the versions that priced its calls.
-func (e *Engine) usageTallies() (map[*tariffs.Model]*[tariffs.NumUsage]usageTally, map[*tariffs.Model]int64, map[*tariffs.Model][]string) {
+// range, lists the versions that priced its calls, and what the blend
+// leaves out: calls of another service tier or of a region, quantities the
+// tariff does not price.
+func (e *Engine) usageTallies() (map[*tariffs.Model]*[tariffs.NumUsage]usageTally, map[*tariffs.Model]int64, map[*tariffs.Model][]string, map[*tariffs.Model][]BlendLeftOut) {
 	out := map[*tariffs.Model]*[tariffs.NumUsage]usageTally{}
 	calls := map[*tariffs.Model]int64{}
 	used := map[*tariffs.Model][]*tariffs.Version{}
+	left := map[*tariffs.Model][]BlendLeftOut{}
+	leave := func(m *tariffs.Model, what, unit string, n int64, cost decimal.Decimal) {
+		for i := range left[m] {
+			if x := &left[m][i]; x.What == what {
+				x.Quantity += n
+				x.Official = x.Official.Add(cost)
+				return
+			}
+		}
+		left[m] = append(left[m], BlendLeftOut{What: what, Unit: unit, Quantity: n, Official: cost})
+	}
 	for _, b := range e.sortedBuckets() {
 		if b.k.outcome != Priced {
+			continue
+		}
+		if b.k.service != tariffs.Standard || b.k.region != "" {
+			what := "service tier " + b.k.service.String()
+			if b.k.service == tariffs.Standard {
+				what = "region " + b.k.region
+			}
+			leave(b.Model, what, "calls", b.Calls, b.Official())
 			continue
 		}
 		ut := out[b.Model]
@@ -202,6 +241,16 @@ func (e *Engine) usageTallies() (map[*tariffs.Model]*[tariffs.NumUsage]usageTall
 			into := u
 			if tariffs.Usage(u) == tariffs.Reasoning && !b.Rates.Listed(tariffs.Reasoning) {
 				into = int(tariffs.Output)
+			}
+			if !b.Rates.Priced(tariffs.Usage(u)) {
+				if b.Qty[u] > 0 {
+					unit := "tokens"
+					if !tariffs.Usage(u).IsToken() {
+						unit = "uses"
+					}
+					leave(b.Model, tariffs.Usage(u).String(), unit, b.Qty[u], decimal.Zero)
+				}
+				continue
 			}
 			t := &ut[into]
 			price := b.Rates.Price(tariffs.Usage(u))
@@ -223,7 +272,7 @@ func (e *Engine) usageTallies() (map[*tariffs.Model]*[tariffs.NumUsage]usageTall
 			versions[m] = append(versions[m], v.Name)
 		}
 	}
-	return out, calls, versions
+	return out, calls, versions, left
 }
 
 // priceRange returns the cheapest and the dearest price of usage u over the
@@ -231,7 +280,10 @@ func (e *Engine) usageTallies() (map[*tariffs.Model]*[tariffs.NumUsage]usageTall
 // and whether the bucket's period is the dearest and dearer than the
 // cheapest.
 func priceRange(b *bucket, u tariffs.Usage) (low, high decimal.Decimal, peak bool) {
-	mp := b.k.version.Prices[b.Model]
+	mp := b.prices
+	if mp == nil {
+		mp = b.k.version.Prices[b.Model]
+	}
 	own := b.Rates.Price(u)
 	low, high = own, own
 	for p := range b.k.version.Periods {

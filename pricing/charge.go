@@ -12,7 +12,7 @@ import (
 
 // Charge is the official cost of one usage type of the priced calls of one
 // day (or hour), key, team, user, model, tariff version, period and
-// prompt-size tier: the unit a cost-and-usage export (FOCUS) lists.
+// prompt-size tier, service tier and region: the unit a cost-and-usage export (FOCUS) lists.
 // UnitPrice × Quantity = Cost exactly (per 1M tokens for tokens).
 type Charge struct {
 	Start, End time.Time // the day (or hour) in the engine's zone; zero when not grouped by time
@@ -25,10 +25,14 @@ type Charge struct {
 	Period     string
 	Peak       bool // the period is the dearest of the version for this usage type
 	Tier       int  // 0: base rates; i: the i-th prompt-size tier
-	Usage      tariffs.Usage
-	Quantity   int64           // tokens, or calls for Request
-	UnitPrice  decimal.Decimal // per 1M tokens, per call for Request
-	Cost       decimal.Decimal
+	// ServiceTier and Region are those the calls were served in: their
+	// rates are the version's for that tier and region where it lists them.
+	ServiceTier tariffs.ServiceTier
+	Region      string
+	Usage       tariffs.Usage
+	Quantity    int64           // tokens, calls for Request, uses for a tool
+	UnitPrice   decimal.Decimal // per 1M tokens, per call for Request, per use for a tool
+	Cost        decimal.Decimal
 	// Calls are the calls of the charge's group, the same on each of its
 	// usage types.
 	Calls int64
@@ -46,6 +50,8 @@ type chargeKey struct {
 	model        *tariffs.Model
 	version      *tariffs.Version
 	period, tier uint8
+	service      tariffs.ServiceTier
+	region       string
 }
 
 // chargeGroup sums the priced buckets of one charge key.
@@ -53,6 +59,7 @@ type chargeGroup struct {
 	k        chargeKey
 	alias    string
 	rates    *tariffs.Rates
+	prices   *tariffs.ModelPrices
 	calls    int64
 	qty      Quantities
 	recorded decimal.Decimal
@@ -85,10 +92,10 @@ func (e *Engine) chargeGroups() []*chargeGroup {
 			continue
 		}
 		k := chargeKey{slot: b.k.slot, holder: b.k.holder, model: b.Model,
-			version: b.k.version, period: b.k.period, tier: b.k.tier}
+			version: b.k.version, period: b.k.period, tier: b.k.tier, service: b.k.service, region: b.k.region}
 		g := groups[k]
 		if g == nil {
-			g = &chargeGroup{k: k, rates: b.Rates, recorded: decimal.Zero}
+			g = &chargeGroup{k: k, rates: b.Rates, prices: b.prices, recorded: decimal.Zero}
 			groups[k] = g
 		}
 		g.alias = firstAlias(g.alias, b.KeyAlias)
@@ -118,8 +125,12 @@ func chargeLess(a, b *chargeKey) bool {
 		return a.version.Effective.Before(b.version.Effective)
 	case a.period != b.period:
 		return a.period < b.period
+	case a.tier != b.tier:
+		return a.tier < b.tier
+	case a.service != b.service:
+		return a.service < b.service
 	}
-	return a.tier < b.tier
+	return a.region < b.region
 }
 
 // chargesOf splits one group into a charge per usage type.
@@ -133,17 +144,18 @@ func (e *Engine) chargesOf(g *chargeGroup) []Charge {
 		qty[tariffs.Request] = 0
 	}
 	base := Charge{Key: g.k.key, KeyAlias: g.alias, Team: g.k.team, User: g.k.user, Model: g.k.model,
-		Version: g.k.version, Period: g.k.version.Periods[g.k.period], Tier: int(g.k.tier), Calls: g.calls}
+		Version: g.k.version, Period: g.k.version.Periods[g.k.period], Tier: int(g.k.tier), Calls: g.calls,
+		ServiceTier: g.k.service, Region: g.k.region}
 	if e.dims.has(DimDay) || e.dims.has(DimHour) {
 		base.Start = time.Unix(g.k.slot, 0).In(e.zone)
 		base.End = e.slotEnd(base.Start)
 	}
-	peak := peakPeriods(&bucket{k: bucketKey{version: g.k.version, tier: g.k.tier}, Model: g.k.model, Rates: g.rates})
+	peak := peakPeriods(&bucket{k: bucketKey{version: g.k.version, tier: g.k.tier}, Model: g.k.model, Rates: g.rates, prices: g.prices})
 	out := make([]Charge, 0, tariffs.NumUsage)
 	costs := make([]decimal.Decimal, 0, tariffs.NumUsage)
 	for u := range tariffs.NumUsage {
-		if qty[u] == 0 {
-			continue
+		if qty[u] == 0 || !g.rates.Priced(tariffs.Usage(u)) {
+			continue // an unpriced quantity is no charge: Engine.Unpriced reports it
 		}
 		c := base
 		c.Usage, c.Quantity, c.Peak = tariffs.Usage(u), qty[u], peak[u]

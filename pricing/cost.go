@@ -8,20 +8,37 @@ import (
 )
 
 // Quantities are the billable quantities of one or more calls, indexed by
-// tariffs.Usage, and non-overlapping: Output holds only non-reasoning output
-// tokens, Reasoning the reasoning tokens, Request the number of calls.
+// tariffs.Usage, and non-overlapping: CacheWrite holds the 5-minute (or
+// unspecified) writes and CacheWrite1h the 1-hour ones, Output only
+// non-reasoning output tokens, Reasoning the reasoning tokens, Request the
+// number of calls, and each tool its uses.
 type Quantities [tariffs.NumUsage]int64
 
-// QuantitiesOf returns the billable quantities of one call.
-func QuantitiesOf(t ledger.Tokens) Quantities {
+// QuantitiesOf returns the billable quantities of one call: its tokens and
+// its tool uses.
+func QuantitiesOf(t ledger.Tokens, tools ledger.ToolUses) Quantities {
 	return Quantities{
-		tariffs.Input:      t.Input,
-		tariffs.CacheRead:  t.CacheRead,
-		tariffs.CacheWrite: t.CacheWrite,
-		tariffs.Output:     t.Output - t.Reasoning,
-		tariffs.Reasoning:  t.Reasoning,
-		tariffs.Request:    1,
+		tariffs.Input:        t.Input,
+		tariffs.CacheRead:    t.CacheRead,
+		tariffs.CacheWrite:   t.CacheWrite,
+		tariffs.CacheWrite1h: t.CacheWrite1h,
+		tariffs.Output:       t.Output - t.Reasoning,
+		tariffs.Reasoning:    t.Reasoning,
+		tariffs.Request:      1,
+		tariffs.WebSearch:    tools[ledger.WebSearch],
+		tariffs.WebFetch:     tools[ledger.WebFetch],
+		tariffs.FileSearch:   tools[ledger.FileSearch],
 	}
+}
+
+// Tokens returns the token quantities of q: every usage type counted in
+// tokens, not calls or tool uses.
+func (q *Quantities) Tokens() int64 {
+	var n int64
+	for u := range tariffs.NumTokenUsage {
+		n += q[u]
+	}
+	return n
 }
 
 // Add adds o to q.
@@ -51,13 +68,15 @@ func (q *Quantities) addChecked(o *Quantities) bool {
 }
 
 // Cost returns the cost of quantity n of usage u at rates r: tokens at the
-// price per 1M tokens, requests at the price per call. It is exact.
+// price per 1M tokens, requests at the price per call, tools at the fee per
+// use. It is exact. A usage type the rates do not price costs zero (and is
+// reported as unpriced by the engine).
 func Cost(r *tariffs.Rates, u tariffs.Usage, n int64) decimal.Decimal {
 	if n == 0 {
 		return decimal.Zero
 	}
 	c := r.Price(u).Mul(decimal.NewFromInt(n))
-	if u == tariffs.Request {
+	if !u.IsToken() {
 		return c
 	}
 	return c.Shift(-6) // per 1M tokens; Shift is exact where Div would round

@@ -34,7 +34,7 @@ func FuzzCostAddsUp(f *testing.F) {
 		a := ledger.Tokens{Input: clip(in), CacheRead: clip(cached), CacheWrite: clip(write), Output: clip(out)}
 		a.Reasoning = clip(reasoning) % (a.Output + 1)
 		b := ledger.Tokens{Input: clip(in2), Output: clip(out2)}
-		qa, qb := QuantitiesOf(a), QuantitiesOf(b)
+		qa, qb := QuantitiesOf(a, ledger.ToolUses{}), QuantitiesOf(b, ledger.ToolUses{})
 		parts, total := CostOf(&r, &qa)
 		sum := decimal.Zero
 		for _, p := range parts {

@@ -33,7 +33,25 @@ type Options struct {
 	// period. Zero prices each call at the version in force at its own
 	// instant.
 	TariffAt time.Time
+	// MaxNames bounds the distinct logged model names the engine keeps
+	// apart; the calls of further names are priced under their tariff
+	// model, or grouped as OtherNames when no tariff knows them. Zero
+	// means DefaultMaxNames.
+	MaxNames int
+	// MaxGroups bounds the buckets: past it, a call that needs a new
+	// bucket has its groupings (key, team, user, model group) and an
+	// unknown model's name folded into the "(other ...)" values, its
+	// model, version, period and tier kept. Zero means DefaultMaxGroups.
+	MaxGroups int
 }
+
+// The budget of an engine's memory: with both full it holds about 300 MiB
+// (docs/scale.md), however many distinct names, keys, teams or users the
+// input has.
+const (
+	DefaultMaxNames  = 1 << 16
+	DefaultMaxGroups = 1 << 18
+)
 
 // Seen records call identities as 64-bit fingerprints with the call's start
 // instant (Unix nanoseconds); FirstSeen reports whether a fingerprint is new.
@@ -61,10 +79,14 @@ type bucketKey struct {
 	version *tariffs.Version
 	period  uint8
 	tier    uint8
+	service tariffs.ServiceTier
+	miss    tariffs.Miss // what of the call's service tier and region the tariff has no rates for
+	region  string
 	outcome Outcome
 	day     tariffs.Coverage // of a priced call: what its calendar knows of its local day
 	zero    bool             // the gateway recorded zero spend
 	noSpend bool             // the gateway records no spend at all
+	folded  bool             // groupings folded past the budget of buckets
 	group   string
 	holder
 	slot int64 // start of the day or hour (Unix seconds) when grouped by time
@@ -87,7 +109,8 @@ func (h *holder) compare(o *holder) int {
 // slot, the period, tier and outcome.
 func (k *bucketKey) cheapHash() uint64 {
 	h := prefix(k.key) ^ prefix(k.team)<<1 ^ prefix(k.user)<<2 ^ prefix(k.group)<<3 ^
-		uint64(k.slot)*0x9E3779B97F4A7C15 ^ uint64(k.period)<<40 ^ uint64(k.tier)<<48 ^ uint64(k.outcome)<<56
+		uint64(k.slot)*0x9E3779B97F4A7C15 ^ uint64(k.period)<<40 ^ uint64(k.tier)<<48 ^ uint64(k.outcome)<<56 ^
+		uint64(k.service)<<36 ^ prefix(k.region)<<4
 	if k.zero {
 		h = ^h
 	}
@@ -114,8 +137,9 @@ type bucket struct {
 	Calls    int64
 	Qty      Quantities
 	recorded exactSum
-	Model    *tariffs.Model // nil when unknown
-	Rates    *tariffs.Rates // nil unless priced
+	Model    *tariffs.Model       // nil when unknown
+	Rates    *tariffs.Rates       // nil unless priced
+	prices   *tariffs.ModelPrices // the model's prices in the bucket's service tier and region; nil unless priced
 }
 
 // Recorded returns the spend the gateway recorded for the bucket's calls.
@@ -151,24 +175,31 @@ func (b *bucket) periodName() string {
 // a spilling Seen), never with the calls themselves. An Engine is not safe
 // for concurrent use.
 type Engine struct {
-	cat        *tariffs.Catalog
-	opts       Options
-	dims       dimSet
-	zone       *time.Location
-	refs       map[refKey]*modelRef
-	recent     [8]recentRef // the last names resolved, tried before refs
-	nextRecent int
-	seen       Seen
-	seenErr    error
-	gateway    ledger.Gateway // of the last call fingerprinted
-	gatewayFP  uint64         // its hash
-	buckets    map[bucketKey]*bucket
-	rows       Rows
-	total      Quantities // of every call in a bucket: no sum of buckets exceeds it
-	sumErr     error
-	noFirst    int64 // calls billed at their start for want of a first-token instant
-	slots      slotCache
-	unsure     map[unsureKey]*CalendarGap
+	cat           *tariffs.Catalog
+	opts          Options
+	dims          dimSet
+	zone          *time.Location
+	refs          map[refKey]*modelRef
+	recent        [8]recentRef // the last names resolved, tried before refs
+	nextRecent    int
+	seen          Seen
+	seenErr       error
+	gateway       ledger.Gateway // of the last call fingerprinted
+	gatewayFP     uint64         // its hash
+	buckets       map[bucketKey]*bucket
+	rows          Rows
+	total         Quantities // of every call in a bucket: no sum of buckets exceeds it
+	sumErr        error
+	noFirst       int64 // calls billed at their start for want of a first-token instant
+	slots         slotCache
+	unsure        map[unsureKey]*CalendarGap
+	source        int // the number of the source read, from 0 (NextSource)
+	sourceStarted bool
+	maxNames      int                       // names kept in refs (Options.MaxNames)
+	maxGroups     int                       // buckets before groupings fold (Options.MaxGroups)
+	otherRefs     map[overflowKey]*modelRef // names beyond maxNames, by what they resolve to
+	foldedNames   int64
+	foldedCalls   int64
 }
 
 // unsureKey is a model and what its calendar knows of some days.
@@ -195,6 +226,8 @@ type modelRef struct {
 	cursor   *tariffs.Cursor
 	host     string          // the host the names were looked up among ("" : the first-party lists)
 	noTariff string          // the call's host, when no tariff prices that host
+	name     string          // the name its calls are known by when it stands for many (OtherNames)
+	misses   int             // calls that missed last, until recent is made
 	last     [4]hashedBucket // most recent first
 	// recent holds buckets of this name's calls by the top bits of
 	// bucketKey.cheapHash; its length is a power of two, set on first use.
@@ -231,11 +264,17 @@ func (r *modelRef) remember(b *bucket, h uint64) {
 }
 
 // recentSlot returns the slot of the cache by cheap hash where a bucket of
-// hash h is looked for first, making the cache on first use: 256 slots
-// when calls are grouped by model only (a model has few buckets then),
-// 4096 when grouped by key, user, day or the like (a model has thousands).
+// hash h is looked for first, making the cache once the name's calls have
+// missed its last buckets recentAfter times (most names of an input with
+// many have few calls, and the cache costs 4 KiB or more): 256 slots when
+// calls are grouped by model only (a model has few buckets then), 4096
+// when grouped by key, user, day or the like (a model has thousands). It
+// returns nil before.
 func (r *modelRef) recentSlot(h uint64, grouped bool) *hashedBucket {
 	if r.recent == nil {
+		if r.misses++; r.misses < recentAfter {
+			return nil
+		}
 		bits := uint8(8)
 		if grouped {
 			bits = 12
@@ -244,6 +283,10 @@ func (r *modelRef) recentSlot(h uint64, grouped bool) *hashedBucket {
 	}
 	return &r.recent[h>>r.shift]
 }
+
+// recentAfter is how many calls of a name miss its last buckets before
+// the name gets a cache by cheap hash.
+const recentAfter = 64
 
 // New returns an engine that prices calls against cat.
 func New(cat *tariffs.Catalog, opts Options) *Engine {
@@ -255,9 +298,17 @@ func New(cat *tariffs.Catalog, opts Options) *Engine {
 	if seen == nil {
 		seen = memorySeen{}
 	}
-	return &Engine{cat: cat, opts: opts, dims: setOf(opts.Dims), zone: zone,
+	e := &Engine{cat: cat, opts: opts, dims: setOf(opts.Dims), zone: zone,
 		refs: map[refKey]*modelRef{}, seen: seen,
-		buckets: map[bucketKey]*bucket{}, unsure: map[unsureKey]*CalendarGap{}}
+		buckets: map[bucketKey]*bucket{}, unsure: map[unsureKey]*CalendarGap{},
+		maxNames: opts.MaxNames, maxGroups: opts.MaxGroups}
+	if e.maxNames <= 0 {
+		e.maxNames = DefaultMaxNames
+	}
+	if e.maxGroups <= 0 {
+		e.maxGroups = DefaultMaxGroups
+	}
+	return e
 }
 
 // Rows returns the row accounting so far.
@@ -274,10 +325,20 @@ func (e *Engine) Reject() {
 func (e *Engine) AddPriced(c *ledger.Call) PricedCall {
 	pc := e.classify(c)
 	e.rows.count(pc.Outcome)
-	if pc.Outcome == Outside {
+	switch pc.Outcome {
+	case Outside, Overlap:
+		return pc
+	case Duplicate:
+		// Counted once: only the spend the gateway recorded on the second
+		// row is kept, to be explained.
+		b := e.place(&pc, c, c.Recorded.IsZero())
+		b.Calls++
+		if !b.k.zero {
+			b.recorded.Add(c.Recorded)
+		}
 		return pc
 	}
-	q := QuantitiesOf(c.Tokens)
+	q := QuantitiesOf(c.Tokens, c.Tools)
 	if !e.total.addChecked(&q) {
 		// Sums of these quantities would wrap: refuse the call, and the run.
 		if e.sumErr == nil {
@@ -307,6 +368,7 @@ func (e *Engine) place(pc *PricedCall, c *ledger.Call, zero bool) *bucket {
 	k.noSpend = !c.Gateway.RecordsSpend()
 	if pc.Outcome == Priced {
 		k.period, k.tier, k.day = uint8(pc.Quote.Period), uint8(pc.Tier), pc.Quote.Day
+		k.service, k.region, k.miss = tariffs.ServiceTier(c.ServiceTier), c.Region, pc.Miss
 		if k.day != tariffs.Covered {
 			e.noteUnsure(pc)
 		}
@@ -320,20 +382,74 @@ func (e *Engine) place(pc *PricedCall, c *ledger.Call, zero bool) *bucket {
 	b := pc.ref.recentBucket(&k, h)
 	if b == nil {
 		slot := pc.ref.recentSlot(h, e.dims&^(1<<DimModel) != 0)
-		if b = slot.b; b == nil || slot.h != h || b.k != k {
-			if b = e.buckets[k]; b == nil {
-				b = &bucket{k: k, Model: pc.Quote.Model, Rates: pc.Rates}
-				e.buckets[k] = b
+		if slot == nil || slot.b == nil || slot.h != h || slot.b.k != k {
+			b = e.bucketOf(&k, pc)
+			if slot != nil {
+				*slot = hashedBucket{h, b}
 			}
-			*slot = hashedBucket{h, b}
+		} else {
+			b = slot.b
 		}
 		pc.ref.remember(b, h)
+	}
+	if b.k.folded {
+		e.foldedCalls++
+		return b
 	}
 	if e.dims.has(DimKey) {
 		b.KeyAlias = firstAlias(b.KeyAlias, c.KeyAlias)
 	}
 	return b
 }
+
+// bucketOf returns the bucket of key k from the map, creating it when new.
+// Past the budget of buckets (Options.MaxGroups) a new key's groupings are
+// folded into the "(other ...)" values, its model, version, period and
+// tier kept, so that the calls are still priced exactly.
+func (e *Engine) bucketOf(k *bucketKey, pc *PricedCall) *bucket {
+	if b := e.buckets[*k]; b != nil {
+		return b
+	}
+	if len(e.buckets) >= e.maxGroups {
+		f := k.fold()
+		if b := e.buckets[f]; b != nil {
+			return b
+		}
+		k = &f
+	}
+	b := &bucket{k: *k, Model: pc.Quote.Model, Rates: pc.Rates, prices: pc.prices}
+	e.buckets[*k] = b
+	return b
+}
+
+// fold returns k with each grouping it has replaced by its "(other ...)"
+// value, and the logged name of an unknown model by OtherNames.
+func (k *bucketKey) fold() bucketKey {
+	f := *k
+	f.folded = true
+	for _, g := range []struct {
+		v     *string
+		other string
+	}{{&f.key, OtherKeys}, {&f.team, OtherTeams}, {&f.user, OtherUsers}, {&f.group, OtherGroups}} {
+		if *g.v != "" {
+			*g.v = g.other
+		}
+	}
+	if f.model == nil {
+		f.unknown = OtherNames
+	}
+	return f
+}
+
+// The values that stand for the names, keys, teams, users and model groups
+// beyond the budget (Options.MaxNames, Options.MaxGroups).
+const (
+	OtherNames  = "(other names)"
+	OtherKeys   = "(other keys)"
+	OtherTeams  = "(other teams)"
+	OtherUsers  = "(other users)"
+	OtherGroups = "(other groups)"
+)
 
 // groupKey fills the grouping fields of k that were asked for.
 func (e *Engine) groupKey(k *bucketKey, c *ledger.Call, at time.Time) {
@@ -368,11 +484,16 @@ func firstAlias(cur, alias string) string {
 
 // PricedCall is one call with what it costs.
 type PricedCall struct {
-	Outcome   Outcome
-	At        time.Time // billing instant
-	Quote     tariffs.Quote
-	Tier      int
-	Rates     *tariffs.Rates // nil unless priced
+	Outcome Outcome
+	At      time.Time // billing instant
+	Quote   tariffs.Quote
+	Tier    int
+	Rates   *tariffs.Rates // nil unless priced
+	// Miss says what of the call's service tier and region its tariff
+	// version has no rates for: Rates are then the standard tier's, or
+	// without the region's multiplier.
+	Miss      tariffs.Miss
+	prices    *tariffs.ModelPrices // the model's prices in the call's service tier and region
 	modelName string
 	ref       *modelRef
 }
@@ -398,7 +519,7 @@ func (p *PricedCall) Cost(c *ledger.Call) (byUsage [tariffs.NumUsage]decimal.Dec
 		}
 		return byUsage, decimal.Zero
 	}
-	q := QuantitiesOf(c.Tokens)
+	q := QuantitiesOf(c.Tokens, c.Tools)
 	return CostOf(p.Rates, &q)
 }
 
@@ -414,8 +535,7 @@ func (e *Engine) classify(c *ledger.Call) PricedCall {
 	switch {
 	case (!e.opts.Since.IsZero() && pc.At.Before(e.opts.Since)) || (!e.opts.Until.IsZero() && !pc.At.Before(e.opts.Until)):
 		pc.Outcome = Outside
-	case !e.firstSeen(c):
-		pc.Outcome = Duplicate
+	case e.seenBefore(c, &pc):
 	case c.CacheHit:
 		pc.Outcome = CacheHit
 	case c.Status == ledger.StatusFailure:
@@ -423,7 +543,7 @@ func (e *Engine) classify(c *ledger.Call) PricedCall {
 	case ref.model == nil:
 		pc.Outcome = Unpriced
 	default:
-		e.quote(&pc, c.Tokens.Prompt())
+		e.quote(&pc, c.Tokens.Prompt(), c)
 	}
 	return pc
 }
@@ -432,6 +552,9 @@ func (e *Engine) classify(c *ledger.Call) PricedCall {
 // names the tariff's model, or the logged name when there is none.
 func newPriced(c *ledger.Call, ref *modelRef) PricedCall {
 	pc := PricedCall{modelName: loggedName(c), ref: ref}
+	if ref.name != "" {
+		pc.modelName = ref.name
+	}
 	if ref.model != nil {
 		pc.modelName = ref.model.ID
 		pc.Quote.Model = ref.model
@@ -452,14 +575,20 @@ func (e *Engine) billingOf(ref *modelRef) tariffs.BillingTime {
 }
 
 // quote sets the quote, outcome, tier and rates of a call of a known model
-// at its billing instant.
-func (e *Engine) quote(pc *PricedCall, prompt int64) {
+// at its billing instant: the rates of the call's service tier and region
+// where the version lists them.
+func (e *Engine) quote(pc *PricedCall, prompt int64, c *ledger.Call) {
 	pc.Quote = *pc.ref.cursor.At(pc.At)
 	switch pc.Quote.Status {
 	case tariffs.Priced:
 		pc.Outcome = Priced
-		pc.Tier = pc.Quote.Prices.TierOf(prompt)
-		pc.Rates = pc.Quote.Prices.RatesAt(pc.Quote.Period, pc.Tier)
+		mp := pc.Quote.Prices
+		if c.ServiceTier != ledger.TierStandard || c.Region != "" {
+			mp, pc.Miss = mp.Variant(tariffs.ServiceTier(c.ServiceTier), c.Region)
+		}
+		pc.prices = mp
+		pc.Tier = mp.TierOf(prompt)
+		pc.Rates = mp.RatesAt(pc.Quote.Period, pc.Tier)
 	case tariffs.Retired:
 		pc.Outcome = Retired
 	default:
@@ -489,12 +618,47 @@ func (e *Engine) ref(c *ledger.Call) *modelRef {
 	r, ok := e.refs[name]
 	if !ok {
 		r = e.resolve(c)
-		e.refs[name] = r
+		if len(e.refs) < e.maxNames {
+			e.refs[name] = r
+		} else {
+			r = e.overflowRef(r)
+		}
 	}
 	e.recent[e.nextRecent] = recentRef{name, r}
 	e.nextRecent = (e.nextRecent + 1) % len(e.recent)
 	return r
 }
+
+// overflowKey is what a name beyond the budget of names resolved to.
+type overflowKey struct {
+	model          *tariffs.Model
+	host, noTariff string
+}
+
+// overflowRef returns the ref that stands for a name beyond the budget of
+// names, resolved to r: one per tariff model and host, and one, named
+// OtherNames, per host for the names no tariff knows.
+func (e *Engine) overflowRef(r *modelRef) *modelRef {
+	e.foldedNames++
+	k := overflowKey{r.model, r.host, r.noTariff}
+	if o := e.otherRefs[k]; o != nil {
+		return o
+	}
+	if e.otherRefs == nil {
+		e.otherRefs = map[overflowKey]*modelRef{}
+	}
+	if r.model == nil {
+		r.name = OtherNames
+	}
+	e.otherRefs[k] = r
+	return r
+}
+
+// Folded returns how many calls had a name beyond the budget of names
+// (priced under their tariff model, or as OtherNames), and how many
+// landed in a bucket whose groupings were folded past the budget of
+// groups.
+func (e *Engine) Folded() (names, groups int64) { return e.foldedNames, e.foldedCalls }
 
 // resolve finds a call's model among the lists of its host: the name the
 // gateway priced it under (PriceKey), then the name sent upstream, then
@@ -536,17 +700,34 @@ func (e *Engine) resolve(c *ledger.Call) *modelRef {
 	return r
 }
 
-// firstSeen records a call's identity and reports whether it is new. The
-// identity is the reader's Identity plus the start instant: gateways reuse
-// request ids for different calls (LiteLLM logs "None" when a provider
-// sends no id), while a row exported twice repeats both. Identities are
-// kept as 64-bit hashes (Options.Seen decides how), so two different
-// identities collide with probability about n²/2⁶⁵: under 10⁻⁶ for ten
-// million calls. Identity hashes are the same in every engine of a
+// NextSource tells the engine that the calls that follow come from another
+// source (file, export or database) than those before: a call read again
+// from the same source is a Duplicate, one read before from another source
+// an Overlap.
+func (e *Engine) NextSource() {
+	if e.sourceStarted {
+		e.source++
+	}
+	e.sourceStarted = true
+}
+
+// seenBefore records a call's identity and reports whether it was read
+// before, setting the call's outcome to Duplicate or Overlap when it was.
+// The identity is the reader's Identity plus the start instant: gateways
+// reuse request ids for different calls (LiteLLM logs "None" when a
+// provider sends no id), while a row exported twice repeats both.
+// Identities are kept as 64-bit hashes (Options.Seen decides how), so two
+// different identities collide with probability about n²/2⁶⁵: under 10⁻⁶
+// for ten million calls. Identity hashes are the same in every engine of a
 // process, so that engines pricing parts of one stream can share a Seen.
-func (e *Engine) firstSeen(c *ledger.Call) bool {
+//
+// From the second source on, each identity is also recorded salted with
+// the source's number, to tell a call this source repeats (the gateway
+// logged it twice) from one an earlier source held (overlapping exports):
+// the set then keeps two fingerprints per call of those sources.
+func (e *Engine) seenBefore(c *ledger.Call, pc *PricedCall) bool {
 	if c.Identity == "" {
-		return true
+		return false
 	}
 	if c.Gateway != e.gateway {
 		e.gateway, e.gatewayFP = c.Gateway, ledger.HashIdentity(string(c.Gateway))
@@ -556,7 +737,27 @@ func (e *Engine) firstSeen(c *ledger.Call) bool {
 		id = ledger.HashIdentity(c.Identity)
 	}
 	ns := c.Start.UnixNano()
-	first, err := e.seen.FirstSeen(fingerprint(e.gatewayFP, id, ns), ns)
+	if e.source > 0 {
+		salt := uint64(e.source) * 0xD6E8FEB86659FD93
+		if !e.firstSeen(fingerprint(e.gatewayFP^salt, id, ns), ns) {
+			pc.Outcome = Duplicate
+			return true
+		}
+	}
+	if e.firstSeen(fingerprint(e.gatewayFP, id, ns), ns) {
+		return false
+	}
+	pc.Outcome = Duplicate
+	if e.source > 0 {
+		pc.Outcome = Overlap
+	}
+	return true
+}
+
+// firstSeen reports whether fingerprint fp is new to the identity set; on
+// an error of the set it keeps the error and takes the call as new.
+func (e *Engine) firstSeen(fp uint64, ns int64) bool {
+	first, err := e.seen.FirstSeen(fp, ns)
 	if err != nil && e.seenErr == nil {
 		e.seenErr = err
 	}

@@ -23,7 +23,7 @@ const (
 	KindNotRecorded                                // priced calls of a gateway that records no spend
 	KindUnpricedModel                              // calls of a model no tariff prices then
 	KindRetiredModel                               // calls of a model its provider had retired
-	KindDuplicates                                 // the same call logged more than once
+	KindDuplicates                                 // the same call logged twice by the gateway, in one source
 	KindCacheHits                                  // calls answered from the gateway's response cache
 	KindFailedWithSpend                            // failed calls that carry spend
 	KindRounding                                   // recorded matches official but for floating-point noise
@@ -31,12 +31,14 @@ const (
 	KindUnpricedHost                               // calls of a host no tariff prices
 	KindCalendarUncovered                          // priced calls on days past the years the calendar covers
 	KindCalendarProvisional                        // priced calls on days of a provisional calendar year
+	KindUnpricedQuantity                           // a quantity of priced calls their tariff does not price (Engine.Unpriced)
+	KindTierOrRegion                               // priced calls of a service tier other than standard, or of a region
 	numKinds
 )
 
 var kindNames = [numKinds]string{"flat_price", "cached_as_input", "zero_spend", "not_recorded", "unpriced_model",
 	"retired_model", "duplicates", "cache_hits", "failed_with_spend", "rounding", "unexplained", "unpriced_host",
-	"calendar_uncovered", "calendar_provisional"}
+	"calendar_uncovered", "calendar_provisional", "unpriced_quantity", "tier_or_region"}
 
 // String returns the kind's name as reports spell it, e.g. "flat_price".
 func (k ExplanationKind) String() string { return kindNames[k] }
@@ -58,7 +60,7 @@ type Explanation struct {
 	Version string          // flat price: the version whose rates match
 	Period  string          // flat price: the period whose rates match
 	RatesOf string          // flat price: the model whose rates match, when another
-	Tokens  int64           // cache hits: the tokens the provider never saw
+	Tokens  int64           // cache hits: the tokens the provider never saw; unpriced quantity: the tokens or uses
 	Host    string          // unpriced host: the host no tariff prices (Model is empty)
 	// FirstDay and LastDay are, for the calendar kinds, the first and last
 	// local day of the calls concerned; zero otherwise.
@@ -85,6 +87,12 @@ type modelTally struct {
 	failedSpended int64
 	unsureCalls   [numCoverages]int64           // priced calls by what the calendar knows of their day
 	unsureCost    [numCoverages]decimal.Decimal // their official cost
+	// Priced calls with recorded spend in a service tier other than
+	// standard or in a region: kept out of the flat-price search.
+	tierCalls    int64
+	tierOfficial decimal.Decimal
+	tierRecorded decimal.Decimal
+	tierWhat     []string
 }
 
 // numCoverages is the number of tariffs.Coverage values.
@@ -101,7 +109,8 @@ func (e *Engine) tallies() []*modelTally {
 		if t == nil {
 			t = &modelTally{name: b.k.name(), model: b.Model, official: decimal.Zero, recorded: decimal.Zero,
 				zeroOfficial: decimal.Zero, noSpendCost: decimal.Zero, periodTokens: map[string]int64{},
-				unsureCost: [numCoverages]decimal.Decimal{decimal.Zero, decimal.Zero, decimal.Zero}}
+				unsureCost:   [numCoverages]decimal.Decimal{decimal.Zero, decimal.Zero, decimal.Zero},
+				tierOfficial: decimal.Zero, tierRecorded: decimal.Zero}
 			for i := range t.outcomeSpend {
 				t.outcomeSpend[i] = decimal.Zero
 			}
@@ -113,6 +122,22 @@ func (e *Engine) tallies() []*modelTally {
 		case o == Priced && b.k.noSpend:
 			t.noSpendCalls += b.Calls
 			t.noSpendCost = t.noSpendCost.Add(b.Official())
+		case o == Priced && !b.k.zero && (b.k.service != tariffs.Standard || b.k.region != ""):
+			// A gateway's one flat price per model has no rates for them:
+			// they are not evidence of the flat price it records at.
+			t.tierCalls += b.Calls
+			t.tierOfficial = t.tierOfficial.Add(b.Official())
+			t.tierRecorded = t.tierRecorded.Add(b.Recorded())
+			what := "service tier " + b.k.service.String()
+			if b.k.region != "" {
+				what = "region " + b.k.region
+				if b.k.service != tariffs.Standard {
+					what = "service tier " + b.k.service.String() + " in region " + b.k.region
+				}
+			}
+			if !slices.Contains(t.tierWhat, what) {
+				t.tierWhat = append(t.tierWhat, what)
+			}
 		case o == Priced && b.k.zero:
 			t.zeroCalls += b.Calls
 			t.zeroOfficial = t.zeroOfficial.Add(b.Official())
@@ -128,7 +153,7 @@ func (e *Engine) tallies() []*modelTally {
 			t.qtyByTier[b.k.tier].Add(&b.Qty)
 			t.official = t.official.Add(b.Official())
 			t.recorded = t.recorded.Add(b.Recorded())
-			for u := range tariffs.NumUsage - 1 {
+			for u := range tariffs.NumTokenUsage {
 				t.periodTokens[b.periodName()] += b.Qty[u]
 			}
 		default:
@@ -138,7 +163,7 @@ func (e *Engine) tallies() []*modelTally {
 			t.outcomeCalls[o] += b.Calls
 			t.outcomeSpend[o] = t.outcomeSpend[o].Add(b.Recorded())
 			if o == CacheHit {
-				for u := range tariffs.NumUsage - 1 {
+				for u := range tariffs.NumTokenUsage {
 					t.cacheTokens += b.Qty[u]
 				}
 			}
@@ -155,6 +180,16 @@ func (e *Engine) explain() []Explanation {
 	for _, t := range e.tallies() {
 		out = append(out, t.explain()...)
 		out = append(out, e.calendarNotes(t)...)
+	}
+	for _, u := range e.Unpriced() {
+		// Its amount is unknown (zero): the official cost leaves it out.
+		x := Explanation{Kind: KindUnpricedQuantity, Model: u.Model, Amount: decimal.Zero, Detail: u.Detail()}
+		if u.Kind == UnpricedUsage {
+			x.Tokens = u.Quantity
+		} else {
+			x.Calls = u.Quantity
+		}
+		out = append(out, x)
 	}
 	return append(out, e.hostExplanations()...)
 }
@@ -255,6 +290,11 @@ func (t *modelTally) explain() []Explanation {
 	default:
 		out = append(out, t.flatPrice(gap))
 	}
+	if t.tierCalls > 0 {
+		out = append(out, Explanation{Kind: KindTierOrRegion, Model: t.name, Calls: t.tierCalls, Amount: t.tierOfficial.Sub(t.tierRecorded),
+			Detail: fmt.Sprintf("%d priced call(s) in %s: official %s, recorded %s; one flat price per model cannot price them (blend leaves them out)",
+				t.tierCalls, strings.Join(t.tierWhat, ", "), t.tierOfficial, t.tierRecorded)})
+	}
 	if t.zeroCalls > 0 && !t.zeroOfficial.IsZero() {
 		out = append(out, Explanation{Kind: KindZeroSpend, Model: t.name, Calls: t.zeroCalls, Amount: t.zeroOfficial,
 			Detail: fmt.Sprintf("%d priced call(s) recorded with zero spend; their official cost is %s", t.zeroCalls, t.zeroOfficial)})
@@ -275,7 +315,7 @@ func (t *modelTally) explain() []Explanation {
 	}{
 		{Unpriced, KindUnpricedModel, "call(s) of a model no tariff version prices then"},
 		{Retired, KindRetiredModel, "call(s) of a model its provider had retired"},
-		{Duplicate, KindDuplicates, "duplicate call(s) (same request id and start) counted once"},
+		{Duplicate, KindDuplicates, "call(s) the gateway logged twice in one source (same request id and start), counted once, the second row's spend charged to the key"},
 		{Failed, KindFailedWithSpend, "failed call(s) that carry recorded spend"},
 	} {
 		calls, spend := t.outcomeCalls[o.outcome], t.outcomeSpend[o.outcome]
@@ -305,6 +345,8 @@ type candidate struct {
 	prices  *tariffs.ModelPrices
 	period  int
 	cached  bool // cache reads at the input price
+	oneHour bool // 1-hour cache writes at the 5-minute price (LiteLLM without cache_creation_input_token_cost_above_1hr)
+	noTools bool // tool uses not recorded
 }
 
 // rates returns the candidate's rates for calls of tier i (as priced),
@@ -313,6 +355,14 @@ func (c *candidate) rates(i int) tariffs.Rates {
 	r := *c.prices.RatesAt(c.period, min(i, len(c.prices.Tiers)))
 	if c.cached {
 		r.Set(tariffs.CacheRead, r.Price(tariffs.Input))
+	}
+	if c.oneHour {
+		r.Set(tariffs.CacheWrite1h, r.Price(tariffs.CacheWrite))
+	}
+	if c.noTools {
+		for _, u := range tariffs.Tools {
+			r.Set(u, decimal.Zero)
+		}
 	}
 	return r
 }
@@ -342,13 +392,20 @@ func (t *modelTally) flatPrice(gap decimal.Decimal) Explanation {
 		if c.cached {
 			x.Kind = KindCachedAsInput
 		}
+		notes := cachedNote(c.cached)
+		if c.oneHour {
+			notes += ", with 1-hour cache writes at the 5-minute price"
+		}
+		if c.noTools {
+			notes += ", with no tool fees"
+		}
 		whose := "its own"
 		if c.model != t.model {
 			x.RatesOf, whose = c.model.ID, c.model.ID+"'s"
 		}
 		base := c.rates(0)
 		x.Detail = fmt.Sprintf("recorded at a flat price equal to %s %s rates of version %s (%s) at every hour%s; %s",
-			whose, x.Period, x.Version, describeRates(&base), cachedNote(c.cached), t.periodMix())
+			whose, x.Period, x.Version, describeRates(&base), notes, t.periodMix())
 		return x
 	}
 	return x
@@ -408,16 +465,40 @@ func (t *modelTally) candidates() []candidate {
 				continue
 			}
 			for p := range v.Periods {
-				c := candidate{model: m, version: v, prices: mp, period: p}
-				cached := c
-				cached.cached = true
+				cs := t.variants(candidate{model: m, version: v, prices: mp, period: p})
 				if m == t.model {
-					own = append(own, c, cached)
+					own = append(own, cs...)
 				} else {
-					others = append(others, c, cached)
+					others = append(others, cs...)
 				}
 			}
 		}
 	}
 	return append(own, others...)
+}
+
+// variants returns c and its readings by a gateway that lacks some of the
+// tariff's prices: cache reads at the input price; where the tally has
+// them, 1-hour writes at the 5-minute price and tool uses not recorded.
+// The plainest reading comes first.
+func (t *modelTally) variants(c candidate) []candidate {
+	var q Quantities
+	for i := range t.qtyByTier {
+		q.Add(&t.qtyByTier[i])
+	}
+	out := []candidate{c}
+	grow := func(set func(*candidate)) {
+		for _, x := range out {
+			set(&x)
+			out = append(out, x)
+		}
+	}
+	grow(func(x *candidate) { x.cached = true })
+	if q[tariffs.CacheWrite1h] > 0 {
+		grow(func(x *candidate) { x.oneHour = true })
+	}
+	if q[tariffs.WebSearch]+q[tariffs.WebFetch]+q[tariffs.FileSearch] > 0 {
+		grow(func(x *candidate) { x.noTools = true })
+	}
+	return out
 }

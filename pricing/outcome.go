@@ -14,17 +14,24 @@ const (
 	Retired
 	// Failed: the gateway logged the call as failed; it is not priced.
 	Failed
-	// Duplicate: a call with the same identity was read before.
+	// Duplicate: a call with the same identity was read before from the
+	// same source: the gateway logged it twice. It counts once in calls and
+	// tokens; the spend recorded on the second row stays in the recorded
+	// spend (the gateway charged it) and is explained as duplicates.
 	Duplicate
 	// Outside: the call's billing instant lies outside the window asked for.
 	Outside
 	// CacheHit: the gateway answered from its own response cache; the
 	// provider was never called, so the call costs nothing officially.
 	CacheHit
+	// Overlap: a call with the same identity was read before from another
+	// source (exports that overlap, a database given twice). It counts
+	// nowhere but in Rows.Duplicate: not in calls, tokens or recorded spend.
+	Overlap
 	numOutcomes
 )
 
-var outcomeNames = [numOutcomes]string{"priced", "unpriced", "retired", "failed", "duplicate", "outside", "cache_hit"}
+var outcomeNames = [numOutcomes]string{"priced", "unpriced", "retired", "failed", "duplicate", "outside", "cache_hit", "overlap"}
 
 // String returns the outcome's name as reports spell it.
 func (o Outcome) String() string { return outcomeNames[o] }
@@ -36,7 +43,7 @@ type Rows struct {
 	Unpriced  int64
 	Retired   int64
 	Failed    int64
-	Duplicate int64
+	Duplicate int64 // both Duplicate and Overlap calls
 	Rejected  int64
 	Outside   int64
 	CacheHit  int64
@@ -57,7 +64,7 @@ func (r *Rows) countN(o Outcome, n int64) {
 		r.Retired += n
 	case Failed:
 		r.Failed += n
-	case Duplicate:
+	case Duplicate, Overlap:
 		r.Duplicate += n
 	case Outside:
 		r.Outside += n

@@ -21,6 +21,10 @@ type Reconciliation struct {
 	By           []Dim // the dimensions of the groups, in the order asked for
 	Groups       []Group
 	Explanations []Explanation
+	// Billed sums what priced calls were billed for beyond plain tokens:
+	// 1-hour cache writes, tool uses, service tiers and regions (see
+	// Modifier); empty when no call had any.
+	Billed []Modifier
 }
 
 // Totals are the sums over every call read.
@@ -60,22 +64,34 @@ func (g *Group) PeakShare() decimal.NullDecimal {
 	return ratio(decimal.NewFromInt(g.PeakTokens), decimal.NewFromInt(g.TimedTokens))
 }
 
-// TokenCounts are token totals by usage type; Output includes Reasoning.
+// TokenCounts are token totals by usage type, and the uses of each tool;
+// Output includes Reasoning; CacheWrite and CacheWrite1h are disjoint.
 type TokenCounts struct {
-	Input      int64
-	CacheRead  int64
-	CacheWrite int64
-	Output     int64
-	Reasoning  int64
+	Input        int64
+	CacheRead    int64
+	CacheWrite   int64
+	Output       int64
+	Reasoning    int64
+	CacheWrite1h int64
+	WebSearch    int64
+	WebFetch     int64
+	FileSearch   int64
 }
 
 func (t *TokenCounts) add(q *Quantities) {
 	t.Input += q[tariffs.Input]
 	t.CacheRead += q[tariffs.CacheRead]
 	t.CacheWrite += q[tariffs.CacheWrite]
+	t.CacheWrite1h += q[tariffs.CacheWrite1h]
 	t.Output += q[tariffs.Output] + q[tariffs.Reasoning]
 	t.Reasoning += q[tariffs.Reasoning]
+	t.WebSearch += q[tariffs.WebSearch]
+	t.WebFetch += q[tariffs.WebFetch]
+	t.FileSearch += q[tariffs.FileSearch]
 }
+
+// Tools reports whether any tool was used.
+func (t *TokenCounts) Tools() bool { return t.WebSearch+t.WebFetch+t.FileSearch > 0 }
 
 // Reconcile builds the reconciliation of everything the engine priced,
 // grouped by the engine's dimensions. Groups come sorted by their values,
@@ -104,7 +120,6 @@ func (e *Engine) reconcileGroups() *Reconciliation {
 	for _, b := range e.sortedBuckets() {
 		o, rec := b.Official(), b.Recorded()
 		official, recorded = official.Add(o), recorded.Add(rec)
-		calls += b.Calls
 		k := e.groupKeyOf(b)
 		g := groups[k]
 		if g == nil {
@@ -112,7 +127,10 @@ func (e *Engine) reconcileGroups() *Reconciliation {
 			groups[k] = g
 			order = append(order, g)
 		}
-		g.Calls += b.Calls
+		if b.k.outcome != Duplicate { // a call logged twice counts once
+			g.Calls += b.Calls
+			calls += b.Calls
+		}
 		if b.Model != nil && b.k.outcome == Priced {
 			g.PricedCalls += b.Calls
 			currencies[b.Model.Provider.Currency] = true
@@ -135,6 +153,7 @@ func (e *Engine) reconcileGroups() *Reconciliation {
 	r.Explanations = []Explanation{}
 	r.Totals = Totals{Calls: calls, Official: official, Recorded: recorded,
 		Gap: official.Sub(recorded), Ratio: ratio(recorded, official), Explained: decimal.Zero}
+	r.Billed = e.modifiers()
 	return r
 }
 
@@ -227,6 +246,10 @@ func bucketLess(a, b *bucketKey) bool {
 		return a.period < b.period
 	case a.tier != b.tier:
 		return a.tier < b.tier
+	case a.service != b.service:
+		return a.service < b.service
+	case a.region != b.region:
+		return a.region < b.region
 	case a.outcome != b.outcome:
 		return a.outcome < b.outcome
 	case a.day != b.day:

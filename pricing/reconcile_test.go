@@ -13,7 +13,7 @@ import (
 // costAtRates prices a call's tokens at fixed rates, as a gateway with one
 // flat price would record it.
 func costAtRates(c *ledger.Call, r *tariffs.Rates) decimal.Decimal {
-	q := QuantitiesOf(c.Tokens)
+	q := QuantitiesOf(c.Tokens, c.Tools)
 	_, total := CostOf(r, &q)
 	return total
 }

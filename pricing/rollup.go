@@ -55,7 +55,7 @@ func (r *Engine) rollKey(k bucketKey, fromHours bool) bucketKey {
 func (r *Engine) mergeBucket(k bucketKey, b *bucket) {
 	nb := r.buckets[k]
 	if nb == nil {
-		nb = &bucket{k: k, Model: b.Model, Rates: b.Rates}
+		nb = &bucket{k: k, Model: b.Model, Rates: b.Rates, prices: b.prices}
 		r.buckets[k] = nb
 	}
 	if r.dims.has(DimKey) {
@@ -90,7 +90,7 @@ func (e *Engine) Within(from, until time.Time) *Engine {
 // dearest period.
 func timedTokens(b *bucket) (timed, peak int64) {
 	for u := range tariffs.NumUsage {
-		if tariffs.Usage(u) == tariffs.Request || b.Qty[u] == 0 {
+		if !tariffs.Usage(u).IsToken() || b.Qty[u] == 0 {
 			continue
 		}
 		low, high, isPeak := priceRange(b, tariffs.Usage(u))

@@ -348,11 +348,15 @@ func rowRates(m *tariffs.Model, known bool, r *provider.Row) (*rowRate, string) 
 		return nil, fmt.Sprintf("the bucket from %s to %s spans more than one rate set (ask for hourly buckets)",
 			r.Start.Format(time.RFC3339), r.End.Format(time.RFC3339))
 	}
+	mp := q.Prices
+	if r.ServiceTier != tariffs.Standard || r.Region != "" {
+		mp, _ = mp.Variant(r.ServiceTier, r.Region)
+	}
 	tier := 0
 	if r.Context == "200k-1M" {
-		tier = q.Prices.TierOf(200_001)
+		tier = mp.TierOf(200_001)
 	}
-	return &rowRate{rates: q.Prices.RatesAt(q.Period, tier), version: q.Version.Name, period: q.PeriodName()}, ""
+	return &rowRate{rates: mp.RatesAt(q.Period, tier), version: q.Version.Name, period: q.PeriodName()}, ""
 }
 
 // AddCall adds one priced gateway call. Duplicates, failed calls, answers
@@ -360,7 +364,7 @@ func rowRates(m *tariffs.Model, known bool, r *provider.Row) (*rowRate, string) 
 // out: providers bill none of them.
 func (b *ThreeWayBuilder) AddCall(c *ledger.Call, pc *PricedCall) {
 	switch pc.Outcome {
-	case Duplicate, Failed, CacheHit, Outside:
+	case Duplicate, Overlap, Failed, CacheHit, Outside:
 		return
 	}
 	prov, currency := "", ""
@@ -378,7 +382,7 @@ func (b *ThreeWayBuilder) AddCall(c *ledger.Call, pc *PricedCall) {
 		cell.currency = currency
 	}
 	cell.gwCalls++
-	q := QuantitiesOf(c.Tokens)
+	q := QuantitiesOf(c.Tokens, c.Tools)
 	cell.gwTokens.add(&q)
 	if pc.Outcome == Priced {
 		acc := cell.gwQty[pc.Rates]
@@ -430,8 +434,8 @@ func (b *ThreeWayBuilder) Build(rows Rows) *ThreeWay {
 		d.Rounding = !d.Drift.IsZero() && closeTo(d.Billed, d.Official)
 		if d.Tokens > 0 {
 			per := d.Billed
-			if d.Usage != tariffs.Request.String() {
-				per = per.Shift(6)
+			if u, err := tariffs.ParseUsage(d.Usage); err == nil && u.IsToken() {
+				per = per.Shift(6) // per 1M tokens; per call or use otherwise
 			}
 			d.BilledPrice = decimal.NewNullDecimal(per.DivRound(decimal.NewFromInt(d.Tokens), BlendPlaces))
 		}

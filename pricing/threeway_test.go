@@ -209,16 +209,17 @@ func TestThreeWaySmallCase(t *testing.T) {
 	}
 
 	// Drift: the only drift that is not float noise is Anthropic's web
-	// search, billed in total for the model's version.
+	// search: the cost report bills it (cost_type web_search) for the one
+	// search the usage report counts, and the test tariff has no fee.
 	var material []pricing.Drift
 	for _, x := range tw.Drifts {
 		if !x.Drift.IsZero() && !x.Rounding {
 			material = append(material, x)
 		}
 	}
-	if len(material) != 1 || material[0].Model != "claude-haiku-4-5" || material[0].Usage != "" ||
-		material[0].Version != "2026-01-01" || !material[0].Drift.Equal(dec("0.01")) {
-		t.Errorf("drift: %+v, want one: claude-haiku-4-5 version 2026-01-01 billed in total, 0.01", material)
+	if len(material) != 1 || material[0].Model != "claude-haiku-4-5" || material[0].Usage != "web_search" || material[0].Tokens != 1 ||
+		material[0].Version != "2026-01-01" || !material[0].Drift.Equal(dec("0.01")) || !material[0].BilledPrice.Decimal.Equal(dec("0.01")) {
+		t.Errorf("drift: %+v, want one: claude-haiku-4-5 version 2026-01-01 web_search, 1 use billed 0.01", material)
 	}
 }
 

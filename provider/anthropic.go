@@ -17,10 +17,31 @@ type anthropicUsageResult struct {
 		OneHour     json.Number `json:"ephemeral_1h_input_tokens"`
 	} `json:"cache_creation"`
 	Output        json.Number `json:"output_tokens"`
-	Model         *string     `json:"model"`
-	APIKeyID      *string     `json:"api_key_id"`
-	WorkspaceID   *string     `json:"workspace_id"`
-	ContextWindow *string     `json:"context_window"`
+	ServerToolUse *struct {
+		WebSearch json.Number `json:"web_search_requests"`
+	} `json:"server_tool_use"`
+	Model         *string `json:"model"`
+	APIKeyID      *string `json:"api_key_id"`
+	WorkspaceID   *string `json:"workspace_id"`
+	ContextWindow *string `json:"context_window"`
+	ServiceTier   *string `json:"service_tier"`
+	InferenceGeo  *string `json:"inference_geo"`
+}
+
+// anthropicTier reads the service tier and region of a row grouped by
+// them: "standard" and "batch" (the report's tiers), "global" (no region).
+func anthropicTier(row *Row, tier, geo *string) error {
+	if t := str(tier); t != "" && t != "standard" {
+		s, err := tariffs.ParseServiceTier(t)
+		if err != nil {
+			return fmt.Errorf("%w: service_tier: %v", ErrBadValue, err)
+		}
+		row.ServiceTier = s
+	}
+	if g := strings.ToLower(str(geo)); g != "" && g != "global" && g != "not_available" {
+		row.Region = g
+	}
+	return nil
 }
 
 func anthropicUsage(raw json.RawMessage) (Row, error) {
@@ -34,7 +55,14 @@ func anthropicUsage(raw json.RawMessage) (Row, error) {
 		five, hour = r.CacheCreation.FiveMinutes, r.CacheCreation.OneHour
 	}
 	var w5, w1 int64
-	var err error
+	var search json.Number
+	if r.ServerToolUse != nil {
+		search = r.ServerToolUse.WebSearch
+	}
+	err := anthropicTier(&row, r.ServiceTier, r.InferenceGeo)
+	if err != nil {
+		return row, err
+	}
 	for _, f := range []struct {
 		name string
 		n    json.Number
@@ -45,14 +73,14 @@ func anthropicUsage(raw json.RawMessage) (Row, error) {
 		{"cache_creation.ephemeral_5m_input_tokens", five, &w5},
 		{"cache_creation.ephemeral_1h_input_tokens", hour, &w1},
 		{"output_tokens", r.Output, &row.Qty[tariffs.Output]},
+		{"server_tool_use.web_search_requests", search, &row.Qty[tariffs.WebSearch]},
 	} {
 		if *f.to, err = count(f.name, f.n); err != nil {
 			return row, err
 		}
 	}
-	// The tariff format has one cache-write price (the 5-minute one): 1-hour
-	// writes are counted with them and show as drift on cache_write.
-	row.Qty[tariffs.CacheWrite] = w5 + w1
+	// The report splits writes by lifetime, as the tariff does.
+	row.Qty[tariffs.CacheWrite], row.Qty[tariffs.CacheWrite1h] = w5, w1
 	return row, nil
 }
 
@@ -67,6 +95,8 @@ type anthropicCostResult struct {
 	TokenType   *string `json:"token_type"`
 	WorkspaceID *string `json:"workspace_id"`
 	Context     *string `json:"context_window"`
+	ServiceTier *string `json:"service_tier"`
+	Geo         *string `json:"inference_geo"`
 }
 
 // anthropicTokenTypes maps a cost's token_type to a usage type.
@@ -74,7 +104,7 @@ var anthropicTokenTypes = map[string]tariffs.Usage{
 	"uncached_input_tokens":                    tariffs.Input,
 	"cache_read_input_tokens":                  tariffs.CacheRead,
 	"cache_creation.ephemeral_5m_input_tokens": tariffs.CacheWrite,
-	"cache_creation.ephemeral_1h_input_tokens": tariffs.CacheWrite,
+	"cache_creation.ephemeral_1h_input_tokens": tariffs.CacheWrite1h,
 	"output_tokens":                            tariffs.Output,
 }
 
@@ -95,7 +125,14 @@ func anthropicCost(raw json.RawMessage) (Row, error) {
 	if row.Currency == "" {
 		row.Currency = "USD" // the API documents USD as the only currency
 	}
-	if u, ok := anthropicTokenTypes[str(r.TokenType)]; ok && str(r.CostType) != "web_search" && str(r.CostType) != "code_execution" {
+	if err := anthropicTier(&row, r.ServiceTier, r.Geo); err != nil {
+		return row, err
+	}
+	switch u, ok := anthropicTokenTypes[str(r.TokenType)]; {
+	case str(r.CostType) == "web_search":
+		row.Split = true
+		row.ByUsage[tariffs.WebSearch] = row.Billed
+	case ok && str(r.CostType) != "code_execution":
 		row.Split = true
 		row.ByUsage[u] = row.Billed
 	}

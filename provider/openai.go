@@ -47,6 +47,9 @@ func openAIUsage(raw json.RawMessage) (Row, error) {
 		return row, fmt.Errorf("%w: input_cached_tokens %d exceed input_tokens %d", ErrBadValue, cached, in)
 	}
 	row.Qty[tariffs.Input], row.Qty[tariffs.CacheRead] = in-cached, cached
+	if r.Batch != nil && *r.Batch {
+		row.ServiceTier = tariffs.Batch // grouped by batch: the Batch API's rows
+	}
 	return row, nil
 }
 

@@ -81,13 +81,29 @@ func read(ctx context.Context, name string, r io.Reader) (*Export, error) {
 	if err != nil {
 		return nil, &Error{Where: name, Err: fmt.Errorf("%w: %w", ErrUnknownFormat, err)}
 	}
-	if first == 0 {
-		return nil, &Error{Where: name, Err: fmt.Errorf("%w: binary content (a NUL byte), not a usage export", ErrUnknownFormat)}
+	if err := sniffBinary(br); err != nil {
+		return nil, &Error{Where: name, Err: err}
 	}
 	if first == '{' || first == '[' {
 		return readPages(ctx, name, br)
 	}
 	return readDeepSeek(ctx, name, br)
+}
+
+// sniffBinary refuses, by its first bytes, an input that is no text
+// export: a zip (an XLSX workbook is one), a PDF, or anything with a NUL
+// byte, such as /dev/zero.
+func sniffBinary(br *bufio.Reader) error {
+	head, _ := br.Peek(512)
+	switch {
+	case bytes.HasPrefix(head, []byte("PK\x03\x04")):
+		return fmt.Errorf("%w: this is a zip archive (an XLSX workbook is one), not a usage export; give the CSV or JSON itself", ErrUnknownFormat)
+	case bytes.HasPrefix(head, []byte("%PDF-")):
+		return fmt.Errorf("%w: this is a PDF document, not a usage export", ErrUnknownFormat)
+	case bytes.IndexByte(head, 0) >= 0:
+		return fmt.Errorf("%w: binary content (a NUL byte), not a usage export", ErrUnknownFormat)
+	}
+	return nil
 }
 
 // firstByte peeks at the first byte that is not white space or a BOM.

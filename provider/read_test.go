@@ -64,9 +64,11 @@ func TestReadFixtures(t *testing.T) {
 				byUsage: map[tariffs.Usage]string{tariffs.Output: "0.00030000000000000003"}, where: "openai-costs.json: data[0].results[2]"},
 		}},
 		{"anthropic-usage.json", AnthropicUsage, []want{{
-			// cache_creation's 5m and 1h writes add up: 400 + 0.
+			// cache_creation's 5m writes (400) and 1h writes (0) stay apart;
+			// server_tool_use counts one web search.
 			start: "2026-10-12T00:00:00Z", end: "2026-10-13T00:00:00Z", model: "claude-haiku-4-5-20251001", keyID: "apikey_01Rj2N8SVvo6BePZj99NhmiT",
-			qty:    [tariffs.NumUsage]int64{tariffs.Input: 1500, tariffs.CacheRead: 2000, tariffs.CacheWrite: 400, tariffs.Output: 300},
+			qty: [tariffs.NumUsage]int64{tariffs.Input: 1500, tariffs.CacheRead: 2000, tariffs.CacheWrite: 400, tariffs.Output: 300,
+				tariffs.WebSearch: 1},
 			tokens: true, where: "anthropic-usage.json: data[0].results[0]",
 		}}},
 		{"anthropic-cost.json", AnthropicCost, []want{
@@ -79,9 +81,9 @@ func TestReadFixtures(t *testing.T) {
 				byUsage: map[tariffs.Usage]string{tariffs.CacheWrite: "0.0005"}, where: "anthropic-cost.json: data[0].results[2]"},
 			{start: "2026-10-12T00:00:00Z", end: "2026-10-13T00:00:00Z", model: "claude-haiku-4-5-20251001", billed: "0.0015",
 				byUsage: map[tariffs.Usage]string{tariffs.Output: "0.0015"}, where: "anthropic-cost.json: data[0].results[3]"},
-			// Web search has no token type: billed in total.
+			// Web search (cost_type web_search) bills the web_search usage.
 			{start: "2026-10-12T00:00:00Z", end: "2026-10-13T00:00:00Z", model: "claude-haiku-4-5-20251001", billed: "0.01",
-				where: "anthropic-cost.json: data[0].results[4]"},
+				byUsage: map[tariffs.Usage]string{tariffs.WebSearch: "0.01"}, where: "anthropic-cost.json: data[0].results[4]"},
 		}},
 		{"deepseek-usage.csv", DeepSeekUsage, []want{
 			{start: "2026-10-12T02:00:00Z", end: "2026-10-12T03:00:00Z", model: "deepseek-flash", key: ledger.HashKey("sk-deepseek-alpha-0001"),
@@ -244,6 +246,46 @@ func TestDeepSeekKeysNeverInErrors(t *testing.T) {
 	}
 }
 
+// TestBillingModifierRows: the exports' 1-hour writes, web searches,
+// service tiers and regions reach the row.
+func TestBillingModifierRows(t *testing.T) {
+	tests := []struct {
+		name   string
+		page   string
+		qty    [tariffs.NumUsage]int64
+		tier   tariffs.ServiceTier
+		region string
+	}{
+		{name: "Anthropic usage: 1-hour writes, searches, batch, US",
+			page: `{"data": [{"starting_at": "2026-10-12T00:00:00Z", "ending_at": "2026-10-13T00:00:00Z", "results": [{"uncached_input_tokens": 10,
+				"cache_creation": {"ephemeral_1h_input_tokens": 700, "ephemeral_5m_input_tokens": 300}, "cache_read_input_tokens": 0,
+				"output_tokens": 5, "server_tool_use": {"web_search_requests": 4}, "model": "claude-sonnet-4-6",
+				"service_tier": "batch", "inference_geo": "us"}]}], "has_more": false}`,
+			qty:  [tariffs.NumUsage]int64{tariffs.Input: 10, tariffs.CacheWrite: 300, tariffs.CacheWrite1h: 700, tariffs.Output: 5, tariffs.WebSearch: 4},
+			tier: tariffs.Batch, region: "us"},
+		{name: "OpenAI usage grouped by batch",
+			page: `{"object": "page", "data": [{"object": "bucket", "start_time": 1791763200, "end_time": 1791849600, "results": [{"object": "organization.usage.completions.result",
+				"input_tokens": 100, "input_cached_tokens": 0, "output_tokens": 20, "num_model_requests": 1, "model": "gpt-4o", "batch": true}]}], "has_more": false}`,
+			qty:  [tariffs.NumUsage]int64{tariffs.Input: 100, tariffs.Output: 20, tariffs.Request: 1},
+			tier: tariffs.Batch},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			x, err := Read(context.Background(), "page.json", strings.NewReader(tt.page))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(x.Rows) != 1 {
+				t.Fatalf("%d rows", len(x.Rows))
+			}
+			r := x.Rows[0]
+			if r.Qty != tt.qty || r.ServiceTier != tt.tier || r.Region != tt.region {
+				t.Errorf("got %v %v %q, want %v %v %q", r.Qty, r.ServiceTier, r.Region, tt.qty, tt.tier, tt.region)
+			}
+		})
+	}
+}
+
 // endless is an endless reader of one byte, as /dev/zero or `yes`.
 type endless byte
 
@@ -264,6 +306,7 @@ func TestReadBounded(t *testing.T) {
 		err  error
 	}{
 		{"dev zero", endless(0), ErrUnknownFormat},
+		{"xlsx workbook", strings.NewReader("PK\x03\x04\x14\x00\x06\x00[Content_Types].xml"), ErrUnknownFormat},
 		{"endless json", io.MultiReader(strings.NewReader(`{"data":"`), endless('x')), ErrTooLarge},
 		{"endless csv line", endless('y'), ErrTooLarge},
 	}

@@ -46,9 +46,15 @@ type Row struct {
 	KeyID      string    // the provider's id of the key (OpenAI, Anthropic): not a secret, not comparable with gateway keys
 	Key        string    // SHA-256 of the raw key (DeepSeek), comparable with ledger.Call.Key
 	Context    string    // Anthropic's context window ("0-200k", "200k-1M"); "" when not given
+	// ServiceTier and Region are the row's, when the export is grouped by
+	// them (Anthropic's service_tier and inference_geo, OpenAI's batch):
+	// its official cost is at that tier's and region's rates.
+	ServiceTier tariffs.ServiceTier
+	Region      string
 
 	// Usage: tokens by usage type (Input uncached, Output including
-	// reasoning) and, at tariffs.Request, the number of requests.
+	// reasoning, CacheWrite and CacheWrite1h by lifetime), at
+	// tariffs.Request the number of requests, and the uses of each tool.
 	Qty         [tariffs.NumUsage]int64
 	HasTokens   bool // the row reports tokens
 	HasRequests bool // the row reports a request count

@@ -33,6 +33,7 @@ type chargebackLineDoc struct {
 	Keys           map[string]string `json:"keys,omitempty"`
 	Calls          int64             `json:"calls"`
 	Tokens         tokensDoc         `json:"tokens"`
+	ToolUses       *toolUsesDoc      `json:"tool_uses,omitempty"`
 	Official       string            `json:"official"`
 	Recorded       string            `json:"recorded"`
 	Difference     string            `json:"difference"`
@@ -56,7 +57,7 @@ func newChargebackDoc(c *pricing.Chargeback) *chargebackDoc {
 }
 
 func newChargebackLineDoc(by []pricing.Dim, l *pricing.ChargebackLine, keyed bool) chargebackLineDoc {
-	doc := chargebackLineDoc{Calls: l.Calls, Tokens: tokensDoc(l.Tokens), Official: l.Official.String(),
+	doc := chargebackLineDoc{Calls: l.Calls, Tokens: newTokensDoc(l.Tokens), ToolUses: toolUsesOf(l.Tokens), Official: l.Official.String(),
 		Recorded: l.Recorded.String(), Difference: l.Diff.String(), PeakShare: ratioText(l.PeakShare),
 		AtBlended: l.AtBlended.String(), Subsidy: l.Subsidy.String(), ReasoningShare: ratioText(l.ReasoningShare)}
 	if keyed {
@@ -93,19 +94,21 @@ func csvChargeback(w io.Writer, c *pricing.Chargeback) error {
 	cw := csv.NewWriter(w)
 	cols := chargebackColumns(c)
 	cw.Write(append(cols, "calls", "input", "cache_read", "cache_write", "output", "reasoning", "official", "recorded",
-		"difference", "peak_share", "gateway_peak_share", "at_blended", "subsidy", "reasoning_share", "currency"))
+		"difference", "peak_share", "gateway_peak_share", "at_blended", "subsidy", "reasoning_share",
+		"cache_write_1h", "web_search", "web_fetch", "file_search", "currency"))
 	cur, gwPeak := currencyText(c.Currencies), ratioText(c.Gateway.PeakShare)
 	for i := range c.Lines {
 		l := &c.Lines[i]
 		keys := lineKeys(c.By, l)
-		row := make([]string, 0, len(cols)+15)
+		row := make([]string, 0, len(cols)+19)
 		for _, col := range cols {
 			row = append(row, sheetText(keys[col]))
 		}
 		t := l.Tokens
 		row = append(row, itoa(l.Calls), itoa(t.Input), itoa(t.CacheRead), itoa(t.CacheWrite), itoa(t.Output),
 			itoa(t.Reasoning), l.Official.String(), l.Recorded.String(), l.Diff.String(), ratioText(l.PeakShare), gwPeak,
-			l.AtBlended.String(), l.Subsidy.String(), ratioText(l.ReasoningShare), cur)
+			l.AtBlended.String(), l.Subsidy.String(), ratioText(l.ReasoningShare),
+			itoa(t.CacheWrite1h), itoa(t.WebSearch), itoa(t.WebFetch), itoa(t.FileSearch), cur)
 		cw.Write(row)
 	}
 	cw.Flush()

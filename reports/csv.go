@@ -46,17 +46,18 @@ func csvReconciliation(w io.Writer, r *pricing.Reconciliation) error {
 	cw := csv.NewWriter(w)
 	cols := groupColumns(r)
 	cw.Write(append(cols, "calls", "priced_calls", "input", "cache_read", "cache_write", "output", "reasoning",
-		"official", "recorded", "gap", "ratio", "currency"))
+		"official", "recorded", "gap", "ratio", "cache_write_1h", "web_search", "web_fetch", "file_search", "currency"))
 	for i := range r.Groups {
 		g := &r.Groups[i]
 		keys := groupKeys(r.By, g)
-		row := make([]string, 0, len(cols)+12)
+		row := make([]string, 0, len(cols)+16)
 		for _, c := range cols {
 			row = append(row, sheetText(keys[c]))
 		}
 		row = append(row, itoa(g.Calls), itoa(g.PricedCalls), itoa(g.Tokens.Input), itoa(g.Tokens.CacheRead),
 			itoa(g.Tokens.CacheWrite), itoa(g.Tokens.Output), itoa(g.Tokens.Reasoning), g.Official.String(),
-			g.Recorded.String(), g.Gap.String(), ratioText(g.Ratio), groupCurrency(r, g))
+			g.Recorded.String(), g.Gap.String(), ratioText(g.Ratio), itoa(g.Tokens.CacheWrite1h), itoa(g.Tokens.WebSearch),
+			itoa(g.Tokens.WebFetch), itoa(g.Tokens.FileSearch), groupCurrency(r, g))
 		cw.Write(row)
 	}
 	cw.Flush()
@@ -82,6 +83,11 @@ func csvBlend(w io.Writer, b *pricing.Blend) error {
 				p.PeakShare.StringFixed(pricing.RatioPlaces), ratioText(p.ShareUsed), p.OffPeak.String(), p.Peak.String(),
 				p.Blended.String(), p.Official.String(), sheetText(m.Reason), sheetText(versions), tariffAt, sheetText(m.Currency)})
 		}
+		// What the blend leaves out: its quantity and cost, no price.
+		for _, l := range m.LeftOut {
+			cw.Write([]string{m.Model, m.Provider, itoa(m.Calls), l.What, itoa(l.Quantity), "", "", "", "", "",
+				l.Official.String(), "left out (" + l.Unit + ")", versions, tariffAt, m.Currency})
+		}
 	}
 	cw.Flush()
 	return cw.Error()
@@ -98,7 +104,8 @@ func csvModels(w io.Writer, docs []modelDoc) error {
 }
 
 var callHeader = []string{"request_id", "billed_at", "model", "logged_model", "outcome", "version", "period", "tier", "key",
-	"input", "cache_read", "cache_write", "output", "reasoning", "official", "recorded", "gap", "currency", "host"}
+	"input", "cache_read", "cache_write", "output", "reasoning", "official", "recorded", "gap",
+	"cache_write_1h", "web_search", "web_fetch", "file_search", "service_tier", "region", "currency", "host"}
 
 // csvCalls writes one CSV row per call, the header first.
 type csvCalls struct {
@@ -120,7 +127,9 @@ func (c *csvCalls) Write(call *ledger.Call, pc *pricing.PricedCall) error {
 	d := newCallDoc(call, pc)
 	c.w.Write([]string{sheetText(d.RequestID), d.BilledAt, sheetText(d.Model), sheetText(d.Logged), sheetText(d.Outcome), sheetText(d.Version),
 		sheetText(d.Period), strconv.Itoa(d.Tier), sheetText(d.Key),
-		itoa(d.Input), itoa(d.CacheRead), itoa(d.CacheWrite), itoa(d.Output), itoa(d.Reasoning), d.Official, d.Recorded, d.Gap, sheetText(d.currency), sheetText(d.Host)})
+		itoa(d.Input), itoa(d.CacheRead), itoa(d.CacheWrite), itoa(d.Output), itoa(d.Reasoning), d.Official, d.Recorded, d.Gap,
+		itoa(call.Tokens.CacheWrite1h), itoa(call.Tools[ledger.WebSearch]), itoa(call.Tools[ledger.WebFetch]), itoa(call.Tools[ledger.FileSearch]),
+		call.ServiceTier.String(), sheetText(call.Region), sheetText(d.currency), sheetText(d.Host)})
 	return c.w.Error()
 }
 

@@ -30,7 +30,7 @@ var FOCUSColumns = []string{
 	"ProviderName", "PublisherName", "ServiceCategory", "ServiceName", "ServiceSubcategory", "SkuId", "SkuMeter",
 	"SkuPriceDetails", "SkuPriceId", "SubAccountId", "SubAccountName", "SubAccountType", "Tags",
 	"x_ChargeDay", "x_TimeZone", "x_TariffVersion", "x_PricingPeriod", "x_PeakPeriod", "x_PromptTier", "x_UsageType",
-	"x_RequestCount", "x_RecordedCost", "x_CostGap",
+	"x_RequestCount", "x_RecordedCost", "x_CostGap", "x_ServiceTier", "x_Region",
 }
 
 // FOCUSMandatory are the columns FOCUS 1.2 requires in every dataset.
@@ -51,7 +51,14 @@ const (
 	unitRequests      = "Requests"
 )
 
-var meterNames = [tariffs.NumUsage]string{"Input Tokens", "Cache Read Tokens", "Cache Write Tokens", "Output Tokens", "Reasoning Tokens", "Requests"}
+// meterNames are the SkuMeter of each usage type: the 5-minute (or
+// unspecified) and 1-hour cache writes are meters of their own, as each
+// tool is.
+var meterNames = [tariffs.NumUsage]string{
+	tariffs.Input: "Input Tokens", tariffs.CacheRead: "Cache Read Tokens", tariffs.CacheWrite: "Cache Write Tokens",
+	tariffs.CacheWrite1h: "Cache Write Tokens (1h)", tariffs.Output: "Output Tokens", tariffs.Reasoning: "Reasoning Tokens",
+	tariffs.Request: "Requests", tariffs.WebSearch: "Web Searches", tariffs.WebFetch: "Web Fetches", tariffs.FileSearch: "File Searches",
+}
 
 // FOCUSText says how the export writes text cells from input.
 type FOCUSText int
@@ -112,6 +119,8 @@ type focusDetails struct {
 	TariffVersion string `json:"x_TariffVersion"`
 	PricingPeriod string `json:"x_PricingPeriod"`
 	PromptTier    int    `json:"x_PromptTier"`
+	ServiceTier   string `json:"x_ServiceTier,omitempty"` // when not standard
+	Region        string `json:"x_Region,omitempty"`
 }
 
 // focusTags are the Tags of a row.
@@ -125,8 +134,8 @@ func focusRow(c *pricing.Charge, bps, bpe string) ([]string, error) {
 	p := c.Model.Provider
 	u := c.Usage
 	pricingUnit, consumedUnit := unitMillionTokens, unitTokens
-	if u == tariffs.Request {
-		pricingUnit, consumedUnit = unitRequests, unitRequests
+	if !u.IsToken() {
+		pricingUnit, consumedUnit = unitRequests, unitRequests // a call, or one use of a tool
 	}
 	versionID := p.Name + "@" + c.Version.Name
 	skuID := c.Model.ID + "/" + u.String()
@@ -134,7 +143,16 @@ func focusRow(c *pricing.Charge, bps, bpe string) ([]string, error) {
 	if c.Tier > 0 {
 		skuPriceID += "/tier" + strconv.Itoa(c.Tier)
 	}
-	details, err := json.Marshal(focusDetails{TariffVersion: versionID, PricingPeriod: c.Period, PromptTier: c.Tier})
+	service := ""
+	if c.ServiceTier != tariffs.Standard {
+		service = c.ServiceTier.String()
+		skuPriceID += "/" + service
+	}
+	if c.Region != "" {
+		skuPriceID += "/region-" + c.Region
+	}
+	details, err := json.Marshal(focusDetails{TariffVersion: versionID, PricingPeriod: c.Period, PromptTier: c.Tier,
+		ServiceTier: service, Region: c.Region})
 	if err != nil {
 		return nil, err
 	}
@@ -148,6 +166,12 @@ func focusRow(c *pricing.Charge, bps, bpe string) ([]string, error) {
 	}
 	cost, price := c.Cost.String(), c.UnitPrice.String()
 	desc := c.Model.ID + " " + strings.ToLower(meterNames[u]) + ", " + c.Period + " period, tariff " + versionID
+	if service != "" {
+		desc += ", " + service + " tier"
+	}
+	if c.Region != "" {
+		desc += ", region " + c.Region
+	}
 	return []string{
 		cost, p.Name, p.Name + " via the gateway", p.Currency, bpe, bps, // BilledCost … BillingPeriodStart
 		"Usage", "", desc, "Usage-Based", c.End.UTC().Format(focusTime), c.Start.UTC().Format(focusTime), // ChargeCategory … ChargePeriodStart
@@ -157,6 +181,7 @@ func focusRow(c *pricing.Charge, bps, bpe string) ([]string, error) {
 		string(details), skuPriceID, c.Key, c.KeyAlias, "API Key", tags, // SkuPriceDetails … Tags
 		c.Start.Format(time.DateOnly), c.Start.Location().String(), versionID, c.Period, strconv.FormatBool(c.Peak), // x_ChargeDay … x_PeakPeriod
 		strconv.Itoa(c.Tier), u.String(), strconv.FormatInt(c.Calls, 10), c.Recorded.String(), c.Cost.Sub(c.Recorded).String(), // x_PromptTier … x_CostGap
+		c.ServiceTier.String(), c.Region, // x_ServiceTier, x_Region
 	}, nil
 }
 
@@ -164,7 +189,7 @@ func focusRow(c *pricing.Charge, bps, bpe string) ([]string, error) {
 // millions (exact, a shift of the decimal point), or calls.
 func pricingQuantity(c *pricing.Charge) string {
 	q := decimal.NewFromInt(c.Quantity)
-	if c.Usage == tariffs.Request {
+	if !c.Usage.IsToken() {
 		return q.String()
 	}
 	return q.Shift(-6).String()

@@ -51,6 +51,7 @@ type reconciliationDoc struct {
 	By           []string         `json:"by"`
 	Groups       []groupDoc       `json:"groups"`
 	Explanations []explanationDoc `json:"explanations"`
+	Billed       []billedDoc      `json:"billed,omitempty"`
 }
 
 type totalsDoc struct {
@@ -67,6 +68,7 @@ type groupDoc struct {
 	Calls       int64             `json:"calls"`
 	PricedCalls int64             `json:"priced_calls"`
 	Tokens      tokensDoc         `json:"tokens"`
+	ToolUses    *toolUsesDoc      `json:"tool_uses,omitempty"`
 	Official    string            `json:"official"`
 	Recorded    string            `json:"recorded"`
 	Gap         string            `json:"gap"`
@@ -74,11 +76,53 @@ type groupDoc struct {
 }
 
 type tokensDoc struct {
-	Input      int64 `json:"input"`
-	CacheRead  int64 `json:"cache_read"`
-	CacheWrite int64 `json:"cache_write"`
-	Output     int64 `json:"output"`
-	Reasoning  int64 `json:"reasoning"`
+	Input        int64 `json:"input"`
+	CacheRead    int64 `json:"cache_read"`
+	CacheWrite   int64 `json:"cache_write"`
+	CacheWrite1h int64 `json:"cache_write_1h,omitempty"`
+	Output       int64 `json:"output"`
+	Reasoning    int64 `json:"reasoning"`
+}
+
+// newTokensDoc is the tokens of t; its tool uses are toolUsesOf's.
+func newTokensDoc(t pricing.TokenCounts) tokensDoc {
+	return tokensDoc{Input: t.Input, CacheRead: t.CacheRead, CacheWrite: t.CacheWrite, CacheWrite1h: t.CacheWrite1h,
+		Output: t.Output, Reasoning: t.Reasoning}
+}
+
+// toolUsesDoc counts the uses of each tool.
+type toolUsesDoc struct {
+	WebSearch  int64 `json:"web_search"`
+	WebFetch   int64 `json:"web_fetch"`
+	FileSearch int64 `json:"file_search"`
+}
+
+// toolUsesOf is the tool uses of t, nil when there are none.
+func toolUsesOf(t pricing.TokenCounts) *toolUsesDoc {
+	if !t.Tools() {
+		return nil
+	}
+	return &toolUsesDoc{WebSearch: t.WebSearch, WebFetch: t.WebFetch, FileSearch: t.FileSearch}
+}
+
+// billedDoc is a modifier: what priced calls were billed beyond plain tokens.
+type billedDoc struct {
+	What     string `json:"what"`
+	Unit     string `json:"unit"`
+	Quantity int64  `json:"quantity"`
+	Official string `json:"official"`
+	Currency string `json:"currency"`
+	Unpriced int64  `json:"unpriced"`
+}
+
+func billedDocs(ms []pricing.Modifier) []billedDoc {
+	var out []billedDoc
+	for i := range ms {
+		m := &ms[i]
+		out = append(out, billedDoc{What: m.What(), Unit: m.Unit(), Quantity: m.Quantity, Official: m.Official.String(),
+			Currency: m.Currency, Unpriced: m.Unpriced})
+	}
+	return out
 }
 
 type explanationDoc struct {
@@ -109,9 +153,10 @@ func newReconciliationDoc(r *pricing.Reconciliation) *reconciliationDoc {
 	for i := range r.Groups {
 		g := &r.Groups[i]
 		doc.Groups = append(doc.Groups, groupDoc{Keys: groupKeys(r.By, g), Calls: g.Calls, PricedCalls: g.PricedCalls,
-			Tokens: tokensDoc(g.Tokens), Official: g.Official.String(), Recorded: g.Recorded.String(),
+			Tokens: newTokensDoc(g.Tokens), ToolUses: toolUsesOf(g.Tokens), Official: g.Official.String(), Recorded: g.Recorded.String(),
 			Gap: g.Gap.String(), Ratio: ratioText(g.Ratio)})
 	}
+	doc.Billed = billedDocs(r.Billed)
 	for _, x := range r.Explanations {
 		xd := explanationDoc{Kind: x.Kind.String(), Model: x.Model, Host: x.Host, Calls: x.Calls,
 			Amount: x.Amount.String(), Version: x.Version, Period: x.Period, Rates: x.RatesOf, Tokens: x.Tokens, Detail: x.Detail}
@@ -159,6 +204,23 @@ type blendModelDoc struct {
 	Official  string          `json:"official,omitempty"`
 	AtBlended string          `json:"at_blended,omitempty"`
 	Prices    []blendPriceDoc `json:"prices,omitempty"`
+	LeftOut   []leftOutDoc    `json:"left_out,omitempty"`
+}
+
+// leftOutDoc is a part of a model's window its blend leaves out.
+type leftOutDoc struct {
+	What     string `json:"what"`
+	Unit     string `json:"unit"`
+	Quantity int64  `json:"quantity"`
+	Official string `json:"official"`
+}
+
+func leftOutDocs(ls []pricing.BlendLeftOut) []leftOutDoc {
+	var out []leftOutDoc
+	for _, l := range ls {
+		out = append(out, leftOutDoc{What: l.What, Unit: l.Unit, Quantity: l.Quantity, Official: l.Official.String()})
+	}
+	return out
 }
 
 type blendPriceDoc struct {
@@ -179,7 +241,8 @@ func newBlendDoc(b *pricing.Blend) *blendDoc {
 		doc.TariffAt = b.TariffAt.Format(time.RFC3339)
 	}
 	for _, m := range b.Models {
-		md := blendModelDoc{Model: m.Model, Provider: m.Provider, Currency: m.Currency, Calls: m.Calls, Reason: m.Reason, Versions: m.Versions}
+		md := blendModelDoc{Model: m.Model, Provider: m.Provider, Currency: m.Currency, Calls: m.Calls, Reason: m.Reason, Versions: m.Versions,
+			LeftOut: leftOutDocs(m.LeftOut)}
 		if m.Reason == "" {
 			md.Official, md.AtBlended = m.Official.String(), m.AtBlended.String()
 		}
@@ -235,10 +298,15 @@ type callDoc struct {
 	CacheWrite int64  `json:"cache_write"`
 	Output     int64  `json:"output"`
 	Reasoning  int64  `json:"reasoning"`
-	Official   string `json:"official"`
-	Recorded   string `json:"recorded"`
-	Gap        string `json:"gap"`
-	Host       string `json:"host,omitempty"`
+	// Billing modifiers, present when the call has them.
+	CacheWrite1h int64        `json:"cache_write_1h,omitempty"`
+	ToolUses     *toolUsesDoc `json:"tool_uses,omitempty"`
+	ServiceTier  string       `json:"service_tier,omitempty"`
+	Region       string       `json:"region,omitempty"`
+	Official     string       `json:"official"`
+	Recorded     string       `json:"recorded"`
+	Gap          string       `json:"gap"`
+	Host         string       `json:"host,omitempty"`
 
 	currency string // in CSV and table output only: the JSON line stays as it was
 	official decimal.Decimal
@@ -252,7 +320,14 @@ func newCallDoc(c *ledger.Call, pc *pricing.PricedCall) callDoc {
 	d := callDoc{RequestID: c.RequestID, BilledAt: pc.At.UTC().Format(time.RFC3339Nano), Model: pc.ModelName(),
 		Logged: c.Model, Outcome: pc.Outcome.String(), Tier: pc.Tier, Key: c.Key, Host: pc.Host(),
 		Input: c.Tokens.Input, CacheRead: c.Tokens.CacheRead, CacheWrite: c.Tokens.CacheWrite, Output: c.Tokens.Output,
-		Reasoning: c.Tokens.Reasoning, official: total, recorded: recorded, gap: total.Sub(recorded)}
+		Reasoning: c.Tokens.Reasoning, CacheWrite1h: c.Tokens.CacheWrite1h, Region: c.Region,
+		official: total, recorded: recorded, gap: total.Sub(recorded)}
+	if c.Tools.Any() {
+		d.ToolUses = &toolUsesDoc{WebSearch: c.Tools[ledger.WebSearch], WebFetch: c.Tools[ledger.WebFetch], FileSearch: c.Tools[ledger.FileSearch]}
+	}
+	if c.ServiceTier != ledger.TierStandard {
+		d.ServiceTier = c.ServiceTier.String()
+	}
 	d.Official, d.Recorded, d.Gap = d.official.String(), d.recorded.String(), d.gap.String()
 	if pc.Quote.Version != nil {
 		d.Version = pc.Quote.Version.Name

@@ -85,10 +85,11 @@ func TestReconciliationCSV(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := [][]string{
-		{"key", "key_alias", "calls", "priced_calls", "input", "cache_read", "cache_write", "output", "reasoning", "official", "recorded", "gap", "ratio", "currency"},
-		{"k1", "team-a", "2", "2", "1000", "0", "0", "200", "0", "0.5", "0.25", "0.25", "0.500000", "USD"},
+		{"key", "key_alias", "calls", "priced_calls", "input", "cache_read", "cache_write", "output", "reasoning", "official", "recorded", "gap", "ratio",
+			"cache_write_1h", "web_search", "web_fetch", "file_search", "currency"},
+		{"k1", "team-a", "2", "2", "1000", "0", "0", "200", "0", "0.5", "0.25", "0.25", "0.500000", "0", "0", "0", "0", "USD"},
 		// Nothing priced: the reconciliation's currency, no ratio.
-		{"k2", "", "1", "0", "10", "0", "0", "0", "0", "0", "0.1", "-0.1", "", "USD"},
+		{"k2", "", "1", "0", "10", "0", "0", "0", "0", "0", "0.1", "-0.1", "", "0", "0", "0", "0", "USD"},
 	}
 	if len(rows) != len(want) {
 		t.Fatalf("%d rows, want %d:\n%s", len(rows), len(want), out)
@@ -255,7 +256,8 @@ func TestCallWritersWithoutCalls(t *testing.T) {
 		format Format
 		want   string
 	}{
-		{CSV, "request_id,billed_at,model,logged_model,outcome,version,period,tier,key,input,cache_read,cache_write,output,reasoning,official,recorded,gap,currency,host\n"},
+		{CSV, "request_id,billed_at,model,logged_model,outcome,version,period,tier,key,input,cache_read,cache_write,output,reasoning,official,recorded,gap," +
+			"cache_write_1h,web_search,web_fetch,file_search,service_tier,region,currency,host\n"},
 		{Table, "BILLED AT"},
 		{JSON, ""},
 	} {

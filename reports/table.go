@@ -80,6 +80,7 @@ func tableReconciliation(out io.Writer, r *pricing.Reconciliation) error {
 			money(g.Gap), orDash(ratioText(g.Ratio)))
 	}
 	tw.Flush()
+	tableBilled(w, r.Billed)
 	if len(r.Explanations) > 0 {
 		w.Printf("\nexplanations (amount = part of the gap)\n")
 		xs := append([]pricing.Explanation{}, r.Explanations...)
@@ -129,6 +130,11 @@ func tableBlend(out io.Writer, b *pricing.Blend) error {
 		}
 	}
 	tw.Flush()
+	for _, m := range b.Models {
+		for _, l := range m.LeftOut {
+			w.Printf("left out  %s: %s, %d %s, official %s %s\n", m.Model, l.What, l.Quantity, l.Unit, money(l.Official), m.Currency)
+		}
+	}
 	return w.Err
 }
 
@@ -182,6 +188,25 @@ func (t *tableCalls) Flush() error {
 const callPlaces = 6
 
 func callMoney(d decimal.Decimal) string { return d.StringFixed(callPlaces) }
+
+// tableBilled lists what priced calls were billed beyond plain tokens,
+// when any: 1-hour writes and tool uses with their cost, calls of a
+// service tier or region with theirs, and what of it the tariff does not
+// price.
+func tableBilled(w *textout.Writer, ms []pricing.Modifier) {
+	if len(ms) == 0 {
+		return
+	}
+	w.Printf("\nbilled beyond tokens (official cost of that usage; of those calls for a tier or region)\n")
+	for i := range ms {
+		m := &ms[i]
+		note := ""
+		if m.Unpriced > 0 {
+			note = fmt.Sprintf("  (%d not priced by the tariff)", m.Unpriced)
+		}
+		w.Printf("  %-22s %12d %-6s %12s %s%s\n", m.What(), m.Quantity, m.Unit(), money(m.Official), m.Currency, note)
+	}
+}
 
 // explained names what an explanation is about: its model, or the host no
 // tariff prices.

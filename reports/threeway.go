@@ -13,6 +13,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/tokenfare/tokenfare/pricing"
+	"github.com/tokenfare/tokenfare/tariffs"
 )
 
 // ThreeWay writes a three-way reconciliation in format f. CSV has one row
@@ -133,7 +134,7 @@ func newThreeWayDoc(tw *pricing.ThreeWay) *threeWayDoc {
 		c := &tw.Cells[i]
 		d := twCellDoc{Day: c.Day.Format(time.DateOnly), Provider: c.Provider, Model: c.Model, Key: c.Key, Currency: c.Currency,
 			GatewayCalls: c.GatewayCalls, MissingCalls: c.MissingCalls, UnknownCalls: c.UnknownCalls,
-			GatewayTokens: tokensDoc(c.GatewayTokens), Missing: tokensDoc(c.Missing), Unknown: tokensDoc(c.Unknown),
+			GatewayTokens: newTokensDoc(c.GatewayTokens), Missing: newTokensDoc(c.Missing), Unknown: newTokensDoc(c.Unknown),
 			Recorded: c.Recorded.String(), Official: c.Official.String(), ProviderOfficial: nullText(c.ProviderOfficial),
 			Billed: billedText(c.HasBilled, c.Billed), Gap: nullText(c.Gap), Parts: partDocs(c.Parts), Note: c.Note}
 		if c.HasRequests {
@@ -141,7 +142,7 @@ func newThreeWayDoc(tw *pricing.ThreeWay) *threeWayDoc {
 			d.ProviderRequests = &n
 		}
 		if c.HasUsage {
-			t := tokensDoc(c.ProviderTokens)
+			t := newTokensDoc(c.ProviderTokens)
 			d.ProviderTokens = &t
 		}
 		doc.Cells = append(doc.Cells, d)
@@ -322,8 +323,15 @@ func writeFindings(w *textout.Writer, tw *pricing.ThreeWay) {
 		if d.TariffPrice.Valid && d.BilledPrice.Valid {
 			price = fmt.Sprintf("; tariff %s, billed %s", d.TariffPrice.Decimal, d.BilledPrice.Decimal)
 		}
-		w.Printf("  %s %s version %s %s %s, %s to %s: %d tokens, official %s, billed %s, drift %s%s\n", d.Provider, d.Model,
+		unit := "tokens"
+		if u, err := tariffs.ParseUsage(d.Usage); err == nil && !u.IsToken() {
+			unit = "uses" // a tool's; requests are calls
+			if u == tariffs.Request {
+				unit = "calls"
+			}
+		}
+		w.Printf("  %s %s version %s %s %s, %s to %s: %d %s, official %s, billed %s, drift %s%s\n", d.Provider, d.Model,
 			orDash(d.Version), orDash(d.Period), usage, d.First.Format(time.DateOnly), d.Last.Format(time.DateOnly),
-			d.Tokens, money(d.Official), money(d.Billed), money(d.Drift), price)
+			d.Tokens, unit, money(d.Official), money(d.Billed), money(d.Drift), price)
 	}
 }

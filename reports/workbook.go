@@ -23,13 +23,14 @@ const (
 	SheetPeakShare     = "Peak share"
 	SheetBlended       = "Blended prices"
 	SheetDiscrepancies = "Discrepancies"
+	SheetBilled        = "Billed beyond tokens"
 	SheetProvider      = "Provider usage" // only with the provider's exports
 	SheetTariffs       = "Tariffs"
 )
 
 // Sheets lists the workbook's sheets in order; SheetProvider comes after
-// SheetDiscrepancies when the workbook has it.
-var Sheets = []string{SheetSummary, SheetByModel, SheetByKey, SheetDaily, SheetPeakShare, SheetBlended, SheetDiscrepancies, SheetTariffs}
+// SheetBilled when the workbook has it.
+var Sheets = []string{SheetSummary, SheetByModel, SheetByKey, SheetDaily, SheetPeakShare, SheetBlended, SheetDiscrepancies, SheetBilled, SheetTariffs}
 
 // Provenance says when, by what and from what a report was produced.
 type Provenance struct {
@@ -53,7 +54,7 @@ func WriteWorkbook(w io.Writer, m *pricing.Month, p Provenance, tw *pricing.Thre
 	if err := wb.summary(f, s); err != nil {
 		return fmt.Errorf("workbook: %s: %w", SheetSummary, err)
 	}
-	tables := []*table{wb.byModel(), wb.byKey(), wb.daily(), wb.peakShare(), wb.blended(), wb.discrepancies()}
+	tables := []*table{wb.byModel(), wb.byKey(), wb.daily(), wb.peakShare(), wb.blended(), wb.discrepancies(), wb.billed()}
 	if tw != nil {
 		tables = append(tables, wb.providerUsage(tw))
 	}
@@ -408,6 +409,20 @@ func (wb *workbook) discrepancies() *table {
 	return t
 }
 
+// billed lists what priced calls were billed for beyond plain tokens:
+// 1-hour cache writes and tool uses with their cost, the calls of each
+// service tier and region with theirs, and what the tariff does not price.
+func (wb *workbook) billed() *table {
+	t := &table{sheet: SheetBilled, caption: wb.caption("Billed beyond tokens: 1-hour cache writes, tool uses, service tiers and regions"),
+		cols: []column{{"What", kindText}, {"Quantity", kindInt}, {"Unit", kindText}, {"Official cost", kindMoney},
+			{"Not priced by the tariff", kindInt}, {"Currency", kindText}}}
+	for _, m := range wb.m.Reconciliation.Billed {
+		t.rows = append(t.rows, []cell{{v: m.What()}, {v: m.Quantity}, {v: m.Unit()}, moneyCell(m.Official, m.Currency),
+			{v: m.Unpriced}, {v: m.Currency}})
+	}
+	return t
+}
+
 // tariffs lists the rates in force during the month of every model that
 // priced calls: by version, period and prompt-size tier.
 func (wb *workbook) tariffs() *table {
@@ -415,7 +430,9 @@ func (wb *workbook) tariffs() *table {
 		cols: []column{{"Provider", kindText}, {"Model", kindText}, {"Version", kindText}, {"In force from (UTC)", kindInstant},
 			{"Until (UTC)", kindInstant}, {"Period", kindText}, {"Period hours (provider time)", kindText}, {"Prompt tier", kindText},
 			{"Input", kindPrice}, {"Cache read", kindPrice}, {"Cache write", kindPrice}, {"Output", kindPrice},
-			{"Reasoning", kindPrice}, {"Request", kindPrice}, {"Currency", kindText}, {"Source", kindText}, {"Source kind", kindText}}}
+			{"Reasoning", kindPrice}, {"Request", kindPrice}, {"Currency", kindText}, {"Source", kindText}, {"Source kind", kindText},
+			{"Cache write 1h", kindPrice}, {"Web search (per use)", kindPrice}, {"Web fetch (per use)", kindPrice},
+			{"File search (per use)", kindPrice}}}
 	seen := map[*tariffs.Model]bool{}
 	for _, u := range wb.m.Versions {
 		if seen[u.Model] {
@@ -462,7 +479,17 @@ func (wb *workbook) rateRow(m *tariffs.Model, v *tariffs.Version, p int, name st
 	if source == "" {
 		source = "the tariff file's sources"
 	}
-	return append(row, cell{v: cur}, cell{v: source}, cell{v: v.Basis.String()})
+	row = append(row, cell{v: cur}, cell{v: source}, cell{v: v.Basis.String()})
+	// 1-hour writes and tools, where the tariff prices them (else empty:
+	// unpriced, not free).
+	for _, u := range []tariffs.Usage{tariffs.CacheWrite1h, tariffs.WebSearch, tariffs.WebFetch, tariffs.FileSearch} {
+		if r.Priced(u) {
+			row = append(row, moneyCell(r.Price(u), cur))
+		} else {
+			row = append(row, cell{})
+		}
+	}
+	return row
 }
 
 // periodHours describes when period p of v applies, on the provider's clock.

@@ -81,6 +81,9 @@ type rawVersion struct {
 	Periods       []rawPeriod `yaml:"periods"`
 	Prices        rawPrices   `yaml:"prices"`
 	Tiers         rawTiers    `yaml:"tiers"`
+	Tools         rawTools    `yaml:"tools"`
+	ServiceTiers  rawModifier `yaml:"service_tiers"`
+	Regions       rawModifier `yaml:"regions"`
 	Retire        []scalar    `yaml:"retire"`
 }
 
@@ -100,7 +103,7 @@ type rawRates struct {
 func (r *rawRates) UnmarshalYAML(n *yaml.Node) error {
 	r.Line = n.Line
 	return eachPair(n, func(k, v *yaml.Node) error {
-		u, err := ParseUsage(k.Value)
+		u, err := parseRateUsage(k.Value)
 		if err != nil {
 			return lineError(k.Line, err.Error())
 		}
@@ -177,6 +180,88 @@ func (p *rawTiers) UnmarshalYAML(n *yaml.Node) error {
 			Model scalar
 			Tiers []rawTier
 		}{scalar{Value: k.Value, Line: k.Line, Set: true}, ts})
+		return err
+	})
+}
+
+// rawToolPrice is the fee of one tool: price per `per` uses.
+type rawToolPrice struct {
+	Tool  scalar
+	Price scalar
+	Per   scalar
+	Line  int
+}
+
+// rawTools maps model ids to the fees of their tools, in file order.
+type rawTools []struct {
+	Model scalar
+	Line  int
+	Fees  []rawToolPrice
+}
+
+func (p *rawTools) UnmarshalYAML(n *yaml.Node) error {
+	return eachPair(n, func(k, v *yaml.Node) error {
+		var fees []rawToolPrice
+		err := eachPair(v, func(tk, tv *yaml.Node) error {
+			f := rawToolPrice{Tool: scalar{Value: tk.Value, Line: tk.Line, Set: true}, Line: tv.Line}
+			err := eachPair(tv, func(fk, fv *yaml.Node) error {
+				switch fk.Value {
+				case "price":
+					return fv.Decode(&f.Price)
+				case "per":
+					return fv.Decode(&f.Per)
+				}
+				return lineError(fk.Line, fmt.Sprintf("unknown key %q (want price or per)", fk.Value))
+			})
+			fees = append(fees, f)
+			return err
+		})
+		*p = append(*p, struct {
+			Model scalar
+			Line  int
+			Fees  []rawToolPrice
+		}{scalar{Value: k.Value, Line: k.Line, Set: true}, v.Line, fees})
+		return err
+	})
+}
+
+// rawVariant is one service tier or one region of a version: a multiplier
+// of the token prices of some models (all the version prices when models
+// is absent) and, for service tiers, rates of their own for others.
+type rawVariant struct {
+	Name       scalar
+	Multiplier scalar
+	Models     []scalar
+	Prices     rawPrices
+	Tiers      rawTiers
+	Note       scalar
+	Line       int
+}
+
+// rawModifier maps service tier or region names to their rules, in file
+// order. Which keys a rule may have is checked on conversion.
+type rawModifier []rawVariant
+
+func (p *rawModifier) UnmarshalYAML(n *yaml.Node) error {
+	return eachPair(n, func(k, v *yaml.Node) error {
+		r := rawVariant{Name: scalar{Value: k.Value, Line: k.Line, Set: true}, Line: v.Line}
+		err := eachPair(v, func(fk, fv *yaml.Node) error {
+			switch fk.Value {
+			case "multiplier":
+				return fv.Decode(&r.Multiplier)
+			case "models":
+				return fv.Decode(&r.Models)
+			case "prices":
+				r.Prices = rawPrices{}
+				return fv.Decode(&r.Prices)
+			case "tiers":
+				return fv.Decode(&r.Tiers)
+			case "note":
+				return fv.Decode(&r.Note)
+			}
+			return lineError(fk.Line, fmt.Sprintf("unknown key %q (want multiplier, models, prices, tiers or note)", fk.Value))
+		})
+		*p = append(*p, r)
 		return err
 	})
 }

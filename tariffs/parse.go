@@ -120,6 +120,7 @@ type converter struct {
 	refused  map[int]bool      // lines of values the decoder refused (already reported)
 	noPrices map[*Version]bool // versions whose prices the decoder refused
 	models   map[string]*Model
+	order    []*Model // the models, in file order
 }
 
 // lineOf returns the line of the node at path (mapping keys and sequence
@@ -435,6 +436,7 @@ func (c *converter) modelsOf(p *Provider, raws []rawModel) {
 			m.nameLines = append(m.nameLines, n.Line)
 		}
 		c.models[m.ID] = m
+		c.order = append(c.order, m)
 		p.Models = append(p.Models, m)
 	}
 }

@@ -3,6 +3,8 @@ package tariffs
 import (
 	"sync/atomic"
 	"time"
+
+	"github.com/shopspring/decimal"
 )
 
 // Source is where a tariff's figures come from and when they were checked.
@@ -70,8 +72,12 @@ type Version struct {
 	Defs      []PeriodDef // how each named period (all but the default) is defined
 	Prices    map[*Model]*ModelPrices
 	Retired   map[*Model]bool
-	plans     [7]dayPlan // by time.Weekday
-	calendar  *Calendar
+	// ServiceTiers and Regions are the version's rules in file order, for
+	// display; their effect is in each model's ModelPrices.Variants.
+	ServiceTiers []VariantRule
+	Regions      []VariantRule
+	plans        [7]dayPlan // by time.Weekday
+	calendar     *Calendar
 	// dayMatters says, by weekday, whether a holiday or a make-up
 	// workday on that weekday would have other periods than the weekday.
 	dayMatters [7]bool
@@ -88,10 +94,72 @@ type PeriodDef struct {
 }
 
 // ModelPrices are one model's rates in one version: per period, and per
-// prompt-size tier.
+// prompt-size tier; and the rates of the service tiers and regions the
+// version lists for the model.
 type ModelPrices struct {
-	Periods []Rates // indexed like Version.Periods
-	Tiers   []Tier  // ordered by Above, ascending
+	Periods  []Rates         // indexed like Version.Periods
+	Tiers    []Tier          // ordered by Above, ascending
+	Variants []Variant       // service tiers and regions; the standard tier with no region is the ModelPrices itself
+	factor   decimal.Decimal // of a service tier's prices derived by a multiplier: the multiplier
+}
+
+// Variant is the model's prices in one service tier and region. Region is
+// "" for the variant of a service tier without a region. Multiplier is the
+// factor of the standard token prices the variant is derived by (the
+// service tier's times the region's), or zero when the service tier lists
+// rates of its own (Prices then holds them, times the region's factor).
+type Variant struct {
+	Service    ServiceTier
+	Region     string
+	Multiplier decimal.Decimal
+	Prices     *ModelPrices
+}
+
+// Miss says what a call's service tier or region has no rates for in its
+// tariff version: the call is priced at the standard tier (or without the
+// region's multiplier), and reports count it.
+type Miss uint8
+
+// What a variant lookup did not find.
+const (
+	MissService Miss = 1 << iota // the service tier has no rates for the model
+	MissRegion                   // the region has no multiplier for the model
+)
+
+// Variant returns the model's prices in service tier s and region (""
+// for none), and what of that the version does not price: a missing
+// service tier falls back to the standard tier, a missing region to no
+// region. It does not allocate.
+func (mp *ModelPrices) Variant(s ServiceTier, region string) (*ModelPrices, Miss) {
+	if s == Standard && region == "" {
+		return mp, 0
+	}
+	var sOnly, rOnly *ModelPrices
+	for i := range mp.Variants {
+		v := &mp.Variants[i]
+		switch {
+		case v.Service == s && v.Region == region:
+			return v.Prices, 0
+		case v.Service == s && v.Region == "":
+			sOnly = v.Prices
+		case v.Service == Standard && v.Region == region:
+			rOnly = v.Prices
+		}
+	}
+	var miss Miss
+	if region != "" {
+		miss |= MissRegion
+	}
+	if s != Standard {
+		miss |= MissService
+	}
+	switch {
+	case sOnly != nil:
+		return sOnly, miss &^ MissService
+	case rOnly != nil:
+		return rOnly, miss &^ MissRegion
+	}
+	return mp, miss
 }
 
 // Tier holds rates that apply to a whole call whose prompt exceeds Above tokens.
@@ -127,4 +195,16 @@ func (mp *ModelPrices) RatesAt(p, t int) *Rates {
 		return &mp.Periods[p]
 	}
 	return &mp.Tiers[t-1].Periods[p]
+}
+
+// VariantRule is a service tier or region of a version as the file states
+// it: a multiplier of token prices for some models (all the version prices
+// when Models is empty), and, for a service tier, rates of its own for
+// others (Priced).
+type VariantRule struct {
+	Name       string
+	Multiplier decimal.Decimal // zero when the rule has none
+	Models     []*Model        // the multiplier's models; nil for every model not in Priced
+	Priced     []*Model        // models with rates of their own in this service tier
+	Note       string
 }

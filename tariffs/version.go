@@ -55,6 +55,8 @@ func (c *converter) version(p *Provider, r *rawVersion, i int) (v *Version, plac
 		c.noPrices[v] = true
 	}
 	c.prices(v, r)
+	c.tools(v, r)
+	c.variants(v, r)
 	c.retire(v, r)
 	return v, placed
 }
@@ -191,13 +193,19 @@ func (c *converter) prices(v *Version, r *rawVersion) {
 		}
 		v.Prices[m] = &ModelPrices{Periods: c.periodRates(v, m.ID, e.Model.Line, e.Rates)}
 	}
-	for _, e := range r.Tiers {
+	c.tiers(v, v.Prices, r.Tiers, "this version")
+}
+
+// tiers reads the prompt-size tiers of the models of prices; whose names
+// what prices them in messages ("this version", "service tier batch").
+func (c *converter) tiers(v *Version, prices map[*Model]*ModelPrices, raws rawTiers, whose string) {
+	for _, e := range raws {
 		m := c.models[e.Model.Value]
-		if m == nil || v.Prices[m] == nil {
-			c.errorf(e.Model.Line, "version %s: tiers for model %q, which this version does not price", v.Name, e.Model.Value)
+		if m == nil || prices[m] == nil {
+			c.errorf(e.Model.Line, "version %s: tiers for model %q, which %s does not price", v.Name, e.Model.Value, whose)
 			continue
 		}
-		mp := v.Prices[m]
+		mp := prices[m]
 		for _, t := range e.Tiers {
 			if t.Above.bad {
 				continue

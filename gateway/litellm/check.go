@@ -1,16 +1,17 @@
 package litellm
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
-	"gopkg.in/yaml.v3"
-
 	"github.com/tokenfare/tokenfare/gateway"
+	"github.com/tokenfare/tokenfare/internal/numtext"
 	"github.com/tokenfare/tokenfare/tariffs"
+	"gopkg.in/yaml.v3"
 )
 
 // CheckOptions are the check's inputs and thresholds.
@@ -195,6 +196,11 @@ func (k *checker) prices(e *Entry, m *tariffs.Model) {
 			custom = true
 			field := sec.name + "." + f.Key
 			p, err := PerMillion(v)
+			if errors.Is(err, numtext.ErrTooLong) {
+				k.add(RulePriceFormat, e, v.Line, field, fmt.Sprintf("%.40s... (%d characters)", v.Value, len(v.Value)), "a number with a dot, e.g. 3.0e-7",
+					"the number is too long: "+numtext.ErrTooLong.Error())
+				continue
+			}
 			if err != nil || !ReadsAsNumber(v) {
 				k.add(RulePriceFormat, e, v.Line, field, v.Value, "a number with a dot, e.g. 3.0e-7",
 					"LiteLLM (PyYAML) reads this value as a string, not a number")

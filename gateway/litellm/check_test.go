@@ -131,3 +131,26 @@ func TestCheckWrittenConfigs(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckPriceDigitsBounded checks the contract "a config price is
+// bounded as call logs are": a price of 10,000 digits is a price-format
+// finding at its line, quoted short, not a number read.
+func TestCheckPriceDigitsBounded(t *testing.T) {
+	cat := testCatalog(t)
+	data := "model_list:\n  - model_name: deepseek-flash\n    litellm_params: {model: deepseek/deepseek-flash, input_cost_per_token: 0." + strings.Repeat("1", 10000) + "}\n"
+	c, err := Parse("c.yaml", []byte(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := checkOpts(false)
+	opts.Catalog = cat
+	var found bool
+	for _, f := range c.Check(opts) {
+		if f.Rule == RulePriceFormat {
+			found = f.Line == 3 && strings.Contains(f.Message, "too long") && len(f.Value) < 100
+		}
+	}
+	if !found {
+		t.Errorf("findings %v, want a short price-format finding at line 3", c.Check(opts))
+	}
+}

@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 
 	"github.com/tokenfare/tokenfare/internal/yamlin"
 )
@@ -37,7 +35,9 @@ func ReadFile(ctx context.Context, path string) (*Config, []byte, error) {
 // bytes go to a temporary file in the same folder, which is synced, given
 // the old file's mode and owner, and renamed over it; the folder is then
 // synced. It refuses (ErrChanged) when the file no longer holds old, the
-// bytes it was read with. A process killed at any point leaves either the
+// bytes it was read with; the compare and the rename hold a write lock
+// (lockForWrite), so that of writers racing from the same bytes one
+// succeeds and the others are refused. A process killed at any point leaves either the
 // old file or the new one, whole; a killed write may leave the temporary
 // file (".<name>.tokenfare-*") behind. A symbolic link is followed: the
 // file it names is replaced and the link stays.
@@ -72,10 +72,8 @@ func WriteFile(path string, old, data []byte) error {
 	if err := tmp.Chmod(st.Mode().Perm()); err != nil {
 		return err
 	}
-	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
-		if err := tmp.Chown(int(sys.Uid), int(sys.Gid)); err != nil && os.Geteuid() == 0 {
-			return fmt.Errorf("keep the owner of %s: %w", path, err)
-		}
+	if err := keepOwner(tmp, st, path); err != nil {
+		return err
 	}
 	if err := tmp.Sync(); err != nil {
 		return err
@@ -86,6 +84,13 @@ func WriteFile(path string, old, data []byte) error {
 	if beforeRename != nil {
 		beforeRename()
 	}
+	// The compare and the rename hold the file's write lock: two writers
+	// that read the same bytes cannot both find them unchanged.
+	unlock, err := lockForWrite(path)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	now, err := os.ReadFile(path)
 	if err != nil {
 		return err

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -162,5 +164,51 @@ func TestParseErrorNamesLine(t *testing.T) {
 				t.Errorf("got line %d %q, want line %d containing %q", pe.Line, pe.Msg, tc.line, tc.msg)
 			}
 		})
+	}
+}
+
+// TestConcurrentWritersOneWins races writers that all read the same bytes:
+// in every round exactly one replaces the file, every other is refused
+// with ErrChanged, and the file holds the winner's bytes.
+func TestConcurrentWritersOneWins(t *testing.T) {
+	const writers, rounds = 16, 30
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	for round := range rounds {
+		orig := []byte(fmt.Sprintf("model_list: [] # round %d\n", round))
+		if err := os.WriteFile(path, orig, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		start := make(chan struct{})
+		errs := make([]error, writers)
+		var wg sync.WaitGroup
+		for i := range writers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				errs[i] = WriteFile(path, orig, []byte(fmt.Sprintf("model_list: [] # round %d, writer %d\n", round, i)))
+			}()
+		}
+		close(start)
+		wg.Wait()
+		var won []int
+		for i, err := range errs {
+			switch {
+			case err == nil:
+				won = append(won, i)
+			case !errors.Is(err, ErrChanged):
+				t.Fatalf("round %d, writer %d: %v", round, i, err)
+			}
+		}
+		if len(won) != 1 {
+			t.Fatalf("round %d: writers %v all reported success; one update would be lost", round, won)
+		}
+		got, _ := os.ReadFile(path)
+		if want := fmt.Sprintf("model_list: [] # round %d, writer %d\n", round, won[0]); string(got) != want {
+			t.Fatalf("round %d: the file holds %q, want the winner's %q", round, got, want)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".*tokenfare*")); len(left) > 0 {
+		t.Errorf("files left beside the config: %v", left)
 	}
 }

@@ -132,7 +132,8 @@ func (c *Config) Update(opts UpdateOptions) (*Update, error) {
 
 // withFallbacks lists every per-token usage at the price that applies
 // (cache at the input price when not listed), reasoning only when the
-// tariff prices it apart.
+// tariff prices it apart, the 1-hour write and the web search fee only
+// when it prices them.
 func withFallbacks(r *tariffs.Rates) *tariffs.Rates {
 	var out tariffs.Rates
 	for _, f := range Fields {
@@ -140,7 +141,82 @@ func withFallbacks(r *tariffs.Rates) *tariffs.Rates {
 			out.Set(f.Usage, r.Price(f.Usage))
 		}
 	}
+	for _, u := range []tariffs.Usage{tariffs.CacheWrite1h, tariffs.WebSearch} {
+		if r.Priced(u) {
+			out.Set(u, r.Price(u))
+		}
+	}
 	return &out
+}
+
+// oneHourField is LiteLLM's price of a 1-hour cache write, per token. The
+// off_peak_pricing block has no such key: LiteLLM keeps it at all hours.
+var oneHourField = Field{"cache_creation_input_token_cost_above_1hr", tariffs.CacheWrite1h}
+
+// writeFields are the per-token keys Update writes: Fields and the 1-hour
+// write.
+var writeFields = append(append([]Field{}, Fields...), oneHourField)
+
+// searchKey is LiteLLM's fee per web search, by search context size: one
+// tariff fee is written for the three sizes.
+const searchKey = "search_context_cost_per_query"
+
+var searchSizes = []string{"search_context_size_low", "search_context_size_medium", "search_context_size_high"}
+
+// searchLines are the lines of a search_context_cost_per_query block of
+// fee p per search.
+func searchLines(p decimal.Decimal) []string {
+	out := make([]string, len(searchSizes))
+	for i, s := range searchSizes {
+		out[i] = s + ": " + formatPerCall(p)
+	}
+	return out
+}
+
+// formatPerCall writes a fee per call as a number PyYAML reads as a float
+// (with a dot).
+func formatPerCall(p decimal.Decimal) string {
+	s := p.String()
+	if !strings.ContainsAny(s, ".e") {
+		s += ".0"
+	}
+	return s
+}
+
+// updateSearch gives mapping mp (the entry's home for prices) the web
+// search fee of want, when the tariff has one, unless it carries it already.
+func (c *Config) updateSearch(es *edits, e *Entry, mp *yaml.Node, name string, want *tariffs.Rates, add *[]pair, u *Update) error {
+	if !want.Listed(tariffs.WebSearch) {
+		return nil
+	}
+	p := want.Price(tariffs.WebSearch)
+	ch := Change{ModelName: e.ModelName, Field: name + "." + searchKey, New: formatPerCall(p), NewPrice: p, Line: mp.Line}
+	k, v, own := lookupOwn(mp, searchKey)
+	if k == nil || !own {
+		c.record(u, ch)
+		*add = append(*add, pair{key: searchKey, block: searchLines(p)})
+		return nil
+	}
+	same := v.Kind == yaml.MappingNode
+	for _, size := range searchSizes {
+		_, sv := lookup(v, size)
+		if sv == nil {
+			same = false
+			continue
+		}
+		if d, err := decimal.NewFromString(strings.TrimSpace(sv.Value)); err != nil || !d.Equal(p) {
+			same = false
+			if err == nil && ch.Old == "" {
+				ch.Old, ch.OldPrice = sv.Value, d
+			}
+		}
+	}
+	if same {
+		return nil
+	}
+	ch.Line = k.Line
+	c.record(u, ch)
+	return es.replaceBlock(k, pair{key: searchKey, block: searchLines(p)})
 }
 
 // updateEntry records the edits that give entry e the prices want (and
@@ -172,7 +248,7 @@ func (c *Config) updateEntry(es *edits, e *Entry, want *tariffs.Rates, block *Of
 			continue
 		}
 		var add []pair
-		for _, f := range Fields {
+		for _, f := range writeFields {
 			if !want.Listed(f.Usage) {
 				continue
 			}
@@ -213,9 +289,14 @@ func (c *Config) updateEntry(es *edits, e *Entry, want *tariffs.Rates, block *Of
 				return err
 			}
 		}
+		if mp == home {
+			if err := c.updateSearch(es, e, mp, names[i], want, &add, u); err != nil {
+				return err
+			}
+		}
 		if len(add) > 0 {
-			keys := make([]string, len(Fields))
-			for i, f := range Fields {
+			keys := make([]string, len(writeFields))
+			for i, f := range writeFields {
 				keys[i] = f.Key
 			}
 			if err := es.insertPairs(mp, keys, add); err != nil {
@@ -289,9 +370,15 @@ func rawValue(m *yaml.Node, key string) *yaml.Node {
 // priceLines writes the listed prices of r as "key: value" lines.
 func priceLines(r *tariffs.Rates) []string {
 	var out []string
-	for _, f := range Fields {
+	for _, f := range writeFields {
 		if r.Listed(f.Usage) {
 			out = append(out, f.Key+": "+FormatPerToken(r.Price(f.Usage)))
+		}
+	}
+	if r.Listed(tariffs.WebSearch) {
+		out = append(out, searchKey+":")
+		for _, l := range searchLines(r.Price(tariffs.WebSearch)) {
+			out = append(out, "  "+l)
 		}
 	}
 	return out

@@ -306,3 +306,54 @@ func TestMergeChains(t *testing.T) {
 		t.Errorf("30 levels: error %v, want a ParseError at the alias that expands too far", err)
 	}
 }
+
+// TestUpdateWritesModifierFields: a blend with a 1-hour write price and a
+// web search fee writes LiteLLM's own keys for them:
+// cache_creation_input_token_cost_above_1hr per token, and
+// search_context_cost_per_query per search for each context size.
+func TestUpdateWritesModifierFields(t *testing.T) {
+	cat := testCatalog(t)
+	prices := map[*tariffs.Model]*tariffs.Rates{
+		cat.Model("gpt-4o"): rates("input", "2.5", "output", "10", "cache_write_1h", "5", "web_search", "0.01"),
+	}
+	tests := []struct{ name, src, want string }{
+		{
+			name: "added",
+			src:  "model_list:\n  - model_name: g\n    litellm_params:\n      model: gpt-4o\n",
+			want: "model_list:\n  - model_name: g\n    litellm_params:\n      model: gpt-4o\n      input_cost_per_token: 2.5e-6\n      output_cost_per_token: 1.0e-5\n" +
+				"      cache_creation_input_token_cost_above_1hr: 5.0e-6\n      search_context_cost_per_query:\n" +
+				"        search_context_size_low: 0.01\n        search_context_size_medium: 0.01\n        search_context_size_high: 0.01\n",
+		},
+		{
+			name: "a stale fee is rewritten, a current 1-hour price kept",
+			src: "model_list:\n  - model_name: g\n    litellm_params:\n      model: gpt-4o\n      input_cost_per_token: 2.5e-6\n      output_cost_per_token: 1.0e-5\n" +
+				"      cache_creation_input_token_cost_above_1hr: 5.0e-6\n      search_context_cost_per_query:\n        search_context_size_medium: 0.025\n",
+			want: "model_list:\n  - model_name: g\n    litellm_params:\n      model: gpt-4o\n      input_cost_per_token: 2.5e-6\n      output_cost_per_token: 1.0e-5\n" +
+				"      cache_creation_input_token_cost_above_1hr: 5.0e-6\n      search_context_cost_per_query:\n" +
+				"        search_context_size_low: 0.01\n        search_context_size_medium: 0.01\n        search_context_size_high: 0.01\n",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := Parse("config.yaml", []byte(tc.src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			u, err := c.Update(UpdateOptions{Catalog: cat, Prices: prices, At: testAt})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(u.Data) != tc.want {
+				t.Errorf("got:\n%s\nwant:\n%s", u.Data, tc.want)
+			}
+			// Written again, nothing changes.
+			c2, err := Parse("config.yaml", u.Data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if u2, err := c2.Update(UpdateOptions{Catalog: cat, Prices: prices, At: testAt}); err != nil || len(u2.Changes) > 0 {
+				t.Errorf("second write: %v, changes %+v", err, u2.Changes)
+			}
+		})
+	}
+}

@@ -42,12 +42,42 @@ func dbError(err error) error {
 		hint = "check that the server is up and reachable; a run stopped mid-way writes no output"
 	case errors.Is(err, postgres.ErrMissingTable):
 		hint = "point --db at LiteLLM's database (the one its DATABASE_URL names)"
+	case errors.Is(err, postgres.ErrPermission):
+		hint = "run the GRANT above as the tables' owner, or give --db a role that may read them"
+	case errors.Is(err, postgres.ErrSameDatabase):
+		hint = "give each database once; a read replica is the same database as its primary"
 	case errors.Is(err, postgres.ErrTimeout):
 		hint = "narrow the window with --since/--until, or let the database sum (drop --rows)"
 	case errors.Is(err, context.Canceled):
 		return err
 	}
 	return usageError(err, hint)
+}
+
+// distinctDBs refuses, before anything is read, --db URLs that name one
+// database twice (two host names of one server, a primary and its
+// replica): its rows would count twice.
+func distinctDBs(ctx context.Context, urls []string, opts pricing.Options) error {
+	if len(urls) < 2 {
+		return nil
+	}
+	first := map[string]string{}
+	for _, url := range urls {
+		src, err := openDB(url, opts)
+		if err != nil {
+			return err
+		}
+		id, err := src.Identity(ctx)
+		if err != nil {
+			return dbError(err)
+		}
+		if prev, ok := first[id]; ok {
+			return dbError(&postgres.Error{Kind: postgres.ErrSameDatabase, Op: "read", DB: src.Name(),
+				Msg: fmt.Sprintf("it is the database %s names (%s); its calls would count twice", prev, id)})
+		}
+		first[id] = src.Name()
+	}
+	return nil
 }
 
 // pushDown prices what each database sums, plus the rows it could not sum
@@ -76,6 +106,7 @@ func (a *app) pushDown(ctx context.Context, o *sourceOptions, cat *tariffs.Catal
 			return nil, dbError(err)
 		}
 		if odd != nil {
+			e.NextSource() // a call of two databases' odd rows is an overlap
 			_, err = r.read(ctx, oddRows{odd, src.Name()}, e, func(c *ledger.Call) { e.AddPriced(c) })
 			if err != nil {
 				return nil, err
@@ -86,6 +117,7 @@ func (a *app) pushDown(ctx context.Context, o *sourceOptions, cat *tariffs.Catal
 		return nil, errNothingSummed // row mode says why, file by file
 	}
 	a.reportRows(e.Rows(), r.shown)
+	a.reportFolded(e)
 	a.reportCalendarGaps(e.CalendarGaps())
 	return e, nil
 }

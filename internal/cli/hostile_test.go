@@ -136,7 +136,8 @@ func TestTerminalInjection(t *testing.T) {
 	calls := filepath.Join(dir, "calls.csv")
 	data := "request_id,startTime,endTime,spend,prompt_tokens,completion_tokens,model,custom_llm_provider,api_key,key_alias,team_id,user\n" +
 		"r1,2026-10-05 03:00:00,2026-10-05 03:00:01,0.001,1000,200,\x1b[2J\x1b]0;pwned\x07model,deepseek,sk-a,alias\u202eexe.txt,team\xff\xfe,user\u2066x\u2069\r\n" +
-		"r2,2026-10-05 03:00:00,2026-10-05 03:00:01,abc\x1b[31m,1000,200,deepseek-flash,deepseek,sk-b,a,t,u\n"
+		"r2,2026-10-05 03:00:00,2026-10-05 03:00:01,abc\x1b[31m,1000,200,deepseek-flash,deepseek,sk-b,a,t,u\n" +
+		"r3,2026-10-05 03:00:00,2026-10-05 03:00:01,0.001,1000,200,deepseek-flash,deepseek,sk-c,\x1b[1mbold\u202e,\u2067team\x9b,\xc3user\n"
 	if err := os.WriteFile(calls, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
 	}

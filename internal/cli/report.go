@@ -174,7 +174,7 @@ func blendEngine(cat *tariffs.Catalog, month pricing.Options) (*pricing.Engine, 
 	e := pricing.New(cat, opts)
 	return e, func(c *ledger.Call, pc *pricing.PricedCall) {
 		m := pc.Quote.Model
-		if m != nil && changed[m.Provider] && pc.Outcome != pricing.Duplicate && pc.Outcome != pricing.Outside {
+		if m != nil && changed[m.Provider] && pc.Outcome != pricing.Duplicate && pc.Outcome != pricing.Overlap && pc.Outcome != pricing.Outside {
 			e.AddPriced(c)
 		}
 	}

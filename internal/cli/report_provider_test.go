@@ -80,7 +80,7 @@ func TestReportProviderUsageSheet(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	want := slices.Insert(slices.Clone(reports.Sheets), slices.Index(reports.Sheets, reports.SheetDiscrepancies)+1, reports.SheetProvider)
+	want := slices.Insert(slices.Clone(reports.Sheets), slices.Index(reports.Sheets, reports.SheetBilled)+1, reports.SheetProvider)
 	if got := f.GetSheetList(); !slices.Equal(got, want) {
 		t.Fatalf("with --provider-usage: sheets %q, want %q", got, want)
 	}

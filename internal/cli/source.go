@@ -124,6 +124,9 @@ func (a *app) priceSource(ctx context.Context, src *sourceOptions, opts pricing.
 		return nil, err
 	}
 	a.defaultDB(src)
+	if err := distinctDBs(ctx, src.dbs, opts); err != nil {
+		return nil, err
+	}
 	if len(src.dbs) > 0 && len(src.calls) == 0 && each == nil && !src.rows {
 		e, err := a.pushDown(ctx, src, cat, opts)
 		switch {
@@ -147,6 +150,7 @@ func (a *app) priceSource(ctx context.Context, src *sourceOptions, opts pricing.
 	// sees it only while it runs.
 	var pc pricing.PricedCall
 	for _, s := range sources {
+		e.NextSource()
 		before := e.Rows()
 		format, err := r.read(ctx, s, e, func(c *ledger.Call) {
 			pc = e.AddPriced(c)
@@ -167,7 +171,9 @@ func (a *app) priceSource(ctx context.Context, src *sourceOptions, opts pricing.
 	}
 	a.reportRows(e.Rows(), r.shown)
 	a.reportSources(st.sources)
+	a.reportFolded(e)
 	a.reportCalendarGaps(e.CalendarGaps())
+	a.reportUnpriced(e.Unpriced())
 	if n := e.FirstTokenFallbacks(); n > 0 {
 		fmt.Fprintf(a.stderr, "note: %d call(s) billed at the first token have no first-token time; they are billed at their start\n", n)
 	}
@@ -175,6 +181,50 @@ func (a *app) priceSource(ctx context.Context, src *sourceOptions, opts pricing.
 		return e, nothingPriced(e.Rows(), &st, opts, src.asOfHint)
 	}
 	return e, nil
+}
+
+// reportUnpriced notes on stderr the quantities priced calls carry that
+// their tariffs do not price (docs/tariffs.md "Unpriced quantities"), in
+// one line: they are never taken as free without a word.
+func (a *app) reportUnpriced(us []pricing.UnpricedQuantity) {
+	if len(us) == 0 {
+		return
+	}
+	parts := make([]string, 0, len(us))
+	for i := range us {
+		u := &us[i]
+		unit := "calls"
+		if u.Kind == pricing.UnpricedUsage {
+			unit = "tokens"
+			if !u.Usage.IsToken() {
+				unit = "uses"
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%s %s %d %s", u.Model, u.What(), u.Quantity, unit))
+	}
+	const most = 6
+	more := ""
+	if len(parts) > most {
+		more = fmt.Sprintf(" and %d more", len(parts)-most)
+		parts = parts[:most]
+	}
+	fmt.Fprintf(a.stderr, "note: quantities the tariffs do not price (not in the official cost; a tier or region is priced at the standard rates): %s%s\n",
+		strings.Join(parts, "; "), more)
+}
+
+// reportFolded notes on stderr the calls beyond the engine's budget of
+// names or groups (docs/scale.md): still counted and priced, under
+// "(other ...)" groups.
+func (a *app) reportFolded(e *pricing.Engine) {
+	names, groups := e.Folded()
+	if names > 0 {
+		fmt.Fprintf(a.stderr, "note: more than %d distinct model names: %d call(s) of the names beyond are priced under their tariff model, or grouped as %q\n",
+			pricing.DefaultMaxNames, names, pricing.OtherNames)
+	}
+	if groups > 0 {
+		fmt.Fprintf(a.stderr, "note: more than %d groups: %d call(s) beyond are grouped as %q, %q, %q or %q, their model, version and period kept\n",
+			pricing.DefaultMaxGroups, groups, pricing.OtherKeys, pricing.OtherTeams, pricing.OtherUsers, pricing.OtherGroups)
+	}
 }
 
 // rowsSince returns the rows counted since before.

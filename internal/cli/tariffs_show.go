@@ -230,7 +230,11 @@ func ratesViews(ver *tariffs.Version, rates []tariffs.Rates) []ratesView {
 		r := &rates[i]
 		prices := map[string]string{}
 		for u := range tariffs.NumUsage {
-			prices[tariffs.Usage(u).String()] = r.Price(tariffs.Usage(u)).String()
+			// 1-hour writes and tools appear only where the tariff prices
+			// them: elsewhere they are unpriced, not free.
+			if shownAlways(tariffs.Usage(u)) || r.Priced(tariffs.Usage(u)) {
+				prices[tariffs.Usage(u).String()] = r.Price(tariffs.Usage(u)).String()
+			}
 		}
 		out = append(out, ratesView{Period: ver.Periods[i], Prices: prices})
 	}
@@ -316,7 +320,14 @@ func (v modelView) writeText(out io.Writer) error {
 		}
 	}
 	if len(v.Rates) > 0 {
-		w.Printf("\nrates in %s per 1M tokens (request: per call), resting on a%s %s source", v.Currency, article(v.Version.Basis), v.Version.Basis)
+		unit := "request: per call"
+		for _, u := range tariffs.Tools {
+			if _, ok := v.Rates[0].Prices[u.String()]; ok {
+				unit += "; tools: per use"
+				break
+			}
+		}
+		w.Printf("\nrates in %s per 1M tokens (%s), resting on a%s %s source", v.Currency, unit, article(v.Version.Basis), v.Version.Basis)
 		if v.Version.Source != "" {
 			w.Printf(": %s", v.Version.Source)
 		}
@@ -345,16 +356,37 @@ func (v modelView) writeText(out io.Writer) error {
 	return w.Err
 }
 
+// shownAlways reports whether a usage type is shown for every rate set:
+// the tokens and the request fee; 1-hour writes and tools are shown where
+// a rate set prices them.
+func shownAlways(u tariffs.Usage) bool { return u != tariffs.CacheWrite1h && !u.IsTool() }
+
 func writeRates(w *textout.Writer, prefix string, rates []ratesView) {
-	w.Printf("  %-22s", prefix+"period")
+	var cols []string
 	for u := range tariffs.NumUsage {
-		w.Printf(" %12s", tariffs.Usage(u))
+		name := tariffs.Usage(u).String()
+		shown := shownAlways(tariffs.Usage(u))
+		for _, r := range rates {
+			_, priced := r.Prices[name]
+			shown = shown || priced
+		}
+		if shown {
+			cols = append(cols, name)
+		}
+	}
+	w.Printf("  %-22s", prefix+"period")
+	for _, c := range cols {
+		w.Printf(" %12s", c)
 	}
 	w.Printf("\n")
 	for _, r := range rates {
 		w.Printf("  %-22s", prefix+r.Period)
-		for u := range tariffs.NumUsage {
-			w.Printf(" %12s", r.Prices[tariffs.Usage(u).String()])
+		for _, c := range cols {
+			p, ok := r.Prices[c]
+			if !ok {
+				p = "-"
+			}
+			w.Printf(" %12s", p)
 		}
 		w.Printf("\n")
 	}

@@ -69,7 +69,7 @@ func TestThreeWayCommand(t *testing.T) {
 		{"table names missing usage and drift", threeWayArgs("table"), exitOK,
 			"2026-10-12 gpt-4o-mini: 1 calls 1100 tok the gateway did not log", anyOutput},
 		{"table drift", threeWayArgs("table"), exitOK,
-			"anthropic claude-haiku-4-5 version 2026-01-01 standard (billed in total)", anyOutput},
+			"anthropic claude-haiku-4-5 version 2026-01-01 standard web_search, 2026-10-12 to 2026-10-12: 1 uses", anyOutput},
 		{"by does not apply", append(threeWayArgs("table"), "--by", "key"), exitUsage, "", "--by and --fail-over do not apply"},
 		{"missing export", []string{"reconcile", "--calls", filepath.Join(providerFixtures, "calls.csv"), "--provider-usage", "nope.json"}, exitUsage,
 			"", "check the path given to --provider-usage"},

@@ -231,7 +231,7 @@ var corpus = []hostileCase{
 		run: func(t *testing.T, h *harness) {
 			tariff := "provider: p\ncurrency: USD\ntimezone: UTC\nbilling_time: end\nsources:\n  - {url: https://example.com, checked: 2026-11-30}\n" +
 				"models:\n  - id: m\n    names: [m]\nversions:\n  - effective: 2026-01-01T00:00:00Z\n    prices: {m: {standard: {input: " + strings.Repeat("9", 10000) + ", output: 1}}}\n"
-			h.tokenfare("tariffs", "validate", h.file("p.yaml", []byte(tariff))).want(t, 1, "p.yaml:12:", "")
+			h.tokenfare("tariffs", "validate", h.file("p.yaml", []byte(tariff))).want(t, 1, "p.yaml:12: m standard input price (10000 characters) is too long", "")
 		}},
 	{name: "config /dev/zero", contract: "a config is read up to 64 MiB, never until memory runs out",
 		run: func(t *testing.T, h *harness) {
@@ -270,17 +270,17 @@ var corpus = []hostileCase{
 			}
 			h.tokenfare("tariffs", "validate", h.file("laughs.yaml", []byte(b.String()))).want(t, 1, "aliases expand too far", "")
 		}},
-	{name: "blend --write is linear in the config", contract: "writing a config 4 times as large takes about 4 times as long, not 16", timeout: 120 * time.Second, maxRSS: 768 << 20,
+	{name: "blend --write is linear in the config", contract: "writing a config 4 times as large takes about 4 times as long, not 16", timeout: 150 * time.Second, maxRSS: 1 << 30,
 		run: func(t *testing.T, h *harness) {
 			var walls [2]time.Duration
-			for i, n := range []int{2500, 10000} {
+			for i, n := range []int{5000, 20000} {
 				path := h.file(fmt.Sprintf("c%d.yaml", n), flashConfig(n))
 				r := h.tokenfare("blend", "--calls", sample, "--as-of", "2026-11-01", "--write", path)
 				r.want(t, 0, "", fmt.Sprintf("wrote %d value(s)", 3*n))
 				walls[i] = r.wall
 			}
-			if walls[1] > 10*walls[0]+2*time.Second {
-				t.Errorf("2,500 entries %v, 10,000 entries %v: not linear", walls[0], walls[1])
+			if walls[1] > 7*walls[0]+time.Second {
+				t.Errorf("5,000 entries %v, 20,000 entries %v: not linear", walls[0], walls[1])
 			}
 		}},
 	{name: "blend --dry-run diff of a large config", contract: "the diff of a 120,000-line config that differs in 30,000 price lines stays within 256 MiB (a 36,000-line one took 6 GB)", timeout: 120 * time.Second,
@@ -325,7 +325,8 @@ var corpus = []hostileCase{
 	{name: "terminal injection", contract: "ANSI escapes, bidi overrides and invalid UTF-8 from input reach no table, check line or message raw",
 		run: func(t *testing.T, h *harness) {
 			data := spendHeader + spendRow("r1", "0.001", "\x1b[2J\x1b]0;pwned\x07model", "alias\u202eexe.txt", "team\xff", "user\u2066x\u2069") +
-				spendRow("r2", "x\x1b[31m", "deepseek-flash", "a", "t", "u")
+				spendRow("r2", "x\x1b[31m", "deepseek-flash", "a", "t", "u") +
+				spendRow("r3", "0.001", "deepseek-flash", "\x1b[1mbold\u202e", "\u2067team\u009b", "\xc3user")
 			calls := h.file("calls.csv", []byte(data))
 			config := h.file("c.yaml", []byte("model_list:\n  - model_name: \"\\e[31mflash\\u202e\"\n    litellm_params: {model: \"deepseek/\\e]0;x\\adeepseek-flash\"}\n"))
 			for _, args := range [][]string{
@@ -378,10 +379,13 @@ for g in yaml.safe_load(sys.stdin)["groups"]:
 		}},
 	{name: "secrets in diffs", contract: "blend --write --dry-run's diff masks api_key values from its context lines; os.environ references stay",
 		run: func(t *testing.T, h *harness) {
-			path := h.file("c.yaml", flashConfig(3))
+			config := "general_settings:\n  master_key: sk-master-0a1b2c3d4e\nmodel_list:\n  - model_name: flash\n    litellm_params:\n" +
+				"      model: deepseek/deepseek-flash\n      api_key: sk-live-4f9a8b7c6d5e\n      input_cost_per_token: 3.0e-7\n" +
+				"  - model_name: flash-env\n    litellm_params: {model: deepseek/deepseek-flash, api_key: os.environ/DEEPSEEK_API_KEY, input_cost_per_token: 3.0e-7}\n"
+			path := h.file("c.yaml", []byte(config))
 			r := h.tokenfare("blend", "--calls", sample, "--as-of", "2026-11-01", "--write", path, "--dry-run")
-			r.want(t, 0, "+      input_cost_per_token: ", "")
-			if strings.Contains(r.stdout, "sk-live-") {
+			r.want(t, 0, "api_key: os.environ/DEEPSEEK_API_KEY", "")
+			if strings.Contains(r.stdout, "sk-live-") || strings.Contains(r.stdout, "sk-master-") {
 				t.Errorf("diff shows a key:\n%s", r.stdout)
 			}
 		}},

@@ -96,9 +96,16 @@ func New(t testing.TB) *DB {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		if err := exec1(ctx, shared.admin, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
-			t.Errorf("drop database %s: %v", name, err)
+		// A backend a test terminated may still be on its way out, and the
+		// forced drop can refuse while it is: try again for a few seconds.
+		var err error
+		for try := 0; try < 20; try++ {
+			if err = exec1(ctx, shared.admin, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err == nil {
+				return
+			}
+			time.Sleep(250 * time.Millisecond)
 		}
+		t.Errorf("drop database %s: %v", name, err)
 	})
 	return &DB{URL: withDatabase(shared.admin, name), Name: name}
 }

@@ -73,7 +73,7 @@ func (ss *session) aggregate(ctx context.Context, o AggregateOptions, fn func(*l
 		err := ss.tx.QueryRow(ctx, `SELECT min(sl."startTime"), max(sl."startTime") FROM "LiteLLM_SpendLogs" sl `+inWindow,
 			from, until).Scan(&first, &last)
 		if err != nil {
-			return 0, ss.src.wrap("read the range of "+tableSpendLogs, err)
+			return 0, ss.src.wrap(ctx, "read the range of "+tableSpendLogs, err)
 		}
 		if first == nil {
 			return 0, nil // no rows
@@ -81,12 +81,12 @@ func (ss *session) aggregate(ctx context.Context, o AggregateOptions, fn func(*l
 		bounds = o.Boundaries(first.UTC(), last.UTC())
 	}
 	if _, err := ss.tx.Exec(ctx, aggregateSettings); err != nil {
-		return 0, ss.src.wrap("sum "+tableSpendLogs, err)
+		return 0, ss.src.wrap(ctx, "sum "+tableSpendLogs, err)
 	}
 	sql := fragments{ss.schema}.aggregateQuery(o)
 	rows, err := ss.tx.Query(ctx, sql, from, until, o.TierBounds, sqlTimes(bounds))
 	if err != nil {
-		return 0, ss.src.wrap("sum "+tableSpendLogs, err)
+		return 0, ss.src.wrap(ctx, "sum "+tableSpendLogs, err)
 	}
 	defer rows.Close()
 	var odd int64
@@ -106,7 +106,7 @@ func (ss *session) aggregate(ctx context.Context, o AggregateOptions, fn func(*l
 		)
 		if err := rows.Scan(&ok, &first, &last, &model, &group, &provider, &apiBase, &priceKey, &failed, &zero, &band, &key, &team, &user,
 			&calls, &prompt, &cached, &write, &out, &think, &spend, &metaAlias, &lacking, &keyAlias); err != nil {
-			return 0, ss.src.wrap("sum "+tableSpendLogs, err)
+			return 0, ss.src.wrap(ctx, "sum "+tableSpendLogs, err)
 		}
 		if !ok {
 			odd += calls
@@ -130,7 +130,7 @@ func (ss *session) aggregate(ctx context.Context, o AggregateOptions, fn func(*l
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return 0, ss.src.wrap("sum "+tableSpendLogs, err)
+		return 0, ss.src.wrap(ctx, "sum "+tableSpendLogs, err)
 	}
 	return odd, nil
 }

@@ -137,12 +137,14 @@ func TestPushDownEqualsRows(t *testing.T) {
 	one := pgtest.NewLiteLLM(t, pgtest.SchemaCurrent)
 	one.LoadDump(t, sampleDump)
 	one.LoadDump(t, shapesDump)
+	one.LoadDump(t, modifiersDump)
 	one.Exec(t, oddRows)
 	one.Exec(t, hostRows)
 	a, b := pgtest.NewLiteLLM(t, pgtest.SchemaCurrent), pgtest.NewLiteLLM(t, pgtest.SchemaCurrent)
 	for _, db := range []*pgtest.DB{a, b} {
 		db.LoadDump(t, sampleDump)
 		db.LoadDump(t, shapesDump)
+		db.LoadDump(t, modifiersDump)
 		db.Exec(t, oddRows)
 		db.Exec(t, hostRows)
 	}

@@ -19,6 +19,12 @@ var (
 	ErrTimeout = errors.New("statement timeout")
 	// ErrMissingTable: a table tokenfare needs is not in the database.
 	ErrMissingTable = errors.New("missing table")
+	// ErrPermission: the role may not read a table tokenfare needs
+	// (SQLSTATE 42501); Error.Msg says which grant is missing.
+	ErrPermission = errors.New("permission denied")
+	// ErrSameDatabase: two URLs name one database (or a primary and its
+	// replica), whose rows would count twice.
+	ErrSameDatabase = errors.New("same database given twice")
 	// ErrQuery: the server refused a query.
 	ErrQuery = errors.New("query failed")
 )

@@ -18,6 +18,8 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 const (
 	sampleDump = "../../testdata/sample/spendlogs-dump-2026-10.csv"
 	shapesDump = "../../testdata/litellm/spendlogs-shapes.csv" // every usage shape LiteLLM writes
+	// Rows with 1-hour writes, tool uses, service tiers and a region.
+	modifiersDump = "../../testdata/litellm/spendlogs-modifiers.csv"
 )
 
 // readAll returns every call and rejection of a reader, by request id.
@@ -96,6 +98,7 @@ func TestRowsEqualExport(t *testing.T) {
 			db := pgtest.NewLiteLLM(t, schema)
 			db.LoadDump(t, sampleDump)
 			db.LoadDump(t, shapesDump)
+			db.LoadDump(t, modifiersDump)
 			fromDB, rejDB := readDB(t, db.URL, Options{})
 			fromFile, rejFile := readFile(t, db.Export(t))
 			if len(fromDB) != len(fromFile) || len(rejDB) != len(rejFile) {
@@ -110,5 +113,36 @@ func TestRowsEqualExport(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestModifiersFromDB reads the rows with billing modifiers from the
+// database and from their dump: the same 1-hour writes, tool uses, service
+// tiers and regions, call by call.
+func TestModifiersFromDB(t *testing.T) {
+	db := pgtest.NewLiteLLM(t, pgtest.SchemaCurrent)
+	db.LoadDump(t, modifiersDump)
+	fromDB, rejDB := readDB(t, db.URL, Options{})
+	fromFile, rejFile := readFile(t, modifiersDump)
+	if len(rejDB)+len(rejFile) > 0 || len(fromDB) != len(fromFile) || len(fromDB) == 0 {
+		t.Fatalf("database: %d calls, rejected %v; file: %d calls, rejected %v", len(fromDB), rejDB, len(fromFile), rejFile)
+	}
+	var batch, oneHour, searches int64
+	for i := range fromDB {
+		a, b := fromDB[i], fromFile[i]
+		if a.Tokens != b.Tokens || a.Tools != b.Tools || a.ServiceTier != b.ServiceTier || a.Region != b.Region {
+			t.Errorf("%s: database %+v %v %v %q, file %+v %v %v %q", a.RequestID, a.Tokens, a.Tools, a.ServiceTier, a.Region,
+				b.Tokens, b.Tools, b.ServiceTier, b.Region)
+		}
+		if a.ServiceTier == ledger.TierBatch {
+			batch++
+		}
+		oneHour += a.Tokens.CacheWrite1h
+		searches += a.Tools[ledger.WebSearch]
+	}
+	// The fixture's figures: two batch rows, 10000 + 3000 1-hour writes,
+	// 3 + 1 + 2 web searches.
+	if batch != 2 || oneHour != 13000 || searches != 6 {
+		t.Errorf("batch calls %d, 1-hour writes %d, web searches %d; want 2, 13000, 6", batch, oneHour, searches)
 	}
 }

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -34,14 +35,27 @@ type schema struct {
 // probe reads the columns of LiteLLM's tables in the first schema of the
 // search path that has the spend logs.
 func probe(ctx context.Context, tx pgx.Tx) (*schema, error) {
+	// The catalog shows every table to every role, information_schema only
+	// those the role has a privilege on: a role without SELECT is told so,
+	// not that the table is missing.
+	var nsp string
+	var readable bool
+	err := tx.QueryRow(ctx, `SELECT n.nspname::text, has_any_column_privilege(r.oid, 'SELECT')
+		FROM pg_namespace n JOIN pg_class r ON r.relnamespace = n.oid AND r.relname = $1
+		WHERE n.nspname = ANY(current_schemas(false))
+		ORDER BY array_position(current_schemas(false), n.nspname) LIMIT 1`, tableSpendLogs).Scan(&nsp, &readable)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return nil, fmt.Errorf("%w: no table %q in the search path (is this LiteLLM's database?)", ErrMissingTable, tableSpendLogs)
+	case err != nil:
+		return nil, err
+	case !readable:
+		return nil, fmt.Errorf("%w: the role may not read table %q", ErrPermission, tableSpendLogs)
+	}
 	rows, err := tx.Query(ctx, `SELECT c.table_name::text, c.column_name::text
 		FROM information_schema.columns c
-		WHERE c.table_name = ANY($1) AND c.table_schema = (
-			SELECT n.nspname FROM pg_namespace n
-			WHERE n.nspname = ANY(current_schemas(false)) AND EXISTS (
-				SELECT 1 FROM pg_class r WHERE r.relnamespace = n.oid AND r.relname = $2)
-			ORDER BY array_position(current_schemas(false), n.nspname) LIMIT 1)`,
-		[]string{tableSpendLogs, tableKeys, tableDeleted, tableTeams}, tableSpendLogs)
+		WHERE c.table_name = ANY($1) AND c.table_schema = $2`,
+		[]string{tableSpendLogs, tableKeys, tableDeleted, tableTeams}, nsp)
 	if err != nil {
 		return nil, err
 	}

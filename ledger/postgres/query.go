@@ -107,11 +107,13 @@ func (f fragments) ok() string {
 			`(sl.metadata IS NULL OR jsonb_typeof(sl.metadata) = 'object')`,
 			objectOrNull(au), objectOrNull(au + "->'prompt_tokens_details'"), objectOrNull(au + "->'completion_tokens_details'"),
 			// Only the Chat Completions shape is split here; the Responses
-			// API, Anthropic's and DeepSeek's own counts and the 5m/1h
-			// write split go to the mapper, which knows every shape.
+			// API, Anthropic's and DeepSeek's own counts, the 5m/1h write
+			// split, tool uses, service tiers and regions go to the mapper,
+			// which knows every shape.
 			`NOT COALESCE(` + au + ` ?| array['input_tokens', 'output_tokens', 'input_tokens_details', 'output_tokens_details',
-		'cache_read_input_tokens', 'cache_creation_input_tokens', 'prompt_cache_hit_tokens'], FALSE)`,
-			`NOT COALESCE((` + au + `->'prompt_tokens_details') ? 'cache_creation_token_details', FALSE)`,
+		'cache_read_input_tokens', 'cache_creation_input_tokens', 'prompt_cache_hit_tokens',
+		'cache_creation', 'server_tool_use', 'service_tier', 'inference_geo'], FALSE)`,
+			`NOT COALESCE((` + au + `->'prompt_tokens_details') ?| array['cache_creation_token_details', 'web_search_requests'], FALSE)`,
 			countOK(cached), countOK(write1), countOK(reason),
 		}, "\n\t\tAND ")
 		counts = fmt.Sprintf("sl.prompt_tokens >= COALESCE(%s, 0) + COALESCE(%s, 0) AND sl.completion_tokens >= COALESCE(%s, 0)",
@@ -128,12 +130,17 @@ func (f fragments) ok() string {
 	if f.s.spend["cache_hit"] {
 		hit = `(CASE WHEN COALESCE(sl.cache_hit, '') = '' THEN ` + hit + ` ELSE lower(sl.cache_hit) <> 'true' END)`
 	}
+	// A batch job's row is billed in the batch tier: the mapper tells it.
+	batch := "TRUE"
+	if f.s.spend["call_type"] {
+		batch = `COALESCE(lower(sl.call_type), '') NOT IN ('aretrieve_batch', 'retrieve_batch')`
+	}
 	return "CASE WHEN " + strings.Join([]string{
 		`sl.prompt_tokens IS NOT NULL AND sl.prompt_tokens >= 0`,
 		`sl.completion_tokens IS NOT NULL AND sl.completion_tokens >= 0`,
 		`sl.spend IS NOT NULL AND ` + plainSpend,
 		`sl."startTime" >= '1970-01-01' AND sl."startTime" < '2262-01-01'`,
-		status, first, end, total, hit, meta,
+		status, first, end, total, hit, batch, meta,
 	}, "\n\tAND ") + "\n\tTHEN " + counts + " ELSE FALSE END"
 }
 
@@ -258,7 +265,8 @@ const inWindow = `WHERE sl."startTime" >= $1::timestamp AND sl."startTime" < $2:
 // rowColumns are the mapper's column names of the row query, in order.
 var rowColumns = []string{"request_id", "startTime", "endTime", "completionStartTime", "api_key", "spend",
 	"prompt_tokens", "completion_tokens", "total_tokens", "cache_hit", "model", "model_group", "model_id", "custom_llm_provider", "user",
-	"team_id", "status", "metadata", "cached_tokens", "cache_creation_tokens", "reasoning_tokens", "key_alias", "team_alias", "api_base", "model_map_key"}
+	"team_id", "status", "metadata", "cached_tokens", "cache_creation_tokens", "reasoning_tokens", "key_alias", "team_alias", "api_base",
+	"call_type", "model_map_key"}
 
 // rowCols are the row query's columns for rowColumns: a plain row comes
 // with its token split and aliases in flat columns and no metadata; an odd
@@ -307,6 +315,7 @@ func (f fragments) rowCols(plain bool) []string {
 		keyAlias,
 		teamAlias,
 		f.col("api_base", "text") + "::text",
+		onlyOdd(f.col("call_type", "text")),
 		onlyPlain(f.priceKey()),
 	}
 }

@@ -72,7 +72,7 @@ func (ss *session) rowReader(ctx context.Context, oddOnly bool) (*Reader, error)
 		}
 	}
 	if err != nil {
-		return nil, ss.src.wrap("read "+tableSpendLogs, err)
+		return nil, ss.src.wrap(ctx, "read "+tableSpendLogs, err)
 	}
 	return r, nil
 }
@@ -90,7 +90,7 @@ func (r *Reader) oddRows(ctx context.Context) (bool, error) {
 		r.rows, err = r.ss.tx.Query(ctx, f.oddQuery(), r.odd)
 	}
 	if err != nil {
-		return false, r.ss.src.wrap("read "+tableSpendLogs, err)
+		return false, r.ss.src.wrap(ctx, "read "+tableSpendLogs, err)
 	}
 	r.lead, r.odd = 0, nil
 	return true, nil
@@ -116,7 +116,7 @@ func (r *Reader) Next(ctx context.Context, b *ledger.Batch) error {
 		if !r.rows.Next() {
 			if err := r.rows.Err(); err != nil {
 				r.done = true
-				return r.ss.src.wrap("read "+tableSpendLogs, err)
+				return r.ss.src.wrap(ctx, "read "+tableSpendLogs, err)
 			}
 			more, err := r.oddRows(ctx)
 			if err != nil {

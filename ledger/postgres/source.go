@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 )
 
 // Format is the format name readers of this package report.
@@ -66,8 +67,23 @@ func New(dsn string, opts Options) (*Source, error) {
 	rp["jit"] = "off"
 	// Enough memory to hold a window's groups in one hash table.
 	rp["work_mem"] = "256MB"
+	// A cancelled context (Ctrl-C) sends the server a cancel request and
+	// waits for the query to end, up to cancelWait; only then is the
+	// connection cut. Cutting it at once, pgx's default, leaves a backend
+	// that sends nothing (a push-down sum, a wait on a lock) running on.
+	cfg.BuildContextWatcherHandler = func(pc *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.CancelRequestContextWatcherHandler{Conn: pc, DeadlineDelay: cancelWait}
+	}
 	return &Source{cfg: cfg, name: nameOf(cfg), pw: cfg.Password, opts: opts}, nil
 }
+
+// sqlstateInsufficientPrivilege is PostgreSQL's SQLSTATE for a refused
+// privilege ("permission denied for table ...").
+const sqlstateInsufficientPrivilege = "42501"
+
+// cancelWait bounds how long a cancelled query is waited for before its
+// connection is closed.
+const cancelWait = 2 * time.Second
 
 // Name names the database without its password: "postgres://user@host:port/db".
 func (s *Source) Name() string { return s.name }
@@ -95,17 +111,17 @@ type session struct {
 func (s *Source) begin(ctx context.Context) (*session, error) {
 	conn, err := pgx.ConnectConfig(ctx, s.cfg.Copy())
 	if err != nil {
-		return nil, s.wrap("connect", err)
+		return nil, s.wrap(ctx, "connect", err)
 	}
 	tx, err := conn.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly, IsoLevel: pgx.RepeatableRead})
 	if err != nil {
 		conn.Close(context.Background())
-		return nil, s.wrap("begin a read-only transaction", err)
+		return nil, s.wrap(ctx, "begin a read-only transaction", err)
 	}
 	ss := &session{src: s, conn: conn, tx: tx}
 	if ss.schema, err = probe(ctx, tx); err != nil {
 		ss.close()
-		return nil, s.wrap("read the schema", err)
+		return nil, s.wrap(ctx, "read the schema", err)
 	}
 	return ss, nil
 }
@@ -148,7 +164,7 @@ func (ss *session) readWindow(ctx context.Context) (string, string, error) {
 	var secs float64
 	err := ss.tx.QueryRow(ctx, q, sqlTime(o.Since.Add(-24*time.Hour)), sqlTime(o.Since)).Scan(&secs)
 	if err != nil {
-		return "", "", ss.src.wrap("find the longest call", err)
+		return "", "", ss.src.wrap(ctx, "find the longest call", err)
 	}
 	longest = time.Duration(secs*float64(time.Second)) + time.Second
 	return sqlTime(o.Since.Add(-longest).Truncate(time.Second)), until, nil
@@ -159,14 +175,23 @@ func sqlTime(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05.99
 
 // wrap gives err context, sorts it into this package's kinds and takes out
 // the password wherever the driver echoed it.
-func (s *Source) wrap(doing string, err error) error {
+// A failure once ctx is done is its cancellation, whatever the server
+// answered: a cancelled query ends with the server's "canceling
+// statement" (SQLSTATE 57014), the code of a statement timeout too.
+func (s *Source) wrap(ctx context.Context, doing string, err error) error {
 	var pgErr *pgconn.PgError
 	kind := ErrQuery
 	switch {
+	case ctx.Err() != nil:
+		return fmt.Errorf("%s %s: %w (%v)", doing, s.name, ctx.Err(), redact(err.Error(), s.pw))
 	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
 		return fmt.Errorf("%s %s: %w", doing, s.name, err)
 	case errors.As(err, &pgErr) && (pgErr.Code == "28P01" || pgErr.Code == "28000"):
 		kind = ErrAuth
+	case errors.As(err, &pgErr) && pgErr.Code == sqlstateInsufficientPrivilege:
+		return &Error{Kind: ErrPermission, Op: doing, DB: s.name, Msg: s.grantNeeded(strings.TrimPrefix(redact(pgErr.Message, s.pw), "permission denied "))}
+	case errors.Is(err, ErrPermission):
+		return &Error{Kind: ErrPermission, Op: doing, DB: s.name, Msg: s.grantNeeded(strings.TrimPrefix(err.Error(), ErrPermission.Error()+": "))}
 	case errors.As(err, &pgErr) && pgErr.Code == "57014":
 		kind = ErrTimeout
 	case errors.As(err, &pgErr) && (strings.HasPrefix(pgErr.Code, "57P") || strings.HasPrefix(pgErr.Code, "08")):
@@ -180,6 +205,12 @@ func (s *Source) wrap(doing string, err error) error {
 	}
 	msg := strings.TrimPrefix(redact(err.Error(), s.pw), kind.Error()+": ")
 	return &Error{Kind: kind, Op: doing, DB: s.name, Msg: msg}
+}
+
+// grantNeeded completes the server's refusal with the grant that lifts it.
+func (s *Source) grantNeeded(msg string) string {
+	return fmt.Sprintf("%s; role %q needs: GRANT SELECT ON %q TO %s (and on %q, %q, %q for key and team aliases, when they exist)",
+		msg, s.cfg.User, tableSpendLogs, pgx.Identifier{s.cfg.User}.Sanitize(), tableKeys, tableDeleted, tableTeams)
 }
 
 func isConnErr(err error) bool {
@@ -210,4 +241,32 @@ func redact(msg, pw string) string {
 	}
 	msg = strings.ReplaceAll(msg, pw, "xxxxx")
 	return strings.ReplaceAll(msg, url.QueryEscape(pw), "xxxxx")
+}
+
+// Identity returns what tells this database apart from every other: the
+// system identifier of the server's cluster (pg_control_system(), the same
+// on a primary and its physical replicas, whatever host name reaches
+// them) with the database's oid. Where the role may not call
+// pg_control_system, the server's start instant stands in for the
+// identifier: it tells servers apart, but not a replica from its primary.
+func (s *Source) Identity(ctx context.Context) (string, error) {
+	conn, err := pgx.ConnectConfig(ctx, s.cfg.Copy())
+	if err != nil {
+		return "", s.wrap(ctx, "connect", err)
+	}
+	defer conn.Close(context.Background())
+	const oid = `(SELECT oid::text FROM pg_database WHERE datname = current_database())`
+	var system, db string
+	err = conn.QueryRow(ctx, `SELECT (SELECT system_identifier::text FROM pg_control_system()), `+oid).Scan(&system, &db)
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == sqlstateInsufficientPrivilege {
+		err = conn.QueryRow(ctx, `SELECT 'started '||pg_postmaster_start_time()::text, `+oid).Scan(&system, &db)
+		system = "server " + system
+	} else {
+		system = "system " + system
+	}
+	if err != nil {
+		return "", s.wrap(ctx, "identify the database", err)
+	}
+	return system + ", database oid " + db, nil
 }

@@ -28,6 +28,16 @@ type call struct {
 	ErrorClass string // set on failures, for the dump's metadata
 	EndUser    int    // 0: none; else the end customer's number
 	Stream     bool
+	// Billing modifiers, drawn from their own source (so that the rest of
+	// the month stays as it was): the part of CacheWrite written for an
+	// hour, server-side tool uses, the batch or priority tier, US-only
+	// inference.
+	CacheWrite1h int64
+	WebSearch    int64
+	WebFetch     int64
+	Batch        bool
+	Priority     bool
+	US           bool
 }
 
 // Rates, in parts per million of rows.
@@ -59,6 +69,7 @@ type generator struct {
 	zipf  *rand.Zipf
 	prev  []byte // previous request id, for repeats
 	calls int
+	mod   *rand.Rand // the billing modifiers' own source
 }
 
 func newGenerator(cfg config) *generator {
@@ -72,6 +83,7 @@ func newGenerator(cfg config) *generator {
 		r:    r,
 		keys: keys,
 		zipf: rand.NewZipf(r, 1.15, 2, uint64(len(keys)-1)),
+		mod:  rand.New(rand.NewPCG(cfg.Seed, 0x6d6f646966696572)), // "modifier"
 	}
 }
 
@@ -119,7 +131,67 @@ func (g *generator) fill(c *call, startMs int64) {
 	g.fillTimes(c, startMs)
 	g.fillRequestID(c)
 	g.fillSpend(c)
+	g.fillModifiers(c)
 	g.calls++
+}
+
+// Billing modifiers, in parts per million of a deployment's successful calls.
+const (
+	ppmOneHourWrite = 450_000 // of Anthropic calls with cache writes: some written for an hour
+	ppmWebSearch    = 80_000  // Anthropic; a tenth of it for OpenAI
+	ppmBatch        = 50_000  // Anthropic and OpenAI: rows of batch jobs
+	ppmPriority     = 10_000  // Anthropic
+	ppmUS           = 100_000 // Anthropic: US-only inference
+	ppmDeepSeekTool = 5_000   // DeepSeek Search (and half as many Fetch) calls
+)
+
+// modChance reports true with probability ppm parts per million, from the
+// modifiers' source.
+func (g *generator) modChance(ppm int) bool { return g.mod.IntN(1_000_000) < ppm }
+
+// fillModifiers draws the call's billing modifiers. The gateway records
+// them as LiteLLM does without the prices for them: 1-hour writes at the
+// 5-minute price, searches free, a batch job's row at half its spend.
+func (g *generator) fillModifiers(c *call) {
+	c.CacheWrite1h, c.WebSearch, c.WebFetch, c.Batch, c.Priority, c.US = 0, 0, 0, false, false, false
+	if c.Failed || !c.Dep.Known {
+		return
+	}
+	switch c.Dep.Provider {
+	case "anthropic":
+		if c.CacheWrite > 0 && g.modChance(ppmOneHourWrite) {
+			c.CacheWrite1h = c.CacheWrite * int64(300+g.mod.IntN(701)) / 1000
+		}
+		if g.modChance(ppmWebSearch) {
+			c.WebSearch = 1 + int64(g.mod.IntN(5))
+		}
+		c.US = g.modChance(ppmUS)
+		c.Batch = g.modChance(ppmBatch)
+		c.Priority = !c.Batch && g.modChance(ppmPriority)
+	case "openai":
+		if g.modChance(ppmWebSearch / 10) {
+			c.WebSearch = 1
+		}
+		c.Batch = g.modChance(ppmBatch)
+	case "deepseek":
+		if g.modChance(ppmDeepSeekTool) {
+			c.WebSearch = 1 + int64(g.mod.IntN(3))
+		}
+		if g.modChance(ppmDeepSeekTool / 2) {
+			c.WebFetch = 1 + int64(g.mod.IntN(2))
+		}
+	}
+	if c.Batch {
+		c.Spend = c.Spend.Mul(decimal.New(5, -1)) // LiteLLM's batch cost: half, exactly
+	}
+}
+
+// callType is the row's call_type: a batch job's rows are its retrieval.
+func callType(c *call) string {
+	if c.Batch {
+		return "aretrieve_batch"
+	}
+	return c.Dep.CallType
 }
 
 func (g *generator) pickDeployment(bias int) *deployment {

@@ -24,7 +24,7 @@ func (dumpEncoder) header(b []byte) []byte { return append(b, dumpHeader...) }
 
 func (dumpEncoder) row(b []byte, c *call) []byte {
 	b = append(append(b, c.RequestID...), ',')
-	b = appendString(b, c.Dep.CallType)
+	b = appendString(b, callType(c))
 	b = appendString(b, c.Key.Hash)
 	b = append(appendFloat8(b, c.Spend), ',')
 	b = appendInt(b, c.Prompt+c.Completion)
@@ -74,15 +74,44 @@ func appendMetadata(b []byte, c *call) []byte {
 	b = append(b, c.Key.Team.ID...)
 	b = append(b, `"", ""user_api_key_user_id"": ""`...)
 	b = append(b, c.Key.User...)
-	b = append(b, `"", ""additional_usage_values"": {""prompt_tokens_details"": {""cached_tokens"": `...)
+	b = append(b, `"", ""additional_usage_values"": {`...)
+	b = appendUsageModifiers(b, c)
+	b = append(b, `""prompt_tokens_details"": {""cached_tokens"": `...)
 	b = strconv.AppendInt(b, c.Cached, 10)
 	b = append(b, `, ""cache_creation_tokens"": `...)
 	b = strconv.AppendInt(b, c.CacheWrite, 10)
+	if c.CacheWrite1h > 0 {
+		b = append(b, `, ""cache_creation_token_details"": {""ephemeral_1h_input_tokens"": `...)
+		b = strconv.AppendInt(b, c.CacheWrite1h, 10)
+		b = append(b, `, ""ephemeral_5m_input_tokens"": `...)
+		b = strconv.AppendInt(b, c.CacheWrite-c.CacheWrite1h, 10)
+		b = append(b, '}')
+	}
 	b = append(b, `}, ""completion_tokens_details"": {""reasoning_tokens"": `...)
 	b = strconv.AppendInt(b, c.Reasoning, 10)
 	b = append(b, `}}, ""user_api_key_team_alias"": ""`...)
 	b = append(b, c.Key.Team.Alias...)
 	return append(b, `""}"`...)
+}
+
+// appendUsageModifiers appends the usage members that carry billing
+// modifiers, in jsonb's key order, each followed by ", ": service_tier,
+// inference_geo, server_tool_use.
+func appendUsageModifiers(b []byte, c *call) []byte {
+	if t := serviceTier(c); t != "" {
+		b = append(append(append(b, `""service_tier"": ""`...), t...), `"", `...)
+	}
+	if g := geo(c); g != "" {
+		b = append(append(append(b, `""inference_geo"": ""`...), g...), `"", `...)
+	}
+	if c.WebSearch > 0 || c.WebFetch > 0 {
+		b = append(b, `""server_tool_use"": {""web_fetch_requests"": `...)
+		b = strconv.AppendInt(b, c.WebFetch, 10)
+		b = append(b, `, ""web_search_requests"": `...)
+		b = strconv.AppendInt(b, c.WebSearch, 10)
+		b = append(b, `}, `...)
+	}
+	return b
 }
 
 var errorCodes = map[string]string{

@@ -24,7 +24,8 @@ type flatEncoder struct{}
 
 const flatHeader = "request_id,call_type,api_key,spend,total_tokens,prompt_tokens,completion_tokens," +
 	"startTime,endTime,completionStartTime,model,model_id,model_group,custom_llm_provider," +
-	"user,team_id,end_user,status,cached_tokens,cache_creation_tokens,reasoning_tokens,key_alias,team_alias\n"
+	"user,team_id,end_user,status,cached_tokens,cache_creation_tokens,reasoning_tokens,key_alias,team_alias," +
+	"ephemeral_1h_input_tokens,web_search_requests,web_fetch_requests,service_tier,inference_geo\n"
 
 func (flatEncoder) header(b []byte) []byte { return append(b, flatHeader...) }
 
@@ -42,15 +43,39 @@ func (flatEncoder) row(b []byte, c *call) []byte {
 	b = appendInt(b, c.CacheWrite)
 	b = appendInt(b, c.Reasoning)
 	b = appendString(b, c.Key.Alias)
-	b = append(b, c.Key.Team.Alias...)
+	b = appendString(b, c.Key.Team.Alias)
+	b = appendInt(b, c.CacheWrite1h)
+	b = appendInt(b, c.WebSearch)
+	b = appendInt(b, c.WebFetch)
+	b = appendString(b, serviceTier(c))
+	b = append(b, geo(c)...)
 	return append(b, '\n')
+}
+
+// serviceTier is the tier the usage names: priority, else none logged.
+func serviceTier(c *call) string {
+	if c.Priority {
+		return "priority"
+	}
+	return ""
+}
+
+// geo is Anthropic's inference_geo: "us" for US-only inference, else "global".
+func geo(c *call) string {
+	switch {
+	case c.US:
+		return "us"
+	case c.Dep.Provider == "anthropic" && !c.Failed:
+		return "global"
+	}
+	return ""
 }
 
 // appendCommon appends the leading columns both layouts share, from
 // request_id to completionStartTime, each followed by a comma.
 func appendCommon(b []byte, c *call) []byte {
 	b = append(append(b, c.RequestID...), ',')
-	b = appendString(b, c.Dep.CallType)
+	b = appendString(b, callType(c))
 	b = appendString(b, c.Key.Hash)
 	b = append(append(b, c.Spend.String()...), ',')
 	b = appendInt(b, c.Prompt+c.Completion)

@@ -4,6 +4,7 @@
 //	go run ./testdata/gen -rows 20000 -days 30 -o testdata/sample/spendlogs-2026-10.csv
 //	go run ./testdata/gen -rows 5000000 -o /tmp/big.csv
 //	go run ./testdata/gen -format dump -rows 1000
+//	go run ./testdata/gen -rows 1000000 -model-names 1000000 -o /tmp/names.csv
 //
 // The flat format has one column per field, cache and reasoning tokens
 // included. The dump format looks like a whole-table export of the
@@ -49,6 +50,13 @@ type config struct {
 	Start  time.Time
 	Days   int
 	Format string // "flat" or "dump"
+	// ModelNames, when positive, gives row i the model (and model group
+	// and deployment) "custom-model-<i mod ModelNames>" instead of its
+	// own, for tests of how many distinct names a run holds.
+	ModelNames int
+	// Keys, when positive, gives row i the key, user and team of number
+	// i mod Keys, each its own, in place of the usual 40 keys.
+	Keys int
 }
 
 func main() {
@@ -72,6 +80,8 @@ func parseFlags(args []string) (config, string, error) {
 	days := fs.Int("days", 30, "number of days covered")
 	format := fs.String("format", "flat", "flat (one column per field) or dump (whole table, metadata JSON)")
 	out := fs.String("o", "-", "output file; - for stdout")
+	keys := fs.Int("keys", 0, "give the rows this many distinct keys, users and teams, row i the (i mod N)-th (0: the usual 40 keys)")
+	names := fs.Int("model-names", 0, "give the rows this many distinct model names no tariff knows, row i the (i mod N)-th (0: the usual models)")
 	if err := fs.Parse(args); err != nil {
 		return config{}, "", err
 	}
@@ -79,7 +89,7 @@ func parseFlags(args []string) (config, string, error) {
 	if err != nil {
 		return config{}, "", fmt.Errorf("-start %q: %v", *start, err)
 	}
-	cfg := config{Rows: *rows, Seed: *seed, Start: t.UTC(), Days: *days, Format: *format}
+	cfg := config{Rows: *rows, Seed: *seed, Start: t.UTC(), Days: *days, Format: *format, ModelNames: *names, Keys: *keys}
 	return cfg, *out, cfg.validate()
 }
 
@@ -89,6 +99,10 @@ func (c config) validate() error {
 		return fmt.Errorf("-rows %d: must not be negative", c.Rows)
 	case c.Days < 1:
 		return fmt.Errorf("-days %d: must be at least 1", c.Days)
+	case c.ModelNames < 0:
+		return fmt.Errorf("-model-names %d: must not be negative", c.ModelNames)
+	case c.Keys < 0:
+		return fmt.Errorf("-keys %d: must not be negative", c.Keys)
 	case c.Format != "flat" && c.Format != "dump":
 		return fmt.Errorf("-format %q: want flat or dump", c.Format)
 	}
@@ -117,7 +131,26 @@ func generate(w io.Writer, cfg config) error {
 	g := newGenerator(cfg)
 	enc := newEncoder(cfg.Format)
 	buf := enc.header(make([]byte, 0, 4096))
+	row := 0
 	err := g.run(func(c *call) error {
+		if cfg.ModelNames > 0 {
+			d := *c.Dep
+			d.Model = fmt.Sprintf("custom-model-%07d", row%cfg.ModelNames)
+			d.Group, d.ID = d.Model, d.Model
+			renamed := *c
+			renamed.Dep = &d
+			c = &renamed
+		}
+		if cfg.Keys > 0 {
+			n := row % cfg.Keys
+			k := *c.Key
+			k.Hash, k.Alias, k.User = fmt.Sprintf("%064x", n), fmt.Sprintf("key-%07d", n), fmt.Sprintf("u-%07d", n)
+			k.Team = &team{ID: fmt.Sprintf("t-%07d", n), Alias: fmt.Sprintf("team-%07d", n)}
+			rekeyed := *c
+			rekeyed.Key = &k
+			c = &rekeyed
+		}
+		row++
 		buf = enc.row(buf, c)
 		if len(buf) < 32<<10 {
 			return nil

@@ -1,0 +1,47 @@
+//go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
+
+package litellm
+
+import (
+	"errors"
+	"os"
+	"syscall"
+)
+
+// lockForWrite takes the write lock of the config at path and returns
+// what releases it: an exclusive flock on the file path names when the
+// lock is granted. A writer that renames a new file over path holds the
+// lock of the file it replaces, so a writer that waited finds path naming
+// another file, and locks that one instead. The kernel drops the lock of a
+// process that dies.
+func lockForWrite(path string) (func(), error) {
+	for {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		if err := flock(f, syscall.LOCK_EX); err != nil {
+			f.Close()
+			return nil, err
+		}
+		held, err1 := f.Stat()
+		now, err2 := os.Stat(path)
+		if err1 == nil && err2 == nil && os.SameFile(held, now) {
+			return func() { flock(f, syscall.LOCK_UN); f.Close() }, nil
+		}
+		f.Close()
+		if err := errors.Join(err1, err2); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// flock applies how to f, again when a signal interrupts the wait.
+func flock(f *os.File, how int) error {
+	for {
+		err := syscall.Flock(int(f.Fd()), how)
+		if !errors.Is(err, syscall.EINTR) {
+			return err
+		}
+	}
+}

@@ -1,0 +1,128 @@
+package pricing
+
+import (
+	"sort"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/tokenfare/tokenfare/tariffs"
+)
+
+// ModifierKind says what a Modifier sums.
+type ModifierKind uint8
+
+// Kinds of modifier.
+const (
+	ModUsage       ModifierKind = iota // a usage type beyond plain tokens: 1-hour writes, a tool
+	ModServiceTier                     // calls served in a service tier other than standard
+	ModRegion                          // calls processed in a region
+)
+
+// Modifier is what priced calls were billed for beyond plain tokens, in one
+// currency: the quantity of a usage type (1-hour cache writes, a tool's
+// uses) and its official cost, or the calls of a service tier or region
+// and their whole official cost. Unpriced is the part of Quantity the
+// tariff does not price (see Engine.Unpriced): no cost is in Official for
+// it.
+type Modifier struct {
+	Kind     ModifierKind
+	Usage    tariffs.Usage       // ModUsage
+	Service  tariffs.ServiceTier // ModServiceTier
+	Region   string              // ModRegion
+	Currency string
+	Quantity int64
+	Official decimal.Decimal
+	Unpriced int64
+}
+
+// What names the modifier: "cache_write_1h", "web_search",
+// "service tier batch", "region us".
+func (m *Modifier) What() string {
+	u := UnpricedQuantity{Kind: UnpricedKind(m.Kind), Usage: m.Usage, Service: m.Service, Region: m.Region}
+	return u.What()
+}
+
+// Unit names what Quantity counts: "tokens", "uses" or "calls".
+func (m *Modifier) Unit() string {
+	switch {
+	case m.Kind != ModUsage:
+		return "calls"
+	case m.Usage.IsToken():
+		return "tokens"
+	}
+	return "uses"
+}
+
+// beyondTokens are the usage types a Modifier sums.
+var beyondTokens = []tariffs.Usage{tariffs.CacheWrite1h, tariffs.WebSearch, tariffs.WebFetch, tariffs.FileSearch}
+
+// modifiers sums the priced buckets' modifiers, in order of kind, usage
+// type, service tier, region, then currency.
+func (e *Engine) modifiers() []Modifier {
+	type key struct {
+		kind     ModifierKind
+		usage    tariffs.Usage
+		service  tariffs.ServiceTier
+		region   string
+		currency string
+	}
+	sums := map[key]*Modifier{}
+	add := func(k key, qty int64, cost decimal.Decimal, unpriced int64) {
+		m := sums[k]
+		if m == nil {
+			m = &Modifier{Kind: k.kind, Usage: k.usage, Service: k.service, Region: k.region, Currency: k.currency, Official: decimal.Zero}
+			sums[k] = m
+		}
+		m.Quantity += qty
+		m.Official = m.Official.Add(cost)
+		m.Unpriced += unpriced
+	}
+	for _, b := range e.buckets {
+		if b.k.outcome != Priced || b.Rates == nil {
+			continue
+		}
+		cur := b.Model.Provider.Currency
+		for _, u := range beyondTokens {
+			if n := b.Qty[u]; n > 0 {
+				var unpriced int64
+				if !b.Rates.Priced(u) {
+					unpriced = n
+				}
+				add(key{kind: ModUsage, usage: u, currency: cur}, n, Cost(b.Rates, u, n), unpriced)
+			}
+		}
+		if b.k.service != tariffs.Standard {
+			var miss int64
+			if b.k.miss&tariffs.MissService != 0 {
+				miss = b.Calls
+			}
+			add(key{kind: ModServiceTier, service: b.k.service, currency: cur}, b.Calls, b.Official(), miss)
+		}
+		if b.k.region != "" {
+			var miss int64
+			if b.k.miss&tariffs.MissRegion != 0 {
+				miss = b.Calls
+			}
+			add(key{kind: ModRegion, region: b.k.region, currency: cur}, b.Calls, b.Official(), miss)
+		}
+	}
+	out := make([]Modifier, 0, len(sums))
+	for _, m := range sums {
+		out = append(out, *m)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := &out[i], &out[j]
+		switch {
+		case a.Kind != b.Kind:
+			return a.Kind < b.Kind
+		case a.Usage != b.Usage:
+			return a.Usage < b.Usage
+		case a.Service != b.Service:
+			return a.Service < b.Service
+		case a.Region != b.Region:
+			return a.Region < b.Region
+		}
+		return a.Currency < b.Currency
+	})
+	return out
+}
