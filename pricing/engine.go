@@ -88,6 +88,7 @@ type bucketKey struct {
 	noSpend bool             // the gateway records no spend at all
 	folded  bool             // groupings folded past the budget of buckets
 	group   string
+	served  string // the host the call was looked up among, when grouped by host
 	holder
 	slot int64 // start of the day or hour (Unix seconds) when grouped by time
 }
@@ -374,6 +375,9 @@ func (e *Engine) place(pc *PricedCall, c *ledger.Call, zero bool) *bucket {
 		}
 	}
 	e.groupKey(&k, c, pc.At)
+	if e.dims.has(DimHost) {
+		k.served = pc.ref.host
+	}
 	// Calls of one model mostly land in a bucket one of its last calls
 	// did (the busiest keys of the day). Then a cache by a cheap hash of
 	// the groupings, before the map, whose hash reads every byte of every

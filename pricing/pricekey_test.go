@@ -76,3 +76,48 @@ func TestPriceKeyFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupByHost groups the price-key rows by host, as an invoice per
+// host would: the sums are those of TestPriceKeyFirst added by hand, and
+// rolling up to no grouping leaves one total. Host "" is the calls with
+// no host known (the first-party lists).
+func TestGroupByHost(t *testing.T) {
+	cat, ps := tariffs.Load("")
+	if len(ps.Errors()) > 0 {
+		t.Fatal(ps)
+	}
+	e := pricing.New(cat, pricing.Options{Dims: []pricing.Dim{pricing.DimHost, pricing.DimModel}})
+	calls := readCalls(t, "../testdata/hosts/spendlogs-pricekey.csv")
+	for i := range calls {
+		e.AddPriced(&calls[i])
+	}
+	type sum struct {
+		calls    int64
+		official string
+	}
+	want := map[string]sum{
+		"azure":   {4, "2.966"}, // 1.045 + 0.95 + 0.021 + 0.95
+		"bedrock": {1, "0.495"},
+		"groq":    {1, "0"}, // unpriced, its host named
+		"":        {2, "0.0035"},
+	}
+	r := e.Rollup([]pricing.Dim{pricing.DimHost}).Reconcile()
+	if len(r.Groups) != len(want) {
+		t.Fatalf("%d groups, want %d: %+v", len(r.Groups), len(want), r.Groups)
+	}
+	for _, g := range r.Groups {
+		w, ok := want[g.Key.Value(pricing.DimHost)]
+		if !ok || g.Calls != w.calls || !g.Official.Equal(decimal.RequireFromString(w.official)) {
+			t.Errorf("host %q: %d calls at %s, want %+v", g.Key.Host, g.Calls, g.Official, w)
+		}
+	}
+	byModel := e.Reconcile()
+	for _, g := range byModel.Groups {
+		if g.Key.Model == "azure-gpt-4o-datazone" && g.Key.Host != "azure" {
+			t.Errorf("the data-zone model's group is on host %q, want azure", g.Key.Host)
+		}
+	}
+	if total := e.Rollup(nil).Reconcile(); len(total.Groups) != 1 || !total.Groups[0].Official.Equal(decimal.RequireFromString("3.4645")) {
+		t.Errorf("rolled up to no grouping: %+v, want one group of 3.4645", total.Groups)
+	}
+}

@@ -62,7 +62,7 @@ INSERT INTO "LiteLLM_SpendLogs" (request_id, call_type, api_key, spend, prompt_t
 	'bedrock/arn:aws:bedrock:us-east-1:111122223333:application-inference-profile/ab12cd34ef56', 'claude-sonnet', 'bedrock', NULL,
 	'{"model_map_information": {"model_map_key": "us.anthropic.claude-sonnet-4-6"}}')`
 
-var allDims = []pricing.Dim{pricing.DimModel, pricing.DimKey, pricing.DimTeam, pricing.DimUser, pricing.DimDay, pricing.DimPeriod, pricing.DimVersion}
+var allDims = []pricing.Dim{pricing.DimModel, pricing.DimHost, pricing.DimKey, pricing.DimTeam, pricing.DimUser, pricing.DimDay, pricing.DimPeriod, pricing.DimVersion}
 
 func engineOf(t testing.TB, since, until time.Time) (*pricing.Engine, pricing.Options) {
 	t.Helper()
