@@ -57,8 +57,12 @@ func (s ServiceTier) String() string {
 // ParseServiceTier reads a service tier as gateways log it, without regard
 // to case. The providers' names for the standard tier ("default", "auto",
 // "standard", "standard_only", "on_demand") and an empty value are
-// TierStandard; "scale" (OpenAI's reserved capacity) and "fast" are not
-// tiers tokenfare prices: ok is false for them and for any other value.
+// TierStandard; "fast" is TierPriority: OpenAI renamed priority
+// processing Fast mode on 2026-07-30 and takes either name, at the same
+// prices (https://openai.com/api-fast-mode/, checked 2026-12-01), as
+// LiteLLM prices it with its _priority keys. "scale" (OpenAI's reserved
+// capacity) is not a tier tokenfare prices: ok is false for it and for any
+// other value.
 func ParseServiceTier(s string) (tier ServiceTier, ok bool) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "", "default", "auto", "standard", "standard_only", "on_demand":
@@ -67,7 +71,7 @@ func ParseServiceTier(s string) (tier ServiceTier, ok bool) {
 		return TierBatch, true
 	case "flex":
 		return TierFlex, true
-	case "priority":
+	case "priority", "fast":
 		return TierPriority, true
 	}
 	return TierStandard, false

@@ -113,10 +113,15 @@ func providerFamily(provider string) family {
 }
 
 // modelFamily guesses the family from a model name, for v6 exports,
-// which do not name the provider.
+// which do not name the provider. CLIProxyAPI's own Claude and Gemini
+// executors call bare model names; a "vendor/model" name
+// ("anthropic/claude-sonnet-4.6", "google/gemini-3.1-pro-preview") is an
+// openai-compatibility entry's, counted the OpenAI way whatever the model.
 func modelFamily(model string) family {
 	m := strings.ToLower(model)
 	switch {
+	case strings.Contains(m, "/"):
+		return familyOpenAI
 	case strings.Contains(m, "claude"):
 		return familyClaude
 	case strings.Contains(m, "gemini"):

@@ -52,12 +52,23 @@ var cliproxyExecutors = map[string]string{
 	"OpenAICompatExecutor": "", // the entry's name is in provider, not here
 }
 
+// cliproxyCompatPrefix starts the provider of an openai-compatibility
+// entry's records since CLIProxyAPI v7.2.21 ("openai-compatible-openrouter"
+// for the entry named OpenRouter); earlier records carry the lowercased
+// name alone. An entry with no name logs "openai-compatibility".
+const cliproxyCompatPrefix = "openai-compatible-"
+
 // CLIProxyHost decides the host of a CLIProxyAPI v7 record: its provider
 // (claude → anthropic, codex → openai, vertex → vertex_ai, aistudio →
-// gemini; an openai-compatibility entry's lowercased name is that name as
+// gemini; an openai-compatibility entry's lowercased name, with or without
+// the "openai-compatible-" its records put before it, is that name as
 // host), else its executor_type. v6 exports name neither: "".
 func CLIProxyHost(provider, executor string) string {
-	if h := tariffs.NormalizeHost(provider); h != "" {
+	p := strings.ToLower(strings.TrimSpace(provider))
+	if p == "openai-compatibility" {
+		return "" // an unnamed entry: the protocol, not a host
+	}
+	if h := tariffs.NormalizeHost(strings.TrimPrefix(p, cliproxyCompatPrefix)); h != "" {
 		return h
 	}
 	if h, ok := cliproxyExecutors[executor]; ok {

@@ -55,6 +55,13 @@ func TestCLIProxyHost(t *testing.T) {
 		{"vertex", "GeminiVertexExecutor", "vertex_ai"},
 		{"OpenRouter", "OpenAICompatExecutor", "openrouter"}, // an openai-compatibility entry's name, lowercased
 		{"my-azure", "OpenAICompatExecutor", "my-azure"},
+		// Since v7.2.21 the entry's records say "openai-compatible-<name>"
+		// (testdata/cliproxy-real): the name is the host all the same.
+		{"openai-compatible-openrouter", "OpenAICompatExecutor", "openrouter"},
+		{"openai-compatible-deepseek", "OpenAICompatExecutor", "deepseek"},
+		{"openai-compatible-together", "OpenAICompatExecutor", "together_ai"},
+		{"openai-compatible-groq", "OpenAICompatExecutor", "groq"},
+		{"openai-compatibility", "OpenAICompatExecutor", ""}, // an entry with no name
 		{"", "ClaudeExecutor", "anthropic"},
 		{"", "GeminiVertexExecutor", "vertex_ai"},
 		{"", "OpenAICompatExecutor", ""},

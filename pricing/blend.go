@@ -217,10 +217,10 @@ func (e *Engine) usageTallies() (map[*tariffs.Model]*[tariffs.NumUsage]usageTall
 		if b.k.outcome != Priced {
 			continue
 		}
-		if b.k.service != tariffs.Standard || b.k.region != "" {
-			what := "service tier " + b.k.service.String()
-			if b.k.service == tariffs.Standard {
-				what = "region " + b.k.region
+		if b.k.variant != 0 {
+			what := "service tier " + b.k.serviceTier().String()
+			if b.k.serviceTier() == tariffs.Standard {
+				what = "region " + b.k.regionName()
 			}
 			leave(b.Model, what, "calls", b.Calls, b.Official())
 			continue

@@ -92,7 +92,7 @@ func (e *Engine) chargeGroups() []*chargeGroup {
 			continue
 		}
 		k := chargeKey{slot: b.k.slot, holder: b.k.holder, model: b.Model,
-			version: b.k.version, period: b.k.period, tier: b.k.tier, service: b.k.service, region: b.k.region}
+			version: b.k.version, period: b.k.period, tier: b.k.tier, service: b.k.serviceTier(), region: b.k.regionName()}
 		g := groups[k]
 		if g == nil {
 			g = &chargeGroup{k: k, rates: b.Rates, prices: b.prices, recorded: decimal.Zero}

@@ -79,9 +79,7 @@ type bucketKey struct {
 	version *tariffs.Version
 	period  uint8
 	tier    uint8
-	service tariffs.ServiceTier
-	miss    tariffs.Miss // what of the call's service tier and region the tariff has no rates for
-	region  string
+	variant variantID // the call's service tier and region
 	outcome Outcome
 	day     tariffs.Coverage // of a priced call: what its calendar knows of its local day
 	zero    bool             // the gateway recorded zero spend
@@ -111,7 +109,7 @@ func (h *holder) compare(o *holder) int {
 func (k *bucketKey) cheapHash() uint64 {
 	h := prefix(k.key) ^ prefix(k.team)<<1 ^ prefix(k.user)<<2 ^ prefix(k.group)<<3 ^
 		uint64(k.slot)*0x9E3779B97F4A7C15 ^ uint64(k.period)<<40 ^ uint64(k.tier)<<48 ^ uint64(k.outcome)<<56 ^
-		uint64(k.service)<<36 ^ prefix(k.region)<<4
+		uint64(k.variant)<<36
 	if k.zero {
 		h = ^h
 	}
@@ -141,6 +139,7 @@ type bucket struct {
 	Model    *tariffs.Model       // nil when unknown
 	Rates    *tariffs.Rates       // nil unless priced
 	prices   *tariffs.ModelPrices // the model's prices in the bucket's service tier and region; nil unless priced
+	miss     tariffs.Miss         // what of the bucket's service tier and region the tariff has no rates for
 }
 
 // Recorded returns the spend the gateway recorded for the bucket's calls.
@@ -201,6 +200,8 @@ type Engine struct {
 	otherRefs     map[overflowKey]*modelRef // names beyond maxNames, by what they resolve to
 	foldedNames   int64
 	foldedCalls   int64
+	lastVariant   variant   // the last call's service tier and region, and its interned id
+	lastVariantID variantID //
 }
 
 // unsureKey is a model and what its calendar knows of some days.
@@ -369,7 +370,7 @@ func (e *Engine) place(pc *PricedCall, c *ledger.Call, zero bool) *bucket {
 	k.noSpend = !c.Gateway.RecordsSpend()
 	if pc.Outcome == Priced {
 		k.period, k.tier, k.day = uint8(pc.Quote.Period), uint8(pc.Tier), pc.Quote.Day
-		k.service, k.region, k.miss = tariffs.ServiceTier(c.ServiceTier), c.Region, pc.Miss
+		k.variant = e.variantOf(c)
 		if k.day != tariffs.Covered {
 			e.noteUnsure(pc)
 		}
@@ -421,7 +422,7 @@ func (e *Engine) bucketOf(k *bucketKey, pc *PricedCall) *bucket {
 		}
 		k = &f
 	}
-	b := &bucket{k: *k, Model: pc.Quote.Model, Rates: pc.Rates, prices: pc.prices}
+	b := &bucket{k: *k, Model: pc.Quote.Model, Rates: pc.Rates, prices: pc.prices, miss: pc.Miss}
 	e.buckets[*k] = b
 	return b
 }

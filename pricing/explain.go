@@ -122,17 +122,17 @@ func (e *Engine) tallies() []*modelTally {
 		case o == Priced && b.k.noSpend:
 			t.noSpendCalls += b.Calls
 			t.noSpendCost = t.noSpendCost.Add(b.Official())
-		case o == Priced && !b.k.zero && (b.k.service != tariffs.Standard || b.k.region != ""):
+		case o == Priced && !b.k.zero && b.k.variant != 0:
 			// A gateway's one flat price per model has no rates for them:
 			// they are not evidence of the flat price it records at.
 			t.tierCalls += b.Calls
 			t.tierOfficial = t.tierOfficial.Add(b.Official())
 			t.tierRecorded = t.tierRecorded.Add(b.Recorded())
-			what := "service tier " + b.k.service.String()
-			if b.k.region != "" {
-				what = "region " + b.k.region
-				if b.k.service != tariffs.Standard {
-					what = "service tier " + b.k.service.String() + " in region " + b.k.region
+			what := "service tier " + b.k.serviceTier().String()
+			if b.k.regionName() != "" {
+				what = "region " + b.k.regionName()
+				if b.k.serviceTier() != tariffs.Standard {
+					what = "service tier " + b.k.serviceTier().String() + " in region " + b.k.regionName()
 				}
 			}
 			if !slices.Contains(t.tierWhat, what) {

@@ -91,19 +91,19 @@ func (e *Engine) modifiers() []Modifier {
 				add(key{kind: ModUsage, usage: u, currency: cur}, n, Cost(b.Rates, u, n), unpriced)
 			}
 		}
-		if b.k.service != tariffs.Standard {
+		if b.k.serviceTier() != tariffs.Standard {
 			var miss int64
-			if b.k.miss&tariffs.MissService != 0 {
+			if b.miss&tariffs.MissService != 0 {
 				miss = b.Calls
 			}
-			add(key{kind: ModServiceTier, service: b.k.service, currency: cur}, b.Calls, b.Official(), miss)
+			add(key{kind: ModServiceTier, service: b.k.serviceTier(), currency: cur}, b.Calls, b.Official(), miss)
 		}
-		if b.k.region != "" {
+		if b.k.regionName() != "" {
 			var miss int64
-			if b.k.miss&tariffs.MissRegion != 0 {
+			if b.miss&tariffs.MissRegion != 0 {
 				miss = b.Calls
 			}
-			add(key{kind: ModRegion, region: b.k.region, currency: cur}, b.Calls, b.Official(), miss)
+			add(key{kind: ModRegion, region: b.k.regionName(), currency: cur}, b.Calls, b.Official(), miss)
 		}
 	}
 	out := make([]Modifier, 0, len(sums))

@@ -248,10 +248,12 @@ func bucketLess(a, b *bucketKey) bool {
 		return a.period < b.period
 	case a.tier != b.tier:
 		return a.tier < b.tier
-	case a.service != b.service:
-		return a.service < b.service
-	case a.region != b.region:
-		return a.region < b.region
+	case a.variant != b.variant:
+		va, vb := variants.of(a.variant), variants.of(b.variant)
+		if va.service != vb.service {
+			return va.service < vb.service
+		}
+		return va.region < vb.region
 	case a.outcome != b.outcome:
 		return a.outcome < b.outcome
 	case a.day != b.day:

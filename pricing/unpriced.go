@@ -86,11 +86,11 @@ func (e *Engine) Unpriced() []UnpricedQuantity {
 				sums[key{model: name, kind: UnpricedUsage, usage: tariffs.Usage(u)}] += b.Qty[u]
 			}
 		}
-		if b.k.miss&tariffs.MissService != 0 {
-			sums[key{model: name, kind: UnpricedServiceTier, service: b.k.service}] += b.Calls
+		if b.miss&tariffs.MissService != 0 {
+			sums[key{model: name, kind: UnpricedServiceTier, service: b.k.serviceTier()}] += b.Calls
 		}
-		if b.k.miss&tariffs.MissRegion != 0 {
-			sums[key{model: name, kind: UnpricedRegion, region: b.k.region}] += b.Calls
+		if b.miss&tariffs.MissRegion != 0 {
+			sums[key{model: name, kind: UnpricedRegion, region: b.k.regionName()}] += b.Calls
 		}
 	}
 	out := make([]UnpricedQuantity, 0, len(sums))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tokenfare/tokenfare/internal/textout"
 
+	"github.com/tokenfare/tokenfare/tariffs"
 	"github.com/tokenfare/tokenfare/tariffs/drift"
 )
 
@@ -48,9 +49,11 @@ type differenceDoc struct {
 	Name    string `json:"name,omitempty"`   // the name the other database lists
 	Source  string `json:"source,omitempty"` // file:line of that entry
 	Usage   string `json:"usage,omitempty"`
-	Above   int64  `json:"above,omitempty"` // prompt-size tier: prompts above this many tokens
+	Above   int64  `json:"above,omitempty"`        // prompt-size tier: prompts above this many tokens
+	Service string `json:"service_tier,omitempty"` // batch, flex or priority; absent for the standard tier
+	Region  string `json:"region,omitempty"`       // region rows: catalog and other are multipliers
 	Period  string `json:"period,omitempty"`
-	Catalog string `json:"catalog,omitempty"` // price per 1M tokens (request: per call)
+	Catalog string `json:"catalog,omitempty"` // price per 1M tokens (request: per call; a tool: per use)
 	Other   string `json:"other,omitempty"`
 	From    string `json:"from,omitempty"`
 	Until   string `json:"until,omitempty"`
@@ -76,6 +79,15 @@ func newDriftDoc(at time.Time, dbs []*drift.Database, fs []drift.Finding) *drift
 		}
 		if f.Kind == drift.PriceDiffers {
 			x.Usage, x.Above, x.Catalog, x.Other = f.Usage.String(), f.Above, f.Catalog.String(), f.Other.String()
+			if f.Service != tariffs.Standard {
+				x.Service = f.Service.String()
+			}
+		}
+		if f.Kind == drift.RegionDiffers {
+			x.Region, x.Other = f.Region, f.Other.String()
+			if f.Catalog.IsPositive() { // zero: the catalog has no multiplier
+				x.Catalog = f.Catalog.String()
+			}
 		}
 		if !f.From.IsZero() {
 			x.From, x.Until = f.From.UTC().Format(time.RFC3339), f.Until.UTC().Format(time.RFC3339)
@@ -85,12 +97,19 @@ func newDriftDoc(at time.Time, dbs []*drift.Database, fs []drift.Finding) *drift
 	return d
 }
 
-// usageText names a usage type with its tier.
+// usageText names a usage type with its prompt-size and service tiers.
 func (x *differenceDoc) usageText() string {
-	if x.Above > 0 {
-		return fmt.Sprintf("%s (prompt > %d)", x.Usage, x.Above)
+	if x.Region != "" {
+		return "region " + x.Region
 	}
-	return x.Usage
+	u := x.Usage
+	if x.Above > 0 {
+		u = fmt.Sprintf("%s (prompt > %d)", u, x.Above)
+	}
+	if x.Service != "" {
+		u += " [" + x.Service + "]"
+	}
+	return u
 }
 
 func (x *differenceDoc) detail() string {
@@ -109,7 +128,7 @@ func tableDrift(out io.Writer, d *driftDoc) error {
 		w.Printf("no differences at %s\n", d.At)
 		return w.Err
 	}
-	w.Printf("%d difference(s) at %s (prices per 1M tokens)\n\n", len(d.Differences), d.At)
+	w.Printf("%d difference(s) at %s (prices per 1M tokens, tool fees per use)\n\n", len(d.Differences), d.At)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "KIND\tMODEL\tOTHER NAME\tUSAGE\tPERIOD\tCATALOG\tOTHER\tDETAIL\tSOURCE")
 	for i := range d.Differences {
@@ -130,17 +149,17 @@ func tableDrift(out io.Writer, d *driftDoc) error {
 
 func csvDrift(w io.Writer, d *driftDoc) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"kind", "model", "file", "name", "source", "usage", "above", "period", "catalog", "other", "from", "until", "note", "currency"})
+	cw.Write([]string{"kind", "model", "file", "name", "source", "usage", "above", "period", "catalog", "other", "from", "until", "note", "service_tier", "region", "currency"})
 	for _, x := range d.Differences {
 		above := ""
 		if x.Above > 0 {
 			above = strconv.FormatInt(x.Above, 10)
 		}
 		currency := ""
-		if x.Catalog != "" {
+		if x.Catalog != "" && x.Region == "" {
 			currency = "USD" // both other formats are in USD; other currencies are not compared
 		}
-		cw.Write(sheetTexts([]string{x.Kind, x.Model, x.File, x.Name, x.Source, x.Usage, above, x.Period, x.Catalog, x.Other, x.From, x.Until, x.Note, currency}))
+		cw.Write(sheetTexts([]string{x.Kind, x.Model, x.File, x.Name, x.Source, x.Usage, above, x.Period, x.Catalog, x.Other, x.From, x.Until, x.Note, x.Service, x.Region, currency}))
 	}
 	cw.Flush()
 	return cw.Error()

@@ -19,7 +19,7 @@ func TestDriftWithoutDifferences(t *testing.T) {
 		want string
 	}{
 		{Table, "prices.json: litellm, 0 entries read, 0 skipped\nno differences at 2026-10-12T12:00:00Z\n"},
-		{CSV, "kind,model,file,name,source,usage,above,period,catalog,other,from,until,note,currency\n"},
+		{CSV, "kind,model,file,name,source,usage,above,period,catalog,other,from,until,note,service_tier,region,currency\n"},
 		{JSON, "{\n  \"at\": \"2026-10-12T12:00:00Z\",\n  \"files\": [\n    {\n      \"file\": \"prices.json\",\n      \"format\": \"litellm\",\n      \"read\": 0,\n      \"entries\": 0,\n      \"skipped\": []\n    }\n  ],\n  \"differences\": []\n}\n"},
 		{YAML, "at: \"2026-10-12T12:00:00Z\"\nfiles:\n  - file: prices.json\n    format: litellm\n    read: 0\n    entries: 0\n    skipped: []\ndifferences: []\n"},
 	}

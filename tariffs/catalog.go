@@ -13,7 +13,7 @@ import (
 	"github.com/tokenfare/tokenfare/internal/yamlin"
 )
 
-//go:embed catalog/*.yaml
+//go:embed catalog/*.yaml catalog/lists/*.yaml
 var embedded embed.FS
 
 // Catalog is the set of provider tariffs prices are looked up in.
@@ -31,12 +31,24 @@ type Catalog struct {
 // provider the catalog lacks is added; every other provider stays. The
 // catalog is nil when any problem is not a warning.
 func Load(base string, overlays ...string) (*Catalog, Problems) {
+	return LoadLists(base, nil, overlays...)
+}
+
+// LoadLists is Load with price lists chosen from the binary: each replaces
+// the provider of its name after base is read and before the overlays are
+// applied, so an overlay still has the last word.
+func LoadLists(base string, lists []PriceList, overlays ...string) (*Catalog, Problems) {
 	var providers []*Provider
 	var problems Problems
 	if base == "" {
 		providers, problems = embeddedProviders()
 	} else {
 		providers, problems = readPath(base)
+	}
+	for _, l := range lists {
+		over, ps := l.providers()
+		problems = append(problems, ps...)
+		providers = overlay(providers, over)
 	}
 	for _, o := range overlays {
 		over, ps := readPath(o)

@@ -24,6 +24,7 @@ var knownHosts = map[string]bool{
 	"openrouter":  false,
 	"together_ai": false,
 	"github":      false, // GitHub Models
+	"dashscope":   false, // Alibaba Cloud Model Studio (DashScope)
 }
 
 // hostAliases are other names gateways log for a known host: LiteLLM's
@@ -55,7 +56,7 @@ func FirstPartyHost(h string) bool { return knownHosts[h] }
 // in name order.
 func KnownHosts() []string {
 	return []string{"anthropic", "deepseek", "gemini", "openai",
-		"azure", "azure_ai", "bedrock", "github", "openrouter", "together_ai", "vertex_ai"}
+		"azure", "azure_ai", "bedrock", "dashscope", "github", "openrouter", "together_ai", "vertex_ai"}
 }
 
 // NormalizeHost returns the host a gateway's provider name stands for:

@@ -30,7 +30,7 @@ func TestParseHosts(t *testing.T) {
 			name:  "a host no gateway log names",
 			file:  withHosts("[myproxy]"),
 			hosts: []string{"myproxy"},
-			want:  []string{`t.yaml:2: warning: host "myproxy" is not one tokenfare recognises in gateway logs (known: anthropic, deepseek, gemini, openai, azure, azure_ai, bedrock, github, openrouter, together_ai, vertex_ai); only calls a gateway logs with that provider name are priced by this file`},
+			want:  []string{`t.yaml:2: warning: host "myproxy" is not one tokenfare recognises in gateway logs (known: anthropic, deepseek, gemini, openai, azure, azure_ai, bedrock, dashscope, github, openrouter, together_ai, vertex_ai); only calls a gateway logs with that provider name are priced by this file`},
 		},
 		{name: "misspelled", file: withHosts("[vertexai, bedrok]"), want: []string{
 			`t.yaml:2: unknown host "vertexai": did you mean "vertex_ai"?`,
@@ -38,7 +38,7 @@ func TestParseHosts(t *testing.T) {
 		}},
 		{name: "an alias", file: withHosts("[vertex]"), want: []string{`t.yaml:2: host "vertex" is written "vertex_ai" in tariff files`}},
 		{name: "upper case", file: withHosts("[Azure]"), want: []string{`t.yaml:2: host "Azure" is written "azure" in tariff files`}},
-		{name: "not a name", file: withHosts(`["my proxy"]`), want: []string{`t.yaml:2: host "my proxy": a host name is lowercase letters, digits and _ . - (known hosts: anthropic, deepseek, gemini, openai, azure, azure_ai, bedrock, github, openrouter, together_ai, vertex_ai)`}},
+		{name: "not a name", file: withHosts(`["my proxy"]`), want: []string{`t.yaml:2: host "my proxy": a host name is lowercase letters, digits and _ . - (known hosts: anthropic, deepseek, gemini, openai, azure, azure_ai, bedrock, dashscope, github, openrouter, together_ai, vertex_ai)`}},
 		{name: "twice", file: withHosts("[azure, azure]"), want: []string{`t.yaml:2: host "azure" is listed twice (first at line 2)`}},
 		{name: "empty list", file: withHosts("[]"), want: []string{`t.yaml:2: hosts: list at least one host, or leave the key out to price the host named by provider`}},
 		{name: "no value", file: withHosts(""), want: []string{`t.yaml:2: hosts: list at least one host, or leave the key out to price the host named by provider`}},

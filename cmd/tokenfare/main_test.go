@@ -70,7 +70,7 @@ func TestBinary(t *testing.T) {
 	}{
 		{"README main job", []string{"reconcile", "--calls", sample}, 0, "explained"},
 		{"tariffs show", []string{"tariffs", "show", "deepseek-flash", "--at", "2026-10-12T02:00:00Z"}, 0, "period peak"},
-		{"validate the catalog folder", []string{"tariffs", "validate", "../../tariffs/catalog"}, 0, "ok: 11 file(s)"},
+		{"validate the catalog folder", []string{"tariffs", "validate", "../../tariffs/catalog"}, 0, "ok: 12 file(s)"},
 		{"findings exit 1", []string{"reconcile", "--calls", sample, "--fail-over", "1"}, 1, "official"},
 		{"bad usage exits 2", []string{"reconcile", "--by", "nope", "--calls", sample}, 2, ""},
 		{"--version", []string{"--version"}, 0, "tokenfare "},

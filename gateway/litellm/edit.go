@@ -114,14 +114,20 @@ func (es *edits) insertPairs(m *yaml.Node, prefer []string, ps []pair) error {
 	return es.add(edit{start: anchorEnd, end: anchorEnd, text: b.String()})
 }
 
-// insertFlow adds scalar pairs to a flow mapping, after its last value.
+// insertFlow adds pairs to a flow mapping, after its last value. A block
+// value of plain "key: value" lines (search_context_cost_per_query) is
+// written as a flow mapping of its own.
 func (es *edits) insertFlow(m *yaml.Node, ps []pair) error {
 	var b strings.Builder
 	for _, p := range ps {
+		v := p.scalar
 		if p.block != nil {
-			return fmt.Errorf("line %d: cannot add a block to a mapping written in flow style {...}", m.Line)
+			var ok bool
+			if v, ok = flowMapping(p.block); !ok {
+				return fmt.Errorf("line %d: cannot add a block to a mapping written in flow style {...}", m.Line)
+			}
 		}
-		b.WriteString(", " + p.key + ": " + p.scalar)
+		b.WriteString(", " + p.key + ": " + v)
 	}
 	if len(m.Content) == 0 {
 		off := es.t.skipProperties(es.t.offset(m.Line, m.Column))
@@ -144,6 +150,20 @@ func (es *edits) insertFlow(m *yaml.Node, ps []pair) error {
 		return fmt.Errorf("line %d: cannot add prices after a nested value in a flow mapping; add input_cost_per_token there once by hand", last.Line)
 	}
 	return es.add(edit{start: end, end: end, text: b.String()})
+}
+
+// flowMapping writes block lines that are each "key: value", with no
+// nesting, as one flow mapping: {key: value, ...}.
+func flowMapping(block []string) (string, bool) {
+	items := make([]string, 0, len(block))
+	for _, l := range block {
+		k, v, ok := strings.Cut(l, ": ")
+		if !ok || k == "" || strings.HasPrefix(l, " ") || strings.ContainsAny(v, "{}[],#") {
+			return "", false
+		}
+		items = append(items, k+": "+v)
+	}
+	return "{" + strings.Join(items, ", ") + "}", true
 }
 
 // replaceScalar replaces the scalar n with text, keeping any anchor, tag

@@ -39,6 +39,7 @@ type app struct {
 	getenv   func(string) string // nil: no environment (tests)
 	tariffs  string              // --tariffs: a file or folder in place of the embedded catalog
 	overlays []string            // --tariffs-overlay: files or folders whose providers replace the catalog's
+	lists    []string            // --price-list: PROVIDER=LIST, embedded lists that replace their provider
 
 	once    sync.Once
 	catalog *tariffs.Catalog
@@ -51,10 +52,15 @@ type app struct {
 // Warnings go to stderr; errors are bad input.
 func (a *app) Catalog() (*tariffs.Catalog, error) {
 	a.once.Do(func() {
+		lists, err := a.priceLists()
+		if err != nil {
+			a.loadErr = err
+			return
+		}
 		var ps tariffs.Problems
-		a.catalog, ps = tariffs.Load(a.tariffs, a.overlays...)
+		a.catalog, ps = tariffs.LoadLists(a.tariffs, lists, a.overlays...)
 		if errs := ps.Errors(); len(errs) > 0 {
-			a.loadErr = usageError(fmt.Errorf("load tariffs:\n%w", errs), "run `tokenfare tariffs validate` with the same --tariffs and --tariffs-overlay to see every problem")
+			a.loadErr = usageError(fmt.Errorf("load tariffs:\n%w", errs), "run `tokenfare tariffs validate` with the same --tariffs, --price-list and --tariffs-overlay to see every problem")
 			return
 		}
 		for _, p := range ps {
@@ -62,6 +68,25 @@ func (a *app) Catalog() (*tariffs.Catalog, error) {
 		}
 	})
 	return a.catalog, a.loadErr
+}
+
+// priceLists reads each --price-list. A provider chosen twice is an error:
+// one list would silently win.
+func (a *app) priceLists() ([]tariffs.PriceList, error) {
+	var out []tariffs.PriceList
+	seen := map[string]string{}
+	for _, s := range a.lists {
+		l, err := tariffs.ParsePriceList(s)
+		if err != nil {
+			return nil, usageError(fmt.Errorf("--price-list: %w", err), "write --price-list deepseek=cny to price DeepSeek from its CNY list")
+		}
+		if prev, ok := seen[l.Provider]; ok {
+			return nil, usageError(fmt.Errorf("--price-list: provider %s is given two lists (%s and %s)", l.Provider, prev, l), "choose one list per provider")
+		}
+		seen[l.Provider] = l.String()
+		out = append(out, l)
+	}
+	return out, nil
 }
 
 // exitError carries an exit code and a hint with an error.
@@ -165,6 +190,8 @@ a run that could not finish (an I/O failure: disk full, unreadable input), 130 i
 	root.PersistentFlags().StringVar(&a.tariffs, "tariffs", "", "tariff file or folder of *.yaml files that replaces the embedded catalog")
 	root.PersistentFlags().StringArrayVar(&a.overlays, "tariffs-overlay", nil,
 		"tariff file or folder laid over the catalog: each provider it defines replaces the catalog's provider of that name (repeatable)")
+	root.PersistentFlags().StringArrayVar(&a.lists, "price-list", nil,
+		"PROVIDER=LIST: price PROVIDER from another of its price lists in the catalog, e.g. deepseek=cny (repeatable)")
 	var cpuProfile string
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile to this file (for developers)")
 	root.PersistentFlags().MarkHidden("cpuprofile")

@@ -132,7 +132,7 @@ func TestBlendWrite(t *testing.T) {
 	// The comment keeps its column: the new value takes spaces before it.
 	newLine := "      input_cost_per_token: " + flashText
 	newLine += strings.Repeat(" ", max(1, len("      input_cost_per_token: 3.0e-7           ")-len(newLine))) + "# peak, set by hand"
-	if code != exitOK || !strings.Contains(out, "@@ -6,15 +6,19 @@\n") || !strings.Contains(out, "\n-      input_cost_per_token: 3.0e-7           # peak, set by hand\n") ||
+	if code != exitOK || !strings.Contains(out, "@@ -6,15 +6,23 @@\n") || !strings.Contains(out, "\n-      input_cost_per_token: 3.0e-7           # peak, set by hand\n") ||
 		!strings.Contains(out, "\n+"+newLine+"\n") {
 		t.Errorf("--dry-run: exit %d\n%s", code, out)
 	}

@@ -128,6 +128,9 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 		if a.tariffs != "" {
 			prov.Tariffs = a.tariffs
 		}
+		if len(a.lists) > 0 {
+			prov.Tariffs += ", price lists " + strings.Join(a.lists, ", ")
+		}
 		if len(a.overlays) > 0 {
 			prov.Tariffs += ", overlaid with " + strings.Join(a.overlays, ", ")
 		}

@@ -37,7 +37,7 @@ func newTariffsValidateCmd(a *app) *cobra.Command {
 		Long: `Validate reads tariff files (or every *.yaml and *.yml of a folder) and reports every
 problem at once as file:line: message, the files taken together as one catalog. Without a
 PATH it validates the catalog the other commands use: --tariffs (else the embedded
-catalog) with each --tariffs-overlay applied.
+catalog) with each --price-list and --tariffs-overlay applied.
 
 Exit 1 if any error is found. Warnings (such as a version boundary that is not on a whole
 minute, a source without a kind, or a holiday calendar that stops being certain within 60
@@ -45,7 +45,8 @@ days: its last year ends, or a provisional year begins) are printed but exit 0, 
 --strict makes them findings too.`,
 		Example: `  tokenfare tariffs validate
   tokenfare tariffs validate tariffs/catalog my-tariffs/deepseek.yaml
-  tokenfare tariffs validate --tariffs-overlay my-tariffs/deepseek.yaml --strict`,
+  tokenfare tariffs validate --tariffs-overlay my-tariffs/deepseek.yaml --strict
+  tokenfare tariffs validate --price-list deepseek=cny`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.paths = args
 			return runTariffsValidate(a, &textout.Escaping{W: cmd.OutOrStdout()}, opts)
@@ -68,7 +69,11 @@ func runTariffsValidate(a *app, out io.Writer, opts validateOptions) error {
 				return usageError(fmt.Errorf("%s: %w", path, err), "give tariff files or folders that hold *.yaml files")
 			}
 		}
-		cat, problems = tariffs.Load(a.tariffs, a.overlays...)
+		lists, err := a.priceLists()
+		if err != nil {
+			return err
+		}
+		cat, problems = tariffs.LoadLists(a.tariffs, lists, a.overlays...)
 	} else {
 		var err error
 		if cat, problems, err = validatePaths(opts.paths); err != nil {

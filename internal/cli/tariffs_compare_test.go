@@ -43,7 +43,7 @@ func TestTariffsCompare(t *testing.T) {
 		{"a folder is not a price file", []string{"testdata/compare"}, exitUsage, anyOutput, "read testdata/compare: is a folder, not a price file\nTry:"},
 		{"unknown output", []string{"testdata/compare/agree.json", "-o", "xml"}, exitUsage, anyOutput, `unknown output format "xml"`},
 		{"CSV keeps a row per difference", []string{driftData + "litellm.json", "-o", "csv"}, exitFindings,
-			"price,deepseek-v4-pro,../../tariffs/drift/testdata/litellm.json,deepseek/deepseek-v4-pro,../../tariffs/drift/testdata/litellm.json:26,input,,offpeak,0.66,1.32,,,,USD", anyOutput},
+			"price,deepseek-v4-pro,../../tariffs/drift/testdata/litellm.json,deepseek/deepseek-v4-pro,../../tariffs/drift/testdata/litellm.json:26,input,,offpeak,0.66,1.32,,,,,,USD", anyOutput},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -82,26 +82,29 @@ func runTariffsShow(a *app, out io.Writer, opts showOptions) error {
 
 // modelView is the stable JSON shape of `tariffs show`.
 type modelView struct {
-	Model       string        `json:"model"`
-	Provider    string        `json:"provider"`
-	Names       []string      `json:"names"`
-	Currency    string        `json:"currency"`
-	Timezone    string        `json:"timezone"`
-	BillingTime string        `json:"billing_time"`
-	At          string        `json:"at"`
-	Local       string        `json:"local"`         // At on the local clock of the version in force (else the provider's)
-	Day         *specialDay   `json:"day,omitempty"` // the holiday or make-up workday that decides the periods
-	Status      string        `json:"status"`
-	Version     *versionView  `json:"version,omitempty"`
-	Period      string        `json:"period,omitempty"`
-	Periods     []periodView  `json:"periods,omitempty"`
-	Rates       []ratesView   `json:"rates,omitempty"`
-	Tiers       []tierView    `json:"tiers,omitempty"`
-	Calendar    *calendarView `json:"calendar,omitempty"` // with --calendar
-	days        [2]int        // holidays and make-up workdays of the calendar
-	local       time.Time     // At on the local clock, for text`
-	Versions    []versionView `json:"versions"`
-	Sources     []sourceView  `json:"sources"`
+	Model       string       `json:"model"`
+	Provider    string       `json:"provider"`
+	Names       []string     `json:"names"`
+	Currency    string       `json:"currency"`
+	Timezone    string       `json:"timezone"`
+	BillingTime string       `json:"billing_time"`
+	At          string       `json:"at"`
+	Local       string       `json:"local"`         // At on the local clock of the version in force (else the provider's)
+	Day         *specialDay  `json:"day,omitempty"` // the holiday or make-up workday that decides the periods
+	Status      string       `json:"status"`
+	Version     *versionView `json:"version,omitempty"`
+	Period      string       `json:"period,omitempty"`
+	Periods     []periodView `json:"periods,omitempty"`
+	Rates       []ratesView  `json:"rates,omitempty"`
+	Tiers       []tierView   `json:"tiers,omitempty"`
+	// Variants are the model's service tiers and regions in the version:
+	// each by the multiplier of the token prices, or with rates of its own.
+	Variants []variantView `json:"variants,omitempty"`
+	Calendar *calendarView `json:"calendar,omitempty"` // with --calendar
+	days     [2]int        // holidays and make-up workdays of the calendar
+	local    time.Time     // At on the local clock, for text`
+	Versions []versionView `json:"versions"`
+	Sources  []sourceView  `json:"sources"`
 }
 
 type versionView struct {
@@ -130,6 +133,32 @@ type ratesView struct {
 type tierView struct {
 	Above int64       `json:"above"`
 	Rates []ratesView `json:"rates"`
+}
+
+type variantView struct {
+	ServiceTier string      `json:"service_tier"`
+	Region      string      `json:"region,omitempty"`
+	Multiplier  string      `json:"multiplier,omitempty"` // of the standard token prices; absent with rates of its own
+	Rates       []ratesView `json:"rates,omitempty"`      // the tier's own rates (base prompt tier)
+}
+
+// variantViews lists the model's service tiers alone and regions alone;
+// a tier in a region combines the two.
+func variantViews(ver *tariffs.Version, mp *tariffs.ModelPrices) []variantView {
+	var out []variantView
+	for _, x := range mp.Variants {
+		if x.Region != "" && x.Service != tariffs.Standard {
+			continue
+		}
+		vv := variantView{ServiceTier: x.Service.String(), Region: x.Region}
+		if x.Multiplier.IsZero() {
+			vv.Rates = ratesViews(ver, x.Prices.Periods)
+		} else {
+			vv.Multiplier = x.Multiplier.String()
+		}
+		out = append(out, vv)
+	}
+	return out
 }
 
 type calendarView struct {
@@ -196,6 +225,7 @@ func newModelView(m *tariffs.Model, at time.Time, calendar bool) modelView {
 		for _, t := range q.Prices.Tiers {
 			v.Tiers = append(v.Tiers, tierView{Above: t.Above, Rates: ratesViews(q.Version, t.Periods)})
 		}
+		v.Variants = variantViews(q.Version, q.Prices)
 	}
 	return v
 }
@@ -336,6 +366,7 @@ func (v modelView) writeText(out io.Writer) error {
 		for _, t := range v.Tiers {
 			writeRates(w, fmt.Sprintf("prompt > %d: ", t.Above), t.Rates)
 		}
+		writeVariants(w, v.Variants)
 	}
 	if v.Calendar == nil && v.days[0]+v.days[1] > 0 {
 		w.Printf("\ncalendar: %d holiday(s), %d make-up workday(s); --calendar lists them\n", v.days[0], v.days[1])
@@ -398,4 +429,25 @@ func article(kind string) string {
 		return "n"
 	}
 	return ""
+}
+
+// writeVariants lists the model's service tiers and regions: a multiplier
+// of the token prices, or a tier's own rates.
+func writeVariants(w *textout.Writer, vs []variantView) {
+	if len(vs) == 0 {
+		return
+	}
+	w.Printf("\nservice tiers and regions (tools and request fees unchanged)\n")
+	for _, x := range vs {
+		name := x.ServiceTier
+		if x.Region != "" {
+			name = "region " + x.Region
+		}
+		if x.Multiplier != "" {
+			w.Printf("  %-22s × %s of the token prices\n", name, x.Multiplier)
+			continue
+		}
+		w.Printf("  %-22s rates of its own:\n", name)
+		writeRates(w, name+": ", x.Rates)
+	}
 }

@@ -18,3 +18,18 @@ func TestUnpricedQuantitiesNoted(t *testing.T) {
 		t.Errorf("stderr %q, want a note naming claude-sonnet-4-5 region eu 1 calls", stderr)
 	}
 }
+
+// TestShowServiceTiers: tariffs show lists a model's service tiers and
+// regions, as multipliers or rates of their own.
+func TestShowServiceTiers(t *testing.T) {
+	code, out, errs := runCLI(t, "", "tariffs", "show", "gpt-test", "--tariffs", "testdata/modifiers/acme.yaml", "--at", "2026-10-01T00:00:00Z")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"flex                   × 0.5 of the token prices", "priority               rates of its own:",
+		"priority: standard                5          0.5", "region eu              × 1.1 of the token prices", "web_search"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -276,7 +276,10 @@ var corpus = []hostileCase{
 			for i, n := range []int{5000, 20000} {
 				path := h.file(fmt.Sprintf("c%d.yaml", n), flashConfig(n))
 				r := h.tokenfare("blend", "--calls", sample, "--as-of", "2026-11-01", "--write", path)
-				r.want(t, 0, "", fmt.Sprintf("wrote %d value(s)", 3*n))
+				// Per entry: input, output and cache-read prices, and the
+				// Search fee DeepSeek charges from 2026-11-01
+				// (search_context_cost_per_query).
+				r.want(t, 0, "", fmt.Sprintf("wrote %d value(s)", 4*n))
 				walls[i] = r.wall
 			}
 			if walls[1] > 7*walls[0]+time.Second {

@@ -2,6 +2,7 @@ package drift
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -28,9 +29,12 @@ const (
 	// UnknownName: the other database lists a catalog model under a name
 	// the catalog does not know (a dated snapshot id, a host's id).
 	UnknownName
+	// RegionDiffers: a region's multiplier of the token prices differs, or
+	// the catalog has none for the model.
+	RegionDiffers
 )
 
-var kindNames = [...]string{"price", "only_in_catalog", "only_in_other", "time_of_use", "unknown_name"}
+var kindNames = [...]string{"price", "only_in_catalog", "only_in_other", "time_of_use", "unknown_name", "region"}
 
 // Scope says which differences Compare reports.
 type Scope uint8
@@ -66,11 +70,13 @@ func (k Kind) String() string { return kindNames[k] }
 type Finding struct {
 	Kind     Kind
 	Database *Database
-	Model    *tariffs.Model // nil for OnlyInOther when no model matched
-	Entry    *Entry         // nil for OnlyInCatalog
-	Usage    tariffs.Usage  // PriceDiffers
-	Above    int64          // PriceDiffers: the prompt-size tier (0: base rates)
-	Period   string         // the catalog's period at the instant
+	Model    *tariffs.Model      // nil for OnlyInOther when no model matched
+	Entry    *Entry              // nil for OnlyInCatalog
+	Usage    tariffs.Usage       // PriceDiffers
+	Above    int64               // PriceDiffers: the prompt-size tier (0: base rates)
+	Service  tariffs.ServiceTier // PriceDiffers: the service tier (Standard: the version's own prices)
+	Region   string              // RegionDiffers: the region; Catalog and Other are its multipliers
+	Period   string              // the catalog's period at the instant
 	Catalog  decimal.Decimal
 	Other    decimal.Decimal
 	From     time.Time // RulesDiffer: the interval where they disagree
@@ -273,6 +279,7 @@ func comparePair(db *Database, p pair, at time.Time) []Finding {
 		return nil // the other databases are in USD; a separate list is not a difference
 	}
 	out := comparePrices(db, p, &q, at)
+	out = append(out, compareRegions(db, p, &q)...)
 	return append(out, compareRules(db, p, &q, at)...)
 }
 
@@ -292,14 +299,45 @@ func retiredBy(m *tariffs.Model) *tariffs.Version {
 }
 
 // comparePrices compares every usage type the other database lists, for
-// the base rates and each prompt-size tier of either side.
+// the base rates and each prompt-size tier of either side: in the standard
+// tier, and in each service tier the other database has rates for. Tool
+// fees are per use, token prices per 1M tokens.
 func comparePrices(db *Database, p pair, q *tariffs.Quote, at time.Time) []Finding {
+	c := p.e.choose(at)
+	std := side{service: tariffs.Standard, mine: q.Prices, thresholds: c.rates.thresholds(),
+		other: func(u tariffs.Usage, prompt int64) (decimal.Decimal, bool) { return p.e.priceAt(u, at, prompt) }}
+	out := std.compare(db, p, q)
+	for s := tariffs.Batch; int(s) < tariffs.NumServiceTiers; s++ {
+		theirs := c.rates.service[s]
+		if theirs == nil {
+			continue
+		}
+		mp, miss := q.Prices.Variant(s, "")
+		sd := side{service: s, mine: mp, thresholds: theirs.thresholds(), other: theirs.price}
+		if miss&tariffs.MissService != 0 {
+			sd.note = fmt.Sprintf("the catalog has no %s rates for this model: it prices such calls at the standard rates", s)
+		}
+		out = append(out, sd.compare(db, p, q)...)
+	}
+	return out
+}
+
+// side is one service tier of a pair: the catalog's prices in it and the
+// other database's.
+type side struct {
+	service    tariffs.ServiceTier
+	mine       *tariffs.ModelPrices
+	thresholds []int64 // the other database's prompt-size tiers
+	other      func(u tariffs.Usage, prompt int64) (decimal.Decimal, bool)
+	note       string
+}
+
+func (sd *side) compare(db *Database, p pair, q *tariffs.Quote) []Finding {
 	tiers := map[int64]bool{0: true}
-	for _, t := range q.Prices.Tiers {
+	for _, t := range sd.mine.Tiers {
 		tiers[t.Above] = true
 	}
-	c := p.e.choose(at)
-	for _, a := range c.rates.thresholds() {
+	for _, a := range sd.thresholds {
 		tiers[a] = true
 	}
 	var aboves []int64
@@ -313,17 +351,57 @@ func comparePrices(db *Database, p pair, q *tariffs.Quote, at time.Time) []Findi
 		if above > 0 {
 			prompt = above + 1
 		}
-		mine := q.Prices.For(q.Period, prompt)
+		mine := sd.mine.For(q.Period, prompt)
 		for u := range tariffs.NumUsage {
-			other, ok := p.e.priceAt(tariffs.Usage(u), at, prompt)
-			if !ok || mine.Price(tariffs.Usage(u)).Equal(other) || noWriteCharge(mine, tariffs.Usage(u), other) {
+			other, ok := sd.other(tariffs.Usage(u), prompt)
+			if !ok || (mine.Priced(tariffs.Usage(u)) && mine.Price(tariffs.Usage(u)).Equal(other)) || noWriteCharge(mine, tariffs.Usage(u), other) {
 				continue
 			}
+			note := sd.note
+			if !mine.Priced(tariffs.Usage(u)) {
+				note = "the catalog does not price it: such quantities are reported as unpriced"
+			}
 			out = append(out, Finding{Kind: PriceDiffers, Database: db, Model: p.m, Entry: p.e, Usage: tariffs.Usage(u),
-				Above: above, Period: q.PeriodName(), Catalog: mine.Price(tariffs.Usage(u)), Other: other})
+				Above: above, Service: sd.service, Period: q.PeriodName(), Catalog: mine.Price(tariffs.Usage(u)), Other: other, Note: note})
 		}
 	}
 	return out
+}
+
+// compareRegions compares the other database's region multipliers with
+// the catalog's for the model in the version in force. Regions only the
+// catalog lists are not reported: LiteLLM names few of them.
+func compareRegions(db *Database, p pair, q *tariffs.Quote) []Finding {
+	var names []string
+	for r := range p.e.regions {
+		names = append(names, r)
+	}
+	sort.Strings(names)
+	var out []Finding
+	for _, r := range names {
+		other := p.e.regions[r]
+		mine, ok := regionMultiplier(q.Version, p.m, r)
+		if ok && mine.Equal(other) {
+			continue
+		}
+		f := Finding{Kind: RegionDiffers, Database: db, Model: p.m, Entry: p.e, Region: r, Period: q.PeriodName(), Catalog: mine, Other: other}
+		if !ok {
+			f.Note = fmt.Sprintf("the catalog has no multiplier for region %s on this model: it prices such calls without one", r)
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// regionMultiplier returns the multiplier version v gives model m's token
+// prices in region r, and whether it gives one.
+func regionMultiplier(v *tariffs.Version, m *tariffs.Model, r string) (decimal.Decimal, bool) {
+	for _, rule := range v.Regions {
+		if rule.Name == r && (len(rule.Models) == 0 || slices.Contains(rule.Models, m)) {
+			return rule.Multiplier, true
+		}
+	}
+	return decimal.Zero, false
 }
 
 // noWriteCharge reports whether a cache-write price of 0 in the other

@@ -55,6 +55,10 @@ type Entry struct {
 	match   func(name string) bool // genai-prices' match clause; nil: the name itself
 	prices  []conditional          // genai-prices: tried last to first; LiteLLM: one
 	offPeak *offPeak               // LiteLLM's off_peak_pricing block, nil when absent
+	// regions are the multipliers of token prices the database lists by
+	// region (LiteLLM's regional_processing_uplift_multiplier_<region> and
+	// provider_specific_entry.us), by region name as tariff files write it.
+	regions map[string]decimal.Decimal
 }
 
 // priced reports whether the entry states any price per token (or per
@@ -90,12 +94,27 @@ type conditional struct {
 // begun reports whether c applies from t on, its time of day aside.
 func (c *conditional) begun(t time.Time) bool { return c.since.IsZero() || !t.Before(c.since) }
 
-// rates are prices per 1M tokens (per call for Request) with prompt-size
-// tiers: a tier's listed prices replace the base ones for a call whose
-// prompt exceeds its threshold.
+// rates are prices per 1M tokens (per call for Request, per use for a
+// tool) with prompt-size tiers: a tier's listed prices replace the base
+// ones for a call whose prompt exceeds its threshold. service holds the
+// rates the database lists for a service tier other than the standard one
+// (LiteLLM's _batches, _flex and _priority keys), by tier; nil for none.
 type rates struct {
-	base  tariffs.Rates
-	tiers []tier // ascending by above
+	base    tariffs.Rates
+	tiers   []tier // ascending by above
+	service [tariffs.NumServiceTiers]*rates
+}
+
+// in returns the rates of service tier s, adding them if needed; the
+// standard tier is r itself.
+func (r *rates) in(s tariffs.ServiceTier) *rates {
+	if s == tariffs.Standard {
+		return r
+	}
+	if r.service[s] == nil {
+		r.service[s] = &rates{}
+	}
+	return r.service[s]
 }
 
 type tier struct {

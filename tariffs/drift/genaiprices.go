@@ -23,7 +23,15 @@ var genaiFields = map[string]tariffs.Usage{
 	"cache_read_mtok":     tariffs.CacheRead,
 	"cache_write_mtok":    tariffs.CacheWrite,
 	"cache_write_5m_mtok": tariffs.CacheWrite,
+	"cache_write_1h_mtok": tariffs.CacheWrite1h,
 	"output_mtok":         tariffs.Output,
+}
+
+// genaiKcounts maps genai-prices fees per 1,000 uses to the usage types
+// they price: the request fee and the web search tool.
+var genaiKcounts = map[string]tariffs.Usage{
+	"requests_kcount":     tariffs.Request,
+	"web_searches_kcount": tariffs.WebSearch,
 }
 
 // readGenAIPrices reads one genai-prices provider file
@@ -152,12 +160,13 @@ func (c *conditional) constraint(n *yaml.Node) error {
 func (r *rates) setGenAI(k string, v *yaml.Node) error {
 	u, ok := genaiFields[k]
 	if !ok {
-		if k == "requests_kcount" {
+		// Fees per 1,000 calls or searches, stored per one.
+		if per, ok := genaiKcounts[k]; ok {
 			p, err := mtok(v)
 			if err != nil {
 				return fmt.Errorf("%s: %w", k, err)
 			}
-			r.base.Set(tariffs.Request, p.Shift(-3))
+			r.base.Set(per, p.Shift(-3))
 		}
 		return nil
 	}

@@ -15,14 +15,29 @@ import (
 	"github.com/tokenfare/tokenfare/tariffs"
 )
 
-// litellmFields maps LiteLLM's per-token price keys to usage types.
+// litellmFields maps LiteLLM's per-token price keys to usage types. The
+// 1-hour write key reads "above_1hr": the cache lifetime, not a prompt size.
 var litellmFields = map[string]tariffs.Usage{
-	"input_cost_per_token":            tariffs.Input,
-	"cache_read_input_token_cost":     tariffs.CacheRead,
-	"cache_creation_input_token_cost": tariffs.CacheWrite,
-	"output_cost_per_token":           tariffs.Output,
-	"output_cost_per_reasoning_token": tariffs.Reasoning,
+	"input_cost_per_token":                      tariffs.Input,
+	"cache_read_input_token_cost":               tariffs.CacheRead,
+	"cache_creation_input_token_cost":           tariffs.CacheWrite,
+	"cache_creation_input_token_cost_above_1hr": tariffs.CacheWrite1h,
+	"output_cost_per_token":                     tariffs.Output,
+	"output_cost_per_reasoning_token":           tariffs.Reasoning,
 }
+
+// litellmTiers maps the suffixes of LiteLLM's service-tier price keys
+// (input_cost_per_token_batches, output_cost_per_token_priority,
+// input_cost_per_token_above_200k_tokens_priority) to service tiers.
+var litellmTiers = []struct {
+	suffix string
+	tier   tariffs.ServiceTier
+}{{"_batches", tariffs.Batch}, {"_flex", tariffs.Flex}, {"_priority", tariffs.Priority}}
+
+// searchContextSize is the search_context_cost_per_query size compared with
+// the catalog's one web search fee: the one LiteLLM charges Anthropic's
+// searches at and OpenAI's by default.
+const searchContextSize = "search_context_size_medium"
 
 // litellmHost returns the host a litellm_provider value names: LiteLLM's
 // Vertex AI routes ("vertex_ai-anthropic_models", ...) are all Vertex AI;
@@ -115,6 +130,12 @@ func litellmEntry(file string, line int, key string, msg json.RawMessage) (*Entr
 	if err := r.setTiered(raw["tiered_pricing"]); err != nil {
 		return nil, err
 	}
+	if err := r.setSearch(raw["search_context_cost_per_query"]); err != nil {
+		return nil, err
+	}
+	if err := e.setRegions(raw); err != nil {
+		return nil, err
+	}
 	e.prices = []conditional{{rates: r}}
 	if b, ok := raw["off_peak_pricing"]; ok && b != nil {
 		op, err := parseOffPeak(b)
@@ -126,13 +147,18 @@ func litellmEntry(file string, line int, key string, msg json.RawMessage) (*Entr
 	return e, nil
 }
 
-// setLiteLLM records key k's price if k is a per-token price key.
+// setLiteLLM records key k's price if k is a per-token price key, of the
+// standard tier or of the service tier its suffix names.
 func (r *rates) setLiteLLM(k string, v any) error {
-	target, field := &r.base, k
-	if m := aboveKey.FindStringSubmatch(k); m != nil {
-		if _, ok := litellmFields[m[1]]; !ok {
-			return nil
+	field, service := k, tariffs.Standard
+	for _, t := range litellmTiers {
+		if base, ok := strings.CutSuffix(k, t.suffix); ok {
+			field, service = base, t.tier
+			break
 		}
+	}
+	var above int64
+	if m := aboveKey.FindStringSubmatch(field); m != nil {
 		n, err := strconv.ParseInt(m[2], 10, 64)
 		if err != nil {
 			return fmt.Errorf("%s: threshold out of range", k)
@@ -140,7 +166,7 @@ func (r *rates) setLiteLLM(k string, v any) error {
 		if m[3] == "k" {
 			n *= 1000
 		}
-		target, field = r.tier(n), m[1]
+		field, above = m[1], n
 	}
 	u, ok := litellmFields[field]
 	if !ok || v == nil {
@@ -149,6 +175,10 @@ func (r *rates) setLiteLLM(k string, v any) error {
 	p, err := perMillion(v)
 	if err != nil {
 		return fmt.Errorf("%s: %w", k, err)
+	}
+	target := &r.in(service).base
+	if above > 0 {
+		target = r.in(service).tier(above)
 	}
 	target.Set(u, p)
 	return nil
@@ -191,6 +221,58 @@ func (r *rates) setTiered(v any) error {
 			}
 		}
 	}
+	return nil
+}
+
+// regionalKey is the prefix of LiteLLM's data-residency multipliers
+// (OpenAI's regional processing endpoints), followed by the region.
+const regionalKey = "regional_processing_uplift_multiplier_"
+
+// setRegions reads the region multipliers: regional_processing_uplift_
+// multiplier_<region>, and the "us" key of provider_specific_entry
+// (Anthropic's inference_geo). Other keys of that block (fast) are not
+// regions.
+func (e *Entry) setRegions(raw map[string]any) error {
+	set := func(region string, v any) error {
+		d, err := perToken(v)
+		if err != nil || !d.IsPositive() {
+			return fmt.Errorf("region %s multiplier %v is not a positive number", region, v)
+		}
+		if e.regions == nil {
+			e.regions = map[string]decimal.Decimal{}
+		}
+		e.regions[region] = d
+		return nil
+	}
+	for k, v := range raw {
+		if region, ok := strings.CutPrefix(k, regionalKey); ok && v != nil {
+			if err := set(strings.ToLower(region), v); err != nil {
+				return err
+			}
+		}
+	}
+	if ps, ok := raw["provider_specific_entry"].(map[string]any); ok && ps["us"] != nil {
+		return set("us", ps["us"])
+	}
+	return nil
+}
+
+// setSearch reads search_context_cost_per_query, USD per search by search
+// context size, as the web search fee per use.
+func (r *rates) setSearch(v any) error {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil
+	}
+	fee, ok := m[searchContextSize]
+	if !ok || fee == nil {
+		return nil
+	}
+	d, err := perToken(fee)
+	if err != nil || d.IsNegative() {
+		return fmt.Errorf("search_context_cost_per_query: %s: %v is not a fee", searchContextSize, fee)
+	}
+	r.base.Set(tariffs.WebSearch, d)
 	return nil
 }
 
