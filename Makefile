@@ -36,11 +36,13 @@ fuzz: ## run each Fuzz* target for FUZZTIME (default 10s)
 		done; \
 	done
 
-lint: ## gofmt, go vet and go.mod/go.sum drift
+lint: ## gofmt, go vet, go.mod/go.sum drift, and Windows and macOS builds
 	@out=$$(gofmt -l $$(find . -name '*.go' -not -path './bench/duckdb/node_modules/*')); \
 		if [ -n "$$out" ]; then echo "gofmt -l: not formatted:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./... $(GEN)
 	$(GO) mod tidy -diff
+	GOOS=windows $(GO) build ./...
+	GOOS=darwin $(GO) build ./...
 
 golden: ## rewrite golden files (packages whose tests define -update)
 	@pkgs=$$(grep -rlE --include='*_test.go' 'flag\.Bool(Var)?\(.*"update"' . | xargs -r -n1 dirname | sort -u); \
