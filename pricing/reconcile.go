@@ -189,6 +189,8 @@ func (e *Engine) groupKeyOf(b *bucket) GroupKey {
 			if b.k.version != nil {
 				k.Version = b.k.version.Name
 			}
+		case DimHost:
+			k.Host = b.k.served
 		}
 	}
 	return k
