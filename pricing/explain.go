@@ -65,7 +65,11 @@ type Explanation struct {
 	// FirstDay and LastDay are, for the calendar kinds, the first and last
 	// local day of the calls concerned; zero otherwise.
 	FirstDay, LastDay tariffs.Date
-	Detail            string // the explanation in a sentence, for people
+	// OneHourAtFiveMinute and NoToolFees say, for a flat price, how the
+	// recorded sum departs from the matched rates: 1-hour cache writes at
+	// the 5-minute price, tool uses at no fee.
+	OneHourAtFiveMinute, NoToolFees bool
+	Detail                          string // the explanation in a sentence, for people
 }
 
 // modelTally gathers what one model's buckets say about its gap.
@@ -392,6 +396,7 @@ func (t *modelTally) flatPrice(gap decimal.Decimal) Explanation {
 		if c.cached {
 			x.Kind = KindCachedAsInput
 		}
+		x.OneHourAtFiveMinute, x.NoToolFees = c.oneHour, c.noTools
 		notes := cachedNote(c.cached)
 		if c.oneHour {
 			notes += ", with 1-hour cache writes at the 5-minute price"

@@ -357,17 +357,31 @@ func (wb *workbook) recordedRates() map[string]matchedRates {
 		if r == nil {
 			continue
 		}
+		cp := *r
 		if x.Kind == pricing.KindCachedAsInput {
-			cp := *r
 			cp.Set(tariffs.CacheRead, cp.Price(tariffs.Input))
-			r = &cp
 		}
+		if x.OneHourAtFiveMinute {
+			cp.Set(tariffs.CacheWrite1h, cp.Price(tariffs.CacheWrite))
+		}
+		if x.NoToolFees {
+			for _, u := range tariffs.Tools {
+				cp.Set(u, decimal.Zero)
+			}
+		}
+		r = &cp
 		label := fmt.Sprintf("%s, version %s", x.Period, x.Version)
 		if x.RatesOf != "" {
 			label = x.RatesOf + "'s " + label
 		}
 		if x.Kind == pricing.KindCachedAsInput {
 			label += ", cache reads at the input price"
+		}
+		if x.OneHourAtFiveMinute {
+			label += ", 1-hour cache writes at the 5-minute price"
+		}
+		if x.NoToolFees {
+			label += ", no tool fees"
 		}
 		out[x.Model] = matchedRates{rates: r, label: label}
 	}

@@ -1,0 +1,76 @@
+package reports
+
+import (
+	"bytes"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+	"github.com/xuri/excelize/v2"
+
+	"github.com/tokenfare/tokenfare/ledger"
+	"github.com/tokenfare/tokenfare/pricing"
+	"github.com/tokenfare/tokenfare/tariffs"
+)
+
+// TestBlendedSheetRecordedRates: the Blended prices sheet's "Gateway
+// recorded at" column shows the rates the recorded spend matched, as the
+// flat_price explanation reads them. The gateway recorded one call of
+// claude-test (modifiersTariff) with 1,000 input, 1,000 1-hour write and
+// 100 output tokens and one web search at (1000 × 3 + 1000 × 3.75 +
+// 100 × 15) / 1M = 0.00825: 1-hour writes at the 5-minute 3.75, the search
+// at no fee. The tariff's own 6.00 and 0.01 are not what it recorded at.
+func TestBlendedSheetRecordedRates(t *testing.T) {
+	p, ps := tariffs.Parse("acme.yaml", []byte(modifiersTariff))
+	if p == nil {
+		t.Fatal(ps)
+	}
+	cat, ps := tariffs.New([]*tariffs.Provider{p})
+	if len(ps) > 0 {
+		t.Fatal(ps)
+	}
+	from := time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC)
+	until := from.AddDate(0, 1, 0)
+	end := time.Date(2026, 9, 20, 2, 0, 0, 0, time.UTC)
+	c := ledger.Call{RequestID: "a", Identity: "a", Gateway: ledger.LiteLLM, Start: end.Add(-time.Second), End: end,
+		Model: "claude-test", Key: "k", Recorded: ledger.AmountOf(decimal.RequireFromString("0.00825")),
+		Tokens: ledger.Tokens{Input: 1000, CacheWrite1h: 1000, Output: 100}, Tools: ledger.ToolUses{ledger.WebSearch: 1}}
+	e := pricing.New(cat, pricing.Options{Dims: pricing.MonthDims, Since: from, Until: until})
+	e.AddPriced(&c)
+	m, err := pricing.MonthOf(e, from, until, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := WriteWorkbook(&buf, m, Provenance{Produced: until, Program: "tokenfare test"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	f, err := excelize.OpenReader(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := f.GetRows(SheetBlended, excelize.Options{RawCellValue: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hr := rowWith(t, rows, "Gateway recorded at")
+	usage, at, set := slices.Index(rows[hr], "Usage"), slices.Index(rows[hr], "Gateway recorded at"), slices.Index(rows[hr], "Recorded rate set")
+	got := map[string]string{}
+	var label string
+	for _, r := range rows[hr+1:] {
+		if len(r) > set {
+			got[r[usage]], label = r[at], r[set]
+		}
+	}
+	want := map[string]string{"input": "3", "cache_write_1h": "3.75", "output": "15", "web_search": "0"}
+	for u, w := range want {
+		if g, err := decimal.NewFromString(got[u]); err != nil || !g.Equal(decimal.RequireFromString(w)) {
+			t.Errorf("%s: gateway recorded at %q, want %s", u, got[u], w)
+		}
+	}
+	if w := "standard, version v1, 1-hour cache writes at the 5-minute price, no tool fees"; label != w {
+		t.Errorf("recorded rate set %q, want %q", label, w)
+	}
+}
