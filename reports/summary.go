@@ -26,8 +26,7 @@ func (wb *workbook) summary(f *excelize.File, s *styles) error {
 	lines := [][]cell{
 		{{v: "tokenfare monthly report — " + wb.monthName()}},
 		{},
-		{{v: "Period"}, {v: fmt.Sprintf("%s 00:00 to %s 00:00 (%s), %s to %s UTC", m.From.In(m.Zone).Format("2006-01-02"),
-			m.Until.In(m.Zone).Format("2006-01-02"), zone, m.From.UTC().Format("2006-01-02 15:04"), m.Until.UTC().Format("2006-01-02 15:04"))}},
+		{{v: "Period"}, {v: periodText(m.From, m.Until, m.Zone)}},
 		{{v: "Time zone"}, {v: zone + " (days, the Daily and Peak share sheets, FOCUS charge periods)"}},
 		{{v: "Currency"}, {v: orDefault(wb.cur, "none priced")}},
 		{},
@@ -141,4 +140,15 @@ func kindOf(c cell) cellKind {
 		return kindInstant
 	}
 	return kindText
+}
+
+// periodText is the period [from, until) on zone's clock and, when that
+// clock reads other than UTC's, in UTC too.
+func periodText(from, until time.Time, zone *time.Location) string {
+	const minute = "2006-01-02 15:04"
+	local := fmt.Sprintf("%s 00:00 to %s 00:00 (%s)", from.In(zone).Format("2006-01-02"), until.In(zone).Format("2006-01-02"), zone)
+	if from.In(zone).Format(minute) == from.UTC().Format(minute) && until.In(zone).Format(minute) == until.UTC().Format(minute) {
+		return local
+	}
+	return fmt.Sprintf("%s, %s to %s UTC", local, from.UTC().Format(minute), until.UTC().Format(minute))
 }
