@@ -277,3 +277,24 @@ func TestCallWritersWithoutCalls(t *testing.T) {
 		t.Error("priced calls as YAML: no error")
 	}
 }
+
+// TestExplanationAmountsAligned: a model name longer than the column
+// widens it, so every amount, and the detail after it, starts in the same
+// place.
+func TestExplanationAmountsAligned(t *testing.T) {
+	r := sampleReconciliation()
+	r.Explanations = append(r.Explanations, pricing.Explanation{Kind: pricing.KindUnexplained,
+		Model: "vertex-claude-sonnet-4-6-global", Calls: 1, Amount: dec("3.8"), Detail: "none matches"})
+	out := render(t, Table, func(b *bytes.Buffer, f Format) error { return Reconciliation(b, f, r) })
+	starts := map[int]bool{}
+	for _, line := range strings.Split(out, "\n") {
+		for _, detail := range []string{"unpriced", "flat", "none matches"} {
+			if strings.HasSuffix(line, "  "+detail) {
+				starts[len(line)-len(detail)] = true
+			}
+		}
+	}
+	if len(starts) != 1 {
+		t.Errorf("details start in %d places, want 1:\n%s", len(starts), out)
+	}
+}

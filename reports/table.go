@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
 	"github.com/tokenfare/tokenfare/internal/textout"
@@ -85,8 +86,15 @@ func tableReconciliation(out io.Writer, r *pricing.Reconciliation) error {
 		w.Printf("\nexplanations (amount = part of the gap)\n")
 		xs := append([]pricing.Explanation{}, r.Explanations...)
 		sort.SliceStable(xs, func(i, j int) bool { return xs[i].Amount.Abs().GreaterThan(xs[j].Amount.Abs()) })
+		// Columns as wide as their longest entry (at least 18 and 20), so a
+		// long model name does not push its amount out of line.
+		kindW, whatW := 18, 20
 		for _, x := range xs {
-			w.Printf("  %-18s %-20s %12s  %s\n", x.Kind, tableCell(explained(x)), money(x.Amount), x.Detail)
+			kindW = max(kindW, utf8.RuneCountInString(x.Kind.String()))
+			whatW = max(whatW, utf8.RuneCountInString(tableCell(explained(x))))
+		}
+		for _, x := range xs {
+			w.Printf("  %-*s %-*s %12s  %s\n", kindW, x.Kind, whatW, tableCell(explained(x)), money(x.Amount), x.Detail)
 		}
 		w.Printf("  explained %s of a gap of %s\n", money(t.Explained), money(t.Gap))
 	}
