@@ -298,3 +298,39 @@ func TestExplanationAmountsAligned(t *testing.T) {
 		t.Errorf("details start in %d places, want 1:\n%s", len(starts), out)
 	}
 }
+
+// TestBlendTableSaysWhatIsPerUse: a tool's row counts uses and prices one
+// use, a request's counts calls; the table says so under the header that
+// reads per 1M tokens, and says nothing when every row is tokens.
+func TestBlendTableSaysWhatIsPerUse(t *testing.T) {
+	tests := []struct {
+		name  string
+		extra []tariffs.Usage
+		want  string
+	}{
+		{name: "tokens only", want: ""},
+		{name: "a web search", extra: []tariffs.Usage{tariffs.WebSearch},
+			want: "per use   web_search: TOKENS counts uses and the prices are per use (not per 1M tokens)\n"},
+		{name: "searches, fetches and requests", extra: []tariffs.Usage{tariffs.WebSearch, tariffs.Request, tariffs.WebFetch},
+			want: "per use   web_search, web_fetch: TOKENS counts uses and the prices are per use; request: TOKENS counts calls and the prices are per call (not per 1M tokens)\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := gatewayBlend(pricing.ModePerModel)
+			for _, u := range tt.extra {
+				b.Models[0].Prices = append(b.Models[0].Prices, pricing.BlendPrice{Usage: u, Tokens: 3, PeakShare: decimal.Zero,
+					OffPeak: dec("0.01"), Peak: dec("0.01"), Blended: dec("0.01"), Official: dec("0.03")})
+			}
+			out := render(t, Table, func(w *bytes.Buffer, f Format) error { return Blend(w, f, b) })
+			got := ""
+			for _, line := range strings.SplitAfter(out, "\n") {
+				if strings.HasPrefix(line, "per use") {
+					got = line
+				}
+			}
+			if got != tt.want {
+				t.Errorf("note %q, want %q:\n%s", got, tt.want, out)
+			}
+		})
+	}
+}

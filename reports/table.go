@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/tokenfare/tokenfare/internal/textout"
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
+	"github.com/tokenfare/tokenfare/tariffs"
 )
 
 // money rounds an amount to DisplayPlaces decimals for reading.
@@ -138,12 +140,43 @@ func tableBlend(out io.Writer, b *pricing.Blend) error {
 		}
 	}
 	tw.Flush()
+	if note := perUseNote(b); note != "" {
+		w.Printf("%s\n", note)
+	}
 	for _, m := range b.Models {
 		for _, l := range m.LeftOut {
 			w.Printf("left out  %s: %s, %d %s, official %s %s\n", m.Model, l.What, l.Quantity, l.Unit, money(l.Official), m.Currency)
 		}
 	}
 	return w.Err
+}
+
+// perUseNote says which rows of a blend table are not per 1M tokens: tool
+// uses are counted and priced per use, requests per call.
+func perUseNote(b *pricing.Blend) string {
+	var tools []string
+	request := false
+	for _, m := range b.Models {
+		for _, p := range m.Prices {
+			switch {
+			case p.Usage.IsTool() && !slices.Contains(tools, p.Usage.String()):
+				tools = append(tools, p.Usage.String())
+			case p.Usage == tariffs.Request:
+				request = true
+			}
+		}
+	}
+	var parts []string
+	if len(tools) > 0 {
+		parts = append(parts, strings.Join(tools, ", ")+": TOKENS counts uses and the prices are per use")
+	}
+	if request {
+		parts = append(parts, "request: TOKENS counts calls and the prices are per call")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "per use   " + strings.Join(parts, "; ") + " (not per 1M tokens)"
 }
 
 func tableModels(out io.Writer, docs []modelDoc) error {

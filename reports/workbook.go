@@ -280,7 +280,7 @@ func (wb *workbook) peakShare() *table {
 func (wb *workbook) blended() *table {
 	bl := wb.m.Blend
 	t := &table{sheet: SheetBlended,
-		caption: wb.caption(fmt.Sprintf("Blended prices per 1M tokens over %s to %s (%d days before the month's end)",
+		caption: wb.caption(fmt.Sprintf("Blended prices per 1M tokens (a tool: uses, per use) over %s to %s (%d days before the month's end)",
 			wb.m.BlendFrom.In(wb.m.Zone).Format("2006-01-02"), wb.m.Until.In(wb.m.Zone).AddDate(0, 0, -1).Format("2006-01-02"), pricing.BlendDays)),
 		cols: []column{{"Model", kindText}, {"Usage", kindText}, {"Tokens", kindInt}, {"Peak share of tokens", kindRatio},
 			{"Off-peak price", kindPrice}, {"Peak price", kindPrice}, {"Blended price", kindPrice},
