@@ -22,6 +22,35 @@ import (
 // 100 × 15) / 1M = 0.00825: 1-hour writes at the 5-minute 3.75, the search
 // at no fee. The tariff's own 6.00 and 0.01 are not what it recorded at.
 func TestBlendedSheetRecordedRates(t *testing.T) {
+	f := modifiersWorkbook(t)
+	rows, err := f.GetRows(SheetBlended, excelize.Options{RawCellValue: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hr := rowWith(t, rows, "Gateway recorded at")
+	usage, at, set := slices.Index(rows[hr], "Usage"), slices.Index(rows[hr], "Gateway recorded at"), slices.Index(rows[hr], "Recorded rate set")
+	got := map[string]string{}
+	var label string
+	for _, r := range rows[hr+1:] {
+		if len(r) > set {
+			got[r[usage]], label = r[at], r[set]
+		}
+	}
+	want := map[string]string{"input": "3", "cache_write_1h": "3.75", "output": "15", "web_search": "0"}
+	for u, w := range want {
+		if g, err := decimal.NewFromString(got[u]); err != nil || !g.Equal(decimal.RequireFromString(w)) {
+			t.Errorf("%s: gateway recorded at %q, want %s", u, got[u], w)
+		}
+	}
+	if w := "standard, version v1, 1-hour cache writes at the 5-minute price, no tool fees"; label != w {
+		t.Errorf("recorded rate set %q, want %q", label, w)
+	}
+}
+
+// modifiersWorkbook is the workbook of September 2026 with one call of
+// claude-test (modifiersTariff), recorded at 0.00825.
+func modifiersWorkbook(t *testing.T) *excelize.File {
+	t.Helper()
 	p, ps := tariffs.Parse("acme.yaml", []byte(modifiersTariff))
 	if p == nil {
 		t.Fatal(ps)
@@ -50,27 +79,37 @@ func TestBlendedSheetRecordedRates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	rows, err := f.GetRows(SheetBlended, excelize.Options{RawCellValue: true})
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+// TestTariffsSheetColumns: the Tariffs sheet keeps the prices together, the
+// 1-hour write beside the 5-minute one, the fees per use after the token
+// prices, then what the rates rest on; a tool the tariff does not price is
+// empty, not 0.
+func TestTariffsSheetColumns(t *testing.T) {
+	f := modifiersWorkbook(t)
+	rows, err := f.GetRows(SheetTariffs, excelize.Options{RawCellValue: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	hr := rowWith(t, rows, "Gateway recorded at")
-	usage, at, set := slices.Index(rows[hr], "Usage"), slices.Index(rows[hr], "Gateway recorded at"), slices.Index(rows[hr], "Recorded rate set")
-	got := map[string]string{}
-	var label string
-	for _, r := range rows[hr+1:] {
-		if len(r) > set {
-			got[r[usage]], label = r[at], r[set]
-		}
+	hr := rowWith(t, rows, "Source kind")
+	header := rows[hr]
+	want := []string{"Input", "Cache read", "Cache write", "Cache write 1h", "Output", "Reasoning", "Request",
+		"Web search (per use)", "Web fetch (per use)", "File search (per use)", "Currency", "Source", "Source kind"}
+	first := slices.Index(header, "Input")
+	if first < 0 || !slices.Equal(header[first:], want) {
+		t.Fatalf("Tariffs columns from Input: %q, want %q", header[max(first, 0):], want)
 	}
-	want := map[string]string{"input": "3", "cache_write_1h": "3.75", "output": "15", "web_search": "0"}
-	for u, w := range want {
-		if g, err := decimal.NewFromString(got[u]); err != nil || !g.Equal(decimal.RequireFromString(w)) {
-			t.Errorf("%s: gateway recorded at %q, want %s", u, got[u], w)
+	row := rows[hr+1]
+	for col, w := range map[string]string{"Cache write": "3.75", "Cache write 1h": "6", "Web search (per use)": "0.01",
+		"Web fetch (per use)": "", "Currency": "USD", "Source kind": "official"} {
+		got := ""
+		if i := slices.Index(header, col); i < len(row) {
+			got = row[i]
 		}
-	}
-	if w := "standard, version v1, 1-hour cache writes at the 5-minute price, no tool fees"; label != w {
-		t.Errorf("recorded rate set %q, want %q", label, w)
+		if got != w {
+			t.Errorf("%s = %q, want %q", col, got, w)
+		}
 	}
 }

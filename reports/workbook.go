@@ -440,10 +440,9 @@ func (wb *workbook) tariffs() *table {
 	t := &table{sheet: SheetTariffs, caption: wb.caption("Rates in force during the month, per 1M tokens (per call for requests)"),
 		cols: []column{{"Provider", kindText}, {"Model", kindText}, {"Version", kindText}, {"In force from (UTC)", kindInstant},
 			{"Until (UTC)", kindInstant}, {"Period", kindText}, {"Period hours (provider time)", kindText}, {"Prompt tier", kindText},
-			{"Input", kindPrice}, {"Cache read", kindPrice}, {"Cache write", kindPrice}, {"Output", kindPrice},
-			{"Reasoning", kindPrice}, {"Request", kindPrice}, {"Currency", kindText}, {"Source", kindText}, {"Source kind", kindText},
-			{"Cache write 1h", kindPrice}, {"Web search (per use)", kindPrice}, {"Web fetch (per use)", kindPrice},
-			{"File search (per use)", kindPrice}}}
+			{"Input", kindPrice}, {"Cache read", kindPrice}, {"Cache write", kindPrice}, {"Cache write 1h", kindPrice}, {"Output", kindPrice},
+			{"Reasoning", kindPrice}, {"Request", kindPrice}, {"Web search (per use)", kindPrice}, {"Web fetch (per use)", kindPrice},
+			{"File search (per use)", kindPrice}, {"Currency", kindText}, {"Source", kindText}, {"Source kind", kindText}}}
 	seen := map[*tariffs.Model]bool{}
 	for _, u := range wb.m.Versions {
 		if seen[u.Model] {
@@ -479,11 +478,17 @@ func (wb *workbook) rateRow(m *tariffs.Model, v *tariffs.Version, p int, name st
 	if !v.End.IsZero() {
 		row[4] = cell{v: v.End.UTC()}
 	}
-	for _, u := range []tariffs.Usage{tariffs.Input, tariffs.CacheRead, tariffs.CacheWrite, tariffs.Output, tariffs.Reasoning, tariffs.Request} {
-		if r.Listed(u) || u != tariffs.Request {
-			row = append(row, moneyCell(r.Price(u), cur))
-		} else {
+	for _, u := range []tariffs.Usage{tariffs.Input, tariffs.CacheRead, tariffs.CacheWrite, tariffs.CacheWrite1h, tariffs.Output,
+		tariffs.Reasoning, tariffs.Request, tariffs.WebSearch, tariffs.WebFetch, tariffs.FileSearch} {
+		switch {
+		case u == tariffs.Request && !r.Listed(u):
 			row = append(row, cell{})
+		case (u == tariffs.CacheWrite1h || u.IsTool()) && !r.Priced(u):
+			// 1-hour writes and tools the tariff does not price: empty,
+			// unpriced rather than free.
+			row = append(row, cell{})
+		default:
+			row = append(row, moneyCell(r.Price(u), cur))
 		}
 	}
 	source := v.Source
@@ -491,15 +496,6 @@ func (wb *workbook) rateRow(m *tariffs.Model, v *tariffs.Version, p int, name st
 		source = "the tariff file's sources"
 	}
 	row = append(row, cell{v: cur}, cell{v: source}, cell{v: v.Basis.String()})
-	// 1-hour writes and tools, where the tariff prices them (else empty:
-	// unpriced, not free).
-	for _, u := range []tariffs.Usage{tariffs.CacheWrite1h, tariffs.WebSearch, tariffs.WebFetch, tariffs.FileSearch} {
-		if r.Priced(u) {
-			row = append(row, moneyCell(r.Price(u), cur))
-		} else {
-			row = append(row, cell{})
-		}
-	}
 	return row
 }
 
