@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	"github.com/tokenfare/tokenfare/internal/textout"
@@ -405,19 +406,30 @@ func writeRates(w *textout.Writer, prefix string, rates []ratesView) {
 			cols = append(cols, name)
 		}
 	}
-	w.Printf("  %-22s", prefix+"period")
-	for _, c := range cols {
-		w.Printf(" %12s", c)
+	// Columns at least 22 and 12 wide, wider for a longer name, so that a
+	// tier's prefix or cache_write_1h does not run into its neighbour.
+	first := len(prefix + "period")
+	for _, r := range rates {
+		first = max(first, utf8.RuneCountInString(prefix+r.Period))
+	}
+	first = max(first, 22)
+	widths := make([]int, len(cols))
+	for i, c := range cols {
+		widths[i] = max(12, len(c)+1)
+	}
+	w.Printf("  %-*s", first, prefix+"period")
+	for i, c := range cols {
+		w.Printf(" %*s", widths[i], c)
 	}
 	w.Printf("\n")
 	for _, r := range rates {
-		w.Printf("  %-22s", prefix+r.Period)
-		for _, c := range cols {
+		w.Printf("  %-*s", first, prefix+r.Period)
+		for i, c := range cols {
 			p, ok := r.Prices[c]
 			if !ok {
 				p = "-"
 			}
-			w.Printf(" %12s", p)
+			w.Printf(" %*s", widths[i], p)
 		}
 		w.Printf("\n")
 	}

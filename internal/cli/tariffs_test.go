@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestTariffsSources checks where the catalog comes from: --tariffs as a
@@ -185,5 +186,49 @@ func TestOverlayLeavesOutModels(t *testing.T) {
 	over := reconcile("--tariffs-overlay", "testdata/overlay/deepseek.yaml")
 	if over.Read != base.Read || over.Priced+over.Unpriced != base.Priced+base.Unpriced || over.Unpriced <= base.Unpriced {
 		t.Errorf("rows with the overlay %+v, without %+v: want the same calls, more of them unpriced", over, base)
+	}
+}
+
+// TestTariffsShowRatesAligned: every line of a rates table, header and
+// rows, a prompt-size tier's too, is as long as the others of its table,
+// so that a price stands under its usage type: cache_write_1h (14
+// letters) and "prompt > 200000: standard" (25) are wider than the
+// columns' least widths.
+func TestTariffsShowRatesAligned(t *testing.T) {
+	code, out, stderr := runCLI(t, "", "tariffs", "show", "claude-sonnet-4-5", "--at", "2026-10-12T02:00:00Z")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	tables := 0
+	var lens []int
+	check := func() {
+		if len(lens) > 1 {
+			tables++
+			for _, n := range lens[1:] {
+				if n != lens[0] {
+					t.Errorf("rates table lines of %v characters, want all alike:\n%s", lens, out)
+					break
+				}
+			}
+		}
+		lens = nil
+	}
+	in := false // inside a rates table: from its header to the first line not indented
+	for _, line := range strings.Split(out, "\n") {
+		trimmed := strings.TrimSpace(line)
+		if strings.HasPrefix(trimmed, "period ") || strings.HasPrefix(trimmed, "prompt > 200000: period ") {
+			check()
+			in = true
+		}
+		if !in || !strings.HasPrefix(line, "  ") || trimmed == "" {
+			check()
+			in = false
+			continue
+		}
+		lens = append(lens, utf8.RuneCountInString(line))
+	}
+	check()
+	if tables < 2 {
+		t.Errorf("found %d rates tables, want the standard one and the long-context tier's:\n%s", tables, out)
 	}
 }
