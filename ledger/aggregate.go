@@ -19,6 +19,7 @@ type Aggregate struct {
 	Model      string
 	ModelGroup string
 	Host       string // as Call.Host
+	PriceKey   string // as Call.PriceKey
 	Status     Status
 	// Prompt is a prompt size inside the group's band: every call's prompt
 	// lies in the same tier of every tariff version.

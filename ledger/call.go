@@ -78,7 +78,13 @@ type Call struct {
 	// gateway logged (LiteLLMHost, CLIProxyHost, the canonical host
 	// column): lowercase, spelled as tariff files spell hosts ("azure",
 	// "bedrock", "openai"); "" when nothing logged says.
-	Host     string
+	Host string
+	// PriceKey is the name the gateway itself priced the call under, when
+	// it logged one (LiteLLM's metadata.model_map_information.model_map_key:
+	// "azure/eu/gpt-4o-2024-11-20" for a deployment logged as
+	// "azure/my-gpt4o-eu"). Pricing tries it before the model and the
+	// model group, among the host's lists only; "" when none was logged.
+	PriceKey string
 	Status   Status
 	Recorded Amount // spend the gateway recorded
 	Tokens   Tokens

@@ -49,6 +49,7 @@ type goldenCall struct {
 	Deployment string `json:",omitempty"`
 	Provider   string `json:",omitempty"`
 	Host       string `json:",omitempty"`
+	PriceKey   string `json:",omitempty"`
 	Status     string
 	Recorded   string
 	Tokens     goldenTokens
@@ -84,7 +85,7 @@ func toGolden(c Call) goldenCall {
 		RequestID: c.RequestID, Identity: c.Identity, Gateway: c.Gateway,
 		Start: instant(c.Start), FirstToken: instant(c.FirstToken), End: instant(c.End),
 		Key: c.Key, KeyAlias: c.KeyAlias, Team: c.Team, User: c.User, Model: c.Model,
-		ModelGroup: c.ModelGroup, Deployment: c.Deployment, Provider: c.Provider, Host: c.Host,
+		ModelGroup: c.ModelGroup, Deployment: c.Deployment, Provider: c.Provider, Host: c.Host, PriceKey: c.PriceKey,
 		Status: c.Status.String(), Recorded: c.Recorded.String(), Tokens: goldenTokens(c.Tokens), Source: c.Source,
 		Region: c.Region,
 	}

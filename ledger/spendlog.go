@@ -39,6 +39,7 @@ const (
 	slServiceTier
 	slInferenceGeo
 	slAPIBase
+	slPriceKey
 )
 
 // spendLogSchema reads rows of LiteLLM's "LiteLLM_SpendLogs" table, from
@@ -81,6 +82,7 @@ var spendLogSchema = (&schema{
 		slServiceTier:  {name: "service_tier"},
 		slInferenceGeo: {name: "inference_geo"},
 		slAPIBase:      {name: "api_base"},
+		slPriceKey:     {name: "model_map_key"},
 	},
 	build: buildSpendLog,
 }).init()
@@ -142,6 +144,26 @@ type spendLogMeta struct {
 	KeyAlias  looseText     `json:"user_api_key_alias"`
 	TeamAlias looseText     `json:"user_api_key_team_alias"`
 	TeamID    looseText     `json:"user_api_key_team_id"`
+	// ModelMap is the price entry LiteLLM used: an object whose
+	// model_map_key names it. Read leniently, like the aliases: an odd
+	// shape only costs the call its price key.
+	ModelMap json.RawMessage `json:"model_map_information"`
+}
+
+// modelMapKey returns model_map_information.model_map_key, or "" when the
+// member is absent, not an object, or its key is not a JSON string.
+func (m *spendLogMeta) modelMapKey() string {
+	if b := bytes.TrimSpace(m.ModelMap); len(b) == 0 || b[0] != '{' {
+		return ""
+	}
+	var info struct {
+		Key json.RawMessage `json:"model_map_key"`
+	}
+	var key string
+	if json.Unmarshal(m.ModelMap, &info) != nil || json.Unmarshal(info.Key, &key) != nil {
+		return ""
+	}
+	return key
 }
 
 // looseText reads a JSON string, or a number as written, and passes over
@@ -209,6 +231,9 @@ func buildSpendLog(s *schema, p *rowParser, v *rowFields, c *Call) string {
 	c.Deployment = p.strs.get(v.get(slModelID))
 	c.Provider = p.strs.get(v.get(slProvider))
 	c.Host = LiteLLMHost(c.Provider, c.Model, p.strs.get(v.get(slAPIBase)), c.ModelGroup)
+	if k := v.get(slPriceKey); len(k) > 0 { // a flat column wins over metadata
+		c.PriceKey = p.strs.get(k)
+	}
 	c.User = p.strs.get(v.get(slUser))
 	// Flat columns win over metadata; a team alias wins over a team id.
 	if a := v.get(slKeyAlias); len(a) > 0 {
@@ -304,7 +329,7 @@ func spendLogTokens(s *schema, p *rowParser, v *rowFields, c *Call) string {
 	if r := countCol(s, v, slWrite1h, &u.flatWrite1h); r != "" {
 		return r
 	}
-	c.KeyAlias, c.Team = "", ""
+	c.KeyAlias, c.Team, c.PriceKey = "", "", ""
 	if m := bytes.TrimSpace(v.get(slMetadata)); len(m) > 2 {
 		if r := spendLogMetadata(p, m, v, c, &u); r != "" {
 			return r
@@ -434,6 +459,9 @@ func spendLogMetadata(p *rowParser, m []byte, v *rowFields, c *Call, u *usageCou
 	}
 	if r != "" {
 		return r
+	}
+	if k := meta.modelMapKey(); k != "" {
+		c.PriceKey = p.strs.get([]byte(k))
 	}
 	if meta.KeyAlias.ok {
 		c.KeyAlias = p.strs.get([]byte(meta.KeyAlias.s))

@@ -27,7 +27,7 @@ var ErrNotExact = errors.New("aggregate cannot be priced exactly")
 // or hour of the report zone (when grouped by them) falls between them, or
 // billedBy is not the billing instant of the call's tariff.
 func (e *Engine) AddAggregate(a *ledger.Aggregate, billedBy tariffs.BillingTime) error {
-	c := ledger.Call{Gateway: a.Gateway, Model: a.Model, ModelGroup: a.ModelGroup, Host: a.Host, Status: a.Status,
+	c := ledger.Call{Gateway: a.Gateway, Model: a.Model, ModelGroup: a.ModelGroup, Host: a.Host, PriceKey: a.PriceKey, Status: a.Status,
 		Start: a.First, Key: a.Key, KeyAlias: a.KeyAlias, Team: a.Team, User: a.User,
 		Tokens: ledger.Tokens{Input: a.Prompt}, ServiceTier: a.ServiceTier, Region: a.Region}
 	ref := e.ref(&c)

@@ -14,14 +14,25 @@ import (
 // day (or hour), key, team, user, model, tariff version, period and
 // prompt-size tier, service tier and region: the unit a cost-and-usage export (FOCUS) lists.
 // UnitPrice × Quantity = Cost exactly (per 1M tokens for tokens).
+//
+// The calls that are not priced but count in reconcile's calls, tokens or
+// recorded spend (unpriced, retired, failed, answered from the gateway's
+// cache, logged twice) are charges too, of no official cost, one per day
+// (or hour), key, team, user, model name, outcome and usage type with
+// tokens: their Outcome says which, Version is nil and Model is nil when
+// no tariff knows the name. So the charges of an engine add up to its
+// reconciliation's calls (Counted), tokens and recorded spend.
 type Charge struct {
 	Start, End time.Time // the day (or hour) in the engine's zone; zero when not grouped by time
 	Key        string
 	KeyAlias   string
 	Team       string
 	User       string
-	Model      *tariffs.Model
+	Outcome    Outcome        // Priced, or what became of calls not priced
+	Name       string         // the model's tariff id, or its logged name when no tariff knows it
+	Model      *tariffs.Model // nil when no tariff knows the name
 	Version    *tariffs.Version
+	Currency   string // the model's provider's; for an unknown model, the priced calls' when they have one
 	Period     string
 	Peak       bool // the period is the dearest of the version for this usage type
 	Tier       int  // 0: base rates; i: the i-th prompt-size tier
@@ -31,15 +42,26 @@ type Charge struct {
 	Region      string
 	Usage       tariffs.Usage
 	Quantity    int64           // tokens, calls for Request, uses for a tool
-	UnitPrice   decimal.Decimal // per 1M tokens, per call for Request, per use for a tool
-	Cost        decimal.Decimal
+	UnitPrice   decimal.Decimal // per 1M tokens, per call for Request, per use for a tool; zero unless priced
+	Cost        decimal.Decimal // zero unless priced
+	// NoPrice marks tokens of priced calls that their rates do not price
+	// (1-hour cache writes without a cache_write_1h price): a charge of no
+	// cost, after the group's priced ones, that counts the tokens; no
+	// calls and no recorded spend. Tool uses without a fee are no charge.
+	NoPrice bool
 	// Calls are the calls of the charge's group, the same on each of its
-	// usage types.
+	// usage types; of a Duplicate charge, the rows logged again.
 	Calls int64
+	// Counted are the calls the charge counts in the run's calls: Calls on
+	// the first charge of a group, 0 on its other usage types and on
+	// Duplicate charges (a call logged twice counts once). Charges' Counted
+	// add up to the reconciliation's calls.
+	Counted int64
 	// Recorded is the gateway's recorded spend on the group's calls,
 	// apportioned to its usage types by their share of the official cost
-	// (see Apportion); the usage types of a group add up to its recorded
-	// spend exactly.
+	// (see Apportion), all of it on the first charge of a group that is
+	// not priced; the usage types of a group add up to its recorded spend
+	// exactly.
 	Recorded decimal.Decimal
 }
 
@@ -48,6 +70,8 @@ type chargeKey struct {
 	slot int64
 	holder
 	model        *tariffs.Model
+	unknown      string // the logged name when model is nil
+	outcome      Outcome
 	version      *tariffs.Version
 	period, tier uint8
 	service      tariffs.ServiceTier
@@ -65,17 +89,22 @@ type chargeGroup struct {
 	recorded decimal.Decimal
 }
 
-// Charges yields the official cost of e's priced calls as charges, sorted
-// by time, key, team, user, model, version effective instant, period, tier
-// and usage type. Reasoning tokens a tariff does not price apart are output
-// tokens; request charges appear only where the tariff lists a request
-// price. Calls that are not priced have no charge. The charges are made as
-// they are yielded: memory grows with the groups, not with the charges.
+// Charges yields the official cost of e's priced calls as charges, and the
+// calls not priced as charges of no cost, sorted by time, key, team, user,
+// model name, outcome, provider, version effective instant, period, tier,
+// service tier, region and usage type. Reasoning tokens a tariff does not
+// price apart are output tokens; request charges appear only where the
+// tariff lists a request price. The charges add up to e's reconciliation:
+// Counted to its calls, Quantity of token usage types to its tokens (a
+// quantity a tariff does not price too, as a NoPrice charge), Recorded to its recorded spend, Cost to its official cost. The charges
+// are made as they are yielded: memory grows with the groups, not with
+// the charges.
 func (e *Engine) Charges() iter.Seq[Charge] {
 	list := e.chargeGroups()
+	cur := e.runCurrency()
 	return func(yield func(Charge) bool) {
 		for _, g := range list {
-			for _, c := range e.chargesOf(g) {
+			for _, c := range e.chargesOf(g, cur) {
 				if !yield(c) {
 					return
 				}
@@ -88,14 +117,16 @@ func (e *Engine) Charges() iter.Seq[Charge] {
 func (e *Engine) chargeGroups() []*chargeGroup {
 	groups := map[chargeKey]*chargeGroup{}
 	for _, b := range e.buckets {
-		if b.k.outcome != Priced {
-			continue
+		k := chargeKey{slot: b.k.slot, holder: b.k.holder, model: b.k.model, unknown: b.k.unknown, outcome: b.k.outcome}
+		if b.k.outcome == Priced {
+			k.version, k.period, k.tier, k.service, k.region = b.k.version, b.k.period, b.k.tier, b.k.serviceTier(), b.k.regionName()
 		}
-		k := chargeKey{slot: b.k.slot, holder: b.k.holder, model: b.Model,
-			version: b.k.version, period: b.k.period, tier: b.k.tier, service: b.k.serviceTier(), region: b.k.regionName()}
 		g := groups[k]
 		if g == nil {
-			g = &chargeGroup{k: k, rates: b.Rates, prices: b.prices, recorded: decimal.Zero}
+			g = &chargeGroup{k: k, recorded: decimal.Zero}
+			if b.k.outcome == Priced {
+				g.rates, g.prices = b.Rates, b.prices
+			}
 			groups[k] = g
 		}
 		g.alias = firstAlias(g.alias, b.KeyAlias)
@@ -118,9 +149,14 @@ func chargeLess(a, b *chargeKey) bool {
 	if c := a.holder.compare(&b.holder); c != 0 {
 		return c < 0
 	}
+	if an, bn := a.name(), b.name(); an != bn {
+		return an < bn
+	}
 	switch {
+	case a.outcome != b.outcome:
+		return a.outcome < b.outcome
 	case a.model != b.model:
-		return a.model.ID < b.model.ID
+		return a.model == nil || (b.model != nil && a.model.Provider.Name < b.model.Provider.Name)
 	case a.version != b.version:
 		return a.version.Effective.Before(b.version.Effective)
 	case a.period != b.period:
@@ -133,8 +169,20 @@ func chargeLess(a, b *chargeKey) bool {
 	return a.region < b.region
 }
 
-// chargesOf splits one group into a charge per usage type.
-func (e *Engine) chargesOf(g *chargeGroup) []Charge {
+// name returns the key's tariff model id, or its logged name.
+func (k *chargeKey) name() string {
+	if k.model != nil {
+		return k.model.ID
+	}
+	return k.unknown
+}
+
+// chargesOf splits one group into a charge per usage type; cur is the
+// currency of a model no tariff knows.
+func (e *Engine) chargesOf(g *chargeGroup, cur string) []Charge {
+	if g.k.outcome != Priced {
+		return e.unpricedCharges(g, cur)
+	}
 	qty := g.qty
 	if !g.rates.Listed(tariffs.Reasoning) {
 		qty[tariffs.Output] += qty[tariffs.Reasoning]
@@ -143,19 +191,25 @@ func (e *Engine) chargesOf(g *chargeGroup) []Charge {
 	if !g.rates.Listed(tariffs.Request) {
 		qty[tariffs.Request] = 0
 	}
-	base := Charge{Key: g.k.key, KeyAlias: g.alias, Team: g.k.team, User: g.k.user, Model: g.k.model,
-		Version: g.k.version, Period: g.k.version.Periods[g.k.period], Tier: int(g.k.tier), Calls: g.calls,
-		ServiceTier: g.k.service, Region: g.k.region}
-	if e.dims.has(DimDay) || e.dims.has(DimHour) {
-		base.Start = time.Unix(g.k.slot, 0).In(e.zone)
-		base.End = e.slotEnd(base.Start)
-	}
+	base := e.chargeBase(g, "")
+	base.Version, base.Period, base.Tier = g.k.version, g.k.version.Periods[g.k.period], int(g.k.tier)
+	base.ServiceTier, base.Region = g.k.service, g.k.region
 	peak := peakPeriods(&bucket{k: bucketKey{version: g.k.version, tier: g.k.tier}, Model: g.k.model, Rates: g.rates, prices: g.prices})
 	out := make([]Charge, 0, tariffs.NumUsage)
 	costs := make([]decimal.Decimal, 0, tariffs.NumUsage)
+	var unpriced []Charge
 	for u := range tariffs.NumUsage {
 		if qty[u] == 0 || !g.rates.Priced(tariffs.Usage(u)) {
-			continue // an unpriced quantity is no charge: Engine.Unpriced reports it
+			// An unpriced quantity is no charge at a price (Engine.Unpriced
+			// reports it), but tokens count in every output: unpriced
+			// tokens are a charge of no cost.
+			if qty[u] != 0 && tariffs.Usage(u).IsToken() {
+				c := base
+				c.Usage, c.Quantity, c.NoPrice = tariffs.Usage(u), qty[u], true
+				c.UnitPrice, c.Cost, c.Recorded = decimal.Zero, decimal.Zero, decimal.Zero
+				unpriced = append(unpriced, c)
+			}
+			continue
 		}
 		c := base
 		c.Usage, c.Quantity, c.Peak = tariffs.Usage(u), qty[u], peak[u]
@@ -178,7 +232,73 @@ func (e *Engine) chargesOf(g *chargeGroup) []Charge {
 	for i, part := range Apportion(g.recorded, costs) {
 		out[i].Recorded = part
 	}
+	out[0].Counted = g.calls
+	return append(out, unpriced...)
+}
+
+// chargeBase returns the fields every charge of group g shares; cur is the
+// currency when its model is unknown.
+func (e *Engine) chargeBase(g *chargeGroup, cur string) Charge {
+	c := Charge{Key: g.k.key, KeyAlias: g.alias, Team: g.k.team, User: g.k.user, Outcome: g.k.outcome,
+		Name: g.k.name(), Model: g.k.model, Currency: cur, Calls: g.calls,
+		UnitPrice: decimal.Zero, Cost: decimal.Zero, Recorded: decimal.Zero}
+	if g.k.model != nil {
+		c.Currency = g.k.model.Provider.Currency
+	}
+	if e.dims.has(DimDay) || e.dims.has(DimHour) {
+		c.Start = time.Unix(g.k.slot, 0).In(e.zone)
+		c.End = e.slotEnd(c.Start)
+	}
+	return c
+}
+
+// unpricedCharges returns the charges of a group of calls that are not
+// priced: one per token usage type with tokens, reasoning counted as
+// output (no tariff prices it apart), or one input charge of no tokens
+// when the calls have none; no official cost; the group's calls and
+// recorded spend on the first. A call logged twice in one source counts
+// once: a Duplicate group's charge counts no call and no tokens (its
+// tokens are zero).
+func (e *Engine) unpricedCharges(g *chargeGroup, cur string) []Charge {
+	qty := g.qty
+	qty[tariffs.Output] += qty[tariffs.Reasoning]
+	qty[tariffs.Reasoning] = 0
+	base := e.chargeBase(g, cur)
+	var out []Charge
+	for u := range tariffs.NumTokenUsage {
+		if qty[u] != 0 {
+			c := base
+			c.Usage, c.Quantity = tariffs.Usage(u), qty[u]
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 {
+		c := base
+		c.Usage = tariffs.Input
+		out = append(out, c)
+	}
+	out[0].Recorded = g.recorded
+	if g.k.outcome != Duplicate {
+		out[0].Counted = g.calls
+	}
 	return out
+}
+
+// runCurrency returns the currency of the priced calls when they have
+// one, for the charges of models no tariff knows; "" otherwise.
+func (e *Engine) runCurrency() string {
+	cur := ""
+	for _, b := range e.buckets {
+		if b.k.outcome != Priced || b.Model == nil {
+			continue
+		}
+		if c := b.Model.Provider.Currency; cur == "" {
+			cur = c
+		} else if c != cur {
+			return ""
+		}
+	}
+	return cur
 }
 
 // slotEnd returns the end of the day or hour that starts at start.

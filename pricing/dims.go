@@ -21,10 +21,11 @@ const (
 	DimHour               // hour of the billing instant, in the report zone
 	DimPeriod             // tariff period (peak, offpeak, ...)
 	DimVersion            // tariff version
+	DimHost               // who served the call (ledger.Call.Host, or the host its model's name gave)
 	numDims
 )
 
-var dimNames = [numDims]string{"model", "group", "key", "team", "user", "day", "hour", "period", "version"}
+var dimNames = [numDims]string{"model", "group", "key", "team", "user", "day", "hour", "period", "version", "host"}
 
 // String returns the dimension's name as --by spells it.
 func (d Dim) String() string { return dimNames[d] }
@@ -89,6 +90,7 @@ type GroupKey struct {
 	Period  string    // DimPeriod: tariff period; empty unless the calls were priced
 	Outcome Outcome   // DimPeriod: what became of the calls (Priced when not grouped by period)
 	Version string    // DimVersion: tariff version name; empty when none was in force
+	Host    string    // DimHost: the host the call's model was looked up among; "" for the first-party lists
 }
 
 // Value returns the key's value in dimension d as text: a day as
@@ -117,6 +119,8 @@ func (k *GroupKey) Value(d Dim) string {
 		return k.Period
 	case DimVersion:
 		return k.Version
+	case DimHost:
+		return k.Host
 	}
 	return ""
 }

@@ -86,6 +86,7 @@ type bucketKey struct {
 	noSpend bool             // the gateway records no spend at all
 	folded  bool             // groupings folded past the budget of buckets
 	group   string
+	served  string // the host the call was looked up among, when grouped by host
 	holder
 	slot int64 // start of the day or hour (Unix seconds) when grouped by time
 }
@@ -210,7 +211,7 @@ type unsureKey struct {
 }
 
 // refKey is how a call names its model, and who served it.
-type refKey struct{ model, group, host string }
+type refKey struct{ model, group, host, priceKey string }
 
 // recentRef is a name resolved lately.
 type recentRef struct {
@@ -375,6 +376,9 @@ func (e *Engine) place(pc *PricedCall, c *ledger.Call, zero bool) *bucket {
 		}
 	}
 	e.groupKey(&k, c, pc.At)
+	if e.dims.has(DimHost) {
+		k.served = pc.ref.host
+	}
 	// Calls of one model mostly land in a bucket one of its last calls
 	// did (the busiest keys of the day). Then a cache by a cheap hash of
 	// the groupings, before the map, whose hash reads every byte of every
@@ -608,7 +612,7 @@ func loggedName(c *ledger.Call) string {
 // ref resolves a call's model once per logged name and host: the model
 // sent upstream first, then the public model group.
 func (e *Engine) ref(c *ledger.Call) *modelRef {
-	name := refKey{c.Model, c.ModelGroup, c.Host}
+	name := refKey{c.Model, c.ModelGroup, c.Host, c.PriceKey}
 	// A few recent names are compared before the map is hashed: readers
 	// intern names, and equal strings sharing memory compare at once.
 	for i := range e.recent {
@@ -661,14 +665,24 @@ func (e *Engine) overflowRef(r *modelRef) *modelRef {
 // groups.
 func (e *Engine) Folded() (names, groups int64) { return e.foldedNames, e.foldedCalls }
 
-// resolve finds a call's model among the lists of its host: the name sent
-// upstream first, then the public model group. A call with no host logged
+// resolve finds a call's model among the lists of its host: the name the
+// gateway priced it under (PriceKey), then the name sent upstream, then
+// the public model group. A call with no host logged
 // takes the host its model's name gives ("azure_ai/..."), for the group
 // too. A host no tariff prices is noted, to name it as the reason.
 func (e *Engine) resolve(c *ledger.Call) *modelRef {
 	host := c.Host
 	r := &modelRef{host: tariffs.NormalizeHost(host)}
-	for _, n := range []string{c.Model, c.ModelGroup} {
+	// The name the gateway priced the call under comes first: Azure logs
+	// a deployment's own name as the model, its price entry says which
+	// deployment type (Global, Data Zone, Regional) it is.
+	// It never chooses the host: with none known, a key naming one is
+	// passed over.
+	key := c.PriceKey
+	if host == "" && tariffs.HostOfPrefix(key) != "" {
+		key = ""
+	}
+	for _, n := range []string{key, c.Model, c.ModelGroup} {
 		if n == "" {
 			continue
 		}

@@ -12,7 +12,7 @@ import (
 
 // MonthDims are the dimensions an engine behind a Month groups by: every
 // view of the month rolls up from them.
-var MonthDims = []Dim{DimModel, DimGroup, DimKey, DimTeam, DimUser, DimDay}
+var MonthDims = []Dim{DimModel, DimGroup, DimHost, DimKey, DimTeam, DimUser, DimDay}
 
 // BlendDays is the length of the blend window of a Month, in days before
 // its end.
@@ -24,7 +24,7 @@ type Month struct {
 	Zone        *time.Location
 	// Reconciliation is reconcile by model: rows, totals, explanations.
 	Reconciliation *Reconciliation
-	ByModel        []Group // by model and model group
+	ByModel        []Group // by model, model group and host
 	ByKey          []Group // by key, team and user
 	Daily          []Group // by day
 	ModelDaily     []Group // by model and day
@@ -86,7 +86,7 @@ func MonthOf(e *Engine, from, until time.Time, blend *Engine) (*Month, error) {
 	m := &Month{From: from, Until: until, Zone: e.zone}
 	byModel := e.Rollup([]Dim{DimModel})
 	m.Reconciliation = byModel.Reconcile()
-	m.ByModel = e.Rollup([]Dim{DimModel, DimGroup}).groups()
+	m.ByModel = e.Rollup([]Dim{DimModel, DimGroup, DimHost}).groups()
 	m.ByKey = e.Rollup([]Dim{DimKey, DimTeam, DimUser}).groups()
 	m.Daily = e.Rollup([]Dim{DimDay}).groups()
 	m.ModelDaily = e.Rollup([]Dim{DimModel, DimDay}).groups()

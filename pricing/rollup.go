@@ -40,6 +40,9 @@ func (r *Engine) rollKey(k bucketKey, fromHours bool) bucketKey {
 	if !r.dims.has(DimUser) {
 		k.user = ""
 	}
+	if !r.dims.has(DimHost) {
+		k.served = ""
+	}
 	switch {
 	case r.dims.has(DimHour), r.dims.has(DimDay) && !fromHours:
 	case r.dims.has(DimDay) && fromHours:

@@ -193,3 +193,107 @@ func TestChargesOfCallsWithoutTokens(t *testing.T) {
 			c.Start.Format(time.DateOnly), c.Usage, c.Quantity, c.UnitPrice, c.Cost, c.Recorded, c.Calls)
 	}
 }
+
+// TestChargesAddUpToReconcile: the calls that are not priced are charges
+// of no cost too, so that the charges add up to the reconciliation's
+// calls, tokens and recorded spend; worked by hand.
+func TestChargesAddUpToReconcile(t *testing.T) {
+	cat := testCatalog(t)
+	e := New(cat, Options{Dims: MonthDims})
+	rec := func(c ledger.Call, spend string) ledger.Call {
+		c.Recorded = ledger.AmountOf(dec(spend))
+		return c
+	}
+	// Priced, peak (Tuesday 10:00 in Shanghai): 1000 × 0.30 + 100 × 1.20
+	// per 1M = 0.00042; recorded 0.0004. Its 300 1-hour cache writes have
+	// no price in the tariff: a charge of no cost that counts them.
+	priced := rec(call("p", "flash", "2026-09-01T02:00:00Z", 1000, 0, 100), "0.0004")
+	priced.Tokens.CacheWrite1h = 300
+	// No tariff knows gpt-9: 500 input, 50 output (20 of them reasoning),
+	// recorded 0.003.
+	unpriced := rec(call("u", "gpt-9", "2026-09-01T03:00:00Z", 500, 0, 50), "0.003")
+	unpriced.Tokens.Reasoning = 20
+	// A failed call with spend, no tokens: 0.0007.
+	failed := rec(call("f", "flash", "2026-09-01T04:00:00Z", 0, 0, 0), "0.0007")
+	failed.Status = ledger.StatusFailure
+	calls := []ledger.Call{priced, unpriced, failed, priced} // p logged twice
+	for i := range calls {
+		e.AddPriced(&calls[i])
+	}
+	got := slices.Collect(e.Charges())
+	type row struct {
+		outcome Outcome
+		name    string
+		usage   tariffs.Usage
+		qty     int64
+		counted int64
+		cost    string
+		rec     string
+	}
+	// By model name, then outcome: flash priced (input 0.0003 and output
+	// 0.00012; recorded 0.0004 split 0.0004 × 0.0003/0.00042 =
+	// 0.000285714286 and the rest 0.000114285714), flash failed, flash
+	// duplicate (the second p: no call, no tokens, its 0.0004), then
+	// gpt-9 unpriced (input 500, output 50 with the reasoning in it).
+	want := []row{
+		{Priced, "flash", tariffs.Input, 1000, 1, "0.0003", "0.000285714286"},
+		{Priced, "flash", tariffs.Output, 100, 0, "0.00012", "0.000114285714"},
+		{Priced, "flash", tariffs.CacheWrite1h, 300, 0, "0", "0"},
+		{Failed, "flash", tariffs.Input, 0, 1, "0", "0.0007"},
+		{Duplicate, "flash", tariffs.Input, 0, 0, "0", "0.0004"},
+		{Unpriced, "gpt-9", tariffs.Input, 500, 1, "0", "0.003"},
+		{Unpriced, "gpt-9", tariffs.Output, 50, 0, "0", "0"},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d charges, want %d: %+v", len(got), len(want), got)
+	}
+	for i, w := range want {
+		g := got[i]
+		if g.Outcome != w.outcome || g.Name != w.name || g.Usage != w.usage || g.Quantity != w.qty || g.Counted != w.counted ||
+			!g.Cost.Equal(dec(w.cost)) || !g.Recorded.Equal(dec(w.rec)) {
+			t.Errorf("charge %d = %s %s %s %d counted %d cost %s rec %s, want %+v", i, g.Outcome, g.Name, g.Usage, g.Quantity,
+				g.Counted, g.Cost, g.Recorded, w)
+		}
+	}
+	if !got[2].NoPrice || got[0].NoPrice {
+		t.Errorf("NoPrice: %v on the 1-hour writes, %v on input; want true, false", got[2].NoPrice, got[0].NoPrice)
+	}
+	if got[5].Model != nil || got[5].Currency != "USD" || got[5].Version != nil {
+		t.Errorf("unpriced charge: model %v, currency %q, version %v; want none, the priced calls' USD, none", got[5].Model, got[5].Currency, got[5].Version)
+	}
+	// The reconciliation: 3 calls, 1500 input, 150 output, recorded 0.0004 +
+	// 0.003 + 0.0007 + 0.0004 = 0.0045, official 0.00042.
+	r := e.Reconcile()
+	var counted, input, output int64
+	recorded, official := decimal.Zero, decimal.Zero
+	for _, c := range got {
+		counted += c.Counted
+		recorded, official = recorded.Add(c.Recorded), official.Add(c.Cost)
+		switch c.Usage {
+		case tariffs.Input:
+			input += c.Quantity
+		case tariffs.Output, tariffs.Reasoning:
+			output += c.Quantity
+		}
+	}
+	var tokens TokenCounts
+	var writes1h int64
+	for _, c := range got {
+		if c.Usage == tariffs.CacheWrite1h {
+			writes1h += c.Quantity
+		}
+	}
+	for _, g := range r.Groups {
+		tokens.Input += g.Tokens.Input
+		tokens.Output += g.Tokens.Output
+		tokens.CacheWrite1h += g.Tokens.CacheWrite1h
+	}
+	if writes1h != 300 || tokens.CacheWrite1h != 300 {
+		t.Errorf("1-hour cache writes: charges %d, reconcile %d; want 300", writes1h, tokens.CacheWrite1h)
+	}
+	if counted != 3 || r.Totals.Calls != 3 || input != tokens.Input || output != tokens.Output || input != 1500 || output != 150 ||
+		!recorded.Equal(dec("0.0045")) || !r.Totals.Recorded.Equal(recorded) || !official.Equal(r.Totals.Official) {
+		t.Errorf("charges: %d calls, %d input, %d output, recorded %s, official %s; reconcile %d calls, %+v, recorded %s, official %s; want 3, 1500, 150, 0.0045",
+			counted, input, output, recorded, official, r.Totals.Calls, tokens, r.Totals.Recorded, r.Totals.Official)
+	}
+}

@@ -359,28 +359,24 @@ func rowRates(m *tariffs.Model, known bool, r *provider.Row) (*rowRate, string) 
 	return &rowRate{rates: mp.RatesAt(q.Period, tier), version: q.Version.Name, period: q.PeriodName()}, ""
 }
 
-// AddCall adds one priced gateway call. Duplicates, failed calls, answers
+// AddCall adds one priced gateway call. Overlaps, failed calls, answers
 // from the gateway's response cache and calls outside the window are left
-// out: providers bill none of them.
+// out: providers bill none of them. A call the gateway logged twice in one
+// source (Duplicate) counts once, as in reconcile: its second row adds no
+// call and no tokens, but the spend recorded on it is in the cell's
+// recorded spend, since the key's budget was charged it.
 func (b *ThreeWayBuilder) AddCall(c *ledger.Call, pc *PricedCall) {
 	switch pc.Outcome {
-	case Duplicate, Overlap, Failed, CacheHit, Outside:
+	case Overlap, Failed, CacheHit, Outside:
 		return
 	}
-	prov, currency := "", ""
-	if pc.Quote.Model != nil {
-		prov, currency = pc.Quote.Model.Provider.Name, pc.Quote.Model.Provider.Currency
-	} else {
-		prov = c.Provider
+	if pc.Outcome == Duplicate {
+		if !c.Recorded.IsZero() {
+			b.gatewayCell(c, pc).recorded.Add(c.Recorded)
+		}
+		return
 	}
-	key := ""
-	if b.keyed[prov] {
-		key = c.Key
-	}
-	cell := b.cell(utcDay(pc.At), pc.ModelName(), key, prov)
-	if cell.currency == "" {
-		cell.currency = currency
-	}
+	cell := b.gatewayCell(c, pc)
 	cell.gwCalls++
 	q := QuantitiesOf(c.Tokens, c.Tools)
 	cell.gwTokens.add(&q)
@@ -395,6 +391,26 @@ func (b *ThreeWayBuilder) AddCall(c *ledger.Call, pc *PricedCall) {
 	if !c.Recorded.IsZero() {
 		cell.recorded.Add(c.Recorded)
 	}
+}
+
+// gatewayCell returns the cell of a gateway call: its UTC day, model,
+// provider and, where the provider's exports have keys, key.
+func (b *ThreeWayBuilder) gatewayCell(c *ledger.Call, pc *PricedCall) *cellAcc {
+	prov, currency := "", ""
+	if pc.Quote.Model != nil {
+		prov, currency = pc.Quote.Model.Provider.Name, pc.Quote.Model.Provider.Currency
+	} else {
+		prov = c.Provider
+	}
+	key := ""
+	if b.keyed[prov] {
+		key = c.Key
+	}
+	cell := b.cell(utcDay(pc.At), pc.ModelName(), key, prov)
+	if cell.currency == "" {
+		cell.currency = currency
+	}
+	return cell
 }
 
 // Build finishes the three-way reconciliation; rows is the gateway's row

@@ -393,3 +393,47 @@ func BenchmarkThreeWayAddCall(b *testing.B) {
 		})
 	}
 }
+
+// TestThreeWayDuplicateSpendCounts: the gateway logged call d1 twice in
+// one source. As in reconcile, the call counts once in calls and tokens,
+// and the spend recorded on the second row stays in the recorded spend:
+// the key's budget was charged it.
+func TestThreeWayDuplicateSpendCounts(t *testing.T) {
+	cat := loadTariffs(t, filepath.Join(fixtures, "tariffs"))
+	calls := readCalls(t, filepath.Join(fixtures, "calls.csv"))
+	for _, c := range calls {
+		if c.RequestID == "d1" {
+			calls = append(calls, c)
+			break
+		}
+	}
+	exports := []string{filepath.Join(fixtures, "deepseek-usage.csv")}
+	tw := threeWay(t, cat, pricing.Options{}, calls, exports...)
+	if tw.Rows.Duplicate != 1 {
+		t.Fatalf("rows %+v: want 1 duplicate", tw.Rows)
+	}
+	// Key alpha: d1 0.000453 twice + d2 0.00036 = 0.001266 recorded, against
+	// the official 0.001266 of d1 and d2 (TestThreeWaySmallCase): the plain
+	// reconcile gap is 0. Still 2 calls, 3000 input, 1000 cache read, 600
+	// output. Billed 0.001446: gap 0.00018, all missing usage.
+	alpha := ledger.HashKey("sk-deepseek-alpha-0001")
+	d := findCell(t, tw, "2026-10-12", "deepseek-flash", alpha)
+	if d.GatewayCalls != 2 || d.GatewayTokens != (pricing.TokenCounts{Input: 3000, CacheRead: 1000, Output: 600}) {
+		t.Errorf("deepseek alpha: %d calls, tokens %+v; want 2 calls, 3000 input, 1000 cache read, 600 output", d.GatewayCalls, d.GatewayTokens)
+	}
+	checkMoney(t, "deepseek alpha", map[string]decimal.Decimal{"recorded": d.Recorded, "official": d.Official, "gap": d.Gap.Decimal},
+		map[string]decimal.Decimal{"recorded": dec("0.001266"), "official": dec("0.001266"), "gap": dec("0.00018")})
+	checkMoney(t, "deepseek alpha parts", partsOf(d.Parts), map[string]decimal.Decimal{"missing_usage": dec("0.00018")})
+	checkSum(t, "deepseek alpha", d.Parts, d.Gap)
+
+	// The reconcile of the same calls records as much for deepseek.
+	e := pricing.New(cat, pricing.Options{Dims: []pricing.Dim{pricing.DimKey}})
+	for i := range calls {
+		e.AddPriced(&calls[i])
+	}
+	for _, g := range e.Reconcile().Groups {
+		if g.Key.Key == alpha && !g.Recorded.Equal(d.Recorded) {
+			t.Errorf("reconcile records %s for key alpha, three-way %s", g.Recorded, d.Recorded)
+		}
+	}
+}

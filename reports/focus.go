@@ -30,7 +30,7 @@ var FOCUSColumns = []string{
 	"ProviderName", "PublisherName", "ServiceCategory", "ServiceName", "ServiceSubcategory", "SkuId", "SkuMeter",
 	"SkuPriceDetails", "SkuPriceId", "SubAccountId", "SubAccountName", "SubAccountType", "Tags",
 	"x_ChargeDay", "x_TimeZone", "x_TariffVersion", "x_PricingPeriod", "x_PeakPeriod", "x_PromptTier", "x_UsageType",
-	"x_RequestCount", "x_RecordedCost", "x_CostGap", "x_ServiceTier", "x_Region",
+	"x_RequestCount", "x_RecordedCost", "x_CostGap", "x_ServiceTier", "x_Region", "x_Outcome", "x_Model", "x_Calls", "x_Tokens",
 }
 
 // FOCUSMandatory are the columns FOCUS 1.2 requires in every dataset.
@@ -77,12 +77,17 @@ const (
 // provider names, tariff versions and periods, keys, key aliases.
 var focusTextColumns = []string{"BillingAccountId", "BillingAccountName", "ChargeDescription", "InvoiceIssuerName",
 	"ProviderName", "PublisherName", "ServiceName", "SkuId", "SkuPriceId", "SubAccountId", "SubAccountName",
-	"x_TariffVersion", "x_PricingPeriod"}
+	"x_TariffVersion", "x_PricingPeriod", "x_Model"}
 
 // WriteFOCUS writes charges as a FOCUS 1.2 cost and usage dataset in CSV:
-// one row per charge, for the billing period [from, until). Every charge
-// is at list price, so the list, contracted, billed and effective costs
-// are all the official cost; the gateway's recorded spend is x_RecordedCost.
+// one row per charge, for the billing period [from, until). Every priced
+// charge is at list price, so the list, contracted, billed and effective
+// costs are all the official cost; the gateway's recorded spend is
+// x_RecordedCost. A charge of calls not priced is an Adjustment row of no
+// cost, no price and no quantity (FOCUS allows them null there only),
+// which carries their calls, tokens and recorded spend in x_ columns: so
+// the file adds up to the run's calls (x_Calls), tokens (x_Tokens) and
+// recorded spend (x_RecordedCost), as reconcile counts them.
 // text says whether text cells from input are made safe for spreadsheets.
 func WriteFOCUS(w io.Writer, charges iter.Seq[pricing.Charge], from, until time.Time, text FOCUSText) error {
 	cw := csv.NewWriter(w)
@@ -131,6 +136,9 @@ type focusTags struct {
 
 // focusRow returns a charge's values in the order of FOCUSColumns.
 func focusRow(c *pricing.Charge, bps, bpe string) ([]string, error) {
+	if c.Outcome != pricing.Priced || c.NoPrice {
+		return focusAdjustmentRow(c, bps, bpe)
+	}
 	p := c.Model.Provider
 	u := c.Usage
 	pricingUnit, consumedUnit := unitMillionTokens, unitTokens
@@ -156,13 +164,9 @@ func focusRow(c *pricing.Charge, bps, bpe string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	tags := ""
-	if c.Team != "" || c.User != "" {
-		b, err := json.Marshal(focusTags{Team: c.Team, User: c.User})
-		if err != nil {
-			return nil, err
-		}
-		tags = string(b)
+	tags, err := focusTagsOf(c)
+	if err != nil {
+		return nil, err
 	}
 	cost, price := c.Cost.String(), c.UnitPrice.String()
 	desc := c.Model.ID + " " + strings.ToLower(meterNames[u]) + ", " + c.Period + " period, tariff " + versionID
@@ -182,6 +186,77 @@ func focusRow(c *pricing.Charge, bps, bpe string) ([]string, error) {
 		c.Start.Format(time.DateOnly), c.Start.Location().String(), versionID, c.Period, strconv.FormatBool(c.Peak), // x_ChargeDay … x_PeakPeriod
 		strconv.Itoa(c.Tier), u.String(), strconv.FormatInt(c.Calls, 10), c.Recorded.String(), c.Cost.Sub(c.Recorded).String(), // x_PromptTier … x_CostGap
 		c.ServiceTier.String(), c.Region, // x_ServiceTier, x_Region
+		c.Outcome.String(), c.Name, strconv.FormatInt(c.Counted, 10), focusTokens(c), // x_Outcome … x_Tokens
+	}, nil
+}
+
+// focusTagsOf returns the Tags of a charge's row: null without team and user.
+func focusTagsOf(c *pricing.Charge) (string, error) {
+	if c.Team == "" && c.User == "" {
+		return "", nil
+	}
+	b, err := json.Marshal(focusTags{Team: c.Team, User: c.User})
+	return string(b), err
+}
+
+// focusTokens is x_Tokens: the charge's tokens, null on a row of calls or
+// tool uses.
+func focusTokens(c *pricing.Charge) string {
+	if !c.Usage.IsToken() {
+		return ""
+	}
+	return strconv.FormatInt(c.Quantity, 10)
+}
+
+// unpricedQuantity is the x_Outcome of a quantity of priced calls that
+// their tariff does not price.
+const unpricedQuantity = "unpriced_quantity"
+
+// unknownProvider names the provider of a model no tariff knows.
+const unknownProvider = "(unknown provider)"
+
+// adjustmentDescriptions say, by outcome, what an Adjustment row holds.
+var adjustmentDescriptions = map[pricing.Outcome]string{
+	pricing.Unpriced:  "recorded by the gateway, not priced: no tariff in force prices the model",
+	pricing.Retired:   "recorded by the gateway, not priced: the tariff in force retired the model",
+	pricing.Failed:    "failed calls the gateway recorded spend on, not priced",
+	pricing.CacheHit:  "answered from the gateway's response cache, not priced: the provider was not called",
+	pricing.Duplicate: "the gateway's duplicate charge: calls it logged twice in one source, counted once, the spend recorded on the second row",
+}
+
+// focusAdjustmentRow returns the row of a charge of calls not priced: an
+// Adjustment of no official cost, with no price, quantity or SKU (FOCUS
+// requires them on Usage rows only), whose calls, tokens and recorded
+// spend are in the x_ columns.
+func focusAdjustmentRow(c *pricing.Charge, bps, bpe string) ([]string, error) {
+	provider, currency := unknownProvider, c.Currency
+	if c.Model != nil {
+		provider = c.Model.Provider.Name
+	}
+	if currency == "" {
+		currency = "USD" // gateways record spend in US dollars
+	}
+	tags, err := focusTagsOf(c)
+	if err != nil {
+		return nil, err
+	}
+	outcome, what := c.Outcome.String(), adjustmentDescriptions[c.Outcome]
+	if c.NoPrice {
+		outcome, what = unpricedQuantity, "logged by the gateway on priced calls, not priced: the tariff in force lists no price for them"
+	}
+	desc := c.Name + " " + strings.ToLower(meterNames[c.Usage]) + ": " + what
+	const zero = "0"
+	return []string{
+		zero, provider, provider + " via the gateway", currency, bpe, bps, // BilledCost … BillingPeriodStart
+		"Adjustment", "", desc, "Usage-Based", c.End.UTC().Format(focusTime), c.Start.UTC().Format(focusTime), // ChargeCategory … ChargePeriodStart
+		"", "", zero, "", zero, "", // ConsumedQuantity … InvoiceId
+		provider, zero, "", "", "", "", // InvoiceIssuerName … PricingUnit
+		provider, provider, "AI and Machine Learning", provider + " API", "Generative AI", "", "", // ProviderName … SkuMeter
+		"", "", c.Key, c.KeyAlias, "API Key", tags, // SkuPriceDetails … Tags
+		c.Start.Format(time.DateOnly), c.Start.Location().String(), "", "", "", // x_ChargeDay … x_PeakPeriod
+		"", c.Usage.String(), strconv.FormatInt(c.Calls, 10), c.Recorded.String(), c.Recorded.Neg().String(), // x_PromptTier … x_CostGap
+		"", "", // x_ServiceTier, x_Region
+		outcome, c.Name, strconv.FormatInt(c.Counted, 10), focusTokens(c), // x_Outcome … x_Tokens
 	}, nil
 }
 

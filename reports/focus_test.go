@@ -6,8 +6,74 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/tokenfare/tokenfare/ledger"
 )
+
+// focusRecords writes the charges of calls priced for September 2026 as
+// FOCUS and returns its rows by column name.
+func focusRecords(t *testing.T, calls []ledger.Call) []map[string]string {
+	t.Helper()
+	_, e := september(t, calls)
+	var buf bytes.Buffer
+	from := time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC)
+	if err := WriteFOCUS(&buf, e.Charges(), from, from.AddDate(0, 1, 0), FOCUSSheetSafe); err != nil {
+		t.Fatal(err)
+	}
+	records, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []map[string]string
+	for _, rec := range records[1:] {
+		r := map[string]string{}
+		for j, h := range records[0] {
+			r[h] = rec[j]
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// TestFOCUSAdjustmentRows: calls that are not priced are Adjustment rows
+// of no cost, no price and no quantity, whose x_ columns carry their
+// calls, tokens and recorded spend.
+func TestFOCUSAdjustmentRows(t *testing.T) {
+	unknown := flashCall("u", "2026-09-01T02:00:00Z", "ci-bot", "alpha", "u1")
+	unknown.Model, unknown.ModelGroup = "=acme-9", "=acme-9"
+	unknown.Recorded = ledger.AmountOf(decimal.RequireFromString("0.0123"))
+	failed := flashCall("f", "2026-09-01T03:00:00Z", "ci-bot", "alpha", "u1")
+	failed.Status, failed.Tokens = ledger.StatusFailure, ledger.Tokens{}
+	rows := focusRecords(t, []ledger.Call{unknown, failed, failed})
+	// By key: k-f's failed row and its duplicate (the second f: no call),
+	// then k-u's =acme-9 input and output (1000 and 100 tokens, all its
+	// spend on the first; the name made safe for a spreadsheet).
+	want := []map[string]string{
+		{"x_Outcome": "failed", "x_Model": "flash", "x_Calls": "1", "x_RequestCount": "1", "x_Tokens": "0", "x_RecordedCost": "0.0001",
+			"x_CostGap": "-0.0001", "ProviderName": "edgeco", "BillingCurrency": "USD"},
+		{"x_Outcome": "duplicate", "x_Model": "flash", "x_Calls": "0", "x_RequestCount": "1", "x_RecordedCost": "0.0001",
+			"ChargeDescription": "flash input tokens: the gateway's duplicate charge: calls it logged twice in one source, counted once, the spend recorded on the second row"},
+		{"x_Outcome": "unpriced", "x_Model": "'=acme-9", "x_UsageType": "input", "x_Calls": "1", "x_Tokens": "1000", "x_RecordedCost": "0.0123",
+			"ProviderName": "(unknown provider)", "BillingCurrency": "USD"},
+		{"x_Outcome": "unpriced", "x_UsageType": "output", "x_Calls": "0", "x_Tokens": "100", "x_RecordedCost": "0"},
+	}
+	if len(rows) != len(want) {
+		t.Fatalf("%d rows, want %d: %v", len(rows), len(want), rows)
+	}
+	for i, w := range want {
+		r := rows[i]
+		if r["ChargeCategory"] != "Adjustment" || r["BilledCost"] != "0" || r["ListCost"] != "0" || r["EffectiveCost"] != "0" ||
+			r["ContractedCost"] != "0" || r["ListUnitPrice"] != "" || r["PricingQuantity"] != "" || r["ConsumedQuantity"] != "" || r["SkuId"] != "" {
+			t.Errorf("row %d is not an Adjustment of no cost, price or quantity: %v", i+1, r)
+		}
+		for col, v := range w {
+			if r[col] != v {
+				t.Errorf("row %d: %s = %q, want %q", i+1, col, r[col], v)
+			}
+		}
+	}
+}
 
 // TestFOCUSRows writes one hand-priced call and checks its rows column by column.
 func TestFOCUSRows(t *testing.T) {
@@ -40,9 +106,10 @@ func TestFOCUSRows(t *testing.T) {
 			"SubAccountId": "k-a", "SubAccountName": "ci-bot", "SubAccountType": "API Key", "Tags": `{"team":"alpha","user":"u1"}`,
 			"BillingCurrency": "USD", "ChargeCategory": "Usage", "ChargeClass": "", "ServiceCategory": "AI and Machine Learning",
 			"x_PricingPeriod": "peak", "x_PeakPeriod": "true", "x_RecordedCost": "0.000099601594", "x_CostGap": "0.029900398406",
-			"x_RequestCount": "1", "x_ChargeDay": "2026-09-01"},
+			"x_RequestCount": "1", "x_ChargeDay": "2026-09-01", "x_Outcome": "priced", "x_Model": "flash", "x_Calls": "1", "x_Tokens": "100000"},
 		{"ListCost": "0.00012", "ListUnitPrice": "1.2", "PricingQuantity": "0.0001", "ConsumedQuantity": "100",
-			"SkuPriceId": "edgeco@peak/flash/output/peak", "x_UsageType": "output", "x_RecordedCost": "0.000000398406"},
+			"SkuPriceId": "edgeco@peak/flash/output/peak", "x_UsageType": "output", "x_RecordedCost": "0.000000398406",
+			"x_RequestCount": "1", "x_Calls": "0", "x_Tokens": "100"},
 	}
 	for i, w := range want {
 		got := map[string]string{}

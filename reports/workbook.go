@@ -115,19 +115,19 @@ func bold(cs []cell) []cell {
 }
 
 func (wb *workbook) byModel() *table {
-	t := &table{sheet: SheetByModel, caption: wb.caption("Official cost against recorded spend by model and model group"),
-		cols: []column{{"Model", kindText}, {"Model group", kindText}, {"Calls", kindInt}, {"Priced calls", kindInt},
-			{"Input tokens", kindInt}, {"Cache read tokens", kindInt}, {"Cache write tokens", kindInt}, {"Output tokens", kindInt},
-			{"of which reasoning", kindInt}, {"Official cost", kindMoney}, {"Recorded spend", kindMoney},
+	t := &table{sheet: SheetByModel, caption: wb.caption("Official cost against recorded spend by model, model group and host"),
+		cols: []column{{"Model", kindText}, {"Model group", kindText}, {"Host", kindText}, {"Calls", kindInt}, {"Priced calls", kindInt},
+			{"Input tokens", kindInt}, {"Cache read tokens", kindInt}, {"Cache write tokens", kindInt}, {"Cache write 1h tokens", kindInt},
+			{"Output tokens", kindInt}, {"of which reasoning", kindInt}, {"Official cost", kindMoney}, {"Recorded spend", kindMoney},
 			{"Gap (official − recorded)", kindMoney}, {"Recorded ÷ official", kindRatio}, {"Peak share of tokens", kindRatio}, {"Currency", kindText}}}
 	for i := range wb.m.ByModel {
 		s := &wb.m.ByModel[i]
-		t.rows = append(t.rows, []cell{{v: s.Key.Model}, {v: s.Key.Group}, {v: s.Calls}, {v: s.PricedCalls},
-			{v: s.Tokens.Input}, {v: s.Tokens.CacheRead}, {v: s.Tokens.CacheWrite}, {v: s.Tokens.Output}, {v: s.Tokens.Reasoning},
+		t.rows = append(t.rows, []cell{{v: s.Key.Model}, {v: s.Key.Group}, {v: s.Key.Host}, {v: s.Calls}, {v: s.PricedCalls},
+			{v: s.Tokens.Input}, {v: s.Tokens.CacheRead}, {v: s.Tokens.CacheWrite}, {v: s.Tokens.CacheWrite1h}, {v: s.Tokens.Output}, {v: s.Tokens.Reasoning},
 			moneyCell(s.Official, wb.curOf(s)), moneyCell(s.Recorded, wb.curOf(s)), moneyCell(s.Gap, wb.curOf(s)),
 			ratioCell(s.Ratio), ratioCell(s.PeakShare()), {v: wb.curOf(s)}})
 	}
-	t.total = wb.totalRow(len(t.cols), 2, 9)
+	t.total = wb.totalRow(len(t.cols), 3, 11)
 	return t
 }
 
@@ -155,7 +155,7 @@ func (wb *workbook) byKey() *table {
 		s := &wb.m.ByKey[i]
 		tk := s.Tokens
 		t.rows = append(t.rows, []cell{{v: s.KeyAlias}, {v: s.Key.Team}, {v: s.Key.User}, {v: s.Calls},
-			{v: tk.Input + tk.CacheRead + tk.CacheWrite + tk.Output},
+			{v: tk.Total()},
 			moneyCell(s.Official, wb.curOf(s)), moneyCell(s.Recorded, wb.curOf(s)), moneyCell(s.Gap, wb.curOf(s)),
 			ratioCell(s.Ratio), ratioCell(s.PeakShare()), {v: wb.curOf(s)}, {v: s.Key.Key}})
 	}

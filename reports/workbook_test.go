@@ -120,3 +120,91 @@ func TestCellNumber(t *testing.T) {
 		}
 	}
 }
+
+// TestByModelHost: the By model sheet has a Host column, so that one
+// model name served by two hosts (invoiced apart) gets two rows, and the
+// total row still sits under Calls and Official cost.
+func TestByModelHost(t *testing.T) {
+	first := flashCall("a", "2026-09-01T02:00:00Z", "flash", "t", "u")
+	azure := flashCall("b", "2026-09-01T03:00:00Z", "flash", "t", "u")
+	azure.Host = "azure" // no list of the test catalog prices azure: unpriced, never the first party's price
+	m, _ := september(t, []ledger.Call{first, azure})
+	var buf bytes.Buffer
+	if err := WriteWorkbook(&buf, m, Provenance{Produced: time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC), Program: "tokenfare test"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	f, err := excelize.OpenReader(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := f.GetRows(SheetByModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	head := -1
+	for r, row := range rows {
+		if len(row) > 2 && row[0] == "Model" {
+			head = r
+			for c, v := range row {
+				col[v] = c
+			}
+		}
+	}
+	if head < 0 || col["Host"] != 2 || col["Calls"] != 3 {
+		t.Fatalf("no header with Host before Calls: %q", rows)
+	}
+	hosts := map[string]string{} // host → calls
+	var total []string
+	for _, row := range rows[head+1:] {
+		if len(row) > col["Calls"] && row[0] == "Total" {
+			total = row
+		} else if len(row) > col["Calls"] {
+			hosts[row[col["Host"]]] = row[col["Calls"]]
+		}
+	}
+	if hosts[""] != "1" || hosts["azure"] != "1" || len(hosts) != 2 {
+		t.Errorf("calls by host %v, want one first-party call and one azure call on rows of their own", hosts)
+	}
+	if total == nil || total[col["Calls"]] != "2" || total[col["Official cost"]] == "" {
+		t.Errorf("total row %q, want 2 calls under Calls and the official cost under its column", total)
+	}
+}
+
+// TestByKeyTokensCountEveryKind checks that a key's tokens on By key are
+// every token its calls carry, 1-hour cache writes included, as reconcile
+// counts them.
+func TestByKeyTokensCountEveryKind(t *testing.T) {
+	c := flashCall("r1", "2026-09-02T03:00:00Z", "search-prd", "search", "u1")
+	c.Tokens = ledger.Tokens{Input: 1000, CacheRead: 200, CacheWrite: 30, CacheWrite1h: 4000, Output: 100, Reasoning: 60}
+	m, _ := september(t, []ledger.Call{c})
+	var buf bytes.Buffer
+	if err := WriteWorkbook(&buf, m, Provenance{Produced: time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC), Program: "tokenfare test"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	f, err := excelize.OpenReader(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := f.GetRows(SheetByKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokensAt, got := -1, ""
+	for _, row := range rows {
+		for i, v := range row {
+			if v == "Tokens" {
+				tokensAt = i
+			}
+		}
+		if tokensAt >= 0 && len(row) > tokensAt && len(row) > 0 && row[0] == "search-prd" {
+			got = row[tokensAt]
+		}
+	}
+	// 1000 + 200 + 30 + 4000 + 100 (the 60 reasoning tokens are inside the output).
+	if want := "5,330"; got != want { // as the cell displays it
+		t.Errorf("By key tokens of search-prd = %q, want %s", got, want)
+	}
+}

@@ -6,10 +6,14 @@ import (
 	"regexp"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/tokenfare/tokenfare/internal/textout"
 )
 
 // writeYAML writes a JSON document as YAML, so that both formats share one
-// set of field names and one order.
+// set of field names and one order. A failed write is returned as the
+// writer's own error (a closed pipe stays syscall.EPIPE for errors.Is):
+// the encoder would turn it into text.
 func writeYAML(w io.Writer, v any) error {
 	data, err := json.Marshal(v)
 	if err != nil {
@@ -20,12 +24,17 @@ func writeYAML(w io.Writer, v any) error {
 		return err
 	}
 	blockStyle(&doc)
-	enc := yaml.NewEncoder(w)
+	out := &textout.Writer{W: w}
+	enc := yaml.NewEncoder(out)
 	enc.SetIndent(2)
-	if err := enc.Encode(&doc); err != nil {
-		return err
+	err = enc.Encode(&doc)
+	if err == nil {
+		err = enc.Close()
 	}
-	return enc.Close()
+	if out.Err != nil {
+		return out.Err
+	}
+	return err
 }
 
 // blockStyle drops the flow and quoting styles JSON input gives every node;

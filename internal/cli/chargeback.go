@@ -45,7 +45,7 @@ Months and bare dates are read in --tz. The blend is always the whole gateway's:
 	opts.source.addFlags(cmd.Flags())
 	opts.source.addWindowFlags(cmd.Flags())
 	fs := cmd.Flags()
-	fs.StringVar(&opts.by, "by", "key", "groupings, comma-separated: key, team, user, model")
+	fs.StringVar(&opts.by, "by", "key", "groupings, comma-separated: key, team, user, model, host")
 	fs.StringVar(&opts.key, "key", "", "only the key with this alias or hash")
 	fs.StringVar(&opts.team, "team", "", "only this team")
 	fs.StringVar(&opts.user, "user", "", "only this user")
@@ -87,9 +87,9 @@ func (o *chargebackOptions) dims() ([]pricing.Dim, error) {
 	}
 	for _, d := range dims {
 		switch d {
-		case pricing.DimKey, pricing.DimTeam, pricing.DimUser, pricing.DimModel:
+		case pricing.DimKey, pricing.DimTeam, pricing.DimUser, pricing.DimModel, pricing.DimHost:
 		default:
-			return nil, usageError(fmt.Errorf("--by: chargeback groups by key, team, user and model, not %s", d), "")
+			return nil, usageError(fmt.Errorf("--by: chargeback groups by key, team, user, model and host, not %s", d), "")
 		}
 	}
 	for _, f := range []struct {

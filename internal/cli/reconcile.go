@@ -54,7 +54,7 @@ reports, DeepSeek's usage export; docs/provider-usage.md).`,
 	}
 	opts.source.addFlags(cmd.Flags())
 	opts.source.addWindowFlags(cmd.Flags())
-	cmd.Flags().StringVar(&opts.by, "by", "model", "groupings, comma-separated: model, group, key, team, user, day, hour, period, version")
+	cmd.Flags().StringVar(&opts.by, "by", "model", "groupings, comma-separated: model, group, key, team, user, day, hour, period, version, host")
 	cmd.Flags().StringVarP(&opts.output, "output", "o", "table", "output format: table, csv, json or yaml")
 	completeSource(cmd)
 	completeOutput(cmd, reports.Table, reports.CSV, reports.JSON, reports.YAML)

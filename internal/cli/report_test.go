@@ -289,16 +289,9 @@ func TestReportWorkbook(t *testing.T) {
 		if want := mustDecimal(t, byModel.Totals.Official); !official.Equal(want) {
 			t.Errorf("FOCUS ListCost adds up to %s, reconcile official %s", official, want)
 		}
-		// x_RecordedCost is the recorded spend of priced calls: the total
-		// less what the gateway recorded on unpriced, retired, failed and
-		// duplicate calls (the negative explanation amounts of those kinds).
+		// x_RecordedCost is all the recorded spend reconcile counts: of
+		// priced calls on Usage rows, the rest on Adjustment rows.
 		want := mustDecimal(t, byModel.Totals.Recorded)
-		for _, x := range byModel.Explanations {
-			switch x.Kind {
-			case "unpriced_model", "retired_model", "duplicates", "failed_with_spend":
-				want = want.Add(mustDecimal(t, x.Amount))
-			}
-		}
 		if !recorded.Equal(want) {
 			t.Errorf("FOCUS x_RecordedCost adds up to %s, want %s", recorded, want)
 		}
@@ -384,27 +377,21 @@ func readFOCUS(t *testing.T, path string) []map[string]string {
 				t.Fatalf("line %d: %s %q is not UTC ISO 8601", line, c, r[c])
 			}
 		}
-		for _, c := range []string{"BilledCost", "EffectiveCost", "ListCost", "ContractedCost", "ListUnitPrice", "ContractedUnitPrice",
-			"PricingQuantity", "ConsumedQuantity", "x_RecordedCost", "x_CostGap"} {
-			if !focusNumber.MatchString(r[c]) {
-				t.Fatalf("line %d: %s %q is not a plain decimal", line, c, r[c])
-			}
-		}
 		for _, c := range reports.FOCUSMandatory {
-			if c != "ChargeClass" && r[c] == "" {
+			// FOCUS 1.2 lets these mandatory columns be null; PricingQuantity
+			// and PricingUnit on rows other than Usage and Purchase only.
+			nullable := c == "ChargeClass" || c == "BillingAccountName" || c == "ChargeDescription" ||
+				((c == "PricingQuantity" || c == "PricingUnit") && r["ChargeCategory"] != "Usage")
+			if !nullable && r[c] == "" {
 				t.Fatalf("line %d: mandatory %s is empty", line, c)
 			}
 		}
-		list := mustDecimal(t, r["ListCost"])
-		if got := mustDecimal(t, r["ListUnitPrice"]).Mul(mustDecimal(t, r["PricingQuantity"])); !got.Equal(list) {
-			t.Fatalf("line %d: ListUnitPrice %s × PricingQuantity %s = %s, ListCost %s", line, r["ListUnitPrice"], r["PricingQuantity"], got, list)
-		}
-		for _, c := range []string{"BilledCost", "EffectiveCost", "ContractedCost"} {
-			if !mustDecimal(t, r[c]).Equal(list) {
-				t.Fatalf("line %d: %s %s, ListCost %s", line, c, r[c], list)
-			}
-		}
-		if r["ChargeCategory"] != "Usage" {
+		switch r["ChargeCategory"] {
+		case "Usage":
+			checkFOCUSUsage(t, line, r)
+		case "Adjustment":
+			checkFOCUSAdjustment(t, line, r)
+		default:
 			t.Fatalf("line %d: ChargeCategory %q", line, r["ChargeCategory"])
 		}
 		rows = append(rows, r)
@@ -413,6 +400,59 @@ func readFOCUS(t *testing.T, path string) []map[string]string {
 		t.Fatal("no FOCUS rows")
 	}
 	return rows
+}
+
+// checkFOCUSUsage checks a Usage row of priced calls: plain decimals,
+// ListUnitPrice × PricingQuantity = ListCost, every cost column the list
+// cost, and x_Tokens the tokens consumed.
+func checkFOCUSUsage(t *testing.T, line int, r map[string]string) {
+	t.Helper()
+	for _, c := range []string{"BilledCost", "EffectiveCost", "ListCost", "ContractedCost", "ListUnitPrice", "ContractedUnitPrice",
+		"PricingQuantity", "ConsumedQuantity", "x_RecordedCost", "x_CostGap", "x_Calls"} {
+		if !focusNumber.MatchString(r[c]) {
+			t.Fatalf("line %d: %s %q is not a plain decimal", line, c, r[c])
+		}
+	}
+	list := mustDecimal(t, r["ListCost"])
+	if got := mustDecimal(t, r["ListUnitPrice"]).Mul(mustDecimal(t, r["PricingQuantity"])); !got.Equal(list) {
+		t.Fatalf("line %d: ListUnitPrice %s × PricingQuantity %s = %s, ListCost %s", line, r["ListUnitPrice"], r["PricingQuantity"], got, list)
+	}
+	for _, c := range []string{"BilledCost", "EffectiveCost", "ContractedCost"} {
+		if !mustDecimal(t, r[c]).Equal(list) {
+			t.Fatalf("line %d: %s %s, ListCost %s", line, c, r[c], list)
+		}
+	}
+	if r["x_Outcome"] != "priced" || (r["ConsumedUnit"] == "Tokens" && r["x_Tokens"] != r["ConsumedQuantity"]) {
+		t.Fatalf("line %d: x_Outcome %q, x_Tokens %q, ConsumedQuantity %q %s", line, r["x_Outcome"], r["x_Tokens"], r["ConsumedQuantity"], r["ConsumedUnit"])
+	}
+}
+
+// checkFOCUSAdjustment checks an Adjustment row of calls not priced: every
+// cost column 0, no price, quantity or SKU, what it holds said, and its
+// calls, tokens and recorded spend plain numbers.
+func checkFOCUSAdjustment(t *testing.T, line int, r map[string]string) {
+	t.Helper()
+	for _, c := range []string{"BilledCost", "EffectiveCost", "ListCost", "ContractedCost"} {
+		if r[c] != "0" {
+			t.Fatalf("line %d: %s %q on an Adjustment row, want 0", line, c, r[c])
+		}
+	}
+	for _, c := range []string{"ListUnitPrice", "ContractedUnitPrice", "PricingQuantity", "PricingUnit", "ConsumedQuantity", "ConsumedUnit", "SkuId", "SkuPriceId"} {
+		if r[c] != "" {
+			t.Fatalf("line %d: %s %q on an Adjustment row, want null", line, c, r[c])
+		}
+	}
+	for _, c := range []string{"x_RecordedCost", "x_CostGap", "x_Calls", "x_Tokens"} {
+		if c == "x_Tokens" && (strings.HasPrefix(r["x_UsageType"], "web_") || r["x_UsageType"] == "file_search") {
+			continue // uses of a tool, not tokens
+		}
+		if !focusNumber.MatchString(r[c]) {
+			t.Fatalf("line %d: %s %q is not a plain decimal", line, c, r[c])
+		}
+	}
+	if r["x_Outcome"] == "priced" || r["x_Outcome"] == "" || r["ChargeDescription"] == "" {
+		t.Fatalf("line %d: Adjustment row with x_Outcome %q, ChargeDescription %q", line, r["x_Outcome"], r["ChargeDescription"])
+	}
 }
 
 // TestReportAtomic checks that a run that fails writing one file leaves

@@ -50,6 +50,51 @@ func rowsRead(t *testing.T, r result) int {
 	return doc.Rows.Read
 }
 
+// counted is what outputs of one run must agree on.
+type counted struct {
+	calls, input, output int64
+	recorded             string
+}
+
+func (c counted) equal(o counted) bool {
+	return c.calls == o.calls && c.input == o.input && c.output == o.output && c.recorded == o.recorded
+}
+
+// countedRun reads the calls, tokens and recorded spend of a reconcile
+// (totals and groups) or chargeback (gateway) -o json.
+func countedRun(t *testing.T, r result) counted {
+	t.Helper()
+	type tokens struct{ Input, Output int64 }
+	var doc struct {
+		Totals *struct {
+			Calls    int64
+			Recorded string
+		}
+		Groups  []struct{ Tokens tokens }
+		Gateway *struct {
+			Calls    int64
+			Tokens   tokens
+			Recorded string
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+		t.Fatalf("-o json: %v\n%.1000s\n%.1000s", err, r.stdout, r.stderr)
+	}
+	var c counted
+	switch {
+	case doc.Gateway != nil:
+		c = counted{calls: doc.Gateway.Calls, input: doc.Gateway.Tokens.Input, output: doc.Gateway.Tokens.Output, recorded: doc.Gateway.Recorded}
+	case doc.Totals != nil:
+		c = counted{calls: doc.Totals.Calls, recorded: doc.Totals.Recorded}
+		for _, g := range doc.Groups {
+			c.input, c.output = c.input+g.Tokens.Input, c.output+g.Tokens.Output
+		}
+	default:
+		t.Fatalf("no totals or gateway in:\n%.1000s", r.stdout)
+	}
+	return c
+}
+
 // flashConfig is a LiteLLM config of n deepseek-flash entries, each with
 // a raw key and three prices: 12 lines an entry.
 func flashConfig(n int) []byte {
@@ -377,6 +422,80 @@ for g in yaml.safe_load(sys.stdin)["groups"]:
 			for _, l := range got {
 				if !strings.HasPrefix(l, "str ") {
 					t.Errorf("PyYAML reads %q", l)
+				}
+			}
+		}},
+	// Counting: nothing counted twice, nothing lost.
+	{name: "counting: overlapping daily exports count once", contract: "a call read from two daily exports counts once in calls, tokens and recorded spend of reconcile and chargeback, and in rows.duplicate",
+		run: func(t *testing.T, h *harness) {
+			var day1, day2, month strings.Builder
+			for _, b := range []*strings.Builder{&day1, &day2, &month} {
+				b.WriteString(spendHeader)
+			}
+			for i := 1; i <= 200; i++ {
+				row := spendRow(fmt.Sprintf("r%d", i), "0.001", "deepseek-flash", "a", "t", "u")
+				month.WriteString(row)
+				if i <= 110 {
+					day1.WriteString(row)
+				}
+				if i > 100 { // rows 101 to 110 are in both
+					day2.WriteString(row)
+				}
+			}
+			one, two := h.file("month.csv", []byte(month.String())), []string{h.file("day1.csv", []byte(day1.String())), h.file("day2.csv", []byte(day2.String()))}
+			for _, cmd := range [][]string{{"reconcile"}, {"chargeback", "--month", "2026-10"}} {
+				whole := countedRun(t, h.tokenfare(append(append(cmd, "--calls", one), "-o", "json")...))
+				split := countedRun(t, h.tokenfare(append(append(cmd, "--calls", two[0], "--calls", two[1]), "-o", "json")...))
+				if whole.calls != 200 || !whole.equal(split) {
+					t.Errorf("%s: one file %+v, two overlapping files %+v; want 200 calls in both", cmd[0], whole, split)
+				}
+			}
+			r := h.tokenfare("reconcile", "--calls", two[0], "--calls", two[1], "-o", "json")
+			r.want(t, 0, `"duplicate": 10`, "")
+		}},
+	{name: "counting: a row logged twice in one source counts once", contract: "a call the gateway logged twice counts once in calls and tokens; the second row's spend stays in recorded and is explained as duplicates",
+		run: func(t *testing.T, h *harness) {
+			data := spendHeader + spendRow("r1", "0.001", "deepseek-flash", "a", "t", "u") + spendRow("r2", "0.001", "deepseek-flash", "a", "t", "u") +
+				spendRow("r2", "0.001", "deepseek-flash", "a", "t", "u")
+			path := h.file("twice.csv", []byte(data))
+			// 2 calls of 1000 input and 200 output tokens; recorded 0.003, of
+			// which the second r2's 0.001 is the duplicates explanation.
+			want := counted{calls: 2, input: 2000, output: 400, recorded: "0.003"}
+			for _, cmd := range [][]string{{"reconcile"}, {"chargeback", "--month", "2026-10"}} {
+				r := h.tokenfare(append(append(cmd, "--calls", path), "-o", "json")...)
+				if got := countedRun(t, r); !got.equal(want) {
+					t.Errorf("%s: %+v, want %+v", cmd[0], got, want)
+				}
+			}
+			h.tokenfare("reconcile", "--calls", path, "-o", "json").want(t, 0, `"kind": "duplicates"`, "")
+		}},
+	{name: "counting: 300,000 distinct model names stay within the memory budget", contract: "memory is bounded by the budget of names (docs/scale.md), not by the number of distinct names: 300,000 names in under 640 MiB (about 13 KiB a name, 3.9 GB, without the budget), the names beyond grouped as (other names)",
+		maxRSS: 640 << 20, timeout: 90 * time.Second,
+		run: func(t *testing.T, h *harness) {
+			var b bytes.Buffer
+			b.WriteString(spendHeader)
+			for i := range 300_000 {
+				b.WriteString(spendRow(fmt.Sprintf("n%d", i), "0.001", fmt.Sprintf("acme-model-%06d", i), "a", "t", "u"))
+			}
+			b.WriteString(spendRow("p1", "0.001", "deepseek-flash", "a", "t", "u"))
+			r := h.tokenfare("reconcile", "--calls", h.file("names.csv", b.Bytes()), "--by", "model", "-o", "json")
+			r.want(t, 0, `"(other names)"`, "more than 65536 distinct model names")
+			if got := countedRun(t, r); got.calls != 300_001 {
+				t.Errorf("%d calls, want 300001", got.calls)
+			}
+		}},
+	{name: "counting: -o yaml piped into head exits 0 quietly", contract: "a reader closing the output pipe ends the run with exit 0 and no error on stderr, in YAML as in every format",
+		run: func(t *testing.T, h *harness) {
+			for _, cmd := range [][]string{
+				{"reconcile", "--calls", sample, "--by", "key,day,model", "-o", "yaml"},
+				{"chargeback", "--calls", sample, "--month", "2026-10", "--by", "key,model", "-o", "yaml"},
+				{"reconcile", "--calls", sample, "--by", "key,day,model", "-o", "csv"},
+				{"price", "--calls", sample, "-o", "json"},
+			} {
+				// Notes about the input may come before; nothing about the pipe.
+				r := h.tokenfareHead(5, cmd...)
+				if r.code != 0 || strings.Contains(r.stderr, "Error") || strings.Contains(r.stderr, "pipe") {
+					t.Errorf("tokenfare %s | head -n 5: exit %d, stderr %q; want exit 0, nothing said of the pipe", argsText(cmd), r.code, r.stderr)
 				}
 			}
 		}},

@@ -3,6 +3,7 @@
 package hostile
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -93,6 +94,14 @@ func (h *harness) file(name string, data []byte) string {
 // its peak resident set passes the bound.
 func (h *harness) tokenfare(args ...string) result {
 	h.t.Helper()
+	return h.tokenfareHead(-1, args...)
+}
+
+// tokenfareHead runs the binary as tokenfare does, its stdout a pipe whose
+// reader, as head does, keeps the first lines lines and closes the pipe;
+// lines < 0 reads everything.
+func (h *harness) tokenfareHead(lines int, args ...string) result {
+	h.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), h.timeout)
 	defer cancel()
 	name, argv := bin, args
@@ -108,7 +117,12 @@ func (h *harness) tokenfare(args ...string) result {
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	start := time.Now()
-	err := cmd.Run()
+	var err error
+	if lines < 0 {
+		err = cmd.Run()
+	} else {
+		err = runHead(cmd, &out, lines)
+	}
 	r := result{stdout: out.String(), stderr: errb.String(), wall: time.Since(start)}
 	if ctx.Err() != nil {
 		h.t.Fatalf("tokenfare %s: not done within %v", argsText(args), h.timeout)
@@ -128,6 +142,29 @@ func (h *harness) tokenfare(args ...string) result {
 	}
 	h.t.Logf("tokenfare %s: exit %d, %v, peak %d MiB", argsText(args), r.code, r.wall.Round(time.Millisecond), r.rss>>20)
 	return r
+}
+
+// runHead runs cmd with its stdout a pipe, keeps the first lines lines in
+// out and closes the pipe's reading end, as `| head -n lines` does.
+func runHead(cmd *exec.Cmd, out *bytes.Buffer, lines int) error {
+	cmd.Stdout = nil
+	pipe, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	br := bufio.NewReader(pipe)
+	for range lines {
+		line, err := br.ReadString('\n')
+		out.WriteString(line)
+		if err != nil {
+			break
+		}
+	}
+	pipe.Close()
+	return cmd.Wait()
 }
 
 // argsText shortens args for messages.

@@ -96,7 +96,7 @@ func (ss *session) aggregate(ctx context.Context, o AggregateOptions, fn func(*l
 			ok                                bool
 			first, last                       *time.Time
 			model, group, key, team, user     *string
-			provider, apiBase                 *string
+			provider, apiBase, priceKey       *string
 			metaAlias, keyAlias               *string
 			failed, zero                      *bool
 			band                              *int32
@@ -104,7 +104,7 @@ func (ss *session) aggregate(ctx context.Context, o AggregateOptions, fn func(*l
 			prompt, cached, write, out, think *int64
 			spend                             *string
 		)
-		if err := rows.Scan(&ok, &first, &last, &model, &group, &provider, &apiBase, &failed, &zero, &band, &key, &team, &user,
+		if err := rows.Scan(&ok, &first, &last, &model, &group, &provider, &apiBase, &priceKey, &failed, &zero, &band, &key, &team, &user,
 			&calls, &prompt, &cached, &write, &out, &think, &spend, &metaAlias, &lacking, &keyAlias); err != nil {
 			return 0, ss.src.wrap(ctx, "sum "+tableSpendLogs, err)
 		}
@@ -113,8 +113,9 @@ func (ss *session) aggregate(ctx context.Context, o AggregateOptions, fn func(*l
 			continue
 		}
 		a = ledger.Aggregate{Gateway: ledger.LiteLLM, First: first.UTC(), Last: last.UTC(), Model: deref(model), ModelGroup: deref(group),
-			Host: ledger.LiteLLMHost(deref(provider), deref(model), deref(apiBase), deref(group)),
-			Key:  deref(key), KeyAlias: groupAlias(metaAlias, lacking, keyAlias), Team: deref(team), User: deref(user), Calls: calls,
+			Host:     ledger.LiteLLMHost(deref(provider), deref(model), deref(apiBase), deref(group)),
+			PriceKey: deref(priceKey),
+			Key:      deref(key), KeyAlias: groupAlias(metaAlias, lacking, keyAlias), Team: deref(team), User: deref(user), Calls: calls,
 			Tokens: ledger.Tokens{Input: deref(prompt) - deref(cached) - deref(write), CacheRead: deref(cached), CacheWrite: deref(write),
 				Output: deref(out), Reasoning: deref(think)},
 			ZeroSpend: *zero, Prompt: bandPrompt(o.TierBounds, int(*band))}
@@ -210,6 +211,8 @@ func (f fragments) aggregateQuery(o AggregateOptions) string {
 		// The host is decided from these as the row readers decide it.
 		fmt.Sprintf("COALESCE(%s, '') AS provider", f.col("custom_llm_provider", "text")),
 		fmt.Sprintf("COALESCE(%s, '') AS api_base", f.col("api_base", "text")),
+		// The price entry the gateway used: tried first when pricing.
+		fmt.Sprintf("COALESCE(%s, '') AS price_key", f.priceKey()),
 		status + " AS failed",
 		"sl.spend = 0 AS zero",
 		// width_bucket counts the bounds <= its argument; a tier applies
@@ -230,7 +233,7 @@ func (f fragments) aggregateQuery(o AggregateOptions) string {
 		// summed as numeric, the total is exact.
 		"sl.spend::text::numeric AS spend",
 	}
-	groups := `ok, seg, model, model_group, provider, api_base, failed, zero, band, api_key, team_alias, team_id, team_meta_id, "user"`
+	groups := `ok, seg, model, model_group, provider, api_base, price_key, failed, zero, band, api_key, team_alias, team_id, team_meta_id, "user"`
 	summed := fmt.Sprintf(`SELECT %s,
 	min(billing) AS first, max(billing) AS last, count(*) AS calls,
 	(sum(prompt) FILTER (WHERE ok))::int8 AS prompt, (sum(cached) FILTER (WHERE ok))::int8 AS cached,
@@ -241,7 +244,7 @@ FROM (SELECT %s
 %s
 %s) r
 GROUP BY %s`, groups, strings.Join(row, ",\n\t"), f.rowsFrom(), inWindow, groups)
-	return fmt.Sprintf(`SELECT g.ok, g.first, g.last, g.model, g.model_group, g.provider, g.api_base, g.failed, g.zero, g.band,
+	return fmt.Sprintf(`SELECT g.ok, g.first, g.last, g.model, g.model_group, g.provider, g.api_base, g.price_key, g.failed, g.zero, g.band,
 	%s, %s, g."user", g.calls, g.prompt, g.cached, g.write, g.completion, g.reasoning, g.spend,
 	g.alias, g.lacking, %s
 FROM (%s) g%s`, optional(o.ByKey, f.keyOf("g.api_key")), optional(o.ByTeam, f.groupTeam()),

@@ -46,9 +46,23 @@ INSERT INTO "LiteLLM_SpendLogs" (request_id, call_type, api_key, spend, prompt_t
  ('host-github', 'acompletion', 'k1', 0.03, 1000, 100, '2026-10-06 03:00:30', '2026-10-06 03:00:32',
 	'gpt-4o', 'gpt-4o', NULL, 'https://models.github.ai/inference', '{}'),
  ('host-groq', 'acompletion', 'k1', 0.005, 1000, 100, '2026-10-06 03:00:40', '2026-10-06 03:00:42',
-	'gpt-4o', 'gpt-4o', 'groq', 'https://api.groq.com/openai/v1', '{}')`
+	'gpt-4o', 'gpt-4o', 'groq', 'https://api.groq.com/openai/v1', '{}'),
+ ('host-azure-eu', 'acompletion', 'k1', 1.045, 200000, 50000, '2026-10-06 03:00:50', '2026-10-06 03:00:54',
+	'azure/my-gpt4o-eu', 'gpt-4o', 'azure', 'https://contoso-eu.openai.azure.com/',
+	'{"additional_usage_values": {"prompt_tokens_details": {"cached_tokens": 40000}},
+	  "model_map_information": {"model_map_key": "azure/eu/gpt-4o-2024-11-20", "model_map_value": {"input_cost_per_token": 2.75e-06}}}'),
+ ('host-azure-eu-nokey', 'acompletion', 'k1', 0.95, 200000, 50000, '2026-10-06 03:01:00', '2026-10-06 03:01:04',
+	'azure/my-gpt4o-eu', 'gpt-4o', 'azure', 'https://contoso-eu.openai.azure.com/',
+	'{"additional_usage_values": {"prompt_tokens_details": {"cached_tokens": 40000}}}'),
+ ('host-azure-eu-text', 'acompletion', 'k1', 0.95, 200000, 50000, '2026-10-06 03:01:10', '2026-10-06 03:01:14',
+	'azure/my-gpt4o-eu', 'gpt-4o', 'azure', NULL, '{"model_map_information": "azure/eu/gpt-4o"}'),
+ ('host-azure-eu-number', 'acompletion', 'k1', 0.95, 200000, 50000, '2026-10-06 03:01:20', '2026-10-06 03:01:24',
+	'azure/my-gpt4o-eu', 'gpt-4o', 'azure', NULL, '{"model_map_information": {"model_map_key": 7}}'),
+ ('host-bedrock-arn', 'acompletion', 'k1', 0.495, 100000, 10000, '2026-10-06 03:01:30', '2026-10-06 03:01:33',
+	'bedrock/arn:aws:bedrock:us-east-1:111122223333:application-inference-profile/ab12cd34ef56', 'claude-sonnet', 'bedrock', NULL,
+	'{"model_map_information": {"model_map_key": "us.anthropic.claude-sonnet-4-6"}}')`
 
-var allDims = []pricing.Dim{pricing.DimModel, pricing.DimKey, pricing.DimTeam, pricing.DimUser, pricing.DimDay, pricing.DimPeriod, pricing.DimVersion}
+var allDims = []pricing.Dim{pricing.DimModel, pricing.DimHost, pricing.DimKey, pricing.DimTeam, pricing.DimUser, pricing.DimDay, pricing.DimPeriod, pricing.DimVersion}
 
 func engineOf(t testing.TB, since, until time.Time) (*pricing.Engine, pricing.Options) {
 	t.Helper()
@@ -163,7 +177,10 @@ func TestPushDownEqualsRows(t *testing.T) {
 			if !strings.Contains(want, "no tariff for host groq: 1 call(s), 0.005 recorded") {
 				t.Errorf("rows: the groq call is not explained by host:\n%s", want)
 			}
-			for _, id := range []string{`"azure-gpt-4o-global"`, `"github-gpt-4o"`, `"gpt-4o"`} {
+			// The price entry LiteLLM used is tried first: the EU
+			// deployment, logged under its own name, at the data-zone
+			// list; the Bedrock application profile at its us. profile's.
+			for _, id := range []string{`"azure-gpt-4o-global"`, `"github-gpt-4o"`, `"gpt-4o"`, `"azure-gpt-4o-datazone"`, `"bedrock-claude-sonnet-4-6-regional"`} {
 				if !strings.Contains(want, id) {
 					t.Errorf("rows: no %s among the models, the hosts' calls are not kept apart:\n%s", id, want)
 				}

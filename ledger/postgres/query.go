@@ -47,6 +47,17 @@ const (
 	reason  = `(m.additional_usage_values #>> '{completion_tokens_details,reasoning_tokens}')`
 )
 
+// priceKey is the price entry LiteLLM used (model_map_information's
+// model_map_key) when it is a non-empty JSON string, as the mapper reads
+// it; NULL otherwise. On a member that is no object, -> gives NULL.
+func (f fragments) priceKey() string {
+	if !f.s.spend["metadata"] {
+		return "NULL::text"
+	}
+	const k = `(m.model_map_information -> 'model_map_key')`
+	return `NULLIF(CASE WHEN jsonb_typeof(` + k + `) = 'string' THEN ` + k + ` #>> '{}' END, '')`
+}
+
 // countPattern is a token count the database may sum: a non-negative
 // integer of at most nine digits, written plainly (a JSON number, or a
 // string holding one, which the mapper reads alike). A leading zero is
@@ -233,7 +244,7 @@ func (f fragments) metadataJoins() string {
 	}
 	return fmt.Sprintf(`
 LEFT JOIN LATERAL jsonb_to_record(CASE WHEN jsonb_typeof(%[1]s) = 'object' THEN %[1]s END) AS m(additional_usage_values jsonb,
-	user_api_key_alias jsonb, user_api_key_team_alias jsonb, user_api_key_team_id jsonb) ON TRUE`, meta)
+	user_api_key_alias jsonb, user_api_key_team_alias jsonb, user_api_key_team_id jsonb, model_map_information jsonb) ON TRUE`, meta)
 }
 
 // rowsFrom is the FROM clause of the summing query: the spend logs and
@@ -255,7 +266,7 @@ const inWindow = `WHERE sl."startTime" >= $1::timestamp AND sl."startTime" < $2:
 var rowColumns = []string{"request_id", "startTime", "endTime", "completionStartTime", "api_key", "spend",
 	"prompt_tokens", "completion_tokens", "total_tokens", "cache_hit", "model", "model_group", "model_id", "custom_llm_provider", "user",
 	"team_id", "status", "metadata", "cached_tokens", "cache_creation_tokens", "reasoning_tokens", "key_alias", "team_alias", "api_base",
-	"call_type"}
+	"call_type", "model_map_key"}
 
 // rowCols are the row query's columns for rowColumns: a plain row comes
 // with its token split and aliases in flat columns and no metadata; an odd
@@ -305,6 +316,7 @@ func (f fragments) rowCols(plain bool) []string {
 		teamAlias,
 		f.col("api_base", "text") + "::text",
 		onlyOdd(f.col("call_type", "text")),
+		onlyPlain(f.priceKey()),
 	}
 }
 
