@@ -371,6 +371,7 @@ func v6Detail(p *rowParser, raw []byte, api, model string, c *Call) string {
 		return reason
 	}
 	c.Model = p.strs.get([]byte(model))
+	c.Host = CLIProxyV6Host(model)
 	if api != "" {
 		c.Key = p.strs.get([]byte(HashKey(api)))
 	}

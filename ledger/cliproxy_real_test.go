@@ -3,6 +3,8 @@ package ledger
 import (
 	"os"
 	"testing"
+
+	"github.com/tokenfare/tokenfare/tariffs"
 )
 
 // The files of testdata/cliproxy-real are what a CLIProxyAPI built from
@@ -87,7 +89,10 @@ func TestCLIProxyRealV7(t *testing.T) {
 }
 
 // TestCLIProxyRealV6 reads the usage export of CLIProxyAPI v6.9.49 for
-// the same calls. The export names no provider (the host is empty) and
+// the same calls. The export names no provider, so the host is empty
+// (the first party's own) for a bare model name, as CLIProxyAPI's own
+// executors call them, and unknown for a "vendor/model" name, an
+// openai-compatibility entry's (a relay the export does not name). It
 // carries fewer counts than the upstream sent, so some buckets cannot be
 // what was billed:
 //   - Anthropic cache writes: v6 logs no write count. A call that only
@@ -104,6 +109,7 @@ func TestCLIProxyRealV6(t *testing.T) {
 	gemini := Tokens{Input: 4648, CacheRead: 8192, Output: 2176, Reasoning: 1536}
 	codex := Tokens{Input: 4608, CacheRead: 19968, Output: 1830, Reasoning: 1152}
 	ok, failed := StatusSuccess.String(), StatusFailure.String()
+	unknown := tariffs.UnknownHost
 	// Keyed by start in UTC: the server wrote its local time, +08:00.
 	wants := map[string]realWant{
 		"2026-12-01T13:27:56.984637128Z": {"claude-sonnet-4-6", "", ok, Tokens{Input: 1204, CacheRead: 30000, Output: 812}},
@@ -121,18 +127,18 @@ func TestCLIProxyRealV6(t *testing.T) {
 		"2026-12-01T13:28:01.382704278Z": {"gpt-5.4", "", ok, Tokens{Input: 5400, Output: 700, Reasoning: 256}},
 		"2026-12-01T13:28:01.796952458Z": {"gpt-5.4", "", ok, codex},
 		"2026-12-01T13:28:02.17946895Z":  {"gpt-5.4-mini", "", failed, Tokens{}},
-		"2026-12-01T13:28:02.523480917Z": {"deepseek/deepseek-v4-pro", "", ok, standard},
-		"2026-12-01T13:28:02.883742558Z": {"anthropic/claude-sonnet-4.6", "", ok, Tokens{Input: 6000, Output: 150}}, // 5800 writes lost
-		"2026-12-01T13:28:03.23272242Z":  {"gpt-5.4", "", ok, standard},                                             // via the entry named Azure
-		"2026-12-01T13:28:03.573593841Z": {"deepseek-ai/DeepSeek-V4-Pro", "", ok, Tokens{Input: 1500, Output: 300}},
+		"2026-12-01T13:28:02.523480917Z": {"deepseek/deepseek-v4-pro", unknown, ok, standard},
+		"2026-12-01T13:28:02.883742558Z": {"anthropic/claude-sonnet-4.6", unknown, ok, Tokens{Input: 6000, Output: 150}}, // 5800 writes lost
+		"2026-12-01T13:28:03.23272242Z":  {"gpt-5.4", "", ok, standard},                                                  // via the entry named Azure
+		"2026-12-01T13:28:03.573593841Z": {"deepseek-ai/DeepSeek-V4-Pro", unknown, ok, Tokens{Input: 1500, Output: 300}},
 		"2026-12-01T13:28:03.915181131Z": {"deepseek-v4-pro", "", ok, standard},
 		"2026-12-01T13:28:04.268240617Z": {"deepseek-v4-pro", "", failed, Tokens{}},
 		"2026-12-01T13:28:04.292086265Z": {"deepseek-v4-pro", "", ok, standard},
-		"2026-12-01T13:28:04.777284854Z": {"openai/gpt-oss-120b", "", ok, Tokens{Input: 1500, Output: 300}},
-		"2026-12-01T13:28:05.110666679Z": {"deepseek/deepseek-v4-pro", "", ok, standard},
-		"2026-12-01T13:28:05.506815263Z": {"deepseek/deepseek-v4-pro", "", failed, Tokens{}},
-		"2026-12-01T13:28:32.562239524Z": {"anthropic/claude-sonnet-4.6", "", ok, standard},   // reads inside the input
-		"2026-12-01T13:28:32.895134669Z": {"google/gemini-3.1-pro-preview", "", ok, standard}, // reasoning inside the output
+		"2026-12-01T13:28:04.777284854Z": {"openai/gpt-oss-120b", unknown, ok, Tokens{Input: 1500, Output: 300}},
+		"2026-12-01T13:28:05.110666679Z": {"deepseek/deepseek-v4-pro", unknown, ok, standard},
+		"2026-12-01T13:28:05.506815263Z": {"deepseek/deepseek-v4-pro", unknown, failed, Tokens{}},
+		"2026-12-01T13:28:32.562239524Z": {"anthropic/claude-sonnet-4.6", unknown, ok, standard},   // reads inside the input
+		"2026-12-01T13:28:32.895134669Z": {"google/gemini-3.1-pro-preview", unknown, ok, standard}, // reasoning inside the output
 	}
 	got := readReal(t, "usage-export-v6.9.49.json", "cliproxy-v6-export")
 	checkReal(t, got, wants, nil, func(c goldenCall) string { return c.Start }) // v6 logs no tier

@@ -62,7 +62,8 @@ const cliproxyCompatPrefix = "openai-compatible-"
 // (claude → anthropic, codex → openai, vertex → vertex_ai, aistudio →
 // gemini; an openai-compatibility entry's lowercased name, with or without
 // the "openai-compatible-" its records put before it, is that name as
-// host), else its executor_type. v6 exports name neither: "".
+// host), else its executor_type. v6 exports name neither: see
+// CLIProxyV6Host.
 func CLIProxyHost(provider, executor string) string {
 	p := strings.ToLower(strings.TrimSpace(provider))
 	if p == "openai-compatibility" {
@@ -75,4 +76,18 @@ func CLIProxyHost(provider, executor string) string {
 		return h
 	}
 	return tariffs.NormalizeHost(strings.TrimSuffix(executor, "Executor"))
+}
+
+// CLIProxyV6Host decides the host of a CLIProxyAPI v6 export's call from
+// its model name alone, for the export names no provider. CLIProxyAPI's
+// own executors (Claude, Gemini, Codex) call bare model names: "", the
+// first party's own list. A "vendor/model" name is an openai-compatibility
+// entry's, a relay the export does not name (OpenRouter, Together, ...):
+// tariffs.UnknownHost, never the vendor's own list. A bare name sent
+// through an entry is indistinguishable and taken as the first party's.
+func CLIProxyV6Host(model string) string {
+	if strings.Contains(model, "/") {
+		return tariffs.UnknownHost
+	}
+	return ""
 }

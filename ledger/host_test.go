@@ -1,6 +1,10 @@
 package ledger
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/tokenfare/tokenfare/tariffs"
+)
 
 func TestLiteLLMHost(t *testing.T) {
 	tests := []struct {
@@ -65,11 +69,31 @@ func TestCLIProxyHost(t *testing.T) {
 		{"", "ClaudeExecutor", "anthropic"},
 		{"", "GeminiVertexExecutor", "vertex_ai"},
 		{"", "OpenAICompatExecutor", ""},
-		{"", "", ""}, // v6 exports name neither
+		{"", "", ""}, // v6 exports name neither: see CLIProxyV6Host
 	}
 	for _, tt := range tests {
 		if got := CLIProxyHost(tt.provider, tt.executor); got != tt.want {
 			t.Errorf("CLIProxyHost(%q, %q) = %q, want %q", tt.provider, tt.executor, got, tt.want)
 		}
+	}
+}
+
+func TestCLIProxyV6Host(t *testing.T) {
+	tests := []struct{ name, model, want string }{
+		{"own Claude executor", "claude-sonnet-4-6", ""},
+		{"own Gemini executor", "gemini-3.1-pro-preview", ""},
+		{"own Codex executor", "gpt-5.4", ""},
+		{"an entry with a bare name: indistinguishable", "deepseek-v4-pro", ""},
+		{"a first-party vendor through a relay", "deepseek/deepseek-v4-pro", tariffs.UnknownHost},
+		{"another vendor", "anthropic/claude-sonnet-4.6", tariffs.UnknownHost},
+		{"a vendor no host is named after", "deepseek-ai/DeepSeek-V4-Pro", tariffs.UnknownHost},
+		{"a host's own prefix", "openrouter/auto", tariffs.UnknownHost},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := CLIProxyV6Host(tt.model); got != tt.want {
+				t.Errorf("CLIProxyV6Host(%q) = %q, want %q", tt.model, got, tt.want)
+			}
+		})
 	}
 }

@@ -104,6 +104,13 @@ func TestCatalogModifiers(t *testing.T) {
 		// CNY list: 1000×2 + 100×8 = 2800 → 0.0028 元; 6 uses × 5/1000 = 0.03 元.
 		{"DeepSeek search and fetch, CNY", cny, catalogCall{"deepseek-flash", nov,
 			ledger.Tokens{Input: 1000, Output: 100}, ledger.ToolUses{ledger.WebSearch: 4, ledger.WebFetch: 2}, ledger.TierStandard, ""}, "0.0328"},
+		// Search and Fetch were free until 2026-11-01: 1000×0.30 + 100×1.20
+		// at Thursday 10:00 Beijing 2026-10-15 (peak), the 6 uses at 0.
+		{"DeepSeek search and fetch before the fee, USD", cat, catalogCall{"deepseek-flash", "2026-10-15T02:00:00Z",
+			ledger.Tokens{Input: 1000, Output: 100}, ledger.ToolUses{ledger.WebSearch: 4, ledger.WebFetch: 2}, ledger.TierStandard, ""}, "0.00042"},
+		// CNY list: 1000×2 + 100×8 = 2800 → 0.0028 元, the uses at 0.
+		{"DeepSeek search and fetch before the fee, CNY", cny, catalogCall{"deepseek-flash", "2026-10-15T02:00:00Z",
+			ledger.Tokens{Input: 1000, Output: 100}, ledger.ToolUses{ledger.WebSearch: 4, ledger.WebFetch: 2}, ledger.TierStandard, ""}, "0.0028"},
 		// DashScope V4 Pro at 23:00 Beijing (15:00 UTC), off-peak: 1000000 ×
 		// 4.5 + 100000 × 13.5 = 4.5 + 1.35 元.
 		{"DashScope off-peak", cat, catalogCall{"dashscope/deepseek-v4-pro", "2026-10-15T15:00:00Z",
@@ -141,10 +148,12 @@ func TestCatalogModifiersNotPriced(t *testing.T) {
 		want string // cost of what is priced
 		what string // the unpriced quantity reported
 	}{
-		// DeepSeek Search was free until 2026-11-01: 1000×0.30 + 100×1.20 at
-		// Thursday 10:00 Beijing (peak), and the search is not a fee.
-		{"DeepSeek search before the fee", catalogCall{"deepseek-flash", "2026-10-15T02:00:00Z",
-			ledger.Tokens{Input: 1000, Output: 100}, ledger.ToolUses{ledger.WebSearch: 4}, ledger.TierStandard, ""}, "0.00042", "web_search"},
+		// When DeepSeek's Search was first offered is not known: a search
+		// logged before the 2026-09-10 version is reported, not taken as
+		// free. deepseek-v4-flash at Tuesday 10:00 Beijing 2026-09-01
+		// (peak): 1000×0.44 + 100×1.32 = 572 → 0.000572.
+		{"DeepSeek search before its first priced version", catalogCall{"deepseek-v4-flash", "2026-09-01T02:00:00Z",
+			ledger.Tokens{Input: 1000, Output: 100}, ledger.ToolUses{ledger.WebSearch: 4}, ledger.TierStandard, ""}, "0.000572", "web_search"},
 		// Anthropic publishes no Priority Tier price: standard rates,
 		// 1000×3 + 500×15 = 10500.
 		{"Anthropic priority", catalogCall{"claude-sonnet-4-6", "2026-10-15T12:00:00Z",

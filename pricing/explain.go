@@ -229,9 +229,15 @@ func (e *Engine) hostExplanations() []Explanation {
 	out := make([]Explanation, 0, len(hosts))
 	for _, h := range hosts {
 		t := byHost[h]
-		out = append(out, Explanation{Kind: KindUnpricedHost, Host: h, Calls: t.calls, Amount: t.recorded.Neg(),
-			Detail: fmt.Sprintf("no tariff for host %s: %d call(s), %s recorded (%s); a tariff file with hosts: [%s] prices them",
-				h, t.calls, t.recorded, namesText(t.names), h)})
+		detail := fmt.Sprintf("no tariff for host %s: %d call(s), %s recorded (%s); a tariff file with hosts: [%s] prices them",
+			h, t.calls, t.recorded, namesText(t.names), h)
+		if h == tariffs.UnknownHost {
+			detail = fmt.Sprintf("host unknown: %d call(s), %s recorded (%s): CLIProxyAPI v6 exports name no provider, "+
+				"and a vendor/model name comes from an openai-compatibility entry (a relay such as OpenRouter), "+
+				"so no tariff is taken for them; CLIProxyAPI v7 records name the entry",
+				t.calls, t.recorded, namesText(t.names))
+		}
+		out = append(out, Explanation{Kind: KindUnpricedHost, Host: h, Calls: t.calls, Amount: t.recorded.Neg(), Detail: detail})
 	}
 	return out
 }

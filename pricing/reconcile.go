@@ -90,6 +90,12 @@ func (t *TokenCounts) add(q *Quantities) {
 	t.FileSearch += q[tariffs.FileSearch]
 }
 
+// Total returns every token counted: the prompt's parts (uncached, cache
+// read, both cache-write lifetimes) and the output (reasoning is inside it).
+func (t *TokenCounts) Total() int64 {
+	return t.Input + t.CacheRead + t.CacheWrite + t.CacheWrite1h + t.Output
+}
+
 // Tools reports whether any tool was used.
 func (t *TokenCounts) Tools() bool { return t.WebSearch+t.WebFetch+t.FileSearch > 0 }
 

@@ -271,7 +271,7 @@ func tableThreeWay(out io.Writer, tw *pricing.ThreeWay) error {
 
 // usageGap shows calls and tokens of missing or unknown usage, "-" for none.
 func usageGap(calls int64, t pricing.TokenCounts) string {
-	tokens := t.Input + t.CacheRead + t.CacheWrite + t.Output
+	tokens := t.Total()
 	if calls == 0 && tokens == 0 {
 		return "-"
 	}

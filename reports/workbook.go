@@ -155,7 +155,7 @@ func (wb *workbook) byKey() *table {
 		s := &wb.m.ByKey[i]
 		tk := s.Tokens
 		t.rows = append(t.rows, []cell{{v: s.KeyAlias}, {v: s.Key.Team}, {v: s.Key.User}, {v: s.Calls},
-			{v: tk.Input + tk.CacheRead + tk.CacheWrite + tk.Output},
+			{v: tk.Total()},
 			moneyCell(s.Official, wb.curOf(s)), moneyCell(s.Recorded, wb.curOf(s)), moneyCell(s.Gap, wb.curOf(s)),
 			ratioCell(s.Ratio), ratioCell(s.PeakShare()), {v: wb.curOf(s)}, {v: s.Key.Key}})
 	}

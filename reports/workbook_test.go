@@ -171,3 +171,40 @@ func TestByModelHost(t *testing.T) {
 		t.Errorf("total row %q, want 2 calls under Calls and the official cost under its column", total)
 	}
 }
+
+// TestByKeyTokensCountEveryKind checks that a key's tokens on By key are
+// every token its calls carry, 1-hour cache writes included, as reconcile
+// counts them.
+func TestByKeyTokensCountEveryKind(t *testing.T) {
+	c := flashCall("r1", "2026-09-02T03:00:00Z", "search-prd", "search", "u1")
+	c.Tokens = ledger.Tokens{Input: 1000, CacheRead: 200, CacheWrite: 30, CacheWrite1h: 4000, Output: 100, Reasoning: 60}
+	m, _ := september(t, []ledger.Call{c})
+	var buf bytes.Buffer
+	if err := WriteWorkbook(&buf, m, Provenance{Produced: time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC), Program: "tokenfare test"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	f, err := excelize.OpenReader(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := f.GetRows(SheetByKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokensAt, got := -1, ""
+	for _, row := range rows {
+		for i, v := range row {
+			if v == "Tokens" {
+				tokensAt = i
+			}
+		}
+		if tokensAt >= 0 && len(row) > tokensAt && len(row) > 0 && row[0] == "search-prd" {
+			got = row[tokensAt]
+		}
+	}
+	// 1000 + 200 + 30 + 4000 + 100 (the 60 reasoning tokens are inside the output).
+	if want := "5,330"; got != want { // as the cell displays it
+		t.Errorf("By key tokens of search-prd = %q, want %s", got, want)
+	}
+}

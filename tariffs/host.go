@@ -43,6 +43,13 @@ var hostAliases = map[string]string{
 	"together":               "together_ai",
 }
 
+// UnknownHost is the host of a call that was served by some host its
+// record does not name, where taking the first party's list would guess:
+// a CLIProxyAPI v6 export names no provider, and a "vendor/model" name
+// there comes from an openai-compatibility entry (a relay such as
+// OpenRouter). No tariff file may list it, so such calls stay unpriced.
+const UnknownHost = "unknown"
+
 // KnownHost reports whether h is a host name tokenfare recognises.
 func KnownHost(h string) bool {
 	_, ok := knownHosts[h]

@@ -253,7 +253,9 @@ var hostName = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]*$`)
 func (c *converter) hosts(p *Provider, raw *[]scalar) {
 	n, given := c.nodeAt("hosts")
 	if raw == nil && !given {
-		if h := NormalizeHost(p.Name); h != "" {
+		if h := NormalizeHost(p.Name); h == UnknownHost {
+			c.errorf(p.Line, "provider %q: %s; add hosts: to name the host this file prices", p.Name, reservedHost)
+		} else if h != "" {
 			p.Hosts = []string{h}
 		}
 		return
@@ -288,9 +290,16 @@ func (c *converter) hosts(p *Provider, raw *[]scalar) {
 	}
 }
 
+// reservedHost says why no tariff file may price UnknownHost.
+const reservedHost = `host "unknown" is reserved for calls whose record does not name their host, which no tariff prices`
+
 // checkHost reports a host name that cannot be right and returns whether
 // h is usable.
 func (c *converter) checkHost(h string, line int) bool {
+	if NormalizeHost(h) == UnknownHost {
+		c.errorf(line, "%s", reservedHost)
+		return false
+	}
 	if KnownHost(h) {
 		return true
 	}

@@ -141,7 +141,7 @@ const (
 	ppmWebSearch    = 80_000  // Anthropic; a tenth of it for OpenAI
 	ppmBatch        = 50_000  // Anthropic and OpenAI: rows of batch jobs
 	ppmPriority     = 10_000  // Anthropic
-	ppmUS           = 100_000 // Anthropic: US-only inference
+	ppmUS           = 100_000 // Anthropic models that accept it: US-only inference
 	ppmDeepSeekTool = 5_000   // DeepSeek Search (and half as many Fetch) calls
 )
 
@@ -165,7 +165,9 @@ func (g *generator) fillModifiers(c *call) {
 		if g.modChance(ppmWebSearch) {
 			c.WebSearch = 1 + int64(g.mod.IntN(5))
 		}
-		c.US = g.modChance(ppmUS)
+		// Drawn for every Anthropic call, so that the stream gives the
+		// same modifiers whichever models accept US-only inference.
+		c.US = g.modChance(ppmUS) && c.Dep.USInference
 		c.Batch = g.modChance(ppmBatch)
 		c.Priority = !c.Batch && g.modChance(ppmPriority)
 	case "openai":

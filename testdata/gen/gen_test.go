@@ -132,7 +132,7 @@ func TestFlatRowInvariants(t *testing.T) {
 
 func TestFlatMix(t *testing.T) {
 	rows := parseFlat(t, render(t, testConfig("flat")))
-	var failed, cached, repeated, zeroSpend int
+	var failed, cached, repeated, zeroSpend, usOnly int
 	models := map[string]int{}
 	keys := map[string]bool{}
 	seen := map[string]bool{}
@@ -152,6 +152,9 @@ func TestFlatMix(t *testing.T) {
 		if r["cached_tokens"] != "0" {
 			cached++
 		}
+		if r["inference_geo"] == "us" {
+			usOnly++
+		}
 	}
 	n := len(rows)
 	checks := []struct {
@@ -167,6 +170,9 @@ func TestFlatMix(t *testing.T) {
 		{"legacy flash name calls", models["deepseek/deepseek-v4-flash"], 1, n / 3},
 		{"unknown model calls", models["kimi-k2-thinking"], 1, n / 100},
 		{"distinct keys", len(keys), 20, 40},
+		// The sample's only Claude model, Sonnet 4.5, refuses US-only
+		// inference (Anthropic answers 400 on 4.5 models).
+		{"US-only inference calls", usOnly, 0, 0},
 	}
 	for _, c := range checks {
 		if c.got < c.lo || c.got > c.hi {

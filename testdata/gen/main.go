@@ -21,6 +21,10 @@
 //     weekends. Rows come out in startTime order.
 //   - Models: deepseek-flash, its legacy name deepseek-v4-flash, deepseek-v4-pro,
 //     gpt-4o, claude-sonnet-4-5 and a few calls of a model no tariff knows.
+//   - Billing modifiers, drawn from a random stream of their own: 1-hour
+//     cache writes, web searches, batch and priority rows; US-only
+//     inference only on a model that accepts it (none of the sample's:
+//     Sonnet 4.5 does not); DeepSeek Search and Fetch uses.
 //   - prompt_tokens includes cached_tokens and cache_creation_tokens;
 //     completion_tokens includes reasoning_tokens.
 //   - About 2% failures (spend 0, some with no tokens), about 0.1% repeated

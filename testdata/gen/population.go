@@ -98,7 +98,10 @@ type deployment struct {
 	CallType string
 	IDPrefix string // request id style of the provider
 	Price    flatPrice
-	Known    bool // false for a model no tariff knows: recorded spend 0
+	// USInference: the model accepts Anthropic's inference_geo "us"
+	// (Opus 4.6, Sonnet 4.6 and later; 4.5 models answer 400).
+	USInference bool
+	Known       bool // false for a model no tariff knows: recorded spend 0
 }
 
 // Deployments, by index.
