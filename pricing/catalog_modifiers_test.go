@@ -173,3 +173,54 @@ func TestCatalogModifiersNotPriced(t *testing.T) {
 		})
 	}
 }
+
+// TestCatalogHostModifiers prices calls served by a host (Bedrock, Vertex
+// AI, Azure) that carry a billed modifier, at the host's own list in the
+// embedded catalog, worked by hand per 1M tokens. A 1-hour write priced at
+// the 5-minute rate, or left unpriced, fails here.
+func TestCatalogHostModifiers(t *testing.T) {
+	cat, ps := tariffs.Load("")
+	if len(ps) > 0 {
+		t.Fatal(ps)
+	}
+	const oct = "2026-10-15T12:00:00Z"
+	tests := []struct {
+		name string
+		host string
+		c    catalogCall
+		want string
+	}{
+		// Bedrock regional (us. profile) Sonnet 4.6, 1.10 x global: input
+		// 3.30, 5m write 4.125, 1h write 2 x 3.30 = 6.60, output 16.50.
+		// 1000×3.30 + 2000×4.125 + 4000×6.60 + 500×16.50
+		// = 3300 + 8250 + 26400 + 8250 = 46200 (at the 5-minute rate the
+		// 1-hour writes would make it 36300).
+		{"Bedrock regional Sonnet 4.6 1-hour write", "bedrock", catalogCall{"bedrock/us.anthropic.claude-sonnet-4-6", oct,
+			ledger.Tokens{Input: 1000, CacheWrite: 2000, CacheWrite1h: 4000, Output: 500}, ledger.ToolUses{}, ledger.TierStandard, ""}, "0.0462"},
+		// Bedrock global Opus 4.6: 1000×5 + 1000×10 + 100×25 = 17500.
+		{"Bedrock global Opus 4.6 1-hour write", "bedrock", catalogCall{"bedrock/global.anthropic.claude-opus-4-6-v1", oct,
+			ledger.Tokens{Input: 1000, CacheWrite1h: 1000, Output: 100}, ledger.ToolUses{}, ledger.TierStandard, ""}, "0.0175"},
+		// Vertex regional Haiku 4.5: 1h write 2 x 1.10 = 2.20; 10000×2.20
+		// + 1000×5.50 = 22000 + 5500 = 27500.
+		{"Vertex regional Haiku 4.5 1-hour write", "vertex_ai", catalogCall{"vertex_ai/regional/claude-haiku-4-5@20251001", oct,
+			ledger.Tokens{CacheWrite1h: 10000, Output: 1000}, ledger.ToolUses{}, ledger.TierStandard, ""}, "0.0275"},
+		// Foundry Sonnet 4.6 at Anthropic's list: 1000×3 + 1000×6 = 9000.
+		{"Foundry Sonnet 4.6 1-hour write", "azure_ai", catalogCall{"azure_ai/claude-sonnet-4-6", oct,
+			ledger.Tokens{Input: 1000, CacheWrite1h: 1000}, ledger.ToolUses{}, ledger.TierStandard, ""}, "0.009"},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := pricing.New(cat, pricing.Options{Dims: []pricing.Dim{pricing.DimModel}})
+			c := tt.c.call(string(rune('a' + i)))
+			c.Host = tt.host
+			pc := e.AddPriced(&c)
+			_, cost := pc.Cost(&c)
+			if pc.Outcome != pricing.Priced || !cost.Equal(decimal.RequireFromString(tt.want)) {
+				t.Errorf("%s at %s, want priced at %s", pc.Outcome, cost, tt.want)
+			}
+			if un := e.Unpriced(); len(un) > 0 {
+				t.Errorf("unpriced quantities %v: the host's list should price every modifier of this call", un)
+			}
+		})
+	}
+}
