@@ -175,9 +175,10 @@ func TestCatalogModifiersNotPriced(t *testing.T) {
 }
 
 // TestCatalogHostModifiers prices calls served by a host (Bedrock, Vertex
-// AI, Azure) that carry a billed modifier, at the host's own list in the
-// embedded catalog, worked by hand per 1M tokens. A 1-hour write priced at
-// the 5-minute rate, or left unpriced, fails here.
+// AI, Foundry, Azure OpenAI) that carry a billed modifier, at the host's
+// own list in the embedded catalog, worked by hand per 1M tokens. A 1-hour
+// write priced at the 5-minute rate or left unpriced, and an Azure batch,
+// flex or priority call priced at the standard rates, fail here.
 func TestCatalogHostModifiers(t *testing.T) {
 	cat, ps := tariffs.Load("")
 	if len(ps) > 0 {
@@ -207,6 +208,26 @@ func TestCatalogHostModifiers(t *testing.T) {
 		// Foundry Sonnet 4.6 at Anthropic's list: 1000×3 + 1000×6 = 9000.
 		{"Foundry Sonnet 4.6 1-hour write", "azure_ai", catalogCall{"azure_ai/claude-sonnet-4-6", oct,
 			ledger.Tokens{Input: 1000, CacheWrite1h: 1000}, ledger.ToolUses{}, ledger.TierStandard, ""}, "0.009"},
+		// Azure Global gpt-5.4 priority meters 5 / 0.50 / 30:
+		// 100000×5 + 50000×0.50 + 10000×30 = 500000 + 25000 + 300000.
+		{"Azure Global gpt-5.4 priority", "azure", catalogCall{"azure/gpt-5.4", oct,
+			ledger.Tokens{Input: 100000, CacheRead: 50000, Output: 10000}, ledger.ToolUses{}, ledger.TierPriority, ""}, "0.825"},
+		// Data Zone gpt-5.4-mini priority 1.65 / 0.165 / 9.90:
+		// 100000×1.65 + 10000×9.90 = 165000 + 99000.
+		{"Azure Data Zone gpt-5.4-mini priority", "azure", catalogCall{"azure/us/gpt-5.4-mini", oct,
+			ledger.Tokens{Input: 100000, Output: 10000}, ledger.ToolUses{}, ledger.TierPriority, ""}, "0.264"},
+		// Data Zone gpt-5.4 batch 1.375 / 0.143 / 8.25:
+		// 100000×1.375 + 50000×0.143 + 10000×8.25 = 137500 + 7150 + 82500.
+		{"Azure Data Zone gpt-5.4 batch", "azure", catalogCall{"azure/eu/gpt-5.4", oct,
+			ledger.Tokens{Input: 100000, CacheRead: 50000, Output: 10000}, ledger.ToolUses{}, ledger.TierBatch, ""}, "0.22715"},
+		// gpt-4o Global batch 1.25 / 5.00, no cached meter: cached input at
+		// 1.25 too. 150000×1.25 + 10000×5 = 187500 + 50000.
+		{"Azure Global gpt-4o batch", "azure", catalogCall{"azure/gpt-4o-2024-11-20", oct,
+			ledger.Tokens{Input: 100000, CacheRead: 50000, Output: 10000}, ledger.ToolUses{}, ledger.TierBatch, ""}, "0.2375"},
+		// Global gpt-5.4-mini flex, half of 0.75 / 0.075 / 4.50:
+		// (75000 + 3750 + 45000) × 0.5 = 123750 × 0.5.
+		{"Azure Global gpt-5.4-mini flex", "azure", catalogCall{"azure/gpt-5.4-mini", oct,
+			ledger.Tokens{Input: 100000, CacheRead: 50000, Output: 10000}, ledger.ToolUses{}, ledger.TierFlex, ""}, "0.061875"},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
