@@ -208,6 +208,10 @@ func TestCatalogHostModifiers(t *testing.T) {
 		// Foundry Sonnet 4.6 at Anthropic's list: 1000×3 + 1000×6 = 9000.
 		{"Foundry Sonnet 4.6 1-hour write", "azure_ai", catalogCall{"azure_ai/claude-sonnet-4-6", oct,
 			ledger.Tokens{Input: 1000, CacheWrite1h: 1000}, ledger.ToolUses{}, ledger.TierStandard, ""}, "0.009"},
+		// Vertex Gemini 3.1 Pro batch, half of 2 / 12:
+		// (100000×2 + 10000×12) × 0.5 = 320000 × 0.5.
+		{"Vertex Gemini batch", "vertex_ai", catalogCall{"vertex_ai/gemini-3.1-pro-preview", oct,
+			ledger.Tokens{Input: 100000, Output: 10000}, ledger.ToolUses{}, ledger.TierBatch, ""}, "0.16"},
 		// Azure Global gpt-5.4 priority meters 5 / 0.50 / 30:
 		// 100000×5 + 50000×0.50 + 10000×30 = 500000 + 25000 + 300000.
 		{"Azure Global gpt-5.4 priority", "azure", catalogCall{"azure/gpt-5.4", oct,
