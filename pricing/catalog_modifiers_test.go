@@ -182,3 +182,79 @@ func TestCatalogModifiersNotPriced(t *testing.T) {
 		})
 	}
 }
+
+// TestCatalogHostModifiers prices calls served by a host (Bedrock, Vertex
+// AI, Foundry, Azure OpenAI) that carry a billed modifier, at the host's
+// own list in the embedded catalog, worked by hand per 1M tokens. A 1-hour
+// write priced at the 5-minute rate or left unpriced, and an Azure batch,
+// flex or priority call priced at the standard rates, fail here.
+func TestCatalogHostModifiers(t *testing.T) {
+	cat, ps := tariffs.Load("")
+	if len(ps) > 0 {
+		t.Fatal(ps)
+	}
+	const oct = "2026-10-15T12:00:00Z"
+	tests := []struct {
+		name string
+		host string
+		c    catalogCall
+		want string
+	}{
+		// Bedrock regional (us. profile) Sonnet 4.6, 1.10 x global: input
+		// 3.30, 5m write 4.125, 1h write 2 x 3.30 = 6.60, output 16.50.
+		// 1000×3.30 + 2000×4.125 + 4000×6.60 + 500×16.50
+		// = 3300 + 8250 + 26400 + 8250 = 46200 (at the 5-minute rate the
+		// 1-hour writes would make it 36300).
+		{"Bedrock regional Sonnet 4.6 1-hour write", "bedrock", catalogCall{"bedrock/us.anthropic.claude-sonnet-4-6", oct,
+			ledger.Tokens{Input: 1000, CacheWrite: 2000, CacheWrite1h: 4000, Output: 500}, ledger.ToolUses{}, ledger.TierStandard, ""}, "0.0462"},
+		// Bedrock global Opus 4.6: 1000×5 + 1000×10 + 100×25 = 17500.
+		{"Bedrock global Opus 4.6 1-hour write", "bedrock", catalogCall{"bedrock/global.anthropic.claude-opus-4-6-v1", oct,
+			ledger.Tokens{Input: 1000, CacheWrite1h: 1000, Output: 100}, ledger.ToolUses{}, ledger.TierStandard, ""}, "0.0175"},
+		// Vertex regional Haiku 4.5: 1h write 2 x 1.10 = 2.20; 10000×2.20
+		// + 1000×5.50 = 22000 + 5500 = 27500.
+		{"Vertex regional Haiku 4.5 1-hour write", "vertex_ai", catalogCall{"vertex_ai/regional/claude-haiku-4-5@20251001", oct,
+			ledger.Tokens{CacheWrite1h: 10000, Output: 1000}, ledger.ToolUses{}, ledger.TierStandard, ""}, "0.0275"},
+		// Foundry Sonnet 4.6 at Anthropic's list: 1000×3 + 1000×6 = 9000.
+		{"Foundry Sonnet 4.6 1-hour write", "azure_ai", catalogCall{"azure_ai/claude-sonnet-4-6", oct,
+			ledger.Tokens{Input: 1000, CacheWrite1h: 1000}, ledger.ToolUses{}, ledger.TierStandard, ""}, "0.009"},
+		// Vertex Gemini 3.1 Pro batch, half of 2 / 12:
+		// (100000×2 + 10000×12) × 0.5 = 320000 × 0.5.
+		{"Vertex Gemini batch", "vertex_ai", catalogCall{"vertex_ai/gemini-3.1-pro-preview", oct,
+			ledger.Tokens{Input: 100000, Output: 10000}, ledger.ToolUses{}, ledger.TierBatch, ""}, "0.16"},
+		// Azure Global gpt-5.4 priority meters 5 / 0.50 / 30:
+		// 100000×5 + 50000×0.50 + 10000×30 = 500000 + 25000 + 300000.
+		{"Azure Global gpt-5.4 priority", "azure", catalogCall{"azure/gpt-5.4", oct,
+			ledger.Tokens{Input: 100000, CacheRead: 50000, Output: 10000}, ledger.ToolUses{}, ledger.TierPriority, ""}, "0.825"},
+		// Data Zone gpt-5.4-mini priority 1.65 / 0.165 / 9.90:
+		// 100000×1.65 + 10000×9.90 = 165000 + 99000.
+		{"Azure Data Zone gpt-5.4-mini priority", "azure", catalogCall{"azure/us/gpt-5.4-mini", oct,
+			ledger.Tokens{Input: 100000, Output: 10000}, ledger.ToolUses{}, ledger.TierPriority, ""}, "0.264"},
+		// Data Zone gpt-5.4 batch 1.375 / 0.143 / 8.25:
+		// 100000×1.375 + 50000×0.143 + 10000×8.25 = 137500 + 7150 + 82500.
+		{"Azure Data Zone gpt-5.4 batch", "azure", catalogCall{"azure/eu/gpt-5.4", oct,
+			ledger.Tokens{Input: 100000, CacheRead: 50000, Output: 10000}, ledger.ToolUses{}, ledger.TierBatch, ""}, "0.22715"},
+		// gpt-4o Global batch 1.25 / 5.00, no cached meter: cached input at
+		// 1.25 too. 150000×1.25 + 10000×5 = 187500 + 50000.
+		{"Azure Global gpt-4o batch", "azure", catalogCall{"azure/gpt-4o-2024-11-20", oct,
+			ledger.Tokens{Input: 100000, CacheRead: 50000, Output: 10000}, ledger.ToolUses{}, ledger.TierBatch, ""}, "0.2375"},
+		// Global gpt-5.4-mini flex, half of 0.75 / 0.075 / 4.50:
+		// (75000 + 3750 + 45000) × 0.5 = 123750 × 0.5.
+		{"Azure Global gpt-5.4-mini flex", "azure", catalogCall{"azure/gpt-5.4-mini", oct,
+			ledger.Tokens{Input: 100000, CacheRead: 50000, Output: 10000}, ledger.ToolUses{}, ledger.TierFlex, ""}, "0.061875"},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := pricing.New(cat, pricing.Options{Dims: []pricing.Dim{pricing.DimModel}})
+			c := tt.c.call(string(rune('a' + i)))
+			c.Host = tt.host
+			pc := e.AddPriced(&c)
+			_, cost := pc.Cost(&c)
+			if pc.Outcome != pricing.Priced || !cost.Equal(decimal.RequireFromString(tt.want)) {
+				t.Errorf("%s at %s, want priced at %s", pc.Outcome, cost, tt.want)
+			}
+			if un := e.Unpriced(); len(un) > 0 {
+				t.Errorf("unpriced quantities %v: the host's list should price every modifier of this call", un)
+			}
+		})
+	}
+}

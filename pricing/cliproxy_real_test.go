@@ -41,9 +41,9 @@ import (
 //	  ecfc16e3, which asked no tier
 //	bf31ef74 gpt-5.4, asked flex, served default: 5400×2.50 + 700×15 =
 //	  13500 + 10500 = 24000 → 0.024
-//	f3623ad9 azure gpt-5.4, served priority, which the Azure list does not
-//	  price: at its standard rates (2.50 / 0.25 / 15), 2600×2.50 +
-//	  6400×0.25 + 1200×15 = 6500 + 1600 + 18000 = 26100 → 0.0261
+//	f3623ad9 azure gpt-5.4, served priority: at Azure's Global priority
+//	  rates (5 / 0.50 / 30), 2600×5 + 6400×0.50 + 1200×30 = 13000 + 3200 +
+//	  36000 = 52200 → 0.0522 (at the standard rates it would be 0.0261)
 //
 // OpenRouter's list has no DeepSeek model and no list prices groq: those
 // calls are unpriced, their host named, never at DeepSeek's or OpenAI's
@@ -67,7 +67,7 @@ func TestCLIProxyRealPriced(t *testing.T) {
 		"56449025": {pricing.Priced, "together_ai", "together-deepseek-v4-pro", "0.00447"},
 		"e2f299d8": {pricing.Priced, "deepseek", "deepseek-v4-pro", "0.0042328"},
 		"e3a7bec5": {pricing.Priced, "openrouter", "openrouter-gemini-3.1-pro", ""},
-		"f3623ad9": {pricing.Priced, "azure", "azure-gpt-5.4-global", "0.0261"},
+		"f3623ad9": {pricing.Priced, "azure", "azure-gpt-5.4-global", "0.0522"},
 		"b2dd7c41": {pricing.Priced, "openai", "gpt-5.4", "0.043962"},
 		"bf31ef74": {pricing.Priced, "openai", "gpt-5.4", "0.024"},
 		"ecfc16e3": {pricing.Priced, "openai", "gpt-5.4", "0.043962"},
