@@ -95,9 +95,9 @@ func csvBlend(w io.Writer, b *pricing.Blend) error {
 
 func csvModels(w io.Writer, docs []modelDoc) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"model", "provider", "versions", "status_now", "names", "currency", "hosts"})
+	cw.Write([]string{"model", "provider", "versions", "status_now", "names", "hosts", "currency"})
 	for _, d := range docs {
-		cw.Write(append(sheetTexts([]string{d.Model, d.Provider}), strconv.Itoa(d.Versions), d.StatusNow, sheetText(strings.Join(d.Names, " ")), sheetText(d.Currency), sheetText(strings.Join(d.Hosts, " "))))
+		cw.Write(append(sheetTexts([]string{d.Model, d.Provider}), strconv.Itoa(d.Versions), d.StatusNow, sheetText(strings.Join(d.Names, " ")), sheetText(strings.Join(d.Hosts, " ")), sheetText(d.Currency)))
 	}
 	cw.Flush()
 	return cw.Error()
@@ -105,7 +105,7 @@ func csvModels(w io.Writer, docs []modelDoc) error {
 
 var callHeader = []string{"request_id", "billed_at", "model", "logged_model", "outcome", "version", "period", "tier", "key",
 	"input", "cache_read", "cache_write", "output", "reasoning", "official", "recorded", "gap",
-	"cache_write_1h", "web_search", "web_fetch", "file_search", "service_tier", "region", "currency", "host"}
+	"cache_write_1h", "web_search", "web_fetch", "file_search", "service_tier", "region", "host", "currency"}
 
 // csvCalls writes one CSV row per call, the header first.
 type csvCalls struct {
@@ -129,7 +129,7 @@ func (c *csvCalls) Write(call *ledger.Call, pc *pricing.PricedCall) error {
 		sheetText(d.Period), strconv.Itoa(d.Tier), sheetText(d.Key),
 		itoa(d.Input), itoa(d.CacheRead), itoa(d.CacheWrite), itoa(d.Output), itoa(d.Reasoning), d.Official, d.Recorded, d.Gap,
 		itoa(call.Tokens.CacheWrite1h), itoa(call.Tools[ledger.WebSearch]), itoa(call.Tools[ledger.WebFetch]), itoa(call.Tools[ledger.FileSearch]),
-		call.ServiceTier.String(), sheetText(call.Region), sheetText(d.currency), sheetText(d.Host)})
+		call.ServiceTier.String(), sheetText(call.Region), sheetText(d.Host), sheetText(d.currency)})
 	return c.w.Error()
 }
 

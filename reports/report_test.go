@@ -257,7 +257,7 @@ func TestCallWritersWithoutCalls(t *testing.T) {
 		want   string
 	}{
 		{CSV, "request_id,billed_at,model,logged_model,outcome,version,period,tier,key,input,cache_read,cache_write,output,reasoning,official,recorded,gap," +
-			"cache_write_1h,web_search,web_fetch,file_search,service_tier,region,currency,host\n"},
+			"cache_write_1h,web_search,web_fetch,file_search,service_tier,region,host,currency\n"},
 		{Table, "BILLED AT"},
 		{JSON, ""},
 	} {

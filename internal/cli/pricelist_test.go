@@ -110,7 +110,7 @@ func TestPriceListErrors(t *testing.T) {
 			"provider deepseek is given two lists"},
 		{"validate checks the catalog with the list", []string{"tariffs", "validate", "--price-list", "deepseek=cny", "--strict"}, exitOK, "ok: ", anyOutput},
 		{"the list shows in tariffs list", []string{"tariffs", "list", "--price-list", "deepseek=cny", "-o", "csv"}, exitOK,
-			"deepseek-flash deepseek/deepseek-flash,CNY", anyOutput},
+			"deepseek-flash deepseek/deepseek-flash,deepseek,CNY", anyOutput},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
