@@ -97,6 +97,9 @@ type modelTally struct {
 	tierOfficial decimal.Decimal
 	tierRecorded decimal.Decimal
 	tierWhat     []string
+	// latest is the latest version that priced one of the tally's calls:
+	// the flat-price search tries it and the versions before it first.
+	latest *tariffs.Version
 }
 
 // numCoverages is the number of tariffs.Coverage values.
@@ -151,6 +154,9 @@ func (e *Engine) tallies() []*modelTally {
 				t.unsureCost[d] = t.unsureCost[d].Add(b.Official())
 			}
 			t.calls += b.Calls
+			if v := b.k.version; v != nil && (t.latest == nil || v.Effective.After(t.latest.Effective)) {
+				t.latest = v
+			}
 			for int(b.k.tier) >= len(t.qtyByTier) {
 				t.qtyByTier = append(t.qtyByTier, Quantities{})
 			}
@@ -390,7 +396,7 @@ func (c *candidate) cost(t *modelTally) decimal.Decimal {
 
 // flatPrice looks for one rate set of the provider's history that gives
 // the recorded sum at every hour; the model's own rates come first, latest
-// version first.
+// version first, the versions in force for the calls before later ones.
 func (t *modelTally) flatPrice(gap decimal.Decimal) Explanation {
 	x := Explanation{Kind: KindUnexplained, Model: t.name, Calls: t.calls, Amount: gap,
 		Detail: fmt.Sprintf("recorded %s against an official %s; no single flat rate set of the tariff history matches", t.recorded, t.official)}
@@ -466,10 +472,13 @@ func (t *modelTally) candidates() []candidate {
 	if t.model == nil {
 		return nil
 	}
-	var own, others []candidate
+	var own, others, ownLater, othersLater []candidate
 	versions := t.model.Provider.Versions
 	for i := len(versions) - 1; i >= 0; i-- {
 		v := versions[i]
+		// A version that came into force after every call of the tally
+		// explains them only where none in force for them does.
+		later := t.latest != nil && v.Effective.After(t.latest.Effective)
 		for _, m := range t.model.Provider.Models {
 			mp := v.Prices[m]
 			if mp == nil {
@@ -477,15 +486,20 @@ func (t *modelTally) candidates() []candidate {
 			}
 			for p := range v.Periods {
 				cs := t.variants(candidate{model: m, version: v, prices: mp, period: p})
-				if m == t.model {
+				switch {
+				case m == t.model && !later:
 					own = append(own, cs...)
-				} else {
+				case m == t.model:
+					ownLater = append(ownLater, cs...)
+				case !later:
 					others = append(others, cs...)
+				default:
+					othersLater = append(othersLater, cs...)
 				}
 			}
 		}
 	}
-	return append(own, others...)
+	return slices.Concat(own, others, ownLater, othersLater)
 }
 
 // variants returns c and its readings by a gateway that lacks some of the

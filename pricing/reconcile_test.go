@@ -194,3 +194,49 @@ func TestFlatPriceWithTiers(t *testing.T) {
 		t.Errorf("explanations = %+v, want flat_price at the peak rates", xs)
 	}
 }
+
+// TestFlatPriceNamesVersionInForce checks that a flat price is explained
+// by a version in force by the time of the calls, not by a later one that
+// happens to carry the same rates.
+func TestFlatPriceNamesVersionInForce(t *testing.T) {
+	p, ps := tariffs.Parse("later.yaml", []byte(`provider: acme
+currency: USD
+timezone: UTC
+billing_time: end
+sources:
+  - {url: https://example.com/test-figures, kind: secondary, checked: 2026-12-01}
+models:
+  - id: m
+    names: [m]
+versions:
+  - name: july
+    effective: 2026-07-01T00:00:00Z
+    prices:
+      m: {standard: {input: 1.00, output: 4.00}}
+  - name: october
+    effective: 2026-10-01T00:00:00Z
+    prices:
+      m: {standard: {input: 2.00, output: 8.00}}
+  - name: november
+    effective: 2026-11-01T00:00:00Z
+    prices:
+      m: {standard: {input: 1.00, output: 4.00}}
+`))
+	if len(ps.Errors()) > 0 {
+		t.Fatal(ps)
+	}
+	cat, ps := tariffs.New([]*tariffs.Provider{p})
+	if len(ps.Errors()) > 0 {
+		t.Fatal(ps)
+	}
+	e := New(cat, Options{})
+	c := call("oct", "m", "2026-10-15T12:00:00Z", 1_000_000, 0, 1_000_000)
+	// Official 2 + 8 at October's rates; recorded 1 + 4, the rates of July
+	// (a stale flat price) and, again, of November, after the call.
+	c.Recorded = ledger.AmountOf(decimal.RequireFromString("5"))
+	e.AddPriced(&c)
+	xs := e.Reconcile().Explanations
+	if len(xs) != 1 || xs[0].Kind != KindFlatPrice || xs[0].Version != "july" {
+		t.Errorf("explanations = %+v, want flat_price at version july", xs)
+	}
+}
