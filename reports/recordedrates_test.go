@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"bytes"
 	"slices"
 	"testing"
 	"time"
@@ -71,15 +70,7 @@ func modifiersWorkbook(t *testing.T) *excelize.File {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var buf bytes.Buffer
-	if err := WriteWorkbook(&buf, m, Provenance{Produced: until, Program: "tokenfare test"}, nil); err != nil {
-		t.Fatal(err)
-	}
-	f, err := excelize.OpenReader(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
+	f := openWorkbook(t, m, Provenance{Produced: until, Program: "tokenfare test"})
 	return f
 }
 

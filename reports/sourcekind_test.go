@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"bytes"
 	"slices"
 	"testing"
 	"time"
@@ -60,15 +59,7 @@ func TestWorkbookSourceKinds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var buf bytes.Buffer
-	if err := WriteWorkbook(&buf, m, Provenance{Produced: until, Program: "tokenfare test"}, nil); err != nil {
-		t.Fatal(err)
-	}
-	f, err := excelize.OpenReader(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := openWorkbook(t, m, Provenance{Produced: until, Program: "tokenfare test"})
 
 	rows := sheetRows(t, f, SheetTariffs)
 	header := rows[rowWith(t, rows, "Source kind")]

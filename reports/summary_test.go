@@ -1,12 +1,10 @@
 package reports
 
 import (
-	"bytes"
 	"testing"
 	"time"
 
 	"github.com/shopspring/decimal"
-	"github.com/xuri/excelize/v2"
 
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
@@ -51,15 +49,7 @@ func TestSummaryPeriod(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var buf bytes.Buffer
-			if err := WriteWorkbook(&buf, m, Provenance{Produced: until, Program: "tokenfare test"}, nil); err != nil {
-				t.Fatal(err)
-			}
-			f, err := excelize.OpenReader(&buf)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
+			f := openWorkbook(t, m, Provenance{Produced: until, Program: "tokenfare test"})
 			rows := sheetRows(t, f, SheetSummary)
 			got := ""
 			for _, r := range rows {

@@ -38,6 +38,22 @@ func september(t *testing.T, calls []ledger.Call) (*pricing.Month, *pricing.Engi
 	return m, e
 }
 
+// openWorkbook writes the workbook of m and opens it with excelize, to read
+// cells back; the file is closed when the test ends.
+func openWorkbook(t *testing.T, m *pricing.Month, prov Provenance) *excelize.File {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := WriteWorkbook(&buf, m, prov, nil); err != nil {
+		t.Fatal(err)
+	}
+	f, err := excelize.OpenReader(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
 func flashCall(id, end, alias, team, user string) ledger.Call {
 	at, _ := time.Parse(time.RFC3339, end)
 	return ledger.Call{RequestID: id, Identity: id, Gateway: ledger.LiteLLM, Start: at.Add(-time.Second), End: at,
@@ -54,16 +70,8 @@ func TestHostileText(t *testing.T) {
 		calls = append(calls, flashCall(string(rune('a'+i)), "2026-09-01T02:00:00Z", h, h, h))
 	}
 	m, _ := september(t, calls)
-	var buf bytes.Buffer
-	if err := WriteWorkbook(&buf, m, Provenance{Produced: time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC), Program: "tokenfare test",
-		Sources: []string{"=cmd|' /C calc'!A0"}}, nil); err != nil {
-		t.Fatal(err)
-	}
-	f, err := excelize.OpenReader(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := openWorkbook(t, m, Provenance{Produced: time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC), Program: "tokenfare test",
+		Sources: []string{"=cmd|' /C calc'!A0"}})
 	found := map[string]int{}
 	for _, sheet := range []string{SheetByKey, SheetByModel, SheetSummary} {
 		rows, err := f.GetRows(sheet)
@@ -129,19 +137,8 @@ func TestByModelHost(t *testing.T) {
 	azure := flashCall("b", "2026-09-01T03:00:00Z", "flash", "t", "u")
 	azure.Host = "azure" // no list of the test catalog prices azure: unpriced, never the first party's price
 	m, _ := september(t, []ledger.Call{first, azure})
-	var buf bytes.Buffer
-	if err := WriteWorkbook(&buf, m, Provenance{Produced: time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC), Program: "tokenfare test"}, nil); err != nil {
-		t.Fatal(err)
-	}
-	f, err := excelize.OpenReader(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := f.GetRows(SheetByModel)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := openWorkbook(t, m, Provenance{Produced: time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC), Program: "tokenfare test"})
+	rows := sheetRows(t, f, SheetByModel)
 	col := map[string]int{}
 	head := -1
 	for r, row := range rows {
@@ -179,19 +176,8 @@ func TestByKeyTokensCountEveryKind(t *testing.T) {
 	c := flashCall("r1", "2026-09-02T03:00:00Z", "search-prd", "search", "u1")
 	c.Tokens = ledger.Tokens{Input: 1000, CacheRead: 200, CacheWrite: 30, CacheWrite1h: 4000, Output: 100, Reasoning: 60}
 	m, _ := september(t, []ledger.Call{c})
-	var buf bytes.Buffer
-	if err := WriteWorkbook(&buf, m, Provenance{Produced: time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC), Program: "tokenfare test"}, nil); err != nil {
-		t.Fatal(err)
-	}
-	f, err := excelize.OpenReader(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := f.GetRows(SheetByKey)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := openWorkbook(t, m, Provenance{Produced: time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC), Program: "tokenfare test"})
+	rows := sheetRows(t, f, SheetByKey)
 	tokensAt, got := -1, ""
 	for _, row := range rows {
 		for i, v := range row {
