@@ -1,8 +1,6 @@
 package reports
 
 import (
-	"bytes"
-	"encoding/csv"
 	"testing"
 	"time"
 
@@ -56,15 +54,7 @@ func TestFOCUSModifierRows(t *testing.T) {
 	for i := range calls {
 		e.AddPriced(&calls[i])
 	}
-	var buf bytes.Buffer
-	from := time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC)
-	if err := WriteFOCUS(&buf, e.Charges(), from, from.AddDate(0, 1, 0), FOCUSSheetSafe); err != nil {
-		t.Fatal(err)
-	}
-	records, err := csv.NewReader(&buf).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := focusRows(t, e.Charges())
 	// 2M 1-hour writes × 6.00 = 12; 3 searches × 0.01 = 0.03; 1M batch
 	// output × 15 × 0.5 = 7.5.
 	want := []map[string]string{
@@ -76,14 +66,11 @@ func TestFOCUSModifierRows(t *testing.T) {
 			"SkuPriceId": "acme@v1/claude-test/output/standard/batch", "x_ServiceTier": "batch",
 			"SkuPriceDetails": `{"x_TariffVersion":"acme@v1","x_PricingPeriod":"standard","x_PromptTier":0,"x_ServiceTier":"batch"}`},
 	}
-	if len(records) != len(want)+1 {
-		t.Fatalf("%d records, want a header and %d rows:\n%v", len(records), len(want), records)
+	if len(rows) != len(want) {
+		t.Fatalf("%d rows, want %d:\n%v", len(rows), len(want), rows)
 	}
 	for i, w := range want {
-		got := map[string]string{}
-		for j, h := range records[0] {
-			got[h] = records[i+1][j]
-		}
+		got := rows[i]
 		for col, v := range w {
 			if got[col] != v {
 				t.Errorf("row %d: %s = %q, want %q", i+1, col, got[col], v)

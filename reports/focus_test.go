@@ -3,12 +3,14 @@ package reports
 import (
 	"bytes"
 	"encoding/csv"
+	"iter"
 	"testing"
 	"time"
 
 	"github.com/shopspring/decimal"
 
 	"github.com/tokenfare/tokenfare/ledger"
+	"github.com/tokenfare/tokenfare/pricing"
 )
 
 // focusRecords writes the charges of calls priced for September 2026 as
@@ -16,9 +18,16 @@ import (
 func focusRecords(t *testing.T, calls []ledger.Call) []map[string]string {
 	t.Helper()
 	_, e := september(t, calls)
+	return focusRows(t, e.Charges())
+}
+
+// focusRows writes charges of September 2026 as FOCUS and returns its rows
+// by column name.
+func focusRows(t *testing.T, charges iter.Seq[pricing.Charge]) []map[string]string {
+	t.Helper()
 	var buf bytes.Buffer
 	from := time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC)
-	if err := WriteFOCUS(&buf, e.Charges(), from, from.AddDate(0, 1, 0), FOCUSSheetSafe); err != nil {
+	if err := WriteFOCUS(&buf, charges, from, from.AddDate(0, 1, 0), FOCUSSheetSafe); err != nil {
 		t.Fatal(err)
 	}
 	records, err := csv.NewReader(&buf).ReadAll()
