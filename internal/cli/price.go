@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -129,11 +128,11 @@ type priceSink struct {
 // it being stdout) when path is empty.
 func openSink(stdout, w io.Writer, path string) (*priceSink, error) {
 	if path != "" {
-		f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+		f, af, err := createAtomic(path)
 		if err != nil {
-			return nil, usageError(fmt.Errorf("write %s: %w", path, unwrapPathError(err)), "check that the folder exists and is writable")
+			return nil, err
 		}
-		return &priceSink{w: f, rewind: f, file: atomicFile{tmp: f.Name(), path: path}}, nil
+		return &priceSink{w: f, rewind: f, file: af}, nil
 	}
 	s := &priceSink{w: w}
 	if f, ok := stdout.(*os.File); ok {
@@ -153,16 +152,8 @@ func (s *priceSink) commit() error {
 	if s.file.path == "" {
 		return nil
 	}
-	err := s.rewind.Sync()
-	if cerr := s.rewind.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(s.file.tmp, 0o644)
-	}
-	if err != nil {
-		s.file.discard()
-		return fmt.Errorf("write %s: %w", s.file.path, err)
+	if err := s.file.finish(s.rewind); err != nil {
+		return err
 	}
 	return s.file.commit()
 }

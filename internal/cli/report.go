@@ -238,16 +238,35 @@ type atomicFile struct {
 // writeAtomic writes a file through write into a temporary file beside
 // path, so that a failure leaves the target untouched; commit renames it.
 func writeAtomic(path string, write func(io.Writer) error) (atomicFile, error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	f, af, err := createAtomic(path)
 	if err != nil {
-		return atomicFile{}, usageError(fmt.Errorf("write %s: %w", path, unwrapPathError(err)), "check that the folder exists and is writable")
+		return atomicFile{}, err
 	}
-	af := atomicFile{tmp: f.Name(), path: path}
-	err = write(f)
-	if err == nil {
-		err = f.Sync()
+	if err := write(f); err != nil {
+		f.Close()
+		af.discard()
+		return atomicFile{}, fmt.Errorf("write %s: %w", path, err)
 	}
+	if err := af.finish(f); err != nil {
+		return atomicFile{}, err
+	}
+	return af, nil
+}
+
+// createAtomic creates the temporary file beside path that commit will
+// rename over it.
+func createAtomic(path string) (*os.File, atomicFile, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return nil, atomicFile{}, usageError(fmt.Errorf("write %s: %w", path, unwrapPathError(err)), "check that the folder exists and is writable")
+	}
+	return f, atomicFile{tmp: f.Name(), path: path}, nil
+}
+
+// finish syncs and closes f, the temporary file, and gives it the mode of
+// a new file; on failure the temporary file is removed.
+func (af atomicFile) finish(f *os.File) error {
+	err := f.Sync()
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -256,9 +275,9 @@ func writeAtomic(path string, write func(io.Writer) error) (atomicFile, error) {
 	}
 	if err != nil {
 		af.discard()
-		return atomicFile{}, fmt.Errorf("write %s: %w", path, err)
+		return fmt.Errorf("write %s: %w", af.path, err)
 	}
-	return af, nil
+	return nil
 }
 
 func (f atomicFile) commit() error {
