@@ -142,13 +142,10 @@ func diffRange(ops *[]diffOp, a, b []string) {
 
 // diffMiddle appends the ops from a to b, which differ at both ends.
 func diffMiddle(ops *[]diffOp, a, b []string) {
-	if len(a) == 0 || len(b) == 0 || len(a)+len(b) <= 2*maxEdits {
-		if !myers(ops, a, b) {
-			replaceAll(ops, a, b)
-		}
-		return
+	var anchors [][2]int // only runs too long for Myers' bound are cut at anchors
+	if len(a) > 0 && len(b) > 0 && len(a)+len(b) > 2*maxEdits {
+		anchors = uniqueAnchors(a, b)
 	}
-	anchors := uniqueAnchors(a, b)
 	if len(anchors) == 0 {
 		if !myers(ops, a, b) {
 			replaceAll(ops, a, b)
