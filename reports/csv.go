@@ -85,8 +85,8 @@ func csvBlend(w io.Writer, b *pricing.Blend) error {
 		}
 		// What the blend leaves out: its quantity and cost, no price.
 		for _, l := range m.LeftOut {
-			cw.Write([]string{m.Model, m.Provider, itoa(m.Calls), l.What, itoa(l.Quantity), "", "", "", "", "",
-				l.Official.String(), "left out (" + l.Unit + ")", versions, tariffAt, m.Currency})
+			cw.Write([]string{sheetText(m.Model), sheetText(m.Provider), itoa(m.Calls), l.What, itoa(l.Quantity), "", "", "", "", "",
+				l.Official.String(), "left out (" + l.Unit + ")", sheetText(versions), tariffAt, sheetText(m.Currency)})
 		}
 	}
 	cw.Flush()

@@ -334,3 +334,29 @@ func TestBlendTableSaysWhatIsPerUse(t *testing.T) {
 		})
 	}
 }
+
+// TestBlendCSVLeftOutRowsAreText checks that the rows of what a blend
+// leaves out write a model name that a spreadsheet would run as text, as
+// the model's price rows do.
+func TestBlendCSVLeftOutRowsAreText(t *testing.T) {
+	b := gatewayBlend(pricing.ModePerModel)
+	b.Models[0].Model = "=HYPERLINK(\"x\")"
+	b.Models[0].LeftOut = []pricing.BlendLeftOut{{What: "service tier batch", Unit: "calls", Quantity: 2, Official: dec("0.1")}}
+	out := render(t, CSV, func(w *bytes.Buffer, f Format) error { return Blend(w, f, b) })
+	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var leftOut int
+	for _, row := range rows[1:] {
+		if strings.HasPrefix(row[0], "=") {
+			t.Errorf("a row writes the model as a formula: %q", row)
+		}
+		if row[3] == "service tier batch" {
+			leftOut++
+		}
+	}
+	if leftOut != 1 {
+		t.Errorf("%d left-out rows, want 1:\n%s", leftOut, out)
+	}
+}
