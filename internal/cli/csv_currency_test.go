@@ -7,8 +7,9 @@ import (
 )
 
 // TestCSVEndsWithCurrency checks the CSV contract the README states: every
-// row of every command's CSV ends with its currency column, so columns a
-// change adds go before it.
+// row of every command's CSV ends with its currency column (the header
+// names it, each row carries a currency code there), so columns a change
+// adds go before it.
 func TestCSVEndsWithCurrency(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -31,6 +32,12 @@ func TestCSVEndsWithCurrency(t *testing.T) {
 			}
 			if last := rows[0][len(rows[0])-1]; last != "currency" {
 				t.Errorf("header ends with %q, want currency: %v", last, rows[0])
+			}
+			for i, row := range rows[1:] {
+				if last := row[len(row)-1]; len(last) != 3 || strings.ToUpper(last) != last {
+					t.Errorf("row %d ends with %q, not a currency code: %v", i+2, last, row)
+					break
+				}
 			}
 		})
 	}
