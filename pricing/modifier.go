@@ -1,7 +1,9 @@
 package pricing
 
 import (
-	"sort"
+	"cmp"
+	"slices"
+	"strings"
 
 	"github.com/shopspring/decimal"
 
@@ -110,19 +112,9 @@ func (e *Engine) modifiers() []Modifier {
 	for _, m := range sums {
 		out = append(out, *m)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := &out[i], &out[j]
-		switch {
-		case a.Kind != b.Kind:
-			return a.Kind < b.Kind
-		case a.Usage != b.Usage:
-			return a.Usage < b.Usage
-		case a.Service != b.Service:
-			return a.Service < b.Service
-		case a.Region != b.Region:
-			return a.Region < b.Region
-		}
-		return a.Currency < b.Currency
+	slices.SortFunc(out, func(a, b Modifier) int {
+		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Usage, b.Usage), cmp.Compare(a.Service, b.Service),
+			strings.Compare(a.Region, b.Region), strings.Compare(a.Currency, b.Currency))
 	})
 	return out
 }
