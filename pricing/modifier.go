@@ -46,10 +46,16 @@ func (m *Modifier) What() string {
 
 // Unit names what Quantity counts: "tokens", "uses" or "calls".
 func (m *Modifier) Unit() string {
-	switch {
-	case m.Kind != ModUsage:
+	if m.Kind != ModUsage {
 		return "calls"
-	case m.Usage.IsToken():
+	}
+	return unitOf(m.Usage)
+}
+
+// unitOf names what a quantity of usage type u counts: "tokens", or
+// "uses" of a tool.
+func unitOf(u tariffs.Usage) string {
+	if u.IsToken() {
 		return "tokens"
 	}
 	return "uses"

@@ -59,11 +59,7 @@ func (u *UnpricedQuantity) Detail() string {
 	case UnpricedRegion:
 		return fmt.Sprintf("%d call(s) processed in region %s, which the tariff has no multiplier for on %s: priced without one", u.Quantity, u.Region, u.Model)
 	}
-	unit := "tokens"
-	if !u.Usage.IsToken() {
-		unit = "uses"
-	}
-	return fmt.Sprintf("%d %s %s that the tariff of %s does not price: not in the official cost", u.Quantity, u.Usage, unit, u.Model)
+	return fmt.Sprintf("%d %s %s that the tariff of %s does not price: not in the official cost", u.Quantity, u.Usage, unitOf(u.Usage), u.Model)
 }
 
 // Unpriced returns the quantities priced calls carry that their rates do
