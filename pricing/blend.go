@@ -270,11 +270,7 @@ func (e *Engine) usageTallies() (map[*tariffs.Model]*[tariffs.NumUsage]usageTall
 			}
 			if !b.Rates.Priced(tariffs.Usage(u)) {
 				if b.Qty[u] > 0 {
-					unit := "tokens"
-					if !tariffs.Usage(u).IsToken() {
-						unit = "uses"
-					}
-					leave(b.Model, tariffs.Usage(u).String(), unit, b.Qty[u], decimal.Zero)
+					leave(b.Model, tariffs.Usage(u).String(), unitOf(tariffs.Usage(u)), b.Qty[u], decimal.Zero)
 				}
 				continue
 			}

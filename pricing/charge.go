@@ -82,8 +82,7 @@ type chargeKey struct {
 type chargeGroup struct {
 	k        chargeKey
 	alias    string
-	rates    *tariffs.Rates
-	prices   *tariffs.ModelPrices
+	pricing  bucketPricing // of its buckets; zero unless priced
 	calls    int64
 	qty      Quantities
 	recorded decimal.Decimal
@@ -125,7 +124,7 @@ func (e *Engine) chargeGroups() []*chargeGroup {
 		if g == nil {
 			g = &chargeGroup{k: k, recorded: decimal.Zero}
 			if b.k.outcome == Priced {
-				g.rates, g.prices = b.Rates, b.prices
+				g.pricing = b.bucketPricing
 			}
 			groups[k] = g
 		}
@@ -184,22 +183,22 @@ func (e *Engine) chargesOf(g *chargeGroup, cur string) []Charge {
 		return e.unpricedCharges(g, cur)
 	}
 	qty := g.qty
-	if !g.rates.Listed(tariffs.Reasoning) {
+	if !g.pricing.Rates.Listed(tariffs.Reasoning) {
 		qty[tariffs.Output] += qty[tariffs.Reasoning]
 		qty[tariffs.Reasoning] = 0
 	}
-	if !g.rates.Listed(tariffs.Request) {
+	if !g.pricing.Rates.Listed(tariffs.Request) {
 		qty[tariffs.Request] = 0
 	}
 	base := e.chargeBase(g, "")
 	base.Version, base.Period, base.Tier = g.k.version, g.k.version.Periods[g.k.period], int(g.k.tier)
 	base.ServiceTier, base.Region = g.k.service, g.k.region
-	peak := peakPeriods(&bucket{k: bucketKey{version: g.k.version, tier: g.k.tier}, Model: g.k.model, Rates: g.rates, prices: g.prices})
+	peak := peakPeriods(&bucket{k: bucketKey{version: g.k.version, tier: g.k.tier}, bucketPricing: g.pricing})
 	out := make([]Charge, 0, tariffs.NumUsage)
 	costs := make([]decimal.Decimal, 0, tariffs.NumUsage)
 	var unpriced []Charge
 	for u := range tariffs.NumUsage {
-		if qty[u] == 0 || !g.rates.Priced(tariffs.Usage(u)) {
+		if qty[u] == 0 || !g.pricing.Rates.Priced(tariffs.Usage(u)) {
 			// An unpriced quantity is no charge at a price (Engine.Unpriced
 			// reports it), but tokens count in every output: unpriced
 			// tokens are a charge of no cost.
@@ -213,7 +212,7 @@ func (e *Engine) chargesOf(g *chargeGroup, cur string) []Charge {
 		}
 		c := base
 		c.Usage, c.Quantity, c.Peak = tariffs.Usage(u), qty[u], peak[u]
-		c.UnitPrice = g.rates.Price(c.Usage)
+		c.UnitPrice = g.pricing.Rates.Price(c.Usage)
 		var r tariffs.Rates
 		r.Set(c.Usage, c.UnitPrice)
 		c.Cost = Cost(&r, c.Usage, c.Quantity)
@@ -225,7 +224,7 @@ func (e *Engine) chargesOf(g *chargeGroup, cur string) []Charge {
 		// still carry their calls and the spend recorded on them: one
 		// input charge of no tokens and no cost holds both.
 		c := base
-		c.Usage, c.UnitPrice, c.Cost, c.Peak = tariffs.Input, g.rates.Price(tariffs.Input), decimal.Zero, peak[tariffs.Input]
+		c.Usage, c.UnitPrice, c.Cost, c.Peak = tariffs.Input, g.pricing.Rates.Price(tariffs.Input), decimal.Zero, peak[tariffs.Input]
 		out = append(out, c)
 		costs = append(costs, c.Cost)
 	}

@@ -136,10 +136,15 @@ type bucket struct {
 	Calls    int64
 	Qty      Quantities
 	recorded exactSum
-	Model    *tariffs.Model       // nil when unknown
-	Rates    *tariffs.Rates       // nil unless priced
-	prices   *tariffs.ModelPrices // the model's prices in the bucket's service tier and region; nil unless priced
-	miss     tariffs.Miss         // what of the bucket's service tier and region the tariff has no rates for
+	bucketPricing
+}
+
+// bucketPricing is what prices every call of a bucket alike.
+type bucketPricing struct {
+	Model  *tariffs.Model       // nil when unknown
+	Rates  *tariffs.Rates       // nil unless priced
+	prices *tariffs.ModelPrices // the model's prices in the bucket's service tier and region; nil unless priced
+	miss   tariffs.Miss         // what of the bucket's service tier and region the tariff has no rates for
 }
 
 // Recorded returns the spend the gateway recorded for the bucket's calls.
@@ -422,7 +427,7 @@ func (e *Engine) bucketOf(k *bucketKey, pc *PricedCall) *bucket {
 		}
 		k = &f
 	}
-	b := &bucket{k: *k, Model: pc.Quote.Model, Rates: pc.Rates, prices: pc.prices, miss: pc.Miss}
+	b := &bucket{k: *k, bucketPricing: bucketPricing{Model: pc.Quote.Model, Rates: pc.Rates, prices: pc.prices, miss: pc.Miss}}
 	e.buckets[*k] = b
 	return b
 }

@@ -135,14 +135,7 @@ func (e *Engine) tallies() []*modelTally {
 			t.tierCalls += b.Calls
 			t.tierOfficial = t.tierOfficial.Add(b.Official())
 			t.tierRecorded = t.tierRecorded.Add(b.Recorded())
-			what := "service tier " + b.k.serviceTier().String()
-			if b.k.regionName() != "" {
-				what = "region " + b.k.regionName()
-				if b.k.serviceTier() != tariffs.Standard {
-					what = "service tier " + b.k.serviceTier().String() + " in region " + b.k.regionName()
-				}
-			}
-			if !slices.Contains(t.tierWhat, what) {
+			if what := b.k.variantText(); !slices.Contains(t.tierWhat, what) {
 				t.tierWhat = append(t.tierWhat, what)
 			}
 		case o == Priced && b.k.zero:

@@ -6,6 +6,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
@@ -58,26 +59,24 @@ func TestHostsPriced(t *testing.T) {
 	}
 	e := pricing.New(cat, pricing.Options{Dims: []pricing.Dim{pricing.DimModel}})
 	seen := 0
-	for _, file := range []string{"../testdata/hosts/spendlogs-hosts.csv", "../testdata/hosts/cliproxy-hosts.jsonl"} {
-		calls := readCalls(t, file)
-		for i := range calls {
-			c := &calls[i]
-			w, ok := wants[c.RequestID]
-			if !ok {
-				t.Fatalf("unexpected call %s", c.RequestID)
+	calls := hostCalls(t)
+	for i := range calls {
+		c := &calls[i]
+		w, ok := wants[c.RequestID]
+		if !ok {
+			t.Fatalf("unexpected call %s", c.RequestID)
+		}
+		seen++
+		pc := e.AddPriced(c)
+		_, cost := pc.Cost(c)
+		if w.model == "" {
+			if pc.Outcome != pricing.Unpriced || pc.Quote.Model != nil {
+				t.Errorf("%s (host %q): %s by %v, want unpriced", c.RequestID, c.Host, pc.Outcome, pc.Quote.Model)
 			}
-			seen++
-			pc := e.AddPriced(c)
-			_, cost := pc.Cost(c)
-			if w.model == "" {
-				if pc.Outcome != pricing.Unpriced || pc.Quote.Model != nil {
-					t.Errorf("%s (host %q): %s by %v, want unpriced", c.RequestID, c.Host, pc.Outcome, pc.Quote.Model)
-				}
-				continue
-			}
-			if pc.Outcome != pricing.Priced || pc.ModelName() != w.model || !cost.Equal(decimal.RequireFromString(w.cost)) {
-				t.Errorf("%s (host %q): %s %s at %s, want priced %s at %s", c.RequestID, c.Host, pc.Outcome, pc.ModelName(), cost, w.model, w.cost)
-			}
+			continue
+		}
+		if pc.Outcome != pricing.Priced || pc.ModelName() != w.model || !cost.Equal(decimal.RequireFromString(w.cost)) {
+			t.Errorf("%s (host %q): %s %s at %s, want priced %s at %s", c.RequestID, c.Host, pc.Outcome, pc.ModelName(), cost, w.model, w.cost)
 		}
 	}
 	if seen != len(wants) {
@@ -121,23 +120,21 @@ func TestHostsEmbeddedCatalog(t *testing.T) {
 	}
 	e := pricing.New(cat, pricing.Options{Dims: []pricing.Dim{pricing.DimModel}})
 	priced := 0
-	for _, file := range []string{"../testdata/hosts/spendlogs-hosts.csv", "../testdata/hosts/cliproxy-hosts.jsonl"} {
-		calls := readCalls(t, file)
-		for i := range calls {
-			c := &calls[i]
-			pc := e.AddPriced(c)
-			m := pc.Quote.Model
-			if pc.Outcome != pricing.Priced {
-				continue
-			}
-			priced++
-			host := pc.Host()
-			if host == "" && !m.Provider.FirstParty() || host != "" && !slices.Contains(m.Provider.Hosts, host) {
-				t.Errorf("%s (host %q) priced by %s of %s (hosts %v)", c.RequestID, host, m.ID, m.Provider.Name, m.Provider.Hosts)
-			}
-			if tariffs.KnownHost(c.Host) && !tariffs.FirstPartyHost(c.Host) && m.Provider.FirstParty() {
-				t.Errorf("%s, a call of %s, priced by the first-party list %s", c.RequestID, c.Host, m.Provider.Name)
-			}
+	calls := hostCalls(t)
+	for i := range calls {
+		c := &calls[i]
+		pc := e.AddPriced(c)
+		m := pc.Quote.Model
+		if pc.Outcome != pricing.Priced {
+			continue
+		}
+		priced++
+		host := pc.Host()
+		if host == "" && !m.Provider.FirstParty() || host != "" && !slices.Contains(m.Provider.Hosts, host) {
+			t.Errorf("%s (host %q) priced by %s of %s (hosts %v)", c.RequestID, host, m.ID, m.Provider.Name, m.Provider.Hosts)
+		}
+		if tariffs.KnownHost(c.Host) && !tariffs.FirstPartyHost(c.Host) && m.Provider.FirstParty() {
+			t.Errorf("%s, a call of %s, priced by the first-party list %s", c.RequestID, c.Host, m.Provider.Name)
 		}
 	}
 	if priced == 0 {
@@ -178,29 +175,34 @@ func TestHostsPricedAtTheEmbeddedHostLists(t *testing.T) {
 	}
 	e := pricing.New(cat, pricing.Options{Dims: []pricing.Dim{pricing.DimModel}})
 	seen := 0
-	for _, file := range []string{"../testdata/hosts/spendlogs-hosts.csv", "../testdata/hosts/cliproxy-hosts.jsonl"} {
-		calls := readCalls(t, file)
-		for i := range calls {
-			c := &calls[i]
-			w, ok := wants[c.RequestID]
-			if !ok {
-				continue
+	calls := hostCalls(t)
+	for i := range calls {
+		c := &calls[i]
+		w, ok := wants[c.RequestID]
+		if !ok {
+			continue
+		}
+		seen++
+		pc := e.AddPriced(c)
+		_, cost := pc.Cost(c)
+		if w.model == "" {
+			if pc.Outcome != pricing.Unpriced {
+				t.Errorf("%s (host %q): %s %s at %s, want unpriced", c.RequestID, c.Host, pc.Outcome, pc.ModelName(), cost)
 			}
-			seen++
-			pc := e.AddPriced(c)
-			_, cost := pc.Cost(c)
-			if w.model == "" {
-				if pc.Outcome != pricing.Unpriced {
-					t.Errorf("%s (host %q): %s %s at %s, want unpriced", c.RequestID, c.Host, pc.Outcome, pc.ModelName(), cost)
-				}
-				continue
-			}
-			if pc.Outcome != pricing.Priced || pc.ModelName() != w.model || !cost.Equal(decimal.RequireFromString(w.cost)) {
-				t.Errorf("%s (host %q): %s %s at %s, want priced %s at %s", c.RequestID, c.Host, pc.Outcome, pc.ModelName(), cost, w.model, w.cost)
-			}
+			continue
+		}
+		if pc.Outcome != pricing.Priced || pc.ModelName() != w.model || !cost.Equal(decimal.RequireFromString(w.cost)) {
+			t.Errorf("%s (host %q): %s %s at %s, want priced %s at %s", c.RequestID, c.Host, pc.Outcome, pc.ModelName(), cost, w.model, w.cost)
 		}
 	}
 	if seen != len(wants) {
 		t.Errorf("read %d of the %d calls", seen, len(wants))
 	}
+}
+
+// hostCalls reads the host test calls, as LiteLLM and then CLIProxyAPI
+// log them.
+func hostCalls(t *testing.T) []ledger.Call {
+	t.Helper()
+	return append(readCalls(t, "../testdata/hosts/spendlogs-hosts.csv"), readCalls(t, "../testdata/hosts/cliproxy-hosts.jsonl")...)
 }

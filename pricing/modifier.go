@@ -1,7 +1,9 @@
 package pricing
 
 import (
-	"sort"
+	"cmp"
+	"slices"
+	"strings"
 
 	"github.com/shopspring/decimal"
 
@@ -44,10 +46,16 @@ func (m *Modifier) What() string {
 
 // Unit names what Quantity counts: "tokens", "uses" or "calls".
 func (m *Modifier) Unit() string {
-	switch {
-	case m.Kind != ModUsage:
+	if m.Kind != ModUsage {
 		return "calls"
-	case m.Usage.IsToken():
+	}
+	return unitOf(m.Usage)
+}
+
+// unitOf names what a quantity of usage type u counts: "tokens", or
+// "uses" of a tool.
+func unitOf(u tariffs.Usage) string {
+	if u.IsToken() {
 		return "tokens"
 	}
 	return "uses"
@@ -110,19 +118,9 @@ func (e *Engine) modifiers() []Modifier {
 	for _, m := range sums {
 		out = append(out, *m)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := &out[i], &out[j]
-		switch {
-		case a.Kind != b.Kind:
-			return a.Kind < b.Kind
-		case a.Usage != b.Usage:
-			return a.Usage < b.Usage
-		case a.Service != b.Service:
-			return a.Service < b.Service
-		case a.Region != b.Region:
-			return a.Region < b.Region
-		}
-		return a.Currency < b.Currency
+	slices.SortFunc(out, func(a, b Modifier) int {
+		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Usage, b.Usage), cmp.Compare(a.Service, b.Service),
+			strings.Compare(a.Region, b.Region), strings.Compare(a.Currency, b.Currency))
 	})
 	return out
 }

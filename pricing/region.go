@@ -78,3 +78,16 @@ func (k *bucketKey) serviceTier() tariffs.ServiceTier { return variants.of(k.var
 
 // regionName returns the name of the key's region, "" for none.
 func (k *bucketKey) regionName() string { return variants.of(k.variant).region }
+
+// variantText names the key's service tier and region: "service tier
+// batch", "region us", or "service tier flex in region eu" for both.
+func (k *bucketKey) variantText() string {
+	s, r := k.serviceTier(), k.regionName()
+	switch {
+	case r == "":
+		return "service tier " + s.String()
+	case s == tariffs.Standard:
+		return "region " + r
+	}
+	return "service tier " + s.String() + " in region " + r
+}

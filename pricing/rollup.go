@@ -58,7 +58,7 @@ func (r *Engine) rollKey(k bucketKey, fromHours bool) bucketKey {
 func (r *Engine) mergeBucket(k bucketKey, b *bucket) {
 	nb := r.buckets[k]
 	if nb == nil {
-		nb = &bucket{k: k, Model: b.Model, Rates: b.Rates, prices: b.prices, miss: b.miss}
+		nb = &bucket{k: k, bucketPricing: b.bucketPricing}
 		r.buckets[k] = nb
 	}
 	if r.dims.has(DimKey) {

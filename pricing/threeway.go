@@ -348,10 +348,7 @@ func rowRates(m *tariffs.Model, known bool, r *provider.Row) (*rowRate, string) 
 		return nil, fmt.Sprintf("the bucket from %s to %s spans more than one rate set (ask for hourly buckets)",
 			r.Start.Format(time.RFC3339), r.End.Format(time.RFC3339))
 	}
-	mp := q.Prices
-	if r.ServiceTier != tariffs.Standard || r.Region != "" {
-		mp, _ = mp.Variant(r.ServiceTier, r.Region)
-	}
+	mp, _ := q.Prices.Variant(r.ServiceTier, r.Region)
 	tier := 0
 	if r.Context == "200k-1M" {
 		tier = mp.TierOf(200_001)

@@ -1,8 +1,10 @@
 package pricing
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"slices"
+	"strings"
 
 	"github.com/tokenfare/tokenfare/tariffs"
 )
@@ -57,11 +59,7 @@ func (u *UnpricedQuantity) Detail() string {
 	case UnpricedRegion:
 		return fmt.Sprintf("%d call(s) processed in region %s, which the tariff has no multiplier for on %s: priced without one", u.Quantity, u.Region, u.Model)
 	}
-	unit := "tokens"
-	if !u.Usage.IsToken() {
-		unit = "uses"
-	}
-	return fmt.Sprintf("%d %s %s that the tariff of %s does not price: not in the official cost", u.Quantity, u.Usage, unit, u.Model)
+	return fmt.Sprintf("%d %s %s that the tariff of %s does not price: not in the official cost", u.Quantity, u.Usage, unitOf(u.Usage), u.Model)
 }
 
 // Unpriced returns the quantities priced calls carry that their rates do
@@ -97,19 +95,9 @@ func (e *Engine) Unpriced() []UnpricedQuantity {
 	for k, n := range sums {
 		out = append(out, UnpricedQuantity{Model: k.model, Kind: k.kind, Usage: k.usage, Service: k.service, Region: k.region, Quantity: n})
 	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := &out[i], &out[j]
-		switch {
-		case a.Model != b.Model:
-			return a.Model < b.Model
-		case a.Kind != b.Kind:
-			return a.Kind < b.Kind
-		case a.Usage != b.Usage:
-			return a.Usage < b.Usage
-		case a.Service != b.Service:
-			return a.Service < b.Service
-		}
-		return a.Region < b.Region
+	slices.SortFunc(out, func(a, b UnpricedQuantity) int {
+		return cmp.Or(strings.Compare(a.Model, b.Model), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Usage, b.Usage),
+			cmp.Compare(a.Service, b.Service), strings.Compare(a.Region, b.Region))
 	})
 	return out
 }
