@@ -25,6 +25,14 @@ func (d Date) String() string {
 	return fmt.Sprintf("%04d-%02d-%02d", d/10000, d/100%100, d%100)
 }
 
+// Year returns d's year.
+func (d Date) Year() int { return int(d / 10000) }
+
+// Midnight returns the instant d begins in loc.
+func (d Date) Midnight(loc *time.Location) time.Time {
+	return time.Date(d.Year(), time.Month(d/100%100), int(d%100), 0, 0, 0, 0, loc)
+}
+
 // Calendar holds a provider's holidays and make-up workdays. On a holiday
 // the rules of weekday HolidaysAs apply; on a make-up workday those of
 // WorkdaysAs. Every other day follows its own weekday.
@@ -62,8 +70,7 @@ func (c *Catalog) CalendarEnds(now time.Time, notice time.Duration) Problems {
 		if final == 0 || !p.calendarMatters(now) {
 			continue
 		}
-		y, m, d := int(final/10000), time.Month(final/100%100), int(final%100)
-		at := time.Date(y, m, d, 0, 0, 0, 0, p.Zone)
+		at := final.Midnight(p.Zone)
 		if at.Sub(now) > notice {
 			continue
 		}
@@ -74,7 +81,7 @@ func (c *Catalog) CalendarEnds(now time.Time, notice time.Duration) Problems {
 		}
 		msg := fmt.Sprintf("calendar: the last year it covers, %d, ends on %s (%s): calls after it are priced as ordinary days until the holidays and make-up workdays of %d are added",
 			cal.LastYear, DateOf(cal.LastYear, time.December, 31), when, cal.LastYear+1)
-		if cal.Provisional[y] {
+		if y := final.Year(); cal.Provisional[y] {
 			msg = fmt.Sprintf("calendar: %d is provisional from %s (%s): only its listed days are certain, until its holidays and make-up workdays are published and added",
 				y, final, when)
 		}
@@ -120,7 +127,7 @@ func (c Coverage) String() string { return coverageNames[c] }
 
 // CoverageOf says whether the calendar knows what kind of day d is.
 func (c *Calendar) CoverageOf(d Date) Coverage {
-	y := int(d / 10000)
+	y := d.Year()
 	switch {
 	case c.LastYear == 0:
 		return Covered

@@ -1,7 +1,9 @@
 package tariffs
 
 import (
+	"maps"
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -62,8 +64,17 @@ func FirstPartyHost(h string) bool { return knownHosts[h] }
 // KnownHosts returns the known host names, first parties first, each group
 // in name order.
 func KnownHosts() []string {
-	return []string{"anthropic", "deepseek", "gemini", "openai",
-		"azure", "azure_ai", "bedrock", "dashscope", "github", "openrouter", "together_ai", "vertex_ai"}
+	hs := slices.Collect(maps.Keys(knownHosts))
+	slices.SortFunc(hs, func(a, b string) int {
+		if knownHosts[a] != knownHosts[b] {
+			if knownHosts[a] {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	return hs
 }
 
 // NormalizeHost returns the host a gateway's provider name stands for:

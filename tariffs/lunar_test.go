@@ -88,8 +88,7 @@ func lunarMonths(t *testing.T, y int) []Date {
 }
 
 func addDays(d Date, n int) Date {
-	t := time.Date(int(d/10000), time.Month(d/100%100), int(d%100), 0, 0, 0, 0, time.UTC).AddDate(0, 0, n)
-	return DateOf(t.Date())
+	return DateOf(d.Midnight(time.UTC).AddDate(0, 0, n).Date())
 }
 
 // TestLunarHolidays derives the statutory lunar holidays and Qingming of

@@ -462,7 +462,7 @@ func (c *converter) calendar(raw *rawCalendar) Calendar {
 	cal.Workdays = c.days(raw.Workdays, "workday")
 	for _, days := range []map[Date]string{cal.Holidays, cal.Workdays} {
 		for d := range days {
-			cal.cover(int(d / 10000))
+			cal.cover(d.Year())
 		}
 	}
 	cal.Provisional = c.provisional(raw.Provisional)

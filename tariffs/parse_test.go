@@ -233,14 +233,7 @@ versions:
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, ps := Parse("t.yaml", []byte(tt.file))
-			var got []string
-			for _, p := range ps {
-				got = append(got, p.Error())
-			}
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
-			}
+			checkParseProblems(t, tt.file, tt.want)
 		})
 	}
 }
@@ -312,4 +305,18 @@ func FuzzParseTariff(f *testing.F) {
 			t.Fatal("no provider and no error")
 		}
 	})
+}
+
+// checkParseProblems parses file as t.yaml and reports unless the problems,
+// in order, are want.
+func checkParseProblems(t *testing.T, file string, want []string) {
+	t.Helper()
+	_, ps := Parse("t.yaml", []byte(file))
+	var got []string
+	for _, p := range ps {
+		got = append(got, p.Error())
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
 }

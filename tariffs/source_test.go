@@ -61,14 +61,7 @@ func TestSourceKindProblems(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, ps := Parse("t.yaml", []byte(tt.file))
-			var got []string
-			for _, p := range ps {
-				got = append(got, p.Error())
-			}
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
-			}
+			checkParseProblems(t, tt.file, tt.want)
 		})
 	}
 }

@@ -173,7 +173,7 @@ func (c *converter) layVariants(mp *ModelPrices, service [NumServiceTiers]*Model
 	mp.Variants = nil
 	for s, sp := range service {
 		if sp != nil {
-			mp.Variants = append(mp.Variants, Variant{Service: ServiceTier(s), Prices: sp, Multiplier: variantFactor(sp)})
+			mp.Variants = append(mp.Variants, Variant{Service: ServiceTier(s), Prices: sp, Multiplier: sp.factor})
 		}
 	}
 	for _, rule := range rules {
@@ -184,19 +184,12 @@ func (c *converter) layVariants(mp *ModelPrices, service [NumServiceTiers]*Model
 		mp.Variants = append(mp.Variants, Variant{Service: Standard, Region: rule.Name, Multiplier: mult, Prices: scaledPrices(mp, mult)})
 		for s, sp := range service {
 			if sp != nil {
-				f := variantFactor(sp)
-				if !f.IsZero() {
-					f = f.Mul(mult)
-				}
-				mp.Variants = append(mp.Variants, Variant{Service: ServiceTier(s), Region: rule.Name, Multiplier: f, Prices: scaledPrices(sp, mult)})
+				// Rates of its own (factor zero) stay zero: no multiplier derived them.
+				mp.Variants = append(mp.Variants, Variant{Service: ServiceTier(s), Region: rule.Name, Multiplier: sp.factor.Mul(mult), Prices: scaledPrices(sp, mult)})
 			}
 		}
 	}
 }
-
-// variantFactor returns the multiplier sp was derived by; zero for rates of
-// its own.
-func variantFactor(sp *ModelPrices) decimal.Decimal { return sp.factor }
 
 // serviceTier reads one service tier: its own rates for some models, a
 // multiplier of the standard token prices for others; service[m][s] gets

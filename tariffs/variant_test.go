@@ -1,8 +1,6 @@
 package tariffs
 
 import (
-	"slices"
-	"strings"
 	"testing"
 
 	"github.com/shopspring/decimal"
@@ -153,14 +151,7 @@ func TestModifierProblems(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, ps := Parse("t.yaml", []byte(head+version+tt.extra))
-			var got []string
-			for _, p := range ps {
-				got = append(got, p.Error())
-			}
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
-			}
+			checkParseProblems(t, head+version+tt.extra, tt.want)
 		})
 	}
 }

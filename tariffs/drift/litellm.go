@@ -1,6 +1,7 @@
 package drift
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -57,7 +58,7 @@ var aboveKey = regexp.MustCompile(`^(.+)_above_(\d+)(k?)_tokens$`)
 // object of model name → entry, prices in USD per token.
 func readLiteLLM(ctx context.Context, name string, data []byte) (*Database, error) {
 	db := &Database{Format: LiteLLM, File: name}
-	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	fail := func(err error) (*Database, error) {
 		var se *json.SyntaxError
@@ -101,7 +102,7 @@ func readLiteLLM(ctx context.Context, name string, data []byte) (*Database, erro
 
 // litellmObject decodes an entry's value, numbers kept as their text.
 func litellmObject(msg json.RawMessage) (map[string]any, error) {
-	dec := json.NewDecoder(strings.NewReader(string(msg)))
+	dec := json.NewDecoder(bytes.NewReader(msg))
 	dec.UseNumber()
 	var raw map[string]any
 	if err := dec.Decode(&raw); err != nil || raw == nil {
