@@ -134,6 +134,7 @@ func (s *schema) mapHeader(header []string) ([]int, error) {
 type rowParser struct {
 	strs  interner
 	dates [4]dateCache // one per time column, by column number modulo 4
+	urls  urlHosts     // the hosts of API bases already seen
 }
 
 // badValue formats the reason for a value that does not parse.

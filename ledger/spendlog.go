@@ -230,7 +230,7 @@ func buildSpendLog(s *schema, p *rowParser, v *rowFields, c *Call) string {
 	c.ModelGroup = p.strs.get(v.get(slModelGroup))
 	c.Deployment = p.strs.get(v.get(slModelID))
 	c.Provider = p.strs.get(v.get(slProvider))
-	c.Host = LiteLLMHost(c.Provider, c.Model, p.strs.get(v.get(slAPIBase)), c.ModelGroup)
+	c.Host = liteLLMHost(c.Provider, c.Model, p.strs.get(v.get(slAPIBase)), c.ModelGroup, &p.urls)
 	if k := v.get(slPriceKey); len(k) > 0 { // a flat column wins over metadata
 		c.PriceKey = p.strs.get(k)
 	}
