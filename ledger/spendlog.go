@@ -147,23 +147,27 @@ type spendLogMeta struct {
 	// ModelMap is the price entry LiteLLM used: an object whose
 	// model_map_key names it. Read leniently, like the aliases: an odd
 	// shape only costs the call its price key.
-	ModelMap json.RawMessage `json:"model_map_information"`
+	ModelMap modelMapKey `json:"model_map_information"`
 }
 
-// modelMapKey returns model_map_information.model_map_key, or "" when the
-// member is absent, not an object, or its key is not a JSON string.
-func (m *spendLogMeta) modelMapKey() string {
-	if b := bytes.TrimSpace(m.ModelMap); len(b) == 0 || b[0] != '{' {
-		return ""
+// modelMapKey reads model_map_information.model_map_key as the member is
+// decoded: "" when the member is absent, not an object, or its key is not
+// a JSON string.
+type modelMapKey struct{ s string }
+
+func (k *modelMapKey) UnmarshalJSON(b []byte) error {
+	k.s = "" // a member given twice: the last one counts
+	if b = bytes.TrimSpace(b); len(b) == 0 || b[0] != '{' {
+		return nil
 	}
 	var info struct {
 		Key json.RawMessage `json:"model_map_key"`
 	}
 	var key string
-	if json.Unmarshal(m.ModelMap, &info) != nil || json.Unmarshal(info.Key, &key) != nil {
-		return ""
+	if json.Unmarshal(b, &info) == nil && json.Unmarshal(info.Key, &key) == nil {
+		k.s = key
 	}
-	return key
+	return nil
 }
 
 // looseText reads a JSON string, or a number as written, and passes over
@@ -460,7 +464,7 @@ func spendLogMetadata(p *rowParser, m []byte, v *rowFields, c *Call, u *usageCou
 	if r != "" {
 		return r
 	}
-	if k := meta.modelMapKey(); k != "" {
+	if k := meta.ModelMap.s; k != "" {
 		c.PriceKey = p.strs.get([]byte(k))
 	}
 	if meta.KeyAlias.ok {
