@@ -444,7 +444,7 @@ func spendLogMetadata(p *rowParser, m []byte, v *rowFields, c *Call, u *usageCou
 		r = metaTool(d.WebFetch, "server_tool_use.web_fetch_requests", &c.Tools[WebFetch], r)
 	}
 	if mu.ServiceTier.ok {
-		// A tier tokenfare does not price ("scale", "fast") is standard:
+		// A tier tokenfare does not price ("scale") is standard:
 		// docs/calls.md says so.
 		c.ServiceTier, _ = ParseServiceTier(mu.ServiceTier.s)
 	}
