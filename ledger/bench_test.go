@@ -12,21 +12,22 @@ import (
 )
 
 // writeFlatCSV writes n rows of a realistic flat LiteLLM_SpendLogs export
-// (about 300 bytes a row).
+// (about 330 bytes a row), api_base last.
 func writeFlatCSV(w io.Writer, n int) {
 	bw := bufio.NewWriter(w)
 	defer bw.Flush()
-	bw.WriteString("request_id,startTime,endTime,completionStartTime,api_key,key_alias,team_id,team_alias,user,model,model_group,model_id,custom_llm_provider,status,spend,prompt_tokens,completion_tokens,cached_tokens,cache_creation_tokens,reasoning_tokens\n")
+	bw.WriteString("request_id,startTime,endTime,completionStartTime,api_key,key_alias,team_id,team_alias,user,model,model_group,model_id,custom_llm_provider,status,spend,prompt_tokens,completion_tokens,cached_tokens,cache_creation_tokens,reasoning_tokens,api_base\n")
 	models := []string{"deepseek/deepseek-flash,deepseek-flash,ds-direct,deepseek", "gpt-4o,gpt-4o,gpt4o-east,azure", "claude-sonnet-4-5,claude,claude-dep,anthropic"}
+	bases := []string{"https://api.deepseek.com", "https://myco.openai.azure.com/", "https://api.anthropic.com"}
 	for i := range n {
 		key := fmt.Sprintf("%064x", i%97)
 		sec := i % 86400
 		prompt := 100 + i%5000
 		cached := prompt / 3
-		fmt.Fprintf(bw, "chatcmpl-%016x%08x,2026-09-01 %02d:%02d:%02d.%03d,2026-09-01 %02d:%02d:%02d.999,,%s,alias-%d,team-%d,,user-%d,%s,success,%d.%06de-05,%d,%d,%d,0,%d\n",
+		fmt.Fprintf(bw, "chatcmpl-%016x%08x,2026-09-01 %02d:%02d:%02d.%03d,2026-09-01 %02d:%02d:%02d.999,,%s,alias-%d,team-%d,,user-%d,%s,success,%d.%06de-05,%d,%d,%d,0,%d,%s\n",
 			uint64(i)*2654435761, i,
 			sec/3600, sec/60%60, sec%60, i%999, sec/3600, sec/60%60, sec%60, // ends after it starts
-			key, i%97, i%13, i%211, models[i%3], i%9, i%1000000, prompt, 10+i%700, cached, i%10)
+			key, i%97, i%13, i%211, models[i%3], i%9, i%1000000, prompt, 10+i%700, cached, i%10, bases[i%3])
 	}
 }
 

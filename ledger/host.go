@@ -26,12 +26,19 @@ var openAICompatible = map[string]bool{
 // route (openai, openai_like, hosted_vllm, ...) to an api_base no host is
 // known by names no host.
 func LiteLLMHost(provider, model, apiBase, group string) string {
+	return liteLLMHost(provider, model, apiBase, group, nil)
+}
+
+// liteLLMHost is LiteLLMHost with api_base hosts looked up in urls, which
+// a row reader keeps so that an API base is parsed once, not once a row;
+// nil parses every time.
+func liteLLMHost(provider, model, apiBase, group string, urls *urlHosts) string {
 	h := tariffs.NormalizeHost(provider)
 	if h == "" {
 		h = tariffs.HostOfPrefix(model)
 	}
 	if apiBase != "" && (h == "" || tariffs.FirstPartyHost(h) || openAICompatible[h]) {
-		switch u := tariffs.HostOfURL(apiBase); {
+		switch u := urls.of(apiBase); {
 		case u != "":
 			return u
 		case openAICompatible[h]:
@@ -41,6 +48,27 @@ func LiteLLMHost(provider, model, apiBase, group string) string {
 	if h == "" {
 		h = tariffs.HostOfPrefix(group)
 	}
+	return h
+}
+
+// urlHosts remembers tariffs.HostOfURL by API base. Like the interner it
+// is forgotten once it holds maxInterned values.
+type urlHosts map[string]string
+
+// of returns tariffs.HostOfURL(apiBase), parsing apiBase only the first
+// time; a nil *urlHosts parses every time.
+func (m *urlHosts) of(apiBase string) string {
+	if m == nil {
+		return tariffs.HostOfURL(apiBase)
+	}
+	if h, ok := (*m)[apiBase]; ok {
+		return h
+	}
+	if *m == nil || len(*m) >= maxInterned {
+		*m = make(urlHosts)
+	}
+	h := tariffs.HostOfURL(apiBase)
+	(*m)[apiBase] = h
 	return h
 }
 

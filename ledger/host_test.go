@@ -41,10 +41,16 @@ func TestLiteLLMHost(t *testing.T) {
 		{"a host look-alike is no host", "", "gpt-4o", "https://openai.azure.com.evil.example", "", ""},
 		{"nothing logged", "", "gpt-4o", "", "gpt-4o", ""},
 	}
+	var urls urlHosts // shared, as a reader's rows share it
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := LiteLLMHost(tt.provider, tt.model, tt.base, tt.group); got != tt.want {
 				t.Errorf("LiteLLMHost(%q, %q, %q, %q) = %q, want %q", tt.provider, tt.model, tt.base, tt.group, got, tt.want)
+			}
+			for try := range 2 { // parsed, then remembered
+				if got := liteLLMHost(tt.provider, tt.model, tt.base, tt.group, &urls); got != tt.want {
+					t.Errorf("try %d: liteLLMHost(%q, %q, %q, %q) with the reader's cache = %q, want %q", try+1, tt.provider, tt.model, tt.base, tt.group, got, tt.want)
+				}
 			}
 		})
 	}

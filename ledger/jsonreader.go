@@ -152,12 +152,14 @@ func schemaRecord(s *schema) recordFunc {
 		twice := ""
 		err := eachMember(raw, func(k string, m json.RawMessage) {
 			i := s.index(k)
-			switch {
-			case i < 0:
-			case !set[i&(maxCols-1)]:
-				set[i&(maxCols-1)], names[i&(maxCols-1)] = true, k
+			if i < 0 {
+				return
+			}
+			switch j := i & (maxCols - 1); {
+			case !set[j]:
+				set[j], names[j] = true, k
 				v.add(i, jsonText(m))
-			case normName(names[i&(maxCols-1)]) == normName(k) && twice == "":
+			case normName(names[j]) == normName(k) && twice == "":
 				twice = fmt.Sprintf("member %q is given twice", k)
 			}
 		})

@@ -110,10 +110,11 @@ func (s *schema) mapHeader(header []string) ([]int, error) {
 		if c < 0 {
 			continue
 		}
-		if j := named[normName(h)]; j > 0 {
+		n := normName(h)
+		if j := named[n]; j > 0 {
 			return nil, fmt.Errorf("%w: columns %d and %d are both %q; keep one", ErrBadHeader, j, i+1, h)
 		}
-		named[normName(h)] = i + 1
+		named[n] = i + 1
 		if !seen[c] {
 			pos[i], seen[c] = c, true
 		}
@@ -134,6 +135,7 @@ func (s *schema) mapHeader(header []string) ([]int, error) {
 type rowParser struct {
 	strs  interner
 	dates [4]dateCache // one per time column, by column number modulo 4
+	urls  urlHosts     // the hosts of API bases already seen
 }
 
 // badValue formats the reason for a value that does not parse.

@@ -147,23 +147,27 @@ type spendLogMeta struct {
 	// ModelMap is the price entry LiteLLM used: an object whose
 	// model_map_key names it. Read leniently, like the aliases: an odd
 	// shape only costs the call its price key.
-	ModelMap json.RawMessage `json:"model_map_information"`
+	ModelMap modelMapKey `json:"model_map_information"`
 }
 
-// modelMapKey returns model_map_information.model_map_key, or "" when the
-// member is absent, not an object, or its key is not a JSON string.
-func (m *spendLogMeta) modelMapKey() string {
-	if b := bytes.TrimSpace(m.ModelMap); len(b) == 0 || b[0] != '{' {
-		return ""
+// modelMapKey reads model_map_information.model_map_key as the member is
+// decoded: "" when the member is absent, not an object, or its key is not
+// a JSON string.
+type modelMapKey struct{ s string }
+
+func (k *modelMapKey) UnmarshalJSON(b []byte) error {
+	k.s = "" // a member given twice: the last one counts
+	if b = bytes.TrimSpace(b); len(b) == 0 || b[0] != '{' {
+		return nil
 	}
 	var info struct {
 		Key json.RawMessage `json:"model_map_key"`
 	}
 	var key string
-	if json.Unmarshal(m.ModelMap, &info) != nil || json.Unmarshal(info.Key, &key) != nil {
-		return ""
+	if json.Unmarshal(b, &info) == nil && json.Unmarshal(info.Key, &key) == nil {
+		k.s = key
 	}
-	return key
+	return nil
 }
 
 // looseText reads a JSON string, or a number as written, and passes over
@@ -230,7 +234,7 @@ func buildSpendLog(s *schema, p *rowParser, v *rowFields, c *Call) string {
 	c.ModelGroup = p.strs.get(v.get(slModelGroup))
 	c.Deployment = p.strs.get(v.get(slModelID))
 	c.Provider = p.strs.get(v.get(slProvider))
-	c.Host = LiteLLMHost(c.Provider, c.Model, p.strs.get(v.get(slAPIBase)), c.ModelGroup)
+	c.Host = liteLLMHost(c.Provider, c.Model, p.strs.get(v.get(slAPIBase)), c.ModelGroup, &p.urls)
 	if k := v.get(slPriceKey); len(k) > 0 { // a flat column wins over metadata
 		c.PriceKey = p.strs.get(k)
 	}
@@ -440,7 +444,7 @@ func spendLogMetadata(p *rowParser, m []byte, v *rowFields, c *Call, u *usageCou
 		r = metaTool(d.WebFetch, "server_tool_use.web_fetch_requests", &c.Tools[WebFetch], r)
 	}
 	if mu.ServiceTier.ok {
-		// A tier tokenfare does not price ("scale", "fast") is standard:
+		// A tier tokenfare does not price ("scale") is standard:
 		// docs/calls.md says so.
 		c.ServiceTier, _ = ParseServiceTier(mu.ServiceTier.s)
 	}
@@ -460,7 +464,7 @@ func spendLogMetadata(p *rowParser, m []byte, v *rowFields, c *Call, u *usageCou
 	if r != "" {
 		return r
 	}
-	if k := meta.modelMapKey(); k != "" {
+	if k := meta.ModelMap.s; k != "" {
 		c.PriceKey = p.strs.get([]byte(k))
 	}
 	if meta.KeyAlias.ok {

@@ -5,7 +5,7 @@
 // 36 s of CPU), and no price, spend or token count needs more than a few
 // dozen digits. Every reader of input text — call logs, provider exports,
 // the PostgreSQL mapper, tariff and gateway config files — goes through
-// Decimal, or checks Bounded before its own fast path.
+// Decimal, or checks MaxChars before its own fast path.
 //
 // # Invariants
 //

@@ -26,10 +26,10 @@ const Mask = "********"
 var secretWords = []string{"api_key", "apikey", "api-key", "master_key", "master-key", "secret", "password", "passwd",
 	"authorization", "private_key", "access_key", "credential"}
 
-// IsSecretKey reports whether a value under key is a secret: its name
+// isSecretKey reports whether a value under key is a secret: its name
 // holds one of secretWords, or is token or ends in _token (access_token,
 // github_token), prices such as input_cost_per_token aside.
-func IsSecretKey(key string) bool {
+func isSecretKey(key string) bool {
 	k := strings.ToLower(strings.Trim(strings.TrimSpace(key), `"'`))
 	if i := strings.LastIndexByte(k, '.'); i >= 0 {
 		k = k[i+1:]
@@ -60,12 +60,12 @@ var (
 // values of secret keys, keys that look like secrets, and long runs of
 // base64 or hex.
 func Line(s string) string {
-	s = Text(s)
+	s = maskText(s)
 	if mayNameSecret(s) {
 		s = pair.ReplaceAllStringFunc(s, func(m string) string {
 			p := pair.FindStringSubmatch(m)
-			if !IsSecretKey(p[1]) || isReference(p[3]) || p[3] == Mask || strings.Trim(p[3], `"'`) == "" ||
-				strings.EqualFold(p[3], "bearer") || strings.EqualFold(p[3], "basic") { // masked after it by Text
+			if !isSecretKey(p[1]) || isReference(p[3]) || p[3] == Mask || strings.Trim(p[3], `"'`) == "" ||
+				strings.EqualFold(p[3], "bearer") || strings.EqualFold(p[3], "basic") { // masked after it by maskText
 				return m
 			}
 			return p[1] + p[2] + Mask
@@ -114,10 +114,10 @@ func hasLongRun(s string) bool {
 	return false
 }
 
-// Text masks what looks like a secret anywhere in a message: API keys
+// maskText masks what looks like a secret anywhere in a message: API keys
 // (sk-...), Bearer and Basic credentials, AWS access key ids and the
 // passwords of URLs. Key hashes and request ids are left alone.
-func Text(s string) string {
+func maskText(s string) string {
 	if strings.Contains(s, "k-") {
 		s = skKey.ReplaceAllString(s, Mask)
 	}
@@ -148,13 +148,13 @@ func mixed(s string) bool {
 	}) >= 0
 }
 
-// Writer masks each write with Text: for streams of messages (stderr).
+// Writer masks each write with maskText: for streams of messages (stderr).
 type Writer struct {
 	W io.Writer
 }
 
 func (w *Writer) Write(p []byte) (int, error) {
-	if _, err := io.WriteString(w.W, Text(string(p))); err != nil {
+	if _, err := io.WriteString(w.W, maskText(string(p))); err != nil {
 		return 0, err
 	}
 	return len(p), nil

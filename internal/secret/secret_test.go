@@ -39,7 +39,7 @@ func TestSecretsInDiffs(t *testing.T) {
 // which are no secrets, while API keys are masked.
 func TestTextLeavesHashes(t *testing.T) {
 	hash := "f8b6966aa72981f666f400fb1a6e0e0808de63273f14b51e588f26fe1f960f43"
-	if got := Text("key " + hash + " of sk-team-alpha-2f7c91"); got != "key "+hash+" of "+Mask {
-		t.Errorf("Text = %q", got)
+	if got := maskText("key " + hash + " of sk-team-alpha-2f7c91"); got != "key "+hash+" of "+Mask {
+		t.Errorf("maskText = %q", got)
 	}
 }

@@ -65,12 +65,12 @@ func ReadFile(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return ReadAll(path, f)
+	return readAll(path, f)
 }
 
-// ReadAll reads r, named name, refusing it with ErrTooLarge beyond
+// readAll reads r, named name, refusing it with ErrTooLarge beyond
 // MaxBytes.
-func ReadAll(name string, r io.Reader) ([]byte, error) {
+func readAll(name string, r io.Reader) ([]byte, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxBytes+1))
 	if err != nil {
 		return nil, err

@@ -86,14 +86,14 @@ func (z *zeros) Read(p []byte) (int, error) {
 // bytes with ErrTooLarge naming it.
 func TestReadFileBounded(t *testing.T) {
 	z := &zeros{}
-	_, err := ReadAll("/dev/zero", z)
+	_, err := readAll("/dev/zero", z)
 	if !errors.Is(err, ErrTooLarge) || !strings.HasPrefix(err.Error(), "/dev/zero: ") {
 		t.Errorf("error %v, want ErrTooLarge naming the file", err)
 	}
 	if z.n > MaxBytes+64<<10 {
 		t.Errorf("read %d bytes, want at most about %d", z.n, MaxBytes+1)
 	}
-	data, err := ReadAll("small", io.LimitReader(&zeros{}, 1000))
+	data, err := readAll("small", io.LimitReader(&zeros{}, 1000))
 	if err != nil || len(data) != 1000 {
 		t.Errorf("small file: %d bytes, %v", len(data), err)
 	}

@@ -189,9 +189,9 @@ func (s *Source) wrap(ctx context.Context, doing string, err error) error {
 	case errors.As(err, &pgErr) && (pgErr.Code == "28P01" || pgErr.Code == "28000"):
 		kind = ErrAuth
 	case errors.As(err, &pgErr) && pgErr.Code == sqlstateInsufficientPrivilege:
-		return &Error{Kind: ErrPermission, Op: doing, DB: s.name, Msg: s.grantNeeded(strings.TrimPrefix(redact(pgErr.Message, s.pw), "permission denied "))}
+		return s.refused(doing, strings.TrimPrefix(redact(pgErr.Message, s.pw), "permission denied "))
 	case errors.Is(err, ErrPermission):
-		return &Error{Kind: ErrPermission, Op: doing, DB: s.name, Msg: s.grantNeeded(strings.TrimPrefix(err.Error(), ErrPermission.Error()+": "))}
+		return s.refused(doing, strings.TrimPrefix(err.Error(), ErrPermission.Error()+": "))
 	case errors.As(err, &pgErr) && pgErr.Code == "57014":
 		kind = ErrTimeout
 	case errors.As(err, &pgErr) && (strings.HasPrefix(pgErr.Code, "57P") || strings.HasPrefix(pgErr.Code, "08")):
@@ -207,10 +207,12 @@ func (s *Source) wrap(ctx context.Context, doing string, err error) error {
 	return &Error{Kind: kind, Op: doing, DB: s.name, Msg: msg}
 }
 
-// grantNeeded completes the server's refusal with the grant that lifts it.
-func (s *Source) grantNeeded(msg string) string {
-	return fmt.Sprintf("%s; role %q needs: GRANT SELECT ON %q TO %s (and on %q, %q, %q for key and team aliases, when they exist)",
-		msg, s.cfg.User, tableSpendLogs, pgx.Identifier{s.cfg.User}.Sanitize(), tableKeys, tableDeleted, tableTeams)
+// refused is an ErrPermission error: the server's refusal, msg, with the
+// grant that lifts it.
+func (s *Source) refused(doing, msg string) *Error {
+	return &Error{Kind: ErrPermission, Op: doing, DB: s.name, Msg: fmt.Sprintf(
+		"%s; role %q needs: GRANT SELECT ON %q TO %s (and on %q, %q, %q for key and team aliases, when they exist)",
+		msg, s.cfg.User, tableSpendLogs, pgx.Identifier{s.cfg.User}.Sanitize(), tableKeys, tableDeleted, tableTeams)}
 }
 
 func isConnErr(err error) bool {
