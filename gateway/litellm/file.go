@@ -5,8 +5,8 @@ import (
 	"context"
 	"errors"
 	"os"
-	"path/filepath"
 
+	"github.com/tokenfare/tokenfare/internal/atomicfile"
 	"github.com/tokenfare/tokenfare/internal/yamlin"
 )
 
@@ -31,54 +31,30 @@ func ReadFile(ctx context.Context, path string) (*Config, []byte, error) {
 	return c, data, err
 }
 
-// WriteFile replaces the file at path with data, atomically: the new
-// bytes go to a temporary file in the same folder, which is synced, given
-// the old file's mode and owner, and renamed over it; the folder is then
-// synced. It refuses (ErrChanged) when the file no longer holds old, the
-// bytes it was read with; the compare and the rename hold a write lock
-// (lockForWrite), so that of writers racing from the same bytes one
-// succeeds and the others are refused. A process killed at any point leaves either the
-// old file or the new one, whole; a killed write may leave the temporary
-// file (".<name>.tokenfare-*") behind. A symbolic link is followed: the
-// file it names is replaced and the link stays.
+// WriteFile replaces the file at path with data, atomically
+// (atomicfile): the new bytes go to a temporary file in the same folder,
+// which is synced, given the old file's mode and owner, and renamed over
+// it; the folder is then synced. It refuses (ErrChanged) when the file no
+// longer holds old, the bytes it was read with; the compare and the rename
+// hold a write lock (lockForWrite), so that of writers racing from the
+// same bytes one succeeds and the others are refused. A process killed at
+// any point leaves either the old file or the new one, whole; a killed
+// write may leave the temporary file (".<name>.tokenfare-*.tmp") behind.
+// A symbolic link is followed: the file it names is replaced and the link
+// stays.
 func WriteFile(path string, old, data []byte) error {
-	// Renaming over the link itself would turn it into a copy.
-	path, err := filepath.EvalSymlinks(path)
+	if _, err := os.Stat(path); err != nil {
+		return err
+	}
+	f, err := atomicfile.Create(path)
 	if err != nil {
 		return err
 	}
-	st, err := os.Stat(path)
-	if err != nil {
+	defer f.Discard()
+	if _, err := f.Write(data); err != nil {
 		return err
 	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tokenfare-*")
-	if err != nil {
-		return err
-	}
-	done := false
-	defer func() {
-		if !done {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err := tmp.Write(data); err != nil {
-		return err
-	}
-	if err := tmp.Chmod(st.Mode().Perm()); err != nil {
-		return err
-	}
-	if err := keepOwner(tmp, st, path); err != nil {
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
+	if err := f.Close(); err != nil {
 		return err
 	}
 	if beforeRename != nil {
@@ -86,25 +62,17 @@ func WriteFile(path string, old, data []byte) error {
 	}
 	// The compare and the rename hold the file's write lock: two writers
 	// that read the same bytes cannot both find them unchanged.
-	unlock, err := lockForWrite(path)
+	unlock, err := lockForWrite(f.Path())
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	now, err := os.ReadFile(path)
+	now, err := os.ReadFile(f.Path())
 	if err != nil {
 		return err
 	}
 	if !bytes.Equal(now, old) {
 		return ErrChanged
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	done = true
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
+	return f.Commit()
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tokenfare/tokenfare/internal/atomicfile"
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
 	"github.com/tokenfare/tokenfare/reports"
@@ -119,20 +120,20 @@ func runPriceInto(cmd *cobra.Command, a *app, opts *priceOptions, format reports
 // where the run began when it is a regular file (a redirect).
 type priceSink struct {
 	w      io.Writer
-	file   atomicFile // --out
-	rewind *os.File   // stdout, when a regular file
-	offset int64      // where the run's lines begin in it
+	file   *atomicfile.File // --out
+	rewind *os.File         // stdout, when a regular file
+	offset int64            // where the run's lines begin in it
 }
 
 // openSink opens the sink of --out path, or of stdout (w, the file under
 // it being stdout) when path is empty.
 func openSink(stdout, w io.Writer, path string) (*priceSink, error) {
 	if path != "" {
-		f, af, err := createAtomic(path)
+		f, err := createAtomic(path)
 		if err != nil {
 			return nil, err
 		}
-		return &priceSink{w: f, rewind: f, file: af}, nil
+		return &priceSink{w: f, file: f}, nil
 	}
 	s := &priceSink{w: w}
 	if f, ok := stdout.(*os.File); ok {
@@ -149,21 +150,17 @@ func openSink(stdout, w io.Writer, path string) (*priceSink, error) {
 
 // commit publishes a complete run's lines.
 func (s *priceSink) commit() error {
-	if s.file.path == "" {
+	if s.file == nil {
 		return nil
 	}
-	if err := s.file.finish(s.rewind); err != nil {
-		return err
-	}
-	return s.file.commit()
+	return s.file.Commit()
 }
 
 // discard takes back what an incomplete run wrote, where it can.
 func (s *priceSink) discard() {
 	switch {
-	case s.file.path != "":
-		s.rewind.Close()
-		s.file.discard()
+	case s.file != nil:
+		s.file.Discard()
 	case s.rewind != nil:
 		if s.rewind.Truncate(s.offset) == nil {
 			s.rewind.Seek(s.offset, io.SeekStart)

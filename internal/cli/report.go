@@ -6,13 +6,12 @@ import (
 	"fmt"
 	"io"
 	"iter"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/tokenfare/tokenfare/internal/atomicfile"
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
 	"github.com/tokenfare/tokenfare/reports"
@@ -116,10 +115,10 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 	if err != nil {
 		return err
 	}
-	var files []atomicFile
+	var files []*atomicfile.File
 	defer func() {
 		for _, f := range files {
-			f.discard()
+			f.Discard()
 		}
 	}()
 	if opts.xlsx != "" {
@@ -151,8 +150,8 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 		files = append(files, f)
 	}
 	// Both files are complete: only now do they replace what was there.
-	for i := range files {
-		if err := files[i].commit(); err != nil {
+	for _, f := range files {
+		if err := f.Commit(); err != nil {
 			return err
 		}
 	}
@@ -230,62 +229,30 @@ func writeReportLine(out io.Writer, m *pricing.Month, opts *reportOptions) error
 	return err
 }
 
-// atomicFile is a complete temporary file waiting to replace its target.
-type atomicFile struct {
-	tmp, path string
-}
-
 // writeAtomic writes a file through write into a temporary file beside
-// path, so that a failure leaves the target untouched; commit renames it.
-func writeAtomic(path string, write func(io.Writer) error) (atomicFile, error) {
-	f, af, err := createAtomic(path)
+// path and completes it (atomicfile.File.Close), so that a failure leaves
+// the target untouched; Commit then replaces the target.
+func writeAtomic(path string, write func(io.Writer) error) (*atomicfile.File, error) {
+	f, err := createAtomic(path)
 	if err != nil {
-		return atomicFile{}, err
+		return nil, err
 	}
 	if err := write(f); err != nil {
-		f.Close()
-		af.discard()
-		return atomicFile{}, fmt.Errorf("write %s: %w", path, err)
+		f.Discard()
+		return nil, fmt.Errorf("write %s: %w", path, unwrapPathError(err))
 	}
-	if err := af.finish(f); err != nil {
-		return atomicFile{}, err
+	if err := f.Close(); err != nil {
+		return nil, err
 	}
-	return af, nil
+	return f, nil
 }
 
-// createAtomic creates the temporary file beside path that commit will
-// rename over it.
-func createAtomic(path string) (*os.File, atomicFile, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+// createAtomic opens the file that will replace path, as bad usage when
+// its folder cannot take it.
+func createAtomic(path string) (*atomicfile.File, error) {
+	f, err := atomicfile.Create(path)
 	if err != nil {
-		return nil, atomicFile{}, usageError(fmt.Errorf("write %s: %w", path, unwrapPathError(err)), "check that the folder exists and is writable")
+		return nil, usageError(fmt.Errorf("write %s: %w", path, unwrapPathError(err)), "check that the folder exists and is writable")
 	}
-	return f, atomicFile{tmp: f.Name(), path: path}, nil
+	return f, nil
 }
-
-// finish syncs and closes f, the temporary file, and gives it the mode of
-// a new file; on failure the temporary file is removed.
-func (af atomicFile) finish(f *os.File) error {
-	err := f.Sync()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(af.tmp, 0o644)
-	}
-	if err != nil {
-		af.discard()
-		return fmt.Errorf("write %s: %w", af.path, err)
-	}
-	return nil
-}
-
-func (f atomicFile) commit() error {
-	if err := os.Rename(f.tmp, f.path); err != nil {
-		f.discard()
-		return fmt.Errorf("write %s: %w", f.path, unwrapPathError(err))
-	}
-	return nil
-}
-
-func (f atomicFile) discard() { os.Remove(f.tmp) }
