@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/url"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -215,11 +218,33 @@ func (s *Source) refused(doing, msg string) *Error {
 		msg, s.cfg.User, tableSpendLogs, pgx.Identifier{s.cfg.User}.Sanitize(), tableKeys, tableDeleted, tableTeams)}
 }
 
+// isConnErr reports whether err is the connection failing rather than a
+// query: one that could not be opened (pgconn.ConnectError), one the
+// driver had already closed (pgconn.ErrConnClosed), one cut mid-message
+// (io.ErrUnexpectedEOF, io.EOF) or by the network (any net.Error: a reset,
+// a refusal, a dial or read timeout; net.ErrClosed). The socket errors are
+// also checked by their errno (ECONNRESET, ECONNREFUSED, ECONNABORTED,
+// EPIPE), for a cause that reaches here unwrapped from its *net.OpError.
+// Server-side endings (SQLSTATE classes 08 and 57P) are sorted by the
+// caller from their code. Nothing is decided from an error's text.
 func isConnErr(err error) bool {
 	var ce *pgconn.ConnectError
-	return errors.As(err, &ce) || strings.Contains(err.Error(), "conn closed") ||
-		strings.Contains(err.Error(), "unexpected EOF") || strings.Contains(err.Error(), "connection reset")
+	var ne net.Error
+	switch {
+	case errors.As(err, &ce), errors.As(err, &ne):
+		return true
+	}
+	for _, target := range connErrs {
+		if errors.Is(err, target) {
+			return true
+		}
+	}
+	return false
 }
+
+// connErrs are the sentinel and errno values of a lost connection.
+var connErrs = []error{pgconn.ErrConnClosed, io.ErrUnexpectedEOF, io.EOF, net.ErrClosed,
+	syscall.ECONNRESET, syscall.ECONNREFUSED, syscall.ECONNABORTED, syscall.EPIPE}
 
 // passwordOf returns the password of a URL or key=value string, if any,
 // so that it can be taken out of messages even when parsing failed.
