@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,7 +11,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/tokenfare/tokenfare/internal/jsonout"
 	"github.com/tokenfare/tokenfare/provider"
 	"github.com/tokenfare/tokenfare/reports"
 )
@@ -20,8 +18,6 @@ import (
 // Helpers every command shares: output formats, instants and lengths of
 // time from flags. Command files use these and define none of their own
 // for other commands.
-
-func writeJSON(out io.Writer, v any) error { return jsonout.Write(out, v) }
 
 // The range of instants tokenfare handles, as the readers do: from 1970
 // (the zero instant means "no bound" inside) through 2261 (the last year
