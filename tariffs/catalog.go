@@ -18,7 +18,11 @@ var embedded embed.FS
 
 // Catalog is the set of provider tariffs prices are looked up in.
 type Catalog struct {
-	Providers  []*Provider
+	Providers []*Provider
+	// Files are the tariff files Load read, in order: those an overlay or
+	// a price list replaced too, so there may be more than Providers.
+	// Empty for a catalog built by New.
+	Files      []string
 	hosts      map[string]map[string]*Model // host → lowercase name → model
 	firstParty map[string]*Model            // the names of calls with no host known
 	byID       map[string]*Model
@@ -38,21 +42,22 @@ func Load(base string, overlays ...string) (*Catalog, Problems) {
 // the provider of its name after base is read and before the overlays are
 // applied, so an overlay still has the last word.
 func LoadLists(base string, lists []PriceList, overlays ...string) (*Catalog, Problems) {
-	var providers []*Provider
-	var problems Problems
+	var providers, over []*Provider
+	var problems, ps Problems
+	var files, names []string
 	if base == "" {
-		providers, problems = embeddedProviders()
+		providers, problems, files = embeddedProviders()
 	} else {
-		providers, problems = readPath(base)
+		providers, problems, files = readPath(base)
 	}
 	for _, l := range lists {
-		over, ps := l.providers()
-		problems = append(problems, ps...)
+		over, ps, names = l.providers()
+		problems, files = append(problems, ps...), append(files, names...)
 		providers = overlay(providers, over)
 	}
 	for _, o := range overlays {
-		over, ps := readPath(o)
-		problems = append(problems, ps...)
+		over, ps, names = readPath(o)
+		problems, files = append(problems, ps...), append(files, names...)
 		providers = overlay(providers, over)
 	}
 	cat, ps := New(providers)
@@ -60,6 +65,7 @@ func LoadLists(base string, lists []PriceList, overlays ...string) (*Catalog, Pr
 	if len(problems.Errors()) > 0 {
 		return nil, problems
 	}
+	cat.Files = files
 	return cat, problems
 }
 
@@ -88,29 +94,32 @@ func Files(path string) ([]string, error) {
 	return files, nil
 }
 
-// readPath parses the tariff files path names. Files with errors give no
-// provider.
-func readPath(path string) ([]*Provider, Problems) {
+// readPath parses the tariff files path names, and returns their names.
+// Files with errors give no provider.
+func readPath(path string) ([]*Provider, Problems, []string) {
 	files, err := Files(path)
 	if err != nil {
-		return nil, Problems{{File: path, Msg: err.Error()}}
+		return nil, Problems{{File: path, Msg: err.Error()}}, nil
 	}
 	return parseFiles(files, "", yamlin.ReadFile)
 }
 
 // embeddedProviders parses the catalog embedded in the binary.
-func embeddedProviders() ([]*Provider, Problems) {
+func embeddedProviders() ([]*Provider, Problems, []string) {
 	files, _ := fs.Glob(embedded, "catalog/*.yaml")
 	return parseFiles(files, "tariffs/", func(name string) ([]byte, error) { return fs.ReadFile(embedded, name) })
 }
 
-// parseFiles parses each file read with read, in order; problems name a
-// file as prefix followed by its name in files.
-func parseFiles(files []string, prefix string, read func(string) ([]byte, error)) ([]*Provider, Problems) {
+// parseFiles parses each file read with read, in order, and returns the
+// names of the files read; problems and names name a file as prefix
+// followed by its name in files.
+func parseFiles(files []string, prefix string, read func(string) ([]byte, error)) ([]*Provider, Problems, []string) {
 	var providers []*Provider
 	var problems Problems
+	var names []string
 	for _, f := range files {
 		name := prefix + f
+		names = append(names, name)
 		data, err := read(f)
 		if err != nil {
 			problems = append(problems, Problem{File: name, Msg: err.Error()})
@@ -122,7 +131,7 @@ func parseFiles(files []string, prefix string, read func(string) ([]byte, error)
 			providers = append(providers, p)
 		}
 	}
-	return providers, problems
+	return providers, problems, names
 }
 
 // overlay returns base with the providers of over in place of those of the

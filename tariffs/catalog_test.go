@@ -33,16 +33,18 @@ func TestLoadOverlays(t *testing.T) {
 	d1 := file("over1/d.yaml", "d", "d1")
 	b3 := file("over2/b.yaml", "b", "b3")
 
+	abc := []string{"base/a.yaml", "base/b.yaml", "base/c.yaml"}
 	tests := []struct {
 		name     string
 		overlays []string
 		want     []string // provider/model in catalog order
+		files    []string // read, under dir: replaced ones too
 	}{
-		{"no overlay", nil, []string{"a/a1", "b/b1", "c/c1"}},
-		{"a file replaces its provider in place", []string{b2}, []string{"a/a1", "b/b2", "c/c1"}},
-		{"a new provider comes last", []string{d1}, []string{"a/a1", "b/b1", "c/c1", "d/d1"}},
-		{"a folder overlays each of its files", []string{filepath.Dir(b2)}, []string{"a/a1", "b/b2", "c/c1", "d/d1"}},
-		{"the later overlay wins", []string{filepath.Dir(b2), b3}, []string{"a/a1", "b/b3", "c/c1", "d/d1"}},
+		{"no overlay", nil, []string{"a/a1", "b/b1", "c/c1"}, abc},
+		{"a file replaces its provider in place", []string{b2}, []string{"a/a1", "b/b2", "c/c1"}, append(abc, "over1/b.yaml")},
+		{"a new provider comes last", []string{d1}, []string{"a/a1", "b/b1", "c/c1", "d/d1"}, append(abc, "over1/d.yaml")},
+		{"a folder overlays each of its files", []string{filepath.Dir(b2)}, []string{"a/a1", "b/b2", "c/c1", "d/d1"}, append(abc, "over1/b.yaml", "over1/d.yaml")},
+		{"the later overlay wins", []string{filepath.Dir(b2), b3}, []string{"a/a1", "b/b3", "c/c1", "d/d1"}, append(abc, "over1/b.yaml", "over1/d.yaml", "over2/b.yaml")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -56,6 +58,13 @@ func TestLoadOverlays(t *testing.T) {
 			}
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("models = %v, want %v", got, tt.want)
+			}
+			var files []string
+			for _, f := range tt.files {
+				files = append(files, filepath.Join(dir, f))
+			}
+			if !slices.Equal(cat.Files, files) {
+				t.Errorf("files = %v, want %v", cat.Files, files)
 			}
 		})
 	}

@@ -62,14 +62,14 @@ func ParsePriceList(s string) (PriceList, error) {
 
 // providers parses the list's file. A file whose provider is not the
 // list's is an error: choosing it would replace the wrong provider.
-func (l PriceList) providers() ([]*Provider, Problems) {
-	ps, problems := parseFiles([]string{l.file()}, "tariffs/", func(name string) ([]byte, error) { return fs.ReadFile(embedded, name) })
+func (l PriceList) providers() ([]*Provider, Problems, []string) {
+	ps, problems, names := parseFiles([]string{l.file()}, "tariffs/", func(name string) ([]byte, error) { return fs.ReadFile(embedded, name) })
 	for _, p := range ps {
 		if p.Name != l.Provider {
 			problems = append(problems, Problem{File: p.File, Line: p.Line,
 				Msg: fmt.Sprintf("price list %s defines provider %q, not %q", l, p.Name, l.Provider)})
-			return nil, problems
+			return nil, problems, names
 		}
 	}
-	return ps, problems
+	return ps, problems, names
 }

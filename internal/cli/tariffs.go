@@ -5,7 +5,6 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
-	"github.com/tokenfare/tokenfare/internal/textout"
 	"github.com/tokenfare/tokenfare/internal/yamlin"
 	"github.com/tokenfare/tokenfare/reports"
 	"github.com/tokenfare/tokenfare/tariffs"
@@ -49,7 +48,7 @@ days: its last year ends, or a provisional year begins) are printed but exit 0, 
   tokenfare tariffs validate --price-list deepseek=cny`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.paths = args
-			return runTariffsValidate(a, &textout.Escaping{W: cmd.OutOrStdout()}, opts)
+			return runTariffsValidate(a, cmd.OutOrStdout(), opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.strict, "strict", false, "count warnings as findings (exit 1)")
@@ -59,6 +58,7 @@ days: its last year ends, or a provisional year begins) are printed but exit 0, 
 func runTariffsValidate(a *app, out io.Writer, opts validateOptions) error {
 	var cat *tariffs.Catalog
 	var problems tariffs.Problems
+	var files int
 	if len(opts.paths) == 0 {
 		// A path that cannot be read is bad usage, as with PATH arguments.
 		for _, path := range append([]string{a.tariffs}, a.overlays...) {
@@ -74,50 +74,45 @@ func runTariffsValidate(a *app, out io.Writer, opts validateOptions) error {
 			return err
 		}
 		cat, problems = tariffs.LoadLists(a.tariffs, lists, a.overlays...)
+		if cat != nil {
+			files = len(cat.Files)
+		}
 	} else {
 		var err error
-		if cat, problems, err = validatePaths(opts.paths); err != nil {
+		if cat, problems, files, err = validatePaths(opts.paths); err != nil {
 			return err
 		}
 	}
 	if cat != nil {
 		problems = append(problems, cat.CalendarEnds(a.now(), tariffs.CalendarNotice)...)
 	}
-	for _, p := range problems {
-		fmt.Fprintln(out, p.Error())
-	}
 	errs, warnings := len(problems.Errors()), len(problems)-len(problems.Errors())
-	if errs > 0 || (opts.strict && warnings > 0) {
+	passed := errs == 0 && !(opts.strict && warnings > 0)
+	if err := reports.WriteValidation(out, reports.Validation{Problems: problems, Files: files, Catalog: cat, Passed: passed}); err != nil {
+		return err
+	}
+	if !passed {
 		return findingsError(fmt.Errorf("%s in %d file(s)", countProblems(errs, warnings), filesOf(problems)))
 	}
-	models, versions := 0, 0
-	for _, p := range cat.Providers {
-		models += len(p.Models)
-		versions += len(p.Versions)
-	}
-	w := &textout.Writer{W: out}
-	w.Printf("ok: %d file(s), %d provider(s), %d model(s), %d version(s)", len(cat.Providers), len(cat.Providers), models, versions)
-	if warnings > 0 {
-		w.Printf(", %d warning(s)", warnings)
-	}
-	w.Printf("\n")
-	return w.Err
+	return nil
 }
 
 // validatePaths parses the files the paths name and checks them together
-// as one catalog.
-func validatePaths(paths []string) (*tariffs.Catalog, tariffs.Problems, error) {
+// as one catalog; it returns how many files it read.
+func validatePaths(paths []string) (*tariffs.Catalog, tariffs.Problems, int, error) {
 	var providers []*tariffs.Provider
 	var problems tariffs.Problems
+	files := 0
 	for _, path := range paths {
 		names, err := tariffs.Files(path)
 		if err != nil {
-			return nil, nil, usageError(fmt.Errorf("%s: %w", path, err), "give tariff files or folders that hold *.yaml files")
+			return nil, nil, 0, usageError(fmt.Errorf("%s: %w", path, err), "give tariff files or folders that hold *.yaml files")
 		}
+		files += len(names)
 		for _, name := range names {
 			data, err := yamlin.ReadFile(name)
 			if err != nil {
-				return nil, nil, usageError(fmt.Errorf("read tariffs %s: %w", name, unwrapPathError(err)), "")
+				return nil, nil, 0, usageError(fmt.Errorf("read tariffs %s: %w", name, unwrapPathError(err)), "")
 			}
 			p, ps := tariffs.Parse(name, data)
 			problems = append(problems, ps...)
@@ -127,7 +122,7 @@ func validatePaths(paths []string) (*tariffs.Catalog, tariffs.Problems, error) {
 		}
 	}
 	cat, ps := tariffs.New(providers)
-	return cat, append(problems, ps...), nil
+	return cat, append(problems, ps...), files, nil
 }
 
 // countProblems says "2 error(s) and 1 warning(s)", leaving out a zero.

@@ -129,6 +129,13 @@ func TestTariffsValidate(t *testing.T) {
 			"Error: 5 error(s) and 1 warning(s) in 2 file(s)\n"},
 		{"the catalog in use, with --tariffs", []string{"--tariffs", warning}, exitOK,
 			halfMinute + "ok: 1 file(s), 1 provider(s), 1 model(s), 1 version(s), 1 warning(s)\n", ""},
+		// testdata/overlay holds acme.yaml and deepseek.yaml, one model and
+		// one version each; the overlay's deepseek.yaml replaces the
+		// folder's: three files read, two providers left.
+		{"an overlay replacing a provider: files are not providers", []string{"--tariffs", "testdata/overlay", "--tariffs-overlay", "testdata/overlay/deepseek.yaml"}, exitOK,
+			"ok: 3 file(s), 2 provider(s), 2 model(s), 2 version(s)\n", ""},
+		{"a folder of two files", []string{"testdata/overlay"}, exitOK,
+			"ok: 2 file(s), 2 provider(s), 2 model(s), 2 version(s)\n", ""},
 		{"a --tariffs-overlay that is not there", []string{"--tariffs-overlay", "testdata/validate/nope.yaml"}, exitUsage,
 			"", "Error: testdata/validate/nope.yaml: cannot read tariffs: no such file or directory\nTry: give tariff files or folders that hold *.yaml files\n"},
 		{"a path that is not there", []string{"testdata/validate/nope.yaml"}, exitUsage,
