@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/tokenfare/tokenfare/reports/textdiff"
 )
 
 // TestMain doubles as the writer process the kill test kills: with
@@ -66,7 +68,7 @@ func TestWriteFileKilledMidway(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, orig) {
-		t.Errorf("config changed by a killed write:\n%s", Diff("before", "after kill", orig, got))
+		t.Errorf("config changed by a killed write:\n%s", textdiff.Unified("before", "after kill", orig, got))
 	}
 	temps, _ := filepath.Glob(filepath.Join(dir, ".config.yaml.tokenfare-*"))
 	if len(temps) != 1 {

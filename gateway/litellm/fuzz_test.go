@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/tokenfare/tokenfare/reports/textdiff"
 )
 
 // FuzzUpdate feeds arbitrary configs to Parse, Check and Update: none
@@ -44,7 +46,7 @@ func FuzzUpdate(f *testing.F) {
 			t.Fatalf("second update: %v\n%s", err, u.Data)
 		}
 		if !bytes.Equal(u2.Data, u.Data) {
-			t.Fatalf("second update changed the config:\n%s", Diff("first", "second", u.Data, u2.Data))
+			t.Fatalf("second update changed the config:\n%s", textdiff.Unified("first", "second", u.Data, u2.Data))
 		}
 	})
 }

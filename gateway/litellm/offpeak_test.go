@@ -95,36 +95,6 @@ windows:
 	}
 }
 
-func TestDiff(t *testing.T) {
-	old := "a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\n"
-	new := "a\nb\nc\nD\ne\nf\ng\nh\ni\nj\nk\nl\n"
-	// Seven equal lines between the changes: more than twice the context,
-	// so two hunks, as GNU diff -u makes them.
-	want := `--- x
-+++ y
-@@ -1,7 +1,7 @@
- a
- b
- c
--d
-+D
- e
- f
- g
-@@ -9,3 +9,4 @@
- i
- j
- k
-+l
-`
-	if got := Diff("x", "y", []byte(old), []byte(new)); got != want {
-		t.Errorf("Diff:\n%s\nwant:\n%s", got, want)
-	}
-	if got := Diff("x", "y", []byte(old), []byte(old)); got != "" {
-		t.Errorf("Diff of equal texts: %q", got)
-	}
-}
-
 // TestOffPeakEmbedded2027 builds the block from the embedded DeepSeek
 // tariff on 2026-12-01: it carries the 2027 holidays the calendar knows
 // (the statutory days), and check warns that the calendar is certain only

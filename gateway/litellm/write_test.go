@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+	"github.com/tokenfare/tokenfare/reports/textdiff"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
 
@@ -72,7 +73,7 @@ func golden(t *testing.T, path string, got []byte) {
 		t.Fatalf("%v (run with -update to create it)", err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from what was written:\n%s", path, Diff(path, "got", want, got))
+		t.Errorf("%s differs from what was written:\n%s", path, textdiff.Unified(path, "got", want, got))
 	}
 }
 
@@ -124,7 +125,7 @@ func TestUpdateGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !bytes.Equal(u2.Data, u.Data) || len(u2.Changes) != 0 {
-				t.Errorf("second run changed %d values:\n%s", len(u2.Changes), Diff("first", "second", u.Data, u2.Data))
+				t.Errorf("second run changed %d values:\n%s", len(u2.Changes), textdiff.Unified("first", "second", u.Data, u2.Data))
 			}
 		})
 	}
@@ -163,7 +164,7 @@ func checkOnlyPrices(t *testing.T, before, after []byte, offPeak bool) {
 		}
 		minus, plus = nil, nil
 	}
-	for _, l := range strings.Split(Diff("a", "b", before, after), "\n") {
+	for _, l := range strings.Split(textdiff.Unified("a", "b", before, after), "\n") {
 		switch {
 		case strings.HasPrefix(l, "---"), strings.HasPrefix(l, "+++"):
 		case strings.HasPrefix(l, "-"):

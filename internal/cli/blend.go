@@ -3,10 +3,9 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
-
-	"github.com/tokenfare/tokenfare/internal/textout"
 
 	"github.com/shopspring/decimal"
 	"github.com/spf13/cobra"
@@ -248,7 +247,7 @@ func blendRates(cat *tariffs.Catalog, bl *pricing.Blend) map[*tariffs.Model]*tar
 }
 
 func (w *configWrite) run(cmd *cobra.Command, cat *tariffs.Catalog, bl *pricing.Blend) error {
-	out := &textout.Writer{W: &textout.Escaping{W: cmd.OutOrStdout()}} // diffs and change lines quote the config
+	out := cmd.OutOrStdout()
 	stderr := cmd.ErrOrStderr()
 	u, err := w.cfg.Update(litellm.UpdateOptions{Catalog: cat, Prices: blendRates(cat, bl), OffPeakPricing: w.offPeak, At: w.at})
 	if err != nil {
@@ -260,8 +259,7 @@ func (w *configWrite) run(cmd *cobra.Command, cat *tariffs.Catalog, bl *pricing.
 	}
 	switch {
 	case w.dryRun:
-		out.Printf("%s", litellm.Diff(w.path, w.path, w.old, u.Data))
-		return out.Err
+		return reports.ConfigDiff(out, w.path, w.old, u.Data)
 	case w.check:
 		return w.stale(out, u)
 	}
@@ -275,11 +273,11 @@ func (w *configWrite) run(cmd *cobra.Command, cat *tariffs.Catalog, bl *pricing.
 		}
 		return usageError(fmt.Errorf("write %s: %w", w.path, err), "nothing was written")
 	}
-	for _, c := range u.Changes {
-		out.Printf("%s:%d: %s: %s %s -> %s\n", w.path, c.Line, c.ModelName, c.Field, orDash(c.Old), c.New)
+	if err := reports.ConfigChanges(out, w.path, u.Changes); err != nil {
+		return err
 	}
 	fmt.Fprintf(stderr, "wrote %d value(s) to %s\n", len(u.Changes), w.path)
-	return out.Err
+	return nil
 }
 
 // blendSource names the tariff the blend priced calls at.
@@ -299,41 +297,15 @@ func blendSource(bl *pricing.Blend) string {
 
 // stale lists every value of the config off the blend by more than the
 // tolerance (relative to the blend), and exits 1 when there is one.
-func (w *configWrite) stale(out *textout.Writer, u *litellm.Update) error {
-	n := 0
-	for _, c := range u.Changes {
-		var off string
-		switch {
-		case c.Block:
-			off = c.Old
-			if off == "" {
-				off = "missing"
-			}
-		case c.Old == "":
-			off = "missing"
-		case c.NewPrice.IsZero():
-			if c.OldPrice.IsZero() {
-				continue
-			}
-			off = "the blend is 0" // no relative difference to a price of 0
-		default:
-			rel := c.OldPrice.Sub(c.NewPrice).Abs().Div(c.NewPrice)
-			if rel.LessThanOrEqual(w.tolerance) {
-				continue
-			}
-			off = "off by " + rel.Shift(2).StringFixed(2) + "%"
-		}
-		n++
-		out.Printf("%s:%d: %s: %s is %s, blend %s (%s)\n", w.path, c.Line, c.ModelName, c.Field, orDash(c.Old), c.New, off)
+func (w *configWrite) stale(out io.Writer, u *litellm.Update) error {
+	stale := u.Stale(w.tolerance)
+	if err := reports.ConfigCheck(out, w.path, stale, w.tolerance); err != nil {
+		return err
 	}
-	if out.Err != nil {
-		return out.Err
+	if len(stale) > 0 {
+		return findingsError(fmt.Errorf("%s: %d price(s) off the blend by more than %s%%", w.path, len(stale), w.tolerance.Shift(2)))
 	}
-	if n > 0 {
-		return findingsError(fmt.Errorf("%s: %d price(s) off the blend by more than %s%%", w.path, n, w.tolerance.Shift(2)))
-	}
-	out.Printf("%s matches the blend within %s%%\n", w.path, w.tolerance.Shift(2))
-	return out.Err
+	return nil
 }
 
 // windowBounds returns the window blended: --month, or the --window

@@ -151,14 +151,6 @@ func parseWindow(s string) (time.Duration, error) {
 	return d, nil
 }
 
-// orDash writes an empty value as "-" in text output.
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
 // groupRunE runs a command that only groups others: alone it prints its
 // help; an unknown subcommand is bad usage (cobra would print the help and
 // exit 0).

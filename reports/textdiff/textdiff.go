@@ -1,4 +1,8 @@
-package litellm
+// Package textdiff writes the unified diff of two texts, as a config's
+// write-back shows it with --dry-run: three lines of context, hunks as
+// GNU diff -u makes them, in time and memory near linear in the lines
+// when the texts differ in a few places.
+package textdiff
 
 import (
 	"fmt"
@@ -8,11 +12,11 @@ import (
 	"github.com/tokenfare/tokenfare/internal/secret"
 )
 
-// Diff returns a unified diff (three lines of context) from old to new,
+// Unified returns a unified diff (three lines of context) from old to new,
 // labelled with the two names; "" when they are equal. Secrets on the
 // lines shown (api_key values, sk-... keys) are masked (secret.Line): a
 // diff goes to CI logs. It is for reading, not for patch.
-func Diff(oldName, newName string, old, new []byte) string {
+func Unified(oldName, newName string, old, new []byte) string {
 	a, b := splitLines(string(old)), splitLines(string(new))
 	ops := diffLines(a, b)
 	var out strings.Builder

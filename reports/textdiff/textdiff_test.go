@@ -1,4 +1,4 @@
-package litellm
+package textdiff
 
 import (
 	"fmt"
@@ -118,5 +118,35 @@ func TestDiffOfLargeConfig(t *testing.T) {
 				t.Errorf("diff allocated %d bytes for %d lines", alloc, n)
 			}
 		})
+	}
+}
+
+func TestUnified(t *testing.T) {
+	old := "a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\n"
+	new := "a\nb\nc\nD\ne\nf\ng\nh\ni\nj\nk\nl\n"
+	// Seven equal lines between the changes: more than twice the context,
+	// so two hunks, as GNU diff -u makes them.
+	want := `--- x
++++ y
+@@ -1,7 +1,7 @@
+ a
+ b
+ c
+-d
++D
+ e
+ f
+ g
+@@ -9,3 +9,4 @@
+ i
+ j
+ k
++l
+`
+	if got := Unified("x", "y", []byte(old), []byte(new)); got != want {
+		t.Errorf("Unified:\n%s\nwant:\n%s", got, want)
+	}
+	if got := Unified("x", "y", []byte(old), []byte(old)); got != "" {
+		t.Errorf("Unified of equal texts: %q", got)
 	}
 }
