@@ -4,7 +4,11 @@
 // a tariff catalog, each as a table, CSV, JSON or YAML. One renderer per
 // format serves every command. A month (pricing.Month) renders as the
 // FinOps workbook (XLSX, WriteWorkbook) and its charges as a FOCUS 1.2
-// cost and usage CSV (WriteFOCUS).
+// cost and usage CSV (WriteFOCUS). It also writes what the tariff and
+// config commands print: one model's tariff (Tariff, tariffs show), what
+// validation found (WriteValidation), and a price write-back into a
+// LiteLLM config (ConfigDiff, ConfigChanges, ConfigCheck; the unified
+// diff itself is reports/textdiff's).
 //
 // Domain types carry decimals, enums and times; this package alone turns
 // them into text. Nothing it writes is read back by tokenfare.
