@@ -1,7 +1,9 @@
 package reports
 
 import (
+	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/tokenfare/tokenfare/ledger"
@@ -48,4 +50,19 @@ func NewCallWriter(w io.Writer, f Format) (CallWriter, error) {
 		return newJSONCalls(w), nil
 	}
 	return nil, errFormat("priced calls", f)
+}
+
+// MonthLine writes the line `report` ends with: the month (as label names
+// it) and zone, the rows read, the official and recorded totals and their
+// ratio, and the files written.
+func MonthLine(w io.Writer, label string, m *pricing.Month, wrote []string) error {
+	t := m.Reconciliation.Totals
+	ratio := "-"
+	if t.Ratio.Valid {
+		ratio = t.Ratio.Decimal.StringFixed(pricing.RatioPlaces)
+	}
+	_, err := fmt.Fprintf(w, "%s %s: %d rows read, official %s %s, recorded %s, recorded/official %s; wrote %s\n",
+		label, m.Zone, m.Reconciliation.Rows.Read, money(t.Official), currencyText(m.Reconciliation.Currencies),
+		money(t.Recorded), ratio, strings.Join(wrote, ", "))
+	return err
 }

@@ -211,22 +211,15 @@ func writeMaybeGzip(w io.Writer, name string, charges iter.Seq[pricing.Charge], 
 	return zw.Close()
 }
 
+// writeReportLine writes the line that says what the report wrote.
 func writeReportLine(out io.Writer, m *pricing.Month, opts *reportOptions) error {
-	t := m.Reconciliation.Totals
 	var wrote []string
 	for _, f := range []string{opts.xlsx, opts.focus} {
 		if f != "" {
 			wrote = append(wrote, f)
 		}
 	}
-	ratio := "-"
-	if t.Ratio.Valid {
-		ratio = t.Ratio.Decimal.StringFixed(pricing.RatioPlaces)
-	}
-	_, err := fmt.Fprintf(out, "%s %s: %d rows read, official %s %s, recorded %s, recorded/official %s; wrote %s\n",
-		opts.source.month, m.Zone, m.Reconciliation.Rows.Read, t.Official.StringFixed(reports.DisplayPlaces),
-		strings.Join(m.Reconciliation.Currencies, "+"), t.Recorded.StringFixed(reports.DisplayPlaces), ratio, strings.Join(wrote, ", "))
-	return err
+	return reports.MonthLine(out, opts.source.month, m, wrote)
 }
 
 // writeAtomic writes a file through write into a temporary file beside
