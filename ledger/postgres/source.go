@@ -224,7 +224,9 @@ func (s *Source) refused(doing, msg string) *Error {
 // (io.ErrUnexpectedEOF, io.EOF) or by the network (any net.Error: a reset,
 // a refusal, a dial or read timeout; net.ErrClosed). The socket errors are
 // also checked by their errno (ECONNRESET, ECONNREFUSED, ECONNABORTED,
-// EPIPE), for a cause that reaches here unwrapped from its *net.OpError.
+// EPIPE), for a cause that reaches here unwrapped from its *net.OpError
+// (on Windows the socket's own codes, WSAECONNRESET and the like, come
+// inside a *net.OpError, which net.Error covers).
 // Server-side endings (SQLSTATE classes 08 and 57P) are sorted by the
 // caller from their code. Nothing is decided from an error's text.
 func isConnErr(err error) bool {
