@@ -9,6 +9,11 @@ import (
 	"path/filepath"
 )
 
+// ErrUnsynced is the failure of Commit after the rename: the target is
+// replaced, but its folder could not be synced, so a crash may yet bring
+// the old file back.
+var ErrUnsynced = errors.New("the file is replaced, but its folder could not be synced")
+
 // newMode is the mode a new file is created with; the umask applies.
 const newMode fs.FileMode = 0o644
 
@@ -126,7 +131,8 @@ func (f *File) finish() error {
 
 // Commit completes the file (Close) and renames it over the target, then
 // syncs the target's folder so that the rename survives a crash. On
-// failure the target is as it was and the temporary file is removed.
+// failure the target is as it was and the temporary file is removed; but
+// for ErrUnsynced, a failure after the rename.
 func (f *File) Commit() error {
 	if err := f.Close(); err != nil {
 		return err
@@ -140,7 +146,7 @@ func (f *File) Commit() error {
 	}
 	f.done = true
 	if err := syncDir(filepath.Dir(f.path)); err != nil {
-		return pathError("sync the folder of", f.path, err)
+		return &fs.PathError{Op: "replace", Path: f.path, Err: fmt.Errorf("%w: %w", ErrUnsynced, unwrapPath(err))}
 	}
 	return nil
 }

@@ -19,7 +19,8 @@
 //     ".<name>.tokenfare-<random>.tmp" beside the target).
 //   - The new file's bytes are on disk before the rename (fsync), and the
 //     rename itself is on disk when Commit returns (fsync of the folder, on
-//     Unix; Windows cannot sync a folder, see below).
+//     Unix; Windows cannot sync a folder, see below). A folder that fails
+//     to sync after the rename is ErrUnsynced: the target is replaced.
 //   - An existing target keeps its permission bits, and on Unix its owner
 //     when the process may set it (root; an owner that cannot be kept is
 //     an error only for root, as for cp -p). A new file gets 0644 minus the

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tokenfare/tokenfare/gateway/litellm"
+	"github.com/tokenfare/tokenfare/internal/atomicfile"
 	"github.com/tokenfare/tokenfare/pricing"
 	"github.com/tokenfare/tokenfare/reports"
 	"github.com/tokenfare/tokenfare/tariffs"
@@ -268,7 +269,7 @@ func (w *configWrite) run(cmd *cobra.Command, cat *tariffs.Catalog, bl *pricing.
 		return nil
 	}
 	if err := litellm.WriteFile(w.path, w.old, u.Data); err != nil {
-		if errors.Is(err, litellm.ErrChanged) {
+		if errors.Is(err, litellm.ErrChanged) || errors.Is(err, atomicfile.ErrUnsynced) {
 			return usageError(fmt.Errorf("write %s: %w", w.path, err), "")
 		}
 		return usageError(fmt.Errorf("write %s: %w", w.path, err), "nothing was written")
