@@ -24,6 +24,7 @@ type reportOptions struct {
 	xlsx     string
 	focus    string
 	focusRaw bool     // text cells of the FOCUS file as they are, for tools
+	focusVer reports.FOCUSVersion
 	provider []string // provider usage and cost exports: the workbook's Provider usage sheet
 }
 
@@ -59,6 +60,7 @@ are written atomically: a failed run leaves no partial file.`,
 	cmd.Flags().StringVar(&opts.source.month, "month", "", "calendar month to report, e.g. 2026-10, in --tz (required)")
 	cmd.Flags().StringVar(&opts.xlsx, "xlsx", "", "write the workbook to this file")
 	cmd.Flags().StringVar(&opts.focus, "focus", "", "write the FOCUS 1.2 CSV to this file (.gz compresses)")
+	cmd.Flags().Var(&opts.focusVer, "focus-version", "FOCUS version of the --focus file: 1.2 or 1.3 (adds ServiceProviderName, HostProviderName and AI keys in SkuPriceDetails)")
 	cmd.Flags().BoolVar(&opts.focusRaw, "focus-raw-text", false, "write text cells of the FOCUS file as they are, without the ' that keeps a spreadsheet from running them")
 	cmd.Flags().StringArrayVar(&opts.provider, "provider-usage", nil, "provider usage or cost export, format detected from content (repeatable): adds the Provider usage sheet")
 	completeSource(cmd)
@@ -143,7 +145,7 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 	if opts.focus != "" {
 		charges := e.Charges()
 		f, err := writeAtomic(opts.focus, func(w io.Writer) error {
-			return writeMaybeGzip(w, opts.focus, charges, from, until, focusText(opts.focusRaw))
+			return writeMaybeGzip(w, opts.focus, charges, from, until, reports.FOCUSFormat{Version: opts.focusVer, Text: focusText(opts.focusRaw)})
 		})
 		if err != nil {
 			return err
@@ -196,7 +198,7 @@ func focusText(raw bool) reports.FOCUSText {
 	return reports.FOCUSSheetSafe
 }
 
-func writeMaybeGzip(w io.Writer, name string, charges iter.Seq[pricing.Charge], from, until time.Time, text reports.FOCUSText) error {
+func writeMaybeGzip(w io.Writer, name string, charges iter.Seq[pricing.Charge], from, until time.Time, text reports.FOCUSFormat) error {
 	if !strings.HasSuffix(name, ".gz") {
 		return reports.WriteFOCUS(w, charges, from, until, text)
 	}
