@@ -23,7 +23,7 @@ type reportOptions struct {
 	source   sourceOptions
 	xlsx     string
 	focus    string
-	focusRaw bool     // text cells of the FOCUS file as they are, for tools
+	focusRaw bool // text cells of the FOCUS file as they are, for tools
 	focusVer reports.FOCUSVersion
 	provider []string // provider usage and cost exports: the workbook's Provider usage sheet
 }
