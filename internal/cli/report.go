@@ -23,9 +23,10 @@ type reportOptions struct {
 	source   sourceOptions
 	xlsx     string
 	focus    string
-	focusRaw bool // text cells of the FOCUS file as they are, for tools
-	focusVer reports.FOCUSVersion
+	focusRaw bool     // text cells of the FOCUS file as they are, for tools
 	provider []string // provider usage and cost exports: the workbook's Provider usage sheet
+
+	focusVersion reports.FOCUSVersion
 }
 
 func newReportCmd(a *app) *cobra.Command {
@@ -60,7 +61,7 @@ are written atomically: a failed run leaves no partial file.`,
 	cmd.Flags().StringVar(&opts.source.month, "month", "", "calendar month to report, e.g. 2026-10, in --tz (required)")
 	cmd.Flags().StringVar(&opts.xlsx, "xlsx", "", "write the workbook to this file")
 	cmd.Flags().StringVar(&opts.focus, "focus", "", "write the FOCUS 1.2 CSV to this file (.gz compresses)")
-	cmd.Flags().Var(&opts.focusVer, "focus-version", "FOCUS version of the --focus file: 1.2 or 1.3 (adds ServiceProviderName, HostProviderName and AI keys in SkuPriceDetails)")
+	cmd.Flags().Var(&opts.focusVersion, "focus-version", "FOCUS version of the --focus file: 1.2 or 1.3 (adds ServiceProviderName, HostProviderName and AI keys in SkuPriceDetails)")
 	cmd.Flags().BoolVar(&opts.focusRaw, "focus-raw-text", false, "write text cells of the FOCUS file as they are, without the ' that keeps a spreadsheet from running them")
 	cmd.Flags().StringArrayVar(&opts.provider, "provider-usage", nil, "provider usage or cost export, format detected from content (repeatable): adds the Provider usage sheet")
 	completeSource(cmd)
@@ -145,7 +146,7 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 	if opts.focus != "" {
 		charges := e.Charges()
 		f, err := writeAtomic(opts.focus, func(w io.Writer) error {
-			return writeMaybeGzip(w, opts.focus, charges, from, until, reports.FOCUSFormat{Version: opts.focusVer, Text: focusText(opts.focusRaw)})
+			return writeMaybeGzip(w, opts.focus, charges, from, until, reports.FOCUSFormat{Version: opts.focusVersion, Text: focusText(opts.focusRaw)})
 		})
 		if err != nil {
 			return err
