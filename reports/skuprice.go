@@ -41,8 +41,8 @@ const skuPriceEligibility = `{"IsGlobalScope":true}`
 // version in force). A row's SkuPriceId is the one the cost and usage
 // export gives the charges at that price, so the two join on it. Usage
 // types a rate set reaches through its fallback (cache reads at the input
-// price) have rows at that price; a request fee has a row only where the
-// tariff lists one. text says whether text cells are made safe for
+// price) have rows at that price; a request fee and reasoning tokens
+// (otherwise output) have rows only where the tariff lists their price. text says whether text cells are made safe for
 // spreadsheets.
 func WriteFOCUSSkuPrice(w io.Writer, cat *tariffs.Catalog, text FOCUSText) error {
 	cw := csv.NewWriter(w)
@@ -120,13 +120,18 @@ func (sp *skuPrice) rows(updated time.Time) [][]string {
 	var rows [][]string
 	for i := range tariffs.NumUsage {
 		u := tariffs.Usage(i)
-		if !sp.rates.Priced(u) || (u == tariffs.Request && !sp.rates.Listed(u)) {
+		if !sp.rates.Priced(u) || (apartOnly(u) && !sp.rates.Listed(u)) {
 			continue
 		}
 		rows = append(rows, sp.row(u, updated))
 	}
 	return rows
 }
+
+// apartOnly reports whether usage type u is a charge of its own only where
+// the tariff lists its price: a request fee, and reasoning, which is
+// otherwise output.
+func apartOnly(u tariffs.Usage) bool { return u == tariffs.Request || u == tariffs.Reasoning }
 
 // row returns the row of usage type u at the price point, in the order of
 // SkuPriceColumns.
