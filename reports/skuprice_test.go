@@ -160,7 +160,7 @@ func TestFOCUSVersions(t *testing.T) {
 			"SkuPriceDetails": `{"x_TariffVersion":"acme@peak","x_PricingPeriod":"peak","x_PromptTier":0}`},
 			[]string{"ServiceProviderName", "HostProviderName"}},
 		{FOCUS13, len(FOCUSColumns) + 2, map[string]string{"ProviderName": "ACME", "ServiceProviderName": "ACME", "HostProviderName": "ACME",
-			"ServiceName": "ACME Inference",
+			"ServiceName":     "ACME Inference",
 			"SkuPriceDetails": `{"x_TariffVersion":"acme@peak","x_PricingPeriod":"peak","x_PromptTier":0,"x_ModelDeveloper":"ACME","x_ModelId":"acme-1","x_TokenDirection":"Input","x_CacheAction":"Read"}`}, nil},
 	}
 	for _, tt := range tests {
