@@ -374,6 +374,36 @@ func TestFOCUSConformance(t *testing.T) {
 	}
 }
 
+// TestFOCUSRulesNotApplicable: a rule docs/focus.md lists as not applying
+// to a token cost dataset (testdata/focus/model-1.2-not-applicable.json)
+// is not among the rules checked, and each has a reason.
+func TestFOCUSRulesNotApplicable(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "focus", "model-1.2-not-applicable.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var na struct{ NotApplicable map[string][]string }
+	if err := json.Unmarshal(data, &na); err != nil {
+		t.Fatal(err)
+	}
+	checked := loadFOCUSModel(t, "model-1.2-rules.json", "model-1.3-rules.json").ModelRules
+	n := 0
+	for reason, ids := range na.NotApplicable {
+		for _, id := range ids {
+			n++
+			if r, ok := checked[id]; ok && !r.ValidationCriteria.Requirement.usesRules() {
+				t.Errorf("%s is checked and listed as not applying (%s)", id, reason)
+			}
+		}
+		if strings.TrimSpace(reason) == "" {
+			t.Errorf("rules %v listed without a reason", ids)
+		}
+	}
+	if n < 250 {
+		t.Errorf("%d rules listed as not applying: the list lost rules", n)
+	}
+}
+
 // cloneDataset copies d so that a case can change it.
 func cloneDataset(d focusDataset) focusDataset {
 	c := focusDataset{header: slices.Clone(d.header)}
