@@ -68,6 +68,7 @@ are written atomically: a failed run leaves no partial file.`,
 	cmd.Flags().BoolVar(&opts.focusRaw, "focus-raw-text", false, "write text cells of the FOCUS file as they are, without the ' that keeps a spreadsheet from running them")
 	cmd.Flags().StringArrayVar(&opts.provider, "provider-usage", nil, "provider usage or cost export, format detected from content (repeatable): adds the Provider usage sheet")
 	completeSource(cmd)
+	completeWith(cmd, "focus-version", reports.FOCUS12.String(), reports.FOCUS13.String())
 	return cmd
 }
 
