@@ -28,6 +28,9 @@ func TestOutputFilesReplacedInPlace(t *testing.T) {
 		{"report --xlsx", func(out string) []string {
 			return []string{"report", "--calls", sample, "--month", "2026-10", "--xlsx", out}
 		}, "PK"},
+		{"tariffs export --out", func(out string) []string {
+			return []string{"tariffs", "export", "--focus-sku-price", "--out", out}
+		}, "ChargeCategory,"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
