@@ -104,7 +104,14 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 			three.AddCall(c, pc)
 		}
 	}
-	e, err := a.priceSource(cmd.Context(), &opts.source, eopts, each)
+	var observers []pricing.Observer
+	if each != nil {
+		observers = append(observers, pricing.ObserverFunc(func(c *ledger.Call, pc *pricing.PricedCall) error {
+			each(c, pc)
+			return nil
+		}))
+	}
+	e, err := a.priceSource(cmd.Context(), &opts.source, eopts, observers...)
 	if err != nil {
 		return err
 	}
