@@ -385,6 +385,31 @@ func TestInterrupt(t *testing.T) {
 	}
 }
 
+// TestClosedPipeStopsReading runs price on a stdin that hands out the
+// sample month and then stays open, with a stdout whose reader has gone:
+// the first line that cannot be written ends the run at once, exit 0 and
+// nothing said, without waiting for the rest of the input.
+func TestClosedPipeStopsReading(t *testing.T) {
+	data, err := os.ReadFile(sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	quit := make(chan struct{})
+	defer close(quit)
+	var errb bytes.Buffer
+	a := &app{stdin: &slowStdin{data: data, quit: quit}, stdout: failingWriter{syscall.EPIPE}, stderr: &errb, now: time.Now}
+	done := make(chan int, 1)
+	go func() { done <- runContext(context.Background(), a, []string{"price", "--calls", "-"}) }()
+	select {
+	case code := <-done:
+		if code != exitOK || strings.Contains(errb.String(), "Error") || strings.Contains(errb.String(), "rows:") {
+			t.Errorf("exit %d, stderr %q; want exit 0, no error and no rows: line", code, errb.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("price still reads stdin 10 s after its output failed")
+	}
+}
+
 // brokenStdin fails with an I/O error after its data.
 type brokenStdin struct{ data []byte }
 
