@@ -146,9 +146,10 @@ func runError(err error) error {
 // reportRun tells on stderr what a run met: rejected rows, each file's
 // accounting, and notes on what was priced.
 func (a *app) reportRun(res *run.Result) {
-	e := res.Engine
-	a.reportRows(e.Rows(), res.Unlisted)
+	a.reportRows(res.Engine.Rows(), res.Unlisted)
 	if len(res.PushedDown) > 0 {
+		// Summed in the database: no per-file lines, and the notes on
+		// unpriced quantities and first-token times are row mode's.
 		a.reportFolded(res)
 		a.reportCalendarGaps(res.CalendarGaps)
 		return
