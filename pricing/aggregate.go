@@ -54,6 +54,8 @@ func (e *Engine) AddAggregate(a *ledger.Aggregate, billedBy tariffs.BillingTime)
 	if pc.Outcome == Outside {
 		return nil
 	}
+	e.span.see(a.First)
+	e.span.see(a.Last)
 	q := QuantitiesOf(a.Tokens, a.Tools)
 	q[tariffs.Request] = a.Calls
 	if !e.total.addChecked(&q) {

@@ -1,6 +1,7 @@
 package pricing
 
 import (
+	"sort"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -21,9 +22,12 @@ type Chargeback struct {
 	From, Until  time.Time // the period, [From, Until)
 	Currencies   []string  // of the priced calls, sorted
 	By           []Dim
-	Gateway      ChargebackLine   // the whole gateway: every call read in the period
-	Lines        []ChargebackLine // by the dimensions, in the order of Reconcile's groups
+	Gateway      ChargebackLine   // the whole gateway: every call read in the period (but excluded keys')
+	Lines        []ChargebackLine // by the dimensions, dearest first (see Chargeback)
 	BlendedPrice []BlendModel     // the gateway's blended prices that AtBlended uses
+	// Excluded sums the calls of the keys left out (SplitKeys), when any
+	// were: Gateway plus Excluded is every call read in the period.
+	Excluded *ChargebackLine
 }
 
 // ChargebackLine is one consumer's account.
@@ -51,6 +55,9 @@ type ChargebackLine struct {
 	// ReasoningShare is reasoning tokens over output tokens; not valid
 	// without output.
 	ReasoningShare decimal.NullDecimal
+	// CacheHitTokens are the tokens of calls answered from the gateway's
+	// cache, kept out of Tokens: no provider billed them.
+	CacheHitTokens int64
 
 	peakQty, timedQty int64
 }
@@ -58,6 +65,11 @@ type ChargebackLine struct {
 // Chargeback builds the accounts of every group of the engine over the
 // period [from, until) it priced, keeping the lines keep accepts (nil: all).
 // The gateway line and the blended prices always cover every call.
+//
+// Lines come dearest first: by official cost descending, then recorded
+// spend descending, then by their values as Reconcile orders its groups
+// (dimension by dimension in the order of the dimensions' names), so the
+// order is the same on every run.
 func (e *Engine) Chargeback(from, until time.Time, keep func(*ChargebackLine) bool) *Chargeback {
 	rec := e.Reconcile()
 	blend := e.BlendWindow(from, until, ModePerModel)
@@ -68,7 +80,7 @@ func (e *Engine) Chargeback(from, until time.Time, keep func(*ChargebackLine) bo
 	order := make([]*ChargebackLine, 0, len(rec.Groups))
 	for i := range rec.Groups {
 		g := &rec.Groups[i]
-		l := &ChargebackLine{Key: g.Key, KeyAlias: g.KeyAlias, Calls: g.Calls, Tokens: g.Tokens,
+		l := &ChargebackLine{Key: g.Key, KeyAlias: g.KeyAlias, Calls: g.Calls, Tokens: g.Tokens, CacheHitTokens: g.CacheHitTokens,
 			Official: g.Official, Recorded: g.Recorded, Diff: g.Gap, AtBlended: decimal.Zero}
 		lines[g.Key] = l
 		order = append(order, l)
@@ -77,7 +89,11 @@ func (e *Engine) Chargeback(from, until time.Time, keep func(*ChargebackLine) bo
 	gw.Official, gw.Recorded, gw.AtBlended = rec.Totals.Official, rec.Totals.Recorded, decimal.Zero
 	gw.Calls, gw.Diff = rec.Totals.Calls, rec.Totals.Gap
 	for _, b := range e.sortedBuckets() {
-		gw.Tokens.add(&b.Qty)
+		if b.k.outcome == CacheHit {
+			gw.CacheHitTokens += b.Qty.Tokens()
+		} else {
+			gw.Tokens.add(&b.Qty)
+		}
 		if b.k.outcome != Priced {
 			continue
 		}
@@ -98,12 +114,64 @@ func (e *Engine) Chargeback(from, until time.Time, keep func(*ChargebackLine) bo
 	for _, l := range append(order, gw) {
 		l.finish()
 	}
+	sort.SliceStable(order, func(i, j int) bool {
+		if c := order[i].Official.Cmp(order[j].Official); c != 0 {
+			return c > 0
+		}
+		return order[i].Recorded.GreaterThan(order[j].Recorded)
+	})
 	for _, l := range order {
 		if keep == nil || keep(l) {
 			cb.Lines = append(cb.Lines, *l)
 		}
 	}
 	return cb
+}
+
+// SplitKeys parts the engine's calls by key: kept holds the buckets of
+// the keys match refuses, matched those of the keys it accepts (given the
+// key's hash and its alias, "" when none is known), with the names
+// matched (alias or hash) in sort order. Both keep e's row accounting.
+// The engine must group by key.
+func (e *Engine) SplitKeys(match func(key, alias string) (string, bool)) (kept, matched *Engine, names []string) {
+	kept, matched = e.empty(e.opts.Dims), e.empty(e.opts.Dims)
+	found := map[string]bool{}
+	// Aliases are per key: the alias of a key is the first among its buckets'.
+	aliases := map[string]string{}
+	for k, b := range e.buckets {
+		aliases[k.key] = firstAlias(aliases[k.key], b.KeyAlias)
+	}
+	for k, b := range e.buckets {
+		into := kept
+		if name, ok := match(k.key, aliases[k.key]); ok {
+			into, found[name] = matched, true
+		}
+		into.mergeBucket(k, b)
+	}
+	return kept, matched, sortedSet(found)
+}
+
+// Line returns the engine's whole account as one line: what
+// Chargeback's gateway line would be, without the blend.
+func (e *Engine) Line() ChargebackLine {
+	rec := e.reconcileGroups()
+	l := ChargebackLine{Calls: rec.Totals.Calls, Official: rec.Totals.Official, Recorded: rec.Totals.Recorded,
+		Diff: rec.Totals.Gap, AtBlended: decimal.Zero}
+	for _, b := range e.buckets {
+		if b.k.outcome == CacheHit {
+			l.CacheHitTokens += b.Qty.Tokens()
+			continue
+		}
+		l.Tokens.add(&b.Qty)
+		if b.k.outcome == Priced {
+			timed, peak := timedTokens(b)
+			l.timedQty += timed
+			l.peakQty += peak
+		}
+	}
+	l.finish()
+	l.AtBlended, l.Subsidy = decimal.Zero, decimal.Zero
+	return l
 }
 
 func (l *ChargebackLine) finish() {

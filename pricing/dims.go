@@ -91,6 +91,10 @@ type GroupKey struct {
 	Outcome Outcome   // DimPeriod: what became of the calls (Priced when not grouped by period)
 	Version string    // DimVersion: tariff version name; empty when none was in force
 	Host    string    // DimHost: the host the call's model was looked up among; "" for the first-party lists
+	// Provider is the tariff provider of the group's model, in a Month's
+	// ByProvider only (no dimension groups by it); "" when no tariff knows
+	// the model.
+	Provider string
 }
 
 // Value returns the key's value in dimension d as text: a day as

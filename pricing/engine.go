@@ -207,7 +207,27 @@ type Engine struct {
 	foldedCalls   int64
 	lastVariant   variant   // the last call's service tier and region, and its interned id
 	lastVariantID variantID //
+	span          Span      // billing instants of the calls inside the window
 }
+
+// Span is the first and last billing instant of the calls an engine
+// counted inside its window (every outcome but Outside and Overlap); both
+// zero when there was none.
+type Span struct{ First, Last time.Time }
+
+// see widens the span to t.
+func (s *Span) see(t time.Time) {
+	if s.First.IsZero() || t.Before(s.First) {
+		s.First = t
+	}
+	if t.After(s.Last) {
+		s.Last = t
+	}
+}
+
+// Span returns the first and last billing instant of the calls counted
+// inside the window.
+func (e *Engine) Span() Span { return e.span }
 
 // unsureKey is a model and what its calendar knows of some days.
 type unsureKey struct {
@@ -335,6 +355,9 @@ func (e *Engine) AddPriced(c *ledger.Call) PricedCall {
 	switch pc.Outcome {
 	case Outside, Overlap:
 		return pc
+	}
+	e.span.see(pc.At)
+	switch pc.Outcome {
 	case Duplicate:
 		// Counted once: only the spend the gateway recorded on the second
 		// row is kept, to be explained.
