@@ -32,7 +32,7 @@ type Month struct {
 	// models no tariff knows make a group of their own, with Provider "".
 	ByProvider []Group
 	Daily      []Group // by day
-	ModelDaily     []Group // by model and day
+	ModelDaily []Group // by model and day
 	// Blend is the per-model blend of the BlendDays calendar days before
 	// Until, from BlendFrom, every call priced at the tariff in force at
 	// Until, as the blend command does by default.
