@@ -34,6 +34,7 @@ type chargebackLineDoc struct {
 	Calls          int64             `json:"calls"`
 	Tokens         tokensDoc         `json:"tokens"`
 	ToolUses       *toolUsesDoc      `json:"tool_uses,omitempty"`
+	CacheHitTokens int64             `json:"cache_hit_tokens,omitempty"`
 	Official       string            `json:"official"`
 	Recorded       string            `json:"recorded"`
 	Difference     string            `json:"difference"`
@@ -57,7 +58,8 @@ func newChargebackDoc(c *pricing.Chargeback) *chargebackDoc {
 }
 
 func newChargebackLineDoc(by []pricing.Dim, l *pricing.ChargebackLine, keyed bool) chargebackLineDoc {
-	doc := chargebackLineDoc{Calls: l.Calls, Tokens: newTokensDoc(l.Tokens), ToolUses: toolUsesOf(l.Tokens), Official: l.Official.String(),
+	doc := chargebackLineDoc{Calls: l.Calls, Tokens: newTokensDoc(l.Tokens), ToolUses: toolUsesOf(l.Tokens), CacheHitTokens: l.CacheHitTokens,
+		Official: l.Official.String(),
 		Recorded: l.Recorded.String(), Difference: l.Diff.String(), PeakShare: ratioText(l.PeakShare),
 		AtBlended: l.AtBlended.String(), Subsidy: l.Subsidy.String(), ReasoningShare: ratioText(l.ReasoningShare)}
 	if keyed {
@@ -95,7 +97,7 @@ func csvChargeback(w io.Writer, c *pricing.Chargeback) error {
 	cols := chargebackColumns(c)
 	cw.Write(append(cols, "calls", "input", "cache_read", "cache_write", "output", "reasoning", "official", "recorded",
 		"difference", "peak_share", "gateway_peak_share", "at_blended", "subsidy", "reasoning_share",
-		"cache_write_1h", "web_search", "web_fetch", "file_search", "currency"))
+		"cache_write_1h", "web_search", "web_fetch", "file_search", "cache_hit_tokens", "currency"))
 	cur, gwPeak := currencyText(c.Currencies), ratioText(c.Gateway.PeakShare)
 	for i := range c.Lines {
 		l := &c.Lines[i]
@@ -108,7 +110,7 @@ func csvChargeback(w io.Writer, c *pricing.Chargeback) error {
 		row = append(row, itoa(l.Calls), itoa(t.Input), itoa(t.CacheRead), itoa(t.CacheWrite), itoa(t.Output),
 			itoa(t.Reasoning), l.Official.String(), l.Recorded.String(), l.Diff.String(), ratioText(l.PeakShare), gwPeak,
 			l.AtBlended.String(), l.Subsidy.String(), ratioText(l.ReasoningShare),
-			itoa(t.CacheWrite1h), itoa(t.WebSearch), itoa(t.WebFetch), itoa(t.FileSearch), cur)
+			itoa(t.CacheWrite1h), itoa(t.WebSearch), itoa(t.WebFetch), itoa(t.FileSearch), itoa(l.CacheHitTokens), cur)
 		cw.Write(row)
 	}
 	cw.Flush()

@@ -8,6 +8,7 @@ import (
 	"github.com/shopspring/decimal"
 	"github.com/xuri/excelize/v2"
 
+	"github.com/tokenfare/tokenfare/pricing"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
 
@@ -27,6 +28,9 @@ func (wb *workbook) summary(f *excelize.File, s *styles) error {
 		{{v: "tokenfare monthly report — " + wb.monthName()}},
 		{},
 		{{v: "Period"}, {v: periodText(m.From, m.Until, m.Zone)}},
+		{{v: "Data from"}, wb.instantCell(m.Span.First), {v: "first billing instant (UTC)"}},
+		{{v: "Data through"}, wb.instantCell(m.Span.Last), {v: "last billing instant (UTC)"}},
+		wb.coverageLine(),
 		{{v: "Time zone"}, {v: zone + " (days, the Daily and Peak share sheets, FOCUS charge periods)"}},
 		{{v: "Currency"}, {v: orDefault(wb.cur, "none priced")}},
 		{},
@@ -38,6 +42,9 @@ func (wb *workbook) summary(f *excelize.File, s *styles) error {
 		{{v: "Gap explained (Discrepancies)"}, moneyCell(explained, wb.cur), {v: explained.String(), right: true}},
 		{{v: "Calls"}, {v: rec.Totals.Calls}},
 		{},
+	}
+	lines = append(lines, wb.providerLines()...)
+	lines = append(lines, [][]cell{
 		{{v: "Rows read", bold: true}, {v: r.Read, bold: true}},
 		{{v: "priced"}, {v: r.Priced}},
 		{{v: "unpriced (no tariff)"}, {v: r.Unpriced}},
@@ -48,7 +55,7 @@ func (wb *workbook) summary(f *excelize.File, s *styles) error {
 		{{v: "cache hit (gateway's cache)"}, {v: r.CacheHit}},
 		{{v: "outside the month"}, {v: r.Outside}},
 		{},
-	}
+	}...)
 	lines = append(lines, wb.versionLines()...)
 	lines = append(lines, []cell{}, []cell{{v: "Produced", bold: true}})
 	lines = append(lines,
@@ -92,7 +99,76 @@ func (wb *workbook) summary(f *excelize.File, s *styles) error {
 			return err
 		}
 	}
-	return pageSetup(f, sheet)
+	return pageSetup(f, sheet, 1)
+}
+
+// instantCell is an instant in UTC, or a dash when there is none.
+func (wb *workbook) instantCell(t time.Time) cell {
+	if t.IsZero() {
+		return cell{v: "-"}
+	}
+	return cell{v: t.UTC()}
+}
+
+// coverageLine says whether the data covers the whole month.
+func (wb *workbook) coverageLine() []cell {
+	m := wb.m
+	month, covered := m.Days()
+	switch {
+	case m.Span.Last.IsZero():
+		return []cell{{v: "Coverage"}, {v: "no call in the month"}}
+	case m.Partial():
+		last := m.Span.Last.In(m.Zone)
+		return []cell{{v: "Coverage", bold: true}, {v: fmt.Sprintf("partial month: data through %s (%s), %d of %d days",
+			last.Format("2006-01-02 15:04"), m.Zone, covered, month), bold: true}}
+	}
+	return []cell{{v: "Coverage"}, {v: fmt.Sprintf("whole month: data through its last day (%d days)", month)}}
+}
+
+// providerLines are the month's totals per provider, each in its
+// currency, with what the provider billed when its cost exports were read.
+func (wb *workbook) providerLines() [][]cell {
+	billed := map[string]*pricing.ProviderTotals{}
+	head := []cell{{v: "By provider", bold: true}, {v: "Official cost", bold: true}, {v: "Recorded spend", bold: true},
+		{v: "Calls", bold: true}, {v: "Currency", bold: true}}
+	if tw := wb.x.ThreeWay; tw != nil {
+		for i := range tw.Providers {
+			billed[tw.Providers[i].Provider] = &tw.Providers[i]
+		}
+		head = append(head, cell{v: "Billed by the provider", bold: true}, cell{v: "Billed − recorded", bold: true})
+	}
+	out := [][]cell{head}
+	for i := range wb.m.ByProvider {
+		g := &wb.m.ByProvider[i]
+		cur := wb.curOf(g)
+		line := []cell{{v: providerName(g.Key.Provider)}, moneyCell(g.Official, cur), moneyCell(g.Recorded, cur), {v: g.Calls}, {v: cur}}
+		if p := billed[g.Key.Provider]; p != nil && p.HasBilled {
+			line = append(line, moneyCell(p.Billed, p.Currency), nullMoney(p.Gap, p.Currency))
+		} else if wb.x.ThreeWay != nil {
+			line = append(line, cell{v: "no cost export"})
+		}
+		out = append(out, line)
+	}
+	if tw := wb.x.ThreeWay; tw != nil {
+		// Providers the exports bill that priced no call of the month.
+		for i := range tw.Providers {
+			p := &tw.Providers[i]
+			if p.HasBilled && !wb.hasProvider(p.Provider) {
+				out = append(out, []cell{{v: p.Provider}, {}, moneyCell(p.Recorded, p.Currency), {v: p.GatewayCalls}, {v: p.Currency},
+					moneyCell(p.Billed, p.Currency), nullMoney(p.Gap, p.Currency)})
+			}
+		}
+	}
+	return append(out, []cell{})
+}
+
+func (wb *workbook) hasProvider(name string) bool {
+	for _, g := range wb.m.ByProvider {
+		if g.Key.Provider == name {
+			return true
+		}
+	}
+	return false
 }
 
 // versionLines lists the tariff versions that priced calls, with their

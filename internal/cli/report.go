@@ -13,7 +13,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tokenfare/tokenfare/internal/yamlin"
 	"github.com/tokenfare/tokenfare/ledger"
+	"github.com/tokenfare/tokenfare/ledger/dedup"
 	"github.com/tokenfare/tokenfare/pricing"
 	"github.com/tokenfare/tokenfare/reports"
 	"github.com/tokenfare/tokenfare/tariffs"
@@ -25,6 +27,8 @@ type reportOptions struct {
 	focus    string
 	focusRaw bool     // text cells of the FOCUS file as they are, for tools
 	provider []string // provider usage and cost exports: the workbook's Provider usage sheet
+	budgets  string   // budgets file: the workbook's Budget sheet
+	compare  string   // the month to compare with: the workbook's Month over month sheet
 }
 
 func newReportCmd(a *app) *cobra.Command {
@@ -61,6 +65,8 @@ are written atomically: a failed run leaves no partial file.`,
 	cmd.Flags().StringVar(&opts.focus, "focus", "", "write the FOCUS 1.2 CSV to this file (.gz compresses)")
 	cmd.Flags().BoolVar(&opts.focusRaw, "focus-raw-text", false, "write text cells of the FOCUS file as they are, without the ' that keeps a spreadsheet from running them")
 	cmd.Flags().StringArrayVar(&opts.provider, "provider-usage", nil, "provider usage or cost export, format detected from content (repeatable): adds the Provider usage sheet")
+	cmd.Flags().StringVar(&opts.budgets, "budgets", "", "budgets file (YAML: monthly amounts per team or key, docs/workbook.md): adds the Budget sheet")
+	cmd.Flags().StringVar(&opts.compare, "compare", "", "an earlier month read from the same sources, e.g. 2026-09: adds the Month over month sheet")
 	completeSource(cmd)
 	return cmd
 }
@@ -104,6 +110,18 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 			three.AddCall(c, pc)
 		}
 	}
+	plan, err := readBudgets(opts.budgets)
+	if err != nil {
+		return err
+	}
+	prev, err := opts.previous(cat, eopts)
+	if err != nil {
+		return err
+	}
+	if prev != nil {
+		defer prev.close()
+		each = prev.feed(each)
+	}
 	e, err := a.priceSource(cmd.Context(), &opts.source, eopts, each)
 	if err != nil {
 		return err
@@ -134,7 +152,17 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 		if len(a.overlays) > 0 {
 			prov.Tariffs += ", overlaid with " + strings.Join(a.overlays, ", ")
 		}
-		f, err := writeAtomic(opts.xlsx, func(w io.Writer) error { return reports.WriteWorkbook(w, month, prov, tw) })
+		x := reports.Extras{ThreeWay: tw}
+		if plan != nil {
+			x.Budgets = month.Budgets(plan)
+		}
+		if prev != nil {
+			x.Change = month.CompareMonths(prev.e, prev.from, prev.until)
+			if x.Change.Previous.Calls == 0 {
+				fmt.Fprintf(a.stderr, "note: --compare %s: the sources hold no call of that month\n", opts.compare)
+			}
+		}
+		f, err := writeAtomic(opts.xlsx, func(w io.Writer) error { return reports.WriteWorkbook(w, month, prov, x) })
 		if err != nil {
 			return err
 		}
@@ -182,6 +210,64 @@ func blendEngine(cat *tariffs.Catalog, month pricing.Options) (*pricing.Engine, 
 		}
 	}
 }
+
+// readBudgets reads --budgets; nil without it.
+func readBudgets(path string) (*pricing.BudgetPlan, error) {
+	if path == "" {
+		return nil, nil
+	}
+	data, err := yamlin.ReadFile(path)
+	if err != nil {
+		return nil, usageError(fmt.Errorf("read budgets: %w", unwrapPathError(err)), "check the path given to --budgets")
+	}
+	plan, err := pricing.ParseBudgets(path, data)
+	if err != nil {
+		return nil, usageError(err, "see docs/workbook.md, \"Budgets\", for the file's format")
+	}
+	return plan, nil
+}
+
+// previousMonth prices the calls of --compare's month, fed the calls the
+// report's own engine found outside its month, with a duplicate set of
+// its own (the report's engine does not look outside its month for them).
+type previousMonth struct {
+	e           *pricing.Engine
+	seen        *dedup.Set
+	from, until time.Time
+}
+
+// previous returns the engine of --compare's month; nil without it.
+func (o *reportOptions) previous(cat *tariffs.Catalog, month pricing.Options) (*previousMonth, error) {
+	if o.compare == "" {
+		return nil, nil
+	}
+	from, until, err := parseMonth(o.compare, month.Zone)
+	if err != nil {
+		return nil, usageError(fmt.Errorf("--compare: %w", err), "write e.g. --compare 2026-09")
+	}
+	if from.Equal(month.Since) {
+		return nil, usageError(fmt.Errorf("--compare %s is the month reported", o.compare), "give an earlier month")
+	}
+	seen := dedup.New(dedup.Options{})
+	e := pricing.New(cat, pricing.Options{Billing: month.Billing, Since: from, Until: until, Zone: month.Zone, Seen: seen,
+		Dims: []pricing.Dim{pricing.DimModel, pricing.DimTeam}})
+	return &previousMonth{e: e, seen: seen, from: from, until: until}, nil
+}
+
+// feed returns each, calling it first, that also prices into the previous
+// month's engine every call outside the reported month.
+func (p *previousMonth) feed(each func(*ledger.Call, *pricing.PricedCall)) func(*ledger.Call, *pricing.PricedCall) {
+	return func(c *ledger.Call, pc *pricing.PricedCall) {
+		if each != nil {
+			each(c, pc)
+		}
+		if pc.Outcome == pricing.Outside {
+			p.e.AddPriced(c)
+		}
+	}
+}
+
+func (p *previousMonth) close() { p.seen.Close() }
 
 // allNew is a Seen for an engine fed only calls another engine found new.
 type allNew struct{}
