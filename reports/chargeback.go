@@ -26,6 +26,7 @@ type chargebackDoc struct {
 	Rows     rowsDoc             `json:"rows"`
 	By       []string            `json:"by"`
 	Gateway  chargebackLineDoc   `json:"gateway"`
+	Excluded *chargebackLineDoc  `json:"excluded,omitempty"`
 	Lines    []chargebackLineDoc `json:"lines"`
 }
 
@@ -50,6 +51,11 @@ func newChargebackDoc(c *pricing.Chargeback) *chargebackDoc {
 		Gateway: newChargebackLineDoc(c.By, &c.Gateway, false), Lines: []chargebackLineDoc{}}
 	for _, d := range c.By {
 		doc.By = append(doc.By, d.String())
+	}
+	if c.Excluded != nil {
+		x := newChargebackLineDoc(c.By, c.Excluded, false)
+		x.PeakShare, x.AtBlended, x.Subsidy = ratioText(c.Excluded.PeakShare), "", ""
+		doc.Excluded = &x
 	}
 	for i := range c.Lines {
 		doc.Lines = append(doc.Lines, newChargebackLineDoc(c.By, &c.Lines[i], true))
@@ -124,8 +130,13 @@ func tableChargeback(out io.Writer, c *pricing.Chargeback) error {
 	w.Printf("rows      read %d: priced %d, unpriced %d, retired %d, failed %d, duplicate %d, rejected %d, outside %d%s\n",
 		rows.Read, rows.Priced, rows.Unpriced, rows.Retired, rows.Failed, rows.Duplicate, rows.Rejected, rows.Outside,
 		cacheHitNote(rows.CacheHit))
-	w.Printf("gateway   official %s %s, recorded %s, peak share %s, reasoning share %s\n\n",
+	w.Printf("gateway   official %s %s, recorded %s, peak share %s, reasoning share %s\n",
 		money(g.Official), cur, money(g.Recorded), orDash(ratioText(g.PeakShare)), orDash(ratioText(g.ReasoningShare)))
+	if x := c.Excluded; x != nil {
+		w.Printf("excluded  official %s %s, recorded %s, %d call(s) of the keys left out (--exclude-key)\n",
+			money(x.Official), cur, money(x.Recorded), x.Calls)
+	}
+	w.Printf("\n")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	var header []string
 	for _, d := range c.By {
