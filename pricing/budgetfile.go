@@ -135,6 +135,7 @@ func (p *budgetParser) budget(n *yaml.Node) {
 			}
 			b.Name = v.Value
 		case "monthly":
+			amount = true // a bad amount is reported as such, not as missing
 			d, err := decimal.NewFromString(v.Value)
 			switch {
 			case v.Kind != yaml.ScalarNode || err != nil:
@@ -144,7 +145,7 @@ func (p *budgetParser) budget(n *yaml.Node) {
 				p.fail(v.Line, "monthly %s is not above zero", v.Value)
 				continue
 			}
-			b.Monthly, amount = d, true
+			b.Monthly = d
 		default:
 			p.fail(k.Line, "unknown field %q (want team or key, and monthly)", k.Value)
 		}
@@ -159,7 +160,7 @@ func (p *budgetParser) budget(n *yaml.Node) {
 	case !amount:
 		p.fail(n.Line, "the budget has no monthly amount")
 		return
-	case b.Name == "":
+	case b.Name == "" || !b.Monthly.IsPositive():
 		return
 	}
 	id := b.Kind.String() + "\x00" + b.Name

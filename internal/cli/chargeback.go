@@ -13,10 +13,10 @@ import (
 )
 
 type chargebackOptions struct {
-	source sourceOptions
-	by     string
-	key    string
-	team   string
+	source  sourceOptions
+	by      string
+	key     string
+	team    string
 	user    string
 	exclude []string // keys left out, by alias or hash
 	output  string
