@@ -21,7 +21,7 @@ func (wb *workbook) budget() *table {
 			{"Actual (official cost)", kindMoney}, {"Remaining", kindMoney}, {"Share used", kindRatio},
 			{"Projected month end", kindMoney}, {"Projected share", kindRatio}, {"Recorded spend", kindMoney},
 			{"Currency", kindText}, {"Note", kindNote}, {"Budget set at", kindText}},
-		titleCols: 2, empty: "the budgets file holds no budget"}
+		titleCols: 2, noPrint: 1, empty: "the budgets file holds no budget"}
 	for i := range wb.x.Budgets {
 		l := &wb.x.Budgets[i]
 		cur := orDefault(l.Currency, wb.cur)

@@ -147,7 +147,7 @@ func (wb *workbook) byModel() *table {
 	t := &table{sheet: SheetByModel, caption: wb.caption("Official cost against recorded spend by model, model group and host"),
 		cols: []column{{"Model", kindText}, {"Model group", kindText}, {"Host", kindText}, {"Calls", kindInt}, {"Priced calls", kindInt},
 			{"Input tokens", kindInt}, {"Cache read tokens", kindInt}, {"Cache write tokens", kindInt}, {"Cache write 1h tokens", kindInt},
-			{"Output tokens", kindInt}, {"of which reasoning", kindInt}, {"Cache-hit tokens (gateway cache, not billed)", kindInt},
+			{"Output tokens", kindInt}, {"of which reasoning", kindInt}, {"Cache-hit tokens (not billed)", kindInt},
 			{"Official cost", kindMoney}, {"Recorded spend", kindMoney},
 			{"Gap (official − recorded)", kindMoney}, {"Recorded ÷ official", kindRatio}, {"Peak share of tokens", kindRatio}, {"Currency", kindText}}}
 	for i := range wb.m.ByModel {
@@ -188,7 +188,7 @@ func keyName(hash, alias string) string {
 func (wb *workbook) byKey() *table {
 	t := &table{sheet: SheetByKey, caption: wb.caption("Chargeback by API key at official prices, dearest first"),
 		cols: []column{{"Key (alias, else hash)", kindText}, {"Team", kindText}, {"User", kindText}, {"Calls", kindInt},
-			{"Tokens", kindInt}, {"Cache-hit tokens (gateway cache, not billed)", kindInt}, {"Official cost", kindMoney}, {"Recorded spend", kindMoney},
+			{"Tokens", kindInt}, {"Cache-hit tokens (not billed)", kindInt}, {"Official cost", kindMoney}, {"Recorded spend", kindMoney},
 			{"Difference (official − recorded)", kindMoney}, {"Recorded ÷ official", kindRatio},
 			{"Peak share of tokens", kindRatio}, {"Currency", kindText}, {"Key (SHA-256)", kindText}},
 		noPrint: 1, titleCols: 1}
@@ -207,7 +207,7 @@ func (wb *workbook) byKey() *table {
 // groupCols are the columns of a group's calls, tokens and money, after
 // the columns that name it.
 var groupCols = []column{{"Calls", kindInt}, {"Priced calls", kindInt}, {"Input tokens", kindInt}, {"Cache read tokens", kindInt},
-	{"Cache write tokens", kindInt}, {"Output tokens", kindInt}, {"Cache-hit tokens (gateway cache, not billed)", kindInt},
+	{"Cache write tokens", kindInt}, {"Output tokens", kindInt}, {"Cache-hit tokens (not billed)", kindInt},
 	{"Official cost", kindMoney}, {"Recorded spend", kindMoney}, {"Gap (official − recorded)", kindMoney},
 	{"Recorded ÷ official", kindRatio}, {"Peak share of tokens", kindRatio}, {"Currency", kindText}}
 

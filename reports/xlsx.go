@@ -38,6 +38,8 @@ type cell struct {
 	currency string
 	bold     bool
 	right    bool // text aligned right, as the exact amounts in the Summary
+	wrap     bool // long text wrapped within its column (Summary), or across span columns
+	span     int  // Summary: the cell is merged with the span−1 cells right of it
 }
 
 // table is a sheet's table: a caption row, a header row, data rows and an
@@ -415,8 +417,7 @@ func (t *table) lastRow() int {
 	return n
 }
 
-// pageSetup prints the table landscape with its caption and header on
-// every page, the columns left of noPrint only, as many pages wide as its
+// pageSetup prints the table landscape with its header on every page, the columns left of noPrint only, as many pages wide as its
 // columns need to stay legible (the name columns printed on each).
 func (t *table) pageSetup(f *excelize.File, widths []float64, lastRow int) error {
 	printed := len(t.cols) - t.noPrint
@@ -431,7 +432,9 @@ func (t *table) pageSetup(f *excelize.File, widths []float64, lastRow int) error
 	if err := pageSetup(f, t.sheet, wide); err != nil {
 		return err
 	}
-	titles := fmt.Sprintf("'%s'!$%d:$%d", t.sheet, captionRow, headerRow)
+	// The header row, not the caption: a caption runs on across the
+	// columns of the first page and would print cut on the others.
+	titles := fmt.Sprintf("'%s'!$%d:$%d", t.sheet, headerRow, headerRow)
 	if wide > 1 && t.titleCols > 0 {
 		last, _ := excelize.ColumnNumberToName(t.titleCols)
 		titles = fmt.Sprintf("'%s'!$A:$%s,%s", t.sheet, last, titles)
@@ -448,12 +451,14 @@ func (t *table) pageSetup(f *excelize.File, widths []float64, lastRow int) error
 }
 
 // Printed page widths, in characters of column width: a landscape A4 or
-// Letter page holds about 140 at full size; fitting up to 190 keeps the
-// text at 70 % or more, which reads well. A chart beside a table takes
-// about 100.
+// Letter page holds about 110 at full size (LibreOffice's rendering);
+// fitting up to 200 on one page keeps the text at 55 % or more (6 points
+// of the 11 of the cells), a wider table goes on more pages wide with the
+// columns that name its rows on each. A chart beside a table takes about
+// 100.
 const (
-	pageChars  = 190
-	chartChars = 100
+	pageChars  = 200
+	chartChars = 90
 )
 
 // writeHeader writes a header row of cols at row.
