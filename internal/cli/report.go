@@ -38,11 +38,14 @@ func newReportCmd(a *app) *cobra.Command {
 		Short: "Write the monthly FinOps workbook (XLSX) and a FOCUS 1.2 cost export",
 		Long: `Report prices the calls of one calendar month (in --tz) at the official tariffs and writes:
 
-  --xlsx FILE    a workbook for FinOps: Summary (totals, row accounting, tariff versions
-                 and sources), By model, By key, Daily (with a chart), Peak share (with a
-                 chart), Blended prices (the 28 days before the month's end, priced at
-                 the tariff in force at its end as blend does, beside the rates the
-                 gateway recorded at), Discrepancies and Tariffs.
+  --xlsx FILE    a workbook for FinOps: Summary (totals, the data's first and last
+                 billing instant and whether the month is partial, a line per provider,
+                 row accounting, tariff versions and sources), By model, By provider,
+                 By key and By team (dearest first), Daily (with a chart), Peak share
+                 (with a chart), Blended prices (the 28 days before the month's end,
+                 priced at the tariff in force at its end as blend does, beside the rates
+                 the gateway recorded at), Discrepancies and Tariffs; with --budgets a
+                 Budget sheet, with --compare a Month over month sheet.
   --focus FILE   the month's official cost as a FOCUS 1.2 CSV for FinOps tools: one row
                  per day, key, model, tariff version, period and usage type (.gz compresses).
                  A text cell that a spreadsheet would run as a formula (starting with
@@ -53,6 +56,7 @@ Calls billed outside the month are counted as outside. Money cells hold the exac
 rounded to 15 significant digits; the Summary also gives the totals as exact text. Files
 are written atomically: a failed run leaves no partial file.`,
 		Example: `  tokenfare report --calls testdata/sample/spendlogs-2026-10.csv --month 2026-10 --xlsx october.xlsx
+  tokenfare report --calls 'spend-2026-*.csv' --month 2026-10 --compare 2026-09 --budgets budgets.yaml --xlsx oct.xlsx
   tokenfare report --calls spendlogs.csv --month 2026-10 --tz Asia/Shanghai --xlsx oct.xlsx --focus oct-focus.csv.gz`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -125,6 +129,9 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 	e, err := a.priceSource(cmd.Context(), &opts.source, eopts, each)
 	if err != nil {
 		return err
+	}
+	if prev != nil && prev.e.Err() != nil {
+		return fmt.Errorf("--compare %s: %w", opts.compare, prev.e.Err())
 	}
 	var tw *pricing.ThreeWay
 	if three != nil {
