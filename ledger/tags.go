@@ -23,6 +23,28 @@ func SplitTags(tags string) []string {
 // User-Agent header (unless disable_add_user_agent_to_request_tags).
 const userAgentTag = "User-Agent: "
 
+// ParseTags reads request_tags as LiteLLM logs them, a JSON array of
+// strings (empty, [] and null: no tag), into Call.Tags's form; false when
+// raw is no such array.
+func ParseTags(raw []byte) (string, bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return "", true
+	}
+	var list []string
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return "", false
+	}
+	kept := list[:0]
+	for _, t := range list {
+		if t = strings.TrimSpace(t); t != "" && !strings.HasPrefix(t, userAgentTag) && !strings.Contains(t, TagSep) {
+			kept = append(kept, t)
+		}
+	}
+	slices.Sort(kept)
+	return strings.Join(slices.Compact(kept), TagSep), true
+}
+
 // tagsOf reads request_tags as LiteLLM logs them: a JSON array of strings
 // (empty, [] and null: no tag). It returns why the value cannot be read,
 // or "" with the tags set.
@@ -35,18 +57,10 @@ func (p *rowParser) tagsOf(raw []byte, tags *string) string {
 		*tags = t
 		return ""
 	}
-	var list []string
-	if err := json.Unmarshal(raw, &list); err != nil {
+	t, ok := ParseTags(raw)
+	if !ok {
 		return badValue("request_tags", string(raw), "a JSON array of strings")
 	}
-	kept := list[:0]
-	for _, t := range list {
-		if t = strings.TrimSpace(t); t != "" && !strings.HasPrefix(t, userAgentTag) && !strings.Contains(t, TagSep) {
-			kept = append(kept, t)
-		}
-	}
-	slices.Sort(kept)
-	t := strings.Join(slices.Compact(kept), TagSep)
 	if p.tags == nil {
 		p.tags = map[string]string{}
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
 
@@ -22,6 +23,7 @@ type Chargeback struct {
 	From, Until  time.Time // the period, [From, Until)
 	Currencies   []string  // of the priced calls, sorted
 	By           []Dim
+	MetaField    string           // the field of the key's metadata DimMeta groups by
 	Gateway      ChargebackLine   // the whole gateway: every call read in the period (but excluded keys')
 	Lines        []ChargebackLine // by the dimensions, dearest first (see Chargeback)
 	BlendedPrice []BlendModel     // the gateway's blended prices that AtBlended uses
@@ -75,7 +77,7 @@ func (e *Engine) Chargeback(from, until time.Time, keep func(*ChargebackLine) bo
 	blend := e.BlendWindow(from, until, ModePerModel)
 	prices := e.blendedPrices(blend)
 	cb := &Chargeback{Rows: e.rows, From: from.UTC(), Until: until.UTC(), Currencies: rec.Currencies,
-		By: rec.By, BlendedPrice: blend.Models}
+		By: rec.By, MetaField: e.opts.MetaField, BlendedPrice: blend.Models}
 	lines := map[GroupKey]*ChargebackLine{}
 	order := make([]*ChargebackLine, 0, len(rec.Groups))
 	for i := range rec.Groups {
@@ -110,6 +112,9 @@ func (e *Engine) Chargeback(from, until time.Time, keep func(*ChargebackLine) bo
 			x.peakQty += peak
 			x.timedQty += timed
 		}
+	}
+	if e.dims.has(DimTag) {
+		order = splitTags(order)
 	}
 	for _, l := range append(order, gw) {
 		l.finish()
@@ -172,6 +177,85 @@ func (e *Engine) Line() ChargebackLine {
 	l.finish()
 	l.AtBlended, l.Subsidy = decimal.Zero, decimal.Zero
 	return l
+}
+
+// TagPlaces is the decimals to which a call's money is split among its
+// tags; the first tag takes the remainder, so the parts add up exactly.
+const TagPlaces = 12
+
+// splitTags turns lines of tag sets into lines of single tags: a line of
+// n tags is split evenly among them, in tokens and money, the integer
+// remainders to the first tags in sort order and the money's remainder
+// (beyond TagPlaces) to the first tag, so that the lines still add up to
+// the gateway's totals exactly. Calls are not split: a tag's line counts
+// every call that carries it, so the lines' calls add up to more than the
+// gateway's when calls have several tags. Lines that share a tag (and
+// their other groupings) merge. The order is Reconcile's, a merged line
+// at the place of its first part.
+func splitTags(lines []*ChargebackLine) []*ChargebackLine {
+	byKey := map[GroupKey]*ChargebackLine{}
+	var out []*ChargebackLine
+	add := func(part *ChargebackLine) {
+		l := byKey[part.Key]
+		if l == nil {
+			byKey[part.Key] = part
+			out = append(out, part)
+			return
+		}
+		l.merge(part)
+	}
+	for _, l := range lines {
+		tags := ledger.SplitTags(l.Key.Tag)
+		if len(tags) <= 1 {
+			add(l)
+			continue
+		}
+		for i, tag := range tags {
+			add(l.part(i, len(tags), tag))
+		}
+	}
+	for _, l := range out {
+		l.Diff = l.Official.Sub(l.Recorded)
+	}
+	return out
+}
+
+// part returns part i of n of the line, for tag.
+func (l *ChargebackLine) part(i, n int, tag string) *ChargebackLine {
+	p := &ChargebackLine{Key: l.Key, KeyAlias: l.KeyAlias}
+	p.Key.Tag = tag
+	share := func(x int64) int64 {
+		q, r := x/int64(n), x%int64(n)
+		if int64(i) < r {
+			q++
+		}
+		return q
+	}
+	money := func(d decimal.Decimal) decimal.Decimal {
+		q := d.Div(decimal.NewFromInt(int64(n))).Truncate(TagPlaces)
+		if i == 0 {
+			return d.Sub(q.Mul(decimal.NewFromInt(int64(n - 1))))
+		}
+		return q
+	}
+	p.Calls, p.CacheHitTokens, p.peakQty, p.timedQty = l.Calls, share(l.CacheHitTokens), share(l.peakQty), share(l.timedQty)
+	t := &l.Tokens
+	p.Tokens = TokenCounts{Input: share(t.Input), CacheRead: share(t.CacheRead), CacheWrite: share(t.CacheWrite),
+		Output: share(t.Output), Reasoning: share(t.Reasoning), CacheWrite1h: share(t.CacheWrite1h),
+		WebSearch: share(t.WebSearch), WebFetch: share(t.WebFetch), FileSearch: share(t.FileSearch)}
+	p.Official, p.Recorded, p.AtBlended = money(l.Official), money(l.Recorded), money(l.AtBlended)
+	return p
+}
+
+// merge adds o's sums into l.
+func (l *ChargebackLine) merge(o *ChargebackLine) {
+	l.KeyAlias = firstAlias(l.KeyAlias, o.KeyAlias)
+	l.Calls += o.Calls
+	l.CacheHitTokens += o.CacheHitTokens
+	l.peakQty += o.peakQty
+	l.timedQty += o.timedQty
+	l.Tokens.Add(&o.Tokens)
+	l.Official, l.Recorded, l.AtBlended = l.Official.Add(o.Official), l.Recorded.Add(o.Recorded), l.AtBlended.Add(o.AtBlended)
 }
 
 func (l *ChargebackLine) finish() {

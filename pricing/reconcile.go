@@ -94,6 +94,19 @@ func (t *TokenCounts) add(q *Quantities) {
 	t.FileSearch += q[tariffs.FileSearch]
 }
 
+// Add adds o's counts to t.
+func (t *TokenCounts) Add(o *TokenCounts) {
+	t.Input += o.Input
+	t.CacheRead += o.CacheRead
+	t.CacheWrite += o.CacheWrite
+	t.Output += o.Output
+	t.Reasoning += o.Reasoning
+	t.CacheWrite1h += o.CacheWrite1h
+	t.WebSearch += o.WebSearch
+	t.WebFetch += o.WebFetch
+	t.FileSearch += o.FileSearch
+}
+
 // Total returns every token counted: the prompt's parts (uncached, cache
 // read, both cache-write lifetimes) and the output (reasoning is inside it).
 func (t *TokenCounts) Total() int64 {
@@ -212,6 +225,10 @@ func (e *Engine) groupKeyOf(b *bucket) GroupKey {
 			}
 		case DimHost:
 			k.Host = b.k.served
+		case DimTag:
+			k.Tag = b.k.tag
+		case DimMeta:
+			k.Meta = b.k.meta
 		}
 	}
 	return k

@@ -49,6 +49,12 @@ func (r *Engine) rollKey(k bucketKey, fromHours bool) bucketKey {
 	if !r.dims.has(DimHost) {
 		k.served = ""
 	}
+	if !r.dims.has(DimTag) {
+		k.tag = ""
+	}
+	if !r.dims.has(DimMeta) {
+		k.meta = ""
+	}
 	switch {
 	case r.dims.has(DimHour), r.dims.has(DimDay) && !fromHours:
 	case r.dims.has(DimDay) && fromHours:

@@ -48,37 +48,45 @@ type chargebackLineDoc struct {
 func newChargebackDoc(c *pricing.Chargeback) *chargebackDoc {
 	doc := &chargebackDoc{From: c.From.Format(time.RFC3339), Until: c.Until.Format(time.RFC3339),
 		Currency: currencyText(c.Currencies), Rows: rowsDoc(c.Rows), By: []string{},
-		Gateway: newChargebackLineDoc(c.By, &c.Gateway, false), Lines: []chargebackLineDoc{}}
+		Gateway: newChargebackLineDoc(c, &c.Gateway, false), Lines: []chargebackLineDoc{}}
 	for _, d := range c.By {
-		doc.By = append(doc.By, d.String())
+		doc.By = append(doc.By, dimName(c, d))
 	}
 	if c.Excluded != nil {
-		x := newChargebackLineDoc(c.By, c.Excluded, false)
+		x := newChargebackLineDoc(c, c.Excluded, false)
 		x.PeakShare, x.AtBlended, x.Subsidy = ratioText(c.Excluded.PeakShare), "", ""
 		doc.Excluded = &x
 	}
 	for i := range c.Lines {
-		doc.Lines = append(doc.Lines, newChargebackLineDoc(c.By, &c.Lines[i], true))
+		doc.Lines = append(doc.Lines, newChargebackLineDoc(c, &c.Lines[i], true))
 	}
 	return doc
 }
 
-func newChargebackLineDoc(by []pricing.Dim, l *pricing.ChargebackLine, keyed bool) chargebackLineDoc {
+func newChargebackLineDoc(c *pricing.Chargeback, l *pricing.ChargebackLine, keyed bool) chargebackLineDoc {
 	doc := chargebackLineDoc{Calls: l.Calls, Tokens: newTokensDoc(l.Tokens), ToolUses: toolUsesOf(l.Tokens), CacheHitTokens: l.CacheHitTokens,
 		Official: l.Official.String(),
 		Recorded: l.Recorded.String(), Difference: l.Diff.String(), PeakShare: ratioText(l.PeakShare),
 		AtBlended: l.AtBlended.String(), Subsidy: l.Subsidy.String(), ReasoningShare: ratioText(l.ReasoningShare)}
 	if keyed {
-		doc.Keys = lineKeys(by, l)
+		doc.Keys = lineKeys(c, l)
 	}
 	return doc
 }
 
+// dimName names a chargeback's dimension: "meta:FIELD" for DimMeta.
+func dimName(c *pricing.Chargeback, d pricing.Dim) string {
+	if d == pricing.DimMeta {
+		return "meta:" + c.MetaField
+	}
+	return d.String()
+}
+
 // lineKeys names a line in each dimension, with its key's alias when known.
-func lineKeys(by []pricing.Dim, l *pricing.ChargebackLine) map[string]string {
-	keys := make(map[string]string, len(by)+1)
-	for _, d := range by {
-		keys[d.String()] = l.Key.Value(d)
+func lineKeys(c *pricing.Chargeback, l *pricing.ChargebackLine) map[string]string {
+	keys := make(map[string]string, len(c.By)+1)
+	for _, d := range c.By {
+		keys[dimName(c, d)] = l.Key.Value(d)
 	}
 	if l.KeyAlias != "" {
 		keys[keyAliasColumn] = l.KeyAlias
@@ -90,7 +98,7 @@ func lineKeys(by []pricing.Dim, l *pricing.ChargebackLine) map[string]string {
 func chargebackColumns(c *pricing.Chargeback) []string {
 	cols := make([]string, 0, len(c.By)+1)
 	for _, d := range c.By {
-		cols = append(cols, d.String())
+		cols = append(cols, dimName(c, d))
 		if d == pricing.DimKey {
 			cols = append(cols, keyAliasColumn)
 		}
@@ -107,7 +115,7 @@ func csvChargeback(w io.Writer, c *pricing.Chargeback) error {
 	cur, gwPeak := currencyText(c.Currencies), ratioText(c.Gateway.PeakShare)
 	for i := range c.Lines {
 		l := &c.Lines[i]
-		keys := lineKeys(c.By, l)
+		keys := lineKeys(c, l)
 		row := make([]string, 0, len(cols)+19)
 		for _, col := range cols {
 			row = append(row, sheetText(keys[col]))
@@ -140,7 +148,7 @@ func tableChargeback(out io.Writer, c *pricing.Chargeback) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	var header []string
 	for _, d := range c.By {
-		header = append(header, strings.ToUpper(d.String()))
+		header = append(header, strings.ToUpper(dimName(c, d)))
 	}
 	fmt.Fprintf(tw, "%s\tCALLS\tINPUT\tCACHE_READ\tCACHE_WRITE\tOUTPUT\tREASONING\tOFFICIAL\tRECORDED\tDIFFERENCE\tPEAK_SHARE\tAT_BLENDED\tSUBSIDY\tREASONING_SHARE\t\n",
 		strings.Join(header, "\t"))

@@ -655,8 +655,8 @@ func (wb *workbook) providerUsage(tw *pricing.ThreeWay) *table {
 			sum = &[2]pricing.TokenCounts{}
 			tokens[c.Provider] = sum
 		}
-		addTokens(&sum[0], &c.Missing)
-		addTokens(&sum[1], &c.Unknown)
+		sum[0].Add(&c.Missing)
+		sum[1].Add(&c.Unknown)
 		row := []cell{{v: c.Day}, {v: c.Provider}, {v: c.Model}, {v: shortHash(c.Key)}, {v: c.GatewayCalls}, {}, {v: c.MissingCalls}, {v: c.UnknownCalls}}
 		if c.HasRequests {
 			row[5] = cell{v: c.ProviderRequests}
@@ -700,14 +700,6 @@ func (wb *workbook) providerUsage(tw *pricing.ThreeWay) *table {
 	}
 	t.below = b
 	return t
-}
-
-// addTokens adds the token counts the Provider usage sheet shows.
-func addTokens(to, t *pricing.TokenCounts) {
-	to.Input += t.Input
-	to.CacheRead += t.CacheRead
-	to.CacheWrite += t.CacheWrite
-	to.Output += t.Output
 }
 
 // providerTotalRow is the bold total row of one provider's cells, as

@@ -74,7 +74,7 @@ func runChargeback(cmd *cobra.Command, a *app, opts *chargebackOptions) error {
 	if eopts.Since.IsZero() || eopts.Until.IsZero() {
 		return usageError(errors.New("no period to charge back"), "give --month 2026-09, or --since and --until")
 	}
-	if eopts.Dims, err = opts.dims(); err != nil {
+	if eopts.Dims, eopts.MetaField, err = opts.dims(); err != nil {
 		return err
 	}
 	dims := eopts.Dims
@@ -141,17 +141,18 @@ func (o *chargebackOptions) filters() string {
 	return strings.Join(out, " ")
 }
 
-// dims reads --by, adding the dimensions the filters need.
-func (o *chargebackOptions) dims() ([]pricing.Dim, error) {
-	dims, err := pricing.ParseDims(o.by)
+// dims reads --by, adding the dimensions the filters need, and the
+// field of meta:FIELD.
+func (o *chargebackOptions) dims() ([]pricing.Dim, string, error) {
+	dims, field, err := pricing.ParseDims(o.by)
 	if err != nil {
-		return nil, usageError(fmt.Errorf("--by: %w", err), "")
+		return nil, "", usageError(fmt.Errorf("--by: %w", err), "")
 	}
 	for _, d := range dims {
 		switch d {
-		case pricing.DimKey, pricing.DimTeam, pricing.DimUser, pricing.DimModel, pricing.DimHost:
+		case pricing.DimKey, pricing.DimTeam, pricing.DimUser, pricing.DimModel, pricing.DimHost, pricing.DimTag, pricing.DimMeta:
 		default:
-			return nil, usageError(fmt.Errorf("--by: chargeback groups by key, team, user, model and host, not %s", d), "")
+			return nil, "", usageError(fmt.Errorf("--by: chargeback groups by key, team, user, model, host, tag and meta:FIELD, not %s", d), "")
 		}
 	}
 	for _, f := range []struct {
@@ -162,7 +163,7 @@ func (o *chargebackOptions) dims() ([]pricing.Dim, error) {
 			dims = append(dims, f.d)
 		}
 	}
-	return dims, nil
+	return dims, field, nil
 }
 
 // keep applies --key, --team and --user.

@@ -92,7 +92,8 @@ func (a *app) pushDown(ctx context.Context, o *sourceOptions, cat *tariffs.Catal
 	e := pricing.New(cat, opts)
 	r := callReader{a: a, strict: o.strict}
 	ao := postgres.AggregateOptions{Boundaries: boundaries(cat, opts), Billing: billing, TierBounds: pricing.TierBounds(cat),
-		ByKey: hasDim(opts.Dims, pricing.DimKey), ByTeam: hasDim(opts.Dims, pricing.DimTeam), ByUser: hasDim(opts.Dims, pricing.DimUser)}
+		ByKey: hasDim(opts.Dims, pricing.DimKey) || hasDim(opts.Dims, pricing.DimMeta), ByTeam: hasDim(opts.Dims, pricing.DimTeam),
+		ByUser: hasDim(opts.Dims, pricing.DimUser), ByTags: hasDim(opts.Dims, pricing.DimTag), ByKeyMeta: hasDim(opts.Dims, pricing.DimMeta)}
 	for _, url := range o.dbs {
 		src, err := openDB(url, opts)
 		if err != nil {
