@@ -44,7 +44,7 @@ func (es BudgetErrors) Unwrap() error { return ErrBudgets }
 //
 //	currency: USD              # optional: the currency the amounts are in
 //	budgets:
-//	  - team: search           # or key: ALIAS-OR-HASH
+//	  - team: search           # or key: ALIAS-OR-HASH, or tag: TAG
 //	    monthly: "1500.00"
 //
 // Amounts are read from the file's text, never through a float. Every
@@ -123,12 +123,9 @@ func (p *budgetParser) budget(n *yaml.Node) {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		switch k.Value {
-		case "team", "key":
+		case "team", "key", "tag":
 			targets++
-			b.Kind = BudgetTeam
-			if k.Value == "key" {
-				b.Kind = BudgetKey
-			}
+			b.Kind = map[string]BudgetKind{"team": BudgetTeam, "key": BudgetKey, "tag": BudgetTag}[k.Value]
 			if v.Kind != yaml.ScalarNode || strings.TrimSpace(v.Value) == "" {
 				p.fail(v.Line, "%s is empty", k.Value)
 				continue
@@ -147,15 +144,15 @@ func (p *budgetParser) budget(n *yaml.Node) {
 			}
 			b.Monthly = d
 		default:
-			p.fail(k.Line, "unknown field %q (want team or key, and monthly)", k.Value)
+			p.fail(k.Line, "unknown field %q (want team, key or tag, and monthly)", k.Value)
 		}
 	}
 	switch {
 	case targets == 0:
-		p.fail(n.Line, "the budget names no team or key")
+		p.fail(n.Line, "the budget names no team, key or tag")
 		return
 	case targets > 1:
-		p.fail(n.Line, "the budget names both a team and a key: give one per budget")
+		p.fail(n.Line, "the budget names more than one team, key or tag: give one per budget")
 		return
 	case !amount:
 		p.fail(n.Line, "the budget has no monthly amount")

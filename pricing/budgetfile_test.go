@@ -19,7 +19,7 @@ func TestParseBudgets(t *testing.T) {
 			want: []string{
 				`b.yaml:1: currency "usd" is not a three-letter code`,
 				`b.yaml:4: monthly -3 is not above zero`,
-				`b.yaml:5: the budget names both a team and a key`,
+				`b.yaml:5: the budget names more than one team, key or tag`,
 				`b.yaml:9: monthly "1e3x" is not a decimal amount`,
 				`b.yaml:13: unknown field "weekly"`,
 				`b.yaml:12: the budget has no monthly amount`,
@@ -28,7 +28,7 @@ func TestParseBudgets(t *testing.T) {
 			want: []string{`b.yaml:4: team "search" has a budget already, at line 2`}},
 		{name: "no list", text: "currency: USD\n", want: []string{"b.yaml:1: no budgets list"}},
 		{name: "empty", text: "", want: []string{"b.yaml: the file is empty"}},
-		{name: "a budget for no one", text: "budgets:\n  - monthly: 5\n", want: []string{"b.yaml:2: the budget names no team or key"}},
+		{name: "a budget for no one", text: "budgets:\n  - monthly: 5\n", want: []string{"b.yaml:2: the budget names no team, key or tag"}},
 		{name: "not yaml", text: "budgets: [\n", want: []string{"b.yaml: "}},
 	}
 	for _, tc := range tests {

@@ -31,6 +31,11 @@ type Month struct {
 	// dearest first; each group's currency is its provider's. The calls of
 	// models no tariff knows make a group of their own, with Provider "".
 	ByProvider []Group
+	// ByTag is by request tag, dearest first, when the engine grouped by
+	// tags (DimTag): a call's cost and tokens split evenly among its tags
+	// as Chargeback splits them, its calls counted under each; nil
+	// otherwise. Groups carry the month's currencies.
+	ByTag      []Group
 	Daily      []Group // by day
 	ModelDaily []Group // by model and day
 	// Blend is the per-model blend of the BlendDays calendar days before
@@ -136,6 +141,9 @@ func MonthOf(e *Engine, from, until time.Time, blend *Engine) (*Month, error) {
 	m.ByTeam = e.Rollup([]Dim{DimTeam}).groups()
 	SortByOfficial(m.ByTeam)
 	m.ByProvider = byModel.providerGroups()
+	if e.dims.has(DimTag) {
+		m.ByTag = e.tagGroups()
+	}
 	m.Span = e.Span()
 	m.Daily = e.Rollup([]Dim{DimDay}).groups()
 	m.ModelDaily = e.Rollup([]Dim{DimModel, DimDay}).groups()
@@ -175,6 +183,26 @@ func (e *Engine) providerGroups() []Group {
 	sort.SliceStable(gs, func(i, j int) bool { return gs[i].Key.Provider < gs[j].Key.Provider })
 	SortByOfficial(gs)
 	return gs
+}
+
+// tagGroups returns the engine's calls by tag, split as Chargeback splits
+// the calls of several tags, dearest first.
+func (e *Engine) tagGroups() []Group {
+	r := e.Rollup([]Dim{DimTag}).reconcileGroups()
+	lines := make([]*ChargebackLine, len(r.Groups))
+	for i := range r.Groups {
+		g := &r.Groups[i]
+		lines[i] = &ChargebackLine{Key: g.Key, Calls: g.Calls, Tokens: g.Tokens, CacheHitTokens: g.CacheHitTokens,
+			Official: g.Official, Recorded: g.Recorded, AtBlended: decimal.Zero}
+	}
+	split := splitTags(lines)
+	out := make([]Group, len(split))
+	for i, l := range split {
+		out[i] = Group{Key: l.Key, Currencies: r.Currencies, Calls: l.Calls, Tokens: l.Tokens, CacheHitTokens: l.CacheHitTokens,
+			Official: l.Official, Recorded: l.Recorded, Gap: l.Diff, Ratio: ratio(l.Recorded, l.Official)}
+	}
+	SortByOfficial(out)
+	return out
 }
 
 // groups returns the reconciliation groups of the engine's dimensions.

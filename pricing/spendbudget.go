@@ -11,14 +11,15 @@ type BudgetKind uint8
 const (
 	BudgetTeam BudgetKind = iota // a team, as the calls name it
 	BudgetKey                    // an API key, by its alias or its SHA-256 hash
+	BudgetTag                    // a request tag (Month.ByTag)
 )
 
-var budgetKindNames = [...]string{"team", "key"}
+var budgetKindNames = [...]string{"team", "key", "tag"}
 
-// String returns "team" or "key", as a budgets file spells them.
+// String returns "team", "key" or "tag", as a budgets file spells them.
 func (k BudgetKind) String() string { return budgetKindNames[k] }
 
-// Budget is a monthly amount set for one team or key, in the
+// Budget is a monthly amount set for one team, key or tag, in the
 // currency of the tariffs that price its calls.
 type Budget struct {
 	Kind    BudgetKind
@@ -64,7 +65,9 @@ const ProjectionPlaces = 6
 
 // Budgets sets each budget of plan against the month: a team's against
 // the month's By team group of that name, a key's against every By key
-// group of that hash or alias. A budget whose team or key has no call in the month has an Actual of zero.
+// group of that hash or alias, a tag's against its ByTag group (the month
+// must have been priced grouped by tags). A budget whose team, key or tag
+// has no call in the month has an Actual of zero.
 func (m *Month) Budgets(plan *BudgetPlan) []BudgetLine {
 	month, covered := m.Days()
 	out := make([]BudgetLine, 0, len(plan.Budgets))
@@ -100,6 +103,17 @@ func (m *Month) Budgets(plan *BudgetPlan) []BudgetLine {
 	return out
 }
 
+// HasTags reports whether a budget of the plan is set for a tag: the
+// month must then be priced grouped by tags too (DimTag).
+func (p *BudgetPlan) HasTags() bool {
+	for _, b := range p.Budgets {
+		if b.Kind == BudgetTag {
+			return true
+		}
+	}
+	return false
+}
+
 // budgetGroups returns the month's groups a budget is set against.
 func (m *Month) budgetGroups(b Budget) []Group {
 	var out []Group
@@ -113,6 +127,12 @@ func (m *Month) budgetGroups(b Budget) []Group {
 	case BudgetKey:
 		for _, g := range m.ByKey {
 			if g.Key.Key == b.Name || (g.KeyAlias != "" && g.KeyAlias == b.Name) {
+				out = append(out, g)
+			}
+		}
+	case BudgetTag:
+		for _, g := range m.ByTag {
+			if g.Key.Tag == b.Name {
 				out = append(out, g)
 			}
 		}

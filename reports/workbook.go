@@ -255,6 +255,7 @@ func (wb *workbook) daily() *table {
 		cols: []column{{"Day", kindDay}, {"Calls", kindInt}, {"Priced calls", kindInt}, {"Official cost", kindMoney},
 			{"Recorded spend", kindMoney}, {"Gap (official − recorded)", kindMoney}, {"Recorded ÷ official", kindRatio},
 			{"Peak share of tokens", kindRatio}}}
+	t.titleCols = 1
 	for i := range wb.m.Daily {
 		s := &wb.m.Daily[i]
 		t.rows = append(t.rows, []cell{{v: s.Key.Start}, {v: s.Calls}, {v: s.PricedCalls}, moneyCell(s.Official, wb.curOf(s)),
@@ -318,6 +319,7 @@ func (wb *workbook) peakShare() *table {
 	sort.Strings(models)
 	t := &table{sheet: SheetPeakShare, caption: wb.caption("Share of tokens billed in the dearest period, by day and model"),
 		cols: []column{{"Day", kindDay}, {"All models", kindRatio}}}
+	t.titleCols = 1
 	for _, m := range models {
 		t.cols = append(t.cols, column{m, kindRatio})
 	}
@@ -372,6 +374,7 @@ func (wb *workbook) blended() *table {
 		cols: []column{{"Model", kindText}, {"Usage", kindText}, {"Tokens", kindInt}, {"Peak share of tokens", kindRatio},
 			{"Off-peak price", kindPrice}, {"Peak price", kindPrice}, {"Blended price", kindPrice},
 			{"Gateway recorded at", kindPrice}, {"Recorded rate set", kindText}, {"Model recorded ÷ official (month)", kindRatio}, {"Currency", kindText}}}
+	t.titleCols = 2
 	t.empty = wb.noBlend()
 	matched := wb.recordedRates()
 	ratios := map[string]cell{}
@@ -513,6 +516,7 @@ func (wb *workbook) discrepancies() *table {
 	t := &table{sheet: SheetDiscrepancies, caption: wb.caption("What explains the gap (amounts are parts of official − recorded)"),
 		cols: []column{{"Kind", kindText}, {"Model", kindText}, {"Calls", kindInt}, {"Amount", kindMoney},
 			{"Version", kindText}, {"Period", kindText}, {"Rates of", kindText}, {"Detail", kindNote}}}
+	t.titleCols = 2
 	for _, x := range rec.Explanations {
 		t.rows = append(t.rows, []cell{{v: x.Kind.String()}, {v: explained(x)}, {v: x.Calls}, moneyCell(x.Amount, wb.cur),
 			{v: x.Version}, {v: x.Period}, {v: x.RatesOf}, {v: x.Detail}})
@@ -545,6 +549,7 @@ func (wb *workbook) tariffs() *table {
 			{"Input", kindPrice}, {"Cache read", kindPrice}, {"Cache write", kindPrice}, {"Cache write 1h", kindPrice}, {"Output", kindPrice},
 			{"Reasoning", kindPrice}, {"Request", kindPrice}, {"Web search (per use)", kindPrice}, {"Web fetch (per use)", kindPrice},
 			{"File search (per use)", kindPrice}, {"Currency", kindText}, {"Source", kindText}, {"Source kind", kindText}}}
+	t.titleCols = 2
 	seen := map[*tariffs.Model]bool{}
 	for _, u := range wb.m.Versions {
 		if seen[u.Model] {

@@ -2,9 +2,14 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 
+	"github.com/xuri/excelize/v2"
+
 	"github.com/tokenfare/tokenfare/internal/pgtest"
+	"github.com/tokenfare/tokenfare/reports"
 )
 
 const tagCalls = "testdata/tags/calls.csv"
@@ -101,6 +106,37 @@ func TestChargebackByTagFromDatabase(t *testing.T) {
 					t.Errorf("%s %v %q: %v, want the file's %v", by, src[2:], k, got[k], w)
 				}
 			}
+		}
+	}
+}
+
+// TestReportBudgetByTag: a tag's budget takes the tag's split cost, as
+// chargeback --by tag gives it: atlas 0.010083333334 of 0.02. The calls
+// end on 2026-10-12, so October is partial: 12 of 31 days, and the month
+// ends at 0.010083333334 × 31 ÷ 12 = 0.02604861111283..., 0.026049 to
+// six decimals.
+func TestReportBudgetByTag(t *testing.T) {
+	dir := t.TempDir()
+	budgets := filepath.Join(dir, "b.yaml")
+	if err := os.WriteFile(budgets, []byte("budgets:\n  - tag: atlas\n    monthly: \"0.02\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	xlsx := filepath.Join(dir, "oct.xlsx")
+	if code, _, errOut := runCLI(t, "", "report", "--calls", tagCalls, "--month", "2026-10", "--budgets", budgets, "--xlsx", xlsx); code != exitOK {
+		t.Fatalf("report exit %d: %s", code, errOut)
+	}
+	f, err := excelize.OpenFile(xlsx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sheet := reports.SheetBudget
+	for _, c := range []struct{ col, want string }{
+		{"Actual (official cost)", "0.010083333334"}, {"Remaining", "0.009916666666"}, {"Share used", "0.504167"},
+		{"Projected month end", "0.026049"},
+	} {
+		if got := rawDecimal(t, f, sheet, column(t, f, sheet, c.col)+"3"); !got.Equal(round15(mustDecimal(t, c.want))) {
+			t.Errorf("%s = %s, want %s", c.col, got, c.want)
 		}
 	}
 }

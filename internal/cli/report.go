@@ -8,6 +8,7 @@ import (
 	"iter"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -91,7 +92,15 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 		return err
 	}
 	from, until := eopts.Since, eopts.Until
+	plan, err := readBudgets(opts.budgets)
+	if err != nil {
+		return err
+	}
 	eopts.Dims = pricing.MonthDims
+	if plan != nil && plan.HasTags() {
+		// Budgets by tag: the month's sums are kept apart by tags too.
+		eopts.Dims = append(slices.Clone(pricing.MonthDims), pricing.DimTag)
+	}
 	blend, each := blendEngine(cat, eopts)
 	var three *pricing.ThreeWayBuilder
 	if len(opts.provider) > 0 {
@@ -113,10 +122,6 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 			}
 			three.AddCall(c, pc)
 		}
-	}
-	plan, err := readBudgets(opts.budgets)
-	if err != nil {
-		return err
 	}
 	prev, err := opts.previous(cat, eopts)
 	if err != nil {
