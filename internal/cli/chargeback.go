@@ -81,7 +81,7 @@ func runChargeback(cmd *cobra.Command, a *app, opts *chargebackOptions) error {
 	if len(opts.exclude) > 0 && !hasDim(dims, pricing.DimKey) {
 		eopts.Dims = append(slices.Clone(dims), pricing.DimKey)
 	}
-	e, err := a.priceSource(cmd.Context(), &opts.source, eopts, nil)
+	e, err := a.priceSource(cmd.Context(), &opts.source, eopts)
 	if err != nil {
 		return err
 	}

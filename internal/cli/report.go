@@ -30,13 +30,15 @@ type reportOptions struct {
 	provider []string // provider usage and cost exports: the workbook's Provider usage sheet
 	budgets  string   // budgets file: the workbook's Budget sheet
 	compare  string   // the month to compare with: the workbook's Month over month sheet
+
+	focusVersion reports.FOCUSVersion
 }
 
 func newReportCmd(a *app) *cobra.Command {
 	var opts reportOptions
 	cmd := &cobra.Command{
 		Use:   "report --calls FILE --month YYYY-MM --xlsx FILE [--focus FILE] [--provider-usage FILE]...",
-		Short: "Write the monthly FinOps workbook (XLSX) and a FOCUS 1.2 cost export",
+		Short: "Write the monthly FinOps workbook (XLSX) and a FOCUS cost export",
 		Long: `Report prices the calls of one calendar month (in --tz) at the official tariffs and writes:
 
   --xlsx FILE    a workbook for FinOps: Summary (totals, the data's first and last
@@ -47,8 +49,10 @@ func newReportCmd(a *app) *cobra.Command {
                  priced at the tariff in force at its end as blend does, beside the rates
                  the gateway recorded at), Discrepancies and Tariffs; with --budgets a
                  Budget sheet, with --compare a Month over month sheet.
-  --focus FILE   the month's official cost as a FOCUS 1.2 CSV for FinOps tools: one row
-                 per day, key, model, tariff version, period and usage type (.gz compresses).
+  --focus FILE   the month's official cost as a FOCUS CSV for FinOps tools: one row per
+                 day, key, model, tariff version, period and usage type (.gz compresses),
+                 in FOCUS 1.2, or 1.3 with --focus-version 1.3 (ServiceProviderName,
+                 HostProviderName, and the AI keys of the 1.5 draft in SkuPriceDetails).
                  A text cell that a spreadsheet would run as a formula (starting with
                  = + - @, tab or CR) is written with a ' in front; --focus-raw-text keeps
                  it as it is, for FOCUS tools that load the file as data.
@@ -57,8 +61,9 @@ Calls billed outside the month are counted as outside. Money cells hold the exac
 rounded to 15 significant digits; the Summary also gives the totals as exact text. Files
 are written atomically: a failed run leaves no partial file.`,
 		Example: `  tokenfare report --calls testdata/sample/spendlogs-2026-10.csv --month 2026-10 --xlsx october.xlsx
-  tokenfare report --calls 'spend-2026-*.csv' --month 2026-10 --compare 2026-09 --budgets budgets.yaml --xlsx oct.xlsx
-  tokenfare report --calls spendlogs.csv --month 2026-10 --tz Asia/Shanghai --xlsx oct.xlsx --focus oct-focus.csv.gz`,
+  tokenfare report --calls spendlogs.csv --month 2026-10 --tz Asia/Shanghai --xlsx oct.xlsx --focus oct-focus.csv.gz
+  tokenfare report --calls spendlogs.csv --month 2026-10 --focus oct-focus.csv --focus-version 1.3
+  tokenfare report --calls 'spend-2026-*.csv' --month 2026-10 --compare 2026-09 --budgets budgets.yaml --xlsx oct.xlsx`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runReport(cmd, a, &opts)
@@ -67,12 +72,14 @@ are written atomically: a failed run leaves no partial file.`,
 	opts.source.addFlags(cmd.Flags())
 	cmd.Flags().StringVar(&opts.source.month, "month", "", "calendar month to report, e.g. 2026-10, in --tz (required)")
 	cmd.Flags().StringVar(&opts.xlsx, "xlsx", "", "write the workbook to this file")
-	cmd.Flags().StringVar(&opts.focus, "focus", "", "write the FOCUS 1.2 CSV to this file (.gz compresses)")
+	cmd.Flags().StringVar(&opts.focus, "focus", "", "write the FOCUS CSV to this file (.gz compresses)")
+	cmd.Flags().Var(&opts.focusVersion, "focus-version", "FOCUS version of the --focus file: 1.2 or 1.3 (adds ServiceProviderName, HostProviderName and AI keys in SkuPriceDetails)")
 	cmd.Flags().BoolVar(&opts.focusRaw, "focus-raw-text", false, "write text cells of the FOCUS file as they are, without the ' that keeps a spreadsheet from running them")
 	cmd.Flags().StringArrayVar(&opts.provider, "provider-usage", nil, "provider usage or cost export, format detected from content (repeatable): adds the Provider usage sheet")
-	cmd.Flags().StringVar(&opts.budgets, "budgets", "", "budgets file (YAML: monthly amounts per team or key, docs/workbook.md): adds the Budget sheet")
+	cmd.Flags().StringVar(&opts.budgets, "budgets", "", "budgets file (YAML: monthly amounts per team, key or tag, docs/workbook.md): adds the Budget sheet")
 	cmd.Flags().StringVar(&opts.compare, "compare", "", "an earlier month read from the same sources, e.g. 2026-09: adds the Month over month sheet")
 	completeSource(cmd)
+	completeWith(cmd, "focus-version", reports.FOCUS12.String(), reports.FOCUS13.String())
 	return cmd
 }
 
@@ -96,12 +103,16 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 	if err != nil {
 		return err
 	}
-	eopts.Dims = pricing.MonthDims
+	month := pricing.NewMonthBuilder(cat, eopts)
+	eopts = month.Options()
 	if plan != nil && plan.HasTags() {
 		// Budgets by tag: the month's sums are kept apart by tags too.
-		eopts.Dims = append(slices.Clone(pricing.MonthDims), pricing.DimTag)
+		eopts.Dims = append(slices.Clone(eopts.Dims), pricing.DimTag)
 	}
-	blend, each := blendEngine(cat, eopts)
+	var observers []pricing.Observer
+	if month.NeedsCalls() {
+		observers = append(observers, month)
+	}
 	var three *pricing.ThreeWayBuilder
 	if len(opts.provider) > 0 {
 		if opts.xlsx == "" {
@@ -115,13 +126,10 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 			return usageError(fmt.Errorf("read provider usage: %w", err), "see docs/provider-usage.md")
 		}
 		// The same pass over the calls feeds the three-way reconciliation.
-		blendEach := each
-		each = func(c *ledger.Call, pc *pricing.PricedCall) {
-			if blendEach != nil {
-				blendEach(c, pc)
-			}
+		observers = append(observers, pricing.ObserverFunc(func(c *ledger.Call, pc *pricing.PricedCall) error {
 			three.AddCall(c, pc)
-		}
+			return nil
+		}))
 	}
 	prev, err := opts.previous(cat, eopts)
 	if err != nil {
@@ -129,20 +137,17 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 	}
 	if prev != nil {
 		defer prev.close()
-		each = prev.feed(each)
+		observers = append(observers, prev)
 	}
-	e, err := a.priceSource(cmd.Context(), &opts.source, eopts, each)
+	e, err := a.priceSource(cmd.Context(), &opts.source, eopts, observers...)
 	if err != nil {
 		return err
-	}
-	if prev != nil && prev.e.Err() != nil {
-		return fmt.Errorf("--compare %s: %w", opts.compare, prev.e.Err())
 	}
 	var tw *pricing.ThreeWay
 	if three != nil {
 		tw = three.Build(e.Rows())
 	}
-	month, err := pricing.MonthOf(e, from, until, blend)
+	m, err := month.Build(e)
 	if err != nil {
 		return err
 	}
@@ -166,15 +171,15 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 		}
 		x := reports.Extras{ThreeWay: tw}
 		if plan != nil {
-			x.Budgets = month.Budgets(plan)
+			x.Budgets = m.Budgets(plan)
 		}
 		if prev != nil {
-			x.Change = month.CompareMonths(prev.e, prev.from, prev.until)
+			x.Change = m.CompareMonths(prev.e, prev.from, prev.until)
 			if x.Change.Previous.Calls == 0 {
 				fmt.Fprintf(a.stderr, "note: --compare %s: the sources hold no call of that month\n", opts.compare)
 			}
 		}
-		f, err := writeAtomic(opts.xlsx, func(w io.Writer) error { return reports.WriteWorkbook(w, month, prov, x) })
+		f, err := writeAtomic(opts.xlsx, func(w io.Writer) error { return reports.WriteWorkbook(w, m, prov, x) })
 		if err != nil {
 			return err
 		}
@@ -183,7 +188,7 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 	if opts.focus != "" {
 		charges := e.Charges()
 		f, err := writeAtomic(opts.focus, func(w io.Writer) error {
-			return writeMaybeGzip(w, opts.focus, charges, from, until, focusText(opts.focusRaw))
+			return writeMaybeGzip(w, opts.focus, charges, from, until, reports.FOCUSFormat{Version: opts.focusVersion, Text: focusText(opts.focusRaw)})
 		})
 		if err != nil {
 			return err
@@ -197,30 +202,7 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 		}
 	}
 	files = nil
-	return writeReportLine(cmd.OutOrStdout(), month, opts)
-}
-
-// blendEngine returns, when a provider's tariff changes within the month's
-// blend window, a second engine that prices the window's calls of that
-// provider's models at the tariff in force at the month's end (as the
-// blend command does), and the function that feeds it each such call the
-// month's engine did not find a duplicate. Otherwise the month's own sums
-// serve and both are nil.
-func blendEngine(cat *tariffs.Catalog, month pricing.Options) (*pricing.Engine, func(*ledger.Call, *pricing.PricedCall)) {
-	from := pricing.BlendFrom(month.Since, month.Until, month.Zone)
-	changed := pricing.ChangedProviders(cat, from, month.Until)
-	if len(changed) == 0 {
-		return nil, nil
-	}
-	opts := pricing.Options{Billing: month.Billing, Since: from, Until: month.Until, Dims: []pricing.Dim{pricing.DimModel},
-		Zone: month.Zone, Seen: allNew{}, TariffAt: month.Until}
-	e := pricing.New(cat, opts)
-	return e, func(c *ledger.Call, pc *pricing.PricedCall) {
-		m := pc.Quote.Model
-		if m != nil && changed[m.Provider] && pc.Outcome != pricing.Duplicate && pc.Outcome != pricing.Overlap && pc.Outcome != pricing.Outside {
-			e.AddPriced(c)
-		}
-	}
+	return writeReportLine(cmd.OutOrStdout(), m, opts)
 }
 
 // readBudgets reads --budgets; nil without it.
@@ -266,25 +248,16 @@ func (o *reportOptions) previous(cat *tariffs.Catalog, month pricing.Options) (*
 	return &previousMonth{e: e, seen: seen, from: from, until: until}, nil
 }
 
-// feed returns each, calling it first, that also prices into the previous
-// month's engine every call outside the reported month.
-func (p *previousMonth) feed(each func(*ledger.Call, *pricing.PricedCall)) func(*ledger.Call, *pricing.PricedCall) {
-	return func(c *ledger.Call, pc *pricing.PricedCall) {
-		if each != nil {
-			each(c, pc)
-		}
-		if pc.Outcome == pricing.Outside {
-			p.e.AddPriced(c)
-		}
+// Observe prices into the previous month's engine every call outside the
+// reported month; an error of its duplicate set stops the run.
+func (p *previousMonth) Observe(c *ledger.Call, pc *pricing.PricedCall) error {
+	if pc.Outcome == pricing.Outside {
+		p.e.AddPriced(c)
 	}
+	return p.e.Err()
 }
 
 func (p *previousMonth) close() { p.seen.Close() }
-
-// allNew is a Seen for an engine fed only calls another engine found new.
-type allNew struct{}
-
-func (allNew) FirstSeen(uint64, int64) (bool, error) { return true, nil }
 
 // focusText is the FOCUS text mode --focus-raw-text asks for.
 func focusText(raw bool) reports.FOCUSText {
@@ -294,7 +267,7 @@ func focusText(raw bool) reports.FOCUSText {
 	return reports.FOCUSSheetSafe
 }
 
-func writeMaybeGzip(w io.Writer, name string, charges iter.Seq[pricing.Charge], from, until time.Time, text reports.FOCUSText) error {
+func writeMaybeGzip(w io.Writer, name string, charges iter.Seq[pricing.Charge], from, until time.Time, text reports.FOCUSFormat) error {
 	if !strings.HasSuffix(name, ".gz") {
 		return reports.WriteFOCUS(w, charges, from, until, text)
 	}
