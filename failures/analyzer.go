@@ -33,6 +33,8 @@ type Group struct {
 	// (no record names their provider or model); "" otherwise.
 	Route string
 	Calls [NumClasses]int64
+	// why counts the failures by reason.
+	why [numReasons]int64
 	// Tokens reported on the failed calls.
 	Tokens int64
 	// Recorded is the spend the gateway recorded on them.
@@ -52,9 +54,28 @@ func (g *Group) Failed() int64 {
 	return n
 }
 
+// ReasonCount is how many failures of a group had one reason.
+type ReasonCount struct {
+	Reason Reason
+	Calls  int64
+}
+
+// Reasons returns the group's failures by reason, in the order of the
+// reasons, leaving out those with none and ReasonNone.
+func (g *Group) Reasons() []ReasonCount {
+	var out []ReasonCount
+	for r := ReasonProvider; r < numReasons; r++ {
+		if g.why[r] > 0 {
+			out = append(out, ReasonCount{r, g.why[r]})
+		}
+	}
+	return out
+}
+
 // add counts one failure into g.
 func (g *Group) add(e *event) {
 	g.Calls[e.class]++
+	g.why[e.reason]++
 	g.Tokens += e.tokens
 	g.Recorded = g.Recorded.Add(e.recorded)
 	if e.billed {

@@ -52,6 +52,14 @@ func episodes(events []event, cfg *Config) []Episode {
 			found = append(found, t.ep)
 		}
 		t.ep.Refused++
+		// A refusal names no provider (no deployment was picked), an
+		// access line not even a model: the episode says whose it was.
+		if r.provider == "" {
+			r.provider = t.e.provider
+		}
+		if r.group == "" {
+			r.group = t.e.group
+		}
 		if !r.fail.End.Before(t.ep.Last.End) {
 			t.ep.Last = r.fail
 		}

@@ -163,6 +163,9 @@ func TestLiteLLMDailyCapIsNoEpisode(t *testing.T) {
 	if len(res.Episodes) != 0 {
 		t.Errorf("episodes %+v, want none: a spent budget is no rest after a failure", res.Episodes)
 	}
+	if rs := res.Groups[0].Reasons(); len(rs) != 1 || rs[0] != (ReasonCount{ReasonBudget, 2}) {
+		t.Errorf("reasons %+v, want budget 2", rs)
+	}
 }
 
 func TestUpstream500WithTokensIsBilled(t *testing.T) {
@@ -176,5 +179,34 @@ func TestUpstream500WithTokensIsBilled(t *testing.T) {
 	g := res.Total
 	if !g.Billed.Equal(decimal.RequireFromString("0.048")) || g.BilledCalls != 1 || g.Tokens != 15000 || !g.Recorded.IsZero() {
 		t.Errorf("billed %s on %d calls, %d tokens, recorded %s; want 0.048 on 1, 15000, 0", g.Billed, g.BilledCalls, g.Tokens, g.Recorded)
+	}
+}
+
+func TestEpisodeRefusalsCountUnderTheirProvider(t *testing.T) {
+	res := run(t, "cliproxy-single-key", shanghai(t), nil, "usage.jsonl")
+	want := []struct {
+		provider, group, route string
+		keyed                  bool
+		upstream, gateway      int64
+	}{
+		// The refusal after the rest names no provider: only its route.
+		{"", "", "POST /v1/messages", false, 0, 1},
+		// The refusals of the episode count under its provider; the
+		// access log names no key.
+		{"claude", "claude-sonnet-4-5", "", false, 0, 4},
+		{"claude", "claude-sonnet-4-5", "", true, 1, 0},
+	}
+	if len(res.Groups) != len(want) {
+		t.Fatalf("groups %+v, want %d", res.Groups, len(want))
+	}
+	for i, w := range want {
+		g := res.Groups[i]
+		if g.Provider != w.provider || g.ModelGroup != w.group || g.Route != w.route || (g.Key != "") != w.keyed ||
+			g.Calls[Upstream] != w.upstream || g.Calls[Gateway] != w.gateway {
+			t.Errorf("group %d = %+v, want %+v", i, g, w)
+		}
+	}
+	if single, known := res.Episodes[0].Single(); known || single {
+		t.Errorf("without a config the pool is unknown, got single %t known %t", single, known)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -37,16 +38,16 @@ func tableFailures(out io.Writer, r *FailureReport) error {
 	w.Printf("failed    %d: upstream %d, gateway %d, unknown %d\n", t.Failed(), t.Calls[failures.Upstream], t.Calls[failures.Gateway], t.Calls[failures.Unknown])
 	w.Printf("spend     recorded on failed calls %s; official cost of the %d billed by their provider %s\n\n", money(t.Recorded), t.BilledCalls, money(t.Billed))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "GATEWAY\tPROVIDER\tMODEL GROUP\tKEY\tUPSTREAM\tGATEWAY\tUNKNOWN\tTOKENS\tRECORDED\tBILLED\t")
+	fmt.Fprintln(tw, "GATEWAY\tPROVIDER\tMODEL GROUP\tKEY\tUPSTREAM\tGATEWAY\tUNKNOWN\tTOKENS\tRECORDED\tBILLED\tREASONS\t")
 	for i := range res.Groups {
 		g := &res.Groups[i]
 		group := g.ModelGroup
 		if g.Route != "" {
 			group = "route " + g.Route
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t\n", g.Gateway, tableCell(orDash(g.Provider)), tableCell(orDash(group)),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t\n", g.Gateway, tableCell(orDash(g.Provider)), tableCell(orDash(group)),
 			tableCell(keyText(g.Key, g.KeyAlias)), g.Calls[failures.Upstream], g.Calls[failures.Gateway], g.Calls[failures.Unknown],
-			g.Tokens, money(g.Recorded), money(g.Billed))
+			g.Tokens, money(g.Recorded), money(g.Billed), orDash(reasonsText(g.Reasons())))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -72,6 +73,15 @@ func tableFailures(out io.Writer, r *FailureReport) error {
 		w.Printf("  %d. %s\n", i+1, episodeAdvice(&res.Episodes[i], res.Config))
 	}
 	return w.Err
+}
+
+// reasonsText lists reasons with their counts: "cooldown 3, budget 1".
+func reasonsText(rs []failures.ReasonCount) string {
+	parts := make([]string, len(rs))
+	for i, r := range rs {
+		parts[i] = fmt.Sprintf("%s %d", r.Reason, r.Calls)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // keyText names a key by its alias, else by the start of its hash.
@@ -108,7 +118,7 @@ func servedBy(ep *failures.Episode) string {
 // episodeAdvice says what an episode means and what to change, naming
 // the check rule that flags the configuration.
 func episodeAdvice(ep *failures.Episode, cfg *failures.Config) string {
-	what := fmt.Sprintf("%d request(s) refused by the gateway itself for %s after one upstream failure", ep.Refused, ep.Cooldown)
+	what := fmt.Sprintf("%d request(s) refused by the gateway itself within its %s rest after one upstream failure", ep.Refused, ep.Cooldown)
 	single, known := ep.Single()
 	switch {
 	case !known && cfg == nil:
@@ -154,17 +164,18 @@ type failureAccessDoc struct {
 }
 
 type failureGroupDoc struct {
-	Gateway     string         `json:"gateway,omitempty"`
-	Provider    string         `json:"provider,omitempty"`
-	ModelGroup  string         `json:"model_group,omitempty"`
-	KeyHash     string         `json:"key_hash,omitempty"`
-	KeyAlias    string         `json:"key_alias,omitempty"`
-	Route       string         `json:"route,omitempty"`
-	Failed      failedSplitDoc `json:"failed"`
-	Tokens      int64          `json:"tokens"`
-	Recorded    string         `json:"recorded"`
-	Billed      string         `json:"billed"`
-	BilledCalls int64          `json:"billed_calls"`
+	Gateway     string           `json:"gateway,omitempty"`
+	Provider    string           `json:"provider,omitempty"`
+	ModelGroup  string           `json:"model_group,omitempty"`
+	KeyHash     string           `json:"key_hash,omitempty"`
+	KeyAlias    string           `json:"key_alias,omitempty"`
+	Route       string           `json:"route,omitempty"`
+	Failed      failedSplitDoc   `json:"failed"`
+	Reasons     map[string]int64 `json:"reasons,omitempty"`
+	Tokens      int64            `json:"tokens"`
+	Recorded    string           `json:"recorded"`
+	Billed      string           `json:"billed"`
+	BilledCalls int64            `json:"billed_calls"`
 }
 
 type failureDoc struct {
@@ -203,7 +214,14 @@ type episodePoolDoc struct {
 }
 
 func newFailureGroupDoc(g *failures.Group) failureGroupDoc {
-	return failureGroupDoc{Gateway: string(g.Gateway), Provider: g.Provider, ModelGroup: g.ModelGroup, KeyHash: g.Key, KeyAlias: g.KeyAlias,
+	var why map[string]int64
+	for _, r := range g.Reasons() {
+		if why == nil {
+			why = map[string]int64{}
+		}
+		why[r.Reason.String()] = r.Calls
+	}
+	return failureGroupDoc{Reasons: why, Gateway: string(g.Gateway), Provider: g.Provider, ModelGroup: g.ModelGroup, KeyHash: g.Key, KeyAlias: g.KeyAlias,
 		Route: g.Route, Failed: failedSplitDoc{Upstream: g.Calls[failures.Upstream], Gateway: g.Calls[failures.Gateway], Unknown: g.Calls[failures.Unknown]},
 		Tokens: g.Tokens, Recorded: g.Recorded.String(), Billed: g.Billed.String(), BilledCalls: g.BilledCalls}
 }
