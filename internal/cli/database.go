@@ -107,7 +107,12 @@ func (a *app) pushDown(ctx context.Context, o *sourceOptions, cat *tariffs.Catal
 		}
 		if odd != nil {
 			e.NextSource() // a call of two databases' odd rows is an overlap
-			_, err = r.read(ctx, oddRows{odd, src.Name()}, e, func(c *ledger.Call) { e.AddPriced(c) })
+			_, err = r.read(ctx, oddRows{odd, src.Name()}, e, func(c *ledger.Call) {
+				pc := e.AddPriced(c)
+				if o.tally != nil {
+					_ = o.tally.Observe(c, &pc) // failed rows are odd: read with their error detail
+				}
+			})
 			if err != nil {
 				return nil, err
 			}

@@ -178,3 +178,16 @@ func readFailureConfig(file string) (*failures.Config, error) {
 	}
 	return cfg, nil
 }
+
+// tallied has the run count its failed calls by class, and returns the
+// tally.
+func tallied(src *sourceOptions) *failures.Tally {
+	src.tally = &failures.Tally{}
+	return src.tally
+}
+
+// failedSplit is the run's failed calls by class, for the reports.
+func failedSplit(t *failures.Tally, rows pricing.Rows) *pricing.FailedSplit {
+	u, g, k := t.Split(rows.Failed)
+	return &pricing.FailedSplit{Upstream: u, Gateway: g, Unknown: k}
+}

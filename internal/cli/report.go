@@ -104,6 +104,7 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 			three.AddCall(c, pc)
 		}
 	}
+	tally := tallied(&opts.source)
 	e, err := a.priceSource(cmd.Context(), &opts.source, eopts, each)
 	if err != nil {
 		return err
@@ -116,6 +117,7 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 	if err != nil {
 		return err
 	}
+	month.Reconciliation.Failed = failedSplit(tally, month.Reconciliation.Rows)
 	var files []atomicFile
 	defer func() {
 		for _, f := range files {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"github.com/tokenfare/tokenfare/failures"
 	"github.com/tokenfare/tokenfare/internal/textout"
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/ledger/dedup"
@@ -35,6 +36,9 @@ type sourceOptions struct {
 	// asOfHint says the window comes from --as-of and --window (blend),
 	// for the advice given when no call falls in it.
 	asOfHint bool
+	// tally, when set, counts the run's failed calls by class: every
+	// failed call is read as a row, summed in the database or not.
+	tally *failures.Tally
 }
 
 func (o *sourceOptions) addFlags(fs *pflag.FlagSet) {
@@ -155,6 +159,9 @@ func (a *app) priceSource(ctx context.Context, src *sourceOptions, opts pricing.
 		format, err := r.read(ctx, s, e, func(c *ledger.Call) {
 			pc = e.AddPriced(c)
 			st.see(pc.At)
+			if src.tally != nil {
+				_ = src.tally.Observe(c, &pc)
+			}
 			if each != nil {
 				each(c, &pc)
 			}

@@ -90,7 +90,12 @@ func objectOrNull(x string) string {
 // their form is known good. Every count is referred to three times at most.
 func (f fragments) ok() string {
 	status := "TRUE"
-	if f.s.spend["status"] {
+	switch {
+	case f.s.spend["status"] && f.s.spend["metadata"]:
+		// A failed row goes to the mapper, which reads the error
+		// information in its metadata (ledger.Call.Failure).
+		status = `(sl.status IS NULL OR lower(sl.status) IN ('', 'success'))`
+	case f.s.spend["status"]:
 		status = `(sl.status IS NULL OR lower(sl.status) IN ('', 'success', 'failure', 'failed'))`
 	}
 	first := "TRUE"
@@ -325,18 +330,7 @@ func (f fragments) rowCols(plain bool) []string {
 // odd ones fetched again whole by oddQuery. Each expression is computed
 // once per row, in parallel workers when the server has them.
 func (f fragments) rowQuery() string {
-	return fmt.Sprintf("SELECT (%s)::text AS ok, sl.ctid::text,\n\t%s\n%s\n%s", f.rowOK(), strings.Join(f.rowCols(true), ",\n\t"), f.from(true, true), inWindow)
-}
-
-// rowOK is the plain-row test of rows read one by one: a failed row is
-// fetched whole too, so that the mapper reads the error information in
-// its metadata (ledger.Call.Failure). Sums in the database count failed
-// rows as they are, without that detail.
-func (f fragments) rowOK() string {
-	if !f.s.spend["status"] || !f.s.spend["metadata"] {
-		return f.ok()
-	}
-	return "(" + f.ok() + ") AND lower(COALESCE(sl.status, '')) NOT IN ('failure', 'failed')"
+	return fmt.Sprintf("SELECT (%s)::text AS ok, sl.ctid::text,\n\t%s\n%s\n%s", f.ok(), strings.Join(f.rowCols(true), ",\n\t"), f.from(true, true), inWindow)
 }
 
 // oddQuery selects the rows whose ctids are $1, as text, for the mapper.
@@ -344,15 +338,9 @@ func (f fragments) oddQuery() string {
 	return fmt.Sprintf("SELECT %s\n%s\nWHERE sl.ctid = ANY($1::tid[])", strings.Join(f.rowCols(false), ",\n\t"), f.from(true, true))
 }
 
-// oddWindowQuery selects the odd rows of the window ($1, $2), as text:
-// by the row test when rows are read one by one (failed rows included),
-// by the sums' test after a push-down (which summed the failed rows).
-func (f fragments) oddWindowQuery(byRow bool) string {
-	ok := f.ok()
-	if byRow {
-		ok = f.rowOK()
-	}
-	return fmt.Sprintf("SELECT %s\n%s\n%s AND NOT (%s)", strings.Join(f.rowCols(false), ",\n\t"), f.from(true, true), inWindow, ok)
+// oddWindowQuery selects the odd rows of the window ($1, $2), as text.
+func (f fragments) oddWindowQuery() string {
+	return fmt.Sprintf("SELECT %s\n%s\n%s AND NOT (%s)", strings.Join(f.rowCols(false), ",\n\t"), f.from(true, true), inWindow, f.ok())
 }
 
 // countText is a metadata count as text for the mapper: "0" when absent,

@@ -62,7 +62,7 @@ func (ss *session) rowReader(ctx context.Context, oddOnly bool) (*Reader, error)
 	r := &Reader{ss: ss, mapper: mapper, batch: ss.src.opts.BatchSize}
 	f := fragments{ss.schema}
 	if oddOnly {
-		r.rows, err = ss.tx.Query(ctx, f.oddWindowQuery(false), from, until)
+		r.rows, err = ss.tx.Query(ctx, f.oddWindowQuery(), from, until)
 	} else {
 		// Parallel workers compute each row's columns; the leader only
 		// passes them on.
@@ -85,7 +85,7 @@ func (r *Reader) oddRows(ctx context.Context) (bool, error) {
 	f := fragments{r.ss.schema}
 	var err error
 	if r.oddAll {
-		r.rows, err = r.ss.tx.Query(ctx, f.oddWindowQuery(true), r.ss.from, r.ss.until)
+		r.rows, err = r.ss.tx.Query(ctx, f.oddWindowQuery(), r.ss.from, r.ss.until)
 	} else {
 		r.rows, err = r.ss.tx.Query(ctx, f.oddQuery(), r.odd)
 	}
