@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -70,5 +71,13 @@ func TestReadAccessLog(t *testing.T) {
 		if r := rows.Rejected[i]; r.Line != w.line || !strings.Contains(r.Reason, w.reason) || r.File != "main.log" {
 			t.Errorf("rejection %d = %s: %s, want line %d with %q", i, r.Where(), r.Reason, w.line, w.reason)
 		}
+	}
+}
+
+func TestAccessLogGivenAsCalls(t *testing.T) {
+	log := `[2026-08-22 14:03:15] [9f3e0c21] [error] [gin_logger.go:93] 503 |           6ms |       10.0.0.12 | POST    "/v1/chat/completions"` + "\n"
+	_, err := open(context.Background(), "main.log", strings.NewReader(log), Options{})
+	if !errors.Is(err, ErrUnknownFormat) || !strings.Contains(err.Error(), "--access-log") {
+		t.Errorf("err = %v, want ErrUnknownFormat pointing at --access-log", err)
 	}
 }
