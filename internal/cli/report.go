@@ -25,13 +25,15 @@ type reportOptions struct {
 	focus    string
 	focusRaw bool     // text cells of the FOCUS file as they are, for tools
 	provider []string // provider usage and cost exports: the workbook's Provider usage sheet
+
+	focusVersion reports.FOCUSVersion
 }
 
 func newReportCmd(a *app) *cobra.Command {
 	var opts reportOptions
 	cmd := &cobra.Command{
 		Use:   "report --calls FILE --month YYYY-MM --xlsx FILE [--focus FILE] [--provider-usage FILE]...",
-		Short: "Write the monthly FinOps workbook (XLSX) and a FOCUS 1.2 cost export",
+		Short: "Write the monthly FinOps workbook (XLSX) and a FOCUS cost export",
 		Long: `Report prices the calls of one calendar month (in --tz) at the official tariffs and writes:
 
   --xlsx FILE    a workbook for FinOps: Summary (totals, row accounting, tariff versions
@@ -39,8 +41,10 @@ func newReportCmd(a *app) *cobra.Command {
                  chart), Blended prices (the 28 days before the month's end, priced at
                  the tariff in force at its end as blend does, beside the rates the
                  gateway recorded at), Discrepancies and Tariffs.
-  --focus FILE   the month's official cost as a FOCUS 1.2 CSV for FinOps tools: one row
-                 per day, key, model, tariff version, period and usage type (.gz compresses).
+  --focus FILE   the month's official cost as a FOCUS CSV for FinOps tools: one row per
+                 day, key, model, tariff version, period and usage type (.gz compresses),
+                 in FOCUS 1.2, or 1.3 with --focus-version 1.3 (ServiceProviderName,
+                 HostProviderName, and the AI keys of the 1.5 draft in SkuPriceDetails).
                  A text cell that a spreadsheet would run as a formula (starting with
                  = + - @, tab or CR) is written with a ' in front; --focus-raw-text keeps
                  it as it is, for FOCUS tools that load the file as data.
@@ -49,7 +53,8 @@ Calls billed outside the month are counted as outside. Money cells hold the exac
 rounded to 15 significant digits; the Summary also gives the totals as exact text. Files
 are written atomically: a failed run leaves no partial file.`,
 		Example: `  tokenfare report --calls testdata/sample/spendlogs-2026-10.csv --month 2026-10 --xlsx october.xlsx
-  tokenfare report --calls spendlogs.csv --month 2026-10 --tz Asia/Shanghai --xlsx oct.xlsx --focus oct-focus.csv.gz`,
+  tokenfare report --calls spendlogs.csv --month 2026-10 --tz Asia/Shanghai --xlsx oct.xlsx --focus oct-focus.csv.gz
+  tokenfare report --calls spendlogs.csv --month 2026-10 --focus oct-focus.csv --focus-version 1.3`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runReport(cmd, a, &opts)
@@ -58,10 +63,12 @@ are written atomically: a failed run leaves no partial file.`,
 	opts.source.addFlags(cmd.Flags())
 	cmd.Flags().StringVar(&opts.source.month, "month", "", "calendar month to report, e.g. 2026-10, in --tz (required)")
 	cmd.Flags().StringVar(&opts.xlsx, "xlsx", "", "write the workbook to this file")
-	cmd.Flags().StringVar(&opts.focus, "focus", "", "write the FOCUS 1.2 CSV to this file (.gz compresses)")
+	cmd.Flags().StringVar(&opts.focus, "focus", "", "write the FOCUS CSV to this file (.gz compresses)")
+	cmd.Flags().Var(&opts.focusVersion, "focus-version", "FOCUS version of the --focus file: 1.2 or 1.3 (adds ServiceProviderName, HostProviderName and AI keys in SkuPriceDetails)")
 	cmd.Flags().BoolVar(&opts.focusRaw, "focus-raw-text", false, "write text cells of the FOCUS file as they are, without the ' that keeps a spreadsheet from running them")
 	cmd.Flags().StringArrayVar(&opts.provider, "provider-usage", nil, "provider usage or cost export, format detected from content (repeatable): adds the Provider usage sheet")
 	completeSource(cmd)
+	completeWith(cmd, "focus-version", reports.FOCUS12.String(), reports.FOCUS13.String())
 	return cmd
 }
 
@@ -145,7 +152,7 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 	if opts.focus != "" {
 		charges := e.Charges()
 		f, err := writeAtomic(opts.focus, func(w io.Writer) error {
-			return writeMaybeGzip(w, opts.focus, charges, from, until, focusText(opts.focusRaw))
+			return writeMaybeGzip(w, opts.focus, charges, from, until, reports.FOCUSFormat{Version: opts.focusVersion, Text: focusText(opts.focusRaw)})
 		})
 		if err != nil {
 			return err
@@ -198,7 +205,7 @@ func focusText(raw bool) reports.FOCUSText {
 	return reports.FOCUSSheetSafe
 }
 
-func writeMaybeGzip(w io.Writer, name string, charges iter.Seq[pricing.Charge], from, until time.Time, text reports.FOCUSText) error {
+func writeMaybeGzip(w io.Writer, name string, charges iter.Seq[pricing.Charge], from, until time.Time, text reports.FOCUSFormat) error {
 	if !strings.HasSuffix(name, ".gz") {
 		return reports.WriteFOCUS(w, charges, from, until, text)
 	}
