@@ -20,6 +20,9 @@ type Options struct {
 	Fast time.Duration
 	// Config is the gateway's configuration, nil when none was given.
 	Config *Config
+	// Since and Until bound the access lines counted, [Since, Until) by
+	// their end, as the run's window bounds its calls; zero means open.
+	Since, Until time.Time
 }
 
 // Group is the failed calls of one provider, model group and key.
@@ -135,6 +138,9 @@ type Access struct {
 	Failed int64 // lines with a status of 400 or more
 	Joined int64 // of those, lines whose request has a usage record
 	Alone  int64 // of those, lines no usage record shares a request id with: counted as failures themselves
+	// Outside counts the failed lines that end outside the window: not
+	// counted further.
+	Outside int64
 }
 
 // Result is what the analysis found.
@@ -173,6 +179,7 @@ type Analyzer struct {
 	joined map[string]bool
 	events []event
 	nAcc   int64
+	nOut   int64
 }
 
 // New returns an analyzer with opts.
@@ -188,6 +195,10 @@ func New(opts Options) *Analyzer {
 // request no record shows.
 func (a *Analyzer) AddAccess(l *ledger.AccessLine) {
 	if l.Status < 400 {
+		return
+	}
+	if (!a.opts.Since.IsZero() && l.End.Before(a.opts.Since)) || (!a.opts.Until.IsZero() && !l.End.Before(a.opts.Until)) {
+		a.nOut++
 		return
 	}
 	a.nAcc++
@@ -251,7 +262,7 @@ func retryAfter(text string) time.Duration {
 // episodes and sums the groups.
 func (a *Analyzer) Result() *Result {
 	res := &Result{Fast: a.opts.Fast, Config: a.opts.Config}
-	res.Access.Failed = a.nAcc
+	res.Access.Failed, res.Access.Outside = a.nAcc, a.nOut
 	events := a.events
 	addAlone := func(l *ledger.AccessLine) {
 		class, reason := ClassifyAccess(l, a.opts.Fast)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tokenfare/tokenfare/failures"
 	"github.com/tokenfare/tokenfare/internal/textout"
+	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
 )
 
@@ -32,8 +33,8 @@ func tableFailures(out io.Writer, r *FailureReport) error {
 	res, rows, t := r.Result, r.Rows, &r.Result.Total
 	w.Printf("rows      read %d: priced %d, unpriced %d, retired %d, failed %d, duplicate %d, rejected %d, outside %d%s\n",
 		rows.Read, rows.Priced, rows.Unpriced, rows.Retired, rows.Failed, rows.Duplicate, rows.Rejected, rows.Outside, cacheHitNote(rows.CacheHit))
-	if a := res.Access; a.Failed > 0 {
-		w.Printf("access    %d failed request line(s): %d of requests with usage records, %d without (counted below as failures)\n", a.Failed, a.Joined, a.Alone)
+	if a := res.Access; a.Failed > 0 || a.Outside > 0 {
+		w.Printf("access    %d failed request line(s): %d of requests with usage records, %d without (counted below as failures); %d outside the window\n", a.Failed, a.Joined, a.Alone, a.Outside)
 	}
 	w.Printf("failed    %d: upstream %d, gateway %d, unknown %d\n", t.Failed(), t.Calls[failures.Upstream], t.Calls[failures.Gateway], t.Calls[failures.Unknown])
 	w.Printf("spend     recorded on failed calls %s; official cost of the %d billed by their provider %s\n\n", money(t.Recorded), t.BilledCalls, money(t.Billed))
@@ -106,7 +107,7 @@ func servedBy(ep *failures.Episode) string {
 		return "(give --config)"
 	}
 	unit := "key"
-	if ep.Gateway == "litellm" {
+	if ep.Gateway == ledger.LiteLLM {
 		unit = "deployment"
 	}
 	if p.Keys != 1 {
@@ -127,7 +128,7 @@ func episodeAdvice(ep *failures.Episode, cfg *failures.Config) string {
 		return what + "; the config has no provider or model group of that name"
 	case !single:
 		return what + fmt.Sprintf("; %d serve it, so every one of them was resting: more of them, or a shorter rest", ep.Pool.Keys)
-	case ep.Gateway == "litellm":
+	case ep.Gateway == ledger.LiteLLM:
 		return what + fmt.Sprintf("; one deployment serves %s (%s:%d): add a second or a fallback, or shorten cooldown_time (check rule %s)",
 			ep.ModelGroup, cfg.File, ep.Pool.Line, cfg.Rule)
 	}
@@ -158,9 +159,10 @@ type failuresDoc struct {
 }
 
 type failureAccessDoc struct {
-	Failed int64 `json:"failed_lines"`
-	Joined int64 `json:"joined"`
-	Alone  int64 `json:"alone"`
+	Failed  int64 `json:"failed_lines"`
+	Joined  int64 `json:"joined"`
+	Alone   int64 `json:"alone"`
+	Outside int64 `json:"outside"`
 }
 
 type failureGroupDoc struct {
@@ -234,7 +236,7 @@ func newFailureDoc(f *failures.Failure) failureDoc {
 func newFailuresDoc(r *FailureReport) *failuresDoc {
 	res := r.Result
 	doc := &failuresDoc{Rows: rowsDoc(r.Rows), FastMs: res.Fast.Milliseconds(),
-		Access: failureAccessDoc{Failed: res.Access.Failed, Joined: res.Access.Joined, Alone: res.Access.Alone},
+		Access: failureAccessDoc{Failed: res.Access.Failed, Joined: res.Access.Joined, Alone: res.Access.Alone, Outside: res.Access.Outside},
 		Totals: newFailureGroupDoc(&res.Total), Groups: []failureGroupDoc{}, Episodes: []episodeDoc{}}
 	for i := range res.Groups {
 		doc.Groups = append(doc.Groups, newFailureGroupDoc(&res.Groups[i]))

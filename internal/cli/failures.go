@@ -78,7 +78,7 @@ func runFailures(cmd *cobra.Command, a *app, opts *failuresOptions) error {
 	if err != nil {
 		return err
 	}
-	fopts := failures.Options{Fast: opts.fast}
+	fopts := failures.Options{Fast: opts.fast, Since: eopts.Since, Until: eopts.Until}
 	if opts.config != "" {
 		if fopts.Config, err = readFailureConfig(opts.config); err != nil {
 			return err

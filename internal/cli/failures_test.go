@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/tokenfare/tokenfare/internal/pgtest"
 )
 
 const failuresData = "../../failures/testdata/"
@@ -112,5 +114,43 @@ func TestFailuresBadUsage(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want 2 and %q", code, errs, tt.want)
 			}
 		})
+	}
+}
+
+func TestFailuresWindowBoundsTheAccessLog(t *testing.T) {
+	// The single-key log's refusals end 06:03:06 to 06:05:30 UTC; the
+	// window keeps the first two only.
+	code, out, errs := runCLI(t, "", "failures", "-o", "json", "--since", "2026-08-22T06:03:00Z", "--until", "2026-08-22T06:03:10Z",
+		"--calls", failuresData+"cliproxy-single-key/usage.jsonl", "--access-log", failuresData+"cliproxy-single-key/main.log", "--log-tz", "Asia/Shanghai")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var doc struct {
+		Access struct{ Alone, Outside, Joined int64 }
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Access.Alone != 2 || doc.Access.Outside != 3 || doc.Access.Joined != 1 {
+		t.Errorf("access %+v, want 2 alone, 3 outside, 1 joined", doc.Access)
+	}
+}
+
+// TestFailuresDBEqualsCalls: the failed rows of LiteLLM's table read
+// from the database carry the same error detail as its dump.
+func TestFailuresDBEqualsCalls(t *testing.T) {
+	db := pgtest.NewLiteLLM(t, pgtest.SchemaCurrent)
+	db.LoadDump(t, sampleDump)
+	export := db.Export(t)
+	_, want, errs := runCLI(t, "", "failures", "-o", "json", "--calls", export)
+	if !strings.Contains(want, `"upstream"`) {
+		t.Fatalf("--calls: %s %s", want, errs)
+	}
+	code, got, errs := runCLI(t, "", "failures", "-o", "json", "--db", db.URL)
+	if code != 0 {
+		t.Fatalf("--db: exit %d: %s", code, errs)
+	}
+	if got != want {
+		t.Errorf("--db differs from --calls:\n%s", firstLineDiff(got, want))
 	}
 }
