@@ -138,6 +138,9 @@ type Access struct {
 	Failed int64 // lines with a status of 400 or more
 	Joined int64 // of those, lines whose request has a usage record
 	Alone  int64 // of those, lines no usage record shares a request id with: counted as failures themselves
+	// Upstream counts the upstream-failure lines no usage record shows,
+	// counted as upstream failures.
+	Upstream int64
 	// Outside counts the failed lines that end outside the window: not
 	// counted further.
 	Outside int64
@@ -175,11 +178,13 @@ type event struct {
 type Analyzer struct {
 	opts   Options
 	access map[string][]*ledger.AccessLine // failed access lines by request id
-	alone  []*ledger.AccessLine            // failed access lines without a request id
-	joined map[string]bool
-	events []event
-	nAcc   int64
-	nOut   int64
+	// upstream holds the upstream-failure lines by request id.
+	upstream map[string][]*ledger.AccessLine
+	alone    []*ledger.AccessLine // failed access lines without a request id
+	joined   map[string]bool
+	events   []event
+	nAcc     int64
+	nOut     int64
 }
 
 // New returns an analyzer with opts.
@@ -187,22 +192,37 @@ func New(opts Options) *Analyzer {
 	if opts.Fast <= 0 {
 		opts.Fast = DefaultFast
 	}
-	return &Analyzer{opts: opts, access: map[string][]*ledger.AccessLine{}, joined: map[string]bool{}}
+	return &Analyzer{opts: opts, access: map[string][]*ledger.AccessLine{}, upstream: map[string][]*ledger.AccessLine{}, joined: map[string]bool{}}
 }
 
 // AddAccess gives the analyzer one access-log line, before the run: a
-// failed line joins the usage records of its request, or stands for a
-// request no record shows.
+// failed request line joins the usage records of its request, or stands
+// for a request no record shows; an upstream-failure line stands for an
+// attempt no record shows (usage statistics off, or the record lost).
 func (a *Analyzer) AddAccess(l *ledger.AccessLine) {
-	if l.Status < 400 {
+	if l.Kind == ledger.AccessRequest && l.Status < 400 {
+		if us := a.upstream[l.RequestID]; len(us) > 0 {
+			for _, u := range us {
+				u.Path, u.Method = l.Path, l.Method
+			}
+		}
 		return
 	}
 	if (!a.opts.Since.IsZero() && l.End.Before(a.opts.Since)) || (!a.opts.Until.IsZero() && !l.End.Before(a.opts.Until)) {
 		a.nOut++
 		return
 	}
-	a.nAcc++
 	c := *l
+	if c.Kind == ledger.AccessUpstreamFailure {
+		if c.RequestID != "" {
+			a.upstream[c.RequestID] = append(a.upstream[c.RequestID], &c)
+		}
+		return
+	}
+	a.nAcc++
+	for _, u := range a.upstream[c.RequestID] {
+		u.Path, u.Method, u.Status = c.Path, c.Method, c.Status
+	}
 	if c.RequestID == "" {
 		a.alone = append(a.alone, &c)
 		return
@@ -213,8 +233,10 @@ func (a *Analyzer) AddAccess(l *ledger.AccessLine) {
 // Observe notes a call of the run: a failed one is classified and kept;
 // any CLIProxyAPI call joins the access lines of its request.
 func (a *Analyzer) Observe(c *ledger.Call, pc *pricing.PricedCall) error {
-	if c.Gateway == ledger.CLIProxy && c.RequestID != "" && len(a.access) > 0 {
-		if _, ok := a.access[c.RequestID]; ok {
+	if c.Gateway == ledger.CLIProxy && c.RequestID != "" && (len(a.access) > 0 || len(a.upstream) > 0) {
+		_, failed := a.access[c.RequestID]
+		_, attempted := a.upstream[c.RequestID]
+		if failed || attempted {
 			a.joined[c.RequestID] = true
 		}
 	}
@@ -239,6 +261,15 @@ func (a *Analyzer) Observe(c *ledger.Call, pc *pricing.PricedCall) error {
 	e.retry = retryAfter(c.Failure.Text)
 	a.events = append(a.events, e)
 	return nil
+}
+
+// routeOf is an upstream-failure line's route, from the request line of
+// its request when the log had one.
+func routeOf(l *ledger.AccessLine) string {
+	if l.Method == "" {
+		return ""
+	}
+	return l.Method + " " + l.Path
 }
 
 // tryAgain is how LiteLLM's RouterRateLimitError says how long the rest
@@ -270,8 +301,21 @@ func (a *Analyzer) Result() *Result {
 			fail: Failure{RequestID: l.RequestID, Start: l.Start, End: l.End, HTTPStatus: l.Status, Route: l.Route()}})
 		res.Access.Alone++
 	}
-	for id, lines := range a.access {
+	for id, lines := range a.upstream {
 		if a.joined[id] {
+			continue // the request's usage records tell its attempts
+		}
+		for _, l := range lines {
+			events = append(events, event{class: Upstream, reason: ReasonProvider, gateway: ledger.CLIProxy,
+				provider: l.Provider, group: l.Model, fail: Failure{RequestID: l.RequestID, Start: l.Start, End: l.End,
+					HTTPStatus: l.Status, Text: l.Text, Route: routeOf(l), Deployment: l.Auth}})
+			res.Access.Upstream++
+		}
+	}
+	for id, lines := range a.access {
+		if a.joined[id] || len(a.upstream[id]) > 0 {
+			// Told by its usage records, or by the upstream failures
+			// logged for it.
 			res.Access.Joined += int64(len(lines))
 			continue
 		}

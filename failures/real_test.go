@@ -46,3 +46,27 @@ func TestRealCLIProxyTwoKeyRotation(t *testing.T) {
 		t.Errorf("episodes %+v, access %+v; want none", res.Episodes, res.Access)
 	}
 }
+
+// TestRealCLIProxyLogAlone: with usage statistics off (CLIProxyAPI's
+// default) there are no records; the log's upstream-failure line and
+// request lines still tell the episode.
+func TestRealCLIProxyLogAlone(t *testing.T) {
+	res := run(t, realDir+"single-key", time.UTC, nil)
+	if got, want := classes(res), [3]int64{1, 4, 0}; got != want {
+		t.Errorf("upstream, gateway, unknown = %v, want %v", got, want)
+	}
+	if res.Access.Upstream != 1 || res.Access.Joined != 1 || res.Access.Alone != 4 {
+		t.Errorf("access %+v, want 1 upstream line, its request line joined to it, 4 alone", res.Access)
+	}
+	if len(res.Episodes) != 1 {
+		t.Fatalf("%d episodes, want 1", len(res.Episodes))
+	}
+	ep := res.Episodes[0]
+	tr := ep.Trigger
+	// [2026-12-01 15:15:17] … duration=806ms: the attempt ended at 15:15:17
+	// (to the second) and took 806 ms.
+	if tr.RequestID != "53f26a3c" || tr.HTTPStatus != 503 || tr.Latency() != 806*time.Millisecond || tr.Route != "POST /v1/messages" ||
+		ep.Provider != "claude" || ep.ModelGroup != "claude-sonnet-4-5-20250929" || ep.Refused != 4 || tr.Deployment != "api_key=sk-a...0001" {
+		t.Errorf("episode %+v", ep)
+	}
+}

@@ -16,6 +16,8 @@ import (
 // key, model or tokens; its request id joins it to the usage records of
 // the same request (docs/calls.md, "CLIProxyAPI access log").
 type AccessLine struct {
+	// Kind tells a request line from an upstream-failure line.
+	Kind      AccessKind
 	Line      int    // 1-based line in the file
 	RequestID string // "" where the log shows "--------" (routes outside the AI API)
 	// End is when the line was logged, as the request ended: the log's
@@ -24,9 +26,26 @@ type AccessLine struct {
 	End, Start time.Time
 	Latency    time.Duration
 	Status     int
-	Method     string
-	Path       string // without the query
+	Method     string // request lines
+	Path       string // without the query; request lines
+	// Upstream-failure lines: the provider and upstream model called, the
+	// credential as the log masks it, and the start of the error text.
+	// Latency is the attempt's duration.
+	Provider, Model, Auth, Text string
 }
+
+// AccessKind is the kind of a line ReadAccessLog passes on.
+type AccessKind uint8
+
+// Kinds of access-log lines.
+const (
+	// AccessRequest: what the client was answered (GinLogrusLogger).
+	AccessRequest AccessKind = iota
+	// AccessUpstreamFailure: one attempt at a provider failed
+	// (warnLogUpstreamFailure, sdk/cliproxy/auth/conductor_execution.go),
+	// logged at warn level whether usage statistics are on or off.
+	AccessUpstreamFailure
+)
 
 // Route returns "METHOD /path", as CLIProxyAPI's usage records name the
 // endpoint.
@@ -36,6 +55,7 @@ func (a *AccessLine) Route() string { return a.Method + " " + a.Path }
 // request line, another log entry, blank, or rejected with its reason.
 type AccessRows struct {
 	Requests int64 // request lines read
+	Upstream int64 // upstream-failure lines read
 	Other    int64 // log entries of other kinds (startup, warnings): not requests
 	Rejected []Rejection
 }
@@ -70,7 +90,11 @@ func ReadAccessLog(ctx context.Context, name string, r io.Reader, loc *time.Loca
 			rows.Other++
 		default:
 			a.Line = n
-			rows.Requests++
+			if a.Kind == AccessUpstreamFailure {
+				rows.Upstream++
+			} else {
+				rows.Requests++
+			}
 			if err := each(&a); err != nil {
 				return rows, err
 			}
@@ -96,6 +120,9 @@ func parseAccessLine(line []byte, loc *time.Location) (a AccessLine, ok bool, re
 		caller, _, _ = strings.Cut(fields[3], ":")
 	}
 	msg := strings.TrimSpace(string(rest))
+	if (caller == "" || caller == upstreamLogger) && strings.HasPrefix(msg, upstreamMark) {
+		return parseUpstreamFailure(fields, msg, loc)
+	}
 	req, why := parseRequestMessage(msg)
 	switch {
 	case why != "" && caller == accessLogger:
@@ -115,6 +142,48 @@ func parseAccessLine(line []byte, loc *time.Location) (a AccessLine, ok bool, re
 		req.RequestID = id
 	}
 	return req, true, ""
+}
+
+// upstreamLogger and upstreamMark tell an upstream attempt's failure:
+// "upstream execution failed: provider=%s model=%s auth=%s duration=%s err=%s".
+const (
+	upstreamLogger = "conductor_execution.go"
+	upstreamMark   = "upstream execution failed: "
+)
+
+// parseUpstreamFailure reads an upstream-failure line after its prefix.
+func parseUpstreamFailure(fields []string, msg string, loc *time.Location) (AccessLine, bool, string) {
+	a := AccessLine{Kind: AccessUpstreamFailure}
+	rest := strings.TrimPrefix(msg, upstreamMark)
+	parts := make([]string, 0, 5)
+	for _, key := range []string{"provider=", " model=", " auth=", " duration=", " err="} {
+		i := strings.Index(rest, key)
+		if i < 0 {
+			return a, false, fmt.Sprintf("upstream failure line lacks %q", strings.TrimSpace(key))
+		}
+		if len(parts) > 0 {
+			parts[len(parts)-1] = rest[:i]
+		}
+		rest = rest[i+len(key):]
+		parts = append(parts, rest)
+	}
+	a.Provider, a.Model, a.Auth = parts[0], parts[1], parts[2]
+	a.Text = failureText(parts[4])
+	d, err := time.ParseDuration(parts[3])
+	if err != nil || d < 0 {
+		return a, false, badValue("duration", parts[3], "a duration such as 806ms")
+	}
+	a.Latency = d
+	end, err := time.ParseInLocation("2006-01-02 15:04:05", fields[0], loc)
+	if err != nil {
+		return a, false, badValue("time", fields[0], "a time as YYYY-MM-DD HH:MM:SS")
+	}
+	a.End = end.UTC()
+	a.Start = a.End.Add(-d)
+	if id := fields[1]; strings.Trim(id, "-") != "" {
+		a.RequestID = id
+	}
+	return a, true, ""
 }
 
 // logPrefix splits the bracketed fields before a log message: time,

@@ -81,3 +81,28 @@ func TestAccessLogGivenAsCalls(t *testing.T) {
 		t.Errorf("err = %v, want ErrUnknownFormat pointing at --access-log", err)
 	}
 }
+
+// An upstream attempt's failure as warnLogUpstreamFailure logs it
+// (sdk/cliproxy/auth/conductor_execution.go, router-for-me/CLIProxyAPI@a7e3596b7e).
+func TestReadAccessLogUpstreamFailure(t *testing.T) {
+	log := `[2026-12-01 15:15:17] [53f26a3c] [warn ] [conductor_execution.go:1602] upstream execution failed: provider=claude model=claude-sonnet-4-5-20250929 auth=api_key=sk-a...0001 duration=806ms err={"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+[2026-12-01 15:15:18] [53f26a3d] [warn ] [conductor_execution.go:1602] upstream execution failed: provider=claude model=m auth=api_key=sk-a...0001 err=x
+`
+	var got []AccessLine
+	rows, err := ReadAccessLog(context.Background(), "main.log", strings.NewReader(log), time.UTC, func(a *AccessLine) error {
+		got = append(got, *a)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows.Upstream != 1 || len(rows.Rejected) != 1 || !strings.Contains(rows.Rejected[0].Reason, `lacks "duration="`) {
+		t.Fatalf("rows %+v, want 1 upstream line and the one without a duration rejected", rows)
+	}
+	a := got[0]
+	if a.Kind != AccessUpstreamFailure || a.RequestID != "53f26a3c" || a.Provider != "claude" || a.Model != "claude-sonnet-4-5-20250929" ||
+		a.Auth != "api_key=sk-a...0001" || a.Latency != 806*time.Millisecond || !strings.HasPrefix(a.Text, `{"type": "error"`) ||
+		a.End.Format(time.RFC3339) != "2026-12-01T15:15:17Z" {
+		t.Errorf("line = %+v", a)
+	}
+}

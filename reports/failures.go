@@ -33,8 +33,9 @@ func tableFailures(out io.Writer, r *FailureReport) error {
 	res, rows, t := r.Result, r.Rows, &r.Result.Total
 	w.Printf("rows      read %d: priced %d, unpriced %d, retired %d, failed %d, duplicate %d, rejected %d, outside %d%s\n",
 		rows.Read, rows.Priced, rows.Unpriced, rows.Retired, rows.Failed, rows.Duplicate, rows.Rejected, rows.Outside, cacheHitNote(rows.CacheHit))
-	if a := res.Access; a.Failed > 0 || a.Outside > 0 {
-		w.Printf("access    %d failed request line(s): %d of requests with usage records, %d without (counted below as failures); %d outside the window\n", a.Failed, a.Joined, a.Alone, a.Outside)
+	if a := res.Access; a.Failed > 0 || a.Outside > 0 || a.Upstream > 0 {
+		w.Printf("access    %d failed request line(s): %d told by usage records or upstream failure lines, %d alone (counted below as failures); %d upstream failure line(s) without a usage record (counted as upstream); %d line(s) outside the window\n",
+			a.Failed, a.Joined, a.Alone, a.Upstream, a.Outside)
 	}
 	w.Printf("failed    %d: upstream %d, gateway %d, unknown %d\n", t.Failed(), t.Calls[failures.Upstream], t.Calls[failures.Gateway], t.Calls[failures.Unknown])
 	w.Printf("spend     recorded on failed calls %s; official cost of the %d billed by their provider %s\n\n", money(t.Recorded), t.BilledCalls, money(t.Billed))
@@ -159,10 +160,11 @@ type failuresDoc struct {
 }
 
 type failureAccessDoc struct {
-	Failed  int64 `json:"failed_lines"`
-	Joined  int64 `json:"joined"`
-	Alone   int64 `json:"alone"`
-	Outside int64 `json:"outside"`
+	Failed   int64 `json:"failed_lines"`
+	Joined   int64 `json:"joined"`
+	Alone    int64 `json:"alone"`
+	Outside  int64 `json:"outside"`
+	Upstream int64 `json:"upstream_lines"`
 }
 
 type failureGroupDoc struct {
@@ -236,7 +238,7 @@ func newFailureDoc(f *failures.Failure) failureDoc {
 func newFailuresDoc(r *FailureReport) *failuresDoc {
 	res := r.Result
 	doc := &failuresDoc{Rows: rowsDoc(r.Rows), FastMs: res.Fast.Milliseconds(),
-		Access: failureAccessDoc{Failed: res.Access.Failed, Joined: res.Access.Joined, Alone: res.Access.Alone, Outside: res.Access.Outside},
+		Access: failureAccessDoc{Failed: res.Access.Failed, Joined: res.Access.Joined, Alone: res.Access.Alone, Outside: res.Access.Outside, Upstream: res.Access.Upstream},
 		Totals: newFailureGroupDoc(&res.Total), Groups: []failureGroupDoc{}, Episodes: []episodeDoc{}}
 	for i := range res.Groups {
 		doc.Groups = append(doc.Groups, newFailureGroupDoc(&res.Groups[i]))

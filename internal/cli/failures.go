@@ -30,7 +30,7 @@ type failuresOptions struct {
 func newFailuresCmd(a *app) *cobra.Command {
 	var opts failuresOptions
 	cmd := &cobra.Command{
-		Use:   "failures --calls FILE",
+		Use:   "failures (--calls FILE | --db URL | --access-log LOG)",
 		Short: "Tell failed calls apart: reached the provider, or refused by the gateway itself",
 		Long: `Failures classifies every failed call: upstream (a provider answered with an error; it may
 be billed), gateway (the gateway refused it without calling a provider: a cooldown, no
@@ -45,8 +45,11 @@ tokenfare check reads) each episode says how many keys or deployments serve it.
 
 CLIProxyAPI writes no usage record for a request it refuses itself: give its log
 (main.log, or the server's standard error) with --access-log to count those refusals.
-Its wall times carry no zone: --log-tz (default --tz) says which.`,
+The log also names each failed attempt at a provider, so with usage statistics off
+(CLIProxyAPI's default) the log alone tells the episodes. Its wall times carry no
+zone: --log-tz (default --tz) says which.`,
 		Example: `  tokenfare failures --calls usage-queue.jsonl --access-log main.log --config cliproxy.yaml
+  tokenfare failures --access-log 'logs/main*.log' --log-tz Asia/Shanghai --config cliproxy.yaml
   tokenfare failures --calls spendlogs.json --config litellm.yaml -o json
   tokenfare failures --db "$DATABASE_URL" --month 2026-10 --tz Asia/Shanghai`,
 		Args: cobra.NoArgs,
@@ -88,17 +91,21 @@ func runFailures(cmd *cobra.Command, a *app, opts *failuresOptions) error {
 	if err := a.readAccessLogs(cmd, opts, an); err != nil {
 		return err
 	}
-	// Rows one by one: a sum in the database keeps no error detail.
-	opts.source.rows = true
-	e, err := a.priceSource(cmd.Context(), &opts.source, eopts, func(c *ledger.Call, pc *pricing.PricedCall) { _ = an.Observe(c, pc) })
-	var xe *exitError
-	if errors.As(err, &xe) && xe.code == exitFindings && e != nil && e.Rows().Failed > 0 {
-		err = nil // nothing priced, but failed calls to show
+	a.defaultDB(&opts.source)
+	var rows pricing.Rows
+	if len(opts.source.calls) > 0 || len(opts.source.dbs) > 0 || len(opts.accessLog) == 0 {
+		// Rows one by one: the analyzer sees every call.
+		e, err := a.priceSource(cmd.Context(), &opts.source, eopts, func(c *ledger.Call, pc *pricing.PricedCall) { _ = an.Observe(c, pc) })
+		var xe *exitError
+		if errors.As(err, &xe) && xe.code == exitFindings && e != nil && (e.Rows().Failed > 0 || len(opts.accessLog) > 0) {
+			err = nil // nothing priced, but failures to show
+		}
+		if err != nil {
+			return err
+		}
+		rows = e.Rows()
 	}
-	if err != nil {
-		return err
-	}
-	return reports.Failures(cmd.OutOrStdout(), format, &reports.FailureReport{Rows: e.Rows(), Result: an.Result()})
+	return reports.Failures(cmd.OutOrStdout(), format, &reports.FailureReport{Rows: rows, Result: an.Result()})
 }
 
 // readAccessLogs gives the analyzer the request lines of every
@@ -140,7 +147,8 @@ func (a *app) readAccessLogs(cmd *cobra.Command, opts *failuresOptions, an *fail
 				r := rows.Rejected[0]
 				return usageError(fmt.Errorf("read access log: %s: %s", r.Where(), r.Reason), "fix the line, or drop --strict to count rejected lines and go on")
 			}
-			fmt.Fprintf(a.stderr, "%s: cliproxy-access-log: %d request line(s), %d other log line(s), %d rejected\n", p, rows.Requests, rows.Other, len(rows.Rejected))
+			fmt.Fprintf(a.stderr, "%s: cliproxy-access-log: %d request line(s), %d upstream failure line(s), %d other log line(s), %d rejected\n",
+				p, rows.Requests, rows.Upstream, rows.Other, len(rows.Rejected))
 		}
 	}
 	return nil
