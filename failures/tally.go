@@ -28,3 +28,9 @@ func (t *Tally) Split(failed int64) (upstream, gateway, unknown int64) {
 	upstream, gateway = t.Calls[Upstream], t.Calls[Gateway]
 	return upstream, gateway, max(failed-upstream-gateway, 0)
 }
+
+// Both watch a run's calls through the one seam.
+var (
+	_ pricing.Observer = (*Analyzer)(nil)
+	_ pricing.Observer = (*Tally)(nil)
+)
