@@ -95,7 +95,7 @@ func runFailures(cmd *cobra.Command, a *app, opts *failuresOptions) error {
 	var rows pricing.Rows
 	if len(opts.source.calls) > 0 || len(opts.source.dbs) > 0 || len(opts.accessLog) == 0 {
 		// Rows one by one: the analyzer sees every call.
-		e, err := a.priceSource(cmd.Context(), &opts.source, eopts, func(c *ledger.Call, pc *pricing.PricedCall) { _ = an.Observe(c, pc) })
+		e, err := a.priceSource(cmd.Context(), &opts.source, eopts, an)
 		var xe *exitError
 		if errors.As(err, &xe) && xe.code == exitFindings && e != nil && (e.Rows().Failed > 0 || len(opts.accessLog) > 0) {
 			err = nil // nothing priced, but failures to show
@@ -192,6 +192,15 @@ func readFailureConfig(file string) (*failures.Config, error) {
 func tallied(src *sourceOptions) *failures.Tally {
 	src.tally = &failures.Tally{}
 	return src.tally
+}
+
+// failedObserver is t as a run's observer of failed calls; nil for none
+// (a nil *Tally in the interface would not be nil).
+func failedObserver(t *failures.Tally) pricing.Observer {
+	if t == nil {
+		return nil
+	}
+	return t
 }
 
 // failedSplit is the run's failed calls by class, for the reports.

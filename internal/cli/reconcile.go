@@ -86,7 +86,7 @@ func runReconcile(cmd *cobra.Command, a *app, opts *reconcileOptions) error {
 		return usageError(fmt.Errorf("--by: %w", err), "")
 	}
 	tally := tallied(&opts.source)
-	e, err := a.priceSource(cmd.Context(), &opts.source, eopts, nil)
+	e, err := a.priceSource(cmd.Context(), &opts.source, eopts)
 	if err != nil {
 		return err
 	}
