@@ -91,3 +91,30 @@ func TestTallySplit(t *testing.T) {
 		t.Errorf("split = %d upstream, %d gateway, %d unknown; want 1, 2, 3", u, g, k)
 	}
 }
+
+func TestCooldownByStatus(t *testing.T) {
+	cfg := &Config{Gateway: ledger.CLIProxy, Cooldown: 20 * time.Second}
+	tests := []struct {
+		name   string
+		cfg    *Config
+		gw     ledger.Gateway
+		status int
+		want   time.Duration
+	}{
+		{"CLIProxyAPI 503, default", nil, ledger.CLIProxy, 503, time.Minute},
+		{"CLIProxyAPI 503, transient-error-cooldown-seconds", cfg, ledger.CLIProxy, 503, 20 * time.Second},
+		{"CLIProxyAPI 401", cfg, ledger.CLIProxy, 401, 30 * time.Minute},
+		{"CLIProxyAPI 404", nil, ledger.CLIProxy, 404, 12 * time.Hour},
+		{"CLIProxyAPI 429: the longest backoff", nil, ledger.CLIProxy, 429, 30 * time.Minute},
+		{"CLIProxyAPI, status not logged", nil, ledger.CLIProxy, 0, time.Minute},
+		{"LiteLLM, default", nil, ledger.LiteLLM, 503, 5 * time.Second},
+		{"LiteLLM, another gateway's config", cfg, ledger.LiteLLM, 401, 5 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.cfg.cooldown(tt.gw, tt.status); got != tt.want {
+				t.Errorf("cooldown = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

@@ -72,8 +72,29 @@ const (
 	DefaultLiteLLMCooldown = 5 * time.Second
 )
 
-// cooldown is the rest after an upstream failure on gateway g.
-func (c *Config) cooldown(g ledger.Gateway) time.Duration {
+// Rests CLIProxyAPI gives a credential after other statuses (MarkResult,
+// sdk/cliproxy/auth/conductor_cooldown.go): 30 minutes after 401, 402 and
+// 403; 12 hours after 404; after 429 the Retry-After, else a backoff
+// from 1 second doubling to 30 minutes, bounded here by its longest.
+const (
+	cliproxyAuthRest  = 30 * time.Minute
+	cliproxyFoundRest = 12 * time.Hour
+	cliproxyQuotaRest = 30 * time.Minute
+)
+
+// cooldown is the rest after an upstream failure of the given HTTP
+// status (0 when not logged) on gateway g.
+func (c *Config) cooldown(g ledger.Gateway, status int) time.Duration {
+	if g == ledger.CLIProxy {
+		switch status {
+		case 401, 402, 403:
+			return cliproxyAuthRest
+		case 404:
+			return cliproxyFoundRest
+		case 429:
+			return cliproxyQuotaRest
+		}
+	}
 	if c != nil && c.Gateway == g && c.Cooldown > 0 {
 		return c.Cooldown
 	}

@@ -29,7 +29,7 @@ func episodes(events []event, cfg *Config) []Episode {
 	for i := range events {
 		e := &events[i]
 		if e.class == Upstream {
-			byGateway[e.gateway] = append(byGateway[e.gateway], &trigger{e: e, until: e.fail.End.Add(cfg.cooldown(e.gateway))})
+			byGateway[e.gateway] = append(byGateway[e.gateway], &trigger{e: e, until: e.fail.End.Add(cfg.cooldown(e.gateway, e.fail.HTTPStatus))})
 		}
 	}
 	for _, ts := range byGateway {
@@ -48,7 +48,7 @@ func episodes(events []event, cfg *Config) []Episode {
 		if t.ep == nil {
 			u := t.e
 			t.ep = &Episode{Gateway: u.gateway, Provider: u.provider, ModelGroup: u.group, Trigger: u.fail,
-				First: r.fail, Cooldown: cfg.cooldown(u.gateway), Pool: cfg.pool(u.gateway, u.provider, u.group)}
+				First: r.fail, Cooldown: cfg.cooldown(u.gateway, u.fail.HTTPStatus), Pool: cfg.pool(u.gateway, u.provider, u.group)}
 			found = append(found, t.ep)
 		}
 		t.ep.Refused++
