@@ -94,3 +94,39 @@ func TestFailureDetailIsRead(t *testing.T) {
 		})
 	}
 }
+
+func TestCanonicalFailureColumns(t *testing.T) {
+	tests := []struct {
+		name, row string
+		want      Failure
+		reject    string
+	}{
+		{name: "failed row", row: "litellm,2026-10-01T08:00:00Z,m,0,0,failure,429,RouterRateLimitError,No deployments available for selected model.",
+			want: Failure{HTTPStatus: 429, Class: "RouterRateLimitError", Text: "No deployments available for selected model."}},
+		{name: "success: ignored", row: "litellm,2026-10-01T08:00:00Z,m,0,0,success,500,X,y"},
+		{name: "bad status", row: "litellm,2026-10-01T08:00:00Z,m,0,0,failure,5xx,,", reject: `http_status "5xx"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data := "gateway,start,model,input_tokens,output_tokens,status,http_status,error_class,error_text\n" + tt.row + "\n"
+			r, err := open(context.Background(), "c.csv", bytes.NewReader([]byte(data)), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			var b Batch
+			if err := r.Next(context.Background(), &b); err != nil && err != io.EOF {
+				t.Fatal(err)
+			}
+			if tt.reject != "" {
+				if len(b.Rejected) != 1 || !strings.Contains(b.Rejected[0].Reason, tt.reject) {
+					t.Fatalf("rejected %v, want %q", b.Rejected, tt.reject)
+				}
+				return
+			}
+			if len(b.Calls) != 1 || b.Calls[0].Failure != tt.want {
+				t.Errorf("calls %+v rejected %v, want failure %+v", b.Calls, b.Rejected, tt.want)
+			}
+		})
+	}
+}
