@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -60,6 +61,10 @@ type AccessRows struct {
 	Rejected []Rejection
 }
 
+// maxLogLine bounds one log line: a request line is a few hundred bytes,
+// an upstream failure's a few kilobytes at most.
+const maxLogLine = 16 << 20
+
 // accessLogger is the source file whose lines are request lines
 // (internal/logging/gin_logger.go, GinLogrusLogger).
 const accessLogger = "gin_logger.go"
@@ -73,8 +78,10 @@ const accessLogger = "gin_logger.go"
 func ReadAccessLog(ctx context.Context, name string, r io.Reader, loc *time.Location, each func(*AccessLine) error) (AccessRows, error) {
 	var rows AccessRows
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	for n := 1; sc.Scan(); n++ {
+	sc.Buffer(make([]byte, 64<<10), maxLogLine)
+	n := 0
+	for sc.Scan() {
+		n++
 		if n%4096 == 0 && ctx.Err() != nil {
 			return rows, ctx.Err()
 		}
@@ -100,7 +107,9 @@ func ReadAccessLog(ctx context.Context, name string, r io.Reader, loc *time.Loca
 			}
 		}
 	}
-	if err := sc.Err(); err != nil {
+	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return rows, inputError(name, n+1, fmt.Errorf("a line is longer than %d MiB: not a log line", maxLogLine>>20))
+	} else if err != nil {
 		return rows, inputError(name, 0, fmt.Errorf("%w: %w", ErrRead, err))
 	}
 	return rows, ctx.Err()

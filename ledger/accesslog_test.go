@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"strings"
@@ -105,4 +106,33 @@ func TestReadAccessLogUpstreamFailure(t *testing.T) {
 		a.End.Format(time.RFC3339) != "2026-12-01T15:15:17Z" {
 		t.Errorf("line = %+v", a)
 	}
+}
+
+// FuzzReadAccessLog: any input is read to its end or stopped with its
+// line; every line is a request, another entry, blank or rejected; a
+// request line's start is its end less its latency.
+func FuzzReadAccessLog(f *testing.F) {
+	f.Add([]byte(`[2026-08-22 14:03:11] [a1b2c3d4] [info ] [gin_logger.go:97] 200 |         6.12s |       127.0.0.1 | POST    "/v1/messages?beta=true"` + "\n"))
+	f.Add([]byte(`[2026-12-01 15:15:17] [53f26a3c] [warn ] [conductor_execution.go:1602] upstream execution failed: provider=claude model=m auth=a duration=806ms err=x` + "\n"))
+	f.Add([]byte("[2026-08-22 14:03:16] [--------] [info ] [server.go:210] started\n\n[x] [y] [z] 1 | 2 | 3 | 4\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		lines := int64(0)
+		rows, err := ReadAccessLog(context.Background(), "f.log", bytes.NewReader(data), time.UTC, func(a *AccessLine) error {
+			lines++
+			if !a.Start.Equal(a.End.Add(-a.Latency)) || a.Latency < 0 {
+				t.Errorf("line %d: start %v, end %v, latency %v", a.Line, a.Start, a.End, a.Latency)
+			}
+			return nil
+		})
+		if err != nil {
+			var ie *InputError
+			if !errors.As(err, &ie) {
+				t.Fatalf("error %v is no *InputError", err)
+			}
+			return
+		}
+		if lines != rows.Requests+rows.Upstream {
+			t.Errorf("%d lines passed on, rows say %d requests and %d upstream", lines, rows.Requests, rows.Upstream)
+		}
+	})
 }
