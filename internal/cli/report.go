@@ -130,6 +130,7 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 			return nil
 		}))
 	}
+	tally := tallied(&opts.source)
 	prev, err := opts.previous(cat, eopts)
 	if err != nil {
 		return err
@@ -150,6 +151,7 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 	if err != nil {
 		return err
 	}
+	m.Reconciliation.Failed = failedSplit(tally, m.Reconciliation.Rows)
 	var files []*atomicfile.File
 	defer func() {
 		for _, f := range files {
