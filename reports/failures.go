@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/tokenfare/tokenfare/failures"
-	"github.com/tokenfare/tokenfare/internal/textout"
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
+	"github.com/tokenfare/tokenfare/reports/textout"
 )
 
 // FailureReport is what the failures command shows: the run's row

@@ -6,7 +6,7 @@ import (
 
 	"github.com/tokenfare/tokenfare/gateway"
 	"github.com/tokenfare/tokenfare/internal/secret"
-	"github.com/tokenfare/tokenfare/internal/textout"
+	"github.com/tokenfare/tokenfare/reports/textout"
 )
 
 // Check is the result of checking one gateway config.

@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/tokenfare/tokenfare/internal/textout"
+	"github.com/tokenfare/tokenfare/reports/textout"
 )
 
 // Format is an output format.

@@ -8,9 +8,9 @@ import (
 
 	"github.com/shopspring/decimal"
 
-	"github.com/tokenfare/tokenfare/internal/jsonout"
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
+	"github.com/tokenfare/tokenfare/reports/jsonout"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
 

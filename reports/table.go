@@ -12,9 +12,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
-	"github.com/tokenfare/tokenfare/internal/textout"
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
+	"github.com/tokenfare/tokenfare/reports/textout"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
 

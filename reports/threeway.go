@@ -8,7 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/tokenfare/tokenfare/internal/textout"
+	"github.com/tokenfare/tokenfare/reports/textout"
 
 	"github.com/shopspring/decimal"
 

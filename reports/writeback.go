@@ -6,8 +6,8 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/tokenfare/tokenfare/gateway/litellm"
-	"github.com/tokenfare/tokenfare/internal/textout"
 	"github.com/tokenfare/tokenfare/reports/textdiff"
+	"github.com/tokenfare/tokenfare/reports/textout"
 )
 
 // A price write-back into a LiteLLM config (blend --write) prints one of

@@ -15,7 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/tokenfare/tokenfare/internal/buildinfo"
 	"github.com/tokenfare/tokenfare/internal/secret"
-	"github.com/tokenfare/tokenfare/internal/textout"
+	"github.com/tokenfare/tokenfare/reports/textout"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
 

@@ -14,11 +14,11 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/tokenfare/tokenfare/failures"
 	"github.com/tokenfare/tokenfare/internal/run"
-	"github.com/tokenfare/tokenfare/internal/textout"
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/ledger/postgres"
 	"github.com/tokenfare/tokenfare/pricing"
 	"github.com/tokenfare/tokenfare/reports"
+	"github.com/tokenfare/tokenfare/reports/textout"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
 
