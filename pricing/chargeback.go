@@ -77,7 +77,7 @@ func (e *Engine) Chargeback(from, until time.Time, keep func(*ChargebackLine) bo
 	gw.Official, gw.Recorded, gw.AtBlended = rec.Totals.Official, rec.Totals.Recorded, decimal.Zero
 	gw.Calls, gw.Diff = rec.Totals.Calls, rec.Totals.Gap
 	for _, b := range e.sortedBuckets() {
-		gw.Tokens.add(&b.Qty)
+		gw.Tokens.Add(&b.Qty)
 		if b.k.outcome != Priced {
 			continue
 		}

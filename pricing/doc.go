@@ -10,10 +10,9 @@
 // tariff version, period, tier, outcome and the groupings asked for. A bucket is priced once, at report time, by
 // multiplying its quantities by the decimal prices.
 //
-// A ThreeWayBuilder sets the gateway's calls beside the provider's own
-// usage and cost exports (package provider) per UTC day, model and key,
-// and splits each gap (billed minus recorded) into the plain reconcile
-// gap, missing and unknown usage, and tariff drift.
+// An Observer watches the priced calls of a run go by: per-call output,
+// the workbook's month, FOCUS, the three-way reconciliation with the
+// providers' own exports (package pricing/threeway).
 //
 // Results are typed and carry no file format: amounts are decimal.Decimal,
 // ratios and shares decimal.NullDecimal (not valid when undefined),
@@ -36,8 +35,6 @@
 //     a month's views are rolled up from one pass.
 //   - A group's charges (Charges) cost its official cost, and their
 //     apportioned recorded spend adds up to its recorded spend exactly.
-//   - The parts of a three-way cell's or provider's gap add up to it
-//     (billed minus recorded).
 //   - A blended price lies between the lowest and highest price that applied
 //     in its window; per model, the window's quantities at blended prices
 //     give its official cost to within half a unit of the BlendPlaces-th

@@ -78,7 +78,8 @@ type TokenCounts struct {
 	FileSearch   int64
 }
 
-func (t *TokenCounts) add(q *Quantities) {
+// Add adds the quantities q: reasoning into Output as well as Reasoning.
+func (t *TokenCounts) Add(q *Quantities) {
 	t.Input += q[tariffs.Input]
 	t.CacheRead += q[tariffs.CacheRead]
 	t.CacheWrite += q[tariffs.CacheWrite]
@@ -145,7 +146,7 @@ func (e *Engine) reconcileGroups() *Reconciliation {
 			g.TimedTokens += timed
 			g.PeakTokens += peak
 		}
-		g.Tokens.add(&b.Qty)
+		g.Tokens.Add(&b.Qty)
 		g.Official, g.Recorded = g.Official.Add(o), g.Recorded.Add(rec)
 		g.KeyAlias = firstAlias(g.KeyAlias, b.KeyAlias)
 	}

@@ -12,24 +12,25 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/tokenfare/tokenfare/pricing"
+	"github.com/tokenfare/tokenfare/pricing/threeway"
 )
 
 // sampleThreeWay is one cell whose provider tokens could not be priced
 // (no provider_official), with no request counts, billed 0.5 against a
 // recorded 0.2: gap 0.3 = recorded_vs_tariff 0.1 + billed_vs_gateway_tokens 0.2.
-func sampleThreeWay() *pricing.ThreeWay {
+func sampleThreeWay() *threeway.Reconciliation {
 	day := time.Date(2026, 10, 12, 0, 0, 0, 0, time.UTC)
-	parts := []pricing.Part{{Kind: pricing.PartRecordedVsTariff, Amount: dec("0.1")}, {Kind: pricing.PartBilledVsGatewayTokens, Amount: dec("0.2")}}
-	return &pricing.ThreeWay{
+	parts := []threeway.Part{{Kind: threeway.PartRecordedVsTariff, Amount: dec("0.1")}, {Kind: threeway.PartBilledVsGatewayTokens, Amount: dec("0.2")}}
+	return &threeway.Reconciliation{
 		Rows: pricing.Rows{Read: 1, Priced: 1}, ProviderRows: 2, Keyed: []string{},
-		Cells: []pricing.Cell{{Day: day, Provider: "deepseek", Model: "deepseek-flash", Currency: "USD", GatewayCalls: 1,
+		Cells: []threeway.Cell{{Day: day, Provider: "deepseek", Model: "deepseek-flash", Currency: "USD", GatewayCalls: 1,
 			GatewayTokens: pricing.TokenCounts{Input: 100}, ProviderTokens: pricing.TokenCounts{Input: 100}, HasUsage: true,
 			Recorded: dec("0.2"), Official: dec("0.3"), Billed: dec("0.5"), HasBilled: true,
 			Gap: decimal.NewNullDecimal(dec("0.3")), Parts: parts, Note: "the bucket spans more than one rate set"}},
-		Providers: []pricing.ProviderTotals{{Provider: "deepseek", Currency: "USD", Cells: 1, GatewayCalls: 1, Recorded: dec("0.2"),
+		Providers: []threeway.ProviderTotals{{Provider: "deepseek", Currency: "USD", Cells: 1, GatewayCalls: 1, Recorded: dec("0.2"),
 			Official: dec("0.3"), ProviderOfficial: decimal.Zero, Billed: dec("0.5"), HasBilled: true,
 			Gap: decimal.NewNullDecimal(dec("0.3")), Parts: parts}},
-		Drifts: []pricing.Drift{},
+		Drifts: []threeway.Drift{},
 	}
 }
 

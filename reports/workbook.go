@@ -11,6 +11,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/tokenfare/tokenfare/pricing"
+	"github.com/tokenfare/tokenfare/pricing/threeway"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
 
@@ -43,7 +44,7 @@ type Provenance struct {
 // WriteWorkbook writes the month's FinOps workbook in XLSX. With tw, the
 // three-way reconciliation of the month's calls with the provider's
 // exports, it adds the SheetProvider sheet.
-func WriteWorkbook(w io.Writer, m *pricing.Month, p Provenance, tw *pricing.ThreeWay) error {
+func WriteWorkbook(w io.Writer, m *pricing.Month, p Provenance, tw *threeway.Reconciliation) error {
 	f := excelize.NewFile()
 	defer f.Close()
 	s, err := newStyles(f)
@@ -531,7 +532,7 @@ func periodHours(v *tariffs.Version, p int) string {
 // providerUsage sets the gateway, the tariff and the provider side by side,
 // one row per UTC day, model and key (for providers aligned by key), with
 // the tariff drift in a second table below.
-func (wb *workbook) providerUsage(tw *pricing.ThreeWay) *table {
+func (wb *workbook) providerUsage(tw *threeway.Reconciliation) *table {
 	t := &table{sheet: SheetProvider, caption: wb.caption("Gateway, tariff and provider's exports by UTC day, model and key (gap = billed − recorded)"),
 		cols: []column{{"Day (UTC)", kindDay}, {"Provider", kindText}, {"Model", kindText}, {"Key (SHA-256)", kindText},
 			{"Gateway calls", kindInt}, {"Provider requests", kindInt}, {"Missing calls", kindInt}, {"Unknown calls", kindInt},
@@ -582,7 +583,7 @@ func (wb *workbook) providerUsage(tw *pricing.ThreeWay) *table {
 		if d.Rounding {
 			rounding = "yes"
 		}
-		b.rows = append(b.rows, []cell{{v: d.Provider}, {v: d.Model}, {v: d.Version}, {v: d.Period}, {v: d.Usage},
+		b.rows = append(b.rows, []cell{{v: d.Provider}, {v: d.Model}, {v: d.Version}, {v: d.Period}, {v: driftUsage(d.Usage)},
 			{v: d.First}, {v: d.Last}, {v: d.Tokens}, nullMoney(d.TariffPrice, cur), nullMoney(d.BilledPrice, cur),
 			moneyCell(d.Official, cur), moneyCell(d.Billed, cur), moneyCell(d.Drift, cur), {v: rounding}, {v: cur}})
 	}
@@ -591,14 +592,14 @@ func (wb *workbook) providerUsage(tw *pricing.ThreeWay) *table {
 }
 
 // partHeaders head the columns of the parts of a three-way gap.
-var partHeaders = map[pricing.PartKind]string{
-	pricing.PartRecordedVsTariff:      "Recorded vs tariff",
-	pricing.PartMissingUsage:          "Missing usage",
-	pricing.PartUnknownUsage:          "Unknown usage",
-	pricing.PartTariffDrift:           "Tariff drift",
-	pricing.PartBilledVsGatewayTokens: "Billed vs gateway tokens",
-	pricing.PartUnattributed:          "Unattributed billing",
-	pricing.PartUnbilled:              "Unbilled usage",
+var partHeaders = map[threeway.PartKind]string{
+	threeway.PartRecordedVsTariff:      "Recorded vs tariff",
+	threeway.PartMissingUsage:          "Missing usage",
+	threeway.PartUnknownUsage:          "Unknown usage",
+	threeway.PartTariffDrift:           "Tariff drift",
+	threeway.PartBilledVsGatewayTokens: "Billed vs gateway tokens",
+	threeway.PartUnattributed:          "Unattributed billing",
+	threeway.PartUnbilled:              "Unbilled usage",
 }
 
 // nullMoney is an amount, or an empty cell when there is none.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
+	"github.com/tokenfare/tokenfare/pricing/threeway"
 	"github.com/tokenfare/tokenfare/reports"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
@@ -83,16 +84,16 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 	from, until := eopts.Since, eopts.Until
 	eopts.Dims = pricing.MonthDims
 	blend, each := blendEngine(cat, eopts)
-	var three *pricing.ThreeWayBuilder
+	var three *threeway.Builder
 	if len(opts.provider) > 0 {
 		if opts.xlsx == "" {
 			return usageError(errors.New("--provider-usage adds a sheet to the workbook"), "give --xlsx FILE too")
 		}
-		exports, err := readProviderExports(cmd, a, opts.provider)
+		rows, err := readProviderExports(cmd, a, opts.provider)
 		if err != nil {
 			return err
 		}
-		if three, err = pricing.NewThreeWay(cat, eopts, exports); err != nil {
+		if three, err = threeway.New(cat, eopts, rows); err != nil {
 			return usageError(fmt.Errorf("read provider usage: %w", err), "see docs/provider-usage.md")
 		}
 		// The same pass over the calls feeds the three-way reconciliation.
@@ -101,14 +102,14 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 			if blendEach != nil {
 				blendEach(c, pc)
 			}
-			three.AddCall(c, pc)
+			three.Observe(c, pc)
 		}
 	}
 	e, err := a.priceSource(cmd.Context(), &opts.source, eopts, each)
 	if err != nil {
 		return err
 	}
-	var tw *pricing.ThreeWay
+	var tw *threeway.Reconciliation
 	if three != nil {
 		tw = three.Build(e.Rows())
 	}
