@@ -25,7 +25,7 @@ type Drift struct {
 	Billed      decimal.Decimal
 	Drift       decimal.Decimal     // Billed − Official
 	TariffPrice decimal.NullDecimal // the tariff's price per 1M (per call for requests), when one applies
-	BilledPrice decimal.NullDecimal // Billed per 1M tokens, rounded to pricing.BlendPlaces; not valid without tokens
+	BilledPrice decimal.NullDecimal // Billed per 1M tokens (per call or use), rounded to pricing.BlendPlaces; not valid without tokens
 	Rounding    bool                // Billed equals Official to one part in a million: float noise of the export, not a wrong price
 }
 
@@ -114,8 +114,8 @@ func (s *drifts) list() []Drift {
 		d.Rounding = !d.Drift.IsZero() && closeTo(d.Billed, d.Official)
 		if d.Tokens > 0 {
 			per := d.Billed
-			if u, ok := d.Usage.Usage(); ok && u.IsToken() {
-				per = per.Shift(6) // per 1M tokens; per call or use otherwise
+			if u, ok := d.Usage.Usage(); !ok || u.IsToken() {
+				per = per.Shift(6) // per 1M tokens (a total counts tokens only); per call or use otherwise
 			}
 			d.BilledPrice = decimal.NewNullDecimal(per.DivRound(decimal.NewFromInt(d.Tokens), pricing.BlendPlaces))
 		}
