@@ -13,6 +13,7 @@ import (
 
 	"github.com/tokenfare/tokenfare/pricing"
 	"github.com/tokenfare/tokenfare/pricing/threeway"
+	"github.com/tokenfare/tokenfare/tariffs"
 )
 
 // sampleThreeWay is one cell whose provider tokens could not be priced
@@ -79,5 +80,38 @@ func TestThreeWayCSVColumns(t *testing.T) {
 	}
 	if header[len(header)-1] != "currency" {
 		t.Errorf("last column %q, want currency", header[len(header)-1])
+	}
+}
+
+// TestThreeWayDriftUsage: JSON spells a drift billed in total with an
+// empty usage (the contract, docs/provider-usage.md), the table as "(billed
+// in total)", and a usage type by its name in both; a tool's uses are
+// counted as uses.
+func TestThreeWayDriftUsage(t *testing.T) {
+	day := time.Date(2026, 10, 12, 0, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name      string
+		usage     threeway.BilledUsage
+		json      string
+		tableLine string
+	}{
+		{"in total", threeway.InTotal, `"usage": ""`, "deepseek deepseek-flash version v1 offpeak (billed in total), 2026-10-12 to 2026-10-12: 3150 tokens"},
+		{"a usage type", threeway.Billed(tariffs.CacheRead), `"usage": "cache_read"`, "deepseek deepseek-flash version v1 offpeak cache_read, 2026-10-12 to 2026-10-12: 3150 tokens"},
+		{"a tool", threeway.Billed(tariffs.WebSearch), `"usage": "web_search"`, "deepseek deepseek-flash version v1 offpeak web_search, 2026-10-12 to 2026-10-12: 3150 uses"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tw := sampleThreeWay()
+			tw.Drifts = []threeway.Drift{{Provider: "deepseek", Model: "deepseek-flash", Version: "v1", Period: "offpeak", Usage: tt.usage,
+				First: day, Last: day, Tokens: 3150, Official: dec("0.00054"), Billed: dec("0.00063"), Drift: dec("0.00009")}}
+			js := render(t, JSON, func(b *bytes.Buffer, f Format) error { return ThreeWay(b, f, tw) })
+			table := render(t, Table, func(b *bytes.Buffer, f Format) error { return ThreeWay(b, f, tw) })
+			if !strings.Contains(js, tt.json) {
+				t.Errorf("JSON lacks %s:\n%s", tt.json, js)
+			}
+			if !strings.Contains(table, tt.tableLine) {
+				t.Errorf("table lacks %q:\n%s", tt.tableLine, table)
+			}
+		})
 	}
 }
