@@ -2,7 +2,9 @@
 // billing instant, and builds reconciliations and blended prices from the
 // result. With Options.TariffAt every call is priced instead at the
 // tariff in force at one instant, as if that version had applied at the
-// call's own instant: the blend a gateway should carry from then on. It does no I/O and reads no clock.
+// call's own instant: the blend a gateway should carry from then on. It
+// does no I/O, reads no clock and imports no edge package (no export
+// reader, driver, renderer or command; imports_test.go walks the graph).
 //
 // An Engine classifies each call (priced, unpriced, retired, failed,
 // duplicate, outside the window, answered from the gateway's response
