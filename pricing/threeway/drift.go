@@ -1,6 +1,7 @@
 package threeway
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -192,62 +193,78 @@ func cellDrifts(a *cellAcc, c *Cell) []Drift {
 	return append(out, poolDrifts(a, unbilled, newDrift)...)
 }
 
+// driftMaker starts a drift of a cell for a version, period and usage.
+type driftMaker func(version, period string, usage BilledUsage) Drift
+
 // poolDrifts matches billing rows that carry no usage (OpenAI's and
-// Anthropic's cost exports) with the usage rows of the same cell.
-func poolDrifts(a *cellAcc, parts []*provPart, newDrift func(version, period string, usage BilledUsage) Drift) []Drift {
-	split := false
-	for _, set := range a.poolSet {
-		split = split || set
-	}
+// Anthropic's cost exports) with the usage rows of the same cell: by usage
+// type, then what was billed in total.
+func poolDrifts(a *cellAcc, parts []*provPart, newDrift driftMaker) []Drift {
+	split := slices.Contains(a.poolSet[:], true)
 	var out []Drift
 	if split || !a.poolTotalSet {
-		for u := range tariffs.NumUsage {
-			if u == int(tariffs.Reasoning) {
-				continue
-			}
-			var versions, periods []string
-			var tokens int64
-			official := decimal.Zero
-			var rates *tariffs.Rates
-			n := 0
-			for _, p := range parts {
-				cost := costByUsage(p.rates, &p.qty)[u]
-				if usageTokens(&p.qty, tariffs.Usage(u)) == 0 && cost.IsZero() {
-					continue
-				}
-				versions, periods = appendNew(versions, p.version), appendNew(periods, p.period)
-				tokens += usageTokens(&p.qty, tariffs.Usage(u))
-				official = official.Add(cost)
-				rates = p.rates
-				n++
-			}
-			if !a.poolSet[u] && official.IsZero() {
-				continue // neither billed nor priced
-			}
-			d := newDrift(strings.Join(versions, ", "), strings.Join(periods, ", "), Billed(tariffs.Usage(u)))
-			d.Tokens, d.Official, d.Billed = tokens, official, a.pool[u]
-			if n == 1 {
-				d.TariffPrice = decimal.NewNullDecimal(rates.Price(tariffs.Usage(u)))
-			}
-			out = append(out, d)
-		}
+		out = poolByUsage(a, parts, newDrift)
 	}
 	if a.poolTotalSet {
+		out = append(out, poolTotal(a, parts, split, newDrift))
+	}
+	return out
+}
+
+// poolByUsage compares each usage type's pooled billing with the tariff's
+// cost of the cell's usage of it, where either is non-zero.
+func poolByUsage(a *cellAcc, parts []*provPart, newDrift driftMaker) []Drift {
+	var out []Drift
+	for u := range tariffs.NumUsage {
+		if u == int(tariffs.Reasoning) {
+			continue
+		}
 		var versions, periods []string
 		var tokens int64
 		official := decimal.Zero
+		var rates *tariffs.Rates
+		n := 0
 		for _, p := range parts {
-			versions, periods = appendNew(versions, p.version), appendNew(periods, p.period)
-			if !split {
-				tokens += totalTokens(&p.qty)
-				official = official.Add(sumCosts(costByUsage(p.rates, &p.qty)))
+			cost := costByUsage(p.rates, &p.qty)[u]
+			if usageTokens(&p.qty, tariffs.Usage(u)) == 0 && cost.IsZero() {
+				continue
 			}
+			versions, periods = appendNew(versions, p.version), appendNew(periods, p.period)
+			tokens += usageTokens(&p.qty, tariffs.Usage(u))
+			official = official.Add(cost)
+			rates = p.rates
+			n++
 		}
-		d := newDrift(strings.Join(versions, ", "), strings.Join(periods, ", "), InTotal)
-		d.Tokens, d.Official, d.Billed = tokens, official, a.poolTotal
+		if !a.poolSet[u] && official.IsZero() {
+			continue // neither billed nor priced
+		}
+		d := newDrift(strings.Join(versions, ", "), strings.Join(periods, ", "), Billed(tariffs.Usage(u)))
+		d.Tokens, d.Official, d.Billed = tokens, official, a.pool[u]
+		if n == 1 {
+			d.TariffPrice = decimal.NewNullDecimal(rates.Price(tariffs.Usage(u)))
+		}
 		out = append(out, d)
 	}
 	return out
+}
+
+// poolTotal compares the pooled billing in total with the tariff's cost
+// of the cell's whole usage; when the pool is also split by usage type,
+// those parts have taken the usage, and the total stands on its own.
+func poolTotal(a *cellAcc, parts []*provPart, split bool, newDrift driftMaker) Drift {
+	var versions, periods []string
+	var tokens int64
+	official := decimal.Zero
+	for _, p := range parts {
+		versions, periods = appendNew(versions, p.version), appendNew(periods, p.period)
+		if !split {
+			tokens += totalTokens(&p.qty)
+			official = official.Add(sumCosts(costByUsage(p.rates, &p.qty)))
+		}
+	}
+	d := newDrift(strings.Join(versions, ", "), strings.Join(periods, ", "), InTotal)
+	d.Tokens, d.Official, d.Billed = tokens, official, a.poolTotal
+	return d
 }
 
 func appendNew(list []string, s string) []string {
