@@ -3,8 +3,9 @@
 // figures, a blend, the per-call prices of a run and the models of
 // a tariff catalog, each as a table, CSV, JSON or YAML. One renderer per
 // format serves every command. A month (pricing.Month) renders as the
-// FinOps workbook (XLSX, WriteWorkbook) and its charges as a FOCUS 1.2
-// cost and usage CSV (WriteFOCUS).
+// FinOps workbook (XLSX, WriteWorkbook) and its charges as a FOCUS 1.2 or
+// 1.3 cost and usage CSV (WriteFOCUS); a catalog as a FOCUS SKU Price CSV
+// (WriteFOCUSSkuPrice), whose SkuPriceId the cost and usage rows join on.
 //
 // Domain types carry decimals, enums and times; this package alone turns
 // them into text. Nothing it writes is read back by tokenfare.

@@ -3,6 +3,7 @@ package reports
 import (
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"io"
 	"iter"
 	"slices"
@@ -15,13 +16,43 @@ import (
 	"github.com/tokenfare/tokenfare/tariffs"
 )
 
-// FOCUSVersion is the version of the FinOps Open Cost and Usage
-// Specification the export follows.
-const FOCUSVersion = "1.2"
+// FOCUSVersion is a version of the FinOps Open Cost and Usage
+// Specification the export follows. It is a flag value: Set parses "1.2"
+// or "1.3".
+type FOCUSVersion int
 
-// FOCUSColumns are the export's columns: FOCUS columns first, in
-// alphabetical order, then tokenfare's own, prefixed x_. docs/focus.md
-// states what each carries.
+// The versions the export follows.
+const (
+	// FOCUS12 is FOCUS 1.2, the default.
+	FOCUS12 FOCUSVersion = iota
+	// FOCUS13 is FOCUS 1.3: ServiceProviderName and HostProviderName beside
+	// ProviderName and PublisherName (deprecated in 1.3, still mandatory),
+	// and the AI keys of the 1.5 draft in SkuPriceDetails, x_ prefixed.
+	FOCUS13
+)
+
+var focusVersionNames = []string{FOCUS12: "1.2", FOCUS13: "1.3"}
+
+// String returns the version as FOCUS numbers it: "1.2".
+func (v FOCUSVersion) String() string { return focusVersionNames[v] }
+
+// Set parses a version, for the --focus-version flag.
+func (v *FOCUSVersion) Set(s string) error {
+	i := slices.Index(focusVersionNames, s)
+	if i < 0 {
+		return fmt.Errorf("FOCUS version %q is not one of %s", s, strings.Join(focusVersionNames, ", "))
+	}
+	*v = FOCUSVersion(i)
+	return nil
+}
+
+// Type names the flag's value in help.
+func (v *FOCUSVersion) Type() string { return "version" }
+
+// FOCUSColumns are the export's columns in FOCUS 1.2: FOCUS columns
+// first, in alphabetical order, then tokenfare's own, prefixed x_.
+// docs/focus.md states what each carries. FOCUSColumnsOf gives another
+// version's.
 var FOCUSColumns = []string{
 	"BilledCost", "BillingAccountId", "BillingAccountName", "BillingCurrency", "BillingPeriodEnd", "BillingPeriodStart",
 	"ChargeCategory", "ChargeClass", "ChargeDescription", "ChargeFrequency", "ChargePeriodEnd", "ChargePeriodStart",
@@ -31,6 +62,26 @@ var FOCUSColumns = []string{
 	"SkuPriceDetails", "SkuPriceId", "SubAccountId", "SubAccountName", "SubAccountType", "Tags",
 	"x_ChargeDay", "x_TimeZone", "x_TariffVersion", "x_PricingPeriod", "x_PeakPeriod", "x_PromptTier", "x_UsageType",
 	"x_RequestCount", "x_RecordedCost", "x_CostGap", "x_ServiceTier", "x_Region", "x_Outcome", "x_Model", "x_Calls", "x_Tokens",
+}
+
+// focus13Columns are the columns FOCUS 1.3 adds, each placed before the
+// 1.2 column it precedes in alphabetical order.
+var focus13Columns = []struct{ name, before string }{
+	{"HostProviderName", "InvoiceId"},
+	{"ServiceProviderName", "ServiceSubcategory"},
+}
+
+// FOCUSColumnsOf returns the export's columns in version v.
+func FOCUSColumnsOf(v FOCUSVersion) []string {
+	if v == FOCUS12 {
+		return FOCUSColumns
+	}
+	cols := slices.Clone(FOCUSColumns)
+	for _, c := range focus13Columns {
+		i := slices.Index(cols, c.before)
+		cols = slices.Insert(cols, i, c.name)
+	}
+	return cols
 }
 
 // FOCUSMandatory are the columns FOCUS 1.2 requires in every dataset.
@@ -77,36 +128,42 @@ const (
 // provider names, tariff versions and periods, keys, key aliases.
 var focusTextColumns = []string{"BillingAccountId", "BillingAccountName", "ChargeDescription", "InvoiceIssuerName",
 	"ProviderName", "PublisherName", "ServiceName", "SkuId", "SkuPriceId", "SubAccountId", "SubAccountName",
-	"x_TariffVersion", "x_PricingPeriod", "x_Model"}
+	"x_TariffVersion", "x_PricingPeriod", "x_Model", "HostProviderName", "ServiceProviderName"}
 
-// WriteFOCUS writes charges as a FOCUS 1.2 cost and usage dataset in CSV:
-// one row per charge, for the billing period [from, until). Every priced
-// charge is at list price, so the list, contracted, billed and effective
-// costs are all the official cost; the gateway's recorded spend is
-// x_RecordedCost. A charge of calls not priced is an Adjustment row of no
-// cost, no price and no quantity (FOCUS allows them null there only),
-// which carries their calls, tokens and recorded spend in x_ columns: so
-// the file adds up to the run's calls (x_Calls), tokens (x_Tokens) and
-// recorded spend (x_RecordedCost), as reconcile counts them.
-// text says whether text cells from input are made safe for spreadsheets.
-func WriteFOCUS(w io.Writer, charges iter.Seq[pricing.Charge], from, until time.Time, text FOCUSText) error {
+// FOCUSFormat says how the export is written: the FOCUS version it
+// follows and how text cells from input are written.
+type FOCUSFormat struct {
+	Version FOCUSVersion
+	Text    FOCUSText
+}
+
+// WriteFOCUS writes charges as a FOCUS cost and usage dataset in CSV, in
+// the version f names: one row per charge, for the billing period
+// [from, until). Every priced charge is at list price, so the list,
+// contracted, billed and effective costs are all the official cost; the
+// gateway's recorded spend is x_RecordedCost. A charge of calls not priced
+// is an Adjustment row of no cost, no price and no quantity (FOCUS allows
+// them null there only), which carries their calls, tokens and recorded
+// spend in x_ columns: so the file adds up to the run's calls (x_Calls),
+// tokens (x_Tokens) and recorded spend (x_RecordedCost), as reconcile
+// counts them.
+func WriteFOCUS(w io.Writer, charges iter.Seq[pricing.Charge], from, until time.Time, f FOCUSFormat) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(FOCUSColumns); err != nil {
+	cols := FOCUSColumnsOf(f.Version)
+	if err := cw.Write(cols); err != nil {
 		return err
 	}
-	var texts []int
-	for i, c := range FOCUSColumns {
-		if slices.Contains(focusTextColumns, c) {
-			texts = append(texts, i)
-		}
-	}
+	texts := textColumns(cols, focusTextColumns)
 	bps, bpe := from.UTC().Format(focusTime), until.UTC().Format(focusTime)
 	for c := range charges {
-		row, err := focusRow(&c, bps, bpe)
+		row, err := focusRow(&c, bps, bpe, f.Version)
 		if err != nil {
 			return err
 		}
-		if text == FOCUSSheetSafe {
+		if f.Version != FOCUS12 {
+			row = focus13Row(row, cols, focusProviderOf(&c))
+		}
+		if f.Text == FOCUSSheetSafe {
 			for _, i := range texts {
 				row[i] = sheetText(row[i])
 			}
@@ -119,6 +176,43 @@ func WriteFOCUS(w io.Writer, charges iter.Seq[pricing.Charge], from, until time.
 	return cw.Error()
 }
 
+// textColumns returns the indexes in cols of the columns named in text.
+func textColumns(cols, text []string) []int {
+	var texts []int
+	for i, c := range cols {
+		if slices.Contains(text, c) {
+			texts = append(texts, i)
+		}
+	}
+	return texts
+}
+
+// focus13Row returns a 1.2 row with the columns 1.3 adds placed in cols:
+// ServiceProviderName and HostProviderName are the provider, which
+// hosts the models it serves (FOCUS allows the host to equal the
+// service provider when no other host is known).
+func focus13Row(row, cols []string, provider string) []string {
+	out := make([]string, 0, len(cols))
+	j := 0
+	for _, c := range cols {
+		if c == "HostProviderName" || c == "ServiceProviderName" {
+			out = append(out, provider)
+			continue
+		}
+		out = append(out, row[j])
+		j++
+	}
+	return out
+}
+
+// focusProviderOf is the provider's name on a charge's row.
+func focusProviderOf(c *pricing.Charge) string {
+	if c.Model == nil {
+		return unknownProvider
+	}
+	return c.Model.Provider.DisplayName
+}
+
 // focusDetails is SkuPriceDetails: tokenfare's own keys, prefixed x_.
 type focusDetails struct {
 	TariffVersion string `json:"x_TariffVersion"`
@@ -126,6 +220,41 @@ type focusDetails struct {
 	PromptTier    int    `json:"x_PromptTier"`
 	ServiceTier   string `json:"x_ServiceTier,omitempty"` // when not standard
 	Region        string `json:"x_Region,omitempty"`
+	*focusAIDetails
+}
+
+// focusAIDetails are the keys the FOCUS 1.5 draft proposes for AI usage,
+// written from 1.3 on. Neither 1.2 nor 1.3 defines them, so they carry
+// the x_ prefix the spec requires of keys it does not define; ModelFamily
+// is left out, the tariffs know no families.
+type focusAIDetails struct {
+	ModelDeveloper string `json:"x_ModelDeveloper,omitempty"` // the provider, when it serves its own models
+	ModelID        string `json:"x_ModelId"`
+	TokenDirection string `json:"x_TokenDirection,omitempty"` // Input or Output, on token usage types
+	CacheAction    string `json:"x_CacheAction,omitempty"`    // Read or Write, on cache usage types
+}
+
+// tokenDirections and cacheActions are x_TokenDirection and x_CacheAction
+// by usage type: empty where they do not apply.
+var (
+	tokenDirections = [tariffs.NumUsage]string{tariffs.Input: "Input", tariffs.CacheRead: "Input", tariffs.CacheWrite: "Input",
+		tariffs.CacheWrite1h: "Input", tariffs.Output: "Output", tariffs.Reasoning: "Output"}
+	cacheActions = [tariffs.NumUsage]string{tariffs.CacheRead: "Read", tariffs.CacheWrite: "Write", tariffs.CacheWrite1h: "Write"}
+)
+
+// skuPriceDetails returns the SkuPriceDetails of a model's price of usage
+// u in a version's period, tier, service tier ("" for standard) and
+// region, in FOCUS version v.
+func skuPriceDetails(m *tariffs.Model, u tariffs.Usage, versionID, period string, tier int, service, region string, v FOCUSVersion) (string, error) {
+	d := focusDetails{TariffVersion: versionID, PricingPeriod: period, PromptTier: tier, ServiceTier: service, Region: region}
+	if v != FOCUS12 {
+		d.focusAIDetails = &focusAIDetails{ModelID: m.ID, TokenDirection: tokenDirections[u], CacheAction: cacheActions[u]}
+		if m.Provider.FirstParty() {
+			d.ModelDeveloper = m.Provider.DisplayName
+		}
+	}
+	b, err := json.Marshal(d)
+	return string(b), err
 }
 
 // focusTags are the Tags of a row.
@@ -135,7 +264,7 @@ type focusTags struct {
 }
 
 // focusRow returns a charge's values in the order of FOCUSColumns.
-func focusRow(c *pricing.Charge, bps, bpe string) ([]string, error) {
+func focusRow(c *pricing.Charge, bps, bpe string, v FOCUSVersion) ([]string, error) {
 	if c.Outcome != pricing.Priced || c.NoPrice {
 		return focusAdjustmentRow(c, bps, bpe)
 	}
@@ -159,8 +288,7 @@ func focusRow(c *pricing.Charge, bps, bpe string) ([]string, error) {
 	if c.Region != "" {
 		skuPriceID += "/region-" + c.Region
 	}
-	details, err := json.Marshal(focusDetails{TariffVersion: versionID, PricingPeriod: c.Period, PromptTier: c.Tier,
-		ServiceTier: service, Region: c.Region})
+	details, err := skuPriceDetails(c.Model, u, versionID, c.Period, c.Tier, service, c.Region, v)
 	if err != nil {
 		return nil, err
 	}
@@ -177,12 +305,12 @@ func focusRow(c *pricing.Charge, bps, bpe string) ([]string, error) {
 		desc += ", region " + c.Region
 	}
 	return []string{
-		cost, p.Name, p.Name + " via the gateway", p.Currency, bpe, bps, // BilledCost … BillingPeriodStart
+		cost, p.Name, p.DisplayName + " via the gateway", p.Currency, bpe, bps, // BilledCost … BillingPeriodStart
 		"Usage", "", desc, "Usage-Based", c.End.UTC().Format(focusTime), c.Start.UTC().Format(focusTime), // ChargeCategory … ChargePeriodStart
 		strconv.FormatInt(c.Quantity, 10), consumedUnit, cost, price, cost, "", // ConsumedQuantity … InvoiceId
-		p.Name, cost, price, "Standard", pricingQuantity(c), pricingUnit, // InvoiceIssuerName … PricingUnit
-		p.Name, p.Name, "AI and Machine Learning", p.Name + " API", "Generative AI", skuID, meterNames[u], // ProviderName … SkuMeter
-		string(details), skuPriceID, c.Key, c.KeyAlias, "API Key", tags, // SkuPriceDetails … Tags
+		p.DisplayName, cost, price, "Standard", pricingQuantity(c), pricingUnit, // InvoiceIssuerName … PricingUnit
+		p.DisplayName, p.DisplayName, "AI and Machine Learning", p.ServiceName, "Generative AI", skuID, meterNames[u], // ProviderName … SkuMeter
+		details, skuPriceID, c.Key, c.KeyAlias, "API Key", tags, // SkuPriceDetails … Tags
 		c.Start.Format(time.DateOnly), c.Start.Location().String(), versionID, c.Period, strconv.FormatBool(c.Peak), // x_ChargeDay … x_PeakPeriod
 		strconv.Itoa(c.Tier), u.String(), strconv.FormatInt(c.Calls, 10), c.Recorded.String(), c.Cost.Sub(c.Recorded).String(), // x_PromptTier … x_CostGap
 		c.ServiceTier.String(), c.Region, // x_ServiceTier, x_Region
@@ -229,9 +357,9 @@ var adjustmentDescriptions = map[pricing.Outcome]string{
 // requires them on Usage rows only), whose calls, tokens and recorded
 // spend are in the x_ columns.
 func focusAdjustmentRow(c *pricing.Charge, bps, bpe string) ([]string, error) {
-	provider, currency := unknownProvider, c.Currency
+	id, provider, service, currency := unknownProvider, unknownProvider, unknownProvider+" API", c.Currency
 	if c.Model != nil {
-		provider = c.Model.Provider.Name
+		id, provider, service = c.Model.Provider.Name, c.Model.Provider.DisplayName, c.Model.Provider.ServiceName
 	}
 	if currency == "" {
 		currency = "USD" // gateways record spend in US dollars
@@ -247,11 +375,11 @@ func focusAdjustmentRow(c *pricing.Charge, bps, bpe string) ([]string, error) {
 	desc := c.Name + " " + strings.ToLower(meterNames[c.Usage]) + ": " + what
 	const zero = "0"
 	return []string{
-		zero, provider, provider + " via the gateway", currency, bpe, bps, // BilledCost … BillingPeriodStart
+		zero, id, provider + " via the gateway", currency, bpe, bps, // BilledCost … BillingPeriodStart
 		"Adjustment", "", desc, "Usage-Based", c.End.UTC().Format(focusTime), c.Start.UTC().Format(focusTime), // ChargeCategory … ChargePeriodStart
 		"", "", zero, "", zero, "", // ConsumedQuantity … InvoiceId
 		provider, zero, "", "", "", "", // InvoiceIssuerName … PricingUnit
-		provider, provider, "AI and Machine Learning", provider + " API", "Generative AI", "", "", // ProviderName … SkuMeter
+		provider, provider, "AI and Machine Learning", service, "Generative AI", "", "", // ProviderName … SkuMeter
 		"", "", c.Key, c.KeyAlias, "API Key", tags, // SkuPriceDetails … Tags
 		c.Start.Format(time.DateOnly), c.Start.Location().String(), "", "", "", // x_ChargeDay … x_PeakPeriod
 		"", c.Usage.String(), strconv.FormatInt(c.Calls, 10), c.Recorded.String(), c.Recorded.Neg().String(), // x_PromptTier … x_CostGap

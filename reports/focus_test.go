@@ -27,7 +27,7 @@ func focusRows(t *testing.T, charges iter.Seq[pricing.Charge]) []map[string]stri
 	t.Helper()
 	var buf bytes.Buffer
 	from := time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC)
-	if err := WriteFOCUS(&buf, charges, from, from.AddDate(0, 1, 0), FOCUSSheetSafe); err != nil {
+	if err := WriteFOCUS(&buf, charges, from, from.AddDate(0, 1, 0), FOCUSFormat{Text: FOCUSSheetSafe}); err != nil {
 		t.Fatal(err)
 	}
 	records, err := csv.NewReader(&buf).ReadAll()
@@ -91,7 +91,7 @@ func TestFOCUSRows(t *testing.T) {
 	_, e := september(t, []ledger.Call{c})
 	var buf bytes.Buffer
 	from := time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC)
-	if err := WriteFOCUS(&buf, e.Charges(), from, from.AddDate(0, 1, 0), FOCUSSheetSafe); err != nil {
+	if err := WriteFOCUS(&buf, e.Charges(), from, from.AddDate(0, 1, 0), FOCUSFormat{Text: FOCUSSheetSafe}); err != nil {
 		t.Fatal(err)
 	}
 	records, err := csv.NewReader(&buf).ReadAll()

@@ -34,6 +34,8 @@ func (s *scalar) UnmarshalYAML(n *yaml.Node) error {
 
 type rawFile struct {
 	Provider    scalar       `yaml:"provider"`
+	DisplayName scalar       `yaml:"display_name"`
+	ServiceName scalar       `yaml:"service_name"`
 	Hosts       *[]scalar    `yaml:"hosts"`
 	Currency    scalar       `yaml:"currency"`
 	Timezone    scalar       `yaml:"timezone"`

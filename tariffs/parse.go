@@ -202,6 +202,7 @@ func (c *converter) required(s scalar, line int, what string) bool {
 func (c *converter) provider(raw *rawFile) *Provider {
 	p := &Provider{File: c.file, Name: raw.Provider.Value, Currency: raw.Currency.Value, Line: max(raw.Provider.Line, 1)}
 	c.required(raw.Provider, 1, "provider")
+	p.DisplayName, p.ServiceName = displayNames(raw)
 	c.hosts(p, raw.Hosts)
 	if c.required(raw.Currency, 1, "currency") && !isCurrency(raw.Currency.Value) {
 		c.errorf(raw.Currency.Line, "currency %q is not a three-letter ISO 4217 code", raw.Currency.Value)
@@ -241,6 +242,19 @@ func (c *converter) provider(raw *rawFile) *Provider {
 		m.buildSpans()
 	}
 	return p
+}
+
+// displayNames returns the provider's display and service names: as the
+// file gives them, else its id and the id followed by " API".
+func displayNames(raw *rawFile) (display, service string) {
+	display, service = raw.DisplayName.Value, raw.ServiceName.Value
+	if display == "" {
+		display = raw.Provider.Value
+	}
+	if service == "" {
+		service = display + " API"
+	}
+	return display, service
 }
 
 // hostName is how a host is spelled in a tariff file.

@@ -18,6 +18,11 @@ type Source struct {
 // Provider is one provider's tariff: its models and their price history.
 type Provider struct {
 	Name string
+	// DisplayName is the provider's name as it writes it ("DeepSeek"), and
+	// ServiceName its name for the API it sells ("DeepSeek API"): the file's
+	// display_name and service_name, else Name and DisplayName + " API".
+	DisplayName string
+	ServiceName string
 	// Hosts are the hosts whose calls the price list prices, as the file's
 	// hosts key lists them; a file without the key prices its provider
 	// name's host (HostsGiven false).

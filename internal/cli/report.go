@@ -13,11 +13,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
 	"github.com/tokenfare/tokenfare/pricing/threeway"
 	"github.com/tokenfare/tokenfare/reports"
-	"github.com/tokenfare/tokenfare/tariffs"
 )
 
 type reportOptions struct {
@@ -26,13 +24,15 @@ type reportOptions struct {
 	focus    string
 	focusRaw bool     // text cells of the FOCUS file as they are, for tools
 	provider []string // provider usage and cost exports: the workbook's Provider usage sheet
+
+	focusVersion reports.FOCUSVersion
 }
 
 func newReportCmd(a *app) *cobra.Command {
 	var opts reportOptions
 	cmd := &cobra.Command{
 		Use:   "report --calls FILE --month YYYY-MM --xlsx FILE [--focus FILE] [--provider-usage FILE]...",
-		Short: "Write the monthly FinOps workbook (XLSX) and a FOCUS 1.2 cost export",
+		Short: "Write the monthly FinOps workbook (XLSX) and a FOCUS cost export",
 		Long: `Report prices the calls of one calendar month (in --tz) at the official tariffs and writes:
 
   --xlsx FILE    a workbook for FinOps: Summary (totals, row accounting, tariff versions
@@ -40,8 +40,10 @@ func newReportCmd(a *app) *cobra.Command {
                  chart), Blended prices (the 28 days before the month's end, priced at
                  the tariff in force at its end as blend does, beside the rates the
                  gateway recorded at), Discrepancies and Tariffs.
-  --focus FILE   the month's official cost as a FOCUS 1.2 CSV for FinOps tools: one row
-                 per day, key, model, tariff version, period and usage type (.gz compresses).
+  --focus FILE   the month's official cost as a FOCUS CSV for FinOps tools: one row per
+                 day, key, model, tariff version, period and usage type (.gz compresses),
+                 in FOCUS 1.2, or 1.3 with --focus-version 1.3 (ServiceProviderName,
+                 HostProviderName, and the AI keys of the 1.5 draft in SkuPriceDetails).
                  A text cell that a spreadsheet would run as a formula (starting with
                  = + - @, tab or CR) is written with a ' in front; --focus-raw-text keeps
                  it as it is, for FOCUS tools that load the file as data.
@@ -50,7 +52,8 @@ Calls billed outside the month are counted as outside. Money cells hold the exac
 rounded to 15 significant digits; the Summary also gives the totals as exact text. Files
 are written atomically: a failed run leaves no partial file.`,
 		Example: `  tokenfare report --calls testdata/sample/spendlogs-2026-10.csv --month 2026-10 --xlsx october.xlsx
-  tokenfare report --calls spendlogs.csv --month 2026-10 --tz Asia/Shanghai --xlsx oct.xlsx --focus oct-focus.csv.gz`,
+  tokenfare report --calls spendlogs.csv --month 2026-10 --tz Asia/Shanghai --xlsx oct.xlsx --focus oct-focus.csv.gz
+  tokenfare report --calls spendlogs.csv --month 2026-10 --focus oct-focus.csv --focus-version 1.3`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runReport(cmd, a, &opts)
@@ -59,10 +62,12 @@ are written atomically: a failed run leaves no partial file.`,
 	opts.source.addFlags(cmd.Flags())
 	cmd.Flags().StringVar(&opts.source.month, "month", "", "calendar month to report, e.g. 2026-10, in --tz (required)")
 	cmd.Flags().StringVar(&opts.xlsx, "xlsx", "", "write the workbook to this file")
-	cmd.Flags().StringVar(&opts.focus, "focus", "", "write the FOCUS 1.2 CSV to this file (.gz compresses)")
+	cmd.Flags().StringVar(&opts.focus, "focus", "", "write the FOCUS CSV to this file (.gz compresses)")
+	cmd.Flags().Var(&opts.focusVersion, "focus-version", "FOCUS version of the --focus file: 1.2 or 1.3 (adds ServiceProviderName, HostProviderName and AI keys in SkuPriceDetails)")
 	cmd.Flags().BoolVar(&opts.focusRaw, "focus-raw-text", false, "write text cells of the FOCUS file as they are, without the ' that keeps a spreadsheet from running them")
 	cmd.Flags().StringArrayVar(&opts.provider, "provider-usage", nil, "provider usage or cost export, format detected from content (repeatable): adds the Provider usage sheet")
 	completeSource(cmd)
+	completeWith(cmd, "focus-version", reports.FOCUS12.String(), reports.FOCUS13.String())
 	return cmd
 }
 
@@ -82,8 +87,12 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 		return err
 	}
 	from, until := eopts.Since, eopts.Until
-	eopts.Dims = pricing.MonthDims
-	blend, each := blendEngine(cat, eopts)
+	month := pricing.NewMonthBuilder(cat, eopts)
+	eopts = month.Options()
+	var observers []pricing.Observer
+	if month.NeedsCalls() {
+		observers = append(observers, month)
+	}
 	var three *threeway.Builder
 	if len(opts.provider) > 0 {
 		if opts.xlsx == "" {
@@ -97,15 +106,9 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 			return usageError(fmt.Errorf("read provider usage: %w", err), "see docs/provider-usage.md")
 		}
 		// The same pass over the calls feeds the three-way reconciliation.
-		blendEach := each
-		each = func(c *ledger.Call, pc *pricing.PricedCall) {
-			if blendEach != nil {
-				blendEach(c, pc)
-			}
-			three.Observe(c, pc)
-		}
+		observers = append(observers, three)
 	}
-	e, err := a.priceSource(cmd.Context(), &opts.source, eopts, each)
+	e, err := a.priceSource(cmd.Context(), &opts.source, eopts, observers...)
 	if err != nil {
 		return err
 	}
@@ -113,7 +116,7 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 	if three != nil {
 		tw = three.Build(e.Rows())
 	}
-	month, err := pricing.MonthOf(e, from, until, blend)
+	m, err := month.Build(e)
 	if err != nil {
 		return err
 	}
@@ -135,7 +138,7 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 		if len(a.overlays) > 0 {
 			prov.Tariffs += ", overlaid with " + strings.Join(a.overlays, ", ")
 		}
-		f, err := writeAtomic(opts.xlsx, func(w io.Writer) error { return reports.WriteWorkbook(w, month, prov, tw) })
+		f, err := writeAtomic(opts.xlsx, func(w io.Writer) error { return reports.WriteWorkbook(w, m, prov, tw) })
 		if err != nil {
 			return err
 		}
@@ -144,7 +147,7 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 	if opts.focus != "" {
 		charges := e.Charges()
 		f, err := writeAtomic(opts.focus, func(w io.Writer) error {
-			return writeMaybeGzip(w, opts.focus, charges, from, until, focusText(opts.focusRaw))
+			return writeMaybeGzip(w, opts.focus, charges, from, until, reports.FOCUSFormat{Version: opts.focusVersion, Text: focusText(opts.focusRaw)})
 		})
 		if err != nil {
 			return err
@@ -158,36 +161,8 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 		}
 	}
 	files = nil
-	return writeReportLine(cmd.OutOrStdout(), month, opts)
+	return writeReportLine(cmd.OutOrStdout(), m, opts)
 }
-
-// blendEngine returns, when a provider's tariff changes within the month's
-// blend window, a second engine that prices the window's calls of that
-// provider's models at the tariff in force at the month's end (as the
-// blend command does), and the function that feeds it each such call the
-// month's engine did not find a duplicate. Otherwise the month's own sums
-// serve and both are nil.
-func blendEngine(cat *tariffs.Catalog, month pricing.Options) (*pricing.Engine, func(*ledger.Call, *pricing.PricedCall)) {
-	from := pricing.BlendFrom(month.Since, month.Until, month.Zone)
-	changed := pricing.ChangedProviders(cat, from, month.Until)
-	if len(changed) == 0 {
-		return nil, nil
-	}
-	opts := pricing.Options{Billing: month.Billing, Since: from, Until: month.Until, Dims: []pricing.Dim{pricing.DimModel},
-		Zone: month.Zone, Seen: allNew{}, TariffAt: month.Until}
-	e := pricing.New(cat, opts)
-	return e, func(c *ledger.Call, pc *pricing.PricedCall) {
-		m := pc.Quote.Model
-		if m != nil && changed[m.Provider] && pc.Outcome != pricing.Duplicate && pc.Outcome != pricing.Overlap && pc.Outcome != pricing.Outside {
-			e.AddPriced(c)
-		}
-	}
-}
-
-// allNew is a Seen for an engine fed only calls another engine found new.
-type allNew struct{}
-
-func (allNew) FirstSeen(uint64, int64) (bool, error) { return true, nil }
 
 // focusText is the FOCUS text mode --focus-raw-text asks for.
 func focusText(raw bool) reports.FOCUSText {
@@ -197,7 +172,7 @@ func focusText(raw bool) reports.FOCUSText {
 	return reports.FOCUSSheetSafe
 }
 
-func writeMaybeGzip(w io.Writer, name string, charges iter.Seq[pricing.Charge], from, until time.Time, text reports.FOCUSText) error {
+func writeMaybeGzip(w io.Writer, name string, charges iter.Seq[pricing.Charge], from, until time.Time, text reports.FOCUSFormat) error {
 	if !strings.HasSuffix(name, ".gz") {
 		return reports.WriteFOCUS(w, charges, from, until, text)
 	}

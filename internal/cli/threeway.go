@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
 	"github.com/tokenfare/tokenfare/pricing/threeway"
 	"github.com/tokenfare/tokenfare/reports"
@@ -31,7 +30,7 @@ func runThreeWay(cmd *cobra.Command, a *app, opts *reconcileOptions, eopts prici
 	if err != nil {
 		return usageError(fmt.Errorf("read provider usage: %w", err), "see docs/provider-usage.md")
 	}
-	e, err := a.priceSource(cmd.Context(), &opts.source, eopts, func(c *ledger.Call, pc *pricing.PricedCall) { b.Observe(c, pc) })
+	e, err := a.priceSource(cmd.Context(), &opts.source, eopts, b)
 	if err != nil {
 		return err
 	}
