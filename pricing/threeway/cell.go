@@ -43,7 +43,7 @@ func (b *Builder) finish(a *cellAcc) Cell {
 	c := Cell{Day: time.Unix(a.key.day, 0).UTC(), Provider: a.provider, Model: a.key.model, Key: a.key.key,
 		Currency: a.currency, GatewayCalls: a.gwCalls, GatewayTokens: a.gwTokens, HasRequests: b.reqs[a.provider],
 		HasUsage: a.hasUsage, Recorded: a.recorded.Value(), Billed: a.billed, HasBilled: b.billed[a.provider], Note: a.unpriced}
-	c.ProviderTokens.Add(&a.provQty)
+	c.ProviderTokens.AddQuantities(&a.provQty)
 	if c.HasRequests {
 		c.ProviderRequests = a.provQty[tariffs.Request]
 	}

@@ -24,7 +24,7 @@ func (b *Builder) Observe(c *ledger.Call, pc *pricing.PricedCall) error {
 	cell := b.gatewayCell(c, pc)
 	cell.gwCalls++
 	q := pricing.QuantitiesOf(c.Tokens, c.Tools)
-	cell.gwTokens.Add(&q)
+	cell.gwTokens.AddQuantities(&q)
 	if pc.Outcome == pricing.Priced {
 		acc := cell.gwQty[pc.Rates]
 		if acc == nil {
