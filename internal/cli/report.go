@@ -129,6 +129,7 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 		// The same pass over the calls feeds the three-way reconciliation.
 		observers = append(observers, three)
 	}
+	tally := tallied(&opts.source)
 	prev, err := opts.previous(cat, eopts)
 	if err != nil {
 		return err
@@ -149,6 +150,7 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 	if err != nil {
 		return err
 	}
+	m.Reconciliation.Failed = failedSplit(tally, m.Reconciliation.Rows)
 	var files []atomicFile
 	defer func() {
 		for _, f := range files {
