@@ -141,7 +141,7 @@ type bucket struct {
 	KeyAlias string // alias of the key, when grouped by key
 	Calls    int64
 	Qty      Quantities
-	recorded exactSum
+	recorded ExactSum
 	bucketPricing
 }
 

@@ -92,7 +92,9 @@ type TokenCounts struct {
 	FileSearch   int64
 }
 
-func (t *TokenCounts) add(q *Quantities) {
+// AddQuantities adds the quantities q: reasoning into Output as well as
+// Reasoning.
+func (t *TokenCounts) AddQuantities(q *Quantities) {
 	t.Input += q[tariffs.Input]
 	t.CacheRead += q[tariffs.CacheRead]
 	t.CacheWrite += q[tariffs.CacheWrite]
@@ -183,7 +185,7 @@ func (e *Engine) groupsBy(keyOf func(*bucket) GroupKey) *Reconciliation {
 		if b.k.outcome == CacheHit {
 			g.CacheHitTokens += b.Qty.Tokens()
 		} else {
-			g.Tokens.add(&b.Qty)
+			g.Tokens.AddQuantities(&b.Qty)
 		}
 		g.Official, g.Recorded = g.Official.Add(o), g.Recorded.Add(rec)
 		g.KeyAlias = firstAlias(g.KeyAlias, b.KeyAlias)

@@ -9,7 +9,7 @@ import (
 	"github.com/shopspring/decimal"
 	"github.com/xuri/excelize/v2"
 
-	"github.com/tokenfare/tokenfare/pricing"
+	"github.com/tokenfare/tokenfare/pricing/threeway"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
 
@@ -164,7 +164,7 @@ func (wb *workbook) coverageLine() []cell {
 // providerLines are the month's totals per provider, each in its
 // currency, with what the provider billed when its cost exports were read.
 func (wb *workbook) providerLines() [][]cell {
-	billed := map[string]*pricing.ProviderTotals{}
+	billed := map[string]*threeway.ProviderTotals{}
 	head := []cell{{v: "By provider", bold: true}, {v: "Official cost", bold: true}, {v: "Recorded spend", bold: true},
 		{v: "Calls", bold: true}, {v: "Currency", bold: true}}
 	if tw := wb.x.ThreeWay; tw != nil {
