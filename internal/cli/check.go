@@ -56,13 +56,15 @@ deployment's litellm_params or model_info), so moving a key does not pass a rule
 CLIProxyAPI:
   single-key-cooling  a provider with fewer than --pool-keys API keys and cooling on
   global-cooling-off  disable-cooling: true globally while a provider holds --pool-keys keys or more
+Either gateway:
+  accept              a # tokenfare:accept comment naming no rule or no reason, or accepting nothing
 
 A comment in the config accepts a rule for one line or one entry, with a reason:
 "# tokenfare:accept health-check probes are free on our contract" after a value covers
 its line; alone on a line, the next line and, when that opens a block (a model_list
 entry), the whole block. An accepted finding is listed as accepted and does not fail the
 check; a comment naming no rule or no reason is a finding, one accepting nothing a warning
-(rule accept).`,
+(rule accept). See docs/ci.md.`,
 		Example: `  tokenfare check --config litellm.yaml
   tokenfare check --config litellm.yaml --at 2026-12-01 -o json
   tokenfare check --config cliproxy.yaml --strict
