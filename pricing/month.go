@@ -7,6 +7,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
 
@@ -71,12 +72,72 @@ func ChangedProviders(cat *tariffs.Catalog, from, until time.Time) map[*tariffs.
 	return out
 }
 
+// A MonthBuilder builds a Month from one pass over its calls. It owns what
+// the month needs besides the month's own engine: when a provider's
+// tariff changes within the blend window (BlendFrom to the month's end), a
+// second engine that prices the window's calls of that provider's models
+// at the tariff in force at the month's end, as the blend command does,
+// fed by Observe. Otherwise the month's own sums serve, and the calls need
+// not be observed (NeedsCalls is false): a database may sum them.
+type MonthBuilder struct {
+	opts    Options // the month engine's
+	changed map[*tariffs.Provider]bool
+	blend   *Engine // nil when no provider changed
+}
+
+// NewMonthBuilder returns the builder of the month [month.Since,
+// month.Until), its days in month.Zone, billed as month.Billing says.
+func NewMonthBuilder(cat *tariffs.Catalog, month Options) *MonthBuilder {
+	month.Dims = MonthDims
+	b := &MonthBuilder{opts: month}
+	from := BlendFrom(month.Since, month.Until, month.Zone)
+	if b.changed = ChangedProviders(cat, from, month.Until); len(b.changed) > 0 {
+		b.blend = New(cat, Options{Billing: month.Billing, Since: from, Until: month.Until, Dims: []Dim{DimModel},
+			Zone: month.Zone, Seen: allNew{}, TariffAt: month.Until})
+	}
+	return b
+}
+
+// Options returns the options of the month's own engine, the one Build
+// takes: the month's, grouped by MonthDims.
+func (b *MonthBuilder) Options() Options { return b.opts }
+
+// NeedsCalls reports whether Build needs Observe to have seen the month's
+// calls: whether a provider's tariff changes in the blend window.
+func (b *MonthBuilder) NeedsCalls() bool { return b.blend != nil }
+
+// Observe prices again, at the tariff in force at the month's end, each
+// call of a changed provider's model that the month's engine found new
+// and billed in the month.
+func (b *MonthBuilder) Observe(c *ledger.Call, pc *PricedCall) error {
+	if b.blend == nil {
+		return nil
+	}
+	m := pc.Quote.Model
+	if m != nil && b.changed[m.Provider] && pc.Outcome != Duplicate && pc.Outcome != Overlap && pc.Outcome != Outside {
+		b.blend.AddPriced(c)
+	}
+	return b.blend.Err()
+}
+
+// Build builds the month from e, the engine that priced its calls with
+// Options, after every call went by Observe when NeedsCalls.
+func (b *MonthBuilder) Build(e *Engine) (*Month, error) {
+	return MonthOf(e, b.opts.Since, b.opts.Until, b.blend)
+}
+
+// allNew is the Seen of an engine fed only calls another engine found new.
+type allNew struct{}
+
+func (allNew) FirstSeen(uint64, int64) (bool, error) { return true, nil }
+
 // MonthOf builds the month [from, until) from an engine that priced its
 // calls grouped by MonthDims, in the month's zone. The blend comes from the
 // month's own sums, except for the models of the ChangedProviders of the
 // blend window (BlendFrom to until): blend must have priced their calls of
 // the window, grouped by model, at the tariff in force at until; it may be
-// nil when no provider changed.
+// nil when no provider changed. A MonthBuilder gives it the blend it
+// needs; MonthOf alone serves a month whose own sums hold the blend.
 func MonthOf(e *Engine, from, until time.Time, blend *Engine) (*Month, error) {
 	for _, d := range MonthDims {
 		if !e.dims.has(d) {

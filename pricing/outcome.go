@@ -49,6 +49,22 @@ type Rows struct {
 	CacheHit  int64
 }
 
+// Sub returns the rows counted in r and not in before: the accounting of
+// what was read since before was taken, field by field, every field.
+func (r Rows) Sub(before Rows) Rows {
+	return Rows{
+		Read:      r.Read - before.Read,
+		Priced:    r.Priced - before.Priced,
+		Unpriced:  r.Unpriced - before.Unpriced,
+		Retired:   r.Retired - before.Retired,
+		Failed:    r.Failed - before.Failed,
+		Duplicate: r.Duplicate - before.Duplicate,
+		Rejected:  r.Rejected - before.Rejected,
+		Outside:   r.Outside - before.Outside,
+		CacheHit:  r.CacheHit - before.CacheHit,
+	}
+}
+
 // count counts one row of outcome o.
 func (r *Rows) count(o Outcome) { r.countN(o, 1) }
 

@@ -161,7 +161,7 @@ func runBlend(cmd *cobra.Command, a *app, opts *blendOptions) error {
 			return err
 		}
 	}
-	e, err := a.priceSource(cmd.Context(), &opts.source, eopts, nil)
+	e, err := a.priceSource(cmd.Context(), &opts.source, eopts)
 	if err != nil {
 		return err
 	}

@@ -71,7 +71,7 @@ func runChargeback(cmd *cobra.Command, a *app, opts *chargebackOptions) error {
 	if eopts.Dims, err = opts.dims(); err != nil {
 		return err
 	}
-	e, err := a.priceSource(cmd.Context(), &opts.source, eopts, nil)
+	e, err := a.priceSource(cmd.Context(), &opts.source, eopts)
 	if err != nil {
 		return err
 	}

@@ -36,7 +36,9 @@ lines behind where it can take them back: --out FILE is written to a temporary f
 into place only when the run is complete, and a redirected stdout (> file) is cut back to
 where the run began. Lines already sent down a pipe cannot be recalled: a complete run exits 0
 and ends stderr with its "rows:" line; a cut one exits 2 (130 when interrupted), with no
-"rows:" line.`,
+"rows:" line. A line that cannot be written ends the run at once: nothing more is read or
+priced. When the reader of the pipe has gone (| head -1) that is a normal end: exit 0,
+nothing said, no "rows:" line; any other write failure (a full disk) is reported, exit 2.`,
 		Example: `  tokenfare price --calls testdata/sample/spendlogs-2026-10.csv -o csv > priced.csv
   tokenfare price --calls usage.jsonl --since 2026-09-01 --until 2026-10-01 -o json
   zcat spendlogs.csv.gz | tokenfare price --calls - --billing-time start
@@ -88,20 +90,18 @@ func runPriceInto(cmd *cobra.Command, a *app, opts *priceOptions, format reports
 	if err != nil {
 		return false, usageError(err, "")
 	}
-	var werr error
 	written := 0
-	e, err := a.priceSource(cmd.Context(), &opts.source, eopts, func(c *ledger.Call, pc *pricing.PricedCall) {
-		if pc.Outcome == pricing.Outside || werr != nil {
-			return
+	// A line that cannot be written (a closed pipe, a full disk) ends the
+	// run at once: nothing more is read.
+	e, err := a.priceSource(cmd.Context(), &opts.source, eopts, pricing.ObserverFunc(func(c *ledger.Call, pc *pricing.PricedCall) error {
+		if pc.Outcome == pricing.Outside {
+			return nil
 		}
-		werr = cw.Write(c, pc)
 		written++
-	})
+		return cw.Write(c, pc)
+	}))
 	if e == nil || (err != nil && written == 0) { // failed, interrupted, or no call at all: what is buffered is not written
 		return false, err
-	}
-	if werr != nil {
-		return false, werr
 	}
 	if ferr := cw.Flush(); ferr != nil {
 		return false, ferr

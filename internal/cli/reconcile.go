@@ -85,7 +85,7 @@ func runReconcile(cmd *cobra.Command, a *app, opts *reconcileOptions) error {
 	if eopts.Dims, err = pricing.ParseDims(opts.by); err != nil {
 		return usageError(fmt.Errorf("--by: %w", err), "")
 	}
-	e, err := a.priceSource(cmd.Context(), &opts.source, eopts, nil)
+	e, err := a.priceSource(cmd.Context(), &opts.source, eopts)
 	if err != nil {
 		return err
 	}

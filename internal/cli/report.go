@@ -16,7 +16,6 @@ import (
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
 	"github.com/tokenfare/tokenfare/reports"
-	"github.com/tokenfare/tokenfare/tariffs"
 )
 
 type reportOptions struct {
@@ -88,8 +87,12 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 		return err
 	}
 	from, until := eopts.Since, eopts.Until
-	eopts.Dims = pricing.MonthDims
-	blend, each := blendEngine(cat, eopts)
+	month := pricing.NewMonthBuilder(cat, eopts)
+	eopts = month.Options()
+	var observers []pricing.Observer
+	if month.NeedsCalls() {
+		observers = append(observers, month)
+	}
 	var three *pricing.ThreeWayBuilder
 	if len(opts.provider) > 0 {
 		if opts.xlsx == "" {
@@ -103,15 +106,12 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 			return usageError(fmt.Errorf("read provider usage: %w", err), "see docs/provider-usage.md")
 		}
 		// The same pass over the calls feeds the three-way reconciliation.
-		blendEach := each
-		each = func(c *ledger.Call, pc *pricing.PricedCall) {
-			if blendEach != nil {
-				blendEach(c, pc)
-			}
+		observers = append(observers, pricing.ObserverFunc(func(c *ledger.Call, pc *pricing.PricedCall) error {
 			three.AddCall(c, pc)
-		}
+			return nil
+		}))
 	}
-	e, err := a.priceSource(cmd.Context(), &opts.source, eopts, each)
+	e, err := a.priceSource(cmd.Context(), &opts.source, eopts, observers...)
 	if err != nil {
 		return err
 	}
@@ -119,7 +119,7 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 	if three != nil {
 		tw = three.Build(e.Rows())
 	}
-	month, err := pricing.MonthOf(e, from, until, blend)
+	m, err := month.Build(e)
 	if err != nil {
 		return err
 	}
@@ -141,7 +141,7 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 		if len(a.overlays) > 0 {
 			prov.Tariffs += ", overlaid with " + strings.Join(a.overlays, ", ")
 		}
-		f, err := writeAtomic(opts.xlsx, func(w io.Writer) error { return reports.WriteWorkbook(w, month, prov, tw) })
+		f, err := writeAtomic(opts.xlsx, func(w io.Writer) error { return reports.WriteWorkbook(w, m, prov, tw) })
 		if err != nil {
 			return err
 		}
@@ -164,36 +164,8 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 		}
 	}
 	files = nil
-	return writeReportLine(cmd.OutOrStdout(), month, opts)
+	return writeReportLine(cmd.OutOrStdout(), m, opts)
 }
-
-// blendEngine returns, when a provider's tariff changes within the month's
-// blend window, a second engine that prices the window's calls of that
-// provider's models at the tariff in force at the month's end (as the
-// blend command does), and the function that feeds it each such call the
-// month's engine did not find a duplicate. Otherwise the month's own sums
-// serve and both are nil.
-func blendEngine(cat *tariffs.Catalog, month pricing.Options) (*pricing.Engine, func(*ledger.Call, *pricing.PricedCall)) {
-	from := pricing.BlendFrom(month.Since, month.Until, month.Zone)
-	changed := pricing.ChangedProviders(cat, from, month.Until)
-	if len(changed) == 0 {
-		return nil, nil
-	}
-	opts := pricing.Options{Billing: month.Billing, Since: from, Until: month.Until, Dims: []pricing.Dim{pricing.DimModel},
-		Zone: month.Zone, Seen: allNew{}, TariffAt: month.Until}
-	e := pricing.New(cat, opts)
-	return e, func(c *ledger.Call, pc *pricing.PricedCall) {
-		m := pc.Quote.Model
-		if m != nil && changed[m.Provider] && pc.Outcome != pricing.Duplicate && pc.Outcome != pricing.Overlap && pc.Outcome != pricing.Outside {
-			e.AddPriced(c)
-		}
-	}
-}
-
-// allNew is a Seen for an engine fed only calls another engine found new.
-type allNew struct{}
-
-func (allNew) FirstSeen(uint64, int64) (bool, error) { return true, nil }
 
 // focusText is the FOCUS text mode --focus-raw-text asks for.
 func focusText(raw bool) reports.FOCUSText {

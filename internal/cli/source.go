@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,11 +12,12 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"github.com/tokenfare/tokenfare/internal/run"
 	"github.com/tokenfare/tokenfare/internal/textout"
 	"github.com/tokenfare/tokenfare/ledger"
-	"github.com/tokenfare/tokenfare/ledger/dedup"
 	"github.com/tokenfare/tokenfare/ledger/postgres"
 	"github.com/tokenfare/tokenfare/pricing"
+	"github.com/tokenfare/tokenfare/reports"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
 
@@ -89,98 +89,78 @@ func (o *sourceOptions) engineOptions() (pricing.Options, error) {
 	return opts, nil
 }
 
-// runStats is what a run read, beyond the engine's row accounting: each
-// source's own accounting and the span of the calls' billing instants.
-type runStats struct {
-	sources     []sourceStats
-	first, last time.Time // billing instants of the calls read, any outcome
-}
-
-// sourceStats is the row accounting of one source.
-type sourceStats struct {
-	name, format string
-	rows         pricing.Rows
-}
-
-// see widens the span of billing instants to at.
-func (s *runStats) see(at time.Time) {
-	if s.first.IsZero() || at.Before(s.first) {
-		s.first = at
-	}
-	if at.After(s.last) {
-		s.last = at
-	}
-}
-
-// priceSource prices every call of the sources with a new engine and
-// reports rejected rows, each file's accounting and notes on stderr.
-// Duplicate detection spans every source and keeps within a fixed memory
-// budget, spilling to a temporary file past it. each, when not nil, sees
-// every call with its pricing (for per-call output). A run that prices no
-// call returns the engine and a findings error saying why.
-func (a *app) priceSource(ctx context.Context, src *sourceOptions, opts pricing.Options, each func(*ledger.Call, *pricing.PricedCall)) (*pricing.Engine, error) {
+// priceSource prices every call of the sources (internal/run) and tells on
+// stderr the rejected rows, each file's accounting and notes. observers
+// see every call with its pricing (for per-call output); an observer's
+// error ends the run and is returned as it is. A run that prices no call
+// returns the engine and a findings error saying why.
+func (a *app) priceSource(ctx context.Context, src *sourceOptions, opts pricing.Options, observers ...pricing.Observer) (*pricing.Engine, error) {
 	cat, err := a.Catalog()
 	if err != nil {
 		return nil, err
 	}
 	a.defaultDB(src)
-	if err := distinctDBs(ctx, src.dbs, opts); err != nil {
-		return nil, err
-	}
-	if len(src.dbs) > 0 && len(src.calls) == 0 && each == nil && !src.rows {
-		e, err := a.pushDown(ctx, src, cat, opts)
-		switch {
-		case errors.Is(err, pricing.ErrNotExact):
-			fmt.Fprintf(a.stderr, "note: summing in the database is not exact here (%v); reading rows instead\n", err)
-		case !errors.Is(err, errNothingSummed):
-			return e, err
-		}
-	}
 	sources, err := a.sources(src.calls, src.dbs, opts)
 	if err != nil {
 		return nil, err
 	}
-	seen := dedup.New(dedup.Options{})
-	defer seen.Close()
-	opts.Seen = seen
-	e := pricing.New(cat, opts)
-	var st runStats
-	r := callReader{a: a, strict: src.strict}
-	// One priced call for the whole run, not one allocated per call: each
-	// sees it only while it runs.
-	var pc pricing.PricedCall
-	for _, s := range sources {
-		e.NextSource()
-		before := e.Rows()
-		format, err := r.read(ctx, s, e, func(c *ledger.Call) {
-			pc = e.AddPriced(c)
-			st.see(pc.At)
-			if each != nil {
-				each(c, &pc)
-			}
-		})
-		if err != nil {
-			return nil, err
-		}
-		st.sources = append(st.sources, sourceStats{name: s.Name(), format: format, rows: rowsSince(e.Rows(), before)})
+	res, err := run.Run(ctx, run.Input{Catalog: cat, Options: opts, Sources: sources, Strict: src.strict, Rows: src.rows,
+		Observers:  observers,
+		OnRejected: func(rej ledger.Rejection) { fmt.Fprintf(a.stderr, "rejected: %v\n", rej) },
+		OnRowsInstead: func(why error) {
+			fmt.Fprintf(a.stderr, "note: summing in the database is not exact here (%v); reading rows instead\n", why)
+		},
+		Progress: a.progress,
+	})
+	if res == nil {
+		return nil, runError(err)
 	}
-	if err := e.Err(); errors.Is(err, pricing.ErrTokenSum) {
-		return nil, usageError(err, "the input holds implausible token counts; check the rows near the one named")
-	} else if err != nil {
-		return nil, fmt.Errorf("tell duplicates apart: %w", err)
+	a.reportRun(res)
+	var np *run.NothingPricedError
+	if errors.As(err, &np) {
+		return res.Engine, nothingPriced(np, src.asOfHint)
 	}
-	a.reportRows(e.Rows(), r.shown)
-	a.reportSources(st.sources)
-	a.reportFolded(e)
-	a.reportCalendarGaps(e.CalendarGaps())
-	a.reportUnpriced(e.Unpriced())
-	if n := e.FirstTokenFallbacks(); n > 0 {
+	return res.Engine, err
+}
+
+// runError gives a failed run's error its exit code and hint.
+func runError(err error) error {
+	var (
+		re  *run.ReadError
+		de  *run.DatabaseError
+		rej *run.RejectedError
+	)
+	switch {
+	case errors.As(err, &re):
+		return sourceError(re.Err)
+	case errors.As(err, &de):
+		return dbError(de.Err)
+	case errors.As(err, &rej):
+		return usageError(fmt.Errorf("read calls: %v", rej.Rejection), "fix the row, or drop --strict to count rejected rows and go on")
+	case errors.Is(err, pricing.ErrTokenSum):
+		return usageError(err, "the input holds implausible token counts; check the rows near the one named")
+	}
+	return err
+}
+
+// reportRun tells on stderr what a run met: rejected rows, each file's
+// accounting, and notes on what was priced.
+func (a *app) reportRun(res *run.Result) {
+	a.reportRows(res.Engine.Rows(), res.Unlisted)
+	if len(res.PushedDown) > 0 {
+		// Summed in the database: no per-file lines, and the notes on
+		// unpriced quantities and first-token times are row mode's.
+		a.reportFolded(res)
+		a.reportCalendarGaps(res.CalendarGaps)
+		return
+	}
+	a.reportSources(res.Sources)
+	a.reportFolded(res)
+	a.reportCalendarGaps(res.CalendarGaps)
+	a.reportUnpriced(res.Unpriced)
+	if n := res.FirstTokenFallbacks; n > 0 {
 		fmt.Fprintf(a.stderr, "note: %d call(s) billed at the first token have no first-token time; they are billed at their start\n", n)
 	}
-	if e.Rows().Priced == 0 {
-		return e, nothingPriced(e.Rows(), &st, opts, src.asOfHint)
-	}
-	return e, nil
 }
 
 // reportUnpriced notes on stderr the quantities priced calls carry that
@@ -215,8 +195,8 @@ func (a *app) reportUnpriced(us []pricing.UnpricedQuantity) {
 // reportFolded notes on stderr the calls beyond the engine's budget of
 // names or groups (docs/scale.md): still counted and priced, under
 // "(other ...)" groups.
-func (a *app) reportFolded(e *pricing.Engine) {
-	names, groups := e.Folded()
+func (a *app) reportFolded(res *run.Result) {
+	names, groups := res.FoldedNames, res.FoldedGroups
 	if names > 0 {
 		fmt.Fprintf(a.stderr, "note: more than %d distinct model names: %d call(s) of the names beyond are priced under their tariff model, or grouped as %q\n",
 			pricing.DefaultMaxNames, names, pricing.OtherNames)
@@ -225,13 +205,6 @@ func (a *app) reportFolded(e *pricing.Engine) {
 		fmt.Fprintf(a.stderr, "note: more than %d groups: %d call(s) beyond are grouped as %q, %q, %q or %q, their model, version and period kept\n",
 			pricing.DefaultMaxGroups, groups, pricing.OtherKeys, pricing.OtherTeams, pricing.OtherUsers, pricing.OtherGroups)
 	}
-}
-
-// rowsSince returns the rows counted since before.
-func rowsSince(now, before pricing.Rows) pricing.Rows {
-	return pricing.Rows{Read: now.Read - before.Read, Priced: now.Priced - before.Priced, Unpriced: now.Unpriced - before.Unpriced,
-		Retired: now.Retired - before.Retired, Failed: now.Failed - before.Failed, Duplicate: now.Duplicate - before.Duplicate,
-		Rejected: now.Rejected - before.Rejected, Outside: now.Outside - before.Outside}
 }
 
 // sources expands the --calls arguments in order: a glob to the files it
@@ -300,58 +273,6 @@ func checkFile(path string) error {
 	return nil
 }
 
-// maxShownRejections is how many rejected rows are listed on stderr.
-const maxShownRejections = 20
-
-// callReader reads the calls of sources one after the other.
-type callReader struct {
-	a      *app
-	strict bool
-	shown  int // rejections listed so far
-}
-
-// read streams every call of src to fn and every rejected row to the
-// engine's accounting, reporting rejections on stderr; it returns the
-// source's format. Under --strict the first rejection ends the run as bad
-// input.
-func (r *callReader) read(ctx context.Context, src ledger.Source, e *pricing.Engine, fn func(*ledger.Call)) (string, error) {
-	in, err := src.Open(ctx)
-	if err != nil {
-		return "", sourceError(err)
-	}
-	defer in.Close()
-	var rows atomic.Int64
-	stop := r.a.progress(src.Name(), &rows)
-	defer stop()
-	var b ledger.Batch
-	for {
-		if err := ctx.Err(); err != nil {
-			return "", err
-		}
-		err := in.Next(ctx, &b)
-		if errors.Is(err, io.EOF) {
-			return in.Format(), nil
-		}
-		if err != nil {
-			return "", sourceError(err)
-		}
-		for _, rej := range b.Rejected {
-			if r.strict {
-				return "", usageError(fmt.Errorf("read calls: %v", rej), "fix the row, or drop --strict to count rejected rows and go on")
-			}
-			e.Reject()
-			if r.shown < maxShownRejections {
-				fmt.Fprintf(r.a.stderr, "rejected: %v\n", rej)
-			}
-			r.shown++
-		}
-		for i := range b.Calls {
-			fn(&b.Calls[i])
-		}
-		rows.Add(int64(b.Rows))
-	}
-}
-
 // sourceError sorts a failure to read calls: a database's by its kind,
 // a file's with readError.
 func sourceError(err error) error {
@@ -401,8 +322,8 @@ func (a *app) progress(name string, rows *atomic.Int64) func() {
 
 // reportRows notes on stderr how many rows were rejected, and how many of
 // those were not listed.
-func (a *app) reportRows(rows pricing.Rows, shown int) {
-	if n := rows.Rejected - int64(min(shown, maxShownRejections)); n > 0 {
+func (a *app) reportRows(rows pricing.Rows, unlisted int64) {
+	if n := unlisted; n > 0 {
 		fmt.Fprintf(a.stderr, "rejected: %d more row(s) not listed\n", n)
 	}
 	if rows.Rejected > 0 {
@@ -447,67 +368,63 @@ func (a *app) reportCalendarGaps(gaps []pricing.CalendarGap) {
 
 // reportSources gives each file's row accounting on stderr when there are
 // several.
-func (a *app) reportSources(sources []sourceStats) {
+func (a *app) reportSources(sources []run.SourceRows) {
 	if len(sources) < 2 {
 		return
 	}
 	for _, s := range sources {
-		r := s.rows
-		fmt.Fprintf(a.stderr, "calls %s (%s): read %d, priced %d, unpriced %d, retired %d, failed %d, duplicate %d, rejected %d, outside %d\n",
-			s.name, s.format, r.Read, r.Priced, r.Unpriced, r.Retired, r.Failed, r.Duplicate, r.Rejected, r.Outside)
+		fmt.Fprintf(a.stderr, "calls %s (%s): %s\n", s.Name, s.Format, reports.RowCounts(s.Rows))
 	}
 }
 
 // nothingPriced explains a run that priced no call, with what to pass.
-func nothingPriced(rows pricing.Rows, st *runStats, opts pricing.Options, asOfHint bool) error {
-	var names []string
-	for _, s := range st.sources[:min(3, len(st.sources))] {
-		names = append(names, s.name)
-	}
-	if n := len(st.sources) - len(names); n > 0 {
-		names = append(names, fmt.Sprintf("%d more file(s)", n))
+func nothingPriced(np *run.NothingPricedError, asOfHint bool) error {
+	names := np.Sources[:min(3, len(np.Sources))]
+	if n := len(np.Sources) - len(names); n > 0 {
+		names = append(names[:len(names):len(names)], fmt.Sprintf("%d more file(s)", n))
 	}
 	from := strings.Join(names, ", ")
-	calls := rows.Read - rows.Rejected
-	span := fmt.Sprintf("the calls are billed from %s to %s", st.first.Format(time.RFC3339), st.last.Format(time.RFC3339))
+	rows, calls := np.Rows, np.Calls()
+	span := fmt.Sprintf("the calls are billed from %s to %s", np.First.Format(time.RFC3339), np.Last.Format(time.RFC3339))
 	var msg, hint string
-	switch {
-	case rows.Read == 0:
+	switch np.Reason() {
+	case run.NoCalls:
 		msg = fmt.Sprintf("nothing priced: %s holds no calls (a header without rows, or empty)", from)
 		hint = "export the calls again, with their rows"
-	case calls == 0:
+	case run.AllRejected:
 		msg = fmt.Sprintf("nothing priced: every one of the %d row(s) read from %s was rejected (listed above)", rows.Read, from)
 		hint = "see docs/calls.md for the columns and values tokenfare reads"
-	case rows.Outside == calls:
+	case run.AllOutside:
 		msg = fmt.Sprintf("nothing priced: none of the %d call(s) read from %s is billed in the window %s; %s",
-			calls, from, window(opts), span)
-		hint = windowHint(st, opts, asOfHint)
+			calls, from, window(np), span)
+		hint = windowHint(np, asOfHint)
 	default:
-		msg = fmt.Sprintf("nothing priced: of the %d call(s) read from %s, %d have no tariff, %d a retired model, %d failed, %d are duplicates, %d outside the window %s; %s",
-			calls, from, rows.Unpriced, rows.Retired, rows.Failed, rows.Duplicate, rows.Outside, window(opts), span)
+		hits := ""
+		if rows.CacheHit > 0 {
+			hits = fmt.Sprintf(", %d are cache hits", rows.CacheHit)
+		}
+		msg = fmt.Sprintf("nothing priced: of the %d call(s) read from %s, %d have no tariff, %d a retired model, %d failed, %d are duplicates%s, %d outside the window %s; %s",
+			calls, from, rows.Unpriced, rows.Retired, rows.Failed, rows.Duplicate, hits, rows.Outside, window(np), span)
 		hint = "`tokenfare tariffs list` shows the models priced; --tariffs adds your own"
 	}
 	return &exitError{code: exitFindings, err: errors.New(msg), hint: hint}
 }
 
 // window names the window of billing instants priced.
-func window(o pricing.Options) string {
+func window(np *run.NothingPricedError) string {
 	at := func(t time.Time, open string) string {
 		if t.IsZero() {
 			return open
 		}
 		return t.Format(time.RFC3339)
 	}
-	return "[" + at(o.Since, "any time") + ", " + at(o.Until, "no end") + ")"
+	return "[" + at(np.Since, "any time") + ", " + at(np.Until, "no end") + ")"
 }
 
 // windowHint tells which flags would take the calls read.
-func windowHint(st *runStats, o pricing.Options, asOfHint bool) string {
-	loc := o.Zone
-	if loc == nil {
-		loc = time.UTC
-	}
-	first, last := st.first.In(loc), st.last.In(loc)
+func windowHint(np *run.NothingPricedError, asOfHint bool) string {
+	loc := np.Zone
+	first, last := np.First.In(loc), np.Last.In(loc)
 	next := time.Date(last.Year(), last.Month(), last.Day()+1, 0, 0, 0, 0, loc).Format(time.DateOnly)
 	if asOfHint {
 		return fmt.Sprintf("pass --as-of %s (the day after the last call) to blend the window before it", next)

@@ -101,6 +101,18 @@ func TestSeveralFiles(t *testing.T) {
 			t.Errorf("stderr does not note the repeated file:\n%s", errs)
 		}
 	})
+	t.Run("cache hits count in each file's line", func(t *testing.T) {
+		hits := writeFiles(t, map[string]string{"hits.csv": "request_id,api_key,spend,prompt_tokens,completion_tokens,startTime,endTime,model,status,cache_hit\n" +
+			"h1,k1,0.001,1000,100,2026-10-14 02:00:00.000,2026-10-14 02:00:05.000,deepseek-flash,success,False\n" +
+			"h2,k1,0.001,1000,100,2026-10-14 02:01:00.000,2026-10-14 02:01:05.000,deepseek-flash,success,True\n" +
+			"h3,k1,0.001,1000,100,2026-10-14 02:02:00.000,2026-10-14 02:02:05.000,deepseek-flash,success,True\n"})
+		_, errs := reconcileRows(t, "--calls", day("12.csv"), "--calls", filepath.Join(hits, "hits.csv"))
+		// h1 priced, h2 and h3 answered from the gateway's cache: 1 + 2 = 3 read.
+		want := "calls " + filepath.Join(hits, "hits.csv") + " (litellm-spendlogs-csv): read 3, priced 1, unpriced 0, retired 0, failed 0, duplicate 0, rejected 0, outside 0, cache hit 2\n"
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
+	})
 	t.Run("one file keeps its stderr as before", func(t *testing.T) {
 		_, errs := reconcileRows(t, "--calls", day("12.csv"))
 		if strings.Contains(errs, "calls ") {
@@ -116,7 +128,11 @@ func TestNothingPriced(t *testing.T) {
 		"header.csv":   canonicalHeader,
 		"empty.csv":    "",
 		"rejected.csv": canonicalHeader + "r1,yesterday,,,deepseek-flash,success,0,1,0,0,1,0\n",
-		"unknown.csv":  strings.Replace(canonicalHeader+canonicalRow("r1", "2026-10-05T00:00:00Z", ""), "deepseek-flash", "mystery-model", 1),
+		"hits.csv": "request_id,api_key,spend,prompt_tokens,completion_tokens,startTime,endTime,model,status,cache_hit\n" +
+			"h1,k1,0.001,1000,100,2026-10-14 02:00:00.000,2026-10-14 02:00:05.000,mystery-model,success,False\n" +
+			"h2,k1,0.001,1000,100,2026-10-14 02:01:00.000,2026-10-14 02:01:05.000,deepseek-flash,success,True\n" +
+			"h3,k1,0.001,1000,100,2026-10-14 02:02:00.000,2026-10-14 02:02:05.000,deepseek-flash,success,True\n",
+		"unknown.csv": strings.Replace(canonicalHeader+canonicalRow("r1", "2026-10-05T00:00:00Z", ""), "deepseek-flash", "mystery-model", 1),
 	})
 	tests := []struct {
 		name   string
@@ -131,6 +147,8 @@ func TestNothingPriced(t *testing.T) {
 			[]string{"every one of the 1 row(s) read from", "rejected: "}},
 		{"no tariff for the model", []string{"reconcile", "--calls", filepath.Join(dir, "unknown.csv")},
 			[]string{"1 have no tariff", "tokenfare tariffs list"}},
+		{"cache hits and no tariff", []string{"reconcile", "--calls", filepath.Join(dir, "hits.csv")},
+			[]string{"of the 3 call(s) read from", "1 have no tariff, 0 a retired model, 0 failed, 0 are duplicates, 2 are cache hits, 0 outside the window"}},
 		// The clock of runCLI says 2026-09-01: the default window is August, the sample October.
 		{"blend's default --as-of before last month's export", []string{"blend", "--calls", sample},
 			[]string{"in the window [2026-08-04T02:00:00Z, 2026-09-01T02:00:00Z)", "the calls are billed from 2026-10-01T", "to 2026-10-31T",
@@ -364,6 +382,31 @@ func TestInterrupt(t *testing.T) {
 				t.Errorf("the run took %v to stop", d)
 			}
 		})
+	}
+}
+
+// TestClosedPipeStopsReading runs price on a stdin that hands out the
+// sample month and then stays open, with a stdout whose reader has gone:
+// the first line that cannot be written ends the run at once, exit 0 and
+// nothing said, without waiting for the rest of the input.
+func TestClosedPipeStopsReading(t *testing.T) {
+	data, err := os.ReadFile(sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	quit := make(chan struct{})
+	defer close(quit)
+	var errb bytes.Buffer
+	a := &app{stdin: &slowStdin{data: data, quit: quit}, stdout: failingWriter{syscall.EPIPE}, stderr: &errb, now: time.Now}
+	done := make(chan int, 1)
+	go func() { done <- runContext(context.Background(), a, []string{"price", "--calls", "-"}) }()
+	select {
+	case code := <-done:
+		if code != exitOK || strings.Contains(errb.String(), "Error") || strings.Contains(errb.String(), "rows:") {
+			t.Errorf("exit %d, stderr %q; want exit 0, no error and no rows: line", code, errb.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("price still reads stdin 10 s after its output failed")
 	}
 }
 

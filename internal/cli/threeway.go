@@ -30,7 +30,10 @@ func runThreeWay(cmd *cobra.Command, a *app, opts *reconcileOptions, eopts prici
 	if err != nil {
 		return usageError(fmt.Errorf("read provider usage: %w", err), "see docs/provider-usage.md")
 	}
-	e, err := a.priceSource(cmd.Context(), &opts.source, eopts, func(c *ledger.Call, pc *pricing.PricedCall) { b.AddCall(c, pc) })
+	e, err := a.priceSource(cmd.Context(), &opts.source, eopts, pricing.ObserverFunc(func(c *ledger.Call, pc *pricing.PricedCall) error {
+		b.AddCall(c, pc)
+		return nil
+	}))
 	if err != nil {
 		return err
 	}

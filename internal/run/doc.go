@@ -1,0 +1,27 @@
+// Package run owns one run over logged calls: the sources of a command,
+// read once each in order against one duplicate set, summed in the
+// database where that is exact and nothing needs the calls one by one,
+// else read row by row, priced by one pricing.Engine, shown to the
+// run's observers, and accounted for per source.
+//
+// The command line (internal/cli) turns flags into an Input (globs
+// already expanded, files checked, databases opened), calls Run, and turns
+// the Result or the error into words on stderr and an exit code. Run
+// itself writes nothing: what it meets as it goes (a rejected row, the
+// sums given up for rows) reaches the caller through Input's callbacks,
+// and everything else through the Result.
+//
+// # Invariants
+//
+//   - Every row read is counted once in the engine's pricing.Rows, and each
+//     source's rows (Result.Sources) add up to the whole: their Read is the
+//     sum of their other fields, cache hits included.
+//   - An observer's error ends the run at once: no further call is shown to
+//     any observer, no further batch is read, and Run returns that error as
+//     it is (so errors.Is finds syscall.EPIPE in it).
+//   - Databases sum their calls (push-down) only when every source is a
+//     database, no observer is given, and Input.Rows is false; when the
+//     sums cannot give the exact answer the rows are read instead.
+//   - A run that prices no call returns its Result with a
+//     *NothingPricedError saying why.
+package run

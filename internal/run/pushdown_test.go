@@ -1,0 +1,95 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/tokenfare/tokenfare/internal/pgtest"
+	"github.com/tokenfare/tokenfare/ledger"
+	"github.com/tokenfare/tokenfare/ledger/postgres"
+	"github.com/tokenfare/tokenfare/pricing"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+const sampleDump = "../../testdata/sample/spendlogs-dump-2026-10.csv"
+
+func database(t *testing.T, url string) *postgres.Source {
+	t.Helper()
+	src, err := postgres.New(url, postgres.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
+}
+
+// TestPushDownChosen checks when a run lets the database sum: only when
+// every source is a database, nothing observes the calls and rows are not
+// asked for; the answer is the same either way.
+func TestPushDownChosen(t *testing.T) {
+	db := pgtest.NewLiteLLM(t, pgtest.SchemaCurrent)
+	db.LoadDump(t, sampleDump)
+	cat := catalog(t)
+	watch := pricing.ObserverFunc(func(*ledger.Call, *pricing.PricedCall) error { return nil })
+	tests := []struct {
+		name      string
+		sources   []ledger.Source
+		rows      bool
+		observers []pricing.Observer
+		pushed    bool
+	}{
+		{name: "a database alone", sources: []ledger.Source{database(t, db.URL)}, pushed: true},
+		{name: "rows asked for", sources: []ledger.Source{database(t, db.URL)}, rows: true},
+		{name: "an observer", sources: []ledger.Source{database(t, db.URL)}, observers: []pricing.Observer{watch}},
+		{name: "a database and a file", sources: []ledger.Source{database(t, db.URL), ledger.FileSource("testdata/cachehits.csv", ledger.Options{})}},
+	}
+	var want pricing.Rows
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := Run(context.Background(), Input{Catalog: cat, Options: pricing.Options{Zone: time.UTC, Dims: []pricing.Dim{pricing.DimModel}},
+				Sources: tt.sources, Rows: tt.rows, Observers: tt.observers})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := len(res.PushedDown) > 0; got != tt.pushed {
+				t.Fatalf("pushed down %v, want %v", got, tt.pushed)
+			}
+			if tt.pushed == (len(res.Sources) > 0) {
+				t.Errorf("sources read as rows: %+v, pushed down: %+v", res.Sources, res.PushedDown)
+			}
+			accounts := res.Sources
+			if tt.pushed {
+				accounts = res.PushedDown
+			}
+			var sum pricing.Rows
+			for _, s := range accounts {
+				sum = add(sum, s.Rows)
+			}
+			if total := res.Engine.Rows(); sum != total || parts(total) != total.Read {
+				t.Errorf("sources add up to %+v, engine counted %+v", sum, total)
+			}
+			got := res.Engine.Rows()
+			if len(tt.sources) == 1 {
+				if want == (pricing.Rows{}) {
+					want = got
+				} else if got != want {
+					t.Errorf("rows %+v, want %+v as summed in the database", got, want)
+				}
+			}
+		})
+	}
+}
+
+// TestSameDatabaseTwice checks that a database given twice is refused
+// before anything is read.
+func TestSameDatabaseTwice(t *testing.T) {
+	db := pgtest.NewLiteLLM(t, pgtest.SchemaCurrent)
+	_, err := Run(context.Background(), Input{Catalog: catalog(t), Options: pricing.Options{Zone: time.UTC},
+		Sources: []ledger.Source{database(t, db.URL), database(t, db.URL)}})
+	var de *DatabaseError
+	if !errors.As(err, &de) || !errors.Is(err, postgres.ErrSameDatabase) {
+		t.Fatalf("Run: %v; want a *DatabaseError of postgres.ErrSameDatabase", err)
+	}
+}

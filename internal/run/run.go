@@ -1,0 +1,196 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/tokenfare/tokenfare/ledger"
+	"github.com/tokenfare/tokenfare/ledger/dedup"
+	"github.com/tokenfare/tokenfare/ledger/postgres"
+	"github.com/tokenfare/tokenfare/pricing"
+	"github.com/tokenfare/tokenfare/tariffs"
+)
+
+// MaxListed is how many rejected rows a run passes to Input.OnRejected;
+// the others are only counted (Result.Unlisted).
+const MaxListed = 20
+
+// Input is what a run reads, how it prices it and who watches.
+type Input struct {
+	Catalog *tariffs.Catalog
+	// Options are the engine's; Options.Seen is the run's own duplicate
+	// set, spanning every source.
+	Options pricing.Options
+	// Sources are read in order: files, stdin, databases. A
+	// *postgres.Source is a database, which may sum its calls itself.
+	Sources []ledger.Source
+	// Strict ends the run at its first rejected row (*RejectedError).
+	Strict bool
+	// Rows reads databases row by row even where they could sum.
+	Rows bool
+	// Observers see every call read, with its pricing, in order; an
+	// observer's error ends the run. Any observer means rows are read.
+	Observers []pricing.Observer
+	// OnRejected, when not nil, gets the first MaxListed rejected rows of
+	// the pass that reads them, as they are read.
+	OnRejected func(ledger.Rejection)
+	// OnRowsInstead, when not nil, is told why the databases' sums could
+	// not be exact, before their rows are read instead.
+	OnRowsInstead func(why error)
+	// Progress, when not nil, is called as each source starts with the
+	// count of its rows read so far, updated as it reads; the function it
+	// returns is called when the source is done.
+	Progress func(source string, rows *atomic.Int64) (stop func())
+}
+
+// Result is what a run read and priced.
+type Result struct {
+	Engine *pricing.Engine
+	// Sources is the row accounting of each source read row by row, in
+	// order: their Rows add up to the engine's.
+	Sources []SourceRows
+	// PushedDown is the accounting of each database that summed its own
+	// calls (its sums and the odd rows it could not sum): empty when the
+	// calls were read row by row.
+	PushedDown []SourceRows
+	// NotExact is why the databases' sums were given up for rows, when
+	// they were tried and could not be exact.
+	NotExact error
+	// First and Last are the billing instants of the calls read row by
+	// row, of any outcome (zero when none or pushed down).
+	First, Last time.Time
+	// Listed is how many rejected rows went to Input.OnRejected; Unlisted
+	// how many more were only counted.
+	Listed, Unlisted int64
+	// What the engine met that the caller should tell: see the pricing
+	// methods of the same names.
+	CalendarGaps              []pricing.CalendarGap
+	Unpriced                  []pricing.UnpricedQuantity
+	FoldedNames, FoldedGroups int64
+	FirstTokenFallbacks       int64
+}
+
+// SourceRows is the row accounting of one source.
+type SourceRows struct {
+	Name   string
+	Format string // the format read (ledger.Reader.Format)
+	Rows   pricing.Rows
+}
+
+// Run prices every call of in.Sources with a new engine. Duplicate
+// detection spans every source and keeps within a fixed memory budget,
+// spilling to a temporary file past it. The errors it returns are a
+// *ReadError, *DatabaseError or *RejectedError for the input, an
+// observer's error as it is, ctx's error, pricing.ErrTokenSum (wrapped),
+// or a *NothingPricedError, which alone comes with the Result.
+func Run(ctx context.Context, in Input) (*Result, error) {
+	dbs := databases(in.Sources)
+	if err := distinct(ctx, dbs); err != nil {
+		return nil, err
+	}
+	var notExact error
+	if len(dbs) > 0 && len(dbs) == len(in.Sources) && len(in.Observers) == 0 && !in.Rows {
+		res, err := pushDown(ctx, &in, dbs)
+		switch {
+		case errors.Is(err, pricing.ErrNotExact):
+			notExact = err
+			if in.OnRowsInstead != nil {
+				in.OnRowsInstead(err)
+			}
+		case !errors.Is(err, errNothingSummed):
+			return res, err
+		}
+	}
+	res, err := readRows(ctx, &in)
+	if res != nil {
+		res.NotExact = notExact
+	}
+	return res, err
+}
+
+// readRows reads every source row by row.
+func readRows(ctx context.Context, in *Input) (*Result, error) {
+	seen := dedup.New(dedup.Options{})
+	defer seen.Close()
+	opts := in.Options
+	opts.Seen = seen
+	e := pricing.New(in.Catalog, opts)
+	res := &Result{Engine: e}
+	r := reader{in: in, e: e}
+	observe := pricing.Observers(in.Observers)
+	// One priced call for the whole run, not one allocated per call: the
+	// observers see it only while they run.
+	var pc pricing.PricedCall
+	for _, s := range in.Sources {
+		e.NextSource()
+		before := e.Rows()
+		format, err := r.read(ctx, s, func(c *ledger.Call) error {
+			pc = e.AddPriced(c)
+			res.see(pc.At)
+			return observe.Observe(c, &pc)
+		})
+		if err != nil {
+			return nil, err
+		}
+		res.Sources = append(res.Sources, SourceRows{Name: s.Name(), Format: format, Rows: e.Rows().Sub(before)})
+	}
+	if err := e.Err(); errors.Is(err, pricing.ErrTokenSum) {
+		return nil, err
+	} else if err != nil {
+		return nil, fmt.Errorf("tell duplicates apart: %w", err)
+	}
+	res.finish(&r)
+	if e.Rows().Priced == 0 {
+		return res, res.nothingPriced(opts)
+	}
+	return res, nil
+}
+
+// see widens the span of billing instants to at.
+func (r *Result) see(at time.Time) {
+	if r.First.IsZero() || at.Before(r.First) {
+		r.First = at
+	}
+	if at.After(r.Last) {
+		r.Last = at
+	}
+}
+
+// finish takes from the engine and the reader what the caller tells.
+func (r *Result) finish(rd *reader) {
+	e := r.Engine
+	r.Listed = rd.listed
+	r.Unlisted = e.Rows().Rejected - rd.listed
+	r.CalendarGaps = e.CalendarGaps()
+	r.Unpriced = e.Unpriced()
+	r.FoldedNames, r.FoldedGroups = e.Folded()
+	r.FirstTokenFallbacks = e.FirstTokenFallbacks()
+}
+
+// nothingPriced says what the run read, for a run that priced nothing.
+func (r *Result) nothingPriced(opts pricing.Options) *NothingPricedError {
+	names := make([]string, len(r.Sources))
+	for i, s := range r.Sources {
+		names[i] = s.Name
+	}
+	zone := opts.Zone
+	if zone == nil {
+		zone = time.UTC
+	}
+	return &NothingPricedError{Rows: r.Engine.Rows(), Sources: names, First: r.First, Last: r.Last,
+		Since: opts.Since, Until: opts.Until, Zone: zone}
+}
+
+// databases returns the sources that are databases.
+func databases(sources []ledger.Source) []*postgres.Source {
+	var out []*postgres.Source
+	for _, s := range sources {
+		if db, ok := s.(*postgres.Source); ok {
+			out = append(out, db)
+		}
+	}
+	return out
+}
