@@ -13,6 +13,7 @@ type Priced struct {
 	Model    *tariffs.Model // nil when no tariff knows the model
 	Official decimal.Decimal
 	Period   string // the period the slot is billed in; "" unless priced
+	Default  bool   // Period is the version's default period (off-peak, standard)
 	OK       bool   // the tariff prices the sums
 }
 
@@ -50,6 +51,6 @@ func Price(cat *tariffs.Catalog, k *Key, s *Sums) Priced {
 		tier = mp.TierOf(k.Above + 1)
 	}
 	_, out.Official = pricing.CostOf(mp.RatesAt(q.Period, tier), &s.Qty)
-	out.Period, out.OK = q.PeriodName(), true
+	out.Period, out.Default, out.OK = q.PeriodName(), q.Period == 0, true
 	return out
 }
