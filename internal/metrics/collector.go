@@ -115,10 +115,6 @@ func build(s *state.Store, cat *tariffs.Catalog, now time.Time, opts Options) (*
 	wins := windows(now)
 	month := wins["month"]
 	err := s.Each(func(k *state.Key, sums *state.Sums) error {
-		snap.Calls[k.Outcome.String()] += sums.Calls
-		if k.Outcome == pricing.Duplicate {
-			return nil
-		}
 		p := state.Price(cat, k, sums)
 		l := costLabels{provider: "unknown", model: k.Model, key: k.KeyAlias, team: k.Team}
 		if p.Model != nil {
@@ -159,7 +155,12 @@ func build(s *state.Store, cat *tariffs.Catalog, now time.Time, opts Options) (*
 		return nil, err
 	}
 	for _, src := range sources {
-		snap.Calls["rejected"] += src.Rows.Rejected
+		r := src.Rows
+		for o, n := range map[string]int64{pricing.Priced.String(): r.Priced, pricing.Unpriced.String(): r.Unpriced,
+			pricing.Retired.String(): r.Retired, pricing.Failed.String(): r.Failed, pricing.CacheHit.String(): r.CacheHit,
+			pricing.Duplicate.String(): r.Duplicate, "rejected": r.Rejected} {
+			snap.Calls[o] += n
+		}
 		if !src.Watermark.IsZero() {
 			snap.Age[src.Name] = now.Sub(src.Watermark)
 		}

@@ -62,6 +62,10 @@ func (b *Batch) Observe(c *ledger.Call, pc *pricing.PricedCall) error {
 			b.rows.Count(o)
 			return nil
 		}
+		if stored == 0 && b.other(id) {
+			b.rows.Count(pricing.Overlap)
+			return nil
+		}
 		b.occ[id]++
 		b.remember(id, pc.At.UnixNano())
 		switch {
@@ -71,13 +75,13 @@ func (b *Batch) Observe(c *ledger.Call, pc *pricing.PricedCall) error {
 		case stored > 0:
 			o = pricing.Duplicate
 		}
-	} else if o == pricing.Outside {
-		b.rows.Count(o)
-		return nil
 	}
 	b.rows.Count(o)
-	if o == pricing.Overlap {
-		o = pricing.Duplicate
+	if o == pricing.Outside || o == pricing.Overlap {
+		// Outside: counted before. Overlap: a call another source gave
+		// too (overlapping exports), counted there; as in the engine, it
+		// adds nothing, not even its recorded spend.
+		return nil
 	}
 	k := Key{Model: pc.ModelName(), Host: pc.Host(), Slot: pc.At.UTC().Truncate(Grain), KeyAlias: c.KeyAlias, Team: c.Team,
 		Outcome: o, ServiceTier: c.ServiceTier, Region: c.Region}
@@ -90,15 +94,24 @@ func (b *Batch) Observe(c *ledger.Call, pc *pricing.PricedCall) error {
 		b.sums[k] = s
 	}
 	s.Calls++
+	// A duplicate (the gateway logged the call twice) adds only the spend
+	// it recorded again, as in the engine: that spend is part of the gap.
+	s.Recorded = s.Recorded.Add(c.Recorded.Decimal())
 	if o != pricing.Duplicate {
 		q := pricing.QuantitiesOf(c.Tokens, c.Tools)
 		s.Qty.Add(&q)
-		s.Recorded = s.Recorded.Add(c.Recorded.Decimal())
 	}
 	if pc.At.After(s.Newest) {
 		s.Newest = pc.At.UTC()
 	}
 	return nil
+}
+
+// other reports whether another source gave identity id in an earlier
+// refresh.
+func (b *Batch) other(id string) bool {
+	v := b.tx.Bucket(bucketSeen).Get([]byte(id))
+	return len(v) >= 8 && string(v[8:]) != b.source.Name
 }
 
 // stored returns how many copies of identity id this source gave in
