@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -71,7 +70,7 @@ func TestKill(t *testing.T) {
 				t.Fatalf("child: %q", line)
 			}
 			time.Sleep(delay)
-			child.Process.Signal(syscall.SIGKILL)
+			child.Process.Kill() // SIGKILL on Unix
 			child.Wait()
 
 			s, err := Open(filepath.Join(dir, "state.db"))
