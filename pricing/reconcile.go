@@ -54,6 +54,10 @@ type Group struct {
 	// billed in the dearest period. See PeakShare.
 	TimedTokens int64
 	PeakTokens  int64
+	// CacheHitTokens are the tokens of the calls the gateway answered from
+	// its own cache (CacheHit): no provider billed them, so they are kept
+	// out of Tokens, whose counts are of usage that reached a provider.
+	CacheHitTokens int64
 
 	currencies map[string]bool
 }
@@ -90,6 +94,19 @@ func (t *TokenCounts) add(q *Quantities) {
 	t.FileSearch += q[tariffs.FileSearch]
 }
 
+// Add adds o's counts to t.
+func (t *TokenCounts) Add(o *TokenCounts) {
+	t.Input += o.Input
+	t.CacheRead += o.CacheRead
+	t.CacheWrite += o.CacheWrite
+	t.Output += o.Output
+	t.Reasoning += o.Reasoning
+	t.CacheWrite1h += o.CacheWrite1h
+	t.WebSearch += o.WebSearch
+	t.WebFetch += o.WebFetch
+	t.FileSearch += o.FileSearch
+}
+
 // Total returns every token counted: the prompt's parts (uncached, cache
 // read, both cache-write lifetimes) and the output (reasoning is inside it).
 func (t *TokenCounts) Total() int64 {
@@ -117,6 +134,14 @@ func (e *Engine) Reconcile() *Reconciliation {
 
 // reconcileGroups is Reconcile without the explanations.
 func (e *Engine) reconcileGroups() *Reconciliation {
+	r := e.groupsBy(e.groupKeyOf)
+	e.sortGroups(r.Groups)
+	return r
+}
+
+// groupsBy is reconcileGroups with the buckets grouped by keyOf, the
+// groups in the order of their first bucket.
+func (e *Engine) groupsBy(keyOf func(*bucket) GroupKey) *Reconciliation {
 	r := &Reconciliation{Rows: e.rows, By: append([]Dim{}, e.opts.Dims...), Groups: []Group{}}
 	groups := map[GroupKey]*Group{}
 	var order []*Group
@@ -126,7 +151,7 @@ func (e *Engine) reconcileGroups() *Reconciliation {
 	for _, b := range e.sortedBuckets() {
 		o, rec := b.Official(), b.Recorded()
 		official, recorded = official.Add(o), recorded.Add(rec)
-		k := e.groupKeyOf(b)
+		k := keyOf(b)
 		g := groups[k]
 		if g == nil {
 			g = &Group{Key: k, Official: decimal.Zero, Recorded: decimal.Zero, currencies: map[string]bool{}}
@@ -145,7 +170,11 @@ func (e *Engine) reconcileGroups() *Reconciliation {
 			g.TimedTokens += timed
 			g.PeakTokens += peak
 		}
-		g.Tokens.add(&b.Qty)
+		if b.k.outcome == CacheHit {
+			g.CacheHitTokens += b.Qty.Tokens()
+		} else {
+			g.Tokens.add(&b.Qty)
+		}
 		g.Official, g.Recorded = g.Official.Add(o), g.Recorded.Add(rec)
 		g.KeyAlias = firstAlias(g.KeyAlias, b.KeyAlias)
 	}
@@ -154,7 +183,6 @@ func (e *Engine) reconcileGroups() *Reconciliation {
 		g.Currencies, g.currencies = sortedSet(g.currencies), nil
 		r.Groups = append(r.Groups, *g)
 	}
-	e.sortGroups(r.Groups)
 	r.Currencies = sortedSet(currencies)
 	r.Explanations = []Explanation{}
 	r.Totals = Totals{Calls: calls, Official: official, Recorded: recorded,
@@ -197,9 +225,26 @@ func (e *Engine) groupKeyOf(b *bucket) GroupKey {
 			}
 		case DimHost:
 			k.Host = b.k.served
+		case DimTag:
+			k.Tag = b.k.tag
+		case DimMeta:
+			k.Meta = b.k.meta
 		}
 	}
 	return k
+}
+
+// SortByOfficial orders groups by official cost, dearest first; groups of
+// equal official cost by recorded spend, larger first; groups equal in
+// both keep the order they came in (Reconcile's: by their values), so
+// the order is the same on every run.
+func SortByOfficial(gs []Group) {
+	sort.SliceStable(gs, func(i, j int) bool {
+		if c := gs[i].Official.Cmp(gs[j].Official); c != 0 {
+			return c > 0
+		}
+		return gs[i].Recorded.GreaterThan(gs[j].Recorded)
+	})
 }
 
 // sortGroups orders groups by their values, compared dimension by
