@@ -1,0 +1,91 @@
+package metrics
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/tokenfare/tokenfare/internal/state"
+	"github.com/tokenfare/tokenfare/ledger"
+	"github.com/tokenfare/tokenfare/pricing"
+	"github.com/tokenfare/tokenfare/tariffs"
+)
+
+// TestCollectorTopKeys: past --top-keys, key aliases are "other", and no
+// money is lost folding them: the official cost over the series is the
+// same whatever the number of keys named.
+func TestCollectorTopKeys(t *testing.T) {
+	cat, ps := tariffs.Load("")
+	if errs := ps.Errors(); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	s, err := state.Open(filepath.Join(t.TempDir(), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	const sample = "../../testdata/sample/spendlogs-2026-10.csv"
+	feed := state.Feed{Name: sample, Open: func(time.Time) ([]ledger.Source, error) {
+		return []ledger.Source{ledger.FileSource(sample, ledger.Options{})}, nil
+	}}
+	if _, err := s.Refresh(context.Background(), cat, pricing.Options{}, []state.Feed{feed}); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	var totals []float64
+	for _, tt := range []struct {
+		name string
+		top  int
+		keys int // distinct key label values, other included
+	}{
+		{name: "three keys and other", top: 3, keys: 4},
+		{name: "one key and other", top: 1, keys: 2},
+		{name: "every key", top: 1000, keys: -1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := New(Options{TopKeys: tt.top})
+			if err := c.Update(s, cat, now); err != nil {
+				t.Fatal(err)
+			}
+			reg := prometheus.NewRegistry()
+			reg.MustRegister(c)
+			fams, err := reg.Gather()
+			if err != nil {
+				t.Fatal(err)
+			}
+			keys := map[string]bool{}
+			total := 0.0
+			for _, f := range fams {
+				if f.GetName() != "tokenfare_official_cost" {
+					continue
+				}
+				for _, m := range f.GetMetric() {
+					for _, l := range m.GetLabel() {
+						if l.GetName() == "key" {
+							keys[l.GetValue()] = true
+						}
+					}
+					total += m.GetGauge().GetValue()
+				}
+			}
+			if tt.keys > 0 && len(keys) != tt.keys {
+				t.Errorf("%d key values, want %d: %v", len(keys), tt.keys, keys)
+			}
+			if tt.keys < 0 && keys[Other] {
+				t.Errorf("every key named, yet %q appears", Other)
+			}
+			totals = append(totals, total)
+		})
+	}
+	for i := 1; i < len(totals); i++ {
+		if d := totals[i] - totals[0]; d > 1e-9 || d < -1e-9 {
+			t.Errorf("official over the series: %v, with another --top-keys %v", totals[0], totals[i])
+		}
+	}
+	if totals[0] < 57 || totals[0] > 59 {
+		t.Errorf("official over the series %v, want the sample's 57.98...", totals[0])
+	}
+}
