@@ -49,7 +49,20 @@ func newTotals() totals {
 func fullRun(t *testing.T, cat *tariffs.Catalog, path string) totals {
 	t.Helper()
 	tot := newTotals()
-	obs := pricing.ObserverFunc(func(c *ledger.Call, pc *pricing.PricedCall) error {
+	if _, err := runAll(cat, []ledger.Source{ledger.FileSource(path, ledger.Options{})}, fullObserver(&tot)); err != nil {
+		t.Fatal(err)
+	}
+	return tot
+}
+
+// runAll prices sources in one run shown to obs.
+func runAll(cat *tariffs.Catalog, sources []ledger.Source, obs pricing.Observer) (*run.Result, error) {
+	return run.Run(context.Background(), run.Input{Catalog: cat, Sources: sources, Observers: []pricing.Observer{obs}})
+}
+
+// fullObserver totals the calls of a run into tot.
+func fullObserver(tot *totals) pricing.Observer {
+	return pricing.ObserverFunc(func(c *ledger.Call, pc *pricing.PricedCall) error {
 		o := pc.Outcome
 		if o == pricing.Overlap || o == pricing.Outside {
 			return nil
@@ -67,11 +80,6 @@ func fullRun(t *testing.T, cat *tariffs.Catalog, path string) totals {
 		}
 		return nil
 	})
-	if _, err := run.Run(context.Background(), run.Input{Catalog: cat, Sources: []ledger.Source{ledger.FileSource(path, ledger.Options{})},
-		Observers: []pricing.Observer{obs}}); err != nil {
-		t.Fatal(err)
-	}
-	return tot
 }
 
 // stateTotals totals the state's sums priced at cat.
