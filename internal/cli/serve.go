@@ -28,6 +28,7 @@ type serveOptions struct {
 	listen   string
 	interval time.Duration
 	topKeys  int
+	config   string
 }
 
 func newServeCmd(a *app) *cobra.Command {
@@ -44,7 +45,7 @@ team, so a tariff change re-prices the history at the next start.
 
 SIGTERM or SIGINT stops it: the refresh under way is dropped (the next start reads it
 again), the state is closed and the server drains. Metrics and their labels: docs/serve.md.`,
-		Example: `  tokenfare serve --db "$DATABASE_URL" --state /var/lib/tokenfare/state.db
+		Example: `  tokenfare serve --db "$DATABASE_URL" --state /var/lib/tokenfare/state.db --config litellm/config.yaml
   tokenfare serve --calls 'exports/*.csv' --listen 127.0.0.1:9464 --interval 5m`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -57,7 +58,9 @@ again), the state is closed and the server drains. Metrics and their labels: doc
 	f.StringVar(&opts.listen, "listen", "127.0.0.1:9464", "address to serve /metrics and /healthz on")
 	f.DurationVar(&opts.interval, "interval", time.Minute, "time between refreshes")
 	f.IntVar(&opts.topKeys, "top-keys", metrics.DefaultTopKeys, "key aliases named in the metrics, by official cost; the others are \"other\"")
+	f.StringVar(&opts.config, "config", "", "LiteLLM config.yaml whose prices are held against the blend of the last 28 days (tokenfare_config_price_off_ratio)")
 	cmd.MarkFlagFilename("state", "db")
+	cmd.MarkFlagFilename("config", "yaml", "yml")
 	completeSource(cmd)
 	return cmd
 }
@@ -92,7 +95,7 @@ func runServe(cmd *cobra.Command, a *app, opts *serveOptions) error {
 		return usageError(fmt.Errorf("--listen: %w", err), "")
 	}
 	log := slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil))
-	col := metrics.New(metrics.Options{TopKeys: opts.topKeys})
+	col := metrics.New(metrics.Options{TopKeys: opts.topKeys, Config: opts.config})
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(col)
 	var healthy atomic.Bool

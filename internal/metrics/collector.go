@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"context"
 	"sort"
 	"sync"
 	"time"
@@ -22,6 +23,10 @@ const Other = "other"
 // Options shape the metrics.
 type Options struct {
 	TopKeys int // key aliases named, by official cost; 0 means DefaultTopKeys
+	// Config is a LiteLLM config.yaml whose prices are held against the
+	// blend of the state's last 28 days (tokenfare_config_price_off_ratio);
+	// "" for none.
+	Config string
 }
 
 var (
@@ -79,6 +84,8 @@ type Snapshot struct {
 	Gap   map[string]*money // window → priced calls' money
 	Peak  map[string]*money // model → month's official cost (official: all, recorded: off the default period)
 	Age   map[string]time.Duration
+	// ConfigOff is how far each configured price is off today's blend.
+	ConfigOff map[configLabels]decimal.Decimal
 }
 
 // Update prices the state's sums at cat and makes them the figures the
@@ -87,6 +94,11 @@ func (c *Collector) Update(s *state.Store, cat *tariffs.Catalog, now time.Time) 
 	snap, err := build(s, cat, now.UTC(), c.opts)
 	if err != nil {
 		return err
+	}
+	if c.opts.Config != "" {
+		if snap.ConfigOff, err = configDrift(context.Background(), c.opts.Config, s, cat, now.UTC()); err != nil {
+			return err
+		}
 	}
 	c.mu.Lock()
 	c.snap = snap
@@ -200,7 +212,7 @@ func topKeys(byKey map[string]decimal.Decimal, n int) map[string]bool {
 
 // Describe sends the descriptors of every metric.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descOfficial, descRecorded, descCalls, descGap, descPeak, descAge} {
+	for _, d := range []*prometheus.Desc{descOfficial, descRecorded, descCalls, descGap, descPeak, descAge, descConfig} {
 		ch <- d
 	}
 }
@@ -229,5 +241,8 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	for src, age := range snap.Age {
 		ch <- prometheus.MustNewConstMetric(descAge, prometheus.GaugeValue, age.Seconds(), src)
+	}
+	for l, off := range snap.ConfigOff {
+		ch <- prometheus.MustNewConstMetric(descConfig, prometheus.GaugeValue, off.InexactFloat64(), l.modelName, l.field)
 	}
 }

@@ -2,11 +2,13 @@ package metrics
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/shopspring/decimal"
 
 	"github.com/tokenfare/tokenfare/internal/state"
 	"github.com/tokenfare/tokenfare/ledger"
@@ -87,5 +89,44 @@ func TestCollectorTopKeys(t *testing.T) {
 	}
 	if totals[0] < 57 || totals[0] > 59 {
 		t.Errorf("official over the series %v, want the sample's 57.98...", totals[0])
+	}
+}
+
+// TestConfigDrift: a configured price is reported off the blend of the
+// state's last 28 days by (configured - blend) / blend; a price the
+// config does not set has no series.
+func TestConfigDrift(t *testing.T) {
+	cat, ps := tariffs.Load("")
+	if errs := ps.Errors(); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	dir := t.TempDir()
+	s, err := state.Open(filepath.Join(dir, "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	const sample = "../../testdata/sample/spendlogs-2026-10.csv"
+	feed := state.Feed{Name: sample, Open: func(time.Time) ([]ledger.Source, error) {
+		return []ledger.Source{ledger.FileSource(sample, ledger.Options{})}, nil
+	}}
+	if _, err := s.Refresh(context.Background(), cat, pricing.Options{}, []state.Feed{feed}); err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(dir, "config.yaml")
+	os.WriteFile(config, []byte("model_list:\n  - model_name: pro\n    litellm_params:\n      model: deepseek/deepseek-v4-pro\n      input_cost_per_token: 1.0e-6\n"), 0o644)
+	now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	got, err := configDrift(context.Background(), config, s, cat, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prices, err := s.Blend(cat, now.Add(-BlendWindow), now, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blend := prices[cat.Model("deepseek-v4-pro")].Price(tariffs.Input)
+	want := decimal.NewFromInt(1).Sub(blend).Div(blend)
+	if off, ok := got[configLabels{"pro", "litellm_params.input_cost_per_token"}]; !ok || !off.Equal(want) || len(got) != 1 {
+		t.Errorf("drift %v, want input off by %s (blend %s per 1M) only", got, want, blend)
 	}
 }
