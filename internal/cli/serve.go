@@ -29,6 +29,7 @@ type serveOptions struct {
 	interval time.Duration
 	topKeys  int
 	config   string
+	budgets  string
 }
 
 func newServeCmd(a *app) *cobra.Command {
@@ -59,7 +60,9 @@ again), the state is closed and the server drains. Metrics and their labels: doc
 	f.DurationVar(&opts.interval, "interval", time.Minute, "time between refreshes")
 	f.IntVar(&opts.topKeys, "top-keys", metrics.DefaultTopKeys, "key aliases named in the metrics, by official cost; the others are \"other\"")
 	f.StringVar(&opts.config, "config", "", "LiteLLM config.yaml whose prices are held against the blend of the last 28 days (tokenfare_config_price_off_ratio)")
+	f.StringVar(&opts.budgets, "budgets", "", "budgets file (docs/workbook.md): spend, remainder and month-end forecast per team and key (tokenfare_budget_*)")
 	cmd.MarkFlagFilename("state", "db")
+	cmd.MarkFlagFilename("budgets", "yaml", "yml")
 	cmd.MarkFlagFilename("config", "yaml", "yml")
 	completeSource(cmd)
 	return cmd
@@ -95,7 +98,11 @@ func runServe(cmd *cobra.Command, a *app, opts *serveOptions) error {
 		return usageError(fmt.Errorf("--listen: %w", err), "")
 	}
 	log := slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil))
-	col := metrics.New(metrics.Options{TopKeys: opts.topKeys, Config: opts.config})
+	mopts := metrics.Options{TopKeys: opts.topKeys, Config: opts.config}
+	if mopts.Budgets, err = readBudgets(opts.budgets); err != nil {
+		return err
+	}
+	col := metrics.New(mopts)
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(col)
 	var healthy atomic.Bool

@@ -27,6 +27,9 @@ type Options struct {
 	// blend of the state's last 28 days (tokenfare_config_price_off_ratio);
 	// "" for none.
 	Config string
+	// Budgets are the team and key budgets whose spend, remainder and
+	// month-end forecast are reported (tokenfare_budget_*); nil for none.
+	Budgets *pricing.BudgetPlan
 }
 
 var (
@@ -86,6 +89,7 @@ type Snapshot struct {
 	Age   map[string]time.Duration
 	// ConfigOff is how far each configured price is off today's blend.
 	ConfigOff map[configLabels]decimal.Decimal
+	Budgets   []budgetLine
 }
 
 // Update prices the state's sums at cat and makes them the figures the
@@ -126,6 +130,7 @@ func build(s *state.Store, cat *tariffs.Catalog, now time.Time, opts Options) (*
 	byKey := map[string]decimal.Decimal{}
 	wins := windows(now)
 	month := wins["month"]
+	bm := &budgetMonth{team: map[string]decimal.Decimal{}, key: map[string]decimal.Decimal{}}
 	err := s.Each(func(k *state.Key, sums *state.Sums) error {
 		p := state.Price(cat, k, sums)
 		l := costLabels{provider: "unknown", model: k.Model, key: k.KeyAlias, team: k.Team}
@@ -142,6 +147,9 @@ func build(s *state.Store, cat *tariffs.Catalog, now time.Time, opts Options) (*
 			if end.After(from) && !k.Slot.After(now) {
 				gapOf(snap.Gap, w).add(p.Official, sums.Recorded)
 			}
+		}
+		if !k.Slot.Before(month) && !k.Slot.After(now) {
+			bm.add(k.Team, k.KeyAlias, p.Official)
 		}
 		if !k.Slot.Before(month) {
 			peak := decimal.Zero
@@ -161,6 +169,9 @@ func build(s *state.Store, cat *tariffs.Catalog, now time.Time, opts Options) (*
 			r.labels.key = Other
 		}
 		gapOf(snap.Cost, r.labels).add(r.official, r.recorded)
+	}
+	if opts.Budgets != nil {
+		snap.Budgets = budgetLines(opts.Budgets, bm, now)
 	}
 	sources, err := s.Sources()
 	if err != nil {
@@ -212,7 +223,8 @@ func topKeys(byKey map[string]decimal.Decimal, n int) map[string]bool {
 
 // Describe sends the descriptors of every metric.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descOfficial, descRecorded, descCalls, descGap, descPeak, descAge, descConfig} {
+	for _, d := range []*prometheus.Desc{descOfficial, descRecorded, descCalls, descGap, descPeak, descAge, descConfig,
+		descBudget, descBudgetSpent, descBudgetRemaining, descBudgetForecast} {
 		ch <- d
 	}
 }
@@ -242,6 +254,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	for src, age := range snap.Age {
 		ch <- prometheus.MustNewConstMetric(descAge, prometheus.GaugeValue, age.Seconds(), src)
 	}
+	collectBudgets(ch, snap.Budgets)
 	for l, off := range snap.ConfigOff {
 		ch <- prometheus.MustNewConstMetric(descConfig, prometheus.GaugeValue, off.InexactFloat64(), l.modelName, l.field)
 	}

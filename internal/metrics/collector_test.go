@@ -130,3 +130,32 @@ func TestConfigDrift(t *testing.T) {
 		t.Errorf("drift %v, want input off by %s (blend %s per 1M) only", got, want, blend)
 	}
 }
+
+// TestBudgetLines: a team's and a key's budget against the month so far,
+// the forecast at the month's pace, worked by hand; a tag budget is left
+// out (the state keeps no tags).
+func TestBudgetLines(t *testing.T) {
+	plan, err := pricing.ParseBudgets("budgets.yaml", []byte("currency: USD\nbudgets:\n  - team: search\n    monthly: \"100\"\n  - key: bot-1\n    monthly: \"10\"\n  - tag: campaign\n    monthly: \"5\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &budgetMonth{team: map[string]decimal.Decimal{}, key: map[string]decimal.Decimal{}}
+	m.add("search", "bot-1", decimal.RequireFromString("12.5"))
+	m.add("search", "bot-2", decimal.RequireFromString("2.5"))
+	// 2026-11-10T12:00Z: 9.5 of November's 30 days gone.
+	lines := budgetLines(plan, m, time.Date(2026, 11, 10, 12, 0, 0, 0, time.UTC))
+	want := []struct{ kind, name, spent, remaining, projected string }{
+		{"team", "search", "15", "85", "47.368421"}, // 15 × 30 / 9.5 = 47.3684210…
+		{"key", "bot-1", "12.5", "-2.5", "39.473684"}, // 12.5 × 30 / 9.5 = 39.4736842…
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("%d lines, want %d: %+v", len(lines), len(want), lines)
+	}
+	for i, w := range want {
+		l := lines[i]
+		if l.kind != w.kind || l.name != w.name || !l.spent.Equal(decimal.RequireFromString(w.spent)) ||
+			!l.remaining.Equal(decimal.RequireFromString(w.remaining)) || !l.projected.Equal(decimal.RequireFromString(w.projected)) {
+			t.Errorf("line %d: %s %s spent %s remaining %s projected %s; want %+v", i, l.kind, l.name, l.spent, l.remaining, l.projected, w)
+		}
+	}
+}
