@@ -90,6 +90,7 @@ type Snapshot struct {
 	// ConfigOff is how far each configured price is off today's blend.
 	ConfigOff map[configLabels]decimal.Decimal
 	Budgets   []budgetLine
+	Anomaly   map[anomalyKey]*weeks
 }
 
 // Update prices the state's sums at cat and makes them the figures the
@@ -123,6 +124,7 @@ func build(s *state.Store, cat *tariffs.Catalog, now time.Time, opts Options) (*
 	type row struct {
 		labels             costLabels
 		official, recorded decimal.Decimal
+		week               int // anomalySlot of the row's slot
 	}
 	var rows []row
 	snap := &Snapshot{Cost: map[costLabels]*money{}, Calls: map[string]int64{}, Gap: map[string]*money{},
@@ -137,7 +139,7 @@ func build(s *state.Store, cat *tariffs.Catalog, now time.Time, opts Options) (*
 		if p.Model != nil {
 			l.provider, l.model, l.currency = p.Model.Provider.Name, p.Model.ID, p.Model.Provider.Currency
 		}
-		rows = append(rows, row{labels: l, official: p.Official, recorded: sums.Recorded})
+		rows = append(rows, row{labels: l, official: p.Official, recorded: sums.Recorded, week: anomalySlot(k.Slot, now)})
 		byKey[k.KeyAlias] = byKey[k.KeyAlias].Add(p.Official)
 		if !p.OK {
 			return nil
@@ -164,11 +166,21 @@ func build(s *state.Store, cat *tariffs.Catalog, now time.Time, opts Options) (*
 		return nil, err
 	}
 	top := topKeys(byKey, opts.TopKeys)
+	snap.Anomaly = map[anomalyKey]*weeks{}
 	for _, r := range rows {
 		if !top[r.labels.key] {
 			r.labels.key = Other
 		}
 		gapOf(snap.Cost, r.labels).add(r.official, r.recorded)
+		if r.week >= 0 && r.labels.currency != "" {
+			k := anomalyKey{r.labels.model, r.labels.key}
+			w := snap.Anomaly[k]
+			if w == nil {
+				w = &weeks{}
+				snap.Anomaly[k] = w
+			}
+			w[r.week] = w[r.week].Add(r.official)
+		}
 	}
 	if opts.Budgets != nil {
 		snap.Budgets = budgetLines(opts.Budgets, bm, now)
@@ -224,7 +236,7 @@ func topKeys(byKey map[string]decimal.Decimal, n int) map[string]bool {
 // Describe sends the descriptors of every metric.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descOfficial, descRecorded, descCalls, descGap, descPeak, descAge, descConfig,
-		descBudget, descBudgetSpent, descBudgetRemaining, descBudgetForecast} {
+		descBudget, descBudgetSpent, descBudgetRemaining, descBudgetForecast, descAnomalyRatio, descAnomalyScore} {
 		ch <- d
 	}
 }
@@ -255,6 +267,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(descAge, prometheus.GaugeValue, age.Seconds(), src)
 	}
 	collectBudgets(ch, snap.Budgets)
+	collectAnomalies(ch, snap.Anomaly)
 	for l, off := range snap.ConfigOff {
 		ch <- prometheus.MustNewConstMetric(descConfig, prometheus.GaugeValue, off.InexactFloat64(), l.modelName, l.field)
 	}
