@@ -25,6 +25,16 @@ type Reconciliation struct {
 	// 1-hour cache writes, tool uses, service tiers and regions (see
 	// Modifier); empty when no call had any.
 	Billed []Modifier
+	// Failed splits Rows.Failed by cause class, when the run classified
+	// its failed calls (package failures); nil otherwise.
+	Failed *FailedSplit
+}
+
+// FailedSplit is the failed calls of a run by cause class: reached the
+// provider (Upstream), refused by the gateway itself (Gateway), or not
+// told by the log (Unknown). The three add up to Rows.Failed.
+type FailedSplit struct {
+	Upstream, Gateway, Unknown int64
 }
 
 // Totals are the sums over every call read.

@@ -51,6 +51,14 @@ func (wb *workbook) summary(f *excelize.File, s *styles) error {
 		{{v: "unpriced (no tariff)"}, {v: r.Unpriced}},
 		{{v: "retired model"}, {v: r.Retired}},
 		{{v: "failed"}, {v: r.Failed}},
+	}...)
+	if f := rec.Failed; f != nil && r.Failed > 0 {
+		lines = append(lines,
+			[]cell{{v: "  failed: upstream (reached the provider)"}, {v: f.Upstream}},
+			[]cell{{v: "  failed: gateway (refused by the gateway)"}, {v: f.Gateway}},
+			[]cell{{v: "  failed: unknown"}, {v: f.Unknown}})
+	}
+	lines = append(lines, [][]cell{
 		{{v: "duplicate"}, {v: r.Duplicate}},
 		{{v: "rejected (bad rows)"}, {v: r.Rejected}},
 		{{v: "cache hit (gateway's cache)"}, {v: r.CacheHit}},

@@ -225,6 +225,7 @@ func (c *converter) provider(raw *rawFile) *Provider {
 	for _, s := range raw.Sources {
 		p.Sources = append(p.Sources, c.source(s))
 	}
+	c.failedCalls(p, raw.FailedCalls)
 	c.modelsOf(p, raw.Models)
 	p.Calendar = c.calendar(raw.Calendar)
 	if raw.Calendar != nil {

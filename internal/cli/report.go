@@ -131,6 +131,7 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 			return nil
 		}))
 	}
+	tally := tallied(&opts.source)
 	prev, err := opts.previous(cat, eopts)
 	if err != nil {
 		return err
@@ -151,6 +152,7 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 	if err != nil {
 		return err
 	}
+	m.Reconciliation.Failed = failedSplit(tally, m.Reconciliation.Rows)
 	var files []atomicFile
 	defer func() {
 		for _, f := range files {
