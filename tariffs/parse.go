@@ -64,7 +64,7 @@ var unknownField = regexp.MustCompile(`field (\S+) not found in type \S+`)
 
 // wrongKind rewrites the decoder's "cannot unmarshal !!int `5` into
 // []tariffs.rawSource" without the names of Go types.
-var wrongKind = regexp.MustCompile("cannot unmarshal !!(\\w+)( .*)? into (\\[\\])?(\\S+)$")
+var wrongKind = regexp.MustCompile(`cannot unmarshal !!(\w+)( .*)? into (\[\])?(\S+)$`)
 
 func kindMessage(m []string) string {
 	given := strings.TrimSpace(m[2])
