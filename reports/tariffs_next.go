@@ -9,7 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/tokenfare/tokenfare/internal/textout"
+	"github.com/tokenfare/tokenfare/reports/textout"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
 
