@@ -1,6 +1,7 @@
 package pricing
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -54,8 +55,6 @@ type Group struct {
 	// billed in the dearest period. See PeakShare.
 	TimedTokens int64
 	PeakTokens  int64
-
-	currencies map[string]bool
 }
 
 // PeakShare returns the share of the group's timed tokens billed in the
@@ -115,32 +114,35 @@ func (e *Engine) Reconcile() *Reconciliation {
 	return r
 }
 
-// reconcileGroups is Reconcile without the explanations.
+// reconcileGroups is Reconcile without the explanations. Buckets are read
+// in map order: every sum is exact, so it does not depend on the order, and
+// the groups are sorted once made.
 func (e *Engine) reconcileGroups() *Reconciliation {
-	r := &Reconciliation{Rows: e.rows, By: append([]Dim{}, e.opts.Dims...), Groups: []Group{}}
-	groups := map[GroupKey]*Group{}
-	var order []*Group
+	r := &Reconciliation{Rows: e.rows, By: append([]Dim{}, e.opts.Dims...)}
+	index := make(map[GroupKey]int32, len(e.buckets)/2+1)
+	groups := []Group{}
 	official, recorded := decimal.Zero, decimal.Zero
-	currencies := map[string]bool{}
+	var currencies []string
 	var calls int64
-	for _, b := range e.sortedBuckets() {
+	for _, b := range e.buckets {
 		o, rec := b.Official(), b.Recorded()
 		official, recorded = official.Add(o), recorded.Add(rec)
 		k := e.groupKeyOf(b)
-		g := groups[k]
-		if g == nil {
-			g = &Group{Key: k, Official: decimal.Zero, Recorded: decimal.Zero, currencies: map[string]bool{}}
-			groups[k] = g
-			order = append(order, g)
+		i, ok := index[k]
+		if !ok {
+			i = int32(len(groups))
+			index[k] = i
+			groups = append(groups, Group{Key: k, Official: decimal.Zero, Recorded: decimal.Zero})
 		}
+		g := &groups[i]
 		if b.k.outcome != Duplicate { // a call logged twice counts once
 			g.Calls += b.Calls
 			calls += b.Calls
 		}
 		if b.Model != nil && b.k.outcome == Priced {
 			g.PricedCalls += b.Calls
-			currencies[b.Model.Provider.Currency] = true
-			g.currencies[b.Model.Provider.Currency] = true
+			currencies = addCurrency(currencies, b.Model.Provider.Currency)
+			g.Currencies = addCurrency(g.Currencies, b.Model.Provider.Currency)
 			timed, peak := timedTokens(b)
 			g.TimedTokens += timed
 			g.PeakTokens += peak
@@ -149,13 +151,19 @@ func (e *Engine) reconcileGroups() *Reconciliation {
 		g.Official, g.Recorded = g.Official.Add(o), g.Recorded.Add(rec)
 		g.KeyAlias = firstAlias(g.KeyAlias, b.KeyAlias)
 	}
-	for _, g := range order {
+	for i := range groups {
+		g := &groups[i]
 		g.Gap, g.Ratio = g.Official.Sub(g.Recorded), ratio(g.Recorded, g.Official)
-		g.Currencies, g.currencies = sortedSet(g.currencies), nil
-		r.Groups = append(r.Groups, *g)
+		if g.Currencies == nil {
+			g.Currencies = []string{}
+		}
 	}
-	e.sortGroups(r.Groups)
-	r.Currencies = sortedSet(currencies)
+	e.sortGroups(groups)
+	r.Groups = groups
+	if currencies == nil {
+		currencies = []string{}
+	}
+	r.Currencies = currencies
 	r.Explanations = []Explanation{}
 	r.Totals = Totals{Calls: calls, Official: official, Recorded: recorded,
 		Gap: official.Sub(recorded), Ratio: ratio(recorded, official), Explained: decimal.Zero}
@@ -163,13 +171,14 @@ func (e *Engine) reconcileGroups() *Reconciliation {
 	return r
 }
 
-func sortedSet(set map[string]bool) []string {
-	list := make([]string, 0, len(set))
-	for c := range set {
-		list = append(list, c)
+// addCurrency adds c to the sorted set cs: a group has one currency but
+// for a model group priced by two providers.
+func addCurrency(cs []string, c string) []string {
+	i, found := slices.BinarySearch(cs, c)
+	if found {
+		return cs
 	}
-	sort.Strings(list)
-	return list
+	return slices.Insert(cs, i, c)
 }
 
 // groupKeyOf names the bucket's group in each dimension asked for.
@@ -202,34 +211,53 @@ func (e *Engine) groupKeyOf(b *bucket) GroupKey {
 	return k
 }
 
-// sortGroups orders groups by their values, compared dimension by
-// dimension in the order of the dimensions' names.
+// sortGroups orders groups by their values (GroupKey.Value), compared
+// dimension by dimension in the order of the dimensions' names.
 func (e *Engine) sortGroups(gs []Group) {
 	dims := append([]Dim{}, e.opts.Dims...)
-	sort.Slice(dims, func(i, j int) bool { return dims[i].String() < dims[j].String() })
-	keys := make([]string, len(gs))
-	for i := range gs {
-		var sb strings.Builder
+	slices.SortFunc(dims, func(a, b Dim) int { return strings.Compare(a.String(), b.String()) })
+	slices.SortFunc(gs, func(a, b Group) int {
 		for _, d := range dims {
-			sb.WriteString(gs[i].Key.Value(d))
-			sb.WriteByte(0)
+			if c := compareValue(&a.Key, &b.Key, d); c != 0 {
+				return c
+			}
 		}
-		keys[i] = sb.String()
+		return 0
+	})
+}
+
+// compareValue compares the values of two group keys in dimension d as
+// their texts (GroupKey.Value) compare, without writing the texts where
+// the fields order alike: a day's text is its date, in the order of its
+// start in the one zone of a run.
+func compareValue(a, b *GroupKey, d Dim) int {
+	switch d {
+	case DimModel:
+		return strings.Compare(a.Model, b.Model)
+	case DimGroup:
+		return strings.Compare(a.Group, b.Group)
+	case DimKey:
+		return strings.Compare(a.Key, b.Key)
+	case DimTeam:
+		return strings.Compare(a.Team, b.Team)
+	case DimUser:
+		return strings.Compare(a.User, b.User)
+	case DimVersion:
+		return strings.Compare(a.Version, b.Version)
+	case DimHost:
+		return strings.Compare(a.Host, b.Host)
+	case DimDay:
+		if y := a.Start.Year(); y >= 0 && y <= 9999 {
+			if y2 := b.Start.Year(); y2 >= 0 && y2 <= 9999 && a.Start.Location() == b.Start.Location() {
+				return a.Start.Compare(b.Start)
+			}
+		}
+	case DimPeriod:
+		if a.Outcome == Priced && b.Outcome == Priced {
+			return strings.Compare(a.Period, b.Period)
+		}
 	}
-	sort.Sort(groupsByKey{gs, keys})
-}
-
-// groupsByKey sorts groups by their sort keys.
-type groupsByKey struct {
-	gs   []Group
-	keys []string
-}
-
-func (s groupsByKey) Len() int           { return len(s.gs) }
-func (s groupsByKey) Less(i, j int) bool { return s.keys[i] < s.keys[j] }
-func (s groupsByKey) Swap(i, j int) {
-	s.gs[i], s.gs[j] = s.gs[j], s.gs[i]
-	s.keys[i], s.keys[j] = s.keys[j], s.keys[i]
+	return strings.Compare(a.Value(d), b.Value(d))
 }
 
 // sortedBuckets returns the buckets in a fixed order, so that output and
