@@ -145,6 +145,7 @@ type bucketPricing struct {
 	Rates  *tariffs.Rates       // nil unless priced
 	prices *tariffs.ModelPrices // the model's prices in the bucket's service tier and region; nil unless priced
 	miss   tariffs.Miss         // what of the bucket's service tier and region the tariff has no rates for
+	fixed  *fixedRates          // Rates as integers, nil when unknown
 }
 
 // Recorded returns the spend the gateway recorded for the bucket's calls.
@@ -154,6 +155,9 @@ func (b *bucket) Recorded() decimal.Decimal { return b.recorded.Value() }
 func (b *bucket) Official() decimal.Decimal {
 	if b.Rates == nil || b.k.outcome != Priced {
 		return decimal.Zero
+	}
+	if total, ok := b.fixed.total(&b.Qty); ok {
+		return total
 	}
 	_, total := CostOf(b.Rates, &b.Qty)
 	return total
@@ -207,6 +211,7 @@ type Engine struct {
 	foldedCalls   int64
 	lastVariant   variant   // the last call's service tier and region, and its interned id
 	lastVariantID variantID //
+	fixed         map[*tariffs.Rates]*fixedRates
 }
 
 // unsureKey is a model and what its calendar knows of some days.
@@ -427,9 +432,26 @@ func (e *Engine) bucketOf(k *bucketKey, pc *PricedCall) *bucket {
 		}
 		k = &f
 	}
-	b := &bucket{k: *k, bucketPricing: bucketPricing{Model: pc.Quote.Model, Rates: pc.Rates, prices: pc.prices, miss: pc.Miss}}
+	b := &bucket{k: *k, bucketPricing: bucketPricing{Model: pc.Quote.Model, Rates: pc.Rates, prices: pc.prices, miss: pc.Miss,
+		fixed: e.fixedOf(pc.Rates)}}
 	e.buckets[*k] = b
 	return b
+}
+
+// fixedOf returns r as integers, made once per rates; nil when r is.
+func (e *Engine) fixedOf(r *tariffs.Rates) *fixedRates {
+	if r == nil {
+		return nil
+	}
+	f := e.fixed[r]
+	if f == nil {
+		if e.fixed == nil {
+			e.fixed = map[*tariffs.Rates]*fixedRates{}
+		}
+		f = newFixedRates(r)
+		e.fixed[r] = f
+	}
+	return f
 }
 
 // fold returns k with each grouping it has replaced by its "(other ...)"
