@@ -268,6 +268,19 @@ func (e *Engine) sortedBuckets() []*bucket {
 	return bs
 }
 
+// sortedBucketsWhere returns the buckets keep keeps, sorted as
+// sortedBuckets sorts them.
+func (e *Engine) sortedBucketsWhere(keep func(*bucket) bool) []*bucket {
+	var bs []*bucket
+	for _, b := range e.buckets {
+		if keep(b) {
+			bs = append(bs, b)
+		}
+	}
+	sort.Slice(bs, func(i, j int) bool { return bucketLess(&bs[i].k, &bs[j].k) })
+	return bs
+}
+
 func bucketLess(a, b *bucketKey) bool {
 	if an, bn := a.name(), b.name(); an != bn {
 		return an < bn
