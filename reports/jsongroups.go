@@ -1,0 +1,155 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/tokenfare/tokenfare/internal/jsonout"
+	"github.com/tokenfare/tokenfare/pricing"
+)
+
+// jsonReconciliation writes r as the indented JSON of its reconciliationDoc,
+// byte for byte, but writes the groups one at a time as they are read,
+// without a document, a map or a string per group held for the whole of
+// them: on a million groups the document was most of a run's memory.
+func jsonReconciliation(w io.Writer, r *pricing.Reconciliation) error {
+	rest := *r
+	rest.Groups = nil
+	head := jsonout.Indent(nil, mustMarshal(newReconciliationDoc(&rest)))
+	// The groups' place in the document: an empty list at the top level,
+	// after the fields before it (no string holds a raw line break).
+	mark := []byte("\n  \"groups\": [],")
+	at := bytes.Index(head, mark)
+	if len(r.Groups) == 0 || at < 0 {
+		_, err := w.Write(head)
+		return err
+	}
+	gw := newGroupJSON(r.By)
+	buf := append(make([]byte, 0, 64<<10), head[:at+len(mark)-2]...)
+	for i := range r.Groups {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = gw.appendGroup(append(buf, "\n    "...), &r.Groups[i])
+		if len(buf) >= 60<<10 {
+			if _, err := w.Write(buf); err != nil {
+				return err
+			}
+			buf = buf[:0]
+		}
+	}
+	buf = append(buf, "\n  ]"...)
+	buf = append(buf, head[at+len(mark)-1:]...)
+	_, err := w.Write(buf)
+	return err
+}
+
+// mustMarshal is json.Marshal of a document made of strings, numbers,
+// lists and structs of them, which cannot fail.
+func mustMarshal(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// groupJSON writes groups as groupDoc's indented JSON, two levels deep.
+type groupJSON struct {
+	keys []groupKeyField // in the order JSON writes a map's keys: by name
+}
+
+// groupKeyField is one entry of a group's "keys": a dimension, or the key
+// alias when alias is set.
+type groupKeyField struct {
+	name  string // as a JSON string
+	dim   pricing.Dim
+	alias bool
+}
+
+func newGroupJSON(by []pricing.Dim) *groupJSON {
+	g := &groupJSON{}
+	for _, d := range by {
+		g.keys = append(g.keys, groupKeyField{name: d.String(), dim: d})
+	}
+	g.keys = append(g.keys, groupKeyField{name: keyAliasColumn, alias: true})
+	slices.SortFunc(g.keys, func(a, b groupKeyField) int { return strings.Compare(a.name, b.name) })
+	for i := range g.keys {
+		g.keys[i].name = string(appendJSONString(nil, g.keys[i].name))
+	}
+	return g
+}
+
+// appendGroup appends the group's object, its first brace where the
+// caller stands and its lines indented by three levels and more.
+func (gw *groupJSON) appendGroup(b []byte, g *pricing.Group) []byte {
+	b = append(b, "{\n      \"keys\": {"...)
+	n := 0
+	for _, f := range gw.keys {
+		v := g.KeyAlias
+		if !f.alias {
+			v = g.Key.Value(f.dim)
+		} else if v == "" {
+			continue
+		}
+		if n > 0 {
+			b = append(b, ',')
+		}
+		n++
+		b = append(b, "\n        "...)
+		b = append(b, f.name...)
+		b = append(b, ": "...)
+		b = appendJSONString(b, v)
+	}
+	if n > 0 {
+		b = append(b, "\n      "...)
+	}
+	b = append(b, "},\n      \"calls\": "...)
+	b = strconv.AppendInt(b, g.Calls, 10)
+	b = append(b, ",\n      \"priced_calls\": "...)
+	b = strconv.AppendInt(b, g.PricedCalls, 10)
+	t := &g.Tokens
+	b = appendField(b, ",\n      \"tokens\": {\n        \"input\": ", t.Input)
+	b = appendField(b, ",\n        \"cache_read\": ", t.CacheRead)
+	b = appendField(b, ",\n        \"cache_write\": ", t.CacheWrite)
+	if t.CacheWrite1h != 0 {
+		b = appendField(b, ",\n        \"cache_write_1h\": ", t.CacheWrite1h)
+	}
+	b = appendField(b, ",\n        \"output\": ", t.Output)
+	b = appendField(b, ",\n        \"reasoning\": ", t.Reasoning)
+	b = append(b, "\n      }"...)
+	if t.Tools() {
+		b = appendField(b, ",\n      \"tool_uses\": {\n        \"web_search\": ", t.WebSearch)
+		b = appendField(b, ",\n        \"web_fetch\": ", t.WebFetch)
+		b = appendField(b, ",\n        \"file_search\": ", t.FileSearch)
+		b = append(b, "\n      }"...)
+	}
+	b = appendJSONString(append(b, ",\n      \"official\": "...), g.Official.String())
+	b = appendJSONString(append(b, ",\n      \"recorded\": "...), g.Recorded.String())
+	b = appendJSONString(append(b, ",\n      \"gap\": "...), g.Gap.String())
+	b = appendJSONString(append(b, ",\n      \"ratio\": "...), ratioText(g.Ratio))
+	return append(b, "\n    }"...)
+}
+
+// appendField appends the text before a number, then the number.
+func appendField(b []byte, before string, n int64) []byte {
+	return strconv.AppendInt(append(b, before...), n, 10)
+}
+
+// appendJSONString appends s as json.Marshal writes it: quoted, and with
+// anything but printable ASCII (and <, >, & and the quote and backslash)
+// escaped as json.Marshal escapes it.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return append(b, mustMarshal(s)...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
