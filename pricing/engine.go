@@ -50,7 +50,7 @@ type Options struct {
 // input has.
 const (
 	DefaultMaxNames  = 1 << 16
-	DefaultMaxGroups = 1 << 18
+	DefaultMaxGroups = 1 << 21
 )
 
 // Seen records call identities as 64-bit fingerprints with the call's start

@@ -119,21 +119,37 @@ func (e *Engine) Reconcile() *Reconciliation {
 // the groups are sorted once made.
 func (e *Engine) reconcileGroups() *Reconciliation {
 	r := &Reconciliation{Rows: e.rows, By: append([]Dim{}, e.opts.Dims...)}
-	index := make(map[GroupKey]int32, len(e.buckets)/2+1)
-	groups := []Group{}
-	official, recorded := decimal.Zero, decimal.Zero
-	var currencies []string
-	var calls int64
+	// First the group of each bucket, then the groups made at once: the
+	// index is gone before they are, and no list of groups grows by
+	// doubling.
+	bs := make([]*bucket, 0, len(e.buckets))
+	of := make([]int32, 0, len(e.buckets))
+	var firsts []int32 // a bucket of each group, by group
+	index := map[GroupKey]int32{}
 	for _, b := range e.buckets {
-		o, rec := b.Official(), b.Recorded()
-		official, recorded = official.Add(o), recorded.Add(rec)
 		k := e.groupKeyOf(b)
 		i, ok := index[k]
 		if !ok {
-			i = int32(len(groups))
+			i = int32(len(firsts))
 			index[k] = i
-			groups = append(groups, Group{Key: k, Official: decimal.Zero, Recorded: decimal.Zero})
+			firsts = append(firsts, int32(len(bs)))
 		}
+		bs = append(bs, b)
+		of = append(of, i)
+	}
+	index = nil
+	groups := make([]Group, len(firsts))
+	for i, at := range firsts {
+		groups[i] = Group{Key: e.groupKeyOf(bs[at]), Official: decimal.Zero, Recorded: decimal.Zero}
+	}
+	firsts = nil
+	official, recorded := decimal.Zero, decimal.Zero
+	var currencies []string
+	var calls int64
+	for n, b := range bs {
+		o, rec := b.Official(), b.Recorded()
+		official, recorded = official.Add(o), recorded.Add(rec)
+		i := of[n]
 		g := &groups[i]
 		if b.k.outcome != Duplicate { // a call logged twice counts once
 			g.Calls += b.Calls
