@@ -163,6 +163,19 @@ func (b *bucket) Official() decimal.Decimal {
 	return total
 }
 
+// officialAmount is Official as an Amount, for exact sums that allocate
+// nothing per bucket (exactSum).
+func (b *bucket) officialAmount() ledger.Amount {
+	if b.Rates == nil || b.k.outcome != Priced {
+		return ledger.Amount{}
+	}
+	if a, ok := b.fixed.amount(&b.Qty); ok {
+		return a
+	}
+	_, total := CostOf(b.Rates, &b.Qty)
+	return ledger.AmountOf(total)
+}
+
 // name returns the tariff model id, or the logged name when unknown.
 func (k *bucketKey) name() string {
 	if k.model != nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
 
@@ -42,8 +43,15 @@ func newFixedRates(r *tariffs.Rates) *fixedRates {
 // CostOf; ok is false when a product or the sum does not fit 127 bits at
 // the smallest exponent, and the caller must use CostOf.
 func (f *fixedRates) total(q *Quantities) (decimal.Decimal, bool) {
+	a, ok := f.amount(q)
+	return a.Decimal(), ok
+}
+
+// amount is total as an Amount, which needs no allocation when it fits an
+// int64 coefficient.
+func (f *fixedRates) amount(q *Quantities) (ledger.Amount, bool) {
 	if f == nil || !f.ok {
-		return decimal.Decimal{}, false
+		return ledger.Amount{}, false
 	}
 	minExp := int32(0)
 	first := true
@@ -53,7 +61,7 @@ func (f *fixedRates) total(q *Quantities) (decimal.Decimal, bool) {
 		}
 	}
 	if first {
-		return decimal.Zero, true
+		return ledger.Amount{}, true
 	}
 	var hi, lo uint64
 	for u := range q {
@@ -61,11 +69,11 @@ func (f *fixedRates) total(q *Quantities) (decimal.Decimal, bool) {
 			continue
 		}
 		if q[u] < 0 {
-			return decimal.Decimal{}, false
+			return ledger.Amount{}, false
 		}
 		shift := f.exp[u] - minExp
 		if shift >= int32(len(pow10)) {
-			return decimal.Decimal{}, false
+			return ledger.Amount{}, false
 		}
 		// coef × 10^shift × q, in 128 bits.
 		sh, sl := bits.Mul64(uint64(f.coef[u]), uint64(pow10[shift]))
@@ -73,19 +81,19 @@ func (f *fixedRates) total(q *Quantities) (decimal.Decimal, bool) {
 		over, add := bits.Mul64(sh, uint64(q[u]))
 		ph, carry := bits.Add64(ph, add, 0)
 		if over != 0 || carry != 0 {
-			return decimal.Decimal{}, false
+			return ledger.Amount{}, false
 		}
 		var c uint64
 		lo, c = bits.Add64(lo, pl, 0)
 		hi, c = bits.Add64(hi, ph, c)
 		if c != 0 || hi>>63 != 0 {
-			return decimal.Decimal{}, false
+			return ledger.Amount{}, false
 		}
 	}
 	if hi == 0 && lo <= 1<<63-1 {
-		return decimal.New(int64(lo), minExp), true
+		return ledger.NewAmount(int64(lo), minExp), true
 	}
 	v := new(big.Int).SetUint64(hi)
 	v.Lsh(v, 64).Or(v, new(big.Int).SetUint64(lo))
-	return decimal.NewFromBigInt(v, minExp), true
+	return ledger.AmountOf(decimal.NewFromBigInt(v, minExp)), true
 }

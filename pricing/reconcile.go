@@ -143,13 +143,19 @@ func (e *Engine) reconcileGroups() *Reconciliation {
 		groups[i] = Group{Key: e.groupKeyOf(bs[at]), Official: decimal.Zero, Recorded: decimal.Zero}
 	}
 	firsts = nil
-	official, recorded := decimal.Zero, decimal.Zero
+	// Money is summed exactly in integers while it fits (exactSum), and
+	// made decimals once a group is whole.
+	sums := make([][2]exactSum, len(groups)) // official, recorded
+	var official, recorded exactSum
 	var currencies []string
 	var calls int64
 	for n, b := range bs {
-		o, rec := b.Official(), b.Recorded()
-		official, recorded = official.Add(o), recorded.Add(rec)
+		o := b.officialAmount()
+		official.Add(o)
+		recorded.merge(&b.recorded)
 		i := of[n]
+		sums[i][0].Add(o)
+		sums[i][1].merge(&b.recorded)
 		g := &groups[i]
 		if b.k.outcome != Duplicate { // a call logged twice counts once
 			g.Calls += b.Calls
@@ -164,11 +170,11 @@ func (e *Engine) reconcileGroups() *Reconciliation {
 			g.PeakTokens += peak
 		}
 		g.Tokens.add(&b.Qty)
-		g.Official, g.Recorded = g.Official.Add(o), g.Recorded.Add(rec)
 		g.KeyAlias = firstAlias(g.KeyAlias, b.KeyAlias)
 	}
 	for i := range groups {
 		g := &groups[i]
+		g.Official, g.Recorded = sums[i][0].Value(), sums[i][1].Value()
 		g.Gap, g.Ratio = g.Official.Sub(g.Recorded), ratio(g.Recorded, g.Official)
 		if g.Currencies == nil {
 			g.Currencies = []string{}
@@ -181,8 +187,8 @@ func (e *Engine) reconcileGroups() *Reconciliation {
 	}
 	r.Currencies = currencies
 	r.Explanations = []Explanation{}
-	r.Totals = Totals{Calls: calls, Official: official, Recorded: recorded,
-		Gap: official.Sub(recorded), Ratio: ratio(recorded, official), Explained: decimal.Zero}
+	o, rec := official.Value(), recorded.Value()
+	r.Totals = Totals{Calls: calls, Official: o, Recorded: rec, Gap: o.Sub(rec), Ratio: ratio(rec, o), Explained: decimal.Zero}
 	r.Billed = e.modifiers()
 	return r
 }
@@ -232,14 +238,37 @@ func (e *Engine) groupKeyOf(b *bucket) GroupKey {
 func (e *Engine) sortGroups(gs []Group) {
 	dims := append([]Dim{}, e.opts.Dims...)
 	slices.SortFunc(dims, func(a, b Dim) int { return strings.Compare(a.String(), b.String()) })
-	slices.SortFunc(gs, func(a, b Group) int {
+	// Sorted by index, then moved once: a group is some 400 bytes.
+	perm := make([]int32, len(gs))
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	slices.SortFunc(perm, func(a, b int32) int {
 		for _, d := range dims {
-			if c := compareValue(&a.Key, &b.Key, d); c != 0 {
+			if c := compareValue(&gs[a].Key, &gs[b].Key, d); c != 0 {
 				return c
 			}
 		}
 		return 0
 	})
+	// gs[i] takes the group at perm[i], cycle by cycle; a place done is
+	// marked -1.
+	for i := range perm {
+		if perm[i] < 0 {
+			continue
+		}
+		tmp := gs[i]
+		for j := i; ; {
+			k := int(perm[j])
+			perm[j] = -1
+			if k == i {
+				gs[j] = tmp
+				break
+			}
+			gs[j] = gs[k]
+			j = k
+		}
+	}
 }
 
 // compareValue compares the values of two group keys in dimension d as
