@@ -28,6 +28,8 @@ type Aggregate struct {
 	KeyAlias string // the first alias in byte order among the group's calls
 	Team     string
 	User     string
+	Tags     string // as Call.Tags, when grouped by tags
+	KeyMeta  string // as Call.KeyMeta, when grouped by the key's metadata
 	Calls    int64
 	Tokens   Tokens   // sums over the calls
 	Tools    ToolUses // sums over the calls

@@ -96,6 +96,15 @@ type Call struct {
 	// Region is where the call was processed when the log says so and it
 	// can change the price (Anthropic's inference_geo "us"); "" otherwise.
 	Region string
+	// Tags are the call's request tags (LiteLLM's request_tags), sorted,
+	// each once, joined by TagSep; "" when none. The tags LiteLLM adds by
+	// itself ("User-Agent: ...") are left out: they name a client library,
+	// not who to charge.
+	Tags string
+	// KeyMeta is the key's metadata as the gateway keeps it (LiteLLM's
+	// LiteLLM_VerificationToken.metadata), a JSON object as text; "" when
+	// not logged.
+	KeyMeta string
 	// CacheHit: the gateway answered from its own response cache and never
 	// called the provider (LiteLLM cache_hit True). Tokens are those of the
 	// cached answer: what the hit saved.

@@ -13,7 +13,7 @@ import (
 
 // maxCols bounds the number of columns a schema knows, plus one slot
 // (trashCol) for ignored columns. It is a power of two.
-const maxCols = 32
+const maxCols = 64
 
 // rowFields holds the text of one row's known columns, indexed by the
 // schema's column numbers, as spans of data. An absent column and an
@@ -134,8 +134,9 @@ func (s *schema) mapHeader(header []string) ([]int, error) {
 // rowParser carries per-goroutine state for building calls.
 type rowParser struct {
 	strs  interner
-	dates [4]dateCache // one per time column, by column number modulo 4
-	urls  urlHosts     // the hosts of API bases already seen
+	dates [4]dateCache      // one per time column, by column number modulo 4
+	urls  urlHosts          // the hosts of API bases already seen
+	tags  map[string]string // request_tags as logged → Call.Tags
 }
 
 // badValue formats the reason for a value that does not parse.

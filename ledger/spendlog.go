@@ -40,6 +40,8 @@ const (
 	slInferenceGeo
 	slAPIBase
 	slPriceKey
+	slRequestTags
+	slKeyMeta
 )
 
 // spendLogSchema reads rows of LiteLLM's "LiteLLM_SpendLogs" table, from
@@ -83,6 +85,11 @@ var spendLogSchema = (&schema{
 		slInferenceGeo: {name: "inference_geo"},
 		slAPIBase:      {name: "api_base"},
 		slPriceKey:     {name: "model_map_key"},
+		// LiteLLM's request_tags (a JSON array of strings), and the key's
+		// metadata as LiteLLM_VerificationToken.metadata holds it (a JSON
+		// object), in exports joined with the key table.
+		slRequestTags: {name: "request_tags"},
+		slKeyMeta:     {name: "key_metadata"},
 	},
 	build: buildSpendLog,
 }).init()
@@ -239,6 +246,15 @@ func buildSpendLog(s *schema, p *rowParser, v *rowFields, c *Call) string {
 		c.PriceKey = p.strs.get(k)
 	}
 	c.User = p.strs.get(v.get(slUser))
+	if r := p.tagsOf(v.get(slRequestTags), &c.Tags); r != "" {
+		return r
+	}
+	if m := bytes.TrimSpace(v.get(slKeyMeta)); len(m) > 0 && !bytes.Equal(m, []byte("null")) {
+		if m[0] != '{' || !json.Valid(m) {
+			return badValue("key_metadata", string(m), "a JSON object")
+		}
+		c.KeyMeta = p.strs.get(m)
+	}
 	// Flat columns win over metadata; a team alias wins over a team id.
 	if a := v.get(slKeyAlias); len(a) > 0 {
 		c.KeyAlias = p.strs.get(a)

@@ -28,7 +28,7 @@ var ErrNotExact = errors.New("aggregate cannot be priced exactly")
 // billedBy is not the billing instant of the call's tariff.
 func (e *Engine) AddAggregate(a *ledger.Aggregate, billedBy tariffs.BillingTime) error {
 	c := ledger.Call{Gateway: a.Gateway, Model: a.Model, ModelGroup: a.ModelGroup, Host: a.Host, PriceKey: a.PriceKey, Status: a.Status,
-		Start: a.First, Key: a.Key, KeyAlias: a.KeyAlias, Team: a.Team, User: a.User,
+		Start: a.First, Key: a.Key, KeyAlias: a.KeyAlias, Team: a.Team, User: a.User, Tags: a.Tags, KeyMeta: a.KeyMeta,
 		Tokens: ledger.Tokens{Input: a.Prompt}, ServiceTier: a.ServiceTier, Region: a.Region}
 	ref := e.ref(&c)
 	if billing := e.billingOf(ref); billing != billedBy {
@@ -54,6 +54,8 @@ func (e *Engine) AddAggregate(a *ledger.Aggregate, billedBy tariffs.BillingTime)
 	if pc.Outcome == Outside {
 		return nil
 	}
+	e.span.see(a.First)
+	e.span.see(a.Last)
 	q := QuantitiesOf(a.Tokens, a.Tools)
 	q[tariffs.Request] = a.Calls
 	if !e.total.addChecked(&q) {

@@ -1,10 +1,12 @@
 package pricing
 
 import (
+	"sort"
 	"time"
 
 	"github.com/shopspring/decimal"
 
+	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
 
@@ -21,9 +23,13 @@ type Chargeback struct {
 	From, Until  time.Time // the period, [From, Until)
 	Currencies   []string  // of the priced calls, sorted
 	By           []Dim
-	Gateway      ChargebackLine   // the whole gateway: every call read in the period
-	Lines        []ChargebackLine // by the dimensions, in the order of Reconcile's groups
+	MetaField    string           // the field of the key's metadata DimMeta groups by
+	Gateway      ChargebackLine   // the whole gateway: every call read in the period (but excluded keys')
+	Lines        []ChargebackLine // by the dimensions, dearest first (see Chargeback)
 	BlendedPrice []BlendModel     // the gateway's blended prices that AtBlended uses
+	// Excluded sums the calls of the keys left out (SplitKeys), when any
+	// were: Gateway plus Excluded is every call read in the period.
+	Excluded *ChargebackLine
 }
 
 // ChargebackLine is one consumer's account.
@@ -51,6 +57,9 @@ type ChargebackLine struct {
 	// ReasoningShare is reasoning tokens over output tokens; not valid
 	// without output.
 	ReasoningShare decimal.NullDecimal
+	// CacheHitTokens are the tokens of calls answered from the gateway's
+	// cache, kept out of Tokens: no provider billed them.
+	CacheHitTokens int64
 
 	peakQty, timedQty int64
 }
@@ -58,17 +67,22 @@ type ChargebackLine struct {
 // Chargeback builds the accounts of every group of the engine over the
 // period [from, until) it priced, keeping the lines keep accepts (nil: all).
 // The gateway line and the blended prices always cover every call.
+//
+// Lines come dearest first: by official cost descending, then recorded
+// spend descending, then by their values as Reconcile orders its groups
+// (dimension by dimension in the order of the dimensions' names), so the
+// order is the same on every run.
 func (e *Engine) Chargeback(from, until time.Time, keep func(*ChargebackLine) bool) *Chargeback {
 	rec := e.Reconcile()
 	blend := e.BlendWindow(from, until, ModePerModel)
 	prices := e.blendedPrices(blend)
 	cb := &Chargeback{Rows: e.rows, From: from.UTC(), Until: until.UTC(), Currencies: rec.Currencies,
-		By: rec.By, BlendedPrice: blend.Models}
+		By: rec.By, MetaField: e.opts.MetaField, BlendedPrice: blend.Models}
 	lines := map[GroupKey]*ChargebackLine{}
 	order := make([]*ChargebackLine, 0, len(rec.Groups))
 	for i := range rec.Groups {
 		g := &rec.Groups[i]
-		l := &ChargebackLine{Key: g.Key, KeyAlias: g.KeyAlias, Calls: g.Calls, Tokens: g.Tokens,
+		l := &ChargebackLine{Key: g.Key, KeyAlias: g.KeyAlias, Calls: g.Calls, Tokens: g.Tokens, CacheHitTokens: g.CacheHitTokens,
 			Official: g.Official, Recorded: g.Recorded, Diff: g.Gap, AtBlended: decimal.Zero}
 		lines[g.Key] = l
 		order = append(order, l)
@@ -77,7 +91,11 @@ func (e *Engine) Chargeback(from, until time.Time, keep func(*ChargebackLine) bo
 	gw.Official, gw.Recorded, gw.AtBlended = rec.Totals.Official, rec.Totals.Recorded, decimal.Zero
 	gw.Calls, gw.Diff = rec.Totals.Calls, rec.Totals.Gap
 	for _, b := range e.sortedBuckets() {
-		gw.Tokens.add(&b.Qty)
+		if b.k.outcome == CacheHit {
+			gw.CacheHitTokens += b.Qty.Tokens()
+		} else {
+			gw.Tokens.add(&b.Qty)
+		}
 		if b.k.outcome != Priced {
 			continue
 		}
@@ -95,15 +113,149 @@ func (e *Engine) Chargeback(from, until time.Time, keep func(*ChargebackLine) bo
 			x.timedQty += timed
 		}
 	}
+	if e.dims.has(DimTag) {
+		order = splitTags(order)
+	}
 	for _, l := range append(order, gw) {
 		l.finish()
 	}
+	sort.SliceStable(order, func(i, j int) bool {
+		if c := order[i].Official.Cmp(order[j].Official); c != 0 {
+			return c > 0
+		}
+		return order[i].Recorded.GreaterThan(order[j].Recorded)
+	})
 	for _, l := range order {
 		if keep == nil || keep(l) {
 			cb.Lines = append(cb.Lines, *l)
 		}
 	}
 	return cb
+}
+
+// SplitKeys parts the engine's calls by key: kept holds the buckets of
+// the keys match refuses, matched those of the keys it accepts (given the
+// key's hash and its alias, "" when none is known), with the names
+// matched (alias or hash) in sort order. Both keep e's row accounting.
+// The engine must group by key.
+func (e *Engine) SplitKeys(match func(key, alias string) (string, bool)) (kept, matched *Engine, names []string) {
+	kept, matched = e.empty(e.opts.Dims), e.empty(e.opts.Dims)
+	found := map[string]bool{}
+	// Aliases are per key: the alias of a key is the first among its buckets'.
+	aliases := map[string]string{}
+	for k, b := range e.buckets {
+		aliases[k.key] = firstAlias(aliases[k.key], b.KeyAlias)
+	}
+	for k, b := range e.buckets {
+		into := kept
+		if name, ok := match(k.key, aliases[k.key]); ok {
+			into, found[name] = matched, true
+		}
+		into.mergeBucket(k, b)
+	}
+	return kept, matched, sortedSet(found)
+}
+
+// Line returns the engine's whole account as one line: what
+// Chargeback's gateway line would be, without the blend.
+func (e *Engine) Line() ChargebackLine {
+	rec := e.reconcileGroups()
+	l := ChargebackLine{Calls: rec.Totals.Calls, Official: rec.Totals.Official, Recorded: rec.Totals.Recorded,
+		Diff: rec.Totals.Gap, AtBlended: decimal.Zero}
+	for _, b := range e.buckets {
+		if b.k.outcome == CacheHit {
+			l.CacheHitTokens += b.Qty.Tokens()
+			continue
+		}
+		l.Tokens.add(&b.Qty)
+		if b.k.outcome == Priced {
+			timed, peak := timedTokens(b)
+			l.timedQty += timed
+			l.peakQty += peak
+		}
+	}
+	l.finish()
+	l.AtBlended, l.Subsidy = decimal.Zero, decimal.Zero
+	return l
+}
+
+// TagPlaces is the decimals to which a call's money is split among its
+// tags; the first tag takes the remainder, so the parts add up exactly.
+const TagPlaces = 12
+
+// splitTags turns lines of tag sets into lines of single tags: a line of
+// n tags is split evenly among them, in tokens and money, the integer
+// remainders to the first tags in sort order and the money's remainder
+// (beyond TagPlaces) to the first tag, so that the lines still add up to
+// the gateway's totals exactly. Calls are not split: a tag's line counts
+// every call that carries it, so the lines' calls add up to more than the
+// gateway's when calls have several tags. Lines that share a tag (and
+// their other groupings) merge. The order is Reconcile's, a merged line
+// at the place of its first part.
+func splitTags(lines []*ChargebackLine) []*ChargebackLine {
+	byKey := map[GroupKey]*ChargebackLine{}
+	var out []*ChargebackLine
+	add := func(part *ChargebackLine) {
+		l := byKey[part.Key]
+		if l == nil {
+			byKey[part.Key] = part
+			out = append(out, part)
+			return
+		}
+		l.merge(part)
+	}
+	for _, l := range lines {
+		tags := ledger.SplitTags(l.Key.Tag)
+		if len(tags) <= 1 {
+			add(l)
+			continue
+		}
+		for i, tag := range tags {
+			add(l.part(i, len(tags), tag))
+		}
+	}
+	for _, l := range out {
+		l.Diff = l.Official.Sub(l.Recorded)
+	}
+	return out
+}
+
+// part returns part i of n of the line, for tag.
+func (l *ChargebackLine) part(i, n int, tag string) *ChargebackLine {
+	p := &ChargebackLine{Key: l.Key, KeyAlias: l.KeyAlias}
+	p.Key.Tag = tag
+	share := func(x int64) int64 {
+		q, r := x/int64(n), x%int64(n)
+		if int64(i) < r {
+			q++
+		}
+		return q
+	}
+	money := func(d decimal.Decimal) decimal.Decimal {
+		q := d.Div(decimal.NewFromInt(int64(n))).Truncate(TagPlaces)
+		if i == 0 {
+			return d.Sub(q.Mul(decimal.NewFromInt(int64(n - 1))))
+		}
+		return q
+	}
+	p.Calls, p.CacheHitTokens, p.peakQty, p.timedQty = l.Calls, share(l.CacheHitTokens), share(l.peakQty), share(l.timedQty)
+	t := &l.Tokens
+	p.Tokens = TokenCounts{Input: share(t.Input), CacheRead: share(t.CacheRead), CacheWrite: share(t.CacheWrite),
+		Output: share(t.Output), Reasoning: share(t.Reasoning), CacheWrite1h: share(t.CacheWrite1h),
+		WebSearch: share(t.WebSearch), WebFetch: share(t.WebFetch), FileSearch: share(t.FileSearch)}
+	p.Official, p.Recorded, p.AtBlended = money(l.Official), money(l.Recorded), money(l.AtBlended)
+	return p
+}
+
+// merge adds o's sums into l.
+func (l *ChargebackLine) merge(o *ChargebackLine) {
+	l.KeyAlias = firstAlias(l.KeyAlias, o.KeyAlias)
+	l.Calls += o.Calls
+	l.CacheHitTokens += o.CacheHitTokens
+	l.peakQty += o.peakQty
+	l.timedQty += o.timedQty
+	l.Tokens.Add(&o.Tokens)
+	l.Official, l.Recorded, l.AtBlended = l.Official.Add(o.Official), l.Recorded.Add(o.Recorded), l.AtBlended.Add(o.AtBlended)
 }
 
 func (l *ChargebackLine) finish() {

@@ -1,10 +1,13 @@
 package pricing
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/tokenfare/tokenfare/ledger"
 )
 
 // Dim is a dimension calls can be grouped by.
@@ -22,10 +25,12 @@ const (
 	DimPeriod             // tariff period (peak, offpeak, ...)
 	DimVersion            // tariff version
 	DimHost               // who served the call (ledger.Call.Host, or the host its model's name gave)
+	DimTag                // the call's request tags (ledger.Call.Tags), as a set
+	DimMeta               // a field of the key's metadata (Options.MetaField)
 	numDims
 )
 
-var dimNames = [numDims]string{"model", "group", "key", "team", "user", "day", "hour", "period", "version", "host"}
+var dimNames = [numDims]string{"model", "group", "key", "team", "user", "day", "hour", "period", "version", "host", "tag", "meta"}
 
 // String returns the dimension's name as --by spells it.
 func (d Dim) String() string { return dimNames[d] }
@@ -39,29 +44,39 @@ func AllDims() []Dim {
 	return out
 }
 
-// ParseDims reads a comma-separated list of dimensions, e.g. "model,day".
-func ParseDims(s string) ([]Dim, error) {
+// ParseDims reads a comma-separated list of dimensions, e.g. "model,day",
+// and the field of "meta:FIELD" (a field of the key's metadata), "" when
+// the list has none.
+func ParseDims(s string) (dims []Dim, metaField string, err error) {
 	var out []Dim
 	for _, name := range strings.Split(s, ",") {
 		name = strings.TrimSpace(name)
 		if name == "" {
 			continue
 		}
+		if field, ok := strings.CutPrefix(name, "meta:"); ok {
+			if field = strings.TrimSpace(field); field == "" {
+				return nil, "", fmt.Errorf("grouping %q names no field of the key's metadata", name)
+			}
+			name, metaField = "meta", field
+		} else if name == "meta" {
+			return nil, "", errors.New(`grouping "meta" needs a field of the key's metadata, e.g. meta:cost_center`)
+		}
 		found := false
 		for i, n := range dimNames {
 			if n == name {
 				if slices.Contains(out, Dim(i)) {
-					return nil, fmt.Errorf("grouping %q is given twice", name)
+					return nil, "", fmt.Errorf("grouping %q is given twice", name)
 				}
 				out = append(out, Dim(i))
 				found = true
 			}
 		}
 		if !found {
-			return nil, fmt.Errorf("unknown grouping %q (want any of %s)", name, strings.Join(dimNames[:], ", "))
+			return nil, "", fmt.Errorf("unknown grouping %q (want any of %s, meta:FIELD)", name, strings.Join(dimNames[:numDims-1], ", "))
 		}
 	}
-	return out, nil
+	return out, metaField, nil
 }
 
 // dimSet is a set of dimensions.
@@ -91,6 +106,12 @@ type GroupKey struct {
 	Outcome Outcome   // DimPeriod: what became of the calls (Priced when not grouped by period)
 	Version string    // DimVersion: tariff version name; empty when none was in force
 	Host    string    // DimHost: the host the call's model was looked up among; "" for the first-party lists
+	Tag     string    // DimTag: the call's tags joined by ledger.TagSep; in a Chargeback, one tag
+	Meta    string    // DimMeta: the value of the key's metadata field
+	// Provider is the tariff provider of the group's model, in a Month's
+	// ByProvider only (no dimension groups by it); "" when no tariff knows
+	// the model.
+	Provider string
 }
 
 // Value returns the key's value in dimension d as text: a day as
@@ -121,6 +142,10 @@ func (k *GroupKey) Value(d Dim) string {
 		return k.Version
 	case DimHost:
 		return k.Host
+	case DimTag:
+		return strings.ReplaceAll(k.Tag, ledger.TagSep, ", ")
+	case DimMeta:
+		return k.Meta
 	}
 	return ""
 }

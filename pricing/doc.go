@@ -38,6 +38,10 @@
 //     apportioned recorded spend adds up to its recorded spend exactly.
 //   - The parts of a three-way cell's or provider's gap add up to it
 //     (billed minus recorded).
+//   - A chargeback's lines by tag add up to the gateway's official cost
+//     and recorded spend exactly: a call of several tags is split among
+//     them, the first taking the remainder. Lines kept plus the excluded
+//     keys' line (SplitKeys) are every call.
 //   - A blended price lies between the lowest and highest price that applied
 //     in its window; per model, the window's quantities at blended prices
 //     give its official cost to within half a unit of the BlendPlaces-th

@@ -2,6 +2,7 @@ package pricing
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -43,6 +44,9 @@ type Options struct {
 	// unknown model's name folded into the "(other ...)" values, its
 	// model, version, period and tier kept. Zero means DefaultMaxGroups.
 	MaxGroups int
+	// MetaField is the field of the key's metadata (ledger.Call.KeyMeta)
+	// that DimMeta groups by.
+	MetaField string
 }
 
 // The budget of an engine's memory: with both full it holds about 300 MiB
@@ -95,19 +99,21 @@ type bucketKey struct {
 // each empty unless grouped by it.
 type holder struct {
 	key, team, user string
+	tag, meta       string // the call's tags (ledger.Call.Tags) and key metadata field, when grouped by them
 }
 
-// compare orders holders by key, then team, then user; it returns 0 when
-// they are the same.
+// compare orders holders by key, then team, user, tags and metadata; it
+// returns 0 when they are the same.
 func (h *holder) compare(o *holder) int {
-	return cmp.Or(strings.Compare(h.key, o.key), strings.Compare(h.team, o.team), strings.Compare(h.user, o.user))
+	return cmp.Or(strings.Compare(h.key, o.key), strings.Compare(h.team, o.team), strings.Compare(h.user, o.user),
+		strings.Compare(h.tag, o.tag), strings.Compare(h.meta, o.meta))
 }
 
 // cheapHash mixes the parts of k that tell apart the buckets of one
 // logged model name: the first bytes of each grouping string, the time
 // slot, the period, tier and outcome.
 func (k *bucketKey) cheapHash() uint64 {
-	h := prefix(k.key) ^ prefix(k.team)<<1 ^ prefix(k.user)<<2 ^ prefix(k.group)<<3 ^
+	h := prefix(k.key) ^ prefix(k.team)<<1 ^ prefix(k.user)<<2 ^ prefix(k.group)<<3 ^ prefix(k.tag)<<4 ^ prefix(k.meta)<<5 ^
 		uint64(k.slot)*0x9E3779B97F4A7C15 ^ uint64(k.period)<<40 ^ uint64(k.tier)<<48 ^ uint64(k.outcome)<<56 ^
 		uint64(k.variant)<<36
 	if k.zero {
@@ -222,10 +228,31 @@ type Engine struct {
 	otherRefs     map[overflowKey]*modelRef // names beyond maxNames, by what they resolve to
 	foldedNames   int64
 	foldedCalls   int64
-	lastVariant   variant   // the last call's service tier and region, and its interned id
-	lastVariantID variantID //
+	lastVariant   variant           // the last call's service tier and region, and its interned id
+	lastVariantID variantID         //
+	span          Span              // billing instants of the calls inside the window
+	metas         map[string]string // key metadata as logged → the value of Options.MetaField
 	fixed         map[*tariffs.Rates]*fixedRates
 }
+
+// Span is the first and last billing instant of the calls an engine
+// counted inside its window (every outcome but Outside and Overlap); both
+// zero when there was none.
+type Span struct{ First, Last time.Time }
+
+// see widens the span to t.
+func (s *Span) see(t time.Time) {
+	if s.First.IsZero() || t.Before(s.First) {
+		s.First = t
+	}
+	if t.After(s.Last) {
+		s.Last = t
+	}
+}
+
+// Span returns the first and last billing instant of the calls counted
+// inside the window.
+func (e *Engine) Span() Span { return e.span }
 
 // unsureKey is a model and what its calendar knows of some days.
 type unsureKey struct {
@@ -353,6 +380,9 @@ func (e *Engine) AddPriced(c *ledger.Call) PricedCall {
 	switch pc.Outcome {
 	case Outside, Overlap:
 		return pc
+	}
+	e.span.see(pc.At)
+	switch pc.Outcome {
 	case Duplicate:
 		// Counted once: only the spend the gateway recorded on the second
 		// row is kept, to be explained.
@@ -475,7 +505,7 @@ func (k *bucketKey) fold() bucketKey {
 	for _, g := range []struct {
 		v     *string
 		other string
-	}{{&f.key, OtherKeys}, {&f.team, OtherTeams}, {&f.user, OtherUsers}, {&f.group, OtherGroups}} {
+	}{{&f.key, OtherKeys}, {&f.team, OtherTeams}, {&f.user, OtherUsers}, {&f.group, OtherGroups}, {&f.tag, OtherTags}, {&f.meta, OtherMeta}} {
 		if *g.v != "" {
 			*g.v = g.other
 		}
@@ -494,6 +524,8 @@ const (
 	OtherTeams  = "(other teams)"
 	OtherUsers  = "(other users)"
 	OtherGroups = "(other groups)"
+	OtherTags   = "(other tags)"
+	OtherMeta   = "(other values)"
 )
 
 // groupKey fills the grouping fields of k that were asked for.
@@ -510,12 +542,49 @@ func (e *Engine) groupKey(k *bucketKey, c *ledger.Call, at time.Time) {
 	if e.dims.has(DimUser) {
 		k.user = c.User
 	}
+	if e.dims.has(DimTag) {
+		k.tag = c.Tags
+	}
+	if e.dims.has(DimMeta) {
+		k.meta = e.metaOf(c.KeyMeta)
+	}
 	switch {
 	case e.dims.has(DimHour):
 		k.slot = e.slots.hourSlot(at, e.zone)
 	case e.dims.has(DimDay):
 		k.slot = e.slots.daySlot(at, e.zone)
 	}
+}
+
+// metaOf returns the value of the engine's MetaField in a key's metadata:
+// a string as it is, a number or boolean as written, "" when the field is
+// absent or null, or the metadata not a JSON object.
+func (e *Engine) metaOf(meta string) string {
+	if meta == "" {
+		return ""
+	}
+	if v, ok := e.metas[meta]; ok {
+		return v
+	}
+	var fields map[string]json.RawMessage
+	v := ""
+	if json.Unmarshal([]byte(meta), &fields) == nil {
+		if raw, ok := fields[e.opts.MetaField]; ok && string(raw) != "null" {
+			var s string
+			if json.Unmarshal(raw, &s) == nil {
+				v = s
+			} else {
+				v = string(raw)
+			}
+		}
+	}
+	if e.metas == nil {
+		e.metas = map[string]string{}
+	}
+	if len(e.metas) < 1<<16 {
+		e.metas[meta] = v
+	}
+	return v
 }
 
 // firstAlias picks a key's alias independently of the order calls come in:

@@ -26,15 +26,64 @@ type Month struct {
 	// Reconciliation is reconcile by model: rows, totals, explanations.
 	Reconciliation *Reconciliation
 	ByModel        []Group // by model, model group and host
-	ByKey          []Group // by key, team and user
-	Daily          []Group // by day
-	ModelDaily     []Group // by model and day
+	ByKey          []Group // by key, team and user, dearest first (SortByOfficial)
+	ByTeam         []Group // by team, dearest first
+	// ByProvider is by the tariff provider of the calls' models (Key.Provider),
+	// dearest first; each group's currency is its provider's. The calls of
+	// models no tariff knows make a group of their own, with Provider "".
+	ByProvider []Group
+	// ByTag is by request tag, dearest first, when the engine grouped by
+	// tags (DimTag): a call's cost and tokens split evenly among its tags
+	// as Chargeback splits them, its calls counted under each; nil
+	// otherwise. Groups carry the month's currencies.
+	ByTag      []Group
+	Daily      []Group // by day
+	ModelDaily []Group // by model and day
 	// Blend is the per-model blend of the BlendDays calendar days before
 	// Until, from BlendFrom, every call priced at the tariff in force at
 	// Until, as the blend command does by default.
 	Blend     *Blend
 	BlendFrom time.Time
 	Versions  []VersionUse // tariff versions that priced calls, by model then effective instant
+	// Span is the first and last billing instant of the month's calls.
+	Span Span
+}
+
+// Partial reports whether the calls end before the month's last day
+// begins (in Zone): the data covers only part of the month. A month with
+// no call is not partial, it is empty.
+func (m *Month) Partial() bool {
+	if m.Span.Last.IsZero() {
+		return false
+	}
+	return m.Span.Last.Before(m.lastDay())
+}
+
+// lastDay is the start of the month's last day in Zone.
+func (m *Month) lastDay() time.Time {
+	lt := m.Until.In(m.Zone)
+	return time.Date(lt.Year(), lt.Month(), lt.Day()-1, 0, 0, 0, 0, m.Zone)
+}
+
+// Days returns the days of the month, and the days its calls cover: from
+// its first day through the day of the last billing instant, that day
+// counted whole (all of them when the month is not Partial).
+func (m *Month) Days() (month, covered int) {
+	month = calendarDays(m.From, m.Until, m.Zone)
+	if !m.Partial() {
+		return month, month
+	}
+	lt := m.Span.Last.In(m.Zone)
+	next := time.Date(lt.Year(), lt.Month(), lt.Day()+1, 0, 0, 0, 0, m.Zone)
+	return month, calendarDays(m.From, next, m.Zone)
+}
+
+// calendarDays counts the days in zone from from's to until's midnight.
+func calendarDays(from, until time.Time, zone *time.Location) int {
+	a, b := from.In(zone), until.In(zone)
+	da := time.Date(a.Year(), a.Month(), a.Day(), 0, 0, 0, 0, time.UTC)
+	db := time.Date(b.Year(), b.Month(), b.Day(), 0, 0, 0, 0, time.UTC)
+	return int(db.Sub(da).Hours() / 24)
 }
 
 // VersionUse is a tariff version that priced calls of a model in the month.
@@ -149,6 +198,14 @@ func MonthOf(e *Engine, from, until time.Time, blend *Engine) (*Month, error) {
 	m.Reconciliation = byModel.Reconcile()
 	m.ByModel = e.Rollup([]Dim{DimModel, DimGroup, DimHost}).groups()
 	m.ByKey = e.Rollup([]Dim{DimKey, DimTeam, DimUser}).groups()
+	SortByOfficial(m.ByKey)
+	m.ByTeam = e.Rollup([]Dim{DimTeam}).groups()
+	SortByOfficial(m.ByTeam)
+	m.ByProvider = byModel.providerGroups()
+	if e.dims.has(DimTag) {
+		m.ByTag = e.tagGroups()
+	}
+	m.Span = e.Span()
 	m.Daily = e.Rollup([]Dim{DimDay}).groups()
 	m.ModelDaily = e.Rollup([]Dim{DimModel, DimDay}).groups()
 	m.BlendFrom = BlendFrom(from, until, e.zone)
@@ -173,6 +230,40 @@ func MonthOf(e *Engine, from, until time.Time, blend *Engine) (*Month, error) {
 	m.Blend = w.BlendWindow(m.BlendFrom, until, ModePerModel)
 	m.Versions = byModel.versionsUsed()
 	return m, nil
+}
+
+// providerGroups returns the engine's calls grouped by the tariff
+// provider of their model, dearest first.
+func (e *Engine) providerGroups() []Group {
+	gs := e.groupsBy(func(b *bucket) GroupKey {
+		if b.Model == nil {
+			return GroupKey{}
+		}
+		return GroupKey{Provider: b.Model.Provider.Name}
+	}).Groups
+	sort.SliceStable(gs, func(i, j int) bool { return gs[i].Key.Provider < gs[j].Key.Provider })
+	SortByOfficial(gs)
+	return gs
+}
+
+// tagGroups returns the engine's calls by tag, split as Chargeback splits
+// the calls of several tags, dearest first.
+func (e *Engine) tagGroups() []Group {
+	r := e.Rollup([]Dim{DimTag}).reconcileGroups()
+	lines := make([]*ChargebackLine, len(r.Groups))
+	for i := range r.Groups {
+		g := &r.Groups[i]
+		lines[i] = &ChargebackLine{Key: g.Key, Calls: g.Calls, Tokens: g.Tokens, CacheHitTokens: g.CacheHitTokens,
+			Official: g.Official, Recorded: g.Recorded, AtBlended: decimal.Zero}
+	}
+	split := splitTags(lines)
+	out := make([]Group, len(split))
+	for i, l := range split {
+		out[i] = Group{Key: l.Key, Currencies: r.Currencies, Calls: l.Calls, Tokens: l.Tokens, CacheHitTokens: l.CacheHitTokens,
+			Official: l.Official, Recorded: l.Recorded, Gap: l.Diff, Ratio: ratio(l.Recorded, l.Official)}
+	}
+	SortByOfficial(out)
+	return out
 }
 
 // groups returns the reconciliation groups of the engine's dimensions.

@@ -55,6 +55,10 @@ type Group struct {
 	// billed in the dearest period. See PeakShare.
 	TimedTokens int64
 	PeakTokens  int64
+	// CacheHitTokens are the tokens of the calls the gateway answered from
+	// its own cache (CacheHit): no provider billed them, so they are kept
+	// out of Tokens, whose counts are of usage that reached a provider.
+	CacheHitTokens int64
 }
 
 // PeakShare returns the share of the group's timed tokens billed in the
@@ -89,6 +93,19 @@ func (t *TokenCounts) add(q *Quantities) {
 	t.FileSearch += q[tariffs.FileSearch]
 }
 
+// Add adds o's counts to t.
+func (t *TokenCounts) Add(o *TokenCounts) {
+	t.Input += o.Input
+	t.CacheRead += o.CacheRead
+	t.CacheWrite += o.CacheWrite
+	t.Output += o.Output
+	t.Reasoning += o.Reasoning
+	t.CacheWrite1h += o.CacheWrite1h
+	t.WebSearch += o.WebSearch
+	t.WebFetch += o.WebFetch
+	t.FileSearch += o.FileSearch
+}
+
 // Total returns every token counted: the prompt's parts (uncached, cache
 // read, both cache-write lifetimes) and the output (reasoning is inside it).
 func (t *TokenCounts) Total() int64 {
@@ -118,6 +135,14 @@ func (e *Engine) Reconcile() *Reconciliation {
 // in map order: every sum is exact, so it does not depend on the order, and
 // the groups are sorted once made.
 func (e *Engine) reconcileGroups() *Reconciliation {
+	r := e.groupsBy(e.groupKeyOf)
+	e.sortGroups(r.Groups)
+	return r
+}
+
+// groupsBy is reconcileGroups with the buckets grouped by keyOf, the
+// groups in no particular order.
+func (e *Engine) groupsBy(keyOf func(*bucket) GroupKey) *Reconciliation {
 	r := &Reconciliation{Rows: e.rows, By: append([]Dim{}, e.opts.Dims...)}
 	// First the group of each bucket, then the groups made at once: the
 	// index is gone before they are, and no list of groups grows by
@@ -127,7 +152,7 @@ func (e *Engine) reconcileGroups() *Reconciliation {
 	var firsts []int32 // a bucket of each group, by group
 	index := map[GroupKey]int32{}
 	for _, b := range e.buckets {
-		k := e.groupKeyOf(b)
+		k := keyOf(b)
 		i, ok := index[k]
 		if !ok {
 			i = int32(len(firsts))
@@ -140,7 +165,7 @@ func (e *Engine) reconcileGroups() *Reconciliation {
 	index = nil
 	groups := make([]Group, len(firsts))
 	for i, at := range firsts {
-		groups[i] = Group{Key: e.groupKeyOf(bs[at]), Official: decimal.Zero, Recorded: decimal.Zero}
+		groups[i] = Group{Key: keyOf(bs[at])}
 	}
 	firsts = nil
 	// Money is summed exactly in integers while it fits (exactSum), and
@@ -169,7 +194,11 @@ func (e *Engine) reconcileGroups() *Reconciliation {
 			g.TimedTokens += timed
 			g.PeakTokens += peak
 		}
-		g.Tokens.add(&b.Qty)
+		if b.k.outcome == CacheHit {
+			g.CacheHitTokens += b.Qty.Tokens()
+		} else {
+			g.Tokens.add(&b.Qty)
+		}
 		g.KeyAlias = firstAlias(g.KeyAlias, b.KeyAlias)
 	}
 	for i := range groups {
@@ -180,7 +209,6 @@ func (e *Engine) reconcileGroups() *Reconciliation {
 			g.Currencies = []string{}
 		}
 	}
-	e.sortGroups(groups)
 	r.Groups = groups
 	if currencies == nil {
 		currencies = []string{}
@@ -201,6 +229,15 @@ func addCurrency(cs []string, c string) []string {
 		return cs
 	}
 	return slices.Insert(cs, i, c)
+}
+
+func sortedSet(set map[string]bool) []string {
+	list := make([]string, 0, len(set))
+	for c := range set {
+		list = append(list, c)
+	}
+	sort.Strings(list)
+	return list
 }
 
 // groupKeyOf names the bucket's group in each dimension asked for.
@@ -228,9 +265,26 @@ func (e *Engine) groupKeyOf(b *bucket) GroupKey {
 			}
 		case DimHost:
 			k.Host = b.k.served
+		case DimTag:
+			k.Tag = b.k.tag
+		case DimMeta:
+			k.Meta = b.k.meta
 		}
 	}
 	return k
+}
+
+// SortByOfficial orders groups by official cost, dearest first; groups of
+// equal official cost by recorded spend, larger first; groups equal in
+// both keep the order they came in (Reconcile's: by their values), so
+// the order is the same on every run.
+func SortByOfficial(gs []Group) {
+	sort.SliceStable(gs, func(i, j int) bool {
+		if c := gs[i].Official.Cmp(gs[j].Official); c != 0 {
+			return c > 0
+		}
+		return gs[i].Recorded.GreaterThan(gs[j].Recorded)
+	})
 }
 
 // sortGroups orders groups by their values (GroupKey.Value), compared

@@ -14,15 +14,21 @@ import (
 // of an engine that priced the same calls by dims alone. A dimension e did
 // not keep reads as empty; a day is derived from an hour.
 func (e *Engine) Rollup(dims []Dim) *Engine {
-	opts := e.opts
-	opts.Dims = dims
-	r := &Engine{cat: e.cat, opts: opts, dims: setOf(dims), zone: e.zone, rows: e.rows, seenErr: e.seenErr,
-		total: e.total, sumErr: e.sumErr, buckets: map[bucketKey]*bucket{}}
+	r := e.empty(dims)
 	fromHours := e.dims.has(DimHour)
 	for k, b := range e.buckets {
 		r.mergeBucket(r.rollKey(k, fromHours), b)
 	}
 	return r
+}
+
+// empty returns an engine like e, grouped by dims, with e's row
+// accounting and no bucket.
+func (e *Engine) empty(dims []Dim) *Engine {
+	opts := e.opts
+	opts.Dims = dims
+	return &Engine{cat: e.cat, opts: opts, dims: setOf(dims), zone: e.zone, rows: e.rows, seenErr: e.seenErr,
+		total: e.total, sumErr: e.sumErr, span: e.span, buckets: map[bucketKey]*bucket{}}
 }
 
 // rollKey clears the grouping fields of k that r does not keep; fromHours
@@ -42,6 +48,12 @@ func (r *Engine) rollKey(k bucketKey, fromHours bool) bucketKey {
 	}
 	if !r.dims.has(DimHost) {
 		k.served = ""
+	}
+	if !r.dims.has(DimTag) {
+		k.tag = ""
+	}
+	if !r.dims.has(DimMeta) {
+		k.meta = ""
 	}
 	switch {
 	case r.dims.has(DimHour), r.dims.has(DimDay) && !fromHours:

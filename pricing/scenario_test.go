@@ -45,7 +45,7 @@ func readScenario(t *testing.T, dir string) scenario {
 		val = strings.TrimSpace(val)
 		switch key {
 		case "by":
-			if sc.dims, err = pricing.ParseDims(val); err != nil {
+			if sc.dims, _, err = pricing.ParseDims(val); err != nil {
 				t.Fatal(err)
 			}
 		case "window":

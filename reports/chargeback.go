@@ -26,6 +26,7 @@ type chargebackDoc struct {
 	Rows     rowsDoc             `json:"rows"`
 	By       []string            `json:"by"`
 	Gateway  chargebackLineDoc   `json:"gateway"`
+	Excluded *chargebackLineDoc  `json:"excluded,omitempty"`
 	Lines    []chargebackLineDoc `json:"lines"`
 }
 
@@ -34,6 +35,7 @@ type chargebackLineDoc struct {
 	Calls          int64             `json:"calls"`
 	Tokens         tokensDoc         `json:"tokens"`
 	ToolUses       *toolUsesDoc      `json:"tool_uses,omitempty"`
+	CacheHitTokens int64             `json:"cache_hit_tokens,omitempty"`
 	Official       string            `json:"official"`
 	Recorded       string            `json:"recorded"`
 	Difference     string            `json:"difference"`
@@ -46,31 +48,45 @@ type chargebackLineDoc struct {
 func newChargebackDoc(c *pricing.Chargeback) *chargebackDoc {
 	doc := &chargebackDoc{From: c.From.Format(time.RFC3339), Until: c.Until.Format(time.RFC3339),
 		Currency: currencyText(c.Currencies), Rows: rowsDoc(c.Rows), By: []string{},
-		Gateway: newChargebackLineDoc(c.By, &c.Gateway, false), Lines: []chargebackLineDoc{}}
+		Gateway: newChargebackLineDoc(c, &c.Gateway, false), Lines: []chargebackLineDoc{}}
 	for _, d := range c.By {
-		doc.By = append(doc.By, d.String())
+		doc.By = append(doc.By, dimName(c, d))
+	}
+	if c.Excluded != nil {
+		x := newChargebackLineDoc(c, c.Excluded, false)
+		x.PeakShare, x.AtBlended, x.Subsidy = ratioText(c.Excluded.PeakShare), "", ""
+		doc.Excluded = &x
 	}
 	for i := range c.Lines {
-		doc.Lines = append(doc.Lines, newChargebackLineDoc(c.By, &c.Lines[i], true))
+		doc.Lines = append(doc.Lines, newChargebackLineDoc(c, &c.Lines[i], true))
 	}
 	return doc
 }
 
-func newChargebackLineDoc(by []pricing.Dim, l *pricing.ChargebackLine, keyed bool) chargebackLineDoc {
-	doc := chargebackLineDoc{Calls: l.Calls, Tokens: newTokensDoc(l.Tokens), ToolUses: toolUsesOf(l.Tokens), Official: l.Official.String(),
+func newChargebackLineDoc(c *pricing.Chargeback, l *pricing.ChargebackLine, keyed bool) chargebackLineDoc {
+	doc := chargebackLineDoc{Calls: l.Calls, Tokens: newTokensDoc(l.Tokens), ToolUses: toolUsesOf(l.Tokens), CacheHitTokens: l.CacheHitTokens,
+		Official: l.Official.String(),
 		Recorded: l.Recorded.String(), Difference: l.Diff.String(), PeakShare: ratioText(l.PeakShare),
 		AtBlended: l.AtBlended.String(), Subsidy: l.Subsidy.String(), ReasoningShare: ratioText(l.ReasoningShare)}
 	if keyed {
-		doc.Keys = lineKeys(by, l)
+		doc.Keys = lineKeys(c, l)
 	}
 	return doc
 }
 
+// dimName names a chargeback's dimension: "meta:FIELD" for DimMeta.
+func dimName(c *pricing.Chargeback, d pricing.Dim) string {
+	if d == pricing.DimMeta {
+		return "meta:" + c.MetaField
+	}
+	return d.String()
+}
+
 // lineKeys names a line in each dimension, with its key's alias when known.
-func lineKeys(by []pricing.Dim, l *pricing.ChargebackLine) map[string]string {
-	keys := make(map[string]string, len(by)+1)
-	for _, d := range by {
-		keys[d.String()] = l.Key.Value(d)
+func lineKeys(c *pricing.Chargeback, l *pricing.ChargebackLine) map[string]string {
+	keys := make(map[string]string, len(c.By)+1)
+	for _, d := range c.By {
+		keys[dimName(c, d)] = l.Key.Value(d)
 	}
 	if l.KeyAlias != "" {
 		keys[keyAliasColumn] = l.KeyAlias
@@ -82,7 +98,7 @@ func lineKeys(by []pricing.Dim, l *pricing.ChargebackLine) map[string]string {
 func chargebackColumns(c *pricing.Chargeback) []string {
 	cols := make([]string, 0, len(c.By)+1)
 	for _, d := range c.By {
-		cols = append(cols, d.String())
+		cols = append(cols, dimName(c, d))
 		if d == pricing.DimKey {
 			cols = append(cols, keyAliasColumn)
 		}
@@ -95,11 +111,11 @@ func csvChargeback(w io.Writer, c *pricing.Chargeback) error {
 	cols := chargebackColumns(c)
 	cw.Write(append(cols, "calls", "input", "cache_read", "cache_write", "output", "reasoning", "official", "recorded",
 		"difference", "peak_share", "gateway_peak_share", "at_blended", "subsidy", "reasoning_share",
-		"cache_write_1h", "web_search", "web_fetch", "file_search", "currency"))
+		"cache_write_1h", "web_search", "web_fetch", "file_search", "cache_hit_tokens", "currency"))
 	cur, gwPeak := currencyText(c.Currencies), ratioText(c.Gateway.PeakShare)
 	for i := range c.Lines {
 		l := &c.Lines[i]
-		keys := lineKeys(c.By, l)
+		keys := lineKeys(c, l)
 		row := make([]string, 0, len(cols)+19)
 		for _, col := range cols {
 			row = append(row, sheetText(keys[col]))
@@ -108,7 +124,7 @@ func csvChargeback(w io.Writer, c *pricing.Chargeback) error {
 		row = append(row, itoa(l.Calls), itoa(t.Input), itoa(t.CacheRead), itoa(t.CacheWrite), itoa(t.Output),
 			itoa(t.Reasoning), l.Official.String(), l.Recorded.String(), l.Diff.String(), ratioText(l.PeakShare), gwPeak,
 			l.AtBlended.String(), l.Subsidy.String(), ratioText(l.ReasoningShare),
-			itoa(t.CacheWrite1h), itoa(t.WebSearch), itoa(t.WebFetch), itoa(t.FileSearch), cur)
+			itoa(t.CacheWrite1h), itoa(t.WebSearch), itoa(t.WebFetch), itoa(t.FileSearch), itoa(l.CacheHitTokens), cur)
 		cw.Write(row)
 	}
 	cw.Flush()
@@ -122,12 +138,17 @@ func tableChargeback(out io.Writer, c *pricing.Chargeback) error {
 	w.Printf("rows      read %d: priced %d, unpriced %d, retired %d, failed %d, duplicate %d, rejected %d, outside %d%s\n",
 		rows.Read, rows.Priced, rows.Unpriced, rows.Retired, rows.Failed, rows.Duplicate, rows.Rejected, rows.Outside,
 		cacheHitNote(rows.CacheHit))
-	w.Printf("gateway   official %s %s, recorded %s, peak share %s, reasoning share %s\n\n",
+	w.Printf("gateway   official %s %s, recorded %s, peak share %s, reasoning share %s\n",
 		money(g.Official), cur, money(g.Recorded), orDash(ratioText(g.PeakShare)), orDash(ratioText(g.ReasoningShare)))
+	if x := c.Excluded; x != nil {
+		w.Printf("excluded  official %s %s, recorded %s, %d call(s) of the keys left out (--exclude-key)\n",
+			money(x.Official), cur, money(x.Recorded), x.Calls)
+	}
+	w.Printf("\n")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	var header []string
 	for _, d := range c.By {
-		header = append(header, strings.ToUpper(d.String()))
+		header = append(header, strings.ToUpper(dimName(c, d)))
 	}
 	fmt.Fprintf(tw, "%s\tCALLS\tINPUT\tCACHE_READ\tCACHE_WRITE\tOUTPUT\tREASONING\tOFFICIAL\tRECORDED\tDIFFERENCE\tPEAK_SHARE\tAT_BLENDED\tSUBSIDY\tREASONING_SHARE\t\n",
 		strings.Join(header, "\t"))

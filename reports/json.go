@@ -69,10 +69,13 @@ type groupDoc struct {
 	PricedCalls int64             `json:"priced_calls"`
 	Tokens      tokensDoc         `json:"tokens"`
 	ToolUses    *toolUsesDoc      `json:"tool_uses,omitempty"`
-	Official    string            `json:"official"`
-	Recorded    string            `json:"recorded"`
-	Gap         string            `json:"gap"`
-	Ratio       string            `json:"ratio"`
+	// CacheHitTokens are the tokens of the calls the gateway's own cache
+	// answered: not in tokens, which no provider billed.
+	CacheHitTokens int64  `json:"cache_hit_tokens,omitempty"`
+	Official       string `json:"official"`
+	Recorded       string `json:"recorded"`
+	Gap            string `json:"gap"`
+	Ratio          string `json:"ratio"`
 }
 
 type tokensDoc struct {
@@ -153,8 +156,8 @@ func newReconciliationDoc(r *pricing.Reconciliation) *reconciliationDoc {
 	for i := range r.Groups {
 		g := &r.Groups[i]
 		doc.Groups = append(doc.Groups, groupDoc{Keys: groupKeys(r.By, g), Calls: g.Calls, PricedCalls: g.PricedCalls,
-			Tokens: newTokensDoc(g.Tokens), ToolUses: toolUsesOf(g.Tokens), Official: g.Official.String(), Recorded: g.Recorded.String(),
-			Gap: g.Gap.String(), Ratio: ratioText(g.Ratio)})
+			Tokens: newTokensDoc(g.Tokens), ToolUses: toolUsesOf(g.Tokens), CacheHitTokens: g.CacheHitTokens,
+			Official: g.Official.String(), Recorded: g.Recorded.String(), Gap: g.Gap.String(), Ratio: ratioText(g.Ratio)})
 	}
 	doc.Billed = billedDocs(r.Billed)
 	for _, x := range r.Explanations {

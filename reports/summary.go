@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
 	"github.com/xuri/excelize/v2"
 
+	"github.com/tokenfare/tokenfare/pricing"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
 
@@ -27,6 +29,9 @@ func (wb *workbook) summary(f *excelize.File, s *styles) error {
 		{{v: "tokenfare monthly report — " + wb.monthName()}},
 		{},
 		{{v: "Period"}, {v: periodText(m.From, m.Until, m.Zone)}},
+		{{v: "Data from"}, wb.instantCell(m.Span.First), {v: "the first call's billing instant"}},
+		{{v: "Data through"}, wb.instantCell(m.Span.Last), {v: "the last call's billing instant"}},
+		wb.coverageLine(),
 		{{v: "Time zone"}, {v: zone + " (days, the Daily and Peak share sheets, FOCUS charge periods)"}},
 		{{v: "Currency"}, {v: orDefault(wb.cur, "none priced")}},
 		{},
@@ -38,6 +43,9 @@ func (wb *workbook) summary(f *excelize.File, s *styles) error {
 		{{v: "Gap explained (Discrepancies)"}, moneyCell(explained, wb.cur), {v: explained.String(), right: true}},
 		{{v: "Calls"}, {v: rec.Totals.Calls}},
 		{},
+	}
+	lines = append(lines, wb.providerLines()...)
+	lines = append(lines, [][]cell{
 		{{v: "Rows read", bold: true}, {v: r.Read, bold: true}},
 		{{v: "priced"}, {v: r.Priced}},
 		{{v: "unpriced (no tariff)"}, {v: r.Unpriced}},
@@ -48,7 +56,7 @@ func (wb *workbook) summary(f *excelize.File, s *styles) error {
 		{{v: "cache hit (gateway's cache)"}, {v: r.CacheHit}},
 		{{v: "outside the month"}, {v: r.Outside}},
 		{},
-	}
+	}...)
 	lines = append(lines, wb.versionLines()...)
 	lines = append(lines, []cell{}, []cell{{v: "Produced", bold: true}})
 	lines = append(lines,
@@ -58,9 +66,10 @@ func (wb *workbook) summary(f *excelize.File, s *styles) error {
 		[]cell{{v: "tariffs"}, {v: wb.p.Tariffs}},
 		[]cell{},
 		[]cell{{v: "Notes", bold: true}},
-		[]cell{{v: fmt.Sprintf("Money cells hold the exact amount rounded to %d significant digits, as far as a spreadsheet number reaches; the Exact column gives totals to the last digit.", SignificantDigits)}},
-		[]cell{{v: "Official cost prices each call at the tariff version and period in force at its billing instant. Recorded ÷ official below 100% means the gateway under-records."}},
-		[]cell{{v: "Peak share is the share of tokens, of usage types priced differently by period, billed in the dearest period."}},
+		note(fmt.Sprintf("Money cells hold the exact amount rounded to %d significant digits, as far as a spreadsheet number reaches; the Exact column gives totals to the last digit.", SignificantDigits)),
+		note("Official cost prices each call at the tariff version and period in force at its billing instant. Recorded ÷ official below 100% means the gateway under-records."),
+		note("Peak share is the share of tokens, of usage types priced differently by period, billed in the dearest period."),
+		note("Token columns count usage that reached a provider; the tokens of calls the gateway answered from its own cache (cache hits) have a column of their own."),
 	)
 	for i, line := range lines {
 		for j, c := range line {
@@ -76,6 +85,25 @@ func (wb *workbook) summary(f *excelize.File, s *styles) error {
 			if c.right {
 				ec.StyleID = s.exact
 			}
+			if c.wrap {
+				ec.StyleID = s.note
+			}
+			if c.span > 1 {
+				end, _ := excelize.CoordinatesToCellName(j+c.span, i+1)
+				if err := f.MergeCell(sheet, ref, end); err != nil {
+					return err
+				}
+				// A merged cell is not fitted to its text: give its lines room.
+				var width float64
+				for _, w := range summaryWidths[j:min(j+c.span, len(summaryWidths))] {
+					width += w
+				}
+				perLine := int(width * 1.1)
+				lines := (utf8.RuneCountInString(fmt.Sprint(c.v)) + perLine - 1) / perLine
+				if err := f.SetRowHeight(sheet, i+1, float64(max(lines, 1))*14); err != nil {
+					return err
+				}
+			}
 			if err := f.SetCellValue(sheet, ref, ec.Value); err != nil {
 				return err
 			}
@@ -87,12 +115,88 @@ func (wb *workbook) summary(f *excelize.File, s *styles) error {
 	if err := f.SetCellStyle(sheet, "A1", "A1", s.caption); err != nil {
 		return err
 	}
-	for col, w := range map[string]float64{"A": 34, "B": 24, "C": 30, "D": 20, "E": 10, "F": 18} {
+	for i, w := range summaryWidths {
+		col, _ := excelize.ColumnNumberToName(i + 1)
 		if err := f.SetColWidth(sheet, col, col, w); err != nil {
 			return err
 		}
 	}
-	return pageSetup(f, sheet)
+	return pageSetup(f, sheet, 1)
+}
+
+// summaryWidths are the widths of the Summary's columns, A to G.
+var summaryWidths = []float64{34, 24, 30, 22, 12, 20, 20}
+
+// note is a line of the Summary's notes, wrapped across its columns.
+func note(text string) []cell { return []cell{{v: text, wrap: true, span: 7}} }
+
+// instantCell is an instant in UTC, or a dash when there is none.
+func (wb *workbook) instantCell(t time.Time) cell {
+	if t.IsZero() {
+		return cell{v: "-"}
+	}
+	return cell{v: t.UTC().Format("2006-01-02 15:04:05") + " UTC"}
+}
+
+// coverageLine says whether the data covers the whole month.
+func (wb *workbook) coverageLine() []cell {
+	m := wb.m
+	month, covered := m.Days()
+	switch {
+	case m.Span.Last.IsZero():
+		return []cell{{v: "Coverage"}, {v: "no call in the month"}}
+	case m.Partial():
+		last := m.Span.Last.In(m.Zone)
+		return []cell{{v: "Coverage", bold: true}, {v: fmt.Sprintf("partial month: data through %s (%s), %d of %d days",
+			last.Format("2006-01-02 15:04"), m.Zone, covered, month), bold: true}}
+	}
+	return []cell{{v: "Coverage"}, {v: fmt.Sprintf("whole month: data through its last day (%d days)", month)}}
+}
+
+// providerLines are the month's totals per provider, each in its
+// currency, with what the provider billed when its cost exports were read.
+func (wb *workbook) providerLines() [][]cell {
+	billed := map[string]*pricing.ProviderTotals{}
+	head := []cell{{v: "By provider", bold: true}, {v: "Official cost", bold: true}, {v: "Recorded spend", bold: true},
+		{v: "Calls", bold: true}, {v: "Currency", bold: true}}
+	if tw := wb.x.ThreeWay; tw != nil {
+		for i := range tw.Providers {
+			billed[tw.Providers[i].Provider] = &tw.Providers[i]
+		}
+		head = append(head, cell{v: "Billed by the provider", bold: true}, cell{v: "Billed − recorded", bold: true})
+	}
+	out := [][]cell{head}
+	for i := range wb.m.ByProvider {
+		g := &wb.m.ByProvider[i]
+		cur := wb.curOf(g)
+		line := []cell{{v: providerName(g.Key.Provider)}, moneyCell(g.Official, cur), moneyCell(g.Recorded, cur), {v: g.Calls}, {v: cur}}
+		if p := billed[g.Key.Provider]; p != nil && p.HasBilled {
+			line = append(line, moneyCell(p.Billed, p.Currency), nullMoney(p.Gap, p.Currency))
+		} else if wb.x.ThreeWay != nil {
+			line = append(line, cell{v: "no cost export"})
+		}
+		out = append(out, line)
+	}
+	if tw := wb.x.ThreeWay; tw != nil {
+		// Providers the exports bill that priced no call of the month.
+		for i := range tw.Providers {
+			p := &tw.Providers[i]
+			if p.HasBilled && !wb.hasProvider(p.Provider) {
+				out = append(out, []cell{{v: p.Provider}, {}, moneyCell(p.Recorded, p.Currency), {v: p.GatewayCalls}, {v: p.Currency},
+					moneyCell(p.Billed, p.Currency), nullMoney(p.Gap, p.Currency)})
+			}
+		}
+	}
+	return append(out, []cell{})
+}
+
+func (wb *workbook) hasProvider(name string) bool {
+	for _, g := range wb.m.ByProvider {
+		if g.Key.Provider == name {
+			return true
+		}
+	}
+	return false
 }
 
 // versionLines lists the tariff versions that priced calls, with their
@@ -118,7 +222,7 @@ func (wb *workbook) versionLines() [][]cell {
 		{v: "Address", bold: true}})
 	for _, p := range providers {
 		for _, src := range p.Sources {
-			out = append(out, []cell{{v: p.Name}, {v: src.Kind.String()}, {v: src.Checked}, {v: src.URL}})
+			out = append(out, []cell{{v: p.Name}, {v: src.Kind.String()}, {v: src.Checked}, {v: src.URL, wrap: true, span: 4}})
 		}
 		if p.File != "" {
 			out = append(out, []cell{{v: p.Name}, {}, {}, {v: "tariff file " + p.File}})

@@ -18,7 +18,11 @@ import (
 const (
 	SheetSummary       = "Summary"
 	SheetByModel       = "By model"
+	SheetByProvider    = "By provider"
 	SheetByKey         = "By key"
+	SheetByTeam        = "By team"
+	SheetBudget        = "Budget"           // only with a budgets file
+	SheetChange        = "Month over month" // only with the previous month
 	SheetDaily         = "Daily"
 	SheetPeakShare     = "Peak share"
 	SheetBlended       = "Blended prices"
@@ -28,9 +32,21 @@ const (
 	SheetTariffs       = "Tariffs"
 )
 
-// Sheets lists the workbook's sheets in order; SheetProvider comes after
-// SheetBilled when the workbook has it.
-var Sheets = []string{SheetSummary, SheetByModel, SheetByKey, SheetDaily, SheetPeakShare, SheetBlended, SheetDiscrepancies, SheetBilled, SheetTariffs}
+// Sheets lists the workbook's sheets in order; SheetBudget and
+// SheetChange come after SheetByTeam, SheetProvider after SheetBilled,
+// when the workbook has them.
+var Sheets = []string{SheetSummary, SheetByModel, SheetByProvider, SheetByKey, SheetByTeam, SheetDaily, SheetPeakShare, SheetBlended, SheetDiscrepancies, SheetBilled, SheetTariffs}
+
+// Extras are the workbook's optional inputs, each adding a sheet.
+type Extras struct {
+	// ThreeWay is the month's calls against the provider's exports:
+	// SheetProvider, and the billed figures in the Summary.
+	ThreeWay *pricing.ThreeWay
+	// Budgets are the budgets file's budgets against the month: SheetBudget.
+	Budgets []pricing.BudgetLine
+	// Change is the month against the one before: SheetChange.
+	Change *pricing.MonthChange
+}
 
 // Provenance says when, by what and from what a report was produced.
 type Provenance struct {
@@ -40,23 +56,29 @@ type Provenance struct {
 	Tariffs  string    // "embedded catalog" or the folder given
 }
 
-// WriteWorkbook writes the month's FinOps workbook in XLSX. With tw, the
-// three-way reconciliation of the month's calls with the provider's
-// exports, it adds the SheetProvider sheet.
-func WriteWorkbook(w io.Writer, m *pricing.Month, p Provenance, tw *pricing.ThreeWay) error {
+// WriteWorkbook writes the month's FinOps workbook in XLSX, with the
+// sheets of the extras given.
+func WriteWorkbook(w io.Writer, m *pricing.Month, p Provenance, x Extras) error {
 	f := excelize.NewFile()
 	defer f.Close()
 	s, err := newStyles(f)
 	if err != nil {
 		return err
 	}
-	wb := &workbook{m: m, p: p, cur: currencyText(m.Reconciliation.Currencies)}
+	wb := &workbook{m: m, p: p, x: x, cur: currencyText(m.Reconciliation.Currencies)}
 	if err := wb.summary(f, s); err != nil {
 		return fmt.Errorf("workbook: %s: %w", SheetSummary, err)
 	}
-	tables := []*table{wb.byModel(), wb.byKey(), wb.daily(), wb.peakShare(), wb.blended(), wb.discrepancies(), wb.billed()}
-	if tw != nil {
-		tables = append(tables, wb.providerUsage(tw))
+	tables := []*table{wb.byModel(), wb.byProvider(), wb.byKey(), wb.byTeam()}
+	if x.Budgets != nil {
+		tables = append(tables, wb.budget())
+	}
+	if x.Change != nil {
+		tables = append(tables, wb.change())
+	}
+	tables = append(tables, wb.daily(), wb.peakShare(), wb.blended(), wb.discrepancies(), wb.billed())
+	if x.ThreeWay != nil {
+		tables = append(tables, wb.providerUsage(x.ThreeWay))
 	}
 	for _, t := range append(tables, wb.tariffs()) {
 		if err := t.write(f, s); err != nil {
@@ -75,12 +97,19 @@ func WriteWorkbook(w io.Writer, m *pricing.Month, p Provenance, tw *pricing.Thre
 type workbook struct {
 	m   *pricing.Month
 	p   Provenance
+	x   Extras
 	cur string
 }
 
 // monthName is e.g. "October 2026 (Asia/Shanghai)".
+// A partial month says so: "December 2026 (UTC), partial: data through
+// 2026-12-01 10:00".
 func (wb *workbook) monthName() string {
-	return fmt.Sprintf("%s (%s)", wb.m.From.In(wb.m.Zone).Format("January 2006"), wb.m.Zone)
+	name := fmt.Sprintf("%s (%s)", wb.m.From.In(wb.m.Zone).Format("January 2006"), wb.m.Zone)
+	if wb.m.Partial() {
+		name += ", partial: data through " + wb.m.Span.Last.In(wb.m.Zone).Format("2006-01-02 15:04")
+	}
+	return name
 }
 
 func (wb *workbook) caption(what string) string {
@@ -118,16 +147,18 @@ func (wb *workbook) byModel() *table {
 	t := &table{sheet: SheetByModel, caption: wb.caption("Official cost against recorded spend by model, model group and host"),
 		cols: []column{{"Model", kindText}, {"Model group", kindText}, {"Host", kindText}, {"Calls", kindInt}, {"Priced calls", kindInt},
 			{"Input tokens", kindInt}, {"Cache read tokens", kindInt}, {"Cache write tokens", kindInt}, {"Cache write 1h tokens", kindInt},
-			{"Output tokens", kindInt}, {"of which reasoning", kindInt}, {"Official cost", kindMoney}, {"Recorded spend", kindMoney},
+			{"Output tokens", kindInt}, {"of which reasoning", kindInt}, {"Cache-hit tokens (not billed)", kindInt},
+			{"Official cost", kindMoney}, {"Recorded spend", kindMoney},
 			{"Gap (official − recorded)", kindMoney}, {"Recorded ÷ official", kindRatio}, {"Peak share of tokens", kindRatio}, {"Currency", kindText}}}
 	for i := range wb.m.ByModel {
 		s := &wb.m.ByModel[i]
 		t.rows = append(t.rows, []cell{{v: s.Key.Model}, {v: s.Key.Group}, {v: s.Key.Host}, {v: s.Calls}, {v: s.PricedCalls},
 			{v: s.Tokens.Input}, {v: s.Tokens.CacheRead}, {v: s.Tokens.CacheWrite}, {v: s.Tokens.CacheWrite1h}, {v: s.Tokens.Output}, {v: s.Tokens.Reasoning},
-			moneyCell(s.Official, wb.curOf(s)), moneyCell(s.Recorded, wb.curOf(s)), moneyCell(s.Gap, wb.curOf(s)),
+			{v: s.CacheHitTokens}, moneyCell(s.Official, wb.curOf(s)), moneyCell(s.Recorded, wb.curOf(s)), moneyCell(s.Gap, wb.curOf(s)),
 			ratioCell(s.Ratio), ratioCell(s.PeakShare()), {v: wb.curOf(s)}})
 	}
-	t.total = wb.totalRow(len(t.cols), 3, 11)
+	t.total = wb.totalRow(len(t.cols), 3, 12)
+	t.titleCols = 1
 	return t
 }
 
@@ -145,29 +176,86 @@ func (wb *workbook) totalRow(n, callsAt, moneyAt int) []cell {
 	return bold(row)
 }
 
+// keyName is how a key is shown where a reader looks for it: its alias,
+// else its hash shortened (the full hash is in the sheet's last column).
+func keyName(hash, alias string) string {
+	if alias != "" {
+		return alias
+	}
+	return shortHash(hash)
+}
+
 func (wb *workbook) byKey() *table {
-	t := &table{sheet: SheetByKey, caption: wb.caption("Chargeback by API key at official prices"),
-		cols: []column{{"Key alias", kindText}, {"Team", kindText}, {"User", kindText}, {"Calls", kindInt},
-			{"Tokens", kindInt}, {"Official cost", kindMoney}, {"Recorded spend", kindMoney},
+	t := &table{sheet: SheetByKey, caption: wb.caption("Chargeback by API key at official prices, dearest first"),
+		cols: []column{{"Key (alias, else hash)", kindText}, {"Team", kindText}, {"User", kindText}, {"Calls", kindInt},
+			{"Tokens", kindInt}, {"Cache-hit tokens (not billed)", kindInt}, {"Official cost", kindMoney}, {"Recorded spend", kindMoney},
 			{"Difference (official − recorded)", kindMoney}, {"Recorded ÷ official", kindRatio},
-			{"Peak share of tokens", kindRatio}, {"Currency", kindText}, {"Key (SHA-256)", kindText}}}
+			{"Peak share of tokens", kindRatio}, {"Currency", kindText}, {"Key (SHA-256)", kindText}},
+		noPrint: 1, titleCols: 1}
 	for i := range wb.m.ByKey {
 		s := &wb.m.ByKey[i]
 		tk := s.Tokens
-		t.rows = append(t.rows, []cell{{v: s.KeyAlias}, {v: s.Key.Team}, {v: s.Key.User}, {v: s.Calls},
-			{v: tk.Total()},
+		t.rows = append(t.rows, []cell{{v: keyName(s.Key.Key, s.KeyAlias)}, {v: s.Key.Team}, {v: s.Key.User}, {v: s.Calls},
+			{v: tk.Total()}, {v: s.CacheHitTokens},
 			moneyCell(s.Official, wb.curOf(s)), moneyCell(s.Recorded, wb.curOf(s)), moneyCell(s.Gap, wb.curOf(s)),
 			ratioCell(s.Ratio), ratioCell(s.PeakShare()), {v: wb.curOf(s)}, {v: s.Key.Key}})
 	}
-	t.total = wb.totalRow(len(t.cols), 3, 5)
+	t.total = wb.totalRow(len(t.cols), 3, 6)
 	return t
 }
+
+// groupCols are the columns of a group's calls, tokens and money, after
+// the columns that name it.
+var groupCols = []column{{"Calls", kindInt}, {"Priced calls", kindInt}, {"Input tokens", kindInt}, {"Cache read tokens", kindInt},
+	{"Cache write tokens", kindInt}, {"Output tokens", kindInt}, {"Cache-hit tokens (not billed)", kindInt},
+	{"Official cost", kindMoney}, {"Recorded spend", kindMoney}, {"Gap (official − recorded)", kindMoney},
+	{"Recorded ÷ official", kindRatio}, {"Peak share of tokens", kindRatio}, {"Currency", kindText}}
+
+// groupCells are a group's cells under groupCols; the 1-hour cache writes
+// count with the cache writes.
+func (wb *workbook) groupCells(g *pricing.Group) []cell {
+	tk, cur := g.Tokens, wb.curOf(g)
+	return []cell{{v: g.Calls}, {v: g.PricedCalls}, {v: tk.Input}, {v: tk.CacheRead}, {v: tk.CacheWrite + tk.CacheWrite1h},
+		{v: tk.Output}, {v: g.CacheHitTokens}, moneyCell(g.Official, cur), moneyCell(g.Recorded, cur), moneyCell(g.Gap, cur),
+		ratioCell(g.Ratio), ratioCell(g.PeakShare()), {v: cur}}
+}
+
+// byTeam charges the month back by team, dearest first.
+func (wb *workbook) byTeam() *table {
+	t := &table{sheet: SheetByTeam, caption: wb.caption("Chargeback by team at official prices, dearest first"),
+		cols: append([]column{{"Team", kindText}}, groupCols...), titleCols: 1}
+	for i := range wb.m.ByTeam {
+		g := &wb.m.ByTeam[i]
+		t.rows = append(t.rows, append([]cell{{v: orDefault(g.Key.Team, "(no team)")}}, wb.groupCells(g)...))
+	}
+	t.total = wb.totalRow(len(t.cols), 1, 8)
+	return t
+}
+
+// byProvider is the month by tariff provider, each in its own currency,
+// as the providers invoice it.
+func (wb *workbook) byProvider() *table {
+	t := &table{sheet: SheetByProvider, caption: wb.caption("Official cost by provider (each in the provider's currency), dearest first"),
+		cols: append([]column{{"Provider", kindText}}, groupCols...), titleCols: 1}
+	for i := range wb.m.ByProvider {
+		g := &wb.m.ByProvider[i]
+		t.rows = append(t.rows, append([]cell{{v: providerName(g.Key.Provider)}}, wb.groupCells(g)...))
+	}
+	if len(wb.m.Reconciliation.Currencies) <= 1 {
+		t.total = wb.totalRow(len(t.cols), 1, 8)
+	}
+	return t
+}
+
+// providerName is a provider as the sheets show it.
+func providerName(p string) string { return orDefault(p, "(no tariff)") }
 
 func (wb *workbook) daily() *table {
 	t := &table{sheet: SheetDaily, caption: wb.caption(fmt.Sprintf("Official cost against recorded spend by day in %s", wb.m.Zone)),
 		cols: []column{{"Day", kindDay}, {"Calls", kindInt}, {"Priced calls", kindInt}, {"Official cost", kindMoney},
 			{"Recorded spend", kindMoney}, {"Gap (official − recorded)", kindMoney}, {"Recorded ÷ official", kindRatio},
 			{"Peak share of tokens", kindRatio}}}
+	t.titleCols = 1
 	for i := range wb.m.Daily {
 		s := &wb.m.Daily[i]
 		t.rows = append(t.rows, []cell{{v: s.Key.Start}, {v: s.Calls}, {v: s.PricedCalls}, moneyCell(s.Official, wb.curOf(s)),
@@ -231,6 +319,7 @@ func (wb *workbook) peakShare() *table {
 	sort.Strings(models)
 	t := &table{sheet: SheetPeakShare, caption: wb.caption("Share of tokens billed in the dearest period, by day and model"),
 		cols: []column{{"Day", kindDay}, {"All models", kindRatio}}}
+	t.titleCols = 1
 	for _, m := range models {
 		t.cols = append(t.cols, column{m, kindRatio})
 	}
@@ -285,6 +374,8 @@ func (wb *workbook) blended() *table {
 		cols: []column{{"Model", kindText}, {"Usage", kindText}, {"Tokens", kindInt}, {"Peak share of tokens", kindRatio},
 			{"Off-peak price", kindPrice}, {"Peak price", kindPrice}, {"Blended price", kindPrice},
 			{"Gateway recorded at", kindPrice}, {"Recorded rate set", kindText}, {"Model recorded ÷ official (month)", kindRatio}, {"Currency", kindText}}}
+	t.titleCols = 2
+	t.empty = wb.noBlend()
 	matched := wb.recordedRates()
 	ratios := map[string]cell{}
 	for i := range wb.m.Reconciliation.Groups {
@@ -316,6 +407,20 @@ func (wb *workbook) blended() *table {
 		}
 	}
 	return t
+}
+
+// noBlend says why the blend has no row.
+func (wb *workbook) noBlend() string {
+	m := wb.m
+	day := func(t time.Time) string { return t.In(m.Zone).Format("2006-01-02 15:04") }
+	switch {
+	case m.Span.Last.IsZero():
+		return "No blended prices: no call in the month."
+	case m.Span.Last.Before(m.BlendFrom):
+		return fmt.Sprintf("No blended prices: the blend window starts %s, %d days before the month's end, and the data ends %s, before it. Blend the days there are with tokenfare blend --as-of.",
+			day(m.BlendFrom), pricing.BlendDays, day(m.Span.Last))
+	}
+	return fmt.Sprintf("No blended prices: no priced call of a model in the blend window %s to %s.", day(m.BlendFrom), day(m.Until))
 }
 
 // matchedRates is the rate set a model's recorded spend matches.
@@ -411,6 +516,7 @@ func (wb *workbook) discrepancies() *table {
 	t := &table{sheet: SheetDiscrepancies, caption: wb.caption("What explains the gap (amounts are parts of official − recorded)"),
 		cols: []column{{"Kind", kindText}, {"Model", kindText}, {"Calls", kindInt}, {"Amount", kindMoney},
 			{"Version", kindText}, {"Period", kindText}, {"Rates of", kindText}, {"Detail", kindNote}}}
+	t.titleCols = 2
 	for _, x := range rec.Explanations {
 		t.rows = append(t.rows, []cell{{v: x.Kind.String()}, {v: explained(x)}, {v: x.Calls}, moneyCell(x.Amount, wb.cur),
 			{v: x.Version}, {v: x.Period}, {v: x.RatesOf}, {v: x.Detail}})
@@ -443,6 +549,7 @@ func (wb *workbook) tariffs() *table {
 			{"Input", kindPrice}, {"Cache read", kindPrice}, {"Cache write", kindPrice}, {"Cache write 1h", kindPrice}, {"Output", kindPrice},
 			{"Reasoning", kindPrice}, {"Request", kindPrice}, {"Web search (per use)", kindPrice}, {"Web fetch (per use)", kindPrice},
 			{"File search (per use)", kindPrice}, {"Currency", kindText}, {"Source", kindText}, {"Source kind", kindText}}}
+	t.titleCols = 2
 	seen := map[*tariffs.Model]bool{}
 	for _, u := range wb.m.Versions {
 		if seen[u.Model] {
@@ -533,7 +640,7 @@ func periodHours(v *tariffs.Version, p int) string {
 // the tariff drift in a second table below.
 func (wb *workbook) providerUsage(tw *pricing.ThreeWay) *table {
 	t := &table{sheet: SheetProvider, caption: wb.caption("Gateway, tariff and provider's exports by UTC day, model and key (gap = billed − recorded)"),
-		cols: []column{{"Day (UTC)", kindDay}, {"Provider", kindText}, {"Model", kindText}, {"Key (SHA-256)", kindText},
+		cols: []column{{"Day (UTC)", kindDay}, {"Provider", kindText}, {"Model", kindText}, {"Key", kindText},
 			{"Gateway calls", kindInt}, {"Provider requests", kindInt}, {"Missing calls", kindInt}, {"Unknown calls", kindInt},
 			{"Missing input tokens", kindInt}, {"Missing cache read tokens", kindInt}, {"Missing cache write tokens", kindInt}, {"Missing output tokens", kindInt},
 			{"Unknown input tokens", kindInt}, {"Unknown cache read tokens", kindInt}, {"Unknown cache write tokens", kindInt}, {"Unknown output tokens", kindInt},
@@ -542,11 +649,20 @@ func (wb *workbook) providerUsage(tw *pricing.ThreeWay) *table {
 	for _, k := range partColumns {
 		t.cols = append(t.cols, column{partHeaders[k], kindMoney})
 	}
-	t.cols = append(t.cols, column{"Currency", kindText}, column{"Note", kindNote})
+	t.cols = append(t.cols, column{"Currency", kindText}, column{"Note", kindNote}, column{"Key (SHA-256)", kindText})
+	t.noPrint, t.titleCols = 1, 4
+	tokens := map[string]*[2]pricing.TokenCounts{} // missing and unknown, by provider
 	for i := range tw.Cells {
 		c := &tw.Cells[i]
 		cur := orDefault(c.Currency, wb.cur)
-		row := []cell{{v: c.Day}, {v: c.Provider}, {v: c.Model}, {v: c.Key}, {v: c.GatewayCalls}, {}, {v: c.MissingCalls}, {v: c.UnknownCalls}}
+		sum := tokens[c.Provider]
+		if sum == nil {
+			sum = &[2]pricing.TokenCounts{}
+			tokens[c.Provider] = sum
+		}
+		sum[0].Add(&c.Missing)
+		sum[1].Add(&c.Unknown)
+		row := []cell{{v: c.Day}, {v: c.Provider}, {v: c.Model}, {v: shortHash(c.Key)}, {v: c.GatewayCalls}, {}, {v: c.MissingCalls}, {v: c.UnknownCalls}}
 		if c.HasRequests {
 			row[5] = cell{v: c.ProviderRequests}
 		}
@@ -566,11 +682,12 @@ func (wb *workbook) providerUsage(tw *pricing.ThreeWay) *table {
 			}
 			row = append(row, moneyCell(amount, cur))
 		}
-		t.rows = append(t.rows, append(row, cell{v: cur}, cell{v: c.Note}))
+		t.rows = append(t.rows, append(row, cell{v: cur}, cell{v: c.Note}, cell{v: c.Key}))
 	}
 	curs := map[string]string{}
 	for _, p := range tw.Providers {
 		curs[p.Provider] = p.Currency
+		t.totals = append(t.totals, providerTotalRow(&p, tokens[p.Provider], len(t.cols)))
 	}
 	b := &section{caption: "Tariff drift: what the provider billed against the tariff's price of the provider's tokens, per 1M tokens (per call for requests)",
 		cols: []column{{"Provider", kindText}, {"Model", kindText}, {"Version", kindText}, {"Period", kindText}, {"Usage", kindText},
@@ -588,6 +705,42 @@ func (wb *workbook) providerUsage(tw *pricing.ThreeWay) *table {
 	}
 	t.below = b
 	return t
+}
+
+// providerTotalRow is the bold total row of one provider's cells, as
+// reconcile --provider-usage prints it, in the provider's currency.
+func providerTotalRow(p *pricing.ProviderTotals, tk *[2]pricing.TokenCounts, n int) []cell {
+	row := make([]cell, 0, n)
+	row = append(row, cell{v: "Total"}, cell{v: p.Provider}, cell{v: fmt.Sprintf("%d cells", p.Cells)}, cell{},
+		cell{v: p.GatewayCalls}, cell{}, cell{v: p.MissingCalls}, cell{v: p.UnknownCalls})
+	if p.HasRequests {
+		row[5] = cell{v: p.ProviderRequests}
+	}
+	if tk == nil {
+		tk = &[2]pricing.TokenCounts{}
+	}
+	for _, t := range tk {
+		row = append(row, cell{v: t.Input}, cell{v: t.CacheRead}, cell{v: t.CacheWrite}, cell{v: t.Output})
+	}
+	cur := p.Currency
+	row = append(row, moneyCell(p.Recorded, cur), moneyCell(p.Official, cur), moneyCell(p.ProviderOfficial, cur), cell{}, nullMoney(p.Gap, cur))
+	if p.HasBilled {
+		row[19] = moneyCell(p.Billed, cur)
+	}
+	for _, k := range partColumns {
+		amount := decimal.Zero
+		for _, x := range p.Parts {
+			if x.Kind == k {
+				amount = x.Amount
+			}
+		}
+		row = append(row, moneyCell(amount, cur))
+	}
+	row = append(row, cell{v: cur})
+	for len(row) < n {
+		row = append(row, cell{})
+	}
+	return bold(row)
 }
 
 // partHeaders head the columns of the parts of a three-way gap.

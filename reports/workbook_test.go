@@ -43,7 +43,7 @@ func september(t *testing.T, calls []ledger.Call) (*pricing.Month, *pricing.Engi
 func openWorkbook(t *testing.T, m *pricing.Month, prov Provenance) *excelize.File {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := WriteWorkbook(&buf, m, prov, nil); err != nil {
+	if err := WriteWorkbook(&buf, m, prov, Extras{}); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenReader(&buf)

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -37,6 +38,8 @@ type cell struct {
 	currency string
 	bold     bool
 	right    bool // text aligned right, as the exact amounts in the Summary
+	wrap     bool // long text wrapped within its column (Summary), or across span columns
+	span     int  // Summary: the cell is merged with the span−1 cells right of it
 }
 
 // table is a sheet's table: a caption row, a header row, data rows and an
@@ -47,9 +50,18 @@ type table struct {
 	cols    []column
 	rows    [][]cell
 	total   []cell
+	totals  [][]cell          // further total rows below total, e.g. one per provider
 	charts  []*excelize.Chart // anchored right of the table
 	below   *section          // a second table below the total, after a blank row; outside the filter
 	chartAt string            // anchor cell of the first chart; default right of the table
+	// empty says, in the first data row, why the table has no rows.
+	empty string
+	// noPrint is how many columns at the right are left off the printed
+	// page: full hashes, shown shortened in a printed column.
+	noPrint int
+	// titleCols is how many columns at the left name a row; they are
+	// printed again on each page when the table is more than a page wide.
+	titleCols int
 }
 
 // section is a second table on a table's sheet: its caption, its own
@@ -58,6 +70,7 @@ type section struct {
 	caption string
 	cols    []column
 	rows    [][]cell
+	next    *section // a further section below this one, after a blank row
 }
 
 // Rows of a table sheet: the caption, the header, then the data.
@@ -283,7 +296,10 @@ func (t *table) widths() []float64 {
 		grow(t.cols, r)
 	}
 	grow(t.cols, t.total)
-	if b := t.below; b != nil {
+	for _, r := range t.totals {
+		grow(t.cols, r)
+	}
+	for b := t.below; b != nil; b = b.next {
 		for i, c := range b.cols {
 			if i < len(w) {
 				w[i] = max(w[i], float64(utf8.RuneCountInString(c.header)+3))
@@ -323,14 +339,14 @@ func (t *table) write(f *excelize.File, s *styles) error {
 	if err := t.addCharts(f); err != nil {
 		return err
 	}
-	if err := pageSetup(f, t.sheet); err != nil {
+	widths := t.widths()
+	if err := t.pageSetup(f, widths, t.lastRow()); err != nil {
 		return err
 	}
 	sw, err := f.NewStreamWriter(t.sheet)
 	if err != nil {
 		return err
 	}
-	widths := t.widths()
 	for i, w := range widths {
 		if err := sw.SetColWidth(i+1, i+1, w); err != nil {
 			return err
@@ -346,19 +362,28 @@ func (t *table) write(f *excelize.File, s *styles) error {
 		return err
 	}
 	row := firstRow
+	if len(t.rows) == 0 && t.empty != "" {
+		if err := sw.SetRow(fmt.Sprintf("A%d", row), []any{excelize.Cell{StyleID: s.text, Value: t.empty}}); err != nil {
+			return err
+		}
+		row++
+	}
 	for _, r := range t.rows {
 		if err := writeRow(sw, s, row, t.cols, r, widths); err != nil {
 			return err
 		}
 		row++
 	}
-	if t.total != nil {
-		if err := writeRow(sw, s, row, t.cols, t.total, widths); err != nil {
+	for _, r := range append([][]cell{t.total}, t.totals...) {
+		if r == nil {
+			continue
+		}
+		if err := writeRow(sw, s, row, t.cols, r, widths); err != nil {
 			return err
 		}
 		row++
 	}
-	if b := t.below; b != nil {
+	for b := t.below; b != nil; b = b.next {
 		row++ // a blank row sets the section off
 		if err := sw.SetRow(fmt.Sprintf("A%d", row), []any{excelize.Cell{StyleID: s.caption, Value: b.caption}}); err != nil {
 			return err
@@ -376,6 +401,65 @@ func (t *table) write(f *excelize.File, s *styles) error {
 	}
 	return sw.Flush()
 }
+
+// lastRow is the number of the table's last row, the section below included.
+func (t *table) lastRow() int {
+	n := headerRow + len(t.rows) + len(t.totals)
+	if len(t.rows) == 0 && t.empty != "" {
+		n++
+	}
+	if t.total != nil {
+		n++
+	}
+	for b := t.below; b != nil; b = b.next {
+		n += 3 + len(b.rows)
+	}
+	return n
+}
+
+// pageSetup prints the table landscape with its header on every page, the columns left of noPrint only, as many pages wide as its
+// columns need to stay legible (the name columns printed on each).
+func (t *table) pageSetup(f *excelize.File, widths []float64, lastRow int) error {
+	printed := len(t.cols) - t.noPrint
+	var width float64
+	for _, w := range widths[:printed] {
+		width += w
+	}
+	if len(t.charts) > 0 {
+		width += chartChars
+	}
+	wide := max(1, int(math.Ceil(width/pageChars)))
+	if err := pageSetup(f, t.sheet, wide); err != nil {
+		return err
+	}
+	// The header row, not the caption: a caption runs on across the
+	// columns of the first page and would print cut on the others.
+	titles := fmt.Sprintf("'%s'!$%d:$%d", t.sheet, headerRow, headerRow)
+	if wide > 1 && t.titleCols > 0 {
+		last, _ := excelize.ColumnNumberToName(t.titleCols)
+		titles = fmt.Sprintf("'%s'!$A:$%s,%s", t.sheet, last, titles)
+	}
+	if err := f.SetDefinedName(&excelize.DefinedName{Name: "_xlnm.Print_Titles", RefersTo: titles, Scope: t.sheet}); err != nil {
+		return err
+	}
+	if t.noPrint == 0 {
+		return nil
+	}
+	lastCol, _ := excelize.ColumnNumberToName(printed)
+	return f.SetDefinedName(&excelize.DefinedName{Name: "_xlnm.Print_Area",
+		RefersTo: fmt.Sprintf("'%s'!$A$1:$%s$%d", t.sheet, lastCol, max(lastRow, headerRow)), Scope: t.sheet})
+}
+
+// Printed page widths, in characters of column width: a landscape A4 or
+// Letter page holds about 110 at full size (LibreOffice's rendering);
+// fitting up to 200 on one page keeps the text at 55 % or more (6 points
+// of the 11 of the cells), a wider table goes on more pages wide with the
+// columns that name its rows on each. A chart beside a table takes about
+// 100.
+const (
+	pageChars  = 200
+	chartChars = 90
+)
 
 // writeHeader writes a header row of cols at row.
 func writeHeader(sw *excelize.StreamWriter, s *styles, row int, cols []column) error {
@@ -436,11 +520,24 @@ func (t *table) addCharts(f *excelize.File) error {
 	return nil
 }
 
-// pageSetup prints a sheet landscape, one page wide.
-func pageSetup(f *excelize.File, sheet string) error {
+// pageSetup prints a sheet landscape, wide pages wide, with the sheet's
+// name and the page number in the footer.
+func pageSetup(f *excelize.File, sheet string, wide int) error {
 	if err := f.SetPageLayout(sheet, &excelize.PageLayoutOptions{Orientation: ptr("landscape"),
-		FitToWidth: ptr(1), FitToHeight: ptr(0)}); err != nil {
+		FitToWidth: ptr(wide), FitToHeight: ptr(0)}); err != nil {
+		return err
+	}
+	if err := f.SetHeaderFooter(sheet, &excelize.HeaderFooterOptions{OddFooter: "&L&A&Rpage &P of &N"}); err != nil {
 		return err
 	}
 	return f.SetSheetProps(sheet, &excelize.SheetPropsOptions{FitToPage: ptr(true)})
+}
+
+// shortHash is a key's hash cut to its first 12 digits, for a column a
+// reader scans (and a page prints); the full hash is in another column.
+func shortHash(h string) string {
+	if len(h) <= 16 {
+		return h
+	}
+	return h[:12] + "…"
 }

@@ -3,6 +3,8 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -11,12 +13,13 @@ import (
 )
 
 type chargebackOptions struct {
-	source sourceOptions
-	by     string
-	key    string
-	team   string
-	user   string
-	output string
+	source  sourceOptions
+	by      string
+	key     string
+	team    string
+	user    string
+	exclude []string // keys left out, by alias or hash
+	output  string
 }
 
 func newChargebackCmd(a *app) *cobra.Command {
@@ -33,7 +36,9 @@ subsidy that implies (at blended − official: positive pays for others, negativ
 for), and its reasoning-token share of output (high where reasoning was meant to be off).
 
 Months and bare dates are read in --tz. The blend is always the whole gateway's: --key,
---team and --user only choose the lines shown (each implies grouping by it).`,
+--team and --user only choose the lines shown (each implies grouping by it); a filter
+that matches no line is a finding (exit 1). --exclude-key leaves a key's calls out of
+the lines, the gateway line and the blend, and sums them on a line of their own.`,
 		Example: `  tokenfare chargeback --calls testdata/sample/spendlogs-2026-10.csv --month 2026-10
   tokenfare chargeback --db "$DATABASE_URL" --month 2026-09 --tz Asia/Shanghai --by team -o csv
   tokenfare chargeback --db postgres://ro@eu/litellm --db postgres://ro@us/litellm --since 2026-09-01 --until 2026-09-15 --key search-prod -o json`,
@@ -49,6 +54,7 @@ Months and bare dates are read in --tz. The blend is always the whole gateway's:
 	fs.StringVar(&opts.key, "key", "", "only the key with this alias or hash")
 	fs.StringVar(&opts.team, "team", "", "only this team")
 	fs.StringVar(&opts.user, "user", "", "only this user")
+	fs.StringArrayVar(&opts.exclude, "exclude-key", nil, "leave out the calls of the key with this alias or hash, e.g. a customer's own (BYOK) or a test key (repeatable)")
 	fs.StringVarP(&opts.output, "output", "o", "table", "output format: table, csv, json or yaml")
 	completeSource(cmd)
 	completeWith(cmd, "output", "table", "csv", "json", "yaml")
@@ -68,28 +74,85 @@ func runChargeback(cmd *cobra.Command, a *app, opts *chargebackOptions) error {
 	if eopts.Since.IsZero() || eopts.Until.IsZero() {
 		return usageError(errors.New("no period to charge back"), "give --month 2026-09, or --since and --until")
 	}
-	if eopts.Dims, err = opts.dims(); err != nil {
+	if eopts.Dims, eopts.MetaField, err = opts.dims(); err != nil {
 		return err
+	}
+	dims := eopts.Dims
+	if len(opts.exclude) > 0 && !hasDim(dims, pricing.DimKey) {
+		eopts.Dims = append(slices.Clone(dims), pricing.DimKey)
 	}
 	e, err := a.priceSource(cmd.Context(), &opts.source, eopts)
 	if err != nil {
 		return err
 	}
+	var excluded *pricing.Engine
+	if len(opts.exclude) > 0 {
+		var matched []string
+		e, excluded, matched = e.SplitKeys(opts.excluded)
+		if missing := missingNames(opts.exclude, matched); len(missing) > 0 {
+			return findingsError(fmt.Errorf("--exclude-key %s: no key of the period has that alias or hash", strings.Join(missing, ", ")))
+		}
+		e = e.Rollup(dims)
+	}
 	cb := e.Chargeback(eopts.Since, eopts.Until, opts.keep)
+	if excluded != nil {
+		l := excluded.Line()
+		cb.Excluded = &l
+	}
+	if len(cb.Lines) == 0 && opts.filtered() {
+		return &exitError{code: exitFindings, err: fmt.Errorf("no line matches %s among the %d line(s) of the period", opts.filters(), len(e.Reconcile().Groups)),
+			hint: "check the spelling; tokenfare chargeback without the filter lists them"}
+	}
 	return reports.Chargeback(cmd.OutOrStdout(), format, cb)
 }
 
-// dims reads --by, adding the dimensions the filters need.
-func (o *chargebackOptions) dims() ([]pricing.Dim, error) {
-	dims, err := pricing.ParseDims(o.by)
+// excluded matches a key --exclude-key names, by alias or hash.
+func (o *chargebackOptions) excluded(key, alias string) (string, bool) {
+	for _, x := range o.exclude {
+		if x == key || (alias != "" && x == alias) {
+			return x, true
+		}
+	}
+	return "", false
+}
+
+// missingNames returns the names of want not in got.
+func missingNames(want, got []string) []string {
+	var out []string
+	for _, w := range want {
+		if !slices.Contains(got, w) && !slices.Contains(out, w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// filtered reports whether --key, --team or --user choose the lines.
+func (o *chargebackOptions) filtered() bool { return o.key != "" || o.team != "" || o.user != "" }
+
+// filters names the filters given, e.g. `--key "search-cn-prd"`.
+func (o *chargebackOptions) filters() string {
+	var out []string
+	for _, f := range []struct{ flag, v string }{{"--key", o.key}, {"--team", o.team}, {"--user", o.user}} {
+		if f.v != "" {
+			out = append(out, fmt.Sprintf("%s %q", f.flag, f.v))
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// dims reads --by, adding the dimensions the filters need, and the
+// field of meta:FIELD.
+func (o *chargebackOptions) dims() ([]pricing.Dim, string, error) {
+	dims, field, err := pricing.ParseDims(o.by)
 	if err != nil {
-		return nil, usageError(fmt.Errorf("--by: %w", err), "")
+		return nil, "", usageError(fmt.Errorf("--by: %w", err), "")
 	}
 	for _, d := range dims {
 		switch d {
-		case pricing.DimKey, pricing.DimTeam, pricing.DimUser, pricing.DimModel, pricing.DimHost:
+		case pricing.DimKey, pricing.DimTeam, pricing.DimUser, pricing.DimModel, pricing.DimHost, pricing.DimTag, pricing.DimMeta:
 		default:
-			return nil, usageError(fmt.Errorf("--by: chargeback groups by key, team, user, model and host, not %s", d), "")
+			return nil, "", usageError(fmt.Errorf("--by: chargeback groups by key, team, user, model, host, tag and meta:FIELD, not %s", d), "")
 		}
 	}
 	for _, f := range []struct {
@@ -100,7 +163,7 @@ func (o *chargebackOptions) dims() ([]pricing.Dim, error) {
 			dims = append(dims, f.d)
 		}
 	}
-	return dims, nil
+	return dims, field, nil
 }
 
 // keep applies --key, --team and --user.

@@ -82,7 +82,7 @@ func runReconcile(cmd *cobra.Command, a *app, opts *reconcileOptions) error {
 	if len(opts.provider) > 0 {
 		return runThreeWay(cmd, a, opts, eopts, format)
 	}
-	if eopts.Dims, err = pricing.ParseDims(opts.by); err != nil {
+	if eopts.Dims, eopts.MetaField, err = pricing.ParseDims(opts.by); err != nil {
 		return usageError(fmt.Errorf("--by: %w", err), "")
 	}
 	e, err := a.priceSource(cmd.Context(), &opts.source, eopts)

@@ -8,14 +8,18 @@ import (
 	"iter"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/tokenfare/tokenfare/internal/yamlin"
 	"github.com/tokenfare/tokenfare/ledger"
+	"github.com/tokenfare/tokenfare/ledger/dedup"
 	"github.com/tokenfare/tokenfare/pricing"
 	"github.com/tokenfare/tokenfare/reports"
+	"github.com/tokenfare/tokenfare/tariffs"
 )
 
 type reportOptions struct {
@@ -24,6 +28,8 @@ type reportOptions struct {
 	focus    string
 	focusRaw bool     // text cells of the FOCUS file as they are, for tools
 	provider []string // provider usage and cost exports: the workbook's Provider usage sheet
+	budgets  string   // budgets file: the workbook's Budget sheet
+	compare  string   // the month to compare with: the workbook's Month over month sheet
 
 	focusVersion reports.FOCUSVersion
 }
@@ -35,11 +41,14 @@ func newReportCmd(a *app) *cobra.Command {
 		Short: "Write the monthly FinOps workbook (XLSX) and a FOCUS cost export",
 		Long: `Report prices the calls of one calendar month (in --tz) at the official tariffs and writes:
 
-  --xlsx FILE    a workbook for FinOps: Summary (totals, row accounting, tariff versions
-                 and sources), By model, By key, Daily (with a chart), Peak share (with a
-                 chart), Blended prices (the 28 days before the month's end, priced at
-                 the tariff in force at its end as blend does, beside the rates the
-                 gateway recorded at), Discrepancies and Tariffs.
+  --xlsx FILE    a workbook for FinOps: Summary (totals, the data's first and last
+                 billing instant and whether the month is partial, a line per provider,
+                 row accounting, tariff versions and sources), By model, By provider,
+                 By key and By team (dearest first), Daily (with a chart), Peak share
+                 (with a chart), Blended prices (the 28 days before the month's end,
+                 priced at the tariff in force at its end as blend does, beside the rates
+                 the gateway recorded at), Discrepancies and Tariffs; with --budgets a
+                 Budget sheet, with --compare a Month over month sheet.
   --focus FILE   the month's official cost as a FOCUS CSV for FinOps tools: one row per
                  day, key, model, tariff version, period and usage type (.gz compresses),
                  in FOCUS 1.2, or 1.3 with --focus-version 1.3 (ServiceProviderName,
@@ -53,7 +62,8 @@ rounded to 15 significant digits; the Summary also gives the totals as exact tex
 are written atomically: a failed run leaves no partial file.`,
 		Example: `  tokenfare report --calls testdata/sample/spendlogs-2026-10.csv --month 2026-10 --xlsx october.xlsx
   tokenfare report --calls spendlogs.csv --month 2026-10 --tz Asia/Shanghai --xlsx oct.xlsx --focus oct-focus.csv.gz
-  tokenfare report --calls spendlogs.csv --month 2026-10 --focus oct-focus.csv --focus-version 1.3`,
+  tokenfare report --calls spendlogs.csv --month 2026-10 --focus oct-focus.csv --focus-version 1.3
+  tokenfare report --calls 'spend-2026-*.csv' --month 2026-10 --compare 2026-09 --budgets budgets.yaml --xlsx oct.xlsx`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runReport(cmd, a, &opts)
@@ -66,6 +76,8 @@ are written atomically: a failed run leaves no partial file.`,
 	cmd.Flags().Var(&opts.focusVersion, "focus-version", "FOCUS version of the --focus file: 1.2 or 1.3 (adds ServiceProviderName, HostProviderName and AI keys in SkuPriceDetails)")
 	cmd.Flags().BoolVar(&opts.focusRaw, "focus-raw-text", false, "write text cells of the FOCUS file as they are, without the ' that keeps a spreadsheet from running them")
 	cmd.Flags().StringArrayVar(&opts.provider, "provider-usage", nil, "provider usage or cost export, format detected from content (repeatable): adds the Provider usage sheet")
+	cmd.Flags().StringVar(&opts.budgets, "budgets", "", "budgets file (YAML: monthly amounts per team, key or tag, docs/workbook.md): adds the Budget sheet")
+	cmd.Flags().StringVar(&opts.compare, "compare", "", "an earlier month read from the same sources, e.g. 2026-09: adds the Month over month sheet")
 	completeSource(cmd)
 	completeWith(cmd, "focus-version", reports.FOCUS12.String(), reports.FOCUS13.String())
 	return cmd
@@ -87,8 +99,16 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 		return err
 	}
 	from, until := eopts.Since, eopts.Until
+	plan, err := readBudgets(opts.budgets)
+	if err != nil {
+		return err
+	}
 	month := pricing.NewMonthBuilder(cat, eopts)
 	eopts = month.Options()
+	if plan != nil && plan.HasTags() {
+		// Budgets by tag: the month's sums are kept apart by tags too.
+		eopts.Dims = append(slices.Clone(eopts.Dims), pricing.DimTag)
+	}
 	var observers []pricing.Observer
 	if month.NeedsCalls() {
 		observers = append(observers, month)
@@ -110,6 +130,14 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 			three.AddCall(c, pc)
 			return nil
 		}))
+	}
+	prev, err := opts.previous(cat, eopts)
+	if err != nil {
+		return err
+	}
+	if prev != nil {
+		defer prev.close()
+		observers = append(observers, prev)
 	}
 	e, err := a.priceSource(cmd.Context(), &opts.source, eopts, observers...)
 	if err != nil {
@@ -141,7 +169,17 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 		if len(a.overlays) > 0 {
 			prov.Tariffs += ", overlaid with " + strings.Join(a.overlays, ", ")
 		}
-		f, err := writeAtomic(opts.xlsx, func(w io.Writer) error { return reports.WriteWorkbook(w, m, prov, tw) })
+		x := reports.Extras{ThreeWay: tw}
+		if plan != nil {
+			x.Budgets = m.Budgets(plan)
+		}
+		if prev != nil {
+			x.Change = m.CompareMonths(prev.e, prev.from, prev.until)
+			if x.Change.Previous.Calls == 0 {
+				fmt.Fprintf(a.stderr, "note: --compare %s: the sources hold no call of that month\n", opts.compare)
+			}
+		}
+		f, err := writeAtomic(opts.xlsx, func(w io.Writer) error { return reports.WriteWorkbook(w, m, prov, x) })
 		if err != nil {
 			return err
 		}
@@ -166,6 +204,60 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 	files = nil
 	return writeReportLine(cmd.OutOrStdout(), m, opts)
 }
+
+// readBudgets reads --budgets; nil without it.
+func readBudgets(path string) (*pricing.BudgetPlan, error) {
+	if path == "" {
+		return nil, nil
+	}
+	data, err := yamlin.ReadFile(path)
+	if err != nil {
+		return nil, usageError(fmt.Errorf("read budgets: %w", unwrapPathError(err)), "check the path given to --budgets")
+	}
+	plan, err := pricing.ParseBudgets(path, data)
+	if err != nil {
+		return nil, usageError(err, "see docs/workbook.md, \"Budgets\", for the file's format")
+	}
+	return plan, nil
+}
+
+// previousMonth prices the calls of --compare's month, fed the calls the
+// report's own engine found outside its month, with a duplicate set of
+// its own (the report's engine does not look outside its month for them).
+type previousMonth struct {
+	e           *pricing.Engine
+	seen        *dedup.Set
+	from, until time.Time
+}
+
+// previous returns the engine of --compare's month; nil without it.
+func (o *reportOptions) previous(cat *tariffs.Catalog, month pricing.Options) (*previousMonth, error) {
+	if o.compare == "" {
+		return nil, nil
+	}
+	from, until, err := parseMonth(o.compare, month.Zone)
+	if err != nil {
+		return nil, usageError(fmt.Errorf("--compare: %w", err), "write e.g. --compare 2026-09")
+	}
+	if from.Equal(month.Since) {
+		return nil, usageError(fmt.Errorf("--compare %s is the month reported", o.compare), "give an earlier month")
+	}
+	seen := dedup.New(dedup.Options{})
+	e := pricing.New(cat, pricing.Options{Billing: month.Billing, Since: from, Until: until, Zone: month.Zone, Seen: seen,
+		Dims: []pricing.Dim{pricing.DimModel, pricing.DimTeam}})
+	return &previousMonth{e: e, seen: seen, from: from, until: until}, nil
+}
+
+// Observe prices into the previous month's engine every call outside the
+// reported month; an error of its duplicate set stops the run.
+func (p *previousMonth) Observe(c *ledger.Call, pc *pricing.PricedCall) error {
+	if pc.Outcome == pricing.Outside {
+		p.e.AddPriced(c)
+	}
+	return p.e.Err()
+}
+
+func (p *previousMonth) close() { p.seen.Close() }
 
 // focusText is the FOCUS text mode --focus-raw-text asks for.
 func focusText(raw bool) reports.FOCUSText {

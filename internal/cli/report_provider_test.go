@@ -30,6 +30,10 @@ type threeWayJSON struct {
 		ProviderOfficial                          string `json:"provider_official"`
 		Parts                                     []struct{ Kind, Amount string }
 	} `json:"cells"`
+	Providers []struct {
+		Provider, Currency, Recorded, Official, Billed, Gap string
+		GatewayCalls                                        int64 `json:"gateway_calls"`
+	} `json:"providers"`
 	Drifts []struct {
 		Provider, Model, Version, Period, Usage string
 		First                                   string `json:"first_day"`
@@ -101,9 +105,9 @@ func TestReportProviderUsageSheet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Caption, header, one row per cell, a blank row, the drift caption,
-	// its header and one row per drift line.
-	if n := 2 + len(rec.Cells) + 3 + len(rec.Drifts); len(rows) != n {
+	// Caption, header, one row per cell, a total row per provider, a
+	// blank row, the drift caption, its header and one row per drift line.
+	if n := 2 + len(rec.Cells) + len(rec.Providers) + 3 + len(rec.Drifts); len(rows) != n {
 		t.Fatalf("%d rows, want %d", len(rows), n)
 	}
 	text := func(ref, want string) {
@@ -140,6 +144,9 @@ func TestReportProviderUsageSheet(t *testing.T) {
 		text(col("Provider")+r, c.Provider)
 		text(col("Model")+r, c.Model)
 		text(col("Key (SHA-256)")+r, c.Key)
+		if short := rows[2+i][3]; !strings.HasPrefix(c.Key, strings.TrimSuffix(short, "…")) {
+			t.Errorf("%s!D%s = %q, want the start of %q", sheet, r, short, c.Key)
+		}
 		text(col("Currency")+r, c.Currency)
 		text(col("Note")+r, c.Note)
 		num(col("Gateway calls")+r, c.GatewayCalls)
@@ -189,8 +196,21 @@ func TestReportProviderUsageSheet(t *testing.T) {
 	money(col("Billed")+itoa(3+alpha), "0.001446")
 	money(col("Gap (billed − recorded)")+itoa(3+alpha), "0.000633")
 
+	// A total row per provider, as reconcile --provider-usage sums it.
+	for i, p := range rec.Providers {
+		r := itoa(3 + len(rec.Cells) + i)
+		text("A"+r, "Total")
+		text(col("Provider")+r, p.Provider)
+		num(col("Gateway calls")+r, p.GatewayCalls)
+		money(col("Recorded spend")+r, p.Recorded)
+		money(col("Official cost")+r, p.Official)
+		money(col("Billed")+r, p.Billed)
+		money(col("Gap (billed − recorded)")+r, p.Gap)
+		text(col("Currency")+r, p.Currency)
+	}
+
 	// The drift table below: its caption, header, then the lines.
-	at := 3 + len(rec.Cells) + 1
+	at := 3 + len(rec.Cells) + len(rec.Providers) + 1
 	if !strings.HasPrefix(rows[at-1][0], "Tariff drift") {
 		t.Errorf("row %d = %q, want the tariff drift caption", at, rows[at-1])
 	}

@@ -25,6 +25,9 @@ type AggregateOptions struct {
 	TierBounds []int64
 	// ByKey, ByTeam and ByUser keep keys, teams and users apart.
 	ByKey, ByTeam, ByUser bool
+	// ByTags keeps calls of different request tags apart; ByKeyMeta
+	// brings each key's metadata (it implies ByKey).
+	ByTags, ByKeyMeta bool
 }
 
 // Aggregate pushes the heavy work down: the database sums the window's
@@ -102,10 +105,10 @@ func (ss *session) aggregate(ctx context.Context, o AggregateOptions, fn func(*l
 			band                              *int32
 			calls, lacking                    int64
 			prompt, cached, write, out, think *int64
-			spend                             *string
+			spend, tags, keyMeta              *string
 		)
 		if err := rows.Scan(&ok, &first, &last, &model, &group, &provider, &apiBase, &priceKey, &failed, &zero, &band, &key, &team, &user,
-			&calls, &prompt, &cached, &write, &out, &think, &spend, &metaAlias, &lacking, &keyAlias); err != nil {
+			&calls, &prompt, &cached, &write, &out, &think, &spend, &metaAlias, &lacking, &keyAlias, &tags, &keyMeta); err != nil {
 			return 0, ss.src.wrap(ctx, "sum "+tableSpendLogs, err)
 		}
 		if !ok {
@@ -122,6 +125,12 @@ func (ss *session) aggregate(ctx context.Context, o AggregateOptions, fn func(*l
 		if *failed {
 			a.Status = ledger.StatusFailure
 		}
+		var tagsOK bool
+		if a.Tags, tagsOK = ledger.ParseTags([]byte(deref(tags))); !tagsOK {
+			// The plain-row test lets only lists of strings through.
+			return 0, fmt.Errorf("sum %s: request_tags %q is not a JSON array of strings", tableSpendLogs, deref(tags))
+		}
+		a.KeyMeta = deref(keyMeta)
 		if a.Recorded, err = numtext.Decimal(deref(spend)); err != nil {
 			return 0, fmt.Errorf("sum %s: spend %q: %w", tableSpendLogs, deref(spend), err)
 		}
@@ -224,6 +233,7 @@ func (f fragments) aggregateQuery(o AggregateOptions) string {
 		optional(o.ByTeam, f.col("team_id", "text")) + " AS team_id",
 		optional(o.ByTeam, f.metaText(metaTID)) + " AS team_meta_id",
 		optional(o.ByUser, fmt.Sprintf("COALESCE(%s, '')", f.col("user", "text"))) + ` AS "user"`,
+		optional(o.ByTags, f.col("request_tags", "jsonb")+"::text") + " AS tags",
 		"sl.prompt_tokens AS prompt",
 		f.countSum(cached) + " AS cached",
 		f.countSum(write1) + " AS write",
@@ -233,7 +243,7 @@ func (f fragments) aggregateQuery(o AggregateOptions) string {
 		// summed as numeric, the total is exact.
 		"sl.spend::text::numeric AS spend",
 	}
-	groups := `ok, seg, model, model_group, provider, api_base, price_key, failed, zero, band, api_key, team_alias, team_id, team_meta_id, "user"`
+	groups := `ok, seg, model, model_group, provider, api_base, price_key, failed, zero, band, api_key, team_alias, team_id, team_meta_id, "user", tags`
 	summed := fmt.Sprintf(`SELECT %s,
 	min(billing) AS first, max(billing) AS last, count(*) AS calls,
 	(sum(prompt) FILTER (WHERE ok))::int8 AS prompt, (sum(cached) FILTER (WHERE ok))::int8 AS cached,
@@ -246,7 +256,8 @@ FROM (SELECT %s
 GROUP BY %s`, groups, strings.Join(row, ",\n\t"), f.rowsFrom(), inWindow, groups)
 	return fmt.Sprintf(`SELECT g.ok, g.first, g.last, g.model, g.model_group, g.provider, g.api_base, g.price_key, g.failed, g.zero, g.band,
 	%s, %s, g."user", g.calls, g.prompt, g.cached, g.write, g.completion, g.reasoning, g.spend,
-	g.alias, g.lacking, %s
+	g.alias, g.lacking, %s, g.tags, %s
 FROM (%s) g%s`, optional(o.ByKey, f.keyOf("g.api_key")), optional(o.ByTeam, f.groupTeam()),
-		optional(o.ByKey, f.joinedKeyAlias()), summed, f.joins(o.ByKey, o.ByTeam, "g.api_key", "g.team_id"))
+		optional(o.ByKey, f.joinedKeyAlias()), optional(o.ByKey && o.ByKeyMeta, f.keyMetadata()), summed,
+		f.joins(o.ByKey, o.ByTeam, "g.api_key", "g.team_id"))
 }

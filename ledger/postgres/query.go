@@ -130,6 +130,13 @@ func (f fragments) ok() string {
 	if f.s.spend["cache_hit"] {
 		hit = `(CASE WHEN COALESCE(sl.cache_hit, '') = '' THEN ` + hit + ` ELSE lower(sl.cache_hit) <> 'true' END)`
 	}
+	// Request tags the readers take: a list of strings, or none.
+	tags := "TRUE"
+	if f.s.spend["request_tags"] {
+		tags = `(CASE WHEN jsonb_typeof(sl.request_tags) = 'array'
+		THEN NOT EXISTS (SELECT 1 FROM jsonb_array_elements(sl.request_tags) e(v) WHERE jsonb_typeof(e.v) <> 'string')
+		ELSE COALESCE(jsonb_typeof(sl.request_tags), 'null') = 'null' END)`
+	}
 	// A batch job's row is billed in the batch tier: the mapper tells it.
 	batch := "TRUE"
 	if f.s.spend["call_type"] {
@@ -140,7 +147,7 @@ func (f fragments) ok() string {
 		`sl.completion_tokens IS NOT NULL AND sl.completion_tokens >= 0`,
 		`sl.spend IS NOT NULL AND ` + plainSpend,
 		`sl."startTime" >= '1970-01-01' AND sl."startTime" < '2262-01-01'`,
-		status, first, end, total, hit, batch, meta,
+		status, first, end, total, hit, batch, tags, meta,
 	}, "\n\tAND ") + "\n\tTHEN " + counts + " ELSE FALSE END"
 }
 
@@ -266,7 +273,7 @@ const inWindow = `WHERE sl."startTime" >= $1::timestamp AND sl."startTime" < $2:
 var rowColumns = []string{"request_id", "startTime", "endTime", "completionStartTime", "api_key", "spend",
 	"prompt_tokens", "completion_tokens", "total_tokens", "cache_hit", "model", "model_group", "model_id", "custom_llm_provider", "user",
 	"team_id", "status", "metadata", "cached_tokens", "cache_creation_tokens", "reasoning_tokens", "key_alias", "team_alias", "api_base",
-	"call_type", "model_map_key"}
+	"call_type", "model_map_key", "request_tags", "key_metadata"}
 
 // rowCols are the row query's columns for rowColumns: a plain row comes
 // with its token split and aliases in flat columns and no metadata; an odd
@@ -317,7 +324,19 @@ func (f fragments) rowCols(plain bool) []string {
 		f.col("api_base", "text") + "::text",
 		onlyOdd(f.col("call_type", "text")),
 		onlyPlain(f.priceKey()),
+		f.col("request_tags", "jsonb") + "::text",
+		f.keyMetadata(),
 	}
+}
+
+// keyMetadata is the key's metadata, as LiteLLM_VerificationToken holds
+// it, as text; NULL when the key table has none. A deleted key's metadata
+// is not kept.
+func (f fragments) keyMetadata() string {
+	if f.s.keys == nil || !f.s.keys["metadata"] {
+		return "NULL::text"
+	}
+	return "vt.metadata::text"
 }
 
 // rowQuery selects every row of the window ($1, $2) as text, led by the

@@ -1,0 +1,90 @@
+package pricing
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/shopspring/decimal"
+)
+
+func TestParseBudgets(t *testing.T) {
+	tests := []struct {
+		name string
+		text string
+		want []string // every error, as file:line: message prefixes; none: valid
+	}{
+		{name: "valid", text: "currency: USD\nbudgets:\n  - team: search\n    monthly: \"1500.10\"\n  - key: search-prod\n    monthly: 300\n"},
+		{name: "every problem at once", text: "currency: usd\nbudgets:\n  - team: search\n    monthly: -3\n  - key: k\n    team: t\n    monthly: 1\n  - team: x\n    monthly: 1e3x\n  - team: search\n    monthly: 2\n  - team: y\n    weekly: 2\n",
+			want: []string{
+				`b.yaml:1: currency "usd" is not a three-letter code`,
+				`b.yaml:4: monthly -3 is not above zero`,
+				`b.yaml:5: the budget names more than one team, key or tag`,
+				`b.yaml:9: monthly "1e3x" is not a decimal amount`,
+				`b.yaml:13: unknown field "weekly"`,
+				`b.yaml:12: the budget has no monthly amount`,
+			}},
+		{name: "a team twice", text: "budgets:\n  - team: search\n    monthly: 1\n  - team: search\n    monthly: 2\n",
+			want: []string{`b.yaml:4: team "search" has a budget already, at line 2`}},
+		{name: "no list", text: "currency: USD\n", want: []string{"b.yaml:1: no budgets list"}},
+		{name: "empty", text: "", want: []string{"b.yaml: the file is empty"}},
+		{name: "a budget for no one", text: "budgets:\n  - monthly: 5\n", want: []string{"b.yaml:2: the budget names no team, key or tag"}},
+		{name: "not yaml", text: "budgets: [\n", want: []string{"b.yaml: "}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			plan, err := ParseBudgets("b.yaml", []byte(tc.text))
+			if len(tc.want) == 0 {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(plan.Budgets) != 2 || plan.Currency != "USD" || !plan.Budgets[0].Monthly.Equal(decimal.RequireFromString("1500.10")) ||
+					plan.Budgets[1].Kind != BudgetKey || plan.Budgets[1].Source != "b.yaml:5" {
+					t.Errorf("plan %+v", plan)
+				}
+				return
+			}
+			if !errors.Is(err, ErrBudgets) {
+				t.Fatalf("error %v, want ErrBudgets", err)
+			}
+			got := strings.Split(err.Error(), "\n")
+			if len(got) != len(tc.want) {
+				t.Fatalf("%d errors %q, want %d", len(got), got, len(tc.want))
+			}
+			for i, w := range tc.want {
+				if !strings.HasPrefix(got[i], w) {
+					t.Errorf("error %d = %q, want %q...", i, got[i], w)
+				}
+			}
+		})
+	}
+}
+
+// TestMonthDays: the days a month's calls cover, and whether it is partial.
+func TestMonthDays(t *testing.T) {
+	from, until := at("2026-10-01T00:00:00Z"), at("2026-11-01T00:00:00Z")
+	tests := []struct {
+		name    string
+		last    string
+		partial bool
+		covered int
+	}{
+		{"no call", "", false, 31},
+		{"first morning", "2026-10-01T10:00:00Z", true, 1},
+		{"tenth", "2026-10-10T23:59:59Z", true, 10},
+		{"the eve of the last day", "2026-10-30T23:59:59Z", true, 30},
+		{"the last day", "2026-10-31T00:00:00Z", false, 31},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &Month{From: from, Until: until, Zone: from.Location()}
+			if tc.last != "" {
+				m.Span = Span{First: from, Last: at(tc.last)}
+			}
+			month, covered := m.Days()
+			if m.Partial() != tc.partial || month != 31 || covered != tc.covered {
+				t.Errorf("partial %v, days %d of %d; want %v, %d of 31", m.Partial(), covered, month, tc.partial, tc.covered)
+			}
+		})
+	}
+}
