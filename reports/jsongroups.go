@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/tokenfare/tokenfare/internal/jsonout"
 	"github.com/tokenfare/tokenfare/pricing"
 )
@@ -128,9 +130,9 @@ func (gw *groupJSON) appendGroup(b []byte, g *pricing.Group) []byte {
 		b = appendField(b, ",\n        \"file_search\": ", t.FileSearch)
 		b = append(b, "\n      }"...)
 	}
-	b = appendJSONString(append(b, ",\n      \"official\": "...), g.Official.String())
-	b = appendJSONString(append(b, ",\n      \"recorded\": "...), g.Recorded.String())
-	b = appendJSONString(append(b, ",\n      \"gap\": "...), g.Gap.String())
+	b = append(appendDecimal(append(b, ",\n      \"official\": \""...), g.Official), '"')
+	b = append(appendDecimal(append(b, ",\n      \"recorded\": \""...), g.Recorded), '"')
+	b = append(appendDecimal(append(b, ",\n      \"gap\": \""...), g.Gap), '"')
 	b = appendJSONString(append(b, ",\n      \"ratio\": "...), ratioText(g.Ratio))
 	return append(b, "\n    }"...)
 }
@@ -152,4 +154,44 @@ func appendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
 	b = append(b, s...)
 	return append(b, '"')
+}
+
+// appendDecimal appends d.String(), writing the digits itself when d's
+// coefficient has at most 18 digits (it then fits an int64), where String
+// makes two big integers and three strings.
+func appendDecimal(b []byte, d decimal.Decimal) []byte {
+	e := d.Exponent()
+	if e > 0 || d.NumDigits() > 18 {
+		return append(b, d.String()...)
+	}
+	c := d.CoefficientInt64()
+	if e == 0 {
+		return strconv.AppendInt(b, c, 10)
+	}
+	if c < 0 {
+		b = append(b, '-')
+		c = -c
+	}
+	var tmp [24]byte
+	digits := strconv.AppendInt(tmp[:0], c, 10)
+	point := len(digits) + int(e) // digits before the point
+	frac := digits
+	if point > 0 {
+		b = append(b, digits[:point]...)
+		frac = digits[point:]
+	} else {
+		b = append(b, '0')
+	}
+	end := len(frac)
+	for end > 0 && frac[end-1] == '0' {
+		end--
+	}
+	if end == 0 {
+		return b
+	}
+	b = append(b, '.')
+	for range -point {
+		b = append(b, '0')
+	}
+	return append(b, frac[:end]...)
 }

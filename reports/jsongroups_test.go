@@ -2,6 +2,7 @@ package reports
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -90,4 +91,28 @@ type countingWriter struct {
 func (c *countingWriter) Write(p []byte) (int, error) {
 	c.writes++
 	return c.b.Write(p)
+}
+
+// TestAppendDecimalIsString checks appendDecimal against Decimal.String
+// on hand-picked and random decimals, small and past an int64.
+func TestAppendDecimalIsString(t *testing.T) {
+	cases := []string{"0", "-0", "0.000", "1", "-1", "10", "0.5", "-0.5", "0.0003348", "-7.854900427", "65.83571422",
+		"27628.724860816000", "100.00", "123456789012345678", "-123456789012345678", "1234567890123456789",
+		"0.000000000000000001", "99999999999999999.9", "1e3", "-1.5e-20", "340282366920938463463374607431768211456.25"}
+	for _, s := range cases {
+		d := decimal.RequireFromString(s)
+		if got := string(appendDecimal(nil, d)); got != d.String() {
+			t.Errorf("appendDecimal(%s) = %q, want String's %q", s, got, d.String())
+		}
+	}
+	rng := rand.New(rand.NewPCG(9, 4))
+	for range 50000 {
+		d := decimal.New(rng.Int64N(1<<uint(rng.IntN(63)))-rng.Int64N(1<<uint(rng.IntN(63))), -int32(rng.IntN(25)))
+		if rng.IntN(10) == 0 {
+			d = d.Mul(d)
+		}
+		if got := string(appendDecimal(nil, d)); got != d.String() {
+			t.Fatalf("appendDecimal(%s) = %q, want String's %q", d.String(), got, d.String())
+		}
+	}
 }
