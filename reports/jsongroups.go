@@ -61,6 +61,8 @@ func mustMarshal(v any) []byte {
 }
 
 // groupJSON writes groups as groupDoc's indented JSON, two levels deep.
+// A field added to groupDoc must be added to appendGroup too (and to
+// groupDocFields, which a test checks against groupDoc).
 type groupJSON struct {
 	keys []groupKeyField // in the order JSON writes a map's keys: by name
 }
@@ -130,12 +132,19 @@ func (gw *groupJSON) appendGroup(b []byte, g *pricing.Group) []byte {
 		b = appendField(b, ",\n        \"file_search\": ", t.FileSearch)
 		b = append(b, "\n      }"...)
 	}
+	if g.CacheHitTokens != 0 {
+		b = appendField(b, ",\n      \"cache_hit_tokens\": ", g.CacheHitTokens)
+	}
 	b = append(appendDecimal(append(b, ",\n      \"official\": \""...), g.Official), '"')
 	b = append(appendDecimal(append(b, ",\n      \"recorded\": \""...), g.Recorded), '"')
 	b = append(appendDecimal(append(b, ",\n      \"gap\": \""...), g.Gap), '"')
 	b = appendJSONString(append(b, ",\n      \"ratio\": "...), ratioText(g.Ratio))
 	return append(b, "\n    }"...)
 }
+
+// groupDocFields are the JSON names of groupDoc's fields, in order, as
+// appendGroup writes them.
+var groupDocFields = []string{"keys", "calls", "priced_calls", "tokens", "tool_uses", "cache_hit_tokens", "official", "recorded", "gap", "ratio"}
 
 // appendField appends the text before a number, then the number.
 func appendField(b []byte, before string, n int64) []byte {

@@ -3,6 +3,8 @@ package reports
 import (
 	"bytes"
 	"math/rand/v2"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -25,7 +27,7 @@ func TestGroupsStreamAsTheDocument(t *testing.T) {
 	}
 	odd := pricing.Group{Key: pricing.GroupKey{Model: "a<b>&c", Key: "k\"\\\n\t\x00", Team: "é 中 \u2028", User: "bad \xff utf-8",
 		Group: "g", Start: day, Period: "peak", Outcome: pricing.Priced, Version: "v1", Host: "azure"},
-		KeyAlias: "alias <x>", Calls: 3, PricedCalls: 2,
+		KeyAlias: "alias <x>", Calls: 3, PricedCalls: 2, CacheHitTokens: 8,
 		Tokens:   pricing.TokenCounts{Input: 1, CacheRead: 2, CacheWrite: 3, CacheWrite1h: 4, Output: 5, Reasoning: 1, WebSearch: 6, FileSearch: 7},
 		Official: dec("1.25"), Recorded: dec("0.5"), Gap: dec("0.75"), Ratio: decimal.NewNullDecimal(dec("0.4"))}
 	unpriced := pricing.Group{Key: pricing.GroupKey{Model: "m", Outcome: pricing.Unpriced}, Calls: 1,
@@ -114,5 +116,19 @@ func TestAppendDecimalIsString(t *testing.T) {
 		if got := string(appendDecimal(nil, d)); got != d.String() {
 			t.Fatalf("appendDecimal(%s) = %q, want String's %q", d.String(), got, d.String())
 		}
+	}
+}
+
+// TestGroupDocFieldsStreamed fails when a field is added to groupDoc (or
+// the order changes) without appendGroup, which writes the same fields
+// by hand, knowing it.
+func TestGroupDocFieldsStreamed(t *testing.T) {
+	typ := reflect.TypeOf(groupDoc{})
+	var got []string
+	for i := range typ.NumField() {
+		got = append(got, strings.Split(typ.Field(i).Tag.Get("json"), ",")[0])
+	}
+	if !slices.Equal(got, groupDocFields) {
+		t.Fatalf("groupDoc has the fields %q, appendGroup writes %q: update appendGroup and groupDocFields", got, groupDocFields)
 	}
 }
