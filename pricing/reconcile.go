@@ -1,6 +1,7 @@
 package pricing
 
 import (
+	"cmp"
 	"slices"
 	"sort"
 	"strings"
@@ -325,6 +326,13 @@ func (e *Engine) sortGroups(gs []Group) {
 	}
 }
 
+// The Unix seconds of 1000-01-02 and 9999-12-30, UTC: days between them
+// are written with four-digit years in every zone.
+const (
+	minFourDigitYear = -30610224000 + 86400
+	maxFourDigitYear = 253402214400 - 86400
+)
+
 // compareValue compares the values of two group keys in dimension d as
 // their texts (GroupKey.Value) compare, without writing the texts where
 // the fields order alike: a day's text is its date, in the order of its
@@ -346,10 +354,11 @@ func compareValue(a, b *GroupKey, d Dim) int {
 	case DimHost:
 		return strings.Compare(a.Host, b.Host)
 	case DimDay:
-		if y := a.Start.Year(); y >= 0 && y <= 9999 {
-			if y2 := b.Start.Year(); y2 >= 0 && y2 <= 9999 && a.Start.Location() == b.Start.Location() {
-				return a.Start.Compare(b.Start)
-			}
+		// Dates of four-digit years compare as their starts do; the
+		// bounds leave a day for any zone's offset.
+		if ua, ub := a.Start.Unix(), b.Start.Unix(); ua > minFourDigitYear && ua < maxFourDigitYear &&
+			ub > minFourDigitYear && ub < maxFourDigitYear && a.Start.Location() == b.Start.Location() {
+			return cmp.Compare(ua, ub)
 		}
 	case DimPeriod:
 		if a.Outcome == Priced && b.Outcome == Priced {
