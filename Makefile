@@ -3,13 +3,27 @@
 GO       ?= go
 FUZZTIME ?= 10s
 BIN      ?= bin
-# testdata/ is skipped by ./... patterns; the generator has its own tests.
-GEN      := ./testdata/gen
+GEN      := ./cmd/tokenfare-gen
+
+# Tools, installed by `go install` at these versions into TOOLBIN when
+# missing or of another version.
+STATICCHECK_VERSION := v0.8.2
+GORELEASER_VERSION  := v2.15.1
+TOOLBIN     ?= $(or $(shell $(GO) env GOBIN),$(shell $(GO) env GOPATH)/bin)
+STATICCHECK := $(TOOLBIN)/staticcheck
+GORELEASER  := $(TOOLBIN)/goreleaser
+
+# The platforms lint builds for (every package) and releases ship.
+PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+
+# The packages whose code runs goroutines or shares state between them,
+# tested under the race detector; a pattern that matches nothing is skipped.
+RACE_PKGS ?= ./ledger/... ./pricing/... ./internal/run/...
 
 SAMPLE      := testdata/sample/spendlogs-2026-10.csv
 SAMPLE_DUMP := testdata/sample/spendlogs-dump-2026-10.csv
 
-.PHONY: help test hostile bench bench-smoke fuzz lint golden build sample bench-reconcile bench-groups bench-report workbook-preview bench-postgres
+.PHONY: help test race hostile bench bench-smoke fuzz lint tools release-check golden build sample bench-reconcile bench-groups bench-report workbook-preview bench-postgres
 
 PREVIEW ?= preview
 
@@ -17,7 +31,10 @@ help: ## list the targets
 	@awk -F':.*## ' '/^[a-z-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 test: ## run every test once, without the cache
-	$(GO) test -count=1 ./... $(GEN)
+	$(GO) test -count=1 ./...
+
+race: ## run the tests of RACE_PKGS under the race detector (-short: the memory-bound tests skip)
+	$(GO) test -race -short -count=1 $$($(GO) list $(RACE_PKGS) 2>/dev/null)
 
 hostile: ## run the attack corpus (docs/hostile.md) against the built binary, bounded in time and memory
 	$(GO) test -count=1 -v -run '^TestHostile$$' ./internal/hostile
@@ -36,13 +53,39 @@ fuzz: ## run each Fuzz* target for FUZZTIME (default 10s)
 		done; \
 	done
 
-lint: ## gofmt, go vet, go.mod/go.sum drift, and Windows and macOS builds
+lint: tools ## gofmt, go vet, staticcheck, go.mod/go.sum drift, and builds for every platform of PLATFORMS
 	@out=$$(gofmt -l $$(find . -name '*.go' -not -path './bench/duckdb/node_modules/*')); \
 		if [ -n "$$out" ]; then echo "gofmt -l: not formatted:"; echo "$$out"; exit 1; fi
-	$(GO) vet ./... $(GEN)
+	$(GO) vet ./...
+	$(STATICCHECK) ./...
 	$(GO) mod tidy -diff
-	GOOS=windows $(GO) build ./...
-	GOOS=darwin $(GO) build ./...
+	@set -e; for p in $(PLATFORMS); do \
+		echo "GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build ./..."; \
+		GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build ./...; \
+	done
+
+# need-tool BINARY,MODULE,PACKAGE,VERSION: go install PACKAGE@VERSION into
+# TOOLBIN unless TOOLBIN/BINARY was built from MODULE at VERSION.
+need-tool = $(GO) version -m $(TOOLBIN)/$(1) 2>/dev/null | grep -Eq '^[[:space:]]+mod[[:space:]]+$(2)[[:space:]]+$(4)([[:space:]]|$$)' || \
+	{ echo "GOBIN=$(TOOLBIN) $(GO) install $(3)@$(4)"; GOBIN=$(TOOLBIN) $(GO) install $(3)@$(4); }
+
+tools: ## install staticcheck STATICCHECK_VERSION into TOOLBIN unless it is there
+	@$(call need-tool,staticcheck,honnef.co/go/tools,honnef.co/go/tools/cmd/staticcheck,$(STATICCHECK_VERSION))
+
+# A clone without a remote (a work tree, an offline mirror) is given one in
+# the environment: goreleaser asks git for its URL (never fetching it) and
+# without one stamps the snapshot "commit none".
+RELEASE_ENV := GOPROXY=off GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.url \
+	GIT_CONFIG_VALUE_0=https://github.com/tokenfare/tokenfare.git
+
+release-check: ## check .goreleaser.yaml, build a snapshot of every release archive into dist/ offline, run its version
+	@$(call need-tool,goreleaser,github.com/goreleaser/goreleaser/v2,github.com/goreleaser/goreleaser/v2,$(GORELEASER_VERSION))
+	$(RELEASE_ENV) $(GORELEASER) check
+	$(RELEASE_ENV) $(GORELEASER) release --snapshot --clean --skip=publish
+	@set -e; bin=$$(ls dist/tokenfare_$$($(GO) env GOOS)_$$($(GO) env GOARCH)*/tokenfare); \
+		got=$$($$bin version); echo "$$bin version: $$got"; \
+		case "$$got" in *"commit $$(git rev-parse HEAD), "*) ;; \
+		*) echo "the snapshot is not stamped with commit $$(git rev-parse HEAD)"; exit 1;; esac
 
 golden: ## rewrite golden files (packages whose tests define -update)
 	@pkgs=$$(grep -rlE --include='*_test.go' 'flag\.Bool(Var)?\(.*"update"' . | xargs -r -n1 dirname | sort -u); \

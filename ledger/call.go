@@ -86,6 +86,12 @@ type Call struct {
 	// model group, among the host's lists only; "" when none was logged.
 	PriceKey string
 	Status   Status
+	// Failure is what the gateway logged of a failed call's cause; the
+	// zero value on a success.
+	Failure Failure
+	// APIBase is the endpoint the gateway sent the call to, as logged
+	// (LiteLLM's api_base); "" when not logged.
+	APIBase  string
 	Recorded Amount // spend the gateway recorded
 	Tokens   Tokens
 	// Tools counts the uses of server-side tools billed per use.

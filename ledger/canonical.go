@@ -36,6 +36,9 @@ const (
 	cnServiceTier
 	cnRegion
 	cnHost
+	cnHTTPStatus
+	cnErrorClass
+	cnErrorText
 )
 
 // canonicalSchema is tokenfare's own call format: one column per Call
@@ -74,6 +77,10 @@ var canonicalSchema = (&schema{
 		cnServiceTier:  {name: "service_tier"},
 		cnRegion:       {name: "region"},
 		cnHost:         {name: "host"},
+		// What the gateway logged of a failure (docs/calls.md, Failed calls).
+		cnHTTPStatus: {name: "http_status"},
+		cnErrorClass: {name: "error_class"},
+		cnErrorText:  {name: "error_text"},
 	},
 	build: buildCanonical,
 }).init()
@@ -93,6 +100,9 @@ func buildCanonical(s *schema, p *rowParser, v *rowFields, c *Call) string {
 		return r
 	}
 	if r := statusCol(s, v, cnStatus, &c.Status); r != "" {
+		return r
+	}
+	if r := canonicalFailure(p, v, c); r != "" {
 		return r
 	}
 	if b := v.get(cnRecorded); len(b) > 0 {
@@ -157,4 +167,20 @@ func bytesLower(b []byte) []byte {
 		}
 	}
 	return b
+}
+
+// canonicalFailure reads the failure columns of a failed row; they are
+// ignored on a success, as LiteLLM's error information is.
+func canonicalFailure(p *rowParser, v *rowFields, c *Call) string {
+	if c.Status != StatusFailure {
+		return ""
+	}
+	if b := v.get(cnHTTPStatus); len(b) > 0 {
+		if c.Failure.HTTPStatus = httpStatus(string(b)); c.Failure.HTTPStatus == 0 {
+			return badValue("http_status", string(b), "an HTTP status from 100 to 599")
+		}
+	}
+	c.Failure.Class = p.strs.get(v.get(cnErrorClass))
+	c.Failure.Text = failureText(string(v.get(cnErrorText)))
+	return ""
 }

@@ -61,20 +61,25 @@ func (b *cpaBreakdown) usable() bool {
 // cpaRecord is one v7 usage-queue record (and, minus the v7 fields, one
 // v6 details[] entry).
 type cpaRecord struct {
-	Timestamp      string          `json:"timestamp"`
-	LatencyMs      int64           `json:"latency_ms"`
-	TTFTMs         int64           `json:"ttft_ms"`
-	Source         string          `json:"source"`
-	AuthIndex      json.RawMessage `json:"auth_index"`
-	Tokens         cpaTokens       `json:"tokens"`
-	Failed         bool            `json:"failed"`
-	TokenBreakdown *cpaBreakdown   `json:"token_breakdown"`
-	Provider       string          `json:"provider"`
-	ExecutorType   string          `json:"executor_type"`
-	Model          string          `json:"model"`
-	Alias          string          `json:"alias"`
-	APIKey         string          `json:"api_key"`
-	RequestID      string          `json:"request_id"`
+	Timestamp string          `json:"timestamp"`
+	LatencyMs int64           `json:"latency_ms"`
+	TTFTMs    int64           `json:"ttft_ms"`
+	Source    string          `json:"source"`
+	AuthIndex json.RawMessage `json:"auth_index"`
+	Tokens    cpaTokens       `json:"tokens"`
+	Failed    bool            `json:"failed"`
+	Fail      *struct {
+		StatusCode int    `json:"status_code"`
+		Body       string `json:"body"`
+	} `json:"fail"`
+	Endpoint       string        `json:"endpoint"`
+	TokenBreakdown *cpaBreakdown `json:"token_breakdown"`
+	Provider       string        `json:"provider"`
+	ExecutorType   string        `json:"executor_type"`
+	Model          string        `json:"model"`
+	Alias          string        `json:"alias"`
+	APIKey         string        `json:"api_key"`
+	RequestID      string        `json:"request_id"`
 	// The tier the client asked for, and the one the upstream reported
 	// (v7; the latter omitted when absent).
 	ServiceTier         string `json:"service_tier"`
@@ -205,6 +210,13 @@ func (r *cpaRecord) fill(p *rowParser, c *Call) string {
 	}
 	if r.Failed {
 		c.Status = StatusFailure
+		c.Failure.Route = p.strs.get([]byte(r.Endpoint))
+		if f := r.Fail; f != nil {
+			if f.StatusCode >= 100 && f.StatusCode <= 599 {
+				c.Failure.HTTPStatus = f.StatusCode
+			}
+			c.Failure.Text = failureText(f.Body)
+		}
 	}
 	c.Deployment = p.strs.get([]byte(authIndex(r.AuthIndex)))
 	if c.Deployment == "" && r.Source != "" {

@@ -151,6 +151,9 @@ func detect(head []byte) (string, error) {
 	}
 	switch t[0] {
 	case '[':
+		if _, _, reason := logPrefix(firstLine(t)); reason == "" {
+			return "", fmt.Errorf("%w: this is CLIProxyAPI's log, not calls; give it to tokenfare failures with --access-log", ErrUnknownFormat)
+		}
 		keys := firstKeys(t, true)
 		if len(keys) == 0 {
 			return FormatSpendLogJSON, nil // empty array, or not objects: rejected row by row
@@ -172,6 +175,14 @@ func detect(head []byte) (string, error) {
 		return classify(keys, FormatSpendLogJSONL, FormatCLIProxyV7JSONL, FormatCanonicalJSONL)
 	}
 	return detectCSV(t)
+}
+
+// firstLine returns t up to its first line break.
+func firstLine(t []byte) []byte {
+	if i := bytes.IndexByte(t, '\n'); i >= 0 {
+		return t[:i]
+	}
+	return t
 }
 
 // classify tells a row object's kind by its keys.

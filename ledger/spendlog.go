@@ -155,6 +155,15 @@ type spendLogMeta struct {
 	// model_map_key names it. Read leniently, like the aliases: an odd
 	// shape only costs the call its price key.
 	ModelMap modelMapKey `json:"model_map_information"`
+	// Error is what LiteLLM logged of a failure (its
+	// StandardLoggingPayloadErrorInformation), read leniently: an odd
+	// shape only costs the call its failure detail.
+	Error *struct {
+		Code     looseText `json:"error_code"`
+		Class    looseText `json:"error_class"`
+		Provider looseText `json:"llm_provider"`
+		Message  looseText `json:"error_message"`
+	} `json:"error_information"`
 }
 
 // modelMapKey reads model_map_information.model_map_key as the member is
@@ -241,7 +250,8 @@ func buildSpendLog(s *schema, p *rowParser, v *rowFields, c *Call) string {
 	c.ModelGroup = p.strs.get(v.get(slModelGroup))
 	c.Deployment = p.strs.get(v.get(slModelID))
 	c.Provider = p.strs.get(v.get(slProvider))
-	c.Host = liteLLMHost(c.Provider, c.Model, p.strs.get(v.get(slAPIBase)), c.ModelGroup, &p.urls)
+	c.APIBase = p.strs.get(v.get(slAPIBase))
+	c.Host = liteLLMHost(c.Provider, c.Model, c.APIBase, c.ModelGroup, &p.urls)
 	if k := v.get(slPriceKey); len(k) > 0 { // a flat column wins over metadata
 		c.PriceKey = p.strs.get(k)
 	}
@@ -482,6 +492,10 @@ func spendLogMetadata(p *rowParser, m []byte, v *rowFields, c *Call, u *usageCou
 	}
 	if k := meta.ModelMap.s; k != "" {
 		c.PriceKey = p.strs.get([]byte(k))
+	}
+	if e := meta.Error; e != nil && c.Status == StatusFailure {
+		c.Failure = Failure{HTTPStatus: httpStatus(e.Code.s), Class: p.strs.get([]byte(e.Class.s)),
+			Provider: p.strs.get([]byte(e.Provider.s)), Text: failureText(e.Message.s)}
 	}
 	if meta.KeyAlias.ok {
 		c.KeyAlias = p.strs.get([]byte(meta.KeyAlias.s))

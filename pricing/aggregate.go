@@ -176,22 +176,6 @@ func AggregateBoundaries(cat *tariffs.Catalog, opts Options, from, until time.Ti
 	return slices.CompactFunc(out, func(a, b time.Time) bool { return a.Equal(b) })
 }
 
-// catalogRange returns the first and last effective instants of the
-// catalog's versions.
-func catalogRange(cat *tariffs.Catalog) (first, last time.Time) {
-	for _, p := range cat.Providers {
-		for _, v := range p.Versions {
-			if first.IsZero() || v.Effective.Before(first) {
-				first = v.Effective
-			}
-			if v.Effective.After(last) {
-				last = v.Effective
-			}
-		}
-	}
-	return first, last
-}
-
 // TierBounds returns every prompt-size tier boundary of the catalog,
 // ascending and without repeats: a prompt's tier in any version is decided
 // by how many of them it exceeds.

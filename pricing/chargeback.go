@@ -94,7 +94,7 @@ func (e *Engine) Chargeback(from, until time.Time, keep func(*ChargebackLine) bo
 		if b.k.outcome == CacheHit {
 			gw.CacheHitTokens += b.Qty.Tokens()
 		} else {
-			gw.Tokens.add(&b.Qty)
+			gw.Tokens.AddQuantities(&b.Qty)
 		}
 		if b.k.outcome != Priced {
 			continue
@@ -167,7 +167,7 @@ func (e *Engine) Line() ChargebackLine {
 			l.CacheHitTokens += b.Qty.Tokens()
 			continue
 		}
-		l.Tokens.add(&b.Qty)
+		l.Tokens.AddQuantities(&b.Qty)
 		if b.k.outcome == Priced {
 			timed, peak := timedTokens(b)
 			l.timedQty += timed

@@ -2,7 +2,9 @@
 // billing instant, and builds reconciliations and blended prices from the
 // result. With Options.TariffAt every call is priced instead at the
 // tariff in force at one instant, as if that version had applied at the
-// call's own instant: the blend a gateway should carry from then on. It does no I/O and reads no clock.
+// call's own instant: the blend a gateway should carry from then on. It
+// does no I/O, reads no clock and imports no edge package (no export
+// reader, driver, renderer or command; imports_test.go walks the graph).
 //
 // An Engine classifies each call (priced, unpriced, retired, failed,
 // duplicate, outside the window, answered from the gateway's response
@@ -10,10 +12,9 @@
 // tariff version, period, tier, outcome and the groupings asked for. A bucket is priced once, at report time, by
 // multiplying its quantities by the decimal prices.
 //
-// A ThreeWayBuilder sets the gateway's calls beside the provider's own
-// usage and cost exports (package provider) per UTC day, model and key,
-// and splits each gap (billed minus recorded) into the plain reconcile
-// gap, missing and unknown usage, and tariff drift.
+// An Observer watches the priced calls of a run go by: per-call output,
+// the workbook's month, FOCUS, the three-way reconciliation with the
+// providers' own exports (package pricing/threeway).
 //
 // Results are typed and carry no file format: amounts are decimal.Decimal,
 // ratios and shares decimal.NullDecimal (not valid when undefined),
@@ -36,8 +37,6 @@
 //     a month's views are rolled up from one pass.
 //   - A group's charges (Charges) cost its official cost, and their
 //     apportioned recorded spend adds up to its recorded spend exactly.
-//   - The parts of a three-way cell's or provider's gap add up to it
-//     (billed minus recorded).
 //   - A chargeback's lines by tag add up to the gateway's official cost
 //     and recorded spend exactly: a call of several tags is split among
 //     them, the first taking the remainder. Lines kept plus the excluded

@@ -141,7 +141,7 @@ type bucket struct {
 	KeyAlias string // alias of the key, when grouped by key
 	Calls    int64
 	Qty      Quantities
-	recorded exactSum
+	recorded ExactSum
 	bucketPricing
 }
 
@@ -170,7 +170,7 @@ func (b *bucket) Official() decimal.Decimal {
 }
 
 // officialAmount is Official as an Amount, for exact sums that allocate
-// nothing per bucket (exactSum).
+// nothing per bucket (ExactSum).
 func (b *bucket) officialAmount() ledger.Amount {
 	if b.Rates == nil || b.k.outcome != Priced {
 		return ledger.Amount{}
@@ -407,7 +407,29 @@ func (e *Engine) AddPriced(c *ledger.Call) PricedCall {
 	if !b.k.zero {
 		b.recorded.Add(c.Recorded)
 	}
+	if pc.Outcome == Failed {
+		e.quoteFailed(&pc, c)
+	}
 	return pc
+}
+
+// quoteFailed notes the rates a failed call is billed at when its
+// provider bills failed calls for the tokens reported: after the call
+// is placed, so that its bucket is a failed call's like any other.
+func (e *Engine) quoteFailed(pc *PricedCall, c *ledger.Call) {
+	ref := pc.ref
+	if ref == nil || ref.model == nil || !ref.model.Provider.FailedCalls.Billed() {
+		return
+	}
+	q := ref.cursor.At(pc.At)
+	if q.Status != tariffs.Priced {
+		return
+	}
+	mp := q.Prices
+	if c.ServiceTier != ledger.TierStandard || c.Region != "" {
+		mp, _ = mp.Variant(tariffs.ServiceTier(c.ServiceTier), c.Region)
+	}
+	pc.failedRates = mp.RatesAt(q.Period, mp.TierOf(c.Tokens.Prompt()))
 }
 
 // place returns the bucket of a priced call (or of a group of calls
@@ -606,10 +628,13 @@ type PricedCall struct {
 	// Miss says what of the call's service tier and region its tariff
 	// version has no rates for: Rates are then the standard tier's, or
 	// without the region's multiplier.
-	Miss      tariffs.Miss
-	prices    *tariffs.ModelPrices // the model's prices in the call's service tier and region
-	modelName string
-	ref       *modelRef
+	Miss   tariffs.Miss
+	prices *tariffs.ModelPrices // the model's prices in the call's service tier and region
+	// failedRates are the rates of a failed call whose provider bills
+	// failed calls for the tokens reported; nil otherwise.
+	failedRates *tariffs.Rates
+	modelName   string
+	ref         *modelRef
 }
 
 // ModelName returns the tariff model id, or the logged name when unknown.
@@ -635,6 +660,20 @@ func (p *PricedCall) Cost(c *ledger.Call) (byUsage [tariffs.NumUsage]decimal.Dec
 	}
 	q := QuantitiesOf(c.Tokens, c.Tools)
 	return CostOf(p.Rates, &q)
+}
+
+// FailedCost returns the official cost of a failed call whose provider
+// bills failed calls for the tokens its log reports (tariff
+// failed_calls: billed_reported_tokens), and true; zero and false for any
+// other call. The cost is not in the run's official cost, which prices
+// successful calls only.
+func (p *PricedCall) FailedCost(c *ledger.Call) (decimal.Decimal, bool) {
+	if p.Outcome != Failed || p.failedRates == nil {
+		return decimal.Zero, false
+	}
+	q := QuantitiesOf(c.Tokens, c.Tools)
+	_, total := CostOf(p.failedRates, &q)
+	return total, true
 }
 
 // classify decides the outcome of a call and the quote it is priced at.

@@ -27,6 +27,16 @@ type Reconciliation struct {
 	// 1-hour cache writes, tool uses, service tiers and regions (see
 	// Modifier); empty when no call had any.
 	Billed []Modifier
+	// Failed splits Rows.Failed by cause class, when the run classified
+	// its failed calls (package failures); nil otherwise.
+	Failed *FailedSplit
+}
+
+// FailedSplit is the failed calls of a run by cause class: reached the
+// provider (Upstream), refused by the gateway itself (Gateway), or not
+// told by the log (Unknown). The three add up to Rows.Failed.
+type FailedSplit struct {
+	Upstream, Gateway, Unknown int64
 }
 
 // Totals are the sums over every call read.
@@ -82,7 +92,9 @@ type TokenCounts struct {
 	FileSearch   int64
 }
 
-func (t *TokenCounts) add(q *Quantities) {
+// AddQuantities adds the quantities q: reasoning into Output as well as
+// Reasoning.
+func (t *TokenCounts) AddQuantities(q *Quantities) {
 	t.Input += q[tariffs.Input]
 	t.CacheRead += q[tariffs.CacheRead]
 	t.CacheWrite += q[tariffs.CacheWrite]
@@ -169,10 +181,10 @@ func (e *Engine) groupsBy(keyOf func(*bucket) GroupKey) *Reconciliation {
 		groups[i] = Group{Key: keyOf(bs[at])}
 	}
 	firsts = nil
-	// Money is summed exactly in integers while it fits (exactSum), and
+	// Money is summed exactly in integers while it fits (ExactSum), and
 	// made decimals once a group is whole.
-	sums := make([][2]exactSum, len(groups)) // official, recorded
-	var official, recorded exactSum
+	sums := make([][2]ExactSum, len(groups)) // official, recorded
+	var official, recorded ExactSum
 	var currencies []string
 	var calls int64
 	for n, b := range bs {
@@ -198,7 +210,7 @@ func (e *Engine) groupsBy(keyOf func(*bucket) GroupKey) *Reconciliation {
 		if b.k.outcome == CacheHit {
 			g.CacheHitTokens += b.Qty.Tokens()
 		} else {
-			g.Tokens.add(&b.Qty)
+			g.Tokens.AddQuantities(&b.Qty)
 		}
 		g.KeyAlias = firstAlias(g.KeyAlias, b.KeyAlias)
 	}

@@ -120,7 +120,7 @@ func timedTokens(b *bucket) (timed, peak int64) {
 }
 
 // merge adds o into s exactly.
-func (s *exactSum) merge(o *exactSum) {
+func (s *ExactSum) merge(o *ExactSum) {
 	s.Add(ledger.NewAmount(o.small, o.exp))
 	if o.used {
 		s.addBig(o.big)

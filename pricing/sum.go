@@ -8,10 +8,11 @@ import (
 	"github.com/tokenfare/tokenfare/ledger"
 )
 
-// exactSum adds amounts exactly, without allocating in the common case:
+// ExactSum adds amounts exactly, without allocating in the common case:
 // coefficients are added as int64 integers at the smallest exponent seen,
-// and whatever would overflow moves into a decimal.
-type exactSum struct {
+// and whatever would overflow moves into a decimal. The zero value is
+// an empty sum.
+type ExactSum struct {
 	small int64 // at exponent exp
 	exp   int32
 	big   decimal.Decimal // the rest; zero value until used
@@ -27,7 +28,7 @@ var pow10 = func() (p [19]int64) {
 }()
 
 // Add adds a.
-func (s *exactSum) Add(a ledger.Amount) {
+func (s *ExactSum) Add(a ledger.Amount) {
 	m, e, ok := a.Int64()
 	if !ok {
 		s.addBig(a.Decimal())
@@ -62,7 +63,7 @@ func (s *exactSum) Add(a ledger.Amount) {
 }
 
 // rescale moves the running sum to exponent e < s.exp, if it fits.
-func (s *exactSum) rescale(e int32) bool {
+func (s *ExactSum) rescale(e int32) bool {
 	shift := s.exp - e
 	if s.small == 0 {
 		s.exp = e
@@ -76,7 +77,7 @@ func (s *exactSum) rescale(e int32) bool {
 	return true
 }
 
-func (s *exactSum) addBig(d decimal.Decimal) {
+func (s *ExactSum) addBig(d decimal.Decimal) {
 	if !s.used {
 		s.big, s.used = decimal.Zero, true
 	}
@@ -84,7 +85,7 @@ func (s *exactSum) addBig(d decimal.Decimal) {
 }
 
 // Value returns the sum.
-func (s *exactSum) Value() decimal.Decimal {
+func (s *ExactSum) Value() decimal.Decimal {
 	v := decimal.New(s.small, s.exp)
 	if s.used {
 		v = v.Add(s.big)

@@ -21,7 +21,7 @@ func TestExactSum(t *testing.T) {
 		m := rng.Int64N(1<<62) - 1<<61
 		values = append(values, decimal.New(m, int32(rng.IntN(40)-30)))
 	}
-	var s exactSum
+	var s ExactSum
 	want := decimal.Zero
 	for i, v := range values {
 		s.Add(ledger.AmountOf(v))
@@ -39,7 +39,7 @@ func BenchmarkExactSum(b *testing.B) {
 	v := dec("0.000123456789")
 	b.Run("exactSum", func(b *testing.B) {
 		b.ReportAllocs()
-		var s exactSum
+		var s ExactSum
 		a := ledger.AmountOf(v)
 		for b.Loop() {
 			s.Add(a)

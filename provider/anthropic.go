@@ -44,12 +44,26 @@ func anthropicTier(row *Row, tier, geo *string) error {
 	return nil
 }
 
+// longContext is the context_window of the requests whose prompt exceeded
+// 200,000 tokens (the 1M-token context window's long-prompt rates).
+const longContext = "200k-1M"
+
+// anthropicPromptSize reads a row's context_window as a prompt size in its
+// tariff tier: above 200,000 tokens for "200k-1M"; "0-200k" and none are
+// the base tier (0).
+func anthropicPromptSize(window *string) int64 {
+	if str(window) == longContext {
+		return 200_001
+	}
+	return 0
+}
+
 func anthropicUsage(raw json.RawMessage) (Row, error) {
 	var r anthropicUsageResult
 	if err := unmarshal(raw, &r); err != nil {
 		return Row{}, fmt.Errorf("%w: %w", ErrBadValue, err)
 	}
-	row := Row{Model: str(r.Model), KeyID: str(r.APIKeyID), Context: str(r.ContextWindow), HasTokens: true}
+	row := Row{Model: str(r.Model), KeyID: str(r.APIKeyID), PromptSize: anthropicPromptSize(r.ContextWindow), HasTokens: true}
 	var five, hour json.Number
 	if r.CacheCreation != nil {
 		five, hour = r.CacheCreation.FiveMinutes, r.CacheCreation.OneHour
@@ -113,7 +127,7 @@ func anthropicCost(raw json.RawMessage) (Row, error) {
 	if err := unmarshal(raw, &r); err != nil {
 		return Row{}, fmt.Errorf("%w: %w", ErrBadValue, err)
 	}
-	row := Row{Model: str(r.Model), Context: str(r.Context), HasBilled: true, Currency: strings.ToUpper(str(r.Currency))}
+	row := Row{Model: str(r.Model), PromptSize: anthropicPromptSize(r.Context), HasBilled: true, Currency: strings.ToUpper(str(r.Currency))}
 	if r.Amount == nil {
 		return row, fmt.Errorf("%w: a cost without amount", ErrBadValue)
 	}

@@ -7,7 +7,9 @@
 // Every format becomes Rows: one time bucket of one model (and key, when
 // the export has it) with token counts by usage type, request counts where
 // the provider gives them, and the amount billed, by usage type where the
-// export splits it. Pricing aligns them with the gateway's calls.
+// export splits it. ThreeWayRows converts them to the rows of package
+// pricing/threeway, which aligns them with the gateway's calls; wire rules
+// (Anthropic's context_window, how an export splits its amounts) stay here.
 //
 // # Invariants
 //

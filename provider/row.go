@@ -45,7 +45,10 @@ type Row struct {
 	Model      string    // as the provider names it; "" when the export is not grouped by model
 	KeyID      string    // the provider's id of the key (OpenAI, Anthropic): not a secret, not comparable with gateway keys
 	Key        string    // SHA-256 of the raw key (DeepSeek), comparable with ledger.Call.Key
-	Context    string    // Anthropic's context window ("0-200k", "200k-1M"); "" when not given
+	// PromptSize is a prompt size, in tokens, in the same prompt-size tier
+	// as every request of the row, when the export tells (Anthropic's
+	// context_window); 0 for the base tier.
+	PromptSize int64
 	// ServiceTier and Region are the row's, when the export is grouped by
 	// them (Anthropic's service_tier and inference_geo, OpenAI's batch):
 	// its official cost is at that tier's and region's rates.

@@ -52,6 +52,23 @@ type reconciliationDoc struct {
 	Groups       []groupDoc       `json:"groups"`
 	Explanations []explanationDoc `json:"explanations"`
 	Billed       []billedDoc      `json:"billed,omitempty"`
+	// FailedByClass splits rows.failed by cause class; absent when no
+	// call failed or the run did not classify them.
+	FailedByClass *failedSplitDoc `json:"failed_by_class,omitempty"`
+}
+
+type failedSplitDoc struct {
+	Upstream int64 `json:"upstream"`
+	Gateway  int64 `json:"gateway"`
+	Unknown  int64 `json:"unknown"`
+}
+
+// failedSplit documents a run's split of failed calls, nil without one.
+func failedSplit(f *pricing.FailedSplit, failed int64) *failedSplitDoc {
+	if f == nil || failed == 0 {
+		return nil
+	}
+	return &failedSplitDoc{Upstream: f.Upstream, Gateway: f.Gateway, Unknown: f.Unknown}
 }
 
 type totalsDoc struct {
@@ -149,7 +166,7 @@ func newReconciliationDoc(r *pricing.Reconciliation) *reconciliationDoc {
 	doc := &reconciliationDoc{Rows: rowsDoc(r.Rows), Currency: currencyText(r.Currencies),
 		Totals: totalsDoc{Calls: t.Calls, Official: t.Official.String(), Recorded: t.Recorded.String(),
 			Gap: t.Gap.String(), Ratio: ratioText(t.Ratio), Explained: t.Explained.String()},
-		By: []string{}, Groups: []groupDoc{}, Explanations: []explanationDoc{}}
+		By: []string{}, Groups: []groupDoc{}, Explanations: []explanationDoc{}, FailedByClass: failedSplit(r.Failed, r.Rows.Failed)}
 	for _, d := range r.By {
 		doc.By = append(doc.By, d.String())
 	}

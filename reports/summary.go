@@ -9,7 +9,7 @@ import (
 	"github.com/shopspring/decimal"
 	"github.com/xuri/excelize/v2"
 
-	"github.com/tokenfare/tokenfare/pricing"
+	"github.com/tokenfare/tokenfare/pricing/threeway"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
 
@@ -51,6 +51,14 @@ func (wb *workbook) summary(f *excelize.File, s *styles) error {
 		{{v: "unpriced (no tariff)"}, {v: r.Unpriced}},
 		{{v: "retired model"}, {v: r.Retired}},
 		{{v: "failed"}, {v: r.Failed}},
+	}...)
+	if f := rec.Failed; f != nil && r.Failed > 0 {
+		lines = append(lines,
+			[]cell{{v: "  failed: upstream (reached the provider)"}, {v: f.Upstream}},
+			[]cell{{v: "  failed: gateway (refused by the gateway)"}, {v: f.Gateway}},
+			[]cell{{v: "  failed: unknown"}, {v: f.Unknown}})
+	}
+	lines = append(lines, [][]cell{
 		{{v: "duplicate"}, {v: r.Duplicate}},
 		{{v: "rejected (bad rows)"}, {v: r.Rejected}},
 		{{v: "cache hit (gateway's cache)"}, {v: r.CacheHit}},
@@ -156,7 +164,7 @@ func (wb *workbook) coverageLine() []cell {
 // providerLines are the month's totals per provider, each in its
 // currency, with what the provider billed when its cost exports were read.
 func (wb *workbook) providerLines() [][]cell {
-	billed := map[string]*pricing.ProviderTotals{}
+	billed := map[string]*threeway.ProviderTotals{}
 	head := []cell{{v: "By provider", bold: true}, {v: "Official cost", bold: true}, {v: "Recorded spend", bold: true},
 		{v: "Calls", bold: true}, {v: "Currency", bold: true}}
 	if tw := wb.x.ThreeWay; tw != nil {

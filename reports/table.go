@@ -63,6 +63,9 @@ func tableReconciliation(out io.Writer, r *pricing.Reconciliation) error {
 	t, rows, cur := r.Totals, r.Rows, currencyText(r.Currencies)
 	w.Printf("rows      read %d: priced %d, unpriced %d, retired %d, failed %d, duplicate %d, rejected %d, outside %d%s\n",
 		rows.Read, rows.Priced, rows.Unpriced, rows.Retired, rows.Failed, rows.Duplicate, rows.Rejected, rows.Outside, cacheHitNote(rows.CacheHit))
+	if f := r.Failed; f != nil && rows.Failed > 0 {
+		w.Printf("failed    %d: upstream %d, gateway %d, unknown %d (tokenfare failures tells them apart)\n", rows.Failed, f.Upstream, f.Gateway, f.Unknown)
+	}
 	w.Printf("official  %s %s\nrecorded  %s %s\ngap       %s (official − recorded); recorded/official = %s\n\n",
 		money(t.Official), cur, money(t.Recorded), cur, money(t.Gap), orDash(ratioText(t.Ratio)))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)

@@ -13,15 +13,16 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/tokenfare/tokenfare/pricing"
+	"github.com/tokenfare/tokenfare/pricing/threeway"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
 
 // ThreeWay writes a three-way reconciliation in format f. CSV has one row
 // per cell; the table adds the providers' totals, the missing and unknown
 // usage and the tariff drift.
-func ThreeWay(w io.Writer, f Format, tw *pricing.ThreeWay) error {
+func ThreeWay(w io.Writer, f Format, tw *threeway.Reconciliation) error {
 	return writeAs(w, f, "a three-way reconciliation", tw, tableThreeWay, csvThreeWay,
-		func(tw *pricing.ThreeWay) any { return newThreeWayDoc(tw) })
+		func(tw *threeway.Reconciliation) any { return newThreeWayDoc(tw) })
 }
 
 type threeWayDoc struct {
@@ -102,7 +103,7 @@ func nullText(d decimal.NullDecimal) string {
 	return d.Decimal.String()
 }
 
-func partDocs(parts []pricing.Part) []twPartDoc {
+func partDocs(parts []threeway.Part) []twPartDoc {
 	out := []twPartDoc{}
 	for _, p := range parts {
 		out = append(out, twPartDoc{Kind: p.Kind.String(), Amount: p.Amount.String()})
@@ -117,7 +118,7 @@ func billedText(has bool, d decimal.Decimal) string {
 	return d.String()
 }
 
-func newThreeWayDoc(tw *pricing.ThreeWay) *threeWayDoc {
+func newThreeWayDoc(tw *threeway.Reconciliation) *threeWayDoc {
 	doc := &threeWayDoc{Rows: rowsDoc(tw.Rows), ProviderRows: tw.ProviderRows, Outside: tw.ProviderOutside, KeyedBy: append([]string{}, tw.Keyed...),
 		Providers: []twProviderDoc{}, Cells: []twCellDoc{}, Drifts: []twDriftDoc{}}
 	for _, p := range tw.Providers {
@@ -149,18 +150,27 @@ func newThreeWayDoc(tw *pricing.ThreeWay) *threeWayDoc {
 	}
 	for _, x := range tw.Drifts {
 		doc.Drifts = append(doc.Drifts, twDriftDoc{Provider: x.Provider, Model: x.Model, Version: x.Version, Period: x.Period,
-			Usage: x.Usage, First: x.First.Format(time.DateOnly), Last: x.Last.Format(time.DateOnly), Tokens: x.Tokens,
+			Usage: driftUsage(x.Usage), First: x.First.Format(time.DateOnly), Last: x.Last.Format(time.DateOnly), Tokens: x.Tokens,
 			Official: x.Official.String(), Billed: x.Billed.String(), Drift: x.Drift.String(),
 			TariffPrice: nullText(x.TariffPrice), BilledPrice: nullText(x.BilledPrice), Rounding: x.Rounding})
 	}
 	return doc
 }
 
-// partColumns are the parts in CSV column order.
-var partColumns = []pricing.PartKind{pricing.PartRecordedVsTariff, pricing.PartMissingUsage, pricing.PartUnknownUsage,
-	pricing.PartTariffDrift, pricing.PartBilledVsGatewayTokens, pricing.PartUnattributed, pricing.PartUnbilled}
+// driftUsage is the usage type a drift bills, "" for an amount billed in
+// total.
+func driftUsage(u threeway.BilledUsage) string {
+	if u == threeway.InTotal {
+		return ""
+	}
+	return u.String()
+}
 
-func partAmount(parts []pricing.Part, k pricing.PartKind) string {
+// partColumns are the parts in CSV column order.
+var partColumns = []threeway.PartKind{threeway.PartRecordedVsTariff, threeway.PartMissingUsage, threeway.PartUnknownUsage,
+	threeway.PartTariffDrift, threeway.PartBilledVsGatewayTokens, threeway.PartUnattributed, threeway.PartUnbilled}
+
+func partAmount(parts []threeway.Part, k threeway.PartKind) string {
 	for _, p := range parts {
 		if p.Kind == k {
 			return p.Amount.String()
@@ -169,7 +179,7 @@ func partAmount(parts []pricing.Part, k pricing.PartKind) string {
 	return "0"
 }
 
-func csvThreeWay(w io.Writer, tw *pricing.ThreeWay) error {
+func csvThreeWay(w io.Writer, tw *threeway.Reconciliation) error {
 	cw := csv.NewWriter(w)
 	header := []string{"day", "provider", "model", "key", "gateway_calls", "provider_requests", "missing_calls", "unknown_calls"}
 	for _, side := range []string{"gateway", "provider", "missing", "unknown"} {
@@ -217,7 +227,7 @@ func modelText(m string) string {
 	return tableCell(m)
 }
 
-func tableThreeWay(out io.Writer, tw *pricing.ThreeWay) error {
+func tableThreeWay(out io.Writer, tw *threeway.Reconciliation) error {
 	w := &textout.Writer{W: out}
 	r := tw.Rows
 	w.Printf("gateway rows read %d: priced %d, unpriced %d, retired %d, failed %d, duplicate %d, rejected %d, outside %d%s\n",
@@ -280,7 +290,7 @@ func usageGap(calls int64, t pricing.TokenCounts) string {
 
 // writeFindings lists the cells with missing or unknown usage and the
 // non-zero tariff drift, each naming where to look.
-func writeFindings(w *textout.Writer, tw *pricing.ThreeWay) {
+func writeFindings(w *textout.Writer, tw *threeway.Reconciliation) {
 	var missing, unknown []string
 	for i := range tw.Cells {
 		c := &tw.Cells[i]
@@ -315,8 +325,8 @@ func writeFindings(w *textout.Writer, tw *pricing.ThreeWay) {
 			w.Printf("\ntariff drift (billed − official for the provider's tokens): check these prices\n")
 			header = true
 		}
-		usage := d.Usage
-		if usage == "" {
+		usage := driftUsage(d.Usage)
+		if d.Usage == threeway.InTotal {
 			usage = "(billed in total)"
 		}
 		price := ""
@@ -324,7 +334,7 @@ func writeFindings(w *textout.Writer, tw *pricing.ThreeWay) {
 			price = fmt.Sprintf("; tariff %s, billed %s", d.TariffPrice.Decimal, d.BilledPrice.Decimal)
 		}
 		unit := "tokens"
-		if u, err := tariffs.ParseUsage(d.Usage); err == nil && !u.IsToken() {
+		if u, ok := d.Usage.Usage(); ok && !u.IsToken() {
 			unit = "uses" // a tool's; requests are calls
 			if u == tariffs.Request {
 				unit = "calls"

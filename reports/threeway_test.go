@@ -12,24 +12,26 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/tokenfare/tokenfare/pricing"
+	"github.com/tokenfare/tokenfare/pricing/threeway"
+	"github.com/tokenfare/tokenfare/tariffs"
 )
 
 // sampleThreeWay is one cell whose provider tokens could not be priced
 // (no provider_official), with no request counts, billed 0.5 against a
 // recorded 0.2: gap 0.3 = recorded_vs_tariff 0.1 + billed_vs_gateway_tokens 0.2.
-func sampleThreeWay() *pricing.ThreeWay {
+func sampleThreeWay() *threeway.Reconciliation {
 	day := time.Date(2026, 10, 12, 0, 0, 0, 0, time.UTC)
-	parts := []pricing.Part{{Kind: pricing.PartRecordedVsTariff, Amount: dec("0.1")}, {Kind: pricing.PartBilledVsGatewayTokens, Amount: dec("0.2")}}
-	return &pricing.ThreeWay{
+	parts := []threeway.Part{{Kind: threeway.PartRecordedVsTariff, Amount: dec("0.1")}, {Kind: threeway.PartBilledVsGatewayTokens, Amount: dec("0.2")}}
+	return &threeway.Reconciliation{
 		Rows: pricing.Rows{Read: 1, Priced: 1}, ProviderRows: 2, Keyed: []string{},
-		Cells: []pricing.Cell{{Day: day, Provider: "deepseek", Model: "deepseek-flash", Currency: "USD", GatewayCalls: 1,
+		Cells: []threeway.Cell{{Day: day, Provider: "deepseek", Model: "deepseek-flash", Currency: "USD", GatewayCalls: 1,
 			GatewayTokens: pricing.TokenCounts{Input: 100}, ProviderTokens: pricing.TokenCounts{Input: 100}, HasUsage: true,
 			Recorded: dec("0.2"), Official: dec("0.3"), Billed: dec("0.5"), HasBilled: true,
 			Gap: decimal.NewNullDecimal(dec("0.3")), Parts: parts, Note: "the bucket spans more than one rate set"}},
-		Providers: []pricing.ProviderTotals{{Provider: "deepseek", Currency: "USD", Cells: 1, GatewayCalls: 1, Recorded: dec("0.2"),
+		Providers: []threeway.ProviderTotals{{Provider: "deepseek", Currency: "USD", Cells: 1, GatewayCalls: 1, Recorded: dec("0.2"),
 			Official: dec("0.3"), ProviderOfficial: decimal.Zero, Billed: dec("0.5"), HasBilled: true,
 			Gap: decimal.NewNullDecimal(dec("0.3")), Parts: parts}},
-		Drifts: []pricing.Drift{},
+		Drifts: []threeway.Drift{},
 	}
 }
 
@@ -78,5 +80,38 @@ func TestThreeWayCSVColumns(t *testing.T) {
 	}
 	if header[len(header)-1] != "currency" {
 		t.Errorf("last column %q, want currency", header[len(header)-1])
+	}
+}
+
+// TestThreeWayDriftUsage: JSON spells a drift billed in total with an
+// empty usage (the contract, docs/provider-usage.md), the table as "(billed
+// in total)", and a usage type by its name in both; a tool's uses are
+// counted as uses.
+func TestThreeWayDriftUsage(t *testing.T) {
+	day := time.Date(2026, 10, 12, 0, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name      string
+		usage     threeway.BilledUsage
+		json      string
+		tableLine string
+	}{
+		{"in total", threeway.InTotal, `"usage": ""`, "deepseek deepseek-flash version v1 offpeak (billed in total), 2026-10-12 to 2026-10-12: 3150 tokens"},
+		{"a usage type", threeway.Billed(tariffs.CacheRead), `"usage": "cache_read"`, "deepseek deepseek-flash version v1 offpeak cache_read, 2026-10-12 to 2026-10-12: 3150 tokens"},
+		{"a tool", threeway.Billed(tariffs.WebSearch), `"usage": "web_search"`, "deepseek deepseek-flash version v1 offpeak web_search, 2026-10-12 to 2026-10-12: 3150 uses"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tw := sampleThreeWay()
+			tw.Drifts = []threeway.Drift{{Provider: "deepseek", Model: "deepseek-flash", Version: "v1", Period: "offpeak", Usage: tt.usage,
+				First: day, Last: day, Tokens: 3150, Official: dec("0.00054"), Billed: dec("0.00063"), Drift: dec("0.00009")}}
+			js := render(t, JSON, func(b *bytes.Buffer, f Format) error { return ThreeWay(b, f, tw) })
+			table := render(t, Table, func(b *bytes.Buffer, f Format) error { return ThreeWay(b, f, tw) })
+			if !strings.Contains(js, tt.json) {
+				t.Errorf("JSON lacks %s:\n%s", tt.json, js)
+			}
+			if !strings.Contains(table, tt.tableLine) {
+				t.Errorf("table lacks %q:\n%s", tt.tableLine, table)
+			}
+		})
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/tokenfare/tokenfare/pricing"
+	"github.com/tokenfare/tokenfare/pricing/threeway"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
 
@@ -41,7 +42,7 @@ var Sheets = []string{SheetSummary, SheetByModel, SheetByProvider, SheetByKey, S
 type Extras struct {
 	// ThreeWay is the month's calls against the provider's exports:
 	// SheetProvider, and the billed figures in the Summary.
-	ThreeWay *pricing.ThreeWay
+	ThreeWay *threeway.Reconciliation
 	// Budgets are the budgets file's budgets against the month: SheetBudget.
 	Budgets []pricing.BudgetLine
 	// Change is the month against the one before: SheetChange.
@@ -638,7 +639,7 @@ func periodHours(v *tariffs.Version, p int) string {
 // providerUsage sets the gateway, the tariff and the provider side by side,
 // one row per UTC day, model and key (for providers aligned by key), with
 // the tariff drift in a second table below.
-func (wb *workbook) providerUsage(tw *pricing.ThreeWay) *table {
+func (wb *workbook) providerUsage(tw *threeway.Reconciliation) *table {
 	t := &table{sheet: SheetProvider, caption: wb.caption("Gateway, tariff and provider's exports by UTC day, model and key (gap = billed − recorded)"),
 		cols: []column{{"Day (UTC)", kindDay}, {"Provider", kindText}, {"Model", kindText}, {"Key", kindText},
 			{"Gateway calls", kindInt}, {"Provider requests", kindInt}, {"Missing calls", kindInt}, {"Unknown calls", kindInt},
@@ -699,7 +700,7 @@ func (wb *workbook) providerUsage(tw *pricing.ThreeWay) *table {
 		if d.Rounding {
 			rounding = "yes"
 		}
-		b.rows = append(b.rows, []cell{{v: d.Provider}, {v: d.Model}, {v: d.Version}, {v: d.Period}, {v: d.Usage},
+		b.rows = append(b.rows, []cell{{v: d.Provider}, {v: d.Model}, {v: d.Version}, {v: d.Period}, {v: driftUsage(d.Usage)},
 			{v: d.First}, {v: d.Last}, {v: d.Tokens}, nullMoney(d.TariffPrice, cur), nullMoney(d.BilledPrice, cur),
 			moneyCell(d.Official, cur), moneyCell(d.Billed, cur), moneyCell(d.Drift, cur), {v: rounding}, {v: cur}})
 	}
@@ -709,7 +710,7 @@ func (wb *workbook) providerUsage(tw *pricing.ThreeWay) *table {
 
 // providerTotalRow is the bold total row of one provider's cells, as
 // reconcile --provider-usage prints it, in the provider's currency.
-func providerTotalRow(p *pricing.ProviderTotals, tk *[2]pricing.TokenCounts, n int) []cell {
+func providerTotalRow(p *threeway.ProviderTotals, tk *[2]pricing.TokenCounts, n int) []cell {
 	row := make([]cell, 0, n)
 	row = append(row, cell{v: "Total"}, cell{v: p.Provider}, cell{v: fmt.Sprintf("%d cells", p.Cells)}, cell{},
 		cell{v: p.GatewayCalls}, cell{}, cell{v: p.MissingCalls}, cell{v: p.UnknownCalls})
@@ -744,14 +745,14 @@ func providerTotalRow(p *pricing.ProviderTotals, tk *[2]pricing.TokenCounts, n i
 }
 
 // partHeaders head the columns of the parts of a three-way gap.
-var partHeaders = map[pricing.PartKind]string{
-	pricing.PartRecordedVsTariff:      "Recorded vs tariff",
-	pricing.PartMissingUsage:          "Missing usage",
-	pricing.PartUnknownUsage:          "Unknown usage",
-	pricing.PartTariffDrift:           "Tariff drift",
-	pricing.PartBilledVsGatewayTokens: "Billed vs gateway tokens",
-	pricing.PartUnattributed:          "Unattributed billing",
-	pricing.PartUnbilled:              "Unbilled usage",
+var partHeaders = map[threeway.PartKind]string{
+	threeway.PartRecordedVsTariff:      "Recorded vs tariff",
+	threeway.PartMissingUsage:          "Missing usage",
+	threeway.PartUnknownUsage:          "Unknown usage",
+	threeway.PartTariffDrift:           "Tariff drift",
+	threeway.PartBilledVsGatewayTokens: "Billed vs gateway tokens",
+	threeway.PartUnattributed:          "Unattributed billing",
+	threeway.PartUnbilled:              "Unbilled usage",
 }
 
 // nullMoney is an amount, or an empty cell when there is none.

@@ -33,17 +33,18 @@ func (s *scalar) UnmarshalYAML(n *yaml.Node) error {
 }
 
 type rawFile struct {
-	Provider    scalar       `yaml:"provider"`
-	DisplayName scalar       `yaml:"display_name"`
-	ServiceName scalar       `yaml:"service_name"`
-	Hosts       *[]scalar    `yaml:"hosts"`
-	Currency    scalar       `yaml:"currency"`
-	Timezone    scalar       `yaml:"timezone"`
-	BillingTime scalar       `yaml:"billing_time"`
-	Sources     []rawSource  `yaml:"sources"`
-	Models      []rawModel   `yaml:"models"`
-	Calendar    *rawCalendar `yaml:"calendar"`
-	Versions    []rawVersion `yaml:"versions"`
+	Provider    scalar          `yaml:"provider"`
+	DisplayName scalar          `yaml:"display_name"`
+	ServiceName scalar          `yaml:"service_name"`
+	Hosts       *[]scalar       `yaml:"hosts"`
+	Currency    scalar          `yaml:"currency"`
+	Timezone    scalar          `yaml:"timezone"`
+	BillingTime scalar          `yaml:"billing_time"`
+	Sources     []rawSource     `yaml:"sources"`
+	FailedCalls *rawFailedCalls `yaml:"failed_calls"`
+	Models      []rawModel      `yaml:"models"`
+	Calendar    *rawCalendar    `yaml:"calendar"`
+	Versions    []rawVersion    `yaml:"versions"`
 }
 
 type rawSource struct {

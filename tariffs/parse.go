@@ -64,7 +64,7 @@ var unknownField = regexp.MustCompile(`field (\S+) not found in type \S+`)
 
 // wrongKind rewrites the decoder's "cannot unmarshal !!int `5` into
 // []tariffs.rawSource" without the names of Go types.
-var wrongKind = regexp.MustCompile("cannot unmarshal !!(\\w+)( .*)? into (\\[\\])?(\\S+)$")
+var wrongKind = regexp.MustCompile(`cannot unmarshal !!(\w+)( .*)? into (\[\])?(\S+)$`)
 
 func kindMessage(m []string) string {
 	given := strings.TrimSpace(m[2])
@@ -225,6 +225,7 @@ func (c *converter) provider(raw *rawFile) *Provider {
 	for _, s := range raw.Sources {
 		p.Sources = append(p.Sources, c.source(s))
 	}
+	c.failedCalls(p, raw.FailedCalls)
 	c.modelsOf(p, raw.Models)
 	p.Calendar = c.calendar(raw.Calendar)
 	if raw.Calendar != nil {

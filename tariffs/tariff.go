@@ -31,12 +31,15 @@ type Provider struct {
 	Currency   string
 	Zone       *time.Location
 	Billing    BillingTime
-	Sources    []Source
-	Calendar   Calendar
-	Models     []*Model
-	Versions   []*Version // ordered by Effective
-	File       string     // the file it was read from
-	Line       int        // the line of its name in the file
+	// FailedCalls is the provider's billing policy for failed calls;
+	// not billed unless the file states otherwise.
+	FailedCalls FailedCalls
+	Sources     []Source
+	Calendar    Calendar
+	Models      []*Model
+	Versions    []*Version // ordered by Effective
+	File        string     // the file it was read from
+	Line        int        // the line of its name in the file
 }
 
 // FirstParty reports whether the list prices calls no host is known for:

@@ -2,8 +2,6 @@ package tariffs
 
 import "fmt"
 
-const daySeconds = 24 * 3600
-
 // Window is a local time range of a day in minutes, start inclusive, end
 // exclusive. End <= Start means the window crosses midnight: on a day it
 // covers [Start, 24:00) and [00:00, End). "00:00-24:00" is the whole day.

@@ -7,14 +7,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"runtime/pprof"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/tokenfare/tokenfare/internal/buildinfo"
 	"github.com/tokenfare/tokenfare/internal/secret"
 	"github.com/tokenfare/tokenfare/internal/textout"
 	"github.com/tokenfare/tokenfare/tariffs"
@@ -218,7 +217,7 @@ a run that could not finish (an I/O failure: disk full, unreadable input), 130 i
 	}
 	root.Version = buildVersion()
 	root.SetVersionTemplate("tokenfare {{.Version}}\n")
-	root.AddCommand(newVersionCmd(a), newTariffsCmd(a), newPriceCmd(a), newReconcileCmd(a), newBlendCmd(a), newCheckCmd(a), newReportCmd(a), newChargebackCmd(a))
+	root.AddCommand(newVersionCmd(a), newTariffsCmd(a), newPriceCmd(a), newReconcileCmd(a), newBlendCmd(a), newCheckCmd(a), newReportCmd(a), newChargebackCmd(a), newFailuresCmd(a))
 	markStarted(a, root)
 	return root
 }
@@ -240,10 +239,12 @@ func markStarted(a *app, cmd *cobra.Command) {
 func newVersionCmd(a *app) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
-		Short: "Print tokenfare's version and the revision it was built from",
-		Long: `Version prints the module version Go recorded in the binary ("(devel)" for a build
-from a work tree), the VCS revision and its time, and "modified" when the work tree had
-uncommitted changes. tokenfare --version prints the same line.`,
+		Short: "Print tokenfare's version, the commit it was built from and its date",
+		Long: `Version prints the version, the commit and the commit's date a release build
+was stamped with; a build without them (go install, go build in a work tree) shows the
+module version Go recorded ("(devel)" for a work tree), the VCS revision and its time
+where Go recorded them, and "modified" when the work tree had uncommitted changes; then
+the Go release it was built with. tokenfare --version prints the same line.`,
 		Example: "  tokenfare version\n  tokenfare --version",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -253,42 +254,9 @@ uncommitted changes. tokenfare --version prints the same line.`,
 	}
 }
 
-// buildVersion describes the running binary from its build information.
+// buildVersion describes the running binary: version, commit and date.
 func buildVersion() string {
-	info, _ := debug.ReadBuildInfo()
-	return describeBuild(info)
-}
-
-// describeBuild formats build information as "VERSION, revision REV, TIME,
-// modified, GOVERSION": the main module's version ("(devel)" when Go
-// recorded none), then what the build recorded of its VCS revision and the
-// Go release it was built with; parts not recorded are left out.
-func describeBuild(info *debug.BuildInfo) string {
-	if info == nil {
-		return "(devel)"
-	}
-	version := info.Main.Version
-	if version == "" {
-		version = "(devel)"
-	}
-	vcs := map[string]string{}
-	for _, s := range info.Settings {
-		vcs[s.Key] = s.Value
-	}
-	var about []string
-	if rev := vcs["vcs.revision"]; rev != "" {
-		about = append(about, "revision "+rev)
-	}
-	if t := vcs["vcs.time"]; t != "" {
-		about = append(about, t)
-	}
-	if vcs["vcs.modified"] == "true" {
-		about = append(about, "modified")
-	}
-	if info.GoVersion != "" {
-		about = append(about, "built with "+info.GoVersion)
-	}
-	return strings.Join(append([]string{version}, about...), ", ")
+	return buildinfo.Read().String()
 }
 
 // isTerminal reports whether f is a terminal (for progress output).

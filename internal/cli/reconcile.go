@@ -85,11 +85,13 @@ func runReconcile(cmd *cobra.Command, a *app, opts *reconcileOptions) error {
 	if eopts.Dims, eopts.MetaField, err = pricing.ParseDims(opts.by); err != nil {
 		return usageError(fmt.Errorf("--by: %w", err), "")
 	}
+	tally := tallied(&opts.source)
 	e, err := a.priceSource(cmd.Context(), &opts.source, eopts)
 	if err != nil {
 		return err
 	}
 	rec := e.Reconcile()
+	rec.Failed = failedSplit(tally, rec.Rows)
 	if len(rec.Currencies) > 1 {
 		fmt.Fprintf(a.stderr, "warning: totals add up amounts in different currencies (%s); read them by model\n", strings.Join(rec.Currencies, "+"))
 	}

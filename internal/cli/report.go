@@ -18,6 +18,7 @@ import (
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/ledger/dedup"
 	"github.com/tokenfare/tokenfare/pricing"
+	"github.com/tokenfare/tokenfare/pricing/threeway"
 	"github.com/tokenfare/tokenfare/reports"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
@@ -113,24 +114,22 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 	if month.NeedsCalls() {
 		observers = append(observers, month)
 	}
-	var three *pricing.ThreeWayBuilder
+	var three *threeway.Builder
 	if len(opts.provider) > 0 {
 		if opts.xlsx == "" {
 			return usageError(errors.New("--provider-usage adds a sheet to the workbook"), "give --xlsx FILE too")
 		}
-		exports, err := readProviderExports(cmd, a, opts.provider)
+		rows, err := readProviderExports(cmd, a, opts.provider)
 		if err != nil {
 			return err
 		}
-		if three, err = pricing.NewThreeWay(cat, eopts, exports); err != nil {
+		if three, err = threeway.New(cat, eopts, rows); err != nil {
 			return usageError(fmt.Errorf("read provider usage: %w", err), "see docs/provider-usage.md")
 		}
 		// The same pass over the calls feeds the three-way reconciliation.
-		observers = append(observers, pricing.ObserverFunc(func(c *ledger.Call, pc *pricing.PricedCall) error {
-			three.AddCall(c, pc)
-			return nil
-		}))
+		observers = append(observers, three)
 	}
+	tally := tallied(&opts.source)
 	prev, err := opts.previous(cat, eopts)
 	if err != nil {
 		return err
@@ -143,7 +142,7 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 	if err != nil {
 		return err
 	}
-	var tw *pricing.ThreeWay
+	var tw *threeway.Reconciliation
 	if three != nil {
 		tw = three.Build(e.Rows())
 	}
@@ -151,6 +150,7 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 	if err != nil {
 		return err
 	}
+	m.Reconciliation.Failed = failedSplit(tally, m.Reconciliation.Rows)
 	var files []atomicFile
 	defer func() {
 		for _, f := range files {

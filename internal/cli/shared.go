@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/tokenfare/tokenfare/internal/jsonout"
+	"github.com/tokenfare/tokenfare/pricing/threeway"
 	"github.com/tokenfare/tokenfare/provider"
 	"github.com/tokenfare/tokenfare/reports"
 )
@@ -187,9 +188,9 @@ func (a *app) firstNaming(named map[string]bool, path string) bool {
 }
 
 // readProviderExports reads the provider usage and cost exports given to
-// --provider-usage, each path once: an export read twice would count the
-// provider's usage twice.
-func readProviderExports(cmd *cobra.Command, a *app, paths []string) ([]*provider.Export, error) {
+// --provider-usage, each path once (an export read twice would count the
+// provider's usage twice), and returns their rows.
+func readProviderExports(cmd *cobra.Command, a *app, paths []string) ([]threeway.Row, error) {
 	exports := make([]*provider.Export, 0, len(paths))
 	named := map[string]bool{}
 	for _, path := range paths {
@@ -202,7 +203,7 @@ func readProviderExports(cmd *cobra.Command, a *app, paths []string) ([]*provide
 		}
 		exports = append(exports, x)
 	}
-	return exports, nil
+	return provider.ThreeWayRows(exports), nil
 }
 
 // providerError tells a bad path or bad content (bad usage) from other

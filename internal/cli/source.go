@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"github.com/tokenfare/tokenfare/failures"
 	"github.com/tokenfare/tokenfare/internal/run"
 	"github.com/tokenfare/tokenfare/internal/textout"
 	"github.com/tokenfare/tokenfare/ledger"
@@ -35,6 +36,9 @@ type sourceOptions struct {
 	// asOfHint says the window comes from --as-of and --window (blend),
 	// for the advice given when no call falls in it.
 	asOfHint bool
+	// tally, when set, counts the run's failed calls by class, summed in
+	// the database or not.
+	tally *failures.Tally
 }
 
 func (o *sourceOptions) addFlags(fs *pflag.FlagSet) {
@@ -105,7 +109,7 @@ func (a *app) priceSource(ctx context.Context, src *sourceOptions, opts pricing.
 		return nil, err
 	}
 	res, err := run.Run(ctx, run.Input{Catalog: cat, Options: opts, Sources: sources, Strict: src.strict, Rows: src.rows,
-		Observers:  observers,
+		Observers: observers, FailedCalls: failedObserver(src.tally),
 		OnRejected: func(rej ledger.Rejection) { fmt.Fprintf(a.stderr, "rejected: %v\n", rej) },
 		OnRowsInstead: func(why error) {
 			fmt.Fprintf(a.stderr, "note: summing in the database is not exact here (%v); reading rows instead\n", why)

@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
+	"github.com/tokenfare/tokenfare/pricing/threeway"
 	"github.com/tokenfare/tokenfare/reports"
 )
 
@@ -18,7 +18,7 @@ func runThreeWay(cmd *cobra.Command, a *app, opts *reconcileOptions, eopts prici
 		return usageError(errors.New("--by and --fail-over do not apply with --provider-usage"),
 			"a three-way reconciliation is by UTC day, model and key; drop those flags")
 	}
-	exports, err := readProviderExports(cmd, a, opts.provider)
+	rows, err := readProviderExports(cmd, a, opts.provider)
 	if err != nil {
 		return err
 	}
@@ -26,14 +26,11 @@ func runThreeWay(cmd *cobra.Command, a *app, opts *reconcileOptions, eopts prici
 	if err != nil {
 		return err
 	}
-	b, err := pricing.NewThreeWay(cat, eopts, exports)
+	b, err := threeway.New(cat, eopts, rows)
 	if err != nil {
 		return usageError(fmt.Errorf("read provider usage: %w", err), "see docs/provider-usage.md")
 	}
-	e, err := a.priceSource(cmd.Context(), &opts.source, eopts, pricing.ObserverFunc(func(c *ledger.Call, pc *pricing.PricedCall) error {
-		b.AddCall(c, pc)
-		return nil
-	}))
+	e, err := a.priceSource(cmd.Context(), &opts.source, eopts, b)
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -27,7 +26,9 @@ func TestMain(m *testing.M) {
 		os.Exit(2)
 	}
 	bin = filepath.Join(dir, "tokenfare")
-	build := exec.Command(goTool(), "build", "-o", bin, "github.com/tokenfare/tokenfare/cmd/tokenfare")
+	// go test puts its own GOROOT/bin first on the PATH of the test binary,
+	// so "go" is the go command that runs the tests.
+	build := exec.Command("go", "build", "-o", bin, "github.com/tokenfare/tokenfare/cmd/tokenfare")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build tokenfare:", err)
@@ -37,19 +38,6 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
-}
-
-// goTool is the go command that runs the tests.
-func goTool() string {
-	if p := filepath.Join(runtime.GOROOT(), "bin", "go"); fileExists(p) {
-		return p
-	}
-	return "go"
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }
 
 // hostileCase is one attack: the contract it checks, its bounds, and the

@@ -67,7 +67,10 @@ func pushDown(ctx context.Context, in *Input, dbs []*postgres.Source) (*Result, 
 		format := "sums"
 		if odd != nil {
 			e.NextSource() // a call of two databases' odd rows is an overlap
-			format, err = r.read(ctx, oddRows{odd, db.Name()}, func(c *ledger.Call) error { e.AddPriced(c); return nil })
+			format, err = r.read(ctx, oddRows{odd, db.Name()}, func(c *ledger.Call) error {
+				pc := e.AddPriced(c)
+				return in.observeFailed(c, &pc)
+			})
 			if err != nil {
 				return nil, err
 			}

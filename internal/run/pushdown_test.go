@@ -93,3 +93,41 @@ func TestSameDatabaseTwice(t *testing.T) {
 		t.Fatalf("Run: %v; want a *DatabaseError of postgres.ErrSameDatabase", err)
 	}
 }
+
+// TestFailedCallsSeenSummedOrNot: the failed-calls observer sees every
+// failed call of the sample, with its error detail, whether the database
+// sums the rest or every row is read, and it keeps the sums.
+func TestFailedCallsSeenSummedOrNot(t *testing.T) {
+	db := pgtest.NewLiteLLM(t, pgtest.SchemaCurrent)
+	db.LoadDump(t, sampleDump)
+	cat := catalog(t)
+	var counts []int64
+	for _, rows := range []bool{false, true} {
+		var failed, detailed int64
+		watch := pricing.ObserverFunc(func(c *ledger.Call, pc *pricing.PricedCall) error {
+			if pc.Outcome != pricing.Failed {
+				t.Errorf("%s: observed a %s call", c.Source, pc.Outcome)
+			}
+			failed++
+			if c.Failure.Logged() {
+				detailed++
+			}
+			return nil
+		})
+		res, err := Run(context.Background(), Input{Catalog: cat, Options: pricing.Options{Zone: time.UTC, Dims: []pricing.Dim{pricing.DimModel}},
+			Sources: []ledger.Source{database(t, db.URL)}, Rows: rows, FailedCalls: watch})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pushed := len(res.PushedDown) > 0; pushed == rows {
+			t.Errorf("rows %t: pushed down %t", rows, pushed)
+		}
+		if failed != res.Engine.Rows().Failed || failed == 0 || detailed == 0 {
+			t.Errorf("rows %t: observed %d failed calls (%d with detail), the run counted %d", rows, failed, detailed, res.Engine.Rows().Failed)
+		}
+		counts = append(counts, failed, detailed)
+	}
+	if counts[0] != counts[2] || counts[1] != counts[3] {
+		t.Errorf("summed: %d failed, %d with detail; by rows: %d, %d", counts[0], counts[1], counts[2], counts[3])
+	}
+}

@@ -34,6 +34,11 @@ type Input struct {
 	// Observers see every call read, with its pricing, in order; an
 	// observer's error ends the run. Any observer means rows are read.
 	Observers []pricing.Observer
+	// FailedCalls, when not nil, sees every failed call with its pricing,
+	// rows read one by one or summed in the database (which reads failed
+	// rows whole where its table keeps their error detail, ledger/postgres);
+	// it does not stop the sums. Its error ends the run.
+	FailedCalls pricing.Observer
 	// OnRejected, when not nil, gets the first MaxListed rejected rows of
 	// the pass that reads them, as they are read.
 	OnRejected func(ledger.Rejection)
@@ -111,6 +116,14 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 	return res, err
 }
 
+// observeFailed shows a failed call to the FailedCalls observer.
+func (in *Input) observeFailed(c *ledger.Call, pc *pricing.PricedCall) error {
+	if in.FailedCalls == nil || pc.Outcome != pricing.Failed {
+		return nil
+	}
+	return in.FailedCalls.Observe(c, pc)
+}
+
 // readRows reads every source row by row.
 func readRows(ctx context.Context, in *Input) (*Result, error) {
 	seen := dedup.New(dedup.Options{})
@@ -130,6 +143,9 @@ func readRows(ctx context.Context, in *Input) (*Result, error) {
 		format, err := r.read(ctx, s, func(c *ledger.Call) error {
 			pc = e.AddPriced(c)
 			res.see(pc.At)
+			if err := in.observeFailed(c, &pc); err != nil {
+				return err
+			}
 			return observe.Observe(c, &pc)
 		})
 		if err != nil {

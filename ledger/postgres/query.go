@@ -90,7 +90,12 @@ func objectOrNull(x string) string {
 // their form is known good. Every count is referred to three times at most.
 func (f fragments) ok() string {
 	status := "TRUE"
-	if f.s.spend["status"] {
+	switch {
+	case f.s.spend["status"] && f.s.spend["metadata"]:
+		// A failed row goes to the mapper, which reads the error
+		// information in its metadata (ledger.Call.Failure).
+		status = `(sl.status IS NULL OR lower(sl.status) IN ('', 'success'))`
+	case f.s.spend["status"]:
 		status = `(sl.status IS NULL OR lower(sl.status) IN ('', 'success', 'failure', 'failed'))`
 	}
 	first := "TRUE"

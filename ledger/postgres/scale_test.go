@@ -151,7 +151,7 @@ func BenchmarkScale(b *testing.B) {
 func loadGenerated(b *testing.B, db *pgtest.DB, n int) {
 	b.Helper()
 	gen := filepath.Join(b.TempDir(), "gen")
-	if out, err := exec.Command("go", "build", "-o", gen, "../../testdata/gen").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", gen, "../../cmd/tokenfare-gen").CombinedOutput(); err != nil {
 		b.Fatalf("build the generator: %v: %s", err, out)
 	}
 	cmd := exec.Command(gen, "-rows", strconv.Itoa(n), "-seed", "1", "-start", "2026-09-01T00:00:00Z", "-days", "30", "-format", "dump")

@@ -1,7 +1,9 @@
-package pricing_test
+package threeway_test
 
 import (
 	"context"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,17 +15,18 @@ import (
 
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
+	"github.com/tokenfare/tokenfare/pricing/threeway"
 	"github.com/tokenfare/tokenfare/provider"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
 
-const fixtures = "../testdata/provider"
+const fixtures = "../../testdata/provider"
 
 func dec(s string) decimal.Decimal { return decimal.RequireFromString(s) }
 
-// threeWay reads the exports, prices the calls against the tariffs of dir
-// and builds the three-way reconciliation.
-func threeWay(t *testing.T, cat *tariffs.Catalog, opts pricing.Options, calls []ledger.Call, exports ...string) *pricing.ThreeWay {
+// threeWay reads the exports, prices the calls against cat, showing each
+// to the builder as its observer, and builds the three-way reconciliation.
+func threeWay(t *testing.T, cat *tariffs.Catalog, opts pricing.Options, calls []ledger.Call, exports ...string) *threeway.Reconciliation {
 	t.Helper()
 	var xs []*provider.Export
 	for _, path := range exports {
@@ -33,16 +36,51 @@ func threeWay(t *testing.T, cat *tariffs.Catalog, opts pricing.Options, calls []
 		}
 		xs = append(xs, x)
 	}
-	b, err := pricing.NewThreeWay(cat, opts, xs)
+	b, err := threeway.New(cat, opts, provider.ThreeWayRows(xs))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return observe(t, b, cat, opts, calls)
+}
+
+// observe prices the calls, shows each to b through a pricing.Observer and
+// builds the reconciliation.
+func observe(t testing.TB, b *threeway.Builder, cat *tariffs.Catalog, opts pricing.Options, calls []ledger.Call) *threeway.Reconciliation {
+	t.Helper()
+	var o pricing.Observer = b
 	e := pricing.New(cat, opts)
 	for i := range calls {
 		pc := e.AddPriced(&calls[i])
-		b.AddCall(&calls[i], &pc)
+		if err := o.Observe(&calls[i], &pc); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return b.Build(e.Rows())
+}
+
+func readCalls(t *testing.T, path string) []ledger.Call {
+	t.Helper()
+	ctx := context.Background()
+	r, err := ledger.FileSource(path, ledger.Options{}).Open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var out []ledger.Call
+	var b ledger.Batch
+	for {
+		err := r.Next(ctx, &b)
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b.Rejected) > 0 {
+			t.Fatalf("rejected: %v", b.Rejected)
+		}
+		out = append(out, b.Calls...)
+	}
 }
 
 func loadTariffs(t *testing.T, dir string) *tariffs.Catalog {
@@ -54,7 +92,7 @@ func loadTariffs(t *testing.T, dir string) *tariffs.Catalog {
 	return cat
 }
 
-func findCell(t *testing.T, tw *pricing.ThreeWay, day, model, key string) *pricing.Cell {
+func findCell(t *testing.T, tw *threeway.Reconciliation, day, model, key string) *threeway.Cell {
 	t.Helper()
 	for i := range tw.Cells {
 		c := &tw.Cells[i]
@@ -66,7 +104,7 @@ func findCell(t *testing.T, tw *pricing.ThreeWay, day, model, key string) *prici
 	return nil
 }
 
-func partsOf(parts []pricing.Part) map[string]decimal.Decimal {
+func partsOf(parts []threeway.Part) map[string]decimal.Decimal {
 	m := map[string]decimal.Decimal{}
 	for _, p := range parts {
 		m[p.Kind.String()] = p.Amount
@@ -90,7 +128,7 @@ func checkMoney(t *testing.T, what string, got, want map[string]decimal.Decimal)
 }
 
 // checkSum checks that the parts add up to the gap.
-func checkSum(t *testing.T, what string, parts []pricing.Part, gap decimal.NullDecimal) {
+func checkSum(t *testing.T, what string, parts []threeway.Part, gap decimal.NullDecimal) {
 	t.Helper()
 	sum := decimal.Zero
 	for _, p := range parts {
@@ -211,13 +249,13 @@ func TestThreeWaySmallCase(t *testing.T) {
 	// Drift: the only drift that is not float noise is Anthropic's web
 	// search: the cost report bills it (cost_type web_search) for the one
 	// search the usage report counts, and the test tariff has no fee.
-	var material []pricing.Drift
+	var material []threeway.Drift
 	for _, x := range tw.Drifts {
 		if !x.Drift.IsZero() && !x.Rounding {
 			material = append(material, x)
 		}
 	}
-	if len(material) != 1 || material[0].Model != "claude-haiku-4-5" || material[0].Usage != "web_search" || material[0].Tokens != 1 ||
+	if len(material) != 1 || material[0].Model != "claude-haiku-4-5" || material[0].Usage != threeway.Billed(tariffs.WebSearch) || material[0].Tokens != 1 ||
 		material[0].Version != "2026-01-01" || !material[0].Drift.Equal(dec("0.01")) || !material[0].BilledPrice.Decimal.Equal(dec("0.01")) {
 		t.Errorf("drift: %+v, want one: claude-haiku-4-5 version 2026-01-01 web_search, 1 use billed 0.01", material)
 	}
@@ -231,7 +269,7 @@ func TestThreeWaySmallCase(t *testing.T) {
 // models, and the wrong price's version, period and usage type.
 func TestThreeWayScenarioDroppedRowsWrongPrice(t *testing.T) {
 	dir := t.TempDir()
-	catalog, err := os.ReadFile("../tariffs/catalog/deepseek.yaml")
+	catalog, err := os.ReadFile("../../tariffs/catalog/deepseek.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,7 +338,7 @@ p3,2026-10-15T13:00:00Z,2026-10-15T13:00:20Z,deepseek-v4-pro,success,0.0001078,1
 	}
 	// The wrong price: 6000 off-peak cache-read tokens of v4-pro (p1 5000,
 	// p3 1000) cost 0.00012 at 0.02 and were billed 0.000132 at 0.022.
-	var material []pricing.Drift
+	var material []threeway.Drift
 	for _, d := range tw.Drifts {
 		if !d.Drift.IsZero() && !d.Rounding {
 			material = append(material, d)
@@ -310,7 +348,7 @@ p3,2026-10-15T13:00:00Z,2026-10-15T13:00:20Z,deepseek-v4-pro,success,0.0001078,1
 		t.Fatalf("drift %+v, want one entry", material)
 	}
 	d := material[0]
-	if d.Model != "deepseek-v4-pro" || d.Version != "2026-09-10-deepseek-flash" || d.Period != "offpeak" || d.Usage != "cache_read" ||
+	if d.Model != "deepseek-v4-pro" || d.Version != "2026-09-10-deepseek-flash" || d.Period != "offpeak" || d.Usage != threeway.Billed(tariffs.CacheRead) ||
 		d.Tokens != 6000 || !d.Official.Equal(dec("0.00012")) || !d.Billed.Equal(dec("0.000132")) || !d.Drift.Equal(dec("0.000012")) ||
 		!d.TariffPrice.Decimal.Equal(dec("0.02")) || !d.BilledPrice.Decimal.Equal(dec("0.022")) ||
 		d.First.Format(time.DateOnly) != "2026-10-14" || d.Last.Format(time.DateOnly) != "2026-10-15" {
@@ -348,16 +386,16 @@ func write(t *testing.T, path, text string) {
 	}
 }
 
-// BenchmarkThreeWayAddCall adds priced calls of three days, two models and
+// BenchmarkObserve shows priced calls of three days, two models and
 // four keys to a three-way builder aligned by key, beside the engine alone.
-func BenchmarkThreeWayAddCall(b *testing.B) {
+func BenchmarkObserve(b *testing.B) {
 	cat, ps := tariffs.Load(filepath.Join(fixtures, "tariffs"))
 	if len(ps) > 0 {
 		b.Fatal(ps)
 	}
-	x := &provider.Export{Format: provider.DeepSeekUsage, Rows: []provider.Row{{Format: provider.DeepSeekUsage,
+	rows := []threeway.Row{{Provider: "deepseek",
 		Start: time.Date(2026, 10, 12, 2, 0, 0, 0, time.UTC), End: time.Date(2026, 10, 12, 3, 0, 0, 0, time.UTC),
-		Model: "deepseek-flash", Key: ledger.HashKey("k0"), HasTokens: true}}}
+		Model: "deepseek-flash", Key: ledger.HashKey("k0"), HasTokens: true}}
 	for _, n := range []int{100_000} {
 		b.Run("calls="+strconv.Itoa(n), func(b *testing.B) {
 			calls := make([]ledger.Call, n)
@@ -378,14 +416,14 @@ func BenchmarkThreeWayAddCall(b *testing.B) {
 			b.Run("three-way", func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
-					tb, err := pricing.NewThreeWay(cat, pricing.Options{}, []*provider.Export{x})
+					tb, err := threeway.New(cat, pricing.Options{}, rows)
 					if err != nil {
 						b.Fatal(err)
 					}
 					e := pricing.New(cat, pricing.Options{})
 					for i := range calls {
 						pc := e.AddPriced(&calls[i])
-						tb.AddCall(&calls[i], &pc)
+						tb.Observe(&calls[i], &pc)
 					}
 					tb.Build(e.Rows())
 				}

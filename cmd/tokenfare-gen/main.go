@@ -1,10 +1,10 @@
-// Command gen writes a realistic, deterministic LiteLLM "LiteLLM_SpendLogs"
+// Command tokenfare-gen writes a realistic, deterministic LiteLLM "LiteLLM_SpendLogs"
 // CSV export for tests, samples and benchmarks.
 //
-//	go run ./testdata/gen -rows 20000 -days 30 -o testdata/sample/spendlogs-2026-10.csv
-//	go run ./testdata/gen -rows 5000000 -o /tmp/big.csv
-//	go run ./testdata/gen -format dump -rows 1000
-//	go run ./testdata/gen -rows 1000000 -model-names 1000000 -o /tmp/names.csv
+//	go run ./cmd/tokenfare-gen -rows 20000 -days 30 -o testdata/sample/spendlogs-2026-10.csv
+//	go run ./cmd/tokenfare-gen -rows 5000000 -o /tmp/big.csv
+//	go run ./cmd/tokenfare-gen -format dump -rows 1000
+//	go run ./cmd/tokenfare-gen -rows 1000000 -model-names 1000000 -o /tmp/names.csv
 //
 // The flat format has one column per field, cache and reasoning tokens
 // included. The dump format looks like a whole-table export of the

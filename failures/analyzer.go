@@ -1,0 +1,371 @@
+package failures
+
+import (
+	"cmp"
+	"regexp"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/tokenfare/tokenfare/ledger"
+	"github.com/tokenfare/tokenfare/pricing"
+)
+
+// Options are the analysis's thresholds and context.
+type Options struct {
+	// Fast is the latency below which a failed request with no usage
+	// record was refused by the gateway; zero means DefaultFast.
+	Fast time.Duration
+	// Config is the gateway's configuration, nil when none was given.
+	Config *Config
+	// Since and Until bound the access lines counted, [Since, Until) by
+	// their end, as the run's window bounds its calls; zero means open.
+	Since, Until time.Time
+}
+
+// Group is the failed calls of one provider, model group and key.
+type Group struct {
+	Gateway    ledger.Gateway
+	Provider   string
+	ModelGroup string
+	Key        string // hashed key; "" when the log names none
+	KeyAlias   string
+	// Route is the route of refusals that only the access log shows
+	// (no record names their provider or model); "" otherwise.
+	Route string
+	Calls [NumClasses]int64
+	// why counts the failures by reason.
+	why [numReasons]int64
+	// Tokens reported on the failed calls.
+	Tokens int64
+	// Recorded is the spend the gateway recorded on them.
+	Recorded decimal.Decimal
+	// Billed is the official cost of those whose provider bills failed
+	// calls for the tokens reported; BilledCalls counts them.
+	Billed      decimal.Decimal
+	BilledCalls int64
+}
+
+// Failed returns the failed calls of every class.
+func (g *Group) Failed() int64 {
+	var n int64
+	for _, c := range g.Calls {
+		n += c
+	}
+	return n
+}
+
+// ReasonCount is how many failures of a group had one reason.
+type ReasonCount struct {
+	Reason Reason
+	Calls  int64
+}
+
+// Reasons returns the group's failures by reason, in the order of the
+// reasons, leaving out those with none and ReasonNone.
+func (g *Group) Reasons() []ReasonCount {
+	var out []ReasonCount
+	for r := ReasonProvider; r < numReasons; r++ {
+		if g.why[r] > 0 {
+			out = append(out, ReasonCount{r, g.why[r]})
+		}
+	}
+	return out
+}
+
+// add counts one failure into g.
+func (g *Group) add(e *event) {
+	g.Calls[e.class]++
+	g.why[e.reason]++
+	g.Tokens += e.tokens
+	g.Recorded = g.Recorded.Add(e.recorded)
+	if e.billed {
+		g.Billed = g.Billed.Add(e.cost)
+		g.BilledCalls++
+	}
+}
+
+// Failure is one failed call or request as an episode shows it.
+type Failure struct {
+	RequestID  string
+	Start, End time.Time
+	HTTPStatus int
+	Text       string
+	Route      string
+	Deployment string
+}
+
+// Latency returns how long the failure took.
+func (f *Failure) Latency() time.Duration { return f.End.Sub(f.Start) }
+
+// Episode is a run of gateway refusals on one provider or model group
+// that followed an upstream failure there within the gateway's rest.
+type Episode struct {
+	Gateway    ledger.Gateway
+	Provider   string
+	ModelGroup string
+	// Trigger is the upstream failure that began it.
+	Trigger Failure
+	// Refused counts the refusals; First and Last are the first and last.
+	Refused     int64
+	First, Last Failure
+	// Cooldown is the rest the episode was read against.
+	Cooldown time.Duration
+	// Pool is the configuration's pool there, nil without a config or
+	// when the config has none of that name.
+	Pool *Pool
+}
+
+// Start returns when the episode began: its trigger's start.
+func (e *Episode) Start() time.Time { return e.Trigger.Start }
+
+// End returns when its last refusal ended.
+func (e *Episode) End() time.Time { return e.Last.End }
+
+// Single reports whether the configuration serves the episode's pool
+// with one key or deployment; known is false without a matching pool.
+func (e *Episode) Single() (single, known bool) {
+	if e.Pool == nil {
+		return false, false
+	}
+	return e.Pool.Keys <= 1, true
+}
+
+// Access accounts for the access log's failed lines.
+type Access struct {
+	Failed int64 // lines with a status of 400 or more
+	Joined int64 // of those, lines whose request has a usage record
+	Alone  int64 // of those, lines no usage record shares a request id with: counted as failures themselves
+	// Upstream counts the upstream-failure lines no usage record shows,
+	// counted as upstream failures.
+	Upstream int64
+	// Outside counts the failed lines that end outside the window: not
+	// counted further.
+	Outside int64
+}
+
+// Result is what the analysis found.
+type Result struct {
+	Groups   []Group // ordered by gateway, provider, model group, key, route
+	Episodes []Episode
+	Total    Group
+	Access   Access
+	Fast     time.Duration
+	Config   *Config
+}
+
+// event is one failure, kept until the episodes are found.
+type event struct {
+	class    Class
+	reason   Reason
+	gateway  ledger.Gateway
+	provider string
+	group    string
+	key      string
+	alias    string
+	fail     Failure
+	tokens   int64
+	recorded decimal.Decimal
+	cost     decimal.Decimal
+	billed   bool
+	retry    time.Duration // a LiteLLM refusal's "Try again in N seconds"
+}
+
+// Analyzer is the failures observer of a run. Memory grows with the
+// failed calls, not with the calls.
+type Analyzer struct {
+	opts   Options
+	access map[string][]*ledger.AccessLine // failed access lines by request id
+	// upstream holds the upstream-failure lines by request id.
+	upstream map[string][]*ledger.AccessLine
+	alone    []*ledger.AccessLine // failed access lines without a request id
+	joined   map[string]bool
+	events   []event
+	nAcc     int64
+	nOut     int64
+}
+
+// New returns an analyzer with opts.
+func New(opts Options) *Analyzer {
+	if opts.Fast <= 0 {
+		opts.Fast = DefaultFast
+	}
+	return &Analyzer{opts: opts, access: map[string][]*ledger.AccessLine{}, upstream: map[string][]*ledger.AccessLine{}, joined: map[string]bool{}}
+}
+
+// AddAccess gives the analyzer one access-log line, before the run: a
+// failed request line joins the usage records of its request, or stands
+// for a request no record shows; an upstream-failure line stands for an
+// attempt no record shows (usage statistics off, or the record lost).
+func (a *Analyzer) AddAccess(l *ledger.AccessLine) {
+	if l.Kind == ledger.AccessRequest && l.Status < 400 {
+		if us := a.upstream[l.RequestID]; len(us) > 0 {
+			for _, u := range us {
+				u.Path, u.Method = l.Path, l.Method
+			}
+		}
+		return
+	}
+	if (!a.opts.Since.IsZero() && l.End.Before(a.opts.Since)) || (!a.opts.Until.IsZero() && !l.End.Before(a.opts.Until)) {
+		a.nOut++
+		return
+	}
+	c := *l
+	if c.Kind == ledger.AccessUpstreamFailure {
+		if c.RequestID != "" {
+			a.upstream[c.RequestID] = append(a.upstream[c.RequestID], &c)
+		}
+		return
+	}
+	a.nAcc++
+	for _, u := range a.upstream[c.RequestID] {
+		u.Path, u.Method, u.Status = c.Path, c.Method, c.Status
+	}
+	if c.RequestID == "" {
+		a.alone = append(a.alone, &c)
+		return
+	}
+	a.access[c.RequestID] = append(a.access[c.RequestID], &c)
+}
+
+// Observe notes a call of the run: a failed one is classified and kept;
+// any CLIProxyAPI call joins the access lines of its request.
+func (a *Analyzer) Observe(c *ledger.Call, pc *pricing.PricedCall) error {
+	if c.Gateway == ledger.CLIProxy && c.RequestID != "" && (len(a.access) > 0 || len(a.upstream) > 0) {
+		_, failed := a.access[c.RequestID]
+		_, attempted := a.upstream[c.RequestID]
+		if failed || attempted {
+			a.joined[c.RequestID] = true
+		}
+	}
+	if pc.Outcome != pricing.Failed {
+		return nil
+	}
+	class, reason := Classify(c)
+	e := event{class: class, reason: reason, gateway: c.Gateway, provider: c.Provider, group: c.ModelGroup,
+		key: c.Key, alias: c.KeyAlias, tokens: c.Tokens.Total(), recorded: c.Recorded.Decimal(),
+		fail: Failure{RequestID: c.RequestID, Start: c.Start, End: c.End, HTTPStatus: c.Failure.HTTPStatus,
+			Text: c.Failure.Text, Route: c.Failure.Route, Deployment: c.Deployment}}
+	if e.fail.End.IsZero() {
+		e.fail.End = e.fail.Start
+	}
+	if e.provider == "" {
+		e.provider = c.Failure.Provider
+	}
+	if e.group == "" {
+		e.group = c.Model
+	}
+	e.cost, e.billed = pc.FailedCost(c)
+	e.retry = retryAfter(c.Failure.Text)
+	a.events = append(a.events, e)
+	return nil
+}
+
+// routeOf is an upstream-failure line's route, from the request line of
+// its request when the log had one.
+func routeOf(l *ledger.AccessLine) string {
+	if l.Method == "" {
+		return ""
+	}
+	return l.Method + " " + l.Path
+}
+
+// tryAgain is how LiteLLM's RouterRateLimitError says how long the rest
+// has left (litellm/types/router.py).
+var tryAgain = regexp.MustCompile(`Try again in ([0-9]+(?:\.[0-9]+)?) seconds`)
+
+// retryAfter reads "Try again in N seconds" from a message; 0 without.
+func retryAfter(text string) time.Duration {
+	m := tryAgain.FindStringSubmatch(text)
+	if m == nil {
+		return 0
+	}
+	s, err := strconv.ParseFloat(m[1], 64) // a duration, not money
+	if err != nil || s < 0 || s > 86400 {
+		return 0
+	}
+	return time.Duration(s * float64(time.Second))
+}
+
+// Result classifies the access lines no record joined, finds the
+// episodes and sums the groups.
+func (a *Analyzer) Result() *Result {
+	res := &Result{Fast: a.opts.Fast, Config: a.opts.Config}
+	res.Access.Failed, res.Access.Outside = a.nAcc, a.nOut
+	events := a.events
+	addAlone := func(l *ledger.AccessLine) {
+		class, reason := ClassifyAccess(l, a.opts.Fast)
+		events = append(events, event{class: class, reason: reason, gateway: ledger.CLIProxy,
+			fail: Failure{RequestID: l.RequestID, Start: l.Start, End: l.End, HTTPStatus: l.Status, Route: l.Route()}})
+		res.Access.Alone++
+	}
+	for id, lines := range a.upstream {
+		if a.joined[id] {
+			continue // the request's usage records tell its attempts
+		}
+		for _, l := range lines {
+			events = append(events, event{class: Upstream, reason: ReasonProvider, gateway: ledger.CLIProxy,
+				provider: l.Provider, group: l.Model, fail: Failure{RequestID: l.RequestID, Start: l.Start, End: l.End,
+					HTTPStatus: l.Status, Text: l.Text, Route: routeOf(l), Deployment: l.Auth}})
+			res.Access.Upstream++
+		}
+	}
+	for id, lines := range a.access {
+		if a.joined[id] || len(a.upstream[id]) > 0 {
+			// Told by its usage records, or by the upstream failures
+			// logged for it.
+			res.Access.Joined += int64(len(lines))
+			continue
+		}
+		for _, l := range lines {
+			addAlone(l)
+		}
+	}
+	for _, l := range a.alone {
+		addAlone(l)
+	}
+	slices.SortStableFunc(events, func(x, y event) int {
+		return cmp.Or(x.fail.Start.Compare(y.fail.Start), cmp.Compare(x.fail.RequestID, y.fail.RequestID))
+	})
+	res.Episodes = episodes(events, a.opts.Config)
+	res.Groups = groups(events)
+	for i := range events {
+		res.Total.add(&events[i])
+	}
+	return res
+}
+
+// groups sums the events by gateway, provider, model group, key and
+// route, in that order.
+func groups(events []event) []Group {
+	type gk struct {
+		g                       ledger.Gateway
+		provider, group, key, r string
+	}
+	idx := map[gk]int{}
+	var out []Group
+	for i := range events {
+		e := &events[i]
+		k := gk{e.gateway, e.provider, e.group, e.key, ""}
+		if e.provider == "" && e.group == "" && e.key == "" {
+			k.r = e.fail.Route
+		}
+		j, ok := idx[k]
+		if !ok {
+			j = len(out)
+			idx[k] = j
+			out = append(out, Group{Gateway: k.g, Provider: k.provider, ModelGroup: k.group, Key: k.key, Route: k.r})
+		}
+		if out[j].KeyAlias == "" {
+			out[j].KeyAlias = e.alias
+		}
+		out[j].add(e)
+	}
+	slices.SortFunc(out, func(x, y Group) int {
+		return cmp.Or(cmp.Compare(x.Gateway, y.Gateway), cmp.Compare(x.Provider, y.Provider),
+			cmp.Compare(x.ModelGroup, y.ModelGroup), cmp.Compare(x.Key, y.Key), cmp.Compare(x.Route, y.Route))
+	})
+	return out
+}

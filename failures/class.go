@@ -1,0 +1,183 @@
+package failures
+
+import (
+	"strings"
+	"time"
+
+	"github.com/tokenfare/tokenfare/ledger"
+)
+
+// Class is the cause class of a failed call.
+type Class uint8
+
+// Cause classes.
+const (
+	Unknown Class = iota
+	Upstream
+	Gateway
+	NumClasses
+)
+
+var classNames = [NumClasses]string{"unknown", "upstream", "gateway"}
+
+// String returns the class as reports spell it.
+func (c Class) String() string { return classNames[c] }
+
+// Reason says more of a failure's cause, within its class.
+type Reason uint8
+
+// Reasons. An upstream failure has ReasonProvider; a gateway refusal one
+// of the others; an unknown failure ReasonNone.
+const (
+	ReasonNone Reason = iota
+	// ReasonProvider: the provider answered with an error.
+	ReasonProvider
+	// ReasonCooldown: every credential or deployment was resting after
+	// failures (LiteLLM's cooldown list, CLIProxyAPI's model_cooldown).
+	ReasonCooldown
+	// ReasonNoCredential: no credential could serve (CLIProxyAPI's
+	// auth_unavailable), or a fast refusal the access log alone shows.
+	ReasonNoCredential
+	// ReasonBudget: a budget set in the gateway ran out (a key's,
+	// team's, provider's or deployment's, daily caps included).
+	ReasonBudget
+	// ReasonRateLimit: a rate or concurrency limit set in the gateway,
+	// or a deployment filtered out by its rpm/tpm limits.
+	ReasonRateLimit
+	// ReasonAuth: the gateway refused the client's key.
+	ReasonAuth
+	// ReasonRequest: the gateway refused the request itself (a model it
+	// does not serve).
+	ReasonRequest
+	numReasons
+)
+
+var reasonNames = [numReasons]string{"", "provider", "cooldown", "no_credential", "budget", "rate_limit", "auth", "request"}
+
+// String returns the reason as reports spell it; "" for none.
+func (r Reason) String() string { return reasonNames[r] }
+
+// Opens reports whether a refusal of this reason can be part of an
+// episode: the gateway rested what would have served it.
+func (r Reason) Opens() bool { return r == ReasonCooldown || r == ReasonNoCredential }
+
+// DefaultFast is the latency below which a failed request the gateway
+// answered with no usage record never reached a provider. A provider's
+// error takes a network round trip and the provider's own work, hundreds
+// of milliseconds; a gateway's refusal from its own state takes a few.
+const DefaultFast = 100 * time.Millisecond
+
+// Classify returns the cause class of a failed call and its reason, from
+// what its gateway logged (docs/calls.md, "Failed calls").
+func Classify(c *ledger.Call) (Class, Reason) {
+	switch c.Gateway {
+	case ledger.LiteLLM:
+		return classifyLiteLLM(&c.Failure)
+	case ledger.CLIProxy:
+		return classifyCLIProxy(&c.Failure)
+	}
+	return Unknown, ReasonNone
+}
+
+// gatewayTexts are the starts of messages LiteLLM's proxy and router
+// write when they refuse a call themselves, with their reason; the first
+// that the message contains wins.
+var gatewayTexts = []struct {
+	text   string
+	reason Reason
+}{
+	{"crossed budget", ReasonBudget},           // router_strategy/budget_limiter.py
+	{"Budget has been exceeded", ReasonBudget}, // proxy/auth/auth_checks.py BudgetExceededError
+	{"ExceededBudget", ReasonBudget},
+	{"cooldown_list=[]", ReasonRateLimit},                             // RouterRateLimitError with nothing cooling: filtered by limits
+	{"cooldown_list=[", ReasonCooldown},                               // RouterRateLimitError naming the deployments resting
+	{"No deployments available for selected model.", ReasonRateLimit}, // RouterRateLimitErrorBasic: rpm/tpm pre-call checks
+	{"No deployments available", ReasonCooldown},
+	{"No healthy deployment available", ReasonCooldown},
+	{"Rate limit exceeded for", ReasonRateLimit}, // proxy rate limiter (key, team, user limits)
+	{"Max parallel request limit reached", ReasonRateLimit},
+	{"Crossed TPM", ReasonRateLimit},
+	{"Authentication Error", ReasonAuth},
+	{"Not allowed to access model", ReasonAuth},
+	{"Invalid model name passed in model=", ReasonRequest},
+}
+
+// upstreamClasses are the exception classes LiteLLM maps a provider's
+// error answer to (litellm/exceptions.py); APIConnectionError is not
+// among them: the provider may never have been reached.
+var upstreamClasses = map[string]bool{
+	"RateLimitError": true, "InternalServerError": true, "ServiceUnavailableError": true, "Timeout": true,
+	"BadRequestError": true, "AuthenticationError": true, "PermissionDeniedError": true, "NotFoundError": true,
+	"ContextWindowExceededError": true, "ContentPolicyViolationError": true, "UnprocessableEntityError": true,
+	"APIError": true, "BadGatewayError": true, "APIResponseValidationError": true,
+}
+
+// gatewayClasses are exception classes only LiteLLM's proxy and router
+// raise.
+var gatewayClasses = map[string]Reason{
+	"RouterRateLimitError": ReasonCooldown, "RouterRateLimitErrorBasic": ReasonRateLimit,
+	"BudgetExceededError": ReasonBudget, "ProxyRateLimitError": ReasonRateLimit,
+}
+
+func classifyLiteLLM(f *ledger.Failure) (Class, Reason) {
+	if upstreamClasses[f.Class] && f.Provider != "" {
+		return Upstream, ReasonProvider // a provider's own words may say "rate limit" too
+	}
+	for _, g := range gatewayTexts {
+		if strings.Contains(f.Text, g.text) {
+			return Gateway, g.reason
+		}
+	}
+	if r, ok := gatewayClasses[f.Class]; ok {
+		return Gateway, r
+	}
+	if upstreamClasses[f.Class] {
+		return Upstream, ReasonProvider
+	}
+	return Unknown, ReasonNone
+}
+
+// cliproxyRefusals are the error codes of CLIProxyAPI's own refusals
+// (sdk/cliproxy/auth: auth_unavailable, auth_not_found, model_cooldown).
+var cliproxyRefusals = []struct {
+	text   string
+	reason Reason
+}{
+	{"model_cooldown", ReasonCooldown},
+	{"cooling down", ReasonCooldown},
+	{"auth_unavailable", ReasonNoCredential},
+	{"auth_not_found", ReasonNoCredential},
+	{"no auth available", ReasonNoCredential},
+}
+
+// classifyCLIProxy classifies a usage record. CLIProxyAPI publishes a
+// record only from an executor, which runs once a credential is picked,
+// to call the provider: a failed record is an upstream failure unless its
+// body is one of the gateway's own refusals.
+func classifyCLIProxy(f *ledger.Failure) (Class, Reason) {
+	for _, g := range cliproxyRefusals {
+		if strings.Contains(f.Text, g.text) {
+			return Gateway, g.reason
+		}
+	}
+	return Upstream, ReasonProvider
+}
+
+// ClassifyAccess returns the class of a failed access-log line that no
+// usage record shares a request id with: no executor ran for it, so a
+// fast answer is the gateway's own refusal; a slow one is unknown (its
+// record may have been lost: the usage queue is lossy).
+func ClassifyAccess(a *ledger.AccessLine, fast time.Duration) (Class, Reason) {
+	if a.Latency >= fast {
+		return Unknown, ReasonNone
+	}
+	switch a.Status {
+	case 429:
+		return Gateway, ReasonCooldown
+	case 401, 403:
+		return Gateway, ReasonAuth
+	case 400, 404:
+		return Gateway, ReasonRequest
+	}
+	return Gateway, ReasonNoCredential
+}

@@ -1,0 +1,32 @@
+// Package failures tells failed calls apart by cause and finds the
+// episodes in which a gateway refused calls by itself.
+//
+// A failed call is of one of three classes:
+//
+//   - Upstream: a provider was called and answered with an error (or did
+//     not answer in time). Such a call may be billed.
+//   - Gateway: the gateway refused the call before calling any provider:
+//     a cooldown, no usable credential or deployment, a budget or rate
+//     limit set in the gateway, the client's key refused. It is never
+//     billed by a provider.
+//   - Unknown: what was logged does not tell.
+//
+// An episode is a run of gateway refusals for one provider (CLIProxyAPI)
+// or model group (LiteLLM) that follows an upstream failure there within
+// the gateway's cooldown: the gateway rested its only credential or
+// deployment after the failure and answered every request locally until
+// the rest ran out. The rules and thresholds, and the gateways' source
+// each rests on, are in docs/calls.md ("Failed calls").
+//
+// # Invariants
+//
+//   - Every failed call the run sees, and every failed access-log line
+//     joined to no usage record, is counted in exactly one class.
+//   - A refusal belongs to at most one episode; an episode holds at least
+//     one refusal and begins with exactly one upstream failure.
+//   - Money is exact: recorded spend and official cost are sums of
+//     decimals, never floats.
+//
+// The package reads no file and no clock: the command layer gives it the
+// access log's lines and a summary of the gateway's configuration.
+package failures

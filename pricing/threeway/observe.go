@@ -1,0 +1,58 @@
+package threeway
+
+import (
+	"github.com/tokenfare/tokenfare/ledger"
+	"github.com/tokenfare/tokenfare/pricing"
+)
+
+// Observe adds one priced gateway call; it never fails. Overlaps, failed
+// calls, answers from the gateway's response cache and calls outside the
+// window are left out: providers bill none of them. A call the gateway
+// logged twice in one source (Duplicate) counts once, as in reconcile: its
+// second row adds no call and no tokens, but the spend recorded on it is
+// in the cell's recorded spend, since the key's budget was charged it.
+func (b *Builder) Observe(c *ledger.Call, pc *pricing.PricedCall) error {
+	switch pc.Outcome {
+	case pricing.Overlap, pricing.Failed, pricing.CacheHit, pricing.Outside:
+		return nil
+	case pricing.Duplicate:
+		if !c.Recorded.IsZero() {
+			b.gatewayCell(c, pc).recorded.Add(c.Recorded)
+		}
+		return nil
+	}
+	cell := b.gatewayCell(c, pc)
+	cell.gwCalls++
+	q := pricing.QuantitiesOf(c.Tokens, c.Tools)
+	cell.gwTokens.AddQuantities(&q)
+	if pc.Outcome == pricing.Priced {
+		acc := cell.gwQty[pc.Rates]
+		if acc == nil {
+			acc = &pricing.Quantities{}
+			cell.gwQty[pc.Rates] = acc
+		}
+		acc.Add(&q)
+	}
+	if !c.Recorded.IsZero() {
+		cell.recorded.Add(c.Recorded)
+	}
+	return nil
+}
+
+// gatewayCell returns the cell of a gateway call: its UTC day, model,
+// provider and, where the provider's exports have keys, key.
+func (b *Builder) gatewayCell(c *ledger.Call, pc *pricing.PricedCall) *cellAcc {
+	prov, currency := c.Provider, ""
+	if pc.Quote.Model != nil {
+		prov, currency = pc.Quote.Model.Provider.Name, pc.Quote.Model.Provider.Currency
+	}
+	key := ""
+	if b.keyed[prov] {
+		key = c.Key
+	}
+	cell := b.cell(utcDay(pc.At), pc.ModelName(), key, prov)
+	if cell.currency == "" {
+		cell.currency = currency
+	}
+	return cell
+}

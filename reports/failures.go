@@ -1,0 +1,258 @@
+package reports
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/tokenfare/tokenfare/failures"
+	"github.com/tokenfare/tokenfare/internal/textout"
+	"github.com/tokenfare/tokenfare/ledger"
+	"github.com/tokenfare/tokenfare/pricing"
+)
+
+// FailureReport is what the failures command shows: the run's row
+// accounting and what the analysis of its failed calls found.
+type FailureReport struct {
+	Rows   pricing.Rows
+	Result *failures.Result
+}
+
+// Failures writes a failure report in format f: table and JSON give the
+// groups and the episodes, CSV the groups.
+func Failures(w io.Writer, f Format, r *FailureReport) error {
+	return writeAs(w, f, "a failure report", r, tableFailures, csvFailures, func(r *FailureReport) any { return newFailuresDoc(r) })
+}
+
+func tableFailures(out io.Writer, r *FailureReport) error {
+	w := &textout.Writer{W: out}
+	res, rows, t := r.Result, r.Rows, &r.Result.Total
+	w.Printf("rows      read %d: priced %d, unpriced %d, retired %d, failed %d, duplicate %d, rejected %d, outside %d%s\n",
+		rows.Read, rows.Priced, rows.Unpriced, rows.Retired, rows.Failed, rows.Duplicate, rows.Rejected, rows.Outside, cacheHitNote(rows.CacheHit))
+	if a := res.Access; a.Failed > 0 || a.Outside > 0 || a.Upstream > 0 {
+		w.Printf("access    %d failed request line(s): %d told by usage records or upstream failure lines, %d alone (counted below as failures); %d upstream failure line(s) without a usage record (counted as upstream); %d line(s) outside the window\n",
+			a.Failed, a.Joined, a.Alone, a.Upstream, a.Outside)
+	}
+	w.Printf("failed    %d: upstream %d, gateway %d, unknown %d\n", t.Failed(), t.Calls[failures.Upstream], t.Calls[failures.Gateway], t.Calls[failures.Unknown])
+	w.Printf("spend     recorded on failed calls %s; official cost of the %d billed by their provider %s\n\n", money(t.Recorded), t.BilledCalls, money(t.Billed))
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "GATEWAY\tPROVIDER\tMODEL GROUP\tKEY\tUPSTREAM\tGATEWAY\tUNKNOWN\tTOKENS\tRECORDED\tBILLED\tREASONS\t")
+	for i := range res.Groups {
+		g := &res.Groups[i]
+		group := g.ModelGroup
+		if g.Route != "" {
+			group = "route " + g.Route
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t\n", g.Gateway, tableCell(orDash(g.Provider)), tableCell(orDash(group)),
+			tableCell(keyText(g.Key, g.KeyAlias)), g.Calls[failures.Upstream], g.Calls[failures.Gateway], g.Calls[failures.Unknown],
+			g.Tokens, money(g.Recorded), money(g.Billed), orDash(reasonsText(g.Reasons())))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(res.Episodes) == 0 {
+		w.Printf("\nepisodes  none: no run of gateway refusals followed an upstream failure within the gateway's rest\n")
+		return w.Err
+	}
+	w.Printf("\nepisodes  %d: gateway refusals after an upstream failure, within the rest (docs/calls.md, \"Reading an episode\")\n", len(res.Episodes))
+	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "START (UTC)\tEND\tGATEWAY\tPROVIDER\tMODEL GROUP\tTRIGGER\tREFUSED\tSERVED BY\t")
+	for i := range res.Episodes {
+		ep := &res.Episodes[i]
+		tr := &ep.Trigger
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t\n", ep.Start().UTC().Format(time.RFC3339), ep.End().UTC().Format(time.RFC3339),
+			ep.Gateway, tableCell(orDash(ep.Provider)), tableCell(orDash(ep.ModelGroup)),
+			tableCell(fmt.Sprintf("%s %s in %s", orDash(tr.RequestID), statusText(tr.HTTPStatus), tr.Latency())), ep.Refused, servedBy(ep))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for i := range res.Episodes {
+		w.Printf("  %d. %s\n", i+1, episodeAdvice(&res.Episodes[i], res.Config))
+	}
+	return w.Err
+}
+
+// reasonsText lists reasons with their counts: "cooldown 3, budget 1".
+func reasonsText(rs []failures.ReasonCount) string {
+	parts := make([]string, len(rs))
+	for i, r := range rs {
+		parts[i] = fmt.Sprintf("%s %d", r.Reason, r.Calls)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// keyText names a key by its alias, else by the start of its hash.
+func keyText(key, alias string) string {
+	if alias != "" {
+		return alias
+	}
+	return shortKey(key)
+}
+
+func statusText(s int) string {
+	if s == 0 {
+		return "failed"
+	}
+	return strconv.Itoa(s)
+}
+
+// servedBy says how the configuration serves an episode's pool.
+func servedBy(ep *failures.Episode) string {
+	p := ep.Pool
+	if p == nil {
+		return "(give --config)"
+	}
+	unit := "key"
+	if ep.Gateway == ledger.LiteLLM {
+		unit = "deployment"
+	}
+	if p.Keys != 1 {
+		unit += "s"
+	}
+	return fmt.Sprintf("%d %s", p.Keys, unit)
+}
+
+// episodeAdvice says what an episode means and what to change, naming
+// the check rule that flags the configuration.
+func episodeAdvice(ep *failures.Episode, cfg *failures.Config) string {
+	what := fmt.Sprintf("%d request(s) refused by the gateway itself within its %s rest after one upstream failure", ep.Refused, ep.Cooldown)
+	single, known := ep.Single()
+	switch {
+	case !known && cfg == nil:
+		return what + "; give --config to see how many keys or deployments serve it (tokenfare check --config flags a pool of one)"
+	case !known:
+		return what + "; the config has no provider or model group of that name"
+	case !single:
+		return what + fmt.Sprintf("; %d serve it, so every one of them was resting: more of them, or a shorter rest", ep.Pool.Keys)
+	case ep.Gateway == ledger.LiteLLM:
+		return what + fmt.Sprintf("; one deployment serves %s (%s:%d): add a second or a fallback, or shorten cooldown_time (check rule %s)",
+			ep.ModelGroup, cfg.File, ep.Pool.Line, cfg.Rule)
+	}
+	return what + fmt.Sprintf("; one key serves %s (%s:%d %s): add a second key, or set disable-cooling: true there (check rule %s)",
+		ep.Provider, cfg.File, ep.Pool.Line, ep.Pool.Field, cfg.Rule)
+}
+
+func csvFailures(w io.Writer, r *FailureReport) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"gateway", "provider", "model_group", "key_hash", "key_alias", "route", "upstream", "gateway_refusal", "unknown", "tokens", "recorded", "billed", "billed_calls"})
+	for i := range r.Result.Groups {
+		g := &r.Result.Groups[i]
+		cw.Write(append(sheetTexts([]string{string(g.Gateway), g.Provider, g.ModelGroup, g.Key, g.KeyAlias, g.Route}),
+			itoa(g.Calls[failures.Upstream]), itoa(g.Calls[failures.Gateway]), itoa(g.Calls[failures.Unknown]), itoa(g.Tokens),
+			g.Recorded.String(), g.Billed.String(), itoa(g.BilledCalls)))
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+type failuresDoc struct {
+	Rows     rowsDoc           `json:"rows"`
+	FastMs   int64             `json:"fast_ms"`
+	Access   failureAccessDoc  `json:"access"`
+	Totals   failureGroupDoc   `json:"totals"`
+	Groups   []failureGroupDoc `json:"groups"`
+	Episodes []episodeDoc      `json:"episodes"`
+}
+
+type failureAccessDoc struct {
+	Failed   int64 `json:"failed_lines"`
+	Joined   int64 `json:"joined"`
+	Alone    int64 `json:"alone"`
+	Outside  int64 `json:"outside"`
+	Upstream int64 `json:"upstream_lines"`
+}
+
+type failureGroupDoc struct {
+	Gateway     string           `json:"gateway,omitempty"`
+	Provider    string           `json:"provider,omitempty"`
+	ModelGroup  string           `json:"model_group,omitempty"`
+	KeyHash     string           `json:"key_hash,omitempty"`
+	KeyAlias    string           `json:"key_alias,omitempty"`
+	Route       string           `json:"route,omitempty"`
+	Failed      failedSplitDoc   `json:"failed"`
+	Reasons     map[string]int64 `json:"reasons,omitempty"`
+	Tokens      int64            `json:"tokens"`
+	Recorded    string           `json:"recorded"`
+	Billed      string           `json:"billed"`
+	BilledCalls int64            `json:"billed_calls"`
+}
+
+type failureDoc struct {
+	RequestID  string `json:"request_id,omitempty"`
+	Start      string `json:"start"`
+	End        string `json:"end"`
+	LatencyMs  int64  `json:"latency_ms"`
+	HTTPStatus int    `json:"status,omitempty"`
+	Route      string `json:"route,omitempty"`
+	Deployment string `json:"deployment,omitempty"`
+	Text       string `json:"text,omitempty"`
+}
+
+type episodeDoc struct {
+	Gateway    string          `json:"gateway"`
+	Provider   string          `json:"provider,omitempty"`
+	ModelGroup string          `json:"model_group,omitempty"`
+	Start      string          `json:"start"`
+	End        string          `json:"end"`
+	Refused    int64           `json:"refused"`
+	CooldownS  float64         `json:"cooldown_seconds"`
+	Trigger    failureDoc      `json:"trigger"`
+	First      failureDoc      `json:"first_refusal"`
+	Last       failureDoc      `json:"last_refusal"`
+	Config     *episodePoolDoc `json:"config"`
+}
+
+type episodePoolDoc struct {
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Field   string `json:"field,omitempty"`
+	Keys    int    `json:"keys"`
+	Cooling bool   `json:"cooling"`
+	Single  bool   `json:"single"`
+	Rule    string `json:"rule,omitempty"`
+}
+
+func newFailureGroupDoc(g *failures.Group) failureGroupDoc {
+	var why map[string]int64
+	for _, r := range g.Reasons() {
+		if why == nil {
+			why = map[string]int64{}
+		}
+		why[r.Reason.String()] = r.Calls
+	}
+	return failureGroupDoc{Reasons: why, Gateway: string(g.Gateway), Provider: g.Provider, ModelGroup: g.ModelGroup, KeyHash: g.Key, KeyAlias: g.KeyAlias,
+		Route: g.Route, Failed: failedSplitDoc{Upstream: g.Calls[failures.Upstream], Gateway: g.Calls[failures.Gateway], Unknown: g.Calls[failures.Unknown]},
+		Tokens: g.Tokens, Recorded: g.Recorded.String(), Billed: g.Billed.String(), BilledCalls: g.BilledCalls}
+}
+
+func newFailureDoc(f *failures.Failure) failureDoc {
+	return failureDoc{RequestID: f.RequestID, Start: f.Start.UTC().Format(time.RFC3339Nano), End: f.End.UTC().Format(time.RFC3339Nano),
+		LatencyMs: f.Latency().Milliseconds(), HTTPStatus: f.HTTPStatus, Route: f.Route, Deployment: f.Deployment, Text: f.Text}
+}
+
+func newFailuresDoc(r *FailureReport) *failuresDoc {
+	res := r.Result
+	doc := &failuresDoc{Rows: rowsDoc(r.Rows), FastMs: res.Fast.Milliseconds(),
+		Access: failureAccessDoc{Failed: res.Access.Failed, Joined: res.Access.Joined, Alone: res.Access.Alone, Outside: res.Access.Outside, Upstream: res.Access.Upstream},
+		Totals: newFailureGroupDoc(&res.Total), Groups: []failureGroupDoc{}, Episodes: []episodeDoc{}}
+	for i := range res.Groups {
+		doc.Groups = append(doc.Groups, newFailureGroupDoc(&res.Groups[i]))
+	}
+	for i := range res.Episodes {
+		ep := &res.Episodes[i]
+		e := episodeDoc{Gateway: string(ep.Gateway), Provider: ep.Provider, ModelGroup: ep.ModelGroup,
+			Start: ep.Start().UTC().Format(time.RFC3339Nano), End: ep.End().UTC().Format(time.RFC3339Nano), Refused: ep.Refused,
+			CooldownS: ep.Cooldown.Seconds(), Trigger: newFailureDoc(&ep.Trigger), First: newFailureDoc(&ep.First), Last: newFailureDoc(&ep.Last)}
+		if p := ep.Pool; p != nil {
+			single, _ := ep.Single()
+			e.Config = &episodePoolDoc{File: res.Config.File, Line: p.Line, Field: p.Field, Keys: p.Keys, Cooling: p.Cooling, Single: single, Rule: res.Config.Rule}
+		}
+		doc.Episodes = append(doc.Episodes, e)
+	}
+	return doc
+}
