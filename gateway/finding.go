@@ -14,15 +14,16 @@ const (
 	Problem Severity = iota
 	// Warning is reported but does not fail the check unless made strict.
 	Warning
+	// Accepted is a problem or warning that a comment in the config
+	// accepts (see Accept): reported, with the comment's reason, but it
+	// does not fail the check.
+	Accepted
 )
 
-// String returns "finding" or "warning".
-func (s Severity) String() string {
-	if s == Warning {
-		return "warning"
-	}
-	return "finding"
-}
+var severityNames = [...]string{"finding", "warning", "accepted"}
+
+// String returns "finding", "warning" or "accepted".
+func (s Severity) String() string { return severityNames[s] }
 
 // Finding is one problem a check found in a gateway config.
 type Finding struct {
@@ -35,6 +36,10 @@ type Finding struct {
 	Value     string // the value as written ("" when the key is missing)
 	Bound     string // what the value should be, in words or figures
 	Message   string
+	// Reason is, for an Accepted finding, the reason the comment accepting
+	// it gives, and AcceptedAt the comment's line.
+	Reason     string
+	AcceptedAt int
 }
 
 // Where returns "file:line".

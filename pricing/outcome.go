@@ -65,6 +65,15 @@ func (r Rows) Sub(before Rows) Rows {
 	}
 }
 
+// Add returns the rows counted in r or in o, every field.
+func (r Rows) Add(o Rows) Rows {
+	neg := Rows{}.Sub(o)
+	return r.Sub(neg)
+}
+
+// Count counts one row of outcome o: Read and o's field.
+func (r *Rows) Count(o Outcome) { r.countN(o, 1) }
+
 // count counts one row of outcome o.
 func (r *Rows) count(o Outcome) { r.countN(o, 1) }
 

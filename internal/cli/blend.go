@@ -46,7 +46,8 @@ as if that version had applied at the call's own instant, so the blend is the wi
 usage mix at the tariff the gateway will be charged from then on; --tariff-at may be a
 future instant, to blend a published change before it takes effect. --historical prices
 each call at the version in force at its own instant instead (exact in total over the
-window). The output names the version(s) used.
+window). The output names the version(s) used, and a warning on stderr names each known
+version that takes effect after that tariff for a model with calls (tokenfare tariffs next).
 
 Pricing the window's tokens at the blended prices gives its cost to within half a unit of
 the 9th decimal place per 1M tokens; a blended price always lies between the lowest
@@ -165,12 +166,13 @@ func runBlend(cmd *cobra.Command, a *app, opts *blendOptions) error {
 		return err
 	}
 	bl := e.BlendWindow(eopts.Since, eopts.Until, mode)
-	if opts.write == "" {
-		return writeBlend(cmd, format, bl, opts.allModels)
-	}
 	cat, err := a.Catalog()
 	if err != nil {
 		return err
+	}
+	warnNextVersions(cmd.ErrOrStderr(), cat, bl)
+	if opts.write == "" {
+		return writeBlend(cmd, format, bl, opts.allModels)
 	}
 	return w.run(cmd, cat, bl)
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/tokenfare/tokenfare/gateway"
 	"github.com/tokenfare/tokenfare/gateway/cliproxy"
 	"github.com/tokenfare/tokenfare/gateway/litellm"
 	"github.com/tokenfare/tokenfare/internal/yamlin"
@@ -54,7 +55,16 @@ Router settings are read where LiteLLM reads them (router_settings, litellm_sett
 deployment's litellm_params or model_info), so moving a key does not pass a rule.
 CLIProxyAPI:
   single-key-cooling  a provider with fewer than --pool-keys API keys and cooling on
-  global-cooling-off  disable-cooling: true globally while a provider holds --pool-keys keys or more`,
+  global-cooling-off  disable-cooling: true globally while a provider holds --pool-keys keys or more
+Either gateway:
+  accept              a # tokenfare:accept comment naming no rule or no reason, or accepting nothing
+
+A comment in the config accepts a rule for one line or one entry, with a reason:
+"# tokenfare:accept health-check probes are free on our contract" after a value covers
+its line; alone on a line, the next line and, when that opens a block (a model_list
+entry), the whole block. An accepted finding is listed as accepted and does not fail the
+check; a comment naming no rule or no reason is a finding, one accepting nothing a warning
+(rule accept). See docs/ci.md.`,
 		Example: `  tokenfare check --config litellm.yaml
   tokenfare check --config litellm.yaml --at 2026-12-01 -o json
   tokenfare check --config cliproxy.yaml --strict
@@ -107,8 +117,9 @@ func runCheck(cmd *cobra.Command, a *app, opts *checkOptions) error {
 		return usageError(fmt.Errorf("read config: %w", err), "")
 	}
 	res := &reports.Check{File: opts.config, At: at}
+	rules := litellm.Rules()
 	if cliproxy.Detect(data) {
-		res.Gateway = "cliproxy"
+		res.Gateway, rules = "cliproxy", cliproxy.Rules()
 		if res.Findings, err = cliproxy.Check(opts.config, data, cliproxy.Options{PoolKeys: opts.poolKeys}); err != nil {
 			return usageError(fmt.Errorf("read config: %w", err), "")
 		}
@@ -126,6 +137,7 @@ func runCheck(cmd *cobra.Command, a *app, opts *checkOptions) error {
 			MinAllowedFails: opts.minAllowedFails, Strict: opts.strict, MinRateLimitRetries: opts.minRateRetries,
 			Private: opts.private, PrivateDomains: opts.privateDomains})
 	}
+	res.Findings = gateway.Accept(opts.config, data, res.Findings, rules)
 	if err := reports.Findings(cmd.OutOrStdout(), format, res); err != nil {
 		return err
 	}

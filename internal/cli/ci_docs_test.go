@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
 
+	"github.com/tokenfare/tokenfare/gateway"
 	"github.com/tokenfare/tokenfare/gateway/cliproxy"
 	"github.com/tokenfare/tokenfare/gateway/litellm"
 )
@@ -123,6 +124,11 @@ func TestCIWorkflowExample(t *testing.T) {
 	for k, v := range wf.Env {
 		env[k] = v
 	}
+	// Variables a step sets for the next ones (echo "AS_OF=..." >>
+	// "$GITHUB_ENV") stand for an instant here; TestCIWorkflowRuns runs them.
+	for _, m := range regexp.MustCompile(`echo "(\w+)=.*>> "\$GITHUB_ENV"`).FindAllStringSubmatch(string(data), -1) {
+		env[m[1]] = "2026-11-03T16:00:00Z"
+	}
 	called := map[string]bool{}
 	for name, job := range wf.Jobs {
 		if job.RunsOn == "" || len(job.Steps) == 0 {
@@ -157,8 +163,13 @@ func TestCIRecipe(t *testing.T) {
 	blocks := regexp.MustCompile("(?s)```sh\n(.*?)```").FindAllStringSubmatch(string(data), -1)
 	n := 0
 	for _, b := range blocks {
+		// A variable the block sets (AS_OF=$(date ...)) stands for an instant.
+		env := map[string]string{}
+		for _, m := range regexp.MustCompile(`(?m)^(\w+)=`).FindAllStringSubmatch(b[1], -1) {
+			env[m[1]] = "2026-11-03T16:00:00Z"
+		}
 		for _, l := range tokenfareLines(b[1]) {
-			parseAgainstTree(t, "docs/ci.md", shellWords(t, l, nil)[1:])
+			parseAgainstTree(t, "docs/ci.md", shellWords(t, l, env)[1:])
 			n++
 		}
 	}
@@ -230,7 +241,7 @@ func TestCIDocsListEveryRule(t *testing.T) {
 		litellm.RuleUntariffed, litellm.RulePriceFormat, litellm.RulePriceBounds, litellm.RuleZeroPrice,
 		litellm.RuleNoCustom, litellm.RuleInconsistent, litellm.RuleOffPeak, litellm.RuleHealthCheck,
 		litellm.RuleCooldown, litellm.RuleRateLimit, litellm.RulePrivateFall, litellm.RulePrivateAlias,
-		litellm.RulePrivateAddr, cliproxy.RuleSingleKeyCooling, cliproxy.RuleGlobalCoolingOff,
+		litellm.RulePrivateAddr, cliproxy.RuleSingleKeyCooling, cliproxy.RuleGlobalCoolingOff, gateway.RuleAccept,
 	}
 	data, err := os.ReadFile("../../docs/ci.md")
 	if err != nil {

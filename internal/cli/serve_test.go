@@ -1,0 +1,195 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+)
+
+// syncBuffer is a buffer the server's goroutine writes while the test reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// freeAddr returns a loopback address no one listens on now.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// startServe runs tokenfare serve in the test's process until the returned
+// stop is called, which returns its exit code.
+func startServe(t *testing.T, args ...string) (addr string, stderr *syncBuffer, stop func() int) {
+	t.Helper()
+	addr = freeAddr(t)
+	stderr = &syncBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	a := &app{stdin: strings.NewReader(""), stdout: io.Discard, stderr: stderr, now: time.Now}
+	done := make(chan int, 1)
+	go func() {
+		done <- runContext(ctx, a, append([]string{"serve", "--listen", addr, "--interval", "1s"}, args...))
+	}()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		resp, err := http.Get("http://" + addr + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				break
+			}
+		}
+		select {
+		case code := <-done:
+			cancel()
+			t.Fatalf("serve exited %d:\n%s", code, stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			cancel()
+			t.Fatalf("serve not healthy after 20s:\n%s", stderr.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return addr, stderr, func() int { cancel(); return <-done }
+}
+
+// promQuery runs an instant query and returns its single value as text,
+// "" while the result is empty.
+func promQuery(t *testing.T, addr, q string) string {
+	t.Helper()
+	resp, err := http.Get("http://" + addr + "/api/v1/query?query=" + url.QueryEscape(q))
+	if err != nil {
+		return ""
+	}
+	defer resp.Body.Close()
+	var r struct {
+		Data struct {
+			Result []struct {
+				Value [2]any `json:"value"`
+			} `json:"result"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil || len(r.Data.Result) != 1 {
+		return ""
+	}
+	s, _ := r.Data.Result[0].Value[1].(string)
+	return s
+}
+
+// TestServePrometheus: a real Prometheus scrapes serve on loopback, and
+// PromQL gives the official cost, recorded spend and calls that reconcile
+// gives for the same rows: the money to its 9 decimal places (the sum of
+// the series' floats rounded there), the counts exactly. SIGTERM's path
+// (the context cancelled) ends serve with exit 0.
+func TestServePrometheus(t *testing.T) {
+	prom, err := exec.LookPath("prometheus")
+	if err != nil {
+		t.Skip("prometheus not installed (Debian: apt-get install prometheus)")
+	}
+	dir := t.TempDir()
+	calls := filepath.Join(dir, "spendlogs.csv")
+	data, err := os.ReadFile("../../testdata/sample/spendlogs-2026-10.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(calls, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCLI(t, "", "reconcile", "--calls", calls, "-o", "json")
+	if code != exitOK {
+		t.Fatalf("reconcile: exit %d: %s", code, errs)
+	}
+	var want struct {
+		Rows   map[string]int64
+		Totals struct{ Official, Recorded string }
+	}
+	if err := json.Unmarshal([]byte(out), &want); err != nil {
+		t.Fatal(err)
+	}
+
+	addr, stderr, stop := startServe(t, "--calls", calls, "--state", filepath.Join(dir, "state.db"))
+	promAddr := freeAddr(t)
+	config := filepath.Join(dir, "prometheus.yml")
+	os.WriteFile(config, []byte(fmt.Sprintf("global: {scrape_interval: 1s}\nscrape_configs:\n  - job_name: tokenfare\n    static_configs: [{targets: [%q]}]\n", addr)), 0o644)
+	cmd := exec.Command(prom, "--config.file="+config, "--storage.tsdb.path="+filepath.Join(dir, "tsdb"),
+		"--web.listen-address="+promAddr)
+	var promLog syncBuffer
+	cmd.Stdout, cmd.Stderr = &promLog, &promLog
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	}()
+
+	queries := []struct {
+		query string
+		want  string
+		money bool
+	}{
+		{query: `sum(tokenfare_official_cost{currency="USD"})`, want: want.Totals.Official, money: true},
+		{query: `sum(tokenfare_recorded_spend)`, want: want.Totals.Recorded, money: true},
+		{query: `tokenfare_calls_total{outcome="priced"}`, want: strconv.FormatInt(want.Rows["priced"], 10)},
+		{query: `tokenfare_calls_total{outcome="duplicate"}`, want: strconv.FormatInt(want.Rows["duplicate"], 10)},
+		{query: `tokenfare_calls_total{outcome="failed"}`, want: strconv.FormatInt(want.Rows["failed"], 10)},
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for _, q := range queries {
+		var got string
+		for got = promQuery(t, promAddr, q.query); got == "" && time.Now().Before(deadline); got = promQuery(t, promAddr, q.query) {
+			time.Sleep(250 * time.Millisecond)
+		}
+		if got == "" {
+			t.Fatalf("%s: no result within 60s\nprometheus:\n%s\nserve:\n%s", q.query, promLog.String(), stderr.String())
+		}
+		if q.money {
+			d, err := decimal.NewFromString(got)
+			if err != nil {
+				t.Fatalf("%s: %q: %v", q.query, got, err)
+			}
+			got = d.Round(9).String()
+		}
+		if got != q.want {
+			t.Errorf("%s = %s, reconcile gives %s", q.query, got, q.want)
+		}
+	}
+	if code := stop(); code != exitOK {
+		t.Errorf("serve stopped with exit %d, want 0:\n%s", code, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), `"msg":"stopping"`) {
+		t.Errorf("serve did not log its stop:\n%s", stderr.String())
+	}
+}

@@ -1,0 +1,274 @@
+package metrics
+
+import (
+	"context"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/shopspring/decimal"
+
+	"github.com/tokenfare/tokenfare/internal/state"
+	"github.com/tokenfare/tokenfare/pricing"
+	"github.com/tokenfare/tokenfare/tariffs"
+)
+
+// DefaultTopKeys is how many key aliases are named by default.
+const DefaultTopKeys = 20
+
+// Other is the key alias every key past the top ones is counted under.
+const Other = "other"
+
+// Options shape the metrics.
+type Options struct {
+	TopKeys int // key aliases named, by official cost; 0 means DefaultTopKeys
+	// Config is a LiteLLM config.yaml whose prices are held against the
+	// blend of the state's last 28 days (tokenfare_config_price_off_ratio);
+	// "" for none.
+	Config string
+	// Budgets are the team and key budgets whose spend, remainder and
+	// month-end forecast are reported (tokenfare_budget_*); nil for none.
+	Budgets *pricing.BudgetPlan
+}
+
+var (
+	descOfficial = prometheus.NewDesc("tokenfare_official_cost",
+		"Official cost of the calls in the state at the tariffs loaded (priced again on a tariff change), in the tariff's currency.",
+		[]string{"provider", "model", "key", "team", "currency"}, nil)
+	descRecorded = prometheus.NewDesc("tokenfare_recorded_spend",
+		"Spend the gateway recorded for the calls in the state (duplicates left out).",
+		[]string{"provider", "model", "key", "team"}, nil)
+	descCalls = prometheus.NewDesc("tokenfare_calls_total",
+		"Rows read, by outcome: priced, unpriced, retired, failed, cache_hit, duplicate, rejected.",
+		[]string{"outcome"}, nil)
+	descGap = prometheus.NewDesc("tokenfare_gap_ratio",
+		"(recorded spend - official cost) / official cost of the priced calls billed in the window: 1h, 24h, or month (UTC month to date).",
+		[]string{"window"}, nil)
+	descPeak = prometheus.NewDesc("tokenfare_peak_share",
+		"Share of a model's official cost this UTC month billed outside its tariff's default period (peak hours).",
+		[]string{"model"}, nil)
+	descAge = prometheus.NewDesc("tokenfare_newest_row_age_seconds",
+		"Seconds since the billing instant of the newest row read from the source.",
+		[]string{"source"}, nil)
+)
+
+// Collector is a prometheus.Collector of the figures of its last Update.
+type Collector struct {
+	opts Options
+	mu   sync.RWMutex
+	snap *Snapshot
+}
+
+// New returns a Collector with nothing to report until Update.
+func New(opts Options) *Collector {
+	if opts.TopKeys <= 0 {
+		opts.TopKeys = DefaultTopKeys
+	}
+	return &Collector{opts: opts, snap: &Snapshot{}}
+}
+
+// costLabels are the labels of one cost series.
+type costLabels struct {
+	provider, model, key, team, currency string
+}
+
+// money is an official cost and a recorded spend.
+type money struct{ official, recorded decimal.Decimal }
+
+func (m *money) add(official, recorded decimal.Decimal) {
+	m.official, m.recorded = m.official.Add(official), m.recorded.Add(recorded)
+}
+
+// Snapshot is the figures of one Update.
+type Snapshot struct {
+	Cost  map[costLabels]*money
+	Calls map[string]int64
+	Gap   map[string]*money // window → priced calls' money
+	Peak  map[string]*money // model → month's official cost (official: all, recorded: off the default period)
+	Age   map[string]time.Duration
+	// ConfigOff is how far each configured price is off today's blend.
+	ConfigOff map[configLabels]decimal.Decimal
+	Budgets   []budgetLine
+	Anomaly   map[anomalyKey]*weeks
+}
+
+// Update prices the state's sums at cat and makes them the figures the
+// next scrapes report; now decides the windows and ages.
+func (c *Collector) Update(s *state.Store, cat *tariffs.Catalog, now time.Time) error {
+	snap, err := build(s, cat, now.UTC(), c.opts)
+	if err != nil {
+		return err
+	}
+	if c.opts.Config != "" {
+		if snap.ConfigOff, err = configDrift(context.Background(), c.opts.Config, s, cat, now.UTC()); err != nil {
+			return err
+		}
+	}
+	c.mu.Lock()
+	c.snap = snap
+	c.mu.Unlock()
+	return nil
+}
+
+// windows are the gap's windows, by label, as the instant they start at.
+func windows(now time.Time) map[string]time.Time {
+	return map[string]time.Time{
+		"1h":    now.Add(-time.Hour),
+		"24h":   now.Add(-24 * time.Hour),
+		"month": time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC),
+	}
+}
+
+func build(s *state.Store, cat *tariffs.Catalog, now time.Time, opts Options) (*Snapshot, error) {
+	type row struct {
+		labels             costLabels
+		official, recorded decimal.Decimal
+		week               int // anomalySlot of the row's slot
+	}
+	var rows []row
+	snap := &Snapshot{Cost: map[costLabels]*money{}, Calls: map[string]int64{}, Gap: map[string]*money{},
+		Peak: map[string]*money{}, Age: map[string]time.Duration{}}
+	byKey := map[string]decimal.Decimal{}
+	wins := windows(now)
+	month := wins["month"]
+	bm := &budgetMonth{team: map[string]decimal.Decimal{}, key: map[string]decimal.Decimal{}}
+	err := s.Each(func(k *state.Key, sums *state.Sums) error {
+		p := state.Price(cat, k, sums)
+		l := costLabels{provider: "unknown", model: k.Model, key: k.KeyAlias, team: k.Team}
+		if p.Model != nil {
+			l.provider, l.model, l.currency = p.Model.Provider.Name, p.Model.ID, p.Model.Provider.Currency
+		}
+		rows = append(rows, row{labels: l, official: p.Official, recorded: sums.Recorded, week: anomalySlot(k.Slot, now)})
+		byKey[k.KeyAlias] = byKey[k.KeyAlias].Add(p.Official)
+		if !p.OK {
+			return nil
+		}
+		end := k.Slot.Add(state.Grain)
+		for w, from := range wins {
+			if end.After(from) && !k.Slot.After(now) {
+				gapOf(snap.Gap, w).add(p.Official, sums.Recorded)
+			}
+		}
+		if !k.Slot.Before(month) && !k.Slot.After(now) {
+			bm.add(k.Team, k.KeyAlias, p.Official)
+		}
+		if !k.Slot.Before(month) {
+			peak := decimal.Zero
+			if !p.Default {
+				peak = p.Official
+			}
+			gapOf(snap.Peak, l.model).add(p.Official, peak)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	top := topKeys(byKey, opts.TopKeys)
+	snap.Anomaly = map[anomalyKey]*weeks{}
+	for _, r := range rows {
+		if !top[r.labels.key] {
+			r.labels.key = Other
+		}
+		gapOf(snap.Cost, r.labels).add(r.official, r.recorded)
+		if r.week >= 0 && r.labels.currency != "" {
+			k := anomalyKey{r.labels.model, r.labels.key}
+			w := snap.Anomaly[k]
+			if w == nil {
+				w = &weeks{}
+				snap.Anomaly[k] = w
+			}
+			w[r.week] = w[r.week].Add(r.official)
+		}
+	}
+	if opts.Budgets != nil {
+		snap.Budgets = budgetLines(opts.Budgets, bm, now)
+	}
+	sources, err := s.Sources()
+	if err != nil {
+		return nil, err
+	}
+	for _, src := range sources {
+		r := src.Rows
+		for o, n := range map[string]int64{pricing.Priced.String(): r.Priced, pricing.Unpriced.String(): r.Unpriced,
+			pricing.Retired.String(): r.Retired, pricing.Failed.String(): r.Failed, pricing.CacheHit.String(): r.CacheHit,
+			pricing.Duplicate.String(): r.Duplicate, "rejected": r.Rejected} {
+			snap.Calls[o] += n
+		}
+		if !src.Watermark.IsZero() {
+			snap.Age[src.Name] = now.Sub(src.Watermark)
+		}
+	}
+	return snap, nil
+}
+
+// gapOf returns m[k], made when missing.
+func gapOf[K comparable](m map[K]*money, k K) *money {
+	v := m[k]
+	if v == nil {
+		v = &money{official: decimal.Zero, recorded: decimal.Zero}
+		m[k] = v
+	}
+	return v
+}
+
+// topKeys returns the n key aliases of the highest official cost (ties
+// by name).
+func topKeys(byKey map[string]decimal.Decimal, n int) map[string]bool {
+	keys := make([]string, 0, len(byKey))
+	for k := range byKey {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if c := byKey[keys[i]].Cmp(byKey[keys[j]]); c != 0 {
+			return c > 0
+		}
+		return keys[i] < keys[j]
+	})
+	out := map[string]bool{}
+	for _, k := range keys[:min(n, len(keys))] {
+		out[k] = true
+	}
+	return out
+}
+
+// Describe sends the descriptors of every metric.
+func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descOfficial, descRecorded, descCalls, descGap, descPeak, descAge, descConfig,
+		descBudget, descBudgetSpent, descBudgetRemaining, descBudgetForecast, descAnomalyRatio, descAnomalyScore} {
+		ch <- d
+	}
+}
+
+// Collect sends the metrics of the last Update.
+func (c *Collector) Collect(ch chan<- prometheus.Metric) {
+	c.mu.RLock()
+	snap := c.snap
+	c.mu.RUnlock()
+	for l, m := range snap.Cost {
+		ch <- prometheus.MustNewConstMetric(descOfficial, prometheus.GaugeValue, m.official.InexactFloat64(), l.provider, l.model, l.key, l.team, l.currency)
+		ch <- prometheus.MustNewConstMetric(descRecorded, prometheus.GaugeValue, m.recorded.InexactFloat64(), l.provider, l.model, l.key, l.team)
+	}
+	for o, n := range snap.Calls {
+		ch <- prometheus.MustNewConstMetric(descCalls, prometheus.CounterValue, float64(n), o)
+	}
+	for w, m := range snap.Gap {
+		if !m.official.IsZero() {
+			ch <- prometheus.MustNewConstMetric(descGap, prometheus.GaugeValue, m.recorded.Sub(m.official).Div(m.official).InexactFloat64(), w)
+		}
+	}
+	for model, m := range snap.Peak {
+		if !m.official.IsZero() {
+			ch <- prometheus.MustNewConstMetric(descPeak, prometheus.GaugeValue, m.recorded.Div(m.official).InexactFloat64(), model)
+		}
+	}
+	for src, age := range snap.Age {
+		ch <- prometheus.MustNewConstMetric(descAge, prometheus.GaugeValue, age.Seconds(), src)
+	}
+	collectBudgets(ch, snap.Budgets)
+	collectAnomalies(ch, snap.Anomaly)
+	for l, off := range snap.ConfigOff {
+		ch <- prometheus.MustNewConstMetric(descConfig, prometheus.GaugeValue, off.InexactFloat64(), l.modelName, l.field)
+	}
+}

@@ -1,0 +1,52 @@
+package metrics
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/shopspring/decimal"
+
+	"github.com/tokenfare/tokenfare/gateway/litellm"
+	"github.com/tokenfare/tokenfare/internal/state"
+	"github.com/tokenfare/tokenfare/tariffs"
+)
+
+// BlendWindow is the window the configured prices are held against: the
+// 28 days before now, as blend's default.
+const BlendWindow = 28 * 24 * time.Hour
+
+var descConfig = prometheus.NewDesc("tokenfare_config_price_off_ratio",
+	"(configured price - today's blend) / today's blend, per LiteLLM config entry and price key; a price equal to the blend has no series.",
+	[]string{"model_name", "field"}, nil)
+
+// configLabels name one configured price.
+type configLabels struct{ modelName, field string }
+
+// configDrift reads the LiteLLM config at path and returns how far each
+// of its prices is from the blend of the state's last BlendWindow at the
+// tariff in force at now, relative to the blend: what blend --write
+// --check compares.
+func configDrift(ctx context.Context, path string, s *state.Store, cat *tariffs.Catalog, now time.Time) (map[configLabels]decimal.Decimal, error) {
+	cfg, _, err := litellm.ReadFile(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("read config: %w", err)
+	}
+	prices, err := s.Blend(cat, now.Add(-BlendWindow), now, now)
+	if err != nil {
+		return nil, err
+	}
+	u, err := cfg.Update(litellm.UpdateOptions{Catalog: cat, Prices: prices, At: now})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	out := map[configLabels]decimal.Decimal{}
+	for _, c := range u.Changes {
+		if c.Block || c.Old == "" || c.NewPrice.IsZero() {
+			continue
+		}
+		out[configLabels{c.ModelName, c.Field}] = c.OldPrice.Sub(c.NewPrice).Div(c.NewPrice)
+	}
+	return out, nil
+}

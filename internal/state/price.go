@@ -1,0 +1,56 @@
+package state
+
+import (
+	"github.com/shopspring/decimal"
+
+	"github.com/tokenfare/tokenfare/ledger"
+	"github.com/tokenfare/tokenfare/pricing"
+	"github.com/tokenfare/tokenfare/tariffs"
+)
+
+// Priced is what the catalog makes of one key's sums.
+type Priced struct {
+	Model    *tariffs.Model // nil when no tariff knows the model
+	Official decimal.Decimal
+	Period   string // the period the slot is billed in; "" unless priced
+	Default  bool   // Period is the version's default period (off-peak, standard)
+	OK       bool   // the tariff prices the sums
+}
+
+// Repriced reports whether an outcome's sums are priced again from the
+// catalog: priced, unpriced and retired calls are (a new version may
+// price what was unpriced, or retire what was priced); failed calls,
+// cache hits and duplicates cost nothing.
+func Repriced(o pricing.Outcome) bool {
+	return o == pricing.Priced || o == pricing.Unpriced || o == pricing.Retired
+}
+
+// Price prices the sums of k at cat: the rates of the version in force at
+// the slot's start, in its period, in the call's service tier and region,
+// in the tier its prompt-size class falls in. It equals the sum of the
+// calls' official costs under the package's invariant.
+func Price(cat *tariffs.Catalog, k *Key, s *Sums) Priced {
+	m := cat.Model(k.Model)
+	if m == nil {
+		m, _, _ = cat.ResolveOn(k.Host, k.Model)
+	}
+	out := Priced{Model: m, Official: decimal.Zero}
+	if m == nil || !Repriced(k.Outcome) {
+		return out
+	}
+	q := m.At(k.Slot)
+	if q.Status != tariffs.Priced {
+		return out
+	}
+	mp := q.Prices
+	if k.ServiceTier != ledger.TierStandard || k.Region != "" {
+		mp, _ = mp.Variant(tariffs.ServiceTier(k.ServiceTier), k.Region)
+	}
+	tier := 0
+	if k.Above > 0 {
+		tier = mp.TierOf(k.Above + 1)
+	}
+	_, out.Official = pricing.CostOf(mp.RatesAt(q.Period, tier), &s.Qty)
+	out.Period, out.Default, out.OK = q.PeriodName(), q.Period == 0, true
+	return out
+}

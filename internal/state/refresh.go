@@ -1,0 +1,62 @@
+package state
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/tokenfare/tokenfare/internal/run"
+	"github.com/tokenfare/tokenfare/ledger"
+	"github.com/tokenfare/tokenfare/pricing"
+	"github.com/tokenfare/tokenfare/tariffs"
+)
+
+// Feed is one source tokenfare serve reads again and again.
+type Feed struct {
+	// Name identifies the feed's watermark in the state: keep it stable
+	// across restarts (a file's path, a database's name).
+	Name string
+	// Open returns the sources of one refresh, reading the calls billed at
+	// or after since (zero: all): a database bounds its query by it, a
+	// folder lists its files anew.
+	Open func(since time.Time) ([]ledger.Source, error)
+}
+
+// Refresh reads each feed past its watermark, less Overlap, prices its
+// calls at cat and commits them to the state, one transaction per feed.
+// opts are the engine's (billing time, zone); their Since, when set, is a
+// floor no refresh reads before. A feed with no new call is no error. On
+// an error the feed's refresh is dropped whole and the error returned.
+func (s *Store) Refresh(ctx context.Context, cat *tariffs.Catalog, opts pricing.Options, feeds []Feed) ([]Source, error) {
+	var out []Source
+	for _, f := range feeds {
+		src, err := s.refresh(ctx, cat, opts, f)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, src)
+	}
+	return out, nil
+}
+
+func (s *Store) refresh(ctx context.Context, cat *tariffs.Catalog, opts pricing.Options, f Feed) (Source, error) {
+	b, err := s.Begin(f.Name)
+	if err != nil {
+		return Source{}, err
+	}
+	if b.Since().After(opts.Since) {
+		opts.Since = b.Since()
+	}
+	sources, err := f.Open(opts.Since)
+	if err != nil {
+		b.Abort()
+		return Source{}, err
+	}
+	res, err := run.Run(ctx, run.Input{Catalog: cat, Options: opts, Sources: sources, Observers: []pricing.Observer{b}})
+	var np *run.NothingPricedError
+	if err != nil && !errors.As(err, &np) {
+		b.Abort()
+		return Source{}, err
+	}
+	return b.Commit(res.Engine.Rows().Rejected)
+}

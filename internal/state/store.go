@@ -1,0 +1,251 @@
+package state
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/shopspring/decimal"
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/tokenfare/tokenfare/ledger"
+	"github.com/tokenfare/tokenfare/pricing"
+)
+
+// Grain is the width of a slot: calls are summed per 15 minutes of their
+// billing instant, the finest step of any catalog tariff's periods.
+const Grain = 15 * time.Minute
+
+// Overlap is how far before a source's watermark a refresh reads again,
+// for the rows a gateway logs late; the identities of the calls read in
+// it tell the ones already counted.
+const Overlap = time.Hour
+
+var (
+	bucketSums    = []byte("sums")
+	bucketSeen    = []byte("seen")
+	bucketSources = []byte("sources")
+)
+
+// Key identifies the calls one Sums adds up.
+type Key struct {
+	Model       string // the tariff model id, or the logged name when no tariff knows it
+	Host        string
+	Slot        time.Time // start of the Grain the billing instant falls in, UTC
+	KeyAlias    string
+	Team        string
+	Outcome     pricing.Outcome
+	ServiceTier ledger.ServiceTier
+	Region      string
+	// Above is the prompt-size class: the threshold of the tier the call
+	// was priced in (0 for the base rates).
+	Above int64
+}
+
+// Sums are what the calls of one Key add up to.
+type Sums struct {
+	Calls    int64
+	Qty      pricing.Quantities
+	Recorded decimal.Decimal // exact sum of the spend the gateway recorded
+	Newest   time.Time       // the newest billing instant among them
+}
+
+// add adds o to s.
+func (s *Sums) add(o *Sums) {
+	s.Calls += o.Calls
+	s.Qty.Add(&o.Qty)
+	s.Recorded = s.Recorded.Add(o.Recorded)
+	if o.Newest.After(s.Newest) {
+		s.Newest = o.Newest
+	}
+}
+
+// Source is what the state knows of one source.
+type Source struct {
+	Name      string
+	Watermark time.Time // the newest billing instant read; zero before the first refresh
+	Rows      pricing.Rows
+	Refreshes int64
+}
+
+// Store is the state file.
+type Store struct {
+	db *bolt.DB
+}
+
+// Open opens (or creates) the state file at path. A second process opening
+// the same file waits up to a second, then fails.
+func Open(path string) (*Store, error) {
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
+	if err != nil {
+		return nil, fmt.Errorf("open state %s: %w", path, err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketSums, bucketSeen, bucketSources} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open state %s: %w", path, err)
+	}
+	return &Store{db: db}, nil
+}
+
+// Close flushes and closes the file.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Source returns what the state knows of the named source (zero when
+// nothing yet).
+func (s *Store) Source(name string) (Source, error) {
+	out := Source{Name: name}
+	err := s.db.View(func(tx *bolt.Tx) error {
+		if v := tx.Bucket(bucketSources).Get([]byte(name)); v != nil {
+			return decodeSource(v, &out)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Sources returns every source the state knows, by name.
+func (s *Store) Sources() ([]Source, error) {
+	var out []Source
+	err := s.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketSources).ForEach(func(k, v []byte) error {
+			src := Source{Name: string(k)}
+			if err := decodeSource(v, &src); err != nil {
+				return err
+			}
+			out = append(out, src)
+			return nil
+		})
+	})
+	return out, err
+}
+
+// Each calls fn with every key and its sums, in the file's order.
+func (s *Store) Each(fn func(*Key, *Sums) error) error {
+	return s.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketSums).ForEach(func(k, v []byte) error {
+			var key Key
+			var sums Sums
+			if err := decodeKey(k, &key); err != nil {
+				return err
+			}
+			if err := decodeSums(v, &sums); err != nil {
+				return err
+			}
+			return fn(&key, &sums)
+		})
+	})
+}
+
+// seenKey is the identity of a call in the seen bucket: its start (first,
+// so that the oldest are pruned in key order), gateway and the reader's
+// identity, as the engine tells duplicates.
+func seenKey(c *ledger.Call) []byte {
+	b := make([]byte, 8, 8+len(c.Gateway)+1+len(c.Identity))
+	binary.BigEndian.PutUint64(b, uint64(c.Start.UnixNano()))
+	b = append(b, c.Gateway...)
+	b = append(b, 0)
+	return append(b, c.Identity...)
+}
+
+// errCorrupt is a record of the file that does not decode.
+var errCorrupt = errors.New("state: corrupt record")
+
+// The file's records: JSON, off the domain types.
+type keyRecord struct {
+	M string `json:"m"`
+	H string `json:"h,omitempty"`
+	S int64  `json:"s"`
+	K string `json:"k,omitempty"`
+	T string `json:"t,omitempty"`
+	O uint8  `json:"o"`
+	V uint8  `json:"v,omitempty"`
+	R string `json:"r,omitempty"`
+	A int64  `json:"a,omitempty"`
+}
+
+type sumsRecord struct {
+	Calls    int64   `json:"c"`
+	Qty      []int64 `json:"q"`
+	Recorded string  `json:"r"`
+	Newest   int64   `json:"n"`
+}
+
+type sourceRecord struct {
+	Watermark int64        `json:"w"`
+	Rows      pricing.Rows `json:"rows"`
+	Refreshes int64        `json:"refreshes"`
+}
+
+func encodeKey(k *Key) []byte {
+	b, _ := json.Marshal(keyRecord{M: k.Model, H: k.Host, S: k.Slot.Unix(), K: k.KeyAlias, T: k.Team,
+		O: uint8(k.Outcome), V: uint8(k.ServiceTier), R: k.Region, A: k.Above})
+	return b
+}
+
+func decodeKey(b []byte, k *Key) error {
+	var r keyRecord
+	if err := json.Unmarshal(b, &r); err != nil {
+		return fmt.Errorf("%w: key %q: %v", errCorrupt, b, err)
+	}
+	*k = Key{Model: r.M, Host: r.H, Slot: time.Unix(r.S, 0).UTC(), KeyAlias: r.K, Team: r.T,
+		Outcome: pricing.Outcome(r.O), ServiceTier: ledger.ServiceTier(r.V), Region: r.R, Above: r.A}
+	return nil
+}
+
+func encodeSums(s *Sums) []byte {
+	b, _ := json.Marshal(sumsRecord{Calls: s.Calls, Qty: s.Qty[:], Recorded: s.Recorded.String(), Newest: s.Newest.UnixNano()})
+	return b
+}
+
+func decodeSums(b []byte, s *Sums) error {
+	var r sumsRecord
+	if err := json.Unmarshal(b, &r); err != nil {
+		return fmt.Errorf("%w: %v", errCorrupt, err)
+	}
+	d, err := decimal.NewFromString(r.Recorded)
+	if err != nil || len(r.Qty) > len(s.Qty) {
+		return fmt.Errorf("%w: sums %q", errCorrupt, b)
+	}
+	*s = Sums{Calls: r.Calls, Recorded: d, Newest: time.Unix(0, r.Newest).UTC()}
+	copy(s.Qty[:], r.Qty)
+	return nil
+}
+
+func encodeSource(s *Source) []byte {
+	w := int64(0)
+	if !s.Watermark.IsZero() {
+		w = s.Watermark.UnixNano()
+	}
+	b, _ := json.Marshal(sourceRecord{Watermark: w, Rows: s.Rows, Refreshes: s.Refreshes})
+	return b
+}
+
+func decodeSource(b []byte, s *Source) error {
+	var r sourceRecord
+	if err := json.Unmarshal(b, &r); err != nil {
+		return fmt.Errorf("%w: source %s: %v", errCorrupt, s.Name, err)
+	}
+	s.Rows, s.Refreshes = r.Rows, r.Refreshes
+	if r.Watermark != 0 {
+		s.Watermark = time.Unix(0, r.Watermark).UTC()
+	}
+	return nil
+}
+
+// beUint64 reads the big-endian start instant that opens a seen key.
+func beUint64(b []byte) uint64 {
+	if len(b) < 8 {
+		return 0
+	}
+	return binary.BigEndian.Uint64(b)
+}
