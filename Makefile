@@ -23,7 +23,7 @@ RACE_PKGS ?= ./ledger/... ./pricing/... ./internal/run/...
 SAMPLE      := testdata/sample/spendlogs-2026-10.csv
 SAMPLE_DUMP := testdata/sample/spendlogs-dump-2026-10.csv
 
-.PHONY: help test race hostile bench bench-smoke fuzz lint tools release-check golden build sample bench-reconcile bench-report workbook-preview bench-postgres
+.PHONY: help test race hostile bench bench-smoke fuzz lint tools release-check golden build sample bench-reconcile bench-groups bench-report workbook-preview bench-postgres
 
 PREVIEW ?= preview
 
@@ -101,8 +101,12 @@ sample: ## regenerate the bundled sample spend logs
 	$(GO) run $(GEN) -rows 12000 -seed 1 -start 2026-10-01T00:00:00Z -days 31 -o $(SAMPLE)
 	$(GO) run $(GEN) -rows 1000 -seed 1 -start 2026-10-01T00:00:00Z -days 31 -format dump -o $(SAMPLE_DUMP)
 
-bench-reconcile: ## time tokenfare reconcile against readsum, DuckDB and zcat on 5M rows; peak RSS on 5M and 20M
+bench-reconcile: ## time tokenfare reconcile against readsum, DuckDB and zcat on 5M rows; peak RSS on 5M and 20M; then bench-groups
 	bench/run.sh
+	bench/groups.sh
+
+bench-groups: ## time tokenfare reconcile by a few to a million groups on 5M rows: CPU, peak RSS and their cost per group (bench/groups.md)
+	bench/groups.sh
 
 BENCH_ROWS ?= 5000000
 

@@ -349,14 +349,17 @@ func HashKey(raw string) string {
 // interner returns one shared string for repeated byte values, so that a
 // column such as model or api_key costs one allocation per distinct value.
 // A small direct-mapped cache in front of the map makes the common hit
-// cheap. The map is forgotten once it holds maxInterned values, which
-// bounds its memory on high-cardinality columns.
+// cheap. The map stops taking values once it holds maxInterned, which
+// bounds its memory on high-cardinality columns; a value beyond is copied
+// each time it is read (and kept in the cache until another takes its
+// slot). Forgetting the map instead made an input of a few thousand keys
+// rebuild it over and over, most of the time of a read.
 type interner struct {
 	m     map[string]string
 	cache [4096]string
 }
 
-const maxInterned = 1 << 14
+const maxInterned = 1 << 16
 
 func (in *interner) get(b []byte) string {
 	n := len(b)
@@ -379,11 +382,13 @@ func (in *interner) get(b []byte) string {
 	}
 	s, ok := in.m[string(b)]
 	if !ok {
-		if in.m == nil || len(in.m) >= maxInterned {
+		if in.m == nil {
 			in.m = make(map[string]string, 256)
 		}
 		s = string(b)
-		in.m[s] = s
+		if len(in.m) < maxInterned {
+			in.m[s] = s
+		}
 	}
 	*slot = s
 	return s

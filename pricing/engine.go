@@ -54,7 +54,7 @@ type Options struct {
 // input has.
 const (
 	DefaultMaxNames  = 1 << 16
-	DefaultMaxGroups = 1 << 18
+	DefaultMaxGroups = 1 << 21
 )
 
 // Seen records call identities as 64-bit fingerprints with the call's start
@@ -151,6 +151,7 @@ type bucketPricing struct {
 	Rates  *tariffs.Rates       // nil unless priced
 	prices *tariffs.ModelPrices // the model's prices in the bucket's service tier and region; nil unless priced
 	miss   tariffs.Miss         // what of the bucket's service tier and region the tariff has no rates for
+	fixed  *fixedRates          // Rates as integers, nil when unknown
 }
 
 // Recorded returns the spend the gateway recorded for the bucket's calls.
@@ -161,8 +162,24 @@ func (b *bucket) Official() decimal.Decimal {
 	if b.Rates == nil || b.k.outcome != Priced {
 		return decimal.Zero
 	}
+	if total, ok := b.fixed.total(&b.Qty); ok {
+		return total
+	}
 	_, total := CostOf(b.Rates, &b.Qty)
 	return total
+}
+
+// officialAmount is Official as an Amount, for exact sums that allocate
+// nothing per bucket (ExactSum).
+func (b *bucket) officialAmount() ledger.Amount {
+	if b.Rates == nil || b.k.outcome != Priced {
+		return ledger.Amount{}
+	}
+	if a, ok := b.fixed.amount(&b.Qty); ok {
+		return a
+	}
+	_, total := CostOf(b.Rates, &b.Qty)
+	return ledger.AmountOf(total)
 }
 
 // name returns the tariff model id, or the logged name when unknown.
@@ -215,6 +232,7 @@ type Engine struct {
 	lastVariantID variantID         //
 	span          Span              // billing instants of the calls inside the window
 	metas         map[string]string // key metadata as logged → the value of Options.MetaField
+	fixed         map[*tariffs.Rates]*fixedRates
 }
 
 // Span is the first and last billing instant of the calls an engine
@@ -479,9 +497,26 @@ func (e *Engine) bucketOf(k *bucketKey, pc *PricedCall) *bucket {
 		}
 		k = &f
 	}
-	b := &bucket{k: *k, bucketPricing: bucketPricing{Model: pc.Quote.Model, Rates: pc.Rates, prices: pc.prices, miss: pc.Miss}}
+	b := &bucket{k: *k, bucketPricing: bucketPricing{Model: pc.Quote.Model, Rates: pc.Rates, prices: pc.prices, miss: pc.Miss,
+		fixed: e.fixedOf(pc.Rates)}}
 	e.buckets[*k] = b
 	return b
+}
+
+// fixedOf returns r as integers, made once per rates; nil when r is.
+func (e *Engine) fixedOf(r *tariffs.Rates) *fixedRates {
+	if r == nil {
+		return nil
+	}
+	f := e.fixed[r]
+	if f == nil {
+		if e.fixed == nil {
+			e.fixed = map[*tariffs.Rates]*fixedRates{}
+		}
+		f = newFixedRates(r)
+		e.fixed[r] = f
+	}
+	return f
 }
 
 // fold returns k with each grouping it has replaced by its "(other ...)"

@@ -105,14 +105,23 @@ type modelTally struct {
 // numCoverages is the number of tariffs.Coverage values.
 const numCoverages = int(tariffs.Uncovered) + 1
 
+// tallies sums the buckets by model name, in map order: the sums are
+// exact and do not depend on it. What does (a tally's model, the order of
+// its service tiers and regions) is taken as in bucketLess order, and the
+// tallies come sorted by name.
 func (e *Engine) tallies() []*modelTally {
 	byName := map[string]*modelTally{}
+	first := map[*modelTally]*bucket{}
 	var out []*modelTally
-	for _, b := range e.sortedBuckets() {
+	var tiered []*bucket
+	for _, b := range e.buckets {
 		if b.k.host != "" {
 			continue // explained by host (hostTallies)
 		}
 		t := byName[b.k.name()]
+		if t != nil && bucketLess(&b.k, &first[t].k) {
+			t.model, first[t] = b.Model, b
+		}
 		if t == nil {
 			t = &modelTally{name: b.k.name(), model: b.Model, official: decimal.Zero, recorded: decimal.Zero,
 				zeroOfficial: decimal.Zero, noSpendCost: decimal.Zero, periodTokens: map[string]int64{},
@@ -122,6 +131,7 @@ func (e *Engine) tallies() []*modelTally {
 				t.outcomeSpend[i] = decimal.Zero
 			}
 			byName[b.k.name()] = t
+			first[t] = b
 			out = append(out, t)
 		}
 		o := b.k.outcome
@@ -135,9 +145,7 @@ func (e *Engine) tallies() []*modelTally {
 			t.tierCalls += b.Calls
 			t.tierOfficial = t.tierOfficial.Add(b.Official())
 			t.tierRecorded = t.tierRecorded.Add(b.Recorded())
-			if what := b.k.variantText(); !slices.Contains(t.tierWhat, what) {
-				t.tierWhat = append(t.tierWhat, what)
-			}
+			tiered = append(tiered, b)
 		case o == Priced && b.k.zero:
 			t.zeroCalls += b.Calls
 			t.zeroOfficial = t.zeroOfficial.Add(b.Official())
@@ -172,6 +180,14 @@ func (e *Engine) tallies() []*modelTally {
 			}
 		}
 	}
+	sort.Slice(tiered, func(i, j int) bool { return bucketLess(&tiered[i].k, &tiered[j].k) })
+	for _, b := range tiered {
+		t := byName[b.k.name()]
+		if what := b.k.variantText(); !slices.Contains(t.tierWhat, what) {
+			t.tierWhat = append(t.tierWhat, what)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
 	return out
 }
 
@@ -208,10 +224,7 @@ func (e *Engine) hostExplanations() []Explanation {
 	}
 	byHost := map[string]*tally{}
 	var hosts []string
-	for _, b := range e.sortedBuckets() {
-		if b.k.host == "" {
-			continue
-		}
+	for _, b := range e.sortedBucketsWhere(func(b *bucket) bool { return b.k.host != "" }) {
 		t := byHost[b.k.host]
 		if t == nil {
 			t = &tally{recorded: decimal.Zero}

@@ -1,6 +1,8 @@
 package pricing
 
 import (
+	"cmp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -68,8 +70,6 @@ type Group struct {
 	// its own cache (CacheHit): no provider billed them, so they are kept
 	// out of Tokens, whose counts are of usage that reached a provider.
 	CacheHitTokens int64
-
-	currencies map[string]bool
 }
 
 // PeakShare returns the share of the group's timed tokens billed in the
@@ -144,7 +144,9 @@ func (e *Engine) Reconcile() *Reconciliation {
 	return r
 }
 
-// reconcileGroups is Reconcile without the explanations.
+// reconcileGroups is Reconcile without the explanations. Buckets are read
+// in map order: every sum is exact, so it does not depend on the order, and
+// the groups are sorted once made.
 func (e *Engine) reconcileGroups() *Reconciliation {
 	r := e.groupsBy(e.groupKeyOf)
 	e.sortGroups(r.Groups)
@@ -152,32 +154,55 @@ func (e *Engine) reconcileGroups() *Reconciliation {
 }
 
 // groupsBy is reconcileGroups with the buckets grouped by keyOf, the
-// groups in the order of their first bucket.
+// groups in no particular order.
 func (e *Engine) groupsBy(keyOf func(*bucket) GroupKey) *Reconciliation {
-	r := &Reconciliation{Rows: e.rows, By: append([]Dim{}, e.opts.Dims...), Groups: []Group{}}
-	groups := map[GroupKey]*Group{}
-	var order []*Group
-	official, recorded := decimal.Zero, decimal.Zero
-	currencies := map[string]bool{}
-	var calls int64
-	for _, b := range e.sortedBuckets() {
-		o, rec := b.Official(), b.Recorded()
-		official, recorded = official.Add(o), recorded.Add(rec)
+	r := &Reconciliation{Rows: e.rows, By: append([]Dim{}, e.opts.Dims...)}
+	// First the group of each bucket, then the groups made at once: the
+	// index is gone before they are, and no list of groups grows by
+	// doubling.
+	bs := make([]*bucket, 0, len(e.buckets))
+	of := make([]int32, 0, len(e.buckets))
+	var firsts []int32 // a bucket of each group, by group
+	index := map[GroupKey]int32{}
+	for _, b := range e.buckets {
 		k := keyOf(b)
-		g := groups[k]
-		if g == nil {
-			g = &Group{Key: k, Official: decimal.Zero, Recorded: decimal.Zero, currencies: map[string]bool{}}
-			groups[k] = g
-			order = append(order, g)
+		i, ok := index[k]
+		if !ok {
+			i = int32(len(firsts))
+			index[k] = i
+			firsts = append(firsts, int32(len(bs)))
 		}
+		bs = append(bs, b)
+		of = append(of, i)
+	}
+	index = nil
+	groups := make([]Group, len(firsts))
+	for i, at := range firsts {
+		groups[i] = Group{Key: keyOf(bs[at])}
+	}
+	firsts = nil
+	// Money is summed exactly in integers while it fits (ExactSum), and
+	// made decimals once a group is whole.
+	sums := make([][2]ExactSum, len(groups)) // official, recorded
+	var official, recorded ExactSum
+	var currencies []string
+	var calls int64
+	for n, b := range bs {
+		o := b.officialAmount()
+		official.Add(o)
+		recorded.merge(&b.recorded)
+		i := of[n]
+		sums[i][0].Add(o)
+		sums[i][1].merge(&b.recorded)
+		g := &groups[i]
 		if b.k.outcome != Duplicate { // a call logged twice counts once
 			g.Calls += b.Calls
 			calls += b.Calls
 		}
 		if b.Model != nil && b.k.outcome == Priced {
 			g.PricedCalls += b.Calls
-			currencies[b.Model.Provider.Currency] = true
-			g.currencies[b.Model.Provider.Currency] = true
+			currencies = addCurrency(currencies, b.Model.Provider.Currency)
+			g.Currencies = addCurrency(g.Currencies, b.Model.Provider.Currency)
 			timed, peak := timedTokens(b)
 			g.TimedTokens += timed
 			g.PeakTokens += peak
@@ -187,20 +212,36 @@ func (e *Engine) groupsBy(keyOf func(*bucket) GroupKey) *Reconciliation {
 		} else {
 			g.Tokens.AddQuantities(&b.Qty)
 		}
-		g.Official, g.Recorded = g.Official.Add(o), g.Recorded.Add(rec)
 		g.KeyAlias = firstAlias(g.KeyAlias, b.KeyAlias)
 	}
-	for _, g := range order {
+	for i := range groups {
+		g := &groups[i]
+		g.Official, g.Recorded = sums[i][0].Value(), sums[i][1].Value()
 		g.Gap, g.Ratio = g.Official.Sub(g.Recorded), ratio(g.Recorded, g.Official)
-		g.Currencies, g.currencies = sortedSet(g.currencies), nil
-		r.Groups = append(r.Groups, *g)
+		if g.Currencies == nil {
+			g.Currencies = []string{}
+		}
 	}
-	r.Currencies = sortedSet(currencies)
+	r.Groups = groups
+	if currencies == nil {
+		currencies = []string{}
+	}
+	r.Currencies = currencies
 	r.Explanations = []Explanation{}
-	r.Totals = Totals{Calls: calls, Official: official, Recorded: recorded,
-		Gap: official.Sub(recorded), Ratio: ratio(recorded, official), Explained: decimal.Zero}
+	o, rec := official.Value(), recorded.Value()
+	r.Totals = Totals{Calls: calls, Official: o, Recorded: rec, Gap: o.Sub(rec), Ratio: ratio(rec, o), Explained: decimal.Zero}
 	r.Billed = e.modifiers()
 	return r
+}
+
+// addCurrency adds c to the sorted set cs: a group has one currency but
+// for a model group priced by two providers.
+func addCurrency(cs []string, c string) []string {
+	i, found := slices.BinarySearch(cs, c)
+	if found {
+		return cs
+	}
+	return slices.Insert(cs, i, c)
 }
 
 func sortedSet(set map[string]bool) []string {
@@ -259,40 +300,103 @@ func SortByOfficial(gs []Group) {
 	})
 }
 
-// sortGroups orders groups by their values, compared dimension by
-// dimension in the order of the dimensions' names.
+// sortGroups orders groups by their values (GroupKey.Value), compared
+// dimension by dimension in the order of the dimensions' names.
 func (e *Engine) sortGroups(gs []Group) {
 	dims := append([]Dim{}, e.opts.Dims...)
-	sort.Slice(dims, func(i, j int) bool { return dims[i].String() < dims[j].String() })
-	keys := make([]string, len(gs))
-	for i := range gs {
-		var sb strings.Builder
-		for _, d := range dims {
-			sb.WriteString(gs[i].Key.Value(d))
-			sb.WriteByte(0)
-		}
-		keys[i] = sb.String()
+	slices.SortFunc(dims, func(a, b Dim) int { return strings.Compare(a.String(), b.String()) })
+	// Sorted by index, then moved once: a group is some 400 bytes.
+	perm := make([]int32, len(gs))
+	for i := range perm {
+		perm[i] = int32(i)
 	}
-	sort.Sort(groupsByKey{gs, keys})
+	slices.SortFunc(perm, func(a, b int32) int {
+		for _, d := range dims {
+			if c := compareValue(&gs[a].Key, &gs[b].Key, d); c != 0 {
+				return c
+			}
+		}
+		return 0
+	})
+	// gs[i] takes the group at perm[i], cycle by cycle; a place done is
+	// marked -1.
+	for i := range perm {
+		if perm[i] < 0 {
+			continue
+		}
+		tmp := gs[i]
+		for j := i; ; {
+			k := int(perm[j])
+			perm[j] = -1
+			if k == i {
+				gs[j] = tmp
+				break
+			}
+			gs[j] = gs[k]
+			j = k
+		}
+	}
 }
 
-// groupsByKey sorts groups by their sort keys.
-type groupsByKey struct {
-	gs   []Group
-	keys []string
-}
+// The Unix seconds of 1000-01-02 and 9999-12-30, UTC: days between them
+// are written with four-digit years in every zone.
+const (
+	minFourDigitYear = -30610224000 + 86400
+	maxFourDigitYear = 253402214400 - 86400
+)
 
-func (s groupsByKey) Len() int           { return len(s.gs) }
-func (s groupsByKey) Less(i, j int) bool { return s.keys[i] < s.keys[j] }
-func (s groupsByKey) Swap(i, j int) {
-	s.gs[i], s.gs[j] = s.gs[j], s.gs[i]
-	s.keys[i], s.keys[j] = s.keys[j], s.keys[i]
+// compareValue compares the values of two group keys in dimension d as
+// their texts (GroupKey.Value) compare, without writing the texts where
+// the fields order alike: a day's text is its date, in the order of its
+// start in the one zone of a run.
+func compareValue(a, b *GroupKey, d Dim) int {
+	switch d {
+	case DimModel:
+		return strings.Compare(a.Model, b.Model)
+	case DimGroup:
+		return strings.Compare(a.Group, b.Group)
+	case DimKey:
+		return strings.Compare(a.Key, b.Key)
+	case DimTeam:
+		return strings.Compare(a.Team, b.Team)
+	case DimUser:
+		return strings.Compare(a.User, b.User)
+	case DimVersion:
+		return strings.Compare(a.Version, b.Version)
+	case DimHost:
+		return strings.Compare(a.Host, b.Host)
+	case DimDay:
+		// Dates of four-digit years compare as their starts do; the
+		// bounds leave a day for any zone's offset.
+		if ua, ub := a.Start.Unix(), b.Start.Unix(); ua > minFourDigitYear && ua < maxFourDigitYear &&
+			ub > minFourDigitYear && ub < maxFourDigitYear && a.Start.Location() == b.Start.Location() {
+			return cmp.Compare(ua, ub)
+		}
+	case DimPeriod:
+		if a.Outcome == Priced && b.Outcome == Priced {
+			return strings.Compare(a.Period, b.Period)
+		}
+	}
+	return strings.Compare(a.Value(d), b.Value(d))
 }
 
 // sortedBuckets returns the buckets in a fixed order, so that output and
 // sums do not depend on map order.
 func (e *Engine) sortedBuckets() []*bucket {
 	bs := e.allBuckets()
+	sort.Slice(bs, func(i, j int) bool { return bucketLess(&bs[i].k, &bs[j].k) })
+	return bs
+}
+
+// sortedBucketsWhere returns the buckets keep keeps, sorted as
+// sortedBuckets sorts them.
+func (e *Engine) sortedBucketsWhere(keep func(*bucket) bool) []*bucket {
+	var bs []*bucket
+	for _, b := range e.buckets {
+		if keep(b) {
+			bs = append(bs, b)
+		}
+	}
 	sort.Slice(bs, func(i, j int) bool { return bucketLess(&bs[i].k, &bs[j].k) })
 	return bs
 }

@@ -47,18 +47,24 @@ func csvReconciliation(w io.Writer, r *pricing.Reconciliation) error {
 	cols := groupColumns(r)
 	cw.Write(append(cols, "calls", "priced_calls", "input", "cache_read", "cache_write", "output", "reasoning",
 		"official", "recorded", "gap", "ratio", "cache_write_1h", "web_search", "web_fetch", "file_search", "currency"))
+	alias := len(cols) > len(r.By)
+	row := make([]string, 0, len(cols)+16)
 	for i := range r.Groups {
 		g := &r.Groups[i]
-		keys := groupKeys(r.By, g)
-		row := make([]string, 0, len(cols)+16)
-		for _, c := range cols {
-			row = append(row, sheetText(keys[c]))
+		row = row[:0]
+		for _, d := range r.By {
+			row = append(row, sheetText(g.Key.Value(d)))
+		}
+		if alias {
+			row = append(row, sheetText(g.KeyAlias))
 		}
 		row = append(row, itoa(g.Calls), itoa(g.PricedCalls), itoa(g.Tokens.Input), itoa(g.Tokens.CacheRead),
 			itoa(g.Tokens.CacheWrite), itoa(g.Tokens.Output), itoa(g.Tokens.Reasoning), g.Official.String(),
 			g.Recorded.String(), g.Gap.String(), ratioText(g.Ratio), itoa(g.Tokens.CacheWrite1h), itoa(g.Tokens.WebSearch),
 			itoa(g.Tokens.WebFetch), itoa(g.Tokens.FileSearch), groupCurrency(r, g))
-		cw.Write(row)
+		if err := cw.Write(row); err != nil {
+			return err
+		}
 	}
 	cw.Flush()
 	return cw.Error()

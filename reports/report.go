@@ -13,6 +13,9 @@ import (
 
 // Reconciliation writes a reconciliation in format f.
 func Reconciliation(w io.Writer, f Format, r *pricing.Reconciliation) error {
+	if f == JSON {
+		return jsonReconciliation(w, r)
+	}
 	return writeAs(w, f, "a reconciliation", r, tableReconciliation, csvReconciliation,
 		func(r *pricing.Reconciliation) any { return newReconciliationDoc(r) })
 }

@@ -1,0 +1,206 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/tokenfare/tokenfare/internal/jsonout"
+	"github.com/tokenfare/tokenfare/pricing"
+)
+
+// jsonReconciliation writes r as the indented JSON of its reconciliationDoc,
+// byte for byte, but writes the groups one at a time as they are read,
+// without a document, a map or a string per group held for the whole of
+// them: on a million groups the document was most of a run's memory.
+func jsonReconciliation(w io.Writer, r *pricing.Reconciliation) error {
+	rest := *r
+	rest.Groups = nil
+	head := jsonout.Indent(nil, mustMarshal(newReconciliationDoc(&rest)))
+	// The groups' place in the document: an empty list at the top level,
+	// after the fields before it (no string holds a raw line break).
+	mark := []byte("\n  \"groups\": [],")
+	at := bytes.Index(head, mark)
+	if len(r.Groups) == 0 || at < 0 {
+		_, err := w.Write(head)
+		return err
+	}
+	gw := newGroupJSON(r.By)
+	buf := append(make([]byte, 0, 64<<10), head[:at+len(mark)-2]...)
+	for i := range r.Groups {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = gw.appendGroup(append(buf, "\n    "...), &r.Groups[i])
+		if len(buf) >= 60<<10 {
+			if _, err := w.Write(buf); err != nil {
+				return err
+			}
+			buf = buf[:0]
+		}
+	}
+	buf = append(buf, "\n  ]"...)
+	buf = append(buf, head[at+len(mark)-1:]...)
+	_, err := w.Write(buf)
+	return err
+}
+
+// mustMarshal is json.Marshal of a document made of strings, numbers,
+// lists and structs of them, which cannot fail.
+func mustMarshal(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// groupJSON writes groups as groupDoc's indented JSON, two levels deep.
+// A field added to groupDoc must be added to appendGroup too (and to
+// groupDocFields, which a test checks against groupDoc).
+type groupJSON struct {
+	keys []groupKeyField // in the order JSON writes a map's keys: by name
+}
+
+// groupKeyField is one entry of a group's "keys": a dimension, or the key
+// alias when alias is set.
+type groupKeyField struct {
+	name  string // as a JSON string
+	dim   pricing.Dim
+	alias bool
+}
+
+func newGroupJSON(by []pricing.Dim) *groupJSON {
+	g := &groupJSON{}
+	for _, d := range by {
+		g.keys = append(g.keys, groupKeyField{name: d.String(), dim: d})
+	}
+	g.keys = append(g.keys, groupKeyField{name: keyAliasColumn, alias: true})
+	slices.SortFunc(g.keys, func(a, b groupKeyField) int { return strings.Compare(a.name, b.name) })
+	for i := range g.keys {
+		g.keys[i].name = string(appendJSONString(nil, g.keys[i].name))
+	}
+	return g
+}
+
+// appendGroup appends the group's object, its first brace where the
+// caller stands and its lines indented by three levels and more.
+func (gw *groupJSON) appendGroup(b []byte, g *pricing.Group) []byte {
+	b = append(b, "{\n      \"keys\": {"...)
+	n := 0
+	for _, f := range gw.keys {
+		v := g.KeyAlias
+		if !f.alias {
+			v = g.Key.Value(f.dim)
+		} else if v == "" {
+			continue
+		}
+		if n > 0 {
+			b = append(b, ',')
+		}
+		n++
+		b = append(b, "\n        "...)
+		b = append(b, f.name...)
+		b = append(b, ": "...)
+		b = appendJSONString(b, v)
+	}
+	if n > 0 {
+		b = append(b, "\n      "...)
+	}
+	b = append(b, "},\n      \"calls\": "...)
+	b = strconv.AppendInt(b, g.Calls, 10)
+	b = append(b, ",\n      \"priced_calls\": "...)
+	b = strconv.AppendInt(b, g.PricedCalls, 10)
+	t := &g.Tokens
+	b = appendField(b, ",\n      \"tokens\": {\n        \"input\": ", t.Input)
+	b = appendField(b, ",\n        \"cache_read\": ", t.CacheRead)
+	b = appendField(b, ",\n        \"cache_write\": ", t.CacheWrite)
+	if t.CacheWrite1h != 0 {
+		b = appendField(b, ",\n        \"cache_write_1h\": ", t.CacheWrite1h)
+	}
+	b = appendField(b, ",\n        \"output\": ", t.Output)
+	b = appendField(b, ",\n        \"reasoning\": ", t.Reasoning)
+	b = append(b, "\n      }"...)
+	if t.Tools() {
+		b = appendField(b, ",\n      \"tool_uses\": {\n        \"web_search\": ", t.WebSearch)
+		b = appendField(b, ",\n        \"web_fetch\": ", t.WebFetch)
+		b = appendField(b, ",\n        \"file_search\": ", t.FileSearch)
+		b = append(b, "\n      }"...)
+	}
+	if g.CacheHitTokens != 0 {
+		b = appendField(b, ",\n      \"cache_hit_tokens\": ", g.CacheHitTokens)
+	}
+	b = append(appendDecimal(append(b, ",\n      \"official\": \""...), g.Official), '"')
+	b = append(appendDecimal(append(b, ",\n      \"recorded\": \""...), g.Recorded), '"')
+	b = append(appendDecimal(append(b, ",\n      \"gap\": \""...), g.Gap), '"')
+	b = appendJSONString(append(b, ",\n      \"ratio\": "...), ratioText(g.Ratio))
+	return append(b, "\n    }"...)
+}
+
+// groupDocFields are the JSON names of groupDoc's fields, in order, as
+// appendGroup writes them.
+var groupDocFields = []string{"keys", "calls", "priced_calls", "tokens", "tool_uses", "cache_hit_tokens", "official", "recorded", "gap", "ratio"}
+
+// appendField appends the text before a number, then the number.
+func appendField(b []byte, before string, n int64) []byte {
+	return strconv.AppendInt(append(b, before...), n, 10)
+}
+
+// appendJSONString appends s as json.Marshal writes it: quoted, and with
+// anything but printable ASCII (and <, >, & and the quote and backslash)
+// escaped as json.Marshal escapes it.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return append(b, mustMarshal(s)...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+// appendDecimal appends d.String(), writing the digits itself when d's
+// coefficient has at most 18 digits (it then fits an int64), where String
+// makes two big integers and three strings.
+func appendDecimal(b []byte, d decimal.Decimal) []byte {
+	e := d.Exponent()
+	if e > 0 || d.NumDigits() > 18 {
+		return append(b, d.String()...)
+	}
+	c := d.CoefficientInt64()
+	if e == 0 {
+		return strconv.AppendInt(b, c, 10)
+	}
+	if c < 0 {
+		b = append(b, '-')
+		c = -c
+	}
+	var tmp [24]byte
+	digits := strconv.AppendInt(tmp[:0], c, 10)
+	point := len(digits) + int(e) // digits before the point
+	frac := digits
+	if point > 0 {
+		b = append(b, digits[:point]...)
+		frac = digits[point:]
+	} else {
+		b = append(b, '0')
+	}
+	end := len(frac)
+	for end > 0 && frac[end-1] == '0' {
+		end--
+	}
+	if end == 0 {
+		return b
+	}
+	b = append(b, '.')
+	for range -point {
+		b = append(b, '0')
+	}
+	return append(b, frac[:end]...)
+}

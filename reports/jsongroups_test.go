@@ -1,0 +1,134 @@
+package reports
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/tokenfare/tokenfare/pricing"
+)
+
+// TestGroupsStreamAsTheDocument checks the reconciliation's JSON, written
+// group by group, against the indented JSON of its whole document, byte for
+// byte: values that need escaping, every dimension, tool uses and 1-hour
+// cache writes (omitted when zero), no groups, no dimensions.
+func TestGroupsStreamAsTheDocument(t *testing.T) {
+	day := time.Date(2026, 10, 1, 0, 0, 0, 0, time.FixedZone("CST", 8*3600))
+	withGroups := func(by []pricing.Dim, gs ...pricing.Group) *pricing.Reconciliation {
+		r := sampleReconciliation()
+		r.By, r.Groups = by, gs
+		return r
+	}
+	odd := pricing.Group{Key: pricing.GroupKey{Model: "a<b>&c", Key: "k\"\\\n\t\x00", Team: "é 中 \u2028", User: "bad \xff utf-8",
+		Group: "g", Start: day, Period: "peak", Outcome: pricing.Priced, Version: "v1", Host: "azure"},
+		KeyAlias: "alias <x>", Calls: 3, PricedCalls: 2, CacheHitTokens: 8,
+		Tokens:   pricing.TokenCounts{Input: 1, CacheRead: 2, CacheWrite: 3, CacheWrite1h: 4, Output: 5, Reasoning: 1, WebSearch: 6, FileSearch: 7},
+		Official: dec("1.25"), Recorded: dec("0.5"), Gap: dec("0.75"), Ratio: decimal.NewNullDecimal(dec("0.4"))}
+	unpriced := pricing.Group{Key: pricing.GroupKey{Model: "m", Outcome: pricing.Unpriced}, Calls: 1,
+		Official: decimal.Zero, Recorded: dec("0.1"), Gap: dec("-0.1")}
+	all := []pricing.Dim{pricing.DimModel, pricing.DimGroup, pricing.DimKey, pricing.DimTeam, pricing.DimUser,
+		pricing.DimDay, pricing.DimPeriod, pricing.DimVersion, pricing.DimHost}
+	tests := []struct {
+		name string
+		r    *pricing.Reconciliation
+	}{
+		{name: "the sample", r: sampleReconciliation()},
+		{name: "no groups", r: withGroups([]pricing.Dim{pricing.DimModel})},
+		{name: "no dimensions", r: withGroups(nil, unpriced)},
+		{name: "every dimension, values to escape", r: withGroups(all, odd, unpriced, odd)},
+		{name: "by hour", r: withGroups([]pricing.Dim{pricing.DimHour, pricing.DimModel}, odd)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var want, got bytes.Buffer
+			if err := writeJSON(&want, newReconciliationDoc(tc.r)); err != nil {
+				t.Fatal(err)
+			}
+			if err := jsonReconciliation(&got, tc.r); err != nil {
+				t.Fatal(err)
+			}
+			if got.String() != want.String() {
+				t.Fatalf("streamed:\n%s\nwant the document's:\n%s", got.String(), want.String())
+			}
+			if len(tc.r.Groups) > 0 && !strings.Contains(got.String(), `"groups": [`+"\n") {
+				t.Fatalf("no groups written:\n%s", got.String())
+			}
+		})
+	}
+}
+
+// TestGroupsStreamInPieces checks that many groups are written in several
+// writes, each group whole, and equal the document.
+func TestGroupsStreamInPieces(t *testing.T) {
+	r := sampleReconciliation()
+	g := r.Groups[0]
+	r.Groups = nil
+	for range 2000 {
+		r.Groups = append(r.Groups, g)
+	}
+	var want bytes.Buffer
+	if err := writeJSON(&want, newReconciliationDoc(r)); err != nil {
+		t.Fatal(err)
+	}
+	w := &countingWriter{}
+	if err := jsonReconciliation(w, r); err != nil {
+		t.Fatal(err)
+	}
+	if w.b.String() != want.String() || w.writes < 2 {
+		t.Fatalf("%d writes, equal %v: want several, equal to the document", w.writes, w.b.String() == want.String())
+	}
+}
+
+type countingWriter struct {
+	b      bytes.Buffer
+	writes int
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	c.writes++
+	return c.b.Write(p)
+}
+
+// TestAppendDecimalIsString checks appendDecimal against Decimal.String
+// on hand-picked and random decimals, small and past an int64.
+func TestAppendDecimalIsString(t *testing.T) {
+	cases := []string{"0", "-0", "0.000", "1", "-1", "10", "0.5", "-0.5", "0.0003348", "-7.854900427", "65.83571422",
+		"27628.724860816000", "100.00", "123456789012345678", "-123456789012345678", "1234567890123456789",
+		"0.000000000000000001", "99999999999999999.9", "1e3", "-1.5e-20", "340282366920938463463374607431768211456.25"}
+	for _, s := range cases {
+		d := decimal.RequireFromString(s)
+		if got := string(appendDecimal(nil, d)); got != d.String() {
+			t.Errorf("appendDecimal(%s) = %q, want String's %q", s, got, d.String())
+		}
+	}
+	rng := rand.New(rand.NewPCG(9, 4))
+	for range 50000 {
+		d := decimal.New(rng.Int64N(1<<uint(rng.IntN(63)))-rng.Int64N(1<<uint(rng.IntN(63))), -int32(rng.IntN(25)))
+		if rng.IntN(10) == 0 {
+			d = d.Mul(d)
+		}
+		if got := string(appendDecimal(nil, d)); got != d.String() {
+			t.Fatalf("appendDecimal(%s) = %q, want String's %q", d.String(), got, d.String())
+		}
+	}
+}
+
+// TestGroupDocFieldsStreamed fails when a field is added to groupDoc (or
+// the order changes) without appendGroup, which writes the same fields
+// by hand, knowing it.
+func TestGroupDocFieldsStreamed(t *testing.T) {
+	typ := reflect.TypeOf(groupDoc{})
+	var got []string
+	for i := range typ.NumField() {
+		got = append(got, strings.Split(typ.Field(i).Tag.Get("json"), ",")[0])
+	}
+	if !slices.Equal(got, groupDocFields) {
+		t.Fatalf("groupDoc has the fields %q, appendGroup writes %q: update appendGroup and groupDocFields", got, groupDocFields)
+	}
+}
