@@ -10,8 +10,8 @@ import (
 
 	"github.com/shopspring/decimal"
 
-	"github.com/tokenfare/tokenfare/internal/jsonout"
 	"github.com/tokenfare/tokenfare/pricing"
+	"github.com/tokenfare/tokenfare/reports/jsonout"
 )
 
 // jsonReconciliation writes r as the indented JSON of its reconciliationDoc,
