@@ -30,6 +30,7 @@ type serveOptions struct {
 	topKeys  int
 	config   string
 	budgets  string
+	once     bool
 }
 
 func newServeCmd(a *app) *cobra.Command {
@@ -60,6 +61,7 @@ again), the state is closed and the server drains. Metrics and their labels: doc
 	f.DurationVar(&opts.interval, "interval", time.Minute, "time between refreshes")
 	f.IntVar(&opts.topKeys, "top-keys", metrics.DefaultTopKeys, "key aliases named in the metrics, by official cost; the others are \"other\"")
 	f.StringVar(&opts.config, "config", "", "LiteLLM config.yaml whose prices are held against the blend of the last 28 days (tokenfare_config_price_off_ratio)")
+	f.BoolVar(&opts.once, "once", false, "refresh the state once and exit, serving nothing (a cron job, or a timed refresh)")
 	f.StringVar(&opts.budgets, "budgets", "", "budgets file (docs/workbook.md): spend, remainder and month-end forecast per team and key (tokenfare_budget_*)")
 	cmd.MarkFlagFilename("state", "db")
 	cmd.MarkFlagFilename("budgets", "yaml", "yml")
@@ -93,11 +95,19 @@ func runServe(cmd *cobra.Command, a *app, opts *serveOptions) error {
 		return usageError(err, "give --state PATH, a file no other tokenfare serve holds")
 	}
 	defer store.Close()
+	log := slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil))
+	if opts.once {
+		cat, _ := a.Catalog()
+		sources, err := store.Refresh(cmd.Context(), cat, eopts, feeds)
+		for _, s := range sources {
+			log.Info("refreshed", "source", s.Name, "watermark", s.Watermark, "read", s.Rows.Read, "priced", s.Rows.Priced)
+		}
+		return err
+	}
 	ln, err := net.Listen("tcp", opts.listen)
 	if err != nil {
 		return usageError(fmt.Errorf("--listen: %w", err), "")
 	}
-	log := slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil))
 	mopts := metrics.Options{TopKeys: opts.topKeys, Config: opts.config}
 	if mopts.Budgets, err = readBudgets(opts.budgets); err != nil {
 		return err

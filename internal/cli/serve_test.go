@@ -193,3 +193,68 @@ func TestServePrometheus(t *testing.T) {
 		t.Errorf("serve did not log its stop:\n%s", stderr.String())
 	}
 }
+
+// TestServeOnce: --once refreshes the state and exits 0 without serving; a
+// second --once on the same state reads the file again and counts no call
+// twice (the state's rows read grow by the file, its priced calls do not).
+func TestServeOnce(t *testing.T) {
+	const sample = "../../testdata/sample/spendlogs-2026-10.csv"
+	statePath := filepath.Join(t.TempDir(), "state.db")
+	type logLine struct {
+		Msg    string `json:"msg"`
+		Read   int64  `json:"read"`
+		Priced int64  `json:"priced"`
+	}
+	cases := []struct {
+		name             string
+		read int64 // the state's rows read after the run
+	}{
+		{name: "first sync", read: 12000},
+		{name: "again", read: 24000},
+	}
+	var priced []int64
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var stderr syncBuffer
+			a := &app{stdin: strings.NewReader(""), stdout: io.Discard, stderr: &stderr, now: time.Now}
+			done := make(chan int, 1)
+			go func() {
+				done <- runContext(context.Background(), a, []string{"serve", "--once", "--calls", sample, "--state", statePath})
+			}()
+			select {
+			case code := <-done:
+				if code != 0 {
+					t.Fatalf("serve --once exited %d:\n%s", code, stderr.String())
+				}
+			case <-time.After(60 * time.Second):
+				t.Fatal("serve --once did not exit")
+			}
+			var got *logLine
+			for _, line := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
+				var l logLine
+				if err := json.Unmarshal([]byte(line), &l); err != nil {
+					t.Fatalf("log line %q: %v", line, err)
+				}
+				if l.Msg == "serving" {
+					t.Fatalf("serve --once served: %s", line)
+				}
+				if l.Msg == "refreshed" {
+					got = &l
+				}
+			}
+			if got == nil {
+				t.Fatalf("no refreshed line:\n%s", stderr.String())
+			}
+			if got.Read != tc.read {
+				t.Errorf("read %d rows, want %d", got.Read, tc.read)
+			}
+			if got.Priced <= 0 {
+				t.Errorf("priced %d calls, want some", got.Priced)
+			}
+			priced = append(priced, got.Priced)
+		})
+	}
+	if len(priced) == 2 && priced[0] != priced[1] {
+		t.Errorf("the second --once priced %d calls in all, the first %d: a call counted twice", priced[1], priced[0])
+	}
+}
