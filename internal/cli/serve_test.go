@@ -206,7 +206,7 @@ func TestServeOnce(t *testing.T) {
 		Priced int64  `json:"priced"`
 	}
 	cases := []struct {
-		name             string
+		name string
 		read int64 // the state's rows read after the run
 	}{
 		{name: "first sync", read: 12000},
