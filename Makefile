@@ -23,7 +23,7 @@ RACE_PKGS ?= ./ledger/... ./pricing/... ./internal/run/...
 SAMPLE      := testdata/sample/spendlogs-2026-10.csv
 SAMPLE_DUMP := testdata/sample/spendlogs-dump-2026-10.csv
 
-.PHONY: help test race hostile bench bench-smoke fuzz lint tools release-check golden build sample bench-reconcile bench-groups bench-report workbook-preview bench-postgres
+.PHONY: help test race hostile bench bench-smoke fuzz lint tools release-check golden build sample bench-reconcile bench-groups bench-report workbook-preview bench-postgres bench-serve
 
 PREVIEW ?= preview
 
@@ -112,6 +112,9 @@ BENCH_ROWS ?= 5000000
 
 bench-postgres: ## time push-down and row mode against a bare scan on BENCH_ROWS rows in a real PostgreSQL
 	TOKENFARE_BENCH_ROWS=$(BENCH_ROWS) $(GO) test -run='^$$' -bench='^BenchmarkScale$$' -benchtime=1x -timeout=3h -v ./ledger/postgres
+
+bench-serve: ## time a serve refresh after one more day against a full 28-day blend on BENCH_ROWS rows in PostgreSQL; serve's RSS over 20 batches (bench/serve.md)
+	BENCH_ROWS=$(BENCH_ROWS) bench/serve.sh
 
 bench-report: ## time tokenfare report against reconcile on 1M rows (CPU, wall, peak RSS)
 	bench/report.sh

@@ -86,6 +86,9 @@ func TestBenchServe(t *testing.T) {
 		refreshes, blends = append(refreshes, r), append(blends, b)
 	}
 
+	if hold := os.Getenv("TOKENFARE_BENCH_SERVE_HOLD"); hold != "" {
+		holdFor(t, hold, tf, db.URL, synced, asOf)
+	}
 	rss := rssRun(t, tf, gen, db, filepath.Join(dir, "long.db"), day.AddDate(0, 0, 1), perDay/10, batches)
 
 	var w strings.Builder
@@ -327,4 +330,22 @@ func serverCPU(t *testing.T) time.Duration {
 		ticks += v
 	}
 	return time.Duration(ticks) * 10 * time.Millisecond
+}
+
+// holdFor writes the two commands compared (as shell variables) to path
+// and waits until path is removed, so that they can be timed by hand on
+// the same rows before the database is dropped.
+func holdFor(t *testing.T, path, tf, url, synced, asOf string) {
+	t.Helper()
+	vars := fmt.Sprintf("TF=%q\nDB=%q\nSYNCED=%q\nASOF=%q\n", tf, url, synced, asOf)
+	if err := os.WriteFile(path, []byte(vars), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("holding the database until %s is removed", path)
+	for {
+		if _, err := os.Stat(path); os.IsNotExist(err) {
+			return
+		}
+		time.Sleep(time.Second)
+	}
 }
