@@ -1,7 +1,10 @@
 package state
 
 import (
+	"bytes"
 	"encoding/binary"
+	"maps"
+	"slices"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -14,15 +17,16 @@ import (
 // calls of a run in memory, then Commit adds them to the store in one
 // transaction with the source's new watermark.
 type Batch struct {
-	store  *Store
-	source Source
-	since  time.Time // calls billed before it were counted by an earlier refresh
-	sums   map[Key]*Sums
-	seen   map[string]int64 // identities of this batch → billing instant (Unix ns)
-	occ    map[string]int64 // identities of this batch → copies read
-	newest int64            // the newest billing instant of the batch (Unix ns)
-	rows   pricing.Rows
-	tx     *bolt.Tx // read-only, for the identities already stored
+	store   *Store
+	source  Source
+	since   time.Time // calls billed before it were counted by an earlier refresh
+	sums    map[Key]*Sums
+	seen    map[string]int64 // identities of this batch → billing instant (Unix ns)
+	occ     map[string]int64 // identities of this batch → copies read
+	newest  int64            // the newest billing instant of the batch (Unix ns)
+	pruneAt int              // size of seen at which remember drops old identities
+	rows    pricing.Rows
+	tx      *bolt.Tx // read-only, for the identities already stored
 }
 
 // Begin starts a refresh of the named source. Since returns the instant
@@ -135,7 +139,7 @@ const keepSeen = 1 << 16
 func (b *Batch) remember(id string, ns int64) {
 	b.newest = max(b.newest, ns)
 	b.seen[id] = ns
-	if len(b.seen) < keepSeen {
+	if len(b.seen) < max(keepSeen, b.pruneAt) {
 		return
 	}
 	limit := b.newest - int64(Overlap+24*time.Hour)
@@ -145,6 +149,9 @@ func (b *Batch) remember(id string, ns int64) {
 			delete(b.occ, k)
 		}
 	}
+	// When the overlap holds more identities than keepSeen, the next
+	// pass waits for as many again: passes stay linear in the calls.
+	b.pruneAt = 2 * len(b.seen)
 }
 
 // Abort ends the batch without storing anything.
@@ -171,9 +178,20 @@ func (b *Batch) Commit(rejected int64) (Source, error) {
 	src.Rows = src.Rows.Add(b.rows)
 	src.Refreshes++
 	err := b.store.db.Update(func(tx *bolt.Tx) error {
+		// Keys are put in their order: bbolt splits a node only at the
+		// commit, so puts in random order into a large batch move a
+		// growing node's entries at each put (quadratic).
 		sums := tx.Bucket(bucketSums)
+		keys := make([][]byte, 0, len(b.sums))
+		byKey := make(map[string]*Sums, len(b.sums))
 		for k, s := range b.sums {
 			key := encodeKey(&k)
+			keys = append(keys, key)
+			byKey[string(key)] = s
+		}
+		slices.SortFunc(keys, bytes.Compare)
+		for _, key := range keys {
+			s := byKey[string(key)]
 			if v := sums.Get(key); v != nil {
 				var old Sums
 				if err := decodeSums(v, &old); err != nil {
@@ -190,8 +208,8 @@ func (b *Batch) Commit(rejected int64) (Source, error) {
 			}
 		}
 		seen := tx.Bucket(bucketSeen)
-		for id, v := range ids {
-			if err := seen.Put([]byte(id), v); err != nil {
+		for _, id := range slices.Sorted(maps.Keys(ids)) {
+			if err := seen.Put([]byte(id), ids[id]); err != nil {
 				return err
 			}
 		}
