@@ -2,7 +2,9 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tokenfare/tokenfare/internal/run"
@@ -24,7 +26,10 @@ type readProgress interface {
 	Bytes() (read, size int64, ok bool)
 }
 
-// drawProgress is progress, for any readProgress.
+// drawProgress is progress, for any readProgress. While the line is up,
+// a.stderr clears it before each message, so a warning written meanwhile
+// (a rejected row) stands on a line of its own; the next tick draws the
+// line again below it.
 func (a *app) drawProgress(name string, p readProgress) func() {
 	if a.quiet || !a.stderrIsTerminal() {
 		return func() {}
@@ -36,31 +41,76 @@ func (a *app) drawProgress(name string, p readProgress) func() {
 	if e, ok := raw.(*textout.Escaping); ok {
 		raw = e.W
 	}
+	l := &statusLine{w: raw}
+	saved := a.stderr
+	a.stderr = &clearingWriter{l: l, w: saved}
 	start := a.now()
 	done, ended := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(ended)
 		defer stopTick()
-		drawn := false
 		for {
 			select {
 			case <-done:
-				if drawn {
-					fmt.Fprint(raw, "\r\033[K")
-				}
+				l.clear()
 				return
 			case <-tick:
 				read, size, ok := p.Bytes()
 				if !ok {
 					read, size = -1, -1
 				}
-				fmt.Fprint(raw, "\r"+progressLine(name, p.Rows(), read, size, a.now().Sub(start))+"\033[K")
-				drawn = true
+				l.draw(progressLine(name, p.Rows(), read, size, a.now().Sub(start)))
 			}
 		}
 	}()
-	return func() { close(done); <-ended }
+	return func() { close(done); <-ended; a.stderr = saved }
 }
+
+// statusLine is a line kept at the bottom of a terminal and redrawn in
+// place.
+type statusLine struct {
+	mu    sync.Mutex
+	w     io.Writer
+	drawn bool
+}
+
+// draw replaces the line with s.
+func (l *statusLine) draw(s string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	fmt.Fprint(l.w, "\r"+s+"\033[K")
+	l.drawn = true
+}
+
+// clear erases the line, if it is drawn.
+func (l *statusLine) clear() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.clearLocked()
+}
+
+func (l *statusLine) clearLocked() {
+	if l.drawn {
+		fmt.Fprint(l.w, "\r\033[K")
+		l.drawn = false
+	}
+}
+
+// clearingWriter writes to w after clearing the status line.
+type clearingWriter struct {
+	l *statusLine
+	w io.Writer
+}
+
+func (c *clearingWriter) Write(p []byte) (int, error) {
+	c.l.mu.Lock()
+	defer c.l.mu.Unlock()
+	c.l.clearLocked()
+	return c.w.Write(p)
+}
+
+// Unwrap returns the writer under c, for isTerminal.
+func (c *clearingWriter) Unwrap() io.Writer { return c.w }
 
 // stderrIsTerminal reports whether stderr is a terminal; tests set
 // app.terminal instead.

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -50,22 +51,29 @@ func TestProgressLine(t *testing.T) {
 	}
 }
 
-// fakeProgress hands out one reading per call, in order.
+// fakeProgress hands out one reading per call, in order; before its
+// second reading it calls during, if set.
 type fakeProgress struct {
 	rows, read []int64
 	size       int64
 	r, b       int
+	during     func()
 }
 
 func (f *fakeProgress) Rows() int64 { f.r++; return f.rows[f.r-1] }
 
-func (f *fakeProgress) Bytes() (int64, int64, bool) { f.b++; return f.read[f.b-1], f.size, true }
+func (f *fakeProgress) Bytes() (int64, int64, bool) {
+	if f.b++; f.b == 2 && f.during != nil {
+		f.during()
+	}
+	return f.read[f.b-1], f.size, true
+}
 
-// TestProgressRedrawsOneLineAndClearsIt ticks twice on a terminal, the
-// clock a second further at each reading: the line is redrawn in place
-// (carriage return, line cleared after it), its name escaped and its
-// secrets masked as on all of stderr, and cleared
-// once the read is done.
+// TestProgressRedrawsOneLineAndClearsIt ticks on a terminal, the clock a
+// second further at each reading: the line is redrawn in place (carriage
+// return, line cleared after it), its name escaped and its secrets masked
+// as on all of stderr; a warning written meanwhile clears it first and the
+// next tick draws it below; it is cleared once the read is done.
 func TestProgressRedrawsOneLineAndClearsIt(t *testing.T) {
 	var errb bytes.Buffer
 	tick := make(chan time.Time)
@@ -77,17 +85,25 @@ func TestProgressRedrawsOneLineAndClearsIt(t *testing.T) {
 		tick:     func() (<-chan time.Time, func()) { return tick, func() { stopped = true } }}
 	const key = "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789"
 	name := "logs/" + key + "/\x1b]0;owned\x07.csv"
-	p := &fakeProgress{rows: []int64{1000, 3000}, read: []int64{250, 750}, size: 1000}
+	p := &fakeProgress{rows: []int64{1000, 3000, 4000}, read: []int64{250, 750, 1000}, size: 1000}
 	stop := a.drawProgress(name, p)
-	tick <- time.Time{}
-	tick <- time.Time{}
+	// A warning comes while the first line is up (written as the second is
+	// worked out, so that the order is fixed).
+	p.during = func() { fmt.Fprintln(a.stderr, "rejected: \x1b[31mred") }
+	for range 3 {
+		tick <- time.Time{}
+	}
 	stop()
-	// First reading 1 s in: 1000 rows/s, a quarter read, 3 s left; second
-	// 2 s in: 3000 rows / 2 s, three quarters read, 2 s × 250/750 left.
+	fmt.Fprintln(a.stderr, "after")
+	// Readings 1, 2 and 3 s in: 1000 rows/s, a quarter read, 1 s × 750/250
+	// = 3 s left; 3000 rows / 2 s, three quarters, 2 s × 250/750 ≈ 0.67 s;
+	// 4000 rows / 3 s ≈ 1333, all read, nothing left.
 	esc := strings.Replace(textout.Escape(name), key, secret.Mask, 1)
 	want := "\r" + esc + ": 1000 rows, 1000 rows/s, 250.0 of 1000.0 B (25%), 0:03 left\033[K" +
+		"\r\033[K" + "rejected: \\x1b[31mred\n" +
 		"\r" + esc + ": 3000 rows, 1500 rows/s, 750.0 of 1000.0 B (75%), 0:01 left\033[K" +
-		"\r\033[K"
+		"\r" + esc + ": 4000 rows, 1333 rows/s, 1000.0 of 1000.0 B (100%), 0:00 left\033[K" +
+		"\r\033[K" + "after\n"
 	if got := errb.String(); got != want {
 		t.Errorf("stderr:\n got %q\nwant %q", got, want)
 	}
