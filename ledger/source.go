@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"sync/atomic"
 )
 
 // Source is where logged calls come from: a file, stdin, a database.
@@ -44,16 +45,23 @@ func (s *fileSource) Open(ctx context.Context) (Reader, error) {
 		}
 		return nil, &InputError{File: s.path, Err: err}
 	}
-	if st, err := f.Stat(); err == nil && st.IsDir() {
-		f.Close()
-		return nil, &InputError{File: s.path, Err: fmt.Errorf("%w: it is a directory", ErrNotAFile)}
+	size := int64(-1) // unknown
+	if st, err := f.Stat(); err == nil {
+		if st.IsDir() {
+			f.Close()
+			return nil, &InputError{File: s.path, Err: fmt.Errorf("%w: it is a directory", ErrNotAFile)}
+		}
+		if st.Mode().IsRegular() {
+			size = st.Size()
+		}
 	}
-	r, err := open(ctx, s.path, f, s.opt)
+	cf := &countingReader{r: f}
+	r, err := open(ctx, s.path, cf, s.opt)
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
-	return &closingReader{Reader: r, c: f}, nil
+	return &closingReader{meteredReader: meteredReader{Reader: r, n: cf, size: size}, c: f}, nil
 }
 
 // StreamSource is an input already open, such as stdin, named name. It
@@ -74,17 +82,54 @@ func (s *streamSource) Open(ctx context.Context) (Reader, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return open(ctx, s.name, &pipeReader{ctx: ctx, r: s.r, done: make(chan pipeRead, 1)}, s.opt)
+	cr := &countingReader{r: &pipeReader{ctx: ctx, r: s.r, done: make(chan pipeRead, 1)}}
+	r, err := open(ctx, s.name, cr, s.opt)
+	if err != nil {
+		return nil, err
+	}
+	return &meteredReader{Reader: r, n: cr, size: -1}, nil
 }
+
+// Meter is implemented by the Readers of file and stream sources: they
+// tell how much of their input has been read, for progress.
+type Meter interface {
+	// Consumed returns the bytes read from the input so far and the
+	// input's size, or -1 where it is not known (a stream). Gzip input
+	// counts its compressed bytes, against the compressed file's size.
+	// Reading runs ahead of the calls handed out by up to a few buffers.
+	// It is safe to call while another goroutine reads.
+	Consumed() (read, size int64)
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n atomic.Int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// meteredReader is a Reader with a Meter on its input.
+type meteredReader struct {
+	Reader
+	n    *countingReader
+	size int64
+}
+
+func (r *meteredReader) Consumed() (read, size int64) { return r.n.n.Load(), r.size }
 
 // closingReader closes the input file with the Reader.
 type closingReader struct {
-	Reader
+	meteredReader
 	c io.Closer
 }
 
 func (r *closingReader) Close() error {
-	err := r.Reader.Close()
+	err := r.meteredReader.Close()
 	if cerr := r.c.Close(); err == nil {
 		err = cerr
 	}

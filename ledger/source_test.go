@@ -155,3 +155,53 @@ func TestReadFailureIsNotBadContent(t *testing.T) {
 		})
 	}
 }
+
+// TestMeterCountsTheInput checks that file and stream sources tell the
+// bytes read of their input, compressed bytes for gzip, against the file's
+// size, or an unknown size for a stream.
+func TestMeterCountsTheInput(t *testing.T) {
+	gz, err := os.ReadFile("testdata/spendlogs_flat.csv.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	csv, err := os.ReadFile("testdata/spendlogs_flat.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		src      Source
+		wantRead int64
+		wantSize int64
+	}{
+		{name: "file", src: FileSource("testdata/spendlogs_flat.csv", Options{}), wantRead: int64(len(csv)), wantSize: int64(len(csv))},
+		{name: "gzip file counts compressed bytes", src: FileSource("testdata/spendlogs_flat.csv.gz", Options{}), wantRead: int64(len(gz)), wantSize: int64(len(gz))},
+		{name: "stream of unknown size", src: StreamSource("stdin", bytes.NewReader(csv), Options{}), wantRead: int64(len(csv)), wantSize: -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in, err := tt.src.Open(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer in.Close()
+			m, ok := in.(Meter)
+			if !ok {
+				t.Fatalf("%T is not a Meter", in)
+			}
+			var b Batch
+			for {
+				err := in.Next(context.Background(), &b)
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			if read, size := m.Consumed(); read != tt.wantRead || size != tt.wantSize {
+				t.Errorf("Consumed() = %d, %d; want %d, %d", read, size, tt.wantRead, tt.wantSize)
+			}
+		})
+	}
+}

@@ -39,6 +39,10 @@ type app struct {
 	tariffs  string              // --tariffs: a file or folder in place of the embedded catalog
 	overlays []string            // --tariffs-overlay: files or folders whose providers replace the catalog's
 	lists    []string            // --price-list: PROVIDER=LIST, embedded lists that replace their provider
+	quiet    bool                // --quiet: no progress line on stderr
+
+	terminal func() bool                       // nil: whether stderr is a terminal is asked of it (tests say)
+	tick     func() (<-chan time.Time, func()) // nil: the progress line ticks each progressEvery (tests tick)
 
 	once    sync.Once
 	catalog *tariffs.Catalog
@@ -191,6 +195,7 @@ a run that could not finish (an I/O failure: disk full, unreadable input), 130 i
 		"tariff file or folder laid over the catalog: each provider it defines replaces the catalog's provider of that name (repeatable)")
 	root.PersistentFlags().StringArrayVar(&a.lists, "price-list", nil,
 		"PROVIDER=LIST: price PROVIDER from another of its price lists in the catalog, e.g. deepseek=cny (repeatable)")
+	root.PersistentFlags().BoolVar(&a.quiet, "quiet", false, "show no progress line on stderr (shown only when stderr is a terminal); warnings and errors still print")
 	var cpuProfile string
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile to this file (for developers)")
 	root.PersistentFlags().MarkHidden("cpuprofile")

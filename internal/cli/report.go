@@ -87,6 +87,9 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 	if opts.xlsx == "" && opts.focus == "" {
 		return usageError(errors.New("nothing to write"), "give --xlsx FILE, --focus FILE or both")
 	}
+	if opts.focus == "" && (cmd.Flags().Changed("focus-version") || opts.focusRaw) {
+		return usageError(errors.New("--focus-version and --focus-raw-text shape the --focus file, and none is given"), "give --focus FILE too")
+	}
 	if opts.source.month == "" {
 		return usageError(errors.New("--month is required"), "write e.g. --month 2026-10")
 	}

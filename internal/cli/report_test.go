@@ -479,6 +479,8 @@ func TestReportUsage(t *testing.T) {
 	}{
 		{"no output", []string{"--calls", sample, "--month", "2026-10"}, "nothing to write"},
 		{"no month", []string{"--calls", sample, "--xlsx", "x.xlsx"}, "--month is required"},
+		{"focus version without focus", []string{"--calls", sample, "--month", "2026-10", "--xlsx", "x.xlsx", "--focus-version", "1.3"}, "give --focus FILE too"},
+		{"raw text without focus", []string{"--calls", sample, "--month", "2026-10", "--xlsx", "x.xlsx", "--focus-raw-text"}, "give --focus FILE too"},
 		{"bad month", []string{"--calls", sample, "--month", "2026-13", "--xlsx", "x.xlsx"}, `--month "2026-13" is not a month`},
 		{"bad zone", []string{"--calls", sample, "--month", "2026-10", "--tz", "Mars/Base", "--xlsx", "x.xlsx"}, "not an IANA time zone"},
 	}

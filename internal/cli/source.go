@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -18,7 +17,6 @@ import (
 	"github.com/tokenfare/tokenfare/ledger/postgres"
 	"github.com/tokenfare/tokenfare/pricing"
 	"github.com/tokenfare/tokenfare/reports"
-	"github.com/tokenfare/tokenfare/reports/textout"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
 
@@ -298,30 +296,6 @@ func readError(err error) error {
 		return usageError(fmt.Errorf("read calls %w", err), "check the path given to --calls")
 	}
 	return usageError(fmt.Errorf("read calls %w", err), "see docs/calls.md for the formats tokenfare reads")
-}
-
-// progress prints the rows read so far on stderr once a second, when stderr
-// is a terminal. The returned function stops it.
-func (a *app) progress(name string, rows *atomic.Int64) func() {
-	if !isTerminal(a.stderr) {
-		return func() {}
-	}
-	done := make(chan struct{})
-	raw, name := textout.Unwrap(a.stderr), textout.Escape(name) // the line's own controls, and a name that has none
-	go func() {
-		t := time.NewTicker(time.Second)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				fmt.Fprint(raw, "\r\033[K")
-				return
-			case <-t.C:
-				fmt.Fprintf(raw, "\r%s: read %d rows", name, rows.Load())
-			}
-		}
-	}()
-	return func() { close(done) }
 }
 
 // reportRows notes on stderr how many rows were rejected, and how many of

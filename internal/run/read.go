@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"sync/atomic"
 
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
@@ -28,9 +27,10 @@ func (r *reader) read(ctx context.Context, src ledger.Source, fn func(*ledger.Ca
 		return "", &ReadError{Source: src.Name(), Err: err}
 	}
 	defer in.Close()
-	var rows atomic.Int64
+	p := &Progress{}
+	p.meter, _ = in.(ledger.Meter)
 	if r.in.Progress != nil {
-		defer r.in.Progress(src.Name(), &rows)()
+		defer r.in.Progress(src.Name(), p)()
 	}
 	var b ledger.Batch
 	for {
@@ -52,7 +52,7 @@ func (r *reader) read(ctx context.Context, src ledger.Source, fn func(*ledger.Ca
 				return "", err
 			}
 		}
-		rows.Add(int64(b.Rows))
+		p.rows.Add(int64(b.Rows))
 	}
 }
 

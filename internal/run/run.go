@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"github.com/tokenfare/tokenfare/ledger"
@@ -45,10 +44,10 @@ type Input struct {
 	// OnRowsInstead, when not nil, is told why the databases' sums could
 	// not be exact, before their rows are read instead.
 	OnRowsInstead func(why error)
-	// Progress, when not nil, is called as each source starts with the
-	// count of its rows read so far, updated as it reads; the function it
-	// returns is called when the source is done.
-	Progress func(source string, rows *atomic.Int64) (stop func())
+	// Progress, when not nil, is called as each source read row by row
+	// starts, with how far its read has got, updated as it reads; the
+	// function it returns is called when the source is done.
+	Progress func(source string, p *Progress) (stop func())
 }
 
 // Result is what a run read and priced.
