@@ -2,11 +2,7 @@ package cli
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
-
-	"github.com/xuri/excelize/v2"
 
 	"github.com/tokenfare/tokenfare/internal/pgtest"
 	"github.com/tokenfare/tokenfare/reports"
@@ -116,20 +112,7 @@ func TestChargebackByTagFromDatabase(t *testing.T) {
 // ends at 0.010083333334 × 31 ÷ 12 = 0.02604861111283..., 0.026049 to
 // six decimals.
 func TestReportBudgetByTag(t *testing.T) {
-	dir := t.TempDir()
-	budgets := filepath.Join(dir, "b.yaml")
-	if err := os.WriteFile(budgets, []byte("budgets:\n  - tag: atlas\n    monthly: \"0.02\"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	xlsx := filepath.Join(dir, "oct.xlsx")
-	if code, _, errOut := runCLI(t, "", "report", "--calls", tagCalls, "--month", "2026-10", "--budgets", budgets, "--xlsx", xlsx); code != exitOK {
-		t.Fatalf("report exit %d: %s", code, errOut)
-	}
-	f, err := excelize.OpenFile(xlsx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := reportWithBudgets(t, t.TempDir(), "budgets:\n  - tag: atlas\n    monthly: \"0.02\"\n", "--calls", tagCalls, "--month", "2026-10")
 	sheet := reports.SheetBudget
 	for _, c := range []struct{ col, want string }{
 		{"Actual (official cost)", "0.010083333334"}, {"Remaining", "0.009916666666"}, {"Share used", "0.504167"},

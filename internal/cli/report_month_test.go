@@ -56,6 +56,28 @@ type chargebackJSON struct {
 	} `json:"lines"`
 }
 
+// reportWithBudgets writes budgets (a budgets file's YAML) into dir, runs
+// report with it and the args, and opens the workbook written; it is
+// closed when the test ends.
+func reportWithBudgets(t *testing.T, dir, budgets string, args ...string) *excelize.File {
+	t.Helper()
+	path := filepath.Join(dir, "budgets.yaml")
+	if err := os.WriteFile(path, []byte(budgets), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	xlsx := filepath.Join(dir, "report.xlsx")
+	args = append(append([]string{"report"}, args...), "--budgets", path, "--xlsx", xlsx)
+	if code, _, errOut := runCLI(t, "", args...); code != exitOK {
+		t.Fatalf("report exit %d: %s", code, errOut)
+	}
+	f, err := excelize.OpenFile(xlsx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
 func runJSON(t *testing.T, v any, args ...string) {
 	t.Helper()
 	code, out, errOut := runCLI(t, "", args...)
@@ -75,21 +97,8 @@ func TestReportMonthSheets(t *testing.T) {
 	dir := t.TempDir()
 	sept := sampleLines(t, dir, "sept.csv", func(l string) bool { return !strings.Contains(l, "2026-10-31") },
 		func(l string) string { return strings.ReplaceAll(l, "2026-10-", "2026-09-") })
-	budgets := filepath.Join(dir, "budgets.yaml")
-	if err := os.WriteFile(budgets, []byte("currency: USD\nbudgets:\n  - team: search\n    monthly: \"20\"\n  - team: nobody\n    monthly: \"5.5\"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	xlsx := filepath.Join(dir, "oct.xlsx")
-	code, _, errOut := runCLI(t, "", "report", "--calls", sample, "--calls", sept, "--month", "2026-10", "--compare", "2026-09",
-		"--budgets", budgets, "--xlsx", xlsx)
-	if code != exitOK {
-		t.Fatalf("report exit %d: %s", code, errOut)
-	}
-	f, err := excelize.OpenFile(xlsx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := reportWithBudgets(t, dir, "currency: USD\nbudgets:\n  - team: search\n    monthly: \"20\"\n  - team: nobody\n    monthly: \"5.5\"\n",
+		"--calls", sample, "--calls", sept, "--month", "2026-10", "--compare", "2026-09")
 
 	var teams chargebackJSON
 	runJSON(t, &teams, "chargeback", "--calls", sample, "--calls", sept, "--month", "2026-10", "--by", "team", "-o", "json")
@@ -177,8 +186,8 @@ func TestReportMonthSheets(t *testing.T) {
 		if note, _ := f.GetCellValue(sheet, col("Note")+"4"); note != "no call in the month" {
 			t.Errorf("team nobody: note %q", note)
 		}
-		if at, _ := f.GetCellValue(sheet, col("Budget set at")+"4"); at != budgets+":5" {
-			t.Errorf("team nobody: set at %q, want %s:5", at, budgets)
+		if at, _ := f.GetCellValue(sheet, col("Budget set at")+"4"); at != filepath.Join(dir, "budgets.yaml")+":5" {
+			t.Errorf("team nobody: set at %q, want %s:5", at, filepath.Join(dir, "budgets.yaml"))
 		}
 	})
 
@@ -253,19 +262,7 @@ func TestReportPartialMonth(t *testing.T) {
 	two := sampleLines(t, dir, "two.csv", func(l string) bool {
 		return strings.Contains(l, ",2026-10-01 ") || strings.Contains(l, ",2026-10-02 ")
 	}, func(l string) string { return l })
-	budgets := filepath.Join(dir, "b.yaml")
-	if err := os.WriteFile(budgets, []byte("budgets:\n  - team: search\n    monthly: 10\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	xlsx := filepath.Join(dir, "oct.xlsx")
-	if code, _, errOut := runCLI(t, "", "report", "--calls", two, "--month", "2026-10", "--budgets", budgets, "--xlsx", xlsx); code != exitOK {
-		t.Fatalf("report exit %d: %s", code, errOut)
-	}
-	f, err := excelize.OpenFile(xlsx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := reportWithBudgets(t, dir, "budgets:\n  - team: search\n    monthly: 10\n", "--calls", two, "--month", "2026-10")
 	rows, _ := f.GetRows(reports.SheetSummary)
 	var coverage, through string
 	for _, r := range rows {
