@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -102,7 +103,8 @@ func pricePushDown(t testing.TB, e *pricing.Engine, opts Options, po pricing.Opt
 		bounds := func(first, last time.Time) []time.Time {
 			return pricing.AggregateBoundaries(cat, po, first.Add(-time.Nanosecond), last.Add(24*time.Hour))
 		}
-		ao := AggregateOptions{Boundaries: bounds, Billing: tariffs.BillEnd, TierBounds: pricing.TierBounds(cat), ByKey: true, ByTeam: true, ByUser: true}
+		ao := AggregateOptions{Boundaries: bounds, Billing: tariffs.BillEnd, TierBounds: pricing.TierBounds(cat), ByKey: true, ByTeam: true, ByUser: true,
+			ByTags: slices.Contains(po.Dims, pricing.DimTag)}
 		odd, err := src.Aggregate(ctx, ao, func(a *ledger.Aggregate) error { return e.AddAggregate(a, tariffs.BillEnd) })
 		if err != nil {
 			t.Fatal(err)
@@ -283,5 +285,36 @@ func TestPushDownRefusesStraddle(t *testing.T) {
 		func(a *ledger.Aggregate) error { return e.AddAggregate(a, tariffs.BillEnd) })
 	if !errors.Is(err, pricing.ErrNotExact) {
 		t.Errorf("err = %v, want ErrNotExact", err)
+	}
+}
+
+// TestPushDownTags: request tags that are a list of strings are summed by
+// tag set; any other value (an element that is no string, a list inside
+// the list, a string or an object for the list) makes the row odd, read
+// by the mapper as in row mode. By tags, push-down equals rows.
+func TestPushDownTags(t *testing.T) {
+	db := pgtest.NewLiteLLM(t, pgtest.SchemaCurrent)
+	db.LoadDump(t, sampleDump)
+	db.Exec(t, `INSERT INTO "LiteLLM_SpendLogs" (request_id, call_type, api_key, spend, prompt_tokens, completion_tokens,
+	"startTime", "endTime", model, model_group, metadata, request_tags) VALUES
+ ('tags-plain', 'acompletion', 'k1', 0.001, 100, 10, '2026-10-07 03:00:00', '2026-10-07 03:00:02', 'deepseek-flash', 'deepseek-flash', '{}', '["team:a", "env:prod"]'),
+ ('tags-plain-again', 'acompletion', 'k1', 0.002, 200, 20, '2026-10-07 03:00:10', '2026-10-07 03:00:12', 'deepseek-flash', 'deepseek-flash', '{}', '["env:prod", "team:a"]'),
+ ('tags-null', 'acompletion', 'k1', 0.003, 300, 30, '2026-10-07 03:00:20', '2026-10-07 03:00:22', 'deepseek-flash', 'deepseek-flash', '{}', 'null'),
+ ('tags-number', 'acompletion', 'k1', 0.004, 400, 40, '2026-10-07 03:00:30', '2026-10-07 03:00:32', 'deepseek-flash', 'deepseek-flash', '{}', '["team:a", 7]'),
+ ('tags-null-element', 'acompletion', 'k1', 0.005, 500, 50, '2026-10-07 03:00:40', '2026-10-07 03:00:42', 'deepseek-flash', 'deepseek-flash', '{}', '[null]'),
+ ('tags-nested', 'acompletion', 'k1', 0.006, 600, 60, '2026-10-07 03:00:50', '2026-10-07 03:00:52', 'deepseek-flash', 'deepseek-flash', '{}', '[["team:a"]]'),
+ ('tags-string', 'acompletion', 'k1', 0.007, 700, 70, '2026-10-07 03:01:00', '2026-10-07 03:01:02', 'deepseek-flash', 'deepseek-flash', '{}', '"team:a"'),
+ ('tags-object', 'acompletion', 'k1', 0.008, 800, 80, '2026-10-07 03:01:10', '2026-10-07 03:01:12', 'deepseek-flash', 'deepseek-flash', '{}', '{"team": "a"}')`)
+	cat, _ := tariffs.Load("")
+	po := pricing.Options{Dims: []pricing.Dim{pricing.DimModel, pricing.DimTag, pricing.DimKey}}
+	rows, sums := pricing.New(cat, po), pricing.New(cat, po)
+	priceRows(t, rows, Options{}, db.URL)
+	pricePushDown(t, sums, Options{}, po, db.URL)
+	want := reconciled(t, rows)
+	if got := reconciled(t, sums); got != want {
+		t.Errorf("by tags: push-down differs from rows:\n%s", firstDiff(got, want))
+	}
+	if !strings.Contains(want, "env:prod") {
+		t.Errorf("rows: no group of the tags env:prod and team:a:\n%s", want)
 	}
 }

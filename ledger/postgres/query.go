@@ -135,11 +135,14 @@ func (f fragments) ok() string {
 	if f.s.spend["cache_hit"] {
 		hit = `(CASE WHEN COALESCE(sl.cache_hit, '') = '' THEN ` + hit + ` ELSE lower(sl.cache_hit) <> 'true' END)`
 	}
-	// Request tags the readers take: a list of strings, or none.
+	// Request tags the readers take: a list of strings, or none. A path
+	// test, not a subquery over the elements: a subquery that refers to
+	// the row is parallel-restricted, and would keep the whole test, and
+	// the grouping above it, out of the parallel workers.
 	tags := "TRUE"
 	if f.s.spend["request_tags"] {
 		tags = `(CASE WHEN jsonb_typeof(sl.request_tags) = 'array'
-		THEN NOT EXISTS (SELECT 1 FROM jsonb_array_elements(sl.request_tags) e(v) WHERE jsonb_typeof(e.v) <> 'string')
+		THEN NOT jsonb_path_exists(sl.request_tags, 'strict $[*] ? (@.type() != "string")')
 		ELSE COALESCE(jsonb_typeof(sl.request_tags), 'null') = 'null' END)`
 	}
 	// A batch job's row is billed in the batch tier: the mapper tells it.
