@@ -229,6 +229,48 @@ func TestOddRowsByWindow(t *testing.T) {
 	}
 }
 
+// TestPushDownOddRows: the sums name each odd row by its request id and
+// the odd rows are fetched by those ids; past maxOddIDs of them, by a second
+// scan of the window. Both equal row mode, with the window's edge between
+// an odd row and the plain ones.
+func TestPushDownOddRows(t *testing.T) {
+	db := pgtest.NewLiteLLM(t, pgtest.SchemaCurrent)
+	db.LoadDump(t, sampleDump)
+	db.LoadDump(t, shapesDump)
+	db.LoadDump(t, modifiersDump)
+	db.Exec(t, oddRows)
+	since, until := time.Date(2026, 10, 5, 3, 1, 30, 0, time.UTC), time.Date(2026, 10, 28, 0, 0, 0, 0, time.UTC)
+	opts := Options{Since: since, Until: until}
+	rows, _ := engineOf(t, since, until)
+	priceRows(t, rows, opts, db.URL)
+	want := reconciled(t, rows)
+	// Of the five odd rows of 03:00 to 03:04, the three billed after the
+	// window's start are read, and the mapper refuses them.
+	if r := rows.Rows(); r.Rejected != 3 || r.Priced < 500 {
+		t.Fatalf("rows: %+v, want hundreds priced and 3 odd rows rejected", r)
+	}
+	defer func(n int) { maxOddIDs = n }(maxOddIDs)
+	for _, tt := range []struct {
+		name string
+		max  int
+	}{
+		{"by request id", 1 << 20},
+		{"by the window", 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			maxOddIDs = tt.max
+			e, po := engineOf(t, since, until)
+			pricePushDown(t, e, opts, po, db.URL)
+			if got := reconciled(t, e); got != want {
+				t.Errorf("push-down differs from rows:\n%s", firstDiff(got, want))
+			}
+			if got, want := e.Rows(), rows.Rows(); got != want {
+				t.Errorf("rows %+v, want %+v", got, want)
+			}
+		})
+	}
+}
+
 // firstDiff shows where two texts part.
 func firstDiff(a, b string) string {
 	for i := 0; i < len(a) && i < len(b); i++ {

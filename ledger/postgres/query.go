@@ -360,6 +360,15 @@ func (f fragments) oddQuery() string {
 	return fmt.Sprintf("SELECT %s\n%s\nWHERE sl.ctid = ANY($1::tid[])", strings.Join(f.rowCols(false), ",\n\t"), f.from(true, true))
 }
 
+// oddByIDQuery selects the odd rows of the window ($1, $2) whose request
+// ids are among $3, as text: the summing query names them. The window and
+// the test are checked again, so a request id that two rows share fetches
+// only the odd one.
+func (f fragments) oddByIDQuery() string {
+	return fmt.Sprintf("SELECT %s\n%s\n%s AND sl.request_id = ANY($3::text[]) AND NOT (%s)", strings.Join(f.rowCols(false), ",\n\t"),
+		f.from(true, true), inWindow, f.ok())
+}
+
 // oddWindowQuery selects the odd rows of the window ($1, $2), as text.
 func (f fragments) oddWindowQuery() string {
 	return fmt.Sprintf("SELECT %s\n%s\n%s AND NOT (%s)", strings.Join(f.rowCols(false), ",\n\t"), f.from(true, true), inWindow, f.ok())
