@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -346,7 +347,11 @@ func TestPushDownTags(t *testing.T) {
  ('tags-null-element', 'acompletion', 'k1', 0.005, 500, 50, '2026-10-07 03:00:40', '2026-10-07 03:00:42', 'deepseek-flash', 'deepseek-flash', '{}', '[null]'),
  ('tags-nested', 'acompletion', 'k1', 0.006, 600, 60, '2026-10-07 03:00:50', '2026-10-07 03:00:52', 'deepseek-flash', 'deepseek-flash', '{}', '[["team:a"]]'),
  ('tags-string', 'acompletion', 'k1', 0.007, 700, 70, '2026-10-07 03:01:00', '2026-10-07 03:01:02', 'deepseek-flash', 'deepseek-flash', '{}', '"team:a"'),
- ('tags-object', 'acompletion', 'k1', 0.008, 800, 80, '2026-10-07 03:01:10', '2026-10-07 03:01:12', 'deepseek-flash', 'deepseek-flash', '{}', '{"team": "a"}')`)
+ ('tags-object', 'acompletion', 'k1', 0.008, 800, 80, '2026-10-07 03:01:10', '2026-10-07 03:01:12', 'deepseek-flash', 'deepseek-flash', '{}', '{"team": "a"}'),
+ ('tags-second-number', 'acompletion', 'k1', 0.009, 900, 90, '2026-10-07 03:01:20', '2026-10-07 03:01:22', 'deepseek-flash', 'deepseek-flash', '{}', '["team:a", false]'),
+ ('tags-three', 'acompletion', 'k1', 0.010, 1000, 100, '2026-10-07 03:01:30', '2026-10-07 03:01:32', 'deepseek-flash', 'deepseek-flash', '{}', '["team:a", "env:prod", "app:x"]'),
+ ('tags-third-object', 'acompletion', 'k1', 0.011, 1100, 110, '2026-10-07 03:01:40', '2026-10-07 03:01:42', 'deepseek-flash', 'deepseek-flash', '{}', '["team:a", "env:prod", {}]'),
+ ('tags-empty', 'acompletion', 'k1', 0.012, 1200, 120, '2026-10-07 03:01:50', '2026-10-07 03:01:52', 'deepseek-flash', 'deepseek-flash', '{}', '[]')`)
 	cat, _ := tariffs.Load("")
 	po := pricing.Options{Dims: []pricing.Dim{pricing.DimModel, pricing.DimTag, pricing.DimKey}}
 	rows, sums := pricing.New(cat, po), pricing.New(cat, po)
@@ -356,7 +361,54 @@ func TestPushDownTags(t *testing.T) {
 	if got := reconciled(t, sums); got != want {
 		t.Errorf("by tags: push-down differs from rows:\n%s", firstDiff(got, want))
 	}
-	if !strings.Contains(want, "env:prod") {
-		t.Errorf("rows: no group of the tags env:prod and team:a:\n%s", want)
+	if !strings.Contains(want, "env:prod") || !strings.Contains(want, "app:x") {
+		t.Errorf("rows: no group of the tags env:prod and team:a, or of the three tags:\n%s", want)
+	}
+}
+
+// TestPushDownPlainTests: the plain-row test's shortcuts (the token
+// counts matched by one pattern, the plain search before the cache-hit
+// pattern, the status and call type compared as written before lowered)
+// leave to the mapper exactly the rows it must read: push-down equals rows.
+func TestPushDownPlainTests(t *testing.T) {
+	db := pgtest.NewLiteLLM(t, pgtest.SchemaCurrent)
+	db.LoadDump(t, sampleDump)
+	row := func(id, callType, status, counts string) string {
+		return fmt.Sprintf(`('%s', '%s', 'k1', 0.001, 100, 10, '2026-10-08 03:00:00', '2026-10-08 03:00:02', 'deepseek-flash', 'deepseek-flash', %s,
+	'{"additional_usage_values": {"prompt_tokens_details": {"cached_tokens": %s}}}')`, id, callType, status, counts)
+	}
+	db.Exec(t, `INSERT INTO "LiteLLM_SpendLogs" (request_id, call_type, api_key, spend, prompt_tokens, completion_tokens,
+	"startTime", "endTime", model, model_group, status, metadata) VALUES `+strings.Join([]string{
+		row("count-number", "acompletion", "'success'", "40"),
+		row("count-string", "acompletion", "'success'", `"40"`),
+		row("count-two-in-one", "acompletion", "'success'", `"1 2"`),
+		row("count-zeros", "acompletion", "'success'", `"0 0"`),
+		row("count-leading-space", "acompletion", "'success'", `" 5"`),
+		row("count-trailing-space", "acompletion", "'success'", `"5 "`),
+		row("count-empty", "acompletion", "'success'", `""`),
+		row("count-ten-digits", "acompletion", "'success'", "1234567890"),
+		row("count-fraction", "acompletion", "'success'", "4.0"),
+		row("status-upper", "acompletion", "'SUCCESS'", "1"),
+		row("status-null", "acompletion", "NULL", "2"),
+		row("batch-upper", "RETRIEVE_BATCH", "'success'", "3"),
+		row("batch-async", "aretrieve_batch", "'success'", "4"),
+		row("batch-like-length", "acompletion_xyz", "'success'", "5"),
+		row("x_cache_hit1", "acompletion", "'success'", "6"),
+		row("x_cache_hitz", "acompletion", "'success'", "7"),
+		row("status-failed", "acompletion", "'Failed'", "8"),
+		row("status-failure", "acompletion", "'failure'", "9"),
+	}, ",\n"))
+	for _, dims := range [][]pricing.Dim{allDims, {pricing.DimModel}} {
+		po := pricing.Options{Dims: dims}
+		cat, _ := tariffs.Load("")
+		rows, sums := pricing.New(cat, po), pricing.New(cat, po)
+		priceRows(t, rows, Options{}, db.URL)
+		pricePushDown(t, sums, Options{}, po, db.URL)
+		if got, want := reconciled(t, sums), reconciled(t, rows); got != want {
+			t.Errorf("by %v: push-down differs from rows:\n%s", dims, firstDiff(got, want))
+		}
+		if got, want := sums.Rows(), rows.Rows(); got != want {
+			t.Errorf("by %v: rows %+v, want %+v", dims, got, want)
+		}
 	}
 }
