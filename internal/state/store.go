@@ -108,10 +108,17 @@ type Store struct {
 	db *bolt.DB
 }
 
+// ErrLocked says another process holds the state file: one writer at a
+// time (tokenfare serve, or a batch command with --state).
+var ErrLocked = errors.New("another process holds it (tokenfare serve, or a command with --state)")
+
 // Open opens (or creates) the state file at path. A second process opening
-// the same file waits up to a second, then fails.
+// the same file waits up to a second, then fails with ErrLocked.
 func Open(path string) (*Store, error) {
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
+	if errors.Is(err, bolt.ErrTimeout) {
+		return nil, fmt.Errorf("open state %s: %w", path, ErrLocked)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open state %s: %w", path, err)
 	}
