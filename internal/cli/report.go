@@ -173,6 +173,9 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 	if opts.xlsx != "" {
 		prov := reports.Provenance{Produced: a.now().UTC(), Program: "tokenfare " + buildVersion(),
 			Sources: opts.source.calls, Tariffs: "embedded catalog"}
+		if opts.state != "" {
+			prov.Sources = append(slices.Clone(prov.Sources), "state "+opts.state)
+		}
 		if a.tariffs != "" {
 			prov.Tariffs = a.tariffs
 		}
