@@ -163,7 +163,7 @@ func (s *stateRun) warnOffGrain(w io.Writer, opts pricing.Options) error {
 		return err
 	}
 	for _, o := range state.OffGrains(s.cat, first, last.Add(state.Grain), opts.TariffAt) {
-		fmt.Fprintf(w, "warning: state %s: %s: the calls of that slot are not priced exactly from the state\n", s.path, o)
+		fmt.Fprintf(w, "warning: state %s: %s: a slot with calls on both sides of it cannot be priced from the state (the command stops there)\n", s.path, o)
 	}
 	return nil
 }

@@ -221,3 +221,30 @@ func TestStateLocked(t *testing.T) {
 		}
 	}
 }
+
+// TestStateOffGrain: a tariff version taking effect off the state's
+// 15-minute grain is named (model, version, instant) in a warning on
+// stderr by the batch commands and in serve's log; where no slot holds
+// calls on both sides of it, the state still gives the run's figures.
+func TestStateOffGrain(t *testing.T) {
+	overlay := riseOverlay(t)
+	data := strings.Replace(readFile(t, overlay), "effective: 2026-10-15T16:00:00Z", "effective: 2026-10-15T16:05:00Z", 1)
+	if err := os.WriteFile(overlay, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st := filepath.Join(t.TempDir(), "state.db")
+	code, _, stderr := runCLI(t, "", "serve", "--once", "--calls", sample, "--state", st, "--tariffs-overlay", overlay)
+	const named = `"model":"deepseek-flash","version":"2026-10-16-pro-rise","at":"2026-10-15T16:05:00Z"`
+	if code != 0 || !strings.Contains(stderr, `"level":"WARN"`) || !strings.Contains(stderr, named) {
+		t.Errorf("serve --once: exit %d, no warning naming %s:\n%s", code, named, stderr)
+	}
+	_, want, _ := runCLI(t, "", "reconcile", "--calls", sample, "--tariffs-overlay", overlay, "-o", "json")
+	code, got, stderr := runCLI(t, "", "reconcile", "--state", st, "--tariffs-overlay", overlay, "-o", "json")
+	const warned = "model deepseek-flash, version 2026-10-16-pro-rise: a tariff boundary at 2026-10-15T16:05:00Z is not on the state's 15-minute grain"
+	if code != 0 || !strings.Contains(stderr, "warning: state "+st+": "+warned) {
+		t.Errorf("reconcile --state: exit %d, no warning %q:\n%s", code, warned, stderr)
+	}
+	if got != want {
+		t.Errorf("reconcile --state:\n%.2000s\nwithout:\n%.2000s", got, want)
+	}
+}

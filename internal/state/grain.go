@@ -18,8 +18,8 @@ type OffGrain struct {
 }
 
 func (o OffGrain) String() string {
-	return fmt.Sprintf("model %s, version %s: a tariff boundary at %s is not on the state's %s grain",
-		o.Model, o.Version, o.At.Format(time.RFC3339Nano), Grain)
+	return fmt.Sprintf("model %s, version %s: a tariff boundary at %s is not on the state's 15-minute grain",
+		o.Model, o.Version, o.At.Format(time.RFC3339Nano))
 }
 
 // OffGrains returns the boundaries of every model of cat between from and
