@@ -287,3 +287,42 @@ func shiftedRise(t *testing.T, effective string) *tariffs.Catalog {
 	}
 	return cat
 }
+
+// TestFillOverlap: two exports that overlap, refreshed twice, give the
+// rows one run over both gives: the calls the second repeats counted once,
+// as overlaps, however often they are read again.
+func TestFillOverlap(t *testing.T) {
+	cat := embedded(t)
+	rows := billedCalls(600)
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.csv"), filepath.Join(dir, "b.csv")
+	writeCanonical(t, a, rows[:300])
+	writeCanonical(t, b, rows[295:310]) // five calls of a's last hours again, within b's last day
+	s, err := Open(filepath.Join(dir, "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var feeds []Feed
+	for _, p := range []string{a, b} {
+		feeds = append(feeds, Feed{Name: p, Open: func(time.Time) ([]ledger.Source, error) {
+			return []ledger.Source{ledger.FileSource(p, ledger.Options{})}, nil
+		}})
+	}
+	for range 2 {
+		if _, err := s.Refresh(context.Background(), cat, pricing.Options{}, feeds); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := run.Run(context.Background(), run.Input{Catalog: cat, Sources: []ledger.Source{ledger.FileSource(a, ledger.Options{}), ledger.FileSource(b, ledger.Options{})}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := filled(t, s, cat, pricing.Options{})
+	if g, w := got.Rows(), res.Engine.Rows(); g != w || w.Duplicate < 5 {
+		t.Errorf("rows from the state %+v, one run %+v", g, w)
+	}
+	if g, w := rendered(t, got), rendered(t, res.Engine); g != w {
+		t.Errorf("the state gives\n%.1500s\none run\n%.1500s", firstDiff(g, w), firstDiff(w, g))
+	}
+}
