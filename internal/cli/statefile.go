@@ -83,7 +83,7 @@ func lateNote(n int64) string {
 	if n == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" (%d call(s) logged more than %s late, counted in their own slots)", n, state.Overlap)
+	return fmt.Sprintf(" (%d call(s) logged more than an hour late, counted in their own slots)", n)
 }
 
 func (s *stateRun) close() { s.store.Close() }
