@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -171,14 +172,12 @@ func (a *app) feeds(src *sourceOptions, opts pricing.Options) ([]state.Feed, err
 		if arg == "-" {
 			return nil, usageError(errors.New("serve cannot read stdin again at each refresh"), "give --calls FILE or a glob")
 		}
-		if _, err := a.sources([]string{arg}, nil, opts); err != nil {
-			return nil, err
+		if st, err := os.Stat(arg); err != nil || !st.IsDir() {
+			if _, err := a.sources([]string{arg}, nil, opts); err != nil {
+				return nil, err
+			}
 		}
-		out = append(out, state.Feed{Name: arg, Open: func(since time.Time) ([]ledger.Source, error) {
-			o := opts
-			o.Since = since
-			return a.sources([]string{arg}, nil, o)
-		}})
+		out = append(out, state.Feed{Name: arg, Files: func() ([]string, error) { return callFiles(arg) }})
 	}
 	for _, url := range src.dbs {
 		first, err := a.sources(nil, []string{url}, opts)
@@ -195,6 +194,30 @@ func (a *app) feeds(src *sourceOptions, opts pricing.Options) ([]state.Feed, err
 		return nil, usageError(errors.New("no calls to read"), "give --calls FILE or --db URL (LiteLLM's PostgreSQL)")
 	}
 	return out, nil
+}
+
+// callFiles lists the files of a --calls argument at a refresh: the
+// files of a folder (not those whose names start with a dot), the files
+// a glob matches (none is no error: the folder waits for its first
+// export), or the file named.
+func callFiles(arg string) ([]string, error) {
+	if st, err := os.Stat(arg); err == nil && st.IsDir() {
+		entries, err := os.ReadDir(arg)
+		if err != nil {
+			return nil, fmt.Errorf("read calls %s: %w", arg, err)
+		}
+		var out []string
+		for _, e := range entries {
+			if !e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+				out = append(out, filepath.Join(arg, e.Name()))
+			}
+		}
+		return out, nil
+	}
+	if strings.ContainsAny(arg, "*?[") {
+		return filepath.Glob(arg)
+	}
+	return []string{arg}, nil
 }
 
 // statePath is --state, else tokenfare/state.db in the user's config

@@ -27,6 +27,11 @@ type Batch struct {
 	pruneAt int              // size of seen at which remember drops old identities
 	rows    pricing.Rows
 	tx      *bolt.Tx // read-only, for the identities already stored
+	// fresh: the calls observed now were never read before (the bytes
+	// past a file's mark), so a copy of a stored call is a duplicate, not
+	// a row read again.
+	fresh bool
+	files *filePlan // the marks of the feed's files, stored with the batch
 }
 
 // Begin starts a refresh of the named source. Since returns the instant
@@ -70,13 +75,18 @@ func (b *Batch) Observe(c *ledger.Call, pc *pricing.PricedCall) error {
 			b.rows.Count(pricing.Overlap)
 			return nil
 		}
-		b.occ[id]++
+		n, again := b.occ[id]
+		if !again && b.fresh {
+			n = stored // none of the stored copies is read again
+		}
+		n++
+		b.occ[id] = n
 		b.remember(id, pc.At.UnixNano())
 		switch {
-		case b.occ[id] <= stored || o == pricing.Outside:
+		case n <= stored || o == pricing.Outside:
 			b.rows.Count(pricing.Outside)
 			return nil
-		case stored > 0:
+		case n > 1:
 			o = pricing.Duplicate
 		}
 	}
@@ -215,6 +225,11 @@ func (b *Batch) Commit(rejected int64) (Source, error) {
 		}
 		if err := tx.Bucket(bucketSources).Put([]byte(src.Name), encodeSource(&src)); err != nil {
 			return err
+		}
+		if b.files != nil {
+			if err := b.files.put(tx, src.Name); err != nil {
+				return err
+			}
 		}
 		return prune(tx)
 	})
