@@ -8,9 +8,11 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -21,6 +23,7 @@ import (
 	"github.com/tokenfare/tokenfare/internal/state"
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
+	"github.com/tokenfare/tokenfare/tariffs"
 )
 
 type serveOptions struct {
@@ -130,23 +133,75 @@ func runServe(cmd *cobra.Command, a *app, opts *serveOptions) error {
 	go srv.Serve(ln)
 	log.Info("serving", "metrics", "http://"+ln.Addr().String()+"/metrics", "state", path)
 	ctx := cmd.Context()
+	cat, _ := a.Catalog()
+	stamp := a.tariffStamp()
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
 	for {
-		healthy.Store(a.refresh(ctx, log, store, col, feeds, eopts))
+		healthy.Store(a.refresh(ctx, log, store, col, feeds, eopts, cat))
 		select {
 		case <-ctx.Done():
 			log.Info("stopping")
 			shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
 			return srv.Shutdown(shut)
+		case <-hup:
+			stamp = a.tariffStamp()
+			cat = a.reloadCatalog(log, cat, "SIGHUP")
 		case <-time.After(opts.interval):
+			if s := a.tariffStamp(); s != stamp {
+				stamp = s
+				cat = a.reloadCatalog(log, cat, "tariff files changed")
+			}
 		}
 	}
 }
 
-// refresh reads every feed past its watermark and updates the metrics; it
-// logs what it read and reports whether all went well.
-func (a *app) refresh(ctx context.Context, log *slog.Logger, store *state.Store, col *metrics.Collector, feeds []state.Feed, opts pricing.Options) bool {
-	cat, _ := a.Catalog() // loaded once, before the first refresh
+// reloadCatalog reads the catalog again and returns it, or, when it has
+// errors, logs them (each with its file and line) and returns old.
+func (a *app) reloadCatalog(log *slog.Logger, old *tariffs.Catalog, why string) *tariffs.Catalog {
+	cat, ps, err := a.loadCatalog()
+	if err != nil {
+		log.Error("tariffs not reloaded: the catalog in use is kept", "why", why, "error", err.Error())
+		return old
+	}
+	for _, p := range ps {
+		log.Warn("tariffs", "warning", p.Error())
+	}
+	log.Info("tariffs reloaded", "why", why)
+	return cat
+}
+
+// tariffStamp tells the tariff files given (--tariffs, --tariffs-overlay)
+// by their names, sizes and modification times: it changes when one of
+// them does. The embedded catalog never changes.
+func (a *app) tariffStamp() string {
+	var b strings.Builder
+	for _, path := range append([]string{a.tariffs}, a.overlays...) {
+		if path == "" {
+			continue
+		}
+		files, err := tariffs.Files(path)
+		if err != nil {
+			fmt.Fprintf(&b, "%s: %v\n", path, err)
+			continue
+		}
+		for _, f := range files {
+			st, err := os.Stat(f)
+			if err != nil {
+				fmt.Fprintf(&b, "%s: %v\n", f, err)
+				continue
+			}
+			fmt.Fprintf(&b, "%s %d %d\n", f, st.Size(), st.ModTime().UnixNano())
+		}
+	}
+	return b.String()
+}
+
+// refresh reads every feed past its watermark, prices at cat and updates
+// the metrics; it logs what it read and reports whether all went well.
+func (a *app) refresh(ctx context.Context, log *slog.Logger, store *state.Store, col *metrics.Collector, feeds []state.Feed, opts pricing.Options, cat *tariffs.Catalog) bool {
 	sources, err := store.Refresh(ctx, cat, opts, feeds)
 	for _, s := range sources {
 		log.Info("refreshed", "source", s.Name, "watermark", s.Watermark, "read", s.Rows.Read, "priced", s.Rows.Priced)
