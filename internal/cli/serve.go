@@ -22,6 +22,7 @@ import (
 	"github.com/tokenfare/tokenfare/internal/metrics"
 	"github.com/tokenfare/tokenfare/internal/state"
 	"github.com/tokenfare/tokenfare/ledger"
+	"github.com/tokenfare/tokenfare/ledger/usagequeue"
 	"github.com/tokenfare/tokenfare/pricing"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
@@ -35,6 +36,14 @@ type serveOptions struct {
 	config   string
 	budgets  string
 	once     bool
+	queue    queueOptions
+}
+
+// queueOptions are serve's flags for a CLIProxyAPI usage queue polled
+// directly.
+type queueOptions struct {
+	url, keyFile, records string
+	every                 time.Duration
 }
 
 func newServeCmd(a *app) *cobra.Command {
@@ -67,6 +76,10 @@ again), the state is closed and the server drains. Metrics and their labels: doc
 	f.StringVar(&opts.config, "config", "", "LiteLLM config.yaml whose prices are held against the blend of the last 28 days (tokenfare_config_price_off_ratio)")
 	f.BoolVar(&opts.once, "once", false, "refresh the state once and exit, serving nothing (a cron job, or a timed refresh)")
 	f.StringVar(&opts.budgets, "budgets", "", "budgets file (docs/workbook.md): spend, remainder and month-end forecast per team and key (tokenfare_budget_*)")
+	f.StringVar(&opts.queue.url, "cliproxy-url", "", "CLIProxyAPI's base URL: pop its usage queue (GET /v0/management/usage-queue) into --cliproxy-records and count them")
+	f.StringVar(&opts.queue.keyFile, "cliproxy-key-file", "", "file holding CLIProxyAPI's management key (with --cliproxy-url)")
+	f.StringVar(&opts.queue.records, "cliproxy-records", "", "JSON Lines file the popped records are appended to, synced before they are counted (default cliproxy-usage-queue.jsonl beside the state)")
+	f.DurationVar(&opts.queue.every, "cliproxy-every", 10*time.Second, "time between pops of the usage queue (it keeps a record 60 s by default)")
 	cmd.MarkFlagFilename("state", "db")
 	cmd.MarkFlagFilename("budgets", "yaml", "yml")
 	cmd.MarkFlagFilename("config", "yaml", "yml")
@@ -85,14 +98,28 @@ func runServe(cmd *cobra.Command, a *app, opts *serveOptions) error {
 	if _, err := a.Catalog(); err != nil {
 		return err
 	}
-	a.defaultDB(&opts.source)
-	feeds, err := a.feeds(&opts.source, eopts)
-	if err != nil {
-		return err
-	}
 	path, err := statePath(opts.state)
 	if err != nil {
 		return err
+	}
+	collector, err := opts.queue.collector(path)
+	if err != nil {
+		return err
+	}
+	var feeds []state.Feed
+	if collector != nil {
+		file := collector.File
+		feeds = append(feeds, state.Feed{Name: file, Files: func() ([]string, error) { return []string{file}, nil }})
+	}
+	if collector == nil {
+		a.defaultDB(&opts.source)
+	}
+	if len(opts.source.calls)+len(opts.source.dbs) > 0 || collector == nil {
+		more, err := a.feeds(&opts.source, eopts)
+		if err != nil {
+			return err
+		}
+		feeds = append(feeds, more...)
 	}
 	store, err := state.Open(path)
 	if err != nil {
@@ -101,6 +128,9 @@ func runServe(cmd *cobra.Command, a *app, opts *serveOptions) error {
 	defer store.Close()
 	log := slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil))
 	if opts.once {
+		if collector != nil {
+			collect(cmd.Context(), log, collector)
+		}
 		cat, _ := a.Catalog()
 		sources, err := store.Refresh(cmd.Context(), cat, eopts, feeds)
 		for _, s := range sources {
@@ -131,6 +161,18 @@ func runServe(cmd *cobra.Command, a *app, opts *serveOptions) error {
 	})
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
+	if collector != nil {
+		go func() {
+			for {
+				collect(cmd.Context(), log, collector)
+				select {
+				case <-cmd.Context().Done():
+					return
+				case <-time.After(opts.queue.every):
+				}
+			}
+		}()
+	}
 	log.Info("serving", "metrics", "http://"+ln.Addr().String()+"/metrics", "state", path)
 	ctx := cmd.Context()
 	cat, _ := a.Catalog()
@@ -249,6 +291,47 @@ func (a *app) feeds(src *sourceOptions, opts pricing.Options) ([]state.Feed, err
 		return nil, usageError(errors.New("no calls to read"), "give --calls FILE or --db URL (LiteLLM's PostgreSQL)")
 	}
 	return out, nil
+}
+
+// collector returns the collector of the usage queue, or nil without
+// --cliproxy-url. The records file defaults to one beside the state.
+func (q *queueOptions) collector(statePath string) (*usagequeue.Collector, error) {
+	if q.url == "" {
+		if q.keyFile != "" {
+			return nil, usageError(errors.New("--cliproxy-key-file without --cliproxy-url"), "give CLIProxyAPI's base URL too")
+		}
+		return nil, nil
+	}
+	if q.every <= 0 {
+		return nil, usageError(errors.New("--cliproxy-every must be positive"), "")
+	}
+	if q.keyFile == "" {
+		return nil, usageError(errors.New("--cliproxy-url needs --cliproxy-key-file"), "write CLIProxyAPI's management key in a file only you can read")
+	}
+	key, err := os.ReadFile(q.keyFile)
+	if err != nil {
+		return nil, usageError(fmt.Errorf("--cliproxy-key-file: %w", err), "")
+	}
+	if strings.TrimSpace(string(key)) == "" {
+		return nil, usageError(fmt.Errorf("--cliproxy-key-file %s is empty", q.keyFile), "write CLIProxyAPI's management key in it")
+	}
+	records := q.records
+	if records == "" {
+		records = filepath.Join(filepath.Dir(statePath), "cliproxy-usage-queue.jsonl")
+	}
+	return &usagequeue.Collector{URL: q.url, Key: strings.TrimSpace(string(key)), File: records,
+		Client: &http.Client{Timeout: 30 * time.Second}}, nil
+}
+
+// collect pops the usage queue into its file, logging what it wrote.
+func collect(ctx context.Context, log *slog.Logger, c *usagequeue.Collector) {
+	n, err := c.Collect(ctx)
+	if n > 0 {
+		log.Info("collected", "records", n, "file", c.File)
+	}
+	if err != nil && ctx.Err() == nil {
+		log.Error("collect", "error", err.Error(), "written", n)
+	}
 }
 
 // callFiles lists the files of a --calls argument at a refresh: the
