@@ -3,7 +3,9 @@ package ledger
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
@@ -52,6 +54,10 @@ func (s *SpanSource) Open(ctx context.Context) (Reader, error) {
 	}
 	f, err := os.Open(s.path)
 	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path is the File field
+		}
 		return nil, &InputError{File: s.path, Err: err}
 	}
 	body := &lineCounter{r: io.NewSectionReader(f, s.sp.Offset, s.sp.End-s.sp.Offset), n: &s.lines}

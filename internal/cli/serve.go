@@ -49,19 +49,24 @@ type queueOptions struct {
 func newServeCmd(a *app) *cobra.Command {
 	var opts serveOptions
 	cmd := &cobra.Command{
-		Use:   "serve --calls FILE | --db URL",
+		Use:   "serve --calls FILE|DIR | --db URL | --cliproxy-url URL",
 		Short: "Read the calls as they are logged and expose the official cost as Prometheus metrics",
-		Long: `Serve reads the sources every --interval, each only past its watermark (the newest call
-read, less an hour for rows logged late), keeps what it read in a state file (--state), and
-serves /metrics (Prometheus text format) and /healthz on --listen. A restart reads on from
-the state: no call is missed or counted twice, and rows the gateway later deletes stay
-counted. The state holds integer token sums per 15 minutes, model, host, key alias and
-team, so a tariff change re-prices the history at the next start.
+		Long: `Serve reads the sources every --interval, each only past its watermark (a database: the
+newest call read, less an hour for rows logged late; a file: the bytes read, an unchanged
+file not opened), keeps what it read in a state file (--state), and serves /metrics
+(Prometheus text format) and /healthz on --listen. A restart reads on from the state: no
+call is missed or counted twice, and rows the gateway later deletes stay counted. The state
+holds integer token sums per 15 minutes, model, host, key alias and team, so a tariff change
+re-prices the history: SIGHUP, or a change to a --tariffs file, reads the tariffs again.
+
+--cliproxy-url pops CLIProxyAPI's usage queue into a JSON Lines file, synced before the
+records are counted from it.
 
 SIGTERM or SIGINT stops it: the refresh under way is dropped (the next start reads it
 again), the state is closed and the server drains. Metrics and their labels: docs/serve.md.`,
 		Example: `  tokenfare serve --db "$DATABASE_URL" --state /var/lib/tokenfare/state.db --config litellm/config.yaml
-  tokenfare serve --calls 'exports/*.csv' --listen 127.0.0.1:9464 --interval 5m`,
+  tokenfare serve --calls exports/ --listen 127.0.0.1:9464 --interval 5m
+  tokenfare serve --cliproxy-url http://127.0.0.1:8317 --cliproxy-key-file /etc/tokenfare/cpa-key`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runServe(cmd, a, &opts)
