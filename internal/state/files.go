@@ -176,7 +176,19 @@ func (plan *filePlan) add(p string, m fileMark, st fs.FileInfo, head []byte, fre
 	size := st.Size()
 	next := fileMark{Size: size, MTime: st.ModTime().UnixNano(), Line: m.Line}
 	header, lines := ledger.LineFormat(head)
-	if !lines && len(bytes.TrimSpace(head)) > 0 {
+	unchanged := m.Size == size && m.MTime == next.MTime
+	if !lines && !gzipped(head) && bytes.IndexByte(head, '\n') < 0 && !unchanged {
+		// Empty, or a first line not whole yet (a one-line file may
+		// still be written): wait for a line break, or for a refresh
+		// that finds the file as this one left it.
+		next.Offset, next.Prefix, next.Hash = m.Offset, m.Prefix, m.Hash
+		if next.Hash == "" {
+			next.Hash = prefixHash(nil)
+		}
+		plan.files = append(plan.files, fileRead{path: p, mark: next, fresh: fresh})
+		return nil
+	}
+	if !lines {
 		next.Whole, next.Offset, next.Line = true, size, 0
 		next.Prefix = int(min(size, prefixSize))
 		next.Hash = prefixHash(head[:next.Prefix])
@@ -188,7 +200,7 @@ func (plan *filePlan) add(p string, m fileMark, st fs.FileInfo, head []byte, fre
 	if err != nil {
 		return err
 	}
-	if end == m.Offset && m.Offset < size && m.Size == size && m.MTime == next.MTime {
+	if end == m.Offset && m.Offset < size && unchanged {
 		end = size // a last line left without its line break: its writer is done
 	}
 	next.Offset = end
@@ -243,6 +255,9 @@ func (plan *filePlan) put(tx *bolt.Tx, feed string) error {
 	}
 	return nil
 }
+
+// gzipped reports whether head opens a gzip stream.
+func gzipped(head []byte) bool { return len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b }
 
 func prefixHash(b []byte) string {
 	sum := sha256.Sum256(b)

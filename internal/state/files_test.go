@@ -68,6 +68,12 @@ func queueParts(t *testing.T) []string {
 	return parts
 }
 
+// jsonArray puts the records of JSON Lines parts in one JSON array.
+func jsonArray(parts ...string) string {
+	lines := strings.Split(strings.TrimSuffix(strings.Join(parts, ""), "\n"), "\n")
+	return "[" + strings.Join(lines, ",\n") + "]\n"
+}
+
 // TestFileMarks: files that grow, are rotated, truncated or left with a
 // half-written last line, read at each refresh only past their marks
 // (with a restart between refreshes, or not), give exactly the figures
@@ -86,6 +92,7 @@ func TestFileMarks(t *testing.T) {
 		restart bool
 		full    string // every row, in one file
 		file    string // the name of the file written to
+		reread  bool   // a format read again whole when it changes: rows read again are outside
 		steps   []func(t *testing.T, dir string)
 	}{
 		{
@@ -170,6 +177,22 @@ func TestFileMarks(t *testing.T) {
 			},
 		},
 		{
+			name: "a first line not whole yet", full: strings.Join(queue, ""), file: "queue.jsonl",
+			steps: []func(*testing.T, string){
+				func(t *testing.T, dir string) { appendFile(t, filepath.Join(dir, "queue.jsonl"), queue[0][:40]) },
+				func(t *testing.T, dir string) { appendFile(t, filepath.Join(dir, "queue.jsonl"), queue[0][40:]+queue[1]) },
+				func(t *testing.T, dir string) { appendFile(t, filepath.Join(dir, "queue.jsonl"), queue[2]) },
+			},
+		},
+		{
+			name: "a JSON array written again whole, longer", reread: true, full: jsonArray(queue...), file: "queue.json",
+			steps: []func(*testing.T, string){
+				func(t *testing.T, dir string) { writeFile(t, filepath.Join(dir, "queue.json"), jsonArray(queue[0])) },
+				func(t *testing.T, dir string) { writeFile(t, filepath.Join(dir, "queue.json"), jsonArray(queue[:2]...)) },
+				func(t *testing.T, dir string) { writeFile(t, filepath.Join(dir, "queue.json"), jsonArray(queue...)) },
+			},
+		},
+		{
 			name: "CLIProxyAPI usage-queue records persisted as JSON Lines", restart: true, full: strings.Join(queue, ""), file: "queue.jsonl",
 			steps: []func(*testing.T, string){
 				func(t *testing.T, dir string) { appendFile(t, filepath.Join(dir, "queue.jsonl"), queue[0]) },
@@ -223,7 +246,11 @@ func TestFileMarks(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if wantRead := res.Engine.Rows().Read; src.Rows.Read != wantRead || src.Rows.Outside != 0 {
+			if wantRead := res.Engine.Rows().Read; tt.reread {
+				if src.Rows.Read-src.Rows.Outside != wantRead {
+					t.Errorf("rows read %d, of them outside (read again) %d; want %d once", src.Rows.Read, src.Rows.Outside, wantRead)
+				}
+			} else if src.Rows.Read != wantRead || src.Rows.Outside != 0 {
 				t.Errorf("rows read %d (outside %d), want %d, each once", src.Rows.Read, src.Rows.Outside, wantRead)
 			}
 		})
