@@ -180,7 +180,9 @@ func TestFileMarks(t *testing.T) {
 			name: "a first line not whole yet", full: strings.Join(queue, ""), file: "queue.jsonl",
 			steps: []func(*testing.T, string){
 				func(t *testing.T, dir string) { appendFile(t, filepath.Join(dir, "queue.jsonl"), queue[0][:40]) },
-				func(t *testing.T, dir string) { appendFile(t, filepath.Join(dir, "queue.jsonl"), queue[0][40:]+queue[1]) },
+				func(t *testing.T, dir string) {
+					appendFile(t, filepath.Join(dir, "queue.jsonl"), queue[0][40:]+queue[1])
+				},
 				func(t *testing.T, dir string) { appendFile(t, filepath.Join(dir, "queue.jsonl"), queue[2]) },
 			},
 		},
@@ -188,7 +190,9 @@ func TestFileMarks(t *testing.T) {
 			name: "a JSON array written again whole, longer", reread: true, full: jsonArray(queue...), file: "queue.json",
 			steps: []func(*testing.T, string){
 				func(t *testing.T, dir string) { writeFile(t, filepath.Join(dir, "queue.json"), jsonArray(queue[0])) },
-				func(t *testing.T, dir string) { writeFile(t, filepath.Join(dir, "queue.json"), jsonArray(queue[:2]...)) },
+				func(t *testing.T, dir string) {
+					writeFile(t, filepath.Join(dir, "queue.json"), jsonArray(queue[:2]...))
+				},
 				func(t *testing.T, dir string) { writeFile(t, filepath.Join(dir, "queue.json"), jsonArray(queue...)) },
 			},
 		},
