@@ -324,6 +324,11 @@ func (q *queueOptions) collector(statePath string) (*usagequeue.Collector, error
 	if records == "" {
 		records = filepath.Join(filepath.Dir(statePath), "cliproxy-usage-queue.jsonl")
 	}
+	// The file's path names its feed in the state: the same however the
+	// state or the file is named next time.
+	if records, err = filepath.Abs(records); err != nil {
+		return nil, usageError(fmt.Errorf("--cliproxy-records: %w", err), "")
+	}
 	return &usagequeue.Collector{URL: q.url, Key: strings.TrimSpace(string(key)), File: records,
 		Client: &http.Client{Timeout: 30 * time.Second}}, nil
 }
