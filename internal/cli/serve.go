@@ -139,8 +139,9 @@ func runServe(cmd *cobra.Command, a *app, opts *serveOptions) error {
 		cat, _ := a.Catalog()
 		sources, err := store.Refresh(cmd.Context(), cat, eopts, feeds)
 		for _, s := range sources {
-			log.Info("refreshed", "source", s.Name, "watermark", s.Watermark, "read", s.Rows.Read, "priced", s.Rows.Priced)
+			log.Info("refreshed", "source", s.Name, "watermark", s.Watermark, "read", s.Rows.Read, "priced", s.Rows.Priced, "late", s.Late)
 		}
+		logOffGrain(log, store, cat, map[state.OffGrain]bool{})
 		return err
 	}
 	ln, err := net.Listen("tcp", opts.listen)
@@ -185,8 +186,9 @@ func runServe(cmd *cobra.Command, a *app, opts *serveOptions) error {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
+	offGrain := map[state.OffGrain]bool{} // logged once each
 	for {
-		healthy.Store(a.refresh(ctx, log, store, col, feeds, eopts, cat))
+		healthy.Store(a.refresh(ctx, log, store, col, feeds, eopts, cat, offGrain))
 		select {
 		case <-ctx.Done():
 			log.Info("stopping")
@@ -248,11 +250,13 @@ func (a *app) tariffStamp() string {
 
 // refresh reads every feed past its watermark, prices at cat and updates
 // the metrics; it logs what it read and reports whether all went well.
-func (a *app) refresh(ctx context.Context, log *slog.Logger, store *state.Store, col *metrics.Collector, feeds []state.Feed, opts pricing.Options, cat *tariffs.Catalog) bool {
+func (a *app) refresh(ctx context.Context, log *slog.Logger, store *state.Store, col *metrics.Collector, feeds []state.Feed, opts pricing.Options,
+	cat *tariffs.Catalog, offGrain map[state.OffGrain]bool) bool {
 	sources, err := store.Refresh(ctx, cat, opts, feeds)
 	for _, s := range sources {
-		log.Info("refreshed", "source", s.Name, "watermark", s.Watermark, "read", s.Rows.Read, "priced", s.Rows.Priced)
+		log.Info("refreshed", "source", s.Name, "watermark", s.Watermark, "read", s.Rows.Read, "priced", s.Rows.Priced, "late", s.Late)
 	}
+	logOffGrain(log, store, cat, offGrain)
 	if err != nil {
 		if ctx.Err() == nil {
 			log.Error("refresh", "error", err.Error())
