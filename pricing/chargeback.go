@@ -143,15 +143,15 @@ func (e *Engine) SplitKeys(match func(key, alias string) (string, bool)) (kept, 
 	found := map[string]bool{}
 	// Aliases are per key: the alias of a key is the first among its buckets'.
 	aliases := map[string]string{}
-	for k, b := range e.buckets {
-		aliases[k.key] = firstAlias(aliases[k.key], b.KeyAlias)
+	for _, b := range e.buckets.all() {
+		aliases[b.k.key] = firstAlias(aliases[b.k.key], b.KeyAlias)
 	}
-	for k, b := range e.buckets {
+	for _, b := range e.buckets.all() {
 		into := kept
-		if name, ok := match(k.key, aliases[k.key]); ok {
+		if name, ok := match(b.k.key, aliases[b.k.key]); ok {
 			into, found[name] = matched, true
 		}
-		into.mergeBucket(k, b)
+		into.mergeBucket(b.k, b)
 	}
 	return kept, matched, sortedSet(found)
 }
@@ -162,7 +162,7 @@ func (e *Engine) Line() ChargebackLine {
 	rec := e.reconcileGroups()
 	l := ChargebackLine{Calls: rec.Totals.Calls, Official: rec.Totals.Official, Recorded: rec.Totals.Recorded,
 		Diff: rec.Totals.Gap, AtBlended: decimal.Zero}
-	for _, b := range e.buckets {
+	for _, b := range e.buckets.all() {
 		if b.k.outcome == CacheHit {
 			l.CacheHitTokens += b.Qty.Tokens()
 			continue

@@ -114,7 +114,7 @@ func (e *Engine) tallies() []*modelTally {
 	first := map[*modelTally]*bucket{}
 	var out []*modelTally
 	var tiered []*bucket
-	for _, b := range e.buckets {
+	for _, b := range e.buckets.all() {
 		if b.k.host != "" {
 			continue // explained by host (hostTallies)
 		}
