@@ -9,15 +9,15 @@ import (
 // made, and an index from bucket key to place in the list. Buckets are
 // made in slabs of bucketSlab, so that a million buckets are a thousand
 // objects to allocate and for the garbage collector to find, not a
-// million; the index is a table of words (a hash and a place), not a map
-// holding a copy of every 144-byte key.
+// million; the index is a table of two words (a hash and a bucket) a
+// slot, not a map holding a copy of every 144-byte key.
 //
 // The zero bucketTable is empty and ready to use.
 type bucketTable struct {
 	seed  maphash.Seed
-	slots []uint64  // hash<<32 | place+1, 0 when free; its length a power of two
-	list  []*bucket // every bucket, in the order made
-	slab  []bucket  // room for the next buckets
+	slots []hashedBucket // by hash; a free slot's bucket is nil; its length a power of two
+	list  []*bucket      // every bucket, in the order made
+	slab  []bucket       // room for the next buckets
 }
 
 // bucketSlab is how many buckets are made at once.
@@ -38,14 +38,12 @@ func (t *bucketTable) get(k *bucketKey) *bucket {
 	h := t.hash(k)
 	mask := uint64(len(t.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
-		s := t.slots[i]
-		if s == 0 {
+		s := &t.slots[i]
+		if s.b == nil {
 			return nil
 		}
-		if s>>32 == h&0xFFFFFFFF {
-			if b := t.list[uint32(s)-1]; b.k == *k {
-				return b
-			}
+		if s.h == h && s.b.k == *k {
+			return s.b
 		}
 	}
 }
@@ -68,17 +66,18 @@ func (t *bucketTable) insert(b *bucket) {
 		t.grow()
 	}
 	t.list = append(t.list, b)
-	t.place(t.hash(&b.k), uint32(len(t.list)))
+	t.place(b)
 }
 
-// place puts the place+1 n of a bucket of hash h in the index.
-func (t *bucketTable) place(h uint64, n uint32) {
+// place puts b in the index.
+func (t *bucketTable) place(b *bucket) {
+	h := t.hash(&b.k)
 	mask := uint64(len(t.slots) - 1)
 	i := h & mask
-	for t.slots[i] != 0 {
+	for t.slots[i].b != nil {
 		i = (i + 1) & mask
 	}
-	t.slots[i] = (h&0xFFFFFFFF)<<32 | uint64(n)
+	t.slots[i] = hashedBucket{h, b}
 }
 
 // grow doubles the index (making it at first) and indexes every bucket
@@ -86,7 +85,7 @@ func (t *bucketTable) place(h uint64, n uint32) {
 func (t *bucketTable) grow() {
 	if len(t.slots) == 0 {
 		t.seed = maphash.MakeSeed()
-		t.slots = make([]uint64, 64)
+		t.slots = make([]hashedBucket, 64)
 		return
 	}
 	t.reindex(2 * len(t.slots))
@@ -94,9 +93,9 @@ func (t *bucketTable) grow() {
 
 // reindex makes an index of n slots for the listed buckets.
 func (t *bucketTable) reindex(n int) {
-	t.slots = make([]uint64, n)
-	for i, b := range t.list {
-		t.place(t.hash(&b.k), uint32(i+1))
+	t.slots = make([]hashedBucket, n)
+	for _, b := range t.list {
+		t.place(b)
 	}
 }
 
