@@ -9,7 +9,9 @@ import (
 
 // sortedGroups returns the engine's groups sorted by their values
 // (GroupKey.Value), compared dimension by dimension in the order of the
-// dimensions' names, with r's currencies.
+// dimensions' names. When of is not nil (its length the number of
+// buckets), of[i] is set to the group of the engine's i-th bucket
+// (bucketTable.all).
 //
 // No map of groups is made and no group is moved: each dimension's
 // distinct values are sorted once and numbered in that order (a few
@@ -17,7 +19,7 @@ import (
 // values, packed into one word where they fit, and the buckets are sorted
 // by them. The buckets of a group are then next to each other, and the
 // groups are made one after the other, in order.
-func (e *Engine) sortedGroups(r *Reconciliation) []Group {
+func (e *Engine) sortedGroups(of []int32) []Group {
 	bs := e.buckets.all()
 	if len(bs) == 0 {
 		return []Group{}
@@ -29,6 +31,7 @@ func (e *Engine) sortedGroups(r *Reconciliation) []Group {
 		for _, b := range bs {
 			s.add(b)
 		}
+		clear(of)
 		return []Group{s.done()}
 	}
 	ranks, width := e.valueRanks(dims)
@@ -48,6 +51,9 @@ func (e *Engine) sortedGroups(r *Reconciliation) []Group {
 				groups = append(groups, s.done())
 			}
 			s = groupSum{g: Group{Key: e.groupKeyOf(b)}}
+		}
+		if of != nil {
+			of[o.at] = int32(len(groups))
 		}
 		s.add(b)
 	}

@@ -148,7 +148,7 @@ func (e *Engine) Reconcile() *Reconciliation {
 // sorted by their values (sortedGroups).
 func (e *Engine) reconcileGroups() *Reconciliation {
 	r := e.newReconciliation()
-	r.Groups = e.sortedGroups(r)
+	r.Groups = e.sortedGroups(nil)
 	return r
 }
 
