@@ -32,6 +32,7 @@ type blendOptions struct {
 	tolerance  string
 	offPeak    bool
 	allModels  bool
+	state      string
 }
 
 func newBlendCmd(a *app) *cobra.Command {
@@ -96,7 +97,9 @@ block is refused unless --off-peak-pricing, which writes the block from the tari
 	f.StringVar(&opts.tolerance, "tolerance", "0.5%", "with --check: relative difference allowed, in percent (0.5% or 0.5)")
 	f.BoolVar(&opts.offPeak, "off-peak-pricing", false, "with --write: write time-of-use models as peak prices plus an off_peak_pricing block from the tariff")
 	f.BoolVar(&opts.allModels, "all-models", false, "list every model the catalog prices, those without calls in the window too")
+	addStateFlag(f, &opts.state)
 	cmd.MarkFlagFilename("write", "yaml", "yml")
+	cmd.MarkFlagFilename("state", "db")
 	completeSource(cmd)
 	completeWith(cmd, "mode", pricing.ModePerModel.String(), pricing.ModeGateway.String())
 	completeOutput(cmd, reports.Table, reports.CSV, reports.JSON, reports.YAML)
@@ -161,7 +164,12 @@ func runBlend(cmd *cobra.Command, a *app, opts *blendOptions) error {
 			return err
 		}
 	}
-	e, err := a.priceSource(cmd.Context(), &opts.source, eopts)
+	var e *pricing.Engine
+	if opts.state != "" {
+		e, err = a.priceState(cmd.Context(), &opts.source, opts.state, eopts, nil)
+	} else {
+		e, err = a.priceSource(cmd.Context(), &opts.source, eopts)
+	}
 	if err != nil {
 		return err
 	}

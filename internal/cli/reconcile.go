@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -17,6 +18,7 @@ type reconcileOptions struct {
 	output   string
 	failOver string
 	provider []string // provider usage and cost exports: a three-way reconciliation
+	state    string
 }
 
 func newReconcileCmd(a *app) *cobra.Command {
@@ -61,6 +63,8 @@ reports, DeepSeek's usage export; docs/provider-usage.md).`,
 	cmd.RegisterFlagCompletionFunc("by", completeDims)
 	cmd.Flags().StringVar(&opts.failOver, "fail-over", "", "exit 1 when |gap| exceeds this percent of the official cost")
 	cmd.Flags().StringArrayVar(&opts.provider, "provider-usage", nil, "provider usage or cost export, format detected from content (repeatable): reconcile three ways")
+	addStateFlag(cmd.Flags(), &opts.state)
+	cmd.MarkFlagFilename("state", "db")
 	return cmd
 }
 
@@ -80,13 +84,21 @@ func runReconcile(cmd *cobra.Command, a *app, opts *reconcileOptions) error {
 		return err
 	}
 	if len(opts.provider) > 0 {
+		if opts.state != "" {
+			return usageError(errors.New("--provider-usage reads the calls one by one, and the state keeps their sums"), "drop --state, or --provider-usage")
+		}
 		return runThreeWay(cmd, a, opts, eopts, format)
 	}
 	if eopts.Dims, eopts.MetaField, err = pricing.ParseDims(opts.by); err != nil {
 		return usageError(fmt.Errorf("--by: %w", err), "")
 	}
 	tally := tallied(&opts.source)
-	e, err := a.priceSource(cmd.Context(), &opts.source, eopts)
+	var e *pricing.Engine
+	if opts.state != "" {
+		e, err = a.priceState(cmd.Context(), &opts.source, opts.state, eopts, tally)
+	} else {
+		e, err = a.priceSource(cmd.Context(), &opts.source, eopts)
+	}
 	if err != nil {
 		return err
 	}

@@ -100,8 +100,9 @@ func runServe(cmd *cobra.Command, a *app, opts *serveOptions) error {
 		cat, _ := a.Catalog()
 		sources, err := store.Refresh(cmd.Context(), cat, eopts, feeds)
 		for _, s := range sources {
-			log.Info("refreshed", "source", s.Name, "watermark", s.Watermark, "read", s.Rows.Read, "priced", s.Rows.Priced)
+			log.Info("refreshed", "source", s.Name, "watermark", s.Watermark, "read", s.Rows.Read, "priced", s.Rows.Priced, "late", s.Late)
 		}
+		logOffGrain(log, store, cat, map[state.OffGrain]bool{})
 		return err
 	}
 	ln, err := net.Listen("tcp", opts.listen)
@@ -129,8 +130,9 @@ func runServe(cmd *cobra.Command, a *app, opts *serveOptions) error {
 	go srv.Serve(ln)
 	log.Info("serving", "metrics", "http://"+ln.Addr().String()+"/metrics", "state", path)
 	ctx := cmd.Context()
+	offGrain := map[state.OffGrain]bool{} // logged once each
 	for {
-		healthy.Store(a.refresh(ctx, log, store, col, feeds, eopts))
+		healthy.Store(a.refresh(ctx, log, store, col, feeds, eopts, offGrain))
 		select {
 		case <-ctx.Done():
 			log.Info("stopping")
@@ -144,12 +146,14 @@ func runServe(cmd *cobra.Command, a *app, opts *serveOptions) error {
 
 // refresh reads every feed past its watermark and updates the metrics; it
 // logs what it read and reports whether all went well.
-func (a *app) refresh(ctx context.Context, log *slog.Logger, store *state.Store, col *metrics.Collector, feeds []state.Feed, opts pricing.Options) bool {
+func (a *app) refresh(ctx context.Context, log *slog.Logger, store *state.Store, col *metrics.Collector, feeds []state.Feed, opts pricing.Options,
+	offGrain map[state.OffGrain]bool) bool {
 	cat, _ := a.Catalog() // loaded once, before the first refresh
 	sources, err := store.Refresh(ctx, cat, opts, feeds)
 	for _, s := range sources {
-		log.Info("refreshed", "source", s.Name, "watermark", s.Watermark, "read", s.Rows.Read, "priced", s.Rows.Priced)
+		log.Info("refreshed", "source", s.Name, "watermark", s.Watermark, "read", s.Rows.Read, "priced", s.Rows.Priced, "late", s.Late)
 	}
+	logOffGrain(log, store, cat, offGrain)
 	if err != nil {
 		if ctx.Err() == nil {
 			log.Error("refresh", "error", err.Error())

@@ -44,10 +44,17 @@ func (s *Store) refresh(ctx context.Context, cat *tariffs.Catalog, opts pricing.
 	if err != nil {
 		return Source{}, err
 	}
-	if b.Since().After(opts.Since) {
-		opts.Since = b.Since()
+	b.Use(cat, opts.Billing)
+	since := b.Since()
+	if opts.Since.After(since) {
+		since = opts.Since
 	}
-	sources, err := f.Open(opts.Since)
+	// The engine prices back to the batch's floor: a call logged late,
+	// not read before, is counted in its own slot (Batch.Floor).
+	if b.Floor().After(opts.Since) {
+		opts.Since = b.Floor()
+	}
+	sources, err := f.Open(since)
 	if err != nil {
 		b.Abort()
 		return Source{}, err
