@@ -105,9 +105,9 @@ func TestAddAggregate(t *testing.T) {
 
 // TestAddSummed: calls summed with the outcome they had when read count
 // as AddPriced counts each: a duplicate adds its calls and the spend
-// recorded again, no tokens; a cache hit stays one, its tokens kept (as
-// cache-hit tokens); an
-// overlap counts its rows only; a priced call is priced again.
+// recorded again, no tokens; a cache hit stays one, its tokens kept as
+// cache-hit tokens; an overlap counts its rows only; a priced call, or
+// one unpriced when read, is priced at the catalog.
 func TestAddSummed(t *testing.T) {
 	cat := testCatalog(t)
 	// Two peak calls of flash at 10:10 and 10:50 Shanghai: 4000 input,
