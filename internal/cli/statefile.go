@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -47,6 +48,10 @@ func (a *app) openState(ctx context.Context, src *sourceOptions, path string, re
 		if feeds, err = a.feeds(src, ropts); err != nil {
 			return nil, err
 		}
+	}
+	if _, err := os.Stat(path); len(feeds) == 0 && err != nil {
+		return nil, usageError(fmt.Errorf("no state at %s, and no calls to read into it: %w", path, unwrapPathError(err)),
+			"give --calls FILE or --db URL to fill it, or the path of the state serve keeps")
 	}
 	store, err := state.Open(path)
 	if errors.Is(err, state.ErrLocked) {

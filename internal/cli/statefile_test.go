@@ -252,3 +252,16 @@ func TestStateOffGrain(t *testing.T) {
 		t.Errorf("reconcile --state:\n%.2000s\nwithout:\n%.2000s", got, want)
 	}
 }
+
+// TestStateMissing: --state naming no file, with no source to fill it,
+// is bad usage naming the path, and creates nothing.
+func TestStateMissing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "no-such-state.db")
+	code, _, stderr := runCLI(t, "", "reconcile", "--state", path)
+	if code != exitUsage || !strings.Contains(stderr, "no state at "+path) {
+		t.Errorf("exit %d:\n%s", code, stderr)
+	}
+	if _, err := os.Stat(path); err == nil {
+		t.Errorf("%s was created", path)
+	}
+}
