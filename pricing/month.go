@@ -169,6 +169,17 @@ func (b *MonthBuilder) Observe(c *ledger.Call, pc *PricedCall) error {
 	return b.blend.Err()
 }
 
+// Fill gives fill the engine Observe feeds, with its options, when
+// NeedsCalls: a store of calls summed when read (tokenfare's state) adds
+// them there instead of the calls going by Observe. The engine's sums of
+// other providers' models are not used.
+func (b *MonthBuilder) Fill(fill func(e *Engine, opts Options) error) error {
+	if b.blend == nil {
+		return nil
+	}
+	return fill(b.blend, b.blend.opts)
+}
+
 // Build builds the month from e, the engine that priced its calls with
 // Options, after every call went by Observe when NeedsCalls.
 func (b *MonthBuilder) Build(e *Engine) (*Month, error) {
@@ -216,14 +227,10 @@ func MonthOf(e *Engine, from, until time.Time, blend *Engine) (*Month, error) {
 		if blend == nil {
 			return nil, fmt.Errorf("month: a tariff changes within the blend window %s to %s: price the window at the tariff in force at its end", m.BlendFrom, until)
 		}
-		for k, b := range w.buckets {
+		w.buckets.deleteWhere(func(b *bucket) bool { return b.Model != nil && changed[b.Model.Provider] })
+		for _, b := range blend.Rollup([]Dim{DimModel}).buckets.all() {
 			if b.Model != nil && changed[b.Model.Provider] {
-				delete(w.buckets, k)
-			}
-		}
-		for k, b := range blend.Rollup([]Dim{DimModel}).buckets {
-			if b.Model != nil && changed[b.Model.Provider] {
-				w.mergeBucket(k, b)
+				w.mergeBucket(b.k, b)
 			}
 		}
 	}
@@ -276,7 +283,7 @@ func (e *Engine) versionsUsed() []VersionUse {
 		v *tariffs.Version
 	}
 	uses := map[mv]*VersionUse{}
-	for _, b := range e.buckets {
+	for _, b := range e.buckets.all() {
 		if b.k.outcome != Priced {
 			continue
 		}
