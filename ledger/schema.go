@@ -136,6 +136,7 @@ type rowParser struct {
 	strs  interner
 	dates [4]dateCache      // one per time column, by column number modulo 4
 	urls  urlHosts          // the hosts of API bases already seen
+	hosts hostCache         // the hosts of LiteLLM rows lately decided
 	tags  map[string]string // request_tags as logged → Call.Tags
 }
 

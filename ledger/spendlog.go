@@ -251,7 +251,7 @@ func buildSpendLog(s *schema, p *rowParser, v *rowFields, c *Call) string {
 	c.Deployment = p.strs.get(v.get(slModelID))
 	c.Provider = p.strs.get(v.get(slProvider))
 	c.APIBase = p.strs.get(v.get(slAPIBase))
-	c.Host = liteLLMHost(c.Provider, c.Model, c.APIBase, c.ModelGroup, &p.urls)
+	c.Host = p.hosts.of(c.Provider, c.Model, c.APIBase, c.ModelGroup, &p.urls)
 	if k := v.get(slPriceKey); len(k) > 0 { // a flat column wins over metadata
 		c.PriceKey = p.strs.get(k)
 	}
