@@ -404,6 +404,9 @@ func (w *csvWorker) parse(ch *csvChunk) []*Batch {
 	data, pos, line := ch.data, 0, ch.line
 	w.v.data = data
 	w.sp.noQuote = ch.noQuote
+	if fastCommaMasks {
+		w.sp.markCommas(data)
+	}
 	ncols := len(r.pos)
 	for pos < len(data) {
 		next, lines, blank, bad := w.sp.record(data, pos)
