@@ -210,8 +210,8 @@ func before1970(s string) bool {
 // intCol reads a token count column: empty is 0, negative is refused.
 func intCol(s *schema, v *rowFields, c int, n *int64) string {
 	b := v.get(c)
-	if len(b) == 0 {
-		*n = 0
+	if x, ok := plainCount(b); ok { // most counts: read here, no call
+		*n = x
 		return ""
 	}
 	x, ok := parseInt(b)
@@ -223,6 +223,22 @@ func intCol(s *schema, v *rowFields, c int, n *int64) string {
 	}
 	*n = x
 	return ""
+}
+
+// plainCount reads b when it is empty (0) or at most 18 digits, the
+// form nearly every count has; ok is false for any other text, which
+// parseInt then reads or refuses. It is small enough to be inlined.
+func plainCount(b []byte) (n int64, ok bool) {
+	if len(b) > 18 {
+		return 0, false
+	}
+	for _, c := range b {
+		if c-'0' > 9 {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
 }
 
 // timeCol reads an instant column; empty is the zero time unless required.

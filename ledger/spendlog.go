@@ -385,17 +385,18 @@ func spendLogTokens(s *schema, p *rowParser, v *rowFields, c *Call) string {
 // flatModifiers reads the flat export's columns of tool uses, service tier
 // and region; they win over the metadata's, as the token columns do.
 func flatModifiers(s *schema, p *rowParser, v *rowFields, c *Call) string {
-	for _, f := range []struct {
-		col  int
-		tool Tool
-	}{{slWebSearch, WebSearch}, {slWebFetch, WebFetch}} {
-		var n count
-		if r := countCol(s, v, f.col, &n); r != "" {
-			return r
-		}
-		if n.set {
-			c.Tools[f.tool] = n.n
-		}
+	var search, fetch count
+	if r := countCol(s, v, slWebSearch, &search); r != "" {
+		return r
+	}
+	if r := countCol(s, v, slWebFetch, &fetch); r != "" {
+		return r
+	}
+	if search.set {
+		c.Tools[WebSearch] = search.n
+	}
+	if fetch.set {
+		c.Tools[WebFetch] = fetch.n
 	}
 	if b := v.get(slServiceTier); len(b) > 0 {
 		c.ServiceTier, _ = ParseServiceTier(string(b))
