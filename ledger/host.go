@@ -71,9 +71,7 @@ func (hc *hostCache) of(provider, model, apiBase, group string, urls *urlHosts) 
 	// The slot is picked by where the strings are: interned values stay
 	// put. Which slot does not matter for the result, only for how often
 	// the cache hits: every input is compared before a host is reused.
-	h := uintptr(unsafe.Pointer(unsafe.StringData(model)))*0x9E3779B97F4A7C15 ^
-		uintptr(unsafe.Pointer(unsafe.StringData(provider))) ^ uintptr(unsafe.Pointer(unsafe.StringData(group)))>>3 ^
-		uintptr(unsafe.Pointer(unsafe.StringData(apiBase)))>>5
+	h := uint64(addr(model))*0x9E3779B97F4A7C15 ^ uint64(addr(provider)) ^ uint64(addr(group))>>3 ^ uint64(addr(apiBase))>>5
 	e := &hc.slots[(h^h>>29)&63]
 	if e.set && e.model == model && e.provider == provider && e.apiBase == apiBase && e.group == group {
 		return e.host
@@ -82,6 +80,9 @@ func (hc *hostCache) of(provider, model, apiBase, group string, urls *urlHosts) 
 	*e = hostEntry{provider: provider, model: model, apiBase: apiBase, group: group, host: host, set: true}
 	return host
 }
+
+// addr is where s's bytes are.
+func addr(s string) uintptr { return uintptr(unsafe.Pointer(unsafe.StringData(s))) }
 
 // urlHosts remembers tariffs.HostOfURL by API base. Like the interner it
 // is forgotten once it holds maxInterned values.
