@@ -27,6 +27,22 @@ var ErrNotExact = errors.New("aggregate cannot be priced exactly")
 // or hour of the report zone (when grouped by them) falls between them, or
 // billedBy is not the billing instant of the call's tariff.
 func (e *Engine) AddAggregate(a *ledger.Aggregate, billedBy tariffs.BillingTime) error {
+	return e.addSummed(a, billedBy, Priced)
+}
+
+// AddSummed adds calls summed when they were read, as AddAggregate does,
+// for a store that told them apart by identity then (tokenfare serve's
+// state): read is the outcome they had when read. Duplicates, overlaps
+// and cache hits stay what they were (a duplicate adds its calls and
+// recorded spend, no quantities, as AddPriced adds one; an overlap counts
+// its rows only); failed calls are failed; priced, unpriced and retired
+// calls are priced again at the engine's catalog.
+// It fails as AddAggregate fails.
+func (e *Engine) AddSummed(a *ledger.Aggregate, billedBy tariffs.BillingTime, read Outcome) error {
+	return e.addSummed(a, billedBy, read)
+}
+
+func (e *Engine) addSummed(a *ledger.Aggregate, billedBy tariffs.BillingTime, read Outcome) error {
 	c := ledger.Call{Gateway: a.Gateway, Model: a.Model, ModelGroup: a.ModelGroup, Host: a.Host, PriceKey: a.PriceKey, Status: a.Status,
 		Start: a.First, Key: a.Key, KeyAlias: a.KeyAlias, Team: a.Team, User: a.User, Tags: a.Tags, KeyMeta: a.KeyMeta,
 		Tokens: ledger.Tokens{Input: a.Prompt}, ServiceTier: a.ServiceTier, Region: a.Region}
@@ -43,7 +59,9 @@ func (e *Engine) AddAggregate(a *ledger.Aggregate, billedBy tariffs.BillingTime)
 	switch {
 	case outside:
 		pc.Outcome = Outside
-	case a.Status == ledger.StatusFailure:
+	case read == Duplicate || read == CacheHit || read == Overlap:
+		pc.Outcome = read
+	case a.Status == ledger.StatusFailure || read == Failed:
 		pc.Outcome = Failed
 	case ref.model == nil:
 		pc.Outcome = Unpriced
@@ -51,11 +69,21 @@ func (e *Engine) AddAggregate(a *ledger.Aggregate, billedBy tariffs.BillingTime)
 		e.quote(&pc, a.Prompt, &c)
 	}
 	e.rows.countN(pc.Outcome, a.Calls)
-	if pc.Outcome == Outside {
+	if pc.Outcome == Outside || pc.Outcome == Overlap {
 		return nil
 	}
 	e.span.see(a.First)
 	e.span.see(a.Last)
+	if pc.Outcome == Duplicate {
+		// Counted once, as AddPriced counts one: only the spend recorded
+		// again is kept.
+		b := e.place(&pc, &c, a.ZeroSpend)
+		b.Calls += a.Calls
+		if !a.ZeroSpend {
+			b.recorded.Add(ledger.AmountOf(a.Recorded))
+		}
+		return nil
+	}
 	q := QuantitiesOf(a.Tokens, a.Tools)
 	q[tariffs.Request] = a.Calls
 	if !e.total.addChecked(&q) {

@@ -169,6 +169,17 @@ func (b *MonthBuilder) Observe(c *ledger.Call, pc *PricedCall) error {
 	return b.blend.Err()
 }
 
+// Fill gives fill the engine Observe feeds, with its options, when
+// NeedsCalls: a store of calls summed when read (tokenfare's state) adds
+// them there instead of the calls going by Observe. The engine's sums of
+// other providers' models are not used.
+func (b *MonthBuilder) Fill(fill func(e *Engine, opts Options) error) error {
+	if b.blend == nil {
+		return nil
+	}
+	return fill(b.blend, b.blend.opts)
+}
+
 // Build builds the month from e, the engine that priced its calls with
 // Options, after every call went by Observe when NeedsCalls.
 func (b *MonthBuilder) Build(e *Engine) (*Month, error) {

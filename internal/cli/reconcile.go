@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -17,6 +18,7 @@ type reconcileOptions struct {
 	output   string
 	failOver string
 	provider []string // provider usage and cost exports: a three-way reconciliation
+	state    string
 }
 
 func newReconcileCmd(a *app) *cobra.Command {
@@ -40,13 +42,21 @@ percent of the official cost.
 With --provider-usage (repeatable) it reconciles three ways, per UTC day,
 model and key: the gateway's log, the tariff, and the provider's own usage
 and cost exports (OpenAI usage and costs pages, Anthropic usage and cost
-reports, DeepSeek's usage export; docs/provider-usage.md).`,
+reports, DeepSeek's usage export; docs/provider-usage.md).
+
+With --state PATH it reads each source only past its watermark into the
+state file serve keeps (docs/serve.md), then prices the window from the
+state's sums: the same figures as reading every row, to the last digit.
+Without --calls or --db it prices the state as it is. What the state
+cannot give exactly (--by meta:FIELD, a tariff boundary inside a
+15-minute slot with calls on both sides) is an error naming it.`,
 		Example: `  tokenfare reconcile --calls testdata/sample/spendlogs-2026-10.csv
   tokenfare reconcile --calls spendlogs.csv --by model,day --tz Asia/Shanghai -o csv
   tokenfare reconcile --calls spendlogs.csv -o json --fail-over 5%
   tokenfare reconcile --calls 'exports/spendlogs-2026-10-*.csv' --month 2026-10 --tz Asia/Shanghai
   tokenfare reconcile --calls spendlogs.csv --by key -o yaml
-  tokenfare reconcile --calls spendlogs.csv --provider-usage usage.json --provider-usage costs.json`,
+  tokenfare reconcile --calls spendlogs.csv --provider-usage usage.json --provider-usage costs.json
+  tokenfare reconcile --db "$DATABASE_URL" --state state.db --month 2026-10 --by model,team`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runReconcile(cmd, a, &opts)
@@ -61,6 +71,8 @@ reports, DeepSeek's usage export; docs/provider-usage.md).`,
 	cmd.RegisterFlagCompletionFunc("by", completeDims)
 	cmd.Flags().StringVar(&opts.failOver, "fail-over", "", "exit 1 when |gap| exceeds this percent of the official cost")
 	cmd.Flags().StringArrayVar(&opts.provider, "provider-usage", nil, "provider usage or cost export, format detected from content (repeatable): reconcile three ways")
+	addStateFlag(cmd.Flags(), &opts.state)
+	cmd.MarkFlagFilename("state", "db")
 	return cmd
 }
 
@@ -80,13 +92,21 @@ func runReconcile(cmd *cobra.Command, a *app, opts *reconcileOptions) error {
 		return err
 	}
 	if len(opts.provider) > 0 {
+		if opts.state != "" {
+			return usageError(errors.New("--provider-usage reads the calls one by one, and the state keeps their sums"), "drop --state, or --provider-usage")
+		}
 		return runThreeWay(cmd, a, opts, eopts, format)
 	}
 	if eopts.Dims, eopts.MetaField, err = pricing.ParseDims(opts.by); err != nil {
 		return usageError(fmt.Errorf("--by: %w", err), "")
 	}
 	tally := tallied(&opts.source)
-	e, err := a.priceSource(cmd.Context(), &opts.source, eopts)
+	var e *pricing.Engine
+	if opts.state != "" {
+		e, err = a.priceState(cmd.Context(), &opts.source, opts.state, eopts, tally)
+	} else {
+		e, err = a.priceSource(cmd.Context(), &opts.source, eopts)
+	}
 	if err != nil {
 		return err
 	}

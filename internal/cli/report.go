@@ -30,6 +30,7 @@ type reportOptions struct {
 	provider []string // provider usage and cost exports: the workbook's Provider usage sheet
 	budgets  string   // budgets file: the workbook's Budget sheet
 	compare  string   // the month to compare with: the workbook's Month over month sheet
+	state    string   // the state file to refresh and price from
 
 	focusVersion reports.FOCUSVersion
 }
@@ -57,13 +58,19 @@ func newReportCmd(a *app) *cobra.Command {
                  = + - @, tab or CR) is written with a ' in front; --focus-raw-text keeps
                  it as it is, for FOCUS tools that load the file as data.
 
+With --state PATH each source is read only past its watermark into the state file
+serve keeps (docs/serve.md), and the month is priced from the state's sums: the
+same workbook and FOCUS file as reading every row (not with --provider-usage, which
+reads the calls one by one).
+
 Calls billed outside the month are counted as outside. Money cells hold the exact amount
 rounded to 15 significant digits; the Summary also gives the totals as exact text. Files
 are written atomically: a failed run leaves no partial file.`,
 		Example: `  tokenfare report --calls testdata/sample/spendlogs-2026-10.csv --month 2026-10 --xlsx october.xlsx
   tokenfare report --calls spendlogs.csv --month 2026-10 --tz Asia/Shanghai --xlsx oct.xlsx --focus oct-focus.csv.gz
   tokenfare report --calls spendlogs.csv --month 2026-10 --focus oct-focus.csv --focus-version 1.3
-  tokenfare report --calls 'spend-2026-*.csv' --month 2026-10 --compare 2026-09 --budgets budgets.yaml --xlsx oct.xlsx`,
+  tokenfare report --calls 'spend-2026-*.csv' --month 2026-10 --compare 2026-09 --budgets budgets.yaml --xlsx oct.xlsx
+  tokenfare report --db "$DATABASE_URL" --state state.db --month 2026-10 --xlsx oct.xlsx`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runReport(cmd, a, &opts)
@@ -78,6 +85,8 @@ are written atomically: a failed run leaves no partial file.`,
 	cmd.Flags().StringArrayVar(&opts.provider, "provider-usage", nil, "provider usage or cost export, format detected from content (repeatable): adds the Provider usage sheet")
 	cmd.Flags().StringVar(&opts.budgets, "budgets", "", "budgets file (YAML: monthly amounts per team, key or tag, docs/workbook.md): adds the Budget sheet")
 	cmd.Flags().StringVar(&opts.compare, "compare", "", "an earlier month read from the same sources, e.g. 2026-09: adds the Month over month sheet")
+	addStateFlag(cmd.Flags(), &opts.state)
+	cmd.MarkFlagFilename("state", "db")
 	completeSource(cmd)
 	completeWith(cmd, "focus-version", reports.FOCUS12.String(), reports.FOCUS13.String())
 	return cmd
@@ -117,6 +126,9 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 		observers = append(observers, month)
 	}
 	var three *threeway.Builder
+	if len(opts.provider) > 0 && opts.state != "" {
+		return usageError(errors.New("--provider-usage reads the calls one by one, and the state keeps their sums"), "drop --state, or --provider-usage")
+	}
 	if len(opts.provider) > 0 {
 		if opts.xlsx == "" {
 			return usageError(errors.New("--provider-usage adds a sheet to the workbook"), "give --xlsx FILE too")
@@ -140,7 +152,12 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 		defer prev.close()
 		observers = append(observers, prev)
 	}
-	e, err := a.priceSource(cmd.Context(), &opts.source, eopts, observers...)
+	var e *pricing.Engine
+	if opts.state != "" {
+		e, err = a.reportState(cmd.Context(), &opts.source, opts.state, eopts, tally, month, prev)
+	} else {
+		e, err = a.priceSource(cmd.Context(), &opts.source, eopts, observers...)
+	}
 	if err != nil {
 		return err
 	}
@@ -162,6 +179,9 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 	if opts.xlsx != "" {
 		prov := reports.Provenance{Produced: a.now().UTC(), Program: "tokenfare " + buildVersion(),
 			Sources: opts.source.calls, Tariffs: "embedded catalog"}
+		if opts.state != "" {
+			prov.Sources = append(slices.Clone(prov.Sources), "state "+opts.state)
+		}
 		if a.tariffs != "" {
 			prov.Tariffs = a.tariffs
 		}
@@ -228,6 +248,7 @@ func readBudgets(path string) (*pricing.BudgetPlan, error) {
 // its own (the report's engine does not look outside its month for them).
 type previousMonth struct {
 	e           *pricing.Engine
+	opts        pricing.Options // e's
 	seen        *dedup.Set
 	from, until time.Time
 }
@@ -245,9 +266,9 @@ func (o *reportOptions) previous(cat *tariffs.Catalog, month pricing.Options) (*
 		return nil, usageError(fmt.Errorf("--compare %s is the month reported", o.compare), "give an earlier month")
 	}
 	seen := dedup.New(dedup.Options{})
-	e := pricing.New(cat, pricing.Options{Billing: month.Billing, Since: from, Until: until, Zone: month.Zone, Seen: seen,
-		Dims: []pricing.Dim{pricing.DimModel, pricing.DimTeam}})
-	return &previousMonth{e: e, seen: seen, from: from, until: until}, nil
+	opts := pricing.Options{Billing: month.Billing, Since: from, Until: until, Zone: month.Zone, Seen: seen,
+		Dims: []pricing.Dim{pricing.DimModel, pricing.DimTeam}}
+	return &previousMonth{e: pricing.New(cat, opts), opts: opts, seen: seen, from: from, until: until}, nil
 }
 
 // Observe prices into the previous month's engine every call outside the

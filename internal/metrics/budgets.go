@@ -1,19 +1,21 @@
 package metrics
 
 import (
+	"slices"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/shopspring/decimal"
 
+	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
 )
 
 var (
 	descBudget = prometheus.NewDesc("tokenfare_budget",
-		"Monthly budget of a team or key (the budgets file).", []string{"kind", "name", "currency"}, nil)
+		"Monthly budget of a team, key or tag (the budgets file).", []string{"kind", "name", "currency"}, nil)
 	descBudgetSpent = prometheus.NewDesc("tokenfare_budget_spent",
-		"Official cost this UTC month of the budget's team or key.", []string{"kind", "name", "currency"}, nil)
+		"Official cost this UTC month of the budget's team, key or tag.", []string{"kind", "name", "currency"}, nil)
 	descBudgetRemaining = prometheus.NewDesc("tokenfare_budget_remaining",
 		"Budget less the official cost this UTC month.", []string{"kind", "name", "currency"}, nil)
 	descBudgetForecast = prometheus.NewDesc("tokenfare_budget_forecast",
@@ -21,15 +23,59 @@ var (
 		[]string{"kind", "name", "currency"}, nil)
 )
 
-// budgetMonth is this month's official cost by team and by key alias, the
-// targets a budget names.
+// budgetMonth is this month's official cost by team, by key (its hash
+// and alias) and by set of request tags, the targets a budget names.
 type budgetMonth struct {
-	team, key map[string]decimal.Decimal
+	team map[string]decimal.Decimal
+	key  map[keyNames]decimal.Decimal
+	tags map[string]decimal.Decimal // by ledger.Call.Tags
 }
 
-func (b *budgetMonth) add(team, key string, official decimal.Decimal) {
+// keyNames are the two names a key budget may give a key by.
+type keyNames struct{ hash, alias string }
+
+func newBudgetMonth() *budgetMonth {
+	return &budgetMonth{team: map[string]decimal.Decimal{}, key: map[keyNames]decimal.Decimal{}, tags: map[string]decimal.Decimal{}}
+}
+
+func (b *budgetMonth) add(team string, key keyNames, tags string, official decimal.Decimal) {
 	b.team[team] = b.team[team].Add(official)
 	b.key[key] = b.key[key].Add(official)
+	b.tags[tags] = b.tags[tags].Add(official)
+}
+
+// keySpent is the month's official cost of the keys of that hash or
+// alias, as the workbook's Budget sheet takes them.
+func (b *budgetMonth) keySpent(name string) decimal.Decimal {
+	spent := decimal.Zero
+	for k, v := range b.key {
+		if k.hash == name || (k.alias != "" && k.alias == name) {
+			spent = spent.Add(v)
+		}
+	}
+	return spent
+}
+
+// tagSpent is tag's share of the month's official cost, split as the
+// workbook's By tag and chargeback --by tag split it: the cost of the
+// calls of each set of tags evenly among its tags, to pricing.TagPlaces
+// decimals, the first tag of the set taking what is left.
+func (b *budgetMonth) tagSpent(tag string) decimal.Decimal {
+	spent := decimal.Zero
+	for set, v := range b.tags {
+		tags := ledger.SplitTags(set)
+		i := slices.Index(tags, tag)
+		if i < 0 {
+			continue
+		}
+		n := decimal.NewFromInt(int64(len(tags)))
+		part := v.Div(n).Truncate(pricing.TagPlaces)
+		if i == 0 {
+			part = v.Sub(part.Mul(n.Sub(decimal.NewFromInt(1))))
+		}
+		spent = spent.Add(part)
+	}
+	return spent
 }
 
 // budgetLine is one budget set against the month.
@@ -38,8 +84,8 @@ type budgetLine struct {
 	monthly, spent, remaining, projected decimal.Decimal
 }
 
-// budgetLines sets each team and key budget of plan against the month to
-// now. A tag budget is left out: the state keeps no tags.
+// budgetLines sets each team, key and tag budget of plan against the
+// month to now.
 func budgetLines(plan *pricing.BudgetPlan, m *budgetMonth, now time.Time) []budgetLine {
 	start := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
 	length, elapsed := start.AddDate(0, 1, 0).Sub(start), now.Sub(start)
@@ -50,9 +96,9 @@ func budgetLines(plan *pricing.BudgetPlan, m *budgetMonth, now time.Time) []budg
 		case pricing.BudgetTeam:
 			spent = m.team[b.Name]
 		case pricing.BudgetKey:
-			spent = m.key[b.Name]
-		default:
-			continue
+			spent = m.keySpent(b.Name)
+		case pricing.BudgetTag:
+			spent = m.tagSpent(b.Name)
 		}
 		l := budgetLine{kind: b.Kind.String(), name: b.Name, currency: plan.Currency, monthly: b.Monthly, spent: spent,
 			remaining: b.Monthly.Sub(spent), projected: spent}

@@ -132,8 +132,11 @@ func build(s *state.Store, cat *tariffs.Catalog, now time.Time, opts Options) (*
 	byKey := map[string]decimal.Decimal{}
 	wins := windows(now)
 	month := wins["month"]
-	bm := &budgetMonth{team: map[string]decimal.Decimal{}, key: map[string]decimal.Decimal{}}
+	bm := newBudgetMonth()
 	err := s.Each(func(k *state.Key, sums *state.Sums) error {
+		if k.Outcome == pricing.Overlap {
+			return nil // rows another source gave too: counted there
+		}
 		p := state.Price(cat, k, sums)
 		l := costLabels{provider: "unknown", model: k.Model, key: k.KeyAlias, team: k.Team}
 		if p.Model != nil {
@@ -151,7 +154,7 @@ func build(s *state.Store, cat *tariffs.Catalog, now time.Time, opts Options) (*
 			}
 		}
 		if !k.Slot.Before(month) && !k.Slot.After(now) {
-			bm.add(k.Team, k.KeyAlias, p.Official)
+			bm.add(k.Team, keyNames{k.KeyHash, k.KeyAlias}, k.Tags, p.Official)
 		}
 		if !k.Slot.Before(month) {
 			peak := decimal.Zero

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"context"
+	"encoding/csv"
 	"os"
 	"path/filepath"
 	"testing"
@@ -131,22 +132,29 @@ func TestConfigDrift(t *testing.T) {
 	}
 }
 
-// TestBudgetLines: a team's and a key's budget against the month so far,
-// the forecast at the month's pace, worked by hand; a tag budget is left
-// out (the state keeps no tags).
+// TestBudgetLines: a team's, a key's (by alias and by hash) and a tag's
+// budget against the month so far, the forecast at the month's pace,
+// worked by hand. A tag's spend is its share of each set of tags it is
+// in, split evenly to 12 decimals, the set's first tag taking what is
+// left, as the workbook splits it.
 func TestBudgetLines(t *testing.T) {
-	plan, err := pricing.ParseBudgets("budgets.yaml", []byte("currency: USD\nbudgets:\n  - team: search\n    monthly: \"100\"\n  - key: bot-1\n    monthly: \"10\"\n  - tag: campaign\n    monthly: \"5\"\n"))
+	plan, err := pricing.ParseBudgets("budgets.yaml", []byte("currency: USD\nbudgets:\n  - team: search\n    monthly: \"100\"\n  - key: bot-1\n    monthly: \"10\"\n"+
+		"  - tag: campaign\n    monthly: \"5\"\n  - key: h3\n    monthly: \"2\"\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := &budgetMonth{team: map[string]decimal.Decimal{}, key: map[string]decimal.Decimal{}}
-	m.add("search", "bot-1", decimal.RequireFromString("12.5"))
-	m.add("search", "bot-2", decimal.RequireFromString("2.5"))
+	m := newBudgetMonth()
+	m.add("search", keyNames{"h1", "bot-1"}, "", decimal.RequireFromString("12.5"))
+	m.add("search", keyNames{"h2", "bot-2"}, "campaign", decimal.RequireFromString("2.5"))
+	m.add("other", keyNames{"h3", ""}, "alpha\x1fcampaign", decimal.RequireFromString("1"))             // campaign's half: 0.5
+	m.add("other", keyNames{"h3", ""}, "campaign\x1fzeta", decimal.RequireFromString("0.000000000003")) // zeta 1e-12, campaign first: 2e-12
 	// 2026-11-10T12:00Z: 9.5 of November's 30 days gone.
 	lines := budgetLines(plan, m, time.Date(2026, 11, 10, 12, 0, 0, 0, time.UTC))
 	want := []struct{ kind, name, spent, remaining, projected string }{
-		{"team", "search", "15", "85", "47.368421"},   // 15 × 30 / 9.5 = 47.3684210…
-		{"key", "bot-1", "12.5", "-2.5", "39.473684"}, // 12.5 × 30 / 9.5 = 39.4736842…
+		{"team", "search", "15", "85", "47.368421"},                         // 15 × 30 / 9.5 = 47.3684210…
+		{"key", "bot-1", "12.5", "-2.5", "39.473684"},                       // 12.5 × 30 / 9.5 = 39.4736842…
+		{"tag", "campaign", "3.000000000002", "1.999999999998", "9.473684"}, // 2.5 + 0.5 + 2e-12; × 30 / 9.5 = 9.4736842…
+		{"key", "h3", "1.000000000003", "0.999999999997", "3.157895"},       // 1 + 3e-12; × 30 / 9.5 = 3.1578947…
 	}
 	if len(lines) != len(want) {
 		t.Fatalf("%d lines, want %d: %+v", len(lines), len(want), lines)
@@ -158,4 +166,89 @@ func TestBudgetLines(t *testing.T) {
 			t.Errorf("line %d: %s %s spent %s remaining %s projected %s; want %+v", i, l.kind, l.name, l.spent, l.remaining, l.projected, w)
 		}
 	}
+}
+
+// TestBudgetsFromState: serve's budget spend, for a team, a key (by
+// alias and by hash) and a tag, is what the workbook's Budget sheet gives for the same month: the
+// state keeps each call's tags, and a tag's share is split alike.
+func TestBudgetsFromState(t *testing.T) {
+	cat, ps := tariffs.Load("")
+	if errs := ps.Errors(); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	s, err := state.Open(filepath.Join(t.TempDir(), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	sample := taggedSample(t)
+	feed := state.Feed{Name: sample, Open: func(time.Time) ([]ledger.Source, error) {
+		return []ledger.Source{ledger.FileSource(sample, ledger.Options{})}, nil
+	}}
+	if _, err := s.Refresh(context.Background(), cat, pricing.Options{}, []state.Feed{feed}); err != nil {
+		t.Fatal(err)
+	}
+	plan, err := pricing.ParseBudgets("budgets.yaml", []byte("budgets:\n  - team: search\n    monthly: 1500\n  - key: research-agent-runner-prod-06\n    monthly: 300\n  - tag: project-atlas\n    monthly: 80\n  - tag: prod\n    monthly: 5\n"+
+		"  - key: 1b6336c86305df1f0f7fb806a5110dd51697695478f67e6d186935539b8e2240\n    monthly: 9\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The workbook's month: October, grouped by tags too.
+	october := pricing.Options{Since: time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC), Until: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC), Zone: time.UTC}
+	mb := pricing.NewMonthBuilder(cat, october)
+	opts := mb.Options()
+	opts.Dims = append(opts.Dims, pricing.DimTag)
+	e := pricing.New(cat, opts)
+	if err := s.Fill(e, cat, opts, nil); err != nil {
+		t.Fatal(err)
+	}
+	month, err := mb.Build(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := month.Budgets(plan)
+	// Serve's month to the last slot of October.
+	snap, err := build(s, cat, time.Date(2026, 10, 31, 23, 59, 0, 0, time.UTC), Options{TopKeys: 20, Budgets: plan})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(snap.Budgets) != len(want) {
+		t.Fatalf("%d budget lines, want %d", len(snap.Budgets), len(want))
+	}
+	for i, l := range snap.Budgets {
+		if w := want[i]; l.kind != w.Kind.String() || l.name != w.Name || !l.spent.Equal(w.Actual) || l.spent.IsZero() {
+			t.Errorf("%s %s: spent %s, the workbook %s %s %s", l.kind, l.name, l.spent, w.Kind, w.Name, w.Actual)
+		}
+	}
+}
+
+// taggedSample is the sample with request tags: a third of the calls
+// tagged project-atlas, a third project-atlas and prod, the rest none.
+func taggedSample(t *testing.T) string {
+	t.Helper()
+	f, err := os.Open("../../testdata/sample/spendlogs-2026-10.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tags := []string{`["project-atlas"]`, `["prod", "project-atlas"]`, ""}
+	rows[0] = append(rows[0], "request_tags")
+	for i := 1; i < len(rows); i++ {
+		rows[i] = append(rows[i], tags[i%3])
+	}
+	path := filepath.Join(t.TempDir(), "tagged.csv")
+	out, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := csv.NewWriter(out)
+	w.WriteAll(rows)
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

@@ -9,8 +9,10 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/tokenfare/tokenfare/failures"
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
+	"github.com/tokenfare/tokenfare/tariffs"
 )
 
 // Batch is one refresh of one source: a pricing.Observer that gathers the
@@ -27,6 +29,17 @@ type Batch struct {
 	pruneAt int              // size of seen at which remember drops old identities
 	rows    pricing.Rows
 	tx      *bolt.Tx // read-only, for the identities already stored
+	late    int64
+	// overlaps are the identities of this batch another source gave
+	// first, keyed as overlapKey.
+	overlaps map[string]int64
+	billing  *tariffs.BillingTime // the run's override of the billing instant
+	bounds   []int64              // the catalog's prompt-size tier thresholds, ascending
+	// fresh: the calls observed now were never read before (the bytes
+	// past a file's mark), so a copy of a stored call is a duplicate, not
+	// a row read again.
+	fresh bool
+	files *filePlan // the marks of the feed's files, stored with the batch
 }
 
 // Begin starts a refresh of the named source. Since returns the instant
@@ -51,6 +64,25 @@ func (s *Store) Begin(name string) (*Batch, error) {
 // Since is the instant the refresh reads from (zero: everything).
 func (b *Batch) Since() time.Time { return b.since }
 
+// Floor is the oldest billing instant a call of the refresh may have and
+// still be told apart from the calls counted before: the identities of
+// the calls started in the day and Overlap before the watermark are kept
+// (zero on the first refresh). A call read for the first time and billed
+// between Floor and Since was logged late: it is counted in its own
+// slot. One billed before Floor is counted as outside.
+func (b *Batch) Floor() time.Time {
+	if b.since.IsZero() {
+		return b.since
+	}
+	return b.since.Add(-24 * time.Hour)
+}
+
+// Use tells the batch the catalog and billing override its run prices
+// with, which the sums' Detail records.
+func (b *Batch) Use(cat *tariffs.Catalog, billing *tariffs.BillingTime) {
+	b.billing, b.bounds = billing, pricing.TierBounds(cat)
+}
+
 // Observe counts one call of the run. Calls are told apart by identity
 // (gateway, request id, start), and the state keeps, per identity, how
 // many copies of it its source gave so far: a copy within that count is a
@@ -59,7 +91,11 @@ func (b *Batch) Since() time.Time { return b.since }
 // duplicates within the run.
 func (b *Batch) Observe(c *ledger.Call, pc *pricing.PricedCall) error {
 	o := pc.Outcome
-	if c.Identity != "" {
+	early := !b.since.IsZero() && pc.At.Before(b.since) // before the lookback
+	switch {
+	case c.Identity == "" && early && !b.fresh:
+		o = pricing.Outside // cannot be told from a call counted before
+	case c.Identity != "":
 		id := string(seenKey(c))
 		stored := b.stored(id)
 		if o == pricing.Outside && stored == 0 {
@@ -67,37 +103,48 @@ func (b *Batch) Observe(c *ledger.Call, pc *pricing.PricedCall) error {
 			return nil
 		}
 		if stored == 0 && b.other(id) {
-			b.rows.Count(pricing.Overlap)
-			return nil
+			o = b.overlap(id, pc.At.UnixNano())
+			break
 		}
-		b.occ[id]++
+		n, again := b.occ[id]
+		if !again && b.fresh {
+			n = stored // none of the stored copies is read again
+		}
+		n++
+		b.occ[id] = n
 		b.remember(id, pc.At.UnixNano())
 		switch {
-		case b.occ[id] <= stored || o == pricing.Outside:
-			b.rows.Count(pricing.Outside)
-			return nil
-		case stored > 0:
+		case n <= stored || o == pricing.Outside:
+			o = pricing.Outside
+		case n > 1:
 			o = pricing.Duplicate
+		case early && o != pricing.Duplicate:
+			b.late++
 		}
 	}
 	b.rows.Count(o)
-	if o == pricing.Outside || o == pricing.Overlap {
-		// Outside: counted before. Overlap: a call another source gave
-		// too (overlapping exports), counted there; as in the engine, it
-		// adds nothing, not even its recorded spend.
-		return nil
+	if o == pricing.Outside {
+		return nil // counted before
 	}
-	k := Key{Model: pc.ModelName(), Host: pc.Host(), Slot: pc.At.UTC().Truncate(Grain), KeyAlias: c.KeyAlias, Team: c.Team,
-		Outcome: o, ServiceTier: c.ServiceTier, Region: c.Region}
-	if o == pricing.Priced && pc.Tier > 0 {
-		k.Above = pc.Quote.Prices.Tiers[pc.Tier-1].Above
-	}
+	k := b.key(c, pc, o)
 	s := b.sums[k]
 	if s == nil {
 		s = &Sums{}
 		b.sums[k] = s
 	}
 	s.Calls++
+	if s.Oldest.IsZero() || pc.At.Before(s.Oldest) {
+		s.Oldest = pc.At.UTC()
+	}
+	if pc.At.After(s.Newest) {
+		s.Newest = pc.At.UTC()
+	}
+	if o == pricing.Overlap {
+		// A call another source gave too (overlapping exports), counted
+		// there; as in the engine, it adds nothing, not even its
+		// recorded spend: only its row is counted.
+		return nil
+	}
 	// A duplicate (the gateway logged the call twice) adds only the spend
 	// it recorded again, as in the engine: that spend is part of the gap.
 	s.Recorded = s.Recorded.Add(c.Recorded.Decimal())
@@ -105,10 +152,62 @@ func (b *Batch) Observe(c *ledger.Call, pc *pricing.PricedCall) error {
 		q := pricing.QuantitiesOf(c.Tokens, c.Tools)
 		s.Qty.Add(&q)
 	}
-	if pc.At.After(s.Newest) {
-		s.Newest = pc.At.UTC()
-	}
 	return nil
+}
+
+// key returns the key a call of outcome o is summed under.
+func (b *Batch) key(c *ledger.Call, pc *pricing.PricedCall, o pricing.Outcome) Key {
+	k := Key{Model: pc.ModelName(), Host: pc.Host(), Slot: pc.At.UTC().Truncate(Grain), KeyAlias: c.KeyAlias, Team: c.Team,
+		Outcome: o, ServiceTier: c.ServiceTier, Region: c.Region}
+	if o == pricing.Priced && pc.Tier > 0 {
+		k.Above = pc.Quote.Prices.Tiers[pc.Tier-1].Above
+	}
+	k.Detail = Detail{Kept: true, Gateway: c.Gateway, Logged: c.Model, Group: c.ModelGroup, PriceKey: c.PriceKey, HostLogged: c.Host,
+		KeyHash: c.Key, User: c.User, Tags: c.Tags, Zero: c.Recorded.IsZero(), Billing: tariffs.BillEnd, Band: band(b.bounds, c.Tokens.Prompt())}
+	switch {
+	case b.billing != nil:
+		k.Billing = *b.billing
+	case pc.Quote.Model != nil:
+		k.Billing = pc.Quote.Model.Provider.Billing
+	}
+	if o == pricing.Failed {
+		class, _ := failures.Classify(c)
+		k.Failure = uint8(class)
+	}
+	return k
+}
+
+// band returns the thresholds of bounds (ascending) that prompt lies above
+// and at or below, 0 for none: every prompt of the band is in the same
+// tier of every version whose thresholds are among bounds.
+func band(bounds []int64, prompt int64) [2]int64 {
+	i, _ := slices.BinarySearch(bounds, prompt) // bounds[i-1] < prompt <= bounds[i]
+	var out [2]int64
+	if i > 0 {
+		out[0] = bounds[i-1]
+	}
+	if i < len(bounds) {
+		out[1] = bounds[i]
+	}
+	return out
+}
+
+// overlapKey is the identity id (seenKey) as another source than the one
+// that gave it first gave it too.
+func overlapKey(id, source string) string { return id + "\x00\x00" + source }
+
+// overlap counts a call another source gave first, billed at ns: an
+// Overlap the first time this source gives it, Outside when read again.
+func (b *Batch) overlap(id string, ns int64) pricing.Outcome {
+	ok := overlapKey(id, b.source.Name)
+	if _, again := b.overlaps[ok]; again || b.tx.Bucket(bucketSeen).Get([]byte(ok)) != nil {
+		return pricing.Outside
+	}
+	if b.overlaps == nil {
+		b.overlaps = map[string]int64{}
+	}
+	b.overlaps[ok] = ns
+	return pricing.Overlap
 }
 
 // other reports whether another source gave identity id in an earlier
@@ -171,12 +270,18 @@ func (b *Batch) Commit(rejected int64) (Source, error) {
 			ids[id] = append(binary.BigEndian.AppendUint64(nil, uint64(n)), b.source.Name...)
 		}
 	}
+	for ok, at := range b.overlaps {
+		if at >= limit {
+			ids[ok] = append(binary.BigEndian.AppendUint64(nil, 1), b.source.Name...)
+		}
+	}
 	b.tx.Rollback()
 	b.rows.Read += rejected
 	b.rows.Rejected += rejected
 	src := b.source
 	src.Rows = src.Rows.Add(b.rows)
 	src.Refreshes++
+	src.Late += b.late
 	err := b.store.db.Update(func(tx *bolt.Tx) error {
 		// Keys are put in their order: bbolt splits a node only at the
 		// commit, so puts in random order into a large batch move a
@@ -215,6 +320,11 @@ func (b *Batch) Commit(rejected int64) (Source, error) {
 		}
 		if err := tx.Bucket(bucketSources).Put([]byte(src.Name), encodeSource(&src)); err != nil {
 			return err
+		}
+		if b.files != nil {
+			if err := b.files.put(tx, src.Name); err != nil {
+				return err
+			}
 		}
 		return prune(tx)
 	})

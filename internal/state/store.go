@@ -12,6 +12,7 @@ import (
 
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
+	"github.com/tokenfare/tokenfare/tariffs"
 )
 
 // Grain is the width of a slot: calls are summed per 15 minutes of their
@@ -42,6 +43,31 @@ type Key struct {
 	// Above is the prompt-size class: the threshold of the tier the call
 	// was priced in (0 for the base rates).
 	Above int64
+	Detail
+}
+
+// Detail is what a Key keeps of its calls beyond what serve's metrics
+// read, so that the batch commands price the state as they price the
+// calls (Replay): the names as logged, the groupings, how the spend and
+// the billing instant were recorded. A key written before the state kept
+// them has Kept false.
+type Detail struct {
+	Kept       bool
+	Gateway    ledger.Gateway
+	Logged     string // the model name as logged (ledger.Call.Model)
+	Group      string // the public model group
+	PriceKey   string
+	HostLogged string // the host as logged (ledger.Call.Host)
+	KeyHash    string // the hashed key (ledger.Call.Key)
+	User       string
+	Tags       string // as ledger.Call.Tags
+	Zero       bool   // the gateway recorded zero spend
+	Billing    tariffs.BillingTime
+	// Band is the prompt-size band: the catalog's tier thresholds (every
+	// model's) the prompts lie above and at or below when read, 0 for
+	// none.
+	Band    [2]int64
+	Failure uint8 // the class of a failed call (failures.Class)
 }
 
 // Sums are what the calls of one Key add up to.
@@ -50,6 +76,7 @@ type Sums struct {
 	Qty      pricing.Quantities
 	Recorded decimal.Decimal // exact sum of the spend the gateway recorded
 	Newest   time.Time       // the newest billing instant among them
+	Oldest   time.Time       // the oldest; zero in a state written before it was kept
 }
 
 // add adds o to s.
@@ -60,6 +87,9 @@ func (s *Sums) add(o *Sums) {
 	if o.Newest.After(s.Newest) {
 		s.Newest = o.Newest
 	}
+	if s.Oldest.IsZero() || o.Oldest.Before(s.Oldest) {
+		s.Oldest = o.Oldest
+	}
 }
 
 // Source is what the state knows of one source.
@@ -68,6 +98,9 @@ type Source struct {
 	Watermark time.Time // the newest billing instant read; zero before the first refresh
 	Rows      pricing.Rows
 	Refreshes int64
+	// Late counts the calls read for the first time though billed before
+	// the refresh's lookback (Overlap): each was counted in its own slot.
+	Late int64
 }
 
 // Store is the state file.
@@ -75,15 +108,22 @@ type Store struct {
 	db *bolt.DB
 }
 
+// ErrLocked says another process holds the state file: one writer at a
+// time (tokenfare serve, or a batch command with --state).
+var ErrLocked = errors.New("another process holds it (tokenfare serve, or a command with --state)")
+
 // Open opens (or creates) the state file at path. A second process opening
-// the same file waits up to a second, then fails.
+// the same file waits up to a second, then fails with ErrLocked.
 func Open(path string) (*Store, error) {
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
+	if errors.Is(err, bolt.ErrTimeout) {
+		return nil, fmt.Errorf("open state %s: %w", path, ErrLocked)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open state %s: %w", path, err)
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketSums, bucketSeen, bucketSources} {
+		for _, b := range [][]byte{bucketSums, bucketSeen, bucketSources, bucketFiles} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
@@ -171,6 +211,20 @@ type keyRecord struct {
 	V uint8  `json:"v,omitempty"`
 	R string `json:"r,omitempty"`
 	A int64  `json:"a,omitempty"`
+	// The Detail, when kept.
+	X  bool     `json:"x,omitempty"`
+	G  string   `json:"g,omitempty"`
+	L  string   `json:"l,omitempty"`
+	MG string   `json:"mg,omitempty"`
+	PK string   `json:"pk,omitempty"`
+	HL string   `json:"hl,omitempty"`
+	KH string   `json:"kh,omitempty"`
+	U  string   `json:"u,omitempty"`
+	TG string   `json:"tg,omitempty"`
+	Z  bool     `json:"z,omitempty"`
+	B  uint8    `json:"b,omitempty"`
+	PB [2]int64 `json:"pb,omitzero"`
+	F  uint8    `json:"f,omitempty"`
 }
 
 type sumsRecord struct {
@@ -178,17 +232,21 @@ type sumsRecord struct {
 	Qty      []int64 `json:"q"`
 	Recorded string  `json:"r"`
 	Newest   int64   `json:"n"`
+	Oldest   int64   `json:"od,omitempty"`
 }
 
 type sourceRecord struct {
 	Watermark int64        `json:"w"`
 	Rows      pricing.Rows `json:"rows"`
 	Refreshes int64        `json:"refreshes"`
+	Late      int64        `json:"late,omitempty"`
 }
 
 func encodeKey(k *Key) []byte {
 	b, _ := json.Marshal(keyRecord{M: k.Model, H: k.Host, S: k.Slot.Unix(), K: k.KeyAlias, T: k.Team,
-		O: uint8(k.Outcome), V: uint8(k.ServiceTier), R: k.Region, A: k.Above})
+		O: uint8(k.Outcome), V: uint8(k.ServiceTier), R: k.Region, A: k.Above,
+		X: k.Kept, G: string(k.Gateway), L: k.Logged, MG: k.Group, PK: k.PriceKey, HL: k.HostLogged, KH: k.KeyHash, U: k.User, TG: k.Tags,
+		Z: k.Zero, B: uint8(k.Billing), PB: k.Band, F: k.Failure})
 	return b
 }
 
@@ -198,12 +256,18 @@ func decodeKey(b []byte, k *Key) error {
 		return fmt.Errorf("%w: key %q: %v", errCorrupt, b, err)
 	}
 	*k = Key{Model: r.M, Host: r.H, Slot: time.Unix(r.S, 0).UTC(), KeyAlias: r.K, Team: r.T,
-		Outcome: pricing.Outcome(r.O), ServiceTier: ledger.ServiceTier(r.V), Region: r.R, Above: r.A}
+		Outcome: pricing.Outcome(r.O), ServiceTier: ledger.ServiceTier(r.V), Region: r.R, Above: r.A,
+		Detail: Detail{Kept: r.X, Gateway: ledger.Gateway(r.G), Logged: r.L, Group: r.MG, PriceKey: r.PK, HostLogged: r.HL, KeyHash: r.KH,
+			User: r.U, Tags: r.TG, Zero: r.Z, Billing: tariffs.BillingTime(r.B), Band: r.PB, Failure: r.F}}
 	return nil
 }
 
 func encodeSums(s *Sums) []byte {
-	b, _ := json.Marshal(sumsRecord{Calls: s.Calls, Qty: s.Qty[:], Recorded: s.Recorded.String(), Newest: s.Newest.UnixNano()})
+	r := sumsRecord{Calls: s.Calls, Qty: s.Qty[:], Recorded: s.Recorded.String(), Newest: s.Newest.UnixNano()}
+	if !s.Oldest.IsZero() {
+		r.Oldest = s.Oldest.UnixNano()
+	}
+	b, _ := json.Marshal(r)
 	return b
 }
 
@@ -217,6 +281,9 @@ func decodeSums(b []byte, s *Sums) error {
 		return fmt.Errorf("%w: sums %q", errCorrupt, b)
 	}
 	*s = Sums{Calls: r.Calls, Recorded: d, Newest: time.Unix(0, r.Newest).UTC()}
+	if r.Oldest != 0 {
+		s.Oldest = time.Unix(0, r.Oldest).UTC()
+	}
 	copy(s.Qty[:], r.Qty)
 	return nil
 }
@@ -226,7 +293,7 @@ func encodeSource(s *Source) []byte {
 	if !s.Watermark.IsZero() {
 		w = s.Watermark.UnixNano()
 	}
-	b, _ := json.Marshal(sourceRecord{Watermark: w, Rows: s.Rows, Refreshes: s.Refreshes})
+	b, _ := json.Marshal(sourceRecord{Watermark: w, Rows: s.Rows, Refreshes: s.Refreshes, Late: s.Late})
 	return b
 }
 
@@ -235,7 +302,7 @@ func decodeSource(b []byte, s *Source) error {
 	if err := json.Unmarshal(b, &r); err != nil {
 		return fmt.Errorf("%w: source %s: %v", errCorrupt, s.Name, err)
 	}
-	s.Rows, s.Refreshes = r.Rows, r.Refreshes
+	s.Rows, s.Refreshes, s.Late = r.Rows, r.Refreshes, r.Late
 	if r.Watermark != 0 {
 		s.Watermark = time.Unix(0, r.Watermark).UTC()
 	}
