@@ -214,6 +214,11 @@ func intCol(s *schema, v *rowFields, c int, n *int64) string {
 		*n = x
 		return ""
 	}
+	return intText(s, b, c, n)
+}
+
+// intText is intCol for a count that is not plain digits.
+func intText(s *schema, b []byte, c int, n *int64) string {
 	x, ok := parseInt(b)
 	if !ok {
 		return badValue(s.cols[c].name, string(b), "an integer")

@@ -434,7 +434,12 @@ func (u *usageCounts) splitLifetimes(t *Tokens) string {
 
 // countCol reads a token count column that may be empty.
 func countCol(s *schema, v *rowFields, col int, dst *count) string {
-	dst.set = len(v.get(col)) > 0
+	b := v.get(col)
+	if x, ok := plainCount(b); ok { // most counts: read here, as intCol would
+		*dst = count{x, len(b) > 0}
+		return ""
+	}
+	dst.set = true
 	return intCol(s, v, col, &dst.n)
 }
 
