@@ -30,6 +30,13 @@ func (v *rowFields) get(c int) []byte {
 	return v.data[a[0]:a[1]:a[1]]
 }
 
+// has reports whether column c has text: get's length, looked at without
+// making the slice, for the many columns a row mostly leaves empty.
+func (v *rowFields) has(c int) bool {
+	a := v.at[c&(maxCols-1)]
+	return a[0] != a[1]
+}
+
 // add appends b to data as the text of column c (for sources that are not
 // split in place).
 func (v *rowFields) add(c int, b []byte) {
