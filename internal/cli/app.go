@@ -56,22 +56,26 @@ type app struct {
 // Warnings go to stderr; errors are bad input.
 func (a *app) Catalog() (*tariffs.Catalog, error) {
 	a.once.Do(func() {
-		lists, err := a.priceLists()
-		if err != nil {
-			a.loadErr = err
-			return
-		}
 		var ps tariffs.Problems
-		a.catalog, ps = tariffs.LoadLists(a.tariffs, lists, a.overlays...)
-		if errs := ps.Errors(); len(errs) > 0 {
-			a.loadErr = usageError(fmt.Errorf("load tariffs:\n%w", errs), "run `tokenfare tariffs validate` with the same --tariffs, --price-list and --tariffs-overlay to see every problem")
-			return
-		}
+		a.catalog, ps, a.loadErr = a.loadCatalog()
 		for _, p := range ps {
 			fmt.Fprintln(a.stderr, p.Error())
 		}
 	})
 	return a.catalog, a.loadErr
+}
+
+// loadCatalog reads the catalog anew, with its warnings.
+func (a *app) loadCatalog() (*tariffs.Catalog, tariffs.Problems, error) {
+	lists, err := a.priceLists()
+	if err != nil {
+		return nil, nil, err
+	}
+	cat, ps := tariffs.LoadLists(a.tariffs, lists, a.overlays...)
+	if errs := ps.Errors(); len(errs) > 0 {
+		return nil, nil, usageError(fmt.Errorf("load tariffs:\n%w", errs), "run `tokenfare tariffs validate` with the same --tariffs, --price-list and --tariffs-overlay to see every problem")
+	}
+	return cat, ps, nil
 }
 
 // priceLists reads each --price-list. A provider chosen twice is an error:

@@ -123,7 +123,7 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("open state %s: %w", path, err)
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketSums, bucketSeen, bucketSources} {
+		for _, b := range [][]byte{bucketSums, bucketSeen, bucketSources, bucketFiles} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
