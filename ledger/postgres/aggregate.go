@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -210,50 +211,64 @@ func (f fragments) aggregateQuery(o AggregateOptions) string {
 		return "NULL::text"
 	}
 	billing := f.billing(o.Billing)
-	row := []string{
-		f.ok() + " AS ok",
+	// A row's columns, by name. They are written out in the grouped query
+	// itself, with no derived table of rows under it: PostgreSQL flattens
+	// one anyway (the same plan), but Citus does not push a derived table
+	// joined to a stable function (jsonb_to_record) down to the shards, and
+	// would send every row to the coordinator to be grouped there.
+	col := map[string]string{
+		"ok": f.ok(),
 		// The stretch: how many boundaries are at or before the instant.
-		fmt.Sprintf("COALESCE(width_bucket(%s, $4::timestamp[]), 0) AS seg", billing),
-		billing + " AS billing",
-		fmt.Sprintf("COALESCE(%s, '') AS model", f.col("model", "text")),
-		fmt.Sprintf("COALESCE(%s, '') AS model_group", f.col("model_group", "text")),
+		"seg":         fmt.Sprintf("COALESCE(width_bucket(%s, $4::timestamp[]), 0)", billing),
+		"billing":     billing,
+		"model":       fmt.Sprintf("COALESCE(%s, '')", f.col("model", "text")),
+		"model_group": fmt.Sprintf("COALESCE(%s, '')", f.col("model_group", "text")),
 		// The host is decided from these as the row readers decide it.
-		fmt.Sprintf("COALESCE(%s, '') AS provider", f.col("custom_llm_provider", "text")),
-		fmt.Sprintf("COALESCE(%s, '') AS api_base", f.col("api_base", "text")),
+		"provider": fmt.Sprintf("COALESCE(%s, '')", f.col("custom_llm_provider", "text")),
+		"api_base": fmt.Sprintf("COALESCE(%s, '')", f.col("api_base", "text")),
 		// The price entry the gateway used: tried first when pricing.
-		fmt.Sprintf("COALESCE(%s, '') AS price_key", f.priceKey()),
-		status + " AS failed",
-		"sl.spend = 0 AS zero",
+		"price_key": fmt.Sprintf("COALESCE(%s, '')", f.priceKey()),
+		"failed":    status,
+		"zero":      "sl.spend = 0",
 		// width_bucket counts the bounds <= its argument; a tier applies
 		// to prompts that exceed its bound, so prompt - 1 is compared.
-		"COALESCE(width_bucket(sl.prompt_tokens - 1, $3::int8[]), 0) AS band",
-		optional(o.ByKey, "sl.api_key") + " AS api_key",
-		optional(o.ByKey, f.metaText(metaKey)) + " AS alias",
-		optional(o.ByTeam, f.metaText(metaTA)) + " AS team_alias",
-		optional(o.ByTeam, f.col("team_id", "text")) + " AS team_id",
-		optional(o.ByTeam, f.metaText(metaTID)) + " AS team_meta_id",
-		optional(o.ByUser, fmt.Sprintf("COALESCE(%s, '')", f.col("user", "text"))) + ` AS "user"`,
-		optional(o.ByTags, f.col("request_tags", "jsonb")+"::text") + " AS tags",
-		"sl.prompt_tokens AS prompt",
-		f.countSum(cached) + " AS cached",
-		f.countSum(write1) + " AS write",
-		"sl.completion_tokens AS completion",
-		f.countSum(reason) + " AS reasoning",
+		"band":         "COALESCE(width_bucket(sl.prompt_tokens - 1, $3::int8[]), 0)",
+		"api_key":      optional(o.ByKey, "sl.api_key"),
+		"alias":        optional(o.ByKey, f.metaText(metaKey)),
+		"team_alias":   optional(o.ByTeam, f.metaText(metaTA)),
+		"team_id":      optional(o.ByTeam, f.col("team_id", "text")),
+		"team_meta_id": optional(o.ByTeam, f.metaText(metaTID)),
+		`"user"`:       optional(o.ByUser, fmt.Sprintf("COALESCE(%s, '')", f.col("user", "text"))),
+		"tags":         optional(o.ByTags, f.col("request_tags", "jsonb")+"::text"),
+		"prompt":       "sl.prompt_tokens",
+		"cached":       f.countSum(cached),
+		"write":        f.countSum(write1),
+		"completion":   "sl.completion_tokens",
+		"reasoning":    f.countSum(reason),
 		// The shortest text of the double is what the row readers parse:
 		// summed as numeric, the total is exact.
-		"sl.spend::text::numeric AS spend",
+		"spend": "sl.spend::text::numeric",
 	}
-	groups := `ok, seg, model, model_group, provider, api_base, price_key, failed, zero, band, api_key, team_alias, team_id, team_meta_id, "user", tags`
+	groups := []string{"ok", "seg", "model", "model_group", "provider", "api_base", "price_key", "failed", "zero", "band",
+		"api_key", "team_alias", "team_id", "team_meta_id", `"user"`, "tags"}
+	var grouped, by []string
+	for i, name := range groups {
+		grouped = append(grouped, "("+col[name]+") AS "+name)
+		by = append(by, strconv.Itoa(i+1))
+	}
+	// sum is the sum of a column over the group's plain rows.
+	sum := func(name string) string {
+		return fmt.Sprintf("(sum(%s) FILTER (WHERE %s))", col[name], col["ok"])
+	}
 	summed := fmt.Sprintf(`SELECT %s,
-	min(billing) AS first, max(billing) AS last, count(*) AS calls,
-	(sum(prompt) FILTER (WHERE ok))::int8 AS prompt, (sum(cached) FILTER (WHERE ok))::int8 AS cached,
-	(sum(write) FILTER (WHERE ok))::int8 AS write, (sum(completion) FILTER (WHERE ok))::int8 AS completion,
-	(sum(reasoning) FILTER (WHERE ok))::int8 AS reasoning, (sum(spend) FILTER (WHERE ok))::text AS spend,
-	min(alias COLLATE "C") AS alias, count(*) - count(alias) AS lacking
-FROM (SELECT %s
-%s
-%s) r
-GROUP BY %s`, groups, strings.Join(row, ",\n\t"), f.rowsFrom(), inWindow, groups)
+	min(%[2]s) AS first, max(%[2]s) AS last, count(*) AS calls,
+	%[3]s::int8 AS prompt, %[4]s::int8 AS cached, %[5]s::int8 AS write, %[6]s::int8 AS completion,
+	%[7]s::int8 AS reasoning, %[8]s::text AS spend,
+	min((%[9]s) COLLATE "C") AS alias, count(*) - count(%[9]s) AS lacking
+%[10]s
+%[11]s
+GROUP BY %[12]s`, strings.Join(grouped, ",\n\t"), col["billing"], sum("prompt"), sum("cached"), sum("write"), sum("completion"),
+		sum("reasoning"), sum("spend"), col["alias"], f.rowsFrom(), inWindow, strings.Join(by, ", "))
 	return fmt.Sprintf(`SELECT g.ok, g.first, g.last, g.model, g.model_group, g.provider, g.api_base, g.price_key, g.failed, g.zero, g.band,
 	%s, %s, g."user", g.calls, g.prompt, g.cached, g.write, g.completion, g.reasoning, g.spend,
 	g.alias, g.lacking, %s, g.tags, %s
