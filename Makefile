@@ -23,7 +23,7 @@ RACE_PKGS ?= ./ledger/... ./pricing/... ./internal/run/...
 SAMPLE      := testdata/sample/spendlogs-2026-10.csv
 SAMPLE_DUMP := testdata/sample/spendlogs-dump-2026-10.csv
 
-.PHONY: help test race hostile bench bench-smoke fuzz lint tools release-check golden build sample bench-reconcile bench-instr bench-groups bench-report workbook-preview bench-postgres bench-serve
+.PHONY: help test race hostile bench bench-smoke fuzz lint tools release-check golden build sample bench-reconcile bench-instr bench-groups bench-report workbook-preview bench-postgres bench-serve test-citus
 
 PREVIEW ?= preview
 
@@ -108,13 +108,16 @@ bench-reconcile: ## time tokenfare reconcile against readsum, DuckDB and zcat on
 bench-instr: ## count instructions per row of readsum and tokenfare reconcile under valgrind (200k rows): a figure other work on the machine does not change
 	bench/instr.sh
 
-bench-groups: ## time tokenfare reconcile by a few to a million groups on 5M rows: CPU, peak RSS and their cost per group (bench/groups.md)
+bench-groups: ## time tokenfare reconcile by a few to a million groups (BENCH_CASES=10m: ten million): CPU, peak RSS and their cost per group (bench/groups.md)
 	bench/groups.sh
 
 BENCH_ROWS ?= 5000000
 
 bench-postgres: ## time push-down and row mode against a bare scan on BENCH_ROWS rows in a real PostgreSQL
 	TOKENFARE_BENCH_ROWS=$(BENCH_ROWS) $(GO) test -run='^$$' -bench='^BenchmarkScale$$' -benchtime=1x -timeout=3h -v ./ledger/postgres
+
+test-citus: ## given a Citus install (pg_config): a coordinator and two workers against one PostgreSQL, same JSON byte for byte, the plan (bench/citus)
+	bench/citus/run.sh
 
 bench-serve: ## time a serve refresh after one more day against a full 28-day blend on BENCH_ROWS rows in PostgreSQL; serve's RSS over 20 batches (bench/serve.md)
 	BENCH_ROWS=$(BENCH_ROWS) bench/serve.sh

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/pprof"
 	"sync"
 	"syscall"
@@ -203,8 +204,14 @@ a run that could not finish (an I/O failure: disk full, unreadable input), 130 i
 	var cpuProfile string
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile to this file (for developers)")
 	root.PersistentFlags().MarkHidden("cpuprofile")
+	var memProfile string
+	root.PersistentFlags().StringVar(&memProfile, "memprofile", "", "write a heap profile to this file when the command ends (for developers)")
+	root.PersistentFlags().MarkHidden("memprofile")
 	var stopProfile func()
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		if memProfile != "" {
+			runtime.MemProfileRate = 64 << 10
+		}
 		if cpuProfile == "" {
 			return nil
 		}
@@ -222,6 +229,9 @@ a run that could not finish (an I/O failure: disk full, unreadable input), 130 i
 	root.PersistentPostRun = func(*cobra.Command, []string) {
 		if stopProfile != nil {
 			stopProfile()
+		}
+		if memProfile != "" {
+			writeHeapProfile(memProfile, a.stderr)
 		}
 	}
 	root.Version = buildVersion()
@@ -288,4 +298,21 @@ func (o outputWriter) Write(p []byte) (int, error) {
 		err = fmt.Errorf("write output: %w", err)
 	}
 	return n, err
+}
+
+// writeHeapProfile writes the heap profile (every allocation since the
+// command started) to path, after a collection so that the last
+// allocations are in it.
+func writeHeapProfile(path string, stderr io.Writer) {
+	runtime.GC()
+	f, err := os.Create(path)
+	if err == nil {
+		err = pprof.Lookup("allocs").WriteTo(f, 0)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "warning: heap profile:", err)
+	}
 }

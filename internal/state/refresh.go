@@ -56,7 +56,10 @@ func (s *Store) refresh(ctx context.Context, cat *tariffs.Catalog, opts pricing.
 		since = opts.Since
 	}
 	// The engine prices back to the batch's floor: a call logged late,
-	// not read before, is counted in its own slot (Batch.Floor).
+	// not read before, is counted in its own slot (Batch.Floor). A fresh
+	// pass (a file's bytes past its mark) holds only calls never read:
+	// each is counted however late.
+	fresh := opts
 	if b.Floor().After(opts.Since) {
 		opts.Since = b.Floor()
 	}
@@ -71,7 +74,11 @@ func (s *Store) refresh(ctx context.Context, cat *tariffs.Catalog, opts pricing.
 			continue
 		}
 		b.fresh = p.fresh
-		res, err := run.Run(ctx, run.Input{Catalog: cat, Options: opts, Sources: p.sources, Observers: []pricing.Observer{b}})
+		o := opts
+		if p.fresh {
+			o = fresh
+		}
+		res, err := run.Run(ctx, run.Input{Catalog: cat, Options: o, Sources: p.sources, Observers: []pricing.Observer{b}})
 		var np *run.NothingPricedError
 		if err != nil && !errors.As(err, &np) {
 			b.Abort()
