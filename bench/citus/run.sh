@@ -182,6 +182,7 @@ cases=(
 	"reconcile by model,key,team,user,day|reconcile --by model,key,team,user,day --tz Asia/Shanghai -o json"
 	"chargeback 2026-11 by key,team,user,model|chargeback --month 2026-11 --tz Asia/Shanghai --by key,team,user,model -o json"
 	"blend as of 2026-12-01|blend --as-of 2026-12-01 -o json"
+	"reconcile October row by row|reconcile --rows --since 2026-10-01 --until 2026-11-01 -o json"
 )
 # Each run: case|node|wall. Every case runs on both servers in turn, so that
 # other work on the machine weighs on them alike.
