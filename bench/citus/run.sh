@@ -85,7 +85,7 @@ url() { echo "postgres://postgres@127.0.0.1:${portOf[$1]}/tokenfare?sslmode=disa
 cpu() {
 	local pids="" n
 	for n in "$@"; do pids="$pids $(head -1 "$dir/$n/postmaster.pid")"; done
-	cat /proc/[0-9]*/stat 2>/dev/null | awk -v pms="$pids" -v hz="$(getconf CLK_TCK)" '
+	{ cat /proc/[0-9]*/stat 2>/dev/null || true; } | awk -v pms="$pids" -v hz="$(getconf CLK_TCK)" '
 		BEGIN { split(pms, a, " "); for (i in a) pm[a[i]] = 1 }
 		{ match($0, /\) /); split(substr($0, RSTART + 2), f, " ") }
 		($1 in pm) { t += f[12] + f[13] + f[14] + f[15] }
