@@ -105,7 +105,7 @@ bench-reconcile: ## time tokenfare reconcile against readsum, DuckDB and zcat on
 	bench/run.sh
 	bench/groups.sh
 
-bench-groups: ## time tokenfare reconcile by a few to a million groups on 5M rows: CPU, peak RSS and their cost per group (bench/groups.md)
+bench-groups: ## time tokenfare reconcile by a few to a million groups (BENCH_CASES=10m: ten million): CPU, peak RSS and their cost per group (bench/groups.md)
 	bench/groups.sh
 
 BENCH_ROWS ?= 5000000

@@ -102,3 +102,49 @@ func TestAddAggregate(t *testing.T) {
 		t.Errorf("summed by start for a tariff billed by end: err = %v, want ErrNotExact", err)
 	}
 }
+
+// TestAddSummed: calls summed with the outcome they had when read count
+// as AddPriced counts each: a duplicate adds its calls and the spend
+// recorded again, no tokens; a cache hit stays one, its tokens kept as
+// cache-hit tokens; an overlap counts its rows only; a priced call, or
+// one unpriced when read, is priced at the catalog.
+func TestAddSummed(t *testing.T) {
+	cat := testCatalog(t)
+	// Two peak calls of flash at 10:10 and 10:50 Shanghai: 4000 input,
+	// 200 cache reads, 120 output.
+	g := ledger.Aggregate{Gateway: ledger.LiteLLM, First: at("2026-09-01T02:10:00Z"), Last: at("2026-09-01T02:50:00Z"), Model: "flash",
+		Calls: 2, Recorded: dec("0.003"), Tokens: ledger.Tokens{Input: 4000, CacheRead: 200, Output: 120}}
+	tests := []struct {
+		name     string
+		read     Outcome
+		rows     Rows
+		official string // 4000 × 0.30 + 200 × 0.006 + 120 × 1.20 per 1M
+		recorded string
+		tokens   int64
+	}{
+		{name: "priced", read: Priced, rows: Rows{Read: 2, Priced: 2}, official: "0.0013452", recorded: "0.003", tokens: 4320},
+		{name: "unpriced when read, priced now", read: Unpriced, rows: Rows{Read: 2, Priced: 2}, official: "0.0013452", recorded: "0.003", tokens: 4320},
+		{name: "duplicates", read: Duplicate, rows: Rows{Read: 2, Duplicate: 2}, official: "0", recorded: "0.003", tokens: 0},
+		{name: "cache hits", read: CacheHit, rows: Rows{Read: 2, CacheHit: 2}, official: "0", recorded: "0.003", tokens: 4320},
+		{name: "overlaps", read: Overlap, rows: Rows{Read: 2, Duplicate: 2}, official: "0", recorded: "0", tokens: 0},
+		{name: "failed", read: Failed, rows: Rows{Read: 2, Failed: 2}, official: "0", recorded: "0.003", tokens: 4320},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := New(cat, Options{})
+			a := g
+			if err := e.AddSummed(&a, tariffs.BillEnd, tt.read); err != nil {
+				t.Fatal(err)
+			}
+			r := e.Reconcile()
+			var tokens int64
+			for _, grp := range r.Groups {
+				tokens += grp.Tokens.Total() + grp.CacheHitTokens
+			}
+			if r.Rows != tt.rows || !r.Totals.Official.Equal(dec(tt.official)) || !r.Totals.Recorded.Equal(dec(tt.recorded)) || tokens != tt.tokens {
+				t.Errorf("rows %+v official %s recorded %s tokens %d; want %+v %s %s %d", r.Rows, r.Totals.Official, r.Totals.Recorded, tokens,
+					tt.rows, tt.official, tt.recorded, tt.tokens)
+			}
+		})
+	}
+}

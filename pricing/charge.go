@@ -115,7 +115,7 @@ func (e *Engine) Charges() iter.Seq[Charge] {
 // chargeGroups sums the priced buckets by charge key, in charge order.
 func (e *Engine) chargeGroups() []*chargeGroup {
 	groups := map[chargeKey]*chargeGroup{}
-	for _, b := range e.buckets {
+	for _, b := range e.buckets.all() {
 		h := b.k.holder
 		h.tag, h.meta = "", "" // a charge names no tag: calls of any tags are one charge
 		k := chargeKey{slot: b.k.slot, holder: h, model: b.k.model, unknown: b.k.unknown, outcome: b.k.outcome}
@@ -289,7 +289,7 @@ func (e *Engine) unpricedCharges(g *chargeGroup, cur string) []Charge {
 // one, for the charges of models no tariff knows; "" otherwise.
 func (e *Engine) runCurrency() string {
 	cur := ""
-	for _, b := range e.buckets {
+	for _, b := range e.buckets.all() {
 		if b.k.outcome != Priced || b.Model == nil {
 			continue
 		}

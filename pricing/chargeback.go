@@ -73,24 +73,25 @@ type ChargebackLine struct {
 // (dimension by dimension in the order of the dimensions' names), so the
 // order is the same on every run.
 func (e *Engine) Chargeback(from, until time.Time, keep func(*ChargebackLine) bool) *Chargeback {
-	rec := e.Reconcile()
+	rec := e.newReconciliation()
+	of := make([]int32, e.buckets.len())
+	rec.Groups = e.sortedGroups(of)
 	blend := e.BlendWindow(from, until, ModePerModel)
 	prices := e.blendedPrices(blend)
 	cb := &Chargeback{Rows: e.rows, From: from.UTC(), Until: until.UTC(), Currencies: rec.Currencies,
 		By: rec.By, MetaField: e.opts.MetaField, BlendedPrice: blend.Models}
-	lines := map[GroupKey]*ChargebackLine{}
-	order := make([]*ChargebackLine, 0, len(rec.Groups))
+	order := make([]*ChargebackLine, len(rec.Groups))
 	for i := range rec.Groups {
 		g := &rec.Groups[i]
-		l := &ChargebackLine{Key: g.Key, KeyAlias: g.KeyAlias, Calls: g.Calls, Tokens: g.Tokens, CacheHitTokens: g.CacheHitTokens,
+		order[i] = &ChargebackLine{Key: g.Key, KeyAlias: g.KeyAlias, Calls: g.Calls, Tokens: g.Tokens, CacheHitTokens: g.CacheHitTokens,
 			Official: g.Official, Recorded: g.Recorded, Diff: g.Gap, AtBlended: decimal.Zero}
-		lines[g.Key] = l
-		order = append(order, l)
 	}
+	rec.Groups = nil
 	gw := &cb.Gateway
 	gw.Official, gw.Recorded, gw.AtBlended = rec.Totals.Official, rec.Totals.Recorded, decimal.Zero
 	gw.Calls, gw.Diff = rec.Totals.Calls, rec.Totals.Gap
-	for _, b := range e.sortedBuckets() {
+	// In list order: every sum is exact, so none depends on the order.
+	for i, b := range e.buckets.all() {
 		if b.k.outcome == CacheHit {
 			gw.CacheHitTokens += b.Qty.Tokens()
 		} else {
@@ -99,7 +100,7 @@ func (e *Engine) Chargeback(from, until time.Time, keep func(*ChargebackLine) bo
 		if b.k.outcome != Priced {
 			continue
 		}
-		l := lines[e.groupKeyOf(b)]
+		l := order[of[i]]
 		at := atBlended(b, prices[b.Model])
 		if b.k.variant != 0 {
 			// The blend leaves out another service tier or a region: no
@@ -143,15 +144,15 @@ func (e *Engine) SplitKeys(match func(key, alias string) (string, bool)) (kept, 
 	found := map[string]bool{}
 	// Aliases are per key: the alias of a key is the first among its buckets'.
 	aliases := map[string]string{}
-	for k, b := range e.buckets {
-		aliases[k.key] = firstAlias(aliases[k.key], b.KeyAlias)
+	for _, b := range e.buckets.all() {
+		aliases[b.k.key] = firstAlias(aliases[b.k.key], b.KeyAlias)
 	}
-	for k, b := range e.buckets {
+	for _, b := range e.buckets.all() {
 		into := kept
-		if name, ok := match(k.key, aliases[k.key]); ok {
+		if name, ok := match(b.k.key, aliases[b.k.key]); ok {
 			into, found[name] = matched, true
 		}
-		into.mergeBucket(k, b)
+		into.mergeBucket(b.k, b)
 	}
 	return kept, matched, sortedSet(found)
 }
@@ -162,7 +163,7 @@ func (e *Engine) Line() ChargebackLine {
 	rec := e.reconcileGroups()
 	l := ChargebackLine{Calls: rec.Totals.Calls, Official: rec.Totals.Official, Recorded: rec.Totals.Recorded,
 		Diff: rec.Totals.Gap, AtBlended: decimal.Zero}
-	for _, b := range e.buckets {
+	for _, b := range e.buckets.all() {
 		if b.k.outcome == CacheHit {
 			l.CacheHitTokens += b.Qty.Tokens()
 			continue

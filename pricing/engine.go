@@ -214,7 +214,7 @@ type Engine struct {
 	seenErr       error
 	gateway       ledger.Gateway // of the last call fingerprinted
 	gatewayFP     uint64         // its hash
-	buckets       map[bucketKey]*bucket
+	buckets       bucketTable
 	rows          Rows
 	total         Quantities // of every call in a bucket: no sum of buckets exceeds it
 	sumErr        error
@@ -352,7 +352,7 @@ func New(cat *tariffs.Catalog, opts Options) *Engine {
 	}
 	e := &Engine{cat: cat, opts: opts, dims: setOf(opts.Dims), zone: zone,
 		refs: map[refKey]*modelRef{}, seen: seen,
-		buckets: map[bucketKey]*bucket{}, unsure: map[unsureKey]*CalendarGap{},
+		unsure:   map[unsureKey]*CalendarGap{},
 		maxNames: opts.MaxNames, maxGroups: opts.MaxGroups}
 	if e.maxNames <= 0 {
 		e.maxNames = DefaultMaxNames
@@ -487,20 +487,18 @@ func (e *Engine) place(pc *PricedCall, c *ledger.Call, zero bool) *bucket {
 // folded into the "(other ...)" values, its model, version, period and
 // tier kept, so that the calls are still priced exactly.
 func (e *Engine) bucketOf(k *bucketKey, pc *PricedCall) *bucket {
-	if b := e.buckets[*k]; b != nil {
+	if b := e.buckets.get(k); b != nil {
 		return b
 	}
-	if len(e.buckets) >= e.maxGroups {
+	if e.buckets.len() >= e.maxGroups {
 		f := k.fold()
-		if b := e.buckets[f]; b != nil {
+		if b := e.buckets.get(&f); b != nil {
 			return b
 		}
 		k = &f
 	}
-	b := &bucket{k: *k, bucketPricing: bucketPricing{Model: pc.Quote.Model, Rates: pc.Rates, prices: pc.prices, miss: pc.Miss,
-		fixed: e.fixedOf(pc.Rates)}}
-	e.buckets[*k] = b
-	return b
+	return e.buckets.add(k, bucketPricing{Model: pc.Quote.Model, Rates: pc.Rates, prices: pc.prices, miss: pc.Miss,
+		fixed: e.fixedOf(pc.Rates)})
 }
 
 // fixedOf returns r as integers, made once per rates; nil when r is.
@@ -957,9 +955,5 @@ func billingInstant(c *ledger.Call, b tariffs.BillingTime) time.Time {
 
 // allBuckets returns every bucket, in no particular order.
 func (e *Engine) allBuckets() []*bucket {
-	out := make([]*bucket, 0, len(e.buckets))
-	for _, b := range e.buckets {
-		out = append(out, b)
-	}
-	return out
+	return append([]*bucket(nil), e.buckets.all()...)
 }

@@ -80,6 +80,7 @@ type modelTally struct {
 	calls         int64
 	official      decimal.Decimal
 	recorded      decimal.Decimal
+	sums          [2]ExactSum // official and recorded while tallying, exact in integers
 	periodTokens  map[string]int64
 	zeroCalls     int64
 	zeroOfficial  decimal.Decimal
@@ -114,7 +115,7 @@ func (e *Engine) tallies() []*modelTally {
 	first := map[*modelTally]*bucket{}
 	var out []*modelTally
 	var tiered []*bucket
-	for _, b := range e.buckets {
+	for _, b := range e.buckets.all() {
 		if b.k.host != "" {
 			continue // explained by host (hostTallies)
 		}
@@ -162,11 +163,13 @@ func (e *Engine) tallies() []*modelTally {
 				t.qtyByTier = append(t.qtyByTier, Quantities{})
 			}
 			t.qtyByTier[b.k.tier].Add(&b.Qty)
-			t.official = t.official.Add(b.Official())
-			t.recorded = t.recorded.Add(b.Recorded())
+			t.sums[0].Add(b.officialAmount())
+			t.sums[1].merge(&b.recorded)
+			var tokens int64
 			for u := range tariffs.NumTokenUsage {
-				t.periodTokens[b.periodName()] += b.Qty[u]
+				tokens += b.Qty[u]
 			}
+			t.periodTokens[b.periodName()] += tokens
 		default:
 			if o == Failed && !b.k.zero {
 				t.failedSpended += b.Calls
@@ -186,6 +189,9 @@ func (e *Engine) tallies() []*modelTally {
 		if what := b.k.variantText(); !slices.Contains(t.tierWhat, what) {
 			t.tierWhat = append(t.tierWhat, what)
 		}
+	}
+	for _, t := range out {
+		t.official, t.recorded = t.sums[0].Value(), t.sums[1].Value()
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
 	return out

@@ -48,3 +48,57 @@ func TestGroupsSortedByTheirValues(t *testing.T) {
 		})
 	}
 }
+
+// TestSortedGroupsEqualGroupsByMap checks the groups made from buckets
+// sorted by their values' numbers against groups gathered in a map by
+// their whole key and then sorted by their texts: the same groups, in the
+// same order, with the same sums to the last digit.
+func TestSortedGroupsEqualGroupsByMap(t *testing.T) {
+	cat := testCatalog(t)
+	calls := randomCalls(rand.New(rand.NewPCG(5, 8)), 4000)
+	for _, tc := range []struct {
+		name string
+		dims []Dim
+	}{
+		{name: "none", dims: nil},
+		{name: "model", dims: []Dim{DimModel}},
+		{name: "model, key, day", dims: []Dim{DimModel, DimKey, DimDay}},
+		{name: "key, hour, period", dims: []Dim{DimKey, DimHour, DimPeriod}},
+		{name: "version, user, team", dims: []Dim{DimVersion, DimUser, DimTeam}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := New(cat, Options{Dims: tc.dims, Zone: zone(t, "America/New_York")})
+			for i := range calls {
+				e.AddPriced(&calls[i])
+			}
+			got := e.reconcileGroups().Groups
+			want := e.groupsBy(e.groupKeyOf).Groups
+			dims := slices.Clone(tc.dims)
+			slices.SortFunc(dims, func(a, b Dim) int { return strings.Compare(a.String(), b.String()) })
+			slices.SortFunc(want, func(a, b Group) int {
+				for _, d := range dims {
+					if c := strings.Compare(a.Key.Value(d), b.Key.Value(d)); c != 0 {
+						return c
+					}
+				}
+				return 0
+			})
+			if len(got) != len(want) || len(got) == 0 {
+				t.Fatalf("%d groups, want %d (and some)", len(got), len(want))
+			}
+			for i := range got {
+				g, w := &got[i], &want[i]
+				if g.Key != w.Key || g.KeyAlias != w.KeyAlias || g.Calls != w.Calls || g.PricedCalls != w.PricedCalls ||
+					g.Tokens != w.Tokens || g.TimedTokens != w.TimedTokens || g.PeakTokens != w.PeakTokens ||
+					g.CacheHitTokens != w.CacheHitTokens || !slices.Equal(g.Currencies, w.Currencies) {
+					t.Fatalf("group %d: %+v, want %+v", i, *g, *w)
+				}
+				if g.Official.String() != w.Official.String() || g.Recorded.String() != w.Recorded.String() ||
+					g.Gap.String() != w.Gap.String() || g.Ratio.Valid != w.Ratio.Valid || g.Ratio.Decimal.String() != w.Ratio.Decimal.String() {
+					t.Fatalf("group %d money: official %s recorded %s gap %s ratio %v, want %s %s %s %v",
+						i, g.Official, g.Recorded, g.Gap, g.Ratio, w.Official, w.Recorded, w.Gap, w.Ratio)
+				}
+			}
+		})
+	}
+}

@@ -227,14 +227,10 @@ func MonthOf(e *Engine, from, until time.Time, blend *Engine) (*Month, error) {
 		if blend == nil {
 			return nil, fmt.Errorf("month: a tariff changes within the blend window %s to %s: price the window at the tariff in force at its end", m.BlendFrom, until)
 		}
-		for k, b := range w.buckets {
+		w.buckets.deleteWhere(func(b *bucket) bool { return b.Model != nil && changed[b.Model.Provider] })
+		for _, b := range blend.Rollup([]Dim{DimModel}).buckets.all() {
 			if b.Model != nil && changed[b.Model.Provider] {
-				delete(w.buckets, k)
-			}
-		}
-		for k, b := range blend.Rollup([]Dim{DimModel}).buckets {
-			if b.Model != nil && changed[b.Model.Provider] {
-				w.mergeBucket(k, b)
+				w.mergeBucket(b.k, b)
 			}
 		}
 	}
@@ -287,7 +283,7 @@ func (e *Engine) versionsUsed() []VersionUse {
 		v *tariffs.Version
 	}
 	uses := map[mv]*VersionUse{}
-	for _, b := range e.buckets {
+	for _, b := range e.buckets.all() {
 		if b.k.outcome != Priced {
 			continue
 		}

@@ -144,93 +144,98 @@ func (e *Engine) Reconcile() *Reconciliation {
 	return r
 }
 
-// reconcileGroups is Reconcile without the explanations. Buckets are read
-// in map order: every sum is exact, so it does not depend on the order, and
-// the groups are sorted once made.
+// reconcileGroups is Reconcile without the explanations: the groups
+// sorted by their values (sortedGroups).
 func (e *Engine) reconcileGroups() *Reconciliation {
-	r := e.groupsBy(e.groupKeyOf)
-	e.sortGroups(r.Groups)
+	r := e.newReconciliation()
+	r.Groups = e.sortedGroups(nil)
 	return r
 }
 
-// groupsBy is reconcileGroups with the buckets grouped by keyOf, the
-// groups in no particular order.
-func (e *Engine) groupsBy(keyOf func(*bucket) GroupKey) *Reconciliation {
-	r := &Reconciliation{Rows: e.rows, By: append([]Dim{}, e.opts.Dims...)}
-	// First the group of each bucket, then the groups made at once: the
-	// index is gone before they are, and no list of groups grows by
-	// doubling.
-	bs := make([]*bucket, 0, len(e.buckets))
-	of := make([]int32, 0, len(e.buckets))
-	var firsts []int32 // a bucket of each group, by group
-	index := map[GroupKey]int32{}
-	for _, b := range e.buckets {
-		k := keyOf(b)
-		i, ok := index[k]
-		if !ok {
-			i = int32(len(firsts))
-			index[k] = i
-			firsts = append(firsts, int32(len(bs)))
-		}
-		bs = append(bs, b)
-		of = append(of, i)
-	}
-	index = nil
-	groups := make([]Group, len(firsts))
-	for i, at := range firsts {
-		groups[i] = Group{Key: keyOf(bs[at])}
-	}
-	firsts = nil
-	// Money is summed exactly in integers while it fits (ExactSum), and
-	// made decimals once a group is whole.
-	sums := make([][2]ExactSum, len(groups)) // official, recorded
+// newReconciliation starts the engine's reconciliation: its rows,
+// dimensions, totals, currencies and billed modifiers, without groups or
+// explanations. Money is summed exactly in integers while it fits
+// (ExactSum) and made decimal once.
+func (e *Engine) newReconciliation() *Reconciliation {
+	r := &Reconciliation{Rows: e.rows, By: append([]Dim{}, e.opts.Dims...), Explanations: []Explanation{}, Currencies: []string{}}
 	var official, recorded ExactSum
-	var currencies []string
 	var calls int64
-	for n, b := range bs {
-		o := b.officialAmount()
-		official.Add(o)
+	for _, b := range e.buckets.all() {
+		official.Add(b.officialAmount())
 		recorded.merge(&b.recorded)
-		i := of[n]
-		sums[i][0].Add(o)
-		sums[i][1].merge(&b.recorded)
-		g := &groups[i]
 		if b.k.outcome != Duplicate { // a call logged twice counts once
-			g.Calls += b.Calls
 			calls += b.Calls
 		}
 		if b.Model != nil && b.k.outcome == Priced {
-			g.PricedCalls += b.Calls
-			currencies = addCurrency(currencies, b.Model.Provider.Currency)
-			g.Currencies = addCurrency(g.Currencies, b.Model.Provider.Currency)
-			timed, peak := timedTokens(b)
-			g.TimedTokens += timed
-			g.PeakTokens += peak
-		}
-		if b.k.outcome == CacheHit {
-			g.CacheHitTokens += b.Qty.Tokens()
-		} else {
-			g.Tokens.AddQuantities(&b.Qty)
-		}
-		g.KeyAlias = firstAlias(g.KeyAlias, b.KeyAlias)
-	}
-	for i := range groups {
-		g := &groups[i]
-		g.Official, g.Recorded = sums[i][0].Value(), sums[i][1].Value()
-		g.Gap, g.Ratio = g.Official.Sub(g.Recorded), ratio(g.Recorded, g.Official)
-		if g.Currencies == nil {
-			g.Currencies = []string{}
+			r.Currencies = addCurrency(r.Currencies, b.Model.Provider.Currency)
 		}
 	}
-	r.Groups = groups
-	if currencies == nil {
-		currencies = []string{}
-	}
-	r.Currencies = currencies
-	r.Explanations = []Explanation{}
 	o, rec := official.Value(), recorded.Value()
 	r.Totals = Totals{Calls: calls, Official: o, Recorded: rec, Gap: o.Sub(rec), Ratio: ratio(rec, o), Explained: decimal.Zero}
 	r.Billed = e.modifiers()
+	return r
+}
+
+// groupSum sums the buckets of one group.
+type groupSum struct {
+	g                  Group
+	official, recorded ExactSum
+}
+
+// add adds bucket b to the group.
+func (s *groupSum) add(b *bucket) {
+	g := &s.g
+	s.official.Add(b.officialAmount())
+	s.recorded.merge(&b.recorded)
+	if b.k.outcome != Duplicate { // a call logged twice counts once
+		g.Calls += b.Calls
+	}
+	if b.Model != nil && b.k.outcome == Priced {
+		g.PricedCalls += b.Calls
+		g.Currencies = addCurrency(g.Currencies, b.Model.Provider.Currency)
+		timed, peak := timedTokens(b)
+		g.TimedTokens += timed
+		g.PeakTokens += peak
+	}
+	if b.k.outcome == CacheHit {
+		g.CacheHitTokens += b.Qty.Tokens()
+	} else {
+		g.Tokens.AddQuantities(&b.Qty)
+	}
+	g.KeyAlias = firstAlias(g.KeyAlias, b.KeyAlias)
+}
+
+// done returns the group whole, its money made decimal.
+func (s *groupSum) done() Group {
+	g := s.g
+	g.Official, g.Recorded = s.official.Value(), s.recorded.Value()
+	g.Gap, g.Ratio = g.Official.Sub(g.Recorded), ratio(g.Recorded, g.Official)
+	if g.Currencies == nil {
+		g.Currencies = []string{}
+	}
+	return g
+}
+
+// groupsBy is the engine's reconciliation with the buckets grouped by
+// keyOf, the groups in no particular order.
+func (e *Engine) groupsBy(keyOf func(*bucket) GroupKey) *Reconciliation {
+	r := e.newReconciliation()
+	index := map[GroupKey]int{}
+	var sums []groupSum
+	for _, b := range e.buckets.all() {
+		k := keyOf(b)
+		i, ok := index[k]
+		if !ok {
+			i = len(sums)
+			index[k] = i
+			sums = append(sums, groupSum{g: Group{Key: k}})
+		}
+		sums[i].add(b)
+	}
+	r.Groups = make([]Group, len(sums))
+	for i := range sums {
+		r.Groups[i] = sums[i].done()
+	}
 	return r
 }
 
@@ -254,9 +259,12 @@ func sortedSet(set map[string]bool) []string {
 }
 
 // groupKeyOf names the bucket's group in each dimension asked for.
-func (e *Engine) groupKeyOf(b *bucket) GroupKey {
+func (e *Engine) groupKeyOf(b *bucket) GroupKey { return e.groupKeyBy(b, e.opts.Dims) }
+
+// groupKeyBy names the bucket's group in each of dims.
+func (e *Engine) groupKeyBy(b *bucket, dims []Dim) GroupKey {
 	var k GroupKey
-	for _, d := range e.opts.Dims {
+	for _, d := range dims {
 		switch d {
 		case DimModel:
 			k.Model = b.k.name()
@@ -298,44 +306,6 @@ func SortByOfficial(gs []Group) {
 		}
 		return gs[i].Recorded.GreaterThan(gs[j].Recorded)
 	})
-}
-
-// sortGroups orders groups by their values (GroupKey.Value), compared
-// dimension by dimension in the order of the dimensions' names.
-func (e *Engine) sortGroups(gs []Group) {
-	dims := append([]Dim{}, e.opts.Dims...)
-	slices.SortFunc(dims, func(a, b Dim) int { return strings.Compare(a.String(), b.String()) })
-	// Sorted by index, then moved once: a group is some 400 bytes.
-	perm := make([]int32, len(gs))
-	for i := range perm {
-		perm[i] = int32(i)
-	}
-	slices.SortFunc(perm, func(a, b int32) int {
-		for _, d := range dims {
-			if c := compareValue(&gs[a].Key, &gs[b].Key, d); c != 0 {
-				return c
-			}
-		}
-		return 0
-	})
-	// gs[i] takes the group at perm[i], cycle by cycle; a place done is
-	// marked -1.
-	for i := range perm {
-		if perm[i] < 0 {
-			continue
-		}
-		tmp := gs[i]
-		for j := i; ; {
-			k := int(perm[j])
-			perm[j] = -1
-			if k == i {
-				gs[j] = tmp
-				break
-			}
-			gs[j] = gs[k]
-			j = k
-		}
-	}
 }
 
 // The Unix seconds of 1000-01-02 and 9999-12-30, UTC: days between them
@@ -392,7 +362,7 @@ func (e *Engine) sortedBuckets() []*bucket {
 // sortedBuckets sorts them.
 func (e *Engine) sortedBucketsWhere(keep func(*bucket) bool) []*bucket {
 	var bs []*bucket
-	for _, b := range e.buckets {
+	for _, b := range e.buckets.all() {
 		if keep(b) {
 			bs = append(bs, b)
 		}

@@ -16,8 +16,8 @@ import (
 func (e *Engine) Rollup(dims []Dim) *Engine {
 	r := e.empty(dims)
 	fromHours := e.dims.has(DimHour)
-	for k, b := range e.buckets {
-		r.mergeBucket(r.rollKey(k, fromHours), b)
+	for _, b := range e.buckets.all() {
+		r.mergeBucket(r.rollKey(b.k, fromHours), b)
 	}
 	return r
 }
@@ -28,7 +28,7 @@ func (e *Engine) empty(dims []Dim) *Engine {
 	opts := e.opts
 	opts.Dims = dims
 	return &Engine{cat: e.cat, opts: opts, dims: setOf(dims), zone: e.zone, rows: e.rows, seenErr: e.seenErr,
-		total: e.total, sumErr: e.sumErr, span: e.span, buckets: map[bucketKey]*bucket{}}
+		total: e.total, sumErr: e.sumErr, span: e.span}
 }
 
 // rollKey clears the grouping fields of k that r does not keep; fromHours
@@ -68,10 +68,9 @@ func (r *Engine) rollKey(k bucketKey, fromHours bool) bucketKey {
 
 // mergeBucket adds b's sums into the bucket of key k.
 func (r *Engine) mergeBucket(k bucketKey, b *bucket) {
-	nb := r.buckets[k]
+	nb := r.buckets.get(&k)
 	if nb == nil {
-		nb = &bucket{k: k, bucketPricing: b.bucketPricing}
-		r.buckets[k] = nb
+		nb = r.buckets.add(&k, b.bucketPricing)
 	}
 	if r.dims.has(DimKey) {
 		nb.KeyAlias = firstAlias(nb.KeyAlias, b.KeyAlias)
@@ -87,15 +86,14 @@ func (r *Engine) mergeBucket(k bucketKey, b *bucket) {
 func (e *Engine) Within(from, until time.Time) *Engine {
 	opts := e.opts
 	opts.Since, opts.Until = from, until
-	w := &Engine{cat: e.cat, opts: opts, dims: e.dims, zone: e.zone, seenErr: e.seenErr, total: e.total, sumErr: e.sumErr,
-		buckets: map[bucketKey]*bucket{}}
+	w := &Engine{cat: e.cat, opts: opts, dims: e.dims, zone: e.zone, seenErr: e.seenErr, total: e.total, sumErr: e.sumErr}
 	lo, hi := from.Unix(), until.Unix()
-	for k, b := range e.buckets {
-		if k.slot < lo || k.slot >= hi {
+	for _, b := range e.buckets.all() {
+		if b.k.slot < lo || b.k.slot >= hi {
 			continue
 		}
-		w.mergeBucket(k, b)
-		w.rows.countN(k.outcome, b.Calls)
+		w.mergeBucket(b.k, b)
+		w.rows.countN(b.k.outcome, b.Calls)
 	}
 	return w
 }

@@ -68,24 +68,27 @@ func tableReconciliation(out io.Writer, r *pricing.Reconciliation) error {
 	}
 	w.Printf("official  %s %s\nrecorded  %s %s\ngap       %s (official − recorded); recorded/official = %s\n\n",
 		money(t.Official), cur, money(t.Recorded), cur, money(t.Gap), orDash(ratioText(t.Ratio)))
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	cols := groupColumns(r)
-	header := make([]string, len(cols))
-	for i, c := range cols {
-		header[i] = strings.ToUpper(c)
-	}
-	fmt.Fprintf(tw, "%s\tCALLS\tOFFICIAL\tRECORDED\tGAP\tRATIO\t\n", strings.Join(header, "\t"))
-	for i := range r.Groups {
-		g := &r.Groups[i]
-		keys := groupKeys(r.By, g)
-		vals := make([]string, len(cols))
-		for i, c := range cols {
-			vals[i] = orDash(tableCell(keys[c]))
+	w.Err = writeAligned(w, len(r.Groups), func(i int, row []string) []string {
+		if len(cols) == 0 {
+			row = append(row, "") // an empty first column, as the groups have no key
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t\n", strings.Join(vals, "\t"), g.Calls, money(g.Official), money(g.Recorded),
-			money(g.Gap), orDash(ratioText(g.Ratio)))
-	}
-	tw.Flush()
+		if i < 0 {
+			for _, c := range cols {
+				row = append(row, strings.ToUpper(c))
+			}
+			return append(row, "CALLS", "OFFICIAL", "RECORDED", "GAP", "RATIO")
+		}
+		g := &r.Groups[i]
+		for j := range cols {
+			v := g.KeyAlias
+			if j < len(r.By) {
+				v = g.Key.Value(r.By[j])
+			}
+			row = append(row, orDash(tableCell(v)))
+		}
+		return append(row, strconv.FormatInt(g.Calls, 10), money(g.Official), money(g.Recorded), money(g.Gap), orDash(ratioText(g.Ratio)))
+	})
 	tableBilled(w, r.Billed)
 	if len(r.Explanations) > 0 {
 		w.Printf("\nexplanations (amount = part of the gap)\n")

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/pprof"
 	"sync"
 	"syscall"
@@ -55,22 +56,26 @@ type app struct {
 // Warnings go to stderr; errors are bad input.
 func (a *app) Catalog() (*tariffs.Catalog, error) {
 	a.once.Do(func() {
-		lists, err := a.priceLists()
-		if err != nil {
-			a.loadErr = err
-			return
-		}
 		var ps tariffs.Problems
-		a.catalog, ps = tariffs.LoadLists(a.tariffs, lists, a.overlays...)
-		if errs := ps.Errors(); len(errs) > 0 {
-			a.loadErr = usageError(fmt.Errorf("load tariffs:\n%w", errs), "run `tokenfare tariffs validate` with the same --tariffs, --price-list and --tariffs-overlay to see every problem")
-			return
-		}
+		a.catalog, ps, a.loadErr = a.loadCatalog()
 		for _, p := range ps {
 			fmt.Fprintln(a.stderr, p.Error())
 		}
 	})
 	return a.catalog, a.loadErr
+}
+
+// loadCatalog reads the catalog anew, with its warnings.
+func (a *app) loadCatalog() (*tariffs.Catalog, tariffs.Problems, error) {
+	lists, err := a.priceLists()
+	if err != nil {
+		return nil, nil, err
+	}
+	cat, ps := tariffs.LoadLists(a.tariffs, lists, a.overlays...)
+	if errs := ps.Errors(); len(errs) > 0 {
+		return nil, nil, usageError(fmt.Errorf("load tariffs:\n%w", errs), "run `tokenfare tariffs validate` with the same --tariffs, --price-list and --tariffs-overlay to see every problem")
+	}
+	return cat, ps, nil
 }
 
 // priceLists reads each --price-list. A provider chosen twice is an error:
@@ -199,8 +204,14 @@ a run that could not finish (an I/O failure: disk full, unreadable input), 130 i
 	var cpuProfile string
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile to this file (for developers)")
 	root.PersistentFlags().MarkHidden("cpuprofile")
+	var memProfile string
+	root.PersistentFlags().StringVar(&memProfile, "memprofile", "", "write a heap profile to this file when the command ends (for developers)")
+	root.PersistentFlags().MarkHidden("memprofile")
 	var stopProfile func()
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		if memProfile != "" {
+			runtime.MemProfileRate = 64 << 10
+		}
 		if cpuProfile == "" {
 			return nil
 		}
@@ -218,6 +229,9 @@ a run that could not finish (an I/O failure: disk full, unreadable input), 130 i
 	root.PersistentPostRun = func(*cobra.Command, []string) {
 		if stopProfile != nil {
 			stopProfile()
+		}
+		if memProfile != "" {
+			writeHeapProfile(memProfile, a.stderr)
 		}
 	}
 	root.Version = buildVersion()
@@ -284,4 +298,21 @@ func (o outputWriter) Write(p []byte) (int, error) {
 		err = fmt.Errorf("write output: %w", err)
 	}
 	return n, err
+}
+
+// writeHeapProfile writes the heap profile (every allocation since the
+// command started) to path, after a collection so that the last
+// allocations are in it.
+func writeHeapProfile(path string, stderr io.Writer) {
+	runtime.GC()
+	f, err := os.Create(path)
+	if err == nil {
+		err = pprof.Lookup("allocs").WriteTo(f, 0)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "warning: heap profile:", err)
+	}
 }

@@ -68,7 +68,11 @@ each with its reason.
 stays, the file is replaced atomically and only if it did not change meanwhile.
 --dry-run prints the unified diff instead; --check writes nothing and exits 1 when a price
 in the file is off the blend by more than --tolerance. An entry with an off_peak_pricing
-block is refused unless --off-peak-pricing, which writes the block from the tariff.`,
+block is refused unless --off-peak-pricing, which writes the block from the tariff.
+
+--state PATH reads each source only past its watermark into the state file serve
+keeps (docs/serve.md) and blends from the state's sums: a daily blend reads one
+day of rows, not 28, and gives the same prices to the last digit.`,
 		Example: `  tokenfare blend --calls testdata/sample/spendlogs-2026-10.csv --as-of 2026-11-01
   tokenfare blend --calls spendlogs.csv --window 7d --mode gateway -o json
   tokenfare blend --calls testdata/sample/spendlogs-2026-10.csv --as-of 2026-11-01 --all-models -o json
@@ -76,7 +80,8 @@ block is refused unless --off-peak-pricing, which writes the block from the tari
   tokenfare blend --calls 'exports/*.csv' --month 2026-10 --tz Asia/Shanghai
   tokenfare blend --calls spendlogs.csv --tariff-at 2026-12-01 -o yaml
   tokenfare blend --calls spendlogs.csv --write litellm.yaml --dry-run
-  tokenfare blend --calls spendlogs.csv --write litellm.yaml --check --tolerance 1%`,
+  tokenfare blend --calls spendlogs.csv --write litellm.yaml --check --tolerance 1%
+  tokenfare blend --db "$DATABASE_URL" --state state.db --write litellm.yaml --dry-run`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runBlend(cmd, a, &opts)

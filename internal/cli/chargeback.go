@@ -50,7 +50,7 @@ the lines, the gateway line and the blend, and sums them on a line of their own.
 	opts.source.addFlags(cmd.Flags())
 	opts.source.addWindowFlags(cmd.Flags())
 	fs := cmd.Flags()
-	fs.StringVar(&opts.by, "by", "key", "groupings, comma-separated: key, team, user, model, host")
+	fs.StringVar(&opts.by, "by", "key", "groupings, comma-separated: key, team, user, model, host, tag, meta:FIELD, day")
 	fs.StringVar(&opts.key, "key", "", "only the key with this alias or hash")
 	fs.StringVar(&opts.team, "team", "", "only this team")
 	fs.StringVar(&opts.user, "user", "", "only this user")
@@ -58,7 +58,7 @@ the lines, the gateway line and the blend, and sums them on a line of their own.
 	fs.StringVarP(&opts.output, "output", "o", "table", "output format: table, csv, json or yaml")
 	completeSource(cmd)
 	completeWith(cmd, "output", "table", "csv", "json", "yaml")
-	completeWith(cmd, "by", "key", "team", "user", "model")
+	completeWith(cmd, "by", "key", "team", "user", "model", "day")
 	return cmd
 }
 
@@ -150,9 +150,9 @@ func (o *chargebackOptions) dims() ([]pricing.Dim, string, error) {
 	}
 	for _, d := range dims {
 		switch d {
-		case pricing.DimKey, pricing.DimTeam, pricing.DimUser, pricing.DimModel, pricing.DimHost, pricing.DimTag, pricing.DimMeta:
+		case pricing.DimKey, pricing.DimTeam, pricing.DimUser, pricing.DimModel, pricing.DimHost, pricing.DimTag, pricing.DimMeta, pricing.DimDay:
 		default:
-			return nil, "", usageError(fmt.Errorf("--by: chargeback groups by key, team, user, model, host, tag and meta:FIELD, not %s", d), "")
+			return nil, "", usageError(fmt.Errorf("--by: chargeback groups by key, team, user, model, host, tag, meta:FIELD and day, not %s", d), "")
 		}
 	}
 	for _, f := range []struct {

@@ -64,3 +64,55 @@ b-1,2026-09-21T11:59:58Z,2026-09-21T12:00:00Z,sk-beta,beta,deepseek-v4-flash,0.5
 		t.Errorf("gateway official %s, at blended %s, subsidy %s; want 1.55, 1.55, 0", cb.Gateway.Official, cb.Gateway.AtBlended, cb.Gateway.Subsidy)
 	}
 }
+
+// TestChargebackByKeyAndDay charges back by key and day: a line per key
+// and day with calls, each day's official cost its own.
+func TestChargebackByKeyAndDay(t *testing.T) {
+	calls := filepath.Join(t.TempDir(), "calls.csv")
+	// Off-peak Saturday and Sunday calls (2026-09-19 and 20, 20:00 Beijing,
+	// after the 2026-09-10 change), 1M input × 0.15 + 0.5M output × 0.60 =
+	// 0.15 + 0.30 = 0.45 each; alpha
+	// has two on Saturday (0.90) and one on Sunday (0.45), beta one on
+	// Sunday (0.45).
+	err := os.WriteFile(calls, []byte(`request_id,start,end,key,key_alias,model,recorded_spend,input_tokens,output_tokens
+a-1,2026-09-19T11:59:58Z,2026-09-19T12:00:00Z,sk-alpha,alpha,deepseek-v4-flash,0.5,1000000,500000
+a-2,2026-09-19T12:59:58Z,2026-09-19T13:00:00Z,sk-alpha,alpha,deepseek-v4-flash,0.5,1000000,500000
+a-3,2026-09-20T11:59:58Z,2026-09-20T12:00:00Z,sk-alpha,alpha,deepseek-v4-flash,0.5,1000000,500000
+b-1,2026-09-20T11:59:58Z,2026-09-20T12:00:00Z,sk-beta,beta,deepseek-v4-flash,0.5,1000000,500000
+`), 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, "", "chargeback", "--calls", calls, "--month", "2026-09", "--by", "key,day", "-o", "json")
+	if code != exitOK {
+		t.Fatalf("chargeback --by key,day exit %d: %s", code, errOut)
+	}
+	var cb struct {
+		Lines []struct {
+			Keys     map[string]string `json:"keys"`
+			Calls    int64             `json:"calls"`
+			Official string            `json:"official"`
+		} `json:"lines"`
+	}
+	if err := json.Unmarshal([]byte(out), &cb); err != nil {
+		t.Fatal(err)
+	}
+	type line struct {
+		calls    int64
+		official string
+	}
+	want := map[[2]string]line{
+		{"alpha", "2026-09-19"}: {2, "0.9"},
+		{"alpha", "2026-09-20"}: {1, "0.45"},
+		{"beta", "2026-09-20"}:  {1, "0.45"},
+	}
+	if len(cb.Lines) != len(want) {
+		t.Fatalf("%d lines, want %d: %s", len(cb.Lines), len(want), out)
+	}
+	for _, l := range cb.Lines {
+		k := [2]string{l.Keys["key_alias"], l.Keys["day"]}
+		if got := (line{l.Calls, l.Official}); got != want[k] {
+			t.Errorf("%v: %+v, want %+v", k, got, want[k])
+		}
+	}
+}

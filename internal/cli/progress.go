@@ -55,6 +55,10 @@ func (a *app) drawProgress(name string, p readProgress) func() {
 				l.clear()
 				return
 			case <-tick:
+				if st, ok := p.(staged); ok && st.Stage() != run.StageRows {
+					l.draw(stageLine(name, st.Stage(), p.Rows(), a.now().Sub(start)))
+					continue
+				}
 				read, size, ok := p.Bytes()
 				if !ok {
 					read, size = -1, -1
@@ -157,6 +161,22 @@ func progressLine(name string, rows, read, size int64, elapsed time.Duration) st
 		}
 	}
 	return b.String()
+}
+
+// staged is a readProgress that may be at a stage other than reading
+// rows: a database summing its own calls (*run.Progress).
+type staged interface{ Stage() run.Stage }
+
+// stageLine says what a database summing its calls is at after elapsed,
+// and how many of its sums are priced once they come back:
+//
+//	postgres://db/litellm: summing in the database, 0:42
+//	postgres://db/litellm: pricing the database's sums, 12000 sums, 0:44
+func stageLine(name string, stage run.Stage, sums int64, elapsed time.Duration) string {
+	if stage == run.StagePricing {
+		return fmt.Sprintf("%s: %s, %d sums, %s", name, stage, sums, clock(elapsed))
+	}
+	return fmt.Sprintf("%s: %s, %s", name, stage, clock(elapsed))
 }
 
 // byteUnit is the binary unit that suits n bytes, and its size.

@@ -42,13 +42,21 @@ percent of the official cost.
 With --provider-usage (repeatable) it reconciles three ways, per UTC day,
 model and key: the gateway's log, the tariff, and the provider's own usage
 and cost exports (OpenAI usage and costs pages, Anthropic usage and cost
-reports, DeepSeek's usage export; docs/provider-usage.md).`,
+reports, DeepSeek's usage export; docs/provider-usage.md).
+
+With --state PATH it reads each source only past its watermark into the
+state file serve keeps (docs/serve.md), then prices the window from the
+state's sums: the same figures as reading every row, to the last digit.
+Without --calls or --db it prices the state as it is. What the state
+cannot give exactly (--by meta:FIELD, a tariff boundary inside a
+15-minute slot with calls on both sides) is an error naming it.`,
 		Example: `  tokenfare reconcile --calls testdata/sample/spendlogs-2026-10.csv
   tokenfare reconcile --calls spendlogs.csv --by model,day --tz Asia/Shanghai -o csv
   tokenfare reconcile --calls spendlogs.csv -o json --fail-over 5%
   tokenfare reconcile --calls 'exports/spendlogs-2026-10-*.csv' --month 2026-10 --tz Asia/Shanghai
   tokenfare reconcile --calls spendlogs.csv --by key -o yaml
-  tokenfare reconcile --calls spendlogs.csv --provider-usage usage.json --provider-usage costs.json`,
+  tokenfare reconcile --calls spendlogs.csv --provider-usage usage.json --provider-usage costs.json
+  tokenfare reconcile --db "$DATABASE_URL" --state state.db --month 2026-10 --by model,team`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runReconcile(cmd, a, &opts)

@@ -58,13 +58,19 @@ func newReportCmd(a *app) *cobra.Command {
                  = + - @, tab or CR) is written with a ' in front; --focus-raw-text keeps
                  it as it is, for FOCUS tools that load the file as data.
 
+With --state PATH each source is read only past its watermark into the state file
+serve keeps (docs/serve.md), and the month is priced from the state's sums: the
+same workbook and FOCUS file as reading every row (not with --provider-usage, which
+reads the calls one by one).
+
 Calls billed outside the month are counted as outside. Money cells hold the exact amount
 rounded to 15 significant digits; the Summary also gives the totals as exact text. Files
 are written atomically: a failed run leaves no partial file.`,
 		Example: `  tokenfare report --calls testdata/sample/spendlogs-2026-10.csv --month 2026-10 --xlsx october.xlsx
   tokenfare report --calls spendlogs.csv --month 2026-10 --tz Asia/Shanghai --xlsx oct.xlsx --focus oct-focus.csv.gz
   tokenfare report --calls spendlogs.csv --month 2026-10 --focus oct-focus.csv --focus-version 1.3
-  tokenfare report --calls 'spend-2026-*.csv' --month 2026-10 --compare 2026-09 --budgets budgets.yaml --xlsx oct.xlsx`,
+  tokenfare report --calls 'spend-2026-*.csv' --month 2026-10 --compare 2026-09 --budgets budgets.yaml --xlsx oct.xlsx
+  tokenfare report --db "$DATABASE_URL" --state state.db --month 2026-10 --xlsx oct.xlsx`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runReport(cmd, a, &opts)

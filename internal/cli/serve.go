@@ -8,8 +8,11 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -19,7 +22,9 @@ import (
 	"github.com/tokenfare/tokenfare/internal/metrics"
 	"github.com/tokenfare/tokenfare/internal/state"
 	"github.com/tokenfare/tokenfare/ledger"
+	"github.com/tokenfare/tokenfare/ledger/usagequeue"
 	"github.com/tokenfare/tokenfare/pricing"
+	"github.com/tokenfare/tokenfare/tariffs"
 )
 
 type serveOptions struct {
@@ -31,24 +36,37 @@ type serveOptions struct {
 	config   string
 	budgets  string
 	once     bool
+	queue    queueOptions
+}
+
+// queueOptions are serve's flags for a CLIProxyAPI usage queue polled
+// directly.
+type queueOptions struct {
+	url, keyFile, records string
+	every                 time.Duration
 }
 
 func newServeCmd(a *app) *cobra.Command {
 	var opts serveOptions
 	cmd := &cobra.Command{
-		Use:   "serve --calls FILE | --db URL",
+		Use:   "serve --calls FILE|DIR | --db URL | --cliproxy-url URL",
 		Short: "Read the calls as they are logged and expose the official cost as Prometheus metrics",
-		Long: `Serve reads the sources every --interval, each only past its watermark (the newest call
-read, less an hour for rows logged late), keeps what it read in a state file (--state), and
-serves /metrics (Prometheus text format) and /healthz on --listen. A restart reads on from
-the state: no call is missed or counted twice, and rows the gateway later deletes stay
-counted. The state holds integer token sums per 15 minutes, model, host, key alias and
-team, so a tariff change re-prices the history at the next start.
+		Long: `Serve reads the sources every --interval, each only past its watermark (a database: the
+newest call read, less an hour for rows logged late; a file: the bytes read, an unchanged
+file not opened), keeps what it read in a state file (--state), and serves /metrics
+(Prometheus text format) and /healthz on --listen. A restart reads on from the state: no
+call is missed or counted twice, and rows the gateway later deletes stay counted. The state
+holds integer token sums per 15 minutes, model, host, key alias and team, so a tariff change
+re-prices the history: SIGHUP, or a change to a --tariffs file, reads the tariffs again.
+
+--cliproxy-url pops CLIProxyAPI's usage queue into a JSON Lines file, synced before the
+records are counted from it.
 
 SIGTERM or SIGINT stops it: the refresh under way is dropped (the next start reads it
 again), the state is closed and the server drains. Metrics and their labels: docs/serve.md.`,
 		Example: `  tokenfare serve --db "$DATABASE_URL" --state /var/lib/tokenfare/state.db --config litellm/config.yaml
-  tokenfare serve --calls 'exports/*.csv' --listen 127.0.0.1:9464 --interval 5m`,
+  tokenfare serve --calls exports/ --listen 127.0.0.1:9464 --interval 5m
+  tokenfare serve --cliproxy-url http://127.0.0.1:8317 --cliproxy-key-file /etc/tokenfare/cpa-key`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runServe(cmd, a, &opts)
@@ -63,6 +81,10 @@ again), the state is closed and the server drains. Metrics and their labels: doc
 	f.StringVar(&opts.config, "config", "", "LiteLLM config.yaml whose prices are held against the blend of the last 28 days (tokenfare_config_price_off_ratio)")
 	f.BoolVar(&opts.once, "once", false, "refresh the state once and exit, serving nothing (a cron job, or a timed refresh)")
 	f.StringVar(&opts.budgets, "budgets", "", "budgets file (docs/workbook.md): spend, remainder and month-end forecast per team and key (tokenfare_budget_*)")
+	f.StringVar(&opts.queue.url, "cliproxy-url", "", "CLIProxyAPI's base URL: pop its usage queue (GET /v0/management/usage-queue) into --cliproxy-records and count them")
+	f.StringVar(&opts.queue.keyFile, "cliproxy-key-file", "", "file holding CLIProxyAPI's management key (with --cliproxy-url)")
+	f.StringVar(&opts.queue.records, "cliproxy-records", "", "JSON Lines file the popped records are appended to, synced before they are counted (default cliproxy-usage-queue.jsonl beside the state)")
+	f.DurationVar(&opts.queue.every, "cliproxy-every", 10*time.Second, "time between pops of the usage queue (it keeps a record 60 s by default)")
 	cmd.MarkFlagFilename("state", "db")
 	cmd.MarkFlagFilename("budgets", "yaml", "yml")
 	cmd.MarkFlagFilename("config", "yaml", "yml")
@@ -81,14 +103,28 @@ func runServe(cmd *cobra.Command, a *app, opts *serveOptions) error {
 	if _, err := a.Catalog(); err != nil {
 		return err
 	}
-	a.defaultDB(&opts.source)
-	feeds, err := a.feeds(&opts.source, eopts)
-	if err != nil {
-		return err
-	}
 	path, err := statePath(opts.state)
 	if err != nil {
 		return err
+	}
+	collector, err := opts.queue.collector(path)
+	if err != nil {
+		return err
+	}
+	var feeds []state.Feed
+	if collector != nil {
+		file := collector.File
+		feeds = append(feeds, state.Feed{Name: file, Files: func() ([]string, error) { return []string{file}, nil }})
+	}
+	if collector == nil {
+		a.defaultDB(&opts.source)
+	}
+	if len(opts.source.calls)+len(opts.source.dbs) > 0 || collector == nil {
+		more, err := a.feeds(&opts.source, eopts)
+		if err != nil {
+			return err
+		}
+		feeds = append(feeds, more...)
 	}
 	store, err := state.Open(path)
 	if err != nil {
@@ -97,6 +133,9 @@ func runServe(cmd *cobra.Command, a *app, opts *serveOptions) error {
 	defer store.Close()
 	log := slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil))
 	if opts.once {
+		if collector != nil {
+			collect(cmd.Context(), log, collector)
+		}
 		cat, _ := a.Catalog()
 		sources, err := store.Refresh(cmd.Context(), cat, eopts, feeds)
 		for _, s := range sources {
@@ -128,27 +167,91 @@ func runServe(cmd *cobra.Command, a *app, opts *serveOptions) error {
 	})
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
+	if collector != nil {
+		go func() {
+			for {
+				collect(cmd.Context(), log, collector)
+				select {
+				case <-cmd.Context().Done():
+					return
+				case <-time.After(opts.queue.every):
+				}
+			}
+		}()
+	}
 	log.Info("serving", "metrics", "http://"+ln.Addr().String()+"/metrics", "state", path)
 	ctx := cmd.Context()
+	cat, _ := a.Catalog()
+	stamp := a.tariffStamp()
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
 	offGrain := map[state.OffGrain]bool{} // logged once each
 	for {
-		healthy.Store(a.refresh(ctx, log, store, col, feeds, eopts, offGrain))
+		healthy.Store(a.refresh(ctx, log, store, col, feeds, eopts, cat, offGrain))
 		select {
 		case <-ctx.Done():
 			log.Info("stopping")
 			shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
 			return srv.Shutdown(shut)
+		case <-hup:
+			stamp = a.tariffStamp()
+			cat = a.reloadCatalog(log, cat, "SIGHUP")
 		case <-time.After(opts.interval):
+			if s := a.tariffStamp(); s != stamp {
+				stamp = s
+				cat = a.reloadCatalog(log, cat, "tariff files changed")
+			}
 		}
 	}
 }
 
-// refresh reads every feed past its watermark and updates the metrics; it
-// logs what it read and reports whether all went well.
+// reloadCatalog reads the catalog again and returns it, or, when it has
+// errors, logs them (each with its file and line) and returns old.
+func (a *app) reloadCatalog(log *slog.Logger, old *tariffs.Catalog, why string) *tariffs.Catalog {
+	cat, ps, err := a.loadCatalog()
+	if err != nil {
+		log.Error("tariffs not reloaded: the catalog in use is kept", "why", why, "error", err.Error())
+		return old
+	}
+	for _, p := range ps {
+		log.Warn("tariffs", "warning", p.Error())
+	}
+	log.Info("tariffs reloaded", "why", why)
+	return cat
+}
+
+// tariffStamp tells the tariff files given (--tariffs, --tariffs-overlay)
+// by their names, sizes and modification times: it changes when one of
+// them does. The embedded catalog never changes.
+func (a *app) tariffStamp() string {
+	var b strings.Builder
+	for _, path := range append([]string{a.tariffs}, a.overlays...) {
+		if path == "" {
+			continue
+		}
+		files, err := tariffs.Files(path)
+		if err != nil {
+			fmt.Fprintf(&b, "%s: %v\n", path, err)
+			continue
+		}
+		for _, f := range files {
+			st, err := os.Stat(f)
+			if err != nil {
+				fmt.Fprintf(&b, "%s: %v\n", f, err)
+				continue
+			}
+			fmt.Fprintf(&b, "%s %d %d\n", f, st.Size(), st.ModTime().UnixNano())
+		}
+	}
+	return b.String()
+}
+
+// refresh reads every feed past its watermark, prices at cat and updates
+// the metrics; it logs what it read and reports whether all went well.
 func (a *app) refresh(ctx context.Context, log *slog.Logger, store *state.Store, col *metrics.Collector, feeds []state.Feed, opts pricing.Options,
-	offGrain map[state.OffGrain]bool) bool {
-	cat, _ := a.Catalog() // loaded once, before the first refresh
+	cat *tariffs.Catalog, offGrain map[state.OffGrain]bool) bool {
 	sources, err := store.Refresh(ctx, cat, opts, feeds)
 	for _, s := range sources {
 		log.Info("refreshed", "source", s.Name, "watermark", s.Watermark, "read", s.Rows.Read, "priced", s.Rows.Priced, "late", s.Late)
@@ -175,14 +278,12 @@ func (a *app) feeds(src *sourceOptions, opts pricing.Options) ([]state.Feed, err
 		if arg == "-" {
 			return nil, usageError(errors.New("serve cannot read stdin again at each refresh"), "give --calls FILE or a glob")
 		}
-		if _, err := a.sources([]string{arg}, nil, opts); err != nil {
-			return nil, err
+		if st, err := os.Stat(arg); err != nil || !st.IsDir() {
+			if _, err := a.sources([]string{arg}, nil, opts); err != nil {
+				return nil, err
+			}
 		}
-		out = append(out, state.Feed{Name: arg, Open: func(since time.Time) ([]ledger.Source, error) {
-			o := opts
-			o.Since = since
-			return a.sources([]string{arg}, nil, o)
-		}})
+		out = append(out, state.Feed{Name: arg, Files: func() ([]string, error) { return callFiles(arg) }})
 	}
 	for _, url := range src.dbs {
 		first, err := a.sources(nil, []string{url}, opts)
@@ -199,6 +300,76 @@ func (a *app) feeds(src *sourceOptions, opts pricing.Options) ([]state.Feed, err
 		return nil, usageError(errors.New("no calls to read"), "give --calls FILE or --db URL (LiteLLM's PostgreSQL)")
 	}
 	return out, nil
+}
+
+// collector returns the collector of the usage queue, or nil without
+// --cliproxy-url. The records file defaults to one beside the state.
+func (q *queueOptions) collector(statePath string) (*usagequeue.Collector, error) {
+	if q.url == "" {
+		if q.keyFile != "" {
+			return nil, usageError(errors.New("--cliproxy-key-file without --cliproxy-url"), "give CLIProxyAPI's base URL too")
+		}
+		return nil, nil
+	}
+	if q.every <= 0 {
+		return nil, usageError(errors.New("--cliproxy-every must be positive"), "")
+	}
+	if q.keyFile == "" {
+		return nil, usageError(errors.New("--cliproxy-url needs --cliproxy-key-file"), "write CLIProxyAPI's management key in a file only you can read")
+	}
+	key, err := os.ReadFile(q.keyFile)
+	if err != nil {
+		return nil, usageError(fmt.Errorf("--cliproxy-key-file: %w", err), "")
+	}
+	if strings.TrimSpace(string(key)) == "" {
+		return nil, usageError(fmt.Errorf("--cliproxy-key-file %s is empty", q.keyFile), "write CLIProxyAPI's management key in it")
+	}
+	records := q.records
+	if records == "" {
+		records = filepath.Join(filepath.Dir(statePath), "cliproxy-usage-queue.jsonl")
+	}
+	// The file's path names its feed in the state: the same however the
+	// state or the file is named next time.
+	if records, err = filepath.Abs(records); err != nil {
+		return nil, usageError(fmt.Errorf("--cliproxy-records: %w", err), "")
+	}
+	return &usagequeue.Collector{URL: q.url, Key: strings.TrimSpace(string(key)), File: records,
+		Client: &http.Client{Timeout: 30 * time.Second}}, nil
+}
+
+// collect pops the usage queue into its file, logging what it wrote.
+func collect(ctx context.Context, log *slog.Logger, c *usagequeue.Collector) {
+	n, err := c.Collect(ctx)
+	if n > 0 {
+		log.Info("collected", "records", n, "file", c.File)
+	}
+	if err != nil && ctx.Err() == nil {
+		log.Error("collect", "error", err.Error(), "written", n)
+	}
+}
+
+// callFiles lists the files of a --calls argument at a refresh: the
+// files of a folder (not those whose names start with a dot), the files
+// a glob matches (none is no error: the folder waits for its first
+// export), or the file named.
+func callFiles(arg string) ([]string, error) {
+	if st, err := os.Stat(arg); err == nil && st.IsDir() {
+		entries, err := os.ReadDir(arg)
+		if err != nil {
+			return nil, fmt.Errorf("read calls %s: %w", arg, err)
+		}
+		var out []string
+		for _, e := range entries {
+			if !e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+				out = append(out, filepath.Join(arg, e.Name()))
+			}
+		}
+		return out, nil
+	}
+	if strings.ContainsAny(arg, "*?[") {
+		return filepath.Glob(arg)
+	}
+	return []string{arg}, nil
 }
 
 // statePath is --state, else tokenfare/state.db in the user's config

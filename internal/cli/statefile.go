@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -48,6 +49,10 @@ func (a *app) openState(ctx context.Context, src *sourceOptions, path string, re
 			return nil, err
 		}
 	}
+	if _, err := os.Stat(path); len(feeds) == 0 && err != nil {
+		return nil, usageError(fmt.Errorf("no state at %s, and no calls to read into it: %w", path, unwrapPathError(err)),
+			"give --calls FILE or --db URL to fill it, or the path of the state serve keeps")
+	}
 	store, err := state.Open(path)
 	if errors.Is(err, state.ErrLocked) {
 		return nil, usageError(err, "stop the tokenfare serve that keeps it (or wait for the other command), or read the sources without --state")
@@ -83,7 +88,7 @@ func lateNote(n int64) string {
 	if n == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" (%d call(s) logged more than %s late, counted in their own slots)", n, state.Overlap)
+	return fmt.Sprintf(" (%d call(s) logged more than an hour late, counted in their own slots)", n)
 }
 
 func (s *stateRun) close() { s.store.Close() }

@@ -130,12 +130,13 @@ func TestStateCommands(t *testing.T) {
 }
 
 // TestStateReportFiles: the workbook and the FOCUS file written from the
-// state hold what a report reading every row writes: every cell of every
-// sheet but the one that names the inputs, and the FOCUS file byte for
-// byte.
+// state, at a tariff changed since it was read, hold what a report
+// reading every row writes: every cell of every sheet but the one that
+// names the inputs, and the FOCUS file byte for byte.
 func TestStateReportFiles(t *testing.T) {
 	dir := t.TempDir()
 	header, parts := sampleBatches(t, 2)
+	rise := riseOverlay(t)
 	log := filepath.Join(dir, "spendlogs.csv")
 	st := filepath.Join(dir, "state.db")
 	for _, rows := range parts {
@@ -150,7 +151,10 @@ func TestStateReportFiles(t *testing.T) {
 	}
 	write := func(name string, source ...string) (xlsx, focus string) {
 		xlsx, focus = filepath.Join(dir, name+".xlsx"), filepath.Join(dir, name+"-focus.csv")
-		args := append([]string{"report", "--month", "2026-10", "--budgets", budgets, "--compare", "2026-09", "--xlsx", xlsx, "--focus", focus}, source...)
+		// At a DeepSeek tariff changed since the state was read, within the
+		// blend window: the month's blend prices those calls again.
+		args := append([]string{"report", "--month", "2026-10", "--budgets", budgets, "--compare", "2026-09", "--xlsx", xlsx, "--focus", focus,
+			"--tariffs-overlay", rise}, source...)
 		if code, _, stderr := runCLI(t, "", args...); code != 0 {
 			t.Fatalf("%s: exit %d\n%s", name, code, stderr)
 		}
@@ -246,5 +250,18 @@ func TestStateOffGrain(t *testing.T) {
 	}
 	if got != want {
 		t.Errorf("reconcile --state:\n%.2000s\nwithout:\n%.2000s", got, want)
+	}
+}
+
+// TestStateMissing: --state naming no file, with no source to fill it,
+// is bad usage naming the path, and creates nothing.
+func TestStateMissing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "no-such-state.db")
+	code, _, stderr := runCLI(t, "", "reconcile", "--state", path)
+	if code != exitUsage || !strings.Contains(stderr, "no state at "+path) {
+		t.Errorf("exit %d:\n%s", code, stderr)
+	}
+	if _, err := os.Stat(path); err == nil {
+		t.Errorf("%s was created", path)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tokenfare/tokenfare/internal/pgtest"
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
 )
@@ -51,5 +52,40 @@ func TestProgressTellsRowsAndBytes(t *testing.T) {
 		if *g != w {
 			t.Errorf("%s: got %+v, want %+v", name, *g, w)
 		}
+	}
+}
+
+// TestProgressPushDown: a database summing its own calls has a progress
+// too: summing while the query runs, then pricing its sums, which it
+// counts (fewer than the calls they sum).
+func TestProgressPushDown(t *testing.T) {
+	db := pgtest.NewLiteLLM(t, pgtest.SchemaCurrent)
+	db.LoadDump(t, sampleDump)
+	type seen struct {
+		name          string
+		first, last   Stage
+		sums, stopped int64
+	}
+	var got []*seen
+	progress := func(name string, p *Progress) func() {
+		s := &seen{name: name, first: p.Stage()}
+		got = append(got, s)
+		return func() { s.last, s.sums = p.Stage(), p.Rows(); s.stopped++ }
+	}
+	src := database(t, db.URL)
+	res, err := Run(context.Background(), Input{Catalog: catalog(t), Options: pricing.Options{Zone: time.UTC, Dims: []pricing.Dim{pricing.DimModel}},
+		Sources: []ledger.Source{src}, Progress: progress})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.PushedDown) != 1 {
+		t.Fatalf("not pushed down: %+v", res.Sources)
+	}
+	if len(got) == 0 {
+		t.Fatal("no progress for the database")
+	}
+	g, calls := got[0], res.Engine.Rows().Read
+	if g.name != src.Name() || g.first != StageSumming || g.last != StagePricing || g.stopped != 1 || g.sums <= 0 || g.sums >= calls {
+		t.Errorf("progress %+v, want %s from %s to %s, stopped once, between 1 and %d sums", *g, src.Name(), StageSumming, StagePricing, calls-1)
 	}
 }

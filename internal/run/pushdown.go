@@ -57,7 +57,18 @@ func pushDown(ctx context.Context, in *Input, dbs []*postgres.Source) (*Result, 
 		ByUser: slices.Contains(opts.Dims, pricing.DimUser), ByTags: slices.Contains(opts.Dims, pricing.DimTag), ByKeyMeta: slices.Contains(opts.Dims, pricing.DimMeta)}
 	for _, db := range dbs {
 		before := e.Rows()
-		odd, err := db.Aggregate(ctx, ao, func(g *ledger.Aggregate) error { return e.AddAggregate(g, billing) })
+		p := &Progress{}
+		p.stage.Store(uint32(StageSumming))
+		stop := func() {}
+		if in.Progress != nil {
+			stop = in.Progress(db.Name(), p)
+		}
+		odd, err := db.Aggregate(ctx, ao, func(g *ledger.Aggregate) error {
+			p.stage.Store(uint32(StagePricing))
+			p.rows.Add(1)
+			return e.AddAggregate(g, billing)
+		})
+		stop() // the odd rows, if any, are read with a progress of their own
 		if errors.Is(err, pricing.ErrNotExact) {
 			return nil, err
 		}

@@ -45,8 +45,10 @@ type Input struct {
 	// not be exact, before their rows are read instead.
 	OnRowsInstead func(why error)
 	// Progress, when not nil, is called as each source read row by row
-	// starts, with how far its read has got, updated as it reads; the
-	// function it returns is called when the source is done.
+	// starts, and as each database summing its own calls does (its
+	// Progress tells the Stage), with how far its read has got, updated
+	// as it reads; the function it returns is called when the source is
+	// done.
 	Progress func(source string, p *Progress) (stop func())
 }
 

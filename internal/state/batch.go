@@ -35,6 +35,11 @@ type Batch struct {
 	overlaps map[string]int64
 	billing  *tariffs.BillingTime // the run's override of the billing instant
 	bounds   []int64              // the catalog's prompt-size tier thresholds, ascending
+	// fresh: the calls observed now were never read before (the bytes
+	// past a file's mark), so a copy of a stored call is a duplicate, not
+	// a row read again.
+	fresh bool
+	files *filePlan // the marks of the feed's files, stored with the batch
 }
 
 // Begin starts a refresh of the named source. Since returns the instant
@@ -88,7 +93,7 @@ func (b *Batch) Observe(c *ledger.Call, pc *pricing.PricedCall) error {
 	o := pc.Outcome
 	early := !b.since.IsZero() && pc.At.Before(b.since) // before the lookback
 	switch {
-	case c.Identity == "" && early:
+	case c.Identity == "" && early && !b.fresh:
 		o = pricing.Outside // cannot be told from a call counted before
 	case c.Identity != "":
 		id := string(seenKey(c))
@@ -101,12 +106,17 @@ func (b *Batch) Observe(c *ledger.Call, pc *pricing.PricedCall) error {
 			o = b.overlap(id, pc.At.UnixNano())
 			break
 		}
-		b.occ[id]++
+		n, again := b.occ[id]
+		if !again && b.fresh {
+			n = stored // none of the stored copies is read again
+		}
+		n++
+		b.occ[id] = n
 		b.remember(id, pc.At.UnixNano())
 		switch {
-		case b.occ[id] <= stored || o == pricing.Outside:
+		case n <= stored || o == pricing.Outside:
 			o = pricing.Outside
-		case stored > 0:
+		case n > 1:
 			o = pricing.Duplicate
 		case early && o != pricing.Duplicate:
 			b.late++
@@ -310,6 +320,11 @@ func (b *Batch) Commit(rejected int64) (Source, error) {
 		}
 		if err := tx.Bucket(bucketSources).Put([]byte(src.Name), encodeSource(&src)); err != nil {
 			return err
+		}
+		if b.files != nil {
+			if err := b.files.put(tx, src.Name); err != nil {
+				return err
+			}
 		}
 		return prune(tx)
 	})

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"errors"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -10,14 +11,60 @@ import (
 	"github.com/tokenfare/tokenfare/tariffs"
 )
 
-// Blend returns, per tariff model, the blended price per 1M tokens of each
-// token usage type over the priced calls of the slots in [from, until):
-// the cost of their tokens, each slot priced as if the version in force
-// at tariffAt had applied at its start, over the tokens, rounded half
-// away from zero to 9 decimal places, as blend gives it: reasoning the
-// tariff does not price apart blended with output. Calls of another
-// service tier or of a region are left out, as blend leaves them out.
+// Blend returns, per tariff model, the blended price of each usage type
+// blend writes into a gateway's config (per 1M tokens, per use of a
+// tool) over the calls of the slots that start in [from, until), every
+// call priced at the tariff in force at tariffAt: the blend command's
+// prices for that window, to the last decimal, from the engine that gives
+// them (Fill, then pricing.Engine.BlendWindow), fees per use and the
+// clamping between off-peak and peak included. A state whose sums Fill
+// cannot price exactly (written before it kept the calls' detail, or
+// with a tariff boundary off the grain inside a slot) is blended from
+// its slots' token sums instead (the earlier way: tokens only, each slot
+// at the period in force at its start).
 func (s *Store) Blend(cat *tariffs.Catalog, from, until, tariffAt time.Time) (map[*tariffs.Model]*tariffs.Rates, error) {
+	from, until = ceilGrain(from), ceilGrain(until)
+	opts := pricing.Options{Since: from, Until: until, TariffAt: tariffAt, Dims: []pricing.Dim{pricing.DimModel}}
+	e := pricing.New(cat, opts)
+	err := s.Fill(e, cat, opts, nil)
+	if errors.Is(err, ErrNotKept) || errors.Is(err, pricing.ErrNotExact) {
+		return s.slotBlend(cat, from, until, tariffAt)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := map[*tariffs.Model]*tariffs.Rates{}
+	for _, bm := range e.BlendWindow(from, until, pricing.ModePerModel).Models {
+		m := cat.Model(bm.Model)
+		if m == nil || len(bm.Prices) == 0 {
+			continue
+		}
+		r := &tariffs.Rates{}
+		for _, p := range bm.Prices {
+			if p.Usage != tariffs.Request {
+				r.Set(p.Usage, p.Blended)
+			}
+		}
+		out[m] = r
+	}
+	return out, nil
+}
+
+// ceilGrain returns t, or the start of the next slot when t is inside one.
+func ceilGrain(t time.Time) time.Time {
+	if c := t.Truncate(Grain); !c.Equal(t) {
+		return c.Add(Grain)
+	}
+	return t
+}
+
+// slotBlend is Blend from the slots' token sums: the blended price per 1M
+// tokens of each token usage type, each slot priced as if the version in
+// force at tariffAt had applied at its start, rounded half away from zero
+// to 9 decimal places: reasoning the tariff does not price apart blended
+// with output. Calls of another service tier or of a region are left out,
+// as blend leaves them out.
+func (s *Store) slotBlend(cat *tariffs.Catalog, from, until, tariffAt time.Time) (map[*tariffs.Model]*tariffs.Rates, error) {
 	type sums struct {
 		cost [tariffs.NumUsage]decimal.Decimal
 		qty  pricing.Quantities

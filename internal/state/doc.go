@@ -3,9 +3,11 @@
 // call: per source a watermark (the newest billing instant read), the
 // identities of the calls read near it, and integer sums of tokens and
 // tool uses, exact sums of recorded spend and call counts per (model,
-// host, 15-minute slot, key alias, team, outcome, service tier, region,
-// prompt-size class). The sums hold no price: a tariff change re-prices
-// them (Price) without reading the sources again.
+// host, 15-minute slot, key, team, user, tags, outcome, service tier,
+// region, prompt-size band, and what else the engine keeps calls apart
+// by: Detail). The sums hold no price: a tariff change re-prices them
+// (Price for serve's metrics; Fill replays them into the engine for the
+// batch commands) without reading the sources again.
 //
 // The store is one bbolt file. A refresh of a source (Batch) gathers its
 // calls in memory and commits them with the source's new watermark in one
@@ -22,6 +24,11 @@
 //     overlap, read and counted before).
 //   - Price of a slot's sums equals the sum of its calls' official costs
 //     when the tariff's periods and versions change on the 15-minute grain
-//     (tariffs validate warns otherwise) and its prompt-size tiers keep
-//     their thresholds.
+//     (OffGrains names the boundaries that do not) and its prompt-size
+//     tiers keep their thresholds.
+//   - Fill gives an engine the figures of one run over every row the
+//     state read, or an error: never another figure.
+//   - A call read for the first time and billed no earlier than a day and
+//     Overlap before its source's watermark is counted in its own slot
+//     (late); an earlier one is counted as outside.
 package state

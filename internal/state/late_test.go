@@ -14,8 +14,10 @@ import (
 // TestLate: a call logged after the next refresh has read on past it by
 // more than the lookback (Overlap) is counted, not lost: read for the
 // first time within the day the state keeps identities for, it is priced
-// in its own slot and counted as late; the state then gives what one full
-// run gives. A call older than that is counted as outside.
+// in its own slot and counted as late (however late in a file's bytes
+// past its mark: never read before); the state then gives what one full
+// run gives. A call older than a day in a source read again from its
+// start is counted as outside.
 func TestLate(t *testing.T) {
 	cat := embedded(t)
 	rows := billedCalls(600)
@@ -32,11 +34,14 @@ func TestLate(t *testing.T) {
 	tests := []struct {
 		name              string
 		late              time.Duration
+		marks             bool // the file read past its mark, as serve reads --calls
 		wantLate, outside int64
 	}{
 		{name: "three hours late", late: 3 * time.Hour, wantLate: 1},
 		{name: "twenty hours late", late: 20 * time.Hour, wantLate: 1},
 		{name: "two days late: outside", late: 48 * time.Hour, outside: 1},
+		{name: "two days late, past a file's mark", late: 48 * time.Hour, marks: true, wantLate: 1},
+		{name: "a month late, past a file's mark", late: 30 * 24 * time.Hour, marks: true, wantLate: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -50,6 +55,9 @@ func TestLate(t *testing.T) {
 			feed := Feed{Name: log, Open: func(time.Time) ([]ledger.Source, error) {
 				return []ledger.Source{ledger.FileSource(log, ledger.Options{})}, nil
 			}}
+			if tt.marks {
+				feed = Feed{Name: log, Files: func() ([]string, error) { return []string{log}, nil }}
+			}
 			refresh := func(rows []string) Source {
 				writeCanonical(t, log, rows)
 				src, err := s.Refresh(context.Background(), cat, pricing.Options{}, []Feed{feed})
@@ -64,9 +72,14 @@ func TestLate(t *testing.T) {
 			if src.Late != tt.wantLate {
 				t.Errorf("late calls %d, want %d", src.Late, tt.wantLate)
 			}
-			// The second refresh read every row again: the first batch's as
-			// outside (counted before), the rest by outcome.
-			if got, want := src.Rows.Outside-before.Rows.Outside, int64(len(first))+tt.outside; got != want {
+			// The second refresh read every row again, the first batch's as
+			// outside (counted before), the rest by outcome; past a file's
+			// mark it read only the new rows.
+			want := int64(len(first)) + tt.outside
+			if tt.marks {
+				want = 0
+			}
+			if got := src.Rows.Outside - before.Rows.Outside; got != want {
 				t.Errorf("outside in the second refresh %d, want %d", got, want)
 			}
 			full := filepath.Join(dir, "full.csv")

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tokenfare/tokenfare/internal/pgtest"
+	"github.com/tokenfare/tokenfare/internal/run"
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/ledger/postgres"
 	"github.com/tokenfare/tokenfare/pricing"
@@ -100,11 +101,25 @@ func TestIncrementalPostgres(t *testing.T) {
 	if !sinces[0].IsZero() || sinces[1].IsZero() || !sinces[2].After(sinces[1]) {
 		t.Errorf("refreshes read from %v: want everything, then past each watermark", sinces)
 	}
+	// The batch commands' figures from the state: one full read's.
+	opts := pricing.Options{Dims: []pricing.Dim{pricing.DimModel, pricing.DimKey, pricing.DimTeam, pricing.DimDay}}
+	srcs, _ = open(time.Time{})
+	res, err := run.Run(context.Background(), run.Input{Catalog: cat, Options: opts, Sources: srcs, Rows: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := rendered(t, res.Engine)
+	if got := rendered(t, filled(t, s, cat, opts)); got != full {
+		t.Errorf("Fill gives\n%.1500s\na full read\n%.1500s", firstDiff(got, full), firstDiff(full, got))
+	}
 	db.Exec(t, `DELETE FROM "LiteLLM_SpendLogs" WHERE "startTime" < '2026-10-20'`)
 	if _, err := s.Refresh(context.Background(), cat, pricing.Options{}, []Feed{feed}); err != nil {
 		t.Fatal(err)
 	}
 	if got := stateTotals(t, s, cat); !got.equal(want) {
 		t.Errorf("after LiteLLM deleted old rows: official %s, want %s", got.official, want.official)
+	}
+	if got := rendered(t, filled(t, s, cat, opts)); got != full {
+		t.Errorf("after LiteLLM deleted old rows, Fill gives\n%.1500s\nthe full read before\n%.1500s", firstDiff(got, full), firstDiff(full, got))
 	}
 }

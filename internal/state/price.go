@@ -47,7 +47,14 @@ func Price(cat *tariffs.Catalog, k *Key, s *Sums) Priced {
 		mp, _ = mp.Variant(tariffs.ServiceTier(k.ServiceTier), k.Region)
 	}
 	tier := 0
-	if k.Above > 0 {
+	switch {
+	case k.Kept:
+		// The band's prompts lie in one tier of the thresholds known when
+		// read: a model priced since it was read is priced in its tier.
+		if k.Band[0] > 0 {
+			tier = mp.TierOf(k.Band[0] + 1)
+		}
+	case k.Above > 0:
 		tier = mp.TierOf(k.Above + 1)
 	}
 	_, out.Official = pricing.CostOf(mp.RatesAt(q.Period, tier), &s.Qty)

@@ -20,6 +20,12 @@ type Feed struct {
 	// or after since (zero: all): a database bounds its query by it, a
 	// folder lists its files anew.
 	Open func(since time.Time) ([]ledger.Source, error)
+	// Files, when set, lists the feed's files at each refresh (a glob
+	// expanded again, a folder listed) and Open is not used: each file is
+	// read only past the mark the last refresh left (its offset, and its
+	// first bytes to know it again), and not opened at all when its size
+	// and modification time have not changed.
+	Files func() ([]string, error)
 }
 
 // Refresh reads each feed past its watermark, less Overlap, prices its
@@ -50,20 +56,59 @@ func (s *Store) refresh(ctx context.Context, cat *tariffs.Catalog, opts pricing.
 		since = opts.Since
 	}
 	// The engine prices back to the batch's floor: a call logged late,
-	// not read before, is counted in its own slot (Batch.Floor).
+	// not read before, is counted in its own slot (Batch.Floor). A fresh
+	// pass (a file's bytes past its mark) holds only calls never read:
+	// each is counted however late.
+	fresh := opts
 	if b.Floor().After(opts.Since) {
 		opts.Since = b.Floor()
 	}
-	sources, err := f.Open(since)
+	passes, err := b.open(f, since)
 	if err != nil {
 		b.Abort()
 		return Source{}, err
 	}
-	res, err := run.Run(ctx, run.Input{Catalog: cat, Options: opts, Sources: sources, Observers: []pricing.Observer{b}})
-	var np *run.NothingPricedError
-	if err != nil && !errors.As(err, &np) {
-		b.Abort()
-		return Source{}, err
+	var rejected int64
+	for _, p := range passes {
+		if len(p.sources) == 0 {
+			continue
+		}
+		b.fresh = p.fresh
+		o := opts
+		if p.fresh {
+			o = fresh
+		}
+		res, err := run.Run(ctx, run.Input{Catalog: cat, Options: o, Sources: p.sources, Observers: []pricing.Observer{b}})
+		var np *run.NothingPricedError
+		if err != nil && !errors.As(err, &np) {
+			b.Abort()
+			return Source{}, err
+		}
+		rejected += res.Engine.Rows().Rejected
 	}
-	return b.Commit(res.Engine.Rows().Rejected)
+	return b.Commit(rejected)
+}
+
+// pass is a run of a refresh: sources whose calls were all unread
+// (fresh), or sources read again from their start.
+type pass struct {
+	sources []ledger.Source
+	fresh   bool
+}
+
+// open returns the runs of the feed's refresh: the sources read again
+// first, then those read fresh (a file's new lines).
+func (b *Batch) open(f Feed, since time.Time) ([]pass, error) {
+	if f.Files == nil {
+		sources, err := f.Open(since)
+		return []pass{{sources: sources}}, err
+	}
+	paths, err := f.Files()
+	if err != nil {
+		return nil, err
+	}
+	if b.files, err = b.planFiles(f.Name, paths); err != nil {
+		return nil, err
+	}
+	return []pass{{sources: b.files.sources(false)}, {sources: b.files.sources(true), fresh: true}}, nil
 }

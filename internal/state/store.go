@@ -9,6 +9,7 @@ import (
 
 	"github.com/shopspring/decimal"
 	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
@@ -116,14 +117,14 @@ var ErrLocked = errors.New("another process holds it (tokenfare serve, or a comm
 // the same file waits up to a second, then fails with ErrLocked.
 func Open(path string) (*Store, error) {
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
-	if errors.Is(err, bolt.ErrTimeout) {
+	if errors.Is(err, bolterrors.ErrTimeout) {
 		return nil, fmt.Errorf("open state %s: %w", path, ErrLocked)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("open state %s: %w", path, err)
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketSums, bucketSeen, bucketSources} {
+		for _, b := range [][]byte{bucketSums, bucketSeen, bucketSources, bucketFiles} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}

@@ -1,0 +1,135 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tokenfare/tokenfare/ledger/usagequeue"
+)
+
+// usageQueue is a CLIProxyAPI usage queue on loopback (GET
+// /v0/management/usage-queue?count=N pops the oldest N records, the
+// management key a bearer token).
+type usageQueue struct {
+	mu      sync.Mutex
+	records []json.RawMessage
+}
+
+func (q *usageQueue) push(records ...json.RawMessage) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.records = append(q.records, records...)
+}
+
+func (q *usageQueue) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != "/v0/management/usage-queue" || r.Header.Get("Authorization") != "Bearer mgmt-secret" {
+		http.Error(w, "no", http.StatusUnauthorized)
+		return
+	}
+	n, err := strconv.Atoi(r.URL.Query().Get("count"))
+	if err != nil || n <= 0 {
+		http.Error(w, "bad count", http.StatusBadRequest)
+		return
+	}
+	q.mu.Lock()
+	n = min(n, len(q.records))
+	out := append([]json.RawMessage{}, q.records[:n]...)
+	q.records = q.records[n:]
+	q.mu.Unlock()
+	json.NewEncoder(w).Encode(out)
+}
+
+// serveOnce runs serve --once with args and returns the state's rows read
+// and priced that its last refreshed line logs.
+func serveOnce(t *testing.T, args ...string) (read, priced int64, log string) {
+	t.Helper()
+	var stderr syncBuffer
+	a := &app{stdin: strings.NewReader(""), stdout: io.Discard, stderr: &stderr, now: time.Now}
+	if code := runContext(context.Background(), a, append([]string{"serve", "--once"}, args...)); code != exitOK {
+		t.Fatalf("serve --once exited %d:\n%s", code, stderr.String())
+	}
+	for _, line := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
+		var l struct {
+			Msg          string
+			Read, Priced int64
+		}
+		if json.Unmarshal([]byte(line), &l) == nil && l.Msg == "refreshed" {
+			read, priced = l.Read, l.Priced
+		}
+	}
+	return read, priced, stderr.String()
+}
+
+// TestServeUsageQueue: serve pops a CLIProxyAPI usage queue into its
+// records file and counts them from it. The 27 records a real
+// CLIProxyAPI answered, popped in two refreshes (20, then 7) and after a
+// process that died between its pop and its count (the 20 written, never
+// counted), give reconcile's figures over the same records, each counted
+// once.
+func TestServeUsageQueue(t *testing.T) {
+	const real = "../../testdata/cliproxy-real/usage-queue-v7.2.99.jsonl"
+	data, err := os.ReadFile(real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var records []json.RawMessage
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		records = append(records, json.RawMessage(line))
+	}
+	code, out, errs := runCLI(t, "", "reconcile", "--calls", real, "-o", "json")
+	if code != exitOK {
+		t.Fatalf("reconcile: exit %d: %s", code, errs)
+	}
+	var want struct{ Rows map[string]int64 }
+	if err := json.Unmarshal([]byte(out), &want); err != nil {
+		t.Fatal(err)
+	}
+	if want.Rows["priced"] == 0 {
+		t.Fatalf("the test's data: reconcile prices nothing: %v", want.Rows)
+	}
+	tests := []struct {
+		name  string
+		crash bool // the first pop's records written by a process that died before counting them
+	}{
+		{name: "two refreshes"},
+		{name: "a crash between pop and count", crash: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := &usageQueue{}
+			srv := httptest.NewServer(q)
+			defer srv.Close()
+			dir := t.TempDir()
+			keyFile := filepath.Join(dir, "key")
+			os.WriteFile(keyFile, []byte("mgmt-secret\n"), 0o600)
+			args := []string{"--cliproxy-url", srv.URL, "--cliproxy-key-file", keyFile, "--state", filepath.Join(dir, "state.db")}
+			q.push(records[:20]...)
+			if tt.crash {
+				c := &usagequeue.Collector{URL: srv.URL, Key: "mgmt-secret", File: filepath.Join(dir, "cliproxy-usage-queue.jsonl")}
+				if n, err := c.Collect(context.Background()); n != 20 || err != nil {
+					t.Fatalf("collected %d, %v", n, err)
+				}
+			} else if read, _, log := serveOnce(t, args...); read != 20 {
+				t.Fatalf("first refresh read %d rows, want 20:\n%s", read, log)
+			}
+			q.push(records[20:]...)
+			read, priced, log := serveOnce(t, args...)
+			if wantRead := int64(len(records)); read != wantRead || priced != want.Rows["priced"] {
+				t.Errorf("read %d, priced %d; want %d read and reconcile's %d priced:\n%s", read, priced, wantRead, want.Rows["priced"], log)
+			}
+			if strings.Contains(log, "mgmt-secret") {
+				t.Errorf("the management key is in the log:\n%s", log)
+			}
+		})
+	}
+}

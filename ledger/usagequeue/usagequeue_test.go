@@ -1,0 +1,155 @@
+package usagequeue
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// queue is a CLIProxyAPI usage queue on loopback: GET
+// /v0/management/usage-queue?count=N pops the oldest N records, with the
+// management key as a bearer token.
+type queue struct {
+	mu      sync.Mutex
+	key     string
+	records []json.RawMessage
+	pops    int
+}
+
+func (q *queue) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != "/v0/management/usage-queue" || r.Method != http.MethodGet {
+		http.NotFound(w, r)
+		return
+	}
+	if r.Header.Get("Authorization") != "Bearer "+q.key {
+		http.Error(w, `{"error":"invalid management key"}`, http.StatusUnauthorized)
+		return
+	}
+	n, err := strconv.Atoi(r.URL.Query().Get("count"))
+	if err != nil || n <= 0 {
+		http.Error(w, `{"error":"invalid count"}`, http.StatusBadRequest)
+		return
+	}
+	q.mu.Lock()
+	n = min(n, len(q.records))
+	out := q.records[:n]
+	q.records = q.records[n:]
+	q.pops++
+	q.mu.Unlock()
+	if out == nil {
+		out = []json.RawMessage{}
+	}
+	json.NewEncoder(w).Encode(out)
+}
+
+// realRecords are the 27 records a real CLIProxyAPI v7.2.99 answered.
+func realRecords(t *testing.T) []json.RawMessage {
+	t.Helper()
+	data, err := os.ReadFile("../../testdata/cliproxy-real/usage-queue-v7.2.99.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []json.RawMessage
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		out = append(out, json.RawMessage(line))
+	}
+	return out
+}
+
+// lines are the file's records, one per line.
+func lines(t *testing.T, path string) []string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		t.Errorf("%s does not end with a line break", path)
+	}
+	return strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+}
+
+// TestCollect pops the queue into the file: every record once, in order,
+// one per line; the file left ending inside a line gets its line break
+// first; a key refused or a file that cannot be written pops nothing.
+func TestCollect(t *testing.T) {
+	records := realRecords(t)
+	tests := []struct {
+		name    string
+		key     string
+		file    func(dir string) string // the file to write, made as the case needs
+		count   int
+		before  []string // lines the file holds before, kept as they are
+		written int
+		pops    int
+		err     error
+	}{
+		// 27 records 10 at a time: 10, 10, then 7 (fewer: the queue is empty).
+		{name: "three answers", key: "mgmt", count: 10, written: 27, pops: 3},
+		// 27 is exactly 27 asked: a fourth request finds the queue empty.
+		{name: "as many as asked", key: "mgmt", count: 27, written: 27, pops: 2},
+		{name: "a line cut short before", key: "mgmt", count: 500, written: 27, pops: 1,
+			file: func(dir string) string {
+				p := filepath.Join(dir, "queue.jsonl")
+				os.WriteFile(p, []byte(`{"timestamp":"2026-12-01T13:25:21Z","tok`), 0o600)
+				return p
+			}, before: []string{`{"timestamp":"2026-12-01T13:25:21Z","tok`}},
+		{name: "key refused", key: "wrong", count: 10, written: 0, pops: 0, err: ErrUnauthorized},
+		{name: "file cannot be written", key: "mgmt", count: 10, written: 0, pops: 0,
+			file: func(dir string) string { return dir }, err: os.ErrExist},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := &queue{key: "mgmt", records: append([]json.RawMessage(nil), records...)}
+			srv := httptest.NewServer(q)
+			defer srv.Close()
+			dir := t.TempDir()
+			path := filepath.Join(dir, "queue.jsonl")
+			if tt.file != nil {
+				path = tt.file(dir)
+			}
+			c := &Collector{URL: srv.URL, Key: tt.key, File: path, Count: tt.count}
+			n, err := c.Collect(context.Background())
+			switch {
+			case tt.err == ErrUnauthorized && !errors.Is(err, ErrUnauthorized):
+				t.Fatalf("err %v, want the key refused", err)
+			case tt.err == os.ErrExist && err == nil:
+				t.Fatal("no error writing to a folder")
+			case tt.err == nil && err != nil:
+				t.Fatal(err)
+			}
+			if n != tt.written || q.pops != tt.pops {
+				t.Errorf("written %d in %d pops, want %d in %d", n, q.pops, tt.written, tt.pops)
+			}
+			if tt.written == 0 {
+				if len(q.records) != len(records) {
+					t.Errorf("%d records left in the queue, want all %d", len(q.records), len(records))
+				}
+				return
+			}
+			got := lines(t, path)
+			want := tt.before
+			for _, r := range records {
+				var b bytes.Buffer
+				json.Compact(&b, r)
+				want = append(want, b.String())
+			}
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("file holds %d lines, want %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
+			}
+			// The queue is empty now: nothing more is written.
+			if n, err := c.Collect(context.Background()); n != 0 || err != nil {
+				t.Errorf("again: %d written, %v", n, err)
+			}
+		})
+	}
+}

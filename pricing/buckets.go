@@ -1,0 +1,143 @@
+package pricing
+
+import (
+	"hash/maphash"
+	"unsafe"
+)
+
+// bucketTable holds an engine's buckets: in a list, in the order they were
+// made, and an index from bucket key to place in the list. Buckets are
+// made in slabs of bucketSlab, so that a million buckets are a thousand
+// objects to allocate and for the garbage collector to find, not a
+// million; the index is a table of two words (a hash and a bucket) a
+// slot, not a map holding a copy of every 144-byte key.
+//
+// The zero bucketTable is empty and ready to use.
+type bucketTable struct {
+	seed  maphash.Seed
+	slots []hashedBucket // by hash; a free slot's bucket is nil; its length a power of two
+	list  []*bucket      // every bucket, in the order made
+	slab  []bucket       // room for the next buckets
+}
+
+// bucketSlab is how many buckets are made at once.
+const bucketSlab = 512
+
+// len returns the number of buckets.
+func (t *bucketTable) len() int { return len(t.list) }
+
+// all returns every bucket, in the order they were made. The caller must
+// not keep the slice past the next add.
+func (t *bucketTable) all() []*bucket { return t.list }
+
+// get returns the bucket of key k, nil when there is none.
+func (t *bucketTable) get(k *bucketKey) *bucket {
+	if len(t.slots) == 0 {
+		return nil
+	}
+	h := t.hash(k)
+	mask := uint64(len(t.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		s := &t.slots[i]
+		if s.b == nil {
+			return nil
+		}
+		if s.h == h && s.b.k == *k {
+			return s.b
+		}
+	}
+}
+
+// add makes the bucket of key k, which must have none yet, priced by p.
+func (t *bucketTable) add(k *bucketKey, p bucketPricing) *bucket {
+	if len(t.slab) == 0 {
+		t.slab = make([]bucket, bucketSlab)
+	}
+	b := &t.slab[0]
+	t.slab = t.slab[1:]
+	b.k, b.bucketPricing = *k, p
+	t.insert(b)
+	return b
+}
+
+// insert lists b and indexes it by its key.
+func (t *bucketTable) insert(b *bucket) {
+	if 2*(len(t.list)+1) > len(t.slots) {
+		t.grow()
+	}
+	t.list = append(t.list, b)
+	t.place(b)
+}
+
+// place puts b in the index.
+func (t *bucketTable) place(b *bucket) {
+	h := t.hash(&b.k)
+	mask := uint64(len(t.slots) - 1)
+	i := h & mask
+	for t.slots[i].b != nil {
+		i = (i + 1) & mask
+	}
+	t.slots[i] = hashedBucket{h, b}
+}
+
+// grow doubles the index (making it at first) and indexes every bucket
+// again.
+func (t *bucketTable) grow() {
+	if len(t.slots) == 0 {
+		t.seed = maphash.MakeSeed()
+		t.slots = make([]hashedBucket, 64)
+		return
+	}
+	t.reindex(2 * len(t.slots))
+}
+
+// reindex makes an index of n slots for the listed buckets.
+func (t *bucketTable) reindex(n int) {
+	t.slots = make([]hashedBucket, n)
+	for _, b := range t.list {
+		t.place(b)
+	}
+}
+
+// deleteWhere removes the buckets drop reports true for.
+func (t *bucketTable) deleteWhere(drop func(*bucket) bool) {
+	kept := t.list[:0]
+	for _, b := range t.list {
+		if !drop(b) {
+			kept = append(kept, b)
+		}
+	}
+	clear(t.list[len(kept):])
+	t.list = kept
+	if len(t.slots) > 0 {
+		t.reindex(len(t.slots))
+	}
+}
+
+// hash returns a hash of every field of k that equality compares: strings
+// by their bytes, tariff models and versions by their address (the
+// catalog's, fixed for the engine's life).
+func (t *bucketTable) hash(k *bucketKey) uint64 {
+	s := t.seed
+	h := maphash.String(s, k.key)
+	for _, f := range [...]string{k.unknown, k.host, k.group, k.served, k.team, k.user, k.tag, k.meta} {
+		if f != "" {
+			h = (h ^ maphash.String(s, f)) * 0x9E3779B97F4A7C15
+		}
+	}
+	flags := uint64(k.period) | uint64(k.tier)<<8 | uint64(k.variant)<<16 | uint64(k.outcome)<<32 |
+		uint64(k.day)<<40 | boolBit(k.zero)<<48 | boolBit(k.noSpend)<<49 | boolBit(k.folded)<<50
+	h ^= uint64(uintptr(unsafe.Pointer(k.model)))*0xBF58476D1CE4E5B9 ^ uint64(uintptr(unsafe.Pointer(k.version)))*0x94D049BB133111EB
+	h ^= uint64(k.slot)*0xD6E8FEB86659FD93 ^ flags*0xA0761D6478BD642F
+	h ^= h >> 31
+	h *= 0xBF58476D1CE4E5B9
+	return h ^ h>>29
+}
+
+// boolBit is 1 for true, 0 for false.
+func boolBit(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}

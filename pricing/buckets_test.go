@@ -1,0 +1,61 @@
+package pricing
+
+import (
+	"fmt"
+	"testing"
+)
+
+// TestBucketTable adds buckets past several doublings of the index, finds
+// each by its key and no bucket for a key never added, then drops some and
+// finds exactly the others.
+func TestBucketTable(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		n    int
+	}{
+		{name: "empty", n: 0},
+		{name: "within the first index", n: 10},
+		{name: "past slabs and doublings", n: 5*bucketSlab + 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var tb bucketTable
+			keyOf := func(i int) bucketKey {
+				// Keys alike but for one field each, as a real run's are.
+				k := bucketKey{unknown: "m", slot: int64(i % 7 * 86400)}
+				k.key = fmt.Sprintf("%064x", i/7)
+				return k
+			}
+			for i := range tc.n {
+				k := keyOf(i)
+				if tb.get(&k) != nil {
+					t.Fatalf("key %d found before it was added", i)
+				}
+				tb.add(&k, bucketPricing{}).Calls = int64(i)
+			}
+			if tb.len() != tc.n {
+				t.Fatalf("%d buckets, want %d", tb.len(), tc.n)
+			}
+			for i := range tc.n {
+				k := keyOf(i)
+				if b := tb.get(&k); b == nil || b.Calls != int64(i) {
+					t.Fatalf("key %d: got %v", i, b)
+				}
+			}
+			absent := bucketKey{unknown: "m"}
+			absent.key = "absent"
+			if tb.get(&absent) != nil {
+				t.Fatal("a key never added was found")
+			}
+			tb.deleteWhere(func(b *bucket) bool { return b.Calls%3 == 0 })
+			for i := range tc.n {
+				k := keyOf(i)
+				if got, want := tb.get(&k) != nil, i%3 != 0; got != want {
+					t.Fatalf("key %d after deleting every third: found %v, want %v", i, got, want)
+				}
+			}
+			if want := tc.n - (tc.n+2)/3; tb.len() != want {
+				t.Fatalf("%d buckets left, want %d", tb.len(), want)
+			}
+		})
+	}
+}

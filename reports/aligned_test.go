@@ -1,0 +1,51 @@
+package reports
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+	"text/tabwriter"
+)
+
+// TestWriteAlignedAsTabwriter checks writeAligned against text/tabwriter
+// with the settings the reconciliation table used (AlignRight, padding 2,
+// spaces, every cell ended by a tab): the same bytes, empty cells, wide
+// characters and a single row included.
+func TestWriteAlignedAsTabwriter(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		rows [][]string // the header first
+	}{
+		{name: "header only", rows: [][]string{{"MODEL", "CALLS"}}},
+		{name: "empty first column", rows: [][]string{{"", "CALLS", "GAP"}, {"", "12", "-0.5"}, {"", "3", "10.25"}}},
+		{name: "wide and empty cells", rows: [][]string{{"KEY", "DAY", "CALLS"}, {"é-clé", "2026-10-01", ""}, {"-", "", "1234567"}, {"キー", "2026-10-02", "7"}}},
+		{name: "many rows", rows: manyRows(200)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var want bytes.Buffer
+			tw := tabwriter.NewWriter(&want, 0, 4, 2, ' ', tabwriter.AlignRight)
+			for _, r := range tc.rows {
+				fmt.Fprintf(tw, "%s\t\n", strings.Join(r, "\t"))
+			}
+			tw.Flush()
+			var got bytes.Buffer
+			err := writeAligned(&got, len(tc.rows)-1, func(i int, dst []string) []string { return append(dst, tc.rows[i+1]...) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.String() != want.String() {
+				t.Errorf("got\n%s\nwant\n%s", got.String(), want.String())
+			}
+		})
+	}
+}
+
+// manyRows returns a header and n rows of cells of varied widths.
+func manyRows(n int) [][]string {
+	rows := [][]string{{"MODEL", "KEY", "CALLS", "OFFICIAL"}}
+	for i := range n {
+		rows = append(rows, []string{fmt.Sprintf("m%d", i%7), strings.Repeat("k", i%13), fmt.Sprint(i * i), fmt.Sprintf("%d.%02d", i*31, i%100)})
+	}
+	return rows
+}
