@@ -40,7 +40,7 @@ func (s *Source) Open(ctx context.Context) (ledger.Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := ss.rowReader(ctx, false)
+	r, err := ss.rowReader(ctx, nil)
 	if err != nil {
 		ss.close()
 		return nil, err
@@ -49,8 +49,9 @@ func (s *Source) Open(ctx context.Context) (ledger.Reader, error) {
 }
 
 // rowReader starts the row query on an open session (only odd rows when
-// oddOnly). Closing the reader closes the session.
-func (ss *session) rowReader(ctx context.Context, oddOnly bool) (*Reader, error) {
+// odd is not nil: those of its request ids, or, when it has too many, all
+// of the window's). Closing the reader closes the session.
+func (ss *session) rowReader(ctx context.Context, odd *oddIDs) (*Reader, error) {
 	from, until, err := ss.window(ctx)
 	if err != nil {
 		return nil, err
@@ -61,9 +62,12 @@ func (ss *session) rowReader(ctx context.Context, oddOnly bool) (*Reader, error)
 	}
 	r := &Reader{ss: ss, mapper: mapper, batch: ss.src.opts.BatchSize}
 	f := fragments{ss.schema}
-	if oddOnly {
+	switch {
+	case odd != nil && odd.all:
 		r.rows, err = ss.tx.Query(ctx, f.oddWindowQuery(), from, until)
-	} else {
+	case odd != nil:
+		r.rows, err = ss.tx.Query(ctx, f.oddByIDQuery(), from, until, odd.ids)
+	default:
 		// Parallel workers compute each row's columns; the leader only
 		// passes them on.
 		if _, err = ss.tx.Exec(ctx, `SET LOCAL parallel_setup_cost = 0; SET LOCAL parallel_tuple_cost = 0`); err == nil {
