@@ -301,8 +301,10 @@ func (o outputWriter) Write(p []byte) (int, error) {
 }
 
 // writeHeapProfile writes the heap profile (every allocation since the
-// command started, and what the last collection found live) to path.
+// command started) to path, after a collection so that the last
+// allocations are in it.
 func writeHeapProfile(path string, stderr io.Writer) {
+	runtime.GC()
 	f, err := os.Create(path)
 	if err == nil {
 		err = pprof.Lookup("allocs").WriteTo(f, 0)
