@@ -23,7 +23,7 @@ RACE_PKGS ?= ./ledger/... ./pricing/... ./internal/run/...
 SAMPLE      := testdata/sample/spendlogs-2026-10.csv
 SAMPLE_DUMP := testdata/sample/spendlogs-dump-2026-10.csv
 
-.PHONY: help test race hostile bench bench-smoke fuzz lint tools release-check golden build sample bench-reconcile bench-groups bench-report workbook-preview bench-postgres bench-serve test-citus
+.PHONY: help test race hostile bench bench-smoke fuzz lint tools release-check golden build sample bench-reconcile bench-instr bench-groups bench-report workbook-preview bench-postgres bench-serve test-citus
 
 PREVIEW ?= preview
 
@@ -104,6 +104,9 @@ sample: ## regenerate the bundled sample spend logs
 bench-reconcile: ## time tokenfare reconcile against readsum, DuckDB and zcat on 5M rows; peak RSS on 5M and 20M; then bench-groups
 	bench/run.sh
 	bench/groups.sh
+
+bench-instr: ## count instructions per row of readsum and tokenfare reconcile under valgrind (200k rows): a figure other work on the machine does not change
+	bench/instr.sh
 
 bench-groups: ## time tokenfare reconcile by a few to a million groups (BENCH_CASES=10m: ten million): CPU, peak RSS and their cost per group (bench/groups.md)
 	bench/groups.sh

@@ -137,6 +137,10 @@ const latestYear = 2261
 
 var beyondLatestYear = time.Date(latestYear+1, 1, 1, 0, 0, 0, 0, time.UTC)
 
+// beyondLatestUnix is beyondLatestYear in Unix seconds: an instant is
+// before it exactly when its Unix seconds are below, as it starts a second.
+var beyondLatestUnix = beyondLatestYear.Unix()
+
 // maxTokens is the most tokens one bucket of one call may hold. A row above
 // it is rejected: no call comes near it, and it keeps the sums of millions
 // of calls within int64 (pricing refuses sums that would not fit).
@@ -175,7 +179,7 @@ func (c *Call) check() string {
 			return fmt.Sprintf("%d %s uses are more than one call can hold (at most 10^15)", n, Tool(tool))
 		}
 	}
-	if !c.Start.Before(beyondLatestYear) || !c.FirstToken.Before(beyondLatestYear) || !c.End.Before(beyondLatestYear) {
+	if c.Start.Unix() >= beyondLatestUnix || c.FirstToken.Unix() >= beyondLatestUnix || c.End.Unix() >= beyondLatestUnix {
 		for _, t := range []struct {
 			name string
 			at   time.Time

@@ -32,7 +32,10 @@ type csvReader struct {
 	done  chan struct{}
 	once  sync.Once
 	free  chan []byte
-	pool  sync.Pool // *Batch
+	// batches are emptied batches for the workers to fill again: a
+	// bounded list rather than a sync.Pool, which each garbage collection
+	// empties, so that their calls are not allocated again after each.
+	batches chan *Batch
 
 	cur  []*Batch
 	next int
@@ -81,6 +84,8 @@ func newCSVReader(name string, s *schema, br *bufio.Reader, opt Options) (*csvRe
 		jobs:  make(chan *csvChunk, ahead),
 		done:  make(chan struct{}),
 		free:  make(chan []byte, ahead+opt.Workers+4),
+		// Every chunk in flight holds a batch or two.
+		batches: make(chan *Batch, 2*(ahead+opt.Workers)),
 	}
 	go r.cut()
 	for range opt.Workers {
@@ -141,7 +146,7 @@ func (r *csvReader) Next(ctx context.Context, b *Batch) error {
 			b.Calls, res.Calls = res.Calls, b.Calls[:0]
 			b.Rejected, res.Rejected = res.Rejected, b.Rejected[:0]
 			b.Rows, res.Rows = res.Rows, 0
-			r.pool.Put(res)
+			r.putBatch(res)
 			return nil
 		}
 		b.Reset()
@@ -181,6 +186,15 @@ func (r *csvReader) Next(ctx context.Context, b *Batch) error {
 			r.err = res.err
 			r.Close()
 		}
+	}
+}
+
+// putBatch keeps an emptied batch for reuse, or lets it go when enough
+// are kept.
+func (r *csvReader) putBatch(b *Batch) {
+	select {
+	case r.batches <- b:
+	default:
 	}
 }
 
@@ -333,13 +347,15 @@ type csvWorker struct {
 
 // newBatch starts a batch with room for rows calls.
 func (w *csvWorker) newBatch(rows int) {
-	if b, ok := w.r.pool.Get().(*Batch); ok {
-		w.b = b
-	} else {
+	select {
+	case w.b = <-w.r.batches:
+	default:
 		w.b = &Batch{}
 	}
 	if rows = min(rows, w.r.batchSize); cap(w.b.Calls) < rows {
-		w.b.Calls = make([]Call, 0, rows)
+		// A quarter to spare: chunks differ by a few lines, and a batch
+		// a line too short for the next chunk would be made again.
+		w.b.Calls = make([]Call, 0, min(rows+rows/4, w.r.batchSize))
 	}
 	if w.arena == nil {
 		// As many calls as the last batch's, with an eighth to spare.
@@ -355,7 +371,7 @@ func (w *csvWorker) newBatch(rows int) {
 func (w *csvWorker) flush() {
 	b := w.b
 	if b.Rows == 0 {
-		w.r.pool.Put(b)
+		w.r.putBatch(b)
 		return
 	}
 	if len(b.Calls) > 0 {
@@ -388,6 +404,9 @@ func (w *csvWorker) parse(ch *csvChunk) []*Batch {
 	data, pos, line := ch.data, 0, ch.line
 	w.v.data = data
 	w.sp.noQuote = ch.noQuote
+	if fastCommaMasks {
+		w.sp.markCommas(data)
+	}
 	ncols := len(r.pos)
 	for pos < len(data) {
 		next, lines, blank, bad := w.sp.record(data, pos)

@@ -70,6 +70,9 @@ type splitter struct {
 	// noQuote: the input is known to hold no quote, so records need not
 	// be searched for one.
 	noQuote bool
+	// masks, when set with dst, mark the commas of the input (markCommas):
+	// the fast path then reads a line's commas from them.
+	masks []uint64
 }
 
 // trashCol is the rowFields slot that receives ignored columns.
@@ -96,9 +99,12 @@ func (s *splitter) record(data []byte, pos int) (next, lines int, blank bool, ba
 	if len(line) == 0 {
 		return next, lines, true, ""
 	}
-	if s.dst != nil {
+	switch {
+	case s.dst != nil && s.masks != nil:
+		s.n = s.splitMasked(pos, pos+len(line))
+	case s.dst != nil:
 		s.n = s.splitInto(line, pos)
-	} else {
+	default:
 		s.splitLine(line)
 	}
 	return next, lines, false, ""
@@ -159,6 +165,55 @@ func (s *splitter) splitInto(line []byte, base int) int {
 	}
 	put(base + len(line))
 	return k
+}
+
+// markCommas sets s.masks to mark the commas of data, a bit a byte
+// (commaMasks), for splitMasked. Unescaping a quoted record in place moves
+// bytes inside that record only, so the marks of the records after it
+// stay true.
+func (s *splitter) markCommas(data []byte) {
+	n := len(data)/64 + 1 // a word more, partial or empty, for the end
+	if cap(s.masks) < n {
+		s.masks = make([]uint64, n)
+	}
+	s.masks = s.masks[:n]
+	full := len(data) / 64
+	commaMasks(s.masks[:full], data)
+	var tail [64]byte
+	copy(tail[:], data[64*full:])
+	commaMasks(s.masks[full:], tail[:])
+}
+
+// splitMasked is splitInto for the line data[base:end], its commas read
+// from s.masks: a word of marks covers 64 bytes, and each comma costs a
+// few instructions.
+func (s *splitter) splitMasked(base, end int) int {
+	at, pos, masks := &s.dst.at, s.pos, s.masks
+	k, start := 0, int32(base) // fields seen, offset of the current field
+	w, last := base>>6, end>>6
+	z := masks[w] &^ (1<<(base&63) - 1) // the marks before the line are not its
+	for {
+		if w == last {
+			z &= 1<<(end&63) - 1 // nor those after it
+		}
+		for ; z != 0; z &= z - 1 {
+			comma := int32(w<<6 + bits.TrailingZeros64(z))
+			if uint(k) < uint(len(pos)) {
+				at[pos[k]&(maxCols-1)] = [2]int32{start, comma}
+			}
+			k++
+			start = comma + 1
+		}
+		if w >= last {
+			break
+		}
+		w++
+		z = masks[w]
+	}
+	if uint(k) < uint(len(pos)) {
+		at[pos[k]&(maxCols-1)] = [2]int32{start, int32(end)}
+	}
+	return k + 1
 }
 
 // commas returns a word with the high bit set in each byte of w that is a

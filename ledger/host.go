@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"strings"
+	"unsafe"
 
 	"github.com/tokenfare/tokenfare/tariffs"
 )
@@ -50,6 +51,38 @@ func liteLLMHost(provider, model, apiBase, group string, urls *urlHosts) string 
 	}
 	return h
 }
+
+// hostCache remembers the hosts liteLLMHost decided for the last
+// combinations of its four inputs, so that a row whose provider, model,
+// API base and model group were seen lately costs four string comparisons
+// (the interner makes repeated values one string, which compares at
+// once) instead of the lower-casing and map look-ups of the decision.
+type hostCache struct {
+	slots [64]hostEntry
+}
+
+type hostEntry struct {
+	provider, model, apiBase, group, host string
+	set                                   bool
+}
+
+// of returns liteLLMHost(provider, model, apiBase, group, urls).
+func (hc *hostCache) of(provider, model, apiBase, group string, urls *urlHosts) string {
+	// The slot is picked by where the strings are: interned values stay
+	// put. Which slot does not matter for the result, only for how often
+	// the cache hits: every input is compared before a host is reused.
+	h := uint64(addr(model))*0x9E3779B97F4A7C15 ^ uint64(addr(provider)) ^ uint64(addr(group))>>3 ^ uint64(addr(apiBase))>>5
+	e := &hc.slots[(h^h>>29)&63]
+	if e.set && e.model == model && e.provider == provider && e.apiBase == apiBase && e.group == group {
+		return e.host
+	}
+	host := liteLLMHost(provider, model, apiBase, group, urls)
+	*e = hostEntry{provider: provider, model: model, apiBase: apiBase, group: group, host: host, set: true}
+	return host
+}
+
+// addr is where s's bytes are.
+func addr(s string) uintptr { return uintptr(unsafe.Pointer(unsafe.StringData(s))) }
 
 // urlHosts remembers tariffs.HostOfURL by API base. Like the interner it
 // is forgotten once it holds maxInterned values.

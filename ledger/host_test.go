@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/tokenfare/tokenfare/tariffs"
@@ -53,6 +54,22 @@ func TestLiteLLMHost(t *testing.T) {
 				}
 			}
 		})
+	}
+	// A reader's cache of decisions, shared by every row: the cases one
+	// after the other, three times, in strings of their own each time (as
+	// values beyond the interner's bound come), so that slots are reused
+	// by inputs that differ and hit by inputs that are equal.
+	var hosts hostCache
+	for pass := range 3 {
+		for _, tt := range tests {
+			provider, model, base, group := strings.Clone(tt.provider), strings.Clone(tt.model), strings.Clone(tt.base), strings.Clone(tt.group)
+			if pass == 1 { // the same strings as the first pass: hits
+				provider, model, base, group = tt.provider, tt.model, tt.base, tt.group
+			}
+			if got := hosts.of(provider, model, base, group, &urls); got != tt.want {
+				t.Errorf("pass %d: %s: the cache of decisions says %q, want %q", pass+1, tt.name, got, tt.want)
+			}
+		}
 	}
 }
 

@@ -103,33 +103,41 @@ func FuzzSplitterMatchesEncodingCSV(f *testing.F) {
 	})
 }
 
-// checkSplitInto checks that the reader's path, which stores field spans
-// by column (splitInto) and skips the search for quotes in chunks without
-// any, finds the same fields as the plain split.
+// checkSplitInto checks that the reader's paths, which store field spans
+// by column (splitInto, and splitMasked from the marks of commas) and
+// skip the search for quotes in chunks without any, find the same fields
+// as the plain split.
 func checkSplitInto(t *testing.T, data []byte) {
-	data = bytes.Clone(data)
-	_, _, quoted := scanRecords(data)
-	var v rowFields
-	v.data = data
-	cols := make([]int, maxCols-1) // field k goes to column k
-	for k := range cols {
-		cols[k] = k
-	}
-	plain, fast := splitter{}, splitter{dst: &v, pos: cols, noQuote: !quoted}
-	for pos := 0; pos < len(data); {
-		next, _, blank, bad := fast.record(data, pos)
-		if fast.n >= 0 && !blank && bad == "" {
-			plain.record(bytes.Clone(data), pos)
-			if fast.n != len(plain.fields) {
-				t.Fatalf("record at %d: splitInto counts %d fields, the plain split %d", pos, fast.n, len(plain.fields))
-			}
-			for k := range min(fast.n, len(cols)) {
-				if got := v.get(k); !bytes.Equal(got, plain.fields[k]) {
-					t.Fatalf("record at %d field %d: splitInto %q, the plain split %q", pos, k, got, plain.fields[k])
+	for _, masked := range []bool{false, true} {
+		data := bytes.Clone(data)
+		_, _, quoted := scanRecords(data)
+		var v rowFields
+		v.data = data
+		cols := make([]int, maxCols-1) // field k goes to column k
+		for k := range cols {
+			cols[k] = k
+		}
+		plain, fast := splitter{}, splitter{dst: &v, pos: cols, noQuote: !quoted}
+		name := "splitInto"
+		if masked {
+			fast.markCommas(data)
+			name = "splitMasked"
+		}
+		for pos := 0; pos < len(data); {
+			next, _, blank, bad := fast.record(data, pos)
+			if fast.n >= 0 && !blank && bad == "" {
+				plain.record(bytes.Clone(data), pos)
+				if fast.n != len(plain.fields) {
+					t.Fatalf("record at %d: %s counts %d fields, the plain split %d", pos, name, fast.n, len(plain.fields))
+				}
+				for k := range min(fast.n, len(cols)) {
+					if got := v.get(k); !bytes.Equal(got, plain.fields[k]) {
+						t.Fatalf("record at %d field %d: %s %q, the plain split %q", pos, k, name, got, plain.fields[k])
+					}
 				}
 			}
+			pos = next
 		}
-		pos = next
 	}
 }
 

@@ -30,6 +30,13 @@ func (v *rowFields) get(c int) []byte {
 	return v.data[a[0]:a[1]:a[1]]
 }
 
+// has reports whether column c has text: get's length, looked at without
+// making the slice, for the many columns a row mostly leaves empty.
+func (v *rowFields) has(c int) bool {
+	a := v.at[c&(maxCols-1)]
+	return a[0] != a[1]
+}
+
 // add appends b to data as the text of column c (for sources that are not
 // split in place).
 func (v *rowFields) add(c int, b []byte) {
@@ -136,6 +143,7 @@ type rowParser struct {
 	strs  interner
 	dates [4]dateCache      // one per time column, by column number modulo 4
 	urls  urlHosts          // the hosts of API bases already seen
+	hosts hostCache         // the hosts of LiteLLM rows lately decided
 	tags  map[string]string // request_tags as logged → Call.Tags
 }
 
@@ -209,10 +217,15 @@ func before1970(s string) bool {
 // intCol reads a token count column: empty is 0, negative is refused.
 func intCol(s *schema, v *rowFields, c int, n *int64) string {
 	b := v.get(c)
-	if len(b) == 0 {
-		*n = 0
+	if x, ok := plainCount(b); ok { // most counts: read here, no call
+		*n = x
 		return ""
 	}
+	return intText(s, b, c, n)
+}
+
+// intText is intCol for a count that is not plain digits.
+func intText(s *schema, b []byte, c int, n *int64) string {
 	x, ok := parseInt(b)
 	if !ok {
 		return badValue(s.cols[c].name, string(b), "an integer")
@@ -222,6 +235,22 @@ func intCol(s *schema, v *rowFields, c int, n *int64) string {
 	}
 	*n = x
 	return ""
+}
+
+// plainCount reads b when it is empty (0) or at most 18 digits, the
+// form nearly every count has; ok is false for any other text, which
+// parseInt then reads or refuses. It is small enough to be inlined.
+func plainCount(b []byte) (n int64, ok bool) {
+	if len(b) > 18 {
+		return 0, false
+	}
+	for _, c := range b {
+		if c-'0' > 9 {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
 }
 
 // timeCol reads an instant column; empty is the zero time unless required.

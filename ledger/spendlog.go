@@ -221,19 +221,20 @@ func buildSpendLog(s *schema, p *rowParser, v *rowFields, c *Call) string {
 	} else if r := timeCol(s, p, v, slFirstToken, false, &c.FirstToken); r != "" {
 		return r
 	}
-	if len(v.get(slSpend)) == 0 {
+	if !v.has(slSpend) {
 		return "spend is empty"
 	}
-	spend, ok := parseAmount(v.get(slSpend))
+	spendText := v.get(slSpend)
+	spend, ok := parseAmount(spendText)
 	if !ok {
-		return badValue("spend", string(v.get(slSpend)), "a decimal number")
+		return badValue("spend", string(spendText), "a decimal number")
 	}
 	c.Recorded = spend
 	if r := statusCol(s, v, slStatus, &c.Status); r != "" {
 		return r
 	}
-	if hit := v.get(slCacheHit); len(hit) > 0 {
-		c.CacheHit = equalFold(hit, "true")
+	if v.has(slCacheHit) {
+		c.CacheHit = equalFold(v.get(slCacheHit), "true")
 	} else {
 		c.CacheHit = cacheHitID(v.get(slRequestID))
 	}
@@ -251,15 +252,17 @@ func buildSpendLog(s *schema, p *rowParser, v *rowFields, c *Call) string {
 	c.Deployment = p.strs.get(v.get(slModelID))
 	c.Provider = p.strs.get(v.get(slProvider))
 	c.APIBase = p.strs.get(v.get(slAPIBase))
-	c.Host = liteLLMHost(c.Provider, c.Model, c.APIBase, c.ModelGroup, &p.urls)
-	if k := v.get(slPriceKey); len(k) > 0 { // a flat column wins over metadata
-		c.PriceKey = p.strs.get(k)
+	c.Host = p.hosts.of(c.Provider, c.Model, c.APIBase, c.ModelGroup, &p.urls)
+	if v.has(slPriceKey) { // a flat column wins over metadata
+		c.PriceKey = p.strs.get(v.get(slPriceKey))
 	}
 	c.User = p.strs.get(v.get(slUser))
-	if r := p.tagsOf(v.get(slRequestTags), &c.Tags); r != "" {
-		return r
+	if v.has(slRequestTags) { // none: c.Tags stays "", as tagsOf leaves it
+		if r := p.tagsOf(v.get(slRequestTags), &c.Tags); r != "" {
+			return r
+		}
 	}
-	if m := bytes.TrimSpace(v.get(slKeyMeta)); len(m) > 0 && !bytes.Equal(m, []byte("null")) {
+	if m := keyMetaText(v); len(m) > 0 && !bytes.Equal(m, []byte("null")) {
 		if m[0] != '{' || !json.Valid(m) {
 			return badValue("key_metadata", string(m), "a JSON object")
 		}
@@ -275,6 +278,22 @@ func buildSpendLog(s *schema, p *rowParser, v *rowFields, c *Call) string {
 		c.Team = p.strs.get(v.get(slTeamID))
 	}
 	return ""
+}
+
+// metadataText is the metadata column's text, trimmed; nil when empty.
+func metadataText(v *rowFields) []byte {
+	if !v.has(slMetadata) {
+		return nil
+	}
+	return bytes.TrimSpace(v.get(slMetadata))
+}
+
+// keyMetaText is the key_metadata column's text, trimmed; nil when empty.
+func keyMetaText(v *rowFields) []byte {
+	if !v.has(slKeyMeta) {
+		return nil
+	}
+	return bytes.TrimSpace(v.get(slKeyMeta))
 }
 
 // cacheHitID reports whether a request id is one LiteLLM gives a
@@ -332,10 +351,10 @@ type usageCounts struct {
 // columns win over metadata.
 func spendLogTokens(s *schema, p *rowParser, v *rowFields, c *Call) string {
 	var u usageCounts
-	if len(v.get(slPrompt)) == 0 {
+	if !v.has(slPrompt) {
 		return "prompt_tokens is empty"
 	}
-	if len(v.get(slCompletion)) == 0 {
+	if !v.has(slCompletion) {
 		return "completion_tokens is empty"
 	}
 	if r := intCol(s, v, slPrompt, &u.prompt); r != "" {
@@ -360,7 +379,7 @@ func spendLogTokens(s *schema, p *rowParser, v *rowFields, c *Call) string {
 		return r
 	}
 	c.KeyAlias, c.Team, c.PriceKey = "", "", ""
-	if m := bytes.TrimSpace(v.get(slMetadata)); len(m) > 2 {
+	if m := metadataText(v); len(m) > 2 {
 		if r := spendLogMetadata(p, m, v, c, &u); r != "" {
 			return r
 		}
@@ -376,7 +395,7 @@ func spendLogTokens(s *schema, p *rowParser, v *rowFields, c *Call) string {
 	if r := u.splitLifetimes(&c.Tokens); r != "" {
 		return r
 	}
-	if ct := v.get(slCallType); c.ServiceTier == TierStandard && isBatchCall(ct) {
+	if c.ServiceTier == TierStandard && v.has(slCallType) && isBatchCall(v.get(slCallType)) {
 		c.ServiceTier = TierBatch
 	}
 	return ""
@@ -385,23 +404,24 @@ func spendLogTokens(s *schema, p *rowParser, v *rowFields, c *Call) string {
 // flatModifiers reads the flat export's columns of tool uses, service tier
 // and region; they win over the metadata's, as the token columns do.
 func flatModifiers(s *schema, p *rowParser, v *rowFields, c *Call) string {
-	for _, f := range []struct {
-		col  int
-		tool Tool
-	}{{slWebSearch, WebSearch}, {slWebFetch, WebFetch}} {
-		var n count
-		if r := countCol(s, v, f.col, &n); r != "" {
-			return r
-		}
-		if n.set {
-			c.Tools[f.tool] = n.n
-		}
+	var search, fetch count
+	if r := countCol(s, v, slWebSearch, &search); r != "" {
+		return r
 	}
-	if b := v.get(slServiceTier); len(b) > 0 {
-		c.ServiceTier, _ = ParseServiceTier(string(b))
+	if r := countCol(s, v, slWebFetch, &fetch); r != "" {
+		return r
 	}
-	if b := v.get(slInferenceGeo); len(b) > 0 {
-		c.Region = p.strs.get([]byte(regionOf(string(b))))
+	if search.set {
+		c.Tools[WebSearch] = search.n
+	}
+	if fetch.set {
+		c.Tools[WebFetch] = fetch.n
+	}
+	if v.has(slServiceTier) {
+		c.ServiceTier, _ = ParseServiceTier(string(v.get(slServiceTier)))
+	}
+	if v.has(slInferenceGeo) {
+		c.Region = p.strs.get([]byte(regionOf(string(v.get(slInferenceGeo)))))
 	}
 	return ""
 }
@@ -433,7 +453,12 @@ func (u *usageCounts) splitLifetimes(t *Tokens) string {
 
 // countCol reads a token count column that may be empty.
 func countCol(s *schema, v *rowFields, col int, dst *count) string {
-	dst.set = len(v.get(col)) > 0
+	b := v.get(col)
+	if x, ok := plainCount(b); ok { // most counts: read here, as intCol would
+		*dst = count{x, len(b) > 0}
+		return ""
+	}
+	dst.set = true
 	return intCol(s, v, col, &dst.n)
 }
 

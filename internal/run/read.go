@@ -32,6 +32,8 @@ func (r *reader) read(ctx context.Context, src ledger.Source, fn func(*ledger.Ca
 	if r.in.Progress != nil {
 		defer r.in.Progress(src.Name(), p)()
 	}
+	gc := startGCPacer()
+	defer gc.stop()
 	var b ledger.Batch
 	for {
 		if err := ctx.Err(); err != nil {
@@ -53,6 +55,7 @@ func (r *reader) read(ctx context.Context, src ledger.Source, fn func(*ledger.Ca
 			}
 		}
 		p.rows.Add(int64(b.Rows))
+		gc.batch()
 	}
 }
 

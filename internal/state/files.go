@@ -131,15 +131,7 @@ func (b *Batch) planFiles(feed string, paths []string) (*filePlan, error) {
 	}
 	var rest []looked
 	for _, l := range unmatched {
-		// A file renamed (rotated into the folder): its mark is under
-		// its old path, with its first bytes.
-		from := ""
-		for op, m := range marks {
-			if !used[op] && op != l.path && !m.Whole && m.Offset > 0 && m.matches(l.head, l.st) {
-				from = op
-				break
-			}
-		}
+		from := renamedFrom(marks, used, l.path, l.head, l.st)
 		if from == "" {
 			rest = append(rest, l)
 			continue
@@ -153,13 +145,29 @@ func (b *Batch) planFiles(feed string, paths []string) (*filePlan, error) {
 	for _, l := range rest {
 		// A file at a path marked is read again from its start, its calls
 		// stored counted once, unless what was marked there moved away:
-		// then it is a new file.
+		// then it is a new file. A new gzip file is read as one read
+		// again too: most are a rotated log compressed, whose calls were
+		// read under its old name.
 		_, marked := marks[l.path]
-		if err := plan.add(l.path, fileMark{Line: 1}, l.st, l.head, !marked || slices.Contains(plan.drop, l.path)); err != nil {
+		fresh := (!marked || slices.Contains(plan.drop, l.path)) && !gzipped(l.head)
+		if err := plan.add(l.path, fileMark{Line: 1}, l.st, l.head, fresh); err != nil {
 			return nil, err
 		}
 	}
 	return plan, nil
+}
+
+// renamedFrom returns the path of the mark, not yet used, that the file
+// at path (its first bytes head, its state st) takes over: the file was
+// renamed (rotated into the folder) or copied before its old path was
+// truncated. "" when none.
+func renamedFrom(marks map[string]fileMark, used map[string]bool, path string, head []byte, st fs.FileInfo) string {
+	for op, m := range marks {
+		if !used[op] && op != path && !m.Whole && m.Offset > 0 && m.matches(head, st) {
+			return op
+		}
+	}
+	return ""
 }
 
 // matches reports whether the file whose start is head and whose state is

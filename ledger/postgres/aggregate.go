@@ -39,20 +39,22 @@ type AggregateOptions struct {
 // over one table that PostgreSQL runs in parallel workers, and a
 // distributed PostgreSQL (Citus) on every shard.
 //
-// Odd rows (see the row query) are counted in the same scan; when there
-// are any, Aggregate returns a Reader of them alone for the caller to read
-// as rows and close. Otherwise it returns nil.
+// Odd rows (see the row query) are counted in the same scan, each a group
+// of its own named by its request id; when there are any, Aggregate
+// returns a Reader of them alone, fetched by those ids (past maxOddCtids
+// of them, by a second scan of the window), for the caller to read as rows
+// and close. Otherwise it returns nil.
 func (s *Source) Aggregate(ctx context.Context, o AggregateOptions, fn func(*ledger.Aggregate) error) (ledger.Reader, error) {
 	ss, err := s.begin(ctx)
 	if err != nil {
 		return nil, err
 	}
 	odd, err := ss.aggregate(ctx, o, fn)
-	if err != nil || odd == 0 {
+	if err != nil || odd.calls == 0 {
 		ss.close()
 		return nil, err
 	}
-	r, err := ss.rowReader(ctx, true)
+	r, err := ss.rowReader(ctx, &odd)
 	if err != nil {
 		ss.close()
 		return nil, err
@@ -65,11 +67,38 @@ func (s *Source) Aggregate(ctx context.Context, o AggregateOptions, fn func(*led
 // boundaries leave, and would otherwise sort every row in one process.
 const aggregateSettings = `SET LOCAL enable_sort = off; SET LOCAL parallel_setup_cost = 0; SET LOCAL parallel_tuple_cost = 0`
 
-// aggregate runs the grouped query and returns the number of odd rows.
-func (ss *session) aggregate(ctx context.Context, o AggregateOptions, fn func(*ledger.Aggregate) error) (int64, error) {
+// maxOddIDs bounds the odd rows the sums name by request id, to fetch by
+// the primary key's index: past it (a table where most rows are odd, best
+// read with --rows), a second scan of the window reads them all.
+var maxOddIDs = 1 << 20
+
+// oddIDs are the request ids of the odd rows the sums counted, to fetch
+// them whole; all says there were more than maxOddIDs, to read by the
+// window instead.
+type oddIDs struct {
+	calls int64
+	ids   []string
+	all   bool
+}
+
+// add counts a group of odd rows with the request id id.
+func (o *oddIDs) add(id string, calls int64) {
+	o.calls += calls
+	if o.all {
+		return
+	}
+	o.ids = append(o.ids, id)
+	if o.all = len(o.ids) > maxOddIDs; o.all {
+		o.ids = nil
+	}
+}
+
+// aggregate runs the grouped query and returns the odd rows it counted.
+func (ss *session) aggregate(ctx context.Context, o AggregateOptions, fn func(*ledger.Aggregate) error) (oddIDs, error) {
+	var odd oddIDs
 	from, until, err := ss.window(ctx)
 	if err != nil {
-		return 0, err
+		return odd, err
 	}
 	var bounds []time.Time
 	if o.Boundaries != nil {
@@ -77,27 +106,26 @@ func (ss *session) aggregate(ctx context.Context, o AggregateOptions, fn func(*l
 		err := ss.tx.QueryRow(ctx, `SELECT min(sl."startTime"), max(sl."startTime") FROM "LiteLLM_SpendLogs" sl `+inWindow,
 			from, until).Scan(&first, &last)
 		if err != nil {
-			return 0, ss.src.wrap(ctx, "read the range of "+tableSpendLogs, err)
+			return odd, ss.src.wrap(ctx, "read the range of "+tableSpendLogs, err)
 		}
 		if first == nil {
-			return 0, nil // no rows
+			return odd, nil // no rows
 		}
 		bounds = o.Boundaries(first.UTC(), last.UTC())
 	}
 	if _, err := ss.tx.Exec(ctx, aggregateSettings); err != nil {
-		return 0, ss.src.wrap(ctx, "sum "+tableSpendLogs, err)
+		return odd, ss.src.wrap(ctx, "sum "+tableSpendLogs, err)
 	}
 	sql := fragments{ss.schema}.aggregateQuery(o)
 	rows, err := ss.tx.Query(ctx, sql, from, until, o.TierBounds, sqlTimes(bounds))
 	if err != nil {
-		return 0, ss.src.wrap(ctx, "sum "+tableSpendLogs, err)
+		return odd, ss.src.wrap(ctx, "sum "+tableSpendLogs, err)
 	}
 	defer rows.Close()
-	var odd int64
 	var a ledger.Aggregate
 	for rows.Next() {
 		var (
-			ok                                bool
+			oddID                             *string
 			first, last                       *time.Time
 			model, group, key, team, user     *string
 			provider, apiBase, priceKey       *string
@@ -108,12 +136,12 @@ func (ss *session) aggregate(ctx context.Context, o AggregateOptions, fn func(*l
 			prompt, cached, write, out, think *int64
 			spend, tags, keyMeta              *string
 		)
-		if err := rows.Scan(&ok, &first, &last, &model, &group, &provider, &apiBase, &priceKey, &failed, &zero, &band, &key, &team, &user,
+		if err := rows.Scan(&oddID, &first, &last, &model, &group, &provider, &apiBase, &priceKey, &failed, &zero, &band, &key, &team, &user,
 			&calls, &prompt, &cached, &write, &out, &think, &spend, &metaAlias, &lacking, &keyAlias, &tags, &keyMeta); err != nil {
-			return 0, ss.src.wrap(ctx, "sum "+tableSpendLogs, err)
+			return odd, ss.src.wrap(ctx, "sum "+tableSpendLogs, err)
 		}
-		if !ok {
-			odd += calls
+		if oddID != nil {
+			odd.add(*oddID, calls)
 			continue
 		}
 		a = ledger.Aggregate{Gateway: ledger.LiteLLM, First: first.UTC(), Last: last.UTC(), Model: deref(model), ModelGroup: deref(group),
@@ -129,18 +157,18 @@ func (ss *session) aggregate(ctx context.Context, o AggregateOptions, fn func(*l
 		var tagsOK bool
 		if a.Tags, tagsOK = ledger.ParseTags([]byte(deref(tags))); !tagsOK {
 			// The plain-row test lets only lists of strings through.
-			return 0, fmt.Errorf("sum %s: request_tags %q is not a JSON array of strings", tableSpendLogs, deref(tags))
+			return odd, fmt.Errorf("sum %s: request_tags %q is not a JSON array of strings", tableSpendLogs, deref(tags))
 		}
 		a.KeyMeta = deref(keyMeta)
 		if a.Recorded, err = numtext.Decimal(deref(spend)); err != nil {
-			return 0, fmt.Errorf("sum %s: spend %q: %w", tableSpendLogs, deref(spend), err)
+			return odd, fmt.Errorf("sum %s: spend %q: %w", tableSpendLogs, deref(spend), err)
 		}
 		if err := fn(&a); err != nil {
-			return 0, err
+			return odd, err
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return 0, ss.src.wrap(ctx, "sum "+tableSpendLogs, err)
+		return odd, ss.src.wrap(ctx, "sum "+tableSpendLogs, err)
 	}
 	return odd, nil
 }
@@ -196,13 +224,14 @@ func (f fragments) billing(b tariffs.BillingTime) string {
 // aggregateQuery groups the window's rows ($1, $2) by the stretch between
 // boundaries ($4) their billing instants fall in, the prompt-size band
 // ($3) and the rest of a group's identity. Odd rows form groups of their
-// own (ok false) that are only counted: the sums, which would fail on an
+// own, one per request id, that are only counted: the sums, which would fail on an
 // odd count, are filtered to plain rows. The key and team tables are
 // joined to the groups, not the rows.
 func (f fragments) aggregateQuery(o AggregateOptions) string {
 	status := "FALSE"
 	if f.s.spend["status"] {
-		status = "lower(COALESCE(sl.status, '')) IN ('failure', 'failed')"
+		// Compared as written first: lower is slow on every row.
+		status = "(sl.status IS NOT NULL AND sl.status NOT IN ('', 'success') AND lower(sl.status) IN ('failure', 'failed'))"
 	}
 	optional := func(on bool, expr string) string {
 		if on {
@@ -217,7 +246,11 @@ func (f fragments) aggregateQuery(o AggregateOptions) string {
 	// joined to a stable function (jsonb_to_record) down to the shards, and
 	// would send every row to the coordinator to be grouped there.
 	col := map[string]string{
-		"ok": f.ok(),
+		// An odd row is a group of its own, named by its request id, for
+		// the rows query to fetch it whole; a plain row has none. The test
+		// is one grouping column, computed once per row: the filters below
+		// repeat its expression, which PostgreSQL reads from the column.
+		"odd_id": "CASE WHEN " + f.ok() + " THEN NULL ELSE sl.request_id END",
 		// The stretch: how many boundaries are at or before the instant.
 		"seg":         fmt.Sprintf("COALESCE(width_bucket(%s, $4::timestamp[]), 0)", billing),
 		"billing":     billing,
@@ -249,7 +282,7 @@ func (f fragments) aggregateQuery(o AggregateOptions) string {
 		// summed as numeric, the total is exact.
 		"spend": "sl.spend::text::numeric",
 	}
-	groups := []string{"ok", "seg", "model", "model_group", "provider", "api_base", "price_key", "failed", "zero", "band",
+	groups := []string{"odd_id", "seg", "model", "model_group", "provider", "api_base", "price_key", "failed", "zero", "band",
 		"api_key", "team_alias", "team_id", "team_meta_id", `"user"`, "tags"}
 	var grouped, by []string
 	for i, name := range groups {
@@ -258,7 +291,7 @@ func (f fragments) aggregateQuery(o AggregateOptions) string {
 	}
 	// sum is the sum of a column over the group's plain rows.
 	sum := func(name string) string {
-		return fmt.Sprintf("(sum(%s) FILTER (WHERE %s))", col[name], col["ok"])
+		return fmt.Sprintf("(sum(%s) FILTER (WHERE (%s) IS NULL))", col[name], col["odd_id"])
 	}
 	summed := fmt.Sprintf(`SELECT %s,
 	min(%[2]s) AS first, max(%[2]s) AS last, count(*) AS calls,
@@ -269,7 +302,7 @@ func (f fragments) aggregateQuery(o AggregateOptions) string {
 %[11]s
 GROUP BY %[12]s`, strings.Join(grouped, ",\n\t"), col["billing"], sum("prompt"), sum("cached"), sum("write"), sum("completion"),
 		sum("reasoning"), sum("spend"), col["alias"], f.rowsFrom(), inWindow, strings.Join(by, ", "))
-	return fmt.Sprintf(`SELECT g.ok, g.first, g.last, g.model, g.model_group, g.provider, g.api_base, g.price_key, g.failed, g.zero, g.band,
+	return fmt.Sprintf(`SELECT g.odd_id, g.first, g.last, g.model, g.model_group, g.provider, g.api_base, g.price_key, g.failed, g.zero, g.band,
 	%s, %s, g."user", g.calls, g.prompt, g.cached, g.write, g.completion, g.reasoning, g.spend,
 	g.alias, g.lacking, %s, g.tags, %s
 FROM (%s) g%s`, optional(o.ByKey, f.keyOf("g.api_key")), optional(o.ByTeam, f.groupTeam()),

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -102,7 +104,8 @@ func pricePushDown(t testing.TB, e *pricing.Engine, opts Options, po pricing.Opt
 		bounds := func(first, last time.Time) []time.Time {
 			return pricing.AggregateBoundaries(cat, po, first.Add(-time.Nanosecond), last.Add(24*time.Hour))
 		}
-		ao := AggregateOptions{Boundaries: bounds, Billing: tariffs.BillEnd, TierBounds: pricing.TierBounds(cat), ByKey: true, ByTeam: true, ByUser: true}
+		ao := AggregateOptions{Boundaries: bounds, Billing: tariffs.BillEnd, TierBounds: pricing.TierBounds(cat), ByKey: true, ByTeam: true, ByUser: true,
+			ByTags: slices.Contains(po.Dims, pricing.DimTag)}
 		odd, err := src.Aggregate(ctx, ao, func(a *ledger.Aggregate) error { return e.AddAggregate(a, tariffs.BillEnd) })
 		if err != nil {
 			t.Fatal(err)
@@ -227,6 +230,48 @@ func TestOddRowsByWindow(t *testing.T) {
 	}
 }
 
+// TestPushDownOddRows: the sums name each odd row by its request id and
+// the odd rows are fetched by those ids; past maxOddIDs of them, by a second
+// scan of the window. Both equal row mode, with the window's edge between
+// an odd row and the plain ones.
+func TestPushDownOddRows(t *testing.T) {
+	db := pgtest.NewLiteLLM(t, pgtest.SchemaCurrent)
+	db.LoadDump(t, sampleDump)
+	db.LoadDump(t, shapesDump)
+	db.LoadDump(t, modifiersDump)
+	db.Exec(t, oddRows)
+	since, until := time.Date(2026, 10, 5, 3, 1, 30, 0, time.UTC), time.Date(2026, 10, 28, 0, 0, 0, 0, time.UTC)
+	opts := Options{Since: since, Until: until}
+	rows, _ := engineOf(t, since, until)
+	priceRows(t, rows, opts, db.URL)
+	want := reconciled(t, rows)
+	// Of the five odd rows of 03:00 to 03:04, the three billed after the
+	// window's start are read, and the mapper refuses them.
+	if r := rows.Rows(); r.Rejected != 3 || r.Priced < 500 {
+		t.Fatalf("rows: %+v, want hundreds priced and 3 odd rows rejected", r)
+	}
+	defer func(n int) { maxOddIDs = n }(maxOddIDs)
+	for _, tt := range []struct {
+		name string
+		max  int
+	}{
+		{"by request id", 1 << 20},
+		{"by the window", 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			maxOddIDs = tt.max
+			e, po := engineOf(t, since, until)
+			pricePushDown(t, e, opts, po, db.URL)
+			if got := reconciled(t, e); got != want {
+				t.Errorf("push-down differs from rows:\n%s", firstDiff(got, want))
+			}
+			if got, want := e.Rows(), rows.Rows(); got != want {
+				t.Errorf("rows %+v, want %+v", got, want)
+			}
+		})
+	}
+}
+
 // firstDiff shows where two texts part.
 func firstDiff(a, b string) string {
 	for i := 0; i < len(a) && i < len(b); i++ {
@@ -283,5 +328,87 @@ func TestPushDownRefusesStraddle(t *testing.T) {
 		func(a *ledger.Aggregate) error { return e.AddAggregate(a, tariffs.BillEnd) })
 	if !errors.Is(err, pricing.ErrNotExact) {
 		t.Errorf("err = %v, want ErrNotExact", err)
+	}
+}
+
+// TestPushDownTags: request tags that are a list of strings are summed by
+// tag set; any other value (an element that is no string, a list inside
+// the list, a string or an object for the list) makes the row odd, read
+// by the mapper as in row mode. By tags, push-down equals rows.
+func TestPushDownTags(t *testing.T) {
+	db := pgtest.NewLiteLLM(t, pgtest.SchemaCurrent)
+	db.LoadDump(t, sampleDump)
+	db.Exec(t, `INSERT INTO "LiteLLM_SpendLogs" (request_id, call_type, api_key, spend, prompt_tokens, completion_tokens,
+	"startTime", "endTime", model, model_group, metadata, request_tags) VALUES
+ ('tags-plain', 'acompletion', 'k1', 0.001, 100, 10, '2026-10-07 03:00:00', '2026-10-07 03:00:02', 'deepseek-flash', 'deepseek-flash', '{}', '["team:a", "env:prod"]'),
+ ('tags-plain-again', 'acompletion', 'k1', 0.002, 200, 20, '2026-10-07 03:00:10', '2026-10-07 03:00:12', 'deepseek-flash', 'deepseek-flash', '{}', '["env:prod", "team:a"]'),
+ ('tags-null', 'acompletion', 'k1', 0.003, 300, 30, '2026-10-07 03:00:20', '2026-10-07 03:00:22', 'deepseek-flash', 'deepseek-flash', '{}', 'null'),
+ ('tags-number', 'acompletion', 'k1', 0.004, 400, 40, '2026-10-07 03:00:30', '2026-10-07 03:00:32', 'deepseek-flash', 'deepseek-flash', '{}', '["team:a", 7]'),
+ ('tags-null-element', 'acompletion', 'k1', 0.005, 500, 50, '2026-10-07 03:00:40', '2026-10-07 03:00:42', 'deepseek-flash', 'deepseek-flash', '{}', '[null]'),
+ ('tags-nested', 'acompletion', 'k1', 0.006, 600, 60, '2026-10-07 03:00:50', '2026-10-07 03:00:52', 'deepseek-flash', 'deepseek-flash', '{}', '[["team:a"]]'),
+ ('tags-string', 'acompletion', 'k1', 0.007, 700, 70, '2026-10-07 03:01:00', '2026-10-07 03:01:02', 'deepseek-flash', 'deepseek-flash', '{}', '"team:a"'),
+ ('tags-object', 'acompletion', 'k1', 0.008, 800, 80, '2026-10-07 03:01:10', '2026-10-07 03:01:12', 'deepseek-flash', 'deepseek-flash', '{}', '{"team": "a"}'),
+ ('tags-second-number', 'acompletion', 'k1', 0.009, 900, 90, '2026-10-07 03:01:20', '2026-10-07 03:01:22', 'deepseek-flash', 'deepseek-flash', '{}', '["team:a", false]'),
+ ('tags-three', 'acompletion', 'k1', 0.010, 1000, 100, '2026-10-07 03:01:30', '2026-10-07 03:01:32', 'deepseek-flash', 'deepseek-flash', '{}', '["team:a", "env:prod", "app:x"]'),
+ ('tags-third-object', 'acompletion', 'k1', 0.011, 1100, 110, '2026-10-07 03:01:40', '2026-10-07 03:01:42', 'deepseek-flash', 'deepseek-flash', '{}', '["team:a", "env:prod", {}]'),
+ ('tags-empty', 'acompletion', 'k1', 0.012, 1200, 120, '2026-10-07 03:01:50', '2026-10-07 03:01:52', 'deepseek-flash', 'deepseek-flash', '{}', '[]')`)
+	cat, _ := tariffs.Load("")
+	po := pricing.Options{Dims: []pricing.Dim{pricing.DimModel, pricing.DimTag, pricing.DimKey}}
+	rows, sums := pricing.New(cat, po), pricing.New(cat, po)
+	priceRows(t, rows, Options{}, db.URL)
+	pricePushDown(t, sums, Options{}, po, db.URL)
+	want := reconciled(t, rows)
+	if got := reconciled(t, sums); got != want {
+		t.Errorf("by tags: push-down differs from rows:\n%s", firstDiff(got, want))
+	}
+	if !strings.Contains(want, "env:prod") || !strings.Contains(want, "app:x") {
+		t.Errorf("rows: no group of the tags env:prod and team:a, or of the three tags:\n%s", want)
+	}
+}
+
+// TestPushDownPlainTests: the plain-row test's shortcuts (the token
+// counts matched by one pattern, the plain search before the cache-hit
+// pattern, the status and call type compared as written before lowered)
+// leave to the mapper exactly the rows it must read: push-down equals rows.
+func TestPushDownPlainTests(t *testing.T) {
+	db := pgtest.NewLiteLLM(t, pgtest.SchemaCurrent)
+	db.LoadDump(t, sampleDump)
+	row := func(id, callType, status, counts string) string {
+		return fmt.Sprintf(`('%s', '%s', 'k1', 0.001, 100, 10, '2026-10-08 03:00:00', '2026-10-08 03:00:02', 'deepseek-flash', 'deepseek-flash', %s,
+	'{"additional_usage_values": {"prompt_tokens_details": {"cached_tokens": %s}}}')`, id, callType, status, counts)
+	}
+	db.Exec(t, `INSERT INTO "LiteLLM_SpendLogs" (request_id, call_type, api_key, spend, prompt_tokens, completion_tokens,
+	"startTime", "endTime", model, model_group, status, metadata) VALUES `+strings.Join([]string{
+		row("count-number", "acompletion", "'success'", "40"),
+		row("count-string", "acompletion", "'success'", `"40"`),
+		row("count-two-in-one", "acompletion", "'success'", `"1 2"`),
+		row("count-zeros", "acompletion", "'success'", `"0 0"`),
+		row("count-leading-space", "acompletion", "'success'", `" 5"`),
+		row("count-trailing-space", "acompletion", "'success'", `"5 "`),
+		row("count-empty", "acompletion", "'success'", `""`),
+		row("count-ten-digits", "acompletion", "'success'", "1234567890"),
+		row("count-fraction", "acompletion", "'success'", "4.0"),
+		row("status-upper", "acompletion", "'SUCCESS'", "1"),
+		row("status-null", "acompletion", "NULL", "2"),
+		row("batch-upper", "RETRIEVE_BATCH", "'success'", "3"),
+		row("batch-async", "aretrieve_batch", "'success'", "4"),
+		row("batch-like-length", "acompletion_xyz", "'success'", "5"),
+		row("x_cache_hit1", "acompletion", "'success'", "6"),
+		row("x_cache_hitz", "acompletion", "'success'", "7"),
+		row("status-failed", "acompletion", "'Failed'", "8"),
+		row("status-failure", "acompletion", "'failure'", "9"),
+	}, ",\n"))
+	for _, dims := range [][]pricing.Dim{allDims, {pricing.DimModel}} {
+		po := pricing.Options{Dims: dims}
+		cat, _ := tariffs.Load("")
+		rows, sums := pricing.New(cat, po), pricing.New(cat, po)
+		priceRows(t, rows, Options{}, db.URL)
+		pricePushDown(t, sums, Options{}, po, db.URL)
+		if got, want := reconciled(t, sums), reconciled(t, rows); got != want {
+			t.Errorf("by %v: push-down differs from rows:\n%s", dims, firstDiff(got, want))
+		}
+		if got, want := sums.Rows(), rows.Rows(); got != want {
+			t.Errorf("by %v: rows %+v, want %+v", dims, got, want)
+		}
 	}
 }

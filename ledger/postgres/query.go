@@ -63,12 +63,21 @@ func (f fragments) priceKey() string {
 // string holding one, which the mapper reads alike). A leading zero is
 // not a JSON number: the mapper refuses "0040", so the database must not
 // sum it.
-const countPattern = `'^(0|[1-9][0-9]{0,8})$'`
+const countPattern = `(0|[1-9][0-9]{0,8})`
 
-// countOK says a metadata token count is absent, null or a count the
-// database may sum; anything else goes to the mapper.
-func countOK(x string) string {
-	return fmt.Sprintf(`COALESCE(%s, '0') ~ %s`, x, countPattern)
+// countsOK says metadata token counts are each absent, null or a count
+// the database may sum; anything else goes to the mapper. The counts are
+// joined by spaces and matched by one pattern, one regular expression call
+// a row instead of one a count: a count holding a space cannot pass, as
+// the pattern wants exactly one count between two spaces.
+func countsOK(xs ...string) string {
+	parts := make([]string, len(xs))
+	pats := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprintf("COALESCE(%s, '0')", x)
+		pats[i] = countPattern
+	}
+	return fmt.Sprintf("(%s) ~ '^%s$'", strings.Join(parts, " || ' ' || "), strings.Join(pats, " "))
 }
 
 // countInt is a count the plain-row test passed, as an integer (NULL when
@@ -94,9 +103,9 @@ func (f fragments) ok() string {
 	case f.s.spend["status"] && f.s.spend["metadata"]:
 		// A failed row goes to the mapper, which reads the error
 		// information in its metadata (ledger.Call.Failure).
-		status = `(sl.status IS NULL OR lower(sl.status) IN ('', 'success'))`
+		status = `(sl.status IS NULL OR sl.status IN ('', 'success') OR lower(sl.status) IN ('', 'success'))`
 	case f.s.spend["status"]:
-		status = `(sl.status IS NULL OR lower(sl.status) IN ('', 'success', 'failure', 'failed'))`
+		status = `(sl.status IS NULL OR sl.status IN ('', 'success') OR lower(sl.status) IN ('', 'success', 'failure', 'failed'))`
 	}
 	first := "TRUE"
 	if f.s.spend["completionStartTime"] {
@@ -119,7 +128,7 @@ func (f fragments) ok() string {
 		'cache_read_input_tokens', 'cache_creation_input_tokens', 'prompt_cache_hit_tokens',
 		'cache_creation', 'server_tool_use', 'service_tier', 'inference_geo'], FALSE)`,
 			`NOT COALESCE((` + au + `->'prompt_tokens_details') ?| array['cache_creation_token_details', 'web_search_requests'], FALSE)`,
-			countOK(cached), countOK(write1), countOK(reason),
+			countsOK(cached, write1, reason),
 		}, "\n\t\tAND ")
 		counts = fmt.Sprintf("sl.prompt_tokens >= COALESCE(%s, 0) + COALESCE(%s, 0) AND sl.completion_tokens >= COALESCE(%s, 0)",
 			countInt(cached), countInt(write1), countInt(reason))
@@ -130,22 +139,33 @@ func (f fragments) ok() string {
 	if f.s.spend["total_tokens"] {
 		total = `(sl.total_tokens IS NULL OR sl.total_tokens <= sl.prompt_tokens + sl.completion_tokens)`
 	}
-	// A response-cache hit is its own outcome: the mapper tells it.
-	hit := `sl.request_id !~ '._cache_hit[0-9]'`
+	// A response-cache hit is its own outcome: the mapper tells it. The
+	// plain search first: most ids hold no "_cache_hit" at all.
+	hit := `(strpos(sl.request_id, '_cache_hit') = 0 OR sl.request_id !~ '._cache_hit[0-9]')`
 	if f.s.spend["cache_hit"] {
-		hit = `(CASE WHEN COALESCE(sl.cache_hit, '') = '' THEN ` + hit + ` ELSE lower(sl.cache_hit) <> 'true' END)`
+		// lower keeps the number of characters: only four can be "true".
+		hit = `(CASE WHEN COALESCE(sl.cache_hit, '') = '' THEN ` + hit + ` ELSE length(sl.cache_hit) <> 4 OR lower(sl.cache_hit) <> 'true' END)`
 	}
-	// Request tags the readers take: a list of strings, or none.
+	// Request tags the readers take: a list of strings, or none. Lists of
+	// up to two tags (LiteLLM's User-Agent tag, one of the caller's) are
+	// checked element by element, longer ones by a path test; never by a
+	// subquery over the elements: a subquery that refers to the row is
+	// parallel-restricted, and would keep the whole test, and the grouping
+	// above it, out of the parallel workers.
 	tags := "TRUE"
 	if f.s.spend["request_tags"] {
-		tags = `(CASE WHEN jsonb_typeof(sl.request_tags) = 'array'
-		THEN NOT EXISTS (SELECT 1 FROM jsonb_array_elements(sl.request_tags) e(v) WHERE jsonb_typeof(e.v) <> 'string')
+		tags = `(CASE WHEN jsonb_typeof(sl.request_tags) = 'array' THEN (CASE jsonb_array_length(sl.request_tags)
+			WHEN 0 THEN TRUE
+			WHEN 1 THEN jsonb_typeof(sl.request_tags -> 0) = 'string'
+			WHEN 2 THEN jsonb_typeof(sl.request_tags -> 0) = 'string' AND jsonb_typeof(sl.request_tags -> 1) = 'string'
+			ELSE NOT jsonb_path_exists(sl.request_tags, 'strict $[*] ? (@.type() != "string")') END)
 		ELSE COALESCE(jsonb_typeof(sl.request_tags), 'null') = 'null' END)`
 	}
 	// A batch job's row is billed in the batch tier: the mapper tells it.
 	batch := "TRUE"
 	if f.s.spend["call_type"] {
-		batch = `COALESCE(lower(sl.call_type), '') NOT IN ('aretrieve_batch', 'retrieve_batch')`
+		// lower keeps the number of characters: only 14 or 15 can match.
+		batch = `(sl.call_type IS NULL OR length(sl.call_type) NOT IN (14, 15) OR lower(sl.call_type) NOT IN ('aretrieve_batch', 'retrieve_batch'))`
 	}
 	return "CASE WHEN " + strings.Join([]string{
 		`sl.prompt_tokens IS NOT NULL AND sl.prompt_tokens >= 0`,
@@ -352,9 +372,21 @@ func (f fragments) rowQuery() string {
 	return fmt.Sprintf("SELECT (%s)::text AS ok, sl.ctid::text,\n\t%s\n%s\n%s", f.ok(), strings.Join(f.rowCols(true), ",\n\t"), f.from(true, true), inWindow)
 }
 
-// oddQuery selects the rows whose ctids are $1, as text, for the mapper.
+// oddQuery selects the rows whose ctids are $1 and request ids $2, as
+// text, for the mapper. Of a partitioned table (Citus's too), a ctid is
+// one row's in each partition; the request id (the table's key) picks the one.
 func (f fragments) oddQuery() string {
-	return fmt.Sprintf("SELECT %s\n%s\nWHERE sl.ctid = ANY($1::tid[])", strings.Join(f.rowCols(false), ",\n\t"), f.from(true, true))
+	return fmt.Sprintf("SELECT %s\n%s\nWHERE sl.ctid = ANY($1::tid[]) AND sl.request_id = ANY($2::text[])",
+		strings.Join(f.rowCols(false), ",\n\t"), f.from(true, true))
+}
+
+// oddByIDQuery selects the odd rows of the window ($1, $2) whose request
+// ids are among $3, as text: the summing query names them. The window and
+// the test are checked again, so a request id that two rows share fetches
+// only the odd one.
+func (f fragments) oddByIDQuery() string {
+	return fmt.Sprintf("SELECT %s\n%s\n%s AND sl.request_id = ANY($3::text[]) AND NOT (%s)", strings.Join(f.rowCols(false), ",\n\t"),
+		f.from(true, true), inWindow, f.ok())
 }
 
 // oddWindowQuery selects the odd rows of the window ($1, $2), as text.

@@ -23,11 +23,14 @@ type Reader struct {
 	// lead is how many columns come before the mapper's: the plain-row
 	// test and the ctid in the first query, none in the odd rows' query.
 	lead int
-	// odd holds the ctids of the odd rows seen, to fetch once the plain
-	// ones are read; past maxOddCtids the odd rows are read by the window.
-	odd    []string
-	oddAll bool
-	done   bool
+	// odd holds the ctids of the odd rows seen, and oddRequests their request
+	// ids, to fetch once the plain ones are read; past maxOddCtids the odd
+	// rows are read by the window. A ctid alone names a row only in a plain
+	// table: a partitioned one (or a Citus table's shards) has a ctid per
+	// partition.
+	odd, oddRequests []string
+	oddAll           bool
+	done             bool
 }
 
 // maxOddCtids bounds the odd rows fetched by ctid: past it, a second scan
@@ -40,7 +43,7 @@ func (s *Source) Open(ctx context.Context) (ledger.Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := ss.rowReader(ctx, false)
+	r, err := ss.rowReader(ctx, nil)
 	if err != nil {
 		ss.close()
 		return nil, err
@@ -49,8 +52,9 @@ func (s *Source) Open(ctx context.Context) (ledger.Reader, error) {
 }
 
 // rowReader starts the row query on an open session (only odd rows when
-// oddOnly). Closing the reader closes the session.
-func (ss *session) rowReader(ctx context.Context, oddOnly bool) (*Reader, error) {
+// odd is not nil: those of its request ids, or, when it has too many, all
+// of the window's). Closing the reader closes the session.
+func (ss *session) rowReader(ctx context.Context, odd *oddIDs) (*Reader, error) {
 	from, until, err := ss.window(ctx)
 	if err != nil {
 		return nil, err
@@ -61,9 +65,12 @@ func (ss *session) rowReader(ctx context.Context, oddOnly bool) (*Reader, error)
 	}
 	r := &Reader{ss: ss, mapper: mapper, batch: ss.src.opts.BatchSize}
 	f := fragments{ss.schema}
-	if oddOnly {
+	switch {
+	case odd != nil && odd.all:
 		r.rows, err = ss.tx.Query(ctx, f.oddWindowQuery(), from, until)
-	} else {
+	case odd != nil:
+		r.rows, err = ss.tx.Query(ctx, f.oddByIDQuery(), from, until, odd.ids)
+	default:
 		// Parallel workers compute each row's columns; the leader only
 		// passes them on.
 		if _, err = ss.tx.Exec(ctx, `SET LOCAL parallel_setup_cost = 0; SET LOCAL parallel_tuple_cost = 0`); err == nil {
@@ -87,12 +94,12 @@ func (r *Reader) oddRows(ctx context.Context) (bool, error) {
 	if r.oddAll {
 		r.rows, err = r.ss.tx.Query(ctx, f.oddWindowQuery(), r.ss.from, r.ss.until)
 	} else {
-		r.rows, err = r.ss.tx.Query(ctx, f.oddQuery(), r.odd)
+		r.rows, err = r.ss.tx.Query(ctx, f.oddQuery(), r.odd, r.oddRequests)
 	}
 	if err != nil {
 		return false, r.ss.src.wrap(ctx, "read "+tableSpendLogs, err)
 	}
-	r.lead, r.odd = 0, nil
+	r.lead, r.odd, r.oddRequests = 0, nil, nil
 	return true, nil
 }
 
@@ -136,7 +143,7 @@ func (r *Reader) Next(ctx context.Context, b *ledger.Batch) error {
 		if r.lead > 0 {
 			if string(vals[0]) != "true" {
 				if !r.oddAll {
-					r.odd = append(r.odd, string(vals[1]))
+					r.odd, r.oddRequests = append(r.odd, string(vals[1])), append(r.oddRequests, string(vals[2]))
 					r.oddAll = len(r.odd) > maxOddCtids
 				}
 				continue

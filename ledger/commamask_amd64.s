@@ -1,0 +1,44 @@
+#include "textflag.h"
+
+// func commaMasks(dst []uint64, src []byte)
+//
+// For each i < len(dst), dst[i] gets bit j set when src[64*i+j] is a
+// comma; src holds at least 64*len(dst) bytes. SSE2 only, which every
+// amd64 processor has: four 16-byte compares a block.
+TEXT ·commaMasks(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), DI
+	MOVQ dst_len+8(FP), CX
+	MOVQ src_base+24(FP), SI
+	MOVQ $0x2c2c2c2c2c2c2c2c, AX
+	MOVQ AX, X0
+	PUNPCKLQDQ X0, X0
+	TESTQ CX, CX
+	JZ done
+
+loop:
+	MOVOU 0(SI), X1
+	MOVOU 16(SI), X2
+	MOVOU 32(SI), X3
+	MOVOU 48(SI), X4
+	PCMPEQB X0, X1
+	PCMPEQB X0, X2
+	PCMPEQB X0, X3
+	PCMPEQB X0, X4
+	PMOVMSKB X1, AX
+	PMOVMSKB X2, BX
+	PMOVMSKB X3, DX
+	PMOVMSKB X4, R8
+	SHLQ $16, BX
+	SHLQ $32, DX
+	SHLQ $48, R8
+	ORQ BX, AX
+	ORQ R8, DX
+	ORQ DX, AX
+	MOVQ AX, 0(DI)
+	ADDQ $64, SI
+	ADDQ $8, DI
+	DECQ CX
+	JNZ loop
+
+done:
+	RET

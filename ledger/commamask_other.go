@@ -1,0 +1,22 @@
+//go:build !amd64
+
+package ledger
+
+// fastCommaMasks: without a vectorised commaMasks, the CSV workers split
+// lines a word at a time instead (splitInto).
+const fastCommaMasks = false
+
+// commaMasks sets, for each i < len(dst), bit j of dst[i] when
+// src[64*i+j] is a comma. src must hold at least 64*len(dst) bytes.
+func commaMasks(dst []uint64, src []byte) {
+	_ = src[:64*len(dst)]
+	for i := range dst {
+		var m uint64
+		for j, c := range src[64*i : 64*i+64] {
+			if c == ',' {
+				m |= 1 << j
+			}
+		}
+		dst[i] = m
+	}
+}
