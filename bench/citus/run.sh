@@ -229,7 +229,7 @@ scan() { # scan NODE: wall of a bare count/sum scan, in seconds
 # The coordinator's plan of the push-down query, as it ran: auto_explain,
 # loaded for one more run of each shape of the query (grouped by api_key,
 # the distribution column, or not). plans.txt gets the plan of the entry
-# that sums (its outer query selects from the groups g), its long lines cut.
+# that sums (its outer query selects from the groups, g), its long lines cut.
 explain=$(url coordinator "&session_preload_libraries=auto_explain&auto_explain.log_min_duration=0")
 : >"$dir/plans.txt"
 for c in "reconcile by model|reconcile -o json" "chargeback by key|chargeback --month 2026-11 --by key -o json"; do
@@ -241,7 +241,7 @@ for c in "reconcile by model|reconcile -o json" "chargeback by key|chargeback --
 	echo "== $name: \`${c#*|}\`" >>"$dir/plans.txt"
 	tail -n +"$((from + 1))" "$log" | awk '
 		/^20[0-9][0-9]-[0-9][0-9]-[0-9][0-9] / { if (sums) printf "%s", plan; sums = 0; inplan = 0; plan = "" }
-		/Query Text: SELECT g\.ok/ { sums = 1 }
+		/Query Text: SELECT g\./ { sums = 1 }
 		/^\tCustom Scan \(Citus Adaptive\)/ { inplan = 1 }
 		inplan { sub(/^\t/, ""); plan = plan substr($0, 1, 150) "\n" }
 		END { if (sums) printf "%s", plan }' >>"$dir/plans.txt"
