@@ -39,11 +39,12 @@ type AggregateOptions struct {
 // over one table that PostgreSQL runs in parallel workers, and a
 // distributed PostgreSQL (Citus) on every shard.
 //
-// Odd rows (see the row query) are counted in the same scan, each a group
-// of its own named by its request id; when there are any, Aggregate
-// returns a Reader of them alone, fetched by those ids (past maxOddCtids
-// of them, by a second scan of the window), for the caller to read as rows
-// and close. Otherwise it returns nil.
+// Odd rows (see the row query) are counted in the same scan: while they are
+// few (see oddByID), each a group of its own named by its request id, then
+// fetched by those ids; otherwise as one group per stretch and the rest of
+// a group's identity, then read by a second scan of the window. When there
+// are any, Aggregate returns a Reader of them alone, for the caller to read
+// as rows and close. Otherwise it returns nil.
 func (s *Source) Aggregate(ctx context.Context, o AggregateOptions, fn func(*ledger.Aggregate) error) (ledger.Reader, error) {
 	ss, err := s.begin(ctx)
 	if err != nil {
@@ -68,13 +69,60 @@ func (s *Source) Aggregate(ctx context.Context, o AggregateOptions, fn func(*led
 const aggregateSettings = `SET LOCAL enable_sort = off; SET LOCAL parallel_setup_cost = 0; SET LOCAL parallel_tuple_cost = 0`
 
 // maxOddIDs bounds the odd rows the sums name by request id, to fetch by
-// the primary key's index: past it (a table where most rows are odd, best
-// read with --rows), a second scan of the window reads them all.
+// the primary key's index: past it, a second scan of the window reads them
+// all.
 var maxOddIDs = 1 << 20
 
+// Naming each odd row in the sums costs the server a group per odd row
+// (its hash table holds about 1.5 KiB for each, in the leader and every
+// worker) and a fetch by the primary key; a second scan of the window costs
+// the plain-row test on every row again. On the generator's month (13% odd
+// rows, docs/scale.md) the first is cheaper, and the crossover is near a
+// fifth of the rows; the groups' memory grows with the table. So the sums
+// name odd rows only when, in a sample of oddSample of the window's rows,
+// fewer than one in oddShareByID is odd and the window holds at most
+// maxOddIDs odd rows at that share.
+var (
+	oddSample    = 8192
+	oddShareByID = 5
+)
+
+// oddByID says whether the summing query is to name each odd row by its
+// request id: it reads the plain-row test of the window's first oddSample
+// rows and, when that share is small, counts the window's rows.
+func (ss *session) oddByID(ctx context.Context, from, until string) (bool, error) {
+	f := fragments{ss.schema}
+	var sampled, odd int64
+	err := ss.tx.QueryRow(ctx, fmt.Sprintf(`SELECT count(*), count(*) FILTER (WHERE NOT s.ok) FROM (SELECT (%s) IS TRUE AS ok
+%s
+%s
+LIMIT $3) s`, f.ok(), f.rowsFrom(), inWindow), from, until, oddSample).Scan(&sampled, &odd)
+	if err != nil {
+		return false, ss.src.wrap(ctx, "sample "+tableSpendLogs, err)
+	}
+	if odd == 0 {
+		return true, nil
+	}
+	if odd*int64(oddShareByID) >= sampled {
+		return false, nil
+	}
+	if sampled < int64(oddSample) {
+		return true, nil // the whole window
+	}
+	// The window's rows, counted on the "startTime" index up to the first
+	// that would name too many odd rows.
+	most := int64(maxOddIDs)*sampled/odd + 1
+	var rows int64
+	err = ss.tx.QueryRow(ctx, `SELECT count(*) FROM (SELECT FROM "LiteLLM_SpendLogs" sl `+inWindow+` LIMIT $3) s`, from, until, most).Scan(&rows)
+	if err != nil {
+		return false, ss.src.wrap(ctx, "count "+tableSpendLogs, err)
+	}
+	return rows < most, nil
+}
+
 // oddIDs are the request ids of the odd rows the sums counted, to fetch
-// them whole; all says there were more than maxOddIDs, to read by the
-// window instead.
+// them whole; all says there were more than maxOddIDs (or the sums did not
+// name them), to read by the window instead.
 type oddIDs struct {
 	calls int64
 	ids   []string
@@ -116,7 +164,11 @@ func (ss *session) aggregate(ctx context.Context, o AggregateOptions, fn func(*l
 	if _, err := ss.tx.Exec(ctx, aggregateSettings); err != nil {
 		return odd, ss.src.wrap(ctx, "sum "+tableSpendLogs, err)
 	}
-	sql := fragments{ss.schema}.aggregateQuery(o)
+	byID, err := ss.oddByID(ctx, from, until)
+	if err != nil {
+		return odd, err
+	}
+	sql := fragments{ss.schema}.aggregateQuery(o, byID)
 	rows, err := ss.tx.Query(ctx, sql, from, until, o.TierBounds, sqlTimes(bounds))
 	if err != nil {
 		return odd, ss.src.wrap(ctx, "sum "+tableSpendLogs, err)
@@ -141,6 +193,11 @@ func (ss *session) aggregate(ctx context.Context, o AggregateOptions, fn func(*l
 			return odd, ss.src.wrap(ctx, "sum "+tableSpendLogs, err)
 		}
 		if oddID != nil {
+			if !byID {
+				odd.calls += calls
+				odd.all = true
+				continue
+			}
 			odd.add(*oddID, calls)
 			continue
 		}
@@ -224,10 +281,11 @@ func (f fragments) billing(b tariffs.BillingTime) string {
 // aggregateQuery groups the window's rows ($1, $2) by the stretch between
 // boundaries ($4) their billing instants fall in, the prompt-size band
 // ($3) and the rest of a group's identity. Odd rows form groups of their
-// own, one per request id, that are only counted: the sums, which would fail on an
-// odd count, are filtered to plain rows. The key and team tables are
+// own that are only counted (one per request id when byID, else one for
+// each group's identity, named ”): the sums, which would fail on an odd
+// count, are filtered to plain rows. The key and team tables are
 // joined to the groups, not the rows.
-func (f fragments) aggregateQuery(o AggregateOptions) string {
+func (f fragments) aggregateQuery(o AggregateOptions, byID bool) string {
 	status := "FALSE"
 	if f.s.spend["status"] {
 		// Compared as written first: lower is slow on every row.
@@ -240,17 +298,21 @@ func (f fragments) aggregateQuery(o AggregateOptions) string {
 		return "NULL::text"
 	}
 	billing := f.billing(o.Billing)
+	oddName := "sl.request_id"
+	if !byID {
+		oddName = "''"
+	}
 	// A row's columns, by name. They are written out in the grouped query
 	// itself, with no derived table of rows under it: PostgreSQL flattens
 	// one anyway (the same plan), but Citus does not push a derived table
 	// joined to a stable function (jsonb_to_record) down to the shards, and
 	// would send every row to the coordinator to be grouped there.
 	col := map[string]string{
-		// An odd row is a group of its own, named by its request id, for
-		// the rows query to fetch it whole; a plain row has none. The test
+		// An odd row is counted apart, named by its request id (or by ''),
+		// for the rows query to fetch it whole; a plain row has none. The test
 		// is one grouping column, computed once per row: the filters below
 		// repeat its expression, which PostgreSQL reads from the column.
-		"odd_id": "CASE WHEN " + f.ok() + " THEN NULL ELSE sl.request_id END",
+		"odd_id": "CASE WHEN " + f.ok() + " THEN NULL ELSE " + oddName + " END",
 		// The stretch: how many boundaries are at or before the instant.
 		"seg":         fmt.Sprintf("COALESCE(width_bucket(%s, $4::timestamp[]), 0)", billing),
 		"billing":     billing,

@@ -250,16 +250,27 @@ func TestPushDownOddRows(t *testing.T) {
 	if r := rows.Rows(); r.Rejected != 3 || r.Priced < 500 {
 		t.Fatalf("rows: %+v, want hundreds priced and 3 odd rows rejected", r)
 	}
-	defer func(n int) { maxOddIDs = n }(maxOddIDs)
+	defer func(n, share, sample int) { maxOddIDs, oddShareByID, oddSample = n, share, sample }(maxOddIDs, oddShareByID, oddSample)
 	for _, tt := range []struct {
-		name string
-		max  int
+		name               string
+		max, share, sample int
+		byID               bool
 	}{
-		{"by request id", 1 << 20},
-		{"by the window", 1},
+		{"by request id", 1 << 20, 5, 8192, true},
+		{"by request id, past the most ids", 1, 5, 8192, true},
+		// One in five rows odd, or more: one group per stretch, then a
+		// second scan.
+		{"flagged, by the window", 1 << 20, 1 << 20, 8192, false},
+		// A sample of 64 rows (a quarter of them odd), scaled to the
+		// window's hundreds of rows, names more odd rows than 2.
+		{"by request id, a sample of 64", 1 << 20, 2, 64, true},
+		{"flagged, past the most ids in the estimate", 2, 2, 64, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			maxOddIDs = tt.max
+			maxOddIDs, oddShareByID, oddSample = tt.max, tt.share, tt.sample
+			if got := choiceOf(t, db.URL, opts); got != tt.byID {
+				t.Fatalf("odd rows by request id: %v, want %v", got, tt.byID)
+			}
 			e, po := engineOf(t, since, until)
 			pricePushDown(t, e, opts, po, db.URL)
 			if got := reconciled(t, e); got != want {
@@ -270,6 +281,30 @@ func TestPushDownOddRows(t *testing.T) {
 			}
 		})
 	}
+}
+
+// choiceOf is whether the summing query names odd rows by request id.
+func choiceOf(t *testing.T, url string, opts Options) bool {
+	t.Helper()
+	ctx := context.Background()
+	src, err := New(url, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss, err := src.begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.close()
+	from, until, err := ss.window(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID, err := ss.oddByID(ctx, from, until)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return byID
 }
 
 // firstDiff shows where two texts part.

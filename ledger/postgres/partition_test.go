@@ -53,14 +53,75 @@ func TestRowsOfPartitions(t *testing.T) {
 		price func(e *pricing.Engine)
 	}{
 		{"rows", func(e *pricing.Engine) { priceRows(t, e, Options{}, parts.URL) }},
-		{"push-down", func(e *pricing.Engine) { pricePushDown(t, e, Options{}, po, parts.URL) }},
+		// Odd rows named by request id in the sums, then fetched by id;
+		// or one group per stretch, then read by a second scan.
+		{"push-down, odd rows by request id", func(e *pricing.Engine) { oddShareByID = 0; pricePushDown(t, e, Options{}, po, parts.URL) }},
+		{"push-down, odd rows flagged", func(e *pricing.Engine) { oddShareByID = 1 << 20; pricePushDown(t, e, Options{}, po, parts.URL) }},
 	}
+	defer func(share int) { oddShareByID = share }(oddShareByID)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e, _ := engineOf(t, time.Time{}, time.Time{})
 			tt.price(e)
 			if got := reconciled(t, e); got != want {
 				t.Errorf("partitioned table differs from the plain one:\n%s", firstDiff(got, want))
+			}
+		})
+	}
+}
+
+// TestSharedRequestIDs: on a table without a primary key every odd row is
+// there twice, under the same request id. Each is still fetched once (the
+// engine finds the second a duplicate, as in row mode), whether the sums
+// name odd rows by request id or flag them, and push-down equals row mode.
+func TestSharedRequestIDs(t *testing.T) {
+	db := pgtest.NewLiteLLM(t, pgtest.SchemaCurrent)
+	db.LoadDump(t, sampleDump)
+	db.LoadDump(t, shapesDump)
+	db.LoadDump(t, modifiersDump)
+	db.Exec(t, oddRows)
+	base, _ := engineOf(t, time.Time{}, time.Time{})
+	priceRows(t, base, Options{}, db.URL)
+	before := base.Rows()
+	db.Exec(t, `ALTER TABLE "LiteLLM_SpendLogs" DROP CONSTRAINT "LiteLLM_SpendLogs_pkey"`)
+	// Only the odd rows: two plain rows of one id are summed apart, where
+	// row mode finds the second a duplicate.
+	src, err := New(db.URL, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss, err := src.begin(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := fragments{ss.schema}
+	ss.close()
+	db.Exec(t, `INSERT INTO "LiteLLM_SpendLogs" SELECT sl.* `+f.rowsFrom()+` WHERE NOT (`+f.ok()+`)`)
+	e, po := engineOf(t, time.Time{}, time.Time{})
+	priceRows(t, e, Options{}, db.URL)
+	// Each second copy is a duplicate, or rejected again.
+	r := e.Rows()
+	if extra := r.Read - before.Read; extra == 0 || r.Duplicate-before.Duplicate+r.Rejected-before.Rejected != extra || r.Priced != before.Priced {
+		t.Fatalf("row mode: %+v, want %+v and the second copies duplicates or rejected", r, before)
+	}
+	want := reconciled(t, e)
+	defer func(share int) { oddShareByID = share }(oddShareByID)
+	for _, tt := range []struct {
+		name  string
+		share int
+	}{
+		{"odd rows by request id", 0},
+		{"odd rows flagged", 1 << 20},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			oddShareByID = tt.share
+			got, _ := engineOf(t, time.Time{}, time.Time{})
+			pricePushDown(t, got, Options{}, po, db.URL)
+			if r, w := got.Rows(), e.Rows(); r != w {
+				t.Errorf("rows %+v, want %+v", r, w)
+			}
+			if g := reconciled(t, got); g != want {
+				t.Errorf("push-down differs from rows:\n%s", firstDiff(g, want))
 			}
 		})
 	}

@@ -46,10 +46,12 @@ func TestQueriesRunInWorkers(t *testing.T) {
 			args []any
 			want string
 		}{
-			{"sums by model", f.aggregateQuery(AggregateOptions{Billing: tariffs.BillEnd}), sums, "Partial HashAggregate"},
+			{"sums by model", f.aggregateQuery(AggregateOptions{Billing: tariffs.BillEnd}, true), sums, "Partial HashAggregate"},
 			{"sums by key, team, user, tags and key metadata", f.aggregateQuery(AggregateOptions{Billing: tariffs.BillFirstToken,
-				ByKey: true, ByTeam: true, ByUser: true, ByTags: true, ByKeyMeta: true}), sums, "Partial HashAggregate"},
+				ByKey: true, ByTeam: true, ByUser: true, ByTags: true, ByKeyMeta: true}, true), sums, "Partial HashAggregate"},
+			{"sums by model, odd rows flagged", f.aggregateQuery(AggregateOptions{Billing: tariffs.BillEnd}, false), sums, "Partial HashAggregate"},
 			{"rows", f.rowQuery(), window, "Gather"},
+			{"odd rows of the window", f.oddWindowQuery(), window, "Gather"},
 		}
 		for _, tt := range tests {
 			t.Run(schema+"/"+tt.name, func(t *testing.T) {
