@@ -38,7 +38,7 @@ func (e *Engine) sortedGroups(of []int32) []Group {
 	order := sortByRanks(ranks, width, len(dims))
 	n := 1
 	for i := 1; i < len(order); i++ {
-		if !sameRanks(ranks, width, len(dims), order[i-1].at, order[i].at) {
+		if !sameRanks(ranks, len(dims), order[i-1].at, order[i].at) {
 			n++
 		}
 	}
@@ -46,7 +46,7 @@ func (e *Engine) sortedGroups(of []int32) []Group {
 	var s groupSum
 	for i, o := range order {
 		b := bs[o.at]
-		if i == 0 || !sameRanks(ranks, width, len(dims), order[i-1].at, o.at) {
+		if i == 0 || !sameRanks(ranks, len(dims), order[i-1].at, o.at) {
 			if i > 0 {
 				groups = append(groups, s.done())
 			}
@@ -179,6 +179,6 @@ func sortByRanks(ranks []uint32, width []uint8, nd int) []rankedBucket {
 
 // sameRanks reports whether buckets a and b have the same numbers in
 // every dimension: whether they are of one group.
-func sameRanks(ranks []uint32, _ []uint8, nd int, a, b int32) bool {
+func sameRanks(ranks []uint32, nd int, a, b int32) bool {
 	return slices.Equal(ranks[int(a)*nd:int(a+1)*nd], ranks[int(b)*nd:int(b+1)*nd])
 }

@@ -12,9 +12,10 @@
 # team tables from the rows, and copies every table to the coordinator, where
 # "LiteLLM_SpendLogs" is distributed by api_key and the other tables are
 # reference tables. Then runs reconcile, chargeback and blend with --db at
-# both, in turns, compares their JSON byte for byte, prints wall time and
-# rows read, and prints the coordinator's plan of the push-down query
-# (auto_explain), failing unless each shard's task sums its own rows.
+# both, in turns, compares their JSON byte for byte, prints wall time,
+# the servers' CPU and rows read, and prints the coordinator's plan of the
+# push-down query (auto_explain), failing unless each shard's task sums its
+# own rows.
 #
 # Usage: bench/citus/run.sh       (or make test-citus)
 # Environment:
@@ -22,7 +23,7 @@
 #   CITUS_PORT    first of four ports (default 9700: coordinator, workers +1 and +2, plain +3)
 #   CITUS_ROWS    rows of the generated month (default 200000)
 #   CITUS_SHARDS  shards of "LiteLLM_SpendLogs" (default 32)
-#   CITUS_RUNS    runs of each command on each server (default 3; the median wall is shown)
+#   CITUS_RUNS    runs of each command on each server (default 1; medians are shown)
 #   CITUS_KEEP    1 keeps the servers running and their folder (default: stopped and removed)
 #   RESULTS       also write the figures and the plan to this file (default: none)
 # Exits 0 with a note when Citus is not installed.
@@ -38,6 +39,7 @@ bindir=$("$pgc" --bindir)
 libdir=$("$pgc" --pkglibdir)
 control=$("$pgc" --sharedir)/extension/citus.control
 pgversion=$("$pgc" --version)
+[ -x /usr/bin/time ] || { echo "test-citus: /usr/bin/time not found; install the Debian package time" >&2; exit 2; }
 [ -x "$bindir/initdb" ] || skip "$pgversion has no server binaries in $bindir (Debian: apt-get install postgresql-15)"
 [ -f "$libdir/citus.so" ] && [ -f "$control" ] ||
 	skip "Citus is not installed for $pgversion (no $libdir/citus.so or $control); build it from source as docs/scale.md (section 4) says, or set PG_CONFIG"
@@ -45,7 +47,7 @@ pgversion=$("$pgc" --version)
 port=${CITUS_PORT:-9700}
 rows=${CITUS_ROWS:-200000}
 shards=${CITUS_SHARDS:-32}
-runs=${CITUS_RUNS:-3}
+runs=${CITUS_RUNS:-1}
 names=(coordinator worker1 worker2 single)
 declare -A portOf=([coordinator]=$port [worker1]=$((port + 1)) [worker2]=$((port + 2)) [single]=$((port + 3)))
 for n in "${names[@]}"; do
@@ -77,6 +79,19 @@ trap cleanup EXIT
 # sql NODE [PSQL ARGS...]: psql on NODE's database tokenfare.
 sql() { "$bindir/psql" -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "${portOf[$1]}" -U postgres -d "${DB:-tokenfare}" "${@:2}"; }
 url() { echo "postgres://postgres@127.0.0.1:${portOf[$1]}/tokenfare?sslmode=disable${2:-}"; }
+# cpu NODE...: CPU seconds (user + system) the servers' processes have
+# used: each postmaster's own and its ended children's (backends, parallel
+# workers), and its children's still running.
+cpu() {
+	local pids="" n
+	for n in "$@"; do pids="$pids $(head -1 "$dir/$n/postmaster.pid")"; done
+	{ cat /proc/[0-9]*/stat 2>/dev/null || true; } | awk -v pms="$pids" -v hz="$(getconf CLK_TCK)" '
+		BEGIN { split(pms, a, " "); for (i in a) pm[a[i]] = 1 }
+		{ match($0, /\) /); split(substr($0, RSTART + 2), f, " ") }
+		($1 in pm) { t += f[12] + f[13] + f[14] + f[15] }
+		(f[2] in pm) { t += f[12] + f[13] }
+		END { printf "%.2f", t / hz }'
+}
 
 echo "==> four servers of $pgversion in $dir" >&2
 for n in "${names[@]}"; do
@@ -167,6 +182,7 @@ cases=(
 	"reconcile by model,key,team,user,day|reconcile --by model,key,team,user,day --tz Asia/Shanghai -o json"
 	"chargeback 2026-11 by key,team,user,model|chargeback --month 2026-11 --tz Asia/Shanghai --by key,team,user,model -o json"
 	"blend as of 2026-12-01|blend --as-of 2026-12-01 -o json"
+	"reconcile October row by row|reconcile --rows --since 2026-10-01 --until 2026-11-01 -o json"
 )
 # Each run: case|node|wall. Every case runs on both servers in turn, so that
 # other work on the machine weighs on them alike.
@@ -178,16 +194,21 @@ for r in $(seq "$runs"); do
 		read -ra args <<<"${c#*|}"
 		for n in single coordinator; do
 			out=$dir/out-$r-${name// /_}-$n
-			t0=$(date +%s.%N)
+			nodes=$n
+			[ "$n" = single ] || nodes="coordinator worker1 worker2"
+			# shellcheck disable=SC2086
+			c0=$(cpu $nodes)
 			code=0
-			"$bin" "${args[@]}" --quiet --db "$(url "$n")" >"$out.json" 2>"$out.err" || code=$?
-			t1=$(date +%s.%N)
+			/usr/bin/time -f '%e %U %S' -o "$out.time" "$bin" "${args[@]}" --quiet --db "$(url "$n")" >"$out.json" 2>"$out.err" || code=$?
+			# shellcheck disable=SC2086
+			c1=$(cpu $nodes)
 			if [ "$code" -ne 0 ] || grep -q 'not exact' "$out.err"; then
 				echo "test-citus: $name on $n: exit $code:" >&2
 				cat "$out.err" >&2
 				failed=1
 			fi
-			echo "$name|$n|$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')" >>"$dir/runs.txt"
+			read -r wall user sys <"$out.time"
+			echo "$name|$n|$wall|$(awk -v a="$c0" -v b="$c1" 'BEGIN { printf "%.2f", b - a }')|$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')" >>"$dir/runs.txt"
 		done
 		if ! cmp -s "$dir/out-$r-${name// /_}-single.json" "$dir/out-$r-${name// /_}-coordinator.json"; then
 			echo "test-citus: $name: the coordinator's JSON differs from the single server's:" >&2
@@ -196,8 +217,8 @@ for r in $(seq "$runs"); do
 		fi
 	done
 done
-median() { # median CASE NODE
-	awk -F'|' -v c="$1" -v n="$2" '$1 == c && $2 == n { print $3 }' "$dir/runs.txt" | sort -g |
+median() { # median CASE NODE FIELD (3 wall, 4 server CPU, 5 tokenfare's CPU)
+	awk -F'|' -v c="$1" -v n="$2" -v f="$3" '$1 == c && $2 == n { print $f }' "$dir/runs.txt" | sort -g |
 		awk '{ v[NR] = $1 } END { if (NR) printf "%.2f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 scan() { # scan NODE: wall of a bare count/sum scan, in seconds
@@ -208,7 +229,7 @@ scan() { # scan NODE: wall of a bare count/sum scan, in seconds
 # The coordinator's plan of the push-down query, as it ran: auto_explain,
 # loaded for one more run of each shape of the query (grouped by api_key,
 # the distribution column, or not). plans.txt gets the plan of the entry
-# that sums (its outer query selects from the groups g), its long lines cut.
+# that sums (its outer query selects from the groups, g), its long lines cut.
 explain=$(url coordinator "&session_preload_libraries=auto_explain&auto_explain.log_min_duration=0")
 : >"$dir/plans.txt"
 for c in "reconcile by model|reconcile -o json" "chargeback by key|chargeback --month 2026-11 --by key -o json"; do
@@ -220,7 +241,7 @@ for c in "reconcile by model|reconcile -o json" "chargeback by key|chargeback --
 	echo "== $name: \`${c#*|}\`" >>"$dir/plans.txt"
 	tail -n +"$((from + 1))" "$log" | awk '
 		/^20[0-9][0-9]-[0-9][0-9]-[0-9][0-9] / { if (sums) printf "%s", plan; sums = 0; inplan = 0; plan = "" }
-		/Query Text: SELECT g\.ok/ { sums = 1 }
+		/Query Text: SELECT g\./ { sums = 1 }
 		/^\tCustom Scan \(Citus Adaptive\)/ { inplan = 1 }
 		inplan { sub(/^\t/, ""); plan = plan substr($0, 1, 150) "\n" }
 		END { if (sums) printf "%s", plan }' >>"$dir/plans.txt"
@@ -242,18 +263,20 @@ report() {
 	echo "$citus; a coordinator and two workers on one machine (loopback), $shards shards; $(date -u +%Y-%m-%d)"
 	echo "Rows: $total (the sample month, the odd shapes, $rows generated rows of 2026-11); load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo
-	echo "| command | rows read | single PostgreSQL | Citus coordinator | JSON |"
-	echo "|---|---:|---:|---:|---|"
-	echo "| bare count/sum scan | $total | $(scan single) s | $(scan coordinator) s | |"
+	echo "| command | rows read | single PostgreSQL: wall | server CPU | tokenfare CPU | Citus: wall | servers' CPU | tokenfare CPU | JSON |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---|"
+	echo "| bare count/sum scan | $total | $(scan single) s | | | $(scan coordinator) s | | | |"
 	for c in "${cases[@]}"; do
 		name=${c%%|*}
 		read_rows=$(sed -n '/"rows": {/,/}/s/^ *"read": \([0-9]*\).*/\1/p' "$dir/out-1-${name// /_}-single.json" | head -1)
 		same=identical
 		for r in $(seq "$runs"); do cmp -s "$dir/out-$r-${name// /_}-single.json" "$dir/out-$r-${name// /_}-coordinator.json" || same=DIFFERENT; done
-		echo "| \`${c#*|}\` | $read_rows | $(median "$name" single) s | $(median "$name" coordinator) s | $same |"
+		echo "| \`${c#*|}\` | $read_rows | $(median "$name" single 3) s | $(median "$name" single 4) s | $(median "$name" single 5) s |" \
+			"$(median "$name" coordinator 3) s | $(median "$name" coordinator 4) s | $(median "$name" coordinator 5) s | $same |"
 	done
 	echo
-	echo "Walls: medians of $runs runs each, taken in turns."
+	echo "Medians of $runs runs each, taken in turns. Server CPU: user + system of every process of the server"
+	echo "(the coordinator's and both workers' for Citus), from /proc, over the command's run."
 	echo
 	cat "$dir/plans.txt"
 }

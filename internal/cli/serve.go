@@ -141,7 +141,7 @@ func runServe(cmd *cobra.Command, a *app, opts *serveOptions) error {
 		for _, s := range sources {
 			log.Info("refreshed", "source", s.Name, "watermark", s.Watermark, "read", s.Rows.Read, "priced", s.Rows.Priced, "late", s.Late)
 		}
-		logOffGrain(log, store, cat, map[state.OffGrain]bool{})
+		(&offGrainLog{}).log(log, store, cat, sources)
 		return err
 	}
 	ln, err := net.Listen("tcp", opts.listen)
@@ -186,7 +186,7 @@ func runServe(cmd *cobra.Command, a *app, opts *serveOptions) error {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
-	offGrain := map[state.OffGrain]bool{} // logged once each
+	offGrain := &offGrainLog{}
 	for {
 		healthy.Store(a.refresh(ctx, log, store, col, feeds, eopts, cat, offGrain))
 		select {
@@ -251,12 +251,12 @@ func (a *app) tariffStamp() string {
 // refresh reads every feed past its watermark, prices at cat and updates
 // the metrics; it logs what it read and reports whether all went well.
 func (a *app) refresh(ctx context.Context, log *slog.Logger, store *state.Store, col *metrics.Collector, feeds []state.Feed, opts pricing.Options,
-	cat *tariffs.Catalog, offGrain map[state.OffGrain]bool) bool {
+	cat *tariffs.Catalog, offGrain *offGrainLog) bool {
 	sources, err := store.Refresh(ctx, cat, opts, feeds)
 	for _, s := range sources {
 		log.Info("refreshed", "source", s.Name, "watermark", s.Watermark, "read", s.Rows.Read, "priced", s.Rows.Priced, "late", s.Late)
 	}
-	logOffGrain(log, store, cat, offGrain)
+	offGrain.log(log, store, cat, sources)
 	if err != nil {
 		if ctx.Err() == nil {
 			log.Error("refresh", "error", err.Error())

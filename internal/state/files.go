@@ -145,9 +145,12 @@ func (b *Batch) planFiles(feed string, paths []string) (*filePlan, error) {
 	for _, l := range rest {
 		// A file at a path marked is read again from its start, its calls
 		// stored counted once, unless what was marked there moved away:
-		// then it is a new file.
+		// then it is a new file. A new gzip file is read as one read
+		// again too: most are a rotated log compressed, whose calls were
+		// read under its old name.
 		_, marked := marks[l.path]
-		if err := plan.add(l.path, fileMark{Line: 1}, l.st, l.head, !marked || slices.Contains(plan.drop, l.path)); err != nil {
+		fresh := (!marked || slices.Contains(plan.drop, l.path)) && !gzipped(l.head)
+		if err := plan.add(l.path, fileMark{Line: 1}, l.st, l.head, fresh); err != nil {
 			return nil, err
 		}
 	}

@@ -1,6 +1,8 @@
 package state
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/csv"
 	"errors"
@@ -66,6 +68,36 @@ func queueParts(t *testing.T) []string {
 	}
 	parts := []string{strings.Join(lines[:10], ""), strings.Join(lines[10:20], "") + lines[9], strings.Join(lines[20:], "")}
 	return parts
+}
+
+// rotate renames the file at from to to (read as a file renamed: it is
+// refreshed in between) and starts an empty one at from.
+func rotate(t *testing.T, from, to string) {
+	t.Helper()
+	if err := os.Rename(from, to); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, from, "")
+}
+
+// gzipFile compresses the file at from into to and removes from, as a
+// log rotation that compresses does.
+func gzipFile(t *testing.T, from, to string) {
+	t.Helper()
+	data, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write(data)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, to, b.String())
+	if err := os.Remove(from); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // jsonArray puts the records of JSON Lines parts in one JSON array.
@@ -148,6 +180,20 @@ func TestFileMarks(t *testing.T) {
 					writeFile(t, filepath.Join(dir, "spend.csv"), csvText(header, parts[1]))
 				},
 				func(t *testing.T, dir string) { appendFile(t, filepath.Join(dir, "spend.csv"), csvText(nil, parts[2])) },
+			},
+		},
+		{
+			name: "a rotated file compressed", reread: true, full: strings.Join(queue, ""), file: "queue.jsonl",
+			steps: []func(*testing.T, string){
+				func(t *testing.T, dir string) { appendFile(t, filepath.Join(dir, "queue.jsonl"), queue[0]) },
+				func(t *testing.T, dir string) {
+					appendFile(t, filepath.Join(dir, "queue.jsonl"), queue[1])
+					rotate(t, filepath.Join(dir, "queue.jsonl"), filepath.Join(dir, "queue.jsonl.1"))
+				},
+				func(t *testing.T, dir string) {
+					gzipFile(t, filepath.Join(dir, "queue.jsonl.1"), filepath.Join(dir, "queue.jsonl.1.gz"))
+					appendFile(t, filepath.Join(dir, "queue.jsonl"), queue[2])
+				},
 			},
 		},
 		{

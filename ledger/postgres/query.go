@@ -372,9 +372,12 @@ func (f fragments) rowQuery() string {
 	return fmt.Sprintf("SELECT (%s)::text AS ok, sl.ctid::text,\n\t%s\n%s\n%s", f.ok(), strings.Join(f.rowCols(true), ",\n\t"), f.from(true, true), inWindow)
 }
 
-// oddQuery selects the rows whose ctids are $1, as text, for the mapper.
+// oddQuery selects the rows whose ctids are $1 and request ids $2, as
+// text, for the mapper. Of a partitioned table (Citus's too), a ctid is
+// one row's in each partition; the request id (the table's key) picks the one.
 func (f fragments) oddQuery() string {
-	return fmt.Sprintf("SELECT %s\n%s\nWHERE sl.ctid = ANY($1::tid[])", strings.Join(f.rowCols(false), ",\n\t"), f.from(true, true))
+	return fmt.Sprintf("SELECT %s\n%s\nWHERE sl.ctid = ANY($1::tid[]) AND sl.request_id = ANY($2::text[])",
+		strings.Join(f.rowCols(false), ",\n\t"), f.from(true, true))
 }
 
 // oddByIDQuery selects the odd rows of the window ($1, $2) whose request

@@ -23,11 +23,14 @@ type Reader struct {
 	// lead is how many columns come before the mapper's: the plain-row
 	// test and the ctid in the first query, none in the odd rows' query.
 	lead int
-	// odd holds the ctids of the odd rows seen, to fetch once the plain
-	// ones are read; past maxOddCtids the odd rows are read by the window.
-	odd    []string
-	oddAll bool
-	done   bool
+	// odd holds the ctids of the odd rows seen, and oddRequests their request
+	// ids, to fetch once the plain ones are read; past maxOddCtids the odd
+	// rows are read by the window. A ctid alone names a row only in a plain
+	// table: a partitioned one (or a Citus table's shards) has a ctid per
+	// partition.
+	odd, oddRequests []string
+	oddAll           bool
+	done             bool
 }
 
 // maxOddCtids bounds the odd rows fetched by ctid: past it, a second scan
@@ -91,12 +94,12 @@ func (r *Reader) oddRows(ctx context.Context) (bool, error) {
 	if r.oddAll {
 		r.rows, err = r.ss.tx.Query(ctx, f.oddWindowQuery(), r.ss.from, r.ss.until)
 	} else {
-		r.rows, err = r.ss.tx.Query(ctx, f.oddQuery(), r.odd)
+		r.rows, err = r.ss.tx.Query(ctx, f.oddQuery(), r.odd, r.oddRequests)
 	}
 	if err != nil {
 		return false, r.ss.src.wrap(ctx, "read "+tableSpendLogs, err)
 	}
-	r.lead, r.odd = 0, nil
+	r.lead, r.odd, r.oddRequests = 0, nil, nil
 	return true, nil
 }
 
@@ -140,7 +143,7 @@ func (r *Reader) Next(ctx context.Context, b *ledger.Batch) error {
 		if r.lead > 0 {
 			if string(vals[0]) != "true" {
 				if !r.oddAll {
-					r.odd = append(r.odd, string(vals[1]))
+					r.odd, r.oddRequests = append(r.odd, string(vals[1])), append(r.oddRequests, string(vals[2]))
 					r.oddAll = len(r.odd) > maxOddCtids
 				}
 				continue
