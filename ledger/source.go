@@ -37,13 +37,9 @@ func (s *fileSource) Open(ctx context.Context) (Reader, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	f, err := os.Open(s.path)
+	f, err := openInput(s.path)
 	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err // the path is the File field
-		}
-		return nil, &InputError{File: s.path, Err: err}
+		return nil, err
 	}
 	size := int64(-1) // unknown
 	if st, err := f.Stat(); err == nil {
@@ -188,4 +184,18 @@ func (r *pipeReader) Read(p []byte) (int, error) {
 		r.buf = nil // the read in flight still owns it
 		return 0, r.ctx.Err()
 	}
+}
+
+// openInput opens a file of calls; an error is an *InputError naming it
+// (its Err without the path, which the File field holds).
+func openInput(path string) (*os.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, &InputError{File: path, Err: err}
+	}
+	return f, nil
 }

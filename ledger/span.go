@@ -3,10 +3,7 @@ package ledger
 import (
 	"bytes"
 	"context"
-	"errors"
 	"io"
-	"io/fs"
-	"os"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -52,13 +49,9 @@ func (s *SpanSource) Open(ctx context.Context) (Reader, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	f, err := os.Open(s.path)
+	f, err := openInput(s.path)
 	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err // the path is the File field
-		}
-		return nil, &InputError{File: s.path, Err: err}
+		return nil, err
 	}
 	body := &lineCounter{r: io.NewSectionReader(f, s.sp.Offset, s.sp.End-s.sp.Offset), n: &s.lines}
 	cf := &countingReader{r: io.MultiReader(bytes.NewReader(s.sp.Head), body)}

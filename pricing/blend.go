@@ -77,6 +77,29 @@ func (b *Blend) WithCalls() *Blend {
 	return &out
 }
 
+// Rates returns the blend as per-1M rates (per use, for a tool) per
+// tariff model, the prices a gateway's config takes: every usage type
+// with a blended price but the price per request, which a config has no
+// key for. Models the catalog does not know, or without prices, are left
+// out.
+func (b *Blend) Rates(cat *tariffs.Catalog) map[*tariffs.Model]*tariffs.Rates {
+	out := map[*tariffs.Model]*tariffs.Rates{}
+	for _, bm := range b.Models {
+		m := cat.Model(bm.Model)
+		if m == nil || len(bm.Prices) == 0 {
+			continue
+		}
+		r := &tariffs.Rates{}
+		for _, p := range bm.Prices {
+			if p.Usage != tariffs.Request {
+				r.Set(p.Usage, p.Blended)
+			}
+		}
+		out[m] = r
+	}
+	return out
+}
+
 // BlendModel is one model's blended prices. Reason says why a model has
 // none; Official and AtBlended are zero then.
 type BlendModel struct {

@@ -242,30 +242,10 @@ func (w *configWrite) read(cmd *cobra.Command) error {
 	return nil
 }
 
-// blendRates turns a blend into per-1M rates per tariff model: the usage
-// types with a blended price (request prices have no per-token key).
-func blendRates(cat *tariffs.Catalog, bl *pricing.Blend) map[*tariffs.Model]*tariffs.Rates {
-	out := map[*tariffs.Model]*tariffs.Rates{}
-	for _, bm := range bl.Models {
-		m := cat.Model(bm.Model)
-		if m == nil || len(bm.Prices) == 0 {
-			continue
-		}
-		r := &tariffs.Rates{}
-		for _, p := range bm.Prices {
-			if p.Usage != tariffs.Request {
-				r.Set(p.Usage, p.Blended)
-			}
-		}
-		out[m] = r
-	}
-	return out
-}
-
 func (w *configWrite) run(cmd *cobra.Command, cat *tariffs.Catalog, bl *pricing.Blend) error {
 	out := cmd.OutOrStdout()
 	stderr := cmd.ErrOrStderr()
-	u, err := w.cfg.Update(litellm.UpdateOptions{Catalog: cat, Prices: blendRates(cat, bl), OffPeakPricing: w.offPeak, At: w.at})
+	u, err := w.cfg.Update(litellm.UpdateOptions{Catalog: cat, Prices: bl.Rates(cat), OffPeakPricing: w.offPeak, At: w.at})
 	if err != nil {
 		return usageError(fmt.Errorf("write %s:\n%w", w.path, err), "nothing was written")
 	}

@@ -33,21 +33,7 @@ func (s *Store) Blend(cat *tariffs.Catalog, from, until, tariffAt time.Time) (ma
 	if err != nil {
 		return nil, err
 	}
-	out := map[*tariffs.Model]*tariffs.Rates{}
-	for _, bm := range e.BlendWindow(from, until, pricing.ModePerModel).Models {
-		m := cat.Model(bm.Model)
-		if m == nil || len(bm.Prices) == 0 {
-			continue
-		}
-		r := &tariffs.Rates{}
-		for _, p := range bm.Prices {
-			if p.Usage != tariffs.Request {
-				r.Set(p.Usage, p.Blended)
-			}
-		}
-		out[m] = r
-	}
-	return out, nil
+	return e.BlendWindow(from, until, pricing.ModePerModel).Rates(cat), nil
 }
 
 // ceilGrain returns t, or the start of the next slot when t is inside one.
