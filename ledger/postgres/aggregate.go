@@ -74,11 +74,12 @@ const aggregateSettings = `SET LOCAL enable_sort = off; SET LOCAL parallel_setup
 var maxOddIDs = 1 << 20
 
 // Naming each odd row in the sums costs the server a group per odd row
-// (its hash table holds about 1.5 KiB for each, in the leader and every
-// worker) and a fetch by the primary key; a second scan of the window costs
-// the plain-row test on every row again. On the generator's month (13% odd
-// rows, docs/scale.md) the first is cheaper, and the crossover is near a
-// fifth of the rows; the groups' memory grows with the table. So the sums
+// (the hash tables hold about 1.5 KiB for each, in the leader and the
+// workers together) and a fetch by the primary key; a second scan of the
+// window costs the plain-row test on every row again. On the generator's
+// month (13% odd rows, docs/scale.md) the first is cheaper, and the
+// crossover lies between a quarter and a half of the rows; the groups'
+// memory grows with the table. So the sums
 // name odd rows only when, in a sample of oddSample of the window's rows,
 // fewer than one in oddShareByID is odd and the window holds at most
 // maxOddIDs odd rows at that share.
