@@ -263,31 +263,6 @@ func TestFillRefuses(t *testing.T) {
 	}
 }
 
-// shiftedRise is riseCatalog with the rise taking effect at effective.
-func shiftedRise(t *testing.T, effective string) *tariffs.Catalog {
-	t.Helper()
-	data, err := os.ReadFile("../../tariffs/catalog/deepseek.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(data)
-	i := strings.Index(s, "  - effective: 2026-09-10T04:00:00Z")
-	j := strings.Index(s, "  # 12. ")
-	v := strings.NewReplacer("effective: 2026-09-10T04:00:00Z", "effective: "+effective,
-		"name: 2026-09-10-deepseek-flash", "name: 2026-10-16-pro-rise",
-		"offpeak: {input: 0.66, cache_read: 0.022, cache_write: 0.66, output: 1.98}", "offpeak: {input: 0.7986, cache_read: 0.02662, cache_write: 0.7986, output: 2.3958}",
-	).Replace(s[i:j])
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "deepseek.yaml"), []byte(s[:j]+v+s[j:]), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cat, ps := tariffs.Load("", dir)
-	if errs := ps.Errors(); len(errs) > 0 {
-		t.Fatal(errs)
-	}
-	return cat
-}
-
 // TestFillOverlap: two exports that overlap, refreshed twice, give the
 // rows one run over both gives: the calls the second repeats counted once,
 // as overlaps, however often they are read again.

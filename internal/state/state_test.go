@@ -157,6 +157,12 @@ func embedded(t *testing.T) *tariffs.Catalog {
 // effect mid-October: deepseek-v4-pro 21 % dearer, off-peak and peak.
 func riseCatalog(t *testing.T) *tariffs.Catalog {
 	t.Helper()
+	return shiftedRise(t, "2026-10-15T16:00:00Z")
+}
+
+// shiftedRise is riseCatalog with the rise taking effect at effective.
+func shiftedRise(t *testing.T, effective string) *tariffs.Catalog {
+	t.Helper()
 	data, err := os.ReadFile("../../tariffs/catalog/deepseek.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -167,7 +173,7 @@ func riseCatalog(t *testing.T) *tariffs.Catalog {
 	if i < 0 || j < i {
 		t.Fatal("deepseek.yaml: versions 11 and 12 moved; update the test")
 	}
-	v := strings.NewReplacer("effective: 2026-09-10T04:00:00Z", "effective: 2026-10-15T16:00:00Z",
+	v := strings.NewReplacer("effective: 2026-09-10T04:00:00Z", "effective: "+effective,
 		"name: 2026-09-10-deepseek-flash", "name: 2026-10-16-pro-rise",
 		"offpeak: {input: 0.66, cache_read: 0.022, cache_write: 0.66, output: 1.98}", "offpeak: {input: 0.7986, cache_read: 0.02662, cache_write: 0.7986, output: 2.3958}",
 		"peak:    {input: 1.32, cache_read: 0.044, cache_write: 1.32, output: 3.96}", "peak:    {input: 1.5972, cache_read: 0.05324, cache_write: 1.5972, output: 4.7916}",
