@@ -289,12 +289,17 @@ func (b *Batch) Commit(rejected int64) (Source, error) {
 		sums := tx.Bucket(bucketSums)
 		keys := make([][]byte, 0, len(b.sums))
 		byKey := make(map[string]*Sums, len(b.sums))
+		var first, last time.Time // the batch's span
 		for k, s := range b.sums {
+			first, last = widen(first, last, k.Slot)
 			key := encodeKey(&k)
 			keys = append(keys, key)
 			byKey[string(key)] = s
 		}
 		slices.SortFunc(keys, bytes.Compare)
+		if err := putSpan(tx, first, last); err != nil {
+			return err
+		}
 		for _, key := range keys {
 			s := byKey[string(key)]
 			if v := sums.Get(key); v != nil {
