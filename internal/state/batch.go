@@ -295,22 +295,33 @@ func (b *Batch) Commit(rejected int64) (Source, error) {
 		// commit, so puts in random order into a large batch move a
 		// growing node's entries at each put (quadratic).
 		sums := tx.Bucket(bucketSums)
-		keys := make([][]byte, 0, len(b.sums))
-		byKey := make(map[string]*Sums, len(b.sums))
+		type put struct {
+			key []byte
+			s   *Sums
+		}
+		puts := make([]put, 0, len(b.sums))
 		var first, last time.Time // the batch's span
 		for k, s := range b.sums {
 			first, last = widen(first, last, k.Slot)
-			key := encodeKey(&k)
-			keys = append(keys, key)
-			byKey[string(key)] = s
+			puts = append(puts, put{encodeKey(&k), s})
 		}
-		slices.SortFunc(keys, bytes.Compare)
+		slices.SortFunc(puts, func(x, y put) int { return bytes.Compare(x.key, y.key) })
+		// A key of a slot after the state's last one is new: only those of
+		// the slots read again (the overlap) are looked up.
+		_, stored, ok := storedSpan(tx)
+		if !ok {
+			stored = time.Unix(1<<62, 0) // no span kept: every key looked up
+		}
 		if err := putSpan(tx, first, last); err != nil {
 			return err
 		}
-		for _, key := range keys {
-			s := byKey[string(key)]
-			if v := sums.Get(key); v != nil {
+		for _, p := range puts {
+			s := p.s
+			var v []byte
+			if !slotOf(p.key).After(stored) {
+				v = sums.Get(p.key)
+			}
+			if v != nil {
 				var old Sums
 				if err := decodeSums(v, &old); err != nil {
 					return err
@@ -318,7 +329,7 @@ func (b *Batch) Commit(rejected int64) (Source, error) {
 				old.add(s)
 				s = &old
 			}
-			if err := sums.Put(key, encodeSums(s)); err != nil {
+			if err := sums.Put(p.key, encodeSums(s)); err != nil {
 				return err
 			}
 			if s.Newest.After(src.Watermark) {
