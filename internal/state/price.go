@@ -13,9 +13,9 @@ type Priced struct {
 	Model    *tariffs.Model // nil when no tariff knows the model
 	Official decimal.Decimal
 	Cost     ledger.Amount // Official, as an amount
-	Period   string // the period the slot is billed in; "" unless priced
-	Default  bool   // Period is the version's default period (off-peak, standard)
-	OK       bool   // the tariff prices the sums
+	Period   string        // the period the slot is billed in; "" unless priced
+	Default  bool          // Period is the version's default period (off-peak, standard)
+	OK       bool          // the tariff prices the sums
 }
 
 // Repriced reports whether an outcome's sums are priced again from the
