@@ -29,3 +29,6 @@ func (t *Coster) Total(r *tariffs.Rates, q *Quantities) ledger.Amount {
 	_, total := CostOf(r, q)
 	return ledger.AmountOf(total)
 }
+
+// Merge adds o into s exactly.
+func (s *ExactSum) Merge(o *ExactSum) { s.merge(o) }

@@ -153,6 +153,7 @@ func runServe(cmd *cobra.Command, a *app, opts *serveOptions) error {
 		return err
 	}
 	col := metrics.New(mopts)
+	col.Watch(store)
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(col)
 	var healthy atomic.Bool

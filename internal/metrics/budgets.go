@@ -50,13 +50,21 @@ func newBudgetMonth() *budgetMonth {
 }
 
 func (b *budgetMonth) add(team string, key keyNames, tags string, official ledger.Amount) {
+	b.sum(team, key, tags).Add(official)
+}
+
+func (b *budgetMonth) merge(team string, key keyNames, tags string, official *pricing.ExactSum) {
+	b.sum(team, key, tags).Merge(official)
+}
+
+func (b *budgetMonth) sum(team string, key keyNames, tags string) *pricing.ExactSum {
 	k := budgetKey{team, key, tags}
 	s := b.sums[k]
 	if s == nil {
 		s = &pricing.ExactSum{}
 		b.sums[k] = s
 	}
-	s.Add(official)
+	return s
 }
 
 // done makes the sums decimals by team, key and tags.

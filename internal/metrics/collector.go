@@ -59,6 +59,10 @@ type Collector struct {
 	opts Options
 	mu   sync.RWMutex
 	snap *Snapshot
+	// book is the state priced, kept up to date by the commits of the
+	// store watched (nil until the first Update, and without Watch).
+	book    *book
+	watched *state.Store
 }
 
 // New returns a Collector with nothing to report until Update.
@@ -96,13 +100,26 @@ type Snapshot struct {
 
 // Update prices the state's sums at cat and makes them the figures the
 // next scrapes report; now decides the windows and ages.
+//
+// The sums are priced once into a book, which the refreshes of s keep up
+// to date (Watch); the whole state is priced again only for a new
+// catalog, or a now before the book's horizon.
 func (c *Collector) Update(s *state.Store, cat *tariffs.Catalog, now time.Time) error {
-	snap, err := build(s, cat, now.UTC(), c.opts)
+	now = now.UTC()
+	if c.watched != s || c.book == nil || c.book.cat != cat || !c.book.fold(horizon(now)) {
+		b := newBook(cat)
+		if err := s.Each(b.add); err != nil {
+			return err
+		}
+		b.fold(horizon(now))
+		c.book = b
+	}
+	snap, err := c.book.snapshot(s, now, c.opts)
 	if err != nil {
 		return err
 	}
 	if c.opts.Config != "" {
-		if snap.ConfigOff, err = configDrift(context.Background(), c.opts.Config, s, cat, now.UTC()); err != nil {
+		if snap.ConfigOff, err = configDrift(context.Background(), c.opts.Config, s, cat, now); err != nil {
 			return err
 		}
 	}
@@ -121,119 +138,17 @@ func windows(now time.Time) map[string]time.Time {
 	}
 }
 
-func build(s *state.Store, cat *tariffs.Catalog, now time.Time, opts Options) (*Snapshot, error) {
-	type row struct {
-		labels             costLabels
-		official, recorded ledger.Amount
-		week               int // anomalySlot of the row's slot
-	}
-	var rows []row
-	snap := &Snapshot{Cost: map[costLabels]*money{}, Calls: map[string]int64{}, Gap: map[string]*money{},
-		Peak: map[string]*money{}, Age: map[string]time.Duration{}}
-	// Money is summed exactly in integers, and made decimals once at the
-	// end: a state holds many keys, and their decimals would cost most.
-	gaps, peaks, byKey := map[string]*tally{}, map[string]*tally{}, map[string]*pricing.ExactSum{}
-	wins := windows(now)
-	month := wins["month"]
-	bm := newBudgetMonth()
-	var pr state.Pricer
-	err := s.Each(func(k *state.Key, sums *state.Sums) error {
-		if k.Outcome == pricing.Overlap {
-			return nil // rows another source gave too: counted there
+// Watch has the collector's book take in what each refresh of s commits,
+// from the next Update on. Call it once, before the first refresh; the
+// refreshes and Update must run in one goroutine.
+func (c *Collector) Watch(s *state.Store) {
+	c.watched, c.book = s, nil
+	s.OnCommit(func(k *state.Key, sums *state.Sums) error {
+		if c.book == nil {
+			return nil // the first Update prices the whole state
 		}
-		p := pr.Price(cat, k, sums)
-		l := costLabels{provider: "unknown", model: k.Model, key: k.KeyAlias, team: k.Team}
-		if p.Model != nil {
-			l.provider, l.model, l.currency = p.Model.Provider.Name, p.Model.ID, p.Model.Provider.Currency
-		}
-		recorded := ledger.AmountOf(sums.Recorded)
-		rows = append(rows, row{labels: l, official: p.Cost, recorded: recorded, week: anomalySlot(k.Slot, now)})
-		sumOf(byKey, k.KeyAlias).Add(p.Cost)
-		if !p.OK {
-			return nil
-		}
-		end := k.Slot.Add(state.Grain)
-		for w, from := range wins {
-			if end.After(from) && !k.Slot.After(now) {
-				tallyOf(gaps, w).add(p.Cost, recorded)
-			}
-		}
-		if !k.Slot.Before(month) && !k.Slot.After(now) {
-			bm.add(k.Team, keyNames{k.KeyHash, k.KeyAlias}, k.Tags, p.Cost)
-		}
-		if !k.Slot.Before(month) {
-			peak := ledger.NewAmount(0, 0)
-			if !p.Default {
-				peak = p.Cost
-			}
-			tallyOf(peaks, l.model).add(p.Cost, peak)
-		}
-		return nil
+		return c.book.add(k, sums)
 	})
-	if err != nil {
-		return nil, err
-	}
-	keyCost := make(map[string]decimal.Decimal, len(byKey))
-	for k, v := range byKey {
-		keyCost[k] = v.Value()
-	}
-	top := topKeys(keyCost, opts.TopKeys)
-	costs := map[costLabels]*tally{}
-	anomaly := map[anomalyKey]*[BaselineWeeks + 1]pricing.ExactSum{}
-	for _, r := range rows {
-		if !top[r.labels.key] {
-			r.labels.key = Other
-		}
-		tallyOf(costs, r.labels).add(r.official, r.recorded)
-		if r.week >= 0 && r.labels.currency != "" {
-			k := anomalyKey{r.labels.model, r.labels.key}
-			w := anomaly[k]
-			if w == nil {
-				w = &[BaselineWeeks + 1]pricing.ExactSum{}
-				anomaly[k] = w
-			}
-			w[r.week].Add(r.official)
-		}
-	}
-	for _, m := range []struct {
-		from map[string]*tally
-		into map[string]*money
-	}{{gaps, snap.Gap}, {peaks, snap.Peak}} {
-		for k, t := range m.from {
-			m.into[k] = t.money()
-		}
-	}
-	for k, t := range costs {
-		snap.Cost[k] = t.money()
-	}
-	snap.Anomaly = map[anomalyKey]*weeks{}
-	for k, w := range anomaly {
-		var out weeks
-		for i := range w {
-			out[i] = w[i].Value()
-		}
-		snap.Anomaly[k] = &out
-	}
-	bm.done()
-	if opts.Budgets != nil {
-		snap.Budgets = budgetLines(opts.Budgets, bm, now)
-	}
-	sources, err := s.Sources()
-	if err != nil {
-		return nil, err
-	}
-	for _, src := range sources {
-		r := src.Rows
-		for o, n := range map[string]int64{pricing.Priced.String(): r.Priced, pricing.Unpriced.String(): r.Unpriced,
-			pricing.Retired.String(): r.Retired, pricing.Failed.String(): r.Failed, pricing.CacheHit.String(): r.CacheHit,
-			pricing.Duplicate.String(): r.Duplicate, "rejected": r.Rejected} {
-			snap.Calls[o] += n
-		}
-		if !src.Watermark.IsZero() {
-			snap.Age[src.Name] = now.Sub(src.Watermark)
-		}
-	}
-	return snap, nil
 }
 
 // tally is money summed exactly in integers (pricing.ExactSum).
@@ -242,6 +157,11 @@ type tally struct{ official, recorded pricing.ExactSum }
 func (t *tally) add(official, recorded ledger.Amount) {
 	t.official.Add(official)
 	t.recorded.Add(recorded)
+}
+
+func (t *tally) merge(o *tally) {
+	t.official.Merge(&o.official)
+	t.recorded.Merge(&o.recorded)
 }
 
 func (t *tally) money() *money {

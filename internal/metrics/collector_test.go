@@ -208,10 +208,11 @@ func TestBudgetsFromState(t *testing.T) {
 	}
 	want := month.Budgets(plan)
 	// Serve's month to the last slot of October.
-	snap, err := build(s, cat, time.Date(2026, 10, 31, 23, 59, 0, 0, time.UTC), Options{TopKeys: 20, Budgets: plan})
-	if err != nil {
+	c := New(Options{TopKeys: 20, Budgets: plan})
+	if err := c.Update(s, cat, time.Date(2026, 10, 31, 23, 59, 0, 0, time.UTC)); err != nil {
 		t.Fatal(err)
 	}
+	snap := c.snap
 	if len(snap.Budgets) != len(want) {
 		t.Fatalf("%d budget lines, want %d", len(snap.Budgets), len(want))
 	}

@@ -352,6 +352,13 @@ func (b *Batch) Commit(rejected int64) (Source, error) {
 		}
 		return prune(tx)
 	})
+	if err == nil && b.store.onCommit != nil {
+		for k, s := range b.sums {
+			if err = b.store.onCommit(&k, s); err != nil {
+				break
+			}
+		}
+	}
 	return src, err
 }
 

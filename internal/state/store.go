@@ -108,8 +108,16 @@ type Source struct {
 
 // Store is the state file.
 type Store struct {
-	db *bolt.DB
+	db       *bolt.DB
+	onCommit func(*Key, *Sums) error
 }
+
+// OnCommit has fn called, after each refresh's commit, with every key the
+// commit added to and what it added (not the key's new total): what
+// keeps figures made from the sums up to date without reading them all
+// again. fn runs in the goroutine that refreshes; its error is returned
+// by the refresh, the commit being made.
+func (s *Store) OnCommit(fn func(*Key, *Sums) error) { s.onCommit = fn }
 
 // ErrLocked says another process holds the state file: one writer at a
 // time (tokenfare serve, or a batch command with --state).
