@@ -131,6 +131,9 @@ func runServe(cmd *cobra.Command, a *app, opts *serveOptions) error {
 		return usageError(err, "give --state PATH, a file no other tokenfare serve holds")
 	}
 	defer store.Close()
+	if feeds, err = adoptStoredNames(store, feeds); err != nil {
+		return err
+	}
 	log := slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil))
 	if opts.once {
 		if collector != nil {
@@ -271,9 +274,12 @@ func (a *app) refresh(ctx context.Context, log *slog.Logger, store *state.Store,
 }
 
 // feeds makes one state feed per --calls argument (a glob is expanded at
-// each refresh, so new daily files are read) and per --db.
+// each refresh, so new daily files are read) and per --db. A file feed
+// is named by its absolute path (filePathFeed), a database by its URL
+// without the password: a source given twice, or two ways, is one feed.
 func (a *app) feeds(src *sourceOptions, opts pricing.Options) ([]state.Feed, error) {
 	var out []state.Feed
+	named := map[string]bool{}
 	for _, arg := range src.calls {
 		if arg == "-" {
 			return nil, usageError(errors.New("serve cannot read stdin again at each refresh"), "give --calls FILE or a glob")
@@ -283,13 +289,24 @@ func (a *app) feeds(src *sourceOptions, opts pricing.Options) ([]state.Feed, err
 				return nil, err
 			}
 		}
-		out = append(out, state.Feed{Name: arg, Files: func() ([]string, error) { return callFiles(arg) }})
+		name, err := filePathFeed(arg)
+		if err != nil {
+			return nil, err
+		}
+		if a.firstNaming(named, name) {
+			out = append(out, fileFeed(name, name))
+		}
 	}
 	for _, url := range src.dbs {
 		first, err := a.sources(nil, []string{url}, opts)
 		if err != nil {
 			return nil, err
 		}
+		if named[first[0].Name()] {
+			fmt.Fprintf(a.stderr, "note: %s is given more than once; it is read once\n", first[0].Name())
+			continue
+		}
+		named[first[0].Name()] = true
 		out = append(out, state.Feed{Name: first[0].Name(), Open: func(since time.Time) ([]ledger.Source, error) {
 			o := opts
 			o.Since = since

@@ -61,6 +61,9 @@ func (a *app) openState(ctx context.Context, src *sourceOptions, path string, re
 		return nil, usageError(err, "give --state PATH, a state file tokenfare can create or open")
 	}
 	before, err := store.Sources()
+	if err == nil {
+		feeds, err = adoptStoredNames(store, feeds)
+	}
 	if err != nil {
 		store.Close()
 		return nil, err

@@ -1,0 +1,70 @@
+package cli
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/tokenfare/tokenfare/internal/state"
+)
+
+// filePathFeed is the name of the feed of a --calls argument (a file, a
+// folder or a glob): its cleaned absolute path, so that the same files
+// given by another relative name, or from another working folder, are
+// the same feed with one watermark, and their calls count once.
+func filePathFeed(arg string) (string, error) {
+	abs, err := filepath.Abs(arg)
+	if err != nil {
+		return "", usageError(fmt.Errorf("--calls %s: %w", arg, err), "")
+	}
+	return abs, nil
+}
+
+// fileFeed is the feed named name whose files are those of the --calls
+// argument arg, listed again at each refresh.
+func fileFeed(name, arg string) state.Feed {
+	return state.Feed{Name: name, Files: func() ([]string, error) { return callFiles(arg) }}
+}
+
+// adoptStoredNames gives each file feed whose name the state does not
+// know the name a tokenfare before this one stored it under: the
+// --calls argument as given, relative or not cleaned, which names the
+// same path from the working folder of now. The feed then reads on from
+// its watermark and its files' marks (stored under the paths its
+// argument listed then), and no call is read twice. A state that knows
+// the feed's own name keeps it.
+func adoptStoredNames(store *state.Store, feeds []state.Feed) ([]state.Feed, error) {
+	known, err := store.Sources()
+	if err != nil {
+		return nil, err
+	}
+	stored := map[string]bool{}
+	for _, s := range known {
+		stored[s.Name] = true
+	}
+	out := make([]state.Feed, len(feeds))
+	for i, f := range feeds {
+		out[i] = f
+		if f.Files == nil || stored[f.Name] {
+			continue
+		}
+		for _, s := range known {
+			if storedAs(s.Name, f.Name) {
+				out[i] = fileFeed(s.Name, s.Name)
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+// storedAs reports whether old, a source name in a state, names the file
+// feed named name the way a tokenfare before this one named it: the path
+// as given, which from the working folder of now is name.
+func storedAs(old, name string) bool {
+	if strings.Contains(old, "://") {
+		return false // a database
+	}
+	abs, err := filepath.Abs(old)
+	return err == nil && abs == name
+}
