@@ -151,7 +151,7 @@ func runServe(cmd *cobra.Command, a *app, opts *serveOptions) error {
 	if err != nil {
 		return usageError(fmt.Errorf("--listen: %w", err), "")
 	}
-	mopts := metrics.Options{TopKeys: opts.topKeys, Config: opts.config}
+	mopts := metrics.Options{TopKeys: opts.topKeys, Config: opts.config, Billing: eopts.Billing}
 	if mopts.Budgets, err = readBudgets(opts.budgets); err != nil {
 		return err
 	}
@@ -266,7 +266,9 @@ func (a *app) refresh(ctx context.Context, log *slog.Logger, store *state.Store,
 		}
 		return false
 	}
-	if err := col.Update(store, cat, a.now()); err != nil {
+	if err := col.Update(store, cat, a.now()); errors.Is(err, metrics.ErrNoDrift) {
+		log.Warn("metrics: the configured prices have no series", "error", err.Error())
+	} else if err != nil {
 		log.Error("metrics", "error", err.Error())
 		return false
 	}

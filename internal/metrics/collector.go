@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"context"
+	"errors"
 	"sort"
 	"sync"
 	"time"
@@ -30,6 +31,10 @@ type Options struct {
 	// Budgets are the team and key budgets whose spend, remainder and
 	// month-end forecast are reported (tokenfare_budget_*); nil for none.
 	Budgets *pricing.BudgetPlan
+	// Billing is the billing instant the state's calls are read with
+	// (serve's --billing-time), which the blend Config is held against
+	// must be worked with; nil: each tariff's own.
+	Billing *tariffs.BillingTime
 }
 
 var (
@@ -94,21 +99,25 @@ type Snapshot struct {
 }
 
 // Update prices the state's sums at cat and makes them the figures the
-// next scrapes report; now decides the windows and ages.
+// next scrapes report; now decides the windows and ages. On an error
+// the figures of the last Update stay, but for one wrapping ErrNoDrift:
+// then every other figure is updated and the configured prices have no
+// series.
 func (c *Collector) Update(s *state.Store, cat *tariffs.Catalog, now time.Time) error {
 	snap, err := build(s, cat, now.UTC(), c.opts)
 	if err != nil {
 		return err
 	}
 	if c.opts.Config != "" {
-		if snap.ConfigOff, err = configDrift(context.Background(), c.opts.Config, s, cat, now.UTC()); err != nil {
+		snap.ConfigOff, err = configDrift(context.Background(), c.opts.Config, s, cat, now.UTC(), c.opts.Billing)
+		if err != nil && !errors.Is(err, ErrNoDrift) {
 			return err
 		}
 	}
 	c.mu.Lock()
 	c.snap = snap
 	c.mu.Unlock()
-	return nil
+	return err
 }
 
 // windows are the gap's windows, by label, as the instant they start at.
