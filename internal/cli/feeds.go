@@ -1,11 +1,15 @@
 package cli
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
 
+	"github.com/tokenfare/tokenfare/internal/run"
 	"github.com/tokenfare/tokenfare/internal/state"
+	"github.com/tokenfare/tokenfare/pricing"
 )
 
 // filePathFeed is the name of the feed of a --calls argument (a file, a
@@ -67,4 +71,30 @@ func storedAs(old, name string) bool {
 	}
 	abs, err := filepath.Abs(old)
 	return err == nil && abs == name
+}
+
+// stateFeeds returns the feeds of the command's sources for a state
+// (feeds), refusing what the state cannot read exactly: one database
+// given twice by two names (two host names, a primary and its replica),
+// as a run refuses it; and --rows with two or more databases, since a
+// state tells a call logged in two databases apart only within the day
+// and hour of identities it keeps, where --rows tells them apart over
+// every row.
+func (a *app) stateFeeds(ctx context.Context, src *sourceOptions, opts pricing.Options) ([]state.Feed, error) {
+	if src.rows && len(src.dbs) > 1 {
+		return nil, usageError(errors.New("--rows with --state and two or more --db: the state tells a call logged in two databases apart only within a day and an hour of its newest call, --rows over every row"),
+			"drop --state to find every call logged in two databases, or give one --db (with one, the state reads its rows one by one, as --rows does)")
+	}
+	feeds, err := a.feeds(src, opts)
+	if err != nil || len(src.dbs) < 2 {
+		return feeds, err
+	}
+	dbs, err := a.sources(nil, src.dbs, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := run.Distinct(ctx, dbs); err != nil {
+		return nil, runError(err)
+	}
+	return feeds, nil
 }

@@ -96,6 +96,10 @@ func runServe(cmd *cobra.Command, a *app, opts *serveOptions) error {
 	if opts.interval <= 0 || opts.topKeys <= 0 {
 		return usageError(errors.New("--interval and --top-keys must be positive"), "")
 	}
+	if opts.source.strict {
+		return usageError(errors.New("--strict does not apply to serve: a refresh counts rejected rows and goes on"),
+			`alert on tokenfare_calls_total{outcome="rejected"}, or check the files with reconcile --strict`)
+	}
 	eopts, err := opts.source.engineOptions()
 	if err != nil {
 		return err
@@ -120,7 +124,7 @@ func runServe(cmd *cobra.Command, a *app, opts *serveOptions) error {
 		a.defaultDB(&opts.source)
 	}
 	if len(opts.source.calls)+len(opts.source.dbs) > 0 || collector == nil {
-		more, err := a.feeds(&opts.source, eopts)
+		more, err := a.stateFeeds(cmd.Context(), &opts.source, eopts)
 		if err != nil {
 			return err
 		}
@@ -312,7 +316,11 @@ func (a *app) feeds(src *sourceOptions, opts pricing.Options) ([]state.Feed, err
 		out = append(out, state.Feed{Name: first[0].Name(), Open: func(since time.Time) ([]ledger.Source, error) {
 			o := opts
 			o.Since = since
-			return a.sources(nil, []string{url}, o)
+			sources, err := a.sources(nil, []string{url}, o)
+			if src.strict {
+				sources = strictSources(sources)
+			}
+			return sources, err
 		}})
 	}
 	if len(out) == 0 {
