@@ -9,6 +9,7 @@ import (
 
 	"github.com/tokenfare/tokenfare/internal/run"
 	"github.com/tokenfare/tokenfare/internal/state"
+	"github.com/tokenfare/tokenfare/ledger/postgres"
 	"github.com/tokenfare/tokenfare/pricing"
 )
 
@@ -93,7 +94,9 @@ func (a *app) stateFeeds(ctx context.Context, src *sourceOptions, opts pricing.O
 	if err != nil {
 		return nil, err
 	}
-	if err := run.Distinct(ctx, dbs); err != nil {
+	// A database not reached now is no error here: its refresh tells, and
+	// serve tries it again at the next.
+	if err := run.Distinct(ctx, dbs); errors.Is(err, postgres.ErrSameDatabase) {
 		return nil, runError(err)
 	}
 	return feeds, nil
