@@ -32,8 +32,9 @@ type Options struct {
 	// month-end forecast are reported (tokenfare_budget_*); nil for none.
 	Budgets *pricing.BudgetPlan
 	// Billing is the billing instant the state's calls are read with
-	// (serve's --billing-time), which the blend Config is held against
-	// must be worked with; nil: each tariff's own.
+	// (serve's --billing-time): the blend Config is held against is
+	// worked at it, as blend --state --billing-time works it; nil: each
+	// tariff's own.
 	Billing *tariffs.BillingTime
 }
 
