@@ -11,6 +11,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/tokenfare/tokenfare/internal/state"
+	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
@@ -133,68 +134,97 @@ func windows(now time.Time) map[string]time.Time {
 func build(s *state.Store, cat *tariffs.Catalog, now time.Time, opts Options) (*Snapshot, error) {
 	type row struct {
 		labels             costLabels
-		official, recorded decimal.Decimal
+		official, recorded ledger.Amount
 		week               int // anomalySlot of the row's slot
 	}
 	var rows []row
 	snap := &Snapshot{Cost: map[costLabels]*money{}, Calls: map[string]int64{}, Gap: map[string]*money{},
 		Peak: map[string]*money{}, Age: map[string]time.Duration{}}
-	byKey := map[string]decimal.Decimal{}
+	// Money is summed exactly in integers, and made decimals once at the
+	// end: a state holds many keys, and their decimals would cost most.
+	gaps, peaks, byKey := map[string]*tally{}, map[string]*tally{}, map[string]*pricing.ExactSum{}
 	wins := windows(now)
 	month := wins["month"]
 	bm := newBudgetMonth()
+	var pr state.Pricer
 	err := s.Each(func(k *state.Key, sums *state.Sums) error {
 		if k.Outcome == pricing.Overlap {
 			return nil // rows another source gave too: counted there
 		}
-		p := state.Price(cat, k, sums)
+		p := pr.Price(cat, k, sums)
 		l := costLabels{provider: "unknown", model: k.Model, key: k.KeyAlias, team: k.Team}
 		if p.Model != nil {
 			l.provider, l.model, l.currency = p.Model.Provider.Name, p.Model.ID, p.Model.Provider.Currency
 		}
-		rows = append(rows, row{labels: l, official: p.Official, recorded: sums.Recorded, week: anomalySlot(k.Slot, now)})
-		byKey[k.KeyAlias] = byKey[k.KeyAlias].Add(p.Official)
+		recorded := ledger.AmountOf(sums.Recorded)
+		rows = append(rows, row{labels: l, official: p.Cost, recorded: recorded, week: anomalySlot(k.Slot, now)})
+		sumOf(byKey, k.KeyAlias).Add(p.Cost)
 		if !p.OK {
 			return nil
 		}
 		end := k.Slot.Add(state.Grain)
 		for w, from := range wins {
 			if end.After(from) && !k.Slot.After(now) {
-				gapOf(snap.Gap, w).add(p.Official, sums.Recorded)
+				tallyOf(gaps, w).add(p.Cost, recorded)
 			}
 		}
 		if !k.Slot.Before(month) && !k.Slot.After(now) {
-			bm.add(k.Team, keyNames{k.KeyHash, k.KeyAlias}, k.Tags, p.Official)
+			bm.add(k.Team, keyNames{k.KeyHash, k.KeyAlias}, k.Tags, p.Cost)
 		}
 		if !k.Slot.Before(month) {
-			peak := decimal.Zero
+			peak := ledger.NewAmount(0, 0)
 			if !p.Default {
-				peak = p.Official
+				peak = p.Cost
 			}
-			gapOf(snap.Peak, l.model).add(p.Official, peak)
+			tallyOf(peaks, l.model).add(p.Cost, peak)
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	top := topKeys(byKey, opts.TopKeys)
-	snap.Anomaly = map[anomalyKey]*weeks{}
+	keyCost := make(map[string]decimal.Decimal, len(byKey))
+	for k, v := range byKey {
+		keyCost[k] = v.Value()
+	}
+	top := topKeys(keyCost, opts.TopKeys)
+	costs := map[costLabels]*tally{}
+	anomaly := map[anomalyKey]*[BaselineWeeks + 1]pricing.ExactSum{}
 	for _, r := range rows {
 		if !top[r.labels.key] {
 			r.labels.key = Other
 		}
-		gapOf(snap.Cost, r.labels).add(r.official, r.recorded)
+		tallyOf(costs, r.labels).add(r.official, r.recorded)
 		if r.week >= 0 && r.labels.currency != "" {
 			k := anomalyKey{r.labels.model, r.labels.key}
-			w := snap.Anomaly[k]
+			w := anomaly[k]
 			if w == nil {
-				w = &weeks{}
-				snap.Anomaly[k] = w
+				w = &[BaselineWeeks + 1]pricing.ExactSum{}
+				anomaly[k] = w
 			}
-			w[r.week] = w[r.week].Add(r.official)
+			w[r.week].Add(r.official)
 		}
 	}
+	for _, m := range []struct {
+		from map[string]*tally
+		into map[string]*money
+	}{{gaps, snap.Gap}, {peaks, snap.Peak}} {
+		for k, t := range m.from {
+			m.into[k] = t.money()
+		}
+	}
+	for k, t := range costs {
+		snap.Cost[k] = t.money()
+	}
+	snap.Anomaly = map[anomalyKey]*weeks{}
+	for k, w := range anomaly {
+		var out weeks
+		for i := range w {
+			out[i] = w[i].Value()
+		}
+		snap.Anomaly[k] = &out
+	}
+	bm.done()
 	if opts.Budgets != nil {
 		snap.Budgets = budgetLines(opts.Budgets, bm, now)
 	}
@@ -214,6 +244,38 @@ func build(s *state.Store, cat *tariffs.Catalog, now time.Time, opts Options) (*
 		}
 	}
 	return snap, nil
+}
+
+// tally is money summed exactly in integers (pricing.ExactSum).
+type tally struct{ official, recorded pricing.ExactSum }
+
+func (t *tally) add(official, recorded ledger.Amount) {
+	t.official.Add(official)
+	t.recorded.Add(recorded)
+}
+
+func (t *tally) money() *money {
+	return &money{official: t.official.Value(), recorded: t.recorded.Value()}
+}
+
+// tallyOf returns m[k], made when missing.
+func tallyOf[K comparable](m map[K]*tally, k K) *tally {
+	v := m[k]
+	if v == nil {
+		v = &tally{}
+		m[k] = v
+	}
+	return v
+}
+
+// sumOf returns m[k], made when missing.
+func sumOf(m map[string]*pricing.ExactSum, k string) *pricing.ExactSum {
+	v := m[k]
+	if v == nil {
+		v = &pricing.ExactSum{}
+		m[k] = v
+	}
+	return v
 }
 
 // gapOf returns m[k], made when missing.

@@ -145,12 +145,12 @@ func TestBudgetLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := newBudgetMonth()
-	m.add("search", keyNames{"h1", "bot-1"}, "", decimal.RequireFromString("12.5"))
-	m.add("search", keyNames{"h2", "bot-2"}, "campaign", decimal.RequireFromString("2.5"))
-	m.add("other", keyNames{"h3", ""}, "alpha\x1fcampaign", decimal.RequireFromString("1"))             // campaign's half: 0.5
-	m.add("other", keyNames{"h3", ""}, "campaign\x1fzeta", decimal.RequireFromString("0.000000000003")) // zeta 1e-12, campaign first: 2e-12
+	m.add("search", keyNames{"h1", "bot-1"}, "", ledger.AmountOf(decimal.RequireFromString("12.5")))
+	m.add("search", keyNames{"h2", "bot-2"}, "campaign", ledger.AmountOf(decimal.RequireFromString("2.5")))
+	m.add("other", keyNames{"h3", ""}, "alpha\x1fcampaign", ledger.AmountOf(decimal.RequireFromString("1")))             // campaign's half: 0.5
+	m.add("other", keyNames{"h3", ""}, "campaign\x1fzeta", ledger.AmountOf(decimal.RequireFromString("0.000000000003"))) // zeta 1e-12, campaign first: 2e-12
 	// 2026-11-10T12:00Z: 9.5 of November's 30 days gone.
-	lines := budgetLines(plan, m, time.Date(2026, 11, 10, 12, 0, 0, 0, time.UTC))
+	lines := budgetLines(plan, m.done(), time.Date(2026, 11, 10, 12, 0, 0, 0, time.UTC))
 	want := []struct{ kind, name, spent, remaining, projected string }{
 		{"team", "search", "15", "85", "47.368421"},                         // 15 × 30 / 9.5 = 47.3684210…
 		{"key", "bot-1", "12.5", "-2.5", "39.473684"},                       // 12.5 × 30 / 9.5 = 39.4736842…

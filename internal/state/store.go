@@ -249,7 +249,6 @@ type sourceRecord struct {
 	Late      int64        `json:"late,omitempty"`
 }
 
-
 func decodeKeyJSON(b []byte, k *Key) error {
 	var r keyRecord
 	if err := json.Unmarshal(b, &r); err != nil {
@@ -261,7 +260,6 @@ func decodeKeyJSON(b []byte, k *Key) error {
 			User: r.U, Tags: r.TG, Zero: r.Z, Billing: tariffs.BillingTime(r.B), Band: r.PB, Failure: r.F}}
 	return nil
 }
-
 
 func decodeSumsJSON(b []byte, s *Sums) error {
 	var r sumsRecord
