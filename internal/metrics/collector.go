@@ -83,10 +83,6 @@ type costLabels struct {
 // money is an official cost and a recorded spend.
 type money struct{ official, recorded decimal.Decimal }
 
-func (m *money) add(official, recorded decimal.Decimal) {
-	m.official, m.recorded = m.official.Add(official), m.recorded.Add(recorded)
-}
-
 // Snapshot is the figures of one Update.
 type Snapshot struct {
 	Cost  map[costLabels]*money
@@ -273,16 +269,6 @@ func sumOf(m map[string]*pricing.ExactSum, k string) *pricing.ExactSum {
 	v := m[k]
 	if v == nil {
 		v = &pricing.ExactSum{}
-		m[k] = v
-	}
-	return v
-}
-
-// gapOf returns m[k], made when missing.
-func gapOf[K comparable](m map[K]*money, k K) *money {
-	v := m[k]
-	if v == nil {
-		v = &money{official: decimal.Zero, recorded: decimal.Zero}
 		m[k] = v
 	}
 	return v
