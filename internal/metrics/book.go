@@ -156,12 +156,15 @@ func (l *book) snapshot(s *state.Store, now time.Time, opts Options) (*Snapshot,
 		byKey[labels.key] = byKey[labels.key].Add(t.official.Value())
 	}
 	top := topKeys(byKey, opts.TopKeys)
+	folded := map[costLabels]*tally{}
 	for labels, t := range costs {
 		if !top[labels.key] {
 			labels.key = Other
 		}
-		m := gapOf(snap.Cost, labels)
-		m.add(t.official.Value(), t.recorded.Value())
+		tallyOf(folded, labels).merge(t)
+	}
+	for labels, t := range folded {
+		snap.Cost[labels] = t.money()
 	}
 	for k, w := range anomaly {
 		if !top[k.key] {

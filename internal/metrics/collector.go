@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"context"
+	"errors"
 	"sort"
 	"sync"
 	"time"
@@ -31,6 +32,11 @@ type Options struct {
 	// Budgets are the team and key budgets whose spend, remainder and
 	// month-end forecast are reported (tokenfare_budget_*); nil for none.
 	Budgets *pricing.BudgetPlan
+	// Billing is the billing instant the state's calls are read with
+	// (serve's --billing-time): the blend Config is held against is
+	// worked at it, as blend --state --billing-time works it; nil: each
+	// tariff's own.
+	Billing *tariffs.BillingTime
 }
 
 var (
@@ -81,10 +87,6 @@ type costLabels struct {
 // money is an official cost and a recorded spend.
 type money struct{ official, recorded decimal.Decimal }
 
-func (m *money) add(official, recorded decimal.Decimal) {
-	m.official, m.recorded = m.official.Add(official), m.recorded.Add(recorded)
-}
-
 // Snapshot is the figures of one Update.
 type Snapshot struct {
 	Cost  map[costLabels]*money
@@ -99,7 +101,10 @@ type Snapshot struct {
 }
 
 // Update prices the state's sums at cat and makes them the figures the
-// next scrapes report; now decides the windows and ages.
+// next scrapes report; now decides the windows and ages. On an error
+// the figures of the last Update stay, but for one wrapping ErrNoDrift:
+// then every other figure is updated and the configured prices have no
+// series.
 //
 // The sums are priced once into a book, which the refreshes of s keep up
 // to date (Watch); the whole state is priced again only for a new
@@ -119,14 +124,15 @@ func (c *Collector) Update(s *state.Store, cat *tariffs.Catalog, now time.Time) 
 		return err
 	}
 	if c.opts.Config != "" {
-		if snap.ConfigOff, err = configDrift(context.Background(), c.opts.Config, s, cat, now); err != nil {
+		snap.ConfigOff, err = configDrift(context.Background(), c.opts.Config, s, cat, now, c.opts.Billing)
+		if err != nil && !errors.Is(err, ErrNoDrift) {
 			return err
 		}
 	}
 	c.mu.Lock()
 	c.snap = snap
 	c.mu.Unlock()
-	return nil
+	return err
 }
 
 // windows are the gap's windows, by label, as the instant they start at.
@@ -183,16 +189,6 @@ func sumOf(m map[string]*pricing.ExactSum, k string) *pricing.ExactSum {
 	v := m[k]
 	if v == nil {
 		v = &pricing.ExactSum{}
-		m[k] = v
-	}
-	return v
-}
-
-// gapOf returns m[k], made when missing.
-func gapOf[K comparable](m map[K]*money, k K) *money {
-	v := m[k]
-	if v == nil {
-		v = &money{official: decimal.Zero, recorded: decimal.Zero}
 		m[k] = v
 	}
 	return v

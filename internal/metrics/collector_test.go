@@ -3,6 +3,7 @@ package metrics
 import (
 	"context"
 	"encoding/csv"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -117,7 +118,7 @@ func TestConfigDrift(t *testing.T) {
 	config := filepath.Join(dir, "config.yaml")
 	os.WriteFile(config, []byte("model_list:\n  - model_name: pro\n    litellm_params:\n      model: deepseek/deepseek-v4-pro\n      input_cost_per_token: 1.0e-6\n"), 0o644)
 	now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-	got, err := configDrift(context.Background(), config, s, cat, now)
+	got, err := configDrift(context.Background(), config, s, cat, now, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,4 +253,64 @@ func taggedSample(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// TestConfigDriftNotExact: a state the blend cannot be worked from
+// exactly (its calls read at another billing instant than the collector
+// is told of) reports every other figure and no configured-price series,
+// with an error wrapping ErrNoDrift, rather than a drift from a blend of
+// the tokens alone; told the instant they were read at, it reports the
+// drift, the fee per web search included.
+func TestConfigDriftNotExact(t *testing.T) {
+	cat, ps := tariffs.Load("")
+	if errs := ps.Errors(); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	dir := t.TempDir()
+	s, err := state.Open(filepath.Join(dir, "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	const sample = "../../testdata/sample/spendlogs-2026-10.csv"
+	feed := state.Feed{Name: sample, Open: func(time.Time) ([]ledger.Source, error) {
+		return []ledger.Source{ledger.FileSource(sample, ledger.Options{})}, nil
+	}}
+	firstToken := tariffs.BillFirstToken
+	if _, err := s.Refresh(context.Background(), cat, pricing.Options{Billing: &firstToken}, []state.Feed{feed}); err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(dir, "config.yaml")
+	os.WriteFile(config, []byte("model_list:\n  - model_name: sonnet\n    litellm_params:\n      model: anthropic/claude-sonnet-4-5-20250929\n"+
+		"      input_cost_per_token: 3.1e-6\n      search_context_cost_per_query:\n        search_context_size_low: 0.012\n"+
+		"        search_context_size_medium: 0.012\n        search_context_size_high: 0.012\n"), 0o644)
+	now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name    string
+		billing *tariffs.BillingTime
+		noDrift bool
+		series  int
+	}{
+		{name: "told the instant the calls were read at", billing: &firstToken, series: 2},
+		{name: "told each tariff's own", noDrift: true, series: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := New(Options{Config: config, Billing: tt.billing})
+			err := c.Update(s, cat, now)
+			if got := errors.Is(err, ErrNoDrift); got != tt.noDrift || (err != nil && !tt.noDrift) {
+				t.Fatalf("Update: %v, want ErrNoDrift %v", err, tt.noDrift)
+			}
+			if len(c.snap.Cost) == 0 {
+				t.Error("no cost series: the other figures must be updated")
+			}
+			if len(c.snap.ConfigOff) != tt.series {
+				t.Errorf("%d configured-price series, want %d: %v", len(c.snap.ConfigOff), tt.series, c.snap.ConfigOff)
+			}
+			if off, ok := c.snap.ConfigOff[configLabels{"sonnet", "litellm_params.search_context_cost_per_query"}]; tt.series > 0 &&
+				(!ok || !off.Equal(decimal.RequireFromString("0.2"))) {
+				t.Errorf("web search fee off %v, want (0.012 - 0.01) / 0.01 = 0.2", off)
+			}
+		})
+	}
 }
