@@ -184,16 +184,6 @@ func tallyOf[K comparable](m map[K]*tally, k K) *tally {
 	return v
 }
 
-// sumOf returns m[k], made when missing.
-func sumOf(m map[string]*pricing.ExactSum, k string) *pricing.ExactSum {
-	v := m[k]
-	if v == nil {
-		v = &pricing.ExactSum{}
-		m[k] = v
-	}
-	return v
-}
-
 // topKeys returns the n key aliases of the highest official cost (ties
 // by name).
 func topKeys(byKey map[string]decimal.Decimal, n int) map[string]bool {
