@@ -98,23 +98,7 @@ func TestCollectorTopKeys(t *testing.T) {
 // state's last 28 days by (configured - blend) / blend; a price the
 // config does not set has no series.
 func TestConfigDrift(t *testing.T) {
-	cat, ps := tariffs.Load("")
-	if errs := ps.Errors(); len(errs) > 0 {
-		t.Fatal(errs)
-	}
-	dir := t.TempDir()
-	s, err := state.Open(filepath.Join(dir, "state.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	const sample = "../../testdata/sample/spendlogs-2026-10.csv"
-	feed := state.Feed{Name: sample, Open: func(time.Time) ([]ledger.Source, error) {
-		return []ledger.Source{ledger.FileSource(sample, ledger.Options{})}, nil
-	}}
-	if _, err := s.Refresh(context.Background(), cat, pricing.Options{}, []state.Feed{feed}); err != nil {
-		t.Fatal(err)
-	}
+	cat, s, dir := sampleState(t)
 	config := filepath.Join(dir, "config.yaml")
 	os.WriteFile(config, []byte("model_list:\n  - model_name: pro\n    litellm_params:\n      model: deepseek/deepseek-v4-pro\n      input_cost_per_token: 1.0e-6\n"), 0o644)
 	now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
@@ -320,23 +304,7 @@ func TestConfigDriftNotExact(t *testing.T) {
 // a now in the same slot (the 28 days' blend is not made at every
 // refresh).
 func TestConfigDriftOnceASlot(t *testing.T) {
-	cat, ps := tariffs.Load("")
-	if errs := ps.Errors(); len(errs) > 0 {
-		t.Fatal(errs)
-	}
-	dir := t.TempDir()
-	s, err := state.Open(filepath.Join(dir, "state.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	const sample = "../../testdata/sample/spendlogs-2026-10.csv"
-	feed := state.Feed{Name: sample, Open: func(time.Time) ([]ledger.Source, error) {
-		return []ledger.Source{ledger.FileSource(sample, ledger.Options{})}, nil
-	}}
-	if _, err := s.Refresh(context.Background(), cat, pricing.Options{}, []state.Feed{feed}); err != nil {
-		t.Fatal(err)
-	}
+	cat, s, dir := sampleState(t)
 	config := filepath.Join(dir, "config.yaml")
 	write := func(price string, mtime time.Time) {
 		t.Helper()
@@ -369,4 +337,28 @@ func TestConfigDriftOnceASlot(t *testing.T) {
 	if got := off(time.Date(2026, 11, 1, 0, 20, 0, 0, time.UTC)); c.drift == made || got.Equal(first) {
 		t.Errorf("a changed config kept the drift (%s, before %s)", got, first)
 	}
+}
+
+// sampleState is a state of the sample's calls, refreshed once at the
+// embedded catalog, in a folder of the test's; closed when the test ends.
+func sampleState(t *testing.T) (*tariffs.Catalog, *state.Store, string) {
+	t.Helper()
+	cat, ps := tariffs.Load("")
+	if errs := ps.Errors(); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	dir := t.TempDir()
+	s, err := state.Open(filepath.Join(dir, "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	const sample = "../../testdata/sample/spendlogs-2026-10.csv"
+	feed := state.Feed{Name: sample, Open: func(time.Time) ([]ledger.Source, error) {
+		return []ledger.Source{ledger.FileSource(sample, ledger.Options{})}, nil
+	}}
+	if _, err := s.Refresh(context.Background(), cat, pricing.Options{}, []state.Feed{feed}); err != nil {
+		t.Fatal(err)
+	}
+	return cat, s, dir
 }
