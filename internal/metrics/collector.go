@@ -3,6 +3,8 @@ package metrics
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
 	"sort"
 	"sync"
 	"time"
@@ -69,6 +71,32 @@ type Collector struct {
 	// store watched (nil until the first Update, and without Watch).
 	book    *book
 	watched *state.Store
+	drift   *drift // the configured prices' drift last made
+}
+
+// drift is the configured prices' drift as made at.
+type drift struct {
+	at  driftAt
+	off map[configLabels]decimal.Decimal
+	err error // nil, or wrapping ErrNoDrift
+}
+
+// driftAt is what the drift is made of, but the sums of the slot now is
+// in: the slot, the catalog, and the config file's size and time.
+type driftAt struct {
+	slot   time.Time
+	cat    *tariffs.Catalog
+	config string
+}
+
+// fileStamp tells a file by its size and modification time ("" when
+// it cannot be read).
+func fileStamp(path string) string {
+	st, err := os.Stat(path)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("%d %d", st.Size(), st.ModTime().UnixNano())
 }
 
 // New returns a Collector with nothing to report until Update.
@@ -124,9 +152,18 @@ func (c *Collector) Update(s *state.Store, cat *tariffs.Catalog, now time.Time) 
 		return err
 	}
 	if c.opts.Config != "" {
-		snap.ConfigOff, err = configDrift(context.Background(), c.opts.Config, s, cat, now, c.opts.Billing)
-		if err != nil && !errors.Is(err, ErrNoDrift) {
-			return err
+		// The 28 days' blend prices every sum of the window: made again
+		// once a slot, or for a new catalog or config file, not at every
+		// refresh.
+		at := driftAt{slot: now.Truncate(state.Grain), cat: cat, config: fileStamp(c.opts.Config)}
+		if c.drift != nil && c.drift.at == at {
+			snap.ConfigOff, err = c.drift.off, c.drift.err
+		} else {
+			snap.ConfigOff, err = configDrift(context.Background(), c.opts.Config, s, cat, now, c.opts.Billing)
+			if err != nil && !errors.Is(err, ErrNoDrift) {
+				return err
+			}
+			c.drift = &drift{at: at, off: snap.ConfigOff, err: err}
 		}
 	}
 	c.mu.Lock()

@@ -98,23 +98,7 @@ func TestCollectorTopKeys(t *testing.T) {
 // state's last 28 days by (configured - blend) / blend; a price the
 // config does not set has no series.
 func TestConfigDrift(t *testing.T) {
-	cat, ps := tariffs.Load("")
-	if errs := ps.Errors(); len(errs) > 0 {
-		t.Fatal(errs)
-	}
-	dir := t.TempDir()
-	s, err := state.Open(filepath.Join(dir, "state.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	const sample = "../../testdata/sample/spendlogs-2026-10.csv"
-	feed := state.Feed{Name: sample, Open: func(time.Time) ([]ledger.Source, error) {
-		return []ledger.Source{ledger.FileSource(sample, ledger.Options{})}, nil
-	}}
-	if _, err := s.Refresh(context.Background(), cat, pricing.Options{}, []state.Feed{feed}); err != nil {
-		t.Fatal(err)
-	}
+	cat, s, dir := sampleState(t)
 	config := filepath.Join(dir, "config.yaml")
 	os.WriteFile(config, []byte("model_list:\n  - model_name: pro\n    litellm_params:\n      model: deepseek/deepseek-v4-pro\n      input_cost_per_token: 1.0e-6\n"), 0o644)
 	now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
@@ -313,4 +297,68 @@ func TestConfigDriftNotExact(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestConfigDriftOnceASlot: the configured prices' drift is made again
+// for a now in another slot and for a changed config file, and kept for
+// a now in the same slot (the 28 days' blend is not made at every
+// refresh).
+func TestConfigDriftOnceASlot(t *testing.T) {
+	cat, s, dir := sampleState(t)
+	config := filepath.Join(dir, "config.yaml")
+	write := func(price string, mtime time.Time) {
+		t.Helper()
+		os.WriteFile(config, []byte("model_list:\n  - model_name: pro\n    litellm_params:\n      model: deepseek/deepseek-v4-pro\n      input_cost_per_token: "+price+"\n"), 0o644)
+		os.Chtimes(config, mtime, mtime)
+	}
+	write("1.0e-6", time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC))
+	c := New(Options{Config: config})
+	c.Watch(s)
+	off := func(now time.Time) decimal.Decimal {
+		t.Helper()
+		if err := c.Update(s, cat, now); err != nil {
+			t.Fatal(err)
+		}
+		return c.snap.ConfigOff[configLabels{"pro", "litellm_params.input_cost_per_token"}]
+	}
+	first := off(time.Date(2026, 11, 1, 0, 1, 0, 0, time.UTC))
+	made := c.drift
+	same := off(time.Date(2026, 11, 1, 0, 14, 0, 0, time.UTC))
+	if c.drift != made || !same.Equal(first) {
+		t.Errorf("a now in the same slot made the drift again (%s, first %s)", same, first)
+	}
+	off(time.Date(2026, 11, 1, 0, 15, 0, 0, time.UTC))
+	if c.drift == made {
+		t.Error("a now in the next slot kept the drift")
+	}
+	made = c.drift
+	// The same size, another time: the file is read again.
+	write("2.0e-6", time.Date(2026, 11, 1, 0, 16, 0, 0, time.UTC))
+	if got := off(time.Date(2026, 11, 1, 0, 20, 0, 0, time.UTC)); c.drift == made || got.Equal(first) {
+		t.Errorf("a changed config kept the drift (%s, before %s)", got, first)
+	}
+}
+
+// sampleState is a state of the sample's calls, refreshed once at the
+// embedded catalog, in a folder of the test's; closed when the test ends.
+func sampleState(t *testing.T) (*tariffs.Catalog, *state.Store, string) {
+	t.Helper()
+	cat, ps := tariffs.Load("")
+	if errs := ps.Errors(); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	dir := t.TempDir()
+	s, err := state.Open(filepath.Join(dir, "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	const sample = "../../testdata/sample/spendlogs-2026-10.csv"
+	feed := state.Feed{Name: sample, Open: func(time.Time) ([]ledger.Source, error) {
+		return []ledger.Source{ledger.FileSource(sample, ledger.Options{})}, nil
+	}}
+	if _, err := s.Refresh(context.Background(), cat, pricing.Options{}, []state.Feed{feed}); err != nil {
+		t.Fatal(err)
+	}
+	return cat, s, dir
 }
