@@ -106,7 +106,7 @@ func TestConfigDrift(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prices, err := s.Blend(cat, now.Add(-BlendWindow), now, now)
+	prices, err := s.Blend(cat, now.Add(-BlendWindow), now, now, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

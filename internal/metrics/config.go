@@ -64,31 +64,13 @@ func configDrift(ctx context.Context, path string, s *state.Store, cat *tariffs.
 
 // blendOf returns blend's prices (per-model mode) over the state's calls
 // billed in the BlendWindow before now, each priced at the tariff in
-// force at now: the engine filled from the state's sums as blend --state
-// fills it, read with the same billing instant, so fees per use, tiers
-// and the clamping between off-peak and peak are blend's own. The window's
-// ends are those of the state's slots at or after them. A state that
-// cannot give that blend exactly is an error wrapping ErrNoDrift, not a
-// blend of the slots' tokens alone.
+// force at now, read with the same billing instant (state.Store.Blend).
+// A state that cannot give that blend exactly is an error wrapping
+// ErrNoDrift, not a blend of the slots' tokens alone.
 func blendOf(s *state.Store, cat *tariffs.Catalog, now time.Time, billing *tariffs.BillingTime) (map[*tariffs.Model]*tariffs.Rates, error) {
-	from, until := slotCeil(now.Add(-BlendWindow)), slotCeil(now)
-	opts := pricing.Options{Since: from, Until: until, TariffAt: now, Billing: billing, Dims: []pricing.Dim{pricing.DimModel}}
-	e := pricing.New(cat, opts)
-	err := s.Fill(e, cat, opts, nil)
+	prices, err := s.Blend(cat, now.Add(-BlendWindow), now, now, billing)
 	if errors.Is(err, state.ErrNotKept) || errors.Is(err, pricing.ErrNotExact) {
 		return nil, fmt.Errorf("%w: %w", ErrNoDrift, err)
 	}
-	if err != nil {
-		return nil, err
-	}
-	return e.BlendWindow(from, until, pricing.ModePerModel).Rates(cat), nil
-}
-
-// slotCeil returns t, or the start of the state's next slot when t lies
-// inside one.
-func slotCeil(t time.Time) time.Time {
-	if c := t.Truncate(state.Grain); !c.Equal(t) {
-		return c.Add(state.Grain)
-	}
-	return t
+	return prices, err
 }
