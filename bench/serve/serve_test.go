@@ -112,7 +112,7 @@ func TestBenchServe(t *testing.T) {
 	fmt.Fprintf(&w, "\nRefresh ÷ blend, medians: total CPU (own + server) %.3f (1/%.1f), wall %.3f (1/%.1f). Target: at most 1/20 (0.050).\n\n", rc[1]/bc[1], bc[1]/rc[1], rw[1]/bw[1], bw[1]/rw[1])
 	fmt.Fprintf(&w, "## RSS over a long run\n\n")
 	fmt.Fprintf(&w, "One `serve --interval 1s` process; %d batches of %d rows (a day each, after the day above) inserted one after another, each followed by two refreshes; VmRSS (/proc/PID/status) after them.\n\n", batches, perDay/10)
-	fmt.Fprintf(&w, "Each refresh of a running serve also prices the whole state again for `/metrics`. serve's own CPU over the batch's refreshes (every refresh since the row before: the batch's two, and those while it was loaded; the server's CPU is left out, as the load's inserts share it), per refresh:\n\n")
+	fmt.Fprintf(&w, "Each refresh of a running serve also updates `/metrics` (the sums it committed priced into serve's book of the state, the figures made from the book). serve's own CPU over the batch's refreshes (every refresh since the row before: the batch's two, and those while it was loaded; the server's CPU is left out, as the load's inserts share it), per refresh:\n\n")
 	fmt.Fprintf(&w, "| batch | rows read in all | VmRSS MiB | refreshes | serve CPU s a refresh |\n|---:|---:|---:|---:|---:|\n")
 	for i, p := range rss {
 		if i == 0 {
