@@ -41,7 +41,7 @@ type Pricer struct {
 	coster pricing.Coster
 }
 
-// Price is Price.
+// Price prices the sums of k at cat, as the package's Price does.
 func (pr *Pricer) Price(cat *tariffs.Catalog, k *Key, s *Sums) Priced {
 	m := cat.Model(k.Model)
 	if m == nil {
