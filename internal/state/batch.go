@@ -23,8 +23,8 @@ type Batch struct {
 	since   time.Time // calls billed before it were counted by an earlier refresh
 	sums    map[Key]*batchSums
 	ids     map[string]copies // identities of this batch
-	newest  int64            // the newest billing instant of the batch (Unix ns)
-	pruneAt int              // size of ids at which remember drops old identities
+	newest  int64             // the newest billing instant of the batch (Unix ns)
+	pruneAt int               // size of ids at which remember drops old identities
 	rows    pricing.Rows
 	tx      *bolt.Tx // read-only, for the identities already stored
 	// lastSeen is the latest start (Unix ns) of the identities stored:
