@@ -30,7 +30,14 @@ func TestWriteAlignedAsTabwriter(t *testing.T) {
 			}
 			tw.Flush()
 			var got bytes.Buffer
-			err := writeAligned(&got, len(tc.rows)-1, func(i int, dst []string) []string { return append(dst, tc.rows[i+1]...) })
+			err := writeAligned(&got, func(yield func([]string) error) error {
+				for _, r := range tc.rows {
+					if err := yield(r); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
 			if err != nil {
 				t.Fatal(err)
 			}
