@@ -91,6 +91,21 @@ func (t *bucketTable) grow() {
 	t.reindex(2 * len(t.slots))
 }
 
+// reserve makes the index room for n buckets, so that it does not grow
+// until there are more.
+func (t *bucketTable) reserve(n int) {
+	size := 64
+	for size < 2*n {
+		size *= 2
+	}
+	if size > len(t.slots) {
+		if len(t.slots) == 0 {
+			t.seed = maphash.MakeSeed()
+		}
+		t.reindex(size)
+	}
+}
+
 // reindex makes an index of n slots for the listed buckets.
 func (t *bucketTable) reindex(n int) {
 	t.slots = make([]hashedBucket, n)

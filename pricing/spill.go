@@ -139,6 +139,9 @@ func (e *Engine) liveBuckets() []*bucket {
 func (e *Engine) collapse() {
 	old := e.buckets.all()
 	e.buckets = bucketTable{}
+	// Room for the buckets to the next spill, made once rather than by
+	// doubling from the first.
+	e.buckets.reserve(e.maxGroups + e.collapsed + 1)
 	for _, b := range old {
 		k := b.k
 		k.group, k.served, k.holder, k.slot, k.collapsed = "", "", holder{}, 0, true
