@@ -29,7 +29,10 @@ type Batch struct {
 	pruneAt int              // size of seen at which remember drops old identities
 	rows    pricing.Rows
 	tx      *bolt.Tx // read-only, for the identities already stored
-	late    int64
+	// lastSeen is the latest start (Unix ns) of the identities stored:
+	// a call started after it was never stored.
+	lastSeen uint64
+	late     int64
 	// overlaps are the identities of this batch another source gave
 	// first, keyed as overlapKey.
 	overlaps map[string]int64
@@ -55,6 +58,9 @@ func (s *Store) Begin(name string) (*Batch, error) {
 		return nil, err
 	}
 	b := &Batch{store: s, source: src, sums: map[Key]*Sums{}, seen: map[string]int64{}, occ: map[string]int64{}, tx: tx}
+	if k, _ := tx.Bucket(bucketSeen).Cursor().Last(); k != nil {
+		b.lastSeen = beUint64(k)
+	}
 	if !src.Watermark.IsZero() {
 		b.since = src.Watermark.Add(-Overlap)
 	}
@@ -97,12 +103,12 @@ func (b *Batch) Observe(c *ledger.Call, pc *pricing.PricedCall) error {
 		o = pricing.Outside // cannot be told from a call counted before
 	case c.Identity != "":
 		id := string(seenKey(c))
-		stored := b.stored(id)
+		stored, other := b.lookup(id)
 		if o == pricing.Outside && stored == 0 {
 			b.rows.Count(o)
 			return nil
 		}
-		if stored == 0 && b.other(id) {
+		if other {
 			o = b.overlap(id, pc.At.UnixNano())
 			break
 		}
@@ -210,21 +216,22 @@ func (b *Batch) overlap(id string, ns int64) pricing.Outcome {
 	return pricing.Overlap
 }
 
-// other reports whether another source gave identity id in an earlier
-// refresh.
-func (b *Batch) other(id string) bool {
-	v := b.tx.Bucket(bucketSeen).Get([]byte(id))
-	return len(v) >= 8 && string(v[8:]) != b.source.Name
-}
-
-// stored returns how many copies of identity id this source gave in
-// earlier refreshes (0 when none, or another source's).
-func (b *Batch) stored(id string) int64 {
-	v := b.tx.Bucket(bucketSeen).Get([]byte(id))
-	if len(v) < 8 || string(v[8:]) != b.source.Name {
-		return 0
+// lookup returns how many copies of identity id this source gave in
+// earlier refreshes (0 when none), or other true when another source gave
+// it. A call started after every stored identity's start is not looked
+// up: the stored identities are in order of start.
+func (b *Batch) lookup(id string) (stored int64, other bool) {
+	if beUint64([]byte(id)) > b.lastSeen {
+		return 0, false
 	}
-	return int64(binary.BigEndian.Uint64(v))
+	v := b.tx.Bucket(bucketSeen).Get([]byte(id))
+	if len(v) < 8 {
+		return 0, false
+	}
+	if string(v[8:]) != b.source.Name {
+		return 0, true
+	}
+	return int64(binary.BigEndian.Uint64(v)), false
 }
 
 // keepSeen is how many identities a batch holds before it drops those no
@@ -266,7 +273,8 @@ func (b *Batch) Commit(rejected int64) (Source, error) {
 	ids := map[string][]byte{}
 	for id, at := range b.seen {
 		if at >= limit {
-			n := max(b.occ[id], b.stored(id))
+			stored, _ := b.lookup(id)
+			n := max(b.occ[id], stored)
 			ids[id] = append(binary.BigEndian.AppendUint64(nil, uint64(n)), b.source.Name...)
 		}
 	}
@@ -289,12 +297,17 @@ func (b *Batch) Commit(rejected int64) (Source, error) {
 		sums := tx.Bucket(bucketSums)
 		keys := make([][]byte, 0, len(b.sums))
 		byKey := make(map[string]*Sums, len(b.sums))
+		var first, last time.Time // the batch's span
 		for k, s := range b.sums {
+			first, last = widen(first, last, k.Slot)
 			key := encodeKey(&k)
 			keys = append(keys, key)
 			byKey[string(key)] = s
 		}
 		slices.SortFunc(keys, bytes.Compare)
+		if err := putSpan(tx, first, last); err != nil {
+			return err
+		}
 		for _, key := range keys {
 			s := byKey[string(key)]
 			if v := sums.Get(key); v != nil {

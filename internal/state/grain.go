@@ -1,8 +1,11 @@
 package state
 
 import (
+	"encoding/binary"
 	"fmt"
 	"time"
+
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/tokenfare/tokenfare/tariffs"
 )
@@ -54,16 +57,83 @@ func OffGrains(cat *tariffs.Catalog, from, until, tariffAt time.Time) []OffGrain
 }
 
 // Span returns the first and last slot the state holds calls in; both
-// zero when it holds none.
+// zero when it holds none. Each commit keeps them in the file, so that
+// Span reads one record, not every key; a state written before they were
+// kept is looked over whole.
 func (s *Store) Span() (first, last time.Time, err error) {
-	err = s.Each(func(k *Key, _ *Sums) error {
-		if first.IsZero() || k.Slot.Before(first) {
-			first = k.Slot
+	var ok bool
+	err = s.db.View(func(tx *bolt.Tx) error {
+		first, last, ok = storedSpan(tx)
+		if ok {
+			return nil
 		}
-		if k.Slot.After(last) {
-			last = k.Slot
+		first, last, err = scanSpan(tx)
+		return err
+	})
+	return first, last, err
+}
+
+var spanRecord = []byte("span")
+
+// storedSpan returns the span a commit kept; ok false when none was.
+func storedSpan(tx *bolt.Tx) (first, last time.Time, ok bool) {
+	v := tx.Bucket(bucketMeta).Get(spanRecord)
+	if len(v) != 16 {
+		return first, last, false
+	}
+	return unixOrZero(int64(binary.BigEndian.Uint64(v))), unixOrZero(int64(binary.BigEndian.Uint64(v[8:]))), true
+}
+
+func unixOrZero(sec int64) time.Time {
+	if sec == 0 {
+		return time.Time{}
+	}
+	return time.Unix(sec, 0).UTC()
+}
+
+// scanSpan finds the span over every key of the state.
+func scanSpan(tx *bolt.Tx) (first, last time.Time, err error) {
+	err = tx.Bucket(bucketSums).ForEach(func(k, _ []byte) error {
+		var key Key
+		if err := decodeKey(k, &key); err != nil {
+			return err
 		}
+		first, last = widen(first, last, key.Slot)
 		return nil
 	})
 	return first, last, err
+}
+
+// widen returns the span first..last widened to hold slot.
+func widen(first, last, slot time.Time) (time.Time, time.Time) {
+	if first.IsZero() || slot.Before(first) {
+		first = slot
+	}
+	if slot.After(last) {
+		last = slot
+	}
+	return first, last
+}
+
+// putSpan keeps the span of the state once a commit's slots, from..to
+// (both zero: none), are added: the stored one (or, in a state written
+// before it was kept, the one found over every key) widened by them.
+func putSpan(tx *bolt.Tx, from, to time.Time) error {
+	first, last, ok := storedSpan(tx)
+	if !ok {
+		var err error
+		if first, last, err = scanSpan(tx); err != nil {
+			return err
+		}
+	}
+	if !from.IsZero() {
+		first, last = widen(first, last, from)
+		first, last = widen(first, last, to)
+	}
+	v := make([]byte, 16)
+	if !first.IsZero() {
+		binary.BigEndian.PutUint64(v, uint64(first.Unix()))
+		binary.BigEndian.PutUint64(v[8:], uint64(last.Unix()))
+	}
+	return tx.Bucket(bucketMeta).Put(spanRecord, v)
 }

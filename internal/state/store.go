@@ -29,6 +29,8 @@ var (
 	bucketSums    = []byte("sums")
 	bucketSeen    = []byte("seen")
 	bucketSources = []byte("sources")
+	// bucketMeta holds records of the whole state (its span).
+	bucketMeta = []byte("meta")
 )
 
 // Key identifies the calls one Sums adds up.
@@ -124,7 +126,7 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("open state %s: %w", path, err)
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketSums, bucketSeen, bucketSources, bucketFiles} {
+		for _, b := range [][]byte{bucketSums, bucketSeen, bucketSources, bucketFiles, bucketMeta} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
