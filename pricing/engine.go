@@ -50,6 +50,9 @@ type Options struct {
 	// groups are read, instead of folding them: memory stays within the
 	// budget however many groups. Reconcile's groups are then streamed
 	// (Reconciliation.EachGroup), not listed, and Close removes the runs.
+	// Only Reconcile reads spilled groups back: an engine that spills is
+	// for a reconciliation alone (chargeback, rollups and blends read the
+	// buckets, whose groupings a spill collapses).
 	SpillDir string
 	// MetaField is the field of the key's metadata (ledger.Call.KeyMeta)
 	// that DimMeta groups by.

@@ -32,6 +32,7 @@ type spillRuns struct {
 	files   []string // the runs, oldest first
 	aliased bool     // a group of a run has a key alias
 	written int      // runs written, for their names
+	removed bool     // Close removed the runs: their groups cannot be read
 }
 
 // maxRuns is how many runs an engine keeps before it merges them into
@@ -175,7 +176,7 @@ func (e *Engine) Close() error {
 		return nil
 	}
 	err := os.RemoveAll(e.runs.dir)
-	e.runs = spillRuns{}
+	e.runs = spillRuns{removed: true}
 	return err
 }
 
@@ -185,6 +186,9 @@ func (e *Engine) Close() error {
 func (e *Engine) streamGroups() func(fn func(*Group) error) error {
 	var c *groupCursor
 	return func(fn func(*Group) error) error {
+		if e.runs.removed {
+			return fmt.Errorf("%w: the engine was closed", ErrSpill)
+		}
 		if c == nil {
 			c = e.groupCursor(e.liveBuckets())
 		}

@@ -4,6 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
 	"slices"
 	"testing"
 	"time"
@@ -113,5 +116,88 @@ func TestRunCutShort(t *testing.T) {
 		if ok || !errors.Is(err, ErrSpill) {
 			t.Fatalf("cut at %d of %d bytes: got %v, %v; want ErrSpill", cut, whole, ok, err)
 		}
+	}
+}
+
+// TestSpilledReconciliationIsTheUnlimitedOne prices random calls (every
+// outcome, duplicates, unknown models) with budgets of buckets that make
+// the engine spill from a few times to hundreds (merging its runs), and
+// checks the groups, totals and explanations against the same calls held
+// in memory; then that Close removes the runs and that the groups cannot
+// be read after.
+func TestSpilledReconciliationIsTheUnlimitedOne(t *testing.T) {
+	cat := testCatalog(t)
+	calls := randomCalls(rand.New(rand.NewPCG(26, 1)), 6000)
+	for i := range calls {
+		calls[i].KeyAlias = "alias-" + calls[i].Key[:2]
+		calls[i].Team = fmt.Sprintf("team-%d", i%7)
+	}
+	for _, tc := range []struct {
+		name     string
+		dims     []Dim
+		budget   int
+		compacts bool // spills more than maxRuns times
+	}{
+		{name: "model, key, day; spilled often", dims: []Dim{DimModel, DimKey, DimDay}, budget: 8, compacts: true},
+		{name: "hour, team; past 64 runs", dims: []Dim{DimHour, DimTeam}, budget: 3, compacts: true},
+		{name: "period, version, key", dims: []Dim{DimPeriod, DimVersion, DimKey}, budget: 20},
+		{name: "no dimensions", dims: nil, budget: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := Options{Dims: tc.dims, Zone: zone(t, "America/New_York")}
+			whole := New(cat, opts)
+			opts.SpillDir, opts.MaxGroups = t.TempDir(), tc.budget
+			spilled := New(cat, opts)
+			for i := range calls {
+				whole.AddPriced(&calls[i])
+				spilled.AddPriced(&calls[i])
+			}
+			if err := spilled.Err(); err != nil {
+				t.Fatal(err)
+			}
+			if len(spilled.runs.files) == 0 {
+				t.Fatal("nothing spilled: the test checks too little")
+			}
+			if tc.compacts && spilled.runs.written <= maxRuns {
+				t.Fatalf("%d runs written: none merged", spilled.runs.written)
+			}
+			want, got := whole.Reconcile(), spilled.Reconcile()
+			var gs []Group
+			if err := got.EachGroup(func(g *Group) error { gs = append(gs, *g); return nil }); err != nil {
+				t.Fatal(err)
+			}
+			if len(gs) != len(want.Groups) {
+				t.Fatalf("%d groups, want %d", len(gs), len(want.Groups))
+			}
+			for i := range gs {
+				if !sameGroup(&gs[i], &want.Groups[i]) {
+					t.Fatalf("group %d:\ngot  %+v\nwant %+v", i, gs[i], want.Groups[i])
+				}
+			}
+			if !got.Totals.Official.Equal(want.Totals.Official) || !got.Totals.Recorded.Equal(want.Totals.Recorded) ||
+				got.Totals.Calls != want.Totals.Calls || got.Rows != want.Rows {
+				t.Errorf("totals: got %+v %+v, want %+v %+v", got.Totals, got.Rows, want.Totals, want.Rows)
+			}
+			if len(got.Explanations) != len(want.Explanations) {
+				t.Fatalf("%d explanations, want %d", len(got.Explanations), len(want.Explanations))
+			}
+			for i, x := range got.Explanations {
+				if w := want.Explanations[i]; x.Kind != w.Kind || x.Model != w.Model || !x.Amount.Equal(w.Amount) || x.Detail != w.Detail {
+					t.Errorf("explanation %d: got %+v, want %+v", i, x, w)
+				}
+			}
+			if got.HasKeyAlias() != want.HasKeyAlias() {
+				t.Errorf("key alias: got %v, want %v", got.HasKeyAlias(), want.HasKeyAlias())
+			}
+			if err := spilled.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if left, _ := os.ReadDir(opts.SpillDir); len(left) > 0 {
+				t.Errorf("left after Close: %v", left)
+			}
+			if err := got.EachGroup(func(*Group) error { return nil }); !errors.Is(err, ErrSpill) {
+				t.Errorf("groups read after Close: %v, want ErrSpill", err)
+			}
+		})
 	}
 }
