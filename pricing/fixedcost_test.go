@@ -83,3 +83,43 @@ func TestFixedTotalEqualsCostOf(t *testing.T) {
 		t.Fatalf("only %d of 20000 random cases summed in integers: the test checks too little", fast)
 	}
 }
+
+// TestCosterEqualsCostOf: a Coster gives CostOf's total to the last digit,
+// where the integers fit and where they do not (it falls back), on the
+// same rates again and again (made integers once) and on random ones.
+func TestCosterEqualsCostOf(t *testing.T) {
+	wide := &tariffs.Rates{}
+	wide.Set(tariffs.Input, decimal.RequireFromString("922337203685477580.7"))
+	wide.Set(tariffs.Output, decimal.RequireFromString("0.000000001"))
+	plain := &tariffs.Rates{}
+	plain.Set(tariffs.Input, decimal.RequireFromString("0.28"))
+	plain.Set(tariffs.Output, decimal.RequireFromString("0.42"))
+	var totals Coster
+	rng := rand.New(rand.NewPCG(7, 11))
+	for i := range 5000 {
+		r := plain
+		switch i % 3 {
+		case 1:
+			r = wide
+		case 2:
+			r = &tariffs.Rates{}
+			for u := range tariffs.NumUsage {
+				if rng.IntN(3) > 0 {
+					r.Set(tariffs.Usage(u), decimal.New(rng.Int64N(1<<uint(rng.IntN(48)+1)), -int32(rng.IntN(9))))
+				}
+			}
+		}
+		var q Quantities
+		for u := range q {
+			q[u] = rng.Int64N(1 << uint(rng.IntN(62)+1))
+		}
+		_, want := CostOf(r, &q)
+		if got := totals.Total(r, &q).Decimal(); !got.Equal(want) {
+			t.Fatalf("case %d: Total = %s, CostOf %s (quantities %v)", i, got, want, q)
+		}
+	}
+	// 1,000,000 input at 0.28 per 1M and 500,000 output at 0.42: 0.49, by hand.
+	if got := totals.Total(plain, &Quantities{tariffs.Input: 1_000_000, tariffs.Output: 500_000}).Decimal(); !got.Equal(decimal.RequireFromString("0.49")) {
+		t.Errorf("Total = %s, want 0.49", got)
+	}
+}

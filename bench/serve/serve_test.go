@@ -112,9 +112,16 @@ func TestBenchServe(t *testing.T) {
 	fmt.Fprintf(&w, "\nRefresh ÷ blend, medians: total CPU (own + server) %.3f (1/%.1f), wall %.3f (1/%.1f). Target: at most 1/20 (0.050).\n\n", rc[1]/bc[1], bc[1]/rc[1], rw[1]/bw[1], bw[1]/rw[1])
 	fmt.Fprintf(&w, "## RSS over a long run\n\n")
 	fmt.Fprintf(&w, "One `serve --interval 1s` process; %d batches of %d rows (a day each, after the day above) inserted one after another, each followed by two refreshes; VmRSS (/proc/PID/status) after them.\n\n", batches, perDay/10)
-	fmt.Fprintf(&w, "| batch | rows read in all | VmRSS MiB |\n|---:|---:|---:|\n")
+	fmt.Fprintf(&w, "Each refresh of a running serve also prices the whole state again for `/metrics`. serve's own CPU over the batch's refreshes (every refresh since the row before: the batch's two, and those while it was loaded; the server's CPU is left out, as the load's inserts share it), per refresh:\n\n")
+	fmt.Fprintf(&w, "| batch | rows read in all | VmRSS MiB | refreshes | serve CPU s a refresh |\n|---:|---:|---:|---:|---:|\n")
 	for i, p := range rss {
-		fmt.Fprintf(&w, "| %d | %d | %.1f |\n", i, p.read, float64(p.kib)/1024)
+		if i == 0 {
+			fmt.Fprintf(&w, "| %d | %d | %.1f | %d | - |\n", i, p.read, float64(p.kib)/1024, p.refreshes)
+			continue
+		}
+		n := float64(p.refreshes - rss[i-1].refreshes)
+		fmt.Fprintf(&w, "| %d | %d | %.1f | %d | %.2f |\n", i, p.read, float64(p.kib)/1024, p.refreshes-rss[i-1].refreshes,
+			(p.cpu-rss[i-1].cpu).Seconds()/n)
 	}
 	t.Log("\n" + w.String())
 	if results != "" {
@@ -204,8 +211,10 @@ func copyFile(t *testing.T, from, to string) {
 }
 
 type rssPoint struct {
-	read int64
-	kib  int64
+	read      int64
+	kib       int64
+	refreshes int           // refreshes logged so far
+	cpu       time.Duration // serve's CPU so far (user + system)
 }
 
 // rssRun starts one serve process on a fresh state, and after its first
@@ -273,9 +282,10 @@ func rssRun(t *testing.T, tf, gen string, db *pgtest.DB, state string, first tim
 				kib, _ = strconv.ParseInt(strings.Fields(l)[1], 10, 64)
 			}
 		}
+		cpu := procCPU(t, cmd.Process.Pid)
 		mu.Lock()
 		defer mu.Unlock()
-		return rssPoint{read: read, kib: kib}
+		return rssPoint{read: read, kib: kib, refreshes: refreshed, cpu: cpu}
 	}
 	waitFor(1)
 	out := []rssPoint{point()}
@@ -288,6 +298,18 @@ func rssRun(t *testing.T, tf, gen string, db *pgtest.DB, state string, first tim
 		out = append(out, point())
 	}
 	return out
+}
+
+// procCPU is a live process's own CPU (user + system) from /proc/PID/stat.
+func procCPU(t *testing.T, pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+2:]))
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	sy, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(u+sy) * 10 * time.Millisecond
 }
 
 // postmaster is the database server's main process, read when /proc shows

@@ -96,6 +96,10 @@ func runServe(cmd *cobra.Command, a *app, opts *serveOptions) error {
 	if opts.interval <= 0 || opts.topKeys <= 0 {
 		return usageError(errors.New("--interval and --top-keys must be positive"), "")
 	}
+	if opts.source.strict {
+		return usageError(errors.New("--strict does not apply to serve: a refresh counts rejected rows and goes on"),
+			`alert on tokenfare_calls_total{outcome="rejected"}, or check the files with reconcile --strict`)
+	}
 	eopts, err := opts.source.engineOptions()
 	if err != nil {
 		return err
@@ -120,7 +124,7 @@ func runServe(cmd *cobra.Command, a *app, opts *serveOptions) error {
 		a.defaultDB(&opts.source)
 	}
 	if len(opts.source.calls)+len(opts.source.dbs) > 0 || collector == nil {
-		more, err := a.feeds(&opts.source, eopts)
+		more, err := a.stateFeeds(cmd.Context(), &opts.source, eopts)
 		if err != nil {
 			return err
 		}
@@ -131,6 +135,9 @@ func runServe(cmd *cobra.Command, a *app, opts *serveOptions) error {
 		return usageError(err, "give --state PATH, a file no other tokenfare serve holds")
 	}
 	defer store.Close()
+	if feeds, err = adoptStoredNames(store, feeds); err != nil {
+		return err
+	}
 	log := slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil))
 	if opts.once {
 		if collector != nil {
@@ -148,11 +155,12 @@ func runServe(cmd *cobra.Command, a *app, opts *serveOptions) error {
 	if err != nil {
 		return usageError(fmt.Errorf("--listen: %w", err), "")
 	}
-	mopts := metrics.Options{TopKeys: opts.topKeys, Config: opts.config}
+	mopts := metrics.Options{TopKeys: opts.topKeys, Config: opts.config, Billing: eopts.Billing}
 	if mopts.Budgets, err = readBudgets(opts.budgets); err != nil {
 		return err
 	}
 	col := metrics.New(mopts)
+	col.Watch(store)
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(col)
 	var healthy atomic.Bool
@@ -263,7 +271,9 @@ func (a *app) refresh(ctx context.Context, log *slog.Logger, store *state.Store,
 		}
 		return false
 	}
-	if err := col.Update(store, cat, a.now()); err != nil {
+	if err := col.Update(store, cat, a.now()); errors.Is(err, metrics.ErrNoDrift) {
+		log.Warn("metrics: the configured prices have no series", "error", err.Error())
+	} else if err != nil {
 		log.Error("metrics", "error", err.Error())
 		return false
 	}
@@ -271,9 +281,12 @@ func (a *app) refresh(ctx context.Context, log *slog.Logger, store *state.Store,
 }
 
 // feeds makes one state feed per --calls argument (a glob is expanded at
-// each refresh, so new daily files are read) and per --db.
+// each refresh, so new daily files are read) and per --db. A file feed
+// is named by its absolute path (filePathFeed), a database by its URL
+// without the password: a source given twice, or two ways, is one feed.
 func (a *app) feeds(src *sourceOptions, opts pricing.Options) ([]state.Feed, error) {
 	var out []state.Feed
+	named := map[string]bool{}
 	for _, arg := range src.calls {
 		if arg == "-" {
 			return nil, usageError(errors.New("serve cannot read stdin again at each refresh"), "give --calls FILE or a glob")
@@ -283,17 +296,32 @@ func (a *app) feeds(src *sourceOptions, opts pricing.Options) ([]state.Feed, err
 				return nil, err
 			}
 		}
-		out = append(out, state.Feed{Name: arg, Files: func() ([]string, error) { return callFiles(arg) }})
+		name, err := filePathFeed(arg)
+		if err != nil {
+			return nil, err
+		}
+		if a.firstNaming(named, name) {
+			out = append(out, fileFeed(name, name))
+		}
 	}
 	for _, url := range src.dbs {
 		first, err := a.sources(nil, []string{url}, opts)
 		if err != nil {
 			return nil, err
 		}
+		if named[first[0].Name()] {
+			fmt.Fprintf(a.stderr, "note: %s is given more than once; it is read once\n", first[0].Name())
+			continue
+		}
+		named[first[0].Name()] = true
 		out = append(out, state.Feed{Name: first[0].Name(), Open: func(since time.Time) ([]ledger.Source, error) {
 			o := opts
 			o.Since = since
-			return a.sources(nil, []string{url}, o)
+			sources, err := a.sources(nil, []string{url}, o)
+			if src.strict {
+				sources = strictSources(sources)
+			}
+			return sources, err
 		}})
 	}
 	if len(out) == 0 {

@@ -50,7 +50,7 @@ func TestStateBlend(t *testing.T) {
 		t.Fatal(err)
 	}
 	until := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-	got, err := s.Blend(cat, until.Add(-28*24*time.Hour), until, until)
+	got, err := s.Blend(cat, until.Add(-28*24*time.Hour), until, until, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

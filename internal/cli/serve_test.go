@@ -53,10 +53,16 @@ func freeAddr(t *testing.T) string {
 // stop is called, which returns its exit code.
 func startServe(t *testing.T, args ...string) (addr string, stderr *syncBuffer, stop func() int) {
 	t.Helper()
+	return startServeAt(t, time.Now, args...)
+}
+
+// startServeAt is startServe with the clock now.
+func startServeAt(t *testing.T, now func() time.Time, args ...string) (addr string, stderr *syncBuffer, stop func() int) {
+	t.Helper()
 	addr = freeAddr(t)
 	stderr = &syncBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
-	a := &app{stdin: strings.NewReader(""), stdout: io.Discard, stderr: stderr, now: time.Now}
+	a := &app{stdin: strings.NewReader(""), stdout: io.Discard, stderr: stderr, now: now}
 	done := make(chan int, 1)
 	go func() {
 		done <- runContext(ctx, a, append([]string{"serve", "--listen", addr, "--interval", "1s"}, args...))

@@ -133,12 +133,12 @@ func runError(err error) error {
 		rej *run.RejectedError
 	)
 	switch {
+	case errors.As(err, &rej): // first: a refresh's reader ends with it (a *run.ReadError)
+		return usageError(fmt.Errorf("read calls: %v", rej.Rejection), "fix the row, or drop --strict to count rejected rows and go on")
 	case errors.As(err, &re):
 		return sourceError(re.Err)
 	case errors.As(err, &de):
 		return dbError(de.Err)
-	case errors.As(err, &rej):
-		return usageError(fmt.Errorf("read calls: %v", rej.Rejection), "fix the row, or drop --strict to count rejected rows and go on")
 	case errors.Is(err, pricing.ErrTokenSum):
 		return usageError(err, "the input holds implausible token counts; check the rows near the one named")
 	}

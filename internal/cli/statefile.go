@@ -45,8 +45,13 @@ func (a *app) openState(ctx context.Context, src *sourceOptions, path string, re
 	a.defaultDB(src)
 	var feeds []state.Feed
 	if len(src.calls) > 0 || len(src.dbs) > 0 {
-		if feeds, err = a.feeds(src, ropts); err != nil {
+		if feeds, err = a.stateFeeds(ctx, src, ropts); err != nil {
 			return nil, err
+		}
+	}
+	if src.strict {
+		if err := checkRows(ctx, src.calls); err != nil {
+			return nil, runError(err)
 		}
 	}
 	if _, err := os.Stat(path); len(feeds) == 0 && err != nil {
@@ -61,6 +66,9 @@ func (a *app) openState(ctx context.Context, src *sourceOptions, path string, re
 		return nil, usageError(err, "give --state PATH, a state file tokenfare can create or open")
 	}
 	before, err := store.Sources()
+	if err == nil {
+		feeds, err = adoptStoredNames(store, feeds)
+	}
 	if err != nil {
 		store.Close()
 		return nil, err
@@ -75,6 +83,9 @@ func (a *app) openState(ctx context.Context, src *sourceOptions, path string, re
 		}
 		fmt.Fprintf(a.stderr, "state %s: %s: %d row(s) read, newest call billed %s%s\n",
 			path, s.Name, read, s.Watermark.Format(time.RFC3339), lateNote(late))
+	}
+	if err == nil && src.strict {
+		err = rejectedSince(before, sources)
 	}
 	if err != nil {
 		store.Close()

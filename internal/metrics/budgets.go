@@ -24,24 +24,59 @@ var (
 )
 
 // budgetMonth is this month's official cost by team, by key (its hash
-// and alias) and by set of request tags, the targets a budget names.
+// and alias) and by set of request tags, the targets a budget names:
+// summed exactly in integers (add), then made decimals once (done).
 type budgetMonth struct {
 	team map[string]decimal.Decimal
 	key  map[keyNames]decimal.Decimal
 	tags map[string]decimal.Decimal // by ledger.Call.Tags
+
+	sums map[budgetKey]*pricing.ExactSum
 }
 
 // keyNames are the two names a key budget may give a key by.
 type keyNames struct{ hash, alias string }
 
-func newBudgetMonth() *budgetMonth {
-	return &budgetMonth{team: map[string]decimal.Decimal{}, key: map[keyNames]decimal.Decimal{}, tags: map[string]decimal.Decimal{}}
+// budgetKey is what a call's cost counts in: its team, key and tags.
+type budgetKey struct {
+	team string
+	key  keyNames
+	tags string
 }
 
-func (b *budgetMonth) add(team string, key keyNames, tags string, official decimal.Decimal) {
-	b.team[team] = b.team[team].Add(official)
-	b.key[key] = b.key[key].Add(official)
-	b.tags[tags] = b.tags[tags].Add(official)
+func newBudgetMonth() *budgetMonth {
+	return &budgetMonth{team: map[string]decimal.Decimal{}, key: map[keyNames]decimal.Decimal{}, tags: map[string]decimal.Decimal{},
+		sums: map[budgetKey]*pricing.ExactSum{}}
+}
+
+func (b *budgetMonth) add(team string, key keyNames, tags string, official ledger.Amount) {
+	b.sum(team, key, tags).Add(official)
+}
+
+func (b *budgetMonth) merge(team string, key keyNames, tags string, official *pricing.ExactSum) {
+	b.sum(team, key, tags).Merge(official)
+}
+
+func (b *budgetMonth) sum(team string, key keyNames, tags string) *pricing.ExactSum {
+	k := budgetKey{team, key, tags}
+	s := b.sums[k]
+	if s == nil {
+		s = &pricing.ExactSum{}
+		b.sums[k] = s
+	}
+	return s
+}
+
+// done makes the sums decimals by team, key and tags.
+func (b *budgetMonth) done() *budgetMonth {
+	for k, s := range b.sums {
+		v := s.Value()
+		b.team[k.team] = b.team[k.team].Add(v)
+		b.key[k.key] = b.key[k.key].Add(v)
+		b.tags[k.tags] = b.tags[k.tags].Add(v)
+	}
+	b.sums = map[budgetKey]*pricing.ExactSum{}
+	return b
 }
 
 // keySpent is the month's official cost of the keys of that hash or

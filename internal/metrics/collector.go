@@ -2,6 +2,9 @@ package metrics
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"os"
 	"sort"
 	"sync"
 	"time"
@@ -10,6 +13,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/tokenfare/tokenfare/internal/state"
+	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
@@ -30,6 +34,11 @@ type Options struct {
 	// Budgets are the team and key budgets whose spend, remainder and
 	// month-end forecast are reported (tokenfare_budget_*); nil for none.
 	Budgets *pricing.BudgetPlan
+	// Billing is the billing instant the state's calls are read with
+	// (serve's --billing-time): the blend Config is held against is
+	// worked at it, as blend --state --billing-time works it; nil: each
+	// tariff's own.
+	Billing *tariffs.BillingTime
 }
 
 var (
@@ -58,6 +67,36 @@ type Collector struct {
 	opts Options
 	mu   sync.RWMutex
 	snap *Snapshot
+	// book is the state priced, kept up to date by the commits of the
+	// store watched (nil until the first Update, and without Watch).
+	book    *book
+	watched *state.Store
+	drift   *drift // the configured prices' drift last made
+}
+
+// drift is the configured prices' drift as made at.
+type drift struct {
+	at  driftAt
+	off map[configLabels]decimal.Decimal
+	err error // nil, or wrapping ErrNoDrift
+}
+
+// driftAt is what the drift is made of, but the sums of the slot now is
+// in: the slot, the catalog, and the config file's size and time.
+type driftAt struct {
+	slot   time.Time
+	cat    *tariffs.Catalog
+	config string
+}
+
+// fileStamp tells a file by its size and modification time ("" when
+// it cannot be read).
+func fileStamp(path string) string {
+	st, err := os.Stat(path)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("%d %d", st.Size(), st.ModTime().UnixNano())
 }
 
 // New returns a Collector with nothing to report until Update.
@@ -76,10 +115,6 @@ type costLabels struct {
 // money is an official cost and a recorded spend.
 type money struct{ official, recorded decimal.Decimal }
 
-func (m *money) add(official, recorded decimal.Decimal) {
-	m.official, m.recorded = m.official.Add(official), m.recorded.Add(recorded)
-}
-
 // Snapshot is the figures of one Update.
 type Snapshot struct {
 	Cost  map[costLabels]*money
@@ -94,21 +129,47 @@ type Snapshot struct {
 }
 
 // Update prices the state's sums at cat and makes them the figures the
-// next scrapes report; now decides the windows and ages.
+// next scrapes report; now decides the windows and ages. On an error
+// the figures of the last Update stay, but for one wrapping ErrNoDrift:
+// then every other figure is updated and the configured prices have no
+// series.
+//
+// The sums are priced once into a book, which the refreshes of s keep up
+// to date (Watch); the whole state is priced again only for a new
+// catalog, or a now before the book's horizon.
 func (c *Collector) Update(s *state.Store, cat *tariffs.Catalog, now time.Time) error {
-	snap, err := build(s, cat, now.UTC(), c.opts)
+	now = now.UTC()
+	if c.watched != s || c.book == nil || c.book.cat != cat || !c.book.fold(horizon(now)) {
+		b := newBook(cat)
+		if err := s.Each(b.add); err != nil {
+			return err
+		}
+		b.fold(horizon(now))
+		c.book = b
+	}
+	snap, err := c.book.snapshot(s, now, c.opts)
 	if err != nil {
 		return err
 	}
 	if c.opts.Config != "" {
-		if snap.ConfigOff, err = configDrift(context.Background(), c.opts.Config, s, cat, now.UTC()); err != nil {
-			return err
+		// The 28 days' blend prices every sum of the window: made again
+		// once a slot, or for a new catalog or config file, not at every
+		// refresh.
+		at := driftAt{slot: now.Truncate(state.Grain), cat: cat, config: fileStamp(c.opts.Config)}
+		if c.drift != nil && c.drift.at == at {
+			snap.ConfigOff, err = c.drift.off, c.drift.err
+		} else {
+			snap.ConfigOff, err = configDrift(context.Background(), c.opts.Config, s, cat, now, c.opts.Billing)
+			if err != nil && !errors.Is(err, ErrNoDrift) {
+				return err
+			}
+			c.drift = &drift{at: at, off: snap.ConfigOff, err: err}
 		}
 	}
 	c.mu.Lock()
 	c.snap = snap
 	c.mu.Unlock()
-	return nil
+	return err
 }
 
 // windows are the gap's windows, by label, as the instant they start at.
@@ -120,97 +181,41 @@ func windows(now time.Time) map[string]time.Time {
 	}
 }
 
-func build(s *state.Store, cat *tariffs.Catalog, now time.Time, opts Options) (*Snapshot, error) {
-	type row struct {
-		labels             costLabels
-		official, recorded decimal.Decimal
-		week               int // anomalySlot of the row's slot
-	}
-	var rows []row
-	snap := &Snapshot{Cost: map[costLabels]*money{}, Calls: map[string]int64{}, Gap: map[string]*money{},
-		Peak: map[string]*money{}, Age: map[string]time.Duration{}}
-	byKey := map[string]decimal.Decimal{}
-	wins := windows(now)
-	month := wins["month"]
-	bm := newBudgetMonth()
-	err := s.Each(func(k *state.Key, sums *state.Sums) error {
-		if k.Outcome == pricing.Overlap {
-			return nil // rows another source gave too: counted there
+// Watch has the collector's book take in what each refresh of s commits,
+// from the next Update on. Call it once, before the first refresh; the
+// refreshes and Update must run in one goroutine.
+func (c *Collector) Watch(s *state.Store) {
+	c.watched, c.book = s, nil
+	s.OnCommit(func(k *state.Key, sums *state.Sums) error {
+		if c.book == nil {
+			return nil // the first Update prices the whole state
 		}
-		p := state.Price(cat, k, sums)
-		l := costLabels{provider: "unknown", model: k.Model, key: k.KeyAlias, team: k.Team}
-		if p.Model != nil {
-			l.provider, l.model, l.currency = p.Model.Provider.Name, p.Model.ID, p.Model.Provider.Currency
-		}
-		rows = append(rows, row{labels: l, official: p.Official, recorded: sums.Recorded, week: anomalySlot(k.Slot, now)})
-		byKey[k.KeyAlias] = byKey[k.KeyAlias].Add(p.Official)
-		if !p.OK {
-			return nil
-		}
-		end := k.Slot.Add(state.Grain)
-		for w, from := range wins {
-			if end.After(from) && !k.Slot.After(now) {
-				gapOf(snap.Gap, w).add(p.Official, sums.Recorded)
-			}
-		}
-		if !k.Slot.Before(month) && !k.Slot.After(now) {
-			bm.add(k.Team, keyNames{k.KeyHash, k.KeyAlias}, k.Tags, p.Official)
-		}
-		if !k.Slot.Before(month) {
-			peak := decimal.Zero
-			if !p.Default {
-				peak = p.Official
-			}
-			gapOf(snap.Peak, l.model).add(p.Official, peak)
-		}
-		return nil
+		return c.book.add(k, sums)
 	})
-	if err != nil {
-		return nil, err
-	}
-	top := topKeys(byKey, opts.TopKeys)
-	snap.Anomaly = map[anomalyKey]*weeks{}
-	for _, r := range rows {
-		if !top[r.labels.key] {
-			r.labels.key = Other
-		}
-		gapOf(snap.Cost, r.labels).add(r.official, r.recorded)
-		if r.week >= 0 && r.labels.currency != "" {
-			k := anomalyKey{r.labels.model, r.labels.key}
-			w := snap.Anomaly[k]
-			if w == nil {
-				w = &weeks{}
-				snap.Anomaly[k] = w
-			}
-			w[r.week] = w[r.week].Add(r.official)
-		}
-	}
-	if opts.Budgets != nil {
-		snap.Budgets = budgetLines(opts.Budgets, bm, now)
-	}
-	sources, err := s.Sources()
-	if err != nil {
-		return nil, err
-	}
-	for _, src := range sources {
-		r := src.Rows
-		for o, n := range map[string]int64{pricing.Priced.String(): r.Priced, pricing.Unpriced.String(): r.Unpriced,
-			pricing.Retired.String(): r.Retired, pricing.Failed.String(): r.Failed, pricing.CacheHit.String(): r.CacheHit,
-			pricing.Duplicate.String(): r.Duplicate, "rejected": r.Rejected} {
-			snap.Calls[o] += n
-		}
-		if !src.Watermark.IsZero() {
-			snap.Age[src.Name] = now.Sub(src.Watermark)
-		}
-	}
-	return snap, nil
 }
 
-// gapOf returns m[k], made when missing.
-func gapOf[K comparable](m map[K]*money, k K) *money {
+// tally is money summed exactly in integers (pricing.ExactSum).
+type tally struct{ official, recorded pricing.ExactSum }
+
+func (t *tally) add(official, recorded ledger.Amount) {
+	t.official.Add(official)
+	t.recorded.Add(recorded)
+}
+
+func (t *tally) merge(o *tally) {
+	t.official.Merge(&o.official)
+	t.recorded.Merge(&o.recorded)
+}
+
+func (t *tally) money() *money {
+	return &money{official: t.official.Value(), recorded: t.recorded.Value()}
+}
+
+// tallyOf returns m[k], made when missing.
+func tallyOf[K comparable](m map[K]*tally, k K) *tally {
 	v := m[k]
 	if v == nil {
-		v = &money{official: decimal.Zero, recorded: decimal.Zero}
+		v = &tally{}
 		m[k] = v
 	}
 	return v

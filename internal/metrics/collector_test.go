@@ -3,6 +3,7 @@ package metrics
 import (
 	"context"
 	"encoding/csv"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -97,31 +98,15 @@ func TestCollectorTopKeys(t *testing.T) {
 // state's last 28 days by (configured - blend) / blend; a price the
 // config does not set has no series.
 func TestConfigDrift(t *testing.T) {
-	cat, ps := tariffs.Load("")
-	if errs := ps.Errors(); len(errs) > 0 {
-		t.Fatal(errs)
-	}
-	dir := t.TempDir()
-	s, err := state.Open(filepath.Join(dir, "state.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	const sample = "../../testdata/sample/spendlogs-2026-10.csv"
-	feed := state.Feed{Name: sample, Open: func(time.Time) ([]ledger.Source, error) {
-		return []ledger.Source{ledger.FileSource(sample, ledger.Options{})}, nil
-	}}
-	if _, err := s.Refresh(context.Background(), cat, pricing.Options{}, []state.Feed{feed}); err != nil {
-		t.Fatal(err)
-	}
+	cat, s, dir := sampleState(t)
 	config := filepath.Join(dir, "config.yaml")
 	os.WriteFile(config, []byte("model_list:\n  - model_name: pro\n    litellm_params:\n      model: deepseek/deepseek-v4-pro\n      input_cost_per_token: 1.0e-6\n"), 0o644)
 	now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-	got, err := configDrift(context.Background(), config, s, cat, now)
+	got, err := configDrift(context.Background(), config, s, cat, now, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	prices, err := s.Blend(cat, now.Add(-BlendWindow), now, now)
+	prices, err := s.Blend(cat, now.Add(-BlendWindow), now, now, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,12 +129,12 @@ func TestBudgetLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := newBudgetMonth()
-	m.add("search", keyNames{"h1", "bot-1"}, "", decimal.RequireFromString("12.5"))
-	m.add("search", keyNames{"h2", "bot-2"}, "campaign", decimal.RequireFromString("2.5"))
-	m.add("other", keyNames{"h3", ""}, "alpha\x1fcampaign", decimal.RequireFromString("1"))             // campaign's half: 0.5
-	m.add("other", keyNames{"h3", ""}, "campaign\x1fzeta", decimal.RequireFromString("0.000000000003")) // zeta 1e-12, campaign first: 2e-12
+	m.add("search", keyNames{"h1", "bot-1"}, "", ledger.AmountOf(decimal.RequireFromString("12.5")))
+	m.add("search", keyNames{"h2", "bot-2"}, "campaign", ledger.AmountOf(decimal.RequireFromString("2.5")))
+	m.add("other", keyNames{"h3", ""}, "alpha\x1fcampaign", ledger.AmountOf(decimal.RequireFromString("1")))             // campaign's half: 0.5
+	m.add("other", keyNames{"h3", ""}, "campaign\x1fzeta", ledger.AmountOf(decimal.RequireFromString("0.000000000003"))) // zeta 1e-12, campaign first: 2e-12
 	// 2026-11-10T12:00Z: 9.5 of November's 30 days gone.
-	lines := budgetLines(plan, m, time.Date(2026, 11, 10, 12, 0, 0, 0, time.UTC))
+	lines := budgetLines(plan, m.done(), time.Date(2026, 11, 10, 12, 0, 0, 0, time.UTC))
 	want := []struct{ kind, name, spent, remaining, projected string }{
 		{"team", "search", "15", "85", "47.368421"},                         // 15 × 30 / 9.5 = 47.3684210…
 		{"key", "bot-1", "12.5", "-2.5", "39.473684"},                       // 12.5 × 30 / 9.5 = 39.4736842…
@@ -208,10 +193,11 @@ func TestBudgetsFromState(t *testing.T) {
 	}
 	want := month.Budgets(plan)
 	// Serve's month to the last slot of October.
-	snap, err := build(s, cat, time.Date(2026, 10, 31, 23, 59, 0, 0, time.UTC), Options{TopKeys: 20, Budgets: plan})
-	if err != nil {
+	c := New(Options{TopKeys: 20, Budgets: plan})
+	if err := c.Update(s, cat, time.Date(2026, 10, 31, 23, 59, 0, 0, time.UTC)); err != nil {
 		t.Fatal(err)
 	}
+	snap := c.snap
 	if len(snap.Budgets) != len(want) {
 		t.Fatalf("%d budget lines, want %d", len(snap.Budgets), len(want))
 	}
@@ -251,4 +237,128 @@ func taggedSample(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// TestConfigDriftNotExact: a state the blend cannot be worked from
+// exactly (its calls read at another billing instant than the collector
+// is told of) reports every other figure and no configured-price series,
+// with an error wrapping ErrNoDrift, rather than a drift from a blend of
+// the tokens alone; told the instant they were read at, it reports the
+// drift, the fee per web search included.
+func TestConfigDriftNotExact(t *testing.T) {
+	cat, ps := tariffs.Load("")
+	if errs := ps.Errors(); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	dir := t.TempDir()
+	s, err := state.Open(filepath.Join(dir, "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	const sample = "../../testdata/sample/spendlogs-2026-10.csv"
+	feed := state.Feed{Name: sample, Open: func(time.Time) ([]ledger.Source, error) {
+		return []ledger.Source{ledger.FileSource(sample, ledger.Options{})}, nil
+	}}
+	firstToken := tariffs.BillFirstToken
+	if _, err := s.Refresh(context.Background(), cat, pricing.Options{Billing: &firstToken}, []state.Feed{feed}); err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(dir, "config.yaml")
+	os.WriteFile(config, []byte("model_list:\n  - model_name: sonnet\n    litellm_params:\n      model: anthropic/claude-sonnet-4-5-20250929\n"+
+		"      input_cost_per_token: 3.1e-6\n      search_context_cost_per_query:\n        search_context_size_low: 0.012\n"+
+		"        search_context_size_medium: 0.012\n        search_context_size_high: 0.012\n"), 0o644)
+	now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name    string
+		billing *tariffs.BillingTime
+		noDrift bool
+		series  int
+	}{
+		{name: "told the instant the calls were read at", billing: &firstToken, series: 2},
+		{name: "told each tariff's own", noDrift: true, series: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := New(Options{Config: config, Billing: tt.billing})
+			err := c.Update(s, cat, now)
+			if got := errors.Is(err, ErrNoDrift); got != tt.noDrift || (err != nil && !tt.noDrift) {
+				t.Fatalf("Update: %v, want ErrNoDrift %v", err, tt.noDrift)
+			}
+			if len(c.snap.Cost) == 0 {
+				t.Error("no cost series: the other figures must be updated")
+			}
+			if len(c.snap.ConfigOff) != tt.series {
+				t.Errorf("%d configured-price series, want %d: %v", len(c.snap.ConfigOff), tt.series, c.snap.ConfigOff)
+			}
+			if off, ok := c.snap.ConfigOff[configLabels{"sonnet", "litellm_params.search_context_cost_per_query"}]; tt.series > 0 &&
+				(!ok || !off.Equal(decimal.RequireFromString("0.2"))) {
+				t.Errorf("web search fee off %v, want (0.012 - 0.01) / 0.01 = 0.2", off)
+			}
+		})
+	}
+}
+
+// TestConfigDriftOnceASlot: the configured prices' drift is made again
+// for a now in another slot and for a changed config file, and kept for
+// a now in the same slot (the 28 days' blend is not made at every
+// refresh).
+func TestConfigDriftOnceASlot(t *testing.T) {
+	cat, s, dir := sampleState(t)
+	config := filepath.Join(dir, "config.yaml")
+	write := func(price string, mtime time.Time) {
+		t.Helper()
+		os.WriteFile(config, []byte("model_list:\n  - model_name: pro\n    litellm_params:\n      model: deepseek/deepseek-v4-pro\n      input_cost_per_token: "+price+"\n"), 0o644)
+		os.Chtimes(config, mtime, mtime)
+	}
+	write("1.0e-6", time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC))
+	c := New(Options{Config: config})
+	c.Watch(s)
+	off := func(now time.Time) decimal.Decimal {
+		t.Helper()
+		if err := c.Update(s, cat, now); err != nil {
+			t.Fatal(err)
+		}
+		return c.snap.ConfigOff[configLabels{"pro", "litellm_params.input_cost_per_token"}]
+	}
+	first := off(time.Date(2026, 11, 1, 0, 1, 0, 0, time.UTC))
+	made := c.drift
+	same := off(time.Date(2026, 11, 1, 0, 14, 0, 0, time.UTC))
+	if c.drift != made || !same.Equal(first) {
+		t.Errorf("a now in the same slot made the drift again (%s, first %s)", same, first)
+	}
+	off(time.Date(2026, 11, 1, 0, 15, 0, 0, time.UTC))
+	if c.drift == made {
+		t.Error("a now in the next slot kept the drift")
+	}
+	made = c.drift
+	// The same size, another time: the file is read again.
+	write("2.0e-6", time.Date(2026, 11, 1, 0, 16, 0, 0, time.UTC))
+	if got := off(time.Date(2026, 11, 1, 0, 20, 0, 0, time.UTC)); c.drift == made || got.Equal(first) {
+		t.Errorf("a changed config kept the drift (%s, before %s)", got, first)
+	}
+}
+
+// sampleState is a state of the sample's calls, refreshed once at the
+// embedded catalog, in a folder of the test's; closed when the test ends.
+func sampleState(t *testing.T) (*tariffs.Catalog, *state.Store, string) {
+	t.Helper()
+	cat, ps := tariffs.Load("")
+	if errs := ps.Errors(); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	dir := t.TempDir()
+	s, err := state.Open(filepath.Join(dir, "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	const sample = "../../testdata/sample/spendlogs-2026-10.csv"
+	feed := state.Feed{Name: sample, Open: func(time.Time) ([]ledger.Source, error) {
+		return []ledger.Source{ledger.FileSource(sample, ledger.Options{})}, nil
+	}}
+	if _, err := s.Refresh(context.Background(), cat, pricing.Options{}, []state.Feed{feed}); err != nil {
+		t.Fatal(err)
+	}
+	return cat, s, dir
 }

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -10,12 +11,21 @@ import (
 
 	"github.com/tokenfare/tokenfare/gateway/litellm"
 	"github.com/tokenfare/tokenfare/internal/state"
+	"github.com/tokenfare/tokenfare/pricing"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
 
 // BlendWindow is the window the configured prices are held against: the
 // 28 days before now, as blend's default.
 const BlendWindow = 28 * 24 * time.Hour
+
+// ErrNoDrift says the configured prices were not held against the blend:
+// the state cannot give blend's figure exactly (a state written before it
+// kept the calls' detail, or a tariff boundary inside a slot with calls
+// on both sides). Update then reports every other figure and no
+// tokenfare_config_price_off_ratio series, rather than a drift from
+// another blend.
+var ErrNoDrift = errors.New("no configured-price drift")
 
 var descConfig = prometheus.NewDesc("tokenfare_config_price_off_ratio",
 	"(configured price - today's blend) / today's blend, per LiteLLM config entry and price key; a price equal to the blend has no series.",
@@ -27,13 +37,14 @@ type configLabels struct{ modelName, field string }
 // configDrift reads the LiteLLM config at path and returns how far each
 // of its prices is from the blend of the state's last BlendWindow at the
 // tariff in force at now, relative to the blend: what blend --write
-// --check compares.
-func configDrift(ctx context.Context, path string, s *state.Store, cat *tariffs.Catalog, now time.Time) (map[configLabels]decimal.Decimal, error) {
+// --check compares. billing is the billing instant the state's calls were
+// read with (nil: each tariff's own).
+func configDrift(ctx context.Context, path string, s *state.Store, cat *tariffs.Catalog, now time.Time, billing *tariffs.BillingTime) (map[configLabels]decimal.Decimal, error) {
 	cfg, _, err := litellm.ReadFile(ctx, path)
 	if err != nil {
 		return nil, fmt.Errorf("read config: %w", err)
 	}
-	prices, err := s.Blend(cat, now.Add(-BlendWindow), now, now)
+	prices, err := blendOf(s, cat, now, billing)
 	if err != nil {
 		return nil, err
 	}
@@ -49,4 +60,17 @@ func configDrift(ctx context.Context, path string, s *state.Store, cat *tariffs.
 		out[configLabels{c.ModelName, c.Field}] = c.OldPrice.Sub(c.NewPrice).Div(c.NewPrice)
 	}
 	return out, nil
+}
+
+// blendOf returns blend's prices (per-model mode) over the state's calls
+// billed in the BlendWindow before now, each priced at the tariff in
+// force at now, read with the same billing instant (state.Store.Blend).
+// A state that cannot give that blend exactly is an error wrapping
+// ErrNoDrift, not a blend of the slots' tokens alone.
+func blendOf(s *state.Store, cat *tariffs.Catalog, now time.Time, billing *tariffs.BillingTime) (map[*tariffs.Model]*tariffs.Rates, error) {
+	prices, err := s.Blend(cat, now.Add(-BlendWindow), now, now, billing)
+	if errors.Is(err, state.ErrNotKept) || errors.Is(err, pricing.ErrNotExact) {
+		return nil, fmt.Errorf("%w: %w", ErrNoDrift, err)
+	}
+	return prices, err
 }

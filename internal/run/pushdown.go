@@ -13,6 +13,15 @@ import (
 	"github.com/tokenfare/tokenfare/tariffs"
 )
 
+// Distinct refuses, with a *DatabaseError, databases among sources that
+// are one database twice (two host names of one server, a primary and
+// its replica), as Run refuses them: for a caller that reads them in
+// runs of their own (a state refreshed source by source), where no run
+// sees them together.
+func Distinct(ctx context.Context, sources []ledger.Source) error {
+	return distinct(ctx, databases(sources))
+}
+
 // distinct refuses, before anything is read, databases that are one
 // database twice (two host names of one server, a primary and its
 // replica): its rows would count twice.

@@ -3,7 +3,6 @@ package state
 import (
 	"bytes"
 	"encoding/binary"
-	"maps"
 	"slices"
 	"time"
 
@@ -22,11 +21,10 @@ type Batch struct {
 	store   *Store
 	source  Source
 	since   time.Time // calls billed before it were counted by an earlier refresh
-	sums    map[Key]*Sums
-	seen    map[string]int64 // identities of this batch → billing instant (Unix ns)
-	occ     map[string]int64 // identities of this batch → copies read
+	sums    map[Key]*batchSums
+	ids     map[string]copies // identities of this batch
 	newest  int64            // the newest billing instant of the batch (Unix ns)
-	pruneAt int              // size of seen at which remember drops old identities
+	pruneAt int              // size of ids at which remember drops old identities
 	rows    pricing.Rows
 	tx      *bolt.Tx // read-only, for the identities already stored
 	// lastSeen is the latest start (Unix ns) of the identities stored:
@@ -57,7 +55,7 @@ func (s *Store) Begin(name string) (*Batch, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Batch{store: s, source: src, sums: map[Key]*Sums{}, seen: map[string]int64{}, occ: map[string]int64{}, tx: tx}
+	b := &Batch{store: s, source: src, sums: map[Key]*batchSums{}, ids: map[string]copies{}, tx: tx}
 	if k, _ := tx.Bucket(bucketSeen).Cursor().Last(); k != nil {
 		b.lastSeen = beUint64(k)
 	}
@@ -112,13 +110,13 @@ func (b *Batch) Observe(c *ledger.Call, pc *pricing.PricedCall) error {
 			o = b.overlap(id, pc.At.UnixNano())
 			break
 		}
-		n, again := b.occ[id]
+		cp, again := b.ids[id]
+		n := cp.n
 		if !again && b.fresh {
 			n = stored // none of the stored copies is read again
 		}
 		n++
-		b.occ[id] = n
-		b.remember(id, pc.At.UnixNano())
+		b.remember(id, copies{n: n, at: pc.At.UnixNano()})
 		switch {
 		case n <= stored || o == pricing.Outside:
 			o = pricing.Outside
@@ -135,7 +133,7 @@ func (b *Batch) Observe(c *ledger.Call, pc *pricing.PricedCall) error {
 	k := b.key(c, pc, o)
 	s := b.sums[k]
 	if s == nil {
-		s = &Sums{}
+		s = &batchSums{}
 		b.sums[k] = s
 	}
 	s.Calls++
@@ -153,7 +151,7 @@ func (b *Batch) Observe(c *ledger.Call, pc *pricing.PricedCall) error {
 	}
 	// A duplicate (the gateway logged the call twice) adds only the spend
 	// it recorded again, as in the engine: that spend is part of the gap.
-	s.Recorded = s.Recorded.Add(c.Recorded.Decimal())
+	s.recorded.Add(c.Recorded)
 	if o != pricing.Duplicate {
 		q := pricing.QuantitiesOf(c.Tokens, c.Tools)
 		s.Qty.Add(&q)
@@ -238,26 +236,40 @@ func (b *Batch) lookup(id string) (stored int64, other bool) {
 // later refresh reads again.
 const keepSeen = 1 << 16
 
-// remember keeps the identity of a call billed at ns, for the next
-// refreshes; only those within Overlap of the newest call (and a day for
-// a call's length) are kept, so that a first sync of millions of rows
-// holds a few hours' identities.
-func (b *Batch) remember(id string, ns int64) {
-	b.newest = max(b.newest, ns)
-	b.seen[id] = ns
-	if len(b.seen) < max(keepSeen, b.pruneAt) {
+// copies is what a batch knows of one identity: the copies of it read
+// (with those the source gave in earlier refreshes, when read again),
+// and the billing instant of the last (Unix ns).
+type copies struct {
+	n  int64
+	at int64
+}
+
+// batchSums are a key's sums in a batch, the recorded spend summed in
+// integers until the commit.
+type batchSums struct {
+	Sums
+	recorded pricing.ExactSum
+}
+
+// remember keeps the copies of an identity, for the next refreshes; only
+// those within Overlap of the newest call (and a day for a call's length)
+// are kept, so that a first sync of millions of rows holds a few hours'
+// identities.
+func (b *Batch) remember(id string, c copies) {
+	b.newest = max(b.newest, c.at)
+	b.ids[id] = c
+	if len(b.ids) < max(keepSeen, b.pruneAt) {
 		return
 	}
 	limit := b.newest - int64(Overlap+24*time.Hour)
-	for k, at := range b.seen {
-		if at < limit {
-			delete(b.seen, k)
-			delete(b.occ, k)
+	for k, c := range b.ids {
+		if c.at < limit {
+			delete(b.ids, k)
 		}
 	}
 	// When the overlap holds more identities than keepSeen, the next
 	// pass waits for as many again: passes stay linear in the calls.
-	b.pruneAt = 2 * len(b.seen)
+	b.pruneAt = 2 * len(b.ids)
 }
 
 // Abort ends the batch without storing anything.
@@ -270,19 +282,20 @@ func (b *Batch) Abort() { b.tx.Rollback() }
 func (b *Batch) Commit(rejected int64) (Source, error) {
 	// The copies of each identity kept, read before the view ends.
 	limit := b.newest - int64(Overlap+24*time.Hour)
-	ids := map[string][]byte{}
-	for id, at := range b.seen {
-		if at >= limit {
+	type seen struct{ id, v []byte }
+	ids := make([]seen, 0, len(b.ids)+len(b.overlaps))
+	for id, c := range b.ids {
+		if c.at >= limit {
 			stored, _ := b.lookup(id)
-			n := max(b.occ[id], stored)
-			ids[id] = append(binary.BigEndian.AppendUint64(nil, uint64(n)), b.source.Name...)
+			ids = append(ids, seen{[]byte(id), append(binary.BigEndian.AppendUint64(nil, uint64(max(c.n, stored))), b.source.Name...)})
 		}
 	}
 	for ok, at := range b.overlaps {
 		if at >= limit {
-			ids[ok] = append(binary.BigEndian.AppendUint64(nil, 1), b.source.Name...)
+			ids = append(ids, seen{[]byte(ok), append(binary.BigEndian.AppendUint64(nil, 1), b.source.Name...)})
 		}
 	}
+	slices.SortFunc(ids, func(x, y seen) int { return bytes.Compare(x.id, y.id) })
 	b.tx.Rollback()
 	b.rows.Read += rejected
 	b.rows.Rejected += rejected
@@ -295,22 +308,34 @@ func (b *Batch) Commit(rejected int64) (Source, error) {
 		// commit, so puts in random order into a large batch move a
 		// growing node's entries at each put (quadratic).
 		sums := tx.Bucket(bucketSums)
-		keys := make([][]byte, 0, len(b.sums))
-		byKey := make(map[string]*Sums, len(b.sums))
+		type put struct {
+			key []byte
+			s   *Sums
+		}
+		puts := make([]put, 0, len(b.sums))
 		var first, last time.Time // the batch's span
 		for k, s := range b.sums {
 			first, last = widen(first, last, k.Slot)
-			key := encodeKey(&k)
-			keys = append(keys, key)
-			byKey[string(key)] = s
+			s.Recorded = s.recorded.Value()
+			puts = append(puts, put{encodeKey(&k), &s.Sums})
 		}
-		slices.SortFunc(keys, bytes.Compare)
+		slices.SortFunc(puts, func(x, y put) int { return bytes.Compare(x.key, y.key) })
+		// A key of a slot after the state's last one is new: only those of
+		// the slots read again (the overlap) are looked up.
+		_, stored, ok := storedSpan(tx)
+		if !ok {
+			stored = time.Unix(1<<62, 0) // no span kept: every key looked up
+		}
 		if err := putSpan(tx, first, last); err != nil {
 			return err
 		}
-		for _, key := range keys {
-			s := byKey[string(key)]
-			if v := sums.Get(key); v != nil {
+		for _, p := range puts {
+			s := p.s
+			var v []byte
+			if !slotOf(p.key).After(stored) {
+				v = sums.Get(p.key)
+			}
+			if v != nil {
 				var old Sums
 				if err := decodeSums(v, &old); err != nil {
 					return err
@@ -318,16 +343,16 @@ func (b *Batch) Commit(rejected int64) (Source, error) {
 				old.add(s)
 				s = &old
 			}
-			if err := sums.Put(key, encodeSums(s)); err != nil {
+			if err := sums.Put(p.key, encodeSums(s)); err != nil {
 				return err
 			}
 			if s.Newest.After(src.Watermark) {
 				src.Watermark = s.Newest
 			}
 		}
-		seen := tx.Bucket(bucketSeen)
-		for _, id := range slices.Sorted(maps.Keys(ids)) {
-			if err := seen.Put([]byte(id), ids[id]); err != nil {
+		seenB := tx.Bucket(bucketSeen)
+		for _, id := range ids {
+			if err := seenB.Put(id.id, id.v); err != nil {
 				return err
 			}
 		}
@@ -341,6 +366,13 @@ func (b *Batch) Commit(rejected int64) (Source, error) {
 		}
 		return prune(tx)
 	})
+	if err == nil && b.store.onCommit != nil {
+		for k, s := range b.sums {
+			if err = b.store.onCommit(&k, &s.Sums); err != nil {
+				break
+			}
+		}
+	}
 	return src, err
 }
 

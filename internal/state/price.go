@@ -12,9 +12,10 @@ import (
 type Priced struct {
 	Model    *tariffs.Model // nil when no tariff knows the model
 	Official decimal.Decimal
-	Period   string // the period the slot is billed in; "" unless priced
-	Default  bool   // Period is the version's default period (off-peak, standard)
-	OK       bool   // the tariff prices the sums
+	Cost     ledger.Amount // Official, as an amount
+	Period   string        // the period the slot is billed in; "" unless priced
+	Default  bool          // Period is the version's default period (off-peak, standard)
+	OK       bool          // the tariff prices the sums
 }
 
 // Repriced reports whether an outcome's sums are priced again from the
@@ -30,11 +31,23 @@ func Repriced(o pricing.Outcome) bool {
 // in the tier its prompt-size class falls in. It equals the sum of the
 // calls' official costs under the package's invariant.
 func Price(cat *tariffs.Catalog, k *Key, s *Sums) Priced {
+	var p Pricer
+	return p.Price(cat, k, s)
+}
+
+// Pricer prices many keys' sums as Price does, each rates' prices made
+// integers once. The zero value is ready; not safe for concurrent use.
+type Pricer struct {
+	coster pricing.Coster
+}
+
+// Price is Price.
+func (pr *Pricer) Price(cat *tariffs.Catalog, k *Key, s *Sums) Priced {
 	m := cat.Model(k.Model)
 	if m == nil {
 		m, _, _ = cat.ResolveOn(k.Host, k.Model)
 	}
-	out := Priced{Model: m, Official: decimal.Zero}
+	out := Priced{Model: m, Official: decimal.Zero, Cost: ledger.NewAmount(0, 0)}
 	if m == nil || !Repriced(k.Outcome) {
 		return out
 	}
@@ -57,7 +70,8 @@ func Price(cat *tariffs.Catalog, k *Key, s *Sums) Priced {
 	case k.Above > 0:
 		tier = mp.TierOf(k.Above + 1)
 	}
-	_, out.Official = pricing.CostOf(mp.RatesAt(q.Period, tier), &s.Qty)
+	out.Cost = pr.coster.Total(mp.RatesAt(q.Period, tier), &s.Qty)
+	out.Official = out.Cost.Decimal()
 	out.Period, out.Default, out.OK = q.PeriodName(), q.Period == 0, true
 	return out
 }

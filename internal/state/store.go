@@ -108,8 +108,16 @@ type Source struct {
 
 // Store is the state file.
 type Store struct {
-	db *bolt.DB
+	db       *bolt.DB
+	onCommit func(*Key, *Sums) error
 }
+
+// OnCommit has fn called, after each refresh's commit, with every key the
+// commit added to and what it added (not the key's new total): what
+// keeps figures made from the sums up to date without reading them all
+// again. fn runs in the goroutine that refreshes; its error is returned
+// by the refresh, the commit being made.
+func (s *Store) OnCommit(fn func(*Key, *Sums) error) { s.onCommit = fn }
 
 // ErrLocked says another process holds the state file: one writer at a
 // time (tokenfare serve, or a batch command with --state).
@@ -133,6 +141,9 @@ func Open(path string) (*Store, error) {
 		}
 		return nil
 	})
+	if err == nil {
+		err = migrate(db)
+	}
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open state %s: %w", path, err)
@@ -203,7 +214,8 @@ func seenKey(c *ledger.Call) []byte {
 // errCorrupt is a record of the file that does not decode.
 var errCorrupt = errors.New("state: corrupt record")
 
-// The file's records: JSON, off the domain types.
+// The earlier format of the sums' records (record.go has today's), and
+// the sources' records: JSON, off the domain types.
 type keyRecord struct {
 	M string `json:"m"`
 	H string `json:"h,omitempty"`
@@ -245,15 +257,7 @@ type sourceRecord struct {
 	Late      int64        `json:"late,omitempty"`
 }
 
-func encodeKey(k *Key) []byte {
-	b, _ := json.Marshal(keyRecord{M: k.Model, H: k.Host, S: k.Slot.Unix(), K: k.KeyAlias, T: k.Team,
-		O: uint8(k.Outcome), V: uint8(k.ServiceTier), R: k.Region, A: k.Above,
-		X: k.Kept, G: string(k.Gateway), L: k.Logged, MG: k.Group, PK: k.PriceKey, HL: k.HostLogged, KH: k.KeyHash, U: k.User, TG: k.Tags,
-		Z: k.Zero, B: uint8(k.Billing), PB: k.Band, F: k.Failure})
-	return b
-}
-
-func decodeKey(b []byte, k *Key) error {
+func decodeKeyJSON(b []byte, k *Key) error {
 	var r keyRecord
 	if err := json.Unmarshal(b, &r); err != nil {
 		return fmt.Errorf("%w: key %q: %v", errCorrupt, b, err)
@@ -265,16 +269,7 @@ func decodeKey(b []byte, k *Key) error {
 	return nil
 }
 
-func encodeSums(s *Sums) []byte {
-	r := sumsRecord{Calls: s.Calls, Qty: s.Qty[:], Recorded: s.Recorded.String(), Newest: s.Newest.UnixNano()}
-	if !s.Oldest.IsZero() {
-		r.Oldest = s.Oldest.UnixNano()
-	}
-	b, _ := json.Marshal(r)
-	return b
-}
-
-func decodeSums(b []byte, s *Sums) error {
+func decodeSumsJSON(b []byte, s *Sums) error {
 	var r sumsRecord
 	if err := json.Unmarshal(b, &r); err != nil {
 		return fmt.Errorf("%w: %v", errCorrupt, err)
