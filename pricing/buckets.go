@@ -91,6 +91,21 @@ func (t *bucketTable) grow() {
 	t.reindex(2 * len(t.slots))
 }
 
+// reserve makes the index room for n buckets, so that it does not grow
+// until there are more.
+func (t *bucketTable) reserve(n int) {
+	size := 64
+	for size < 2*n {
+		size *= 2
+	}
+	if size > len(t.slots) {
+		if len(t.slots) == 0 {
+			t.seed = maphash.MakeSeed()
+		}
+		t.reindex(size)
+	}
+}
+
 // reindex makes an index of n slots for the listed buckets.
 func (t *bucketTable) reindex(n int) {
 	t.slots = make([]hashedBucket, n)
@@ -126,7 +141,7 @@ func (t *bucketTable) hash(k *bucketKey) uint64 {
 		}
 	}
 	flags := uint64(k.period) | uint64(k.tier)<<8 | uint64(k.variant)<<16 | uint64(k.outcome)<<32 |
-		uint64(k.day)<<40 | boolBit(k.zero)<<48 | boolBit(k.noSpend)<<49 | boolBit(k.folded)<<50
+		uint64(k.day)<<40 | boolBit(k.zero)<<48 | boolBit(k.noSpend)<<49 | boolBit(k.folded)<<50 | boolBit(k.collapsed)<<51
 	h ^= uint64(uintptr(unsafe.Pointer(k.model)))*0xBF58476D1CE4E5B9 ^ uint64(uintptr(unsafe.Pointer(k.version)))*0x94D049BB133111EB
 	h ^= uint64(k.slot)*0xD6E8FEB86659FD93 ^ flags*0xA0761D6478BD642F
 	h ^= h >> 31

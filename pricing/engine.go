@@ -44,6 +44,16 @@ type Options struct {
 	// unknown model's name folded into the "(other ...)" values, its
 	// model, version, period and tier kept. Zero means DefaultMaxGroups.
 	MaxGroups int
+	// SpillDir, when set, is the folder under which the engine writes its
+	// groups past its budget of buckets (MaxGroups, then
+	// DefaultSpillBuckets by default), as sorted runs merged back as the
+	// groups are read, instead of folding them: memory stays within the
+	// budget however many groups. Reconcile's groups are then streamed
+	// (Reconciliation.EachGroup), not listed, and Close removes the runs.
+	// Only Reconcile reads spilled groups back: an engine that spills is
+	// for a reconciliation alone (chargeback, rollups and blends read the
+	// buckets, whose groupings a spill collapses).
+	SpillDir string
 	// MetaField is the field of the key's metadata (ledger.Call.KeyMeta)
 	// that DimMeta groups by.
 	MetaField string
@@ -55,6 +65,10 @@ type Options struct {
 const (
 	DefaultMaxNames  = 1 << 16
 	DefaultMaxGroups = 1 << 21
+	// DefaultSpillBuckets is the budget of buckets of an engine that
+	// spills its groups (Options.SpillDir): about 110 MiB of buckets
+	// (docs/scale.md).
+	DefaultSpillBuckets = 1 << 18
 )
 
 // Seen records call identities as 64-bit fingerprints with the call's start
@@ -89,8 +103,11 @@ type bucketKey struct {
 	zero    bool             // the gateway recorded zero spend
 	noSpend bool             // the gateway records no spend at all
 	folded  bool             // groupings folded past the budget of buckets
-	group   string
-	served  string // the host the call was looked up among, when grouped by host
+	// collapsed marks a bucket of calls whose groups were spilled: its
+	// groupings are empty and its sums are for the totals only.
+	collapsed bool
+	group     string
+	served    string // the host the call was looked up among, when grouped by host
 	holder
 	slot int64 // start of the day or hour (Unix seconds) when grouped by time
 }
@@ -233,6 +250,9 @@ type Engine struct {
 	span          Span              // billing instants of the calls inside the window
 	metas         map[string]string // key metadata as logged → the value of Options.MetaField
 	fixed         map[*tariffs.Rates]*fixedRates
+	runs          spillRuns // the groups spilled past the budget of buckets (Options.SpillDir)
+	collapsed     int       // buckets of calls whose groups are in runs
+	spillErr      error
 }
 
 // Span is the first and last billing instant of the calls an engine
@@ -359,6 +379,9 @@ func New(cat *tariffs.Catalog, opts Options) *Engine {
 	}
 	if e.maxGroups <= 0 {
 		e.maxGroups = DefaultMaxGroups
+		if opts.SpillDir != "" {
+			e.maxGroups = DefaultSpillBuckets
+		}
 	}
 	return e
 }
@@ -490,7 +513,10 @@ func (e *Engine) bucketOf(k *bucketKey, pc *PricedCall) *bucket {
 	if b := e.buckets.get(k); b != nil {
 		return b
 	}
-	if e.buckets.len() >= e.maxGroups {
+	if e.buckets.len()-e.collapsed >= e.maxGroups && e.spilling() {
+		e.spill()
+	}
+	if e.buckets.len()-e.collapsed >= e.maxGroups {
 		f := k.fold()
 		if b := e.buckets.get(&f); b != nil {
 			return b
@@ -937,6 +963,9 @@ func (e *Engine) FirstTokenFallbacks() int64 { return e.noFirst }
 func (e *Engine) Err() error {
 	if e.sumErr != nil {
 		return e.sumErr
+	}
+	if e.spillErr != nil {
+		return e.spillErr
 	}
 	return e.seenErr
 }

@@ -6,3 +6,8 @@ import "errors"
 // take a sum beyond the int64 range: the call is refused rather than let a
 // total wrap. Test with errors.Is.
 var ErrTokenSum = errors.New("token sums would exceed 2^63-1")
+
+// ErrSpill is what Engine.Err returns, and a Reconciliation's groups, when
+// the groups past the budget of buckets could not be written to their
+// folder (Options.SpillDir) or read back. Test with errors.Is.
+var ErrSpill = errors.New("spill groups to disk")

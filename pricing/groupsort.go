@@ -12,6 +12,18 @@ import (
 // dimensions' names. When of is not nil (its length the number of
 // buckets), of[i] is set to the group of the engine's i-th bucket
 // (bucketTable.all).
+func (e *Engine) sortedGroups(of []int32) []Group {
+	c := e.groupCursor(e.buckets.all())
+	groups := make([]Group, 0, c.groups)
+	var s groupSum
+	for c.next(&s, of, int32(len(groups))) {
+		groups = append(groups, s.done())
+	}
+	return groups
+}
+
+// groupCursor goes over the groups of a list of buckets in order, one
+// group at a time, so that no list of groups is made.
 //
 // No map of groups is made and no group is moved: each dimension's
 // distinct values are sorted once and numbered in that order (a few
@@ -19,45 +31,76 @@ import (
 // values, packed into one word where they fit, and the buckets are sorted
 // by them. The buckets of a group are then next to each other, and the
 // groups are made one after the other, in order.
-func (e *Engine) sortedGroups(of []int32) []Group {
-	bs := e.buckets.all()
+type groupCursor struct {
+	bs     []*bucket
+	ranks  []uint32 // bucket i's numbers in ranks[i*nd:]
+	nd     int      // the number of dimensions
+	order  []rankedBucket
+	at     int // the next bucket of order
+	groups int // how many groups there are
+	e      *Engine
+}
+
+// groupCursor returns a cursor at the first group of the buckets bs.
+func (e *Engine) groupCursor(bs []*bucket) *groupCursor {
+	c := &groupCursor{bs: bs, e: e}
 	if len(bs) == 0 {
-		return []Group{}
+		return c
 	}
-	dims := slices.Clone(e.opts.Dims)
+	dims := sortedDims(e.opts.Dims)
+	c.nd = len(dims)
+	if c.nd == 0 {
+		c.order = make([]rankedBucket, len(bs))
+		for i := range c.order {
+			c.order[i].at = int32(i)
+		}
+		c.groups = 1
+		return c
+	}
+	var width []uint8
+	c.ranks, width = e.valueRanks(bs, dims)
+	c.order = sortByRanks(c.ranks, width, c.nd)
+	c.groups = 1
+	for i := 1; i < len(c.order); i++ {
+		if !c.same(c.order[i-1].at, c.order[i].at) {
+			c.groups++
+		}
+	}
+	return c
+}
+
+// sortedDims returns dims in the order of their names: the order groups
+// compare in.
+func sortedDims(dims []Dim) []Dim {
+	dims = slices.Clone(dims)
 	slices.SortFunc(dims, func(a, b Dim) int { return strings.Compare(a.String(), b.String()) })
-	if len(dims) == 0 {
-		var s groupSum
-		for _, b := range bs {
-			s.add(b)
-		}
-		clear(of)
-		return []Group{s.done()}
+	return dims
+}
+
+// same reports whether buckets a and b are of one group.
+func (c *groupCursor) same(a, b int32) bool {
+	return c.nd == 0 || sameRanks(c.ranks, c.nd, a, b)
+}
+
+// rewind moves the cursor back to the first group.
+func (c *groupCursor) rewind() { c.at = 0 }
+
+// next sums the next group into s and reports whether there was one. When
+// of is not nil, of[i] is set to n for each bucket i of the group.
+func (c *groupCursor) next(s *groupSum, of []int32, n int32) bool {
+	if c.at >= len(c.order) {
+		return false
 	}
-	ranks, width := e.valueRanks(dims)
-	order := sortByRanks(ranks, width, len(dims))
-	n := 1
-	for i := 1; i < len(order); i++ {
-		if !sameRanks(ranks, len(dims), order[i-1].at, order[i].at) {
-			n++
-		}
-	}
-	groups := make([]Group, 0, n)
-	var s groupSum
-	for i, o := range order {
-		b := bs[o.at]
-		if i == 0 || !sameRanks(ranks, len(dims), order[i-1].at, o.at) {
-			if i > 0 {
-				groups = append(groups, s.done())
-			}
-			s = groupSum{g: Group{Key: e.groupKeyOf(b)}}
-		}
+	first := c.order[c.at].at
+	*s = groupSum{g: Group{Key: c.e.groupKeyOf(c.bs[first])}}
+	for ; c.at < len(c.order) && c.same(first, c.order[c.at].at); c.at++ {
+		i := c.order[c.at].at
 		if of != nil {
-			of[o.at] = int32(len(groups))
+			of[i] = n
 		}
-		s.add(b)
+		s.add(c.bs[i])
 	}
-	return append(groups, s.done())
+	return true
 }
 
 // dimValue is a bucket's value in one dimension, before it is text.
@@ -98,11 +141,10 @@ func valueOf(b *bucket, d Dim) dimValue {
 }
 
 // valueRanks numbers, for each of dims, the distinct values of the
-// buckets in the order of their texts, and returns each bucket's numbers
+// buckets bs in the order of their texts, and returns each bucket's numbers
 // (bucket i's in ranks[i*len(dims):]) and, when they fit, the bits of
 // each dimension's numbers in a packed word (nil when they do not).
-func (e *Engine) valueRanks(dims []Dim) (ranks []uint32, width []uint8) {
-	bs := e.buckets.all()
+func (e *Engine) valueRanks(bs []*bucket, dims []Dim) (ranks []uint32, width []uint8) {
 	ranks = make([]uint32, len(bs)*len(dims))
 	width = make([]uint8, len(dims))
 	total := 0

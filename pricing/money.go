@@ -1,6 +1,11 @@
 package pricing
 
-import "github.com/shopspring/decimal"
+import (
+	"math"
+	"math/bits"
+
+	"github.com/shopspring/decimal"
+)
 
 // RatioPlaces is the number of decimal places ratios and shares are rounded to.
 const RatioPlaces = 6
@@ -13,3 +18,58 @@ func ratio(num, den decimal.Decimal) decimal.NullDecimal {
 	}
 	return decimal.NewNullDecimal(num.DivRound(den, RatioPlaces))
 }
+
+// ratioOfSums is ratio(num.Value(), den.Value()) of two exact sums,
+// given as numV and denV: in integers, one 128-bit division and the same
+// rounding, when both sums are single integers and the quotient fits.
+func ratioOfSums(num, den *ExactSum, numV, denV decimal.Decimal) decimal.NullDecimal {
+	if !num.used && !den.used && den.small != 0 {
+		if q, ok := intRatio(num.small, num.exp, den.small, den.exp); ok {
+			return decimal.NewNullDecimal(decimal.New(q, -RatioPlaces))
+		}
+	}
+	return ratio(numV, denV)
+}
+
+// intRatio returns (n × 10^ne) / (d × 10^de) in units of 10^-RatioPlaces,
+// truncated and then rounded half away from zero as DivRound rounds; false
+// when it does not fit in 64 bits. d must not be zero.
+func intRatio(n int64, ne int32, d int64, de int32) (int64, bool) {
+	k := int(ne) - int(de) + RatioPlaces
+	if k < 0 || k >= len(pow10u) {
+		return 0, false
+	}
+	an, ad := magnitude(n), magnitude(d)
+	hi, lo := bits.Mul64(an, pow10u[k])
+	if hi >= ad {
+		return 0, false
+	}
+	q, r := bits.Div64(hi, lo, ad)
+	if r >= ad-r { // 2r ≥ |d|: away from zero
+		q++
+	}
+	if q > math.MaxInt64 {
+		return 0, false
+	}
+	if (n < 0) != (d < 0) {
+		return -int64(q), true
+	}
+	return int64(q), true
+}
+
+// magnitude returns |n|, math.MinInt64's included.
+func magnitude(n int64) uint64 {
+	if n < 0 {
+		return uint64(-n)
+	}
+	return uint64(n)
+}
+
+// pow10u are the powers of ten that fit in a uint64.
+var pow10u = func() (p [20]uint64) {
+	p[0] = 1
+	for i := 1; i < len(p); i++ {
+		p[i] = p[i-1] * 10
+	}
+	return p
+}()

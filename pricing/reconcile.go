@@ -17,10 +17,12 @@ import (
 // positive when the gateway recorded too little. Ratio is recorded/official,
 // not valid when the official cost is zero.
 type Reconciliation struct {
-	Rows         Rows
-	Currencies   []string // currencies of the priced calls, sorted; more than one when totals mix them
-	Totals       Totals
-	By           []Dim // the dimensions of the groups, in the order asked for
+	Rows       Rows
+	Currencies []string // currencies of the priced calls, sorted; more than one when totals mix them
+	Totals     Totals
+	By         []Dim // the dimensions of the groups, in the order asked for
+	// Groups are the groups in order, unless they are streamed (an engine
+	// with Options.SpillDir): read them with EachGroup.
 	Groups       []Group
 	Explanations []Explanation
 	// Billed sums what priced calls were billed for beyond plain tokens:
@@ -30,6 +32,39 @@ type Reconciliation struct {
 	// Failed splits Rows.Failed by cause class, when the run classified
 	// its failed calls (package failures); nil otherwise.
 	Failed *FailedSplit
+
+	stream  func(fn func(*Group) error) error // the groups, when streamed rather than listed
+	aliased bool                              // a streamed group has a key alias
+}
+
+// EachGroup calls fn with each group in order, Groups or the groups
+// streamed, and returns fn's first error, or the error of reading
+// streamed groups back (ErrSpill). fn must not keep g past its call. A
+// streamed reconciliation can be gone over more than once, until its
+// engine is closed.
+func (r *Reconciliation) EachGroup(fn func(g *Group) error) error {
+	if r.stream != nil {
+		return r.stream(fn)
+	}
+	for i := range r.Groups {
+		if err := fn(&r.Groups[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// HasKeyAlias reports whether a group has a key alias.
+func (r *Reconciliation) HasKeyAlias() bool {
+	if r.stream != nil {
+		return r.aliased
+	}
+	for i := range r.Groups {
+		if r.Groups[i].KeyAlias != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // FailedSplit is the failed calls of a run by cause class: reached the
@@ -145,10 +180,18 @@ func (e *Engine) Reconcile() *Reconciliation {
 }
 
 // reconcileGroups is Reconcile without the explanations: the groups
-// sorted by their values (sortedGroups).
+// sorted by their values (sortedGroups), or streamed from the runs and
+// the buckets when the engine spills (Options.SpillDir).
 func (e *Engine) reconcileGroups() *Reconciliation {
 	r := e.newReconciliation()
-	r.Groups = e.sortedGroups(nil)
+	if e.opts.SpillDir == "" {
+		r.Groups = e.sortedGroups(nil)
+		return r
+	}
+	r.stream, r.aliased = e.streamGroups(), e.runs.aliased
+	for _, b := range e.liveBuckets() {
+		r.aliased = r.aliased || b.KeyAlias != ""
+	}
 	return r
 }
 
@@ -209,7 +252,7 @@ func (s *groupSum) add(b *bucket) {
 func (s *groupSum) done() Group {
 	g := s.g
 	g.Official, g.Recorded = s.official.Value(), s.recorded.Value()
-	g.Gap, g.Ratio = g.Official.Sub(g.Recorded), ratio(g.Recorded, g.Official)
+	g.Gap, g.Ratio = g.Official.Sub(g.Recorded), ratioOfSums(&s.recorded, &s.official, g.Recorded, g.Official)
 	if g.Currencies == nil {
 		g.Currencies = []string{}
 	}

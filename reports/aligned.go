@@ -2,8 +2,10 @@ package reports
 
 import (
 	"bufio"
+	"encoding/binary"
+	"errors"
 	"io"
-	"strings"
+	"os"
 	"unicode/utf8"
 )
 
@@ -11,33 +13,175 @@ import (
 // its widest cell.
 const alignedPadding = 2
 
-// writeAligned writes a header and n rows of cells right-aligned in
+// writeAligned writes a header and rows of cells right-aligned in
 // columns as wide as their widest cell plus alignedPadding, byte for byte
 // what text/tabwriter writes with AlignRight, that padding, spaces and
-// every cell ended by a tab. It goes over the rows twice, the first time
-// for the widths, rather than holding them: cells(i, dst) appends row i's
-// cells to dst (the header's when i is -1), the same each time it is
-// called.
-func writeAligned(out io.Writer, n int, cells func(i int, dst []string) []string) error {
+// every cell ended by a tab. rows calls yield with the header's cells,
+// then each row's, and returns yield's first error or its own. The rows
+// are gone over once: their cells, as text, wait in a spool for the widths
+// to be known (in memory up to alignedSpoolMemory bytes, past it in a
+// temporary file, removed after), so that neither the rows nor their
+// cells are made twice, nor held in memory however many there are.
+func writeAligned(out io.Writer, rows func(yield func(cells []string) error) error) error {
 	var widths []int
-	var row []string
-	for i := -1; i < n; i++ {
-		row = cells(i, row[:0])
+	sp := &spool{}
+	defer sp.close()
+	err := rows(func(row []string) error {
 		for j, c := range row {
 			if j == len(widths) {
 				widths = append(widths, 0)
 			}
 			widths[j] = max(widths[j], utf8.RuneCountInString(c)+alignedPadding)
 		}
+		return sp.add(row)
+	})
+	if err != nil {
+		return err
 	}
 	w := bufio.NewWriterSize(out, 64<<10)
-	for i := -1; i < n; i++ {
-		row = cells(i, row[:0])
+	var pad [256]byte
+	for i := range pad {
+		pad[i] = ' '
+	}
+	err = sp.each(func(row [][]byte) error {
 		for j, c := range row {
-			w.WriteString(strings.Repeat(" ", widths[j]-utf8.RuneCountInString(c)))
-			w.WriteString(c)
+			for n := widths[j] - utf8.RuneCount(c); n > 0; n -= len(pad) {
+				w.Write(pad[:min(n, len(pad))])
+			}
+			w.Write(c)
 		}
-		w.WriteByte('\n')
+		return w.WriteByte('\n')
+	})
+	if err != nil {
+		return err
 	}
 	return w.Flush()
+}
+
+// alignedSpoolMemory is how many bytes of cells a spool holds in memory
+// before it moves them to a temporary file (a variable for tests).
+var alignedSpoolMemory = 8 << 20
+
+// spool keeps rows of cells for a second pass: each row its number of
+// cells, then each cell's length and bytes (varints).
+type spool struct {
+	mem []byte
+	f   *os.File // past alignedSpoolMemory
+	w   *bufio.Writer
+}
+
+// add appends a row.
+func (s *spool) add(row []string) error {
+	s.mem = binary.AppendUvarint(s.mem, uint64(len(row)))
+	for _, c := range row {
+		s.mem = append(binary.AppendUvarint(s.mem, uint64(len(c))), c...)
+	}
+	if len(s.mem) < alignedSpoolMemory && s.f == nil {
+		return nil
+	}
+	if s.f == nil {
+		f, err := os.CreateTemp("", "tokenfare-table-*")
+		if err != nil {
+			return err
+		}
+		s.f, s.w = f, bufio.NewWriterSize(f, 64<<10)
+	}
+	_, err := s.w.Write(s.mem)
+	s.mem = s.mem[:0]
+	return err
+}
+
+// each calls fn with each row in order; the cells are valid during the
+// call only.
+func (s *spool) each(fn func(row [][]byte) error) error {
+	var r spoolReader
+	if s.f == nil {
+		r = &byteReader{b: s.mem}
+	} else {
+		if err := s.w.Flush(); err != nil {
+			return err
+		}
+		if _, err := s.f.Seek(0, io.SeekStart); err != nil {
+			return err
+		}
+		r = bufio.NewReaderSize(s.f, 64<<10)
+	}
+	var row [][]byte
+	var buf []byte
+	var ends []int
+	for {
+		n, err := binary.ReadUvarint(r)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		row, buf, ends = row[:0], buf[:0], ends[:0]
+		for range n {
+			l, err := binary.ReadUvarint(r)
+			if err != nil {
+				return spoolCut(err)
+			}
+			at := len(buf)
+			buf = append(buf, make([]byte, l)...)
+			if _, err := io.ReadFull(r, buf[at:]); err != nil {
+				return spoolCut(err)
+			}
+			ends = append(ends, len(buf))
+		}
+		start := 0
+		for _, end := range ends {
+			row = append(row, buf[start:end])
+			start = end
+		}
+		if err := fn(row); err != nil {
+			return err
+		}
+	}
+}
+
+// spoolCut is the error of a spool that ends inside a row.
+func spoolCut(err error) error {
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return errors.New("read a table's spool: it ends inside a row")
+	}
+	return err
+}
+
+// close removes the spool's file, if any.
+func (s *spool) close() {
+	if s.f != nil {
+		s.f.Close()
+		os.Remove(s.f.Name())
+	}
+}
+
+// spoolReader reads a spool back.
+type spoolReader interface {
+	io.ByteReader
+	io.Reader
+}
+
+// byteReader reads a byte slice.
+type byteReader struct {
+	b  []byte
+	at int
+}
+
+func (r *byteReader) Read(p []byte) (int, error) {
+	if r.at >= len(r.b) {
+		return 0, io.EOF
+	}
+	n := copy(p, r.b[r.at:])
+	r.at += n
+	return n, nil
+}
+
+func (r *byteReader) ReadByte() (byte, error) {
+	if r.at >= len(r.b) {
+		return 0, io.EOF
+	}
+	r.at++
+	return r.b[r.at-1], nil
 }

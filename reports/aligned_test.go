@@ -3,6 +3,7 @@ package reports
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"text/tabwriter"
@@ -14,15 +15,30 @@ import (
 // characters and a single row included.
 func TestWriteAlignedAsTabwriter(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		rows [][]string // the header first
+		name  string
+		rows  [][]string // the header first
+		spool int        // bytes of cells kept in memory; 0: the default
 	}{
 		{name: "header only", rows: [][]string{{"MODEL", "CALLS"}}},
+		{name: "rows spooled to a file", rows: manyRows(500), spool: 100},
+		{name: "a cell wider than the padding at hand", rows: [][]string{{"K", "N"}, {strings.Repeat("é", 700), "1"}, {"a", "22"}}, spool: 1},
 		{name: "empty first column", rows: [][]string{{"", "CALLS", "GAP"}, {"", "12", "-0.5"}, {"", "3", "10.25"}}},
 		{name: "wide and empty cells", rows: [][]string{{"KEY", "DAY", "CALLS"}, {"é-clé", "2026-10-01", ""}, {"-", "", "1234567"}, {"キー", "2026-10-02", "7"}}},
 		{name: "many rows", rows: manyRows(200)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.spool > 0 {
+				was := alignedSpoolMemory
+				alignedSpoolMemory = tc.spool
+				t.Cleanup(func() { alignedSpoolMemory = was })
+				tmp := t.TempDir()
+				t.Setenv("TMPDIR", tmp)
+				t.Cleanup(func() {
+					if left, _ := os.ReadDir(tmp); len(left) > 0 {
+						t.Errorf("left in the temporary folder: %v", left)
+					}
+				})
+			}
 			var want bytes.Buffer
 			tw := tabwriter.NewWriter(&want, 0, 4, 2, ' ', tabwriter.AlignRight)
 			for _, r := range tc.rows {
@@ -30,7 +46,14 @@ func TestWriteAlignedAsTabwriter(t *testing.T) {
 			}
 			tw.Flush()
 			var got bytes.Buffer
-			err := writeAligned(&got, len(tc.rows)-1, func(i int, dst []string) []string { return append(dst, tc.rows[i+1]...) })
+			err := writeAligned(&got, func(yield func([]string) error) error {
+				for _, r := range tc.rows {
+					if err := yield(r); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -24,10 +24,8 @@ func groupColumns(r *pricing.Reconciliation) []string {
 	for _, d := range r.By {
 		cols = append(cols, d.String())
 	}
-	for i := range r.Groups {
-		if r.Groups[i].KeyAlias != "" {
-			return append(cols, keyAliasColumn)
-		}
+	if r.HasKeyAlias() {
+		return append(cols, keyAliasColumn)
 	}
 	return cols
 }
@@ -49,8 +47,7 @@ func csvReconciliation(w io.Writer, r *pricing.Reconciliation) error {
 		"official", "recorded", "gap", "ratio", "cache_write_1h", "web_search", "web_fetch", "file_search", "currency"))
 	alias := len(cols) > len(r.By)
 	row := make([]string, 0, len(cols)+16)
-	for i := range r.Groups {
-		g := &r.Groups[i]
+	err := r.EachGroup(func(g *pricing.Group) error {
 		row = row[:0]
 		for _, d := range r.By {
 			row = append(row, sheetText(g.Key.Value(d)))
@@ -62,9 +59,10 @@ func csvReconciliation(w io.Writer, r *pricing.Reconciliation) error {
 			itoa(g.Tokens.CacheWrite), itoa(g.Tokens.Output), itoa(g.Tokens.Reasoning), g.Official.String(),
 			g.Recorded.String(), g.Gap.String(), ratioText(g.Ratio), itoa(g.Tokens.CacheWrite1h), itoa(g.Tokens.WebSearch),
 			itoa(g.Tokens.WebFetch), itoa(g.Tokens.FileSearch), groupCurrency(r, g))
-		if err := cw.Write(row); err != nil {
-			return err
-		}
+		return cw.Write(row)
+	})
+	if err != nil {
+		return err
 	}
 	cw.Flush()
 	return cw.Error()

@@ -161,7 +161,21 @@ type explanationDoc struct {
 	Detail   string `json:"detail"`
 }
 
-func newReconciliationDoc(r *pricing.Reconciliation) *reconciliationDoc {
+// newReconciliationDoc returns the document of r, its groups included.
+func newReconciliationDoc(r *pricing.Reconciliation) (*reconciliationDoc, error) {
+	doc := newReconciliationHead(r)
+	err := r.EachGroup(func(g *pricing.Group) error {
+		doc.Groups = append(doc.Groups, groupDoc{Keys: groupKeys(r.By, g), Calls: g.Calls, PricedCalls: g.PricedCalls,
+			Tokens: newTokensDoc(g.Tokens), ToolUses: toolUsesOf(g.Tokens), CacheHitTokens: g.CacheHitTokens,
+			Official: g.Official.String(), Recorded: g.Recorded.String(), Gap: g.Gap.String(), Ratio: ratioText(g.Ratio)})
+		return nil
+	})
+	return doc, err
+}
+
+// newReconciliationHead returns the document of r with an empty list of
+// groups.
+func newReconciliationHead(r *pricing.Reconciliation) *reconciliationDoc {
 	t := r.Totals
 	doc := &reconciliationDoc{Rows: rowsDoc(r.Rows), Currency: currencyText(r.Currencies),
 		Totals: totalsDoc{Calls: t.Calls, Official: t.Official.String(), Recorded: t.Recorded.String(),
@@ -169,12 +183,6 @@ func newReconciliationDoc(r *pricing.Reconciliation) *reconciliationDoc {
 		By: []string{}, Groups: []groupDoc{}, Explanations: []explanationDoc{}, FailedByClass: failedSplit(r.Failed, r.Rows.Failed)}
 	for _, d := range r.By {
 		doc.By = append(doc.By, d.String())
-	}
-	for i := range r.Groups {
-		g := &r.Groups[i]
-		doc.Groups = append(doc.Groups, groupDoc{Keys: groupKeys(r.By, g), Calls: g.Calls, PricedCalls: g.PricedCalls,
-			Tokens: newTokensDoc(g.Tokens), ToolUses: toolUsesOf(g.Tokens), CacheHitTokens: g.CacheHitTokens,
-			Official: g.Official.String(), Recorded: g.Recorded.String(), Gap: g.Gap.String(), Ratio: ratioText(g.Ratio)})
 	}
 	doc.Billed = billedDocs(r.Billed)
 	for _, x := range r.Explanations {

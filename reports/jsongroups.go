@@ -3,6 +3,7 @@ package reports
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"slices"
 	"strconv"
@@ -19,34 +20,41 @@ import (
 // without a document, a map or a string per group held for the whole of
 // them: on a million groups the document was most of a run's memory.
 func jsonReconciliation(w io.Writer, r *pricing.Reconciliation) error {
-	rest := *r
-	rest.Groups = nil
-	head := jsonout.Indent(nil, mustMarshal(newReconciliationDoc(&rest)))
+	head := jsonout.Indent(nil, mustMarshal(newReconciliationHead(r)))
 	// The groups' place in the document: an empty list at the top level,
 	// after the fields before it (no string holds a raw line break).
 	mark := []byte("\n  \"groups\": [],")
 	at := bytes.Index(head, mark)
-	if len(r.Groups) == 0 || at < 0 {
-		_, err := w.Write(head)
-		return err
+	if at < 0 {
+		return errors.New("write a reconciliation: no place for its groups")
 	}
 	gw := newGroupJSON(r.By)
 	buf := append(make([]byte, 0, 64<<10), head[:at+len(mark)-2]...)
-	for i := range r.Groups {
-		if i > 0 {
+	n := 0
+	err := r.EachGroup(func(g *pricing.Group) error {
+		if n > 0 {
 			buf = append(buf, ',')
 		}
-		buf = gw.appendGroup(append(buf, "\n    "...), &r.Groups[i])
+		n++
+		buf = gw.appendGroup(append(buf, "\n    "...), g)
 		if len(buf) >= 60<<10 {
 			if _, err := w.Write(buf); err != nil {
 				return err
 			}
 			buf = buf[:0]
 		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if n == 0 { // nothing was written: the head as it is
+		_, err := w.Write(head)
+		return err
 	}
 	buf = append(buf, "\n  ]"...)
 	buf = append(buf, head[at+len(mark)-1:]...)
-	_, err := w.Write(buf)
+	_, err = w.Write(buf)
 	return err
 }
 

@@ -47,7 +47,7 @@ func TestGroupsStreamAsTheDocument(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var want, got bytes.Buffer
-			if err := writeJSON(&want, newReconciliationDoc(tc.r)); err != nil {
+			if err := writeJSON(&want, mustDoc(t, tc.r)); err != nil {
 				t.Fatal(err)
 			}
 			if err := jsonReconciliation(&got, tc.r); err != nil {
@@ -73,7 +73,7 @@ func TestGroupsStreamInPieces(t *testing.T) {
 		r.Groups = append(r.Groups, g)
 	}
 	var want bytes.Buffer
-	if err := writeJSON(&want, newReconciliationDoc(r)); err != nil {
+	if err := writeJSON(&want, mustDoc(t, r)); err != nil {
 		t.Fatal(err)
 	}
 	w := &countingWriter{}
@@ -131,4 +131,14 @@ func TestGroupDocFieldsStreamed(t *testing.T) {
 	if !slices.Equal(got, groupDocFields) {
 		t.Fatalf("groupDoc has the fields %q, appendGroup writes %q: update appendGroup and groupDocFields", got, groupDocFields)
 	}
+}
+
+// mustDoc returns the document of r.
+func mustDoc(t *testing.T, r *pricing.Reconciliation) *reconciliationDoc {
+	t.Helper()
+	doc, err := newReconciliationDoc(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
 }

@@ -13,11 +13,18 @@ import (
 
 // Reconciliation writes a reconciliation in format f.
 func Reconciliation(w io.Writer, f Format, r *pricing.Reconciliation) error {
-	if f == JSON {
+	switch f {
+	case JSON:
 		return jsonReconciliation(w, r)
+	case YAML:
+		doc, err := newReconciliationDoc(r)
+		if err != nil {
+			return err
+		}
+		return writeYAML(w, doc)
 	}
 	return writeAs(w, f, "a reconciliation", r, tableReconciliation, csvReconciliation,
-		func(r *pricing.Reconciliation) any { return newReconciliationDoc(r) })
+		func(r *pricing.Reconciliation) any { return nil })
 }
 
 // Blend writes blended prices in format f.

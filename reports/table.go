@@ -69,25 +69,31 @@ func tableReconciliation(out io.Writer, r *pricing.Reconciliation) error {
 	w.Printf("official  %s %s\nrecorded  %s %s\ngap       %s (official − recorded); recorded/official = %s\n\n",
 		money(t.Official), cur, money(t.Recorded), cur, money(t.Gap), orDash(ratioText(t.Ratio)))
 	cols := groupColumns(r)
-	w.Err = writeAligned(w, len(r.Groups), func(i int, row []string) []string {
+	w.Err = writeAligned(w, func(yield func([]string) error) error {
+		var row []string
 		if len(cols) == 0 {
 			row = append(row, "") // an empty first column, as the groups have no key
 		}
-		if i < 0 {
-			for _, c := range cols {
-				row = append(row, strings.ToUpper(c))
-			}
-			return append(row, "CALLS", "OFFICIAL", "RECORDED", "GAP", "RATIO")
+		for _, c := range cols {
+			row = append(row, strings.ToUpper(c))
 		}
-		g := &r.Groups[i]
-		for j := range cols {
-			v := g.KeyAlias
-			if j < len(r.By) {
-				v = g.Key.Value(r.By[j])
-			}
-			row = append(row, orDash(tableCell(v)))
+		if err := yield(append(row, "CALLS", "OFFICIAL", "RECORDED", "GAP", "RATIO")); err != nil {
+			return err
 		}
-		return append(row, strconv.FormatInt(g.Calls, 10), money(g.Official), money(g.Recorded), money(g.Gap), orDash(ratioText(g.Ratio)))
+		return r.EachGroup(func(g *pricing.Group) error {
+			row = row[:0]
+			if len(cols) == 0 {
+				row = append(row, "")
+			}
+			for j := range cols {
+				v := g.KeyAlias
+				if j < len(r.By) {
+					v = g.Key.Value(r.By[j])
+				}
+				row = append(row, orDash(tableCell(v)))
+			}
+			return yield(append(row, strconv.FormatInt(g.Calls, 10), money(g.Official), money(g.Recorded), money(g.Gap), orDash(ratioText(g.Ratio))))
+		})
 	})
 	tableBilled(w, r.Billed)
 	if len(r.Explanations) > 0 {

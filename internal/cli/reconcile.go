@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/shopspring/decimal"
@@ -19,6 +20,7 @@ type reconcileOptions struct {
 	failOver string
 	provider []string // provider usage and cost exports: a three-way reconciliation
 	state    string
+	budget   int // buckets held before groups spill to disk (hidden, for tests); 0: the default
 }
 
 func newReconcileCmd(a *app) *cobra.Command {
@@ -72,6 +74,8 @@ cannot give exactly (--by meta:FIELD, a tariff boundary inside a
 	cmd.Flags().StringVar(&opts.failOver, "fail-over", "", "exit 1 when |gap| exceeds this percent of the official cost")
 	cmd.Flags().StringArrayVar(&opts.provider, "provider-usage", nil, "provider usage or cost export, format detected from content (repeatable): reconcile three ways")
 	addStateFlag(cmd.Flags(), &opts.state)
+	cmd.Flags().IntVar(&opts.budget, "group-budget", 0, "buckets held before groups spill to disk")
+	cmd.Flags().MarkHidden("group-budget")
 	cmd.MarkFlagFilename("state", "db")
 	return cmd
 }
@@ -105,7 +109,11 @@ func runReconcile(cmd *cobra.Command, a *app, opts *reconcileOptions) error {
 	if opts.state != "" {
 		e, err = a.priceState(cmd.Context(), &opts.source, opts.state, eopts, tally)
 	} else {
+		eopts.SpillDir, eopts.MaxGroups = os.TempDir(), opts.budget
 		e, err = a.priceSource(cmd.Context(), &opts.source, eopts)
+	}
+	if e != nil {
+		defer e.Close()
 	}
 	if err != nil {
 		return err

@@ -59,6 +59,12 @@ func pushDown(ctx context.Context, in *Input, dbs []*postgres.Source) (*Result, 
 		return nil, fmt.Errorf("%w: the tariffs bill by different instants", pricing.ErrNotExact)
 	}
 	e := pricing.New(in.Catalog, opts)
+	done := false
+	defer func() {
+		if !done {
+			e.Close() // the groups it spilled, if any: the caller reads rows or fails
+		}
+	}()
 	res := &Result{Engine: e}
 	r := reader{in: in, e: e}
 	ao := postgres.AggregateOptions{Boundaries: boundaries(in.Catalog, opts), Billing: billing, TierBounds: pricing.TierBounds(in.Catalog),
@@ -101,7 +107,11 @@ func pushDown(ctx context.Context, in *Input, dbs []*postgres.Source) (*Result, 
 	if e.Rows().Priced == 0 {
 		return nil, errNothingSummed
 	}
+	if err := e.Err(); errors.Is(err, pricing.ErrSpill) {
+		return nil, err
+	}
 	res.finish(&r)
+	done = true
 	return res, nil
 }
 

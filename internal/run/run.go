@@ -132,6 +132,12 @@ func readRows(ctx context.Context, in *Input) (*Result, error) {
 	opts := in.Options
 	opts.Seen = seen
 	e := pricing.New(in.Catalog, opts)
+	done := false
+	defer func() {
+		if !done {
+			e.Close() // the groups it spilled, if any
+		}
+	}()
 	res := &Result{Engine: e}
 	r := reader{in: in, e: e}
 	observe := pricing.Observers(in.Observers)
@@ -154,11 +160,12 @@ func readRows(ctx context.Context, in *Input) (*Result, error) {
 		}
 		res.Sources = append(res.Sources, SourceRows{Name: s.Name(), Format: format, Rows: e.Rows().Sub(before)})
 	}
-	if err := e.Err(); errors.Is(err, pricing.ErrTokenSum) {
+	if err := e.Err(); errors.Is(err, pricing.ErrTokenSum) || errors.Is(err, pricing.ErrSpill) {
 		return nil, err
 	} else if err != nil {
 		return nil, fmt.Errorf("tell duplicates apart: %w", err)
 	}
+	done = true
 	res.finish(&r)
 	if e.Rows().Priced == 0 {
 		return res, res.nothingPriced(opts)

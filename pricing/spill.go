@@ -1,0 +1,562 @@
+package pricing
+
+import (
+	"bufio"
+	"container/heap"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/shopspring/decimal"
+)
+
+// An engine with Options.SpillDir set holds at most its budget of
+// buckets (Options.MaxGroups) however many groups the input has. When a
+// new bucket would go beyond it, the engine writes the groups of its
+// buckets, sorted, to a run in a folder of its own (spill), and collapses
+// the buckets into one per price: model, version, period, tier, outcome
+// and the like, without their groupings (collapse). The collapsed buckets
+// keep the totals, the explanations and the billed modifiers whole; the
+// runs keep the groups. Reconcile's groups are then the runs and the
+// buckets made since, merged as they are read (groupMerge): a group whose
+// calls fell on both sides of a spill is summed from its parts, exactly,
+// as costs are linear in token counts and the sums are of integers.
+
+// spillRuns are the sorted runs of groups an engine wrote.
+type spillRuns struct {
+	dir     string   // the folder of the runs, made at the first spill
+	files   []string // the runs, oldest first
+	aliased bool     // a group of a run has a key alias
+	written int      // runs written, for their names
+	removed bool     // Close removed the runs: their groups cannot be read
+}
+
+// maxRuns is how many runs an engine keeps before it merges them into
+// one, so that reading them back opens a bounded number of files.
+const maxRuns = 64
+
+// spilling reports whether the engine writes its groups past its budget
+// rather than fold them.
+func (e *Engine) spilling() bool { return e.opts.SpillDir != "" && e.spillErr == nil }
+
+// spill writes the groups of the buckets not yet collapsed to a new run
+// and collapses every bucket.
+func (e *Engine) spill() {
+	if err := e.writeRun(); err != nil {
+		e.spillErr = fmt.Errorf("%w: %w", ErrSpill, err)
+		return
+	}
+	e.collapse()
+}
+
+// writeRun writes the groups of the buckets not yet collapsed, in order,
+// to a new run, merging the runs into one first when there are maxRuns.
+func (e *Engine) writeRun() error {
+	if e.runs.dir == "" {
+		dir, err := os.MkdirTemp(e.opts.SpillDir, "tokenfare-groups-")
+		if err != nil {
+			return err
+		}
+		e.runs.dir = dir
+	}
+	if len(e.runs.files) >= maxRuns {
+		if err := e.compactRuns(); err != nil {
+			return err
+		}
+	}
+	c := e.groupCursor(e.liveBuckets())
+	return e.newRun(func(s *groupSum) (bool, error) { return c.next(s, nil, 0), nil })
+}
+
+// newRun writes the groups next yields to a new run.
+func (e *Engine) newRun(next func(*groupSum) (bool, error)) error {
+	name := filepath.Join(e.runs.dir, fmt.Sprintf("run-%06d", e.runs.written))
+	f, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	e.runs.files = append(e.runs.files, name)
+	w := runWriter{w: bufio.NewWriterSize(f, 64<<10)}
+	var s groupSum
+	for {
+		ok, err := next(&s)
+		if err != nil {
+			f.Close()
+			return err
+		}
+		if !ok {
+			break
+		}
+		e.runs.aliased = e.runs.aliased || s.g.KeyAlias != ""
+		w.write(&s)
+	}
+	e.runs.written++
+	return errors.Join(w.w.Flush(), f.Close())
+}
+
+// compactRuns merges every run into one.
+func (e *Engine) compactRuns() error {
+	old := e.runs.files
+	m, err := e.openMerge(old, nil)
+	if err != nil {
+		return err
+	}
+	e.runs.files = nil
+	err = e.newRun(m.next)
+	if cerr := m.close(); err == nil {
+		err = cerr
+	}
+	for _, f := range old {
+		if rerr := os.Remove(f); err == nil {
+			err = rerr
+		}
+	}
+	return err
+}
+
+// liveBuckets returns the buckets not collapsed: those whose groups are
+// not in a run.
+func (e *Engine) liveBuckets() []*bucket {
+	bs := e.buckets.all()
+	if e.collapsed == 0 {
+		return bs
+	}
+	live := make([]*bucket, 0, len(bs)-e.collapsed)
+	for _, b := range bs {
+		if !b.k.collapsed {
+			live = append(live, b)
+		}
+	}
+	return live
+}
+
+// collapse replaces the buckets by one for each of their keys without
+// the groupings, marked collapsed, and forgets the buckets the model
+// names' caches point to.
+func (e *Engine) collapse() {
+	old := e.buckets.all()
+	e.buckets = bucketTable{}
+	// Room for the buckets to the next spill, made once rather than by
+	// doubling from the first.
+	e.buckets.reserve(e.maxGroups + e.collapsed + 1)
+	for _, b := range old {
+		k := b.k
+		k.group, k.served, k.holder, k.slot, k.collapsed = "", "", holder{}, 0, true
+		c := e.buckets.get(&k)
+		if c == nil {
+			c = e.buckets.add(&k, b.bucketPricing)
+		}
+		c.Calls += b.Calls
+		c.Qty.Add(&b.Qty)
+		c.recorded.merge(&b.recorded)
+	}
+	e.collapsed = e.buckets.len()
+	for _, r := range e.refs {
+		r.forget()
+	}
+	for _, r := range e.otherRefs {
+		r.forget()
+	}
+}
+
+// forget drops the buckets the name's last calls went to.
+func (r *modelRef) forget() {
+	clear(r.last[:])
+	clear(r.recent)
+}
+
+// Close removes the runs the engine wrote, if any. The groups of a
+// Reconciliation streamed from them cannot be read after.
+func (e *Engine) Close() error {
+	if e.runs.dir == "" {
+		return nil
+	}
+	err := os.RemoveAll(e.runs.dir)
+	e.runs = spillRuns{removed: true}
+	return err
+}
+
+// streamGroups returns the engine's groups, in order, as a function that
+// goes over them, from the runs and the buckets not collapsed, each time
+// it is called.
+func (e *Engine) streamGroups() func(fn func(*Group) error) error {
+	var c *groupCursor
+	return func(fn func(*Group) error) error {
+		if e.runs.removed {
+			return fmt.Errorf("%w: the engine was closed", ErrSpill)
+		}
+		if c == nil {
+			c = e.groupCursor(e.liveBuckets())
+		}
+		c.rewind()
+		m, err := e.openMerge(e.runs.files, c)
+		if err != nil {
+			return err
+		}
+		defer m.close()
+		var s groupSum
+		for {
+			ok, err := m.next(&s)
+			if err != nil || !ok {
+				return err
+			}
+			g := s.done()
+			if err := fn(&g); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// groupSource yields partial groups in order.
+type groupSource interface {
+	next(s *groupSum) (bool, error)
+}
+
+// source returns the cursor as a groupSource.
+func (c *groupCursor) source() groupSource { return cursorSource{c} }
+
+// cursorSource is a groupCursor as a groupSource.
+type cursorSource struct{ c *groupCursor }
+
+func (s cursorSource) next(g *groupSum) (bool, error) { return s.c.next(g, nil, 0), nil }
+
+// groupMerge merges sorted sources of partial groups into whole groups,
+// in order: a heap of each source's next group.
+type groupMerge struct {
+	dims  []Dim
+	heads []mergeHead
+	files []*os.File
+}
+
+// mergeHead is a source and its next group.
+type mergeHead struct {
+	s   groupSum
+	src groupSource
+}
+
+// openMerge opens the runs files, and mem when not nil, for merging.
+func (e *Engine) openMerge(files []string, mem *groupCursor) (*groupMerge, error) {
+	m := &groupMerge{dims: sortedDims(e.opts.Dims)}
+	var srcs []groupSource
+	for _, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			m.close()
+			return nil, err
+		}
+		m.files = append(m.files, f)
+		srcs = append(srcs, &runReader{r: bufio.NewReaderSize(f, 64<<10), name: name, zone: e.zone})
+	}
+	if mem != nil {
+		srcs = append(srcs, mem.source())
+	}
+	for _, src := range srcs {
+		h := mergeHead{src: src}
+		ok, err := src.next(&h.s)
+		if err != nil {
+			m.close()
+			return nil, err
+		}
+		if ok {
+			m.heads = append(m.heads, h)
+		}
+	}
+	heap.Init(m)
+	return m, nil
+}
+
+// next sums the next group, from every source that has part of it, into s.
+func (m *groupMerge) next(s *groupSum) (bool, error) {
+	if len(m.heads) == 0 {
+		return false, nil
+	}
+	*s = m.heads[0].s
+	if err := m.advance(); err != nil {
+		return false, err
+	}
+	for len(m.heads) > 0 && m.heads[0].s.g.Key == s.g.Key {
+		s.merge(&m.heads[0].s)
+		if err := m.advance(); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// advance reads the next group of the source at the top of the heap.
+func (m *groupMerge) advance() error {
+	h := &m.heads[0]
+	h.s = groupSum{}
+	ok, err := h.src.next(&h.s)
+	if err != nil {
+		return err
+	}
+	if ok {
+		heap.Fix(m, 0)
+	} else {
+		heap.Pop(m)
+	}
+	return nil
+}
+
+// close closes the runs' files.
+func (m *groupMerge) close() error {
+	var err error
+	for _, f := range m.files {
+		err = errors.Join(err, f.Close())
+	}
+	m.files = nil
+	return err
+}
+
+func (m *groupMerge) Len() int      { return len(m.heads) }
+func (m *groupMerge) Swap(i, j int) { m.heads[i], m.heads[j] = m.heads[j], m.heads[i] }
+func (m *groupMerge) Less(i, j int) bool {
+	return compareKeys(&m.heads[i].s.g.Key, &m.heads[j].s.g.Key, m.dims) < 0
+}
+func (m *groupMerge) Push(x any) { m.heads = append(m.heads, x.(mergeHead)) }
+func (m *groupMerge) Pop() any {
+	h := m.heads[len(m.heads)-1]
+	m.heads = m.heads[:len(m.heads)-1]
+	return h
+}
+
+// compareKeys compares group keys as the groups are ordered: by their
+// values in dims, one after the other (dims sorted by name).
+func compareKeys(a, b *GroupKey, dims []Dim) int {
+	for _, d := range dims {
+		if c := compareValue(a, b, d); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+// merge adds the partial group o, of the same key, to s.
+func (s *groupSum) merge(o *groupSum) {
+	g, h := &s.g, &o.g
+	s.official.merge(&o.official)
+	s.recorded.merge(&o.recorded)
+	g.Calls += h.Calls
+	g.PricedCalls += h.PricedCalls
+	for _, c := range h.Currencies {
+		g.Currencies = addCurrency(g.Currencies, c)
+	}
+	g.Tokens.Add(&h.Tokens)
+	g.TimedTokens += h.TimedTokens
+	g.PeakTokens += h.PeakTokens
+	g.CacheHitTokens += h.CacheHitTokens
+	g.KeyAlias = firstAlias(g.KeyAlias, h.KeyAlias)
+}
+
+// A run is a sequence of records, one a partial group: its key's texts
+// and the key alias (each a length and bytes), its start (a flag, then
+// Unix seconds), outcome, currencies, counts, and its official cost and
+// recorded spend as exact sums (ExactSum's integer and exponent, then a
+// flag and the decimal part's text). Integers are varints.
+
+// runStrings is how many texts a record starts with.
+const runStrings = 11
+
+// runWriter writes the records of a run.
+type runWriter struct {
+	w   *bufio.Writer
+	buf []byte
+}
+
+// write writes partial group s.
+func (w *runWriter) write(s *groupSum) {
+	g := &s.g
+	k := &g.Key
+	b := w.buf[:0]
+	for _, str := range [runStrings]string{k.Model, k.Group, k.Key, k.Team, k.User, k.Period, k.Version, k.Host, k.Tag, k.Meta, g.KeyAlias} {
+		b = appendRunString(b, str)
+	}
+	if k.Start.IsZero() {
+		b = append(b, 0)
+	} else {
+		b = binary.AppendVarint(append(b, 1), k.Start.Unix())
+	}
+	b = binary.AppendUvarint(b, uint64(k.Outcome))
+	b = binary.AppendUvarint(b, uint64(len(g.Currencies)))
+	for _, c := range g.Currencies {
+		b = appendRunString(b, c)
+	}
+	for _, n := range g.counts() {
+		b = binary.AppendVarint(b, *n)
+	}
+	b = appendSum(appendSum(b, &s.official), &s.recorded)
+	w.buf = b
+	w.w.Write(b) // a failed write shows at Flush
+}
+
+// counts returns the group's counts, in the order of a run's records.
+func (g *Group) counts() [14]*int64 {
+	t := &g.Tokens
+	return [...]*int64{&g.Calls, &g.PricedCalls, &t.Input, &t.CacheRead, &t.CacheWrite, &t.Output, &t.Reasoning,
+		&t.CacheWrite1h, &t.WebSearch, &t.WebFetch, &t.FileSearch, &g.TimedTokens, &g.PeakTokens, &g.CacheHitTokens}
+}
+
+func appendRunString(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+}
+
+func appendSum(b []byte, s *ExactSum) []byte {
+	b = binary.AppendVarint(binary.AppendVarint(b, s.small), int64(s.exp))
+	if !s.used {
+		return append(b, 0)
+	}
+	return appendRunString(append(b, 1), s.big.String())
+}
+
+// runReader reads the records of a run back.
+type runReader struct {
+	r    *bufio.Reader
+	name string
+	zone *time.Location
+	buf  []byte
+	last [runStrings]string // the texts of the last record, kept when the next has the same
+	cur  []string           // the currencies of the last record
+}
+
+// next reads the next record into s; false at the end of the run.
+func (r *runReader) next(s *groupSum) (bool, error) {
+	ok, err := r.read(s)
+	if err != nil {
+		return false, fmt.Errorf("%w: read %s: %w", ErrSpill, r.name, err)
+	}
+	return ok, nil
+}
+
+func (r *runReader) read(s *groupSum) (bool, error) {
+	if _, err := r.r.Peek(1); err == io.EOF {
+		return false, nil
+	}
+	*s = groupSum{}
+	g := &s.g
+	k := &g.Key
+	for i, p := range [runStrings]*string{&k.Model, &k.Group, &k.Key, &k.Team, &k.User, &k.Period, &k.Version, &k.Host, &k.Tag, &k.Meta, &g.KeyAlias} {
+		if err := r.text(&r.last[i]); err != nil {
+			return false, err
+		}
+		*p = r.last[i]
+	}
+	flag, err := r.r.ReadByte()
+	if err != nil {
+		return false, noEOF(err)
+	}
+	if flag == 1 {
+		sec, err := binary.ReadVarint(r.r)
+		if err != nil {
+			return false, noEOF(err)
+		}
+		k.Start = time.Unix(sec, 0).In(r.zone)
+	}
+	outcome, err := binary.ReadUvarint(r.r)
+	if err != nil {
+		return false, noEOF(err)
+	}
+	k.Outcome = Outcome(outcome)
+	if err := r.currencies(g); err != nil {
+		return false, err
+	}
+	for _, n := range g.counts() {
+		if *n, err = binary.ReadVarint(r.r); err != nil {
+			return false, noEOF(err)
+		}
+	}
+	if err := r.sum(&s.official); err != nil {
+		return false, err
+	}
+	return true, r.sum(&s.recorded)
+}
+
+// text reads a text into *last, kept when it has the same bytes.
+func (r *runReader) text(last *string) error {
+	n, err := binary.ReadUvarint(r.r)
+	if err != nil {
+		return noEOF(err)
+	}
+	if n > 1<<30 {
+		return errors.New("a text longer than 1 GiB")
+	}
+	if uint64(cap(r.buf)) < n {
+		r.buf = make([]byte, n)
+	}
+	r.buf = r.buf[:n]
+	if _, err := io.ReadFull(r.r, r.buf); err != nil {
+		return noEOF(err)
+	}
+	if string(r.buf) != *last {
+		*last = string(r.buf)
+	}
+	return nil
+}
+
+// currencies reads a record's currencies: the last record's list when the
+// same (a list is never changed in place: addCurrency makes a new one
+// when it adds).
+func (r *runReader) currencies(g *Group) error {
+	n, err := binary.ReadUvarint(r.r)
+	if err != nil {
+		return noEOF(err)
+	}
+	if n > 1<<10 {
+		return errors.New("more than 1024 currencies")
+	}
+	same := int(n) == len(r.cur)
+	list := make([]string, n)
+	for i := range list {
+		if i < len(r.cur) {
+			list[i] = r.cur[i]
+		}
+		if err := r.text(&list[i]); err != nil {
+			return err
+		}
+		same = same && list[i] == r.cur[i]
+	}
+	if !same {
+		r.cur = list
+	}
+	g.Currencies = r.cur[:len(r.cur):len(r.cur)]
+	return nil
+}
+
+// sum reads an exact sum.
+func (r *runReader) sum(s *ExactSum) error {
+	small, err := binary.ReadVarint(r.r)
+	if err != nil {
+		return noEOF(err)
+	}
+	exp, err := binary.ReadVarint(r.r)
+	if err != nil {
+		return noEOF(err)
+	}
+	s.small, s.exp = small, int32(exp)
+	flag, err := r.r.ReadByte()
+	if err != nil || flag == 0 {
+		return noEOF(err)
+	}
+	var text string
+	if err := r.text(&text); err != nil {
+		return err
+	}
+	if s.big, err = decimal.NewFromString(text); err != nil {
+		return err
+	}
+	s.used = true
+	return nil
+}
+
+// noEOF turns the end of a run inside a record into an error of its own.
+func noEOF(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}

@@ -1,0 +1,203 @@
+package pricing
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/tokenfare/tokenfare/ledger"
+)
+
+// TestRunRecordsRoundTrip writes partial groups to a run and reads them
+// back: every field, sums past int64 included, and a merge of two parts
+// equal to the sum of their values.
+func TestRunRecordsRoundTrip(t *testing.T) {
+	shanghai, err := time.LoadLocation("Asia/Shanghai")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sumOf := func(amounts ...string) ExactSum {
+		var s ExactSum
+		for _, a := range amounts {
+			s.Add(ledger.AmountOf(decimal.RequireFromString(a)))
+		}
+		return s
+	}
+	tests := []struct {
+		name string
+		s    groupSum
+	}{
+		{name: "empty", s: groupSum{g: Group{Currencies: []string{}}}},
+		{name: "every text and count", s: groupSum{
+			g: Group{Key: GroupKey{Model: "deepseek-v4-flash", Group: "flash", Key: "sk-é\x00\"", Team: "t", User: "u", Period: "peak",
+				Outcome: Failed, Version: "2026-08-16", Host: "azure", Tag: "a,b", Meta: "m",
+				Start: time.Date(2026, 10, 1, 0, 0, 0, 0, shanghai)},
+				KeyAlias: "alias", Currencies: []string{"CNY", "USD"}, Calls: 7, PricedCalls: 5,
+				Tokens:      TokenCounts{Input: 1, CacheRead: 2, CacheWrite: 3, Output: 4, Reasoning: 5, CacheWrite1h: 6, WebSearch: 7, WebFetch: 8, FileSearch: 9},
+				TimedTokens: 10, PeakTokens: -11, CacheHitTokens: 1 << 62},
+			official: sumOf("0.000000000000000001", "12.5"),
+			recorded: sumOf("-3.25")}},
+		{name: "sums past int64", s: groupSum{g: Group{Currencies: []string{"USD"}},
+			official: sumOf("9223372036854775807", "9223372036854775807", "0.1"),
+			recorded: sumOf("-9223372036854775808", "-1", "0.00000000000000000000001")}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			w := runWriter{w: bufio.NewWriter(&buf)}
+			w.write(&tc.s)
+			w.write(&tc.s)
+			if err := w.w.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			r := runReader{r: bufio.NewReader(&buf), name: "run", zone: shanghai}
+			var got, second groupSum
+			for _, s := range []*groupSum{&got, &second} {
+				if ok, err := r.next(s); !ok || err != nil {
+					t.Fatalf("next: %v, %v", ok, err)
+				}
+			}
+			if ok, err := r.next(&groupSum{}); ok || err != nil {
+				t.Fatalf("past the end: %v, %v", ok, err)
+			}
+			want := tc.s.done()
+			if g := got.done(); !sameGroup(&g, &want) {
+				t.Errorf("got %+v\nwant %+v", g, want)
+			}
+			got.merge(&second)
+			g := got.done()
+			for _, c := range []struct {
+				name      string
+				got, want decimal.Decimal
+			}{{"official", g.Official, want.Official.Mul(decimal.NewFromInt(2))}, {"recorded", g.Recorded, want.Recorded.Mul(decimal.NewFromInt(2))}} {
+				if !c.got.Equal(c.want) {
+					t.Errorf("merged %s: got %s, want %s", c.name, c.got, c.want)
+				}
+			}
+			if g.Calls != 2*want.Calls || g.Tokens.FileSearch != 2*want.Tokens.FileSearch {
+				t.Errorf("merged counts: got %d calls, %d file searches; want %d, %d", g.Calls, g.Tokens.FileSearch, 2*want.Calls, 2*want.Tokens.FileSearch)
+			}
+		})
+	}
+}
+
+// sameGroup compares two groups field by field, money with Equal.
+func sameGroup(a, b *Group) bool {
+	money := a.Official.Equal(b.Official) && a.Recorded.Equal(b.Recorded) && a.Gap.Equal(b.Gap) &&
+		a.Ratio.Valid == b.Ratio.Valid && a.Ratio.Decimal.Equal(b.Ratio.Decimal)
+	x, y := *a, *b
+	x.Official, x.Recorded, x.Gap, x.Ratio = decimal.Zero, decimal.Zero, decimal.Zero, decimal.NullDecimal{}
+	y.Official, y.Recorded, y.Gap, y.Ratio = decimal.Zero, decimal.Zero, decimal.Zero, decimal.NullDecimal{}
+	return money && x.Key == y.Key && x.KeyAlias == y.KeyAlias && slices.Equal(x.Currencies, y.Currencies) &&
+		x.Calls == y.Calls && x.PricedCalls == y.PricedCalls && x.Tokens == y.Tokens &&
+		x.TimedTokens == y.TimedTokens && x.PeakTokens == y.PeakTokens && x.CacheHitTokens == y.CacheHitTokens
+}
+
+// TestRunCutShort checks that a run cut inside a record is an error
+// (ErrSpill) naming the run, never a group short of its sums.
+func TestRunCutShort(t *testing.T) {
+	var buf bytes.Buffer
+	w := runWriter{w: bufio.NewWriter(&buf)}
+	s := groupSum{g: Group{Key: GroupKey{Model: "m", Key: "k"}, Currencies: []string{"USD"}, Calls: 3}}
+	w.write(&s)
+	w.w.Flush()
+	whole := buf.Len()
+	for cut := 1; cut < whole; cut++ {
+		r := runReader{r: bufio.NewReader(bytes.NewReader(buf.Bytes()[:cut])), name: "run-000001", zone: time.UTC}
+		ok, err := r.next(&groupSum{})
+		if ok || !errors.Is(err, ErrSpill) {
+			t.Fatalf("cut at %d of %d bytes: got %v, %v; want ErrSpill", cut, whole, ok, err)
+		}
+	}
+}
+
+// TestSpilledReconciliationIsTheUnlimitedOne prices random calls (every
+// outcome, duplicates, unknown models) with budgets of buckets that make
+// the engine spill from a few times to hundreds (merging its runs), and
+// checks the groups, totals and explanations against the same calls held
+// in memory; then that Close removes the runs and that the groups cannot
+// be read after.
+func TestSpilledReconciliationIsTheUnlimitedOne(t *testing.T) {
+	cat := testCatalog(t)
+	calls := randomCalls(rand.New(rand.NewPCG(26, 1)), 6000)
+	for i := range calls {
+		calls[i].KeyAlias = "alias-" + calls[i].Key[:2]
+		calls[i].Team = fmt.Sprintf("team-%d", i%7)
+	}
+	for _, tc := range []struct {
+		name     string
+		dims     []Dim
+		budget   int
+		compacts bool // spills more than maxRuns times
+	}{
+		{name: "model, key, day; spilled often", dims: []Dim{DimModel, DimKey, DimDay}, budget: 8, compacts: true},
+		{name: "hour, team; past 64 runs", dims: []Dim{DimHour, DimTeam}, budget: 3, compacts: true},
+		{name: "period, version, key", dims: []Dim{DimPeriod, DimVersion, DimKey}, budget: 20},
+		{name: "no dimensions", dims: nil, budget: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := Options{Dims: tc.dims, Zone: zone(t, "America/New_York")}
+			whole := New(cat, opts)
+			opts.SpillDir, opts.MaxGroups = t.TempDir(), tc.budget
+			spilled := New(cat, opts)
+			for i := range calls {
+				whole.AddPriced(&calls[i])
+				spilled.AddPriced(&calls[i])
+			}
+			if err := spilled.Err(); err != nil {
+				t.Fatal(err)
+			}
+			if len(spilled.runs.files) == 0 {
+				t.Fatal("nothing spilled: the test checks too little")
+			}
+			if tc.compacts && spilled.runs.written <= maxRuns {
+				t.Fatalf("%d runs written: none merged", spilled.runs.written)
+			}
+			want, got := whole.Reconcile(), spilled.Reconcile()
+			var gs []Group
+			if err := got.EachGroup(func(g *Group) error { gs = append(gs, *g); return nil }); err != nil {
+				t.Fatal(err)
+			}
+			if len(gs) != len(want.Groups) {
+				t.Fatalf("%d groups, want %d", len(gs), len(want.Groups))
+			}
+			for i := range gs {
+				if !sameGroup(&gs[i], &want.Groups[i]) {
+					t.Fatalf("group %d:\ngot  %+v\nwant %+v", i, gs[i], want.Groups[i])
+				}
+			}
+			if !got.Totals.Official.Equal(want.Totals.Official) || !got.Totals.Recorded.Equal(want.Totals.Recorded) ||
+				got.Totals.Calls != want.Totals.Calls || got.Rows != want.Rows {
+				t.Errorf("totals: got %+v %+v, want %+v %+v", got.Totals, got.Rows, want.Totals, want.Rows)
+			}
+			if len(got.Explanations) != len(want.Explanations) {
+				t.Fatalf("%d explanations, want %d", len(got.Explanations), len(want.Explanations))
+			}
+			for i, x := range got.Explanations {
+				if w := want.Explanations[i]; x.Kind != w.Kind || x.Model != w.Model || !x.Amount.Equal(w.Amount) || x.Detail != w.Detail {
+					t.Errorf("explanation %d: got %+v, want %+v", i, x, w)
+				}
+			}
+			if got.HasKeyAlias() != want.HasKeyAlias() {
+				t.Errorf("key alias: got %v, want %v", got.HasKeyAlias(), want.HasKeyAlias())
+			}
+			if err := spilled.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if left, _ := os.ReadDir(opts.SpillDir); len(left) > 0 {
+				t.Errorf("left after Close: %v", left)
+			}
+			if err := got.EachGroup(func(*Group) error { return nil }); !errors.Is(err, ErrSpill) {
+				t.Errorf("groups read after Close: %v, want ErrSpill", err)
+			}
+		})
+	}
+}
