@@ -98,7 +98,7 @@ func TestCollectorTopKeys(t *testing.T) {
 // state's last 28 days by (configured - blend) / blend; a price the
 // config does not set has no series.
 func TestConfigDrift(t *testing.T) {
-	cat, s, dir := sampleState(t)
+	cat, s, dir := sampleState(t, pricing.Options{})
 	config := filepath.Join(dir, "config.yaml")
 	os.WriteFile(config, []byte("model_list:\n  - model_name: pro\n    litellm_params:\n      model: deepseek/deepseek-v4-pro\n      input_cost_per_token: 1.0e-6\n"), 0o644)
 	now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
@@ -246,24 +246,8 @@ func taggedSample(t *testing.T) string {
 // the tokens alone; told the instant they were read at, it reports the
 // drift, the fee per web search included.
 func TestConfigDriftNotExact(t *testing.T) {
-	cat, ps := tariffs.Load("")
-	if errs := ps.Errors(); len(errs) > 0 {
-		t.Fatal(errs)
-	}
-	dir := t.TempDir()
-	s, err := state.Open(filepath.Join(dir, "state.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	const sample = "../../testdata/sample/spendlogs-2026-10.csv"
-	feed := state.Feed{Name: sample, Open: func(time.Time) ([]ledger.Source, error) {
-		return []ledger.Source{ledger.FileSource(sample, ledger.Options{})}, nil
-	}}
 	firstToken := tariffs.BillFirstToken
-	if _, err := s.Refresh(context.Background(), cat, pricing.Options{Billing: &firstToken}, []state.Feed{feed}); err != nil {
-		t.Fatal(err)
-	}
+	cat, s, dir := sampleState(t, pricing.Options{Billing: &firstToken})
 	config := filepath.Join(dir, "config.yaml")
 	os.WriteFile(config, []byte("model_list:\n  - model_name: sonnet\n    litellm_params:\n      model: anthropic/claude-sonnet-4-5-20250929\n"+
 		"      input_cost_per_token: 3.1e-6\n      search_context_cost_per_query:\n        search_context_size_low: 0.012\n"+
@@ -304,7 +288,7 @@ func TestConfigDriftNotExact(t *testing.T) {
 // a now in the same slot (the 28 days' blend is not made at every
 // refresh).
 func TestConfigDriftOnceASlot(t *testing.T) {
-	cat, s, dir := sampleState(t)
+	cat, s, dir := sampleState(t, pricing.Options{})
 	config := filepath.Join(dir, "config.yaml")
 	write := func(price string, mtime time.Time) {
 		t.Helper()
@@ -340,8 +324,9 @@ func TestConfigDriftOnceASlot(t *testing.T) {
 }
 
 // sampleState is a state of the sample's calls, refreshed once at the
-// embedded catalog, in a folder of the test's; closed when the test ends.
-func sampleState(t *testing.T) (*tariffs.Catalog, *state.Store, string) {
+// embedded catalog with opts, in a folder of the test's; closed when the
+// test ends.
+func sampleState(t *testing.T, opts pricing.Options) (*tariffs.Catalog, *state.Store, string) {
 	t.Helper()
 	cat, ps := tariffs.Load("")
 	if errs := ps.Errors(); len(errs) > 0 {
@@ -357,7 +342,7 @@ func sampleState(t *testing.T) (*tariffs.Catalog, *state.Store, string) {
 	feed := state.Feed{Name: sample, Open: func(time.Time) ([]ledger.Source, error) {
 		return []ledger.Source{ledger.FileSource(sample, ledger.Options{})}, nil
 	}}
-	if _, err := s.Refresh(context.Background(), cat, pricing.Options{}, []state.Feed{feed}); err != nil {
+	if _, err := s.Refresh(context.Background(), cat, opts, []state.Feed{feed}); err != nil {
 		t.Fatal(err)
 	}
 	return cat, s, dir
