@@ -70,16 +70,7 @@ func TestWatchedBook(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "spendlogs.csv")
 	write := func(n int) {
 		t.Helper()
-		out, err := os.Create(log)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w := csv.NewWriter(out)
-		w.Write(header)
-		w.WriteAll(rows[:n])
-		if err := out.Close(); err != nil {
-			t.Fatal(err)
-		}
+		writeCSV(t, log, append([][]string{header}, rows[:n]...))
 	}
 	s, err := state.Open(filepath.Join(t.TempDir(), "state.db"))
 	if err != nil {

@@ -227,16 +227,22 @@ func taggedSample(t *testing.T) string {
 		rows[i] = append(rows[i], tags[i%3])
 	}
 	path := filepath.Join(t.TempDir(), "tagged.csv")
+	writeCSV(t, path, rows)
+	return path
+}
+
+// writeCSV writes records (the header first) to path.
+func writeCSV(t *testing.T, path string, records [][]string) {
+	t.Helper()
 	out, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	w := csv.NewWriter(out)
-	w.WriteAll(rows)
+	w.WriteAll(records)
 	if err := out.Close(); err != nil {
 		t.Fatal(err)
 	}
-	return path
 }
 
 // TestConfigDriftNotExact: a state the blend cannot be worked from
