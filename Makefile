@@ -101,9 +101,10 @@ sample: ## regenerate the bundled sample spend logs
 	$(GO) run $(GEN) -rows 12000 -seed 1 -start 2026-10-01T00:00:00Z -days 31 -o $(SAMPLE)
 	$(GO) run $(GEN) -rows 1000 -seed 1 -start 2026-10-01T00:00:00Z -days 31 -format dump -o $(SAMPLE_DUMP)
 
-bench-reconcile: ## time tokenfare reconcile against readsum, DuckDB and zcat on 5M rows; peak RSS on 5M and 20M; then bench-groups
+bench-reconcile: ## time tokenfare reconcile against readsum, DuckDB and zcat on 5M rows; peak RSS on 5M and 20M; then bench-groups, gathered into bench/results.md
 	bench/run.sh
 	bench/groups.sh
+	bench/collect.sh
 
 bench-instr: ## count instructions per row of readsum and tokenfare reconcile under valgrind (200k rows): a figure other work on the machine does not change
 	bench/instr.sh
@@ -113,8 +114,9 @@ bench-groups: ## time tokenfare reconcile by a few to a million groups (BENCH_CA
 
 BENCH_ROWS ?= 5000000
 
-bench-postgres: ## time push-down and row mode against a bare scan on BENCH_ROWS rows in a real PostgreSQL
-	TOKENFARE_BENCH_ROWS=$(BENCH_ROWS) $(GO) test -run='^$$' -bench='^BenchmarkScale$$' -benchtime=1x -timeout=3h -v ./ledger/postgres
+bench-postgres: ## time push-down and row mode against a bare scan on BENCH_ROWS rows in a real PostgreSQL (bench/postgres.md, gathered into bench/results.md)
+	BENCH_ROWS=$(BENCH_ROWS) bench/postgres.sh
+	bench/collect.sh
 
 test-citus: ## given a Citus install (pg_config): a coordinator and two workers against one PostgreSQL, same JSON byte for byte, the plan (bench/citus)
 	bench/citus/run.sh
