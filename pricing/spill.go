@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -57,7 +59,8 @@ func (e *Engine) spill() {
 // to a new run, merging the runs into one first when there are maxRuns.
 func (e *Engine) writeRun() error {
 	if e.runs.dir == "" {
-		dir, err := os.MkdirTemp(e.opts.SpillDir, "tokenfare-groups-")
+		sweepRuns(e.opts.SpillDir)
+		dir, err := os.MkdirTemp(e.opts.SpillDir, fmt.Sprintf("%s%d-", runsPrefix, os.Getpid()))
 		if err != nil {
 			return err
 		}
@@ -70,6 +73,34 @@ func (e *Engine) writeRun() error {
 	}
 	c := e.groupCursor(e.liveBuckets())
 	return e.newRun(func(s *groupSum) (bool, error) { return c.next(s, nil, 0), nil })
+}
+
+// runsPrefix leads the name of a folder of runs, then the writing
+// process's id: tokenfare-groups-PID-RANDOM.
+const runsPrefix = "tokenfare-groups-"
+
+// sweepRuns removes the folders of runs in dir left by processes that no
+// longer run (killed before they could remove them: SIGKILL, the kernel's
+// out-of-memory killer). A folder whose process id is in use, by that
+// process or another, is left alone; so are names not of that form.
+// Errors are ignored: a folder not swept is only disk space.
+func sweepRuns(dir string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), runsPrefix)
+		if !ok || !e.IsDir() {
+			continue
+		}
+		pid, _, ok := strings.Cut(rest, "-")
+		n, err := strconv.Atoi(pid)
+		if !ok || err != nil || n <= 0 || n == os.Getpid() || processRuns(n) {
+			continue
+		}
+		os.RemoveAll(filepath.Join(dir, e.Name()))
+	}
 }
 
 // newRun writes the groups next yields to a new run.

@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -199,5 +202,58 @@ func TestSpilledReconciliationIsTheUnlimitedOne(t *testing.T) {
 				t.Errorf("groups read after Close: %v, want ErrSpill", err)
 			}
 		})
+	}
+}
+
+// TestSpillSweepsRunsOfDeadProcesses: a spilling engine removes the
+// folders of runs that processes no longer running left in its folder
+// (killed before they removed them), and leaves those of running
+// processes, its own, and other names alone.
+func TestSpillSweepsRunsOfDeadProcesses(t *testing.T) {
+	if !processRuns(os.Getpid()) {
+		t.Skip("this system cannot tell whether a process runs")
+	}
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Skip("no true command:", err)
+	}
+	dir := t.TempDir()
+	mk := func(name string) string {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(p, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(p, "run-000000"), []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	stale := mk(fmt.Sprintf("tokenfare-groups-%d-123", dead.Process.Pid))
+	live := mk(fmt.Sprintf("tokenfare-groups-%d-456", os.Getppid()))
+	other := mk("tokenfare-groups-notapid")
+	cat := testCatalog(t)
+	calls := randomCalls(rand.New(rand.NewPCG(26, 2)), 500)
+	e := New(cat, Options{Dims: []Dim{DimModel, DimKey, DimDay}, SpillDir: dir, MaxGroups: 4})
+	for i := range calls {
+		e.AddPriced(&calls[i])
+	}
+	if err := e.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(e.runs.files) == 0 {
+		t.Fatal("nothing spilled: the test checks too little")
+	}
+	defer e.Close()
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("the runs of process %d, which no longer runs, are still there (%v)", dead.Process.Pid, err)
+	}
+	for _, p := range []string{live, other, e.runs.dir} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s was removed: %v", p, err)
+		}
+	}
+	if !strings.HasPrefix(filepath.Base(e.runs.dir), fmt.Sprintf("tokenfare-groups-%d-", os.Getpid())) {
+		t.Errorf("the engine's runs are in %s: not named by its process", e.runs.dir)
 	}
 }
