@@ -6,7 +6,7 @@
 // host, 15-minute slot, key, team, user, tags, outcome, service tier,
 // region, prompt-size band, and what else the engine keeps calls apart
 // by: Detail). The sums hold no price: a tariff change re-prices them
-// (Price for serve's metrics; Fill replays them into the engine for the
+// (Pricer for serve's metrics; Fill replays them into the engine for the
 // batch commands) without reading the sources again.
 //
 // The store is one bbolt file. A refresh of a source (Batch) gathers its
@@ -22,7 +22,7 @@
 //   - Every row a refresh reads is counted once: in the sums by outcome,
 //     as a duplicate, as rejected, or as outside (before the watermark's
 //     overlap, read and counted before).
-//   - Price of a slot's sums equals the sum of its calls' official costs
+//   - Pricer.Price of a slot's sums equals the sum of its calls' official costs
 //     when the tariff's periods and versions change on the 15-minute grain
 //     (OffGrains names the boundaries that do not) and its prompt-size
 //     tiers keep their thresholds.

@@ -26,22 +26,16 @@ func Repriced(o pricing.Outcome) bool {
 	return o == pricing.Priced || o == pricing.Unpriced || o == pricing.Retired
 }
 
-// Price prices the sums of k at cat: the rates of the version in force at
-// the slot's start, in its period, in the call's service tier and region,
-// in the tier its prompt-size class falls in. It equals the sum of the
-// calls' official costs under the package's invariant.
-func Price(cat *tariffs.Catalog, k *Key, s *Sums) Priced {
-	var p Pricer
-	return p.Price(cat, k, s)
-}
-
-// Pricer prices many keys' sums as Price does, each rates' prices made
-// integers once. The zero value is ready; not safe for concurrent use.
+// Pricer prices keys' sums, each rates' prices made integers once. The
+// zero value is ready; not safe for concurrent use.
 type Pricer struct {
 	coster pricing.Coster
 }
 
-// Price prices the sums of k at cat, as the package's Price does.
+// Price prices the sums of k at cat: the rates of the version in force at
+// the slot's start, in its period, in the call's service tier and region,
+// in the tier its prompt-size class falls in. It equals the sum of the
+// calls' official costs under the package's invariant.
 func (pr *Pricer) Price(cat *tariffs.Catalog, k *Key, s *Sums) Priced {
 	m := cat.Model(k.Model)
 	if m == nil {

@@ -86,10 +86,11 @@ func fullObserver(tot *totals) pricing.Observer {
 func stateTotals(t *testing.T, s *Store, cat *tariffs.Catalog) totals {
 	t.Helper()
 	tot := newTotals()
+	var pr Pricer
 	err := s.Each(func(k *Key, sums *Sums) error {
 		tot.calls[k.Outcome] += sums.Calls
 		tot.recorded = tot.recorded.Add(sums.Recorded)
-		if p := Price(cat, k, sums); p.OK && k.Outcome == pricing.Priced {
+		if p := pr.Price(cat, k, sums); p.OK && k.Outcome == pricing.Priced {
 			tot.official = tot.official.Add(p.Official)
 			tot.qty.Add(&sums.Qty)
 		}
