@@ -164,11 +164,12 @@ type bucket struct {
 
 // bucketPricing is what prices every call of a bucket alike.
 type bucketPricing struct {
-	Model  *tariffs.Model       // nil when unknown
-	Rates  *tariffs.Rates       // nil unless priced
-	prices *tariffs.ModelPrices // the model's prices in the bucket's service tier and region; nil unless priced
-	miss   tariffs.Miss         // what of the bucket's service tier and region the tariff has no rates for
-	fixed  *fixedRates          // Rates as integers, nil when unknown
+	Model     *tariffs.Model       // nil when unknown
+	Rates     *tariffs.Rates       // nil unless priced
+	prices    *tariffs.ModelPrices // the model's prices in the bucket's service tier and region; nil unless priced
+	miss      tariffs.Miss         // what of the bucket's service tier and region the tariff has no rates for
+	fixed     *fixedRates          // Rates as integers, nil when unknown
+	timeOfUse                      // of a priced bucket, when known: what timedTokens counts
 }
 
 // Recorded returns the spend the gateway recorded for the bucket's calls.
@@ -250,8 +251,9 @@ type Engine struct {
 	span          Span              // billing instants of the calls inside the window
 	metas         map[string]string // key metadata as logged → the value of Options.MetaField
 	fixed         map[*tariffs.Rates]*fixedRates
-	runs          spillRuns // the groups spilled past the budget of buckets (Options.SpillDir)
-	collapsed     int       // buckets of calls whose groups are in runs
+	timeOfUse     map[timeOfUseKey]timeOfUse // by price (timeOfUseFor)
+	runs          spillRuns                  // the groups spilled past the budget of buckets (Options.SpillDir)
+	collapsed     int                        // buckets of calls whose groups are in runs
 	spillErr      error
 }
 
@@ -523,8 +525,9 @@ func (e *Engine) bucketOf(k *bucketKey, pc *PricedCall) *bucket {
 		}
 		k = &f
 	}
-	return e.buckets.add(k, bucketPricing{Model: pc.Quote.Model, Rates: pc.Rates, prices: pc.prices, miss: pc.Miss,
-		fixed: e.fixedOf(pc.Rates)})
+	p := bucketPricing{Model: pc.Quote.Model, Rates: pc.Rates, prices: pc.prices, miss: pc.Miss, fixed: e.fixedOf(pc.Rates)}
+	p.timeOfUse = e.timeOfUseFor(k, &p)
+	return e.buckets.add(k, p)
 }
 
 // fixedOf returns r as integers, made once per rates; nil when r is.

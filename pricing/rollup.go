@@ -102,19 +102,71 @@ func (e *Engine) Within(from, until time.Time) *Engine {
 // differs between the periods of its version, and those billed in the
 // dearest period.
 func timedTokens(b *bucket) (timed, peak int64) {
-	for u := range tariffs.NumUsage {
-		if !tariffs.Usage(u).IsToken() || b.Qty[u] == 0 {
-			continue
-		}
-		low, high, isPeak := priceRange(b, tariffs.Usage(u))
-		if high.GreaterThan(low) {
+	tu := b.timeOfUse
+	if !tu.known {
+		tu = timeOfUseOf(b)
+	}
+	for u := range tariffs.NumTokenUsage {
+		if tu.timed&(1<<u) != 0 {
 			timed += b.Qty[u]
 		}
-		if isPeak {
+		if tu.peak&(1<<u) != 0 {
 			peak += b.Qty[u]
 		}
 	}
 	return timed, peak
+}
+
+// timeOfUse says, per token usage type (a bit each), whether a bucket's
+// price differs between the periods of its version and tier (timed), and
+// whether its period is the dearest of them (peak): what timedTokens
+// counts, worked out once per price rather than per bucket.
+type timeOfUse struct {
+	timed, peak uint32
+	known       bool // worked out; the zero value is not
+}
+
+// timeOfUseOf works out b's timeOfUse from its prices.
+func timeOfUseOf(b *bucket) timeOfUse {
+	tu := timeOfUse{known: true}
+	for u := range tariffs.NumTokenUsage {
+		low, high, isPeak := priceRange(b, tariffs.Usage(u))
+		if high.GreaterThan(low) {
+			tu.timed |= 1 << u
+		}
+		if isPeak {
+			tu.peak |= 1 << u
+		}
+	}
+	return tu
+}
+
+// timeOfUseKey is everything priceRange reads of a bucket.
+type timeOfUseKey struct {
+	rates   *tariffs.Rates
+	prices  *tariffs.ModelPrices
+	model   *tariffs.Model
+	version *tariffs.Version
+	tier    uint8
+}
+
+// timeOfUseFor returns the timeOfUse of a priced bucket of key k and
+// pricing p, worked out once per price; unknown (the zero value) for a
+// bucket not priced.
+func (e *Engine) timeOfUseFor(k *bucketKey, p *bucketPricing) timeOfUse {
+	if p.Rates == nil || p.Model == nil || k.version == nil || k.outcome != Priced {
+		return timeOfUse{}
+	}
+	tk := timeOfUseKey{p.Rates, p.prices, p.Model, k.version, k.tier}
+	tu, ok := e.timeOfUse[tk]
+	if !ok {
+		tu = timeOfUseOf(&bucket{k: bucketKey{version: k.version, tier: k.tier}, bucketPricing: *p})
+		if e.timeOfUse == nil {
+			e.timeOfUse = map[timeOfUseKey]timeOfUse{}
+		}
+		e.timeOfUse[tk] = tu
+	}
+	return tu
 }
 
 // merge adds o into s exactly.

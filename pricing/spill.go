@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -453,6 +454,9 @@ type runReader struct {
 	buf  []byte
 	last [runStrings]string // the texts of the last record, kept when the next has the same
 	cur  []string           // the currencies of the last record
+	// scratch is where a record's currencies are read, to be compared
+	// with the last record's before a list is made.
+	scratch []string
 }
 
 // next reads the next record into s; false at the end of the run.
@@ -541,8 +545,9 @@ func (r *runReader) currencies(g *Group) error {
 		return errors.New("more than 1024 currencies")
 	}
 	same := int(n) == len(r.cur)
-	list := make([]string, n)
-	for i := range list {
+	list := r.scratch[:0]
+	for i := range int(n) {
+		list = append(list, "")
 		if i < len(r.cur) {
 			list[i] = r.cur[i]
 		}
@@ -551,8 +556,9 @@ func (r *runReader) currencies(g *Group) error {
 		}
 		same = same && list[i] == r.cur[i]
 	}
+	r.scratch = list
 	if !same {
-		r.cur = list
+		r.cur = slices.Clone(list)
 	}
 	g.Currencies = r.cur[:len(r.cur):len(r.cur)]
 	return nil
