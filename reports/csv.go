@@ -56,8 +56,8 @@ func csvReconciliation(w io.Writer, r *pricing.Reconciliation) error {
 			row = append(row, sheetText(g.KeyAlias))
 		}
 		row = append(row, itoa(g.Calls), itoa(g.PricedCalls), itoa(g.Tokens.Input), itoa(g.Tokens.CacheRead),
-			itoa(g.Tokens.CacheWrite), itoa(g.Tokens.Output), itoa(g.Tokens.Reasoning), g.Official.String(),
-			g.Recorded.String(), g.Gap.String(), ratioText(g.Ratio), itoa(g.Tokens.CacheWrite1h), itoa(g.Tokens.WebSearch),
+			itoa(g.Tokens.CacheWrite), itoa(g.Tokens.Output), itoa(g.Tokens.Reasoning), decimalText(g.Official),
+			decimalText(g.Recorded), decimalText(g.Gap), ratioText(g.Ratio), itoa(g.Tokens.CacheWrite1h), itoa(g.Tokens.WebSearch),
 			itoa(g.Tokens.WebFetch), itoa(g.Tokens.FileSearch), groupCurrency(r, g))
 		return cw.Write(row)
 	})

@@ -21,12 +21,7 @@ func writeJSON(w io.Writer, v any) error { return jsonout.Write(w, v) }
 
 // ratioText formats a ratio or share with RatioPlaces decimals, "" when it
 // is not defined.
-func ratioText(r decimal.NullDecimal) string {
-	if !r.Valid {
-		return ""
-	}
-	return r.Decimal.StringFixed(pricing.RatioPlaces)
-}
+func ratioText(r decimal.NullDecimal) string { return string(appendRatio(nil, r)) }
 
 // currencyText names the currencies of a result, joined with "+" when there
 // are several.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -146,7 +147,7 @@ func (gw *groupJSON) appendGroup(b []byte, g *pricing.Group) []byte {
 	b = append(appendDecimal(append(b, ",\n      \"official\": \""...), g.Official), '"')
 	b = append(appendDecimal(append(b, ",\n      \"recorded\": \""...), g.Recorded), '"')
 	b = append(appendDecimal(append(b, ",\n      \"gap\": \""...), g.Gap), '"')
-	b = appendJSONString(append(b, ",\n      \"ratio\": "...), ratioText(g.Ratio))
+	b = append(appendRatio(append(b, ",\n      \"ratio\": \""...), g.Ratio), '"')
 	return append(b, "\n    }"...)
 }
 
@@ -211,4 +212,77 @@ func appendDecimal(b []byte, d decimal.Decimal) []byte {
 		b = append(b, '0')
 	}
 	return append(b, frac[:end]...)
+}
+
+// appendFixed appends d.StringFixed(places): rounded half away from zero
+// to places decimals, trailing zeros kept. It writes the digits itself
+// when d's coefficient has at most 18 digits and its exponent is between
+// -18 and 0, where StringFixed makes big integers and strings.
+func appendFixed(b []byte, d decimal.Decimal, places int32) []byte {
+	e := d.Exponent()
+	if e > 0 || e < -18 || places < 0 || places > 18 || d.NumDigits() > 18 {
+		return append(b, d.StringFixed(places)...)
+	}
+	c := d.CoefficientInt64()
+	switch {
+	case e > -places: // fewer decimals than places: scale the coefficient up
+		shift := e + places
+		if c > math.MaxInt64/pow10[shift] || c < -math.MaxInt64/pow10[shift] {
+			return append(b, d.StringFixed(places)...)
+		}
+		c *= pow10[shift]
+	case e < -places: // more: drop the extra digits, rounding half away from zero
+		unit := pow10[-places-e]
+		q, r := c/unit, c%unit
+		if r < 0 {
+			r = -r
+		}
+		if r >= unit-r {
+			if c < 0 {
+				q--
+			} else {
+				q++
+			}
+		}
+		c = q
+	}
+	if c < 0 {
+		b = append(b, '-')
+		c = -c
+	}
+	var tmp [24]byte
+	digits := strconv.AppendInt(tmp[:0], c, 10)
+	if places == 0 {
+		return append(b, digits...)
+	}
+	if len(digits) <= int(places) {
+		b = append(b, '0', '.')
+		for range int(places) - len(digits) {
+			b = append(b, '0')
+		}
+		return append(b, digits...)
+	}
+	point := len(digits) - int(places)
+	b = append(b, digits[:point]...)
+	return append(append(b, '.'), digits[point:]...)
+}
+
+// pow10 holds the powers of ten that fit an int64.
+var pow10 = func() (p [19]int64) {
+	p[0] = 1
+	for i := 1; i < len(p); i++ {
+		p[i] = p[i-1] * 10
+	}
+	return p
+}()
+
+// decimalText is d.String(), by appendDecimal.
+func decimalText(d decimal.Decimal) string { return string(appendDecimal(nil, d)) }
+
+// appendRatio appends ratioText(r).
+func appendRatio(b []byte, r decimal.NullDecimal) []byte {
+	if !r.Valid {
+		return b
+	}
+	return appendFixed(b, r.Decimal, pricing.RatioPlaces)
 }

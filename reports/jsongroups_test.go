@@ -119,6 +119,45 @@ func TestAppendDecimalIsString(t *testing.T) {
 	}
 }
 
+// TestAppendFixedIsStringFixed checks appendFixed against
+// Decimal.StringFixed at the places the reports use, on hand-picked and
+// random decimals: halves either way, negatives that round to zero, more
+// and fewer decimals than asked, and coefficients past an int64.
+func TestAppendFixedIsStringFixed(t *testing.T) {
+	cases := []struct {
+		d      string
+		places int32
+		want   string
+	}{
+		{"0", 4, "0.0000"},
+		{"1.23455", 4, "1.2346"},                               // half: away from zero
+		{"-1.23455", 4, "-1.2346"},                             // half, negative: away from zero
+		{"1.234549", 4, "1.2345"},                              // below half
+		{"-0.00004", 4, "0.0000"},                              // a negative that rounds to zero has no sign
+		{"-0.00005", 4, "-0.0001"},                             // half of the last place, negative
+		{"0.5", 6, "0.500000"},                                 // fewer decimals: zeros added
+		{"12", 2, "12.00"},                                     // an integer
+		{"0.000123", 6, "0.000123"},                            // leading zeros after the point
+		{"-0.9999995", 6, "-1.000000"},                         // rounding carries into the units
+		{"1234567890123456789", 4, "1234567890123456789.0000"}, // past 18 digits
+		{"1e3", 2, "1000.00"},                                  // a positive exponent
+	}
+	for _, c := range cases {
+		d := decimal.RequireFromString(c.d)
+		if got := string(appendFixed(nil, d, c.places)); got != c.want || got != d.StringFixed(c.places) {
+			t.Errorf("appendFixed(%s, %d) = %q, want %q (StringFixed %q)", c.d, c.places, got, c.want, d.StringFixed(c.places))
+		}
+	}
+	rng := rand.New(rand.NewPCG(3, 7))
+	for range 100000 {
+		d := decimal.New(rng.Int64N(1<<uint(rng.IntN(63)))-rng.Int64N(1<<uint(rng.IntN(63))), -int32(rng.IntN(22)))
+		places := []int32{0, 2, DisplayPlaces, pricing.RatioPlaces, 9}[rng.IntN(5)]
+		if got, want := string(appendFixed(nil, d, places)), d.StringFixed(places); got != want {
+			t.Fatalf("appendFixed(%s, %d) = %q, want StringFixed's %q", d.String(), places, got, want)
+		}
+	}
+}
+
 // TestGroupDocFieldsStreamed fails when a field is added to groupDoc (or
 // the order changes) without appendGroup, which writes the same fields
 // by hand, knowing it.

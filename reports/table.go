@@ -19,7 +19,7 @@ import (
 )
 
 // money rounds an amount to DisplayPlaces decimals for reading.
-func money(d decimal.Decimal) string { return d.StringFixed(DisplayPlaces) }
+func money(d decimal.Decimal) string { return string(appendFixed(nil, d, DisplayPlaces)) }
 
 // cacheHitNote completes a row accounting line with the response-cache
 // hits, when there are any.
