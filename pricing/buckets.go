@@ -14,7 +14,7 @@ import (
 //
 // The zero bucketTable is empty and ready to use.
 type bucketTable struct {
-	seed  maphash.Seed
+	seed  uint64         // random, so that no input chooses its collisions
 	slots []hashedBucket // by hash; a free slot's bucket is nil; its length a power of two
 	list  []*bucket      // every bucket, in the order made
 	slab  []bucket       // room for the next buckets
@@ -84,7 +84,7 @@ func (t *bucketTable) place(b *bucket) {
 // again.
 func (t *bucketTable) grow() {
 	if len(t.slots) == 0 {
-		t.seed = maphash.MakeSeed()
+		t.seed = randomSeed()
 		t.slots = make([]hashedBucket, 64)
 		return
 	}
@@ -100,7 +100,7 @@ func (t *bucketTable) reserve(n int) {
 	}
 	if size > len(t.slots) {
 		if len(t.slots) == 0 {
-			t.seed = maphash.MakeSeed()
+			t.seed = randomSeed()
 		}
 		t.reindex(size)
 	}
@@ -129,25 +129,26 @@ func (t *bucketTable) deleteWhere(drop func(*bucket) bool) {
 	}
 }
 
-// hash returns a hash of every field of k that equality compares: strings
-// by their bytes, tariff models and versions by their address (the
-// catalog's, fixed for the engine's life).
+// hash returns a hash of every field of k that equality compares: its
+// texts by their numbers, tariff models and versions by their address
+// (the catalog's, fixed for the engine's life).
 func (t *bucketTable) hash(k *bucketKey) uint64 {
-	s := t.seed
-	h := maphash.String(s, k.key)
-	for _, f := range [...]string{k.unknown, k.host, k.group, k.served, k.team, k.user, k.tag, k.meta} {
-		if f != "" {
-			h = (h ^ maphash.String(s, f)) * 0x9E3779B97F4A7C15
-		}
+	flags := uint64(k.period) | uint64(k.tier)<<8 | uint64(k.variant)<<16 | uint64(k.outcome)<<24 |
+		uint64(k.day)<<32 | boolBit(k.zero)<<40 | boolBit(k.noSpend)<<41 | boolBit(k.folded)<<42 | boolBit(k.collapsed)<<43
+	h := t.seed
+	for _, w := range [...]uint64{uint64(uintptr(unsafe.Pointer(k.model))), uint64(uintptr(unsafe.Pointer(k.version))),
+		uint64(k.slot), uint64(k.unknown) | uint64(k.host)<<32, uint64(k.group) | uint64(k.served)<<32,
+		uint64(k.holder.key) | uint64(k.holder.team)<<32, uint64(k.holder.user) | uint64(k.holder.tag)<<32,
+		uint64(k.holder.meta) | flags<<32 ^ flags} {
+		h = (h ^ w) * 0x9E3779B97F4A7C15
+		h ^= h >> 32
 	}
-	flags := uint64(k.period) | uint64(k.tier)<<8 | uint64(k.variant)<<16 | uint64(k.outcome)<<32 |
-		uint64(k.day)<<40 | boolBit(k.zero)<<48 | boolBit(k.noSpend)<<49 | boolBit(k.folded)<<50 | boolBit(k.collapsed)<<51
-	h ^= uint64(uintptr(unsafe.Pointer(k.model)))*0xBF58476D1CE4E5B9 ^ uint64(uintptr(unsafe.Pointer(k.version)))*0x94D049BB133111EB
-	h ^= uint64(k.slot)*0xD6E8FEB86659FD93 ^ flags*0xA0761D6478BD642F
-	h ^= h >> 31
 	h *= 0xBF58476D1CE4E5B9
 	return h ^ h>>29
 }
+
+// randomSeed returns a random word.
+func randomSeed() uint64 { return maphash.Comparable(maphash.MakeSeed(), 0) }
 
 // boolBit is 1 for true, 0 for false.
 func boolBit(b bool) uint64 {

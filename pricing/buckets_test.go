@@ -1,9 +1,6 @@
 package pricing
 
-import (
-	"fmt"
-	"testing"
-)
+import "testing"
 
 // TestBucketTable adds buckets past several doublings of the index, finds
 // each by its key and no bucket for a key never added, then drops some and
@@ -21,8 +18,8 @@ func TestBucketTable(t *testing.T) {
 			var tb bucketTable
 			keyOf := func(i int) bucketKey {
 				// Keys alike but for one field each, as a real run's are.
-				k := bucketKey{unknown: "m", slot: int64(i % 7 * 86400)}
-				k.key = fmt.Sprintf("%064x", i/7)
+				k := bucketKey{unknown: 1, slot: int64(i % 7 * 86400)}
+				k.holder.key = text(i/7 + 1)
 				return k
 			}
 			for i := range tc.n {
@@ -41,8 +38,8 @@ func TestBucketTable(t *testing.T) {
 					t.Fatalf("key %d: got %v", i, b)
 				}
 			}
-			absent := bucketKey{unknown: "m"}
-			absent.key = "absent"
+			absent := bucketKey{unknown: 1}
+			absent.holder.key = text(tc.n + 1)
 			if tb.get(&absent) != nil {
 				t.Fatal("a key never added was found")
 			}

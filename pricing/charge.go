@@ -116,9 +116,9 @@ func (e *Engine) Charges() iter.Seq[Charge] {
 func (e *Engine) chargeGroups() []*chargeGroup {
 	groups := map[chargeKey]*chargeGroup{}
 	for _, b := range e.buckets.all() {
-		h := b.k.holder
+		h := e.holderOf(&b.k.holder)
 		h.tag, h.meta = "", "" // a charge names no tag: calls of any tags are one charge
-		k := chargeKey{slot: b.k.slot, holder: h, model: b.k.model, unknown: b.k.unknown, outcome: b.k.outcome}
+		k := chargeKey{slot: b.k.slot, holder: h, model: b.k.model, unknown: e.labels.of(b.k.unknown), outcome: b.k.outcome}
 		if b.k.outcome == Priced {
 			k.version, k.period, k.tier, k.service, k.region = b.k.version, b.k.period, b.k.tier, b.k.serviceTier(), b.k.regionName()
 		}

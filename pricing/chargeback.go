@@ -143,13 +143,13 @@ func (e *Engine) SplitKeys(match func(key, alias string) (string, bool)) (kept, 
 	kept, matched = e.empty(e.opts.Dims), e.empty(e.opts.Dims)
 	found := map[string]bool{}
 	// Aliases are per key: the alias of a key is the first among its buckets'.
-	aliases := map[string]string{}
+	aliases := map[text]string{}
 	for _, b := range e.buckets.all() {
-		aliases[b.k.key] = firstAlias(aliases[b.k.key], b.KeyAlias)
+		aliases[b.k.holder.key] = firstAlias(aliases[b.k.holder.key], b.KeyAlias)
 	}
 	for _, b := range e.buckets.all() {
 		into := kept
-		if name, ok := match(b.k.key, aliases[b.k.key]); ok {
+		if name, ok := match(e.values.of(b.k.holder.key), aliases[b.k.holder.key]); ok {
 			into, found[name] = matched, true
 		}
 		into.mergeBucket(b.k, b)

@@ -89,12 +89,18 @@ func (m memorySeen) FirstSeen(fp uint64, _ int64) (bool, error) {
 	return true, nil
 }
 
-// bucketKey identifies calls that share prices and groupings.
+// bucketKey identifies calls that share prices and groupings. Its strings
+// are numbers (text), of the engine's labels (unknown, host) and values
+// (the groupings): a key is a few words, compared and hashed as such.
 type bucketKey struct {
 	model   *tariffs.Model
-	unknown string // the logged name when model is nil
-	host    string // the host no tariff prices, for calls unpriced for want of one
 	version *tariffs.Version
+	slot    int64 // start of the day or hour (Unix seconds) when grouped by time
+	unknown text  // the logged name when model is nil
+	host    text  // the host no tariff prices, for calls unpriced for want of one
+	group   text
+	served  text // the host the call was looked up among, when grouped by host
+	holder  heldBy
 	period  uint8
 	tier    uint8
 	variant variantID // the call's service tier and region
@@ -106,10 +112,13 @@ type bucketKey struct {
 	// collapsed marks a bucket of calls whose groups were spilled: its
 	// groupings are empty and its sums are for the totals only.
 	collapsed bool
-	group     string
-	served    string // the host the call was looked up among, when grouped by host
-	holder
-	slot int64 // start of the day or hour (Unix seconds) when grouped by time
+}
+
+// heldBy is who a call's spend is charged to, as numbers of the engine's
+// values: its key, team and user, each 0 unless grouped by it.
+type heldBy struct {
+	key, team, user text
+	tag, meta       text // the call's tags (ledger.Call.Tags) and key metadata field, when grouped by them
 }
 
 // holder is who a call's spend is charged to: its key, team and user,
@@ -117,6 +126,12 @@ type bucketKey struct {
 type holder struct {
 	key, team, user string
 	tag, meta       string // the call's tags (ledger.Call.Tags) and key metadata field, when grouped by them
+}
+
+// holderOf returns the strings of h.
+func (e *Engine) holderOf(h *heldBy) holder {
+	v := e.values
+	return holder{key: v.of(h.key), team: v.of(h.team), user: v.of(h.user), tag: v.of(h.tag), meta: v.of(h.meta)}
 }
 
 // compare orders holders by key, then team, user, tags and metadata; it
@@ -127,27 +142,18 @@ func (h *holder) compare(o *holder) int {
 }
 
 // cheapHash mixes the parts of k that tell apart the buckets of one
-// logged model name: the first bytes of each grouping string, the time
-// slot, the period, tier and outcome.
+// logged model name: the groupings, the time slot, the period, tier and
+// outcome.
 func (k *bucketKey) cheapHash() uint64 {
-	h := prefix(k.key) ^ prefix(k.team)<<1 ^ prefix(k.user)<<2 ^ prefix(k.group)<<3 ^ prefix(k.tag)<<4 ^ prefix(k.meta)<<5 ^
-		uint64(k.slot)*0x9E3779B97F4A7C15 ^ uint64(k.period)<<40 ^ uint64(k.tier)<<48 ^ uint64(k.outcome)<<56 ^
-		uint64(k.variant)<<36
+	h := uint64(k.holder.key) | uint64(k.holder.team)<<32
+	h = (h ^ uint64(k.holder.user) ^ uint64(k.group)<<32) * 0x9E3779B97F4A7C15
+	h = (h ^ uint64(k.holder.tag) ^ uint64(k.holder.meta)<<32 ^ uint64(k.slot)*0xBF58476D1CE4E5B9) * 0x94D049BB133111EB
+	h ^= uint64(k.period)<<40 ^ uint64(k.tier)<<48 ^ uint64(k.outcome)<<56 ^ uint64(k.variant)<<36
 	if k.zero {
 		h = ^h
 	}
 	h *= 0xBF58476D1CE4E5B9
 	return h ^ h>>29
-}
-
-// prefix packs the first eight bytes of s (the compiler loads them as one
-// word), or its length when shorter, into a word.
-func prefix(s string) uint64 {
-	if len(s) < 8 {
-		return uint64(len(s))
-	}
-	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // bucket sums the calls of one bucket key: quantities add as integers and
@@ -200,12 +206,12 @@ func (b *bucket) officialAmount() ledger.Amount {
 	return ledger.AmountOf(total)
 }
 
-// name returns the tariff model id, or the logged name when unknown.
-func (k *bucketKey) name() string {
+// nameOf returns k's tariff model id, or the logged name when unknown.
+func (e *Engine) nameOf(k *bucketKey) string {
 	if k.model != nil {
 		return k.model.ID
 	}
-	return k.unknown
+	return e.labels.of(k.unknown)
 }
 
 // periodName returns the bucket's period, or "" when not priced.
@@ -233,6 +239,8 @@ type Engine struct {
 	gateway       ledger.Gateway // of the last call fingerprinted
 	gatewayFP     uint64         // its hash
 	buckets       bucketTable
+	labels        *texts // the logged names of unknown models and the hosts no tariff prices, of bucket keys
+	values        *texts // the groupings of bucket keys; a spilling engine starts them again at each spill
 	rows          Rows
 	total         Quantities // of every call in a bucket: no sum of buckets exceeds it
 	sumErr        error
@@ -373,7 +381,7 @@ func New(cat *tariffs.Catalog, opts Options) *Engine {
 		seen = memorySeen{}
 	}
 	e := &Engine{cat: cat, opts: opts, dims: setOf(opts.Dims), zone: zone,
-		refs: map[refKey]*modelRef{}, seen: seen,
+		refs: map[refKey]*modelRef{}, seen: seen, labels: &texts{}, values: &texts{},
 		unsure:   map[unsureKey]*CalendarGap{},
 		maxNames: opts.MaxNames, maxGroups: opts.MaxGroups}
 	if e.maxNames <= 0 {
@@ -462,10 +470,10 @@ func (e *Engine) quoteFailed(pc *PricedCall, c *ledger.Call) {
 func (e *Engine) place(pc *PricedCall, c *ledger.Call, zero bool) *bucket {
 	k := bucketKey{model: pc.Quote.Model, version: pc.Quote.Version, outcome: pc.Outcome, zero: zero}
 	if k.model == nil {
-		k.unknown = pc.modelName
+		k.unknown = e.labels.id(pc.modelName)
 	}
 	if pc.Outcome == Unpriced {
-		k.host = pc.ref.noTariff
+		k.host = e.labels.id(pc.ref.noTariff)
 	}
 	k.noSpend = !c.Gateway.RecordsSpend()
 	if pc.Outcome == Priced {
@@ -475,10 +483,7 @@ func (e *Engine) place(pc *PricedCall, c *ledger.Call, zero bool) *bucket {
 			e.noteUnsure(pc)
 		}
 	}
-	e.groupKey(&k, c, pc.At)
-	if e.dims.has(DimHost) {
-		k.served = pc.ref.host
-	}
+	e.groupKey(&k, c, pc.At, pc.ref.host)
 	// Calls of one model mostly land in a bucket one of its last calls
 	// did (the busiest keys of the day). Then a cache by a cheap hash of
 	// the groupings, before the map, whose hash reads every byte of every
@@ -516,10 +521,15 @@ func (e *Engine) bucketOf(k *bucketKey, pc *PricedCall) *bucket {
 		return b
 	}
 	if e.buckets.len()-e.collapsed >= e.maxGroups && e.spilling() {
+		old := e.values
 		e.spill()
+		if e.values != old {
+			n := e.renumbered(k, old)
+			k = &n
+		}
 	}
 	if e.buckets.len()-e.collapsed >= e.maxGroups {
-		f := k.fold()
+		f := e.fold(k)
 		if b := e.buckets.get(&f); b != nil {
 			return b
 		}
@@ -548,19 +558,20 @@ func (e *Engine) fixedOf(r *tariffs.Rates) *fixedRates {
 
 // fold returns k with each grouping it has replaced by its "(other ...)"
 // value, and the logged name of an unknown model by OtherNames.
-func (k *bucketKey) fold() bucketKey {
+func (e *Engine) fold(k *bucketKey) bucketKey {
 	f := *k
 	f.folded = true
 	for _, g := range []struct {
-		v     *string
+		v     *text
 		other string
-	}{{&f.key, OtherKeys}, {&f.team, OtherTeams}, {&f.user, OtherUsers}, {&f.group, OtherGroups}, {&f.tag, OtherTags}, {&f.meta, OtherMeta}} {
-		if *g.v != "" {
-			*g.v = g.other
+	}{{&f.holder.key, OtherKeys}, {&f.holder.team, OtherTeams}, {&f.holder.user, OtherUsers}, {&f.group, OtherGroups},
+		{&f.holder.tag, OtherTags}, {&f.holder.meta, OtherMeta}} {
+		if *g.v != 0 {
+			*g.v = e.values.id(g.other)
 		}
 	}
 	if f.model == nil {
-		f.unknown = OtherNames
+		f.unknown = e.labels.id(OtherNames)
 	}
 	return f
 }
@@ -577,25 +588,36 @@ const (
 	OtherMeta   = "(other values)"
 )
 
-// groupKey fills the grouping fields of k that were asked for.
-func (e *Engine) groupKey(k *bucketKey, c *ledger.Call, at time.Time) {
+// groupKey fills the grouping fields of k that were asked for, host
+// among them. Past the budget of buckets, when the engine folds rather
+// than spills, a string it has not numbered is not numbered (absentText:
+// the bucket is new, its groupings folded), so that its texts stay within
+// the budget too.
+func (e *Engine) groupKey(k *bucketKey, c *ledger.Call, at time.Time, served string) {
+	id := e.values.id
+	if e.buckets.len()-e.collapsed >= e.maxGroups && !e.spilling() {
+		id = e.values.lookup
+	}
 	if e.dims.has(DimGroup) {
-		k.group = c.ModelGroup
+		k.group = id(c.ModelGroup)
 	}
 	if e.dims.has(DimKey) {
-		k.key = c.Key
+		k.holder.key = id(c.Key)
 	}
 	if e.dims.has(DimTeam) {
-		k.team = c.Team
+		k.holder.team = id(c.Team)
 	}
 	if e.dims.has(DimUser) {
-		k.user = c.User
+		k.holder.user = id(c.User)
 	}
 	if e.dims.has(DimTag) {
-		k.tag = c.Tags
+		k.holder.tag = id(c.Tags)
 	}
 	if e.dims.has(DimMeta) {
-		k.meta = e.metaOf(c.KeyMeta)
+		k.holder.meta = id(e.metaOf(c.KeyMeta))
+	}
+	if e.dims.has(DimHost) {
+		k.served = id(served)
 	}
 	switch {
 	case e.dims.has(DimHour):

@@ -116,22 +116,22 @@ func (e *Engine) tallies() []*modelTally {
 	var out []*modelTally
 	var tiered []*bucket
 	for _, b := range e.buckets.all() {
-		if b.k.host != "" {
+		if b.k.host != 0 {
 			continue // explained by host (hostTallies)
 		}
-		t := byName[b.k.name()]
-		if t != nil && bucketLess(&b.k, &first[t].k) {
+		t := byName[e.nameOf(&b.k)]
+		if t != nil && e.bucketLess(&b.k, &first[t].k) {
 			t.model, first[t] = b.Model, b
 		}
 		if t == nil {
-			t = &modelTally{name: b.k.name(), model: b.Model, official: decimal.Zero, recorded: decimal.Zero,
+			t = &modelTally{name: e.nameOf(&b.k), model: b.Model, official: decimal.Zero, recorded: decimal.Zero,
 				zeroOfficial: decimal.Zero, noSpendCost: decimal.Zero, periodTokens: map[string]int64{},
 				unsureCost:   [numCoverages]decimal.Decimal{decimal.Zero, decimal.Zero, decimal.Zero},
 				tierOfficial: decimal.Zero, tierRecorded: decimal.Zero}
 			for i := range t.outcomeSpend {
 				t.outcomeSpend[i] = decimal.Zero
 			}
-			byName[b.k.name()] = t
+			byName[e.nameOf(&b.k)] = t
 			first[t] = b
 			out = append(out, t)
 		}
@@ -183,9 +183,9 @@ func (e *Engine) tallies() []*modelTally {
 			}
 		}
 	}
-	sort.Slice(tiered, func(i, j int) bool { return bucketLess(&tiered[i].k, &tiered[j].k) })
+	sort.Slice(tiered, func(i, j int) bool { return e.bucketLess(&tiered[i].k, &tiered[j].k) })
 	for _, b := range tiered {
-		t := byName[b.k.name()]
+		t := byName[e.nameOf(&b.k)]
 		if what := b.k.variantText(); !slices.Contains(t.tierWhat, what) {
 			t.tierWhat = append(t.tierWhat, what)
 		}
@@ -230,16 +230,17 @@ func (e *Engine) hostExplanations() []Explanation {
 	}
 	byHost := map[string]*tally{}
 	var hosts []string
-	for _, b := range e.sortedBucketsWhere(func(b *bucket) bool { return b.k.host != "" }) {
-		t := byHost[b.k.host]
+	for _, b := range e.sortedBucketsWhere(func(b *bucket) bool { return b.k.host != 0 }) {
+		host := e.labels.of(b.k.host)
+		t := byHost[host]
 		if t == nil {
 			t = &tally{recorded: decimal.Zero}
-			byHost[b.k.host] = t
-			hosts = append(hosts, b.k.host)
+			byHost[host] = t
+			hosts = append(hosts, host)
 		}
 		t.calls += b.Calls
 		t.recorded = t.recorded.Add(b.Recorded())
-		if n := b.k.unknown; len(t.names) == 0 || t.names[len(t.names)-1] != n {
+		if n := e.labels.of(b.k.unknown); len(t.names) == 0 || t.names[len(t.names)-1] != n {
 			t.names = append(t.names, n)
 		}
 	}

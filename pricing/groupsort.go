@@ -109,19 +109,20 @@ type dimValue struct {
 	n int64
 }
 
-// valueOf returns bucket b's value in dimension d.
-func valueOf(b *bucket, d Dim) dimValue {
+// valueOf returns bucket b's value in dimension d: a text by its number
+// (distinct numbers are distinct strings), a model by its name.
+func (e *Engine) valueOf(b *bucket, d Dim) dimValue {
 	switch d {
 	case DimModel:
-		return dimValue{s: b.k.name()}
+		return dimValue{s: e.nameOf(&b.k)}
 	case DimGroup:
-		return dimValue{s: b.k.group}
+		return dimValue{n: int64(b.k.group)}
 	case DimKey:
-		return dimValue{s: b.k.key}
+		return dimValue{n: int64(b.k.holder.key)}
 	case DimTeam:
-		return dimValue{s: b.k.team}
+		return dimValue{n: int64(b.k.holder.team)}
 	case DimUser:
-		return dimValue{s: b.k.user}
+		return dimValue{n: int64(b.k.holder.user)}
 	case DimDay, DimHour:
 		return dimValue{n: b.k.slot}
 	case DimPeriod:
@@ -131,11 +132,11 @@ func valueOf(b *bucket, d Dim) dimValue {
 			return dimValue{s: b.k.version.Name}
 		}
 	case DimHost:
-		return dimValue{s: b.k.served}
+		return dimValue{n: int64(b.k.served)}
 	case DimTag:
-		return dimValue{s: b.k.tag}
+		return dimValue{n: int64(b.k.holder.tag)}
 	case DimMeta:
-		return dimValue{s: b.k.meta}
+		return dimValue{n: int64(b.k.holder.meta)}
 	}
 	return dimValue{}
 }
@@ -152,7 +153,7 @@ func (e *Engine) valueRanks(bs []*bucket, dims []Dim) (ranks []uint32, width []u
 		number := map[dimValue]uint32{}
 		var firsts []*bucket // a bucket of each value, by number
 		for i, b := range bs {
-			v := valueOf(b, d)
+			v := e.valueOf(b, d)
 			r, ok := number[v]
 			if !ok {
 				r = uint32(len(firsts))

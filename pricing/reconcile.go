@@ -310,15 +310,15 @@ func (e *Engine) groupKeyBy(b *bucket, dims []Dim) GroupKey {
 	for _, d := range dims {
 		switch d {
 		case DimModel:
-			k.Model = b.k.name()
+			k.Model = e.nameOf(&b.k)
 		case DimGroup:
-			k.Group = b.k.group
+			k.Group = e.values.of(b.k.group)
 		case DimKey:
-			k.Key = b.k.key
+			k.Key = e.values.of(b.k.holder.key)
 		case DimTeam:
-			k.Team = b.k.team
+			k.Team = e.values.of(b.k.holder.team)
 		case DimUser:
-			k.User = b.k.user
+			k.User = e.values.of(b.k.holder.user)
 		case DimDay, DimHour:
 			k.Start = time.Unix(b.k.slot, 0).In(e.zone)
 		case DimPeriod:
@@ -328,11 +328,11 @@ func (e *Engine) groupKeyBy(b *bucket, dims []Dim) GroupKey {
 				k.Version = b.k.version.Name
 			}
 		case DimHost:
-			k.Host = b.k.served
+			k.Host = e.values.of(b.k.served)
 		case DimTag:
-			k.Tag = b.k.tag
+			k.Tag = e.values.of(b.k.holder.tag)
 		case DimMeta:
-			k.Meta = b.k.meta
+			k.Meta = e.values.of(b.k.holder.meta)
 		}
 	}
 	return k
@@ -397,7 +397,7 @@ func compareValue(a, b *GroupKey, d Dim) int {
 // sums do not depend on map order.
 func (e *Engine) sortedBuckets() []*bucket {
 	bs := e.allBuckets()
-	sort.Slice(bs, func(i, j int) bool { return bucketLess(&bs[i].k, &bs[j].k) })
+	sort.Slice(bs, func(i, j int) bool { return e.bucketLess(&bs[i].k, &bs[j].k) })
 	return bs
 }
 
@@ -410,18 +410,21 @@ func (e *Engine) sortedBucketsWhere(keep func(*bucket) bool) []*bucket {
 			bs = append(bs, b)
 		}
 	}
-	sort.Slice(bs, func(i, j int) bool { return bucketLess(&bs[i].k, &bs[j].k) })
+	sort.Slice(bs, func(i, j int) bool { return e.bucketLess(&bs[i].k, &bs[j].k) })
 	return bs
 }
 
-func bucketLess(a, b *bucketKey) bool {
-	if an, bn := a.name(), b.name(); an != bn {
+// bucketLess orders bucket keys by their model's name, host, version,
+// period, tier, service tier and region, outcome and the like, then their
+// groupings' strings.
+func (e *Engine) bucketLess(a, b *bucketKey) bool {
+	if an, bn := e.nameOf(a), e.nameOf(b); an != bn {
 		return an < bn
 	}
 	av, bv := versionTime(a.version), versionTime(b.version)
 	switch {
 	case a.host != b.host:
-		return a.host < b.host
+		return e.labels.of(a.host) < e.labels.of(b.host)
 	case av != bv:
 		return av < bv
 	case a.period != b.period:
@@ -443,10 +446,13 @@ func bucketLess(a, b *bucketKey) bool {
 	case a.noSpend != b.noSpend:
 		return !a.noSpend
 	case a.group != b.group:
-		return a.group < b.group
+		return e.values.of(a.group) < e.values.of(b.group)
 	}
-	if c := a.holder.compare(&b.holder); c != 0 {
-		return c < 0
+	if a.holder != b.holder {
+		ha, hb := e.holderOf(&a.holder), e.holderOf(&b.holder)
+		if c := ha.compare(&hb); c != 0 {
+			return c < 0
+		}
 	}
 	return a.slot < b.slot
 }

@@ -27,7 +27,7 @@ func (e *Engine) Rollup(dims []Dim) *Engine {
 func (e *Engine) empty(dims []Dim) *Engine {
 	opts := e.opts
 	opts.Dims = dims
-	return &Engine{cat: e.cat, opts: opts, dims: setOf(dims), zone: e.zone, rows: e.rows, seenErr: e.seenErr,
+	return &Engine{cat: e.cat, opts: opts, dims: setOf(dims), zone: e.zone, labels: e.labels, values: e.values, rows: e.rows, seenErr: e.seenErr,
 		total: e.total, sumErr: e.sumErr, span: e.span}
 }
 
@@ -35,25 +35,25 @@ func (e *Engine) empty(dims []Dim) *Engine {
 // says k's slot is an hour.
 func (r *Engine) rollKey(k bucketKey, fromHours bool) bucketKey {
 	if !r.dims.has(DimGroup) {
-		k.group = ""
+		k.group = 0
 	}
 	if !r.dims.has(DimKey) {
-		k.key = ""
+		k.holder.key = 0
 	}
 	if !r.dims.has(DimTeam) {
-		k.team = ""
+		k.holder.team = 0
 	}
 	if !r.dims.has(DimUser) {
-		k.user = ""
+		k.holder.user = 0
 	}
 	if !r.dims.has(DimHost) {
-		k.served = ""
+		k.served = 0
 	}
 	if !r.dims.has(DimTag) {
-		k.tag = ""
+		k.holder.tag = 0
 	}
 	if !r.dims.has(DimMeta) {
-		k.meta = ""
+		k.holder.meta = 0
 	}
 	switch {
 	case r.dims.has(DimHour), r.dims.has(DimDay) && !fromHours:
@@ -86,7 +86,8 @@ func (r *Engine) mergeBucket(k bucketKey, b *bucket) {
 func (e *Engine) Within(from, until time.Time) *Engine {
 	opts := e.opts
 	opts.Since, opts.Until = from, until
-	w := &Engine{cat: e.cat, opts: opts, dims: e.dims, zone: e.zone, seenErr: e.seenErr, total: e.total, sumErr: e.sumErr}
+	w := &Engine{cat: e.cat, opts: opts, dims: e.dims, zone: e.zone, labels: e.labels, values: e.values, seenErr: e.seenErr,
+		total: e.total, sumErr: e.sumErr}
 	lo, hi := from.Unix(), until.Unix()
 	for _, b := range e.buckets.all() {
 		if b.k.slot < lo || b.k.slot >= hi {

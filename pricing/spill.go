@@ -177,7 +177,7 @@ func (e *Engine) collapse() {
 	e.buckets.reserve(e.maxGroups + e.collapsed + 1)
 	for _, b := range old {
 		k := b.k
-		k.group, k.served, k.holder, k.slot, k.collapsed = "", "", holder{}, 0, true
+		k.group, k.served, k.holder, k.slot, k.collapsed = 0, 0, heldBy{}, 0, true
 		c := e.buckets.get(&k)
 		if c == nil {
 			c = e.buckets.add(&k, b.bucketPricing)
@@ -187,12 +187,26 @@ func (e *Engine) collapse() {
 		c.recorded.merge(&b.recorded)
 	}
 	e.collapsed = e.buckets.len()
+	// No bucket has a grouping now: its texts start again, so that they
+	// hold the values of the buckets to the next spill, not of them all.
+	e.values = &texts{}
 	for _, r := range e.refs {
 		r.forget()
 	}
 	for _, r := range e.otherRefs {
 		r.forget()
 	}
+}
+
+// renumbered returns k with its groupings numbered among the engine's
+// values, from their strings in old: after a spill, which starts the
+// values again.
+func (e *Engine) renumbered(k *bucketKey, old *texts) bucketKey {
+	n := *k
+	for _, f := range [...]*text{&n.group, &n.served, &n.holder.key, &n.holder.team, &n.holder.user, &n.holder.tag, &n.holder.meta} {
+		*f = e.values.id(old.of(*f))
+	}
+	return n
 }
 
 // forget drops the buckets the name's last calls went to.
@@ -386,11 +400,13 @@ func (s *groupSum) merge(o *groupSum) {
 	g.KeyAlias = firstAlias(g.KeyAlias, h.KeyAlias)
 }
 
-// A run is a sequence of records, one a partial group: its key's texts
-// and the key alias (each a length and bytes), its start (a flag, then
-// Unix seconds), outcome, currencies, counts, and its official cost and
-// recorded spend as exact sums (ExactSum's integer and exponent, then a
-// flag and the decimal part's text). Integers are varints.
+// A run is a sequence of records, each its length (a uvarint), then a
+// partial group: its key's texts and the key alias (each a length and
+// bytes), its start (a flag, then Unix seconds), outcome, currencies,
+// counts, and its official cost and recorded spend as exact sums
+// (ExactSum's integer and exponent, then a flag and the decimal part's
+// text). Integers are varints. A record is read whole and decoded from
+// memory, not byte by byte from the file.
 
 // runStrings is how many texts a record starts with.
 const runStrings = 11
@@ -399,6 +415,7 @@ const runStrings = 11
 type runWriter struct {
 	w   *bufio.Writer
 	buf []byte
+	len []byte
 }
 
 // write writes partial group s.
@@ -424,7 +441,9 @@ func (w *runWriter) write(s *groupSum) {
 	}
 	b = appendSum(appendSum(b, &s.official), &s.recorded)
 	w.buf = b
-	w.w.Write(b) // a failed write shows at Flush
+	w.len = binary.AppendUvarint(w.len[:0], uint64(len(b)))
+	w.w.Write(w.len) // a failed write shows at Flush
+	w.w.Write(b)
 }
 
 // counts returns the group's counts, in the order of a run's records.
@@ -451,7 +470,7 @@ type runReader struct {
 	r    *bufio.Reader
 	name string
 	zone *time.Location
-	buf  []byte
+	rec  record             // the record being read
 	last [runStrings]string // the texts of the last record, kept when the next has the same
 	cur  []string           // the currencies of the last record
 	// scratch is where a record's currencies are read, to be compared
@@ -472,77 +491,113 @@ func (r *runReader) read(s *groupSum) (bool, error) {
 	if _, err := r.r.Peek(1); err == io.EOF {
 		return false, nil
 	}
+	n, err := binary.ReadUvarint(r.r)
+	if err != nil {
+		return false, noEOF(err)
+	}
+	if n > 1<<31 {
+		return false, errors.New("a record longer than 2 GiB")
+	}
+	if uint64(cap(r.rec.buf)) < n {
+		r.rec.buf = make([]byte, n)
+	}
+	r.rec.buf = r.rec.buf[:n]
+	if _, err := io.ReadFull(r.r, r.rec.buf); err != nil {
+		return false, noEOF(err)
+	}
+	d := &r.rec
+	d.b, d.err = d.buf, nil
 	*s = groupSum{}
 	g := &s.g
 	k := &g.Key
 	for i, p := range [runStrings]*string{&k.Model, &k.Group, &k.Key, &k.Team, &k.User, &k.Period, &k.Version, &k.Host, &k.Tag, &k.Meta, &g.KeyAlias} {
-		if err := r.text(&r.last[i]); err != nil {
-			return false, err
-		}
+		d.text(&r.last[i])
 		*p = r.last[i]
 	}
-	flag, err := r.r.ReadByte()
-	if err != nil {
-		return false, noEOF(err)
+	if d.byte() == 1 {
+		k.Start = time.Unix(d.varint(), 0).In(r.zone)
 	}
-	if flag == 1 {
-		sec, err := binary.ReadVarint(r.r)
-		if err != nil {
-			return false, noEOF(err)
-		}
-		k.Start = time.Unix(sec, 0).In(r.zone)
-	}
-	outcome, err := binary.ReadUvarint(r.r)
-	if err != nil {
-		return false, noEOF(err)
-	}
-	k.Outcome = Outcome(outcome)
-	if err := r.currencies(g); err != nil {
-		return false, err
-	}
+	k.Outcome = Outcome(d.uvarint())
+	r.currencies(g)
 	for _, n := range g.counts() {
-		if *n, err = binary.ReadVarint(r.r); err != nil {
-			return false, noEOF(err)
-		}
+		*n = d.varint()
 	}
-	if err := r.sum(&s.official); err != nil {
-		return false, err
+	d.sum(&s.official)
+	d.sum(&s.recorded)
+	if d.err == nil && len(d.b) > 0 {
+		d.err = errors.New("a record longer than its fields")
 	}
-	return true, r.sum(&s.recorded)
+	return d.err == nil, d.err
+}
+
+// record decodes the fields of a record in memory; its first error stays
+// in err, and fields read after it are zero.
+type record struct {
+	buf []byte // the record
+	b   []byte // what is left of it
+	err error
+}
+
+// cut notes a record that ends inside a field.
+func (d *record) cut() {
+	if d.err == nil {
+		d.err = io.ErrUnexpectedEOF
+	}
+	d.b = nil
+}
+
+func (d *record) uvarint() uint64 {
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.cut()
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *record) varint() int64 {
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.cut()
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *record) byte() byte {
+	if len(d.b) == 0 {
+		d.cut()
+		return 0
+	}
+	c := d.b[0]
+	d.b = d.b[1:]
+	return c
 }
 
 // text reads a text into *last, kept when it has the same bytes.
-func (r *runReader) text(last *string) error {
-	n, err := binary.ReadUvarint(r.r)
-	if err != nil {
-		return noEOF(err)
+func (d *record) text(last *string) {
+	n := d.uvarint()
+	if n > uint64(len(d.b)) {
+		d.cut()
+		return
 	}
-	if n > 1<<30 {
-		return errors.New("a text longer than 1 GiB")
+	if b := d.b[:n]; string(b) != *last {
+		*last = string(b)
 	}
-	if uint64(cap(r.buf)) < n {
-		r.buf = make([]byte, n)
-	}
-	r.buf = r.buf[:n]
-	if _, err := io.ReadFull(r.r, r.buf); err != nil {
-		return noEOF(err)
-	}
-	if string(r.buf) != *last {
-		*last = string(r.buf)
-	}
-	return nil
+	d.b = d.b[n:]
 }
 
 // currencies reads a record's currencies: the last record's list when the
 // same (a list is never changed in place: addCurrency makes a new one
 // when it adds).
-func (r *runReader) currencies(g *Group) error {
-	n, err := binary.ReadUvarint(r.r)
-	if err != nil {
-		return noEOF(err)
-	}
-	if n > 1<<10 {
-		return errors.New("more than 1024 currencies")
+func (r *runReader) currencies(g *Group) {
+	d := &r.rec
+	n := d.uvarint()
+	if n > uint64(len(d.b)) { // each takes a byte at least
+		d.cut()
+		return
 	}
 	same := int(n) == len(r.cur)
 	list := r.scratch[:0]
@@ -551,9 +606,7 @@ func (r *runReader) currencies(g *Group) error {
 		if i < len(r.cur) {
 			list[i] = r.cur[i]
 		}
-		if err := r.text(&list[i]); err != nil {
-			return err
-		}
+		d.text(&list[i])
 		same = same && list[i] == r.cur[i]
 	}
 	r.scratch = list
@@ -561,33 +614,25 @@ func (r *runReader) currencies(g *Group) error {
 		r.cur = slices.Clone(list)
 	}
 	g.Currencies = r.cur[:len(r.cur):len(r.cur)]
-	return nil
 }
 
 // sum reads an exact sum.
-func (r *runReader) sum(s *ExactSum) error {
-	small, err := binary.ReadVarint(r.r)
-	if err != nil {
-		return noEOF(err)
-	}
-	exp, err := binary.ReadVarint(r.r)
-	if err != nil {
-		return noEOF(err)
-	}
-	s.small, s.exp = small, int32(exp)
-	flag, err := r.r.ReadByte()
-	if err != nil || flag == 0 {
-		return noEOF(err)
+func (d *record) sum(s *ExactSum) {
+	s.small, s.exp = d.varint(), int32(d.varint())
+	if d.byte() != 1 || d.err != nil {
+		return
 	}
 	var text string
-	if err := r.text(&text); err != nil {
-		return err
+	d.text(&text)
+	if d.err != nil {
+		return
 	}
-	if s.big, err = decimal.NewFromString(text); err != nil {
-		return err
+	big, err := decimal.NewFromString(text)
+	if err != nil {
+		d.err = err
+		return
 	}
-	s.used = true
-	return nil
+	s.big, s.used = big, true
 }
 
 // noEOF turns the end of a run inside a record into an error of its own.

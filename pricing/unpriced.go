@@ -78,7 +78,7 @@ func (e *Engine) Unpriced() []UnpricedQuantity {
 		if b.k.outcome != Priced || b.Rates == nil {
 			continue
 		}
-		name := b.k.name()
+		name := e.nameOf(&b.k)
 		for u := range tariffs.NumUsage {
 			if b.Qty[u] > 0 && !b.Rates.Priced(tariffs.Usage(u)) {
 				sums[key{model: name, kind: UnpricedUsage, usage: tariffs.Usage(u)}] += b.Qty[u]
