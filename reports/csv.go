@@ -47,10 +47,11 @@ func csvReconciliation(w io.Writer, r *pricing.Reconciliation) error {
 		"official", "recorded", "gap", "ratio", "cache_write_1h", "web_search", "web_fetch", "file_search", "currency"))
 	alias := len(cols) > len(r.By)
 	row := make([]string, 0, len(cols)+16)
+	var day dayText
 	err := r.EachGroup(func(g *pricing.Group) error {
 		row = row[:0]
 		for _, d := range r.By {
-			row = append(row, sheetText(g.Key.Value(d)))
+			row = append(row, sheetText(day.value(&g.Key, d)))
 		}
 		if alias {
 			row = append(row, sheetText(g.KeyAlias))

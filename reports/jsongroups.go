@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/shopspring/decimal"
 
@@ -74,6 +75,7 @@ func mustMarshal(v any) []byte {
 // groupDocFields, which a test checks against groupDoc).
 type groupJSON struct {
 	keys []groupKeyField // in the order JSON writes a map's keys: by name
+	day  dayText
 }
 
 // groupKeyField is one entry of a group's "keys": a dimension, or the key
@@ -105,7 +107,7 @@ func (gw *groupJSON) appendGroup(b []byte, g *pricing.Group) []byte {
 	for _, f := range gw.keys {
 		v := g.KeyAlias
 		if !f.alias {
-			v = g.Key.Value(f.dim)
+			v = gw.day.value(&g.Key, f.dim)
 		} else if v == "" {
 			continue
 		}
@@ -149,6 +151,26 @@ func (gw *groupJSON) appendGroup(b []byte, g *pricing.Group) []byte {
 	b = append(appendDecimal(append(b, ",\n      \"gap\": \""...), g.Gap), '"')
 	b = append(appendRatio(append(b, ",\n      \"ratio\": \""...), g.Ratio), '"')
 	return append(b, "\n    }"...)
+}
+
+// dayText is GroupKey.Value with the text of the last day kept: groups
+// come in order, a day's groups one after the other (or the same few days
+// again and again), so the date is written once per day, not per group.
+type dayText struct {
+	start time.Time
+	text  string
+}
+
+// value returns k.Value(d).
+func (c *dayText) value(k *pricing.GroupKey, d pricing.Dim) string {
+	if d != pricing.DimDay {
+		return k.Value(d)
+	}
+	// Equal instants in the same zone write the same date.
+	if c.text == "" || !k.Start.Equal(c.start) || k.Start.Location() != c.start.Location() {
+		c.start, c.text = k.Start, k.Value(d)
+	}
+	return c.text
 }
 
 // groupDocFields are the JSON names of groupDoc's fields, in order, as

@@ -158,6 +158,38 @@ func TestAppendFixedIsStringFixed(t *testing.T) {
 	}
 }
 
+// TestDayTextIsValue checks the kept day's text against GroupKey.Value
+// over days in order, a day again after another, the same instant in
+// another zone (another date) and dimensions other than day.
+func TestDayTextIsValue(t *testing.T) {
+	shanghai, err := time.LoadLocation("Asia/Shanghai")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d1 := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
+	d2 := d1.AddDate(0, 0, 1)
+	cases := []struct {
+		name string
+		key  pricing.GroupKey
+		dim  pricing.Dim
+		want string
+	}{
+		{name: "first day", key: pricing.GroupKey{Start: d1}, dim: pricing.DimDay, want: "2026-10-01"},
+		{name: "same day", key: pricing.GroupKey{Start: d1}, dim: pricing.DimDay, want: "2026-10-01"},
+		{name: "next day", key: pricing.GroupKey{Start: d2}, dim: pricing.DimDay, want: "2026-10-02"},
+		{name: "first day again", key: pricing.GroupKey{Start: d1}, dim: pricing.DimDay, want: "2026-10-01"},
+		{name: "an hour before, in UTC", key: pricing.GroupKey{Start: d1.Add(-time.Hour)}, dim: pricing.DimDay, want: "2026-09-30"},
+		{name: "the same instant in Shanghai, another date", key: pricing.GroupKey{Start: d1.Add(-time.Hour).In(shanghai)}, dim: pricing.DimDay, want: "2026-10-01"},
+		{name: "a model", key: pricing.GroupKey{Model: "m", Start: d1}, dim: pricing.DimModel, want: "m"},
+	}
+	var c dayText
+	for _, tc := range cases {
+		if got := c.value(&tc.key, tc.dim); got != tc.want || got != tc.key.Value(tc.dim) {
+			t.Errorf("%s: got %q, want %q (Value %q)", tc.name, got, tc.want, tc.key.Value(tc.dim))
+		}
+	}
+}
+
 // TestGroupDocFieldsStreamed fails when a field is added to groupDoc (or
 // the order changes) without appendGroup, which writes the same fields
 // by hand, knowing it.

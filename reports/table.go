@@ -80,6 +80,7 @@ func tableReconciliation(out io.Writer, r *pricing.Reconciliation) error {
 		if err := yield(append(row, "CALLS", "OFFICIAL", "RECORDED", "GAP", "RATIO")); err != nil {
 			return err
 		}
+		var day dayText
 		return r.EachGroup(func(g *pricing.Group) error {
 			row = row[:0]
 			if len(cols) == 0 {
@@ -88,7 +89,7 @@ func tableReconciliation(out io.Writer, r *pricing.Reconciliation) error {
 			for j := range cols {
 				v := g.KeyAlias
 				if j < len(r.By) {
-					v = g.Key.Value(r.By[j])
+					v = day.value(&g.Key, r.By[j])
 				}
 				row = append(row, orDash(tableCell(v)))
 			}
