@@ -151,15 +151,35 @@ func (e *Engine) valueRanks(bs []*bucket, dims []Dim) (ranks []uint32, width []u
 	total := 0
 	for j, d := range dims {
 		number := map[dimValue]uint32{}
+		// A text's numbers are dense, so its values are numbered in a
+		// list rather than a map.
+		var byText []uint32
+		if textDim(d) {
+			byText = make([]uint32, e.values.len()+1)
+		}
 		var firsts []*bucket // a bucket of each value, by number
+		var last dimValue
+		var lastR uint32
 		for i, b := range bs {
 			v := e.valueOf(b, d)
-			r, ok := number[v]
-			if !ok {
-				r = uint32(len(firsts))
-				number[v] = r
-				firsts = append(firsts, b)
+			r, ok := lastR, i > 0 && v == last // buckets come mostly in time order: a day's one after the other
+			switch {
+			case ok:
+			case byText != nil && v.n < int64(len(byText)):
+				if r = byText[v.n]; r == 0 {
+					firsts = append(firsts, b)
+					r = uint32(len(firsts))
+					byText[v.n] = r
+				}
+				r-- // byText holds numbers from 1, 0 for none
+			default:
+				if r, ok = number[v]; !ok {
+					r = uint32(len(firsts))
+					number[v] = r
+					firsts = append(firsts, b)
+				}
 			}
+			last, lastR = v, r
 			ranks[i*len(dims)+j] = r
 		}
 		// Number the values in the order of their texts.
@@ -186,6 +206,16 @@ func (e *Engine) valueRanks(bs []*bucket, dims []Dim) (ranks []uint32, width []u
 		width = nil
 	}
 	return ranks, width
+}
+
+// textDim reports whether valueOf gives d's values as the numbers of the
+// engine's values.
+func textDim(d Dim) bool {
+	switch d {
+	case DimGroup, DimKey, DimTeam, DimUser, DimHost, DimTag, DimMeta:
+		return true
+	}
+	return false
 }
 
 // rankedBucket is a bucket's place in the engine's list, with its

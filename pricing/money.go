@@ -31,6 +31,34 @@ func ratioOfSums(num, den *ExactSum, numV, denV decimal.Decimal) decimal.NullDec
 	return ratio(numV, denV)
 }
 
+// gapOfSums returns official − recorded, the sums' values officialV and
+// recordedV, as Decimal.Sub gives it (at the smaller exponent), in
+// integers when both sums and the difference fit an int64.
+func gapOfSums(official, recorded *ExactSum, officialV, recordedV decimal.Decimal) decimal.Decimal {
+	if !official.used && !recorded.used {
+		a, b, exp := official.small, recorded.small, min(official.exp, recorded.exp)
+		if sa, sb := official.exp-exp, recorded.exp-exp; sa <= 18 && sb <= 18 {
+			if x, ok := scaled(a, sa); ok {
+				if y, ok := scaled(b, sb); ok {
+					if d := x - y; (y >= 0) == (d <= x) { // no overflow
+						return decimal.New(d, exp)
+					}
+				}
+			}
+		}
+	}
+	return officialV.Sub(recordedV)
+}
+
+// scaled returns n × 10^shift, false when it does not fit an int64.
+func scaled(n int64, shift int32) (int64, bool) {
+	p := pow10[shift]
+	if n > math.MaxInt64/p || n < math.MinInt64/p {
+		return 0, false
+	}
+	return n * p, true
+}
+
 // intRatio returns (n × 10^ne) / (d × 10^de) in units of 10^-RatioPlaces,
 // truncated and then rounded half away from zero as DivRound rounds; false
 // when it does not fit in 64 bits. d must not be zero.

@@ -56,3 +56,70 @@ func TestRatioOfSumsIsDivRound(t *testing.T) {
 		}
 	})
 }
+
+// TestGapOfSumsIsSub holds the integer gap of two exact sums to
+// Decimal.Sub's, digit for digit and exponent for exponent (the text a
+// report writes), on chosen edges (exponents apart, a difference past an
+// int64, zero sums) and on random sums.
+func TestGapOfSumsIsSub(t *testing.T) {
+	tests := []struct {
+		name               string
+		official, recorded []string // the amounts added into each sum
+		want               string
+	}{
+		{name: "same exponent", official: []string{"1.25"}, recorded: []string{"0.75"}, want: "0.5"},
+		{name: "exponents apart", official: []string{"3"}, recorded: []string{"0.0001"}, want: "2.9999"},
+		{name: "recorded more", official: []string{"0.1"}, recorded: []string{"0.35"}, want: "-0.25"},
+		{name: "nothing recorded", official: []string{"0.000300"}, want: "0.0003"},
+		{name: "sums that cancel keep their exponent", official: []string{"0.5", "-0.5"}, recorded: []string{"0.25"}, want: "-0.25"},
+		{name: "difference past int64", official: []string{"9223372036854775807"}, recorded: []string{"-1"}, want: "9223372036854775808"},
+		{name: "scaled past int64", official: []string{"92233720368547758.07"}, recorded: []string{"0.000000001"}, want: "92233720368547758.069999999"},
+	}
+	check := func(t *testing.T, official, recorded []decimal.Decimal) decimal.Decimal {
+		t.Helper()
+		var o, r ExactSum
+		for _, a := range official {
+			o.Add(ledger.AmountOf(a))
+		}
+		for _, a := range recorded {
+			r.Add(ledger.AmountOf(a))
+		}
+		got, want := gapOfSums(&o, &r, o.Value(), r.Value()), o.Value().Sub(r.Value())
+		if got.String() != want.String() || got.Exponent() != want.Exponent() {
+			t.Fatalf("%v − %v: got %s (exponent %d), want Sub's %s (exponent %d)", official, recorded, got, got.Exponent(), want, want.Exponent())
+		}
+		return got
+	}
+	decimals := func(ss []string) (ds []decimal.Decimal) {
+		for _, s := range ss {
+			ds = append(ds, decimal.RequireFromString(s))
+		}
+		return ds
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := check(t, decimals(tc.official), decimals(tc.recorded)); got.String() != tc.want {
+				t.Fatalf("got %s, want %s", got, tc.want)
+			}
+		})
+	}
+	t.Run("random", func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(2, 26))
+		amount := func() decimal.Decimal {
+			if rng.IntN(3) == 0 {
+				return decimal.New(rng.Int64N(math.MaxInt64)-rng.Int64N(math.MaxInt64), -int32(rng.IntN(20)))
+			}
+			return decimal.New(rng.Int64N(2000001)-1000000, -int32(rng.IntN(12)))
+		}
+		for range 100000 {
+			var o, r []decimal.Decimal
+			for range rng.IntN(4) {
+				o = append(o, amount())
+			}
+			for range rng.IntN(4) {
+				r = append(r, amount())
+			}
+			check(t, o, r)
+		}
+	})
+}

@@ -252,7 +252,7 @@ func (s *groupSum) add(b *bucket) {
 func (s *groupSum) done() Group {
 	g := s.g
 	g.Official, g.Recorded = s.official.Value(), s.recorded.Value()
-	g.Gap, g.Ratio = g.Official.Sub(g.Recorded), ratioOfSums(&s.recorded, &s.official, g.Recorded, g.Official)
+	g.Gap, g.Ratio = gapOfSums(&s.official, &s.recorded, g.Official, g.Recorded), ratioOfSums(&s.recorded, &s.official, g.Recorded, g.Official)
 	if g.Currencies == nil {
 		g.Currencies = []string{}
 	}
