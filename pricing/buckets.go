@@ -18,6 +18,8 @@ type bucketTable struct {
 	slots []hashedBucket // by hash; a free slot's bucket is nil; its length a power of two
 	list  []*bucket      // every bucket, in the order made
 	slab  []bucket       // room for the next buckets
+	slabs [][]bucket     // every slab made or reused, for reuse (recycle)
+	spare [][]bucket     // emptied slabs of another table, used before new ones are made
 }
 
 // bucketSlab is how many buckets are made at once.
@@ -51,13 +53,30 @@ func (t *bucketTable) get(k *bucketKey) *bucket {
 // add makes the bucket of key k, which must have none yet, priced by p.
 func (t *bucketTable) add(k *bucketKey, p bucketPricing) *bucket {
 	if len(t.slab) == 0 {
-		t.slab = make([]bucket, bucketSlab)
+		if n := len(t.spare); n > 0 {
+			t.slab, t.spare = t.spare[n-1], t.spare[:n-1]
+		} else {
+			t.slab = make([]bucket, bucketSlab)
+		}
+		t.slabs = append(t.slabs, t.slab)
 	}
 	b := &t.slab[0]
 	t.slab = t.slab[1:]
 	b.k, b.bucketPricing = *k, p
 	t.insert(b)
 	return b
+}
+
+// recycle empties old's slabs for t to make its buckets in: a spill's
+// buckets are made again in the memory of the last spill's, not in new
+// memory for the collector to sweep. No bucket of old may be used after.
+func (t *bucketTable) recycle(old *bucketTable) {
+	for _, s := range old.slabs {
+		clear(s)
+		t.spare = append(t.spare, s)
+	}
+	t.spare = append(t.spare, old.spare...)
+	old.slabs, old.spare, old.slab = nil, nil, nil
 }
 
 // insert lists b and indexes it by its key.
@@ -106,9 +125,15 @@ func (t *bucketTable) reserve(n int) {
 	}
 }
 
-// reindex makes an index of n slots for the listed buckets.
+// reindex makes an index of n slots for the listed buckets, in the
+// memory of the last index when it has room.
 func (t *bucketTable) reindex(n int) {
-	t.slots = make([]hashedBucket, n)
+	if cap(t.slots) >= n {
+		t.slots = t.slots[:n]
+		clear(t.slots)
+	} else {
+		t.slots = make([]hashedBucket, n)
+	}
 	for _, b := range t.list {
 		t.place(b)
 	}

@@ -56,3 +56,36 @@ func TestBucketTable(t *testing.T) {
 		})
 	}
 }
+
+// TestBucketTableRecycle checks that a table making its buckets in the
+// emptied slabs of another starts each bucket empty, finds each by its
+// key, and finds none of the old table's.
+func TestBucketTableRecycle(t *testing.T) {
+	var old bucketTable
+	for i := range 3*bucketSlab + 5 {
+		k := bucketKey{unknown: 1, slot: int64(i)}
+		b := old.add(&k, bucketPricing{})
+		b.Calls, b.KeyAlias = 7, "old"
+	}
+	n := bucketTable{slots: old.slots[:0]}
+	n.reserve(10)
+	n.recycle(&old)
+	if len(n.spare) != 4 {
+		t.Fatalf("%d spare slabs, want the old table's 4", len(n.spare))
+	}
+	for i := range 2 * bucketSlab {
+		k := bucketKey{unknown: 2, slot: int64(i)}
+		if b := n.add(&k, bucketPricing{}); b.Calls != 0 || b.KeyAlias != "" || b.k != k {
+			t.Fatalf("bucket %d made in a recycled slab: %d calls, alias %q, key %+v; want an empty bucket of its key", i, b.Calls, b.KeyAlias, b.k)
+		}
+	}
+	for i := range 2 * bucketSlab {
+		k := bucketKey{unknown: 2, slot: int64(i)}
+		if n.get(&k) == nil {
+			t.Fatalf("bucket %d not found", i)
+		}
+		if old := (bucketKey{unknown: 1, slot: int64(i)}); n.get(&old) != nil {
+			t.Fatalf("the old table's bucket %d found in the new", i)
+		}
+	}
+}

@@ -170,8 +170,10 @@ func (e *Engine) liveBuckets() []*bucket {
 // the groupings, marked collapsed, and forgets the buckets the model
 // names' caches point to.
 func (e *Engine) collapse() {
-	old := e.buckets.all()
-	e.buckets = bucketTable{}
+	oldTable := e.buckets
+	old := oldTable.all()
+	// The old index is not read again: the new one is made in its memory.
+	e.buckets = bucketTable{slots: oldTable.slots[:0]}
 	// Room for the buckets to the next spill, made once rather than by
 	// doubling from the first.
 	e.buckets.reserve(e.maxGroups + e.collapsed + 1)
@@ -186,6 +188,7 @@ func (e *Engine) collapse() {
 		c.Qty.Add(&b.Qty)
 		c.recorded.merge(&b.recorded)
 	}
+	e.buckets.recycle(&oldTable)
 	e.collapsed = e.buckets.len()
 	// No bucket has a grouping now: its texts start again, so that they
 	// hold the values of the buckets to the next spill, not of them all.
