@@ -40,33 +40,51 @@ func groupCurrency(r *pricing.Reconciliation, g *pricing.Group) string {
 	return currencyText(g.Currencies)
 }
 
+// csvReconciliation writes the groups as encoding/csv writes their rows,
+// one row at a time into a buffer (csvRow), the numbers appended as
+// digits rather than made strings first.
 func csvReconciliation(w io.Writer, r *pricing.Reconciliation) error {
-	cw := csv.NewWriter(w)
 	cols := groupColumns(r)
-	cw.Write(append(cols, "calls", "priced_calls", "input", "cache_read", "cache_write", "output", "reasoning",
+	b := make([]byte, 0, 64<<10)
+	b = appendCSVRecord(b, append(cols, "calls", "priced_calls", "input", "cache_read", "cache_write", "output", "reasoning",
 		"official", "recorded", "gap", "ratio", "cache_write_1h", "web_search", "web_fetch", "file_search", "currency"))
 	alias := len(cols) > len(r.By)
-	row := make([]string, 0, len(cols)+16)
 	var day dayText
 	err := r.EachGroup(func(g *pricing.Group) error {
-		row = row[:0]
+		row := csvRow{b: b}
 		for _, d := range r.By {
-			row = append(row, sheetText(day.value(&g.Key, d)))
+			row.text(sheetText(day.value(&g.Key, d)))
 		}
 		if alias {
-			row = append(row, sheetText(g.KeyAlias))
+			row.text(sheetText(g.KeyAlias))
 		}
-		row = append(row, itoa(g.Calls), itoa(g.PricedCalls), itoa(g.Tokens.Input), itoa(g.Tokens.CacheRead),
-			itoa(g.Tokens.CacheWrite), itoa(g.Tokens.Output), itoa(g.Tokens.Reasoning), decimalText(g.Official),
-			decimalText(g.Recorded), decimalText(g.Gap), ratioText(g.Ratio), itoa(g.Tokens.CacheWrite1h), itoa(g.Tokens.WebSearch),
-			itoa(g.Tokens.WebFetch), itoa(g.Tokens.FileSearch), groupCurrency(r, g))
-		return cw.Write(row)
+		t := &g.Tokens
+		for _, n := range [...]int64{g.Calls, g.PricedCalls, t.Input, t.CacheRead, t.CacheWrite, t.Output, t.Reasoning} {
+			row.number(n)
+		}
+		row.decimal(g.Official)
+		row.decimal(g.Recorded)
+		row.decimal(g.Gap)
+		row.next()
+		row.b = appendRatio(row.b, g.Ratio)
+		for _, n := range [...]int64{t.CacheWrite1h, t.WebSearch, t.WebFetch, t.FileSearch} {
+			row.number(n)
+		}
+		row.text(groupCurrency(r, g))
+		b = append(row.b, '\n')
+		if len(b) >= 60<<10 {
+			if _, err := w.Write(b); err != nil {
+				return err
+			}
+			b = b[:0]
+		}
+		return nil
 	})
 	if err != nil {
 		return err
 	}
-	cw.Flush()
-	return cw.Error()
+	_, err = w.Write(b)
+	return err
 }
 
 func csvBlend(w io.Writer, b *pricing.Blend) error {
