@@ -66,9 +66,10 @@ const (
 	DefaultMaxNames  = 1 << 16
 	DefaultMaxGroups = 1 << 21
 	// DefaultSpillBuckets is the budget of buckets of an engine that
-	// spills its groups (Options.SpillDir): about 110 MiB of buckets
-	// (docs/scale.md).
-	DefaultSpillBuckets = 1 << 18
+	// spills its groups (Options.SpillDir): about 110 MiB of buckets and
+	// their index (docs/scale.md), the memory 262,144 buckets took before
+	// their keys were numbers.
+	DefaultSpillBuckets = 360_000
 )
 
 // Seen records call identities as 64-bit fingerprints with the call's start
