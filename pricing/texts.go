@@ -26,15 +26,20 @@ type texts struct {
 	seen *[seenSlots]seenText
 }
 
-// seenText is a string and its number.
+// seenText is a string, by the address of its bytes (which the pointer
+// keeps from being reused) and its length, and its number: two words.
 type seenText struct {
-	s string
-	n text
+	p   *byte
+	len uint32
+	n   text
 }
 
-// seenSlots is the size of texts.seen (1.5 MiB), a power of two: room
-// for the keys of a busy gateway, each at an address per reading goroutine.
-const seenSlots = 1 << 16
+// seenSlots is the size of texts.seen (2 MiB), a power of two: room for
+// the keys of a busy gateway, each at an address per reading goroutine.
+const (
+	seenBits  = 17
+	seenSlots = 1 << seenBits
+)
 
 // id returns the number of s, numbering it when new.
 func (t *texts) id(s string) text {
@@ -45,12 +50,14 @@ func (t *texts) id(s string) text {
 		t.seen = new([seenSlots]seenText)
 	}
 	p := unsafe.StringData(s)
-	slot := &t.seen[(uint64(uintptr(unsafe.Pointer(p)))*0x9E3779B97F4A7C15)>>(64-16)]
-	if unsafe.StringData(slot.s) == p && len(slot.s) == len(s) {
+	slot := &t.seen[(uint64(uintptr(unsafe.Pointer(p)))*0x9E3779B97F4A7C15)>>(64-seenBits)]
+	if slot.p == p && uint64(slot.len) == uint64(len(s)) {
 		return slot.n
 	}
 	n := t.number(s)
-	*slot = seenText{s, n}
+	if uint64(len(s)) <= 1<<32-1 {
+		*slot = seenText{p, uint32(len(s)), n}
+	}
 	return n
 }
 

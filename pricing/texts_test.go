@@ -1,0 +1,70 @@
+package pricing
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// TestTexts numbers strings met at different addresses (as each reading
+// goroutine interns its own copy), the empty string as 0, and finds no
+// number for a string never numbered.
+func TestTexts(t *testing.T) {
+	var ts texts
+	copyOf := func(s string) string { return strings.Clone(s) }
+	a, b := "sk-aaaa", "sk-bbbb"
+	cases := []struct {
+		name string
+		s    string
+		want text
+	}{
+		{name: "empty", s: "", want: 0},
+		{name: "first", s: a, want: 1},
+		{name: "second", s: b, want: 2},
+		{name: "first again, same bytes", s: a, want: 1},
+		{name: "first again, a copy", s: copyOf(a), want: 1},
+		{name: "a prefix of the first, same address", s: a[:3], want: 3},
+		{name: "second again, a copy", s: copyOf(b), want: 2},
+	}
+	for _, tc := range cases {
+		if got := ts.id(tc.s); got != tc.want {
+			t.Errorf("%s: id(%q) = %d, want %d", tc.name, tc.s, got, tc.want)
+		}
+		if got := ts.of(tc.want); got != tc.s {
+			t.Errorf("%s: of(%d) = %q, want %q", tc.name, tc.want, got, tc.s)
+		}
+	}
+	if got := ts.lookup("sk-never"); got != absentText {
+		t.Errorf("lookup of a string never numbered = %d, want absentText", got)
+	}
+	if got := ts.lookup(copyOf(b)); got != 2 {
+		t.Errorf("lookup(%q) = %d, want 2", b, got)
+	}
+	if ts.len() != 3 {
+		t.Errorf("%d strings numbered, want 3", ts.len())
+	}
+}
+
+// TestFoldingEngineNumbersNoMoreTexts checks that an engine past its
+// budget of buckets, folding rather than spilling, numbers no string it
+// has not seen: its texts stay within the budget however many keys come.
+func TestFoldingEngineNumbersNoMoreTexts(t *testing.T) {
+	cat := testCatalog(t)
+	e := New(cat, Options{Dims: []Dim{DimModel, DimKey}, MaxGroups: 16})
+	calls := randomCalls(rand.New(rand.NewPCG(7, 26)), 3000)
+	keys := map[string]bool{}
+	for i := range calls {
+		calls[i].Key = fmt.Sprintf("key-%d", i) // a key a call
+		e.AddPriced(&calls[i])
+		keys[calls[i].Key] = true
+	}
+	if _, folded := e.Folded(); folded == 0 {
+		t.Fatal("nothing folded: the test needs an engine past its budget")
+	}
+	// Within budget, 16 buckets name at most 16 keys; the "(other keys)"
+	// value is one more.
+	if n := e.values.len(); n > 17 || n >= len(keys) {
+		t.Fatalf("%d texts numbered for %d keys and a budget of 16 buckets, want at most 17", n, len(keys))
+	}
+}
