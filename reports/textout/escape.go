@@ -25,9 +25,22 @@ func unsafe(r rune, size int) bool {
 	return (r == utf8.RuneError && size == 1) || !unicode.IsGraphic(r)
 }
 
+// safePrefix returns how many of s's first bytes are printable ASCII
+// (and, keepLayout, line feeds and tabs), which no escaping changes: most
+// text is, and needs no rune decoded.
+func safePrefix[T string | []byte](s T, keepLayout bool) int {
+	i := 0
+	for ; i < len(s); i++ {
+		if c := s[i]; (c < 0x20 || c >= 0x7f) && !(keepLayout && (c == '\n' || c == '\t')) {
+			break
+		}
+	}
+	return i
+}
+
 // NeedsEscape reports whether Escape would change s.
 func NeedsEscape(s string) bool {
-	for i := 0; i < len(s); {
+	for i := safePrefix(s, false); i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
 		if unsafe(r, n) {
 			return true
@@ -49,7 +62,7 @@ func EscapeLines(s string) string { return escape(s, true) }
 func escape(s string, keepLayout bool) string {
 	var b strings.Builder
 	start := 0
-	for i := 0; i < len(s); {
+	for i := safePrefix(s, keepLayout); i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
 		if !unsafe(r, n) || (keepLayout && (r == '\n' || r == '\t' || (r == '\r' && strings.HasPrefix(s[i+1:], "\n")))) {
 			i += n
@@ -93,6 +106,12 @@ type Escaping struct {
 }
 
 func (e *Escaping) Write(p []byte) (int, error) {
+	if safePrefix(p, true) == len(p) {
+		if _, err := e.W.Write(p); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
 	s := EscapeLines(string(p))
 	if _, err := io.WriteString(e.W, s); err != nil {
 		return 0, err

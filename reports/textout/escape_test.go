@@ -2,7 +2,11 @@ package textout
 
 import (
 	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestTerminalInjection checks the contract "nothing from input acts on
@@ -43,5 +47,61 @@ func TestTerminalInjection(t *testing.T) {
 				t.Errorf("Escaping wrote %q (%v), want %q", buf.String(), err, lines)
 			}
 		})
+	}
+}
+
+// TestEscapeASCIIPrefix holds Escape, EscapeLines, NeedsEscape and
+// Escaping, which skip a leading run of printable ASCII without decoding
+// it, to a rune by rune reference on random text of plain letters and
+// every kind of character they treat apart.
+func TestEscapeASCIIPrefix(t *testing.T) {
+	reference := func(s string, keepLayout bool) string {
+		var b strings.Builder
+		for i := 0; i < len(s); {
+			r, n := utf8.DecodeRuneInString(s[i:])
+			keep := !unsafe(r, n) || (keepLayout && (r == '\n' || r == '\t' || (r == '\r' && strings.HasPrefix(s[i+1:], "\n"))))
+			switch {
+			case keep:
+				b.WriteString(s[i : i+n])
+			case n == 1 && r == utf8.RuneError:
+				fmt.Fprintf(&b, `\x%02x`, s[i])
+			case r == '\n':
+				b.WriteString(`\n`)
+			case r == '\t':
+				b.WriteString(`\t`)
+			case r == '\r':
+				b.WriteString(`\r`)
+			case r < 0x80:
+				fmt.Fprintf(&b, `\x%02x`, r)
+			case r < 0x10000:
+				fmt.Fprintf(&b, `\u%04x`, r)
+			default:
+				fmt.Fprintf(&b, `\U%08x`, r)
+			}
+			i += n
+		}
+		return b.String()
+	}
+	rng := rand.New(rand.NewPCG(26, 12))
+	parts := []string{"a", "Z", " ", "~", "\x7f", "\x1b", "\x00", "\n", "\t", "\r", "\r\n", "é", "模", "🚀", "\u202e", "\u009b", "\xff", "\xc3"}
+	for range 20000 {
+		var s string
+		for range rng.IntN(8) {
+			s += parts[rng.IntN(len(parts))]
+		}
+		if got, want := Escape(s), reference(s, false); got != want {
+			t.Fatalf("Escape(%q) = %q, want %q", s, got, want)
+		}
+		want := reference(s, true)
+		if got := EscapeLines(s); got != want {
+			t.Fatalf("EscapeLines(%q) = %q, want %q", s, got, want)
+		}
+		if got := NeedsEscape(s); got != (reference(s, false) != s) {
+			t.Fatalf("NeedsEscape(%q) = %v", s, got)
+		}
+		var buf bytes.Buffer
+		if _, err := (&Escaping{W: &buf}).Write([]byte(s)); err != nil || buf.String() != want {
+			t.Fatalf("Escaping wrote %q (%v), want %q", buf.String(), err, want)
+		}
 	}
 }
