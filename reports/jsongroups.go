@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/shopspring/decimal"
 
@@ -84,6 +85,9 @@ type groupKeyField struct {
 	name  string // as a JSON string
 	dim   pricing.Dim
 	alias bool
+	// plain is the last value found to need no escaping: groups in order
+	// repeat a key's value for its models and days, in the same string.
+	plain string
 }
 
 func newGroupJSON(by []pricing.Dim) *groupJSON {
@@ -104,7 +108,8 @@ func newGroupJSON(by []pricing.Dim) *groupJSON {
 func (gw *groupJSON) appendGroup(b []byte, g *pricing.Group) []byte {
 	b = append(b, "{\n      \"keys\": {"...)
 	n := 0
-	for _, f := range gw.keys {
+	for i := range gw.keys {
+		f := &gw.keys[i]
 		v := g.KeyAlias
 		if !f.alias {
 			v = gw.day.value(&g.Key, f.dim)
@@ -118,7 +123,15 @@ func (gw *groupJSON) appendGroup(b []byte, g *pricing.Group) []byte {
 		b = append(b, "\n        "...)
 		b = append(b, f.name...)
 		b = append(b, ": "...)
+		if sameString(v, f.plain) {
+			b = append(append(append(b, '"'), v...), '"')
+			continue
+		}
+		start := len(b)
 		b = appendJSONString(b, v)
+		if len(b)-start == len(v)+2 { // written as it is: nothing escaped
+			f.plain = v
+		}
 	}
 	if n > 0 {
 		b = append(b, "\n      "...)
@@ -176,6 +189,12 @@ func (c *dayText) value(k *pricing.GroupKey, d pricing.Dim) string {
 // groupDocFields are the JSON names of groupDoc's fields, in order, as
 // appendGroup writes them.
 var groupDocFields = []string{"keys", "calls", "priced_calls", "tokens", "tool_uses", "cache_hit_tokens", "official", "recorded", "gap", "ratio"}
+
+// sameString reports whether a and b are the same string in memory:
+// their bytes at one address, of one length.
+func sameString(a, b string) bool {
+	return len(a) == len(b) && unsafe.StringData(a) == unsafe.StringData(b)
+}
 
 // appendField appends the text before a number, then the number.
 func appendField(b []byte, before string, n int64) []byte {
