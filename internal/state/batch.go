@@ -2,7 +2,6 @@ package state
 
 import (
 	"bytes"
-	"encoding/binary"
 	"slices"
 	"time"
 
@@ -27,12 +26,15 @@ type Batch struct {
 	pruneAt int               // size of ids at which remember drops old identities
 	rows    pricing.Rows
 	tx      *bolt.Tx // read-only, for the identities already stored
-	// lastSeen is the latest start (Unix ns) of the identities stored:
+	// lastSeen is the latest start (Unix ns) an identity stored may have:
 	// a call started after it was never stored.
 	lastSeen uint64
-	late     int64
+	// hours are the identities stored, by the hour of their start, as
+	// read from the chunks (heldHour).
+	hours map[int64]map[string]held
+	late  int64
 	// overlaps are the identities of this batch another source gave
-	// first, keyed as overlapKey.
+	// first, with their billing instants (Unix ns).
 	overlaps map[string]int64
 	billing  *tariffs.BillingTime // the run's override of the billing instant
 	bounds   []int64              // the catalog's prompt-size tier thresholds, ascending
@@ -56,9 +58,7 @@ func (s *Store) Begin(name string) (*Batch, error) {
 		return nil, err
 	}
 	b := &Batch{store: s, source: src, sums: map[Key]*batchSums{}, ids: map[string]copies{}, tx: tx}
-	if k, _ := tx.Bucket(bucketSeen).Cursor().Last(); k != nil {
-		b.lastSeen = beUint64(k)
-	}
+	b.lastSeen = lastHeld(tx)
 	if !src.Watermark.IsZero() {
 		b.since = src.Watermark.Add(-Overlap)
 	}
@@ -101,13 +101,18 @@ func (b *Batch) Observe(c *ledger.Call, pc *pricing.PricedCall) error {
 		o = pricing.Outside // cannot be told from a call counted before
 	case c.Identity != "":
 		id := string(seenKey(c))
-		stored, other := b.lookup(id)
+		stored, other, err := b.lookup(id)
+		if err != nil {
+			return err
+		}
 		if o == pricing.Outside && stored == 0 {
 			b.rows.Count(o)
 			return nil
 		}
 		if other {
-			o = b.overlap(id, pc.At.UnixNano())
+			if o, err = b.overlap(id, pc.At.UnixNano()); err != nil {
+				return err
+			}
 			break
 		}
 		cp, again := b.ids[id]
@@ -196,40 +201,43 @@ func band(bounds []int64, prompt int64) [2]int64 {
 	return out
 }
 
-// overlapKey is the identity id (seenKey) as another source than the one
-// that gave it first gave it too.
-func overlapKey(id, source string) string { return id + "\x00\x00" + source }
-
 // overlap counts a call another source gave first, billed at ns: an
 // Overlap the first time this source gives it, Outside when read again.
-func (b *Batch) overlap(id string, ns int64) pricing.Outcome {
-	ok := overlapKey(id, b.source.Name)
-	if _, again := b.overlaps[ok]; again || b.tx.Bucket(bucketSeen).Get([]byte(ok)) != nil {
-		return pricing.Outside
+func (b *Batch) overlap(id string, ns int64) (pricing.Outcome, error) {
+	if _, again := b.overlaps[id]; again {
+		return pricing.Outside, nil
+	}
+	m, err := b.heldHour(hourOf(id))
+	if err != nil {
+		return 0, err
+	}
+	if m[id].overlap {
+		return pricing.Outside, nil
 	}
 	if b.overlaps == nil {
 		b.overlaps = map[string]int64{}
 	}
-	b.overlaps[ok] = ns
-	return pricing.Overlap
+	b.overlaps[id] = ns
+	return pricing.Overlap, nil
 }
 
 // lookup returns how many copies of identity id this source gave in
 // earlier refreshes (0 when none), or other true when another source gave
 // it. A call started after every stored identity's start is not looked
 // up: the stored identities are in order of start.
-func (b *Batch) lookup(id string) (stored int64, other bool) {
+func (b *Batch) lookup(id string) (stored int64, other bool, err error) {
 	if beUint64([]byte(id[:min(8, len(id))])) > b.lastSeen { // 8 bytes: no copy of the identity
-		return 0, false
+		return 0, false, nil
 	}
-	v := b.tx.Bucket(bucketSeen).Get([]byte(id))
-	if len(v) < 8 {
-		return 0, false
+	m, err := b.heldHour(hourOf(id))
+	if err != nil {
+		return 0, false, err
 	}
-	if string(v[8:]) != b.source.Name {
-		return 0, true
+	h := m[id]
+	if h.n > 0 {
+		return h.n, false, nil
 	}
-	return int64(binary.BigEndian.Uint64(v)), false
+	return 0, h.other, nil
 }
 
 // keepSeen is how many identities a batch holds before it drops those no
@@ -280,22 +288,28 @@ func (b *Batch) Abort() { b.tx.Rollback() }
 // and the source's watermark, the newest billing instant read; and drops
 // the identities of calls billed before every source's overlap.
 func (b *Batch) Commit(rejected int64) (Source, error) {
-	// The copies of each identity kept, read before the view ends.
+	// The identities kept that are new or have more copies than stored,
+	// read before the view ends.
 	limit := b.newest - int64(Overlap+24*time.Hour)
-	type seen struct{ id, v []byte }
-	ids := make([]seen, 0, len(b.ids)+len(b.overlaps))
+	var ids []entry
 	for id, c := range b.ids {
-		if c.at >= limit {
-			stored, _ := b.lookup(id)
-			ids = append(ids, seen{[]byte(id), append(binary.BigEndian.AppendUint64(nil, uint64(max(c.n, stored))), b.source.Name...)})
+		if c.at < limit {
+			continue
+		}
+		stored, _, err := b.lookup(id)
+		if err != nil {
+			b.tx.Rollback()
+			return Source{}, err
+		}
+		if n := max(c.n, stored); n != stored {
+			ids = append(ids, entry{id: id, n: n})
 		}
 	}
-	for ok, at := range b.overlaps {
+	for id, at := range b.overlaps {
 		if at >= limit {
-			ids = append(ids, seen{[]byte(ok), append(binary.BigEndian.AppendUint64(nil, 1), b.source.Name...)})
+			ids = append(ids, entry{id: id, n: 1, overlap: true})
 		}
 	}
-	slices.SortFunc(ids, func(x, y seen) int { return bytes.Compare(x.id, y.id) })
 	b.tx.Rollback()
 	b.rows.Read += rejected
 	b.rows.Rejected += rejected
@@ -350,11 +364,8 @@ func (b *Batch) Commit(rejected int64) (Source, error) {
 				src.Watermark = s.Newest
 			}
 		}
-		seenB := tx.Bucket(bucketSeen)
-		for _, id := range ids {
-			if err := seenB.Put(id.id, id.v); err != nil {
-				return err
-			}
+		if err := putChunks(tx, src.Name, src.Refreshes, ids); err != nil {
+			return err
 		}
 		if err := tx.Bucket(bucketSources).Put([]byte(src.Name), encodeSource(&src)); err != nil {
 			return err
@@ -394,12 +405,5 @@ func prune(tx *bolt.Tx) error {
 	if err != nil || oldest.IsZero() {
 		return err
 	}
-	limit := uint64(oldest.Add(-Overlap - 24*time.Hour).UnixNano())
-	c := tx.Bucket(bucketSeen).Cursor()
-	for k, _ := c.First(); k != nil && beUint64(k) < limit; k, _ = c.Next() {
-		if err := c.Delete(); err != nil {
-			return err
-		}
-	}
-	return nil
+	return pruneChunks(tx, oldest.Add(-Overlap-24*time.Hour).UnixNano())
 }

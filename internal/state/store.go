@@ -27,7 +27,6 @@ const Overlap = time.Hour
 
 var (
 	bucketSums    = []byte("sums")
-	bucketSeen    = []byte("seen")
 	bucketSources = []byte("sources")
 	// bucketMeta holds records of the whole state (its span).
 	bucketMeta = []byte("meta")
@@ -134,7 +133,7 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("open state %s: %w", path, err)
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketSums, bucketSeen, bucketSources, bucketFiles, bucketMeta} {
+		for _, b := range [][]byte{bucketSums, bucketIDs, bucketSources, bucketFiles, bucketMeta} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
@@ -143,6 +142,9 @@ func Open(path string) (*Store, error) {
 	})
 	if err == nil {
 		err = migrate(db)
+	}
+	if err == nil {
+		err = migrateSeen(db)
 	}
 	if err != nil {
 		db.Close()

@@ -1,0 +1,183 @@
+package state
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/tokenfare/tokenfare/internal/run"
+	"github.com/tokenfare/tokenfare/ledger"
+	"github.com/tokenfare/tokenfare/pricing"
+)
+
+// heldEntries lists the identities of a state's chunks, one line each:
+// source, seen key, copies, overlap.
+func heldEntries(t *testing.T, s *Store) []string {
+	t.Helper()
+	var out []string
+	err := s.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketIDs).ForEach(func(k, v []byte) error {
+			src, ok := chunkSource(k)
+			if !ok {
+				return errCorrupt
+			}
+			return eachEntry(v, func(id []byte, n int64, overlap bool) {
+				out = append(out, fmt.Sprintf("%s %q %d %v", src, id, n, overlap))
+			})
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// toSeenV0 rewrites a state's chunks in the earlier format, a record per
+// identity in the seen bucket, as a state written before chunks holds them.
+func toSeenV0(t *testing.T, path string) {
+	t.Helper()
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	err = db.Update(func(tx *bolt.Tx) error {
+		seen, err := tx.CreateBucket(bucketSeen)
+		if err != nil {
+			return err
+		}
+		err = tx.Bucket(bucketIDs).ForEach(func(k, v []byte) error {
+			src, _ := chunkSource(k)
+			var perr error
+			err := eachEntry(v, func(id []byte, n int64, overlap bool) {
+				key := string(id)
+				if overlap {
+					key += "\x00\x00" + string(src)
+				}
+				if err := seen.Put([]byte(key), append(binary.BigEndian.AppendUint64(nil, uint64(n)), src...)); err != nil {
+					perr = err
+				}
+			})
+			if err != nil {
+				return err
+			}
+			return perr
+		})
+		if err != nil {
+			return err
+		}
+		return tx.DeleteBucket(bucketIDs)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Two sources give five calls alike; the state is written in the earlier
+// format between two refreshes: opened again, it holds the same
+// identities, and the second refresh, which reads every row again, counts
+// none twice.
+func TestMigrateSeen(t *testing.T) {
+	cat := embedded(t)
+	rows := billedCalls(600)
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.csv"), filepath.Join(dir, "b.csv")
+	writeCanonical(t, a, rows[:300])
+	writeCanonical(t, b, rows[295:310])
+	statePath := filepath.Join(dir, "state.db")
+	var feeds []Feed
+	for _, p := range []string{a, b} {
+		feeds = append(feeds, Feed{Name: p, Open: func(time.Time) ([]ledger.Source, error) {
+			return []ledger.Source{ledger.FileSource(p, ledger.Options{})}, nil
+		}})
+	}
+	s, err := Open(statePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Refresh(context.Background(), cat, pricing.Options{}, feeds); err != nil {
+		t.Fatal(err)
+	}
+	before := heldEntries(t, s)
+	overlaps := 0
+	for _, e := range before {
+		if e[len(e)-4:] == "true" {
+			overlaps++
+		}
+	}
+	if len(before) < 20 || overlaps != 5 {
+		t.Fatalf("the test's data: %d identities, %d overlaps, want at least 20 and 5", len(before), overlaps)
+	}
+	s.Close()
+	toSeenV0(t, statePath)
+
+	if s, err = Open(statePath); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if after := heldEntries(t, s); !slices.Equal(after, before) {
+		t.Fatalf("after migration %d identities, before %d; first: %v", len(after), len(before), firstDiff(fmt.Sprint(after), fmt.Sprint(before)))
+	}
+	s.db.View(func(tx *bolt.Tx) error {
+		if tx.Bucket(bucketSeen) != nil {
+			t.Error("the earlier format's bucket is still there")
+		}
+		return nil
+	})
+	if _, err := s.Refresh(context.Background(), cat, pricing.Options{}, feeds); err != nil {
+		t.Fatal(err)
+	}
+	res, err := run.Run(context.Background(), run.Input{Catalog: cat, Sources: []ledger.Source{ledger.FileSource(a, ledger.Options{}), ledger.FileSource(b, ledger.Options{})}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := filled(t, s, cat, pricing.Options{})
+	if g, w := got.Rows(), res.Engine.Rows(); g != w {
+		t.Errorf("rows from the state %+v, one run %+v", g, w)
+	}
+	if g, w := rendered(t, got), rendered(t, res.Engine); g != w {
+		t.Errorf("the state gives\n%.1500s\none run\n%.1500s", firstDiff(g, w), firstDiff(w, g))
+	}
+}
+
+// A refresh that reads again only calls it counted stores no identity:
+// the chunks hold what the first refresh wrote.
+func TestRereadStoresNoIdentity(t *testing.T) {
+	cat := embedded(t)
+	dir := t.TempDir()
+	log := filepath.Join(dir, "a.csv")
+	writeCanonical(t, log, billedCalls(200))
+	s, err := Open(filepath.Join(dir, "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	feed := Feed{Name: log, Open: func(time.Time) ([]ledger.Source, error) {
+		return []ledger.Source{ledger.FileSource(log, ledger.Options{})}, nil
+	}}
+	var chunks []int
+	for range 3 {
+		if _, err := s.Refresh(context.Background(), cat, pricing.Options{}, []Feed{feed}); err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		s.db.View(func(tx *bolt.Tx) error {
+			n = tx.Bucket(bucketIDs).Stats().KeyN
+			return nil
+		})
+		chunks = append(chunks, n)
+	}
+	if chunks[0] == 0 || chunks[1] != chunks[0] || chunks[2] != chunks[0] {
+		t.Errorf("chunks after each refresh: %v, want the first refresh's alone", chunks)
+	}
+	if got, want := stateTotals(t, s, cat), fullRun(t, cat, log); !got.equal(want) {
+		t.Errorf("state: official %s calls %v, one run: official %s calls %v", got.official, got.calls, want.official, want.calls)
+	}
+}
