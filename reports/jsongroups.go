@@ -317,9 +317,6 @@ var pow10 = func() (p [19]int64) {
 	return p
 }()
 
-// decimalText is d.String(), by appendDecimal.
-func decimalText(d decimal.Decimal) string { return string(appendDecimal(nil, d)) }
-
 // appendRatio appends ratioText(r).
 func appendRatio(b []byte, r decimal.NullDecimal) []byte {
 	if !r.Valid {
