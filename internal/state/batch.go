@@ -100,7 +100,7 @@ func (b *Batch) Observe(c *ledger.Call, pc *pricing.PricedCall) error {
 	case c.Identity == "" && early && !b.fresh:
 		o = pricing.Outside // cannot be told from a call counted before
 	case c.Identity != "":
-		id := string(seenKey(c))
+		id := seenKey(c)
 		stored, other, err := b.lookup(id)
 		if err != nil {
 			return err

@@ -3,8 +3,8 @@ package state
 import (
 	"bytes"
 	"encoding/binary"
+	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -156,31 +156,19 @@ func lastHeld(tx *bolt.Tx) uint64 {
 }
 
 // putChunks writes the batch's new and raised identities in one chunk per
-// hour, for commit seq of source.
+// hour, for commit seq of source. A chunk's identities are in no order:
+// a lookup reads them into a map.
 func putChunks(tx *bolt.Tx, source string, seq int64, es []entry) error {
-	slices.SortFunc(es, func(x, y entry) int {
-		if c := strings.Compare(x.id, y.id); c != 0 {
-			return c
-		}
-		if x.overlap == y.overlap {
-			return 0
-		}
-		if x.overlap {
-			return 1
-		}
-		return -1
-	})
+	byHour := map[int64][]entry{}
+	for _, e := range es {
+		h := hourOf(e.id)
+		byHour[h] = append(byHour[h], e)
+	}
 	ids := tx.Bucket(bucketIDs)
-	for i := 0; i < len(es); {
-		h := hourOf(es[i].id)
-		j := i + 1
-		for j < len(es) && hourOf(es[j].id) == h {
-			j++
-		}
-		if err := ids.Put(chunkKey(h, source, seq), encodeChunk(es[i:j])); err != nil {
+	for _, h := range slices.Sorted(maps.Keys(byHour)) {
+		if err := ids.Put(chunkKey(h, source, seq), encodeChunk(byHour[h])); err != nil {
 			return err
 		}
-		i = j
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -202,15 +203,19 @@ func (s *Store) Each(fn func(*Key, *Sums) error) error {
 	})
 }
 
-// seenKey is the identity of a call in the seen bucket: its start (first,
-// so that the oldest are pruned in key order), gateway and the reader's
-// identity, as the engine tells duplicates.
-func seenKey(c *ledger.Call) []byte {
-	b := make([]byte, 8, 8+len(c.Gateway)+1+len(c.Identity))
-	binary.BigEndian.PutUint64(b, uint64(c.Start.UnixNano()))
-	b = append(b, c.Gateway...)
-	b = append(b, 0)
-	return append(b, c.Identity...)
+// seenKey is the identity of a call as the state keeps it: its start
+// (first, big-endian: its hour names its chunk), gateway and the reader's
+// identity, as the engine tells duplicates; one allocation.
+func seenKey(c *ledger.Call) string {
+	var b strings.Builder
+	b.Grow(9 + len(c.Gateway) + len(c.Identity))
+	var start [8]byte
+	binary.BigEndian.PutUint64(start[:], uint64(c.Start.UnixNano()))
+	b.Write(start[:])
+	b.WriteString(string(c.Gateway))
+	b.WriteByte(0)
+	b.WriteString(c.Identity)
+	return b.String()
 }
 
 // errCorrupt is a record of the file that does not decode.

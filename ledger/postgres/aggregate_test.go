@@ -447,3 +447,30 @@ func TestPushDownPlainTests(t *testing.T) {
 		}
 	}
 }
+
+// TestCountPatternInReader: the reader's test of a metadata count
+// (patternCount) takes exactly the texts the database's pattern
+// (countPattern) takes, as the row query leaves that test to the reader.
+func TestCountPatternInReader(t *testing.T) {
+	db := pgtest.NewLiteLLM(t, pgtest.SchemaCurrent)
+	ctx := context.Background()
+	src, err := New(db.URL, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss, err := src.begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.close()
+	for _, text := range []string{"0", "7", "40", "123456789", "1234567890", "00", "0040", "-5", "+5", " 5", "5 ", "5\n",
+		"", "4.0", "1e3", "999999999", "٣", "12a", "0x1"} {
+		var want bool
+		if err := ss.tx.QueryRow(ctx, `SELECT $1::text ~ ('^' || $2::text || '$')`, text, countPattern).Scan(&want); err != nil {
+			t.Fatal(err)
+		}
+		if _, got := patternCount([]byte(text)); got != want {
+			t.Errorf("%q: the reader takes it %v, the database %v", text, got, want)
+		}
+	}
+}

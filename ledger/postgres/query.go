@@ -97,7 +97,16 @@ func objectOrNull(x string) string {
 
 // ok is the plain-row test: a CASE, so that the counts are cast only once
 // their form is known good. Every count is referred to three times at most.
-func (f fragments) ok() string {
+func (f fragments) ok() string { return f.plainTest(true) }
+
+// rowsOK is the plain-row test less the metadata counts' form and sums:
+// the row query sends the counts, and the reader tests them (plainCounts),
+// which costs the server three path lookups, a pattern and three casts a
+// row less.
+func (f fragments) rowsOK() string { return f.plainTest(false) }
+
+// plainTest is ok, with the metadata counts tested or not.
+func (f fragments) plainTest(withCounts bool) string {
 	status := "TRUE"
 	switch {
 	case f.s.spend["status"] && f.s.spend["metadata"]:
@@ -128,10 +137,12 @@ func (f fragments) ok() string {
 		'cache_read_input_tokens', 'cache_creation_input_tokens', 'prompt_cache_hit_tokens',
 		'cache_creation', 'server_tool_use', 'service_tier', 'inference_geo'], FALSE)`,
 			`NOT COALESCE((` + au + `->'prompt_tokens_details') ?| array['cache_creation_token_details', 'web_search_requests'], FALSE)`,
-			countsOK(cached, write1, reason),
 		}, "\n\t\tAND ")
-		counts = fmt.Sprintf("sl.prompt_tokens >= COALESCE(%s, 0) + COALESCE(%s, 0) AND sl.completion_tokens >= COALESCE(%s, 0)",
-			countInt(cached), countInt(write1), countInt(reason))
+		if withCounts {
+			meta += "\n\t\tAND " + countsOK(cached, write1, reason)
+			counts = fmt.Sprintf("sl.prompt_tokens >= COALESCE(%s, 0) + COALESCE(%s, 0) AND sl.completion_tokens >= COALESCE(%s, 0)",
+				countInt(cached), countInt(write1), countInt(reason))
+		}
 	}
 	// A total above prompt + completion tells the mapper that writes or
 	// reasoning lie outside them.
@@ -365,11 +376,12 @@ func (f fragments) keyMetadata() string {
 }
 
 // rowQuery selects every row of the window ($1, $2) as text, led by the
-// plain-row test and the row's ctid: plain rows are read as they come,
-// odd ones fetched again whole by oddQuery. Each expression is computed
-// once per row, in parallel workers when the server has them.
+// plain-row test (less the counts', rowsOK) and the row's ctid: plain rows
+// are read as they come, odd ones fetched again whole by oddQuery. Each
+// expression is computed once per row, in parallel workers when the
+// server has them.
 func (f fragments) rowQuery() string {
-	return fmt.Sprintf("SELECT (%s)::text AS ok, sl.ctid::text,\n\t%s\n%s\n%s", f.ok(), strings.Join(f.rowCols(true), ",\n\t"), f.from(true, true), inWindow)
+	return fmt.Sprintf("SELECT (%s)::text AS ok, sl.ctid::text,\n\t%s\n%s\n%s", f.rowsOK(), strings.Join(f.rowCols(true), ",\n\t"), f.from(true, true), inWindow)
 }
 
 // oddQuery selects the rows whose ctids are $1 and request ids $2, as

@@ -3,6 +3,8 @@ package postgres
 import (
 	"context"
 	"io"
+	"slices"
+	"strconv"
 
 	"github.com/jackc/pgx/v5"
 
@@ -141,7 +143,7 @@ func (r *Reader) Next(ctx context.Context, b *ledger.Batch) error {
 		}
 		vals := r.rows.RawValues()
 		if r.lead > 0 {
-			if string(vals[0]) != "true" {
+			if string(vals[0]) != "true" || !plainCounts(vals[r.lead:]) {
 				if !r.oddAll {
 					r.odd, r.oddRequests = append(r.odd, string(vals[1])), append(r.oddRequests, string(vals[2]))
 					r.oddAll = len(r.odd) > maxOddCtids
@@ -161,6 +163,48 @@ func (r *Reader) Next(ctx context.Context, b *ledger.Batch) error {
 		b.Rows++
 	}
 	return nil
+}
+
+// Positions of the row query's columns the reader tests.
+var (
+	colPrompt     = slices.Index(rowColumns, "prompt_tokens")
+	colCompletion = slices.Index(rowColumns, "completion_tokens")
+	colCached     = slices.Index(rowColumns, "cached_tokens")
+	colWrite      = slices.Index(rowColumns, "cache_creation_tokens")
+	colReasoning  = slices.Index(rowColumns, "reasoning_tokens")
+)
+
+// plainCounts is the part of the plain-row test (fragments.ok) the row
+// query leaves to the reader: each metadata count is written as
+// countPattern allows, and the prompt holds the reads and writes, the
+// completion the reasoning. A row that passed the query's test and fails
+// this one is odd.
+func plainCounts(vals [][]byte) bool {
+	cached, ok1 := patternCount(vals[colCached])
+	write, ok2 := patternCount(vals[colWrite])
+	reasoning, ok3 := patternCount(vals[colReasoning])
+	if !ok1 || !ok2 || !ok3 {
+		return false
+	}
+	prompt, err1 := strconv.ParseInt(string(vals[colPrompt]), 10, 64)
+	completion, err2 := strconv.ParseInt(string(vals[colCompletion]), 10, 64)
+	return err1 == nil && err2 == nil && prompt >= cached+write && completion >= reasoning
+}
+
+// patternCount reads a count that matches countPattern: 0, or one to
+// nine digits without a leading zero.
+func patternCount(b []byte) (int64, bool) {
+	if len(b) == 0 || len(b) > 9 || (b[0] == '0' && len(b) > 1) {
+		return 0, false
+	}
+	var n int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
 }
 
 // Close ends the query and the connection.

@@ -159,7 +159,9 @@ func (ss *session) readWindow(ctx context.Context) (string, string, error) {
 		return from, until, nil
 	}
 	var longest time.Duration
-	q := `SELECT COALESCE(max(EXTRACT(EPOCH FROM (GREATEST(sl."endTime", sl."completionStartTime") - sl."startTime"))), 0)::float8
+	// The longest interval first, its seconds then: EXTRACT gives a
+	// numeric, whose arithmetic a row would cost more than the interval's.
+	q := `SELECT COALESCE(EXTRACT(EPOCH FROM max(GREATEST(sl."endTime", sl."completionStartTime") - sl."startTime")), 0)::float8
 		FROM "LiteLLM_SpendLogs" sl WHERE sl."startTime" >= $1::timestamp AND sl."startTime" < $2::timestamp`
 	if !ss.schema.spend["completionStartTime"] {
 		q = strings.Replace(q, `, sl."completionStartTime"`, "", 1)
