@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -194,9 +195,9 @@ func runServe(cmd *cobra.Command, a *app, opts *serveOptions) error {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
-	offGrain := &offGrainLog{}
+	offGrain, memory := &offGrainLog{}, newMemoryReturn()
 	for {
-		healthy.Store(a.refresh(ctx, log, store, col, feeds, eopts, cat, offGrain))
+		healthy.Store(a.refresh(ctx, log, store, col, feeds, eopts, cat, offGrain, memory))
 		select {
 		case <-ctx.Done():
 			log.Info("stopping")
@@ -259,8 +260,9 @@ func (a *app) tariffStamp() string {
 // refresh reads every feed past its watermark, prices at cat and updates
 // the metrics; it logs what it read and reports whether all went well.
 func (a *app) refresh(ctx context.Context, log *slog.Logger, store *state.Store, col *metrics.Collector, feeds []state.Feed, opts pricing.Options,
-	cat *tariffs.Catalog, offGrain *offGrainLog) bool {
+	cat *tariffs.Catalog, offGrain *offGrainLog, memory *memoryReturn) bool {
 	sources, err := store.Refresh(ctx, cat, opts, feeds)
+	defer memory.after(sources)
 	for _, s := range sources {
 		log.Info("refreshed", "source", s.Name, "watermark", s.Watermark, "read", s.Rows.Read, "priced", s.Rows.Priced, "late", s.Late)
 	}
@@ -278,6 +280,37 @@ func (a *app) refresh(ctx context.Context, log *slog.Logger, store *state.Store,
 		return false
 	}
 	return true
+}
+
+// returnAfterRows is how many rows one refresh reads before serve gives
+// the operating system back the memory it used at once.
+const returnAfterRows = 1_000_000
+
+// memoryReturn gives the operating system back, at once, the memory a
+// large refresh used (the first sync of a big database, the metrics'
+// first pricing of its state): the runtime would return it over many
+// minutes, and a long-running serve would hold its peak meanwhile. A
+// refresh of a few rows costs no forced collection.
+type memoryReturn struct {
+	read map[string]int64 // the rows read so far, by source
+	free func()
+}
+
+func newMemoryReturn() *memoryReturn {
+	return &memoryReturn{read: map[string]int64{}, free: debug.FreeOSMemory}
+}
+
+// after counts the rows a refresh read and returns the memory past
+// returnAfterRows.
+func (m *memoryReturn) after(sources []state.Source) {
+	var n int64
+	for _, s := range sources {
+		n += s.Rows.Read - m.read[s.Name]
+		m.read[s.Name] = s.Rows.Read
+	}
+	if n >= returnAfterRows {
+		m.free()
+	}
 }
 
 // feeds makes one state feed per --calls argument (a glob is expanded at
