@@ -11,7 +11,6 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/tokenfare/tokenfare/internal/run"
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
 )
@@ -134,17 +133,7 @@ func TestMigrateSeen(t *testing.T) {
 	if _, err := s.Refresh(context.Background(), cat, pricing.Options{}, feeds); err != nil {
 		t.Fatal(err)
 	}
-	res, err := run.Run(context.Background(), run.Input{Catalog: cat, Sources: []ledger.Source{ledger.FileSource(a, ledger.Options{}), ledger.FileSource(b, ledger.Options{})}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := filled(t, s, cat, pricing.Options{})
-	if g, w := got.Rows(), res.Engine.Rows(); g != w {
-		t.Errorf("rows from the state %+v, one run %+v", g, w)
-	}
-	if g, w := rendered(t, got), rendered(t, res.Engine); g != w {
-		t.Errorf("the state gives\n%.1500s\none run\n%.1500s", firstDiff(g, w), firstDiff(w, g))
-	}
+	sameAsOneRun(t, s, cat, a, b)
 }
 
 // A refresh that reads again only calls it counted stores no identity:
