@@ -223,8 +223,8 @@ func (b *Batch) overlap(id string, ns int64) (pricing.Outcome, error) {
 
 // lookup returns how many copies of identity id this source gave in
 // earlier refreshes (0 when none), or other true when another source gave
-// it. A call started after every stored identity's start is not looked
-// up: the stored identities are in order of start.
+// it. A call started after the last hour the chunks hold is not looked
+// up; the chunks of a call's hour are read once a batch (heldHour).
 func (b *Batch) lookup(id string) (stored int64, other bool, err error) {
 	if beUint64([]byte(id[:min(8, len(id))])) > b.lastSeen { // 8 bytes: no copy of the identity
 		return 0, false, nil
