@@ -186,16 +186,41 @@ func pruneChunks(tx *bolt.Tx, limit int64) error {
 }
 
 // migrateSeen moves the identities of the earlier format into chunks
-// (commit number 0) and removes its bucket, in one transaction.
+// (commit number 0), an hour of starts a transaction, and removes its
+// bucket: a stop midway leaves each hour in one format or the other, and
+// the next open goes on; memory holds one hour's identities.
 func migrateSeen(db *bolt.DB) error {
-	return db.Update(func(tx *bolt.Tx) error {
+	for {
+		done, err := migrateSeenHour(db)
+		if err != nil || done {
+			return err
+		}
+	}
+}
+
+// migrateSeenHour moves the first hour of the earlier format's identities
+// into chunks; done once none is left and the bucket is gone.
+func migrateSeenHour(db *bolt.DB) (done bool, err error) {
+	err = db.Update(func(tx *bolt.Tx) error {
 		old := tx.Bucket(bucketSeen)
 		if old == nil {
+			done = true
 			return nil
 		}
+		c := old.Cursor()
+		k, v := c.First()
+		if k == nil {
+			done = true
+			return tx.DeleteBucket(bucketSeen)
+		}
+		if len(k) < 8 {
+			return errCorrupt
+		}
+		hour := hourOf(string(k))
 		bySource := map[string][]entry{}
-		err := old.ForEach(func(k, v []byte) error {
-			if len(v) < 8 || len(k) < 8 {
+		var moved [][]byte
+		for ; k != nil && len(k) >= 8 && hourOf(string(k)) == hour; k, v = c.Next() {
+			if len(v) < 8 {
 				return errCorrupt
 			}
 			src := string(v[8:])
@@ -204,9 +229,9 @@ func migrateSeen(db *bolt.DB) error {
 				e = entry{id: string(k[:len(k)-len(suffix)]), n: 1, overlap: true}
 			}
 			bySource[src] = append(bySource[src], e)
-			return nil
-		})
-		if err != nil {
+			moved = append(moved, bytes.Clone(k))
+		}
+		if _, err := tx.CreateBucketIfNotExists(bucketIDs); err != nil {
 			return err
 		}
 		for src, es := range bySource {
@@ -214,6 +239,12 @@ func migrateSeen(db *bolt.DB) error {
 				return err
 			}
 		}
-		return tx.DeleteBucket(bucketSeen)
+		for _, k := range moved {
+			if err := old.Delete(k); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
+	return done, err
 }

@@ -80,9 +80,9 @@ func toSeenV0(t *testing.T, path string) {
 }
 
 // Two sources give five calls alike; the state is written in the earlier
-// format between two refreshes: opened again, it holds the same
-// identities, and the second refresh, which reads every row again, counts
-// none twice.
+// format between two refreshes, and an open that moves it stops after an
+// hour: opened again, it holds the same identities, and the second
+// refresh, which reads every row again, counts none twice.
 func TestMigrateSeen(t *testing.T) {
 	cat := embedded(t)
 	rows := billedCalls(600)
@@ -116,6 +116,21 @@ func TestMigrateSeen(t *testing.T) {
 	}
 	s.Close()
 	toSeenV0(t, statePath)
+	// An open stopped after its first hour: the next one goes on.
+	db, err := bolt.Open(statePath, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if done, err := migrateSeenHour(db); err != nil || done {
+		t.Fatalf("first hour moved: done %v, %v; want more hours to move", done, err)
+	}
+	db.View(func(tx *bolt.Tx) error {
+		if tx.Bucket(bucketSeen).Stats().KeyN == 0 || tx.Bucket(bucketIDs).Stats().KeyN == 0 {
+			t.Error("after one hour moved, want identities in both formats")
+		}
+		return nil
+	})
+	db.Close()
 
 	if s, err = Open(statePath); err != nil {
 		t.Fatal(err)
