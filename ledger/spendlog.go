@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // Columns of LiteLLM_SpendLogs that tokenfare reads.
@@ -197,6 +198,10 @@ type looseText struct {
 func (t *looseText) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	switch {
+	case len(b) > 1 && b[0] == '"' && bytes.IndexByte(b, '\\') < 0 && utf8.Valid(b[1:len(b)-1]):
+		// No escape and valid UTF-8: the text between the quotes is the
+		// string, as decoding it gives (the document is valid JSON).
+		t.s, t.ok = string(b[1:len(b)-1]), true
 	case len(b) > 0 && b[0] == '"':
 		var s string
 		if json.Unmarshal(b, &s) == nil {
