@@ -219,7 +219,7 @@ func migrateSeenHour(db *bolt.DB) (done bool, err error) {
 		hour := hourOf(string(k))
 		bySource := map[string][]entry{}
 		var moved [][]byte
-		for ; k != nil && len(k) >= 8 && hourOf(string(k)) == hour; k, v = c.Next() {
+		for ; len(k) >= 8 && hourOf(string(k)) == hour; k, v = c.Next() {
 			if len(v) < 8 {
 				return errCorrupt
 			}
