@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
 )
 
@@ -45,9 +44,7 @@ func killFeed(log string, marks bool) Feed {
 	if marks {
 		return Feed{Name: log, Files: func() ([]string, error) { return []string{log}, nil }}
 	}
-	return Feed{Name: log, Open: func(time.Time) ([]ledger.Source, error) {
-		return []ledger.Source{ledger.FileSource(log, ledger.Options{})}, nil
-	}}
+	return wholeFileFeed(log)
 }
 
 // TestKill: a process killed with SIGKILL at any point of its refreshes

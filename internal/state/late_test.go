@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
 )
 
@@ -52,9 +51,7 @@ func TestLate(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer s.Close()
-			feed := Feed{Name: log, Open: func(time.Time) ([]ledger.Source, error) {
-				return []ledger.Source{ledger.FileSource(log, ledger.Options{})}, nil
-			}}
+			feed := wholeFileFeed(log)
 			if tt.marks {
 				feed = Feed{Name: log, Files: func() ([]string, error) { return []string{log}, nil }}
 			}

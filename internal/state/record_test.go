@@ -68,9 +68,7 @@ func TestMigrate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	feed := Feed{Name: log, Open: func(time.Time) ([]ledger.Source, error) {
-		return []ledger.Source{ledger.FileSource(log, ledger.Options{})}, nil
-	}}
+	feed := wholeFileFeed(log)
 	refresh := func(n int) {
 		t.Helper()
 		writeRows(t, log, header, parts[:n]...)

@@ -152,9 +152,7 @@ func TestFill(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer func() { s.Close() }()
-			feed := Feed{Name: log, Open: func(time.Time) ([]ledger.Source, error) {
-				return []ledger.Source{ledger.FileSource(log, ledger.Options{})}, nil
-			}}
+			feed := wholeFileFeed(log)
 			for i := 1; i < len(cut); i++ {
 				writeCanonical(t, log, rows[:cut[i]])
 				at := cat
@@ -221,9 +219,7 @@ func TestFillRefuses(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	feed := Feed{Name: log, Open: func(time.Time) ([]ledger.Source, error) {
-		return []ledger.Source{ledger.FileSource(log, ledger.Options{})}, nil
-	}}
+	feed := wholeFileFeed(log)
 	if _, err := s.Refresh(context.Background(), cat, pricing.Options{}, []Feed{feed}); err != nil {
 		t.Fatal(err)
 	}
@@ -280,9 +276,7 @@ func TestFillOverlap(t *testing.T) {
 	defer s.Close()
 	var feeds []Feed
 	for _, p := range []string{a, b} {
-		feeds = append(feeds, Feed{Name: p, Open: func(time.Time) ([]ledger.Source, error) {
-			return []ledger.Source{ledger.FileSource(p, ledger.Options{})}, nil
-		}})
+		feeds = append(feeds, wholeFileFeed(p))
 	}
 	for range 2 {
 		if _, err := s.Refresh(context.Background(), cat, pricing.Options{}, feeds); err != nil {

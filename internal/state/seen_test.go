@@ -7,11 +7,9 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
-	"time"
 
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
 )
 
@@ -93,9 +91,7 @@ func TestMigrateSeen(t *testing.T) {
 	statePath := filepath.Join(dir, "state.db")
 	var feeds []Feed
 	for _, p := range []string{a, b} {
-		feeds = append(feeds, Feed{Name: p, Open: func(time.Time) ([]ledger.Source, error) {
-			return []ledger.Source{ledger.FileSource(p, ledger.Options{})}, nil
-		}})
+		feeds = append(feeds, wholeFileFeed(p))
 	}
 	s, err := Open(statePath)
 	if err != nil {
@@ -163,9 +159,7 @@ func TestRereadStoresNoIdentity(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	feed := Feed{Name: log, Open: func(time.Time) ([]ledger.Source, error) {
-		return []ledger.Source{ledger.FileSource(log, ledger.Options{})}, nil
-	}}
+	feed := wholeFileFeed(log)
 	var chunks []int
 	for range 3 {
 		if _, err := s.Refresh(context.Background(), cat, pricing.Options{}, []Feed{feed}); err != nil {

@@ -8,7 +8,6 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
 )
 
@@ -24,9 +23,7 @@ func TestSpan(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	feed := Feed{Name: log, Open: func(time.Time) ([]ledger.Source, error) {
-		return []ledger.Source{ledger.FileSource(log, ledger.Options{})}, nil
-	}}
+	feed := wholeFileFeed(log)
 	scanned := func() (first, last time.Time) {
 		t.Helper()
 		err := s.db.View(func(tx *bolt.Tx) error {

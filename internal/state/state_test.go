@@ -55,6 +55,13 @@ func fullRun(t *testing.T, cat *tariffs.Catalog, path string) totals {
 	return tot
 }
 
+// wholeFileFeed is a feed of one file, read whole at each refresh.
+func wholeFileFeed(path string) Feed {
+	return Feed{Name: path, Open: func(time.Time) ([]ledger.Source, error) {
+		return []ledger.Source{ledger.FileSource(path, ledger.Options{})}, nil
+	}}
+}
+
 // runAll prices sources in one run shown to obs.
 func runAll(cat *tariffs.Catalog, sources []ledger.Source, obs pricing.Observer) (*run.Result, error) {
 	return run.Run(context.Background(), run.Input{Catalog: cat, Sources: sources, Observers: []pricing.Observer{obs}})
@@ -222,9 +229,7 @@ func TestIncremental(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer func() { s.Close() }()
-			feed := Feed{Name: log, Open: func(time.Time) ([]ledger.Source, error) {
-				return []ledger.Source{ledger.FileSource(log, ledger.Options{})}, nil
-			}}
+			feed := wholeFileFeed(log)
 			for i := range parts {
 				writeRows(t, log, header, parts[:i+1]...)
 				if _, err := s.Refresh(context.Background(), cat, pricing.Options{}, []Feed{feed}); err != nil {
