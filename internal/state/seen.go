@@ -19,9 +19,9 @@ import (
 // A chunk's key is the hour (Unix ns of its start, 8 bytes big-endian),
 // the source's name, a zero byte and the commit's number (the source's
 // refresh count, 8 bytes). Its value is a format byte, then, per
-// identity, the length of its seen key (seenKey) as a varint, the key,
-// and a varint: its copies, doubled, plus one when it is an overlap (the
-// source gave a call another source gave first).
+// identity, its seen key (seenKey) and its copies, doubled, plus one when
+// it is an overlap (the source gave a call another source gave first),
+// as the sums' records write a string and an integer.
 var bucketIDs = []byte("ids")
 
 // bucketSeen is the bucket of the earlier format: a record per identity,
@@ -64,38 +64,30 @@ type entry struct {
 }
 
 func encodeChunk(es []entry) []byte {
-	b := []byte{chunkV1}
+	r := record{b: []byte{chunkV1}}
 	for _, e := range es {
-		b = binary.AppendUvarint(b, uint64(len(e.id)))
-		b = append(b, e.id...)
-		v := uint64(e.n) << 1
+		r.str(e.id)
+		v := e.n << 1
 		if e.overlap {
 			v |= 1
 		}
-		b = binary.AppendUvarint(b, v)
+		r.int(v)
 	}
-	return b
+	return r.b
 }
 
 // eachEntry calls fn with each identity of a chunk.
-func eachEntry(v []byte, fn func(id []byte, n int64, overlap bool)) error {
+func eachEntry(v []byte, fn func(id string, n int64, overlap bool)) error {
 	if len(v) == 0 || v[0] != chunkV1 {
 		return errCorrupt
 	}
-	v = v[1:]
-	for len(v) > 0 {
-		l, w := binary.Uvarint(v)
-		if w <= 0 || uint64(len(v)-w) < l {
+	f := fields{b: v[1:]}
+	for len(f.b) > 0 {
+		id, x := f.str(), f.int()
+		if f.err != nil || x < 0 {
 			return errCorrupt
 		}
-		id := v[w : w+int(l)]
-		v = v[w+int(l):]
-		n, w := binary.Uvarint(v)
-		if w <= 0 {
-			return errCorrupt
-		}
-		v = v[w:]
-		fn(id, int64(n>>1), n&1 == 1)
+		fn(id, x>>1, x&1 == 1)
 	}
 	return nil
 }
@@ -122,8 +114,8 @@ func (b *Batch) heldHour(hour int64) (map[string]held, error) {
 			return nil, errCorrupt
 		}
 		own := string(src) == b.source.Name
-		err := eachEntry(v, func(id []byte, n int64, overlap bool) {
-			h := m[string(id)]
+		err := eachEntry(v, func(id string, n int64, overlap bool) {
+			h := m[id]
 			switch {
 			case own && overlap:
 				h.overlap = true
@@ -132,7 +124,7 @@ func (b *Batch) heldHour(hour int64) (map[string]held, error) {
 			case !overlap:
 				h.other = true
 			}
-			m[string(id)] = h
+			m[id] = h
 		})
 		if err != nil {
 			return nil, err

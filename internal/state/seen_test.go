@@ -24,7 +24,7 @@ func heldEntries(t *testing.T, s *Store) []string {
 			if !ok {
 				return errCorrupt
 			}
-			return eachEntry(v, func(id []byte, n int64, overlap bool) {
+			return eachEntry(v, func(id string, n int64, overlap bool) {
 				out = append(out, fmt.Sprintf("%s %q %d %v", src, id, n, overlap))
 			})
 		})
@@ -53,8 +53,8 @@ func toSeenV0(t *testing.T, path string) {
 		err = tx.Bucket(bucketIDs).ForEach(func(k, v []byte) error {
 			src, _ := chunkSource(k)
 			var perr error
-			err := eachEntry(v, func(id []byte, n int64, overlap bool) {
-				key := string(id)
+			err := eachEntry(v, func(id string, n int64, overlap bool) {
+				key := id
 				if overlap {
 					key += "\x00\x00" + string(src)
 				}
