@@ -283,19 +283,27 @@ func TestPushDownOddRows(t *testing.T) {
 	}
 }
 
-// choiceOf is whether the summing query names odd rows by request id.
-func choiceOf(t *testing.T, url string, opts Options) bool {
+// testSession opens a read-only session on the database at url, closed
+// at the test's end.
+func testSession(t *testing.T, url string, opts Options) *session {
 	t.Helper()
-	ctx := context.Background()
 	src, err := New(url, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ss, err := src.begin(ctx)
+	ss, err := src.begin(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ss.close()
+	t.Cleanup(func() { ss.close() })
+	return ss
+}
+
+// choiceOf is whether the summing query names odd rows by request id.
+func choiceOf(t *testing.T, url string, opts Options) bool {
+	t.Helper()
+	ctx := context.Background()
+	ss := testSession(t, url, opts)
 	from, until, err := ss.window(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -454,15 +462,7 @@ func TestPushDownPlainTests(t *testing.T) {
 func TestCountPatternInReader(t *testing.T) {
 	db := pgtest.NewLiteLLM(t, pgtest.SchemaCurrent)
 	ctx := context.Background()
-	src, err := New(db.URL, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ss, err := src.begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.close()
+	ss := testSession(t, db.URL, Options{})
 	for _, text := range []string{"0", "7", "40", "123456789", "1234567890", "00", "0040", "-5", "+5", " 5", "5 ", "5\n",
 		"", "4.0", "1e3", "999999999", "٣", "12a", "0x1"} {
 		var want bool
