@@ -1,6 +1,7 @@
 package pricing
 
 import (
+	"fmt"
 	"sort"
 	"time"
 
@@ -72,46 +73,36 @@ type ChargebackLine struct {
 // spend descending, then by their values as Reconcile orders its groups
 // (dimension by dimension in the order of the dimensions' names), so the
 // order is the same on every run.
-func (e *Engine) Chargeback(from, until time.Time, keep func(*ChargebackLine) bool) *Chargeback {
+func (e *Engine) Chargeback(from, until time.Time, keep func(*ChargebackLine) bool) (*Chargeback, error) {
 	rec := e.newReconciliation()
-	of := make([]int32, e.buckets.len())
-	rec.Groups = e.sortedGroups(of)
 	blend := e.BlendWindow(from, until, ModePerModel)
 	prices := e.blendedPrices(blend)
 	cb := &Chargeback{Rows: e.rows, From: from.UTC(), Until: until.UTC(), Currencies: rec.Currencies,
 		By: rec.By, MetaField: e.opts.MetaField, BlendedPrice: blend.Models}
-	order := make([]*ChargebackLine, len(rec.Groups))
-	for i := range rec.Groups {
-		g := &rec.Groups[i]
-		order[i] = &ChargebackLine{Key: g.Key, KeyAlias: g.KeyAlias, Calls: g.Calls, Tokens: g.Tokens, CacheHitTokens: g.CacheHitTokens,
-			Official: g.Official, Recorded: g.Recorded, Diff: g.Gap, AtBlended: decimal.Zero}
-	}
-	rec.Groups = nil
 	gw := &cb.Gateway
 	gw.Official, gw.Recorded, gw.AtBlended = rec.Totals.Official, rec.Totals.Recorded, decimal.Zero
 	gw.Calls, gw.Diff = rec.Totals.Calls, rec.Totals.Gap
+	var order []*ChargebackLine
+	if len(e.runs.files) > 0 {
+		var err error
+		if order, err = e.streamedLines(prices); err != nil {
+			return nil, err
+		}
+	} else {
+		order = e.bucketLines(prices)
+	}
 	// In list order: every sum is exact, so none depends on the order.
-	for i, b := range e.buckets.all() {
+	for _, b := range e.buckets.all() {
 		if b.k.outcome == CacheHit {
 			gw.CacheHitTokens += b.Qty.Tokens()
 		} else {
 			gw.Tokens.AddQuantities(&b.Qty)
 		}
-		if b.k.outcome != Priced {
-			continue
-		}
-		l := order[of[i]]
-		at := atBlended(b, prices[b.Model])
-		if b.k.variant != 0 {
-			// The blend leaves out another service tier or a region: no
-			// flat price charges them, so they count at their own cost.
-			at = b.Official()
-		}
-		timed, peak := timedTokens(b)
-		for _, x := range []*ChargebackLine{l, gw} {
-			x.AtBlended = x.AtBlended.Add(at)
-			x.peakQty += peak
-			x.timedQty += timed
+		if b.k.outcome == Priced {
+			gw.AtBlended = gw.AtBlended.Add(bucketAtBlended(b, prices))
+			timed, peak := timedTokens(b)
+			gw.peakQty += peak
+			gw.timedQty += timed
 		}
 	}
 	if e.dims.has(DimTag) {
@@ -131,7 +122,64 @@ func (e *Engine) Chargeback(from, until time.Time, keep func(*ChargebackLine) bo
 			cb.Lines = append(cb.Lines, *l)
 		}
 	}
-	return cb
+	return cb, nil
+}
+
+// newLine starts the chargeback line of group g.
+func newLine(g *Group) *ChargebackLine {
+	return &ChargebackLine{Key: g.Key, KeyAlias: g.KeyAlias, Calls: g.Calls, Tokens: g.Tokens, CacheHitTokens: g.CacheHitTokens,
+		Official: g.Official, Recorded: g.Recorded, Diff: g.Gap, AtBlended: decimal.Zero}
+}
+
+// bucketLines returns the lines of the engine's groups, in Reconcile's
+// order, from its buckets: an engine that did not spill.
+func (e *Engine) bucketLines(prices map[*tariffs.Model]*[tariffs.NumUsage]decimal.NullDecimal) []*ChargebackLine {
+	of := make([]int32, e.buckets.len())
+	groups := e.sortedGroups(of)
+	order := make([]*ChargebackLine, len(groups))
+	for i := range groups {
+		order[i] = newLine(&groups[i])
+	}
+	for i, b := range e.buckets.all() {
+		if b.k.outcome != Priced {
+			continue
+		}
+		l := order[of[i]]
+		l.AtBlended = l.AtBlended.Add(bucketAtBlended(b, prices))
+		timed, peak := timedTokens(b)
+		l.peakQty += peak
+		l.timedQty += timed
+	}
+	return order
+}
+
+// streamedLines returns the lines of the engine's groups, in Reconcile's
+// order, from the groups it spilled and its buckets since, merged: each
+// priced at the blended prices from its blend parts (Options.SpillBlend).
+func (e *Engine) streamedLines(prices map[*tariffs.Model]*[tariffs.NumUsage]decimal.NullDecimal) ([]*ChargebackLine, error) {
+	if !e.opts.SpillBlend {
+		return nil, fmt.Errorf("%w: the engine spilled its groups without their blend parts (Options.SpillBlend)", ErrSpill)
+	}
+	var order []*ChargebackLine
+	err := e.eachGroupSum(func(s *groupSum) error {
+		g := s.done()
+		l := newLine(&g)
+		l.AtBlended = s.blend.atBlended(prices)
+		l.peakQty, l.timedQty = g.PeakTokens, g.TimedTokens
+		order = append(order, l)
+		return nil
+	})
+	return order, err
+}
+
+// bucketAtBlended is priced bucket b's cost at the blended prices: its
+// official cost when the blend leaves its calls out (another service
+// tier, a region), as no flat price charges them.
+func bucketAtBlended(b *bucket, prices map[*tariffs.Model]*[tariffs.NumUsage]decimal.NullDecimal) decimal.Decimal {
+	if b.k.variant != 0 {
+		return b.Official()
+	}
+	return atBlended(b, prices[b.Model])
 }
 
 // SplitKeys parts the engine's calls by key: kept holds the buckets of

@@ -29,7 +29,10 @@ func TestChargebackTwoKeys(t *testing.T) {
 	// 2026-09-05 is a Saturday: off-peak.
 	add("n1", "hash-n", "nightly", "2026-09-05T02:00:00Z", 0)
 
-	cb := e.Chargeback(from, until, nil)
+	cb, err := e.Chargeback(from, until, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(cb.Lines) != 2 {
 		t.Fatalf("%d lines, want 2", len(cb.Lines))
 	}
@@ -74,7 +77,10 @@ func TestChargebackTwoKeys(t *testing.T) {
 			}
 		}
 	}
-	keep := e.Chargeback(from, until, func(l *ChargebackLine) bool { return l.KeyAlias == "nightly" })
+	keep, err := e.Chargeback(from, until, func(l *ChargebackLine) bool { return l.KeyAlias == "nightly" })
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(keep.Lines) != 1 || !keep.Gateway.Official.Equal(dec("0.147")) || !keep.Lines[0].Subsidy.Equal(dec("0.01575")) {
 		t.Errorf("filtered to nightly: %d lines, gateway %s: the blend must still be the whole gateway's", len(keep.Lines), keep.Gateway.Official)
 	}
@@ -104,7 +110,10 @@ func TestChargebackPeakShareIsReconciles(t *testing.T) {
 	add("f1", "flat", "gpt-4o", 5_000, 500)
 
 	want := map[string]decimal.NullDecimal{"mixed": decimal.NewNullDecimal(decimal.NewFromInt(1)), "flat": {}}
-	cb := e.Chargeback(from, until, nil)
+	cb, err := e.Chargeback(from, until, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, l := range cb.Lines {
 		if w := want[l.KeyAlias]; w.Valid != l.PeakShare.Valid || !w.Decimal.Equal(l.PeakShare.Decimal) {
 			t.Errorf("chargeback %s: peak share %v, want %v", l.KeyAlias, l.PeakShare, w)
@@ -141,7 +150,10 @@ func TestChargebackTierAtOfficial(t *testing.T) {
 	add("a", "std", ledger.Tokens{Input: 1000, Output: 500}, ledger.TierStandard)
 	add("b", "bulk", ledger.Tokens{Input: 10000, Output: 2000}, ledger.TierBatch)
 
-	cb := e.Chargeback(at("2026-10-01T00:00:00Z"), at("2026-10-02T00:00:00Z"), nil)
+	cb, err := e.Chargeback(at("2026-10-01T00:00:00Z"), at("2026-10-02T00:00:00Z"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := map[string]struct{ atBlended, subsidy string }{
 		"std":  {"0.0105", "0"},
 		"bulk": {"0.03", "0"},

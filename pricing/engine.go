@@ -50,10 +50,15 @@ type Options struct {
 	// groups are read, instead of folding them: memory stays within the
 	// budget however many groups. Reconcile's groups are then streamed
 	// (Reconciliation.EachGroup), not listed, and Close removes the runs.
-	// Only Reconcile reads spilled groups back: an engine that spills is
-	// for a reconciliation alone (chargeback, rollups and blends read the
-	// buckets, whose groupings a spill collapses).
+	// Reconcile, Chargeback and MonthOf read spilled groups back; the
+	// engine's other results read the buckets, whose groupings (but the
+	// day or hour) a spill collapses: Rollup, SplitKeys and Charges are
+	// for an engine that did not spill.
 	SpillDir string
+	// SpillBlend keeps, with each spilled group, its quantities by model,
+	// so that Chargeback prices the group at the blended prices known only
+	// once every call is read.
+	SpillBlend bool
 	// MetaField is the field of the key's metadata (ledger.Call.KeyMeta)
 	// that DimMeta groups by.
 	MetaField string

@@ -39,6 +39,7 @@ type groupCursor struct {
 	at     int // the next bucket of order
 	groups int // how many groups there are
 	e      *Engine
+	blend  bool // sum the groups' blend parts too
 }
 
 // groupCursor returns a cursor at the first group of the buckets bs.
@@ -99,6 +100,9 @@ func (c *groupCursor) next(s *groupSum, of []int32, n int32) bool {
 			of[i] = n
 		}
 		s.add(c.bs[i])
+		if c.blend {
+			s.blend.add(c.bs[i])
+		}
 	}
 	return true
 }

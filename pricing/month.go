@@ -207,15 +207,12 @@ func MonthOf(e *Engine, from, until time.Time, blend *Engine) (*Month, error) {
 	m := &Month{From: from, Until: until, Zone: e.zone}
 	byModel := e.Rollup([]Dim{DimModel})
 	m.Reconciliation = byModel.Reconcile()
-	m.ByModel = e.Rollup([]Dim{DimModel, DimGroup, DimHost}).groups()
-	m.ByKey = e.Rollup([]Dim{DimKey, DimTeam, DimUser}).groups()
+	if err := m.byGroupings(e); err != nil {
+		return nil, err
+	}
 	SortByOfficial(m.ByKey)
-	m.ByTeam = e.Rollup([]Dim{DimTeam}).groups()
 	SortByOfficial(m.ByTeam)
 	m.ByProvider = byModel.providerGroups()
-	if e.dims.has(DimTag) {
-		m.ByTag = e.tagGroups()
-	}
 	m.Span = e.Span()
 	m.Daily = e.Rollup([]Dim{DimDay}).groups()
 	m.ModelDaily = e.Rollup([]Dim{DimModel, DimDay}).groups()
@@ -253,20 +250,46 @@ func (e *Engine) providerGroups() []Group {
 	return gs
 }
 
-// tagGroups returns the engine's calls by tag, split as Chargeback splits
-// the calls of several tags, dearest first.
-func (e *Engine) tagGroups() []Group {
-	r := e.Rollup([]Dim{DimTag}).reconcileGroups()
-	lines := make([]*ChargebackLine, len(r.Groups))
-	for i := range r.Groups {
-		g := &r.Groups[i]
+// byGroupings fills the month's views by model group and host, by key,
+// by team and by tag, in Reconcile's order, from the engine's buckets, or
+// from the groups it spilled (Options.SpillDir) when it did: a spill
+// keeps the day of its buckets, not their keys, teams or model groups.
+func (m *Month) byGroupings(e *Engine) error {
+	views := [][]Dim{{DimModel, DimGroup, DimHost}, {DimKey, DimTeam, DimUser}, {DimTeam}}
+	if e.dims.has(DimTag) {
+		views = append(views, []Dim{DimTag})
+	}
+	var groups [][]Group
+	if len(e.runs.files) > 0 {
+		var err error
+		if groups, err = e.streamedRollups(views...); err != nil {
+			return err
+		}
+	} else {
+		for _, v := range views {
+			groups = append(groups, e.Rollup(v).groups())
+		}
+	}
+	m.ByModel, m.ByKey, m.ByTeam = groups[0], groups[1], groups[2]
+	if len(groups) > 3 {
+		m.ByTag = tagGroups(groups[3], m.Reconciliation.Currencies)
+	}
+	return nil
+}
+
+// tagGroups returns the groups by tag split as Chargeback splits the
+// calls of several tags, dearest first, each with the month's currencies.
+func tagGroups(byTag []Group, currencies []string) []Group {
+	lines := make([]*ChargebackLine, len(byTag))
+	for i := range byTag {
+		g := &byTag[i]
 		lines[i] = &ChargebackLine{Key: g.Key, Calls: g.Calls, Tokens: g.Tokens, CacheHitTokens: g.CacheHitTokens,
 			Official: g.Official, Recorded: g.Recorded, AtBlended: decimal.Zero}
 	}
 	split := splitTags(lines)
 	out := make([]Group, len(split))
 	for i, l := range split {
-		out[i] = Group{Key: l.Key, Currencies: r.Currencies, Calls: l.Calls, Tokens: l.Tokens, CacheHitTokens: l.CacheHitTokens,
+		out[i] = Group{Key: l.Key, Currencies: currencies, Calls: l.Calls, Tokens: l.Tokens, CacheHitTokens: l.CacheHitTokens,
 			Official: l.Official, Recorded: l.Recorded, Gap: l.Diff, Ratio: ratio(l.Recorded, l.Official)}
 	}
 	SortByOfficial(out)

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/tokenfare/tokenfare/tariffs"
 )
 
 // An engine with Options.SpillDir set holds at most its budget of
@@ -72,7 +74,7 @@ func (e *Engine) writeRun() error {
 			return err
 		}
 	}
-	c := e.groupCursor(e.liveBuckets())
+	c := e.spillCursor(e.liveBuckets())
 	return e.newRun(func(s *groupSum) (bool, error) { return c.next(s, nil, 0), nil })
 }
 
@@ -112,7 +114,7 @@ func (e *Engine) newRun(next func(*groupSum) (bool, error)) error {
 		return err
 	}
 	e.runs.files = append(e.runs.files, name)
-	w := runWriter{w: bufio.NewWriterSize(f, 64<<10)}
+	w := runWriter{w: bufio.NewWriterSize(f, 64<<10), blend: e.opts.SpillBlend}
 	var s groupSum
 	for {
 		ok, err := next(&s)
@@ -168,8 +170,11 @@ func (e *Engine) liveBuckets() []*bucket {
 
 // collapse replaces the buckets by one for each of their keys without
 // the groupings, marked collapsed, and forgets the buckets the model
-// names' caches point to.
+// names' caches point to. The day of an engine grouped by day is kept: a
+// month's days, by model, and its blend window are read from the
+// collapsed buckets (MonthOf), and days are few (a year is 365 per price).
 func (e *Engine) collapse() {
+	keepDay := e.dims.has(DimDay)
 	oldTable := e.buckets
 	old := oldTable.all()
 	// The old index is not read again: the new one is made in its memory.
@@ -179,7 +184,10 @@ func (e *Engine) collapse() {
 	e.buckets.reserve(e.maxGroups + e.collapsed + 1)
 	for _, b := range old {
 		k := b.k
-		k.group, k.served, k.holder, k.slot, k.collapsed = 0, 0, heldBy{}, 0, true
+		k.group, k.served, k.holder, k.collapsed = 0, 0, heldBy{}, true
+		if !keepDay {
+			k.slot = 0
+		}
 		c := e.buckets.get(&k)
 		if c == nil {
 			c = e.buckets.add(&k, b.bucketPricing)
@@ -235,28 +243,44 @@ func (e *Engine) Close() error {
 func (e *Engine) streamGroups() func(fn func(*Group) error) error {
 	var c *groupCursor
 	return func(fn func(*Group) error) error {
-		if e.runs.removed {
-			return fmt.Errorf("%w: the engine was closed", ErrSpill)
-		}
 		if c == nil {
-			c = e.groupCursor(e.liveBuckets())
+			c = e.spillCursor(e.liveBuckets())
 		}
-		c.rewind()
-		m, err := e.openMerge(e.runs.files, c)
-		if err != nil {
+		return e.eachSumOf(c, func(s *groupSum) error {
+			g := s.done()
+			return fn(&g)
+		})
+	}
+}
+
+// eachGroupSum calls fn with the sums of each of the engine's groups, in
+// order, from the runs and the buckets not collapsed, and returns fn's
+// first error or that of reading the runs. fn must not keep s past its
+// call.
+func (e *Engine) eachGroupSum(fn func(s *groupSum) error) error {
+	return e.eachSumOf(e.spillCursor(e.liveBuckets()), fn)
+}
+
+// eachSumOf is eachGroupSum with the cursor over the buckets not
+// collapsed, made once for a stream gone over more than once.
+func (e *Engine) eachSumOf(c *groupCursor, fn func(s *groupSum) error) error {
+	if e.runs.removed {
+		return fmt.Errorf("%w: the engine was closed", ErrSpill)
+	}
+	c.rewind()
+	m, err := e.openMerge(e.runs.files, c)
+	if err != nil {
+		return err
+	}
+	defer m.close()
+	var s groupSum
+	for {
+		ok, err := m.next(&s)
+		if err != nil || !ok {
 			return err
 		}
-		defer m.close()
-		var s groupSum
-		for {
-			ok, err := m.next(&s)
-			if err != nil || !ok {
-				return err
-			}
-			g := s.done()
-			if err := fn(&g); err != nil {
-				return err
-			}
+		if err := fn(&s); err != nil {
+			return err
 		}
 	}
 }
@@ -299,7 +323,7 @@ func (e *Engine) openMerge(files []string, mem *groupCursor) (*groupMerge, error
 			return nil, err
 		}
 		m.files = append(m.files, f)
-		srcs = append(srcs, &runReader{r: bufio.NewReaderSize(f, 64<<10), name: name, zone: e.zone})
+		srcs = append(srcs, &runReader{r: bufio.NewReaderSize(f, 64<<10), name: name, zone: e.zone, cat: e.blendCatalog()})
 	}
 	if mem != nil {
 		srcs = append(srcs, mem.source())
@@ -401,6 +425,7 @@ func (s *groupSum) merge(o *groupSum) {
 	g.PeakTokens += h.PeakTokens
 	g.CacheHitTokens += h.CacheHitTokens
 	g.KeyAlias = firstAlias(g.KeyAlias, h.KeyAlias)
+	s.blend.merge(&o.blend)
 }
 
 // A run is a sequence of records, each its length (a uvarint), then a
@@ -408,7 +433,9 @@ func (s *groupSum) merge(o *groupSum) {
 // bytes), its start (a flag, then Unix seconds), outcome, currencies,
 // counts, and its official cost and recorded spend as exact sums
 // (ExactSum's integer and exponent, then a flag and the decimal part's
-// text). Integers are varints. A record is read whole and decoded from
+// text); then, when the engine keeps them (Options.SpillBlend), its blend
+// parts: how many, each its model's id and quantities, then the cost of
+// the calls the blend leaves out, an exact sum. Integers are varints. A record is read whole and decoded from
 // memory, not byte by byte from the file.
 
 // runStrings is how many texts a record starts with.
@@ -416,9 +443,10 @@ const runStrings = 11
 
 // runWriter writes the records of a run.
 type runWriter struct {
-	w   *bufio.Writer
-	buf []byte
-	len []byte
+	w     *bufio.Writer
+	blend bool // the records end with the groups' blend parts (Options.SpillBlend)
+	buf   []byte
+	len   []byte
 }
 
 // write writes partial group s.
@@ -443,6 +471,9 @@ func (w *runWriter) write(s *groupSum) {
 		b = binary.AppendVarint(b, *n)
 	}
 	b = appendSum(appendSum(b, &s.official), &s.recorded)
+	if w.blend {
+		b = appendBlend(b, &s.blend)
+	}
 	w.buf = b
 	w.len = binary.AppendUvarint(w.len[:0], uint64(len(b)))
 	w.w.Write(w.len) // a failed write shows at Flush
@@ -473,6 +504,7 @@ type runReader struct {
 	r    *bufio.Reader
 	name string
 	zone *time.Location
+	cat  *tariffs.Catalog   // the models of the records' blend parts; nil when they have none
 	rec  record             // the record being read
 	last [runStrings]string // the texts of the last record, kept when the next has the same
 	cur  []string           // the currencies of the last record
@@ -527,6 +559,9 @@ func (r *runReader) read(s *groupSum) (bool, error) {
 	}
 	d.sum(&s.official)
 	d.sum(&s.recorded)
+	if r.cat != nil {
+		r.blendParts(&s.blend)
+	}
 	if d.err == nil && len(d.b) > 0 {
 		d.err = errors.New("a record longer than its fields")
 	}
@@ -644,4 +679,44 @@ func noEOF(err error) error {
 		return io.ErrUnexpectedEOF
 	}
 	return err
+}
+
+// appendBlend appends a group's blend parts to a record.
+func appendBlend(b []byte, p *blendParts) []byte {
+	b = binary.AppendUvarint(b, uint64(len(p.models)))
+	for i := range p.models {
+		m := &p.models[i]
+		b = appendRunString(b, m.model.ID)
+		for _, n := range m.qty {
+			b = binary.AppendVarint(b, n)
+		}
+	}
+	return appendSum(b, &p.own)
+}
+
+// blendParts reads a record's blend parts into p.
+func (r *runReader) blendParts(p *blendParts) {
+	d := &r.rec
+	n := d.uvarint()
+	if n > uint64(len(d.b)) { // each takes a byte at least
+		d.cut()
+		return
+	}
+	for range n {
+		var id string
+		d.text(&id)
+		m := r.cat.Model(id)
+		if m == nil && d.err == nil {
+			d.err = fmt.Errorf("a blend part of model %q, which the catalog does not have", id)
+		}
+		var q Quantities
+		for u := range q {
+			q[u] = d.varint()
+		}
+		if d.err != nil {
+			return
+		}
+		p.models = append(p.models, blendPart{model: m, qty: q})
+	}
+	d.sum(&p.own)
 }

@@ -22,8 +22,12 @@ func TestChargebackTableCountsCacheHits(t *testing.T) {
 	for _, c := range []ledger.Call{priced, hit} {
 		e.AddPriced(&c)
 	}
+	cb, err := e.Chargeback(from, until, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var buf bytes.Buffer
-	if err := Chargeback(&buf, Table, e.Chargeback(from, until, nil)); err != nil {
+	if err := Chargeback(&buf, Table, cb); err != nil {
 		t.Fatal(err)
 	}
 	// Two rows read: one priced, one answered from the gateway's cache.

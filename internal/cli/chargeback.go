@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 
@@ -20,6 +21,7 @@ type chargebackOptions struct {
 	user    string
 	exclude []string // keys left out, by alias or hash
 	output  string
+	budget  int // buckets held before groups spill to disk (hidden, for tests); 0: the default
 }
 
 func newChargebackCmd(a *app) *cobra.Command {
@@ -56,6 +58,8 @@ the lines, the gateway line and the blend, and sums them on a line of their own.
 	fs.StringVar(&opts.user, "user", "", "only this user")
 	fs.StringArrayVar(&opts.exclude, "exclude-key", nil, "leave out the calls of the key with this alias or hash, e.g. a customer's own (BYOK) or a test key (repeatable)")
 	fs.StringVarP(&opts.output, "output", "o", "table", "output format: table, csv, json or yaml")
+	fs.IntVar(&opts.budget, "group-budget", 0, "buckets held before groups spill to disk")
+	fs.MarkHidden("group-budget")
 	completeSource(cmd)
 	completeWith(cmd, "output", "table", "csv", "json", "yaml")
 	completeWith(cmd, "by", "key", "team", "user", "model", "day")
@@ -81,7 +85,14 @@ func runChargeback(cmd *cobra.Command, a *app, opts *chargebackOptions) error {
 	if len(opts.exclude) > 0 && !hasDim(dims, pricing.DimKey) {
 		eopts.Dims = append(slices.Clone(dims), pricing.DimKey)
 	}
+	if len(opts.exclude) == 0 {
+		// --exclude-key parts the buckets by key, which a spill collapses.
+		eopts.SpillDir, eopts.SpillBlend, eopts.MaxGroups = os.TempDir(), true, opts.budget
+	}
 	e, err := a.priceSource(cmd.Context(), &opts.source, eopts)
+	if e != nil {
+		defer e.Close()
+	}
 	if err != nil {
 		return err
 	}
@@ -94,16 +105,30 @@ func runChargeback(cmd *cobra.Command, a *app, opts *chargebackOptions) error {
 		}
 		e = e.Rollup(dims)
 	}
-	cb := e.Chargeback(eopts.Since, eopts.Until, opts.keep)
+	cb, err := e.Chargeback(eopts.Since, eopts.Until, opts.keep)
+	if err != nil {
+		return err
+	}
 	if excluded != nil {
 		l := excluded.Line()
 		cb.Excluded = &l
 	}
 	if len(cb.Lines) == 0 && opts.filtered() {
-		return &exitError{code: exitFindings, err: fmt.Errorf("no line matches %s among the %d line(s) of the period", opts.filters(), len(e.Reconcile().Groups)),
+		n, err := countGroups(e.Reconcile())
+		if err != nil {
+			return err
+		}
+		return &exitError{code: exitFindings, err: fmt.Errorf("no line matches %s among the %d line(s) of the period", opts.filters(), n),
 			hint: "check the spelling; tokenfare chargeback without the filter lists them"}
 	}
 	return reports.Chargeback(cmd.OutOrStdout(), format, cb)
+}
+
+// countGroups counts a reconciliation's groups, listed or streamed.
+func countGroups(rec *pricing.Reconciliation) (int, error) {
+	n := 0
+	err := rec.EachGroup(func(*pricing.Group) error { n++; return nil })
+	return n, err
 }
 
 // excluded matches a key --exclude-key names, by alias or hash.

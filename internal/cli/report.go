@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -31,6 +32,7 @@ type reportOptions struct {
 	budgets  string   // budgets file: the workbook's Budget sheet
 	compare  string   // the month to compare with: the workbook's Month over month sheet
 	state    string   // the state file to refresh and price from
+	budget   int      // buckets held before groups spill to disk (hidden, for tests); 0: the default
 
 	focusVersion reports.FOCUSVersion
 }
@@ -86,6 +88,8 @@ are written atomically: a failed run leaves no partial file.`,
 	cmd.Flags().StringVar(&opts.budgets, "budgets", "", "budgets file (YAML: monthly amounts per team, key or tag, docs/workbook.md): adds the Budget sheet")
 	cmd.Flags().StringVar(&opts.compare, "compare", "", "an earlier month read from the same sources, e.g. 2026-09: adds the Month over month sheet")
 	addStateFlag(cmd.Flags(), &opts.state)
+	cmd.Flags().IntVar(&opts.budget, "group-budget", 0, "buckets held before groups spill to disk")
+	cmd.Flags().MarkHidden("group-budget")
 	cmd.MarkFlagFilename("state", "db")
 	completeSource(cmd)
 	completeWith(cmd, "focus-version", reports.FOCUS12.String(), reports.FOCUS13.String())
@@ -156,7 +160,14 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 	if opts.state != "" {
 		e, err = a.reportState(cmd.Context(), &opts.source, opts.state, eopts, tally, month, prev)
 	} else {
+		if opts.focus == "" {
+			// The FOCUS file's rows are the buckets', which a spill collapses.
+			eopts.SpillDir, eopts.MaxGroups = os.TempDir(), opts.budget
+		}
 		e, err = a.priceSource(cmd.Context(), &opts.source, eopts, observers...)
+		if e != nil {
+			defer e.Close()
+		}
 	}
 	if err != nil {
 		return err
