@@ -1,0 +1,223 @@
+package pricing
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/tokenfare/tokenfare/ledger"
+)
+
+// viewCalls are random calls (every outcome, duplicates, unknown models)
+// over many keys, teams, users and tags, some of another service tier or
+// a region, which a blend leaves out.
+func viewCalls(seed uint64, n int) []ledger.Call {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	calls := randomCalls(rng, n)
+	tags := []string{"", "", "batch", "batch" + ledger.TagSep + "eval", "eval", "prod" + ledger.TagSep + "search"}
+	for i := range calls {
+		c := &calls[i]
+		c.Key = fmt.Sprintf("key-%03d", rng.IntN(150))
+		c.KeyAlias = ""
+		if rng.IntN(3) > 0 {
+			c.KeyAlias = "alias-" + c.Key[4:]
+		}
+		c.Team = fmt.Sprintf("team-%d", rng.IntN(9))
+		c.User = fmt.Sprintf("user-%d", rng.IntN(20))
+		c.Tags = tags[rng.IntN(len(tags))]
+		switch rng.IntN(30) {
+		case 0:
+			c.ServiceTier = ledger.TierPriority
+		case 1:
+			c.Region = "eu"
+		}
+	}
+	return calls
+}
+
+// TestSpilledChargebackIsTheUnlimitedOne charges random calls back with
+// budgets of buckets that make the engine spill from a few times to
+// hundreds, and checks every line (its cost at the blended prices and its
+// peak share among them), the gateway line and the blend against the same
+// calls held in memory, without a spill.
+func TestSpilledChargebackIsTheUnlimitedOne(t *testing.T) {
+	cat := testCatalog(t)
+	calls := viewCalls(27, 6000)
+	from, until := at("2026-09-01T00:00:00Z"), at("2026-10-01T00:00:00Z")
+	for _, tc := range []struct {
+		name   string
+		dims   []Dim
+		budget int
+	}{
+		{name: "key and day; past 64 runs", dims: []Dim{DimKey, DimDay}, budget: 20},
+		{name: "team, user and model", dims: []Dim{DimTeam, DimUser, DimModel}, budget: 50},
+		{name: "tag and key", dims: []Dim{DimTag, DimKey}, budget: 30},
+		{name: "key", dims: []Dim{DimKey}, budget: 7},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := Options{Dims: tc.dims, Since: from, Until: until, Zone: zone(t, "Asia/Shanghai")}
+			whole := New(cat, opts)
+			opts.SpillDir, opts.SpillBlend, opts.MaxGroups = t.TempDir(), true, tc.budget
+			spilled := New(cat, opts)
+			for i := range calls {
+				whole.AddPriced(&calls[i])
+				spilled.AddPriced(&calls[i])
+			}
+			if err := spilled.Err(); err != nil {
+				t.Fatal(err)
+			}
+			if len(spilled.runs.files) == 0 {
+				t.Fatal("nothing spilled: the test checks too little")
+			}
+			want, err := whole.Chargeback(from, until, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := spilled.Chargeback(from, until, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got.Lines) != len(want.Lines) {
+				t.Fatalf("%d lines, want %d", len(got.Lines), len(want.Lines))
+			}
+			for i := range got.Lines {
+				if d := lineDiff(&got.Lines[i], &want.Lines[i]); d != "" {
+					t.Fatalf("line %d: %s\ngot  %+v\nwant %+v", i, d, got.Lines[i], want.Lines[i])
+				}
+			}
+			if d := lineDiff(&got.Gateway, &want.Gateway); d != "" {
+				t.Errorf("gateway: %s", d)
+			}
+			if len(got.BlendedPrice) != len(want.BlendedPrice) {
+				t.Errorf("%d blended prices, want %d", len(got.BlendedPrice), len(want.BlendedPrice))
+			}
+			if got.Rows != want.Rows {
+				t.Errorf("rows: got %+v, want %+v", got.Rows, want.Rows)
+			}
+			if err := spilled.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if left, _ := os.ReadDir(opts.SpillDir); len(left) > 0 {
+				t.Errorf("left after Close: %v", left)
+			}
+		})
+	}
+}
+
+// lineDiff names the first field in which two lines differ, money
+// compared with Equal; "" when they are the same.
+func lineDiff(a, b *ChargebackLine) string {
+	money := []struct {
+		name string
+		x, y string
+		eq   bool
+	}{
+		{"official", a.Official.String(), b.Official.String(), a.Official.Equal(b.Official)},
+		{"recorded", a.Recorded.String(), b.Recorded.String(), a.Recorded.Equal(b.Recorded)},
+		{"difference", a.Diff.String(), b.Diff.String(), a.Diff.Equal(b.Diff)},
+		{"at blended", a.AtBlended.String(), b.AtBlended.String(), a.AtBlended.Equal(b.AtBlended)},
+		{"subsidy", a.Subsidy.String(), b.Subsidy.String(), a.Subsidy.Equal(b.Subsidy)},
+		{"peak share", a.PeakShare.Decimal.String(), b.PeakShare.Decimal.String(), a.PeakShare == b.PeakShare || a.PeakShare.Decimal.Equal(b.PeakShare.Decimal) && a.PeakShare.Valid == b.PeakShare.Valid},
+		{"reasoning share", a.ReasoningShare.Decimal.String(), b.ReasoningShare.Decimal.String(), a.ReasoningShare.Decimal.Equal(b.ReasoningShare.Decimal) && a.ReasoningShare.Valid == b.ReasoningShare.Valid},
+	}
+	for _, m := range money {
+		if !m.eq {
+			return fmt.Sprintf("%s %s, want %s", m.name, m.x, m.y)
+		}
+	}
+	switch {
+	case a.Key != b.Key:
+		return fmt.Sprintf("key %+v, want %+v", a.Key, b.Key)
+	case a.KeyAlias != b.KeyAlias, a.Calls != b.Calls, a.Tokens != b.Tokens, a.CacheHitTokens != b.CacheHitTokens:
+		return "alias, calls or tokens"
+	}
+	return ""
+}
+
+// TestSpilledMonthIsTheUnlimitedOne builds a month from random calls with
+// budgets of buckets that make its engine (grouped by model, model group,
+// host, key, team, user and day) spill many times, and checks every view
+// against the month of the same calls held in memory: by model, key,
+// team, tag and provider, by day and by model and day, the blend of its
+// last 28 days and the totals.
+func TestSpilledMonthIsTheUnlimitedOne(t *testing.T) {
+	cat := testCatalog(t)
+	calls := viewCalls(28, 6000)
+	from, until := at("2026-09-01T00:00:00Z"), at("2026-10-01T00:00:00Z")
+	for _, tc := range []struct {
+		name   string
+		budget int
+		tags   bool
+	}{
+		{name: "past 64 runs", budget: 25},
+		{name: "with tags", budget: 200, tags: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dims := MonthDims
+			if tc.tags {
+				dims = append(append([]Dim{}, dims...), DimTag)
+			}
+			opts := Options{Dims: dims, Since: from, Until: until, Zone: time.UTC}
+			whole := New(cat, opts)
+			opts.SpillDir, opts.MaxGroups = t.TempDir(), tc.budget
+			spilled := New(cat, opts)
+			for i := range calls {
+				whole.AddPriced(&calls[i])
+				spilled.AddPriced(&calls[i])
+			}
+			if err := spilled.Err(); err != nil {
+				t.Fatal(err)
+			}
+			if len(spilled.runs.files) == 0 {
+				t.Fatal("nothing spilled: the test checks too little")
+			}
+			want, err := MonthOf(whole, from, until, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := MonthOf(spilled, from, until, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(want.ByKey) < 100 || (tc.tags && len(want.ByTag) < 3) {
+				t.Fatalf("%d keys, %d tags: the test checks too little", len(want.ByKey), len(want.ByTag))
+			}
+			for _, v := range []struct {
+				name      string
+				got, want []Group
+			}{
+				{"by model", got.ByModel, want.ByModel}, {"by key", got.ByKey, want.ByKey}, {"by team", got.ByTeam, want.ByTeam},
+				{"by tag", got.ByTag, want.ByTag}, {"by provider", got.ByProvider, want.ByProvider}, {"daily", got.Daily, want.Daily},
+				{"by model and day", got.ModelDaily, want.ModelDaily}, {"by model (reconciliation)", got.Reconciliation.Groups, want.Reconciliation.Groups},
+			} {
+				if len(v.got) != len(v.want) {
+					t.Errorf("%s: %d groups, want %d", v.name, len(v.got), len(v.want))
+					continue
+				}
+				for i := range v.got {
+					if !sameGroup(&v.got[i], &v.want[i]) {
+						t.Errorf("%s, group %d:\ngot  %+v\nwant %+v", v.name, i, v.got[i], v.want[i])
+						break
+					}
+				}
+			}
+			if len(got.Blend.Models) != len(want.Blend.Models) {
+				t.Fatalf("blend: %d models, want %d", len(got.Blend.Models), len(want.Blend.Models))
+			}
+			for i, m := range got.Blend.Models {
+				w := want.Blend.Models[i]
+				if m.Model != w.Model || m.Calls != w.Calls || !m.Official.Equal(w.Official) || !m.AtBlended.Equal(w.AtBlended) {
+					t.Errorf("blend of %s: got %+v, want %+v", w.Model, m, w)
+				}
+			}
+			if gt, wt := got.Reconciliation.Totals, want.Reconciliation.Totals; !gt.Official.Equal(wt.Official) || !gt.Recorded.Equal(wt.Recorded) || gt.Calls != wt.Calls {
+				t.Errorf("totals: got %+v, want %+v", gt, wt)
+			}
+			if err := spilled.Close(); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
