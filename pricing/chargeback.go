@@ -20,17 +20,47 @@ import (
 // its official cost (Subsidy < 0), the others make up the difference
 // (Subsidy > 0). Subsidies add up to the blend's rounding.
 type Chargeback struct {
-	Rows         Rows
-	From, Until  time.Time // the period, [From, Until)
-	Currencies   []string  // of the priced calls, sorted
-	By           []Dim
-	MetaField    string           // the field of the key's metadata DimMeta groups by
-	Gateway      ChargebackLine   // the whole gateway: every call read in the period (but excluded keys')
-	Lines        []ChargebackLine // by the dimensions, dearest first (see Chargeback)
-	BlendedPrice []BlendModel     // the gateway's blended prices that AtBlended uses
+	Rows        Rows
+	From, Until time.Time // the period, [From, Until)
+	Currencies  []string  // of the priced calls, sorted
+	By          []Dim
+	MetaField   string         // the field of the key's metadata DimMeta groups by
+	Gateway     ChargebackLine // the whole gateway: every call read in the period (but excluded keys')
+	// Lines are the lines by the dimensions, dearest first (see
+	// Chargeback), unless they are streamed (an engine that spilled more
+	// of them than its budget): read them with EachLine.
+	Lines        []ChargebackLine
+	BlendedPrice []BlendModel // the gateway's blended prices that AtBlended uses
 	// Excluded sums the calls of the keys left out (SplitKeys), when any
 	// were: Gateway plus Excluded is every call read in the period.
 	Excluded *ChargebackLine
+
+	stream func(fn func(*ChargebackLine) error) error // the lines, when streamed rather than listed
+	count  int                                        // the lines streamed
+}
+
+// EachLine calls fn with each line in order, Lines or the lines streamed,
+// and returns fn's first error, or the error of reading streamed lines
+// back (ErrSpill). fn must not keep l past its call. Streamed lines can be
+// gone over more than once, until the engine is closed.
+func (c *Chargeback) EachLine(fn func(l *ChargebackLine) error) error {
+	if c.stream != nil {
+		return c.stream(fn)
+	}
+	for i := range c.Lines {
+		if err := fn(&c.Lines[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Len returns how many lines there are, listed or streamed.
+func (c *Chargeback) Len() int {
+	if c.stream != nil {
+		return c.count
+	}
+	return len(c.Lines)
 }
 
 // ChargebackLine is one consumer's account.
@@ -82,15 +112,6 @@ func (e *Engine) Chargeback(from, until time.Time, keep func(*ChargebackLine) bo
 	gw := &cb.Gateway
 	gw.Official, gw.Recorded, gw.AtBlended = rec.Totals.Official, rec.Totals.Recorded, decimal.Zero
 	gw.Calls, gw.Diff = rec.Totals.Calls, rec.Totals.Gap
-	var order []*ChargebackLine
-	if len(e.runs.files) > 0 {
-		var err error
-		if order, err = e.streamedLines(prices); err != nil {
-			return nil, err
-		}
-	} else {
-		order = e.bucketLines(prices)
-	}
 	// In list order: every sum is exact, so none depends on the order.
 	for _, b := range e.buckets.all() {
 		if b.k.outcome == CacheHit {
@@ -105,10 +126,27 @@ func (e *Engine) Chargeback(from, until time.Time, keep func(*ChargebackLine) bo
 			gw.timedQty += timed
 		}
 	}
+	gw.finish()
+	spilled := len(e.runs.files) > 0
+	if spilled && !e.dims.has(DimTag) {
+		if err := e.sortedLines(cb, prices, keep); err != nil {
+			return nil, err
+		}
+		return cb, nil
+	}
+	var order []*ChargebackLine
+	if spilled {
+		var err error
+		if order, err = e.streamedLines(prices); err != nil {
+			return nil, err
+		}
+	} else {
+		order = e.bucketLines(prices)
+	}
 	if e.dims.has(DimTag) {
 		order = splitTags(order)
 	}
-	for _, l := range append(order, gw) {
+	for _, l := range order {
 		l.finish()
 	}
 	sort.SliceStable(order, func(i, j int) bool {

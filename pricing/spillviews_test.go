@@ -1,9 +1,11 @@
 package pricing
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -79,12 +81,19 @@ func TestSpilledChargebackIsTheUnlimitedOne(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(got.Lines) != len(want.Lines) {
-				t.Fatalf("%d lines, want %d", len(got.Lines), len(want.Lines))
+			if streamed := got.stream != nil; streamed != !slices.Contains(tc.dims, DimTag) {
+				t.Fatalf("lines streamed: %v; lines by tag are held, others past the budget streamed", streamed)
 			}
-			for i := range got.Lines {
-				if d := lineDiff(&got.Lines[i], &want.Lines[i]); d != "" {
-					t.Fatalf("line %d: %s\ngot  %+v\nwant %+v", i, d, got.Lines[i], want.Lines[i])
+			var lines []ChargebackLine
+			if err := got.EachLine(func(l *ChargebackLine) error { lines = append(lines, *l); return nil }); err != nil {
+				t.Fatal(err)
+			}
+			if len(lines) != len(want.Lines) || got.Len() != len(want.Lines) {
+				t.Fatalf("%d lines (Len %d), want %d", len(lines), got.Len(), len(want.Lines))
+			}
+			for i := range lines {
+				if d := lineDiff(&lines[i], &want.Lines[i]); d != "" {
+					t.Fatalf("line %d: %s\ngot  %+v\nwant %+v", i, d, lines[i], want.Lines[i])
 				}
 			}
 			if d := lineDiff(&got.Gateway, &want.Gateway); d != "" {
@@ -101,6 +110,9 @@ func TestSpilledChargebackIsTheUnlimitedOne(t *testing.T) {
 			}
 			if left, _ := os.ReadDir(opts.SpillDir); len(left) > 0 {
 				t.Errorf("left after Close: %v", left)
+			}
+			if err := got.EachLine(func(*ChargebackLine) error { return nil }); got.stream != nil && !errors.Is(err, ErrSpill) {
+				t.Errorf("lines read after Close: %v, want ErrSpill", err)
 			}
 		})
 	}

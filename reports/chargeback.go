@@ -1,13 +1,16 @@
 package reports
 
 import (
+	"bytes"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/tokenfare/tokenfare/reports/jsonout"
 	"github.com/tokenfare/tokenfare/reports/textout"
 
 	"github.com/tokenfare/tokenfare/pricing"
@@ -15,8 +18,64 @@ import (
 
 // Chargeback writes per-consumer accounts in format f.
 func Chargeback(w io.Writer, f Format, c *pricing.Chargeback) error {
-	return writeAs(w, f, "a chargeback", c, tableChargeback, csvChargeback,
-		func(c *pricing.Chargeback) any { return newChargebackDoc(c) })
+	switch f {
+	case JSON:
+		return jsonChargeback(w, c)
+	case YAML:
+		doc := newChargebackDoc(c)
+		err := c.EachLine(func(l *pricing.ChargebackLine) error {
+			doc.Lines = append(doc.Lines, newChargebackLineDoc(c, l, true))
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		return writeYAML(w, doc)
+	}
+	return writeAs(w, f, "a chargeback", c, tableChargeback, csvChargeback, func(*pricing.Chargeback) any { return nil })
+}
+
+// jsonChargeback writes c as the indented JSON of its chargebackDoc, byte
+// for byte, but writes the lines one at a time as they are read, without
+// a document of them all: a chargeback by key and day has a line per key
+// and day.
+func jsonChargeback(w io.Writer, c *pricing.Chargeback) error {
+	head := jsonout.Indent(nil, mustMarshal(newChargebackDoc(c)))
+	// The lines' place in the document: an empty list, the last field.
+	mark := []byte("\n  \"lines\": []")
+	at := bytes.LastIndex(head, mark)
+	if at < 0 {
+		return errors.New("write a chargeback: no place for its lines")
+	}
+	open := at + len(mark) - 1 // the list's ']'
+	buf := append(make([]byte, 0, 64<<10), head[:open]...)
+	n := 0
+	err := c.EachLine(func(l *pricing.ChargebackLine) error {
+		if n > 0 {
+			buf = append(buf, ',')
+		}
+		n++
+		line := jsonout.Indent(nil, mustMarshal(newChargebackLineDoc(c, l, true)))
+		line = bytes.ReplaceAll(bytes.TrimSuffix(line, []byte("\n")), []byte("\n"), []byte("\n    "))
+		buf = append(append(buf, "\n    "...), line...)
+		if len(buf) >= 60<<10 {
+			if _, err := w.Write(buf); err != nil {
+				return err
+			}
+			buf = buf[:0]
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if n == 0 { // nothing was written: the head as it is
+		_, err := w.Write(head)
+		return err
+	}
+	buf = append(append(buf, "\n  "...), head[open:]...)
+	_, err = w.Write(buf)
+	return err
 }
 
 type chargebackDoc struct {
@@ -56,9 +115,6 @@ func newChargebackDoc(c *pricing.Chargeback) *chargebackDoc {
 		x := newChargebackLineDoc(c, c.Excluded, false)
 		x.PeakShare, x.AtBlended, x.Subsidy = ratioText(c.Excluded.PeakShare), "", ""
 		doc.Excluded = &x
-	}
-	for i := range c.Lines {
-		doc.Lines = append(doc.Lines, newChargebackLineDoc(c, &c.Lines[i], true))
 	}
 	return doc
 }
@@ -113,8 +169,7 @@ func csvChargeback(w io.Writer, c *pricing.Chargeback) error {
 		"difference", "peak_share", "gateway_peak_share", "at_blended", "subsidy", "reasoning_share",
 		"cache_write_1h", "web_search", "web_fetch", "file_search", "cache_hit_tokens", "currency"))
 	cur, gwPeak := currencyText(c.Currencies), ratioText(c.Gateway.PeakShare)
-	for i := range c.Lines {
-		l := &c.Lines[i]
+	err := c.EachLine(func(l *pricing.ChargebackLine) error {
 		keys := lineKeys(c, l)
 		row := make([]string, 0, len(cols)+19)
 		for _, col := range cols {
@@ -125,10 +180,10 @@ func csvChargeback(w io.Writer, c *pricing.Chargeback) error {
 			itoa(t.Reasoning), l.Official.String(), l.Recorded.String(), l.Diff.String(), ratioText(l.PeakShare), gwPeak,
 			l.AtBlended.String(), l.Subsidy.String(), ratioText(l.ReasoningShare),
 			itoa(t.CacheWrite1h), itoa(t.WebSearch), itoa(t.WebFetch), itoa(t.FileSearch), itoa(l.CacheHitTokens), cur)
-		cw.Write(row)
-	}
+		return cw.Write(row)
+	})
 	cw.Flush()
-	return cw.Error()
+	return errors.Join(err, cw.Error())
 }
 
 func tableChargeback(out io.Writer, c *pricing.Chargeback) error {
@@ -152,8 +207,7 @@ func tableChargeback(out io.Writer, c *pricing.Chargeback) error {
 	}
 	fmt.Fprintf(tw, "%s\tCALLS\tINPUT\tCACHE_READ\tCACHE_WRITE\tOUTPUT\tREASONING\tOFFICIAL\tRECORDED\tDIFFERENCE\tPEAK_SHARE\tAT_BLENDED\tSUBSIDY\tREASONING_SHARE\t\n",
 		strings.Join(header, "\t"))
-	for i := range c.Lines {
-		l := &c.Lines[i]
+	err := c.EachLine(func(l *pricing.ChargebackLine) error {
 		vals := make([]string, len(c.By))
 		for j, d := range c.By {
 			vals[j] = l.Key.Value(d)
@@ -166,6 +220,10 @@ func tableChargeback(out io.Writer, c *pricing.Chargeback) error {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", strings.Join(vals, "\t"), l.Calls,
 			t.Input, t.CacheRead, t.CacheWrite, t.Output, t.Reasoning, money(l.Official), money(l.Recorded), money(l.Diff),
 			orDash(ratioText(l.PeakShare)), money(l.AtBlended), money(l.Subsidy), orDash(ratioText(l.ReasoningShare)))
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	tw.Flush()
 	w.Printf("\nSUBSIDY = AT_BLENDED − OFFICIAL: what a line pays for others at the gateway's blended prices (negative: others pay for it).\n")

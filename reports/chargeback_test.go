@@ -36,3 +36,65 @@ func TestChargebackTableCountsCacheHits(t *testing.T) {
 		t.Errorf("table lacks %q:\n%s", want, buf.String())
 	}
 }
+
+// TestChargebackJSONIsTheDocument: the JSON written a line at a time is
+// byte for byte the indented JSON of the whole document, with no line,
+// one, and several (a key's alias, an excluded line, hostile text).
+func TestChargebackJSONIsTheDocument(t *testing.T) {
+	from := time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC)
+	until := from.AddDate(0, 1, 0)
+	tests := []struct {
+		name     string
+		calls    []ledger.Call
+		excluded bool
+	}{
+		{name: "no line"},
+		{name: "one line", calls: []ledger.Call{flashCall("a", "2026-09-01T02:00:00Z", "ci-bot", "alpha", "u1")}},
+		{name: "several lines, one excluded", excluded: true, calls: []ledger.Call{
+			flashCall("a", "2026-09-01T02:00:00Z", "ci-bot", "alpha", "u1"),
+			flashCall("b", "2026-09-02T02:00:00Z", "", "beta", "u2"),
+			flashCall("c", "2026-09-03T02:00:00Z", "q\"\n<&>\t", "gamma", "u3"),
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e := pricing.New(testCatalog(t), pricing.Options{Dims: []pricing.Dim{pricing.DimKey, pricing.DimDay}, Since: from, Until: until})
+			for i := range tc.calls {
+				e.AddPriced(&tc.calls[i])
+			}
+			cb, err := e.Chargeback(from, until, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.excluded {
+				l := cb.Lines[0]
+				cb.Excluded = &l
+			}
+			var got bytes.Buffer
+			if err := Chargeback(&got, JSON, cb); err != nil {
+				t.Fatal(err)
+			}
+			doc := newChargebackDoc(cb)
+			for i := range cb.Lines {
+				doc.Lines = append(doc.Lines, newChargebackLineDoc(cb, &cb.Lines[i], true))
+			}
+			var want bytes.Buffer
+			if err := writeJSON(&want, doc); err != nil {
+				t.Fatal(err)
+			}
+			if got.String() != want.String() {
+				t.Errorf("got\n%s\nwant\n%s", got.String(), want.String())
+			}
+			if n := strings.Count(got.String(), `"official"`); n != len(cb.Lines)+1+boolInt(tc.excluded) {
+				t.Errorf("%d official amounts, want one per line, the gateway's and the excluded", n)
+			}
+		})
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -113,7 +113,7 @@ func runChargeback(cmd *cobra.Command, a *app, opts *chargebackOptions) error {
 		l := excluded.Line()
 		cb.Excluded = &l
 	}
-	if len(cb.Lines) == 0 && opts.filtered() {
+	if cb.Len() == 0 && opts.filtered() {
 		n, err := countGroups(e.Reconcile())
 		if err != nil {
 			return err

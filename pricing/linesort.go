@@ -1,0 +1,297 @@
+package pricing
+
+import (
+	"bufio"
+	"container/heap"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/tokenfare/tokenfare/ledger"
+	"github.com/tokenfare/tokenfare/tariffs"
+)
+
+// The lines of a chargeback come dearest first, an order known only once
+// every group is summed. An engine that spilled its groups (and groups by
+// no tag, whose lines merge by tag) sorts its lines as it sorts its
+// groups: at most its budget of them in memory (Options.MaxGroups),
+// sorted, written to a run of lines beside its runs of groups, and the
+// runs merged, dearest first, as the lines are read (Chargeback.EachLine).
+// A line's record is its group's, its blend parts its cost at the blended
+// prices alone.
+
+// lineEntry is a line with the sums of its group, which its record holds.
+type lineEntry struct {
+	s groupSum
+	l ChargebackLine
+}
+
+// compareLines orders lines dearest first: by official cost descending,
+// then recorded spend descending, then as Reconcile orders groups (by
+// their values in dims, sorted by name).
+func compareLines(a, b *ChargebackLine, dims []Dim) int {
+	if c := a.Official.Cmp(b.Official); c != 0 {
+		return -c
+	}
+	if c := a.Recorded.Cmp(b.Recorded); c != 0 {
+		return -c
+	}
+	return compareKeys(&a.Key, &b.Key, dims)
+}
+
+// lineSorter sorts an engine's chargeback lines within its budget.
+type lineSorter struct {
+	e     *Engine
+	dims  []Dim
+	chunk []lineEntry
+	runs  []string
+	made  int // runs of lines made, for their names
+	n     int // lines added
+}
+
+// add adds line l of group s.
+func (ls *lineSorter) add(s *groupSum, l *ChargebackLine) error {
+	ent := lineEntry{s: *s, l: *l}
+	ent.s.blend = blendParts{}
+	ent.s.blend.own.Add(ledger.AmountOf(l.AtBlended))
+	ls.chunk = append(ls.chunk, ent)
+	ls.n++
+	if len(ls.chunk) >= ls.e.maxGroups {
+		return ls.flush()
+	}
+	return nil
+}
+
+// sortChunk sorts the lines held, dearest first.
+func (ls *lineSorter) sortChunk() {
+	slices.SortFunc(ls.chunk, func(a, b lineEntry) int { return compareLines(&a.l, &b.l, ls.dims) })
+}
+
+// flush writes the lines held, sorted, to a new run, merging the runs
+// into one first when there are maxRuns.
+func (ls *lineSorter) flush() error {
+	if len(ls.runs) >= maxRuns {
+		m, err := ls.open(ls.runs)
+		if err != nil {
+			return err
+		}
+		old := ls.runs
+		ls.runs = nil
+		err = ls.write(m.next)
+		err = errors.Join(err, m.close())
+		for _, f := range old {
+			err = errors.Join(err, os.Remove(f))
+		}
+		if err != nil {
+			return err
+		}
+	}
+	ls.sortChunk()
+	i := 0
+	err := ls.write(func(s *groupSum) (bool, error) {
+		if i == len(ls.chunk) {
+			return false, nil
+		}
+		*s = ls.chunk[i].s
+		i++
+		return true, nil
+	})
+	clear(ls.chunk)
+	ls.chunk = ls.chunk[:0]
+	return err
+}
+
+// write writes the groups next yields to a new run of lines.
+func (ls *lineSorter) write(next func(*groupSum) (bool, error)) error {
+	name := filepath.Join(ls.e.runs.dir, fmt.Sprintf("lines-%06d", ls.made))
+	ls.made++
+	f, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	ls.runs = append(ls.runs, name)
+	w := runWriter{w: bufio.NewWriterSize(f, 64<<10), blend: true}
+	var s groupSum
+	for {
+		ok, err := next(&s)
+		if err != nil {
+			f.Close()
+			return err
+		}
+		if !ok {
+			break
+		}
+		w.write(&s)
+	}
+	return errors.Join(w.w.Flush(), f.Close())
+}
+
+// lineMerge merges sorted runs of lines, dearest first: a heap of each
+// run's next line.
+type lineMerge struct {
+	dims  []Dim
+	heads []lineHead
+	files []*os.File
+}
+
+// lineHead is a run and its next line.
+type lineHead struct {
+	ent lineEntry
+	r   *runReader
+}
+
+// open opens the runs of lines files for merging.
+func (ls *lineSorter) open(files []string) (*lineMerge, error) {
+	m := &lineMerge{dims: ls.dims}
+	for _, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			m.close()
+			return nil, err
+		}
+		m.files = append(m.files, f)
+		h := lineHead{r: &runReader{r: bufio.NewReaderSize(f, 64<<10), name: name, zone: ls.e.zone, cat: ls.e.cat}}
+		ok, err := h.read()
+		if err != nil {
+			m.close()
+			return nil, err
+		}
+		if ok {
+			m.heads = append(m.heads, h)
+		}
+	}
+	heap.Init(m)
+	return m, nil
+}
+
+// read reads the run's next line.
+func (h *lineHead) read() (bool, error) {
+	h.ent = lineEntry{}
+	ok, err := h.r.next(&h.ent.s)
+	if !ok || err != nil {
+		return false, err
+	}
+	h.ent.l = lineOf(&h.ent.s)
+	return true, nil
+}
+
+// lineOf returns the line of a group read back from a run of lines.
+func lineOf(s *groupSum) ChargebackLine {
+	g := s.done()
+	l := newLine(&g)
+	l.AtBlended = s.blend.own.Value()
+	l.peakQty, l.timedQty = g.PeakTokens, g.TimedTokens
+	l.finish()
+	return *l
+}
+
+// nextEntry moves the dearest line to ent.
+func (m *lineMerge) nextEntry(ent *lineEntry) (bool, error) {
+	if len(m.heads) == 0 {
+		return false, nil
+	}
+	*ent = m.heads[0].ent
+	ok, err := m.heads[0].read()
+	if err != nil {
+		return false, err
+	}
+	if ok {
+		heap.Fix(m, 0)
+	} else {
+		heap.Pop(m)
+	}
+	return true, nil
+}
+
+// next moves the dearest line's group to s.
+func (m *lineMerge) next(s *groupSum) (bool, error) {
+	var ent lineEntry
+	ok, err := m.nextEntry(&ent)
+	*s = ent.s
+	return ok, err
+}
+
+func (m *lineMerge) close() error {
+	var err error
+	for _, f := range m.files {
+		err = errors.Join(err, f.Close())
+	}
+	m.files = nil
+	return err
+}
+
+func (m *lineMerge) Len() int      { return len(m.heads) }
+func (m *lineMerge) Swap(i, j int) { m.heads[i], m.heads[j] = m.heads[j], m.heads[i] }
+func (m *lineMerge) Less(i, j int) bool {
+	return compareLines(&m.heads[i].ent.l, &m.heads[j].ent.l, m.dims) < 0
+}
+func (m *lineMerge) Push(x any) { m.heads = append(m.heads, x.(lineHead)) }
+func (m *lineMerge) Pop() any {
+	h := m.heads[len(m.heads)-1]
+	m.heads = m.heads[:len(m.heads)-1]
+	return h
+}
+
+// sortedLines fills cb's lines from the groups the engine spilled and
+// its buckets since, each priced at the blended prices from its blend
+// parts (Options.SpillBlend), keeping those keep accepts: listed when
+// they are within the engine's budget, else streamed from sorted runs.
+func (e *Engine) sortedLines(cb *Chargeback, prices map[*tariffs.Model]*[tariffs.NumUsage]decimal.NullDecimal, keep func(*ChargebackLine) bool) error {
+	if !e.opts.SpillBlend {
+		return fmt.Errorf("%w: the engine spilled its groups without their blend parts (Options.SpillBlend)", ErrSpill)
+	}
+	ls := &lineSorter{e: e, dims: sortedDims(e.opts.Dims)}
+	err := e.eachGroupSum(func(s *groupSum) error {
+		g := s.done()
+		l := newLine(&g)
+		l.AtBlended = s.blend.atBlended(prices)
+		l.peakQty, l.timedQty = g.PeakTokens, g.TimedTokens
+		l.finish()
+		if keep != nil && !keep(l) {
+			return nil
+		}
+		return ls.add(s, l)
+	})
+	if err != nil {
+		return err
+	}
+	cb.count = ls.n
+	if len(ls.runs) == 0 {
+		ls.sortChunk()
+		for i := range ls.chunk {
+			cb.Lines = append(cb.Lines, ls.chunk[i].l)
+		}
+		return nil
+	}
+	if len(ls.chunk) > 0 {
+		if err := ls.flush(); err != nil {
+			return err
+		}
+	}
+	runs := ls.runs
+	cb.stream = func(fn func(*ChargebackLine) error) error {
+		if e.runs.removed {
+			return fmt.Errorf("%w: the engine was closed", ErrSpill)
+		}
+		m, err := ls.open(runs)
+		if err != nil {
+			return err
+		}
+		defer m.close()
+		var ent lineEntry
+		for {
+			ok, err := m.nextEntry(&ent)
+			if err != nil || !ok {
+				return err
+			}
+			if err := fn(&ent.l); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
