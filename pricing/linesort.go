@@ -18,7 +18,7 @@ import (
 // The lines of a chargeback come dearest first, an order known only once
 // every group is summed. An engine that spilled its groups (and groups by
 // no tag, whose lines merge by tag) sorts its lines as it sorts its
-// groups: at most its budget of them in memory (Options.MaxGroups),
+// groups: at most a share of its budget of them in memory (lineBudget),
 // sorted, written to a run of lines beside its runs of groups, and the
 // runs merged, dearest first, as the lines are read (Chargeback.EachLine).
 // A line's record is its group's, its blend parts its cost at the blended
@@ -60,11 +60,16 @@ func (ls *lineSorter) add(s *groupSum, l *ChargebackLine) error {
 	ent.s.blend.own.Add(ledger.AmountOf(l.AtBlended))
 	ls.chunk = append(ls.chunk, ent)
 	ls.n++
-	if len(ls.chunk) >= ls.e.maxGroups {
+	if len(ls.chunk) >= ls.e.lineBudget() {
 		return ls.flush()
 	}
 	return nil
 }
+
+// lineBudget is how many lines an engine holds before it writes them to
+// a run: an eighth of its budget of buckets, as a line and the sums it is
+// written from take about eight times a bucket's memory (docs/scale.md).
+func (e *Engine) lineBudget() int { return max(e.maxGroups/8, 1) }
 
 // sortChunk sorts the lines held, dearest first.
 func (ls *lineSorter) sortChunk() {
