@@ -102,7 +102,10 @@ type ChargebackLine struct {
 // Lines come dearest first: by official cost descending, then recorded
 // spend descending, then by their values as Reconcile orders its groups
 // (dimension by dimension in the order of the dimensions' names), so the
-// order is the same on every run.
+// order is the same on every run. An engine that spilled its groups
+// (Options.SpillDir, with SpillBlend) gives the same lines, streamed from
+// sorted runs when there are more than it holds (Chargeback.EachLine);
+// the error is that of reading its runs back (ErrSpill).
 func (e *Engine) Chargeback(from, until time.Time, keep func(*ChargebackLine) bool) (*Chargeback, error) {
 	rec := e.newReconciliation()
 	blend := e.BlendWindow(from, until, ModePerModel)
@@ -194,6 +197,8 @@ func (e *Engine) bucketLines(prices map[*tariffs.Model]*[tariffs.NumUsage]decima
 // streamedLines returns the lines of the engine's groups, in Reconcile's
 // order, from the groups it spilled and its buckets since, merged: each
 // priced at the blended prices from its blend parts (Options.SpillBlend).
+// It serves lines by tag, which merge by tag once split, and so are held;
+// other lines are sorted within the budget (sortedLines).
 func (e *Engine) streamedLines(prices map[*tariffs.Model]*[tariffs.NumUsage]decimal.NullDecimal) ([]*ChargebackLine, error) {
 	if !e.opts.SpillBlend {
 		return nil, fmt.Errorf("%w: the engine spilled its groups without their blend parts (Options.SpillBlend)", ErrSpill)

@@ -277,6 +277,7 @@ func (e *Engine) sortedLines(cb *Chargeback, prices map[*tariffs.Model]*[tariffs
 			return err
 		}
 	}
+	ls.chunk = nil // the stream keeps ls: not its share of lines
 	runs := ls.runs
 	cb.stream = func(fn func(*ChargebackLine) error) error {
 		if e.runs.removed {
