@@ -1,15 +1,19 @@
 package pricing
 
 import (
+	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/tokenfare/tokenfare/ledger"
+	"github.com/tokenfare/tokenfare/tariffs"
 )
 
 // viewCalls are random calls (every outcome, duplicates, unknown models)
@@ -229,6 +233,63 @@ func TestSpilledMonthIsTheUnlimitedOne(t *testing.T) {
 			}
 			if err := spilled.Close(); err != nil {
 				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// TestRunBlendPartsRoundTrip writes a group's blend parts to a run and
+// reads them back: each model's quantities, the cost of the calls the
+// blend leaves out past int64, and a model the catalog does not have as
+// an error naming the run.
+func TestRunBlendPartsRoundTrip(t *testing.T) {
+	cat := testCatalog(t)
+	flash := cat.Model("flash")
+	if flash == nil {
+		t.Fatal("no model flash in the test catalog")
+	}
+	var own ExactSum
+	own.Add(ledger.AmountOf(dec("9223372036854775807")))
+	own.Add(ledger.AmountOf(dec("0.000000000001")))
+	tests := []struct {
+		name    string
+		parts   blendParts
+		wantErr bool
+	}{
+		{name: "none"},
+		{name: "a model and a cost left out", parts: blendParts{models: []blendPart{{model: flash, qty: Quantities{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}}}, own: own}},
+		{name: "a model the catalog lacks", parts: blendParts{models: []blendPart{{model: &tariffs.Model{ID: "gone"}}}}, wantErr: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			w := runWriter{w: bufio.NewWriter(&buf), blend: true}
+			w.write(&groupSum{g: Group{Key: GroupKey{Key: "k"}}, blend: tc.parts})
+			if err := w.w.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			r := runReader{r: bufio.NewReader(&buf), name: "lines-000001", zone: time.UTC, cat: cat}
+			var got groupSum
+			ok, err := r.next(&got)
+			if tc.wantErr {
+				if ok || !errors.Is(err, ErrSpill) || !strings.Contains(err.Error(), "lines-000001") {
+					t.Fatalf("got %v, %v; want ErrSpill naming the run", ok, err)
+				}
+				return
+			}
+			if !ok || err != nil {
+				t.Fatalf("next: %v, %v", ok, err)
+			}
+			if len(got.blend.models) != len(tc.parts.models) {
+				t.Fatalf("%d models, want %d", len(got.blend.models), len(tc.parts.models))
+			}
+			for i, m := range got.blend.models {
+				if w := tc.parts.models[i]; m.model != w.model || m.qty != w.qty {
+					t.Errorf("part %d: got %s %v, want %s %v", i, m.model.ID, m.qty, w.model.ID, w.qty)
+				}
+			}
+			if g, w := got.blend.own.Value(), tc.parts.own.Value(); !g.Equal(w) {
+				t.Errorf("cost left out: got %s, want %s", g, w)
 			}
 		})
 	}
