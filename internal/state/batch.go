@@ -34,8 +34,8 @@ type Batch struct {
 	hours map[int64]map[string]held
 	late  int64
 	// overlaps are the identities of this batch another source gave
-	// first, with their billing instants (Unix ns).
-	overlaps map[string]int64
+	// first, with their billing instants (Unix ns) and lengths.
+	overlaps map[string]copies
 	billing  *tariffs.BillingTime // the run's override of the billing instant
 	bounds   []int64              // the catalog's prompt-size tier thresholds, ascending
 	// fresh: the calls observed now were never read before (the bytes
@@ -110,7 +110,7 @@ func (b *Batch) Observe(c *ledger.Call, pc *pricing.PricedCall) error {
 			return nil
 		}
 		if other {
-			if o, err = b.overlap(id, pc.At.UnixNano()); err != nil {
+			if o, err = b.overlap(id, copies{n: 1, at: pc.At.UnixNano(), long: callLength(c)}); err != nil {
 				return err
 			}
 			break
@@ -121,7 +121,7 @@ func (b *Batch) Observe(c *ledger.Call, pc *pricing.PricedCall) error {
 			n = stored // none of the stored copies is read again
 		}
 		n++
-		b.remember(id, copies{n: n, at: pc.At.UnixNano()})
+		b.remember(id, copies{n: n, at: pc.At.UnixNano(), long: max(cp.long, callLength(c))})
 		switch {
 		case n <= stored || o == pricing.Outside:
 			o = pricing.Outside
@@ -201,9 +201,9 @@ func band(bounds []int64, prompt int64) [2]int64 {
 	return out
 }
 
-// overlap counts a call another source gave first, billed at ns: an
+// overlap counts a call another source gave first (its copy c): an
 // Overlap the first time this source gives it, Outside when read again.
-func (b *Batch) overlap(id string, ns int64) (pricing.Outcome, error) {
+func (b *Batch) overlap(id string, c copies) (pricing.Outcome, error) {
 	if _, again := b.overlaps[id]; again {
 		return pricing.Outside, nil
 	}
@@ -215,9 +215,9 @@ func (b *Batch) overlap(id string, ns int64) (pricing.Outcome, error) {
 		return pricing.Outside, nil
 	}
 	if b.overlaps == nil {
-		b.overlaps = map[string]int64{}
+		b.overlaps = map[string]copies{}
 	}
-	b.overlaps[id] = ns
+	b.overlaps[id] = c
 	return pricing.Overlap, nil
 }
 
@@ -246,10 +246,26 @@ const keepSeen = 1 << 16
 
 // copies is what a batch knows of one identity: the copies of it read
 // (with those the source gave in earlier refreshes, when read again),
-// and the billing instant of the last (Unix ns).
+// the billing instant of the last (Unix ns) and the longest copy's
+// length (callLength).
 type copies struct {
-	n  int64
-	at int64
+	n    int64
+	at   int64
+	long int64
+}
+
+// callLength is how long a call ran, from its start to its last instant
+// logged (its end, or its first token when later), in ns; 0 when neither
+// is known.
+func callLength(c *ledger.Call) int64 {
+	last := c.End
+	if c.FirstToken.After(last) {
+		last = c.FirstToken
+	}
+	if last.IsZero() {
+		return 0
+	}
+	return max(0, int64(last.Sub(c.Start)))
 }
 
 // batchSums are a key's sums in a batch, the recorded spend summed in
@@ -302,12 +318,12 @@ func (b *Batch) Commit(rejected int64) (Source, error) {
 			return Source{}, err
 		}
 		if n := max(c.n, stored); n != stored {
-			ids = append(ids, entry{id: id, n: n})
+			ids = append(ids, entry{id: id, n: n, rows: n - stored, long: c.long})
 		}
 	}
-	for id, at := range b.overlaps {
-		if at >= limit {
-			ids = append(ids, entry{id: id, n: 1, overlap: true})
+	for id, c := range b.overlaps {
+		if c.at >= limit {
+			ids = append(ids, entry{id: id, n: 1, overlap: true, rows: 1, long: c.long})
 		}
 	}
 	b.tx.Rollback()
@@ -364,7 +380,7 @@ func (b *Batch) Commit(rejected int64) (Source, error) {
 				src.Watermark = s.Newest
 			}
 		}
-		if err := putChunks(tx, src.Name, src.Refreshes, ids); err != nil {
+		if err := putChunks(tx, src.Name, src.Refreshes, ids, true); err != nil {
 			return err
 		}
 		if err := tx.Bucket(bucketSources).Put([]byte(src.Name), encodeSource(&src)); err != nil {
