@@ -21,9 +21,9 @@ type Batch struct {
 	source  Source
 	since   time.Time // calls billed before it were counted by an earlier refresh
 	sums    map[Key]*batchSums
-	ids     map[string]copies // identities of this batch
-	newest  int64             // the newest billing instant of the batch (Unix ns)
-	pruneAt int               // size of ids at which remember drops old identities
+	ids     idSet // identities of this batch
+	newest  int64 // the newest billing instant of the batch (Unix ns)
+	pruneAt int   // size of ids at which remember drops old identities
 	rows    pricing.Rows
 	tx      *bolt.Tx // read-only, for the identities already stored
 	// lastSeen is the latest start (Unix ns) an identity stored may have:
@@ -57,7 +57,7 @@ func (s *Store) Begin(name string) (*Batch, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Batch{store: s, source: src, sums: map[Key]*batchSums{}, ids: map[string]copies{}, tx: tx}
+	b := &Batch{store: s, source: src, sums: map[Key]*batchSums{}, ids: idSet{at: map[string]int32{}}, tx: tx}
 	b.lastSeen = lastHeld(tx)
 	if !src.Watermark.IsZero() {
 		b.since = src.Watermark.Add(-Overlap)
@@ -115,7 +115,7 @@ func (b *Batch) Observe(c *ledger.Call, pc *pricing.PricedCall) error {
 			}
 			break
 		}
-		cp, again := b.ids[id]
+		cp, again := b.ids.get(id)
 		n := cp.n
 		if !again && b.fresh {
 			n = stored // none of the stored copies is read again
@@ -281,19 +281,59 @@ type batchSums struct {
 // identities.
 func (b *Batch) remember(id string, c copies) {
 	b.newest = max(b.newest, c.at)
-	b.ids[id] = c
-	if len(b.ids) < max(keepSeen, b.pruneAt) {
+	b.ids.put(id, c)
+	if len(b.ids.list) < max(keepSeen, b.pruneAt) {
 		return
 	}
-	limit := b.newest - int64(Overlap+24*time.Hour)
-	for k, c := range b.ids {
-		if c.at < limit {
-			delete(b.ids, k)
-		}
-	}
+	b.ids.keep(b.newest - int64(Overlap+24*time.Hour))
 	// When the overlap holds more identities than keepSeen, the next
 	// pass waits for as many again: passes stay linear in the calls.
-	b.pruneAt = 2 * len(b.ids)
+	b.pruneAt = 2 * len(b.ids.list)
+}
+
+// idSet is a batch's identities and their copies, in the order first
+// read: a commit goes through a slice, not a map.
+type idSet struct {
+	at   map[string]int32 // an identity's place in list
+	list []idCopies
+}
+
+type idCopies struct {
+	id string
+	copies
+}
+
+func (s *idSet) get(id string) (copies, bool) {
+	i, ok := s.at[id]
+	if !ok {
+		return copies{}, false
+	}
+	return s.list[i].copies, true
+}
+
+func (s *idSet) put(id string, c copies) {
+	if i, ok := s.at[id]; ok {
+		s.list[i].copies = c
+		return
+	}
+	s.at[id] = int32(len(s.list))
+	s.list = append(s.list, idCopies{id, c})
+}
+
+// keep drops the identities whose last copy was billed before limit
+// (Unix ns).
+func (s *idSet) keep(limit int64) {
+	kept := s.list[:0]
+	for _, e := range s.list {
+		if e.at < limit {
+			delete(s.at, e.id)
+			continue
+		}
+		s.at[e.id] = int32(len(kept))
+		kept = append(kept, e)
+	}
+	clear(s.list[len(kept):])
+	s.list = kept
 }
 
 // Abort ends the batch without storing anything.
@@ -308,7 +348,8 @@ func (b *Batch) Commit(rejected int64) (Source, error) {
 	// read before the view ends.
 	limit := b.newest - int64(Overlap+24*time.Hour)
 	var ids []entry
-	for id, c := range b.ids {
+	for _, e := range b.ids.list {
+		id, c := e.id, e.copies
 		if c.at < limit {
 			continue
 		}

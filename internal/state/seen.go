@@ -81,7 +81,13 @@ type entry struct {
 // they sum to, or, summed false (identities moved from the earlier
 // format, whose lengths are unknown), as a chunkV1.
 func encodeChunk(es []entry, summed bool) []byte {
-	r := record{b: []byte{chunkV1}}
+	// About the size written: an identity's length and copies take a byte
+	// or two each.
+	size := 1 + 2*binary.MaxVarintLen64
+	for _, e := range es {
+		size += len(e.id) + 4
+	}
+	r := record{b: append(make([]byte, 0, size), chunkV1)}
 	if summed {
 		var rows, long int64
 		for _, e := range es {
@@ -198,7 +204,15 @@ func lastHeld(tx *bolt.Tx) uint64 {
 // hour, for commit seq of source, summed (chunkV2) or not. A chunk's
 // identities are in no order: a lookup reads them into a map.
 func putChunks(tx *bolt.Tx, source string, seq int64, es []entry, summed bool) error {
-	byHour := map[int64][]entry{}
+	// Each hour's entries in a slice of its size, counted first.
+	counts := map[int64]int{}
+	for _, e := range es {
+		counts[hourOf(e.id)]++
+	}
+	byHour := make(map[int64][]entry, len(counts))
+	for h, n := range counts {
+		byHour[h] = make([]entry, 0, n)
+	}
 	for _, e := range es {
 		h := hourOf(e.id)
 		byHour[h] = append(byHour[h], e)
