@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Rejection is an input row that could not be read. File and Line (or,
@@ -59,4 +60,15 @@ type Reader interface {
 	// Close stops the reader's goroutines and releases its input. Call it
 	// once done, whether or not Next returned io.EOF.
 	Close() error
+}
+
+// Known is what a caller read of one source before, for the calls started
+// in [From, Until): how many rows, and the longest call among them (its
+// start to its last instant logged). A database source told it counts
+// the rows started then in its index, and, when they are as many, takes
+// the longest call from Known instead of reading the rows again.
+type Known struct {
+	From, Until time.Time
+	Rows        int64
+	Longest     time.Duration
 }

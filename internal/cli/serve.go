@@ -23,6 +23,7 @@ import (
 	"github.com/tokenfare/tokenfare/internal/metrics"
 	"github.com/tokenfare/tokenfare/internal/state"
 	"github.com/tokenfare/tokenfare/ledger"
+	"github.com/tokenfare/tokenfare/ledger/postgres"
 	"github.com/tokenfare/tokenfare/ledger/usagequeue"
 	"github.com/tokenfare/tokenfare/pricing"
 	"github.com/tokenfare/tokenfare/tariffs"
@@ -347,10 +348,15 @@ func (a *app) feeds(src *sourceOptions, opts pricing.Options) ([]state.Feed, err
 			continue
 		}
 		named[first[0].Name()] = true
-		out = append(out, state.Feed{Name: first[0].Name(), Open: func(since time.Time) ([]ledger.Source, error) {
+		out = append(out, state.Feed{Name: first[0].Name(), Open: func(since time.Time, known *ledger.Known) ([]ledger.Source, error) {
 			o := opts
 			o.Since = since
 			sources, err := a.sources(nil, []string{url}, o)
+			for _, s := range sources {
+				if db, ok := s.(*postgres.Source); ok {
+					db.Know(known)
+				}
+			}
 			if src.strict {
 				sources = strictSources(sources)
 			}

@@ -43,7 +43,7 @@ func TestStateBlend(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	feed := state.Feed{Name: sample, Open: func(time.Time) ([]ledger.Source, error) {
+	feed := state.Feed{Name: sample, Open: func(time.Time, *ledger.Known) ([]ledger.Source, error) {
 		return []ledger.Source{ledger.FileSource(sample, ledger.Options{})}, nil
 	}}
 	if _, err := s.Refresh(context.Background(), cat, pricing.Options{}, []state.Feed{feed}); err != nil {

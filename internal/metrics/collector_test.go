@@ -32,7 +32,7 @@ func TestCollectorTopKeys(t *testing.T) {
 	}
 	defer s.Close()
 	const sample = "../../testdata/sample/spendlogs-2026-10.csv"
-	feed := state.Feed{Name: sample, Open: func(time.Time) ([]ledger.Source, error) {
+	feed := state.Feed{Name: sample, Open: func(time.Time, *ledger.Known) ([]ledger.Source, error) {
 		return []ledger.Source{ledger.FileSource(sample, ledger.Options{})}, nil
 	}}
 	if _, err := s.Refresh(context.Background(), cat, pricing.Options{}, []state.Feed{feed}); err != nil {
@@ -167,7 +167,7 @@ func TestBudgetsFromState(t *testing.T) {
 	}
 	defer s.Close()
 	sample := taggedSample(t)
-	feed := state.Feed{Name: sample, Open: func(time.Time) ([]ledger.Source, error) {
+	feed := state.Feed{Name: sample, Open: func(time.Time, *ledger.Known) ([]ledger.Source, error) {
 		return []ledger.Source{ledger.FileSource(sample, ledger.Options{})}, nil
 	}}
 	if _, err := s.Refresh(context.Background(), cat, pricing.Options{}, []state.Feed{feed}); err != nil {
@@ -345,7 +345,7 @@ func sampleState(t *testing.T, opts pricing.Options) (*tariffs.Catalog, *state.S
 	}
 	t.Cleanup(func() { s.Close() })
 	const sample = "../../testdata/sample/spendlogs-2026-10.csv"
-	feed := state.Feed{Name: sample, Open: func(time.Time) ([]ledger.Source, error) {
+	feed := state.Feed{Name: sample, Open: func(time.Time, *ledger.Known) ([]ledger.Source, error) {
 		return []ledger.Source{ledger.FileSource(sample, ledger.Options{})}, nil
 	}}
 	if _, err := s.Refresh(context.Background(), cat, opts, []state.Feed{feed}); err != nil {

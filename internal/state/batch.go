@@ -21,9 +21,9 @@ type Batch struct {
 	source  Source
 	since   time.Time // calls billed before it were counted by an earlier refresh
 	sums    map[Key]*batchSums
-	ids     map[string]copies // identities of this batch
-	newest  int64             // the newest billing instant of the batch (Unix ns)
-	pruneAt int               // size of ids at which remember drops old identities
+	ids     idSet // identities of this batch
+	newest  int64 // the newest billing instant of the batch (Unix ns)
+	pruneAt int   // size of ids at which remember drops old identities
 	rows    pricing.Rows
 	tx      *bolt.Tx // read-only, for the identities already stored
 	// lastSeen is the latest start (Unix ns) an identity stored may have:
@@ -34,8 +34,8 @@ type Batch struct {
 	hours map[int64]map[string]held
 	late  int64
 	// overlaps are the identities of this batch another source gave
-	// first, with their billing instants (Unix ns).
-	overlaps map[string]int64
+	// first, with their billing instants (Unix ns) and lengths.
+	overlaps map[string]copies
 	billing  *tariffs.BillingTime // the run's override of the billing instant
 	bounds   []int64              // the catalog's prompt-size tier thresholds, ascending
 	// fresh: the calls observed now were never read before (the bytes
@@ -57,7 +57,7 @@ func (s *Store) Begin(name string) (*Batch, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Batch{store: s, source: src, sums: map[Key]*batchSums{}, ids: map[string]copies{}, tx: tx}
+	b := &Batch{store: s, source: src, sums: map[Key]*batchSums{}, ids: idSet{at: map[string]int32{}}, tx: tx}
 	b.lastSeen = lastHeld(tx)
 	if !src.Watermark.IsZero() {
 		b.since = src.Watermark.Add(-Overlap)
@@ -110,18 +110,18 @@ func (b *Batch) Observe(c *ledger.Call, pc *pricing.PricedCall) error {
 			return nil
 		}
 		if other {
-			if o, err = b.overlap(id, pc.At.UnixNano()); err != nil {
+			if o, err = b.overlap(id, copies{n: 1, at: pc.At.UnixNano(), long: callLength(c)}); err != nil {
 				return err
 			}
 			break
 		}
-		cp, again := b.ids[id]
+		cp, again := b.ids.get(id)
 		n := cp.n
 		if !again && b.fresh {
 			n = stored // none of the stored copies is read again
 		}
 		n++
-		b.remember(id, copies{n: n, at: pc.At.UnixNano()})
+		b.remember(id, copies{n: n, at: pc.At.UnixNano(), long: max(cp.long, callLength(c))})
 		switch {
 		case n <= stored || o == pricing.Outside:
 			o = pricing.Outside
@@ -201,9 +201,9 @@ func band(bounds []int64, prompt int64) [2]int64 {
 	return out
 }
 
-// overlap counts a call another source gave first, billed at ns: an
+// overlap counts a call another source gave first (its copy c): an
 // Overlap the first time this source gives it, Outside when read again.
-func (b *Batch) overlap(id string, ns int64) (pricing.Outcome, error) {
+func (b *Batch) overlap(id string, c copies) (pricing.Outcome, error) {
 	if _, again := b.overlaps[id]; again {
 		return pricing.Outside, nil
 	}
@@ -215,9 +215,9 @@ func (b *Batch) overlap(id string, ns int64) (pricing.Outcome, error) {
 		return pricing.Outside, nil
 	}
 	if b.overlaps == nil {
-		b.overlaps = map[string]int64{}
+		b.overlaps = map[string]copies{}
 	}
-	b.overlaps[id] = ns
+	b.overlaps[id] = c
 	return pricing.Overlap, nil
 }
 
@@ -246,10 +246,26 @@ const keepSeen = 1 << 16
 
 // copies is what a batch knows of one identity: the copies of it read
 // (with those the source gave in earlier refreshes, when read again),
-// and the billing instant of the last (Unix ns).
+// the billing instant of the last (Unix ns) and the longest copy's
+// length (callLength).
 type copies struct {
-	n  int64
-	at int64
+	n    int64
+	at   int64
+	long int64
+}
+
+// callLength is how long a call ran, from its start to its last instant
+// logged (its end, or its first token when later), in ns; 0 when neither
+// is known.
+func callLength(c *ledger.Call) int64 {
+	last := c.End
+	if c.FirstToken.After(last) {
+		last = c.FirstToken
+	}
+	if last.IsZero() {
+		return 0
+	}
+	return max(0, int64(last.Sub(c.Start)))
 }
 
 // batchSums are a key's sums in a batch, the recorded spend summed in
@@ -265,19 +281,59 @@ type batchSums struct {
 // identities.
 func (b *Batch) remember(id string, c copies) {
 	b.newest = max(b.newest, c.at)
-	b.ids[id] = c
-	if len(b.ids) < max(keepSeen, b.pruneAt) {
+	b.ids.put(id, c)
+	if len(b.ids.list) < max(keepSeen, b.pruneAt) {
 		return
 	}
-	limit := b.newest - int64(Overlap+24*time.Hour)
-	for k, c := range b.ids {
-		if c.at < limit {
-			delete(b.ids, k)
-		}
-	}
+	b.ids.keep(b.newest - int64(Overlap+24*time.Hour))
 	// When the overlap holds more identities than keepSeen, the next
 	// pass waits for as many again: passes stay linear in the calls.
-	b.pruneAt = 2 * len(b.ids)
+	b.pruneAt = 2 * len(b.ids.list)
+}
+
+// idSet is a batch's identities and their copies, in the order first
+// read: a commit goes through a slice, not a map.
+type idSet struct {
+	at   map[string]int32 // an identity's place in list
+	list []idCopies
+}
+
+type idCopies struct {
+	id string
+	copies
+}
+
+func (s *idSet) get(id string) (copies, bool) {
+	i, ok := s.at[id]
+	if !ok {
+		return copies{}, false
+	}
+	return s.list[i].copies, true
+}
+
+func (s *idSet) put(id string, c copies) {
+	if i, ok := s.at[id]; ok {
+		s.list[i].copies = c
+		return
+	}
+	s.at[id] = int32(len(s.list))
+	s.list = append(s.list, idCopies{id, c})
+}
+
+// keep drops the identities whose last copy was billed before limit
+// (Unix ns).
+func (s *idSet) keep(limit int64) {
+	kept := s.list[:0]
+	for _, e := range s.list {
+		if e.at < limit {
+			delete(s.at, e.id)
+			continue
+		}
+		s.at[e.id] = int32(len(kept))
+		kept = append(kept, e)
+	}
+	clear(s.list[len(kept):])
+	s.list = kept
 }
 
 // Abort ends the batch without storing anything.
@@ -292,7 +348,8 @@ func (b *Batch) Commit(rejected int64) (Source, error) {
 	// read before the view ends.
 	limit := b.newest - int64(Overlap+24*time.Hour)
 	var ids []entry
-	for id, c := range b.ids {
+	for _, e := range b.ids.list {
+		id, c := e.id, e.copies
 		if c.at < limit {
 			continue
 		}
@@ -302,12 +359,12 @@ func (b *Batch) Commit(rejected int64) (Source, error) {
 			return Source{}, err
 		}
 		if n := max(c.n, stored); n != stored {
-			ids = append(ids, entry{id: id, n: n})
+			ids = append(ids, entry{id: id, n: n, rows: n - stored, long: c.long})
 		}
 	}
-	for id, at := range b.overlaps {
-		if at >= limit {
-			ids = append(ids, entry{id: id, n: 1, overlap: true})
+	for id, c := range b.overlaps {
+		if c.at >= limit {
+			ids = append(ids, entry{id: id, n: 1, overlap: true, rows: 1, long: c.long})
 		}
 	}
 	b.tx.Rollback()
@@ -364,7 +421,7 @@ func (b *Batch) Commit(rejected int64) (Source, error) {
 				src.Watermark = s.Newest
 			}
 		}
-		if err := putChunks(tx, src.Name, src.Refreshes, ids); err != nil {
+		if err := putChunks(tx, src.Name, src.Refreshes, ids, true); err != nil {
 			return err
 		}
 		if err := tx.Bucket(bucketSources).Put([]byte(src.Name), encodeSource(&src)); err != nil {

@@ -18,8 +18,10 @@ type Feed struct {
 	Name string
 	// Open returns the sources of one refresh, reading the calls billed at
 	// or after since (zero: all): a database bounds its query by it, a
-	// folder lists its files anew.
-	Open func(since time.Time) ([]ledger.Source, error)
+	// folder lists its files anew. known, when not nil, is what the
+	// earlier refreshes read of the calls started in the day before since
+	// (ledger.Known), which a database weighs to widen its window.
+	Open func(since time.Time, known *ledger.Known) ([]ledger.Source, error)
 	// Files, when set, lists the feed's files at each refresh (a glob
 	// expanded again, a folder listed) and Open is not used: each file is
 	// read only past the mark the last refresh left (its offset, and its
@@ -63,7 +65,18 @@ func (s *Store) refresh(ctx context.Context, cat *tariffs.Catalog, opts pricing.
 	if b.Floor().After(opts.Since) {
 		opts.Since = b.Floor()
 	}
-	passes, err := b.open(f, since)
+	var known *ledger.Known
+	if !since.IsZero() && f.Files == nil {
+		k, ok, err := b.known(since.Add(-24*time.Hour), since)
+		if err != nil {
+			b.Abort()
+			return Source{}, err
+		}
+		if ok {
+			known = &k
+		}
+	}
+	passes, err := b.open(f, since, known)
 	if err != nil {
 		b.Abort()
 		return Source{}, err
@@ -98,9 +111,9 @@ type pass struct {
 
 // open returns the runs of the feed's refresh: the sources read again
 // first, then those read fresh (a file's new lines).
-func (b *Batch) open(f Feed, since time.Time) ([]pass, error) {
+func (b *Batch) open(f Feed, since time.Time, known *ledger.Known) ([]pass, error) {
 	if f.Files == nil {
-		sources, err := f.Open(since)
+		sources, err := f.Open(since, known)
 		return []pass{{sources: sources}}, err
 	}
 	paths, err := f.Files()

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/tokenfare/tokenfare/ledger"
 )
 
 // The identities of the calls read are kept in chunks: one record per
@@ -18,10 +20,15 @@ import (
 //
 // A chunk's key is the hour (Unix ns of its start, 8 bytes big-endian),
 // the source's name, a zero byte and the commit's number (the source's
-// refresh count, 8 bytes). Its value is a format byte, then, per
-// identity, its seen key (seenKey) and its copies, doubled, plus one when
-// it is an overlap (the source gave a call another source gave first),
-// as the sums' records write a string and an integer.
+// refresh count, 8 bytes). Its value is a format byte; in chunkV2 then
+// the rows of the hour the commit read for the first time (its new
+// identities' copies, the raised ones' further copies, its overlaps) and
+// the longest of their calls (ns, callLength), which the next refreshes
+// weigh against the database (Batch.Known); then, per identity, its seen
+// key (seenKey) and its copies, doubled, plus one when it is an overlap
+// (the source gave a call another source gave first), as the sums'
+// records write a string and an integer. A chunkV1 has no rows nor
+// longest call: those of the earlier format moved into chunks.
 var bucketIDs = []byte("ids")
 
 // bucketSeen is the bucket of the earlier format: a record per identity,
@@ -30,7 +37,10 @@ var bucketIDs = []byte("ids")
 // Open moves it into chunks (migrateSeen).
 var bucketSeen = []byte("seen")
 
-const chunkV1 = 0x01
+const (
+	chunkV1 = 0x01
+	chunkV2 = 0x02
+)
 
 const hourNs = int64(time.Hour)
 
@@ -56,15 +66,37 @@ func chunkSource(k []byte) ([]byte, bool) {
 	return k[8 : len(k)-9], true
 }
 
-// entry is one identity of a chunk.
+// entry is one identity of a chunk: its copies, and, in a commit's, the
+// rows of it the commit read for the first time and the longest of
+// their calls.
 type entry struct {
 	id      string
 	n       int64
 	overlap bool
+	rows    int64
+	long    int64
 }
 
-func encodeChunk(es []entry) []byte {
-	r := record{b: []byte{chunkV1}}
+// encodeChunk encodes es as a chunkV2, with the rows and the longest call
+// they sum to, or, summed false (identities moved from the earlier
+// format, whose lengths are unknown), as a chunkV1.
+func encodeChunk(es []entry, summed bool) []byte {
+	// About the size written: an identity's length and copies take a byte
+	// or two each.
+	size := 1 + 2*binary.MaxVarintLen64
+	for _, e := range es {
+		size += len(e.id) + 4
+	}
+	r := record{b: append(make([]byte, 0, size), chunkV1)}
+	if summed {
+		var rows, long int64
+		for _, e := range es {
+			rows, long = rows+e.rows, max(long, e.long)
+		}
+		r.b[0] = chunkV2
+		r.int(rows)
+		r.int(long)
+	}
 	for _, e := range es {
 		r.str(e.id)
 		v := e.n << 1
@@ -76,12 +108,33 @@ func encodeChunk(es []entry) []byte {
 	return r.b
 }
 
+// chunkSum returns the rows and the longest call a chunkV2 holds; ok
+// false for a chunkV1.
+func chunkSum(v []byte) (rows, long int64, ok bool, err error) {
+	if len(v) == 0 || (v[0] != chunkV1 && v[0] != chunkV2) {
+		return 0, 0, false, errCorrupt
+	}
+	if v[0] == chunkV1 {
+		return 0, 0, false, nil
+	}
+	f := fields{b: v[1:]}
+	rows, long = f.int(), f.int()
+	if f.err != nil || rows < 0 || long < 0 {
+		return 0, 0, false, errCorrupt
+	}
+	return rows, long, true, nil
+}
+
 // eachEntry calls fn with each identity of a chunk.
 func eachEntry(v []byte, fn func(id string, n int64, overlap bool)) error {
-	if len(v) == 0 || v[0] != chunkV1 {
+	if len(v) == 0 || (v[0] != chunkV1 && v[0] != chunkV2) {
 		return errCorrupt
 	}
 	f := fields{b: v[1:]}
+	if v[0] == chunkV2 {
+		f.int()
+		f.int()
+	}
 	for len(f.b) > 0 {
 		id, x := f.str(), f.int()
 		if f.err != nil || x < 0 {
@@ -148,17 +201,25 @@ func lastHeld(tx *bolt.Tx) uint64 {
 }
 
 // putChunks writes the batch's new and raised identities in one chunk per
-// hour, for commit seq of source. A chunk's identities are in no order:
-// a lookup reads them into a map.
-func putChunks(tx *bolt.Tx, source string, seq int64, es []entry) error {
-	byHour := map[int64][]entry{}
+// hour, for commit seq of source, summed (chunkV2) or not. A chunk's
+// identities are in no order: a lookup reads them into a map.
+func putChunks(tx *bolt.Tx, source string, seq int64, es []entry, summed bool) error {
+	// Each hour's entries in a slice of its size, counted first.
+	counts := map[int64]int{}
+	for _, e := range es {
+		counts[hourOf(e.id)]++
+	}
+	byHour := make(map[int64][]entry, len(counts))
+	for h, n := range counts {
+		byHour[h] = make([]entry, 0, n)
+	}
 	for _, e := range es {
 		h := hourOf(e.id)
 		byHour[h] = append(byHour[h], e)
 	}
 	ids := tx.Bucket(bucketIDs)
 	for _, h := range slices.Sorted(maps.Keys(byHour)) {
-		if err := ids.Put(chunkKey(h, source, seq), encodeChunk(byHour[h])); err != nil {
+		if err := ids.Put(chunkKey(h, source, seq), encodeChunk(byHour[h], summed)); err != nil {
 			return err
 		}
 	}
@@ -227,7 +288,7 @@ func migrateSeenHour(db *bolt.DB) (done bool, err error) {
 			return err
 		}
 		for src, es := range bySource {
-			if err := putChunks(tx, src, 0, es); err != nil {
+			if err := putChunks(tx, src, 0, es, false); err != nil {
 				return err
 			}
 		}
@@ -239,4 +300,50 @@ func migrateSeenHour(db *bolt.DB) (done bool, err error) {
 		return nil
 	})
 	return done, err
+}
+
+// known returns what the chunks hold of this source's calls started in
+// [from, until): the rows its refreshes read, and the longest of their
+// calls, or of the calls of the hours the span's ends cut into (never
+// less than the span's own). ok is false when an hour of the span holds
+// identities without rows (chunkV1, from the earlier format).
+func (b *Batch) known(from, until time.Time) (k ledger.Known, ok bool, err error) {
+	lo, hi := from.UnixNano(), until.UnixNano()
+	k = ledger.Known{From: from, Until: until}
+	bucket := b.tx.Bucket(bucketIDs)
+	for h := lo - lo%hourNs; h < hi; h += hourNs {
+		whole := h >= lo && h+hourNs <= hi
+		prefix := binary.BigEndian.AppendUint64(nil, uint64(h))
+		c := bucket.Cursor()
+		for key, v := c.Seek(prefix); key != nil && bytes.HasPrefix(key, prefix); key, v = c.Next() {
+			if src, isChunk := chunkSource(key); !isChunk || string(src) != b.source.Name {
+				continue
+			}
+			rows, long, summed, err := chunkSum(v)
+			if err != nil || !summed {
+				return ledger.Known{}, false, err
+			}
+			k.Longest = max(k.Longest, time.Duration(long))
+			if whole {
+				k.Rows += rows
+			}
+		}
+		if whole {
+			continue
+		}
+		m, err := b.heldHour(h)
+		if err != nil {
+			return ledger.Known{}, false, err
+		}
+		for id, e := range m {
+			if start := int64(beUint64([]byte(id[:8]))); start < lo || start >= hi {
+				continue
+			}
+			k.Rows += e.n
+			if e.overlap {
+				k.Rows++
+			}
+		}
+	}
+	return k, true, nil
 }

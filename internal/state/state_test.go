@@ -57,7 +57,7 @@ func fullRun(t *testing.T, cat *tariffs.Catalog, path string) totals {
 
 // wholeFileFeed is a feed of one file, read whole at each refresh.
 func wholeFileFeed(path string) Feed {
-	return Feed{Name: path, Open: func(time.Time) ([]ledger.Source, error) {
+	return Feed{Name: path, Open: func(time.Time, *ledger.Known) ([]ledger.Source, error) {
 		return []ledger.Source{ledger.FileSource(path, ledger.Options{})}, nil
 	}}
 }

@@ -474,3 +474,44 @@ func TestCountPatternInReader(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowWidenedByKnown: the window before Since is widened by the
+// longest call started in the day before it: Known's when the table holds
+// as many rows started then as Known says, else the table's own.
+func TestWindowWidenedByKnown(t *testing.T) {
+	db := pgtest.NewLiteLLM(t, pgtest.SchemaCurrent)
+	db.LoadDump(t, sampleDump)
+	// A call of four and a half hours, started in the day before Since.
+	db.Exec(t, `INSERT INTO "LiteLLM_SpendLogs" (request_id, call_type, api_key, spend, prompt_tokens, completion_tokens,
+	"startTime", "endTime", model, model_group, metadata) VALUES
+ ('long-call', 'acompletion', 'k1', 0.01, 100, 10, '2026-10-09 20:00:00', '2026-10-10 00:30:00', 'deepseek-flash', 'deepseek-flash', '{}')`)
+	since := time.Date(2026, 10, 10, 0, 0, 0, 0, time.UTC)
+	day := since.Add(-24 * time.Hour)
+	var rows int64
+	err := db.Connect(t).QueryRow(context.Background(), `SELECT count(*) FROM "LiteLLM_SpendLogs" WHERE "startTime" >= $1 AND "startTime" < $2`, day, since).Scan(&rows)
+	if err != nil || rows < 2 {
+		t.Fatalf("rows of the day before: %d, %v", rows, err)
+	}
+	const byTable, byKnown = "2026-10-09 19:29:59", "2026-10-09 23:49:59"
+	for _, tt := range []struct {
+		name  string
+		known *ledger.Known
+		want  string
+	}{
+		{"nothing known", nil, byTable},
+		{"as many rows", &ledger.Known{From: day, Until: since, Rows: rows, Longest: 10 * time.Minute}, byKnown},
+		{"a row more in the table", &ledger.Known{From: day, Until: since, Rows: rows - 1, Longest: 10 * time.Minute}, byTable},
+		{"another span", &ledger.Known{From: day.Add(time.Hour), Until: since, Rows: rows, Longest: 10 * time.Minute}, byTable},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ss := testSession(t, db.URL, Options{Since: since, Known: tt.known})
+			from, _, err := ss.window(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if from != tt.want {
+				t.Errorf("window from %s, want %s", from, tt.want)
+			}
+		})
+	}
+}

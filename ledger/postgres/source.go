@@ -15,6 +15,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
+
+	"github.com/tokenfare/tokenfare/ledger"
 )
 
 // Format is the format name readers of this package report.
@@ -32,6 +34,12 @@ type Options struct {
 	StatementTimeout time.Duration
 	// BatchSize is the most rows one Batch holds; 0 means 4096.
 	BatchSize int
+	// Known, when set for the day before Since ([Since less 24 hours,
+	// Since)), is what the caller read before of the calls started then.
+	// When the table holds as many rows started then (counted in the
+	// "startTime" index), Since is widened by Known's longest call, and
+	// the rows are not read for it.
+	Known *ledger.Known
 }
 
 // Source reads LiteLLM's "LiteLLM_SpendLogs" from one PostgreSQL database.
@@ -79,6 +87,10 @@ func New(dsn string, opts Options) (*Source, error) {
 	}
 	return &Source{cfg: cfg, name: nameOf(cfg), pw: cfg.Password, opts: opts}, nil
 }
+
+// Know sets Options.Known: what the caller read before of the calls
+// started in the day before Since (nil: nothing).
+func (s *Source) Know(k *ledger.Known) { s.opts.Known = k }
 
 // sqlstateInsufficientPrivilege is PostgreSQL's SQLSTATE for a refused
 // privilege ("permission denied for table ...").
@@ -158,6 +170,18 @@ func (ss *session) readWindow(ctx context.Context) (string, string, error) {
 	if o.Since.IsZero() {
 		return from, until, nil
 	}
+	day := o.Since.Add(-24 * time.Hour)
+	if k := o.Known; k != nil && k.From.Equal(day) && k.Until.Equal(o.Since) {
+		var rows int64
+		err := ss.tx.QueryRow(ctx, `SELECT count(*) FROM "LiteLLM_SpendLogs" sl WHERE sl."startTime" >= $1::timestamp AND sl."startTime" < $2::timestamp`,
+			sqlTime(day), sqlTime(o.Since)).Scan(&rows)
+		if err != nil {
+			return "", "", ss.src.wrap(ctx, "count the calls of the day before", err)
+		}
+		if rows == k.Rows {
+			return sqlTime(o.Since.Add(-k.Longest - time.Second).Truncate(time.Second)), until, nil
+		}
+	}
 	var longest time.Duration
 	// The longest interval first, its seconds then: EXTRACT gives a
 	// numeric, whose arithmetic a row would cost more than the interval's.
@@ -167,7 +191,7 @@ func (ss *session) readWindow(ctx context.Context) (string, string, error) {
 		q = strings.Replace(q, `, sl."completionStartTime"`, "", 1)
 	}
 	var secs float64
-	err := ss.tx.QueryRow(ctx, q, sqlTime(o.Since.Add(-24*time.Hour)), sqlTime(o.Since)).Scan(&secs)
+	err := ss.tx.QueryRow(ctx, q, sqlTime(day), sqlTime(o.Since)).Scan(&secs)
 	if err != nil {
 		return "", "", ss.src.wrap(ctx, "find the longest call", err)
 	}
