@@ -35,19 +35,30 @@ func ratioOfSums(num, den *ExactSum, numV, denV decimal.Decimal) decimal.NullDec
 // recordedV, as Decimal.Sub gives it (at the smaller exponent), in
 // integers when both sums and the difference fit an int64.
 func gapOfSums(official, recorded *ExactSum, officialV, recordedV decimal.Decimal) decimal.Decimal {
-	if !official.used && !recorded.used {
-		a, b, exp := official.small, recorded.small, min(official.exp, recorded.exp)
-		if sa, sb := official.exp-exp, recorded.exp-exp; sa <= 18 && sb <= 18 {
-			if x, ok := scaled(a, sa); ok {
-				if y, ok := scaled(b, sb); ok {
-					if d := x - y; (y >= 0) == (d <= x) { // no overflow
-						return decimal.New(d, exp)
-					}
-				}
-			}
-		}
+	if d, exp, ok := intGap(official, recorded); ok {
+		return decimal.New(d, exp)
 	}
 	return officialV.Sub(recordedV)
+}
+
+// intGap returns official − recorded as d × 10^exp, at the smaller
+// exponent as Decimal.Sub gives it; false unless both sums are single
+// integers and the difference fits an int64.
+func intGap(official, recorded *ExactSum) (d int64, exp int32, ok bool) {
+	if official.used || recorded.used {
+		return 0, 0, false
+	}
+	a, b, exp := official.small, recorded.small, min(official.exp, recorded.exp)
+	sa, sb := official.exp-exp, recorded.exp-exp
+	if sa > 18 || sb > 18 {
+		return 0, 0, false
+	}
+	x, okx := scaled(a, sa)
+	y, oky := scaled(b, sb)
+	if d := x - y; okx && oky && (y >= 0) == (d <= x) { // no overflow
+		return d, exp, true
+	}
+	return 0, 0, false
 }
 
 // scaled returns n × 10^shift, false when it does not fit an int64.

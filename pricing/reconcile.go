@@ -33,8 +33,9 @@ type Reconciliation struct {
 	// its failed calls (package failures); nil otherwise.
 	Failed *FailedSplit
 
-	stream  func(fn func(*Group) error) error // the groups, when streamed rather than listed
-	aliased bool                              // a streamed group has a key alias
+	stream  func(fn func(*Group) error) error    // the groups, when streamed rather than listed
+	sums    func(fn func(*groupSum) error) error // their sums, before decimals are made (EachGroupMoney)
+	aliased bool                                 // a streamed group has a key alias
 }
 
 // EachGroup calls fn with each group in order, Groups or the groups
@@ -188,7 +189,8 @@ func (e *Engine) reconcileGroups() *Reconciliation {
 		r.Groups = e.sortedGroups(nil)
 		return r
 	}
-	r.stream, r.aliased = e.streamGroups(), e.runs.aliased
+	r.sums = e.streamSums()
+	r.stream, r.aliased = groupsOf(r.sums), e.runs.aliased
 	for _, b := range e.liveBuckets() {
 		r.aliased = r.aliased || b.KeyAlias != ""
 	}

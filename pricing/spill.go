@@ -237,19 +237,28 @@ func (e *Engine) Close() error {
 	return err
 }
 
-// streamGroups returns the engine's groups, in order, as a function that
-// goes over them, from the runs and the buckets not collapsed, each time
+// groupsOf returns the groups whose sums go by, each made with its
+// decimals (groupSum.done), as a function that goes over them each time
 // it is called.
-func (e *Engine) streamGroups() func(fn func(*Group) error) error {
-	var c *groupCursor
+func groupsOf(sums func(fn func(*groupSum) error) error) func(fn func(*Group) error) error {
 	return func(fn func(*Group) error) error {
-		if c == nil {
-			c = e.spillCursor(e.liveBuckets())
-		}
-		return e.eachSumOf(c, func(s *groupSum) error {
+		return sums(func(s *groupSum) error {
 			g := s.done()
 			return fn(&g)
 		})
+	}
+}
+
+// streamSums returns the sums of the engine's groups, in order, as a
+// function that goes over them, from the runs and the buckets not
+// collapsed, each time it is called.
+func (e *Engine) streamSums() func(fn func(*groupSum) error) error {
+	var c *groupCursor
+	return func(fn func(*groupSum) error) error {
+		if c == nil {
+			c = e.spillCursor(e.liveBuckets())
+		}
+		return e.eachSumOf(c, fn)
 	}
 }
 

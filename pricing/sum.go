@@ -84,6 +84,15 @@ func (s *ExactSum) addBig(d decimal.Decimal) {
 	s.big = s.big.Add(d)
 }
 
+// amount returns the sum as an Amount: its integer when it is one,
+// without making a decimal.
+func (s *ExactSum) amount() ledger.Amount {
+	if !s.used {
+		return ledger.NewAmount(s.small, s.exp)
+	}
+	return ledger.AmountOf(s.Value())
+}
+
 // Value returns the sum.
 func (s *ExactSum) Value() decimal.Decimal {
 	v := decimal.New(s.small, s.exp)

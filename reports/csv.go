@@ -50,7 +50,7 @@ func csvReconciliation(w io.Writer, r *pricing.Reconciliation) error {
 		"official", "recorded", "gap", "ratio", "cache_write_1h", "web_search", "web_fetch", "file_search", "currency"))
 	alias := len(cols) > len(r.By)
 	var day dayText
-	err := r.EachGroup(func(g *pricing.Group) error {
+	err := r.EachGroupMoney(func(g *pricing.Group, m *pricing.GroupMoney) error {
 		row := csvRow{b: b}
 		for _, d := range r.By {
 			row.text(sheetText(day.value(&g.Key, d)))
@@ -62,11 +62,11 @@ func csvReconciliation(w io.Writer, r *pricing.Reconciliation) error {
 		for _, n := range [...]int64{g.Calls, g.PricedCalls, t.Input, t.CacheRead, t.CacheWrite, t.Output, t.Reasoning} {
 			row.number(n)
 		}
-		row.decimal(g.Official)
-		row.decimal(g.Recorded)
-		row.decimal(g.Gap)
+		row.amount(m.Official)
+		row.amount(m.Recorded)
+		row.amount(m.Gap)
 		row.next()
-		row.b = appendRatio(row.b, g.Ratio)
+		row.b = appendGroupRatio(row.b, m)
 		for _, n := range [...]int64{t.CacheWrite1h, t.WebSearch, t.WebFetch, t.FileSearch} {
 			row.number(n)
 		}

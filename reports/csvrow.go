@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/tokenfare/tokenfare/ledger"
 )
 
 // csvRow appends the fields of one CSV record to b as encoding/csv's
@@ -43,6 +45,12 @@ func (r *csvRow) number(n int64) {
 func (r *csvRow) decimal(d decimal.Decimal) {
 	r.next()
 	r.b = appendDecimal(r.b, d)
+}
+
+// amount appends a as a.String() writes it.
+func (r *csvRow) amount(a ledger.Amount) {
+	r.next()
+	r.b = appendAmount(r.b, a)
 }
 
 // appendCSVRecord appends a whole record of text fields and its line end.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
 	"github.com/tokenfare/tokenfare/reports/jsonout"
 )
@@ -34,12 +35,12 @@ func jsonReconciliation(w io.Writer, r *pricing.Reconciliation) error {
 	gw := newGroupJSON(r.By)
 	buf := append(make([]byte, 0, 64<<10), head[:at+len(mark)-2]...)
 	n := 0
-	err := r.EachGroup(func(g *pricing.Group) error {
+	err := r.EachGroupMoney(func(g *pricing.Group, m *pricing.GroupMoney) error {
 		if n > 0 {
 			buf = append(buf, ',')
 		}
 		n++
-		buf = gw.appendGroup(append(buf, "\n    "...), g)
+		buf = gw.appendGroup(append(buf, "\n    "...), g, m)
 		if len(buf) >= 60<<10 {
 			if _, err := w.Write(buf); err != nil {
 				return err
@@ -105,7 +106,7 @@ func newGroupJSON(by []pricing.Dim) *groupJSON {
 
 // appendGroup appends the group's object, its first brace where the
 // caller stands and its lines indented by three levels and more.
-func (gw *groupJSON) appendGroup(b []byte, g *pricing.Group) []byte {
+func (gw *groupJSON) appendGroup(b []byte, g *pricing.Group, m *pricing.GroupMoney) []byte {
 	b = append(b, "{\n      \"keys\": {"...)
 	n := 0
 	for i := range gw.keys {
@@ -159,10 +160,10 @@ func (gw *groupJSON) appendGroup(b []byte, g *pricing.Group) []byte {
 	if g.CacheHitTokens != 0 {
 		b = appendField(b, ",\n      \"cache_hit_tokens\": ", g.CacheHitTokens)
 	}
-	b = append(appendDecimal(append(b, ",\n      \"official\": \""...), g.Official), '"')
-	b = append(appendDecimal(append(b, ",\n      \"recorded\": \""...), g.Recorded), '"')
-	b = append(appendDecimal(append(b, ",\n      \"gap\": \""...), g.Gap), '"')
-	b = append(appendRatio(append(b, ",\n      \"ratio\": \""...), g.Ratio), '"')
+	b = append(appendAmount(append(b, ",\n      \"official\": \""...), m.Official), '"')
+	b = append(appendAmount(append(b, ",\n      \"recorded\": \""...), m.Recorded), '"')
+	b = append(appendAmount(append(b, ",\n      \"gap\": \""...), m.Gap), '"')
+	b = append(appendGroupRatio(append(b, ",\n      \"ratio\": \""...), m), '"')
 	return append(b, "\n    }"...)
 }
 
@@ -223,7 +224,28 @@ func appendDecimal(b []byte, d decimal.Decimal) []byte {
 	if e > 0 || d.NumDigits() > 18 {
 		return append(b, d.String()...)
 	}
-	c := d.CoefficientInt64()
+	return appendCoefficient(b, d.CoefficientInt64(), e)
+}
+
+// appendAmount appends a.String() (Decimal.String), as appendDecimal
+// does, without making a decimal when a's coefficient has at most 18
+// digits.
+func appendAmount(b []byte, a ledger.Amount) []byte {
+	c, e, ok := a.Int64()
+	if !ok || e > 0 || c >= maxCoefficient || c <= -maxCoefficient {
+		return append(b, a.String()...)
+	}
+	return appendCoefficient(b, c, e)
+}
+
+// maxCoefficient is the least number of 19 digits: a coefficient below
+// it in magnitude has at most 18.
+const maxCoefficient = 1_000_000_000_000_000_000
+
+// appendCoefficient appends c × 10^e as Decimal.String writes it: no
+// trailing zeros after the point, none before it. c must have at most 18
+// digits and e must not be positive.
+func appendCoefficient(b []byte, c int64, e int32) []byte {
 	if e == 0 {
 		return strconv.AppendInt(b, c, 10)
 	}
@@ -261,15 +283,37 @@ func appendDecimal(b []byte, d decimal.Decimal) []byte {
 // -18 and 0, where StringFixed makes big integers and strings.
 func appendFixed(b []byte, d decimal.Decimal, places int32) []byte {
 	e := d.Exponent()
-	if e > 0 || e < -18 || places < 0 || places > 18 || d.NumDigits() > 18 {
-		return append(b, d.StringFixed(places)...)
+	if e <= 0 && e >= -18 && places >= 0 && places <= 18 && d.NumDigits() <= 18 {
+		if out, ok := appendFixedCoefficient(b, d.CoefficientInt64(), e, places); ok {
+			return out
+		}
 	}
-	c := d.CoefficientInt64()
+	return append(b, d.StringFixed(places)...)
+}
+
+// appendAmountFixed appends a's Decimal.StringFixed(places), as
+// appendFixed does, without making a decimal when a's coefficient has at
+// most 18 digits.
+func appendAmountFixed(b []byte, a ledger.Amount, places int32) []byte {
+	c, e, ok := a.Int64()
+	if ok && e <= 0 && e >= -18 && places >= 0 && places <= 18 && c < maxCoefficient && c > -maxCoefficient {
+		if out, ok := appendFixedCoefficient(b, c, e, places); ok {
+			return out
+		}
+	}
+	return append(b, a.Decimal().StringFixed(places)...)
+}
+
+// appendFixedCoefficient appends c × 10^e rounded half away from zero to
+// places decimals, trailing zeros kept, as StringFixed writes it; false
+// (b as it was) when scaling c up to places would not fit an int64. c
+// must have at most 18 digits, e be in [-18, 0] and places in [0, 18].
+func appendFixedCoefficient(b []byte, c int64, e, places int32) ([]byte, bool) {
 	switch {
 	case e > -places: // fewer decimals than places: scale the coefficient up
 		shift := e + places
 		if c > math.MaxInt64/pow10[shift] || c < -math.MaxInt64/pow10[shift] {
-			return append(b, d.StringFixed(places)...)
+			return b, false
 		}
 		c *= pow10[shift]
 	case e < -places: // more: drop the extra digits, rounding half away from zero
@@ -294,18 +338,18 @@ func appendFixed(b []byte, d decimal.Decimal, places int32) []byte {
 	var tmp [24]byte
 	digits := strconv.AppendInt(tmp[:0], c, 10)
 	if places == 0 {
-		return append(b, digits...)
+		return append(b, digits...), true
 	}
 	if len(digits) <= int(places) {
 		b = append(b, '0', '.')
 		for range int(places) - len(digits) {
 			b = append(b, '0')
 		}
-		return append(b, digits...)
+		return append(b, digits...), true
 	}
 	point := len(digits) - int(places)
 	b = append(b, digits[:point]...)
-	return append(append(b, '.'), digits[point:]...)
+	return append(append(b, '.'), digits[point:]...), true
 }
 
 // pow10 holds the powers of ten that fit an int64.
@@ -323,4 +367,13 @@ func appendRatio(b []byte, r decimal.NullDecimal) []byte {
 		return b
 	}
 	return appendFixed(b, r.Decimal, pricing.RatioPlaces)
+}
+
+// appendGroupRatio appends the ratio of a group's money as appendRatio
+// appends Group.Ratio.
+func appendGroupRatio(b []byte, m *pricing.GroupMoney) []byte {
+	if !m.RatioValid {
+		return b
+	}
+	return appendAmountFixed(b, m.Ratio, pricing.RatioPlaces)
 }

@@ -21,6 +21,9 @@ import (
 // money rounds an amount to DisplayPlaces decimals for reading.
 func money(d decimal.Decimal) string { return string(appendFixed(nil, d, DisplayPlaces)) }
 
+// amountText is money for an Amount, made without a decimal where it fits.
+func amountText(a ledger.Amount) string { return string(appendAmountFixed(nil, a, DisplayPlaces)) }
+
 // cacheHitNote completes a row accounting line with the response-cache
 // hits, when there are any.
 func cacheHitNote(n int64) string {
@@ -81,7 +84,7 @@ func tableReconciliation(out io.Writer, r *pricing.Reconciliation) error {
 			return err
 		}
 		var day dayText
-		return r.EachGroup(func(g *pricing.Group) error {
+		return r.EachGroupMoney(func(g *pricing.Group, m *pricing.GroupMoney) error {
 			row = row[:0]
 			if len(cols) == 0 {
 				row = append(row, "")
@@ -93,7 +96,8 @@ func tableReconciliation(out io.Writer, r *pricing.Reconciliation) error {
 				}
 				row = append(row, orDash(tableCell(v)))
 			}
-			return yield(append(row, strconv.FormatInt(g.Calls, 10), money(g.Official), money(g.Recorded), money(g.Gap), orDash(ratioText(g.Ratio))))
+			return yield(append(row, strconv.FormatInt(g.Calls, 10), amountText(m.Official), amountText(m.Recorded), amountText(m.Gap),
+				orDash(string(appendGroupRatio(nil, m)))))
 		})
 	})
 	tableBilled(w, r.Billed)
