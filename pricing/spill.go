@@ -515,7 +515,10 @@ type runReader struct {
 	zone *time.Location
 	cat  *tariffs.Catalog   // the models of the records' blend parts; nil when they have none
 	rec  record             // the record being read
-	last [runStrings]string // the texts of the last record, kept when the next has the same
+	// last holds each text's last values, most recent first, one of them
+	// kept when the next record has the same (a day's groups come key by
+	// key, and a key's groups model by model): no string is made then.
+	last [runStrings]recentTexts
 	cur  []string           // the currencies of the last record
 	// scratch is where a record's currencies are read, to be compared
 	// with the last record's before a list is made.
@@ -555,8 +558,7 @@ func (r *runReader) read(s *groupSum) (bool, error) {
 	g := &s.g
 	k := &g.Key
 	for i, p := range [runStrings]*string{&k.Model, &k.Group, &k.Key, &k.Team, &k.User, &k.Period, &k.Version, &k.Host, &k.Tag, &k.Meta, &g.KeyAlias} {
-		d.text(&r.last[i])
-		*p = r.last[i]
+		*p = d.recentText(&r.last[i])
 	}
 	if d.byte() == 1 {
 		k.Start = time.Unix(d.varint(), 0).In(r.zone)
@@ -634,6 +636,32 @@ func (d *record) text(last *string) {
 		*last = string(b)
 	}
 	d.b = d.b[n:]
+}
+
+// recentTexts are a text's last values in a run, most recent first.
+type recentTexts [4]string
+
+// recentText reads a text, one of recent when it has the same bytes, and
+// puts it first in recent.
+func (d *record) recentText(recent *recentTexts) string {
+	n := d.uvarint()
+	if n > uint64(len(d.b)) {
+		d.cut()
+		return ""
+	}
+	b := d.b[:n]
+	d.b = d.b[n:]
+	for i, s := range recent {
+		if len(s) == len(b) && s == string(b) {
+			copy(recent[1:i+1], recent[:i])
+			recent[0] = s
+			return s
+		}
+	}
+	s := string(b)
+	copy(recent[1:], recent[:len(recent)-1])
+	recent[0] = s
+	return s
 }
 
 // currencies reads a record's currencies: the last record's list when the
