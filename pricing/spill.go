@@ -513,13 +513,13 @@ type runReader struct {
 	r    *bufio.Reader
 	name string
 	zone *time.Location
-	cat  *tariffs.Catalog   // the models of the records' blend parts; nil when they have none
-	rec  record             // the record being read
+	cat  *tariffs.Catalog // the models of the records' blend parts; nil when they have none
+	rec  record           // the record being read
 	// last holds each text's last values, most recent first, one of them
 	// kept when the next record has the same (a day's groups come key by
 	// key, and a key's groups model by model): no string is made then.
 	last [runStrings]recentTexts
-	cur  []string           // the currencies of the last record
+	cur  []string // the currencies of the last record
 	// scratch is where a record's currencies are read, to be compared
 	// with the last record's before a list is made.
 	scratch []string

@@ -177,6 +177,25 @@ func TestSpilledReconciliationIsTheUnlimitedOne(t *testing.T) {
 					t.Fatalf("group %d:\ngot  %+v\nwant %+v", i, gs[i], want.Groups[i])
 				}
 			}
+			for _, r := range []struct {
+				what string
+				rec  *Reconciliation
+			}{{"streamed", got}, {"listed", want}} {
+				n := 0
+				err := r.rec.EachGroupMoney(func(g *Group, m *GroupMoney) error {
+					x := *g
+					x.Official, x.Recorded, x.Gap = m.Official.Decimal(), m.Recorded.Decimal(), m.Gap.Decimal()
+					x.Ratio = decimal.NullDecimal{Decimal: m.Ratio.Decimal(), Valid: m.RatioValid}
+					if w := &want.Groups[n]; !sameGroup(&x, w) || x.Gap.String() != w.Gap.String() || x.Ratio.Decimal.String() != w.Ratio.Decimal.String() {
+						t.Fatalf("%s group %d with its money:\ngot  %+v\nwant %+v", r.what, n, x, *w)
+					}
+					n++
+					return nil
+				})
+				if err != nil || n != len(want.Groups) {
+					t.Fatalf("%s: %d groups with their money (%v), want %d", r.what, n, err, len(want.Groups))
+				}
+			}
 			if !got.Totals.Official.Equal(want.Totals.Official) || !got.Totals.Recorded.Equal(want.Totals.Recorded) ||
 				got.Totals.Calls != want.Totals.Calls || got.Rows != want.Rows {
 				t.Errorf("totals: got %+v %+v, want %+v %+v", got.Totals, got.Rows, want.Totals, want.Rows)
