@@ -2,6 +2,7 @@ package reports
 
 import (
 	"bytes"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
 )
 
@@ -155,6 +157,41 @@ func TestAppendFixedIsStringFixed(t *testing.T) {
 		if got, want := string(appendFixed(nil, d, places)), d.StringFixed(places); got != want {
 			t.Fatalf("appendFixed(%s, %d) = %q, want StringFixed's %q", d.String(), places, got, want)
 		}
+	}
+}
+
+// TestAppendAmountIsString checks appendAmount and appendAmountFixed
+// against Decimal.String and StringFixed on hand-picked and random
+// amounts: coefficients of 18 and 19 digits and the int64 bounds, a
+// positive exponent, and amounts past an int64 (kept as decimals).
+func TestAppendAmountIsString(t *testing.T) {
+	cases := []ledger.Amount{ledger.NewAmount(0, 0), ledger.NewAmount(0, -3), ledger.NewAmount(-5, -1), ledger.NewAmount(12, 3),
+		ledger.NewAmount(999999999999999999, -6), ledger.NewAmount(-999999999999999999, -18), ledger.NewAmount(1000000000000000000, -4),
+		ledger.NewAmount(-1000000000000000000, -2), ledger.NewAmount(math.MaxInt64, -9), ledger.NewAmount(math.MinInt64, -9),
+		ledger.NewAmount(7, -25), ledger.NewAmount(-3, -7), ledger.AmountOf(decimal.RequireFromString("340282366920938463463374607431768211456.25"))}
+	check := func(a ledger.Amount) {
+		t.Helper()
+		d := a.Decimal()
+		if got := string(appendAmount(nil, a)); got != d.String() {
+			t.Fatalf("appendAmount(%s × 10^%d) = %q, want String's %q", d.Coefficient(), d.Exponent(), got, d.String())
+		}
+		for _, places := range []int32{0, DisplayPlaces, pricing.RatioPlaces} {
+			if got, want := string(appendAmountFixed(nil, a, places)), d.StringFixed(places); got != want {
+				t.Fatalf("appendAmountFixed(%s × 10^%d, %d) = %q, want StringFixed's %q", d.Coefficient(), d.Exponent(), places, got, want)
+			}
+		}
+	}
+	for _, a := range cases {
+		check(a)
+	}
+	rng := rand.New(rand.NewPCG(11, 26))
+	for range 100000 {
+		a := ledger.NewAmount(rng.Int64N(1<<uint(rng.IntN(63)))-rng.Int64N(1<<uint(rng.IntN(63))), int32(rng.IntN(26))-22)
+		if rng.IntN(10) == 0 {
+			d := a.Decimal()
+			a = ledger.AmountOf(d.Mul(d))
+		}
+		check(a)
 	}
 }
 
