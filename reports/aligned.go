@@ -17,7 +17,9 @@ const alignedPadding = 2
 // columns as wide as their widest cell plus alignedPadding, byte for byte
 // what text/tabwriter writes with AlignRight, that padding, spaces and
 // every cell ended by a tab. rows calls yield with the header's cells,
-// then each row's, and returns yield's first error or its own. The rows
+// then each row's, and returns yield's first error or its own; yield keeps
+// no cell past its call, so a row's cells may be text in memory the next
+// row uses again. The rows
 // are gone over once: their cells, as text, wait in a spool for the widths
 // to be known (in memory up to alignedSpoolMemory bytes, past it in a
 // temporary file, removed after), so that neither the rows nor their
@@ -39,18 +41,18 @@ func writeAligned(out io.Writer, rows func(yield func(cells []string) error) err
 		return err
 	}
 	w := bufio.NewWriterSize(out, 64<<10)
-	var pad [256]byte
-	for i := range pad {
-		pad[i] = ' '
-	}
+	var line []byte
 	err = sp.each(func(row [][]byte) error {
+		line = line[:0]
 		for j, c := range row {
-			for n := widths[j] - utf8.RuneCount(c); n > 0; n -= len(pad) {
-				w.Write(pad[:min(n, len(pad))])
+			for n := widths[j] - utf8.RuneCount(c); n > 0; n -= len(spaces) {
+				line = append(line, spaces[:min(n, len(spaces))]...)
 			}
-			w.Write(c)
+			line = append(line, c...)
 		}
-		return w.WriteByte('\n')
+		line = append(line, '\n')
+		_, err := w.Write(line)
+		return err
 	})
 	if err != nil {
 		return err
@@ -58,24 +60,33 @@ func writeAligned(out io.Writer, rows func(yield func(cells []string) error) err
 	return w.Flush()
 }
 
+// spaces pads the cells of an aligned table.
+const spaces = "                                                                " +
+	"                                                                "
+
 // alignedSpoolMemory is how many bytes of cells a spool holds in memory
 // before it moves them to a temporary file (a variable for tests).
 var alignedSpoolMemory = 8 << 20
 
-// spool keeps rows of cells for a second pass: each row its number of
-// cells, then each cell's length and bytes (varints).
+// spool keeps rows of cells for a second pass: each row its length in
+// bytes, then its number of cells, then each cell's length and bytes
+// (varints), so that a row is read back whole and its cells cut from
+// memory.
 type spool struct {
 	mem []byte
+	row []byte   // the row being added
 	f   *os.File // past alignedSpoolMemory
 	w   *bufio.Writer
 }
 
 // add appends a row.
 func (s *spool) add(row []string) error {
-	s.mem = binary.AppendUvarint(s.mem, uint64(len(row)))
+	b := binary.AppendUvarint(s.row[:0], uint64(len(row)))
 	for _, c := range row {
-		s.mem = append(binary.AppendUvarint(s.mem, uint64(len(c))), c...)
+		b = append(binary.AppendUvarint(b, uint64(len(c))), c...)
 	}
+	s.row = b
+	s.mem = append(binary.AppendUvarint(s.mem, uint64(len(b))), b...)
 	if len(s.mem) < alignedSpoolMemory && s.f == nil {
 		return nil
 	}
@@ -108,7 +119,6 @@ func (s *spool) each(fn func(row [][]byte) error) error {
 	}
 	var row [][]byte
 	var buf []byte
-	var ends []int
 	for {
 		n, err := binary.ReadUvarint(r)
 		if err == io.EOF {
@@ -117,28 +127,45 @@ func (s *spool) each(fn func(row [][]byte) error) error {
 		if err != nil {
 			return err
 		}
-		row, buf, ends = row[:0], buf[:0], ends[:0]
-		for range n {
-			l, err := binary.ReadUvarint(r)
-			if err != nil {
-				return spoolCut(err)
-			}
-			at := len(buf)
-			buf = append(buf, make([]byte, l)...)
-			if _, err := io.ReadFull(r, buf[at:]); err != nil {
-				return spoolCut(err)
-			}
-			ends = append(ends, len(buf))
+		if n > 1<<31 {
+			return errors.New("read a table's spool: a row longer than 2 GiB")
 		}
-		start := 0
-		for _, end := range ends {
-			row = append(row, buf[start:end])
-			start = end
+		if uint64(cap(buf)) < n {
+			buf = make([]byte, n)
+		}
+		buf = buf[:n]
+		if _, err := io.ReadFull(r, buf); err != nil {
+			return spoolCut(err)
+		}
+		if row, err = cutCells(row[:0], buf); err != nil {
+			return err
 		}
 		if err := fn(row); err != nil {
 			return err
 		}
 	}
+}
+
+// cutCells appends to row the cells of a spooled row b: its number of
+// cells, then each cell's length and bytes.
+func cutCells(row [][]byte, b []byte) ([][]byte, error) {
+	n, k := binary.Uvarint(b)
+	if k <= 0 || n > uint64(len(b)) {
+		return row, spoolCut(io.ErrUnexpectedEOF)
+	}
+	b = b[k:]
+	for range n {
+		l, k := binary.Uvarint(b)
+		if k <= 0 || l > uint64(len(b)-k) {
+			return row, spoolCut(io.ErrUnexpectedEOF)
+		}
+		row = append(row, b[k:k+int(l)])
+		b = b[k+int(l):]
+	}
+	if len(b) > 0 {
+		return row, errors.New("read a table's spool: a row longer than its cells")
+	}
+	return row, nil
 }
 
 // spoolCut is the error of a spool that ends inside a row.

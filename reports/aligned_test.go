@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"text/tabwriter"
+	"unsafe"
 )
 
 // TestWriteAlignedAsTabwriter checks writeAligned against text/tabwriter
@@ -71,4 +72,74 @@ func manyRows(n int) [][]string {
 		rows = append(rows, []string{fmt.Sprintf("m%d", i%7), strings.Repeat("k", i%13), fmt.Sprint(i * i), fmt.Sprintf("%d.%02d", i*31, i%100)})
 	}
 	return rows
+}
+
+// TestWriteAlignedRowsInReusedMemory checks that writeAligned keeps no
+// cell past yield's call: rows whose cells are text in one buffer,
+// written over by the next row, spooled in memory and to a file, come out
+// as tabwriter writes the rows themselves.
+func TestWriteAlignedRowsInReusedMemory(t *testing.T) {
+	rows := manyRows(300)
+	var want bytes.Buffer
+	tw := tabwriter.NewWriter(&want, 0, 4, 2, ' ', tabwriter.AlignRight)
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t\n", strings.Join(r, "\t"))
+	}
+	tw.Flush()
+	for _, spool := range []int{alignedSpoolMemory, 64} {
+		was := alignedSpoolMemory
+		alignedSpoolMemory = spool
+		t.Setenv("TMPDIR", t.TempDir())
+		var got bytes.Buffer
+		err := writeAligned(&got, func(yield func([]string) error) error {
+			var buf []byte
+			var cells []string
+			for _, r := range rows {
+				buf, cells = buf[:0], cells[:0]
+				var ends []int
+				for _, c := range r {
+					buf = append(buf, c...)
+					ends = append(ends, len(buf))
+				}
+				start := 0
+				for _, end := range ends {
+					cells = append(cells, unsafe.String(unsafe.SliceData(buf[start:end]), end-start))
+					start = end
+				}
+				if err := yield(cells); err != nil {
+					return err
+				}
+				clear(buf) // the next row's text goes where this row's was
+			}
+			return nil
+		})
+		alignedSpoolMemory = was
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Errorf("spool of %d bytes: got\n%s\nwant\n%s", spool, got.String(), want.String())
+		}
+	}
+}
+
+// TestSpoolRowCut checks that a spooled row cut short, or longer than
+// its cells, is an error rather than cells of the wrong text.
+func TestSpoolRowCut(t *testing.T) {
+	var s spool
+	if err := s.add([]string{"model", "", "12.50"}); err != nil {
+		t.Fatal(err)
+	}
+	whole := s.row
+	if got, err := cutCells(nil, whole); err != nil || len(got) != 3 || string(got[0]) != "model" || string(got[2]) != "12.50" {
+		t.Fatalf("whole row: got %q, %v", got, err)
+	}
+	for cut := range len(whole) {
+		if got, err := cutCells(nil, whole[:cut]); err == nil {
+			t.Errorf("row cut at %d of %d bytes: got %q, no error", cut, len(whole), got)
+		}
+	}
+	if got, err := cutCells(nil, append(whole[:len(whole):len(whole)], 'x')); err == nil {
+		t.Errorf("row with a byte past its cells: got %q, no error", got)
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/shopspring/decimal"
 	"github.com/tokenfare/tokenfare/ledger"
@@ -21,8 +22,33 @@ import (
 // money rounds an amount to DisplayPlaces decimals for reading.
 func money(d decimal.Decimal) string { return string(appendFixed(nil, d, DisplayPlaces)) }
 
-// amountText is money for an Amount, made without a decimal where it fits.
-func amountText(a ledger.Amount) string { return string(appendAmountFixed(nil, a, DisplayPlaces)) }
+// numberCells makes the cells of a group's calls and money, as
+// strconv.FormatInt, money and ratioText make them, in one buffer used
+// again for every row rather than a string each: the cells are text that
+// lasts until the next row.
+type numberCells struct{ b []byte }
+
+// of appends to row the cells of g's calls, official cost, recorded
+// spend, gap and ratio ("-" when there is none), valid until the next
+// call.
+func (n *numberCells) of(row []string, g *pricing.Group, m *pricing.GroupMoney) []string {
+	b := strconv.AppendInt(n.b[:0], g.Calls, 10)
+	var ends [5]int
+	ends[0] = len(b)
+	for i, a := range [...]ledger.Amount{m.Official, m.Recorded, m.Gap} {
+		b = appendAmountFixed(b, a, DisplayPlaces)
+		ends[i+1] = len(b)
+	}
+	b = appendGroupRatio(b, m)
+	ends[4] = len(b)
+	n.b = b
+	start := 0
+	for _, end := range ends {
+		row = append(row, orDash(unsafe.String(unsafe.SliceData(b[start:end]), end-start)))
+		start = end
+	}
+	return row
+}
 
 // cacheHitNote completes a row accounting line with the response-cache
 // hits, when there are any.
@@ -84,6 +110,7 @@ func tableReconciliation(out io.Writer, r *pricing.Reconciliation) error {
 			return err
 		}
 		var day dayText
+		var nums numberCells
 		return r.EachGroupMoney(func(g *pricing.Group, m *pricing.GroupMoney) error {
 			row = row[:0]
 			if len(cols) == 0 {
@@ -96,8 +123,7 @@ func tableReconciliation(out io.Writer, r *pricing.Reconciliation) error {
 				}
 				row = append(row, orDash(tableCell(v)))
 			}
-			return yield(append(row, strconv.FormatInt(g.Calls, 10), amountText(m.Official), amountText(m.Recorded), amountText(m.Gap),
-				orDash(string(appendGroupRatio(nil, m)))))
+			return yield(nums.of(row, g, m))
 		})
 	})
 	tableBilled(w, r.Billed)
