@@ -221,10 +221,7 @@ func (m *lineMerge) next(s *groupSum) (bool, error) {
 }
 
 func (m *lineMerge) close() error {
-	var err error
-	for _, f := range m.files {
-		err = errors.Join(err, f.Close())
-	}
+	err := closeRuns(m.files)
 	m.files = nil
 	return err
 }

@@ -388,11 +388,17 @@ func (m *groupMerge) advance() error {
 
 // close closes the runs' files.
 func (m *groupMerge) close() error {
+	err := closeRuns(m.files)
+	m.files = nil
+	return err
+}
+
+// closeRuns closes the files of runs being merged.
+func closeRuns(files []*os.File) error {
 	var err error
-	for _, f := range m.files {
+	for _, f := range files {
 		err = errors.Join(err, f.Close())
 	}
-	m.files = nil
 	return err
 }
 

@@ -110,6 +110,9 @@ func TestBenchServe(t *testing.T) {
 	rc, bc := stats(refreshes, run.total), stats(blends, run.total)
 	rw, bw := stats(refreshes, func(r run) time.Duration { return r.wall }), stats(blends, func(r run) time.Duration { return r.wall })
 	fmt.Fprintf(&w, "\nRefresh ÷ blend, medians: total CPU (own + server) %.3f (1/%.1f), wall %.3f (1/%.1f). Target: at most 1/20 (0.050).\n\n", rc[1]/bc[1], bc[1]/rc[1], rw[1]/bw[1], bw[1]/rw[1])
+	pc, pw := pairRatios(refreshes, blends, run.total), pairRatios(refreshes, blends, func(r run) time.Duration { return r.wall })
+	fmt.Fprintf(&w, "Refresh ÷ the blend run just after it, pair by pair (what other work on the machine changes least): total CPU median %.3f (1/%.1f; %.3f–%.3f), wall median %.3f (1/%.1f; %.3f–%.3f).\n\n",
+		pc[1], 1/pc[1], pc[0], pc[2], pw[1], 1/pw[1], pw[0], pw[2])
 	fmt.Fprintf(&w, "## RSS over a long run\n\n")
 	fmt.Fprintf(&w, "One `serve --interval 1s` process; %d batches of %d rows (a day each, after the day above) inserted one after another, each followed by two refreshes; VmRSS (/proc/PID/status) after them.\n\n", batches, perDay/10)
 	fmt.Fprintf(&w, "Each refresh of a running serve also updates `/metrics` (the sums it committed priced into serve's book of the state, the figures made from the book). serve's own CPU over the batch's refreshes (every refresh since the row before: the batch's two, and those while it was loaded; the server's CPU is left out, as the load's inserts share it), per refresh:\n\n")
@@ -185,12 +188,27 @@ func measure(t *testing.T, name string, args ...string) run {
 	return run{cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), server: serverCPU(t) - server, wall: wall}
 }
 
+// pairRatios returns the least, median and greatest of f(refresh) ÷
+// f(blend) over the pairs run one after the other.
+func pairRatios(refreshes, blends []run, f func(run) time.Duration) [3]float64 {
+	v := make([]float64, len(refreshes))
+	for i := range refreshes {
+		v[i] = f(refreshes[i]).Seconds() / f(blends[i]).Seconds()
+	}
+	return median3(v)
+}
+
 // stats returns the least, median and greatest of f over rs, in seconds.
 func stats(rs []run, f func(run) time.Duration) [3]float64 {
 	v := make([]float64, len(rs))
 	for i, r := range rs {
 		v[i] = f(r).Seconds()
 	}
+	return median3(v)
+}
+
+// median3 returns the least, median and greatest of v (which it sorts).
+func median3(v []float64) [3]float64 {
 	sort.Float64s(v)
 	m := v[len(v)/2]
 	if len(v)%2 == 0 {

@@ -115,13 +115,17 @@ func (b *Batch) Observe(c *ledger.Call, pc *pricing.PricedCall) error {
 			}
 			break
 		}
-		cp, again := b.ids.get(id)
+		at, again := b.ids.at[id]
+		var cp copies
+		if again {
+			cp = b.ids.list[at].copies
+		}
 		n := cp.n
 		if !again && b.fresh {
 			n = stored // none of the stored copies is read again
 		}
 		n++
-		b.remember(id, copies{n: n, at: pc.At.UnixNano(), long: max(cp.long, callLength(c))})
+		b.remember(id, at, again, copies{n: n, at: pc.At.UnixNano(), long: max(cp.long, callLength(c))})
 		switch {
 		case n <= stored || o == pricing.Outside:
 			o = pricing.Outside
@@ -275,13 +279,17 @@ type batchSums struct {
 	recorded pricing.ExactSum
 }
 
-// remember keeps the copies of an identity, for the next refreshes; only
-// those within Overlap of the newest call (and a day for a call's length)
-// are kept, so that a first sync of millions of rows holds a few hours'
-// identities.
-func (b *Batch) remember(id string, c copies) {
+// remember keeps the copies of an identity (again: at its place at in
+// the set), for the next refreshes; only those within Overlap of the
+// newest call (and a day for a call's length) are kept, so that a first
+// sync of millions of rows holds a few hours' identities.
+func (b *Batch) remember(id string, at int32, again bool, c copies) {
 	b.newest = max(b.newest, c.at)
-	b.ids.put(id, c)
+	if again {
+		b.ids.list[at].copies = c
+		return
+	}
+	b.ids.add(id, c)
 	if len(b.ids.list) < max(keepSeen, b.pruneAt) {
 		return
 	}
@@ -303,19 +311,8 @@ type idCopies struct {
 	copies
 }
 
-func (s *idSet) get(id string) (copies, bool) {
-	i, ok := s.at[id]
-	if !ok {
-		return copies{}, false
-	}
-	return s.list[i].copies, true
-}
-
-func (s *idSet) put(id string, c copies) {
-	if i, ok := s.at[id]; ok {
-		s.list[i].copies = c
-		return
-	}
+// add adds an identity the set does not hold.
+func (s *idSet) add(id string, c copies) {
 	s.at[id] = int32(len(s.list))
 	s.list = append(s.list, idCopies{id, c})
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/ledger/postgres"
 	"github.com/tokenfare/tokenfare/pricing"
+	"github.com/tokenfare/tokenfare/tariffs"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -130,20 +131,28 @@ func TestKnownDayBefore(t *testing.T) {
 		since.Add(-20*time.Hour), since.Add(5*time.Minute))
 	db.LoadDumpFrom(t, strings.NewReader(batches[2]))
 	refresh()
-	srcs, _ := dbSources(db.URL, time.Time{}, nil)
-	want := newTotals()
-	if _, err := runAll(cat, srcs, fullObserver(&want)); err != nil {
-		t.Fatal(err)
-	}
 	s, err = Open(statePath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	srcs, _ := dbSources(db.URL, time.Time{}, nil)
+	equalsFullRead(t, s, cat, srcs)
+}
+
+// equalsFullRead checks the state's totals against one full read of
+// srcs, and returns the full read's.
+func equalsFullRead(t *testing.T, s *Store, cat *tariffs.Catalog, srcs []ledger.Source) totals {
+	t.Helper()
+	want := newTotals()
+	if _, err := runAll(cat, srcs, fullObserver(&want)); err != nil {
+		t.Fatal(err)
+	}
 	if got := stateTotals(t, s, cat); !got.equal(want) {
 		t.Errorf("state: official %s recorded %s calls %v\nfull read: official %s recorded %s calls %v",
 			got.official, got.recorded, got.calls, want.official, want.recorded, want.calls)
 	}
+	return want
 }
 
 // TestIncrementalPostgres: LiteLLM's table filling in three batches, read
@@ -171,21 +180,13 @@ func TestIncrementalPostgres(t *testing.T) {
 		}
 		s.Close()
 	}
-	srcs, _ := open(time.Time{})
-	want := newTotals()
-	obs := fullObserver(&want)
-	if _, err := runAll(cat, srcs, obs); err != nil {
-		t.Fatal(err)
-	}
 	s, err := Open(statePath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if got := stateTotals(t, s, cat); !got.equal(want) {
-		t.Errorf("state: official %s recorded %s calls %v\nfull read: official %s recorded %s calls %v",
-			got.official, got.recorded, got.calls, want.official, want.recorded, want.calls)
-	}
+	srcs, _ := open(time.Time{})
+	want := equalsFullRead(t, s, cat, srcs)
 	if !sinces[0].IsZero() || sinces[1].IsZero() || !sinces[2].After(sinces[1]) {
 		t.Errorf("refreshes read from %v: want everything, then past each watermark", sinces)
 	}

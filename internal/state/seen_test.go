@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
 )
 
@@ -110,6 +113,16 @@ func TestMigrateSeen(t *testing.T) {
 	if len(before) < 20 || overlaps != 5 {
 		t.Fatalf("the test's data: %d identities, %d overlaps, want at least 20 and 5", len(before), overlaps)
 	}
+	// Each identity kept of a's calls is one row: a file gives no copies.
+	var ofA int64
+	for _, e := range before {
+		if strings.HasPrefix(e, a+" ") {
+			ofA++
+		}
+	}
+	if k, ok := knownAll(t, s, a); !ok || k.Rows != ofA || k.Longest <= 0 {
+		t.Errorf("known of %s before the move: %+v, ok %v; want the %d rows kept and their longest call", a, k, ok, ofA)
+	}
 	s.Close()
 	toSeenV0(t, statePath)
 	// An open stopped after its first hour: the next one goes on.
@@ -141,10 +154,40 @@ func TestMigrateSeen(t *testing.T) {
 		}
 		return nil
 	})
+	if k, ok := knownAll(t, s, a); ok {
+		t.Errorf("known of %s after the move: %+v, ok; want not known (the earlier format keeps no rows)", a, k)
+	}
 	if _, err := s.Refresh(context.Background(), cat, pricing.Options{}, feeds); err != nil {
 		t.Fatal(err)
 	}
 	sameAsOneRun(t, s, cat, a, b)
+}
+
+// knownAll is what the chunks know of source's calls over every hour
+// they hold.
+func knownAll(t *testing.T, s *Store, source string) (ledger.Known, bool) {
+	t.Helper()
+	var first, last int64
+	s.db.View(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucketIDs).Cursor()
+		if k, _ := c.First(); k != nil {
+			first = int64(binary.BigEndian.Uint64(k))
+		}
+		if k, _ := c.Last(); k != nil {
+			last = int64(binary.BigEndian.Uint64(k))
+		}
+		return nil
+	})
+	b, err := s.Begin(source)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Abort()
+	k, ok, err := b.known(time.Unix(0, first), time.Unix(0, last+hourNs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k, ok
 }
 
 // A refresh that reads again only calls it counted stores no identity:

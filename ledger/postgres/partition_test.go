@@ -23,18 +23,34 @@ CREATE TABLE spendlogs_p3 PARTITION OF "LiteLLM_SpendLogs" FOR VALUES WITH (MODU
 DROP TABLE spendlogs_plain`
 
 // TestRowsOfPartitions reads the sample month with its odd rows from a
-// plain table and from a partitioned one: row mode fetches the odd rows
+// plain table, from a partitioned one and from one half of whose rows
+// are in a table inheriting from it: row mode fetches the odd rows
 // again after the plain ones, and must fetch each once, not every row of
 // every partition at the same ctid. Row mode and push-down on the
 // partitioned table give the plain table's reconciliation to the last
 // digit.
 func TestRowsOfPartitions(t *testing.T) {
-	plain, parts := pgtest.NewLiteLLM(t, pgtest.SchemaCurrent), pgtest.NewLiteLLM(t, pgtest.SchemaCurrent)
+	plain, parts, inherited := pgtest.NewLiteLLM(t, pgtest.SchemaCurrent), pgtest.NewLiteLLM(t, pgtest.SchemaCurrent), pgtest.NewLiteLLM(t, pgtest.SchemaCurrent)
 	parts.Exec(t, partitioned)
-	for _, db := range []*pgtest.DB{plain, parts} {
+	for _, db := range []*pgtest.DB{plain, parts, inherited} {
 		db.LoadDump(t, sampleDump)
 		db.LoadDump(t, shapesDump)
 		db.LoadDump(t, modifiersDump)
+	}
+	// Half the rows in a table that inherits from the spend logs: a query
+	// of the spend logs reads both, and their ctids meet.
+	inherited.Exec(t, `CREATE TABLE spendlogs_child () INHERITS ("LiteLLM_SpendLogs");
+WITH moved AS (DELETE FROM ONLY "LiteLLM_SpendLogs" WHERE hashtext(request_id) % 2 = 0 RETURNING *)
+INSERT INTO spendlogs_child SELECT * FROM moved`)
+	// Only a plain table's odd rows are fetched by ctid alone.
+	for _, c := range []struct {
+		name string
+		db   *pgtest.DB
+		one  bool
+	}{{"plain", plain, true}, {"partitioned", parts, false}, {"inherited", inherited, false}} {
+		if got := testSession(t, c.db.URL, Options{}).schema.oneCtid; got != c.one {
+			t.Errorf("%s table: a ctid names one row %v, want %v", c.name, got, c.one)
+		}
 	}
 	var shared int
 	err := parts.Connect(t).QueryRow(context.Background(),
@@ -53,6 +69,7 @@ func TestRowsOfPartitions(t *testing.T) {
 		price func(e *pricing.Engine)
 	}{
 		{"rows", func(e *pricing.Engine) { priceRows(t, e, Options{}, parts.URL) }},
+		{"rows of a table inherited from", func(e *pricing.Engine) { priceRows(t, e, Options{}, inherited.URL) }},
 		// Odd rows named by request id in the sums, then fetched by id;
 		// or one group per stretch, then read by a second scan.
 		{"push-down, odd rows by request id", func(e *pricing.Engine) { oddShareByID = 0; pricePushDown(t, e, Options{}, po, parts.URL) }},

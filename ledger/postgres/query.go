@@ -385,11 +385,17 @@ func (f fragments) rowQuery() string {
 }
 
 // oddQuery selects the rows whose ctids are $1 and request ids $2, as
-// text, for the mapper. Of a partitioned table (Citus's too), a ctid is
-// one row's in each partition; the request id (the table's key) picks the one.
+// text, for the mapper. Of a partitioned table (Citus's too, or one other
+// tables inherit from), a ctid is one row's in each partition; the
+// request id (the table's key) picks the one. Of a plain table the ctids
+// alone are given ($2 is not used): the planner weighs each element of
+// an array, and the request ids would cost it as much as the ctids.
 func (f fragments) oddQuery() string {
-	return fmt.Sprintf("SELECT %s\n%s\nWHERE sl.ctid = ANY($1::tid[]) AND sl.request_id = ANY($2::text[])",
-		strings.Join(f.rowCols(false), ",\n\t"), f.from(true, true))
+	where := "sl.ctid = ANY($1::tid[]) AND sl.request_id = ANY($2::text[])"
+	if f.s.oneCtid {
+		where = "sl.ctid = ANY($1::tid[])"
+	}
+	return fmt.Sprintf("SELECT %s\n%s\nWHERE %s", strings.Join(f.rowCols(false), ",\n\t"), f.from(true, true), where)
 }
 
 // oddByIDQuery selects the odd rows of the window ($1, $2) whose request

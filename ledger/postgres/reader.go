@@ -96,7 +96,11 @@ func (r *Reader) oddRows(ctx context.Context) (bool, error) {
 	if r.oddAll {
 		r.rows, err = r.ss.tx.Query(ctx, f.oddWindowQuery(), r.ss.from, r.ss.until)
 	} else {
-		r.rows, err = r.ss.tx.Query(ctx, f.oddQuery(), r.odd, r.oddRequests)
+		args := []any{r.odd, r.oddRequests}
+		if r.ss.schema.oneCtid {
+			args = args[:1]
+		}
+		r.rows, err = r.ss.tx.Query(ctx, f.oddQuery(), args...)
 	}
 	if err != nil {
 		return false, r.ss.src.wrap(ctx, "read "+tableSpendLogs, err)
