@@ -5,8 +5,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/shopspring/decimal"
-
 	"github.com/tokenfare/tokenfare/ledger"
 )
 
@@ -39,12 +37,6 @@ func (r *csvRow) text(s string) {
 func (r *csvRow) number(n int64) {
 	r.next()
 	r.b = strconv.AppendInt(r.b, n, 10)
-}
-
-// decimal appends d as d.String() writes it.
-func (r *csvRow) decimal(d decimal.Decimal) {
-	r.next()
-	r.b = appendDecimal(r.b, d)
 }
 
 // amount appends a as a.String() writes it.
