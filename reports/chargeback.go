@@ -47,35 +47,17 @@ func jsonChargeback(w io.Writer, c *pricing.Chargeback) error {
 	if at < 0 {
 		return errors.New("write a chargeback: no place for its lines")
 	}
-	open := at + len(mark) - 1 // the list's ']'
-	buf := append(make([]byte, 0, 64<<10), head[:open]...)
-	n := 0
+	lw := newListWriter(w, head, at+len(mark)-1)
 	err := c.EachLine(func(l *pricing.ChargebackLine) error {
-		if n > 0 {
-			buf = append(buf, ',')
-		}
-		n++
-		line := jsonout.Indent(nil, mustMarshal(newChargebackLineDoc(c, l, true)))
-		line = bytes.ReplaceAll(bytes.TrimSuffix(line, []byte("\n")), []byte("\n"), []byte("\n    "))
-		buf = append(append(buf, "\n    "...), line...)
-		if len(buf) >= 60<<10 {
-			if _, err := w.Write(buf); err != nil {
-				return err
-			}
-			buf = buf[:0]
-		}
-		return nil
+		return lw.add(func(b []byte) []byte {
+			line := jsonout.Indent(nil, mustMarshal(newChargebackLineDoc(c, l, true)))
+			return append(b, bytes.ReplaceAll(bytes.TrimSuffix(line, []byte("\n")), []byte("\n"), []byte("\n    "))...)
+		})
 	})
 	if err != nil {
 		return err
 	}
-	if n == 0 { // nothing was written: the head as it is
-		_, err := w.Write(head)
-		return err
-	}
-	buf = append(append(buf, "\n  "...), head[open:]...)
-	_, err = w.Write(buf)
-	return err
+	return lw.close()
 }
 
 type chargebackDoc struct {

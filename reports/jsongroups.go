@@ -33,32 +33,55 @@ func jsonReconciliation(w io.Writer, r *pricing.Reconciliation) error {
 		return errors.New("write a reconciliation: no place for its groups")
 	}
 	gw := newGroupJSON(r.By)
-	buf := append(make([]byte, 0, 64<<10), head[:at+len(mark)-2]...)
-	n := 0
+	lw := newListWriter(w, head, at+len(mark)-2)
 	err := r.EachGroupMoney(func(g *pricing.Group, m *pricing.GroupMoney) error {
-		if n > 0 {
-			buf = append(buf, ',')
-		}
-		n++
-		buf = gw.appendGroup(append(buf, "\n    "...), g, m)
-		if len(buf) >= 60<<10 {
-			if _, err := w.Write(buf); err != nil {
-				return err
-			}
-			buf = buf[:0]
-		}
-		return nil
+		return lw.add(func(b []byte) []byte { return gw.appendGroup(b, g, m) })
 	})
 	if err != nil {
 		return err
 	}
-	if n == 0 { // nothing was written: the head as it is
-		_, err := w.Write(head)
+	return lw.close()
+}
+
+// listWriter writes a document of indented JSON whose list (its closing
+// bracket at head[open], the list empty and two spaces in) gets its
+// elements as they are read, in writes of about 60 KiB: byte for byte the
+// document indented whole, without a document of them all.
+type listWriter struct {
+	w    io.Writer
+	head []byte
+	open int
+	buf  []byte
+	n    int
+}
+
+func newListWriter(w io.Writer, head []byte, open int) *listWriter {
+	return &listWriter{w: w, head: head, open: open, buf: append(make([]byte, 0, 64<<10), head[:open]...)}
+}
+
+// add appends an element, written by elem, four spaces in.
+func (l *listWriter) add(elem func([]byte) []byte) error {
+	if l.n > 0 {
+		l.buf = append(l.buf, ',')
+	}
+	l.n++
+	l.buf = elem(append(l.buf, "\n    "...))
+	if len(l.buf) >= 60<<10 {
+		if _, err := l.w.Write(l.buf); err != nil {
+			return err
+		}
+		l.buf = l.buf[:0]
+	}
+	return nil
+}
+
+// close writes the rest of the document.
+func (l *listWriter) close() error {
+	if l.n == 0 { // nothing was written: the head as it is
+		_, err := l.w.Write(l.head)
 		return err
 	}
-	buf = append(buf, "\n  ]"...)
-	buf = append(buf, head[at+len(mark)-1:]...)
-	_, err = w.Write(buf)
+	_, err := l.w.Write(append(append(l.buf, "\n  "...), l.head[l.open:]...))
 	return err
 }
 

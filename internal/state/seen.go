@@ -24,7 +24,7 @@ import (
 // the rows of the hour the commit read for the first time (its new
 // identities' copies, the raised ones' further copies, its overlaps) and
 // the longest of their calls (ns, callLength), which the next refreshes
-// weigh against the database (Batch.Known); then, per identity, its seen
+// weigh against the database (Batch.known); then, per identity, its seen
 // key (seenKey) and its copies, doubled, plus one when it is an overlap
 // (the source gave a call another source gave first), as the sums'
 // records write a string and an integer. A chunkV1 has no rows nor
