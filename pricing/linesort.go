@@ -152,14 +152,13 @@ type lineHead struct {
 // open opens the runs of lines files for merging.
 func (ls *lineSorter) open(files []string) (*lineMerge, error) {
 	m := &lineMerge{dims: ls.dims}
-	for _, name := range files {
-		f, err := os.Open(name)
-		if err != nil {
-			m.close()
-			return nil, err
-		}
-		m.files = append(m.files, f)
-		h := lineHead{r: &runReader{r: bufio.NewReaderSize(f, 64<<10), name: name, zone: ls.e.zone, cat: ls.e.cat}}
+	var readers []*runReader
+	var err error
+	if m.files, readers, err = openRuns(files, ls.e.zone, ls.e.cat); err != nil {
+		return nil, err
+	}
+	for _, r := range readers {
+		h := lineHead{r: r}
 		ok, err := h.read()
 		if err != nil {
 			m.close()

@@ -325,14 +325,13 @@ type mergeHead struct {
 func (e *Engine) openMerge(files []string, mem *groupCursor) (*groupMerge, error) {
 	m := &groupMerge{dims: sortedDims(e.opts.Dims)}
 	var srcs []groupSource
-	for _, name := range files {
-		f, err := os.Open(name)
-		if err != nil {
-			m.close()
-			return nil, err
-		}
-		m.files = append(m.files, f)
-		srcs = append(srcs, &runReader{r: bufio.NewReaderSize(f, 64<<10), name: name, zone: e.zone, cat: e.blendCatalog()})
+	var readers []*runReader
+	var err error
+	if m.files, readers, err = openRuns(files, e.zone, e.blendCatalog()); err != nil {
+		return nil, err
+	}
+	for _, r := range readers {
+		srcs = append(srcs, r)
 	}
 	if mem != nil {
 		srcs = append(srcs, mem.source())
@@ -391,6 +390,23 @@ func (m *groupMerge) close() error {
 	err := closeRuns(m.files)
 	m.files = nil
 	return err
+}
+
+// openRuns opens the runs files for reading, their readers with zone and
+// cat; on an error none is left open.
+func openRuns(files []string, zone *time.Location, cat *tariffs.Catalog) ([]*os.File, []*runReader, error) {
+	var fs []*os.File
+	var rs []*runReader
+	for _, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			closeRuns(fs)
+			return nil, nil, err
+		}
+		fs = append(fs, f)
+		rs = append(rs, &runReader{r: bufio.NewReaderSize(f, 64<<10), name: name, zone: zone, cat: cat})
+	}
+	return fs, rs, nil
 }
 
 // closeRuns closes the files of runs being merged.
