@@ -111,15 +111,21 @@ func TestGapOfSumsIsSub(t *testing.T) {
 			}
 			return decimal.New(rng.Int64N(2000001)-1000000, -int32(rng.IntN(12)))
 		}
-		for range 100000 {
-			var o, r []decimal.Decimal
-			for range rng.IntN(4) {
-				o = append(o, amount())
-			}
-			for range rng.IntN(4) {
-				r = append(r, amount())
-			}
-			check(t, o, r)
-		}
+		eachRandomSums(rng, amount, func(o, r []decimal.Decimal) { check(t, o, r) })
 	})
+}
+
+// eachRandomSums calls check with 100,000 pairs of up to three official
+// costs and recorded spends, each drawn by amount.
+func eachRandomSums(rng *rand.Rand, amount func() decimal.Decimal, check func(official, recorded []decimal.Decimal)) {
+	for range 100000 {
+		var o, r []decimal.Decimal
+		for range rng.IntN(4) {
+			o = append(o, amount())
+		}
+		for range rng.IntN(4) {
+			r = append(r, amount())
+		}
+		check(o, r)
+	}
 }
