@@ -31,8 +31,8 @@ type Chargeback struct {
 	// of them than its budget): read them with EachLine.
 	Lines        []ChargebackLine
 	BlendedPrice []BlendModel // the gateway's blended prices that AtBlended uses
-	// Excluded sums the calls of the keys left out (SplitKeys), when any
-	// were: Gateway plus Excluded is every call read in the period.
+	// Excluded sums the calls left out (Options.Apart, TakeApart), when
+	// any were: Gateway plus Excluded is every call read in the period.
 	Excluded *ChargebackLine
 
 	stream func(fn func(*ChargebackLine) error) error // the lines, when streamed rather than listed
@@ -223,29 +223,6 @@ func bucketAtBlended(b *bucket, prices map[*tariffs.Model]*[tariffs.NumUsage]dec
 		return b.Official()
 	}
 	return atBlended(b, prices[b.Model])
-}
-
-// SplitKeys parts the engine's calls by key: kept holds the buckets of
-// the keys match refuses, matched those of the keys it accepts (given the
-// key's hash and its alias, "" when none is known), with the names
-// matched (alias or hash) in sort order. Both keep e's row accounting.
-// The engine must group by key.
-func (e *Engine) SplitKeys(match func(key, alias string) (string, bool)) (kept, matched *Engine, names []string) {
-	kept, matched = e.empty(e.opts.Dims), e.empty(e.opts.Dims)
-	found := map[string]bool{}
-	// Aliases are per key: the alias of a key is the first among its buckets'.
-	aliases := map[text]string{}
-	for _, b := range e.buckets.all() {
-		aliases[b.k.holder.key] = firstAlias(aliases[b.k.holder.key], b.KeyAlias)
-	}
-	for _, b := range e.buckets.all() {
-		into := kept
-		if name, ok := match(e.values.of(b.k.holder.key), aliases[b.k.holder.key]); ok {
-			into, found[name] = matched, true
-		}
-		into.mergeBucket(b.k, b)
-	}
-	return kept, matched, sortedSet(found)
 }
 
 // Line returns the engine's whole account as one line: what

@@ -40,7 +40,7 @@
 //   - A chargeback's lines by tag add up to the gateway's official cost
 //     and recorded spend exactly: a call of several tags is split among
 //     them, the first taking the remainder. Lines kept plus the excluded
-//     keys' line (SplitKeys) are every call.
+//     calls' line (Options.Apart, TakeApart) are every call.
 //   - A blended price lies between the lowest and highest price that applied
 //     in its window; per model, the window's quantities at blended prices
 //     give its official cost to within half a unit of the BlendPlaces-th

@@ -52,8 +52,8 @@ type Options struct {
 	// (Reconciliation.EachGroup), not listed, and Close removes the runs.
 	// Reconcile, Chargeback and MonthOf read spilled groups back; the
 	// engine's other results read the buckets, whose groupings (but the
-	// day or hour) a spill collapses: Rollup, SplitKeys and Charges are
-	// for an engine that did not spill.
+	// day or hour) a spill collapses: Rollup and Charges are for an
+	// engine that did not spill.
 	SpillDir string
 	// SpillBlend keeps, with each spilled group, its quantities by model,
 	// so that Chargeback prices the group at the blended prices known only
@@ -62,6 +62,12 @@ type Options struct {
 	// MetaField is the field of the key's metadata (ledger.Call.KeyMeta)
 	// that DimMeta groups by.
 	MetaField string
+	// Apart, when set, says which calls are kept apart from the groups,
+	// given the call's key (its hash) and the alias it was logged with
+	// ("" when none): their buckets keep no grouping, spill to no run,
+	// and TakeApart takes them out of the engine, whose results then
+	// leave them out. Chargeback's --exclude-key.
+	Apart func(key, alias string) bool
 }
 
 // The budget of an engine's memory: with both full it holds about 300 MiB
@@ -118,6 +124,7 @@ type bucketKey struct {
 	// collapsed marks a bucket of calls whose groups were spilled: its
 	// groupings are empty and its sums are for the totals only.
 	collapsed bool
+	apart     bool // of calls kept apart (Options.Apart): no groupings, in no group
 }
 
 // heldBy is who a call's spend is charged to, as numbers of the engine's
@@ -489,7 +496,9 @@ func (e *Engine) place(pc *PricedCall, c *ledger.Call, zero bool) *bucket {
 			e.noteUnsure(pc)
 		}
 	}
-	e.groupKey(&k, c, pc.At, pc.ref.host)
+	if k.apart = e.keptApart(c); !k.apart {
+		e.groupKey(&k, c, pc.At, pc.ref.host)
+	}
 	// Calls of one model mostly land in a bucket one of its last calls
 	// did (the busiest keys of the day). Then a cache by a cheap hash of
 	// the groupings, before the map, whose hash reads every byte of every

@@ -153,15 +153,16 @@ func (e *Engine) compactRuns() error {
 }
 
 // liveBuckets returns the buckets not collapsed: those whose groups are
-// not in a run.
+// not in a run. Buckets of calls kept apart (Options.Apart) are of no
+// group, so in no run either.
 func (e *Engine) liveBuckets() []*bucket {
 	bs := e.buckets.all()
-	if e.collapsed == 0 {
+	if e.collapsed == 0 && e.opts.Apart == nil {
 		return bs
 	}
 	live := make([]*bucket, 0, len(bs)-e.collapsed)
 	for _, b := range bs {
-		if !b.k.collapsed {
+		if !b.k.collapsed && !b.k.apart {
 			live = append(live, b)
 		}
 	}

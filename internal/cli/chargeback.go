@@ -81,14 +81,19 @@ func runChargeback(cmd *cobra.Command, a *app, opts *chargebackOptions) error {
 	if eopts.Dims, eopts.MetaField, err = opts.dims(); err != nil {
 		return err
 	}
-	dims := eopts.Dims
-	if len(opts.exclude) > 0 && !hasDim(dims, pricing.DimKey) {
-		eopts.Dims = append(slices.Clone(dims), pricing.DimKey)
+	// The calls of the keys left out are kept apart as they are read, so
+	// that the lines, the gateway line and the blend can spill without them.
+	found := map[string]bool{}
+	if len(opts.exclude) > 0 {
+		eopts.Apart = func(key, alias string) bool {
+			name, ok := opts.excluded(key, alias)
+			if ok && !found[name] {
+				found[name] = true
+			}
+			return ok
+		}
 	}
-	if len(opts.exclude) == 0 {
-		// --exclude-key parts the buckets by key, which a spill collapses.
-		eopts.SpillDir, eopts.SpillBlend, eopts.MaxGroups = os.TempDir(), true, opts.budget
-	}
+	eopts.SpillDir, eopts.SpillBlend, eopts.MaxGroups = os.TempDir(), true, opts.budget
 	e, err := a.priceSource(cmd.Context(), &opts.source, eopts)
 	if e != nil {
 		defer e.Close()
@@ -98,12 +103,10 @@ func runChargeback(cmd *cobra.Command, a *app, opts *chargebackOptions) error {
 	}
 	var excluded *pricing.Engine
 	if len(opts.exclude) > 0 {
-		var matched []string
-		e, excluded, matched = e.SplitKeys(opts.excluded)
-		if missing := missingNames(opts.exclude, matched); len(missing) > 0 {
+		excluded = e.TakeApart()
+		if missing := missingNames(opts.exclude, found); len(missing) > 0 {
 			return findingsError(fmt.Errorf("--exclude-key %s: no key of the period has that alias or hash", strings.Join(missing, ", ")))
 		}
-		e = e.Rollup(dims)
 	}
 	cb, err := e.Chargeback(eopts.Since, eopts.Until, opts.keep)
 	if err != nil {
@@ -131,7 +134,8 @@ func countGroups(rec *pricing.Reconciliation) (int, error) {
 	return n, err
 }
 
-// excluded matches a key --exclude-key names, by alias or hash.
+// excluded matches a call of a key --exclude-key names, by its hash or
+// the alias the call was logged with.
 func (o *chargebackOptions) excluded(key, alias string) (string, bool) {
 	for _, x := range o.exclude {
 		if x == key || (alias != "" && x == alias) {
@@ -142,10 +146,10 @@ func (o *chargebackOptions) excluded(key, alias string) (string, bool) {
 }
 
 // missingNames returns the names of want not in got.
-func missingNames(want, got []string) []string {
+func missingNames(want []string, got map[string]bool) []string {
 	var out []string
 	for _, w := range want {
-		if !slices.Contains(got, w) && !slices.Contains(out, w) {
+		if !got[w] && !slices.Contains(out, w) {
 			out = append(out, w)
 		}
 	}

@@ -39,6 +39,9 @@ func TestDBEqualsCalls(t *testing.T) {
 		{"reconcile window", []string{"reconcile", "--since", "2026-10-05", "--until", "2026-10-20T08:00:00Z", "-o", "json"}, true},
 		{"blend", []string{"blend", "--as-of", "2026-11-01", "-o", "json"}, true},
 		{"chargeback", []string{"chargeback", "--month", "2026-10", "--tz", "Asia/Shanghai", "--by", "key,team,user,model", "-o", "json"}, true},
+		// Summed in the database by key, though not grouped by it, so that
+		// the key left out is seen.
+		{"chargeback without a key", []string{"chargeback", "--month", "2026-10", "--by", "team", "--exclude-key", "research-agent-runner-staging-02", "-o", "json"}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -68,7 +68,7 @@ func pushDown(ctx context.Context, in *Input, dbs []*postgres.Source) (*Result, 
 	res := &Result{Engine: e}
 	r := reader{in: in, e: e}
 	ao := postgres.AggregateOptions{Boundaries: boundaries(in.Catalog, opts), Billing: billing, TierBounds: pricing.TierBounds(in.Catalog),
-		ByKey: slices.Contains(opts.Dims, pricing.DimKey) || slices.Contains(opts.Dims, pricing.DimMeta), ByTeam: slices.Contains(opts.Dims, pricing.DimTeam),
+		ByKey: slices.Contains(opts.Dims, pricing.DimKey) || slices.Contains(opts.Dims, pricing.DimMeta) || opts.Apart != nil, ByTeam: slices.Contains(opts.Dims, pricing.DimTeam),
 		ByUser: slices.Contains(opts.Dims, pricing.DimUser), ByTags: slices.Contains(opts.Dims, pricing.DimTag), ByKeyMeta: slices.Contains(opts.Dims, pricing.DimMeta)}
 	for _, db := range dbs {
 		before := e.Rows()

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestSpilledExclusionIsTheUnlimitedOne charges a generated month back
+// with keys left out (one by alias, one by hash) through the real
+// command, with a budget of buckets so small that the other calls' groups
+// spill to disk hundreds of times, and checks the output byte for byte
+// against the same run held in memory, in every format, by key and
+// without it: no line is folded, and the keys left out are on no line.
+func TestSpilledExclusionIsTheUnlimitedOne(t *testing.T) {
+	calls, tmp := spillInput(t)
+	const hash = "0000000000000000000000000000000000000000000000000000000000000011" // key-0000017
+	exclude := []string{"--exclude-key", "key-0000007", "--exclude-key", hash}
+	tests := []struct {
+		name   string
+		args   []string
+		groups int  // lines at the least, so that the groups spill many times
+		lines  bool // the output has the lines alone, not the account of the keys left out (CSV)
+	}{
+		{name: "by key and day, json", args: []string{"--by", "key,day", "-o", "json"}, groups: 5000},
+		{name: "by key and day, csv", args: []string{"--by", "key,day", "-o", "csv"}, groups: 5000, lines: true},
+		{name: "by key, table", args: []string{"--by", "key"}, groups: 400},
+		{name: "by team and day, yaml", args: []string{"--by", "team,day", "-o", "yaml"}, groups: 5000},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append(append([]string{"chargeback", "--calls", calls, "--month", "2026-10"}, tc.args...), exclude...)
+			want, wantErr := run(t, args...)
+			got, gotErr := run(t, append(args, "--group-budget", "40")...)
+			if got != want {
+				t.Errorf("spilled output differs from the one held in memory:\ngot  %.800s\nwant %.800s", got, want)
+			}
+			if gotErr != wantErr {
+				t.Errorf("stderr: got %q, want %q", gotErr, wantErr)
+			}
+			if n := strings.Count(want, "\n"); n < tc.groups {
+				t.Errorf("only %d lines: too few groups to spill many times", n)
+			}
+			if strings.Contains(got, "(other") {
+				t.Errorf("a line is folded:\n%.800s", got)
+			}
+			for _, left := range []string{"key-0000007,", "key-0000007\"", "key-0000007 ", hash} {
+				if strings.Contains(got, left) {
+					t.Errorf("a key left out has a line (%q):\n%.800s", left, got)
+				}
+			}
+			if !tc.lines && !strings.Contains(strings.ToLower(got), "excluded") {
+				t.Errorf("no account of the keys left out:\n%.800s", got)
+			}
+			noRunsLeft(t, tmp)
+		})
+	}
+}
