@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"math/rand/v2"
-	"strings"
 	"testing"
 )
 
@@ -44,49 +43,5 @@ func TestCommaMasks(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// TestSplitMaskedAcrossMarkSteps checks splitMasked against the plain
-// split on chunks many times markStep long, whose commas are marked a
-// step at a time as records are split: lines of every length (longer than
-// a step too), blank ones, CRLF ends, quoted fields with commas, quotes
-// and line breaks, and a last line with and without its newline.
-func TestSplitMaskedAcrossMarkSteps(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	field := func() string {
-		switch rng.IntN(12) {
-		case 0:
-			return `"a,b ""q"" ` + strings.Repeat("x", rng.IntN(80)) + "\nc\""
-		case 1:
-			return strings.Repeat("y", 2*markStep+rng.IntN(200)) // a line longer than a step
-		default:
-			return strings.Repeat("z", rng.IntN(40))
-		}
-	}
-	for _, end := range []string{"\n", ""} {
-		var b strings.Builder
-		for b.Len() < 12*markStep {
-			switch rng.IntN(20) {
-			case 0:
-				b.WriteString("\n")
-				continue
-			case 1:
-				b.WriteString("\r\n")
-				continue
-			}
-			for i := range 1 + rng.IntN(30) {
-				if i > 0 {
-					b.WriteString(",")
-				}
-				b.WriteString(field())
-			}
-			if rng.IntN(4) == 0 {
-				b.WriteString("\r")
-			}
-			b.WriteString("\n")
-		}
-		b.WriteString("last,line" + end)
-		checkSplitInto(t, []byte(b.String()))
 	}
 }

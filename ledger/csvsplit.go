@@ -71,11 +71,8 @@ type splitter struct {
 	// be searched for one.
 	noQuote bool
 	// masks, when set with dst, mark the commas of the input (markCommas):
-	// the fast path then reads a line's commas from them. Only the first
-	// marked of them are set: they are set a few kilobytes ahead of the
-	// line split (markTo).
-	masks  []uint64
-	marked int
+	// the fast path then reads a line's commas from them.
+	masks []uint64
 }
 
 // trashCol is the rowFields slot that receives ignored columns.
@@ -104,11 +101,7 @@ func (s *splitter) record(data []byte, pos int) (next, lines int, blank bool, ba
 	}
 	switch {
 	case s.dst != nil && s.masks != nil:
-		end := pos + len(line)
-		if end>>6 >= s.marked {
-			s.markTo(data, end)
-		}
-		s.n = s.splitMasked(pos, end)
+		s.n = s.splitMasked(pos, pos+len(line))
 	case s.dst != nil:
 		s.n = s.splitInto(line, pos)
 	default:
@@ -174,40 +167,21 @@ func (s *splitter) splitInto(line []byte, base int) int {
 	return k
 }
 
-// markCommas readies s.masks to mark the commas of data, a bit a byte
-// (commaMasks), for splitMasked; record sets them as it goes (markTo).
-// Unescaping a quoted record in place moves bytes inside that record only,
-// so the marks of the records after it are true whenever they are set.
+// markCommas sets s.masks to mark the commas of data, a bit a byte
+// (commaMasks), for splitMasked. Unescaping a quoted record in place moves
+// bytes inside that record only, so the marks of the records after it
+// stay true.
 func (s *splitter) markCommas(data []byte) {
 	n := len(data)/64 + 1 // a word more, partial or empty, for the end
 	if cap(s.masks) < n {
 		s.masks = make([]uint64, n)
 	}
-	s.masks, s.marked = s.masks[:n], 0
-}
-
-// markStep is how far beyond a line's end markTo marks commas: far enough
-// that marking costs a call every few dozen lines, near enough that the
-// bytes marked are still in the first-level cache when their fields are
-// read. (Marking a whole chunk of 256 KiB first left its bytes in the
-// second-level cache only.)
-const markStep = 4 << 10
-
-// markTo sets the marks of data's blocks of 64 bytes from s.marked on, up
-// to markStep beyond byte end at most and at least to the block of end,
-// the last partial block marked from a copy padded with zeros.
-func (s *splitter) markTo(data []byte, end int) {
+	s.masks = s.masks[:n]
 	full := len(data) / 64
-	if to := min(full, (end+markStep)>>6+1); to > s.marked {
-		commaMasks(s.masks[s.marked:to], data[64*s.marked:])
-		s.marked = to
-	}
-	if s.marked == full && end>>6 >= full {
-		var tail [64]byte
-		copy(tail[:], data[64*full:])
-		commaMasks(s.masks[full:full+1], tail[:])
-		s.marked = full + 1
-	}
+	commaMasks(s.masks[:full], data)
+	var tail [64]byte
+	copy(tail[:], data[64*full:])
+	commaMasks(s.masks[full:], tail[:])
 }
 
 // splitMasked is splitInto for the line data[base:end], its commas read
