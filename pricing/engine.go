@@ -241,7 +241,6 @@ type Engine struct {
 	recent        [8]recentRef // the last names resolved, tried before refs
 	nextRecent    int
 	seen          Seen
-	prefetch      prefetcher // seen, when it can prefetch
 	seenErr       error
 	gateway       ledger.Gateway // of the last call fingerprinted
 	gatewayFP     uint64         // its hash
@@ -391,7 +390,6 @@ func New(cat *tariffs.Catalog, opts Options) *Engine {
 		refs: map[refKey]*modelRef{}, seen: seen, labels: &texts{}, values: &texts{},
 		unsure:   map[unsureKey]*CalendarGap{},
 		maxNames: opts.MaxNames, maxGroups: opts.MaxGroups}
-	e.prefetch, _ = seen.(prefetcher)
 	if e.maxNames <= 0 {
 		e.maxNames = DefaultMaxNames
 	}
@@ -948,7 +946,8 @@ func (e *Engine) seenBefore(c *ledger.Call, pc *PricedCall) bool {
 	}
 	ns := c.Start.UnixNano()
 	if e.source > 0 {
-		if !e.firstSeen(fingerprint(e.gatewayFP^e.salt(), id, ns), ns) {
+		salt := uint64(e.source) * 0xD6E8FEB86659FD93
+		if !e.firstSeen(fingerprint(e.gatewayFP^salt, id, ns), ns) {
 			pc.Outcome = Duplicate
 			return true
 		}
@@ -961,36 +960,6 @@ func (e *Engine) seenBefore(c *ledger.Call, pc *PricedCall) bool {
 		pc.Outcome = Overlap
 	}
 	return true
-}
-
-// Prefetch tells the identity set, when it can prefetch (as dedup.Set
-// can), which fingerprints AddPriced(c) will look up, so that a reader
-// handing the engine a batch of calls can ask a few calls ahead and the
-// lookups find their memory in cache. It changes no result.
-func (e *Engine) Prefetch(c *ledger.Call) {
-	pf := e.prefetch
-	if pf == nil || c.Identity == "" || c.Gateway != e.gateway {
-		return // the gateway's hash is set by the first call of it
-	}
-	id := c.IdentityHash
-	if id == 0 {
-		return
-	}
-	ns := c.Start.UnixNano()
-	if e.source > 0 {
-		pf.Prefetch(fingerprint(e.gatewayFP^e.salt(), id, ns), ns)
-	}
-	pf.Prefetch(fingerprint(e.gatewayFP, id, ns), ns)
-}
-
-// salt is what the identities of the source read are salted with, from
-// the second source on (seenBefore).
-func (e *Engine) salt() uint64 { return uint64(e.source) * 0xD6E8FEB86659FD93 }
-
-// prefetcher is a Seen that can be told the fingerprints it will be asked
-// about.
-type prefetcher interface {
-	Prefetch(fp uint64, startNanos int64)
 }
 
 // firstSeen reports whether fingerprint fp is new to the identity set; on

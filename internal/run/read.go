@@ -16,12 +16,6 @@ type reader struct {
 	listed int64 // rejections passed to in.OnRejected so far
 }
 
-// prefetchAhead is how many calls ahead of the one priced the engine is
-// told of the identities it will look up (Engine.Prefetch): far enough
-// that a cache miss is over by then, near enough that the line is still
-// in cache.
-const prefetchAhead = 8
-
 // read streams every call of src to fn and every rejected row to the
 // engine's accounting, listing the first MaxListed; it returns the
 // source's format. It stops at fn's first error and returns it as it is,
@@ -55,15 +49,8 @@ func (r *reader) read(ctx context.Context, src ledger.Source, fn func(*ledger.Ca
 		if err := r.rejected(b.Rejected); err != nil {
 			return "", err
 		}
-		calls := b.Calls
-		for i := range min(prefetchAhead, len(calls)) {
-			r.e.Prefetch(&calls[i])
-		}
-		for i := range calls {
-			if j := i + prefetchAhead; j < len(calls) {
-				r.e.Prefetch(&calls[j])
-			}
-			if err := fn(&calls[i]); err != nil {
+		for i := range b.Calls {
+			if err := fn(&b.Calls[i]); err != nil {
 				return "", err
 			}
 		}

@@ -298,19 +298,3 @@ func (s *Set) Close() error {
 func fileError(op string, f *os.File, err error) error {
 	return fmt.Errorf("dedup: %s spill file %s: %w", op, f.Name(), err)
 }
-
-// Prefetch asks for the memory FirstSeen(fp, startNanos) will look at
-// first, when it is the fresh table of the hour last looked up, so that the
-// cache miss of a probe (a table of some hundred kilobytes is out of cache
-// between two rows of its hour) overlaps other work. It changes nothing: a
-// call that is not followed by FirstSeen, or one that FirstSeen follows
-// after the table has grown, costs only the request.
-func (s *Set) Prefetch(fp uint64, startNanos int64) {
-	p := s.last
-	if p == nil || uint64(startNanos-s.lastFrom) >= uint64(time.Hour) {
-		return
-	}
-	if h := p.hot; h != nil && len(h.fresh.slots) > 0 {
-		prefetch(&h.fresh.slots[h.fresh.home(fp*mixer)])
-	}
-}

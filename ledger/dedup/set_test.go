@@ -282,35 +282,3 @@ func splitmix(x uint64) uint64 {
 	x = (x ^ x>>27) * 0x94d049bb133111eb
 	return x ^ x>>31
 }
-
-// TestPrefetchChangesNothing reads streams in every order, under budgets
-// that spill, twice: plainly, and telling the set of each row eight rows
-// ahead and of fingerprints and hours never looked up (the extreme instants
-// among them). The answers and the statistics must be the same.
-func TestPrefetchChangesNothing(t *testing.T) {
-	odd := []row{{0, t0}, {1, -1 << 63}, {2, 1<<63 - 1}, {3, t0 + 1000*int64(time.Hour)}}
-	for _, order := range orders {
-		for _, budget := range []int64{4 << 10, DefaultMaxBytes} {
-			rows := order.gen(rand.New(rand.NewPCG(1, 7)), 5000)
-			plain := New(Options{Dir: t.TempDir(), MaxBytes: budget})
-			told := New(Options{Dir: t.TempDir(), MaxBytes: budget})
-			for i, r := range rows {
-				if j := i + 8; j < len(rows) {
-					told.Prefetch(rows[j].fp, rows[j].start)
-				}
-				o := odd[i%len(odd)]
-				told.Prefetch(o.fp, o.start)
-				want, err1 := plain.FirstSeen(r.fp, r.start)
-				got, err2 := told.FirstSeen(r.fp, r.start)
-				if err1 != nil || err2 != nil || got != want {
-					t.Fatalf("%s budget %d: row %d: FirstSeen = %v, %v told ahead; %v, %v plainly", order.name, budget, i, got, err2, want, err1)
-				}
-			}
-			if got, want := told.Stats(), plain.Stats(); got != want {
-				t.Errorf("%s budget %d: statistics %+v told ahead, %+v plainly", order.name, budget, got, want)
-			}
-			plain.Close()
-			told.Close()
-		}
-	}
-}
