@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -43,5 +44,49 @@ func TestCommaMasks(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSplitMaskedOnLongChunks checks splitMasked against the plain split
+// on chunks of 48 KiB: lines of every length (some of many words of
+// marks), blank ones, CRLF ends, quoted fields with commas, quotes and
+// line breaks, and a last line with and without its newline.
+func TestSplitMaskedOnLongChunks(t *testing.T) {
+	const step = 4 << 10
+	rng := rand.New(rand.NewPCG(3, 4))
+	field := func() string {
+		switch rng.IntN(12) {
+		case 0:
+			return `"a,b ""q"" ` + strings.Repeat("x", rng.IntN(80)) + "\nc\""
+		case 1:
+			return strings.Repeat("y", 2*step+rng.IntN(200)) // a line of many words of marks
+		default:
+			return strings.Repeat("z", rng.IntN(40))
+		}
+	}
+	for _, end := range []string{"\n", ""} {
+		var b strings.Builder
+		for b.Len() < 12*step {
+			switch rng.IntN(20) {
+			case 0:
+				b.WriteString("\n")
+				continue
+			case 1:
+				b.WriteString("\r\n")
+				continue
+			}
+			for i := range 1 + rng.IntN(30) {
+				if i > 0 {
+					b.WriteString(",")
+				}
+				b.WriteString(field())
+			}
+			if rng.IntN(4) == 0 {
+				b.WriteString("\r")
+			}
+			b.WriteString("\n")
+		}
+		b.WriteString("last,line" + end)
+		checkSplitInto(t, []byte(b.String()))
 	}
 }
