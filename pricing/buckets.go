@@ -14,17 +14,12 @@ import (
 //
 // The zero bucketTable is empty and ready to use.
 type bucketTable struct {
-	seed uint64 // random, so that no input chooses its collisions; set at the first bucket unless set before
-	// hashOf, when not nil, is the hash every key is indexed by, in place
-	// of hash (the hashes of its texts' numbers): an engine's is of its
-	// texts' strings (Engine.keyHash), so that a call's slot is known
-	// before its strings are numbered.
-	hashOf func(*bucketKey) uint64
-	slots  []hashedBucket // by hash; a free slot's bucket is nil; its length a power of two
-	list   []*bucket      // every bucket, in the order made
-	slab   []bucket       // room for the next buckets
-	slabs  [][]bucket     // every slab made or reused, for reuse (recycle)
-	spare  [][]bucket     // emptied slabs of another table, used before new ones are made
+	seed  uint64         // random, so that no input chooses its collisions
+	slots []hashedBucket // by hash; a free slot's bucket is nil; its length a power of two
+	list  []*bucket      // every bucket, in the order made
+	slab  []bucket       // room for the next buckets
+	slabs [][]bucket     // every slab made or reused, for reuse (recycle)
+	spare [][]bucket     // emptied slabs of another table, used before new ones are made
 }
 
 // bucketSlab is how many buckets are made at once.
@@ -38,13 +33,11 @@ func (t *bucketTable) len() int { return len(t.list) }
 func (t *bucketTable) all() []*bucket { return t.list }
 
 // get returns the bucket of key k, nil when there is none.
-func (t *bucketTable) get(k *bucketKey) *bucket { return t.getHashed(k, t.keyHash(k)) }
-
-// getHashed is get with the hash of k (keyHash) known.
-func (t *bucketTable) getHashed(k *bucketKey, h uint64) *bucket {
+func (t *bucketTable) get(k *bucketKey) *bucket {
 	if len(t.slots) == 0 {
 		return nil
 	}
+	h := t.hash(k)
 	mask := uint64(len(t.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
 		s := &t.slots[i]
@@ -57,25 +50,8 @@ func (t *bucketTable) getHashed(k *bucketKey, h uint64) *bucket {
 	}
 }
 
-// first returns the slot of the index where a key of hash h is looked
-// for first, empty when the index is. Read before the key is whole, it
-// starts the slot's way from memory while the key's strings are numbered.
-func (t *bucketTable) first(h uint64) hashedBucket {
-	if len(t.slots) == 0 {
-		return hashedBucket{}
-	}
-	return t.slots[h&uint64(len(t.slots)-1)]
-}
-
 // add makes the bucket of key k, which must have none yet, priced by p.
 func (t *bucketTable) add(k *bucketKey, p bucketPricing) *bucket {
-	t.seedOnce() // before the first hash
-	return t.addHashed(k, t.keyHash(k), p)
-}
-
-// addHashed is add with the hash of k (keyHash) known: taken with the
-// table's seed, set before (seedOnce).
-func (t *bucketTable) addHashed(k *bucketKey, h uint64, p bucketPricing) *bucket {
 	if len(t.slab) == 0 {
 		if n := len(t.spare); n > 0 {
 			t.slab, t.spare = t.spare[n-1], t.spare[:n-1]
@@ -87,7 +63,7 @@ func (t *bucketTable) addHashed(k *bucketKey, h uint64, p bucketPricing) *bucket
 	b := &t.slab[0]
 	t.slab = t.slab[1:]
 	b.k, b.bucketPricing = *k, p
-	t.insert(b, h)
+	t.insert(b)
 	return b
 }
 
@@ -103,17 +79,18 @@ func (t *bucketTable) recycle(old *bucketTable) {
 	old.slabs, old.spare, old.slab = nil, nil, nil
 }
 
-// insert lists b and indexes it by its key, of hash h.
-func (t *bucketTable) insert(b *bucket, h uint64) {
+// insert lists b and indexes it by its key.
+func (t *bucketTable) insert(b *bucket) {
 	if 2*(len(t.list)+1) > len(t.slots) {
 		t.grow()
 	}
 	t.list = append(t.list, b)
-	t.place(b, h)
+	t.place(b)
 }
 
-// place puts b, of hash h, in the index.
-func (t *bucketTable) place(b *bucket, h uint64) {
+// place puts b in the index.
+func (t *bucketTable) place(b *bucket) {
+	h := t.hash(&b.k)
 	mask := uint64(len(t.slots) - 1)
 	i := h & mask
 	for t.slots[i].b != nil {
@@ -126,7 +103,7 @@ func (t *bucketTable) place(b *bucket, h uint64) {
 // again.
 func (t *bucketTable) grow() {
 	if len(t.slots) == 0 {
-		t.seedOnce()
+		t.seed = randomSeed()
 		t.slots = make([]hashedBucket, 64)
 		return
 	}
@@ -141,17 +118,10 @@ func (t *bucketTable) reserve(n int) {
 		size *= 2
 	}
 	if size > len(t.slots) {
-		t.seedOnce()
+		if len(t.slots) == 0 {
+			t.seed = randomSeed()
+		}
 		t.reindex(size)
-	}
-}
-
-// seedOnce gives the table its seed unless it has one. A table given a
-// seed before its first bucket (Engine.New) keeps it, so that hashes
-// taken before are good.
-func (t *bucketTable) seedOnce() {
-	if t.seed == 0 {
-		t.seed = randomSeed()
 	}
 }
 
@@ -165,7 +135,7 @@ func (t *bucketTable) reindex(n int) {
 		t.slots = make([]hashedBucket, n)
 	}
 	for _, b := range t.list {
-		t.place(b, t.keyHash(&b.k))
+		t.place(b)
 	}
 }
 
@@ -184,38 +154,17 @@ func (t *bucketTable) deleteWhere(drop func(*bucket) bool) {
 	}
 }
 
-// keyHash returns the hash k is indexed by: hashOf's when set, else hash.
-func (t *bucketTable) keyHash(k *bucketKey) uint64 {
-	if t.hashOf != nil {
-		return t.hashOf(k)
-	}
-	return t.hash(k)
-}
-
-// hash returns a hash of every field of k that equality compares, its
-// texts by their numbers.
+// hash returns a hash of every field of k that equality compares: its
+// texts by their numbers, tariff models and versions by their address
+// (the catalog's, fixed for the engine's life).
 func (t *bucketTable) hash(k *bucketKey) uint64 {
-	return t.hashWith(k, &keyTexts{unknown: uint64(k.unknown), host: uint64(k.host), group: uint64(k.group),
-		served: uint64(k.served), key: uint64(k.holder.key), team: uint64(k.holder.team), user: uint64(k.holder.user),
-		tag: uint64(k.holder.tag), meta: uint64(k.holder.meta)})
-}
-
-// keyTexts stands for the texts of a bucket key in its hash: a word for
-// each, the text's number (hash) or the hash of its string (Engine.keyHash).
-type keyTexts struct {
-	unknown, host, group, served uint64
-	key, team, user, tag, meta   uint64
-}
-
-// hashWith returns a hash of every field of k that equality compares but
-// its texts, which th stands for, tariff models and versions by their
-// address (the catalog's, fixed for the engine's life).
-func (t *bucketTable) hashWith(k *bucketKey, th *keyTexts) uint64 {
 	flags := uint64(k.period) | uint64(k.tier)<<8 | uint64(k.variant)<<16 | uint64(k.outcome)<<24 |
 		uint64(k.day)<<32 | boolBit(k.zero)<<40 | boolBit(k.noSpend)<<41 | boolBit(k.folded)<<42 | boolBit(k.collapsed)<<43
 	h := t.seed
 	for _, w := range [...]uint64{uint64(uintptr(unsafe.Pointer(k.model))), uint64(uintptr(unsafe.Pointer(k.version))),
-		uint64(k.slot), th.unknown, th.host, th.group, th.served, th.key, th.team, th.user, th.tag, th.meta, flags} {
+		uint64(k.slot), uint64(k.unknown) | uint64(k.host)<<32, uint64(k.group) | uint64(k.served)<<32,
+		uint64(k.holder.key) | uint64(k.holder.team)<<32, uint64(k.holder.user) | uint64(k.holder.tag)<<32,
+		uint64(k.holder.meta) | flags<<32 ^ flags} {
 		h = (h ^ w) * 0x9E3779B97F4A7C15
 		h ^= h >> 32
 	}

@@ -147,6 +147,21 @@ func (h *holder) compare(o *holder) int {
 		strings.Compare(h.tag, o.tag), strings.Compare(h.meta, o.meta))
 }
 
+// cheapHash mixes the parts of k that tell apart the buckets of one
+// logged model name: the groupings, the time slot, the period, tier and
+// outcome.
+func (k *bucketKey) cheapHash() uint64 {
+	h := uint64(k.holder.key) | uint64(k.holder.team)<<32
+	h = (h ^ uint64(k.holder.user) ^ uint64(k.group)<<32) * 0x9E3779B97F4A7C15
+	h = (h ^ uint64(k.holder.tag) ^ uint64(k.holder.meta)<<32 ^ uint64(k.slot)*0xBF58476D1CE4E5B9) * 0x94D049BB133111EB
+	h ^= uint64(k.period)<<40 ^ uint64(k.tier)<<48 ^ uint64(k.outcome)<<56 ^ uint64(k.variant)<<36
+	if k.zero {
+		h = ^h
+	}
+	h *= 0xBF58476D1CE4E5B9
+	return h ^ h>>29
+}
+
 // bucket sums the calls of one bucket key: quantities add as integers and
 // are priced once, so a bucket's cost is exactly the sum of its calls' costs.
 type bucket struct {
@@ -291,7 +306,7 @@ type recentRef struct {
 }
 
 // modelRef is a logged model name resolved once, with its cursor and the
-// buckets its last calls went to. The caches keep each bucket's hash
+// buckets its last calls went to. The caches keep each bucket's cheap hash
 // beside it, so that a miss reads no bucket: with thousands of buckets a
 // model's buckets are mostly out of the processor's cache.
 type modelRef struct {
@@ -303,18 +318,18 @@ type modelRef struct {
 	misses   int             // calls that missed last, until recent is made
 	last     [4]hashedBucket // most recent first
 	// recent holds buckets of this name's calls by the top bits of
-	// their key's hash (Engine.keyHash); its length a power of two, set on first use.
+	// bucketKey.cheapHash; its length is a power of two, set on first use.
 	recent []hashedBucket
 	shift  uint8 // 64 - log2(len(recent))
 }
 
-// hashedBucket is a bucket with the hash of its key.
+// hashedBucket is a bucket with the cheap hash of its key.
 type hashedBucket struct {
 	h uint64
 	b *bucket
 }
 
-// recentBucket returns the bucket of key k, whose hash is h, if one
+// recentBucket returns the bucket of key k, whose cheap hash is h, if one
 // of the model's last calls went to it, moving it to the front.
 func (r *modelRef) recentBucket(k *bucketKey, h uint64) *bucket {
 	for i, x := range r.last {
@@ -330,24 +345,13 @@ func (r *modelRef) recentBucket(k *bucketKey, h uint64) *bucket {
 	return nil
 }
 
-// peek returns the slot of the cache by hash where a bucket of hash h
-// is looked for, empty when the name has no cache yet. Read before the
-// call's key is whole (Engine.place), it only starts the slot's way from
-// memory; recentSlot counts the misses that make the cache.
-func (r *modelRef) peek(h uint64) hashedBucket {
-	if r.recent == nil {
-		return hashedBucket{}
-	}
-	return r.recent[h>>r.shift]
-}
-
 // remember puts b, of hash h, in front of the model's recent buckets.
 func (r *modelRef) remember(b *bucket, h uint64) {
 	copy(r.last[1:], r.last[:len(r.last)-1])
 	r.last[0] = hashedBucket{h, b}
 }
 
-// recentSlot returns the slot of the cache by hash where a bucket of
+// recentSlot returns the slot of the cache by cheap hash where a bucket of
 // hash h is looked for first, making the cache once the name's calls have
 // missed its last buckets recentAfter times (most names of an input with
 // many have few calls, and the cache costs 4 KiB or more): 256 slots when
@@ -369,7 +373,7 @@ func (r *modelRef) recentSlot(h uint64, grouped bool) *hashedBucket {
 }
 
 // recentAfter is how many calls of a name miss its last buckets before
-// the name gets a cache by hash.
+// the name gets a cache by cheap hash.
 const recentAfter = 64
 
 // New returns an engine that prices calls against cat.
@@ -386,7 +390,6 @@ func New(cat *tariffs.Catalog, opts Options) *Engine {
 		refs: map[refKey]*modelRef{}, seen: seen, labels: &texts{}, values: &texts{},
 		unsure:   map[unsureKey]*CalendarGap{},
 		maxNames: opts.MaxNames, maxGroups: opts.MaxGroups}
-	e.buckets = e.newBuckets(nil)
 	if e.maxNames <= 0 {
 		e.maxNames = DefaultMaxNames
 	}
@@ -470,21 +473,13 @@ func (e *Engine) quoteFailed(pc *PricedCall, c *ledger.Call) {
 
 // place returns the bucket of a priced call (or of a group of calls
 // alike), creating it when new, with the key's alias noted.
-//
-// With many buckets a call's way to its bucket is mostly waits on memory:
-// the number of each of its strings (texts.id), the model's recent
-// buckets, the index's slot and the bucket. The key's hash is taken from
-// its strings' bytes, not their numbers, so that the recent slot and the
-// index's slot are read before the strings are numbered, and the waits
-// for all three overlap rather than follow one another.
 func (e *Engine) place(pc *PricedCall, c *ledger.Call, zero bool) *bucket {
 	k := bucketKey{model: pc.Quote.Model, version: pc.Quote.Version, outcome: pc.Outcome, zero: zero}
-	var unknown, host string
 	if k.model == nil {
-		unknown = pc.modelName
+		k.unknown = e.labels.id(pc.modelName)
 	}
 	if pc.Outcome == Unpriced {
-		host = pc.ref.noTariff
+		k.host = e.labels.id(pc.ref.noTariff)
 	}
 	k.noSpend = !c.Gateway.RecordsSpend()
 	if pc.Outcome == Priced {
@@ -494,75 +489,43 @@ func (e *Engine) place(pc *PricedCall, c *ledger.Call, zero bool) *bucket {
 			e.noteUnsure(pc)
 		}
 	}
-	g := e.groupStrings(&k, c, pc.At, pc.ref.host)
-	th := keyTexts{unknown: textHash(unknown), host: textHash(host), group: textHash(g.group), served: textHash(g.served),
-		key: textHash(g.key), team: textHash(g.team), user: textHash(g.user), tag: textHash(g.tag), meta: textHash(g.meta)}
-	h := e.buckets.hashWith(&k, &th)
+	e.groupKey(&k, c, pc.At, pc.ref.host)
 	// Calls of one model mostly land in a bucket one of its last calls
-	// did (the busiest keys of the day), else often in one its cache by
-	// hash holds, else the index has it. The two slots are read now.
-	ref := pc.ref
-	recent := ref.peek(h)
-	first := e.buckets.first(h)
-	if k.model == nil {
-		k.unknown = e.labels.id(unknown)
-	}
-	if pc.Outcome == Unpriced {
-		k.host = e.labels.id(host)
-	}
-	e.numberGroup(&k, &g)
-	b := ref.recentBucket(&k, h)
+	// did (the busiest keys of the day). Then a cache by a cheap hash of
+	// the groupings, before the map, whose hash reads every byte of every
+	// string.
+	h := k.cheapHash()
+	b := pc.ref.recentBucket(&k, h)
 	if b == nil {
-		if recent.b != nil && recent.h == h && recent.b.k == k {
-			b = recent.b
-		} else {
-			switch {
-			case first.b == nil:
-			case first.h == h && first.b.k == k:
-				b = first.b
-			default:
-				b = e.buckets.getHashed(&k, h)
-			}
-			if b == nil {
-				b = e.bucketOf(&k, h, pc)
-			}
-			if slot := ref.recentSlot(h, e.dims&^(1<<DimModel) != 0); slot != nil {
+		slot := pc.ref.recentSlot(h, e.dims&^(1<<DimModel) != 0)
+		if slot == nil || slot.b == nil || slot.h != h || slot.b.k != k {
+			b = e.bucketOf(&k, pc)
+			if slot != nil {
 				*slot = hashedBucket{h, b}
 			}
+		} else {
+			b = slot.b
 		}
-		ref.remember(b, h)
+		pc.ref.remember(b, h)
 	}
 	if b.k.folded {
 		e.foldedCalls++
 		return b
 	}
-	if e.dims.has(DimKey) && c.KeyAlias != b.KeyAlias {
+	if e.dims.has(DimKey) {
 		b.KeyAlias = firstAlias(b.KeyAlias, c.KeyAlias)
 	}
 	return b
 }
 
-// keyHash returns the hash of k in the engine's index of buckets: of its
-// texts' strings (textHash), as place takes it from a call's.
-func (e *Engine) keyHash(k *bucketKey) uint64 {
-	l, v := e.labels, e.values
-	return e.buckets.hashWith(k, &keyTexts{unknown: l.hashOf(k.unknown), host: l.hashOf(k.host), group: v.hashOf(k.group),
-		served: v.hashOf(k.served), key: v.hashOf(k.holder.key), team: v.hashOf(k.holder.team),
-		user: v.hashOf(k.holder.user), tag: v.hashOf(k.holder.tag), meta: v.hashOf(k.holder.meta)})
-}
-
-// newBuckets returns an empty table of buckets indexed by keyHash, with
-// slots as the memory of its index.
-func (e *Engine) newBuckets(slots []hashedBucket) bucketTable {
-	return bucketTable{seed: randomSeed(), hashOf: e.keyHash, slots: slots}
-}
-
-// bucketOf makes the bucket of key k, of hash h (keyHash), which has
-// none. Past the budget of buckets (Options.MaxGroups) a spilling engine
-// spills first; a folding one folds the new key's groupings into the
-// "(other ...)" values, its model, version, period and tier kept, so that
-// the calls are still priced exactly.
-func (e *Engine) bucketOf(k *bucketKey, h uint64, pc *PricedCall) *bucket {
+// bucketOf returns the bucket of key k from the map, creating it when new.
+// Past the budget of buckets (Options.MaxGroups) a new key's groupings are
+// folded into the "(other ...)" values, its model, version, period and
+// tier kept, so that the calls are still priced exactly.
+func (e *Engine) bucketOf(k *bucketKey, pc *PricedCall) *bucket {
+	if b := e.buckets.get(k); b != nil {
+		return b
+	}
 	if e.buckets.len()-e.collapsed >= e.maxGroups && e.spilling() {
 		old := e.values
 		e.spill()
@@ -570,7 +533,6 @@ func (e *Engine) bucketOf(k *bucketKey, h uint64, pc *PricedCall) *bucket {
 			n := e.renumbered(k, old)
 			k = &n
 		}
-		h = e.keyHash(k) // the index is new, and its seed
 	}
 	if e.buckets.len()-e.collapsed >= e.maxGroups {
 		f := e.fold(k)
@@ -578,11 +540,10 @@ func (e *Engine) bucketOf(k *bucketKey, h uint64, pc *PricedCall) *bucket {
 			return b
 		}
 		k = &f
-		h = e.keyHash(k)
 	}
 	p := bucketPricing{Model: pc.Quote.Model, Rates: pc.Rates, prices: pc.prices, miss: pc.Miss, fixed: e.fixedOf(pc.Rates)}
 	p.timeOfUse = e.timeOfUseFor(k, &p)
-	return e.buckets.addHashed(k, h, p)
+	return e.buckets.add(k, p)
 }
 
 // fixedOf returns r as integers, made once per rates; nil when r is.
@@ -633,34 +594,36 @@ const (
 	OtherMeta   = "(other values)"
 )
 
-// groupTexts are the strings of a call's groupings that were asked
-// for, host among them, "" for the others.
-type groupTexts struct{ group, served, key, team, user, tag, meta string }
-
-// groupStrings returns the strings of the groupings of call c that were
-// asked for, and sets the time slot of k.
-func (e *Engine) groupStrings(k *bucketKey, c *ledger.Call, at time.Time, served string) groupTexts {
-	var g groupTexts
+// groupKey fills the grouping fields of k that were asked for, host
+// among them. Past the budget of buckets, when the engine folds rather
+// than spills, a string it has not numbered is not numbered (absentText:
+// the bucket is new, its groupings folded), so that its texts stay within
+// the budget too.
+func (e *Engine) groupKey(k *bucketKey, c *ledger.Call, at time.Time, served string) {
+	id := e.values.id
+	if e.buckets.len()-e.collapsed >= e.maxGroups && !e.spilling() {
+		id = e.values.lookup
+	}
 	if e.dims.has(DimGroup) {
-		g.group = c.ModelGroup
+		k.group = id(c.ModelGroup)
 	}
 	if e.dims.has(DimKey) {
-		g.key = c.Key
+		k.holder.key = id(c.Key)
 	}
 	if e.dims.has(DimTeam) {
-		g.team = c.Team
+		k.holder.team = id(c.Team)
 	}
 	if e.dims.has(DimUser) {
-		g.user = c.User
+		k.holder.user = id(c.User)
 	}
 	if e.dims.has(DimTag) {
-		g.tag = c.Tags
+		k.holder.tag = id(c.Tags)
 	}
 	if e.dims.has(DimMeta) {
-		g.meta = e.metaOf(c.KeyMeta)
+		k.holder.meta = id(e.metaOf(c.KeyMeta))
 	}
 	if e.dims.has(DimHost) {
-		g.served = served
+		k.served = id(served)
 	}
 	switch {
 	case e.dims.has(DimHour):
@@ -668,20 +631,6 @@ func (e *Engine) groupStrings(k *bucketKey, c *ledger.Call, at time.Time, served
 	case e.dims.has(DimDay):
 		k.slot = e.slots.daySlot(at, e.zone)
 	}
-	return g
-}
-
-// numberGroup fills the grouping fields of k from g. Past the budget of
-// buckets, when the engine folds rather than spills, a string it has not
-// numbered is not numbered (absentText: the bucket is new, its groupings
-// folded), so that its texts stay within the budget too.
-func (e *Engine) numberGroup(k *bucketKey, g *groupTexts) {
-	id := e.values.id
-	if e.buckets.len()-e.collapsed >= e.maxGroups && !e.spilling() {
-		id = e.values.lookup
-	}
-	k.group, k.served = id(g.group), id(g.served)
-	k.holder = heldBy{key: id(g.key), team: id(g.team), user: id(g.user), tag: id(g.tag), meta: id(g.meta)}
 }
 
 // metaOf returns the value of the engine's MetaField in a key's metadata:

@@ -178,7 +178,7 @@ func (e *Engine) collapse() {
 	oldTable := e.buckets
 	old := oldTable.all()
 	// The old index is not read again: the new one is made in its memory.
-	e.buckets = e.newBuckets(oldTable.slots[:0])
+	e.buckets = bucketTable{slots: oldTable.slots[:0]}
 	// Room for the buckets to the next spill, made once rather than by
 	// doubling from the first.
 	e.buckets.reserve(e.maxGroups + e.collapsed + 1)

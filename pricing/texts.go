@@ -1,9 +1,6 @@
 package pricing
 
-import (
-	"hash/maphash"
-	"unsafe"
-)
+import "unsafe"
 
 // text stands for a string of a bucket key: its number among the texts
 // of an engine (texts), 0 for "". Keys made of numbers compare in a few
@@ -19,9 +16,8 @@ const absentText text = 1<<32 - 1
 // texts numbers strings: each distinct string once, in the order met, ""
 // as 0. The zero value is ready to use.
 type texts struct {
-	ids    map[string]text
-	list   []string // by number, from 1
-	hashes []uint64 // textHash of each, by number
+	ids  map[string]text
+	list []string // by number, from 1
 	// seen holds strings numbered lately, by the address of their bytes:
 	// readers intern what they read, so the calls of one key share its
 	// bytes, and a string at the same address and of the same length is
@@ -73,35 +69,11 @@ func (t *texts) number(s string) text {
 	if t.ids == nil {
 		t.ids = map[string]text{}
 		t.list = []string{""}
-		t.hashes = []uint64{0}
 	}
 	n := text(len(t.list))
 	t.ids[s] = n
 	t.list = append(t.list, s)
-	t.hashes = append(t.hashes, textHash(s))
 	return n
-}
-
-// hashOf returns the textHash of the string numbered n; 0 for absentText,
-// which no bucket has.
-func (t *texts) hashOf(n text) uint64 {
-	if n == 0 || n == absentText {
-		return 0
-	}
-	return t.hashes[n]
-}
-
-// textSeed seeds textHash: random, so that no input chooses its collisions.
-var textSeed = maphash.MakeSeed()
-
-// textHash returns a hash of the bytes of s, 0 for "". It is the same for
-// every copy of a string, so that a call's bucket can be looked for by
-// the hashes of its strings before they are numbered (Engine.place).
-func textHash(s string) uint64 {
-	if s == "" {
-		return 0
-	}
-	return maphash.String(textSeed, s)
 }
 
 // lookup returns the number of s, absentText when it has none.
