@@ -1,6 +1,11 @@
 package pricing
 
-import "testing"
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
 
 // TestBucketTable adds buckets past several doublings of the index, finds
 // each by its key and no bucket for a key never added, then drops some and
@@ -87,5 +92,65 @@ func TestBucketTableRecycle(t *testing.T) {
 		if old := (bucketKey{unknown: 1, slot: int64(i)}); n.get(&old) != nil {
 			t.Fatalf("the old table's bucket %d found in the new", i)
 		}
+	}
+}
+
+// TestPlaceFindsABucketByItsStrings feeds an engine random calls, each
+// followed by a copy whose strings are at other addresses (texts.id
+// numbers them through its map rather than by address), and checks that
+// the copies land in their originals' buckets: as many buckets as an
+// engine fed the originals alone, through the index's doublings, spills
+// and folds, and every bucket found again by its key.
+func TestPlaceFindsABucketByItsStrings(t *testing.T) {
+	cat := testCatalog(t)
+	dims := []Dim{DimModel, DimKey, DimTeam, DimUser, DimTag, DimDay}
+	for _, tc := range []struct {
+		name string
+		opts Options
+	}{
+		{name: "held in memory", opts: Options{Dims: dims}},
+		{name: "spilled", opts: Options{Dims: dims, SpillDir: t.TempDir(), MaxGroups: 50}},
+		{name: "folded", opts: Options{Dims: dims, MaxGroups: 50}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			calls := randomCalls(rand.New(rand.NewPCG(41, 3)), 3000)
+			rng := rand.New(rand.NewPCG(5, 8))
+			for i := range calls {
+				c := &calls[i]
+				c.Team, c.User, c.Tags = fmt.Sprintf("t%d", rng.IntN(4)), fmt.Sprintf("u%d", rng.IntN(30)), fmt.Sprintf("tag%d", rng.IntN(3))
+			}
+			alone, doubled := New(cat, tc.opts), New(cat, tc.opts)
+			defer alone.Close()
+			defer doubled.Close()
+			for i := range calls {
+				alone.AddPriced(&calls[i])
+				doubled.AddPriced(&calls[i])
+				cp := calls[i]
+				cp.RequestID, cp.Identity = cp.RequestID+"-copy", cp.Identity+"-copy"
+				for _, s := range []*string{&cp.Model, &cp.Key, &cp.Team, &cp.User, &cp.Tags, &cp.KeyAlias} {
+					*s = strings.Clone(*s)
+				}
+				doubled.AddPriced(&cp)
+			}
+			for _, e := range []*Engine{alone, doubled} {
+				if err := e.Err(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got, want := doubled.buckets.len(), alone.buckets.len(); got != want {
+				t.Errorf("%d buckets with each call's copy, want the originals' %d", got, want)
+			}
+			if got, want := len(doubled.runs.files), len(alone.runs.files); got != want {
+				t.Errorf("%d runs with each call's copy, want the originals' %d", got, want)
+			}
+			if tc.opts.SpillDir != "" && len(alone.runs.files) == 0 {
+				t.Fatal("nothing spilled: the test checks too little")
+			}
+			for _, b := range doubled.buckets.all() {
+				if got := doubled.buckets.get(&b.k); got != b {
+					t.Fatalf("bucket %+v not found by its key (got %p, want %p)", b.k, got, b)
+				}
+			}
+		})
 	}
 }
