@@ -44,6 +44,29 @@ func run(t *testing.T, args ...string) (string, string) {
 }
 
 // noRunsLeft fails the test when anything is left in the folder of runs.
+// spilledIsUnlimited runs the command of args held in memory and again
+// with a budget of 40 buckets, checks that both give the same output and
+// stderr, with at least groups lines and none folded, and returns the
+// spilled run's output.
+func spilledIsUnlimited(t *testing.T, args []string, groups int) string {
+	t.Helper()
+	want, wantErr := run(t, args...)
+	got, gotErr := run(t, append(args, "--group-budget", "40")...)
+	if got != want {
+		t.Errorf("spilled output differs from the one held in memory:\ngot  %.800s\nwant %.800s", got, want)
+	}
+	if gotErr != wantErr {
+		t.Errorf("stderr: got %q, want %q", gotErr, wantErr)
+	}
+	if n := strings.Count(want, "\n"); n < groups {
+		t.Errorf("only %d lines: too few groups to spill many times", n)
+	}
+	if strings.Contains(got, "(other") {
+		t.Errorf("a line is folded:\n%.800s", got)
+	}
+	return got
+}
+
 func noRunsLeft(t *testing.T, tmp string) {
 	t.Helper()
 	left, err := os.ReadDir(tmp)
@@ -78,21 +101,7 @@ func TestSpilledChargebackIsTheUnlimitedOne(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			args := append([]string{"chargeback", "--calls", calls, "--month", "2026-10"}, tc.args...)
-			want, wantErr := run(t, args...)
-			got, gotErr := run(t, append(args, "--group-budget", "40")...)
-			if got != want {
-				t.Errorf("spilled output differs from the one held in memory:\ngot  %.800s\nwant %.800s", got, want)
-			}
-			if gotErr != wantErr {
-				t.Errorf("stderr: got %q, want %q", gotErr, wantErr)
-			}
-			if n := strings.Count(want, "\n"); n < tc.groups {
-				t.Errorf("only %d lines: too few groups to spill many times", n)
-			}
-			if strings.Contains(got, "(other") {
-				t.Errorf("a line is folded:\n%.800s", got)
-			}
+			spilledIsUnlimited(t, append([]string{"chargeback", "--calls", calls, "--month", "2026-10"}, tc.args...), tc.groups)
 			noRunsLeft(t, tmp)
 		})
 	}
