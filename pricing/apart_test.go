@@ -66,24 +66,7 @@ func TestCallsKeptApartAreLeftOut(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var lines []ChargebackLine
-			if err := got.EachLine(func(l *ChargebackLine) error { lines = append(lines, *l); return nil }); err != nil {
-				t.Fatal(err)
-			}
-			if len(lines) != len(want.Lines) {
-				t.Fatalf("%d lines, want %d", len(lines), len(want.Lines))
-			}
-			for i := range lines {
-				if d := lineDiff(&lines[i], &want.Lines[i]); d != "" {
-					t.Fatalf("line %d: %s\ngot  %+v\nwant %+v", i, d, lines[i], want.Lines[i])
-				}
-			}
-			if d := lineDiff(&got.Gateway, &want.Gateway); d != "" {
-				t.Errorf("gateway: %s", d)
-			}
-			if len(got.BlendedPrice) != len(want.BlendedPrice) {
-				t.Fatalf("%d blended prices, want %d", len(got.BlendedPrice), len(want.BlendedPrice))
-			}
+			sameChargeback(t, got, want)
 			for i, m := range got.BlendedPrice {
 				for j, p := range m.Prices {
 					if w := want.BlendedPrice[i].Prices[j]; !p.Blended.Equal(w.Blended) {

@@ -88,24 +88,7 @@ func TestSpilledChargebackIsTheUnlimitedOne(t *testing.T) {
 			if streamed := got.stream != nil; streamed != !slices.Contains(tc.dims, DimTag) {
 				t.Fatalf("lines streamed: %v; lines by tag are held, others past the budget streamed", streamed)
 			}
-			var lines []ChargebackLine
-			if err := got.EachLine(func(l *ChargebackLine) error { lines = append(lines, *l); return nil }); err != nil {
-				t.Fatal(err)
-			}
-			if len(lines) != len(want.Lines) || got.Len() != len(want.Lines) {
-				t.Fatalf("%d lines (Len %d), want %d", len(lines), got.Len(), len(want.Lines))
-			}
-			for i := range lines {
-				if d := lineDiff(&lines[i], &want.Lines[i]); d != "" {
-					t.Fatalf("line %d: %s\ngot  %+v\nwant %+v", i, d, lines[i], want.Lines[i])
-				}
-			}
-			if d := lineDiff(&got.Gateway, &want.Gateway); d != "" {
-				t.Errorf("gateway: %s", d)
-			}
-			if len(got.BlendedPrice) != len(want.BlendedPrice) {
-				t.Errorf("%d blended prices, want %d", len(got.BlendedPrice), len(want.BlendedPrice))
-			}
+			sameChargeback(t, got, want)
 			if got.Rows != want.Rows {
 				t.Errorf("rows: got %+v, want %+v", got.Rows, want.Rows)
 			}
@@ -124,6 +107,31 @@ func TestSpilledChargebackIsTheUnlimitedOne(t *testing.T) {
 
 // lineDiff names the first field in which two lines differ, money
 // compared with Equal; "" when they are the same.
+// sameChargeback checks chargeback got, its lines read as they stream,
+// against want, listed: the same lines in the same order, the same
+// gateway line and as many blended prices.
+func sameChargeback(t *testing.T, got, want *Chargeback) {
+	t.Helper()
+	var lines []ChargebackLine
+	if err := got.EachLine(func(l *ChargebackLine) error { lines = append(lines, *l); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) != len(want.Lines) || got.Len() != len(want.Lines) {
+		t.Fatalf("%d lines (Len %d), want %d", len(lines), got.Len(), len(want.Lines))
+	}
+	for i := range lines {
+		if d := lineDiff(&lines[i], &want.Lines[i]); d != "" {
+			t.Fatalf("line %d: %s\ngot  %+v\nwant %+v", i, d, lines[i], want.Lines[i])
+		}
+	}
+	if d := lineDiff(&got.Gateway, &want.Gateway); d != "" {
+		t.Errorf("gateway: %s", d)
+	}
+	if len(got.BlendedPrice) != len(want.BlendedPrice) {
+		t.Fatalf("%d blended prices, want %d", len(got.BlendedPrice), len(want.BlendedPrice))
+	}
+}
+
 func lineDiff(a, b *ChargebackLine) string {
 	money := []struct {
 		name string
