@@ -87,7 +87,7 @@ func runChargeback(cmd *cobra.Command, a *app, opts *chargebackOptions) error {
 	if len(opts.exclude) > 0 {
 		eopts.Apart = func(key, alias string) bool {
 			name, ok := opts.excluded(key, alias)
-			if ok && !found[name] {
+			if ok {
 				found[name] = true
 			}
 			return ok
