@@ -19,12 +19,40 @@ func TestInternerKeepsItsValuesPastTheBound(t *testing.T) {
 			t.Fatalf("get(%q) = %q", v, got)
 		}
 	}
-	if len(in.m) != maxInterned {
-		t.Fatalf("the interner holds %d values, want its bound %d", len(in.m), maxInterned)
+	if in.n != maxInterned {
+		t.Fatalf("the interner holds %d values, want its bound %d", in.n, maxInterned)
 	}
-	in.cache = [len(in.cache)]string{} // read from the map, not the cache
 	again := in.get([]byte("value-0000000"))
 	if unsafe.StringData(again) != unsafe.StringData(first) {
 		t.Fatal("a value interned before the bound was reached is copied again: the map was rebuilt")
+	}
+}
+
+// TestInternerSharesValuesOfTheSameEnds checks values that share their
+// length and their first and last eight bytes, and so the cache's slot
+// (paths, names with a long prefix and suffix): each comes back right,
+// and read again after the others took its slot, it is the same string.
+func TestInternerSharesValuesOfTheSameEnds(t *testing.T) {
+	var in interner
+	const n = 5000
+	first := make([]string, n)
+	for i := range n {
+		v := fmt.Sprintf("projects/acme-%05d/models/chat", i)
+		if first[i] = in.get([]byte(v)); first[i] != v {
+			t.Fatalf("get(%q) = %q", v, first[i])
+		}
+	}
+	for i := range n {
+		v := fmt.Sprintf("projects/acme-%05d/models/chat", i)
+		got := in.get([]byte(v))
+		if got != v {
+			t.Fatalf("read again, get(%q) = %q", v, got)
+		}
+		if unsafe.StringData(got) != unsafe.StringData(first[i]) {
+			t.Fatalf("get(%q) read again is a copy, not the string held", v)
+		}
+	}
+	if in.n != n {
+		t.Fatalf("the interner holds %d values, want %d", in.n, n)
 	}
 }

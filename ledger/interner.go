@@ -1,0 +1,119 @@
+package ledger
+
+import (
+	"encoding/binary"
+	"hash/maphash"
+)
+
+// interner returns one shared string for repeated byte values, so that a
+// column such as model or api_key costs one allocation per distinct value.
+//
+// A direct-mapped cache of 4,096 values, picked by a cheap hash of the
+// value's length and ends, answers the common hit (a model, a provider, a
+// busy key) at the cost of one read and one comparison. Past it is a
+// table of its own, open addressed, each slot a hash of all the value's
+// bytes and the value: a value held costs its hash, the read of its slot
+// and one comparison of its bytes, a slot of another value being passed
+// over on its hash alone. Until 2026-12-03 a map stood there, whose
+// lookup reads its control word, its slot and the value: on an input of
+// 8,000 keys (40,000 keys, aliases, teams and users, which overflow the
+// cache) the map took 40% of the read (docs/scale.md, "The interner").
+//
+// The table stops taking values once it holds maxInterned, which bounds
+// its memory on high-cardinality columns (3 MiB when full); a value
+// beyond is copied each time it is read (and kept in the cache until
+// another takes its slot). Forgetting the values instead made an input of
+// a few thousand keys rebuild the table over and over, most of the time
+// of a read.
+type interner struct {
+	cache [1 << internCacheBits]string // by a cheap hash of the value's ends
+	slots []internSlot                 // a power of two long, at most half full
+	n     int                          // values held
+	seed  maphash.Seed
+}
+
+// internSlot holds one value and its hash; an empty slot has no value (the
+// empty string is never held).
+type internSlot struct {
+	h uint64
+	s string
+}
+
+const (
+	maxInterned     = 1 << 16
+	internCacheBits = 12
+	// firstInternSlots is the table's first length; it doubles as it
+	// fills, up to 2 × maxInterned.
+	firstInternSlots = 1 << 10
+)
+
+func (in *interner) get(b []byte) string {
+	n := len(b)
+	if n == 0 {
+		return ""
+	}
+	// A cheap hash of the length and the first and last eight bytes picks
+	// the cache's slot; the table, past it, hashes every byte, since
+	// values that share their ends (paths, names with a long prefix and
+	// suffix) would share this hash.
+	var c uint64
+	if n >= 8 {
+		c = binary.LittleEndian.Uint64(b) ^ binary.LittleEndian.Uint64(b[n-8:])*0x9E3779B97F4A7C15
+	} else {
+		for _, x := range b {
+			c = c<<8 | uint64(x)
+		}
+	}
+	c = (c ^ uint64(n)) * 0x9E3779B97F4A7C15
+	slot := &in.cache[c>>(64-internCacheBits)]
+	if len(*slot) == n && *slot == string(b) {
+		return *slot
+	}
+	s := in.held(b)
+	*slot = s
+	return s
+}
+
+// held returns the table's string for b, adding it while the table has room.
+func (in *interner) held(b []byte) string {
+	if in.slots == nil {
+		in.seed = maphash.MakeSeed()
+		in.slots = make([]internSlot, firstInternSlots)
+	}
+	h := maphash.Bytes(in.seed, b)
+	mask := uint64(len(in.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		sl := &in.slots[i]
+		if len(sl.s) == 0 {
+			s := string(b)
+			if in.n < maxInterned {
+				*sl = internSlot{h, s}
+				in.n++
+				if 2*in.n > len(in.slots) {
+					in.grow()
+				}
+			}
+			return s
+		}
+		if sl.h == h && sl.s == string(b) {
+			return sl.s
+		}
+	}
+}
+
+// grow doubles the table, placing its values again.
+func (in *interner) grow() {
+	old := in.slots
+	in.slots = make([]internSlot, 2*len(old))
+	mask := uint64(len(in.slots) - 1)
+	for _, sl := range old {
+		if len(sl.s) == 0 {
+			continue
+		}
+		i := sl.h & mask
+		for len(in.slots[i].s) != 0 {
+			i = (i + 1) & mask
+		}
+		in.slots[i] = sl
+	}
+}
