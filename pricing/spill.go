@@ -35,9 +35,13 @@ import (
 type spillRuns struct {
 	dir     string   // the folder of the runs, made at the first spill
 	files   []string // the runs, oldest first
+	charges []string // the runs of charge groups (Options.SpillCharges), oldest first
 	aliased bool     // a group of a run has a key alias
 	written int      // runs written, for their names
-	removed bool     // Close removed the runs: their groups cannot be read
+	// chargesWritten is how many runs of charge groups were written, for
+	// their names.
+	chargesWritten int
+	removed        bool // Close removed the runs: their groups cannot be read
 }
 
 // maxRuns is how many runs an engine keeps before it merges them into
@@ -51,7 +55,11 @@ func (e *Engine) spilling() bool { return e.opts.SpillDir != "" && e.spillErr ==
 // spill writes the groups of the buckets not yet collapsed to a new run
 // and collapses every bucket.
 func (e *Engine) spill() {
-	if err := e.writeRun(); err != nil {
+	err := e.writeRun()
+	if err == nil && e.opts.SpillCharges {
+		err = e.writeChargeRun()
+	}
+	if err != nil {
 		e.spillErr = fmt.Errorf("%w: %w", ErrSpill, err)
 		return
 	}
@@ -507,6 +515,11 @@ func (w *runWriter) write(s *groupSum) {
 		b = appendBlend(b, &s.blend)
 	}
 	w.buf = b
+	w.put(b)
+}
+
+// put writes record b, its length first.
+func (w *runWriter) put(b []byte) {
 	w.len = binary.AppendUvarint(w.len[:0], uint64(len(b)))
 	w.w.Write(w.len) // a failed write shows at Flush
 	w.w.Write(b)
@@ -558,25 +571,10 @@ func (r *runReader) next(s *groupSum) (bool, error) {
 }
 
 func (r *runReader) read(s *groupSum) (bool, error) {
-	if _, err := r.r.Peek(1); err == io.EOF {
-		return false, nil
-	}
-	n, err := binary.ReadUvarint(r.r)
-	if err != nil {
-		return false, noEOF(err)
-	}
-	if n > 1<<31 {
-		return false, errors.New("a record longer than 2 GiB")
-	}
-	if uint64(cap(r.rec.buf)) < n {
-		r.rec.buf = make([]byte, n)
-	}
-	r.rec.buf = r.rec.buf[:n]
-	if _, err := io.ReadFull(r.r, r.rec.buf); err != nil {
-		return false, noEOF(err)
+	if ok, err := r.rec.read(r.r); !ok || err != nil {
+		return false, err
 	}
 	d := &r.rec
-	d.b, d.err = d.buf, nil
 	*s = groupSum{}
 	g := &s.g
 	k := &g.Key
@@ -608,6 +606,29 @@ type record struct {
 	buf []byte // the record
 	b   []byte // what is left of it
 	err error
+}
+
+// read reads the next record of a run from r; false at its end.
+func (d *record) read(r *bufio.Reader) (bool, error) {
+	if _, err := r.Peek(1); err == io.EOF {
+		return false, nil
+	}
+	n, err := binary.ReadUvarint(r)
+	if err != nil {
+		return false, noEOF(err)
+	}
+	if n > 1<<31 {
+		return false, errors.New("a record longer than 2 GiB")
+	}
+	if uint64(cap(d.buf)) < n {
+		d.buf = make([]byte, n)
+	}
+	d.buf = d.buf[:n]
+	if _, err := io.ReadFull(r, d.buf); err != nil {
+		return false, noEOF(err)
+	}
+	d.b, d.err = d.buf, nil
+	return true, nil
 }
 
 // cut notes a record that ends inside a field.
