@@ -2,7 +2,6 @@ package pricing
 
 import (
 	"bufio"
-	"container/heap"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -215,11 +214,6 @@ func (r *chargeReader) read(g *chargeGroup) (bool, error) {
 	return true, nil
 }
 
-// chargeSource yields partial charge groups in charge order.
-type chargeSource interface {
-	next(g *chargeGroup) (bool, error)
-}
-
 // listSource yields the charge groups of a list, from the first.
 type listSource []*chargeGroup
 
@@ -233,23 +227,18 @@ func (s *listSource) next(g *chargeGroup) (bool, error) {
 }
 
 // chargeMerge merges sorted sources of partial charge groups into whole
-// ones, in charge order: a heap of each source's next group.
-type chargeMerge struct {
-	heads []chargeHead
-	files []*os.File
-}
-
-// chargeHead is a source and its next charge group.
-type chargeHead struct {
-	g   chargeGroup
-	src chargeSource
-}
+// ones, in charge order.
+type chargeMerge = runMerge[chargeGroup]
 
 // openChargeMerge opens the runs of charge groups files, and the groups
 // of mem (in charge order) after them, for merging.
 func (e *Engine) openChargeMerge(files []string, mem []*chargeGroup) (*chargeMerge, error) {
-	m := &chargeMerge{}
-	var srcs []chargeSource
+	m := &chargeMerge{
+		less: func(a, b *chargeGroup) bool { return chargeLess(&a.k, &b.k) },
+		same: func(a, b *chargeGroup) bool { return a.k == b.k },
+		add:  (*chargeGroup).merge,
+	}
+	var srcs []runSource[chargeGroup]
 	for _, name := range files {
 		f, err := os.Open(name)
 		if err != nil {
@@ -263,70 +252,11 @@ func (e *Engine) openChargeMerge(files []string, mem []*chargeGroup) (*chargeMer
 		list := listSource(mem)
 		srcs = append(srcs, &list)
 	}
-	for _, src := range srcs {
-		h := chargeHead{src: src}
-		ok, err := src.next(&h.g)
-		if err != nil {
-			m.close()
-			return nil, err
-		}
-		if ok {
-			m.heads = append(m.heads, h)
-		}
+	if err := m.start(srcs); err != nil {
+		m.close()
+		return nil, err
 	}
-	heap.Init(m)
 	return m, nil
-}
-
-// next sums the next charge group, from every source that has part of
-// it, into g.
-func (m *chargeMerge) next(g *chargeGroup) (bool, error) {
-	if len(m.heads) == 0 {
-		return false, nil
-	}
-	*g = m.heads[0].g
-	if err := m.advance(); err != nil {
-		return false, err
-	}
-	for len(m.heads) > 0 && m.heads[0].g.k == g.k {
-		g.merge(&m.heads[0].g)
-		if err := m.advance(); err != nil {
-			return false, err
-		}
-	}
-	return true, nil
-}
-
-// advance reads the next group of the source at the top of the heap.
-func (m *chargeMerge) advance() error {
-	h := &m.heads[0]
-	ok, err := h.src.next(&h.g)
-	if err != nil {
-		return err
-	}
-	if ok {
-		heap.Fix(m, 0)
-	} else {
-		heap.Pop(m)
-	}
-	return nil
-}
-
-// close closes the runs' files.
-func (m *chargeMerge) close() error {
-	err := closeRuns(m.files)
-	m.files = nil
-	return err
-}
-
-func (m *chargeMerge) Len() int           { return len(m.heads) }
-func (m *chargeMerge) Swap(i, j int)      { m.heads[i], m.heads[j] = m.heads[j], m.heads[i] }
-func (m *chargeMerge) Less(i, j int) bool { return chargeLess(&m.heads[i].g.k, &m.heads[j].g.k) }
-func (m *chargeMerge) Push(x any)         { m.heads = append(m.heads, x.(chargeHead)) }
-func (m *chargeMerge) Pop() any {
-	h := m.heads[len(m.heads)-1]
-	m.heads = m.heads[:len(m.heads)-1]
-	return h
 }
 
 // merge adds part o of the same charge key to g: exactly, so that the

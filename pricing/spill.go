@@ -2,7 +2,6 @@ package pricing
 
 import (
 	"bufio"
-	"container/heap"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -303,37 +302,27 @@ func (e *Engine) eachSumOf(c *groupCursor, fn func(s *groupSum) error) error {
 	}
 }
 
-// groupSource yields partial groups in order.
-type groupSource interface {
-	next(s *groupSum) (bool, error)
-}
+// source returns the cursor as a runSource.
+func (c *groupCursor) source() runSource[groupSum] { return cursorSource{c} }
 
-// source returns the cursor as a groupSource.
-func (c *groupCursor) source() groupSource { return cursorSource{c} }
-
-// cursorSource is a groupCursor as a groupSource.
+// cursorSource is a groupCursor as a runSource.
 type cursorSource struct{ c *groupCursor }
 
 func (s cursorSource) next(g *groupSum) (bool, error) { return s.c.next(g, nil, 0), nil }
 
 // groupMerge merges sorted sources of partial groups into whole groups,
-// in order: a heap of each source's next group.
-type groupMerge struct {
-	dims  []Dim
-	heads []mergeHead
-	files []*os.File
-}
-
-// mergeHead is a source and its next group.
-type mergeHead struct {
-	s   groupSum
-	src groupSource
-}
+// in order.
+type groupMerge = runMerge[groupSum]
 
 // openMerge opens the runs files, and mem when not nil, for merging.
 func (e *Engine) openMerge(files []string, mem *groupCursor) (*groupMerge, error) {
-	m := &groupMerge{dims: sortedDims(e.opts.Dims)}
-	var srcs []groupSource
+	dims := sortedDims(e.opts.Dims)
+	m := &groupMerge{
+		less: func(a, b *groupSum) bool { return compareKeys(&a.g.Key, &b.g.Key, dims) < 0 },
+		same: func(a, b *groupSum) bool { return a.g.Key == b.g.Key },
+		add:  (*groupSum).merge,
+	}
+	var srcs []runSource[groupSum]
 	var readers []*runReader
 	var err error
 	if m.files, readers, err = openRuns(files, e.zone, e.blendCatalog()); err != nil {
@@ -345,60 +334,11 @@ func (e *Engine) openMerge(files []string, mem *groupCursor) (*groupMerge, error
 	if mem != nil {
 		srcs = append(srcs, mem.source())
 	}
-	for _, src := range srcs {
-		h := mergeHead{src: src}
-		ok, err := src.next(&h.s)
-		if err != nil {
-			m.close()
-			return nil, err
-		}
-		if ok {
-			m.heads = append(m.heads, h)
-		}
+	if err := m.start(srcs); err != nil {
+		m.close()
+		return nil, err
 	}
-	heap.Init(m)
 	return m, nil
-}
-
-// next sums the next group, from every source that has part of it, into s.
-func (m *groupMerge) next(s *groupSum) (bool, error) {
-	if len(m.heads) == 0 {
-		return false, nil
-	}
-	*s = m.heads[0].s
-	if err := m.advance(); err != nil {
-		return false, err
-	}
-	for len(m.heads) > 0 && m.heads[0].s.g.Key == s.g.Key {
-		s.merge(&m.heads[0].s)
-		if err := m.advance(); err != nil {
-			return false, err
-		}
-	}
-	return true, nil
-}
-
-// advance reads the next group of the source at the top of the heap.
-func (m *groupMerge) advance() error {
-	h := &m.heads[0]
-	h.s = groupSum{}
-	ok, err := h.src.next(&h.s)
-	if err != nil {
-		return err
-	}
-	if ok {
-		heap.Fix(m, 0)
-	} else {
-		heap.Pop(m)
-	}
-	return nil
-}
-
-// close closes the runs' files.
-func (m *groupMerge) close() error {
-	err := closeRuns(m.files)
-	m.files = nil
-	return err
 }
 
 // openRuns opens the runs files for reading, their readers with zone and
@@ -425,18 +365,6 @@ func closeRuns(files []*os.File) error {
 		err = errors.Join(err, f.Close())
 	}
 	return err
-}
-
-func (m *groupMerge) Len() int      { return len(m.heads) }
-func (m *groupMerge) Swap(i, j int) { m.heads[i], m.heads[j] = m.heads[j], m.heads[i] }
-func (m *groupMerge) Less(i, j int) bool {
-	return compareKeys(&m.heads[i].s.g.Key, &m.heads[j].s.g.Key, m.dims) < 0
-}
-func (m *groupMerge) Push(x any) { m.heads = append(m.heads, x.(mergeHead)) }
-func (m *groupMerge) Pop() any {
-	h := m.heads[len(m.heads)-1]
-	m.heads = m.heads[:len(m.heads)-1]
-	return h
 }
 
 // compareKeys compares group keys as the groups are ordered: by their
