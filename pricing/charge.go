@@ -69,9 +69,15 @@ type Charge struct {
 type chargeKey struct {
 	slot int64
 	holder
+	chargePrice
+	unknown string // the logged name when model is nil
+	outcome Outcome
+}
+
+// chargePrice is the model of a charge key and, when priced, the version,
+// period, prompt-size tier, service tier and region of its rates.
+type chargePrice struct {
 	model        *tariffs.Model
-	unknown      string // the logged name when model is nil
-	outcome      Outcome
 	version      *tariffs.Version
 	period, tier uint8
 	service      tariffs.ServiceTier
@@ -95,30 +101,40 @@ type chargeGroup struct {
 // price apart are output tokens; request charges appear only where the
 // tariff lists a request price. The charges add up to e's reconciliation:
 // Counted to its calls, Quantity of token usage types to its tokens (a
-// quantity a tariff does not price too, as a NoPrice charge), Recorded to its recorded spend, Cost to its official cost. The charges
-// are made as they are yielded: memory grows with the groups, not with
-// the charges.
-func (e *Engine) Charges() iter.Seq[Charge] {
-	list := e.chargeGroups()
-	cur := e.runCurrency()
-	return func(yield func(Charge) bool) {
-		for _, g := range list {
+// quantity a tariff does not price too, as a NoPrice charge), Recorded to
+// its recorded spend, Cost to its official cost. The charges are made as
+// they are yielded: memory grows with the groups, not with the charges;
+// of an engine that spilled them (Options.SpillCharges), with its budget
+// of buckets. The error, yielded once with a zero charge and last, is one
+// of reading the spilled charges back (ErrSpill), or of an engine that
+// spilled its groups without them.
+func (e *Engine) Charges() iter.Seq2[Charge, error] {
+	return func(yield func(Charge, error) bool) {
+		cur := e.runCurrency()
+		err := e.eachChargeGroup(func(g *chargeGroup) bool {
 			for _, c := range e.chargesOf(g, cur) {
-				if !yield(c) {
-					return
+				if !yield(c, nil) {
+					return false
 				}
 			}
+			return true
+		})
+		if err != nil {
+			yield(Charge{}, err)
 		}
 	}
 }
 
-// chargeGroups sums the priced buckets by charge key, in charge order.
-func (e *Engine) chargeGroups() []*chargeGroup {
+// chargeGroups sums the engine's buckets by charge key, in charge order.
+func (e *Engine) chargeGroups() []*chargeGroup { return e.chargeGroupsOf(e.buckets.all()) }
+
+// chargeGroupsOf sums buckets bs by charge key, in charge order.
+func (e *Engine) chargeGroupsOf(bs []*bucket) []*chargeGroup {
 	groups := map[chargeKey]*chargeGroup{}
-	for _, b := range e.buckets.all() {
+	for _, b := range bs {
 		h := e.holderOf(&b.k.holder)
 		h.tag, h.meta = "", "" // a charge names no tag: calls of any tags are one charge
-		k := chargeKey{slot: b.k.slot, holder: h, model: b.k.model, unknown: e.labels.of(b.k.unknown), outcome: b.k.outcome}
+		k := chargeKey{slot: b.k.slot, holder: h, chargePrice: chargePrice{model: b.k.model}, unknown: e.labels.of(b.k.unknown), outcome: b.k.outcome}
 		if b.k.outcome == Priced {
 			k.version, k.period, k.tier, k.service, k.region = b.k.version, b.k.period, b.k.tier, b.k.serviceTier(), b.k.regionName()
 		}

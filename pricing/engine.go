@@ -52,13 +52,17 @@ type Options struct {
 	// (Reconciliation.EachGroup), not listed, and Close removes the runs.
 	// Reconcile, Chargeback and MonthOf read spilled groups back; the
 	// engine's other results read the buckets, whose groupings (but the
-	// day or hour) a spill collapses: Rollup and Charges are for an
-	// engine that did not spill.
+	// day or hour) a spill collapses: Rollup is for an engine that did not
+	// spill, and Charges for one that did not or kept them (SpillCharges).
 	SpillDir string
 	// SpillBlend keeps, with each spilled group, its quantities by model,
 	// so that Chargeback prices the group at the blended prices known only
 	// once every call is read.
 	SpillBlend bool
+	// SpillCharges writes, at each spill, the buckets summed by charge
+	// key to runs of their own, so that Charges reads them back: the
+	// FOCUS file of report --focus.
+	SpillCharges bool
 	// MetaField is the field of the key's metadata (ledger.Call.KeyMeta)
 	// that DimMeta groups by.
 	MetaField string
@@ -275,6 +279,7 @@ type Engine struct {
 	timeOfUse     map[timeOfUseKey]timeOfUse // by price (timeOfUseFor)
 	runs          spillRuns                  // the groups spilled past the budget of buckets (Options.SpillDir)
 	collapsed     int                        // buckets of calls whose groups are in runs
+	prices        chargePrices               // the prices of the charges in runs (Options.SpillCharges)
 	spillErr      error
 }
 

@@ -2,7 +2,6 @@ package pricing
 
 import (
 	"bufio"
-	"container/heap"
 	"errors"
 	"fmt"
 	"os"
@@ -86,7 +85,7 @@ func (ls *lineSorter) flush() error {
 		}
 		old := ls.runs
 		ls.runs = nil
-		err = ls.write(m.next)
+		err = ls.write(groupsOfLines(m))
 		err = errors.Join(err, m.close())
 		for _, f := range old {
 			err = errors.Join(err, os.Remove(f))
@@ -135,51 +134,42 @@ func (ls *lineSorter) write(next func(*groupSum) (bool, error)) error {
 	return errors.Join(w.w.Flush(), f.Close())
 }
 
-// lineMerge merges sorted runs of lines, dearest first: a heap of each
-// run's next line.
-type lineMerge struct {
-	dims  []Dim
-	heads []lineHead
-	files []*os.File
-}
-
-// lineHead is a run and its next line.
-type lineHead struct {
-	ent lineEntry
-	r   *runReader
-}
+// lineMerge merges sorted runs of lines, dearest first; no two lines of
+// the runs are parts of one.
+type lineMerge = runMerge[lineEntry]
 
 // open opens the runs of lines files for merging.
 func (ls *lineSorter) open(files []string) (*lineMerge, error) {
-	m := &lineMerge{dims: ls.dims}
+	m := &lineMerge{
+		less: func(a, b *lineEntry) bool { return compareLines(&a.l, &b.l, ls.dims) < 0 },
+		same: func(a, b *lineEntry) bool { return false },
+	}
 	var readers []*runReader
 	var err error
 	if m.files, readers, err = openRuns(files, ls.e.zone, ls.e.cat); err != nil {
 		return nil, err
 	}
-	for _, r := range readers {
-		h := lineHead{r: r}
-		ok, err := h.read()
-		if err != nil {
-			m.close()
-			return nil, err
-		}
-		if ok {
-			m.heads = append(m.heads, h)
-		}
+	srcs := make([]runSource[lineEntry], len(readers))
+	for i, r := range readers {
+		srcs[i] = lineSource{r}
 	}
-	heap.Init(m)
+	if err := m.start(srcs); err != nil {
+		m.close()
+		return nil, err
+	}
 	return m, nil
 }
 
-// read reads the run's next line.
-func (h *lineHead) read() (bool, error) {
-	h.ent = lineEntry{}
-	ok, err := h.r.next(&h.ent.s)
+// lineSource is a run of lines as a runSource.
+type lineSource struct{ r *runReader }
+
+// next reads the run's next line.
+func (s lineSource) next(ent *lineEntry) (bool, error) {
+	ok, err := s.r.next(&ent.s)
 	if !ok || err != nil {
 		return false, err
 	}
-	h.ent.l = lineOf(&h.ent.s)
+	ent.l = lineOf(&ent.s)
 	return true, nil
 }
 
@@ -193,48 +183,15 @@ func lineOf(s *groupSum) ChargebackLine {
 	return *l
 }
 
-// nextEntry moves the dearest line to ent.
-func (m *lineMerge) nextEntry(ent *lineEntry) (bool, error) {
-	if len(m.heads) == 0 {
-		return false, nil
+// groupsOfLines returns a function that moves the dearest line's group
+// of m to s.
+func groupsOfLines(m *lineMerge) func(s *groupSum) (bool, error) {
+	return func(s *groupSum) (bool, error) {
+		var ent lineEntry
+		ok, err := m.next(&ent)
+		*s = ent.s
+		return ok, err
 	}
-	*ent = m.heads[0].ent
-	ok, err := m.heads[0].read()
-	if err != nil {
-		return false, err
-	}
-	if ok {
-		heap.Fix(m, 0)
-	} else {
-		heap.Pop(m)
-	}
-	return true, nil
-}
-
-// next moves the dearest line's group to s.
-func (m *lineMerge) next(s *groupSum) (bool, error) {
-	var ent lineEntry
-	ok, err := m.nextEntry(&ent)
-	*s = ent.s
-	return ok, err
-}
-
-func (m *lineMerge) close() error {
-	err := closeRuns(m.files)
-	m.files = nil
-	return err
-}
-
-func (m *lineMerge) Len() int      { return len(m.heads) }
-func (m *lineMerge) Swap(i, j int) { m.heads[i], m.heads[j] = m.heads[j], m.heads[i] }
-func (m *lineMerge) Less(i, j int) bool {
-	return compareLines(&m.heads[i].ent.l, &m.heads[j].ent.l, m.dims) < 0
-}
-func (m *lineMerge) Push(x any) { m.heads = append(m.heads, x.(lineHead)) }
-func (m *lineMerge) Pop() any {
-	h := m.heads[len(m.heads)-1]
-	m.heads = m.heads[:len(m.heads)-1]
-	return h
 }
 
 // sortedLines fills cb's lines from the groups the engine spilled and
@@ -286,7 +243,7 @@ func (e *Engine) sortedLines(cb *Chargeback, prices map[*tariffs.Model]*[tariffs
 		defer m.close()
 		var ent lineEntry
 		for {
-			ok, err := m.nextEntry(&ent)
+			ok, err := m.next(&ent)
 			if err != nil || !ok {
 				return err
 			}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"testing"
 	"time"
 
@@ -119,7 +118,7 @@ func TestCharges(t *testing.T) {
 	e.AddPriced(&a)
 	e.AddPriced(&b)
 	e.AddPriced(&c)
-	got := slices.Collect(e.Charges())
+	got := collectCharges(t, e)
 	type row struct {
 		day, period      string
 		tier             int
@@ -173,7 +172,7 @@ func TestChargesOfCallsWithoutTokens(t *testing.T) {
 	z.Recorded = ledger.AmountOf(dec("0.0002"))
 	e.AddPriced(&a)
 	e.AddPriced(&z)
-	got := slices.Collect(e.Charges())
+	got := collectCharges(t, e)
 	if len(got) != 2 {
 		t.Fatalf("%d charges, want 2 (a's input, z's empty one): %+v", len(got), got)
 	}
@@ -220,7 +219,7 @@ func TestChargesAddUpToReconcile(t *testing.T) {
 	for i := range calls {
 		e.AddPriced(&calls[i])
 	}
-	got := slices.Collect(e.Charges())
+	got := collectCharges(t, e)
 	type row struct {
 		outcome Outcome
 		name    string

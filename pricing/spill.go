@@ -2,7 +2,6 @@ package pricing
 
 import (
 	"bufio"
-	"container/heap"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -35,9 +34,13 @@ import (
 type spillRuns struct {
 	dir     string   // the folder of the runs, made at the first spill
 	files   []string // the runs, oldest first
+	charges []string // the runs of charge groups (Options.SpillCharges), oldest first
 	aliased bool     // a group of a run has a key alias
 	written int      // runs written, for their names
-	removed bool     // Close removed the runs: their groups cannot be read
+	// chargesWritten is how many runs of charge groups were written, for
+	// their names.
+	chargesWritten int
+	removed        bool // Close removed the runs: their groups cannot be read
 }
 
 // maxRuns is how many runs an engine keeps before it merges them into
@@ -51,7 +54,11 @@ func (e *Engine) spilling() bool { return e.opts.SpillDir != "" && e.spillErr ==
 // spill writes the groups of the buckets not yet collapsed to a new run
 // and collapses every bucket.
 func (e *Engine) spill() {
-	if err := e.writeRun(); err != nil {
+	err := e.writeRun()
+	if err == nil && e.opts.SpillCharges {
+		err = e.writeChargeRun()
+	}
+	if err != nil {
 		e.spillErr = fmt.Errorf("%w: %w", ErrSpill, err)
 		return
 	}
@@ -295,37 +302,27 @@ func (e *Engine) eachSumOf(c *groupCursor, fn func(s *groupSum) error) error {
 	}
 }
 
-// groupSource yields partial groups in order.
-type groupSource interface {
-	next(s *groupSum) (bool, error)
-}
+// source returns the cursor as a runSource.
+func (c *groupCursor) source() runSource[groupSum] { return cursorSource{c} }
 
-// source returns the cursor as a groupSource.
-func (c *groupCursor) source() groupSource { return cursorSource{c} }
-
-// cursorSource is a groupCursor as a groupSource.
+// cursorSource is a groupCursor as a runSource.
 type cursorSource struct{ c *groupCursor }
 
 func (s cursorSource) next(g *groupSum) (bool, error) { return s.c.next(g, nil, 0), nil }
 
 // groupMerge merges sorted sources of partial groups into whole groups,
-// in order: a heap of each source's next group.
-type groupMerge struct {
-	dims  []Dim
-	heads []mergeHead
-	files []*os.File
-}
-
-// mergeHead is a source and its next group.
-type mergeHead struct {
-	s   groupSum
-	src groupSource
-}
+// in order.
+type groupMerge = runMerge[groupSum]
 
 // openMerge opens the runs files, and mem when not nil, for merging.
 func (e *Engine) openMerge(files []string, mem *groupCursor) (*groupMerge, error) {
-	m := &groupMerge{dims: sortedDims(e.opts.Dims)}
-	var srcs []groupSource
+	dims := sortedDims(e.opts.Dims)
+	m := &groupMerge{
+		less: func(a, b *groupSum) bool { return compareKeys(&a.g.Key, &b.g.Key, dims) < 0 },
+		same: func(a, b *groupSum) bool { return a.g.Key == b.g.Key },
+		add:  (*groupSum).merge,
+	}
+	var srcs []runSource[groupSum]
 	var readers []*runReader
 	var err error
 	if m.files, readers, err = openRuns(files, e.zone, e.blendCatalog()); err != nil {
@@ -337,60 +334,11 @@ func (e *Engine) openMerge(files []string, mem *groupCursor) (*groupMerge, error
 	if mem != nil {
 		srcs = append(srcs, mem.source())
 	}
-	for _, src := range srcs {
-		h := mergeHead{src: src}
-		ok, err := src.next(&h.s)
-		if err != nil {
-			m.close()
-			return nil, err
-		}
-		if ok {
-			m.heads = append(m.heads, h)
-		}
+	if err := m.start(srcs); err != nil {
+		m.close()
+		return nil, err
 	}
-	heap.Init(m)
 	return m, nil
-}
-
-// next sums the next group, from every source that has part of it, into s.
-func (m *groupMerge) next(s *groupSum) (bool, error) {
-	if len(m.heads) == 0 {
-		return false, nil
-	}
-	*s = m.heads[0].s
-	if err := m.advance(); err != nil {
-		return false, err
-	}
-	for len(m.heads) > 0 && m.heads[0].s.g.Key == s.g.Key {
-		s.merge(&m.heads[0].s)
-		if err := m.advance(); err != nil {
-			return false, err
-		}
-	}
-	return true, nil
-}
-
-// advance reads the next group of the source at the top of the heap.
-func (m *groupMerge) advance() error {
-	h := &m.heads[0]
-	h.s = groupSum{}
-	ok, err := h.src.next(&h.s)
-	if err != nil {
-		return err
-	}
-	if ok {
-		heap.Fix(m, 0)
-	} else {
-		heap.Pop(m)
-	}
-	return nil
-}
-
-// close closes the runs' files.
-func (m *groupMerge) close() error {
-	err := closeRuns(m.files)
-	m.files = nil
-	return err
 }
 
 // openRuns opens the runs files for reading, their readers with zone and
@@ -417,18 +365,6 @@ func closeRuns(files []*os.File) error {
 		err = errors.Join(err, f.Close())
 	}
 	return err
-}
-
-func (m *groupMerge) Len() int      { return len(m.heads) }
-func (m *groupMerge) Swap(i, j int) { m.heads[i], m.heads[j] = m.heads[j], m.heads[i] }
-func (m *groupMerge) Less(i, j int) bool {
-	return compareKeys(&m.heads[i].s.g.Key, &m.heads[j].s.g.Key, m.dims) < 0
-}
-func (m *groupMerge) Push(x any) { m.heads = append(m.heads, x.(mergeHead)) }
-func (m *groupMerge) Pop() any {
-	h := m.heads[len(m.heads)-1]
-	m.heads = m.heads[:len(m.heads)-1]
-	return h
 }
 
 // compareKeys compares group keys as the groups are ordered: by their
@@ -507,6 +443,11 @@ func (w *runWriter) write(s *groupSum) {
 		b = appendBlend(b, &s.blend)
 	}
 	w.buf = b
+	w.put(b)
+}
+
+// put writes record b, its length first.
+func (w *runWriter) put(b []byte) {
 	w.len = binary.AppendUvarint(w.len[:0], uint64(len(b)))
 	w.w.Write(w.len) // a failed write shows at Flush
 	w.w.Write(b)
@@ -558,25 +499,10 @@ func (r *runReader) next(s *groupSum) (bool, error) {
 }
 
 func (r *runReader) read(s *groupSum) (bool, error) {
-	if _, err := r.r.Peek(1); err == io.EOF {
-		return false, nil
-	}
-	n, err := binary.ReadUvarint(r.r)
-	if err != nil {
-		return false, noEOF(err)
-	}
-	if n > 1<<31 {
-		return false, errors.New("a record longer than 2 GiB")
-	}
-	if uint64(cap(r.rec.buf)) < n {
-		r.rec.buf = make([]byte, n)
-	}
-	r.rec.buf = r.rec.buf[:n]
-	if _, err := io.ReadFull(r.r, r.rec.buf); err != nil {
-		return false, noEOF(err)
+	if ok, err := r.rec.read(r.r); !ok || err != nil {
+		return false, err
 	}
 	d := &r.rec
-	d.b, d.err = d.buf, nil
 	*s = groupSum{}
 	g := &s.g
 	k := &g.Key
@@ -608,6 +534,29 @@ type record struct {
 	buf []byte // the record
 	b   []byte // what is left of it
 	err error
+}
+
+// read reads the next record of a run from r; false at its end.
+func (d *record) read(r *bufio.Reader) (bool, error) {
+	if _, err := r.Peek(1); err == io.EOF {
+		return false, nil
+	}
+	n, err := binary.ReadUvarint(r)
+	if err != nil {
+		return false, noEOF(err)
+	}
+	if n > 1<<31 {
+		return false, errors.New("a record longer than 2 GiB")
+	}
+	if uint64(cap(d.buf)) < n {
+		d.buf = make([]byte, n)
+	}
+	d.buf = d.buf[:n]
+	if _, err := io.ReadFull(r, d.buf); err != nil {
+		return false, noEOF(err)
+	}
+	d.b, d.err = d.buf, nil
+	return true, nil
 }
 
 // cut notes a record that ends inside a field.

@@ -146,8 +146,9 @@ type FOCUSFormat struct {
 // them null there only), which carries their calls, tokens and recorded
 // spend in x_ columns: so the file adds up to the run's calls (x_Calls),
 // tokens (x_Tokens) and recorded spend (x_RecordedCost), as reconcile
-// counts them.
-func WriteFOCUS(w io.Writer, charges iter.Seq[pricing.Charge], from, until time.Time, f FOCUSFormat) error {
+// counts them. An error charges yield (reading spilled charges back) ends
+// the file and is returned.
+func WriteFOCUS(w io.Writer, charges iter.Seq2[pricing.Charge, error], from, until time.Time, f FOCUSFormat) error {
 	cw := csv.NewWriter(w)
 	cols := FOCUSColumnsOf(f.Version)
 	if err := cw.Write(cols); err != nil {
@@ -155,7 +156,10 @@ func WriteFOCUS(w io.Writer, charges iter.Seq[pricing.Charge], from, until time.
 	}
 	texts := textColumns(cols, focusTextColumns)
 	bps, bpe := from.UTC().Format(focusTime), until.UTC().Format(focusTime)
-	for c := range charges {
+	for c, err := range charges {
+		if err != nil {
+			return err
+		}
 		row, err := focusRow(&c, bps, bpe, f.Version)
 		if err != nil {
 			return err

@@ -23,7 +23,7 @@ func focusRecords(t *testing.T, calls []ledger.Call) []map[string]string {
 
 // focusRows writes charges of September 2026 as FOCUS and returns its rows
 // by column name.
-func focusRows(t *testing.T, charges iter.Seq[pricing.Charge]) []map[string]string {
+func focusRows(t *testing.T, charges iter.Seq2[pricing.Charge, error]) []map[string]string {
 	t.Helper()
 	var buf bytes.Buffer
 	from := time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC)

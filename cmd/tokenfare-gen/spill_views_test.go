@@ -43,7 +43,6 @@ func run(t *testing.T, args ...string) (string, string) {
 	return out.String(), errs.String()
 }
 
-// noRunsLeft fails the test when anything is left in the folder of runs.
 // spilledIsUnlimited runs the command of args held in memory and again
 // with a budget of 40 buckets, checks that both give the same output and
 // stderr, with at least groups lines and none folded, and returns the
@@ -67,6 +66,7 @@ func spilledIsUnlimited(t *testing.T, args []string, groups int) string {
 	return got
 }
 
+// noRunsLeft fails the test when anything is left in the folder of runs.
 func noRunsLeft(t *testing.T, tmp string) {
 	t.Helper()
 	left, err := os.ReadDir(tmp)
@@ -126,6 +126,14 @@ func TestSpilledWorkbookIsTheUnlimitedOne(t *testing.T) {
 	if len(want["By key"]) < 400 {
 		t.Errorf("By key has %d rows: too few keys to spill many times", len(want["By key"]))
 	}
+	sameWorkbook(t, got, want)
+	noRunsLeft(t, tmp)
+}
+
+// sameWorkbook checks the cells of workbook got against want's, sheet by
+// sheet, but the instant each was produced.
+func sameWorkbook(t *testing.T, got, want map[string][][]string) {
+	t.Helper()
 	for sheet, rows := range want {
 		if len(got[sheet]) != len(rows) {
 			t.Errorf("%s: %d rows, want %d", sheet, len(got[sheet]), len(rows))
@@ -143,7 +151,71 @@ func TestSpilledWorkbookIsTheUnlimitedOne(t *testing.T) {
 	if len(got) != len(want) {
 		t.Errorf("%d sheets, want %d", len(got), len(want))
 	}
-	noRunsLeft(t, tmp)
+}
+
+// TestSpilledFOCUSIsTheUnlimitedOne writes the month's FOCUS file of a
+// generated file through the real command (report --focus), with a budget
+// of buckets so small that its groups and charges spill to disk hundreds
+// of times, and checks it byte for byte against the file of the same run
+// held in memory, in FOCUS 1.2 and 1.3, and the workbook written with it;
+// stderr and the report's line too, and no folder of runs left.
+func TestSpilledFOCUSIsTheUnlimitedOne(t *testing.T) {
+	calls, tmp := spillInput(t)
+	out := t.TempDir() // not under tmp: the test's folder was made before spillInput set it
+	for _, tc := range []struct {
+		name string
+		args []string
+		xlsx bool
+	}{
+		{name: "FOCUS 1.2", args: []string{"--focus-version", "1.2"}},
+		{name: "FOCUS 1.3 and the workbook", args: []string{"--focus-version", "1.3"}, xlsx: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			write := func(dir string, budget ...string) (focus []byte, stdout, stderr string, sheets map[string][][]string) {
+				dir = filepath.Join(out, tc.name, dir)
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				args := append([]string{"report", "--calls", calls, "--month", "2026-10", "--focus", filepath.Join(dir, "focus.csv")}, tc.args...)
+				if tc.xlsx {
+					args = append(args, "--xlsx", filepath.Join(dir, "month.xlsx"))
+				}
+				stdout, stderr = run(t, append(args, budget...)...)
+				focus, err := os.ReadFile(filepath.Join(dir, "focus.csv"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tc.xlsx {
+					sheets = readWorkbook(t, filepath.Join(dir, "month.xlsx"))
+				}
+				return focus, strings.ReplaceAll(stdout, dir, "DIR"), stderr, sheets
+			}
+			want, wantOut, wantErr, wantSheets := write("held")
+			got, gotOut, gotErr, gotSheets := write("spilled", "--group-budget", "40")
+			if n := bytes.Count(want, []byte("\n")); n < 20000 {
+				t.Errorf("only %d rows: too few charges to spill many times", n)
+			}
+			if bytes.Contains(got, []byte("(other")) {
+				t.Error("a row is folded")
+			}
+			if !bytes.Equal(got, want) {
+				gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
+				for i := range min(len(gl), len(wl)) {
+					if gl[i] != wl[i] {
+						t.Fatalf("%d rows, want %d; row %d:\ngot  %s\nwant %s", len(gl), len(wl), i, gl[i], wl[i])
+					}
+				}
+				t.Fatalf("%d rows, want %d", len(gl), len(wl))
+			}
+			if gotOut != wantOut || gotErr != wantErr {
+				t.Errorf("stdout %q, stderr %q; want %q, %q", gotOut, gotErr, wantOut, wantErr)
+			}
+			if tc.xlsx {
+				sameWorkbook(t, gotSheets, wantSheets)
+			}
+			noRunsLeft(t, tmp)
+		})
+	}
 }
 
 // produced reports whether a Summary row is the instant the workbook was

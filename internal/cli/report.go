@@ -160,10 +160,9 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 	if opts.state != "" {
 		e, err = a.reportState(cmd.Context(), &opts.source, opts.state, eopts, tally, month, prev)
 	} else {
-		if opts.focus == "" {
-			// The FOCUS file's rows are the buckets', which a spill collapses.
-			eopts.SpillDir, eopts.MaxGroups = os.TempDir(), opts.budget
-		}
+		// The FOCUS file's rows are made from the buckets, which a spill
+		// collapses: it writes them to runs of their own too.
+		eopts.SpillDir, eopts.MaxGroups, eopts.SpillCharges = os.TempDir(), opts.budget, opts.focus != ""
 		e, err = a.priceSource(cmd.Context(), &opts.source, eopts, observers...)
 		if e != nil {
 			defer e.Close()
@@ -301,7 +300,7 @@ func focusText(raw bool) reports.FOCUSText {
 	return reports.FOCUSSheetSafe
 }
 
-func writeMaybeGzip(w io.Writer, name string, charges iter.Seq[pricing.Charge], from, until time.Time, text reports.FOCUSFormat) error {
+func writeMaybeGzip(w io.Writer, name string, charges iter.Seq2[pricing.Charge, error], from, until time.Time, text reports.FOCUSFormat) error {
 	if !strings.HasSuffix(name, ".gz") {
 		return reports.WriteFOCUS(w, charges, from, until, text)
 	}
