@@ -68,16 +68,7 @@ func TestSpilledChargesAreTheUnlimitedOnes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := Options{Dims: tc.dims, Since: from, Until: until, Zone: zone(t, "Asia/Shanghai")}
-			whole := New(cat, opts)
-			opts.SpillDir, opts.MaxGroups, opts.SpillCharges = t.TempDir(), tc.budget, true
-			spilled := New(cat, opts)
-			for i := range calls {
-				whole.AddPriced(&calls[i])
-				spilled.AddPriced(&calls[i])
-			}
-			if err := spilled.Err(); err != nil {
-				t.Fatal(err)
-			}
+			whole, spilled := pricedTwice(t, cat, opts, func(o *Options) { o.SpillDir, o.MaxGroups, o.SpillCharges = t.TempDir(), tc.budget, true }, calls)
 			if spilled.runs.chargesWritten == 0 {
 				t.Fatal("nothing spilled: the test checks too little")
 			}

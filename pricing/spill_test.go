@@ -17,6 +17,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/tokenfare/tokenfare/ledger"
+	"github.com/tokenfare/tokenfare/tariffs"
 )
 
 // TestRunRecordsRoundTrip writes partial groups to a run and reads them
@@ -148,19 +149,7 @@ func TestSpilledReconciliationIsTheUnlimitedOne(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := Options{Dims: tc.dims, Zone: zone(t, "America/New_York")}
-			whole := New(cat, opts)
-			opts.SpillDir, opts.MaxGroups = t.TempDir(), tc.budget
-			spilled := New(cat, opts)
-			for i := range calls {
-				whole.AddPriced(&calls[i])
-				spilled.AddPriced(&calls[i])
-			}
-			if err := spilled.Err(); err != nil {
-				t.Fatal(err)
-			}
-			if len(spilled.runs.files) == 0 {
-				t.Fatal("nothing spilled: the test checks too little")
-			}
+			whole, spilled := pricedTwice(t, cat, opts, func(o *Options) { o.SpillDir, o.MaxGroups = t.TempDir(), tc.budget }, calls)
 			if tc.compacts && spilled.runs.written <= maxRuns {
 				t.Fatalf("%d runs written: none merged", spilled.runs.written)
 			}
@@ -275,4 +264,25 @@ func TestSpillSweepsRunsOfDeadProcesses(t *testing.T) {
 	if !strings.HasPrefix(filepath.Base(e.runs.dir), fmt.Sprintf("tokenfare-groups-%d-", os.Getpid())) {
 		t.Errorf("the engine's runs are in %s: not named by its process", e.runs.dir)
 	}
+}
+
+// pricedTwice prices calls in an engine of opts, held in memory, and in
+// one of opts as spill changes them, and returns both; it fails the test
+// when the second did not spill, or failed to.
+func pricedTwice(t *testing.T, cat *tariffs.Catalog, opts Options, spill func(*Options), calls []ledger.Call) (whole, spilled *Engine) {
+	t.Helper()
+	whole = New(cat, opts)
+	spill(&opts)
+	spilled = New(cat, opts)
+	for i := range calls {
+		whole.AddPriced(&calls[i])
+		spilled.AddPriced(&calls[i])
+	}
+	if err := spilled.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(spilled.runs.files) == 0 {
+		t.Fatal("nothing spilled: the test checks too little")
+	}
+	return whole, spilled
 }

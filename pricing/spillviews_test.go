@@ -64,19 +64,7 @@ func TestSpilledChargebackIsTheUnlimitedOne(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := Options{Dims: tc.dims, Since: from, Until: until, Zone: zone(t, "Asia/Shanghai")}
-			whole := New(cat, opts)
-			opts.SpillDir, opts.SpillBlend, opts.MaxGroups = t.TempDir(), true, tc.budget
-			spilled := New(cat, opts)
-			for i := range calls {
-				whole.AddPriced(&calls[i])
-				spilled.AddPriced(&calls[i])
-			}
-			if err := spilled.Err(); err != nil {
-				t.Fatal(err)
-			}
-			if len(spilled.runs.files) == 0 {
-				t.Fatal("nothing spilled: the test checks too little")
-			}
+			whole, spilled := pricedTwice(t, cat, opts, func(o *Options) { o.SpillDir, o.SpillBlend, o.MaxGroups = t.TempDir(), true, tc.budget }, calls)
 			want, err := whole.Chargeback(from, until, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -184,19 +172,7 @@ func TestSpilledMonthIsTheUnlimitedOne(t *testing.T) {
 				dims = append(append([]Dim{}, dims...), DimTag)
 			}
 			opts := Options{Dims: dims, Since: from, Until: until, Zone: time.UTC}
-			whole := New(cat, opts)
-			opts.SpillDir, opts.MaxGroups = t.TempDir(), tc.budget
-			spilled := New(cat, opts)
-			for i := range calls {
-				whole.AddPriced(&calls[i])
-				spilled.AddPriced(&calls[i])
-			}
-			if err := spilled.Err(); err != nil {
-				t.Fatal(err)
-			}
-			if len(spilled.runs.files) == 0 {
-				t.Fatal("nothing spilled: the test checks too little")
-			}
+			whole, spilled := pricedTwice(t, cat, opts, func(o *Options) { o.SpillDir, o.MaxGroups = t.TempDir(), tc.budget }, calls)
 			want, err := MonthOf(whole, from, until, nil)
 			if err != nil {
 				t.Fatal(err)
