@@ -87,26 +87,14 @@ func (e *Engine) compactChargeRuns() error {
 // newChargeRun writes the charge groups next yields to a new run.
 func (e *Engine) newChargeRun(next func(*chargeGroup) (bool, error)) error {
 	name := filepath.Join(e.runs.dir, fmt.Sprintf("charges-%06d", e.runs.chargesWritten))
-	f, err := os.Create(name)
-	if err != nil {
-		return err
+	created, err := writeRunFile(name, false, next, func(w *runWriter, g *chargeGroup) {
+		w.writeCharge(g, e.prices.id(&g.k.chargePrice, &g.pricing))
+	})
+	if created {
+		e.runs.charges = append(e.runs.charges, name)
+		e.runs.chargesWritten++
 	}
-	e.runs.charges = append(e.runs.charges, name)
-	e.runs.chargesWritten++
-	w := runWriter{w: bufio.NewWriterSize(f, 64<<10)}
-	var g chargeGroup
-	for {
-		ok, err := next(&g)
-		if err != nil {
-			f.Close()
-			return err
-		}
-		if !ok {
-			break
-		}
-		w.writeCharge(&g, e.prices.id(&g.k.chargePrice, &g.pricing))
-	}
-	return errors.Join(w.w.Flush(), f.Close())
+	return err
 }
 
 // A record of a run of charge groups is its length (a uvarint), then the

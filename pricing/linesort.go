@@ -1,7 +1,6 @@
 package pricing
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"os"
@@ -113,25 +112,11 @@ func (ls *lineSorter) flush() error {
 func (ls *lineSorter) write(next func(*groupSum) (bool, error)) error {
 	name := filepath.Join(ls.e.runs.dir, fmt.Sprintf("lines-%06d", ls.made))
 	ls.made++
-	f, err := os.Create(name)
-	if err != nil {
-		return err
+	created, err := writeRunFile(name, true, next, (*runWriter).write)
+	if created {
+		ls.runs = append(ls.runs, name)
 	}
-	ls.runs = append(ls.runs, name)
-	w := runWriter{w: bufio.NewWriterSize(f, 64<<10), blend: true}
-	var s groupSum
-	for {
-		ok, err := next(&s)
-		if err != nil {
-			f.Close()
-			return err
-		}
-		if !ok {
-			break
-		}
-		w.write(&s)
-	}
-	return errors.Join(w.w.Flush(), f.Close())
+	return err
 }
 
 // lineMerge merges sorted runs of lines, dearest first; no two lines of

@@ -116,27 +116,40 @@ func sweepRuns(dir string) {
 // newRun writes the groups next yields to a new run.
 func (e *Engine) newRun(next func(*groupSum) (bool, error)) error {
 	name := filepath.Join(e.runs.dir, fmt.Sprintf("run-%06d", e.runs.written))
+	created, err := writeRunFile(name, e.opts.SpillBlend, next, func(w *runWriter, s *groupSum) {
+		e.runs.aliased = e.runs.aliased || s.g.KeyAlias != ""
+		w.write(s)
+	})
+	if created {
+		e.runs.files = append(e.runs.files, name)
+		e.runs.written++
+	}
+	return err
+}
+
+// writeRunFile writes the records next yields, each by put, to a new file
+// name, through a runWriter that writes blend parts when blend is set.
+// created says whether the file was made: a caller keeps its name then,
+// even when the writing failed, as one of its runs.
+func writeRunFile[T any](name string, blend bool, next func(*T) (bool, error), put func(*runWriter, *T)) (created bool, err error) {
 	f, err := os.Create(name)
 	if err != nil {
-		return err
+		return false, err
 	}
-	e.runs.files = append(e.runs.files, name)
-	w := runWriter{w: bufio.NewWriterSize(f, 64<<10), blend: e.opts.SpillBlend}
-	var s groupSum
+	w := runWriter{w: bufio.NewWriterSize(f, 64<<10), blend: blend}
+	var v T
 	for {
-		ok, err := next(&s)
+		ok, err := next(&v)
 		if err != nil {
 			f.Close()
-			return err
+			return true, err
 		}
 		if !ok {
 			break
 		}
-		e.runs.aliased = e.runs.aliased || s.g.KeyAlias != ""
-		w.write(&s)
+		put(&w, &v)
 	}
-	e.runs.written++
-	return errors.Join(w.w.Flush(), f.Close())
+	return true, errors.Join(w.w.Flush(), f.Close())
 }
 
 // compactRuns merges every run into one.
