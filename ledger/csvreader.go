@@ -18,14 +18,15 @@ import (
 // input order. At most a few chunks are in flight, so memory does not grow
 // with the input.
 type csvReader struct {
-	name      string
-	schema    *schema
-	pos       []int // header position -> schema column, trashCol = ignored
-	src       io.Reader
-	firstLine int
-	chunkSize int
-	maxRecord int
-	batchSize int
+	name        string
+	schema      *schema
+	pos         []int // header position -> schema column, trashCol = ignored
+	src         io.Reader
+	firstLine   int
+	chunkSize   int
+	maxRecord   int
+	batchSize   int
+	skipHolders bool // Options.SkipHolders
 
 	order chan *csvChunk // chunks in input order, for Next
 	jobs  chan *csvChunk // chunks to parse, for the workers
@@ -79,7 +80,7 @@ func newCSVReader(name string, s *schema, br *bufio.Reader, opt Options) (*csvRe
 	ahead := opt.Workers + readAhead
 	r := &csvReader{
 		name: name, schema: s, pos: pos, src: br, firstLine: 2 + blanks,
-		chunkSize: opt.ChunkSize, maxRecord: opt.maxRecord, batchSize: opt.BatchSize,
+		chunkSize: opt.ChunkSize, maxRecord: opt.maxRecord, batchSize: opt.BatchSize, skipHolders: opt.SkipHolders,
 		order: make(chan *csvChunk, ahead),
 		jobs:  make(chan *csvChunk, ahead),
 		done:  make(chan struct{}),
@@ -315,6 +316,7 @@ func (r *csvReader) cut() {
 // work parses chunks until there are none.
 func (r *csvReader) work() {
 	w := &csvWorker{r: r}
+	w.p.skipHolders = r.skipHolders
 	w.sp.dst, w.sp.pos = &w.v, r.pos
 	for ch := range r.jobs {
 		var res csvResult

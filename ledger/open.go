@@ -40,6 +40,13 @@ type Options struct {
 	// workers; 0 means 256 KiB. At most about 4×Workers+38 chunks, and
 	// the calls of Workers+18 chunks, are in memory at once.
 	ChunkSize int
+	// SkipHolders says the run reads no call's Key, KeyAlias, Team or
+	// User (it groups by none of them, keeps none apart and has no
+	// observer): a reader may then leave them empty. The LiteLLM CSV
+	// reader does, which saves interning four columns a row (a key's 64
+	// bytes among them); the other readers fill them anyway. Rows are
+	// accepted and rejected alike either way.
+	SkipHolders bool
 
 	maxRecord int // longest CSV record or JSON element before it is declared broken
 }

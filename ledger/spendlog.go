@@ -246,12 +246,6 @@ func buildSpendLog(s *schema, p *rowParser, v *rowFields, c *Call) string {
 	if r := spendLogTokens(s, p, v, c); r != "" {
 		return r
 	}
-	key := v.get(slAPIKey)
-	if bytes.HasPrefix(key, []byte("sk-")) {
-		c.Key = HashKey(string(key)) // a raw key: never keep it
-	} else {
-		c.Key = p.strs.get(key)
-	}
 	c.Model = p.strs.get(v.get(slModel))
 	c.ModelGroup = p.strs.get(v.get(slModelGroup))
 	c.Deployment = p.strs.get(v.get(slModelID))
@@ -261,7 +255,6 @@ func buildSpendLog(s *schema, p *rowParser, v *rowFields, c *Call) string {
 	if v.has(slPriceKey) { // a flat column wins over metadata
 		c.PriceKey = p.strs.get(v.get(slPriceKey))
 	}
-	c.User = p.strs.get(v.get(slUser))
 	if v.has(slRequestTags) { // none: c.Tags stays "", as tagsOf leaves it
 		if r := p.tagsOf(v.get(slRequestTags), &c.Tags); r != "" {
 			return r
@@ -273,7 +266,23 @@ func buildSpendLog(s *schema, p *rowParser, v *rowFields, c *Call) string {
 		}
 		c.KeyMeta = p.strs.get(m)
 	}
-	// Flat columns win over metadata; a team alias wins over a team id.
+	if !p.skipHolders {
+		spendLogHolders(p, v, c)
+	}
+	return ""
+}
+
+// spendLogHolders fills who a row's spend is charged to: its key (hashed
+// when logged raw), user, key alias and team. Flat columns win over
+// metadata, read before; a team alias wins over a team id.
+func spendLogHolders(p *rowParser, v *rowFields, c *Call) {
+	key := v.get(slAPIKey)
+	if bytes.HasPrefix(key, []byte("sk-")) {
+		c.Key = HashKey(string(key)) // a raw key: never keep it
+	} else {
+		c.Key = p.strs.get(key)
+	}
+	c.User = p.strs.get(v.get(slUser))
 	if a := v.get(slKeyAlias); len(a) > 0 {
 		c.KeyAlias = p.strs.get(a)
 	}
@@ -282,7 +291,6 @@ func buildSpendLog(s *schema, p *rowParser, v *rowFields, c *Call) string {
 	} else if c.Team == "" {
 		c.Team = p.strs.get(v.get(slTeamID))
 	}
-	return ""
 }
 
 // metadataText is the metadata column's text, trimmed; nil when empty.
@@ -526,6 +534,9 @@ func spendLogMetadata(p *rowParser, m []byte, v *rowFields, c *Call, u *usageCou
 	if e := meta.Error; e != nil && c.Status == StatusFailure {
 		c.Failure = Failure{HTTPStatus: httpStatus(e.Code.s), Class: p.strs.get([]byte(e.Class.s)),
 			Provider: p.strs.get([]byte(e.Provider.s)), Text: failureText(e.Message.s)}
+	}
+	if p.skipHolders {
+		return ""
 	}
 	if meta.KeyAlias.ok {
 		c.KeyAlias = p.strs.get([]byte(meta.KeyAlias.s))

@@ -32,3 +32,12 @@ func (e *Engine) TakeApart() *Engine {
 	})
 	return apart
 }
+
+// ReadsHolders reports whether an engine of o reads who a call is charged
+// to, its Key, KeyAlias, Team or User: when it groups by key, team or
+// user, or keeps calls apart. A run whose engine does not, and that has
+// no observer, may read its calls without them (ledger.Options.SkipHolders).
+func (o *Options) ReadsHolders() bool {
+	s := setOf(o.Dims)
+	return s.has(DimKey) || s.has(DimTeam) || s.has(DimUser) || o.Apart != nil
+}

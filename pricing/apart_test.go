@@ -95,3 +95,23 @@ func TestCallsKeptApartAreLeftOut(t *testing.T) {
 		})
 	}
 }
+
+// TestReadsHolders checks which engines read who a call is charged to:
+// a run whose engine does not has its files read without them.
+func TestReadsHolders(t *testing.T) {
+	for _, tc := range []struct {
+		opts Options
+		want bool
+	}{
+		{Options{}, false},
+		{Options{Dims: []Dim{DimModel, DimDay, DimHour, DimPeriod, DimVersion, DimGroup, DimHost, DimTag, DimMeta}}, false},
+		{Options{Dims: []Dim{DimModel, DimKey}}, true},
+		{Options{Dims: []Dim{DimTeam}}, true},
+		{Options{Dims: []Dim{DimDay, DimUser}}, true},
+		{Options{Apart: func(string, string) bool { return false }}, true},
+	} {
+		if got := tc.opts.ReadsHolders(); got != tc.want {
+			t.Errorf("Options{Dims: %v, Apart: %t}.ReadsHolders() = %t, want %t", tc.opts.Dims, tc.opts.Apart != nil, got, tc.want)
+		}
+	}
+}
