@@ -105,11 +105,13 @@ func runReconcile(cmd *cobra.Command, a *app, opts *reconcileOptions) error {
 		return usageError(fmt.Errorf("--by: %w", err), "")
 	}
 	tally := tallied(&opts.source)
+	// The groups spill to disk past the budget, from the sources or the
+	// state's sums alike.
+	eopts.SpillDir, eopts.MaxGroups = os.TempDir(), opts.budget
 	var e *pricing.Engine
 	if opts.state != "" {
 		e, err = a.priceState(cmd.Context(), &opts.source, opts.state, eopts, tally)
 	} else {
-		eopts.SpillDir, eopts.MaxGroups = os.TempDir(), opts.budget
 		e, err = a.priceSource(cmd.Context(), &opts.source, eopts)
 	}
 	if e != nil {

@@ -156,17 +156,18 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 		defer prev.close()
 		observers = append(observers, prev)
 	}
+	// The groups spill to disk past the budget, from the sources or the
+	// state's sums alike. The FOCUS file's rows are made from the buckets,
+	// which a spill collapses: it writes them to runs of their own too.
+	eopts.SpillDir, eopts.MaxGroups, eopts.SpillCharges = os.TempDir(), opts.budget, opts.focus != ""
 	var e *pricing.Engine
 	if opts.state != "" {
 		e, err = a.reportState(cmd.Context(), &opts.source, opts.state, eopts, tally, month, prev)
 	} else {
-		// The FOCUS file's rows are made from the buckets, which a spill
-		// collapses: it writes them to runs of their own too.
-		eopts.SpillDir, eopts.MaxGroups, eopts.SpillCharges = os.TempDir(), opts.budget, opts.focus != ""
 		e, err = a.priceSource(cmd.Context(), &opts.source, eopts, observers...)
-		if e != nil {
-			defer e.Close()
-		}
+	}
+	if e != nil {
+		defer e.Close()
 	}
 	if err != nil {
 		return err

@@ -105,7 +105,10 @@ func lateNote(n int64) string {
 func (s *stateRun) close() { s.store.Close() }
 
 // priceState is priceSource with --state: the state refreshed from the
-// sources, then priced into an engine of opts.
+// sources, then priced into an engine of opts, which spills its groups
+// as the sources' would when opts.SpillDir is set. The caller closes the
+// engine returned, with or without an error; none is left open when it
+// returns none.
 func (a *app) priceState(ctx context.Context, src *sourceOptions, path string, opts pricing.Options, tally *failures.Tally) (*pricing.Engine, error) {
 	s, err := a.openState(ctx, src, path, opts)
 	if err != nil {
@@ -115,9 +118,9 @@ func (a *app) priceState(ctx context.Context, src *sourceOptions, path string, o
 	return s.engine(a, opts, tally)
 }
 
-// reportState prices the month from the state: its own engine, the
-// blend engine of the month builder when it needs calls, and --compare's
-// month.
+// reportState prices the month from the state: its own engine (as
+// priceState), the blend engine of the month builder when it needs calls,
+// and --compare's month.
 func (a *app) reportState(ctx context.Context, src *sourceOptions, path string, opts pricing.Options, tally *failures.Tally,
 	month *pricing.MonthBuilder, prev *previousMonth) (*pricing.Engine, error) {
 	s, err := a.openState(ctx, src, path, opts)
@@ -129,13 +132,13 @@ func (a *app) reportState(ctx context.Context, src *sourceOptions, path string, 
 	if err != nil {
 		return e, err
 	}
-	if err := month.Fill(func(be *pricing.Engine, bo pricing.Options) error { return s.fill(be, bo, nil) }); err != nil {
-		return nil, err
+	err = month.Fill(func(be *pricing.Engine, bo pricing.Options) error { return s.fill(be, bo, nil) })
+	if err == nil && prev != nil {
+		err = s.fill(prev.e, prev.opts, nil)
 	}
-	if prev != nil {
-		if err := s.fill(prev.e, prev.opts, nil); err != nil {
-			return nil, err
-		}
+	if err != nil {
+		e.Close() // the groups it spilled, if any
+		return nil, err
 	}
 	return e, nil
 }
@@ -143,12 +146,21 @@ func (a *app) reportState(ctx context.Context, src *sourceOptions, path string, 
 // engine prices the state's sums into a new engine of opts and tells on
 // stderr what the run would: rejected rows, calendar gaps, unpriced
 // quantities. tally, when not nil, counts the failed calls by class.
+// An engine that could not write its groups to disk (pricing.ErrSpill)
+// fails it, as it fails a run over the sources.
 func (s *stateRun) engine(a *app, opts pricing.Options, tally *failures.Tally) (*pricing.Engine, error) {
 	if err := s.warnOffGrain(a.stderr, opts); err != nil {
 		return nil, err
 	}
 	e := pricing.New(s.cat, opts)
-	if err := s.fill(e, opts, tally); err != nil {
+	err := s.fill(e, opts, tally)
+	if err == nil {
+		if err = e.Err(); !errors.Is(err, pricing.ErrSpill) {
+			err = nil
+		}
+	}
+	if err != nil {
+		e.Close() // the groups it spilled, if any
 		return nil, err
 	}
 	a.reportRows(e.Rows(), 0)
