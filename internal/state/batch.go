@@ -1,7 +1,6 @@
 package state
 
 import (
-	"bytes"
 	"slices"
 	"time"
 
@@ -15,7 +14,8 @@ import (
 
 // Batch is one refresh of one source: a pricing.Observer that gathers the
 // calls of a run in memory, then Commit adds them to the store in one
-// transaction with the source's new watermark.
+// transaction with the source's new watermark. A batch of more keys than
+// a part holds them in the pending sums past it (see bucketPending).
 type Batch struct {
 	store   *Store
 	source  Source
@@ -43,12 +43,20 @@ type Batch struct {
 	// a row read again.
 	fresh bool
 	files *filePlan // the marks of the feed's files, stored with the batch
+	// first and last are the span of the slots the batch flushed,
+	// watermark the newest billing instant among them; flushed says it
+	// did (the pending sums hold its keys).
+	first, last, watermark time.Time
+	flushed                bool
 }
 
 // Begin starts a refresh of the named source. Since returns the instant
 // the refresh must read from: Overlap before the watermark (zero on the
 // first refresh: everything).
 func (s *Store) Begin(name string) (*Batch, error) {
+	if err := s.settle(s.onCommit); err != nil {
+		return nil, err
+	}
 	src, err := s.Source(name)
 	if err != nil {
 		return nil, err
@@ -142,6 +150,11 @@ func (b *Batch) Observe(c *ledger.Call, pc *pricing.PricedCall) error {
 	k := b.key(c, pc, o)
 	s := b.sums[k]
 	if s == nil {
+		if len(b.sums) >= b.store.partKeys {
+			if err := b.flush(); err != nil {
+				return err
+			}
+		}
 		s = &batchSums{}
 		b.sums[k] = s
 	}
@@ -333,8 +346,14 @@ func (s *idSet) keep(limit int64) {
 	s.list = kept
 }
 
-// Abort ends the batch without storing anything.
-func (b *Batch) Abort() { b.tx.Rollback() }
+// Abort ends the batch without storing anything: the pending sums it
+// flushed are dropped (or, should that fail, by the next Begin or Open).
+func (b *Batch) Abort() {
+	b.tx.Rollback()
+	if b.flushed {
+		b.store.db.Update(dropPending)
+	}
+}
 
 // Commit stores the batch: its sums added to the stored ones, its
 // identities, the rows it counted (rejected: the rows the run rejected)
@@ -371,52 +390,19 @@ func (b *Batch) Commit(rejected int64) (Source, error) {
 	src.Rows = src.Rows.Add(b.rows)
 	src.Refreshes++
 	src.Late += b.late
+	puts := b.sortedPuts()
+	if b.watermark.After(src.Watermark) {
+		src.Watermark = b.watermark
+	}
 	err := b.store.db.Update(func(tx *bolt.Tx) error {
-		// Keys are put in their order: bbolt splits a node only at the
-		// commit, so puts in random order into a large batch move a
-		// growing node's entries at each put (quadratic).
-		sums := tx.Bucket(bucketSums)
-		type put struct {
-			key []byte
-			s   *Sums
+		var err error
+		if b.flushed {
+			err = b.land(tx, puts)
+		} else {
+			err = b.put(tx, puts)
 		}
-		puts := make([]put, 0, len(b.sums))
-		var first, last time.Time // the batch's span
-		for k, s := range b.sums {
-			first, last = widen(first, last, k.Slot)
-			s.Recorded = s.recorded.Value()
-			puts = append(puts, put{encodeKey(&k), &s.Sums})
-		}
-		slices.SortFunc(puts, func(x, y put) int { return bytes.Compare(x.key, y.key) })
-		// A key of a slot after the state's last one is new: only those of
-		// the slots read again (the overlap) are looked up.
-		_, stored, ok := storedSpan(tx)
-		if !ok {
-			stored = time.Unix(1<<62, 0) // no span kept: every key looked up
-		}
-		if err := putSpan(tx, first, last); err != nil {
+		if err != nil {
 			return err
-		}
-		for _, p := range puts {
-			s := p.s
-			var v []byte
-			if !slotOf(p.key).After(stored) {
-				v = sums.Get(p.key)
-			}
-			if v != nil {
-				var old Sums
-				if err := decodeSums(v, &old); err != nil {
-					return err
-				}
-				old.add(s)
-				s = &old
-			}
-			if err := sums.Put(p.key, encodeSums(s)); err != nil {
-				return err
-			}
-			if s.Newest.After(src.Watermark) {
-				src.Watermark = s.Newest
-			}
 		}
 		if err := putChunks(tx, src.Name, src.Refreshes, ids, true); err != nil {
 			return err
@@ -431,6 +417,9 @@ func (b *Batch) Commit(rejected int64) (Source, error) {
 		}
 		return prune(tx)
 	})
+	if err == nil && b.flushed {
+		return src, b.store.settle(b.store.onCommit)
+	}
 	if err == nil && b.store.onCommit != nil {
 		for k, s := range b.sums {
 			if err = b.store.onCommit(&k, &s.Sums); err != nil {
@@ -440,6 +429,48 @@ func (b *Batch) Commit(rejected int64) (Source, error) {
 	}
 	return src, err
 }
+
+// put adds the batch's sums, sorted, to the stored ones.
+func (b *Batch) put(tx *bolt.Tx, puts []put) error {
+	sums := tx.Bucket(bucketSums)
+	sums.FillPercent = sumsFill
+	// A key of a slot after the state's last one is new: only those of
+	// the slots read again (the overlap) are looked up.
+	_, stored, ok := storedSpan(tx)
+	if !ok {
+		stored = time.Unix(1<<62, 0) // no span kept: every key looked up
+	}
+	if err := putSpan(tx, b.first, b.last); err != nil {
+		return err
+	}
+	for _, p := range puts {
+		s := p.s
+		var v []byte
+		if !slotOf(p.key).After(stored) {
+			v = sums.Get(p.key)
+		}
+		if v != nil {
+			var old Sums
+			if err := decodeSums(v, &old); err != nil {
+				return err
+			}
+			old.add(s)
+			s = &old
+		}
+		if err := sums.Put(p.key, encodeSums(s)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sumsFill is how full a commit leaves the sums' pages it splits. Keys
+// start with their slot, so a refresh's new keys are put after every key
+// stored: filled to bbolt's default of half, every page of them would
+// stay half empty, the file and a commit's pages in memory twice their
+// size. The slots read again (the overlap) are the few pages a later put
+// may split again.
+const sumsFill = 0.9
 
 // prune drops the identities of calls started before the oldest source's
 // watermark less Overlap and a day (a call's start precedes its billing

@@ -26,6 +26,9 @@ func TestHelperRefreshes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if os.Getenv("TOKENFARE_STATE_PARTS") != "" {
+		s.partKeys = 3 // flushed and moved in parts of 3 keys
+	}
 	log := filepath.Join(dir, "spendlogs.csv")
 	feed := killFeed(log, os.Getenv("TOKENFARE_STATE_MARKS") != "")
 	for i := range parts {
@@ -50,7 +53,8 @@ func killFeed(log string, marks bool) Feed {
 // TestKill: a process killed with SIGKILL at any point of its refreshes
 // leaves a state from which the next refreshes give exactly one full
 // run's figures: a refresh is one transaction (its file marks in it), and
-// an unfinished one is read again.
+// an unfinished one is read again; a refresh in parts is dropped whole
+// when killed before its commit, moved on when killed after it.
 func TestKill(t *testing.T) {
 	header, parts := batches(t, 3)
 	cat := embedded(t)
@@ -58,18 +62,18 @@ func TestKill(t *testing.T) {
 	writeRows(t, full, header, parts...)
 	want := fullRun(t, cat, full)
 	for _, kind := range []struct {
-		name  string
-		marks bool
-	}{{name: "file read whole"}, {name: "file read past its mark", marks: true}} {
+		name         string
+		marks, parts bool
+	}{{name: "file read whole"}, {name: "file read past its mark", marks: true}, {name: "file read whole, in parts", parts: true}} {
 		for _, delay := range []time.Duration{0, 40 * time.Millisecond, 150 * time.Millisecond, 400 * time.Millisecond} {
-			t.Run(kind.name+"/"+delay.String(), func(t *testing.T) { killOnce(t, kind.marks, delay, header, parts, want) })
+			t.Run(kind.name+"/"+delay.String(), func(t *testing.T) { killOnce(t, kind.marks, kind.parts, delay, header, parts, want) })
 		}
 	}
 }
 
 // killOnce kills the child delay after its first commit, then refreshes
 // the state it left over the whole file and compares it with want.
-func killOnce(t *testing.T, marks bool, delay time.Duration, header []string, parts [][][]string, want totals) {
+func killOnce(t *testing.T, marks, inParts bool, delay time.Duration, header []string, parts [][][]string, want totals) {
 	t.Helper()
 	cat := embedded(t)
 	dir := t.TempDir()
@@ -77,6 +81,9 @@ func killOnce(t *testing.T, marks bool, delay time.Duration, header []string, pa
 	child.Env = append(os.Environ(), "TOKENFARE_STATE_CHILD="+dir)
 	if marks {
 		child.Env = append(child.Env, "TOKENFARE_STATE_MARKS=1")
+	}
+	if inParts {
+		child.Env = append(child.Env, "TOKENFARE_STATE_PARTS=1")
 	}
 	out, err := child.StdoutPipe()
 	if err != nil {

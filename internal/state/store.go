@@ -110,6 +110,7 @@ type Source struct {
 type Store struct {
 	db       *bolt.DB
 	onCommit func(*Key, *Sums) error
+	partKeys int // keys a refresh holds before it flushes (bucketPending)
 }
 
 // OnCommit has fn called, after each refresh's commit, with every key the
@@ -123,10 +124,19 @@ func (s *Store) OnCommit(fn func(*Key, *Sums) error) { s.onCommit = fn }
 // time (tokenfare serve, or a batch command with --state).
 var ErrLocked = errors.New("another process holds it (tokenfare serve, or a command with --state)")
 
+// mmapReserve is the address space the state file is mapped into when
+// opened: only the file's pages are ever read, but a write transaction
+// that outgrows the mapping copies every node it has changed to the heap
+// (bbolt remaps the file, 1 GiB at a time past its first GiB), which made
+// a first refresh of millions of keys allocate tens of gigabytes. 64 GiB
+// of address space is nothing on the 64-bit systems tokenfare is built
+// for; a larger state is mapped again as it grows.
+const mmapReserve = 64 << 30
+
 // Open opens (or creates) the state file at path. A second process opening
 // the same file waits up to a second, then fails with ErrLocked.
 func Open(path string) (*Store, error) {
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second, InitialMmapSize: mmapReserve})
 	if errors.Is(err, bolterrors.ErrTimeout) {
 		return nil, fmt.Errorf("open state %s: %w", path, ErrLocked)
 	}
@@ -147,11 +157,15 @@ func Open(path string) (*Store, error) {
 	if err == nil {
 		err = migrateSeen(db)
 	}
+	s := &Store{db: db, partKeys: defaultPartKeys}
+	if err == nil {
+		err = s.settle(nil) // a refresh cut off before or after its commit
+	}
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open state %s: %w", path, err)
 	}
-	return &Store{db: db}, nil
+	return s, nil
 }
 
 // Close flushes and closes the file.
