@@ -12,7 +12,11 @@
 // The store is one bbolt file. A refresh of a source (Batch) gathers its
 // calls in memory and commits them with the source's new watermark in one
 // transaction: a process killed mid-refresh leaves the state as it was
-// before it, and the next refresh reads the same rows again.
+// before it, and the next refresh reads the same rows again. A refresh of
+// more keys than a part (131,072) adds each part to a pending bucket as it
+// goes and moves them into the sums after its commit, a part per
+// transaction (parts.go): memory holds a part whatever the refresh reads,
+// and the figures are those of one transaction, killed anywhere.
 //
 // # Invariants
 //
