@@ -26,7 +26,7 @@ type csvReader struct {
 	chunkSize   int
 	maxRecord   int
 	batchSize   int
-	skipHolders bool // Options.SkipHolders
+	skipHolders Holders // Options.SkipHolders
 
 	order chan *csvChunk // chunks in input order, for Next
 	jobs  chan *csvChunk // chunks to parse, for the workers

@@ -9,12 +9,13 @@ import (
 	"testing"
 )
 
-// TestSkipHoldersLeavesOnlyTheHoldersOut reads LiteLLM CSV files with
-// and without Options.SkipHolders: the calls must be the same in every
-// field but their key, key alias, team and user, which are left empty,
-// and the same rows rejected for the same reasons. The files between them
-// carry each of the four, from flat columns and from metadata, and raw
-// keys, so that leaving one out, or more, is seen.
+// TestSkipHoldersLeavesOnlyTheHoldersOut reads LiteLLM CSV files in full
+// and with each set of Options.SkipHolders: the calls must be the same in
+// every field but the holders skipped, which are left empty (a key with
+// its alias, a team, a user), and the same rows rejected for the same
+// reasons. The files between them carry each of the four, from flat
+// columns and from metadata, and raw keys, so that leaving one out, or
+// more, or too few, is seen.
 func TestSkipHoldersLeavesOnlyTheHoldersOut(t *testing.T) {
 	var seen [4]bool // key, alias, team, user
 	for _, file := range []string{"testdata/spendlogs_table.csv", "testdata/spendlogs_flat.csv", "testdata/broken.csv",
@@ -23,23 +24,39 @@ func TestSkipHoldersLeavesOnlyTheHoldersOut(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		full := readText(t, file, data, Options{ChunkSize: 4096}, func(c *Call) {
-			for i, s := range []string{c.Key, c.KeyAlias, c.Team, c.User} {
-				seen[i] = seen[i] || s != ""
+		for skip := Holders(1); skip <= AllHolders; skip++ {
+			blank := func(c *Call) {
+				if skip.Has(HolderKey) {
+					c.Key, c.KeyAlias = "", ""
+				}
+				if skip.Has(HolderTeam) {
+					c.Team = ""
+				}
+				if skip.Has(HolderUser) {
+					c.User = ""
+				}
 			}
-			c.Key, c.KeyAlias, c.Team, c.User = "", "", "", ""
-		})
-		skipped := readText(t, file, data, Options{ChunkSize: 4096, SkipHolders: true}, func(c *Call) {
-			if c.Key != "" || c.KeyAlias != "" || c.Team != "" || c.User != "" {
-				t.Errorf("%s: skipping holders, the call has key %q, alias %q, team %q, user %q", c.Source, c.Key, c.KeyAlias, c.Team, c.User)
+			full := readText(t, file, data, Options{ChunkSize: 4096}, func(c *Call) {
+				for i, s := range []string{c.Key, c.KeyAlias, c.Team, c.User} {
+					seen[i] = seen[i] || s != ""
+				}
+				blank(c)
+			})
+			skipped := readText(t, file, data, Options{ChunkSize: 4096, SkipHolders: skip}, func(c *Call) {
+				before := *c
+				blank(c)
+				if *c != before {
+					t.Errorf("%s: skipping holders %03b, the call has key %q, alias %q, team %q, user %q",
+						c.Source, skip, before.Key, before.KeyAlias, before.Team, before.User)
+				}
+			})
+			if len(full) != len(skipped) {
+				t.Fatalf("%s: %d calls and rejections read in full, %d skipping holders %03b", file, len(full), len(skipped), skip)
 			}
-		})
-		if len(full) != len(skipped) {
-			t.Fatalf("%s: %d calls and rejections read in full, %d skipping holders", file, len(full), len(skipped))
-		}
-		for i := range full {
-			if full[i] != skipped[i] {
-				t.Errorf("%s: row %d read in full (holders blanked)\n%s\nskipping holders\n%s", file, i, full[i], skipped[i])
+			for i := range full {
+				if full[i] != skipped[i] {
+					t.Errorf("%s: row %d read in full (holders %03b blanked)\n%s\nskipping them\n%s", file, i, skip, full[i], skipped[i])
+				}
 			}
 		}
 	}

@@ -40,16 +40,30 @@ type Options struct {
 	// workers; 0 means 256 KiB. At most about 4×Workers+38 chunks, and
 	// the calls of Workers+18 chunks, are in memory at once.
 	ChunkSize int
-	// SkipHolders says the run reads no call's Key, KeyAlias, Team or
-	// User (it groups by none of them, keeps none apart and has no
-	// observer): a reader may then leave them empty. The LiteLLM CSV
-	// reader does, which saves interning four columns a row (a key's 64
-	// bytes among them); the other readers fill them anyway. Rows are
-	// accepted and rejected alike either way.
-	SkipHolders bool
+	// SkipHolders are the holders the run reads of no call (it groups by
+	// none of them, keeps none apart and has no observer): a reader may
+	// then leave them empty. The LiteLLM CSV reader does, which saves
+	// interning up to four columns a row (a key's 64 bytes among them);
+	// the other readers fill them anyway. Rows are accepted and rejected
+	// alike either way.
+	SkipHolders Holders
 
 	maxRecord int // longest CSV record or JSON element before it is declared broken
 }
+
+// Holders is a set of who a call is charged to, as a run reads them.
+type Holders uint8
+
+const (
+	HolderKey  Holders = 1 << iota // the call's Key and KeyAlias
+	HolderTeam                     // its Team
+	HolderUser                     // its User
+
+	AllHolders = HolderKey | HolderTeam | HolderUser
+)
+
+// Has reports whether every holder of o is in h.
+func (h Holders) Has(o Holders) bool { return h&o == o }
 
 func (o Options) withDefaults() Options {
 	if o.Workers <= 0 {

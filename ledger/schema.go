@@ -145,9 +145,8 @@ type rowParser struct {
 	urls  urlHosts          // the hosts of API bases already seen
 	hosts hostCache         // the hosts of LiteLLM rows lately decided
 	tags  map[string]string // request_tags as logged → Call.Tags
-	// skipHolders leaves a call's key, key alias, team and user empty
-	// (Options.SkipHolders).
-	skipHolders bool
+	// skipHolders are the holders left empty (Options.SkipHolders).
+	skipHolders Holders
 }
 
 // badValue formats the reason for a value that does not parse.

@@ -266,7 +266,7 @@ func buildSpendLog(s *schema, p *rowParser, v *rowFields, c *Call) string {
 		}
 		c.KeyMeta = p.strs.get(m)
 	}
-	if !p.skipHolders {
+	if p.skipHolders != AllHolders {
 		spendLogHolders(p, v, c)
 	}
 	return ""
@@ -276,20 +276,26 @@ func buildSpendLog(s *schema, p *rowParser, v *rowFields, c *Call) string {
 // when logged raw), user, key alias and team. Flat columns win over
 // metadata, read before; a team alias wins over a team id.
 func spendLogHolders(p *rowParser, v *rowFields, c *Call) {
-	key := v.get(slAPIKey)
-	if bytes.HasPrefix(key, []byte("sk-")) {
-		c.Key = HashKey(string(key)) // a raw key: never keep it
-	} else {
-		c.Key = p.strs.get(key)
+	if !p.skipHolders.Has(HolderKey) {
+		key := v.get(slAPIKey)
+		if bytes.HasPrefix(key, []byte("sk-")) {
+			c.Key = HashKey(string(key)) // a raw key: never keep it
+		} else {
+			c.Key = p.strs.get(key)
+		}
+		if a := v.get(slKeyAlias); len(a) > 0 {
+			c.KeyAlias = p.strs.get(a)
+		}
 	}
-	c.User = p.strs.get(v.get(slUser))
-	if a := v.get(slKeyAlias); len(a) > 0 {
-		c.KeyAlias = p.strs.get(a)
+	if !p.skipHolders.Has(HolderUser) {
+		c.User = p.strs.get(v.get(slUser))
 	}
-	if a := v.get(slTeamAlias); len(a) > 0 {
-		c.Team = p.strs.get(a)
-	} else if c.Team == "" {
-		c.Team = p.strs.get(v.get(slTeamID))
+	if !p.skipHolders.Has(HolderTeam) {
+		if a := v.get(slTeamAlias); len(a) > 0 {
+			c.Team = p.strs.get(a)
+		} else if c.Team == "" {
+			c.Team = p.strs.get(v.get(slTeamID))
+		}
 	}
 }
 
@@ -535,11 +541,11 @@ func spendLogMetadata(p *rowParser, m []byte, v *rowFields, c *Call, u *usageCou
 		c.Failure = Failure{HTTPStatus: httpStatus(e.Code.s), Class: p.strs.get([]byte(e.Class.s)),
 			Provider: p.strs.get([]byte(e.Provider.s)), Text: failureText(e.Message.s)}
 	}
-	if p.skipHolders {
-		return ""
-	}
-	if meta.KeyAlias.ok {
+	if meta.KeyAlias.ok && !p.skipHolders.Has(HolderKey) {
 		c.KeyAlias = p.strs.get([]byte(meta.KeyAlias.s))
+	}
+	if p.skipHolders.Has(HolderTeam) {
+		return ""
 	}
 	if meta.TeamAlias.ok {
 		c.Team = p.strs.get([]byte(meta.TeamAlias.s))

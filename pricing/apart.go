@@ -33,11 +33,21 @@ func (e *Engine) TakeApart() *Engine {
 	return apart
 }
 
-// ReadsHolders reports whether an engine of o reads who a call is charged
-// to, its Key, KeyAlias, Team or User: when it groups by key, team or
-// user, or keeps calls apart. A run whose engine does not, and that has
-// no observer, may read its calls without them (ledger.Options.SkipHolders).
-func (o *Options) ReadsHolders() bool {
+// HoldersRead is who a call is charged to that an engine of o reads: its
+// key and alias when it groups by key or keeps calls apart, its team when
+// it groups by team, its user when by user. A run with no observer may
+// read its calls without the others (ledger.Options.SkipHolders).
+func (o *Options) HoldersRead() ledger.Holders {
 	s := setOf(o.Dims)
-	return s.has(DimKey) || s.has(DimTeam) || s.has(DimUser) || o.Apart != nil
+	var h ledger.Holders
+	if s.has(DimKey) || o.Apart != nil {
+		h |= ledger.HolderKey
+	}
+	if s.has(DimTeam) {
+		h |= ledger.HolderTeam
+	}
+	if s.has(DimUser) {
+		h |= ledger.HolderUser
+	}
+	return h
 }

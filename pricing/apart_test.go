@@ -3,6 +3,8 @@ package pricing
 import (
 	"os"
 	"testing"
+
+	"github.com/tokenfare/tokenfare/ledger"
 )
 
 // TestCallsKeptApartAreLeftOut keeps the calls of a few keys apart (by
@@ -96,22 +98,24 @@ func TestCallsKeptApartAreLeftOut(t *testing.T) {
 	}
 }
 
-// TestReadsHolders checks which engines read who a call is charged to:
-// a run whose engine does not has its files read without them.
-func TestReadsHolders(t *testing.T) {
+// TestHoldersRead checks which holders engines read of a call: a run
+// has its files read without the others.
+func TestHoldersRead(t *testing.T) {
 	for _, tc := range []struct {
 		opts Options
-		want bool
+		want ledger.Holders
 	}{
-		{Options{}, false},
-		{Options{Dims: []Dim{DimModel, DimDay, DimHour, DimPeriod, DimVersion, DimGroup, DimHost, DimTag, DimMeta}}, false},
-		{Options{Dims: []Dim{DimModel, DimKey}}, true},
-		{Options{Dims: []Dim{DimTeam}}, true},
-		{Options{Dims: []Dim{DimDay, DimUser}}, true},
-		{Options{Apart: func(string, string) bool { return false }}, true},
+		{Options{}, 0},
+		{Options{Dims: []Dim{DimModel, DimDay, DimHour, DimPeriod, DimVersion, DimGroup, DimHost, DimTag, DimMeta}}, 0},
+		{Options{Dims: []Dim{DimModel, DimKey}}, ledger.HolderKey},
+		{Options{Dims: []Dim{DimTeam}}, ledger.HolderTeam},
+		{Options{Dims: []Dim{DimDay, DimUser}}, ledger.HolderUser},
+		{Options{Dims: []Dim{DimUser, DimKey, DimTeam}}, ledger.AllHolders},
+		{Options{Apart: func(string, string) bool { return false }}, ledger.HolderKey},
+		{Options{Dims: []Dim{DimTeam}, Apart: func(string, string) bool { return false }}, ledger.HolderKey | ledger.HolderTeam},
 	} {
-		if got := tc.opts.ReadsHolders(); got != tc.want {
-			t.Errorf("Options{Dims: %v, Apart: %t}.ReadsHolders() = %t, want %t", tc.opts.Dims, tc.opts.Apart != nil, got, tc.want)
+		if got := tc.opts.HoldersRead(); got != tc.want {
+			t.Errorf("Options{Dims: %v, Apart: %t}.HoldersRead() = %03b, want %03b", tc.opts.Dims, tc.opts.Apart != nil, got, tc.want)
 		}
 	}
 }

@@ -102,10 +102,14 @@ func (a *app) priceSource(ctx context.Context, src *sourceOptions, opts pricing.
 		return nil, err
 	}
 	a.defaultDB(src)
-	// A run that reads no call's key, alias, team or user (an observer
-	// might) has its files read without them: four columns a row fewer
-	// to intern. The failed calls' tally reads their failures alone.
-	lopts := ledger.Options{SkipHolders: len(observers) == 0 && !opts.ReadsHolders()}
+	// A run has its files read without the holders (key and alias, team,
+	// user) its engine does not read, unless an observer might: up to four
+	// columns a row fewer to intern. The failed calls' tally reads their
+	// failures alone.
+	lopts := ledger.Options{SkipHolders: ledger.AllHolders &^ opts.HoldersRead()}
+	if len(observers) > 0 {
+		lopts.SkipHolders = 0
+	}
 	sources, err := a.sourcesWith(src.calls, src.dbs, opts, lopts)
 	if err != nil {
 		return nil, err
