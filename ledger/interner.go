@@ -20,7 +20,10 @@ import (
 // cache) the map took 40% of the read (docs/scale.md, "The interner").
 //
 // The table stops taking values once it holds maxInterned, which bounds
-// its memory on high-cardinality columns (3 MiB when full); a value
+// its memory on high-cardinality columns (12 MiB of slots when full,
+// and the values); 262,144 holds the keys and aliases of a gateway of
+// 100,000 keys (65,536 until 2026-12-04: past it every call of most keys
+// copied its key and alias, and the engine hashed their bytes); a value
 // beyond is copied each time it is read (and kept in the cache until
 // another takes its slot). Forgetting the values instead made an input of
 // a few thousand keys rebuild the table over and over, most of the time
@@ -40,7 +43,7 @@ type internSlot struct {
 }
 
 const (
-	maxInterned     = 1 << 16
+	maxInterned     = 1 << 18
 	internCacheBits = 12
 	// firstInternSlots is the table's first length; it doubles as it
 	// fills, up to 2 × maxInterned.

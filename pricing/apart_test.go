@@ -2,6 +2,7 @@ package pricing
 
 import (
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/tokenfare/tokenfare/ledger"
@@ -25,7 +26,7 @@ func TestCallsKeptApartAreLeftOut(t *testing.T) {
 		dims   []Dim
 		budget int
 	}{
-		{name: "key and day; past 64 runs", dims: []Dim{DimKey, DimDay}, budget: 20},
+		{name: "key and day; past 256 runs", dims: []Dim{DimKey, DimDay}, budget: 20},
 		{name: "team and model, no key", dims: []Dim{DimTeam, DimModel}, budget: 10},
 		{name: "user", dims: []Dim{DimUser}, budget: 5},
 		{name: "held: no spill", dims: []Dim{DimKey, DimTeam}},
@@ -58,6 +59,9 @@ func TestCallsKeptApartAreLeftOut(t *testing.T) {
 			}
 			if spilled := len(e.runs.files) > 0; spilled != (tc.budget > 0) {
 				t.Fatalf("spilled: %v, want %v", spilled, tc.budget > 0)
+			}
+			if strings.Contains(tc.name, "past 256 runs") && e.runs.written <= maxRuns {
+				t.Fatalf("%d runs written: none merged", e.runs.written)
 			}
 			taken := e.TakeApart()
 			got, err := e.Chargeback(from, until, nil)

@@ -60,9 +60,9 @@ func TestSpilledChargesAreTheUnlimitedOnes(t *testing.T) {
 		budget   int
 		compacts bool // spills more than maxRuns times
 	}{
-		{name: "month's groupings; past 64 runs", dims: MonthDims, budget: 25, compacts: true},
+		{name: "month's groupings; past 256 runs", dims: MonthDims, budget: 18, compacts: true},
 		{name: "month's groupings and tags", dims: append([]Dim{DimTag}, MonthDims...), budget: 400},
-		{name: "hour and key", dims: []Dim{DimHour, DimKey}, budget: 60, compacts: true},
+		{name: "hour and key", dims: []Dim{DimHour, DimKey}, budget: 18, compacts: true},
 		{name: "key, spilled a few times", dims: []Dim{DimKey, DimModel}, budget: 300},
 		{name: "no dimensions", dims: nil, budget: 2},
 	} {

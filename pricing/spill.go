@@ -44,8 +44,13 @@ type spillRuns struct {
 }
 
 // maxRuns is how many runs an engine keeps before it merges them into
-// one, so that reading them back opens a bounded number of files.
-const maxRuns = 64
+// one, so that reading them back opens a bounded number of files: 256
+// files and their 64 KiB buffers (16 MiB) when read back, within the
+// 1,024 open files a process may have by default. Until 2026-12-04 it
+// was 64: ten million groups by model, key and day (about 70 runs of
+// buckets) merged 64 runs into one once, rewriting most of the groups
+// for 14% of the run's CPU (docs/scale.md, "Runs before they merge").
+const maxRuns = 256
 
 // spilling reports whether the engine writes its groups past its budget
 // rather than fold them.
@@ -221,7 +226,7 @@ func (e *Engine) collapse() {
 	e.collapsed = e.buckets.len()
 	// No bucket has a grouping now: its texts start again, so that they
 	// hold the values of the buckets to the next spill, not of them all.
-	e.values = &texts{}
+	e.values = e.values.emptied()
 	for _, r := range e.refs {
 		r.forget()
 	}

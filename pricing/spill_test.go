@@ -143,7 +143,7 @@ func TestSpilledReconciliationIsTheUnlimitedOne(t *testing.T) {
 		compacts bool // spills more than maxRuns times
 	}{
 		{name: "model, key, day; spilled often", dims: []Dim{DimModel, DimKey, DimDay}, budget: 8, compacts: true},
-		{name: "hour, team; past 64 runs", dims: []Dim{DimHour, DimTeam}, budget: 3, compacts: true},
+		{name: "hour, team; past 256 runs", dims: []Dim{DimHour, DimTeam}, budget: 3, compacts: true},
 		{name: "period, version, key", dims: []Dim{DimPeriod, DimVersion, DimKey}, budget: 20},
 		{name: "no dimensions", dims: nil, budget: 1},
 	} {

@@ -53,11 +53,12 @@ func TestSpilledChargebackIsTheUnlimitedOne(t *testing.T) {
 	calls := viewCalls(27, 6000)
 	from, until := at("2026-09-01T00:00:00Z"), at("2026-10-01T00:00:00Z")
 	for _, tc := range []struct {
-		name   string
-		dims   []Dim
-		budget int
+		name     string
+		dims     []Dim
+		budget   int
+		compacts bool // spills more than maxRuns times
 	}{
-		{name: "key and day; past 64 runs", dims: []Dim{DimKey, DimDay}, budget: 20},
+		{name: "key and day; past 256 runs", dims: []Dim{DimKey, DimDay}, budget: 20, compacts: true},
 		{name: "team, user and model", dims: []Dim{DimTeam, DimUser, DimModel}, budget: 50},
 		{name: "tag and key", dims: []Dim{DimTag, DimKey}, budget: 30},
 		{name: "key", dims: []Dim{DimKey}, budget: 7},
@@ -65,6 +66,9 @@ func TestSpilledChargebackIsTheUnlimitedOne(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := Options{Dims: tc.dims, Since: from, Until: until, Zone: zone(t, "Asia/Shanghai")}
 			whole, spilled := pricedTwice(t, cat, opts, func(o *Options) { o.SpillDir, o.SpillBlend, o.MaxGroups = t.TempDir(), true, tc.budget }, calls)
+			if tc.compacts && spilled.runs.written <= maxRuns {
+				t.Fatalf("%d runs written: none merged", spilled.runs.written)
+			}
 			want, err := whole.Chargeback(from, until, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -159,11 +163,12 @@ func TestSpilledMonthIsTheUnlimitedOne(t *testing.T) {
 	calls := viewCalls(28, 6000)
 	from, until := at("2026-09-01T00:00:00Z"), at("2026-10-01T00:00:00Z")
 	for _, tc := range []struct {
-		name   string
-		budget int
-		tags   bool
+		name     string
+		budget   int
+		tags     bool
+		compacts bool // spills more than maxRuns times
 	}{
-		{name: "past 64 runs", budget: 25},
+		{name: "past 256 runs", budget: 20, compacts: true},
 		{name: "with tags", budget: 200, tags: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -173,6 +178,9 @@ func TestSpilledMonthIsTheUnlimitedOne(t *testing.T) {
 			}
 			opts := Options{Dims: dims, Since: from, Until: until, Zone: time.UTC}
 			whole, spilled := pricedTwice(t, cat, opts, func(o *Options) { o.SpillDir, o.MaxGroups = t.TempDir(), tc.budget }, calls)
+			if tc.compacts && spilled.runs.written <= maxRuns {
+				t.Fatalf("%d runs written: none merged", spilled.runs.written)
+			}
 			want, err := MonthOf(whole, from, until, nil)
 			if err != nil {
 				t.Fatal(err)

@@ -1,6 +1,9 @@
 package pricing
 
-import "unsafe"
+import (
+	"math/bits"
+	"unsafe"
+)
 
 // text stands for a string of a bucket key: its number among the texts
 // of an engine (texts), 0 for "". Keys made of numbers compare in a few
@@ -18,12 +21,16 @@ const absentText text = 1<<32 - 1
 type texts struct {
 	ids  map[string]text
 	list []string // by number, from 1
-	// seen holds strings numbered lately, by the address of their bytes:
-	// readers intern what they read, so the calls of one key share its
-	// bytes, and a string at the same address and of the same length is
-	// the same string (the entry keeps its bytes from being reused), found
-	// without hashing them. Made at the first string.
-	seen *[seenSlots]seenText
+	// at indexes the strings numbered by the address of their bytes and
+	// their length: readers intern what they read, so the calls of one
+	// key share its bytes, and a string at the same address and of the
+	// same length is the same string (the entry keeps its bytes from being
+	// reused), found without hashing them. Open addressed, its length a
+	// power of two, at most half full; it takes at most maxAt addresses,
+	// a string at another found by its bytes in ids.
+	at    []seenText
+	held  int // entries in at
+	shift uint8
 }
 
 // seenText is a string, by the address of its bytes (which the pointer
@@ -34,11 +41,15 @@ type seenText struct {
 	n   text
 }
 
-// seenSlots is the size of texts.seen (2 MiB), a power of two: room for
-// the keys of a busy gateway, each at an address per reading goroutine.
+// maxAt is how many addresses texts.at holds at most (16 MiB of index):
+// a copy of each key, alias, team and user a reading goroutine, for a
+// gateway of 100,000 keys read by two. Until 2026-12-04 the index was a
+// cache of 131,072 slots, each taking the last address picked for it; a
+// month of 90,000 keys and their aliases overflowed it, and two calls in
+// three hashed their key's bytes (docs/scale.md, "Texts by address").
 const (
-	seenBits  = 17
-	seenSlots = 1 << seenBits
+	maxAt   = 1 << 19
+	firstAt = 1 << 10
 )
 
 // id returns the number of s, numbering it when new.
@@ -46,21 +57,70 @@ func (t *texts) id(s string) text {
 	if s == "" {
 		return 0
 	}
-	if t.seen == nil {
-		t.seen = new([seenSlots]seenText)
-	}
 	p := unsafe.StringData(s)
-	slot := &t.seen[(uint64(uintptr(unsafe.Pointer(p)))*0x9E3779B97F4A7C15)>>(64-seenBits)]
-	if slot.p == p && uint64(slot.len) == uint64(len(s)) {
-		return slot.n
+	if len(t.at) != 0 {
+		mask := uint64(len(t.at) - 1)
+		for i := t.slotOf(p); ; i = (i + 1) & mask {
+			e := &t.at[i]
+			if e.p == p && uint64(e.len) == uint64(len(s)) {
+				return e.n
+			}
+			if e.p == nil {
+				break
+			}
+		}
 	}
 	n := t.number(s)
-	if uint64(len(s)) <= 1<<32-1 {
-		*slot = seenText{p, uint32(len(s)), n}
+	if t.held < maxAt && uint64(len(s)) <= 1<<32-1 {
+		t.remember(seenText{p, uint32(len(s)), n})
 	}
 	return n
 }
 
+// slotOf returns the first slot of at for an address.
+func (t *texts) slotOf(p *byte) uint64 {
+	return (uint64(uintptr(unsafe.Pointer(p))) * 0x9E3779B97F4A7C15) >> t.shift
+}
+
+// remember indexes e, which at does not hold, by its address, growing at
+// when it would be more than half full.
+func (t *texts) remember(e seenText) {
+	if 2*(t.held+1) > len(t.at) {
+		t.resize(max(firstAt, 2*len(t.at)))
+	}
+	mask := uint64(len(t.at) - 1)
+	i := t.slotOf(e.p)
+	for t.at[i].p != nil {
+		i = (i + 1) & mask
+	}
+	t.at[i] = e
+	t.held++
+}
+
+// resize makes at n slots long, a power of two, indexing its entries
+// again.
+func (t *texts) resize(n int) {
+	old := t.at
+	t.at = make([]seenText, n)
+	t.shift = uint8(64 - bits.TrailingZeros(uint(n)))
+	t.held = 0
+	for _, e := range old {
+		if e.p != nil {
+			t.remember(e)
+		}
+	}
+}
+
+// emptied returns texts with no string numbered, whose index of
+// addresses is t's, cleared: an engine starting its values again after a
+// spill does not grow it again from the first size. t must not be
+// numbered by after.
+func (t *texts) emptied() *texts {
+	clear(t.at)
+	e := &texts{at: t.at, shift: t.shift}
+	t.at, t.held = nil, 0
+	return e
+}
 // number returns the number of s, numbering it when new.
 func (t *texts) number(s string) text {
 	if n, ok := t.ids[s]; ok {

@@ -68,3 +68,43 @@ func TestFoldingEngineNumbersNoMoreTexts(t *testing.T) {
 		t.Fatalf("%d texts numbered for %d keys and a budget of 16 buckets, want at most 17", n, len(keys))
 	}
 }
+
+// TestTextsByAddressPastTheIndex numbers more strings than the index of
+// addresses takes (maxAt), each met at two addresses, and checks that
+// every one keeps its number by either copy, that the index stops at its
+// bound, and that an emptied texts numbers from 1 again in the same index.
+func TestTextsByAddressPastTheIndex(t *testing.T) {
+	var ts texts
+	n := maxAt/2 + 5000 // two copies each: past maxAt addresses
+	first := make([]string, n)
+	second := make([]string, n)
+	for i := range first {
+		first[i] = fmt.Sprintf("sk-%07d", i)
+		second[i] = strings.Clone(first[i])
+	}
+	for round := range 2 {
+		for i := range first {
+			for _, s := range []string{first[i], second[i]} {
+				if got := ts.id(s); got != text(i+1) {
+					t.Fatalf("round %d: id(%q) = %d, want %d", round, s, got, i+1)
+				}
+			}
+		}
+	}
+	if ts.held != maxAt {
+		t.Fatalf("%d addresses held, want the bound %d", ts.held, maxAt)
+	}
+	if 2*ts.held > len(ts.at) {
+		t.Fatalf("%d addresses in %d slots: more than half full", ts.held, len(ts.at))
+	}
+	size := len(ts.at)
+	e := ts.emptied()
+	if len(e.at) != size || e.held != 0 || e.len() != 0 {
+		t.Fatalf("emptied: %d slots, %d held, %d numbered; want %d, 0, 0", len(e.at), e.held, e.len(), size)
+	}
+	for i, s := range []string{second[7], first[3], first[7]} {
+		if got, want := e.id(s), []text{1, 2, 1}[i]; got != want {
+			t.Errorf("emptied: id(%q) = %d, want %d", s, got, want)
+		}
+	}
+}
