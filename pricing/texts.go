@@ -121,6 +121,7 @@ func (t *texts) emptied() *texts {
 	t.at, t.held = nil, 0
 	return e
 }
+
 // number returns the number of s, numbering it when new.
 func (t *texts) number(s string) text {
 	if n, ok := t.ids[s]; ok {
