@@ -45,12 +45,26 @@ type spillRuns struct {
 
 // maxRuns is how many runs an engine keeps before it merges them into
 // one, so that reading them back opens a bounded number of files: 256
-// files and their 64 KiB buffers (16 MiB) when read back, within the
-// 1,024 open files a process may have by default. Until 2026-12-04 it
-// was 64: ten million groups by model, key and day (about 70 runs of
-// buckets) merged 64 runs into one once, rewriting most of the groups
-// for 14% of the run's CPU (docs/scale.md, "Runs before they merge").
-const maxRuns = 256
+// files and their 64 KiB buffers (16 MiB) when read back, fewer when the
+// process may open fewer than 2,048 files (an eighth of its limit, at
+// least 16), since the runs of groups, of charges and of lines can be
+// read at once. Until 2026-12-04 it was 64: ten million groups by model,
+// key and day (about 70 runs of buckets) merged 64 runs into one once,
+// rewriting most of the groups for 14% of the run's CPU (docs/scale.md,
+// "Ten million groups").
+var maxRuns = runsWithin(openFileLimit())
+
+// runsWithin returns maxRuns for a process that may open limit files (0
+// when not known).
+func runsWithin(limit uint64) int {
+	switch {
+	case limit == 0 || limit >= 8*256:
+		return 256
+	case limit/8 < 16:
+		return 16
+	}
+	return int(limit / 8)
+}
 
 // spilling reports whether the engine writes its groups past its budget
 // rather than fold them.

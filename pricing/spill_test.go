@@ -286,3 +286,19 @@ func pricedTwice(t *testing.T, cat *tariffs.Catalog, opts Options, spill func(*O
 	}
 	return whole, spilled
 }
+
+// TestRunsWithinTheOpenFileLimit checks the number of runs kept before
+// they merge against the files a process may open.
+func TestRunsWithinTheOpenFileLimit(t *testing.T) {
+	for _, tc := range []struct {
+		limit uint64
+		want  int
+	}{{0, 256}, {1 << 20, 256}, {2048, 256}, {2047, 255}, {1024, 128}, {256, 32}, {100, 16}, {8, 16}} {
+		if got := runsWithin(tc.limit); got != tc.want {
+			t.Errorf("runsWithin(%d) = %d, want %d", tc.limit, got, tc.want)
+		}
+	}
+	if maxRuns < 16 || maxRuns > 256 {
+		t.Errorf("maxRuns = %d, want 16 to 256", maxRuns)
+	}
+}
