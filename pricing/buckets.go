@@ -10,7 +10,10 @@ import (
 // made in slabs of bucketSlab, so that a million buckets are a thousand
 // objects to allocate and for the garbage collector to find, not a
 // million; the index is a table of two words (a hash and a bucket) a
-// slot, not a map holding a copy of every 144-byte key.
+// slot, not a map holding a copy of every 144-byte key, at most three
+// quarters full: 8 MiB for the budget of a spilling engine, where half
+// full took 16 MiB and 5% more CPU on a million groups by model, key and
+// day (docs/scale.md, "Ten million groups").
 //
 // The zero bucketTable is empty and ready to use.
 type bucketTable struct {
@@ -81,7 +84,7 @@ func (t *bucketTable) recycle(old *bucketTable) {
 
 // insert lists b and indexes it by its key.
 func (t *bucketTable) insert(b *bucket) {
-	if 2*(len(t.list)+1) > len(t.slots) {
+	if 4*(len(t.list)+1) > 3*len(t.slots) {
 		t.grow()
 	}
 	t.list = append(t.list, b)
@@ -114,7 +117,7 @@ func (t *bucketTable) grow() {
 // until there are more.
 func (t *bucketTable) reserve(n int) {
 	size := 64
-	for size < 2*n {
+	for 3*size < 4*n {
 		size *= 2
 	}
 	if size > len(t.slots) {

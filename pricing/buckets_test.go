@@ -154,3 +154,32 @@ func TestPlaceFindsABucketByItsStrings(t *testing.T) {
 		})
 	}
 }
+
+// TestBucketTableReserve checks that a table reserved for n buckets takes
+// them without growing its index, which stays at most three quarters full,
+// and that a key never added is still found absent in it.
+func TestBucketTableReserve(t *testing.T) {
+	for _, n := range []int{1, 47, 48, 49, DefaultSpillBuckets} {
+		var tb bucketTable
+		tb.reserve(n)
+		size := len(tb.slots)
+		if 4*n > 3*size || size&(size-1) != 0 {
+			t.Fatalf("reserve(%d): %d slots, want a power of two at least 4/3 of it", n, size)
+		}
+		if n == DefaultSpillBuckets && size != 1<<19 {
+			t.Fatalf("reserve(%d): %d slots, want 524,288 (8 MiB)", n, size)
+		}
+		for i := range n {
+			k := bucketKey{unknown: 1}
+			k.holder.key = text(i + 1)
+			tb.add(&k, bucketPricing{})
+		}
+		if len(tb.slots) != size {
+			t.Fatalf("reserve(%d): the index grew from %d to %d slots", n, size, len(tb.slots))
+		}
+		absent := bucketKey{unknown: 2}
+		if tb.get(&absent) != nil {
+			t.Fatalf("reserve(%d): a key never added was found", n)
+		}
+	}
+}
