@@ -47,11 +47,12 @@ type spillRuns struct {
 // one, so that reading them back opens a bounded number of files: 256
 // files and their 64 KiB buffers (16 MiB) when read back, fewer when the
 // process may open fewer than 2,048 files (an eighth of its limit, at
-// least 16), since the runs of groups, of charges and of lines can be
-// read at once. Until 2026-12-04 it was 64: ten million groups by model,
-// key and day (about 70 runs of buckets) merged 64 runs into one once,
-// rewriting most of the groups for 14% of the run's CPU (docs/scale.md,
-// "Ten million groups").
+// least 16), since the runs of charges and the runs of the lines sorted
+// from them are open at once. Until 2026-12-04 it was 64: ten million
+// groups by model, key and day (more than 64 runs of buckets, not counted) merged 64 runs
+// into one once, rewriting most of the groups for about a tenth of the
+// run's CPU (16.6 s of 170 s of samples; docs/scale.md, "Ten million
+// groups").
 var maxRuns = runsWithin(openFileLimit())
 
 // runsWithin returns maxRuns for a process that may open limit files (0

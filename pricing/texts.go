@@ -46,7 +46,7 @@ type seenText struct {
 // gateway of 100,000 keys read by two. Until 2026-12-04 the index was a
 // cache of 131,072 slots, each taking the last address picked for it; a
 // month of 90,000 keys and their aliases overflowed it, and two calls in
-// three hashed their key's bytes (docs/scale.md, "Texts by address").
+// three hashed their key's bytes (docs/scale.md, "Ten million groups").
 const (
 	maxAt   = 1 << 19
 	firstAt = 1 << 10
