@@ -61,14 +61,24 @@ type tariffDoc struct {
 }
 
 type versionDoc struct {
-	Name      string `json:"name"`
-	Effective string `json:"effective"`
-	End       string `json:"end,omitempty"`
-	Timezone  string `json:"timezone"`
-	Status    string `json:"status"`
-	Note      string `json:"note,omitempty"`
-	Source    string `json:"source,omitempty"` // the version's own source, if the file names one
-	Basis     string `json:"basis"`            // the kind of source its rates rest on
+	Name      string        `json:"name"`
+	Effective string        `json:"effective"`
+	End       string        `json:"end,omitempty"`
+	Timezone  string        `json:"timezone"`
+	Status    string        `json:"status"`
+	Note      string        `json:"note,omitempty"`
+	Source    string        `json:"source,omitempty"`    // the version's first own source, if the file names one
+	Sources   []string      `json:"sources,omitempty"`   // every source the version names
+	Basis     string        `json:"basis"`               // the kind of source its rates rest on
+	Promotion *promotionDoc `json:"promotion,omitempty"` // the version's prices are a promotion
+}
+
+// promotionDoc is a version's promotion: its last day ("" until further
+// notice) and whether that end had passed at the instant shown.
+type promotionDoc struct {
+	Until string `json:"until"`
+	Note  string `json:"note,omitempty"`
+	Ended bool   `json:"ended"`
 }
 
 type periodDoc struct {
@@ -154,7 +164,7 @@ func newTariffDoc(m *tariffs.Model, at time.Time, calendar bool) tariffDoc {
 		v.Calendar = newCalendarDoc(&p.Calendar)
 	}
 	for _, ver := range p.Versions {
-		v.Versions = append(v.Versions, newVersionDoc(m, ver))
+		v.Versions = append(v.Versions, newVersionDoc(m, ver, at))
 	}
 	for _, s := range p.Sources {
 		v.Sources = append(v.Sources, sourceDoc{URL: s.URL, Kind: s.Kind.String(), Checked: s.Checked, Note: s.Note})
@@ -163,7 +173,7 @@ func newTariffDoc(m *tariffs.Model, at time.Time, calendar bool) tariffDoc {
 		v.Local = v.local.Format(time.RFC3339Nano)
 		return v
 	}
-	vv := newVersionDoc(m, q.Version)
+	vv := newVersionDoc(m, q.Version, at)
 	v.Version = &vv
 	v.Period = q.PeriodName()
 	v.Periods = periodDocs(q.Version)
@@ -183,9 +193,15 @@ func newTariffDoc(m *tariffs.Model, at time.Time, calendar bool) tariffDoc {
 	return v
 }
 
-func newVersionDoc(m *tariffs.Model, ver *tariffs.Version) versionDoc {
+func newVersionDoc(m *tariffs.Model, ver *tariffs.Version, at time.Time) versionDoc {
 	vv := versionDoc{Name: ver.Name, Effective: ver.Effective.Format(time.RFC3339), Timezone: ver.Zone.String(),
-		Status: m.StatusIn(ver).String(), Note: ver.Note, Source: ver.Source, Basis: ver.Basis.String()}
+		Status: m.StatusIn(ver).String(), Note: ver.Note, Source: ver.Source, Sources: ver.Sources, Basis: ver.Basis.String()}
+	if pr := ver.Promotion; pr != nil {
+		vv.Promotion = &promotionDoc{Note: pr.Note, Ended: pr.EndedBy(at)}
+		if !pr.Open() {
+			vv.Promotion.Until = pr.LastDay.String()
+		}
+	}
 	if !ver.End.IsZero() {
 		vv.End = ver.End.Format(time.RFC3339)
 	}
@@ -287,7 +303,7 @@ func textTariff(out io.Writer, v tariffDoc) error {
 		if v.Version != nil && ver.Name == v.Version.Name {
 			mark = "*"
 		}
-		fmt.Fprintf(tw, " %s %s\tfrom %s\t%s\t%s source\n", mark, ver.Name, ver.Effective, ver.Status, ver.Basis)
+		fmt.Fprintf(tw, " %s %s\tfrom %s\t%s\t%s source%s\n", mark, ver.Name, ver.Effective, ver.Status, ver.Basis, ver.Promotion.text())
 	}
 	tw.Flush()
 	if v.Version != nil {
@@ -312,10 +328,13 @@ func textTariff(out io.Writer, v tariffDoc) error {
 			}
 		}
 		w.Printf("\nrates in %s per 1M tokens (%s), resting on a%s %s source", v.Currency, unit, article(v.Version.Basis), v.Version.Basis)
-		if v.Version.Source != "" {
-			w.Printf(": %s", v.Version.Source)
+		if len(v.Version.Sources) > 0 {
+			w.Printf(": %s", strings.Join(v.Version.Sources, ", "))
 		}
 		w.Printf("\n")
+		if pr := v.Version.Promotion; pr != nil && pr.Ended {
+			w.Printf("note: these rates rest on a promotion whose stated end (%s) has passed; the price since is not in the catalog\n", pr.Until)
+		}
 		textRates(w, "", v.Rates)
 		for _, t := range v.Tiers {
 			textRates(w, fmt.Sprintf("prompt > %d: ", t.Above), t.Rates)
@@ -415,4 +434,20 @@ func textVariants(w *textout.Writer, vs []variantDoc) {
 		w.Printf("  %-22s rates of its own:\n", name)
 		textRates(w, name+": ", x.Rates)
 	}
+}
+
+// text is the promotion as the list of versions shows it: "; promotion
+// through 2026-11-21 (ended)", or "" for no promotion.
+func (p *promotionDoc) text() string {
+	if p == nil {
+		return ""
+	}
+	s := "; promotion until further notice"
+	if p.Until != "" {
+		s = "; promotion through " + p.Until
+	}
+	if p.Ended {
+		s += " (ended)"
+	}
+	return s
 }

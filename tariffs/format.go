@@ -79,6 +79,9 @@ type rawVersion struct {
 	Name          scalar      `yaml:"name"`
 	Note          scalar      `yaml:"note"`
 	Source        scalar      `yaml:"source"`
+	Sources       []scalar    `yaml:"sources"`
+	Promotion     *rawPromo   `yaml:"promotion"`
+	Unreadable    scalar      `yaml:"official_unreadable"`
 	Timezone      scalar      `yaml:"timezone"`
 	DefaultPeriod scalar      `yaml:"default_period"`
 	Periods       []rawPeriod `yaml:"periods"`
@@ -88,6 +91,13 @@ type rawVersion struct {
 	ServiceTiers  rawModifier `yaml:"service_tiers"`
 	Regions       rawModifier `yaml:"regions"`
 	Retire        []scalar    `yaml:"retire"`
+}
+
+// rawPromo marks a version's prices as a promotion: the last day it runs
+// (inclusive, a date) or "further-notice", and what the provider says of it.
+type rawPromo struct {
+	Until scalar `yaml:"until"`
+	Note  scalar `yaml:"note"`
 }
 
 type rawPeriod struct {

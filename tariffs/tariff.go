@@ -73,13 +73,18 @@ type Version struct {
 	Effective time.Time
 	End       time.Time
 	Note      string
-	Source    string     // the URL of the version's own source, if the file names one
-	Basis     SourceKind // the kind of source its rates rest on: Source's, else the weakest of the provider's
-	Zone      *time.Location
-	Periods   []string    // period names; index 0 is the default period
-	Defs      []PeriodDef // how each named period (all but the default) is defined
-	Prices    map[*Model]*ModelPrices
-	Retired   map[*Model]bool
+	Source    string     // the URL of the version's first own source, if the file names one
+	Sources   []string   // the URLs of the version's own sources, in file order
+	Basis     SourceKind // the kind of source its rates rest on: the strongest of Sources, else the weakest of the provider's
+	Promotion *Promotion // nil unless the version's prices are a promotion
+	// Unreadable says why the provider's own page could not be read, for a
+	// version that rests on secondary sources only.
+	Unreadable string
+	Zone       *time.Location
+	Periods    []string    // period names; index 0 is the default period
+	Defs       []PeriodDef // how each named period (all but the default) is defined
+	Prices     map[*Model]*ModelPrices
+	Retired    map[*Model]bool
 	// ServiceTiers and Regions are the version's rules in file order, for
 	// display; their effect is in each model's ModelPrices.Variants.
 	ServiceTiers []VariantRule

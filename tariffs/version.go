@@ -34,10 +34,7 @@ func (c *converter) version(p *Provider, r *rawVersion, i int) (v *Version, plac
 	if v.Name == "" {
 		v.Name = fmt.Sprintf("at line %d", line)
 	}
-	v.Basis = p.weakestSource()
-	if v.Source != "" {
-		v.Basis = c.sourceKind(p, r.Source, "version "+v.Name)
-	}
+	c.versionSources(p, v, r)
 	if placed {
 		v.Effective = eff.UTC()
 		if eff.Second() != 0 || eff.Nanosecond() != 0 {
@@ -50,6 +47,7 @@ func (c *converter) version(p *Provider, r *rawVersion, i int) (v *Version, plac
 	if _, off := eff.In(v.Zone).Zone(); placed && off%60 != 0 {
 		c.warnf(r.Effective.Line, "version %s: zone %s has an offset that is not whole minutes (a local mean time before standard time?)", v.Name, v.Zone)
 	}
+	c.promotion(v, r.Promotion)
 	c.periods(v, r)
 	if c.refusedAt("versions", i, "prices") {
 		c.noPrices[v] = true
@@ -59,6 +57,52 @@ func (c *converter) version(p *Provider, r *rawVersion, i int) (v *Version, plac
 	c.variants(v, r)
 	c.retire(v, r)
 	return v, placed
+}
+
+// versionSources reads the sources a version names (source, or the list
+// sources) and sets its basis: the strongest kind among them, else the
+// weakest of the provider's. A version given its own list should rest on
+// two sources, one of them the provider's own word.
+func (c *converter) versionSources(p *Provider, v *Version, r *rawVersion) {
+	v.Basis = p.weakestSource()
+	if r.Source.Set && len(r.Sources) > 0 {
+		c.errorf(r.Source.Line, "version %s: give source or sources, not both", v.Name)
+	}
+	list := r.Sources
+	if r.Source.Set && len(list) == 0 {
+		list = []scalar{r.Source}
+	}
+	if len(list) == 0 {
+		return
+	}
+	v.Basis = SourceUnstated
+	for _, s := range list {
+		if s.Value == "" {
+			continue
+		}
+		v.Sources = append(v.Sources, s.Value)
+		v.Basis = max(v.Basis, c.sourceKind(p, s, "version "+v.Name))
+	}
+	if len(v.Sources) > 0 {
+		v.Source = v.Sources[0]
+	}
+	c.checkBasis(v, r)
+}
+
+// checkBasis warns when a version that lists its sources rests on fewer
+// than two, or on secondary sources alone.
+func (c *converter) checkBasis(v *Version, r *rawVersion) {
+	if len(r.Sources) == 0 {
+		return
+	}
+	line := r.Sources[0].Line
+	if len(v.Sources) < 2 {
+		c.warnf(line, "version %s: rests on one source; every version needs two independent sources", v.Name)
+	}
+	v.Unreadable = r.Unreadable.Value
+	if v.Basis == SourceSecondary && v.Unreadable == "" {
+		c.warnf(line, "version %s: rests on secondary sources only; add the provider's own page or announcement, or say why it cannot be read (official_unreadable)", v.Name)
+	}
 }
 
 // effective reads a version's effective instant; ok is false, with the

@@ -39,7 +39,8 @@ PATH it validates the catalog the other commands use: --tariffs (else the embedd
 catalog) with each --price-list and --tariffs-overlay applied.
 
 Exit 1 if any error is found. Warnings (such as a version boundary that is not on a whole
-minute, a source without a kind, or a holiday calendar that stops being certain within 60
+minute, a source without a kind, a version resting on one source or on secondary sources
+only, a promotion in force whose stated end has passed, or a holiday calendar that stops being certain within 60
 days: its last year ends, or a provisional year begins) are printed but exit 0, unless
 --strict makes them findings too.`,
 		Example: `  tokenfare tariffs validate
@@ -85,6 +86,7 @@ func runTariffsValidate(a *app, out io.Writer, opts validateOptions) error {
 	}
 	if cat != nil {
 		problems = append(problems, cat.CalendarEnds(a.now(), tariffs.CalendarNotice)...)
+		problems = append(problems, cat.PromotionsEnded(a.now())...)
 	}
 	errs, warnings := len(problems.Errors()), len(problems)-len(problems.Errors())
 	passed := errs == 0 && !(opts.strict && warnings > 0)
