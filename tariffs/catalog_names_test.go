@@ -93,9 +93,10 @@ func TestEmbeddedDatedIDs(t *testing.T) {
 		{name: "gemini/gemini-3.6-flash", at: "2027-01-01T00:00:00Z", want: "9.15"},
 		// 0.30 + 0.03 + 2.50
 		{name: "gemini-3.5-flash-lite", at: "2026-10-01T12:00:00Z", want: "2.83"},
-		// Claude Sonnet 5: introductory 2 + 0.20 + 10, then 3 + 0.30 + 15.
+		// Claude Sonnet 5: 2 + 0.20 + 10 on both sides of 2026-09-01 (the
+		// rise to 3 / 15 announced at launch was cancelled).
 		{name: "claude-sonnet-5", at: "2026-08-31T23:59:00Z", want: "12.2"},
-		{name: "claude-sonnet-5", at: "2026-09-01T00:00:00Z", want: "18.3"},
+		{name: "claude-sonnet-5", at: "2026-09-01T00:00:00Z", want: "12.2"},
 		// 10 + 1 + 50
 		{name: "anthropic/claude-fable-5", at: "2026-10-01T12:00:00Z", want: "61"},
 	}
