@@ -175,7 +175,8 @@ func TestEmbeddedHostLists(t *testing.T) {
 		// Gemini 3.1 Pro 2 + 0.20 + 12; above 200K 4 + 0.40 + 18.
 		{"vertex gemini", "vertex_ai", "vertex_ai/gemini-3.1-pro-preview", 1000, "vertex-gemini-3.1-pro", "14.2"},
 		{"vertex gemini long", "vertex_ai", "vertex_ai/gemini-3.1-pro-preview", 200001, "vertex-gemini-3.1-pro", "22.4"},
-		{"vertex has no gemini 3.7 flash", "vertex_ai", "vertex_ai/gemini-3.7-flash", 1000, "", ""},
+		// Gemini 3.7 Flash at its introductory rate: 0.75 + 0.075 + 3.75.
+		{"vertex gemini 3.7 flash", "vertex_ai", "vertex_ai/gemini-3.7-flash", 1000, "vertex-gemini-3.7-flash", "4.575"},
 
 		// Azure AI Foundry DeepSeek V4 Pro: 1.74 + 1.74 (no cached price) + 3.48.
 		{"foundry deepseek v4 pro", "azure_ai", "azure_ai/deepseek-v4-pro", 1000, "azure-ai-deepseek-v4-pro", "6.96"},
