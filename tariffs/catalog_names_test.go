@@ -63,7 +63,8 @@ func TestEmbeddedDatedIDs(t *testing.T) {
 		{name: "gpt-5.5-2026-04-23", base: "gpt-5.5", at: "2026-10-01T12:00:00Z", want: "35.5"},
 		// above 272,000 prompt tokens: 10.00 + 1.00 + 45.00
 		{name: "gpt-5.5-2026-04-23", base: "gpt-5.5", at: "2026-10-01T12:00:00Z", prompt: 272001, want: "56"},
-		{name: "gpt-5.6", base: "gpt-5.6-sol", at: "2026-10-01T12:00:00Z", want: "35.5"},
+		// Sol in its promotion (2026-08-21 to 2026-11-30): 4.00 + 0.40 + 20.00.
+		{name: "gpt-5.6", base: "gpt-5.6-sol", at: "2026-10-01T12:00:00Z", want: "24.4"},
 		// 2.50 + 1.25 + 10.00
 		{name: "gpt-4o-2024-11-20", base: "gpt-4o", at: "2026-10-01T12:00:00Z", want: "13.75"},
 		{name: "gpt-4o-2024-08-06", base: "gpt-4o", at: "2026-10-01T12:00:00Z", want: "13.75"},
