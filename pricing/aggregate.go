@@ -92,6 +92,7 @@ func (e *Engine) addSummed(a *ledger.Aggregate, billedBy tariffs.BillingTime, re
 	b := e.place(&pc, &c, a.ZeroSpend)
 	b.Calls += a.Calls
 	b.Qty.Add(&q)
+	e.notePromotion(&pc, a.Calls)
 	if !a.ZeroSpend {
 		b.recorded.Add(ledger.AmountOf(a.Recorded))
 	}

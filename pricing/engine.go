@@ -264,6 +264,7 @@ type Engine struct {
 	noFirst       int64 // calls billed at their start for want of a first-token instant
 	slots         slotCache
 	unsure        map[unsureKey]*CalendarGap
+	promo         map[promoKey]*PromotionGap
 	source        int // the number of the source read, from 0 (NextSource)
 	sourceStarted bool
 	maxNames      int                       // names kept in refs (Options.MaxNames)
@@ -401,6 +402,7 @@ func New(cat *tariffs.Catalog, opts Options) *Engine {
 	e := &Engine{cat: cat, opts: opts, dims: setOf(opts.Dims), zone: zone,
 		refs: map[refKey]*modelRef{}, seen: seen, labels: &texts{}, values: &texts{},
 		unsure:   map[unsureKey]*CalendarGap{},
+		promo:    map[promoKey]*PromotionGap{},
 		maxNames: opts.MaxNames, maxGroups: opts.MaxGroups}
 	if e.maxNames <= 0 {
 		e.maxNames = DefaultMaxNames
@@ -455,6 +457,7 @@ func (e *Engine) AddPriced(c *ledger.Call) PricedCall {
 	b := e.place(&pc, c, c.Recorded.IsZero())
 	b.Calls++
 	b.Qty.Add(&q)
+	e.notePromotion(&pc, 1)
 	if !b.k.zero {
 		b.recorded.Add(c.Recorded)
 	}

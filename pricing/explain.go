@@ -33,12 +33,13 @@ const (
 	KindCalendarProvisional                        // priced calls on days of a provisional calendar year
 	KindUnpricedQuantity                           // a quantity of priced calls their tariff does not price (Engine.Unpriced)
 	KindTierOrRegion                               // priced calls of a service tier other than standard, or of a region
+	KindPromotionEnded                             // priced calls at a promotion's rates after its stated end
 	numKinds
 )
 
 var kindNames = [numKinds]string{"flat_price", "cached_as_input", "zero_spend", "not_recorded", "unpriced_model",
 	"retired_model", "duplicates", "cache_hits", "failed_with_spend", "rounding", "unexplained", "unpriced_host",
-	"calendar_uncovered", "calendar_provisional", "unpriced_quantity", "tier_or_region"}
+	"calendar_uncovered", "calendar_provisional", "unpriced_quantity", "tier_or_region", "promotion_ended"}
 
 // String returns the kind's name as reports spell it, e.g. "flat_price".
 func (k ExplanationKind) String() string { return kindNames[k] }
@@ -205,6 +206,7 @@ func (e *Engine) explain() []Explanation {
 	for _, t := range e.tallies() {
 		out = append(out, t.explain()...)
 		out = append(out, e.calendarNotes(t)...)
+		out = append(out, e.promotionNotes(t)...)
 	}
 	for _, u := range e.Unpriced() {
 		// Its amount is unknown (zero): the official cost leaves it out.
@@ -286,6 +288,25 @@ func (e *Engine) calendarNotes(t *modelTally) []Explanation {
 			"a holiday or make-up workday the calendar does not list would change their official cost of %s",
 			n, dayRange(g.First, g.Last), what, t.unsureCost[d])
 		out = append(out, x)
+	}
+	return out
+}
+
+// promotionNotes are the explanations of a model's calls priced at a
+// promotion's rates after the promotion's stated end. Like the calendar
+// notes they account for no part of the gap: the official cost is the one
+// reported, at the last rates the catalog knows.
+func (e *Engine) promotionNotes(t *modelTally) []Explanation {
+	var out []Explanation
+	for _, g := range e.PromotionGaps() {
+		if g.Model != t.model || t.model == nil {
+			continue
+		}
+		out = append(out, Explanation{Kind: KindPromotionEnded, Model: t.name, Calls: g.Calls, Amount: decimal.Zero,
+			Version: g.Version.Name, FirstDay: g.First, LastDay: g.Last,
+			Detail: fmt.Sprintf("%d priced call(s) on local day(s) %s at the rates of version %s, a %s, "+
+				"whose end had passed: the provider's price since is not in the catalog, so their official cost rests on rates it no longer promises",
+				g.Calls, dayRange(g.First, g.Last), g.Version.Name, g.Version.Promotion)})
 	}
 	return out
 }

@@ -87,7 +87,7 @@ func TestTariffsSheetColumns(t *testing.T) {
 	hr := rowWith(t, rows, "Source kind")
 	header := rows[hr]
 	want := []string{"Input", "Cache read", "Cache write", "Cache write 1h", "Output", "Reasoning", "Request",
-		"Web search (per use)", "Web fetch (per use)", "File search (per use)", "Currency", "Source", "Source kind"}
+		"Web search (per use)", "Web fetch (per use)", "File search (per use)", "Currency", "Source", "Source kind", "Promotion"}
 	first := slices.Index(header, "Input")
 	if first < 0 || !slices.Equal(header[first:], want) {
 		t.Fatalf("Tariffs columns from Input: %q, want %q", header[max(first, 0):], want)

@@ -549,7 +549,7 @@ func (wb *workbook) tariffs() *table {
 			{"Until (UTC)", kindInstant}, {"Period", kindText}, {"Period hours (provider time)", kindText}, {"Prompt tier", kindText},
 			{"Input", kindPrice}, {"Cache read", kindPrice}, {"Cache write", kindPrice}, {"Cache write 1h", kindPrice}, {"Output", kindPrice},
 			{"Reasoning", kindPrice}, {"Request", kindPrice}, {"Web search (per use)", kindPrice}, {"Web fetch (per use)", kindPrice},
-			{"File search (per use)", kindPrice}, {"Currency", kindText}, {"Source", kindText}, {"Source kind", kindText}}}
+			{"File search (per use)", kindPrice}, {"Currency", kindText}, {"Source", kindText}, {"Source kind", kindText}, {"Promotion", kindText}}}
 	t.titleCols = 2
 	seen := map[*tariffs.Model]bool{}
 	for _, u := range wb.m.Versions {
@@ -599,12 +599,26 @@ func (wb *workbook) rateRow(m *tariffs.Model, v *tariffs.Version, p int, name st
 			row = append(row, moneyCell(r.Price(u), cur))
 		}
 	}
-	source := v.Source
+	source := strings.Join(v.Sources, " ")
 	if source == "" {
 		source = "the tariff file's sources"
 	}
-	row = append(row, cell{v: cur}, cell{v: source}, cell{v: v.Basis.String()})
+	row = append(row, cell{v: cur}, cell{v: source}, cell{v: v.Basis.String()}, cell{v: wb.promotion(v)})
 	return row
+}
+
+// promotion describes a version's promotion for the Tariffs sheet, saying
+// when its stated end passed before the month's: "promotion through
+// 2026-11-21 (ended before the month's end)"; "" for none.
+func (wb *workbook) promotion(v *tariffs.Version) string {
+	pr := v.Promotion
+	if pr == nil {
+		return ""
+	}
+	if pr.EndedBy(wb.m.Until) {
+		return pr.String() + " (ended before the month's end)"
+	}
+	return pr.String()
 }
 
 // periodHours describes when period p of v applies, on the provider's clock.

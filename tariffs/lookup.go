@@ -30,6 +30,7 @@ type span struct {
 	status      Status
 	version     *Version
 	prices      *ModelPrices
+	promoEnded  bool // the version's promotion had ended: the span runs from its end
 }
 
 // Quote is what a model costs at an instant, and the range of instants
@@ -46,9 +47,12 @@ type Quote struct {
 	// and in both cases only when a holiday or a make-up workday on it
 	// would change its periods; else Covered. The quote is priced as its
 	// weekday all the same. A quote never spans two local days.
-	Day   Coverage
-	From  int64
-	Until int64
+	Day Coverage
+	// PromotionEnded says that the version's prices are a promotion whose
+	// stated end had passed at the quote's instant.
+	PromotionEnded bool
+	From           int64
+	Until          int64
 }
 
 // PeriodName returns the name of the quote's period, or "" when unpriced.
@@ -81,8 +85,24 @@ func (m *Model) buildSpans() {
 		case v.Retired[m] || retired:
 			s.status, retired = Retired, true
 		}
-		m.spans = append(m.spans, s)
+		m.spans = appendPromoSplit(m.spans, s)
 	}
+}
+
+// appendPromoSplit appends s, split at the end of its version's promotion
+// when that end falls inside it, the part after marked promoEnded.
+func appendPromoSplit(spans []span, s span) []span {
+	pr := s.version.Promotion
+	if pr == nil || pr.Open() || s.status != Priced {
+		return append(spans, s)
+	}
+	end := pr.Until.UnixNano()
+	if end <= s.from || end >= s.until {
+		return append(spans, s)
+	}
+	after := s
+	s.until, after.from, after.promoEnded = end, end, true
+	return append(spans, s, after)
 }
 
 // StatusIn returns the model's status in version v: priced, retired (by v
@@ -146,7 +166,8 @@ func (m *Model) AtTariffOf(t, asOf time.Time) Quote {
 // quoteIn computes the quote at t within span sp.
 func (m *Model) quoteIn(sp *span, t time.Time) Quote {
 	ns := t.UnixNano()
-	q := Quote{Model: m, Status: sp.status, Version: sp.version, Prices: sp.prices, From: sp.from, Until: sp.until}
+	q := Quote{Model: m, Status: sp.status, Version: sp.version, Prices: sp.prices, From: sp.from, Until: sp.until,
+		PromotionEnded: sp.promoEnded}
 	if sp.status != Priced {
 		return q
 	}
