@@ -12,7 +12,8 @@ import (
 // price on and after 2026-09-01 (Anthropic cancelled the rise to 3 / 15
 // announced for that day), and GPT-5.6 Sol carries OpenAI's cut of
 // 2026-08-21 to 4 / 0.40 / 20, with 5 for cache writes (1.25 x input) and,
-// above 272,000 prompt tokens, 2 x input and 1.5 x output. Each figure is
+// above 272,000 prompt tokens, 2 x input and 1.5 x output, until its
+// promotion ended with 2026-11-30 (5 / 0.50 / 6.25 / 30 again). Each figure is
 // taken by hand from the provider's published price per 1M tokens.
 func TestOpenRouterCorrections(t *testing.T) {
 	cat := embeddedCatalog(t)
@@ -60,11 +61,18 @@ func TestOpenRouterCorrections(t *testing.T) {
 			want:   [4]string{"8", "0.8", "10", "30"},
 		},
 		{
-			name:   "gpt-5.6 sol after its promotion's stated end, no later price known",
+			name:   "gpt-5.6 sol on the last day of its promotion",
+			logged: "openrouter/openai/gpt-5.6-sol",
+			at:     "2026-11-30T23:59:00Z",
+			prompt: 1000,
+			want:   [4]string{"4", "0.4", "5", "20"},
+		},
+		{
+			name:   "gpt-5.6 sol back at its list price",
 			logged: "openrouter/openai/gpt-5.6-sol",
 			at:     "2026-12-06T12:00:00Z",
 			prompt: 1000,
-			want:   [4]string{"4", "0.4", "5", "20"},
+			want:   [4]string{"5", "0.5", "6.25", "30"},
 		},
 	}
 	usages := [4]Usage{Input, CacheRead, CacheWrite, Output}
