@@ -306,7 +306,7 @@ func (e *Engine) promotionNotes(t *modelTally) []Explanation {
 			Version: g.Version.Name, FirstDay: g.First, LastDay: g.Last,
 			Detail: fmt.Sprintf("%d priced call(s) on local day(s) %s at the rates of version %s, a %s, "+
 				"whose end had passed: the provider's price since is not in the catalog, so their official cost rests on rates it no longer promises",
-				g.Calls, dayRange(g.First, g.Last), g.Version.Name, g.Version.Promotion)})
+				g.Calls, dayRange(g.First, g.Last), g.Version.Name, g.Version.PromotionOf(g.Model))})
 	}
 	return out
 }

@@ -196,7 +196,7 @@ func newTariffDoc(m *tariffs.Model, at time.Time, calendar bool) tariffDoc {
 func newVersionDoc(m *tariffs.Model, ver *tariffs.Version, at time.Time) versionDoc {
 	vv := versionDoc{Name: ver.Name, Effective: ver.Effective.Format(time.RFC3339), Timezone: ver.Zone.String(),
 		Status: m.StatusIn(ver).String(), Note: ver.Note, Source: ver.Source, Sources: ver.Sources, Basis: ver.Basis.String()}
-	if pr := ver.Promotion; pr != nil {
+	if pr := ver.PromotionOf(m); pr != nil {
 		vv.Promotion = &promotionDoc{Note: pr.Note, Ended: pr.EndedBy(at)}
 		if !pr.Open() {
 			vv.Promotion.Until = pr.LastDay.String()

@@ -603,15 +603,14 @@ func (wb *workbook) rateRow(m *tariffs.Model, v *tariffs.Version, p int, name st
 	if source == "" {
 		source = "the tariff file's sources"
 	}
-	row = append(row, cell{v: cur}, cell{v: source}, cell{v: v.Basis.String()}, cell{v: wb.promotion(v)})
+	row = append(row, cell{v: cur}, cell{v: source}, cell{v: v.Basis.String()}, cell{v: wb.promotion(v.PromotionOf(m))})
 	return row
 }
 
-// promotion describes a version's promotion for the Tariffs sheet, saying
+// promotion describes a model's promotion in a version for the Tariffs sheet, saying
 // when its stated end passed before the month's: "promotion through
 // 2026-11-21 (ended before the month's end)"; "" for none.
-func (wb *workbook) promotion(v *tariffs.Version) string {
-	pr := v.Promotion
+func (wb *workbook) promotion(pr *tariffs.Promotion) string {
 	if pr == nil {
 		return ""
 	}

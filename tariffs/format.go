@@ -96,8 +96,9 @@ type rawVersion struct {
 // rawPromo marks a version's prices as a promotion: the last day it runs
 // (inclusive, a date) or "further-notice", and what the provider says of it.
 type rawPromo struct {
-	Until scalar `yaml:"until"`
-	Note  scalar `yaml:"note"`
+	Until  scalar   `yaml:"until"`
+	Note   scalar   `yaml:"note"`
+	Models []scalar `yaml:"models"`
 }
 
 type rawPeriod struct {

@@ -85,14 +85,13 @@ func (m *Model) buildSpans() {
 		case v.Retired[m] || retired:
 			s.status, retired = Retired, true
 		}
-		m.spans = appendPromoSplit(m.spans, s)
+		m.spans = appendPromoSplit(m.spans, s, v.PromotionOf(m))
 	}
 }
 
 // appendPromoSplit appends s, split at the end of its version's promotion
 // when that end falls inside it, the part after marked promoEnded.
-func appendPromoSplit(spans []span, s span) []span {
-	pr := s.version.Promotion
+func appendPromoSplit(spans []span, s span, pr *Promotion) []span {
 	if pr == nil || pr.Open() || s.status != Priced {
 		return append(spans, s)
 	}

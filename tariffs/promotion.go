@@ -2,6 +2,8 @@ package tariffs
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -20,6 +22,20 @@ type Promotion struct {
 	// zone; zero when it runs until further notice.
 	Until time.Time
 	Note  string
+	// Models are the models whose prices are promotional; nil when every
+	// model the version prices is.
+	Models map[*Model]bool
+}
+
+// Covers reports whether m's prices in the version are promotional.
+func (p *Promotion) Covers(m *Model) bool { return p.Models == nil || p.Models[m] }
+
+// PromotionOf returns the promotion of m's prices in v, or nil.
+func (v *Version) PromotionOf(m *Model) *Promotion {
+	if v.Promotion == nil || !v.Promotion.Covers(m) {
+		return nil
+	}
+	return v.Promotion
 }
 
 // Open reports whether the promotion states no end.
@@ -46,6 +62,16 @@ func (c *converter) promotion(v *Version, r *rawPromo) {
 		return
 	}
 	v.Promotion = &Promotion{Note: r.Note.Value}
+	if len(r.Models) > 0 {
+		v.Promotion.Models = map[*Model]bool{}
+	}
+	for _, s := range r.Models {
+		if m := c.models[s.Value]; m != nil {
+			v.Promotion.Models[m] = true
+		} else {
+			c.errorf(s.Line, "version %s: promotion names model %q, which is not defined under models", v.Name, s.Value)
+		}
+	}
 	if !c.required(r.Until, v.Line, "promotion until (a date, or "+FurtherNotice+")") || r.Until.Value == FurtherNotice {
 		return
 	}
@@ -72,8 +98,8 @@ func (c *Catalog) PromotionsEnded(now time.Time) Problems {
 				continue
 			}
 			out = append(out, Problem{File: p.File, Line: v.Line, Warning: true, Msg: fmt.Sprintf(
-				"version %s: its %s, which has passed: add the version in force since (the price after the promotion, or its extension)",
-				v.Name, v.Promotion)})
+				"version %s: its %s%s, which has passed: add the version in force since (the price after the promotion, or its extension)",
+				v.Name, v.Promotion, v.Promotion.of())})
 		}
 	}
 	return out
@@ -82,4 +108,18 @@ func (c *Catalog) PromotionsEnded(now time.Time) Problems {
 // inForce reports whether the version prices calls billed at t.
 func (v *Version) inForce(t time.Time) bool {
 	return !t.Before(v.Effective) && (v.End.IsZero() || t.Before(v.End))
+}
+
+// of names the promotion's models for messages: " (of gpt-5.6-sol)", or
+// "" when it covers every model.
+func (p *Promotion) of() string {
+	if p.Models == nil {
+		return ""
+	}
+	var ids []string
+	for m := range p.Models {
+		ids = append(ids, m.ID)
+	}
+	slices.Sort(ids)
+	return " (of " + strings.Join(ids, ", ") + ")"
 }

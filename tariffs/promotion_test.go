@@ -155,3 +155,31 @@ func TestPromotionBadUntil(t *testing.T) {
 		t.Fatalf("got %v, want %q", ps, want)
 	}
 }
+
+func TestPromotionOfSomeModels(t *testing.T) {
+	file := strings.Replace(sourced, "    names: [m]\n", "    names: [m]\n  - id: n\n    names: [n]\n", 1) + `  - effective: 2026-08-21T00:00:00Z
+    name: promo
+    sources: [https://p.example/pricing, https://a.example/post]
+    promotion: {until: 2026-11-21, models: [m]}
+    prices: {m: {standard: {input: 1, output: 2}}, n: {standard: {input: 3, output: 4}}}
+`
+	p, ps := Parse("t.yaml", []byte(file))
+	cat, cps := New([]*Provider{p})
+	if len(ps)+len(cps) > 0 {
+		t.Fatalf("problems: %v %v", ps, cps)
+	}
+	after := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	for id, want := range map[string]bool{"m": true, "n": false} {
+		m, _ := cat.Resolve(id)
+		if q := m.At(after); q.PromotionEnded != want {
+			t.Errorf("%s: PromotionEnded = %v, want %v", id, q.PromotionEnded, want)
+		}
+	}
+	if got := cat.PromotionsEnded(after); len(got) != 1 || !strings.Contains(got[0].Msg, "(of m)") {
+		t.Errorf("PromotionsEnded = %v, want one naming m", got)
+	}
+	bad := strings.Replace(file, "models: [m]", "models: [zz]", 1)
+	if _, ps := Parse("t.yaml", []byte(bad)); len(ps) != 1 || !strings.Contains(ps[0].Msg, `promotion names model "zz"`) {
+		t.Errorf("unknown model in a promotion: %v", ps)
+	}
+}
