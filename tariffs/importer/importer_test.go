@@ -277,3 +277,34 @@ func TestImportMarksSecondary(t *testing.T) {
 		t.Errorf("note %q", n)
 	}
 }
+
+// FuzzImport: whatever a table holds, every entry is accounted for
+// (imported, not selected or skipped) and Import never writes a file that
+// does not load with the catalog (it would fail).
+func FuzzImport(f *testing.F) {
+	f.Add([]byte(`{"openrouter/x/y": {"input_cost_per_token": 1e-06, "output_cost_per_token": 2e-06, "litellm_provider": "openrouter"}}`))
+	f.Add([]byte(`{"openai": {"models": {"gpt-x": {"cost": {"input": 1, "output": 2, "cache_write": 0, "tiers": [{"tier": {"size": 10}, "input": 3}]}}}}}`))
+	f.Add([]byte("id: openrouter\nmodels:\n  - id: m\n    match: {equals: m}\n    prices: {input_mtok: {base: 1, tiers: [{start: 10, price: 2}]}, output_mtok: 3}\n"))
+	cat, ps := tariffs.Load(driftData + "catalog")
+	if cat == nil {
+		f.Fatal(ps)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		db, err := drift.Read(context.Background(), "fuzz", strings.NewReader(string(data)))
+		if err != nil {
+			return
+		}
+		res, err := importer.Import(cat, []*importer.Table{{DB: db, URL: "https://example.com/t"}}, importer.Options{Effective: effective, Checked: "2026-07-24"})
+		if err != nil {
+			t.Fatalf("%v\nfrom %q", err, data)
+		}
+		c := res.Counts[0]
+		n := c.Imported + c.NotSelected
+		for _, k := range c.Skipped {
+			n += k
+		}
+		if n != c.Read {
+			t.Fatalf("%d of %d entries accounted for, from %q", n, c.Read, data)
+		}
+	})
+}
