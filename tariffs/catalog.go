@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -165,6 +166,13 @@ func overlay(base, over []*Provider) []*Provider {
 // model ids are unique across them and model names unique within each
 // host: among the lists of one host, and among the first-party lists that
 // price calls with no host known (Provider.FirstParty).
+//
+// A model that replaces another (Model.Replaces) takes every name of that
+// model on the hosts both lists price, whichever file comes first; the
+// replaced model keeps its names elsewhere and stays in the catalog. A
+// model replaced by two, or replacing one of its own file or of no shared
+// host, is an error; replacing an id no file defines is a warning (a
+// folder of imported files checked alone).
 func New(providers []*Provider) (*Catalog, Problems) {
 	c := &Catalog{Providers: providers, hosts: map[string]map[string]*Model{}, firstParty: map[string]*Model{}, byID: map[string]*Model{}}
 	var problems Problems
@@ -189,7 +197,63 @@ func New(providers []*Provider) (*Catalog, Problems) {
 			}
 		}
 	}
-	return c, problems
+	return c, append(problems, c.replace()...)
+}
+
+// replace gives each replacing model the names of the model it replaces,
+// in the name spaces their lists share.
+func (c *Catalog) replace() Problems {
+	var problems Problems
+	by := map[*Model]*Model{}
+	for _, m := range c.Models() {
+		if m.Replaces == "" {
+			continue
+		}
+		x := c.byID[m.Replaces]
+		problem := func(warning bool, format string, args ...any) {
+			problems = append(problems, Problem{File: m.Provider.File, Line: m.Line, Msg: fmt.Sprintf(format, args...), Warning: warning})
+		}
+		shared := c.sharedSpaces(m.Provider, x)
+		switch {
+		case x == nil:
+			problem(true, "model %q replaces %q, which no file of this catalog defines: nothing is replaced", m.ID, m.Replaces)
+		case x.Provider == m.Provider:
+			problem(false, "model %q replaces %q of its own file: a model replaces one of another file", m.ID, x.ID)
+		case by[x] != nil:
+			problem(false, "model %q is replaced by %q and %q", x.ID, by[x].ID, m.ID)
+		case len(shared) == 0:
+			problem(false, "model %q replaces %q, whose file prices none of its hosts (%s)", m.ID, x.ID, strings.Join(m.Provider.Hosts, ", "))
+		default:
+			by[x] = m
+			for _, s := range shared {
+				for _, n := range x.Names {
+					if key := strings.ToLower(n); s[key] == x {
+						s[key] = m
+					}
+				}
+			}
+		}
+	}
+	return problems
+}
+
+// sharedSpaces returns the name spaces of both p's lists and x's: the
+// hosts both price, and that of calls with no host when both are first
+// parties. None when x is nil.
+func (c *Catalog) sharedSpaces(p *Provider, x *Model) []map[string]*Model {
+	if x == nil {
+		return nil
+	}
+	var out []map[string]*Model
+	for _, h := range p.Hosts {
+		if slices.Contains(x.Provider.Hosts, h) {
+			out = append(out, c.hosts[h])
+		}
+	}
+	if p.FirstParty() && x.Provider.FirstParty() {
+		out = append(out, c.firstParty)
+	}
+	return out
 }
 
 // nameSpace is the names of one host's lists ("" for calls with no host).
@@ -214,11 +278,12 @@ func (c *Catalog) spacesOf(p *Provider) []nameSpace {
 }
 
 // claim gives name n to m in each space; the first space where another
-// model holds it already is a problem (without its place).
+// model holds it already is a problem (without its place), unless one of
+// the two replaces the other: the replacing model keeps or takes it.
 func claim(spaces []nameSpace, m *Model, n string) (Problem, bool) {
 	key := strings.ToLower(n)
 	for _, s := range spaces {
-		if o := s.names[key]; o != nil && o != m {
+		if o := s.names[key]; o != nil && o != m && o.Replaces != m.ID && m.Replaces != o.ID {
 			among := "for host " + s.host
 			if s.host == "" {
 				among = "among first-party lists (calls with no host)"
@@ -227,7 +292,9 @@ func claim(spaces []nameSpace, m *Model, n string) (Problem, bool) {
 		}
 	}
 	for _, s := range spaces {
-		s.names[key] = m
+		if o := s.names[key]; o == nil || o.Replaces != m.ID {
+			s.names[key] = m
+		}
 	}
 	return Problem{}, true
 }

@@ -55,9 +55,10 @@ type rawSource struct {
 }
 
 type rawModel struct {
-	ID    scalar   `yaml:"id"`
-	Names []scalar `yaml:"names"`
-	Note  scalar   `yaml:"note"`
+	ID       scalar   `yaml:"id"`
+	Names    []scalar `yaml:"names"`
+	Note     scalar   `yaml:"note"`
+	Replaces scalar   `yaml:"replaces"`
 }
 
 type rawCalendar struct {

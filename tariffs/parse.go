@@ -441,7 +441,10 @@ func (c *converter) modelsOf(p *Provider, raws []rawModel) {
 			c.errorf(r.ID.Line, "model %q is defined twice", r.ID.Value)
 			continue
 		}
-		m := &Model{ID: r.ID.Value, Note: r.Note.Value, Provider: p, Line: r.ID.Line}
+		m := &Model{ID: r.ID.Value, Note: r.Note.Value, Replaces: r.Replaces.Value, Provider: p, Line: r.ID.Line}
+		if m.Replaces == m.ID {
+			c.errorf(r.Replaces.Line, "model %q replaces itself", m.ID)
+		}
 		for _, n := range append([]scalar{r.ID}, r.Names...) {
 			key := strings.ToLower(n.Value)
 			if h := HostOfPrefix(key); h != "" && p.FirstParty() && !slices.Contains(p.Hosts, h) {

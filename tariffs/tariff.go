@@ -56,9 +56,13 @@ func (p *Provider) FirstParty() bool {
 
 // Model is a priced model with every name it appears under in gateway logs.
 type Model struct {
-	ID        string
-	Names     []string
-	Note      string
+	ID    string
+	Names []string
+	Note  string
+	// Replaces is the id of a model of another file whose names this
+	// model takes on the hosts both files price ("" for none): an
+	// imported price that stands in for the catalog's (see New).
+	Replaces  string
 	Provider  *Provider
 	Line      int                   // the line of its id in the file
 	nameLines []int                 // the line of each name

@@ -19,7 +19,7 @@ func newTariffsCmd(a *app) *cobra.Command {
   tokenfare tariffs show deepseek-flash --at 2026-09-01T02:00:00Z`,
 		RunE: groupRunE,
 	}
-	cmd.AddCommand(newTariffsValidateCmd(a), newTariffsListCmd(a), newTariffsShowCmd(a), newTariffsCompareCmd(a), newTariffsExportCmd(a), newTariffsNextCmd(a))
+	cmd.AddCommand(newTariffsValidateCmd(a), newTariffsListCmd(a), newTariffsShowCmd(a), newTariffsCompareCmd(a), newTariffsExportCmd(a), newTariffsImportCmd(a), newTariffsNextCmd(a))
 	return cmd
 }
 

@@ -24,10 +24,11 @@ func newTariffsCompareCmd(a *app) *cobra.Command {
 	var opts compareOptions
 	cmd := &cobra.Command{
 		Use:   "compare FILE...",
-		Short: "Compare the catalog with LiteLLM's price table or genai-prices files",
+		Short: "Compare the catalog with LiteLLM's price table, genai-prices or models.dev",
 		Long: `Compare puts the catalog (or the --tariffs folder) beside other price databases:
 LiteLLM's model_prices_and_context_window.json (prices per token, off_peak_pricing
-blocks) and genai-prices provider files (prices/providers/*.yml). It maps names,
+blocks), genai-prices provider files (prices/providers/*.yml) and models.dev's api.json
+(providers and their models, prices per 1M tokens); the format is told by content. It maps names,
 converts prices to USD per 1M tokens, and lists every model and usage type whose
 price differs at --at (default now), models one side lacks (for providers both cover),
 and time-of-use rules that differ over the week from --at and on every holiday or
@@ -45,6 +46,7 @@ Exit 1 when it finds any difference, 0 when none, 2 when a file could not be rea
 		Example: `  tokenfare tariffs compare model_prices_and_context_window.json
   tokenfare tariffs compare model_prices_and_context_window.json --scope catalog
   tokenfare tariffs compare genai-prices/prices/providers/deepseek.yml --at 2026-10-12T02:00:00Z -o json
+  tokenfare tariffs compare api.json --scope catalog
   tokenfare tariffs compare model_prices_and_context_window.json -o csv > drift.csv`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -104,7 +106,7 @@ func runTariffsCompare(ctx context.Context, a *app, out io.Writer, opts compareO
 	}
 	if len(unread) > 0 {
 		return usageError(fmt.Errorf("%d of %d file(s) could not be read (named above); the others were compared", len(unread), len(opts.files)),
-			"give LiteLLM's model_prices_and_context_window.json or genai-prices provider files")
+			"give LiteLLM's model_prices_and_context_window.json, genai-prices provider files or models.dev's api.json")
 	}
 	if n := len(found); n > 0 {
 		return findingsError(fmt.Errorf("%d difference(s) between the catalog and %d file(s)", n, len(dbs)))
@@ -125,7 +127,7 @@ func (a *app) reportSkipped(db *drift.Database) {
 func readPriceDB(ctx context.Context, name string) (*drift.Database, error) {
 	f, err := os.Open(name)
 	if err != nil {
-		return nil, usageError(fmt.Errorf("read %s: %w", name, unwrapPathError(err)), "give LiteLLM's model_prices_and_context_window.json or genai-prices provider files")
+		return nil, usageError(fmt.Errorf("read %s: %w", name, unwrapPathError(err)), "give LiteLLM's model_prices_and_context_window.json, genai-prices provider files or models.dev's api.json")
 	}
 	defer f.Close()
 	if st, err := f.Stat(); err == nil && st.IsDir() {

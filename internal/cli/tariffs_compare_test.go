@@ -27,6 +27,8 @@ func TestTariffsCompare(t *testing.T) {
 			"cache_read (prompt > 200000)  standard  0.25     0.3125", "10 difference(s) between the catalog and 1 file(s)"},
 		{"genai-prices file", []string{driftData + "deepseek.yml"}, exitFindings,
 			"2026-10-10T01:00:00Z to 2026-10-10T04:00:00Z: catalog offpeak", "15 difference(s)"},
+		{"models.dev's api.json", []string{driftData + "modelsdev/api.json", "--tariffs", driftData + "modelsdev/catalog"}, exitFindings,
+			"cache_read (prompt > 200000)  standard  0.5      0.6", "4 difference(s) between the catalog and 1 file(s)"},
 		{"both at once", []string{driftData + "litellm.json", driftData + "deepseek.yml"}, exitFindings,
 			"25 difference(s) at 2026-10-12T12:00:00Z", "25 difference(s) between the catalog and 2 file(s)"},
 		{"an entry that cannot be read is skipped, named with its line", []string{"testdata/compare/bad.json"}, exitOK,
@@ -132,7 +134,7 @@ func TestTariffsComparePublished(t *testing.T) {
 			if code != exitOK && code != exitFindings {
 				t.Fatalf("exit %d\nstderr: %s", code, errs)
 			}
-			checkContains(t, "stdout", out, table+": litellm, 2984 entries read, 3 skipped")
+			checkContains(t, "stdout", out, table+": litellm, 2983 entries read, 2 skipped")
 			checkContains(t, "stderr", errs, `skipped `+table+`:15556: "exa_ai/search": tiered_pricing[0]: range is not [from, to]`)
 		})
 	}

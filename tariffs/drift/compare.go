@@ -121,7 +121,7 @@ type pair struct {
 
 func compareDB(cat *tariffs.Catalog, db *Database, at time.Time) []Finding {
 	var entries []*Entry
-	covered := map[string]bool{} // catalog providers (genai-prices) or hosts (LiteLLM) the file covers
+	covered := map[string]bool{} // catalog providers (genai-prices) or hosts (LiteLLM, models.dev) the file covers
 	for _, e := range db.Entries {
 		if chatModes[e.Mode] && e.priced() && e.covered(cat) {
 			covered[e.scope()] = true
@@ -155,10 +155,10 @@ func compareDB(cat *tariffs.Catalog, db *Database, at time.Time) []Finding {
 }
 
 // covered reports whether the catalog has a list for the entry to be
-// compared with: for LiteLLM, a tariff of the host that serves it; for
-// genai-prices, a provider of the file's name.
+// compared with: for LiteLLM and models.dev, a tariff of the host that
+// serves it; for genai-prices, a provider of the file's name.
 func (e *Entry) covered(cat *tariffs.Catalog) bool {
-	if e.Format == LiteLLM {
+	if e.Format.byHost() {
 		return e.Host != "" && cat.PricesHost(e.Host)
 	}
 	for _, p := range cat.Providers {
@@ -169,9 +169,9 @@ func (e *Entry) covered(cat *tariffs.Catalog) bool {
 	return false
 }
 
-// scope is what the entry covers: its host (LiteLLM) or provider.
+// scope is what the entry covers: its host (LiteLLM, models.dev) or provider.
 func (e *Entry) scope() string {
-	if e.Format == LiteLLM {
+	if e.Format.byHost() {
 		return e.Host
 	}
 	return e.Provider
@@ -180,7 +180,7 @@ func (e *Entry) scope() string {
 // coveredModel reports whether a database that covers the given hosts or
 // providers should list model m.
 func coveredModel(f Format, m *tariffs.Model, covered map[string]bool) bool {
-	if f != LiteLLM {
+	if !f.byHost() {
 		return covered[m.Provider.Name]
 	}
 	for _, h := range m.Provider.Hosts {
@@ -191,16 +191,16 @@ func coveredModel(f Format, m *tariffs.Model, covered map[string]bool) bool {
 	return false
 }
 
-// match pairs entries with catalog models. A LiteLLM key is a model name
-// resolved as a call its host served would be, among that host's lists
-// only; a genai-prices model takes every catalog model of its provider
-// one of whose names (without a provider prefix) its clause matches, the
-// first such model in the file winning as it does there. Entries that
-// match nothing are returned apart.
+// match pairs entries with catalog models. A LiteLLM key or models.dev
+// model id is a model name resolved as a call its host served would be,
+// among that host's lists only; a genai-prices model takes every catalog
+// model of its provider one of whose names (without a provider prefix)
+// its clause matches, the first such model in the file winning as it does
+// there. Entries that match nothing are returned apart.
 func match(cat *tariffs.Catalog, f Format, entries []*Entry) ([]pair, []*Entry) {
 	var pairs []pair
 	var lone []*Entry
-	if f == LiteLLM {
+	if f.byHost() {
 		for _, e := range entries {
 			if m, _, ok := cat.ResolveOn(e.Host, e.Name); ok {
 				pairs = append(pairs, pair{m, e})

@@ -21,17 +21,30 @@ type Format string
 const (
 	LiteLLM     Format = "litellm"
 	GenAIPrices Format = "genai-prices"
+	ModelsDev   Format = "models.dev"
 )
 
+// byHost reports whether the format names the host that serves each
+// entry (LiteLLM's litellm_provider, models.dev's provider), so that its
+// entries are matched with the catalog's lists of that host; genai-prices
+// files are matched by the catalog provider of their name.
+func (f Format) byHost() bool { return f == LiteLLM || f == ModelsDev }
+
 // Database is one file of another price database. Read is how many
-// entries (LiteLLM keys, genai-prices models) the file holds; each is in
-// Entries or in Skipped, but for genai-prices models marked removed.
+// entries (LiteLLM keys, genai-prices models, models.dev models) the file
+// holds; each is in Entries, Skipped or Removed. Date is the instant the
+// table says it was written (LiteLLM's top-level last_updated, which
+// copies of the table carry), zero when it states none.
 type Database struct {
 	Format  Format
 	File    string
+	Date    time.Time
 	Read    int
 	Entries []*Entry
 	Skipped []Skip
+	// Removed are the entries the table itself marks as withdrawn
+	// (genai-prices' removed: true): neither compared nor imported.
+	Removed []Skip
 }
 
 // Skip is an entry of a price database that could not be read, with why:
@@ -44,13 +57,20 @@ type Skip struct {
 
 // Entry is one model's prices as another database lists them.
 type Entry struct {
-	Format   Format
-	File     string
-	Line     int
-	Name     string // the key (LiteLLM) or model id (genai-prices)
-	Provider string // genai-prices: the file's provider id, as the catalog names providers
-	Host     string // LiteLLM: the host that serves it, from litellm_provider (tariffs.NormalizeHost)
-	Mode     string // LiteLLM's mode (chat, embedding, ...); "" when not given
+	Format Format
+	File   string
+	Line   int
+	Name   string // the key (LiteLLM) or model id (genai-prices, models.dev)
+	// Provider is the table's own name of who serves it: LiteLLM's
+	// litellm_provider, the genai-prices file's provider id (which the
+	// catalog's provider names follow), the models.dev provider id.
+	Provider string
+	// Host is the tokenfare host that serves it (see tariffs/host.go):
+	// LiteLLM's litellm_provider and models.dev's provider id mapped to a
+	// host, genai-prices' provider id likewise; a name tokenfare does not
+	// know stays as the table writes it, lowercase.
+	Host string
+	Mode string // LiteLLM's mode (chat, embedding, ...); "" when not given
 
 	match   func(name string) bool // genai-prices' match clause; nil: the name itself
 	prices  []conditional          // genai-prices: tried last to first; LiteLLM: one
@@ -202,9 +222,9 @@ func clock(s string) (int, bool) {
 	return t.Hour()*60 + t.Minute(), true
 }
 
-// Read reads one price database file, LiteLLM's JSON table or a
-// genai-prices provider YAML file, telling them apart by content; either
-// may be gzip'd. name is used in errors and findings.
+// Read reads one price database file, LiteLLM's JSON table, models.dev's
+// api.json or a genai-prices provider YAML file, telling them apart by
+// content; any may be gzip'd. name is used in errors and findings.
 func Read(ctx context.Context, name string, r io.Reader) (*Database, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
@@ -220,7 +240,10 @@ func Read(ctx context.Context, name string, r io.Reader) (*Database, error) {
 		}
 	}
 	first := bytes.TrimLeft(data, " \t\r\n\ufeff")
-	if len(first) > 0 && first[0] == '{' {
+	switch {
+	case len(first) > 0 && first[0] == '{' && isModelsDev(data):
+		return readModelsDev(ctx, name, data)
+	case len(first) > 0 && first[0] == '{':
 		return readLiteLLM(ctx, name, data)
 	}
 	return readGenAIPrices(ctx, name, data)

@@ -65,26 +65,45 @@ func readGenAIPrices(ctx context.Context, name string, data []byte) (*Database, 
 			if n := get(m, "id"); n != nil {
 				id = n.Value
 			}
-			db.Skipped = append(db.Skipped, Skip{Name: id, Line: m.Line, Reason: err.Error()})
+			skip := Skip{Name: id, Line: m.Line, Reason: err.Error()}
+			if errors.Is(err, errRemoved) {
+				db.Removed = append(db.Removed, skip)
+			} else {
+				db.Skipped = append(db.Skipped, skip)
+			}
 			continue
 		}
-		if e != nil {
-			db.Entries = append(db.Entries, e)
-		}
+		db.Entries = append(db.Entries, e)
 	}
 	return db, nil
 }
 
-// genaiEntry converts one model; nil when the model is marked removed.
+// errRemoved is why a model marked removed is left out.
+var errRemoved = errors.New("marked removed in the file")
+
+// genaiHosts maps genai-prices provider ids that are not spelled as the
+// host they name: AWS is Bedrock, Google's file prices the Gemini API.
+var genaiHosts = map[string]string{"aws": "bedrock", "google": "gemini", "together": "together_ai"}
+
+// genaiHost returns the host a genai-prices provider id names.
+func genaiHost(id string) string {
+	if h, ok := genaiHosts[id]; ok {
+		return h
+	}
+	return tariffs.NormalizeHost(id)
+}
+
+// genaiEntry converts one model; errRemoved when the model is marked
+// removed.
 func genaiEntry(file, provider string, m *yaml.Node) (*Entry, error) {
 	id := get(m, "id")
 	if id == nil || id.Value == "" {
 		return nil, errors.New("model without an id")
 	}
 	if r := get(m, "removed"); r != nil && r.Value == "true" {
-		return nil, nil
+		return nil, errRemoved
 	}
-	e := &Entry{Format: GenAIPrices, File: file, Line: id.Line, Name: id.Value, Provider: provider}
+	e := &Entry{Format: GenAIPrices, File: file, Line: id.Line, Name: id.Value, Provider: provider, Host: genaiHost(provider)}
 	match, err := clause(get(m, "match"))
 	if err != nil {
 		return nil, fmt.Errorf("model %s: match: %w", id.Value, err)

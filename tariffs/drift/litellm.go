@@ -89,6 +89,10 @@ func readLiteLLM(ctx context.Context, name string, data []byte) (*Database, erro
 		if key == "sample_spec" {
 			continue
 		}
+		if t, ok := tableDate(key, msg); ok {
+			db.Date = t
+			continue
+		}
 		db.Read++
 		e, err := litellmEntry(name, line, key, msg)
 		if err != nil {
@@ -98,6 +102,21 @@ func readLiteLLM(ctx context.Context, name string, data []byte) (*Database, erro
 		db.Entries = append(db.Entries, e)
 	}
 	return db, nil
+}
+
+// tableDate reads the top-level "last_updated" key that copies of the
+// table carry ("2026-07-24T18:23:43.215560+00:00"): the instant the copy
+// was taken. Any other key, or a value that is no instant, is an entry.
+func tableDate(key string, msg json.RawMessage) (time.Time, bool) {
+	var s string
+	if key != "last_updated" || json.Unmarshal(msg, &s) != nil {
+		return time.Time{}, false
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t.UTC(), true
+	}
+	t, err := time.Parse(time.DateOnly, s)
+	return t, err == nil
 }
 
 // litellmObject decodes an entry's value, numbers kept as their text.
@@ -119,7 +138,7 @@ func litellmEntry(file string, line int, key string, msg json.RawMessage) (*Entr
 	}
 	e := &Entry{Format: LiteLLM, File: file, Line: line, Name: key}
 	if p, ok := raw["litellm_provider"].(string); ok {
-		e.Host = litellmHost(p)
+		e.Provider, e.Host = p, litellmHost(p)
 	}
 	e.Mode, _ = raw["mode"].(string)
 	var r rates

@@ -154,6 +154,7 @@ func TestReadLiteLLMErrors(t *testing.T) {
 
 func FuzzRead(f *testing.F) {
 	f.Add([]byte(`{"m": {"input_cost_per_token": 1e-06, "off_peak_pricing": {"hours_utc": "22:00-02:00"}}}`))
+	f.Add([]byte(`{"p": {"models": {"m": {"cost": {"input": 1, "output": 2, "tiers": [{"tier": {"size": 10}, "input": 3}]}}}}}`))
 	f.Add([]byte("id: x\nmodels:\n  - id: m\n    match: {equals: m}\n    prices: {input_mtok: {base: 1, tiers: [{start: 10, price: 2}]}}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		db, err := Read(context.Background(), "fuzz", strings.NewReader(string(data)))
