@@ -70,6 +70,24 @@ type Explanation struct {
 	// the 5-minute price, tool uses at no fee.
 	OneHourAtFiveMinute, NoToolFees bool
 	Detail                          string // the explanation in a sentence, for people
+	// Unpriced is, for the unpriced and retired model kinds, the calls
+	// explained with their cause and what would price them; nil otherwise.
+	Unpriced *UnpricedCalls
+}
+
+// Hint says what would price the calls an unpriced, retired or unpriced
+// host explanation is about; "" for the other kinds.
+func (x *Explanation) Hint() string {
+	switch {
+	case x.Unpriced != nil:
+		return x.Unpriced.Hint()
+	case x.Kind == KindUnpricedHost && x.Host != tariffs.UnknownHost:
+		return fmt.Sprintf("give host %s a tariff file with hosts: [%s] listing the models (--tariffs-overlay DIR), "+
+			"or import a peer table of its prices: tokenfare tariffs import TABLE --out DIR", x.Host, x.Host)
+	case x.Kind == KindUnpricedHost:
+		return "read CLIProxyAPI v7 usage records, which name the entry that served each call"
+	}
+	return ""
 }
 
 // modelTally gathers what one model's buckets say about its gap.
@@ -116,8 +134,8 @@ func (e *Engine) tallies() []*modelTally {
 	var out []*modelTally
 	var tiered []*bucket
 	for _, b := range e.buckets.all() {
-		if b.k.host != 0 {
-			continue // explained by host (hostTallies)
+		if e.hostUnpriced(&b.k) {
+			continue // explained by host (hostExplanations)
 		}
 		t := byName[e.nameOf(&b.k)]
 		if t != nil && e.bucketLess(&b.k, &first[t].k) {
@@ -197,13 +215,25 @@ func (e *Engine) tallies() []*modelTally {
 	return out
 }
 
+// hostUnpriced reports whether k's calls are unpriced for want of any
+// tariff of their host: explained by host, not by model.
+func (e *Engine) hostUnpriced(k *bucketKey) bool {
+	return k.host != 0 && !e.cat.PricesHost(e.labels.of(k.host))
+}
+
 // explain finds, for each model, what accounts for its gap, and notes
 // the calls priced on days its calendar does not know for certain; and for
 // each host no tariff prices, the spend recorded for its calls.
 func (e *Engine) explain() []Explanation {
 	out := []Explanation{}
+	unpriced := map[string][]UnpricedCalls{}
+	for _, u := range e.UnpricedCalls() {
+		if u.HostPriced {
+			unpriced[u.Model] = append(unpriced[u.Model], u)
+		}
+	}
 	for _, t := range e.tallies() {
-		out = append(out, t.explain()...)
+		out = append(out, t.explain(unpriced[t.name])...)
 		out = append(out, e.calendarNotes(t)...)
 	}
 	for _, u := range e.Unpriced() {
@@ -230,7 +260,7 @@ func (e *Engine) hostExplanations() []Explanation {
 	}
 	byHost := map[string]*tally{}
 	var hosts []string
-	for _, b := range e.sortedBucketsWhere(func(b *bucket) bool { return b.k.host != 0 }) {
+	for _, b := range e.sortedBucketsWhere(func(b *bucket) bool { return e.hostUnpriced(&b.k) }) {
 		host := e.labels.of(b.k.host)
 		t := byHost[host]
 		if t == nil {
@@ -248,8 +278,8 @@ func (e *Engine) hostExplanations() []Explanation {
 	out := make([]Explanation, 0, len(hosts))
 	for _, h := range hosts {
 		t := byHost[h]
-		detail := fmt.Sprintf("no tariff for host %s: %d call(s), %s recorded (%s); a tariff file with hosts: [%s] prices them",
-			h, t.calls, t.recorded, namesText(t.names), h)
+		detail := fmt.Sprintf("no tariff for host %s: %d call(s), %s recorded (%s); a tariff file with hosts: [%s] prices them%s",
+			h, t.calls, t.recorded, namesText(t.names), h, e.pricedElsewhere(t.names, h))
 		if h == tariffs.UnknownHost {
 			detail = fmt.Sprintf("host unknown: %d call(s), %s recorded (%s): CLIProxyAPI v6 exports name no provider, "+
 				"and a vendor/model name comes from an openai-compatibility entry (a relay such as OpenRouter), "+
@@ -259,6 +289,21 @@ func (e *Engine) hostExplanations() []Explanation {
 		out = append(out, Explanation{Kind: KindUnpricedHost, Host: h, Calls: t.calls, Amount: t.recorded.Neg(), Detail: detail})
 	}
 	return out
+}
+
+// pricedElsewhere names, for the first few names logged on host, the
+// other hosts whose lists price them; "" when none does.
+func (e *Engine) pricedElsewhere(names []string, host string) string {
+	var parts []string
+	for _, n := range slices.Compact(slices.Sorted(slices.Values(names))) {
+		if hs := pricedOn(e.cat, n, host); len(hs) > 0 && len(parts) < 3 {
+			parts = append(parts, n+" on "+hostsText(hs))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "; the catalog prices " + strings.Join(parts, "; ")
 }
 
 // calendarNotes are the calendar explanations of a model: calls priced
@@ -309,7 +354,9 @@ func namesText(names []string) string {
 	return strings.Join(names, ", ")
 }
 
-func (t *modelTally) explain() []Explanation {
+// explain finds what accounts for the tally's gap; unpriced are the
+// tally's calls left without a price, by host and cause.
+func (t *modelTally) explain(unpriced []UnpricedCalls) []Explanation {
 	var out []Explanation
 	switch gap := t.official.Sub(t.recorded); {
 	case t.calls == 0 || gap.IsZero():
@@ -342,11 +389,15 @@ func (t *modelTally) explain() []Explanation {
 		kind    ExplanationKind
 		what    string
 	}{
-		{Unpriced, KindUnpricedModel, "call(s) of a model no tariff version prices then"},
-		{Retired, KindRetiredModel, "call(s) of a model its provider had retired"},
+		{Unpriced, KindUnpricedModel, ""},
+		{Retired, KindRetiredModel, ""},
 		{Duplicate, KindDuplicates, "call(s) the gateway logged twice in one source (same request id and start), counted once, the second row's spend charged to the key"},
 		{Failed, KindFailedWithSpend, "failed call(s) that carry recorded spend"},
 	} {
+		if o.outcome == Unpriced || o.outcome == Retired {
+			out = append(out, unpricedExplanations(unpriced, o.outcome, o.kind)...)
+			continue
+		}
 		calls, spend := t.outcomeCalls[o.outcome], t.outcomeSpend[o.outcome]
 		if o.outcome == Failed {
 			calls = t.failedSpended
@@ -356,6 +407,21 @@ func (t *modelTally) explain() []Explanation {
 		}
 		out = append(out, Explanation{Kind: o.kind, Model: t.name, Calls: calls, Amount: spend.Neg(),
 			Detail: fmt.Sprintf("%d %s; the gateway recorded %s for them", calls, o.what, spend)})
+	}
+	return out
+}
+
+// unpricedExplanations explains the calls of outcome left without a
+// price, one explanation for each host and cause.
+func unpricedExplanations(us []UnpricedCalls, outcome Outcome, kind ExplanationKind) []Explanation {
+	var out []Explanation
+	for i := range us {
+		u := &us[i]
+		if u.Outcome() != outcome || u.Calls == 0 {
+			continue
+		}
+		out = append(out, Explanation{Kind: kind, Model: u.Model, Host: u.Host, Calls: u.Calls, Amount: u.Recorded.Neg(),
+			Detail: u.Detail(), Unpriced: u})
 	}
 	return out
 }

@@ -212,3 +212,43 @@ func (c *Cursor) At(t time.Time) *Quote {
 	c.ok = true
 	return &c.q
 }
+
+// RetiredBy returns the version that retired the model as of version v:
+// the first of the versions up to v in which it has been retired since,
+// without a price in between; nil when the model is not retired in v.
+func (m *Model) RetiredBy(v *Version) *Version {
+	var by *Version
+	for _, s := range m.spans {
+		switch {
+		case s.version == nil:
+		case s.status == Retired && by == nil:
+			by = s.version
+		case s.status != Retired:
+			by = nil
+		}
+		if s.version == v && v != nil {
+			return by
+		}
+	}
+	return nil
+}
+
+// PricedAround returns the last version before v that priced the model and
+// the first version after v that prices it; either is nil when there is
+// none. A nil v stands for the instants before the provider's first
+// version.
+func (m *Model) PricedAround(v *Version) (before, after *Version) {
+	past := v == nil
+	for _, s := range m.spans {
+		switch {
+		case s.version == nil:
+		case s.version == v:
+			past = true
+		case s.status == Priced && !past:
+			before = s.version
+		case s.status == Priced && after == nil:
+			after = s.version
+		}
+	}
+	return before, after
+}
