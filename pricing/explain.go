@@ -33,12 +33,13 @@ const (
 	KindCalendarProvisional                        // priced calls on days of a provisional calendar year
 	KindUnpricedQuantity                           // a quantity of priced calls their tariff does not price (Engine.Unpriced)
 	KindTierOrRegion                               // priced calls of a service tier other than standard, or of a region
+	KindSecondaryPrice                             // priced calls whose tariff rests on secondary sources only (an imported table)
 	numKinds
 )
 
 var kindNames = [numKinds]string{"flat_price", "cached_as_input", "zero_spend", "not_recorded", "unpriced_model",
 	"retired_model", "duplicates", "cache_hits", "failed_with_spend", "rounding", "unexplained", "unpriced_host",
-	"calendar_uncovered", "calendar_provisional", "unpriced_quantity", "tier_or_region"}
+	"calendar_uncovered", "calendar_provisional", "unpriced_quantity", "tier_or_region", "secondary_price"}
 
 // String returns the kind's name as reports spell it, e.g. "flat_price".
 func (k ExplanationKind) String() string { return kindNames[k] }
@@ -116,6 +117,11 @@ type modelTally struct {
 	tierOfficial decimal.Decimal
 	tierRecorded decimal.Decimal
 	tierWhat     []string
+	// Priced calls at a tariff resting on secondary sources only, and
+	// their official cost.
+	secondaryCalls int64
+	secondaryCost  decimal.Decimal
+	secondaryOf    string // the provider of that tariff
 	// latest is the latest version that priced one of the tally's calls:
 	// the flat-price search tries it and the versions before it first.
 	latest *tariffs.Version
@@ -145,7 +151,7 @@ func (e *Engine) tallies() []*modelTally {
 			t = &modelTally{name: e.nameOf(&b.k), model: b.Model, official: decimal.Zero, recorded: decimal.Zero,
 				zeroOfficial: decimal.Zero, noSpendCost: decimal.Zero, periodTokens: map[string]int64{},
 				unsureCost:   [numCoverages]decimal.Decimal{decimal.Zero, decimal.Zero, decimal.Zero},
-				tierOfficial: decimal.Zero, tierRecorded: decimal.Zero}
+				tierOfficial: decimal.Zero, tierRecorded: decimal.Zero, secondaryCost: decimal.Zero}
 			for i := range t.outcomeSpend {
 				t.outcomeSpend[i] = decimal.Zero
 			}
@@ -154,6 +160,11 @@ func (e *Engine) tallies() []*modelTally {
 			out = append(out, t)
 		}
 		o := b.k.outcome
+		if o == Priced && b.Model != nil && b.Model.Provider.Secondary() {
+			t.secondaryCalls += b.Calls
+			t.secondaryCost = t.secondaryCost.Add(b.Official())
+			t.secondaryOf = b.Model.Provider.Name
+		}
 		switch {
 		case o == Priced && b.k.noSpend:
 			t.noSpendCalls += b.Calls
@@ -370,6 +381,11 @@ func (t *modelTally) explain(unpriced []UnpricedCalls) []Explanation {
 		out = append(out, Explanation{Kind: KindTierOrRegion, Model: t.name, Calls: t.tierCalls, Amount: t.tierOfficial.Sub(t.tierRecorded),
 			Detail: fmt.Sprintf("%d priced call(s) in %s: official %s, recorded %s; one flat price per model cannot price them (blend leaves them out)",
 				t.tierCalls, strings.Join(t.tierWhat, ", "), t.tierOfficial, t.tierRecorded)})
+	}
+	if t.secondaryCalls > 0 {
+		out = append(out, Explanation{Kind: KindSecondaryPrice, Model: t.name, Calls: t.secondaryCalls, Amount: decimal.Zero,
+			Detail: fmt.Sprintf("%d call(s) priced at %s's tariff, official %s: the price rests on that imported table (secondary sources only), not on the provider's own page",
+				t.secondaryCalls, t.secondaryOf, t.secondaryCost)})
 	}
 	if t.zeroCalls > 0 && !t.zeroOfficial.IsZero() {
 		out = append(out, Explanation{Kind: KindZeroSpend, Model: t.name, Calls: t.zeroCalls, Amount: t.zeroOfficial,

@@ -23,17 +23,15 @@ const (
 	// the calls name (UnpricedCalls.PricedOn says where it does).
 	CauseNotOnHost
 	// CauseNotYetPriced: the model is known, and the calls are billed
-	// before the first version that prices it (or no version does).
+	// before the first version that prices it (or no version does). A
+	// version cannot drop a model without retiring it (tariffs.Validate).
 	CauseNotYetPriced
-	// CauseNotInVersion: the version in force lists no price for the model,
-	// though an earlier one did, and it did not retire it.
-	CauseNotInVersion
 	// CauseRetired: a version in force had retired the model.
 	CauseRetired
 	numCauses
 )
 
-var causeNames = [numCauses]string{"not_in_catalog", "not_on_host", "not_yet_priced", "not_in_version", "retired"}
+var causeNames = [numCauses]string{"not_in_catalog", "not_on_host", "not_yet_priced", "retired"}
 
 // String returns the cause as reports spell it, e.g. "not_on_host".
 func (c UnpricedCause) String() string { return causeNames[c] }
@@ -62,9 +60,8 @@ type UnpricedCalls struct {
 	// PricedOn lists, for CauseNotOnHost, the hosts whose lists price the
 	// model, in name order.
 	PricedOn []HostPrice
-	// Version is the version that retired the model (CauseRetired), the
-	// first that prices it (CauseNotYetPriced; "" when none does), or the
-	// version in force that lists it not (CauseNotInVersion); Since is
+	// Version is the version that retired the model (CauseRetired) or the
+	// first that prices it (CauseNotYetPriced; "" when none does); Since is
 	// when that version took effect.
 	Version string
 	Since   time.Time
@@ -106,8 +103,6 @@ func (u *UnpricedCalls) why() string {
 			return "its tariff lists it, but no version prices it" + u.secondaryText()
 		}
 		return fmt.Sprintf("billed before its first price, version %s in force from %s%s", u.Version, when(u.Since), u.secondaryText())
-	case CauseNotInVersion:
-		return fmt.Sprintf("version %s, in force from %s, lists no price for it and does not retire it%s", u.Version, when(u.Since), u.secondaryText())
 	case CauseRetired:
 		return fmt.Sprintf("its provider retired it at %s (version %s)%s", when(u.Since), u.Version, u.secondaryText())
 	}
@@ -160,8 +155,6 @@ func (u *UnpricedCalls) Hint() string {
 			u.Host, u.Model, u.Host, overlay)
 	case CauseNotYetPriced:
 		return "check the calls' billing instants; if the provider billed them, add the version in force then to its tariff file (" + overlay + ")"
-	case CauseNotInVersion:
-		return fmt.Sprintf("list %s's price in version %s of its tariff file, or retire it there (%s)", u.Model, u.Version, overlay)
 	case CauseRetired:
 		return fmt.Sprintf("route the gateway's calls of %s to a model the catalog prices; if the provider still bills it, price it in a version after %s (%s)",
 			u.Model, u.Version, overlay)
@@ -243,15 +236,14 @@ func pricedOn(cat *tariffs.Catalog, name, host string) []HostPrice {
 // zero.
 func UnpricedCallsOf(m *tariffs.Model, v *tariffs.Version, outcome Outcome) UnpricedCalls {
 	u := UnpricedCalls{Model: m.ID, HostPriced: true, Cause: CauseNotYetPriced, Secondary: m.Provider.Secondary(), Recorded: decimal.Zero}
-	if by := m.RetiredBy(v); outcome == Retired && by != nil {
-		u.Cause, u.Version, u.Since = CauseRetired, by.Name, by.Effective
+	if outcome == Retired {
+		u.Cause = CauseRetired
+		if by := m.RetiredBy(v); by != nil {
+			u.Version, u.Since = by.Name, by.Effective
+		}
 		return u
 	}
-	before, after := m.PricedAround(v)
-	switch {
-	case before != nil && v != nil:
-		u.Cause, u.Version, u.Since = CauseNotInVersion, v.Name, v.Effective
-	case after != nil:
+	if after := m.FirstPricedAfter(v); after != nil {
 		u.Version, u.Since = after.Name, after.Effective
 	}
 	return u

@@ -233,22 +233,19 @@ func (m *Model) RetiredBy(v *Version) *Version {
 	return nil
 }
 
-// PricedAround returns the last version before v that priced the model and
-// the first version after v that prices it; either is nil when there is
-// none. A nil v stands for the instants before the provider's first
-// version.
-func (m *Model) PricedAround(v *Version) (before, after *Version) {
+// FirstPricedAfter returns the first version after v that prices the
+// model, nil when none does; a nil v stands for the instants before the
+// provider's first version.
+func (m *Model) FirstPricedAfter(v *Version) *Version {
 	past := v == nil
 	for _, s := range m.spans {
 		switch {
 		case s.version == nil:
 		case s.version == v:
 			past = true
-		case s.status == Priced && !past:
-			before = s.version
-		case s.status == Priced && after == nil:
-			after = s.version
+		case past && s.status == Priced:
+			return s.version
 		}
 	}
-	return before, after
+	return nil
 }

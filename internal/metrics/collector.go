@@ -59,7 +59,7 @@ var (
 		[]string{"model"}, nil)
 	descUnpricedCalls = prometheus.NewDesc("tokenfare_unpriced_calls",
 		"Calls in the state the tariffs loaded leave without a price, by model, the host the calls name, and cause: "+
-			"not_in_catalog, not_on_host, not_yet_priced, not_in_version or retired (docs/serve.md).",
+			"not_in_catalog, not_on_host, not_yet_priced or retired (docs/serve.md).",
 		[]string{"model", "host", "cause"}, nil)
 	descUnpricedRecorded = prometheus.NewDesc("tokenfare_unpriced_recorded_spend",
 		"Spend the gateway recorded for the calls of tokenfare_unpriced_calls.",
