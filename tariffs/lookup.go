@@ -2,6 +2,7 @@ package tariffs
 
 import (
 	"math"
+	"strings"
 	"time"
 )
 
@@ -248,4 +249,39 @@ func (m *Model) FirstPricedAfter(v *Version) *Version {
 		}
 	}
 	return nil
+}
+
+// Snapshot returns the snapshot the model's one dated id names: the date
+// after its id in a name such as claude-opus-4-7-20260416 or
+// gpt-5.4-2026-03-05, as written there; "" when no name is a dated id of
+// it, or names disagree.
+func (m *Model) Snapshot() string {
+	snap := ""
+	prefix := strings.ToLower(m.ID) + "-"
+	for _, n := range m.Names {
+		n = strings.ToLower(n)
+		if i := strings.IndexByte(n, '/'); i >= 0 {
+			n = n[i+1:]
+		}
+		d, ok := strings.CutPrefix(n, prefix)
+		if !ok || !isSnapshotDate(d) {
+			continue
+		}
+		if snap != "" && snap != d {
+			return ""
+		}
+		snap = d
+	}
+	return snap
+}
+
+// isSnapshotDate reports whether s is a date as dated ids write it:
+// YYYYMMDD or YYYY-MM-DD.
+func isSnapshotDate(s string) bool {
+	layout := "20060102"
+	if len(s) == len("2006-01-02") {
+		layout = "2006-01-02"
+	}
+	_, err := time.Parse(layout, s)
+	return err == nil
 }
