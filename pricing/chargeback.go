@@ -34,6 +34,9 @@ type Chargeback struct {
 	// Excluded sums the calls left out (Options.Apart, TakeApart), when
 	// any were: Gateway plus Excluded is every call read in the period.
 	Excluded *ChargebackLine
+	// Unpriced are the period's calls left without a price, by model, host
+	// and cause (Engine.UnpricedCalls); empty when none.
+	Unpriced []UnpricedCalls
 
 	stream func(fn func(*ChargebackLine) error) error // the lines, when streamed rather than listed
 	count  int                                        // the lines streamed
@@ -111,7 +114,7 @@ func (e *Engine) Chargeback(from, until time.Time, keep func(*ChargebackLine) bo
 	blend := e.BlendWindow(from, until, ModePerModel)
 	prices := e.blendedPrices(blend)
 	cb := &Chargeback{Rows: e.rows, From: from.UTC(), Until: until.UTC(), Currencies: rec.Currencies,
-		By: rec.By, MetaField: e.opts.MetaField, BlendedPrice: blend.Models}
+		By: rec.By, MetaField: e.opts.MetaField, BlendedPrice: blend.Models, Unpriced: rec.Unpriced}
 	gw := &cb.Gateway
 	gw.Official, gw.Recorded, gw.AtBlended = rec.Totals.Official, rec.Totals.Recorded, decimal.Zero
 	gw.Calls, gw.Diff = rec.Totals.Calls, rec.Totals.Gap

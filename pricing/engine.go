@@ -113,7 +113,7 @@ type bucketKey struct {
 	version *tariffs.Version
 	slot    int64 // start of the day or hour (Unix seconds) when grouped by time
 	unknown text  // the logged name when model is nil
-	host    text  // the host no tariff prices, for calls unpriced for want of one
+	host    text  // of an unpriced call of no known model: the host its name was looked up among
 	group   text
 	served  text // the host the call was looked up among, when grouped by host
 	holder  heldBy
@@ -493,8 +493,10 @@ func (e *Engine) place(pc *PricedCall, c *ledger.Call, zero bool) *bucket {
 	if k.model == nil {
 		k.unknown = e.labels.id(pc.modelName)
 	}
-	if pc.Outcome == Unpriced {
-		k.host = e.labels.id(pc.ref.noTariff)
+	if pc.Outcome == Unpriced && k.model == nil {
+		// The host the name was looked up among, so that the reports can
+		// say which host lacks the model (UnpricedCalls).
+		k.host = e.labels.id(pc.ref.host)
 	}
 	k.noSpend = !c.Gateway.RecordsSpend()
 	if pc.Outcome == Priced {

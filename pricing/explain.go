@@ -34,12 +34,14 @@ const (
 	KindUnpricedQuantity                           // a quantity of priced calls their tariff does not price (Engine.Unpriced)
 	KindTierOrRegion                               // priced calls of a service tier other than standard, or of a region
 	KindPromotionEnded                             // priced calls at a promotion's rates after its stated end
+	KindSecondaryPrice                             // priced calls whose tariff rests on secondary sources only (an imported table)
 	numKinds
 )
 
 var kindNames = [numKinds]string{"flat_price", "cached_as_input", "zero_spend", "not_recorded", "unpriced_model",
 	"retired_model", "duplicates", "cache_hits", "failed_with_spend", "rounding", "unexplained", "unpriced_host",
-	"calendar_uncovered", "calendar_provisional", "unpriced_quantity", "tier_or_region", "promotion_ended"}
+	"calendar_uncovered", "calendar_provisional", "unpriced_quantity", "tier_or_region", "promotion_ended",
+	"secondary_price"}
 
 // String returns the kind's name as reports spell it, e.g. "flat_price".
 func (k ExplanationKind) String() string { return kindNames[k] }
@@ -71,6 +73,24 @@ type Explanation struct {
 	// the 5-minute price, tool uses at no fee.
 	OneHourAtFiveMinute, NoToolFees bool
 	Detail                          string // the explanation in a sentence, for people
+	// Unpriced is, for the unpriced and retired model kinds, the calls
+	// explained with their cause and what would price them; nil otherwise.
+	Unpriced *UnpricedCalls
+}
+
+// Hint says what would price the calls an unpriced, retired or unpriced
+// host explanation is about; "" for the other kinds.
+func (x *Explanation) Hint() string {
+	switch {
+	case x.Unpriced != nil:
+		return x.Unpriced.Hint()
+	case x.Kind == KindUnpricedHost && x.Host != tariffs.UnknownHost:
+		return fmt.Sprintf("give host %s a tariff file with hosts: [%s] listing the models (--tariffs-overlay DIR), "+
+			"or import a peer table of its prices: tokenfare tariffs import TABLE --out DIR", x.Host, x.Host)
+	case x.Kind == KindUnpricedHost:
+		return "read CLIProxyAPI v7 usage records, which name the entry that served each call"
+	}
+	return ""
 }
 
 // modelTally gathers what one model's buckets say about its gap.
@@ -99,6 +119,11 @@ type modelTally struct {
 	tierOfficial decimal.Decimal
 	tierRecorded decimal.Decimal
 	tierWhat     []string
+	// Priced calls at a tariff resting on secondary sources only, and
+	// their official cost.
+	secondaryCalls int64
+	secondaryCost  decimal.Decimal
+	secondaryOf    string // the provider of that tariff
 	// latest is the latest version that priced one of the tally's calls:
 	// the flat-price search tries it and the versions before it first.
 	latest *tariffs.Version
@@ -117,8 +142,8 @@ func (e *Engine) tallies() []*modelTally {
 	var out []*modelTally
 	var tiered []*bucket
 	for _, b := range e.buckets.all() {
-		if b.k.host != 0 {
-			continue // explained by host (hostTallies)
+		if e.hostUnpriced(&b.k) {
+			continue // explained by host (hostExplanations)
 		}
 		t := byName[e.nameOf(&b.k)]
 		if t != nil && e.bucketLess(&b.k, &first[t].k) {
@@ -128,7 +153,7 @@ func (e *Engine) tallies() []*modelTally {
 			t = &modelTally{name: e.nameOf(&b.k), model: b.Model, official: decimal.Zero, recorded: decimal.Zero,
 				zeroOfficial: decimal.Zero, noSpendCost: decimal.Zero, periodTokens: map[string]int64{},
 				unsureCost:   [numCoverages]decimal.Decimal{decimal.Zero, decimal.Zero, decimal.Zero},
-				tierOfficial: decimal.Zero, tierRecorded: decimal.Zero}
+				tierOfficial: decimal.Zero, tierRecorded: decimal.Zero, secondaryCost: decimal.Zero}
 			for i := range t.outcomeSpend {
 				t.outcomeSpend[i] = decimal.Zero
 			}
@@ -137,6 +162,11 @@ func (e *Engine) tallies() []*modelTally {
 			out = append(out, t)
 		}
 		o := b.k.outcome
+		if o == Priced && b.Model != nil && b.Model.Provider.Secondary() {
+			t.secondaryCalls += b.Calls
+			t.secondaryCost = t.secondaryCost.Add(b.Official())
+			t.secondaryOf = b.Model.Provider.Name
+		}
 		switch {
 		case o == Priced && b.k.noSpend:
 			t.noSpendCalls += b.Calls
@@ -198,13 +228,25 @@ func (e *Engine) tallies() []*modelTally {
 	return out
 }
 
+// hostUnpriced reports whether k's calls are unpriced for want of any
+// tariff of their host: explained by host, not by model.
+func (e *Engine) hostUnpriced(k *bucketKey) bool {
+	return k.host != 0 && !e.cat.PricesHost(e.labels.of(k.host))
+}
+
 // explain finds, for each model, what accounts for its gap, and notes
 // the calls priced on days its calendar does not know for certain; and for
 // each host no tariff prices, the spend recorded for its calls.
 func (e *Engine) explain() []Explanation {
 	out := []Explanation{}
+	unpriced := map[string][]UnpricedCalls{}
+	for _, u := range e.UnpricedCalls() {
+		if u.HostPriced {
+			unpriced[u.Model] = append(unpriced[u.Model], u)
+		}
+	}
 	for _, t := range e.tallies() {
-		out = append(out, t.explain()...)
+		out = append(out, t.explain(unpriced[t.name])...)
 		out = append(out, e.calendarNotes(t)...)
 		out = append(out, e.promotionNotes(t)...)
 	}
@@ -232,7 +274,7 @@ func (e *Engine) hostExplanations() []Explanation {
 	}
 	byHost := map[string]*tally{}
 	var hosts []string
-	for _, b := range e.sortedBucketsWhere(func(b *bucket) bool { return b.k.host != 0 }) {
+	for _, b := range e.sortedBucketsWhere(func(b *bucket) bool { return e.hostUnpriced(&b.k) }) {
 		host := e.labels.of(b.k.host)
 		t := byHost[host]
 		if t == nil {
@@ -250,8 +292,8 @@ func (e *Engine) hostExplanations() []Explanation {
 	out := make([]Explanation, 0, len(hosts))
 	for _, h := range hosts {
 		t := byHost[h]
-		detail := fmt.Sprintf("no tariff for host %s: %d call(s), %s recorded (%s); a tariff file with hosts: [%s] prices them",
-			h, t.calls, t.recorded, namesText(t.names), h)
+		detail := fmt.Sprintf("no tariff for host %s: %d call(s), %s recorded (%s); a tariff file with hosts: [%s] prices them%s",
+			h, t.calls, t.recorded, namesText(t.names), h, e.pricedElsewhere(t.names, h))
 		if h == tariffs.UnknownHost {
 			detail = fmt.Sprintf("host unknown: %d call(s), %s recorded (%s): CLIProxyAPI v6 exports name no provider, "+
 				"and a vendor/model name comes from an openai-compatibility entry (a relay such as OpenRouter), "+
@@ -261,6 +303,21 @@ func (e *Engine) hostExplanations() []Explanation {
 		out = append(out, Explanation{Kind: KindUnpricedHost, Host: h, Calls: t.calls, Amount: t.recorded.Neg(), Detail: detail})
 	}
 	return out
+}
+
+// pricedElsewhere names, for the first few names logged on host, the
+// other hosts whose lists price them; "" when none does.
+func (e *Engine) pricedElsewhere(names []string, host string) string {
+	var parts []string
+	for _, n := range slices.Compact(slices.Sorted(slices.Values(names))) {
+		if hs := pricedOn(e.cat, n, host); len(hs) > 0 && len(parts) < 3 {
+			parts = append(parts, n+" on "+hostsText(hs))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "; the catalog prices " + strings.Join(parts, "; ")
 }
 
 // calendarNotes are the calendar explanations of a model: calls priced
@@ -330,7 +387,9 @@ func namesText(names []string) string {
 	return strings.Join(names, ", ")
 }
 
-func (t *modelTally) explain() []Explanation {
+// explain finds what accounts for the tally's gap; unpriced are the
+// tally's calls left without a price, by host and cause.
+func (t *modelTally) explain(unpriced []UnpricedCalls) []Explanation {
 	var out []Explanation
 	switch gap := t.official.Sub(t.recorded); {
 	case t.calls == 0 || gap.IsZero():
@@ -344,6 +403,11 @@ func (t *modelTally) explain() []Explanation {
 		out = append(out, Explanation{Kind: KindTierOrRegion, Model: t.name, Calls: t.tierCalls, Amount: t.tierOfficial.Sub(t.tierRecorded),
 			Detail: fmt.Sprintf("%d priced call(s) in %s: official %s, recorded %s; one flat price per model cannot price them (blend leaves them out)",
 				t.tierCalls, strings.Join(t.tierWhat, ", "), t.tierOfficial, t.tierRecorded)})
+	}
+	if t.secondaryCalls > 0 {
+		out = append(out, Explanation{Kind: KindSecondaryPrice, Model: t.name, Calls: t.secondaryCalls, Amount: decimal.Zero,
+			Detail: fmt.Sprintf("%d call(s) priced at %s's tariff, official %s: the price rests on that imported table (secondary sources only), not on the provider's own page",
+				t.secondaryCalls, t.secondaryOf, t.secondaryCost)})
 	}
 	if t.zeroCalls > 0 && !t.zeroOfficial.IsZero() {
 		out = append(out, Explanation{Kind: KindZeroSpend, Model: t.name, Calls: t.zeroCalls, Amount: t.zeroOfficial,
@@ -363,11 +427,15 @@ func (t *modelTally) explain() []Explanation {
 		kind    ExplanationKind
 		what    string
 	}{
-		{Unpriced, KindUnpricedModel, "call(s) of a model no tariff version prices then"},
-		{Retired, KindRetiredModel, "call(s) of a model its provider had retired"},
+		{Unpriced, KindUnpricedModel, ""},
+		{Retired, KindRetiredModel, ""},
 		{Duplicate, KindDuplicates, "call(s) the gateway logged twice in one source (same request id and start), counted once, the second row's spend charged to the key"},
 		{Failed, KindFailedWithSpend, "failed call(s) that carry recorded spend"},
 	} {
+		if o.outcome == Unpriced || o.outcome == Retired {
+			out = append(out, unpricedExplanations(unpriced, o.outcome, o.kind)...)
+			continue
+		}
 		calls, spend := t.outcomeCalls[o.outcome], t.outcomeSpend[o.outcome]
 		if o.outcome == Failed {
 			calls = t.failedSpended
@@ -377,6 +445,21 @@ func (t *modelTally) explain() []Explanation {
 		}
 		out = append(out, Explanation{Kind: o.kind, Model: t.name, Calls: calls, Amount: spend.Neg(),
 			Detail: fmt.Sprintf("%d %s; the gateway recorded %s for them", calls, o.what, spend)})
+	}
+	return out
+}
+
+// unpricedExplanations explains the calls of outcome left without a
+// price, one explanation for each host and cause.
+func unpricedExplanations(us []UnpricedCalls, outcome Outcome, kind ExplanationKind) []Explanation {
+	var out []Explanation
+	for i := range us {
+		u := &us[i]
+		if u.Outcome() != outcome || u.Calls == 0 {
+			continue
+		}
+		out = append(out, Explanation{Kind: kind, Model: u.Model, Host: u.Host, Calls: u.Calls, Amount: u.Recorded.Neg(),
+			Detail: u.Detail(), Unpriced: u})
 	}
 	return out
 }

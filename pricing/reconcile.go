@@ -32,6 +32,9 @@ type Reconciliation struct {
 	// Failed splits Rows.Failed by cause class, when the run classified
 	// its failed calls (package failures); nil otherwise.
 	Failed *FailedSplit
+	// Unpriced are the calls left without a price (unpriced and retired),
+	// by model, host and cause (Engine.UnpricedCalls); empty when none.
+	Unpriced []UnpricedCalls
 
 	stream  func(fn func(*Group) error) error    // the groups, when streamed rather than listed
 	sums    func(fn func(*groupSum) error) error // their sums, before decimals are made (EachGroupMoney)
@@ -218,6 +221,7 @@ func (e *Engine) newReconciliation() *Reconciliation {
 	o, rec := official.Value(), recorded.Value()
 	r.Totals = Totals{Calls: calls, Official: o, Recorded: rec, Gap: o.Sub(rec), Ratio: ratio(rec, o), Explained: decimal.Zero}
 	r.Billed = e.modifiers()
+	r.Unpriced = e.UnpricedCalls()
 	return r
 }
 

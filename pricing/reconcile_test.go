@@ -236,7 +236,9 @@ versions:
 	c.Recorded = ledger.AmountOf(decimal.RequireFromString("5"))
 	e.AddPriced(&c)
 	xs := e.Reconcile().Explanations
-	if len(xs) != 1 || xs[0].Kind != KindFlatPrice || xs[0].Version != "july" {
-		t.Errorf("explanations = %+v, want flat_price at version july", xs)
+	// The figures' one source is secondary: the price rests on it, which
+	// a secondary_price note (amount 0) says after the flat price.
+	if len(xs) != 2 || xs[0].Kind != KindFlatPrice || xs[0].Version != "july" || xs[1].Kind != KindSecondaryPrice || !xs[1].Amount.IsZero() {
+		t.Errorf("explanations = %+v, want flat_price at version july, then secondary_price", xs)
 	}
 }

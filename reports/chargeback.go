@@ -68,6 +68,7 @@ type chargebackDoc struct {
 	By       []string            `json:"by"`
 	Gateway  chargebackLineDoc   `json:"gateway"`
 	Excluded *chargebackLineDoc  `json:"excluded,omitempty"`
+	Unpriced []unpricedDoc       `json:"unpriced,omitempty"`
 	Lines    []chargebackLineDoc `json:"lines"`
 }
 
@@ -89,7 +90,7 @@ type chargebackLineDoc struct {
 func newChargebackDoc(c *pricing.Chargeback) *chargebackDoc {
 	doc := &chargebackDoc{From: c.From.Format(time.RFC3339), Until: c.Until.Format(time.RFC3339),
 		Currency: currencyText(c.Currencies), Rows: rowsDoc(c.Rows), By: []string{},
-		Gateway: newChargebackLineDoc(c, &c.Gateway, false), Lines: []chargebackLineDoc{}}
+		Gateway: newChargebackLineDoc(c, &c.Gateway, false), Unpriced: unpricedDocs(c.Unpriced), Lines: []chargebackLineDoc{}}
 	for _, d := range c.By {
 		doc.By = append(doc.By, dimName(c, d))
 	}
@@ -209,5 +210,6 @@ func tableChargeback(out io.Writer, c *pricing.Chargeback) error {
 	}
 	tw.Flush()
 	w.Printf("\nSUBSIDY = AT_BLENDED − OFFICIAL: what a line pays for others at the gateway's blended prices (negative: others pay for it).\n")
+	tableUnpriced(w, c.Unpriced)
 	return w.Err
 }

@@ -17,8 +17,8 @@ import (
 )
 
 // FOCUSVersion is a version of the FinOps Open Cost and Usage
-// Specification the export follows. It is a flag value: Set parses "1.2"
-// or "1.3".
+// Specification the export follows. It is a flag value: Set parses "1.2",
+// "1.3" or "1.4".
 type FOCUSVersion int
 
 // The versions the export follows.
@@ -29,9 +29,12 @@ const (
 	// ProviderName and PublisherName (deprecated in 1.3, still mandatory),
 	// and the AI keys of the 1.5 draft in SkuPriceDetails, x_ prefixed.
 	FOCUS13
+	// FOCUS14 is FOCUS 1.4: 1.3 without ProviderName and PublisherName,
+	// which it removes; the AI keys as in 1.3.
+	FOCUS14
 )
 
-var focusVersionNames = []string{FOCUS12: "1.2", FOCUS13: "1.3"}
+var focusVersionNames = []string{FOCUS12: "1.2", FOCUS13: "1.3", FOCUS14: "1.4"}
 
 // String returns the version as FOCUS numbers it: "1.2".
 func (v FOCUSVersion) String() string { return focusVersionNames[v] }
@@ -71,6 +74,10 @@ var focus13Columns = []struct{ name, before string }{
 	{"ServiceProviderName", "ServiceSubcategory"},
 }
 
+// focus14Removed are the columns FOCUS 1.4 removes: deprecated in 1.3,
+// replaced by ServiceProviderName and HostProviderName.
+var focus14Removed = []string{"ProviderName", "PublisherName"}
+
 // FOCUSColumnsOf returns the export's columns in version v.
 func FOCUSColumnsOf(v FOCUSVersion) []string {
 	if v == FOCUS12 {
@@ -80,6 +87,9 @@ func FOCUSColumnsOf(v FOCUSVersion) []string {
 	for _, c := range focus13Columns {
 		i := slices.Index(cols, c.before)
 		cols = slices.Insert(cols, i, c.name)
+	}
+	if v >= FOCUS14 {
+		cols = slices.DeleteFunc(cols, func(c string) bool { return slices.Contains(focus14Removed, c) })
 	}
 	return cols
 }
@@ -191,9 +201,10 @@ func textColumns(cols, text []string) []int {
 	return texts
 }
 
-// focus13Row returns a 1.2 row with the columns 1.3 adds placed in cols:
-// ServiceProviderName and HostProviderName are the provider, which
-// hosts the models it serves (FOCUS allows the host to equal the
+// focus13Row returns a 1.2 row with the columns 1.3 adds placed in cols,
+// and those a later version removes (1.4: ProviderName, PublisherName)
+// left out: ServiceProviderName and HostProviderName are the provider,
+// which hosts the models it serves (FOCUS allows the host to equal the
 // service provider when no other host is known).
 func focus13Row(row, cols []string, provider string) []string {
 	out := make([]string, 0, len(cols))
@@ -202,6 +213,9 @@ func focus13Row(row, cols []string, provider string) []string {
 		if c == "HostProviderName" || c == "ServiceProviderName" {
 			out = append(out, provider)
 			continue
+		}
+		for FOCUSColumns[j] != c { // a column of 1.2 the version removes
+			j++
 		}
 		out = append(out, row[j])
 		j++
@@ -227,23 +241,31 @@ type focusDetails struct {
 	*focusAIDetails
 }
 
-// focusAIDetails are the keys the FOCUS 1.5 draft proposes for AI usage,
-// written from 1.3 on. Neither 1.2 nor 1.3 defines them, so they carry
-// the x_ prefix the spec requires of keys it does not define; ModelFamily
-// is left out, the tariffs know no families.
+// focusAIDetails are the SKU Price properties the FOCUS 1.5 working draft
+// defines for AI usage (ModelDeveloper, ModelId, ModelVersion,
+// TokenCacheAction, TokenDirection), written from 1.3 on. No ratified
+// version (1.4 included) defines them, so they carry the x_ prefix the
+// spec requires of keys it does not define; a version that defines them
+// takes them without it. ModelFamily is left out: the tariffs know no
+// families.
 type focusAIDetails struct {
 	ModelDeveloper string `json:"x_ModelDeveloper,omitempty"` // the provider, when it serves its own models
 	ModelID        string `json:"x_ModelId"`
-	TokenDirection string `json:"x_TokenDirection,omitempty"` // Input or Output, on token usage types
-	CacheAction    string `json:"x_CacheAction,omitempty"`    // Read or Write, on cache usage types
+	ModelVersion   string `json:"x_ModelVersion,omitempty"`     // the snapshot of the model's one dated id, when it has one
+	CacheAction    string `json:"x_TokenCacheAction,omitempty"` // Uncached, Read or Write, on input token types
+	TokenDirection string `json:"x_TokenDirection,omitempty"`   // Input or Output, on token usage types
 }
 
-// tokenDirections and cacheActions are x_TokenDirection and x_CacheAction
-// by usage type: empty where they do not apply.
+// tokenDirections and cacheActions are TokenDirection and
+// TokenCacheAction by usage type: empty where they do not apply (output
+// tokens have no cache action; requests and tool uses are no tokens).
+// Input is "Uncached": tokenfare meters cache reads and writes apart from
+// it, so its tokens are neither served from nor placed into a cache.
 var (
 	tokenDirections = [tariffs.NumUsage]string{tariffs.Input: "Input", tariffs.CacheRead: "Input", tariffs.CacheWrite: "Input",
 		tariffs.CacheWrite1h: "Input", tariffs.Output: "Output", tariffs.Reasoning: "Output"}
-	cacheActions = [tariffs.NumUsage]string{tariffs.CacheRead: "Read", tariffs.CacheWrite: "Write", tariffs.CacheWrite1h: "Write"}
+	cacheActions = [tariffs.NumUsage]string{tariffs.Input: "Uncached", tariffs.CacheRead: "Read", tariffs.CacheWrite: "Write",
+		tariffs.CacheWrite1h: "Write"}
 )
 
 // skuPriceDetails returns the SkuPriceDetails of a model's price of usage
@@ -252,7 +274,7 @@ var (
 func skuPriceDetails(m *tariffs.Model, u tariffs.Usage, versionID, period string, tier int, service, region string, v FOCUSVersion) (string, error) {
 	d := focusDetails{TariffVersion: versionID, PricingPeriod: period, PromptTier: tier, ServiceTier: service, Region: region}
 	if v != FOCUS12 {
-		d.focusAIDetails = &focusAIDetails{ModelID: m.ID, TokenDirection: tokenDirections[u], CacheAction: cacheActions[u]}
+		d.focusAIDetails = &focusAIDetails{ModelID: m.ID, ModelVersion: m.Snapshot(), TokenDirection: tokenDirections[u], CacheAction: cacheActions[u]}
 		if m.Provider.FirstParty() {
 			d.ModelDeveloper = m.Provider.DisplayName
 		}

@@ -50,6 +50,9 @@ type reconciliationDoc struct {
 	// FailedByClass splits rows.failed by cause class; absent when no
 	// call failed or the run did not classify them.
 	FailedByClass *failedSplitDoc `json:"failed_by_class,omitempty"`
+	// Unpriced lists the calls left without a price by model, host and
+	// cause, with what would price them; absent when every call was priced.
+	Unpriced []unpricedDoc `json:"unpriced,omitempty"`
 }
 
 type failedSplitDoc struct {
@@ -154,6 +157,10 @@ type explanationDoc struct {
 	FirstDay string `json:"first_day,omitempty"`
 	LastDay  string `json:"last_day,omitempty"`
 	Detail   string `json:"detail"`
+	// Cause says, for unpriced_model and retired_model, why the calls have
+	// no price; Hint, for those and unpriced_host, what would price them.
+	Cause string `json:"cause,omitempty"`
+	Hint  string `json:"hint,omitempty"`
 }
 
 // newReconciliationDoc returns the document of r, its groups included.
@@ -175,7 +182,8 @@ func newReconciliationHead(r *pricing.Reconciliation) *reconciliationDoc {
 	doc := &reconciliationDoc{Rows: rowsDoc(r.Rows), Currency: currencyText(r.Currencies),
 		Totals: totalsDoc{Calls: t.Calls, Official: t.Official.String(), Recorded: t.Recorded.String(),
 			Gap: t.Gap.String(), Ratio: ratioText(t.Ratio), Explained: t.Explained.String()},
-		By: []string{}, Groups: []groupDoc{}, Explanations: []explanationDoc{}, FailedByClass: failedSplit(r.Failed, r.Rows.Failed)}
+		By: []string{}, Groups: []groupDoc{}, Explanations: []explanationDoc{}, FailedByClass: failedSplit(r.Failed, r.Rows.Failed),
+		Unpriced: unpricedDocs(r.Unpriced)}
 	for _, d := range r.By {
 		doc.By = append(doc.By, d.String())
 	}
@@ -186,6 +194,10 @@ func newReconciliationHead(r *pricing.Reconciliation) *reconciliationDoc {
 		if x.FirstDay != 0 {
 			xd.FirstDay, xd.LastDay = x.FirstDay.String(), x.LastDay.String()
 		}
+		if x.Unpriced != nil {
+			xd.Cause = x.Unpriced.Cause.String()
+		}
+		xd.Hint = x.Hint()
 		doc.Explanations = append(doc.Explanations, xd)
 	}
 	return doc

@@ -114,7 +114,7 @@ func TestWriteFOCUSSkuPrice(t *testing.T) {
 		{"acme@peak/acme-1/input/peak", map[string]string{"UnitPrice": "1", "SkuPriceEffectiveEnd": "", "x_PeriodDefault": "false",
 			"x_PeriodWeekdays": "mon,tue,wed,thu,fri", "x_PeriodWindows": "09:00-12:00;14:00-18:00", "x_PromptTier": "0"}},
 		{"acme@peak/acme-1/cache_read/offpeak", map[string]string{"UnitPrice": "0.05", "x_PeriodDefault": "true",
-			"x_SkuPriceDetails": `{"x_TariffVersion":"acme@peak","x_PricingPeriod":"offpeak","x_PromptTier":0,"x_ModelDeveloper":"ACME","x_ModelId":"acme-1","x_TokenDirection":"Input","x_CacheAction":"Read"}`}},
+			"x_SkuPriceDetails": `{"x_TariffVersion":"acme@peak","x_PricingPeriod":"offpeak","x_PromptTier":0,"x_ModelDeveloper":"ACME","x_ModelId":"acme-1","x_TokenCacheAction":"Read","x_TokenDirection":"Input"}`}},
 		{"acme@peak/acme-1/request/peak", map[string]string{"UnitPrice": "0.001", "PricingUnit": "Requests"}},
 		// tier 1 of the peak period: 2.00 input; batch halves it to 1.
 		{"acme@peak/acme-1/input/peak/tier1", map[string]string{"UnitPrice": "2", "x_PromptTier": "1", "x_PromptTokensAbove": "128000"}},
@@ -161,7 +161,11 @@ func TestFOCUSVersions(t *testing.T) {
 			[]string{"ServiceProviderName", "HostProviderName"}},
 		{FOCUS13, len(FOCUSColumns) + 2, map[string]string{"ProviderName": "ACME", "ServiceProviderName": "ACME", "HostProviderName": "ACME",
 			"ServiceName":     "ACME Inference",
-			"SkuPriceDetails": `{"x_TariffVersion":"acme@peak","x_PricingPeriod":"peak","x_PromptTier":0,"x_ModelDeveloper":"ACME","x_ModelId":"acme-1","x_TokenDirection":"Input","x_CacheAction":"Read"}`}, nil},
+			"SkuPriceDetails": `{"x_TariffVersion":"acme@peak","x_PricingPeriod":"peak","x_PromptTier":0,"x_ModelDeveloper":"ACME","x_ModelId":"acme-1","x_TokenCacheAction":"Read","x_TokenDirection":"Input"}`}, nil},
+		{FOCUS14, len(FOCUSColumns), map[string]string{"ServiceProviderName": "ACME", "HostProviderName": "ACME", "InvoiceIssuerName": "ACME",
+			"ServiceName":     "ACME Inference",
+			"SkuPriceDetails": `{"x_TariffVersion":"acme@peak","x_PricingPeriod":"peak","x_PromptTier":0,"x_ModelDeveloper":"ACME","x_ModelId":"acme-1","x_TokenCacheAction":"Read","x_TokenDirection":"Input"}`},
+			[]string{"ProviderName", "PublisherName"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.version.String(), func(t *testing.T) {
@@ -222,7 +226,8 @@ func TestFOCUSVersionSet(t *testing.T) {
 	}{
 		{in: "1.2", want: FOCUS12},
 		{in: "1.3", want: FOCUS13},
-		{in: "1.4", wantErr: true},
+		{in: "1.4", want: FOCUS14},
+		{in: "1.5", wantErr: true},
 		{in: "", wantErr: true},
 	}
 	for _, tt := range tests {

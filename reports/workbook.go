@@ -516,14 +516,14 @@ func (wb *workbook) discrepancies() *table {
 	rec := wb.m.Reconciliation
 	t := &table{sheet: SheetDiscrepancies, caption: wb.caption("What explains the gap (amounts are parts of official − recorded)"),
 		cols: []column{{"Kind", kindText}, {"Model", kindText}, {"Calls", kindInt}, {"Amount", kindMoney},
-			{"Version", kindText}, {"Period", kindText}, {"Rates of", kindText}, {"Detail", kindNote}}}
+			{"Version", kindText}, {"Period", kindText}, {"Rates of", kindText}, {"Detail", kindNote}, {"What to do", kindNote}}}
 	t.titleCols = 2
 	for _, x := range rec.Explanations {
 		t.rows = append(t.rows, []cell{{v: x.Kind.String()}, {v: explained(x)}, {v: x.Calls}, moneyCell(x.Amount, wb.cur),
-			{v: x.Version}, {v: x.Period}, {v: x.RatesOf}, {v: x.Detail}})
+			{v: x.Version}, {v: x.Period}, {v: x.RatesOf}, {v: x.Detail}, {v: x.Hint()}})
 	}
 	t.total = bold([]cell{{v: "Gap"}, {}, {}, moneyCell(rec.Totals.Gap, wb.cur), {}, {}, {},
-		{v: fmt.Sprintf("of which explained %s", rec.Totals.Explained)}})
+		{v: fmt.Sprintf("of which explained %s", rec.Totals.Explained)}, {}})
 	return t
 }
 

@@ -371,3 +371,28 @@ func (c *Catalog) Models() []*Model {
 	}
 	return out
 }
+
+// HostModel is a host whose lists price a model, and the model they give.
+type HostModel struct {
+	Host  string
+	Model *Model
+}
+
+// HostsOf returns the hosts whose lists price a call logged under name,
+// each with the model its lists give, in host name order: where the
+// catalog would price the name had the call been served there. A leading
+// segment naming a known host is dropped, as ResolveOn drops it.
+func (c *Catalog) HostsOf(name string) []HostModel {
+	hosts := make([]string, 0, len(c.hosts))
+	for h := range c.hosts {
+		hosts = append(hosts, h)
+	}
+	sort.Strings(hosts)
+	var out []HostModel
+	for _, h := range hosts {
+		if m, _, ok := c.ResolveOn(h, name); ok {
+			out = append(out, HostModel{Host: h, Model: m})
+		}
+	}
+	return out
+}

@@ -2,6 +2,7 @@ package tariffs
 
 import (
 	"math"
+	"strings"
 	"time"
 )
 
@@ -231,4 +232,76 @@ func (c *Cursor) At(t time.Time) *Quote {
 	}
 	c.ok = true
 	return &c.q
+}
+
+// RetiredBy returns the version that retired the model as of version v:
+// the first of the versions up to v in which it has been retired since,
+// without a price in between; nil when the model is not retired in v.
+func (m *Model) RetiredBy(v *Version) *Version {
+	var by *Version
+	for _, s := range m.spans {
+		switch {
+		case s.version == nil:
+		case s.status == Retired && by == nil:
+			by = s.version
+		case s.status != Retired:
+			by = nil
+		}
+		if s.version == v && v != nil {
+			return by
+		}
+	}
+	return nil
+}
+
+// FirstPricedAfter returns the first version after v that prices the
+// model, nil when none does; a nil v stands for the instants before the
+// provider's first version.
+func (m *Model) FirstPricedAfter(v *Version) *Version {
+	past := v == nil
+	for _, s := range m.spans {
+		switch {
+		case s.version == nil:
+		case s.version == v:
+			past = true
+		case past && s.status == Priced:
+			return s.version
+		}
+	}
+	return nil
+}
+
+// Snapshot returns the snapshot the model's one dated id names: the date
+// after its id in a name such as claude-opus-4-7-20260416 or
+// gpt-5.4-2026-03-05, as written there; "" when no name is a dated id of
+// it, or names disagree.
+func (m *Model) Snapshot() string {
+	snap := ""
+	prefix := strings.ToLower(m.ID) + "-"
+	for _, n := range m.Names {
+		n = strings.ToLower(n)
+		if i := strings.IndexByte(n, '/'); i >= 0 {
+			n = n[i+1:]
+		}
+		d, ok := strings.CutPrefix(n, prefix)
+		if !ok || !isSnapshotDate(d) {
+			continue
+		}
+		if snap != "" && snap != d {
+			return ""
+		}
+		snap = d
+	}
+	return snap
+}
+
+// isSnapshotDate reports whether s is a date as dated ids write it:
+// YYYYMMDD or YYYY-MM-DD.
+func isSnapshotDate(s string) bool {
+	layout := "20060102"
+	if len(s) == len("2006-01-02") {
+		layout = "2006-01-02"
+	}
+	_, err := time.Parse(layout, s)
+	return err == nil
 }

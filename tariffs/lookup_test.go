@@ -209,3 +209,27 @@ func BenchmarkAt(b *testing.B) {
 		}
 	})
 }
+
+// TestSnapshot: a model's snapshot is the date of its one dated id.
+func TestSnapshot(t *testing.T) {
+	tests := []struct {
+		name  string
+		id    string
+		names []string
+		want  string
+	}{
+		{name: "dashed date", id: "gpt-5.4", names: []string{"gpt-5.4", "openai/gpt-5.4", "gpt-5.4-2026-03-05", "openai/gpt-5.4-2026-03-05"}, want: "2026-03-05"},
+		{name: "compact date", id: "claude-opus-4-7", names: []string{"claude-opus-4-7", "claude-opus-4-7-20260416"}, want: "20260416"},
+		{name: "no dated id", id: "deepseek-chat", names: []string{"deepseek-chat", "deepseek/deepseek-chat"}, want: ""},
+		{name: "two snapshots", id: "gpt-4o", names: []string{"gpt-4o", "gpt-4o-2024-05-13", "gpt-4o-2024-08-06"}, want: ""},
+		{name: "not a date", id: "gpt-5.4", names: []string{"gpt-5.4-mini", "gpt-5.4-20261345"}, want: ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := &Model{ID: tt.id, Names: tt.names}
+			if got := m.Snapshot(); got != tt.want {
+				t.Errorf("Snapshot() = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

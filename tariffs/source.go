@@ -67,3 +67,19 @@ func (p *Provider) weakestSource() SourceKind {
 	}
 	return k
 }
+
+// Secondary reports whether every source of the provider is secondary: a
+// price list the provider did not publish, such as a peer table imported
+// with tokenfare tariffs import. A price it gives rests on that table, not
+// on the provider's word.
+func (p *Provider) Secondary() bool {
+	if len(p.Sources) == 0 {
+		return false
+	}
+	for _, s := range p.Sources {
+		if s.Kind != SourceSecondary {
+			return false
+		}
+	}
+	return true
+}

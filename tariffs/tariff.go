@@ -1,6 +1,7 @@
 package tariffs
 
 import (
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -52,6 +53,15 @@ func (p *Provider) FirstParty() bool {
 		}
 	}
 	return !p.HostsGiven && len(p.Hosts) == 1 && !KnownHost(p.Hosts[0])
+}
+
+// ListsHost reports whether the list prices calls of host h: one of its
+// Hosts, or, for "" (no host known), a first-party list.
+func (p *Provider) ListsHost(h string) bool {
+	if h == "" {
+		return p.FirstParty()
+	}
+	return slices.Contains(p.Hosts, NormalizeHost(h))
 }
 
 // Model is a priced model with every name it appears under in gateway logs.

@@ -26,6 +26,9 @@ import (
 type focusModel struct {
 	Source     string
 	ModelRules map[string]focusRule
+	// Removes lists the rules of the files before that a later version's
+	// file drops (1.4: the columns it removes).
+	Removes []string
 }
 
 type focusRule struct {
@@ -75,7 +78,13 @@ func loadFOCUSModel(t *testing.T, names ...string) focusModel {
 		if f.Source == "" {
 			t.Fatalf("%s names no source", name)
 		}
-		for id, r := range f.ModelRules {
+		for _, id := range f.Removes {
+			if _, ok := m.ModelRules[id]; !ok {
+				t.Fatalf("%s removes %s, which no file before it has", name, id)
+			}
+			delete(m.ModelRules, id)
+		}
+		for id, r := range f.ModelRules { // a rule a file removes may come back changed
 			m.ModelRules[id] = r
 		}
 	}
@@ -166,6 +175,11 @@ func (m focusModel) check(t *testing.T, d focusDataset, req *focusCheck, conds [
 	case "ColumnPresent":
 		if !slices.Contains(d.header, req.ColumnName) {
 			return "column " + req.ColumnName + " missing"
+		}
+		return ""
+	case "ColumnAbsent":
+		if slices.Contains(d.header, req.ColumnName) {
+			return "column " + req.ColumnName + " present"
 		}
 		return ""
 	case "CheckDistinctCount":
@@ -291,13 +305,13 @@ func hasValue(v string, value json.RawMessage) bool {
 }
 
 // TestFOCUSConformance checks report --focus on the sample month against
-// the FOCUS requirements model's static rules, by rule id, in 1.2 and 1.3,
+// the FOCUS requirements model's static rules, by rule id, in 1.2, 1.3 and 1.4,
 // and shows that the check fails when an export breaks a rule: each
 // broken case changes the export and must break exactly the rules named.
 func TestFOCUSConformance(t *testing.T) {
 	dir := t.TempDir()
 	exports := map[string]focusDataset{}
-	for _, v := range []string{"1.2", "1.3"} {
+	for _, v := range []string{"1.2", "1.3", "1.4"} {
 		path := filepath.Join(dir, "focus-"+v+".csv")
 		code, _, stderr := runCLI(t, "", "report", "--calls", sample, "--month", "2026-10", "--focus", path, "--focus-version", v)
 		if code != 0 {
@@ -306,7 +320,8 @@ func TestFOCUSConformance(t *testing.T) {
 		exports[v] = readFOCUSDataset(t, path)
 	}
 	models := map[string]focusModel{"1.2": loadFOCUSModel(t, "model-1.2-rules.json"),
-		"1.3": loadFOCUSModel(t, "model-1.2-rules.json", "model-1.3-rules.json")}
+		"1.3": loadFOCUSModel(t, "model-1.2-rules.json", "model-1.3-rules.json"),
+		"1.4": loadFOCUSModel(t, "model-1.2-rules.json", "model-1.3-rules.json", "model-1.4-rules.json")}
 	firstUsage := func(d focusDataset) map[string]string {
 		for _, r := range d.rows {
 			if r["ChargeCategory"] == "Usage" {
@@ -324,6 +339,22 @@ func TestFOCUSConformance(t *testing.T) {
 	}{
 		{name: "1.2 as exported", version: "1.2"},
 		{name: "1.3 as exported", version: "1.3"},
+		{name: "1.4 as exported", version: "1.4"},
+		{name: "1.4 with the 1.3 columns it removes", version: "1.4", breakIt: func(d *focusDataset) {
+			d.header = append(slices.Clone(d.header), "ProviderName", "PublisherName")
+			for _, r := range d.rows {
+				r["ProviderName"], r["PublisherName"] = r["ServiceProviderName"], r["ServiceProviderName"]
+			}
+		}, want: []string{"ProviderName-removed-1.4", "PublisherName-removed-1.4"}},
+		{name: "1.3 without the ProviderName 1.4 removes", version: "1.3", breakIt: func(d *focusDataset) {
+			d.header = slices.DeleteFunc(slices.Clone(d.header), func(h string) bool { return h == "ProviderName" })
+		}, want: []string{"CostAndUsage-D-038-M"}},
+		{name: "1.4 row invoiced by a reseller at its cost", version: "1.4", breakIt: func(d *focusDataset) {
+			firstUsage(*d)["InvoiceIssuerName"] = "OpenRouter"
+		}, want: []string{"BilledCost-C-005-C"}},
+		{name: "1.4 host provider null", version: "1.4", breakIt: func(d *focusDataset) {
+			firstUsage(*d)["HostProviderName"] = ""
+		}, want: []string{"HostProviderName-text-3"}},
 		{name: "list cost off by a cent", version: "1.2", breakIt: func(d *focusDataset) {
 			r := firstUsage(*d)
 			r["ListCost"] = decimal.RequireFromString(r["ListCost"]).Add(decimal.RequireFromString("0.01")).String()
@@ -386,7 +417,7 @@ func TestFOCUSRulesNotApplicable(t *testing.T) {
 	if err := json.Unmarshal(data, &na); err != nil {
 		t.Fatal(err)
 	}
-	checked := loadFOCUSModel(t, "model-1.2-rules.json", "model-1.3-rules.json").ModelRules
+	checked := loadFOCUSModel(t, "model-1.2-rules.json", "model-1.3-rules.json", "model-1.4-rules.json").ModelRules
 	n := 0
 	for reason, ids := range na.NotApplicable {
 		for _, id := range ids {
@@ -415,4 +446,74 @@ func cloneDataset(d focusDataset) focusDataset {
 		c.rows = append(c.rows, cr)
 	}
 	return c
+}
+
+// TestFOCUSAIKeys checks the AI properties of SkuPriceDetails against the
+// FOCUS 1.5 working draft's rules (specification/datasets/cost_and_usage/
+// columns/skupricedetails.md of the draft): TokenCacheAction only on
+// tokens consumed from a request, one of Uncached, Read, Write; no
+// TokenDirection but on tokens, Input or Output; ModelId the row's
+// model. Written with the x_ prefix: 1.3 and 1.4 define no such keys.
+func TestFOCUSAIKeys(t *testing.T) {
+	want := map[string][2]string{ // usage type: cache action, direction
+		"input": {"Uncached", "Input"}, "cache_read": {"Read", "Input"}, "cache_write": {"Write", "Input"},
+		"cache_write_1h": {"Write", "Input"}, "output": {"", "Output"}, "reasoning": {"", "Output"},
+		"request": {"", ""}, "web_search": {"", ""}, "web_fetch": {"", ""}, "file_search": {"", ""},
+	}
+	for _, v := range []string{"1.3", "1.4"} {
+		t.Run(v, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "focus.csv")
+			code, _, stderr := runCLI(t, "", "report", "--calls", sample, "--month", "2026-10", "--focus", path, "--focus-version", v)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			seen := map[string]bool{}
+			versions := 0
+			for i, r := range readFOCUSDataset(t, path).rows {
+				if r["ChargeCategory"] != "Usage" {
+					continue
+				}
+				var d map[string]any
+				if err := json.Unmarshal([]byte(r["SkuPriceDetails"]), &d); err != nil {
+					t.Fatalf("line %d: SkuPriceDetails %q: %v", i+2, r["SkuPriceDetails"], err)
+				}
+				w, ok := want[r["x_UsageType"]]
+				if !ok {
+					t.Fatalf("line %d: usage type %q", i+2, r["x_UsageType"])
+				}
+				got := [2]string{str(d["x_TokenCacheAction"]), str(d["x_TokenDirection"])}
+				if got != w || str(d["x_ModelId"]) != r["x_Model"] {
+					t.Errorf("line %d (%s %s): cache action, direction %q, model id %v; want %q, %s", i+2, r["x_Model"], r["x_UsageType"], got, d["x_ModelId"], w, r["x_Model"])
+				}
+				for _, old := range []string{"x_CacheAction", "TokenCacheAction", "TokenDirection", "ModelId"} {
+					if _, ok := d[old]; ok {
+						t.Errorf("line %d: SkuPriceDetails has %s: %s", i+2, old, r["SkuPriceDetails"])
+					}
+				}
+				if mv := str(d["x_ModelVersion"]); mv != "" {
+					versions++
+					if _, err := time.Parse("2006-01-02", mv); err != nil {
+						if _, err := time.Parse("20060102", mv); err != nil {
+							t.Errorf("line %d: x_ModelVersion %q is no snapshot date", i+2, mv)
+						}
+					}
+				}
+				seen[r["x_UsageType"]] = true
+			}
+			for _, u := range []string{"input", "cache_read", "cache_write", "output"} {
+				if !seen[u] {
+					t.Errorf("no Usage row of %s: the sample lost a usage type the test needs", u)
+				}
+			}
+			if versions == 0 {
+				t.Error("no row carries x_ModelVersion: the sample's models lost their dated ids")
+			}
+		})
+	}
+}
+
+// str is a JSON value as text, "" for none.
+func str(v any) string {
+	s, _ := v.(string)
+	return s
 }

@@ -55,7 +55,9 @@ func newReportCmd(a *app) *cobra.Command {
   --focus FILE   the month's official cost as a FOCUS CSV for FinOps tools: one row per
                  day, key, model, tariff version, period and usage type (.gz compresses),
                  in FOCUS 1.2, or 1.3 with --focus-version 1.3 (ServiceProviderName,
-                 HostProviderName, and the AI keys of the 1.5 draft in SkuPriceDetails).
+                 HostProviderName, and the AI keys of the 1.5 draft in SkuPriceDetails),
+                 or 1.4 with --focus-version 1.4 (1.3 without ProviderName and
+                 PublisherName, which 1.4 removes).
                  A text cell that a spreadsheet would run as a formula (starting with
                  = + - @, tab or CR) is written with a ' in front; --focus-raw-text keeps
                  it as it is, for FOCUS tools that load the file as data.
@@ -70,7 +72,7 @@ rounded to 15 significant digits; the Summary also gives the totals as exact tex
 are written atomically: a failed run leaves no partial file.`,
 		Example: `  tokenfare report --calls testdata/sample/spendlogs-2026-10.csv --month 2026-10 --xlsx october.xlsx
   tokenfare report --calls spendlogs.csv --month 2026-10 --tz Asia/Shanghai --xlsx oct.xlsx --focus oct-focus.csv.gz
-  tokenfare report --calls spendlogs.csv --month 2026-10 --focus oct-focus.csv --focus-version 1.3
+  tokenfare report --calls spendlogs.csv --month 2026-10 --focus oct-focus.csv --focus-version 1.4
   tokenfare report --calls 'spend-2026-*.csv' --month 2026-10 --compare 2026-09 --budgets budgets.yaml --xlsx oct.xlsx
   tokenfare report --db "$DATABASE_URL" --state state.db --month 2026-10 --xlsx oct.xlsx`,
 		Args: cobra.NoArgs,
@@ -82,7 +84,7 @@ are written atomically: a failed run leaves no partial file.`,
 	cmd.Flags().StringVar(&opts.source.month, "month", "", "calendar month to report, e.g. 2026-10, in --tz (required)")
 	cmd.Flags().StringVar(&opts.xlsx, "xlsx", "", "write the workbook to this file")
 	cmd.Flags().StringVar(&opts.focus, "focus", "", "write the FOCUS CSV to this file (.gz compresses)")
-	cmd.Flags().Var(&opts.focusVersion, "focus-version", "FOCUS version of the --focus file: 1.2 or 1.3 (adds ServiceProviderName, HostProviderName and AI keys in SkuPriceDetails)")
+	cmd.Flags().Var(&opts.focusVersion, "focus-version", "FOCUS version of the --focus file: 1.2, 1.3 (adds ServiceProviderName, HostProviderName and AI keys in SkuPriceDetails) or 1.4 (1.3 without ProviderName and PublisherName)")
 	cmd.Flags().BoolVar(&opts.focusRaw, "focus-raw-text", false, "write text cells of the FOCUS file as they are, without the ' that keeps a spreadsheet from running them")
 	cmd.Flags().StringArrayVar(&opts.provider, "provider-usage", nil, "provider usage or cost export, format detected from content (repeatable): adds the Provider usage sheet")
 	cmd.Flags().StringVar(&opts.budgets, "budgets", "", "budgets file (YAML: monthly amounts per team, key or tag, docs/workbook.md): adds the Budget sheet")
@@ -92,7 +94,7 @@ are written atomically: a failed run leaves no partial file.`,
 	cmd.Flags().MarkHidden("group-budget")
 	cmd.MarkFlagFilename("state", "db")
 	completeSource(cmd)
-	completeWith(cmd, "focus-version", reports.FOCUS12.String(), reports.FOCUS13.String())
+	completeWith(cmd, "focus-version", reports.FOCUS12.String(), reports.FOCUS13.String(), reports.FOCUS14.String())
 	return cmd
 }
 

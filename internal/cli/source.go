@@ -128,7 +128,7 @@ func (a *app) priceSource(ctx context.Context, src *sourceOptions, opts pricing.
 	a.reportRun(res)
 	var np *run.NothingPricedError
 	if errors.As(err, &np) {
-		return res.Engine, nothingPriced(np, src.asOfHint)
+		return res.Engine, nothingPriced(np, src.asOfHint, res.Engine.UnpricedCalls())
 	}
 	return res.Engine, err
 }
@@ -162,12 +162,14 @@ func (a *app) reportRun(res *run.Result) {
 		// unpriced quantities and first-token times are row mode's.
 		a.reportFolded(res)
 		a.reportCalendarGaps(res.CalendarGaps)
+		a.reportUnpricedCalls(res.Engine.UnpricedCalls())
 		return
 	}
 	a.reportSources(res.Sources)
 	a.reportFolded(res)
 	a.reportCalendarGaps(res.CalendarGaps)
 	a.reportUnpriced(res.Unpriced)
+	a.reportUnpricedCalls(res.Engine.UnpricedCalls())
 	if n := res.FirstTokenFallbacks; n > 0 {
 		fmt.Fprintf(a.stderr, "note: %d call(s) billed at the first token have no first-token time; they are billed at their start\n", n)
 	}
@@ -200,6 +202,21 @@ func (a *app) reportUnpriced(us []pricing.UnpricedQuantity) {
 	}
 	fmt.Fprintf(a.stderr, "note: quantities the tariffs do not price (not in the official cost; a tier or region is priced at the standard rates): %s%s\n",
 		strings.Join(parts, "; "), more)
+}
+
+// reportUnpricedCalls notes on stderr, a line each, the models whose calls
+// have no price: the calls, the spend recorded, why, and what would price
+// them, whatever the output (a CSV names none of it).
+func (a *app) reportUnpricedCalls(us []pricing.UnpricedCalls) {
+	const most = 10
+	for i := range us {
+		if i == most {
+			fmt.Fprintf(a.stderr, "note: %d more model(s) without a price: reconcile -o json lists them all (unpriced)\n", len(us)-most)
+			return
+		}
+		u := &us[i]
+		fmt.Fprintf(a.stderr, "note: no price (%s): %s\n  try: %s\n", u.Cause, u.Detail(), u.Hint())
+	}
 }
 
 // reportFolded notes on stderr the calls beyond the engine's budget of
@@ -368,8 +385,9 @@ func (a *app) reportSources(sources []run.SourceRows) {
 	}
 }
 
-// nothingPriced explains a run that priced no call, with what to pass.
-func nothingPriced(np *run.NothingPricedError, asOfHint bool) error {
+// nothingPriced explains a run that priced no call, with what to pass;
+// unpriced are its calls left without a price, by model and cause.
+func nothingPriced(np *run.NothingPricedError, asOfHint bool, unpriced []pricing.UnpricedCalls) error {
 	names := np.Sources[:min(3, len(np.Sources))]
 	if n := len(np.Sources) - len(names); n > 0 {
 		names = append(names[:len(names):len(names)], fmt.Sprintf("%d more file(s)", n))
@@ -396,9 +414,24 @@ func nothingPriced(np *run.NothingPricedError, asOfHint bool) error {
 		}
 		msg = fmt.Sprintf("nothing priced: of the %d call(s) read from %s, %d have no tariff, %d a retired model, %d failed, %d are duplicates%s, %d outside the window %s; %s",
 			calls, from, rows.Unpriced, rows.Retired, rows.Failed, rows.Duplicate, hits, rows.Outside, window(np), span)
-		hint = "`tokenfare tariffs list` shows the models priced; --tariffs adds your own"
+		hint = unpricedHint(unpriced)
 	}
 	return &exitError{code: exitFindings, err: errors.New(msg), hint: hint}
+}
+
+// unpricedHint says what would price the most calls left without a price.
+func unpricedHint(us []pricing.UnpricedCalls) string {
+	const list = "`tokenfare tariffs list` shows the models priced; --tariffs adds your own"
+	if len(us) == 0 {
+		return list
+	}
+	top := &us[0]
+	for i := range us {
+		if us[i].Calls > top.Calls {
+			top = &us[i]
+		}
+	}
+	return fmt.Sprintf("for %s (%s, %d call(s)): %s; %s", top.Model, top.Cause, top.Calls, top.Hint(), list)
 }
 
 // window names the window of billing instants priced.

@@ -166,6 +166,7 @@ func (s *stateRun) engine(a *app, opts pricing.Options, tally *failures.Tally) (
 	a.reportRows(e.Rows(), 0)
 	a.reportCalendarGaps(e.CalendarGaps())
 	a.reportUnpriced(e.Unpriced())
+	a.reportUnpricedCalls(e.UnpricedCalls())
 	if e.Rows().Priced == 0 {
 		return e, s.nothingPriced(e, opts)
 	}
@@ -204,7 +205,7 @@ func (s *stateRun) nothingPriced(e *pricing.Engine, opts pricing.Options) error 
 	if np.Zone == nil {
 		np.Zone = time.UTC
 	}
-	return nothingPriced(np, false)
+	return nothingPriced(np, false, e.UnpricedCalls())
 }
 
 // offGrainLog logs the tariff boundaries that do not fall on the state's

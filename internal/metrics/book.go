@@ -26,6 +26,46 @@ type book struct {
 	// folded is the horizon of the last fold: the slots before it are in
 	// old. A now whose horizon lies before it needs a new book.
 	folded time.Time
+	// unpriced sums the calls the catalog leaves without a price, by
+	// model, host and cause, over the whole state.
+	unpriced map[unpricedLabels]*unpricedTally
+}
+
+// unpricedLabels are the labels of the unpriced series: the model (its
+// tariff id, or the name logged), the host the calls name, and the cause.
+type unpricedLabels struct {
+	model, host, cause string
+}
+
+// unpricedTally is the calls of an unpriced series and the spend recorded
+// for them.
+type unpricedTally struct {
+	calls    int64
+	recorded pricing.ExactSum
+}
+
+// addUnpriced counts the sums of k, which cat leaves without a price
+// (m is its model, nil when cat knows none), under their cause.
+func (l *book) addUnpriced(k *state.Key, s *state.Sums, m *tariffs.Model) {
+	var u pricing.UnpricedCalls
+	if m == nil {
+		u = pricing.UnpricedCallsOn(l.cat, k.Model, tariffs.NormalizeHost(k.Host))
+	} else {
+		q := m.At(k.Slot)
+		outcome := pricing.Unpriced
+		if q.Status == tariffs.Retired {
+			outcome = pricing.Retired
+		}
+		u = pricing.UnpricedCallsOf(m, q.Version, outcome)
+	}
+	key := unpricedLabels{model: u.Model, host: u.Host, cause: u.Cause.String()}
+	t := l.unpriced[key]
+	if t == nil {
+		t = &unpricedTally{}
+		l.unpriced[key] = t
+	}
+	t.calls += s.Calls
+	t.recorded.Add(ledger.AmountOf(s.Recorded))
 }
 
 // entry is what the metrics read of a priced key, beside its slot.
@@ -38,7 +78,7 @@ type entry struct {
 }
 
 func newBook(cat *tariffs.Catalog) *book {
-	return &book{cat: cat, slots: map[int64]map[entry]*tally{}, old: map[costLabels]*tally{}}
+	return &book{cat: cat, slots: map[int64]map[entry]*tally{}, old: map[costLabels]*tally{}, unpriced: map[unpricedLabels]*unpricedTally{}}
 }
 
 // add prices the sums of k and adds them; a slot already folded adds to
@@ -54,6 +94,9 @@ func (l *book) add(k *state.Key, s *state.Sums) error {
 		e.labels.provider, e.labels.model, e.labels.currency = p.Model.Provider.Name, p.Model.ID, p.Model.Provider.Currency
 	}
 	recorded := ledger.AmountOf(s.Recorded)
+	if !p.OK && state.Repriced(k.Outcome) {
+		l.addUnpriced(k, s, p.Model)
+	}
 	if k.Slot.Before(l.folded) {
 		tallyOf(l.old, e.labels).add(p.Cost, recorded)
 		return nil
@@ -187,6 +230,10 @@ func (l *book) snapshot(s *state.Store, now time.Time, opts Options) (*Snapshot,
 	}
 	if opts.Budgets != nil {
 		snap.Budgets = budgetLines(opts.Budgets, bm.done(), now)
+	}
+	snap.Unpriced = make(map[unpricedLabels]unpricedFigures, len(l.unpriced))
+	for labels, t := range l.unpriced {
+		snap.Unpriced[labels] = unpricedFigures{calls: t.calls, recorded: t.recorded.Value()}
 	}
 	sources, err := s.Sources()
 	if err != nil {

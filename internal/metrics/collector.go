@@ -57,6 +57,13 @@ var (
 	descPeak = prometheus.NewDesc("tokenfare_peak_share",
 		"Share of a model's official cost this UTC month billed outside its tariff's default period (peak hours).",
 		[]string{"model"}, nil)
+	descUnpricedCalls = prometheus.NewDesc("tokenfare_unpriced_calls",
+		"Calls in the state the tariffs loaded leave without a price, by model, the host the calls name, and cause: "+
+			"not_in_catalog, not_on_host, not_yet_priced or retired (docs/serve.md).",
+		[]string{"model", "host", "cause"}, nil)
+	descUnpricedRecorded = prometheus.NewDesc("tokenfare_unpriced_recorded_spend",
+		"Spend the gateway recorded for the calls of tokenfare_unpriced_calls.",
+		[]string{"model", "host", "cause"}, nil)
 	descAge = prometheus.NewDesc("tokenfare_newest_row_age_seconds",
 		"Seconds since the billing instant of the newest row read from the source.",
 		[]string{"source"}, nil)
@@ -126,6 +133,15 @@ type Snapshot struct {
 	ConfigOff map[configLabels]decimal.Decimal
 	Budgets   []budgetLine
 	Anomaly   map[anomalyKey]*weeks
+	// Unpriced is the state's calls left without a price, and the spend
+	// recorded for them, by model, host and cause.
+	Unpriced map[unpricedLabels]unpricedFigures
+}
+
+// unpricedFigures are an unpriced series' calls and recorded spend.
+type unpricedFigures struct {
+	calls    int64
+	recorded decimal.Decimal
 }
 
 // Update prices the state's sums at cat and makes them the figures the
@@ -243,7 +259,7 @@ func topKeys(byKey map[string]decimal.Decimal, n int) map[string]bool {
 
 // Describe sends the descriptors of every metric.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descOfficial, descRecorded, descCalls, descGap, descPeak, descAge, descConfig,
+	for _, d := range []*prometheus.Desc{descOfficial, descRecorded, descCalls, descGap, descPeak, descAge, descConfig, descUnpricedCalls, descUnpricedRecorded,
 		descBudget, descBudgetSpent, descBudgetRemaining, descBudgetForecast, descAnomalyRatio, descAnomalyScore} {
 		ch <- d
 	}
@@ -273,6 +289,10 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	for src, age := range snap.Age {
 		ch <- prometheus.MustNewConstMetric(descAge, prometheus.GaugeValue, age.Seconds(), src)
+	}
+	for l, u := range snap.Unpriced {
+		ch <- prometheus.MustNewConstMetric(descUnpricedCalls, prometheus.GaugeValue, float64(u.calls), l.model, l.host, l.cause)
+		ch <- prometheus.MustNewConstMetric(descUnpricedRecorded, prometheus.GaugeValue, u.recorded.InexactFloat64(), l.model, l.host, l.cause)
 	}
 	collectBudgets(ch, snap.Budgets)
 	collectAnomalies(ch, snap.Anomaly)

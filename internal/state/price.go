@@ -38,6 +38,11 @@ type Pricer struct {
 // calls' official costs under the package's invariant.
 func (pr *Pricer) Price(cat *tariffs.Catalog, k *Key, s *Sums) Priced {
 	m := cat.Model(k.Model)
+	if m != nil && !m.Provider.ListsHost(k.Host) {
+		// A logged name that is another host's model id: never another
+		// host's price.
+		m = nil
+	}
 	if m == nil {
 		m, _, _ = cat.ResolveOn(k.Host, k.Model)
 	}
