@@ -23,14 +23,17 @@ RACE_PKGS ?= ./ledger/... ./pricing/... ./internal/run/...
 SAMPLE      := testdata/sample/spendlogs-2026-10.csv
 SAMPLE_DUMP := testdata/sample/spendlogs-dump-2026-10.csv
 
-.PHONY: help test race hostile bench bench-smoke fuzz lint tools release-check golden build sample bench-reconcile bench-instr bench-groups bench-report workbook-preview bench-postgres bench-serve test-citus
+.PHONY: help test test-long race hostile bench bench-smoke fuzz lint tools release-check golden build sample bench-reconcile bench-instr bench-groups bench-report workbook-preview bench-postgres bench-serve test-citus
 
 PREVIEW ?= preview
 
 help: ## list the targets
 	@awk -F':.*## ' '/^[a-z-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
-test: ## run every test once, without the cache
+test: ## the front door: every test once, without the cache, but the long ones (-short; about a minute)
+	$(GO) test -short -count=1 ./...
+
+test-long: ## every test once, the long ones too (spill equivalences, the attack corpus, database sweeps; minutes)
 	$(GO) test -count=1 ./...
 
 race: ## run the tests of RACE_PKGS under the race detector (-short: the memory-bound tests skip)

@@ -51,6 +51,9 @@ func chargeCalls(seed uint64, n int) []ledger.Call {
 // order, against the same calls held in memory: the recorded spend with
 // its digits, as apportioned to the usage types of its group.
 func TestSpilledChargesAreTheUnlimitedOnes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long: `make test-long` runs it")
+	}
 	cat := testCatalog(t)
 	calls := chargeCalls(31, 6000)
 	from, until := at("2026-09-01T00:00:00Z"), at("2026-10-01T00:00:00Z")

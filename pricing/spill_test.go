@@ -130,6 +130,9 @@ func TestRunCutShort(t *testing.T) {
 // in memory; then that Close removes the runs and that the groups cannot
 // be read after.
 func TestSpilledReconciliationIsTheUnlimitedOne(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long: `make test-long` runs it")
+	}
 	cat := testCatalog(t)
 	calls := randomCalls(rand.New(rand.NewPCG(26, 1)), 6000)
 	for i := range calls {

@@ -12,6 +12,9 @@ import (
 // against the same run held in memory, in every format, by key and
 // without it: no line is folded, and the keys left out are on no line.
 func TestSpilledExclusionIsTheUnlimitedOne(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long: `make test-long` runs it")
+	}
 	calls, tmp := spillInput(t)
 	const hash = "0000000000000000000000000000000000000000000000000000000000000011" // key-0000017
 	exclude := []string{"--exclude-key", "key-0000007", "--exclude-key", hash}

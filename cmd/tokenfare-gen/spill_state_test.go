@@ -38,6 +38,9 @@ func stateOf(t *testing.T, calls string) string {
 // against the same run held in memory: no line is folded into
 // "(other keys)", and no folder of runs is left.
 func TestSpilledStateReconcileIsTheUnlimitedOne(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long: `make test-long` runs it")
+	}
 	st, tmp := spillState(t)
 	for _, format := range []string{"json", "csv"} {
 		t.Run(format, func(t *testing.T) {
@@ -55,6 +58,9 @@ func TestSpilledStateReconcileIsTheUnlimitedOne(t *testing.T) {
 // of the same run held in memory; no row is folded and no folder of runs
 // is left.
 func TestSpilledStateReportIsTheUnlimitedOne(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long: `make test-long` runs it")
+	}
 	st, tmp := spillState(t)
 	out := t.TempDir()
 	write := func(name string, budget ...string) (focus []byte, stdout, stderr string, sheets map[string][][]string) {

@@ -18,6 +18,9 @@ import (
 // the same run held in memory, in every format, and that the runs are
 // removed afterwards.
 func TestSpilledGroupsAreTheUnlimitedOnes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long: `make test-long` runs it")
+	}
 	cfg := config{Rows: 30000, Seed: 3, Start: time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC), Days: 31, Format: "flat", Keys: 300}
 	var in bytes.Buffer
 	if err := generate(&in, cfg); err != nil {

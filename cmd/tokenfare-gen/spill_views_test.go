@@ -86,6 +86,9 @@ func noRunsLeft(t *testing.T, tmp string) {
 // "(other keys)", and every line's cost at the blended prices is the one
 // summed from its buckets.
 func TestSpilledChargebackIsTheUnlimitedOne(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long: `make test-long` runs it")
+	}
 	calls, tmp := spillInput(t)
 	tests := []struct {
 		name   string
@@ -114,6 +117,9 @@ func TestSpilledChargebackIsTheUnlimitedOne(t *testing.T) {
 // every sheet (but the instant each was produced) with the workbook of
 // the same run held in memory.
 func TestSpilledWorkbookIsTheUnlimitedOne(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long: `make test-long` runs it")
+	}
 	calls, tmp := spillInput(t)
 	out := t.TempDir()
 	write := func(name string, budget ...string) map[string][][]string {
@@ -160,6 +166,9 @@ func sameWorkbook(t *testing.T, got, want map[string][][]string) {
 // held in memory, in FOCUS 1.2 and 1.3, and the workbook written with it;
 // stderr and the report's line too, and no folder of runs left.
 func TestSpilledFOCUSIsTheUnlimitedOne(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long: `make test-long` runs it")
+	}
 	calls, tmp := spillInput(t)
 	out := t.TempDir() // not under tmp: the test's folder was made before spillInput set it
 	for _, tc := range []struct {

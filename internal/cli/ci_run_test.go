@@ -313,6 +313,9 @@ func futureVersion(t *testing.T) []byte {
 // just after it blends at it, so the config matches the new tariff's blend
 // within the hour; the check job passes.
 func TestCIWorkflowRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long: `make test-long` runs it")
+	}
 	if _, err := exec.LookPath("jq"); err != nil {
 		t.Skip("jq not installed: the workflow's due step needs it (ubuntu-latest has it)")
 	}

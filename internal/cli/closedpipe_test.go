@@ -14,6 +14,9 @@ import (
 // for every output format of reconcile, chargeback and price: the output
 // is a real pipe whose reading end is closed before the run writes.
 func TestClosedPipeEndsQuietlyInEveryFormat(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long: `make test-long` runs it")
+	}
 	month := []string{"--calls", sample, "--month", "2026-10"}
 	commands := []struct {
 		name    string

@@ -52,6 +52,9 @@ func TestReconcileAccountsForEveryRow(t *testing.T) {
 }
 
 func TestSourceHandling(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long: `make test-long` runs it")
+	}
 	data, err := os.ReadFile("testdata/calls/bad.csv")
 	if err != nil {
 		t.Fatal(err)

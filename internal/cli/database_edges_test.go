@@ -39,6 +39,9 @@ INSERT INTO "LiteLLM_SpendLogs" (request_id, call_type, api_key, spend, prompt_t
 // and row by row, and from the table's export: the same results to the
 // last digit, without falling back to rows.
 func TestDBEqualsCallsAtEdges(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long: `make test-long` runs it")
+	}
 	db := pgtest.NewLiteLLM(t, pgtest.SchemaCurrent)
 	db.Exec(t, edgeRows)
 	export := db.Export(t)

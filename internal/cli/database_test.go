@@ -18,6 +18,9 @@ const sampleDump = "../../testdata/sample/spendlogs-dump-2026-10.csv"
 // table's CSV export: the same output, summed in the database or read row
 // by row; two databases holding halves of the rows give the whole answer.
 func TestDBEqualsCalls(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long: `make test-long` runs it")
+	}
 	db := pgtest.NewLiteLLM(t, pgtest.SchemaCurrent)
 	db.LoadDump(t, sampleDump)
 	export := db.Export(t)

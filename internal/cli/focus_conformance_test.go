@@ -309,6 +309,9 @@ func hasValue(v string, value json.RawMessage) bool {
 // and shows that the check fails when an export breaks a rule: each
 // broken case changes the export and must break exactly the rules named.
 func TestFOCUSConformance(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long: `make test-long` runs it")
+	}
 	dir := t.TempDir()
 	exports := map[string]focusDataset{}
 	for _, v := range []string{"1.2", "1.3", "1.4"} {

@@ -262,6 +262,9 @@ func agrees(command string, got, want countedJSON) bool {
 // an hour give every output the figures of the one month file: a call read
 // from two files counts once in calls, tokens and recorded spend.
 func TestOverlappingExportsCountOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long: `make test-long` runs it")
+	}
 	daily, overlap := splitDaily(t)
 	if overlap == 0 {
 		t.Fatal("the daily files do not overlap")

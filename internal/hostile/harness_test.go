@@ -181,6 +181,9 @@ func (r result) want(t *testing.T, code int, stdout, stderr string) {
 
 // TestHostile runs every case of the corpus.
 func TestHostile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long: `make test-long` runs it")
+	}
 	for _, c := range corpus {
 		t.Run(c.name, func(t *testing.T) {
 			t.Log("contract: " + c.contract)

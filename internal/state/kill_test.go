@@ -56,6 +56,9 @@ func killFeed(log string, marks bool) Feed {
 // an unfinished one is read again; a refresh in parts is dropped whole
 // when killed before its commit, moved on when killed after it.
 func TestKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long: `make test-long` runs it")
+	}
 	header, parts := batches(t, 3)
 	cat := embedded(t)
 	full := filepath.Join(t.TempDir(), "full.csv")

@@ -137,6 +137,9 @@ func reconciled(t testing.TB, e *pricing.Engine) string {
 // rows and by push-down, on one database and split across two: the same
 // reconciliation to the last digit, every row accounted for.
 func TestPushDownEqualsRows(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long: `make test-long` runs it")
+	}
 	one := pgtest.NewLiteLLM(t, pgtest.SchemaCurrent)
 	one.LoadDump(t, sampleDump)
 	one.LoadDump(t, shapesDump)
@@ -235,6 +238,9 @@ func TestOddRowsByWindow(t *testing.T) {
 // scan of the window. Both equal row mode, with the window's edge between
 // an odd row and the plain ones.
 func TestPushDownOddRows(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long: `make test-long` runs it")
+	}
 	db := pgtest.NewLiteLLM(t, pgtest.SchemaCurrent)
 	db.LoadDump(t, sampleDump)
 	db.LoadDump(t, shapesDump)

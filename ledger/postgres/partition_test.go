@@ -30,6 +30,9 @@ DROP TABLE spendlogs_plain`
 // partitioned table give the plain table's reconciliation to the last
 // digit.
 func TestRowsOfPartitions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long: `make test-long` runs it")
+	}
 	plain, parts, inherited := pgtest.NewLiteLLM(t, pgtest.SchemaCurrent), pgtest.NewLiteLLM(t, pgtest.SchemaCurrent), pgtest.NewLiteLLM(t, pgtest.SchemaCurrent)
 	parts.Exec(t, partitioned)
 	for _, db := range []*pgtest.DB{plain, parts, inherited} {
