@@ -178,7 +178,7 @@ var handFigures = map[string]scenarioFigures{
 			{"claude-opus-4-6", "2026-10-07-sonnet-5-5-cache-cut", "", "6.25"},
 			{"claude-sonnet-4-5", "2026-10-07-sonnet-5-5-cache-cut", "", "1.9050006"}, // 0.75 + 1.1550006
 			{"claude-sonnet-4-5", "2026-11-30-sonnet-4-5-retired", "", "0"},
-			{"claude-sonnet-5-5", "2026-09-01-sonnet-5-standard", "", "0.2"},
+			{"claude-sonnet-5-5", "2026-09-22-opus-5-5", "", "0.2"},
 			{"claude-sonnet-5-5", "2026-10-07-sonnet-5-5-cache-cut", "", "0.1"},
 		},
 		explained: map[string]string{
@@ -250,12 +250,12 @@ var handFigures = map[string]scenarioFigures{
 		// 0.83 + 1.585005 + 2.5 + 2.600004 + 0.1 = 7.615009
 		official: "7.615009", recorded: "0", gap: "7.615009",
 		groups: []groupFigure{
-			{"gemini-2.5-flash-lite", "2026-12-01-gemini-2.5-shutdown", "", "0.1"},
-			{"gemini-2.5-pro", "2026-12-01-gemini-2.5-shutdown", "", "0"},
-			{"gemini-3.1-pro", "2026-02-19-gemini-3", "", "2.600004"},
-			{"gpt-4o", "2026-07-30-gpt-5.6-cut", "", "2.5"},
+			{"gemini-2.5-flash-lite", "2026-12-01-gemini-4-list-2.5-shutdown", "", "0.1"},
+			{"gemini-2.5-pro", "2026-12-01-gemini-4-list-2.5-shutdown", "", "0"},
+			{"gemini-3.1-pro", "2026-09-30-gemini-4-argon", "", "2.600004"},
+			{"gpt-4o", "2026-12-11-gpt-5-o3-shutdown", "", "2.5"},
 			{"gpt-4o-mini", "2027-01-14-gpt-4o-shutdown", "", "0"},
-			{"gpt-5.4", "2026-07-30-gpt-5.6-cut", "", "2.415005"}, // 0.83 + 1.585005
+			{"gpt-5.4", "2026-10-26-gpt-6.1-terra", "", "2.415005"}, // 0.83 + 1.585005
 		},
 		explained: map[string]string{
 			"zero_spend gemini-2.5-flash-lite": "0.1",

@@ -70,14 +70,17 @@ func TestTariffsNextTable(t *testing.T) {
 // those.
 func TestBlendWarnsOfNextVersion(t *testing.T) {
 	const sample = "../../testdata/sample/spendlogs-2026-10.csv"
-	const sonnet = "warning: anthropic version 2026-11-30-sonnet-4-5-retired takes effect at 2026-11-30T17:00:00Z, after the tariff this blend prices at (2026-11-01T00:00:00Z), for claude-sonnet-4-5"
+	// The first versions after 2026-11-01: Anthropic's of 2026-11-09 (Claude
+	// Fable 5.2's launch, which lists the sample's claude-sonnet-4-5 too),
+	// OpenAI's of 2026-11-17 (GPT-6.2's launch).
+	const sonnet = "warning: anthropic version 2026-11-09-fable-5-2 takes effect at 2026-11-09T00:00:00Z, after the tariff this blend prices at (2026-11-01T00:00:00Z), for claude-sonnet-4-5"
 	tests := []struct {
 		name      string
 		args      []string
 		want, not []string
 	}{
 		{name: "at the window's end", args: []string{"--as-of", "2026-11-01"},
-			want: []string{sonnet, "--tariff-at 2026-11-30T17:00:00Z", "openai version 2027-01-14-gpt-4o-shutdown"}},
+			want: []string{sonnet, "--tariff-at 2026-11-09T00:00:00Z", "openai version 2026-11-17-gpt-6.2"}},
 		{name: "historical: after the window's end", args: []string{"--as-of", "2026-11-01", "--historical"},
 			want: []string{sonnet}},
 		{name: "tariff-at past the change", args: []string{"--as-of", "2026-11-01", "--tariff-at", "2026-12-01"},
