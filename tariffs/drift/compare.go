@@ -121,7 +121,7 @@ type pair struct {
 
 func compareDB(cat *tariffs.Catalog, db *Database, at time.Time) []Finding {
 	var entries []*Entry
-	covered := map[string]bool{} // catalog providers (genai-prices) or hosts (LiteLLM, models.dev) the file covers
+	covered := map[string]bool{} // hosts the file covers
 	for _, e := range db.Entries {
 		if chatModes[e.Mode] && e.priced() && e.covered(cat) {
 			covered[e.scope()] = true
@@ -140,13 +140,13 @@ func compareDB(cat *tariffs.Catalog, db *Database, at time.Time) []Finding {
 	paired := map[*tariffs.Model]bool{}
 	for _, p := range pairs {
 		paired[p.m] = true
-		if m, ok := cat.Resolve(p.e.Name); db.Format == GenAIPrices && (!ok || m != p.m) {
+		if m, _, ok := cat.ResolveOn(p.e.Host, p.e.Name); db.Format == GenAIPrices && (!ok || m != p.m) {
 			out = append(out, unknownName(db, p.m, p.e, at))
 		}
 		out = append(out, comparePair(db, p, at)...)
 	}
 	for _, m := range cat.Models() {
-		if q := m.At(at); coveredModel(db.Format, m, covered) && !paired[m] && q.Status == tariffs.Priced {
+		if q := m.At(at); coveredModel(m, covered) && !paired[m] && q.Status == tariffs.Priced {
 			out = append(out, Finding{Kind: OnlyInCatalog, Database: db, Model: m, Period: q.PeriodName(),
 				Note: fmt.Sprintf("%s lists none of its names", db.Format)})
 		}
@@ -155,36 +155,34 @@ func compareDB(cat *tariffs.Catalog, db *Database, at time.Time) []Finding {
 }
 
 // covered reports whether the catalog has a list for the entry to be
-// compared with: for LiteLLM and models.dev, a tariff of the host that
-// serves it; for genai-prices, a provider of the file's name.
+// compared with: a tariff of the host that serves it. A genai-prices
+// file's host is the one its provider id names (aws is Bedrock, azure
+// Azure OpenAI, together Together AI: see genaiHost), so that a file of a
+// host is held to the catalog's list of that host, whatever the catalog
+// provider is called (aws-bedrock, azure-openai, together-ai).
 func (e *Entry) covered(cat *tariffs.Catalog) bool {
-	if e.Format.byHost() {
-		return e.Host != "" && cat.PricesHost(e.Host)
-	}
-	for _, p := range cat.Providers {
-		if p.Name == e.Provider {
+	return e.Host != "" && cat.PricesHost(e.Host)
+}
+
+// scope is what the entry covers: the host that serves it.
+func (e *Entry) scope() string { return e.Host }
+
+// coveredModel reports whether a database that covers the given hosts
+// should list model m.
+func coveredModel(m *tariffs.Model, covered map[string]bool) bool {
+	for _, h := range m.Provider.Hosts {
+		if covered[h] {
 			return true
 		}
 	}
 	return false
 }
 
-// scope is what the entry covers: its host (LiteLLM, models.dev) or provider.
-func (e *Entry) scope() string {
-	if e.Format.byHost() {
-		return e.Host
-	}
-	return e.Provider
-}
-
-// coveredModel reports whether a database that covers the given hosts or
-// providers should list model m.
-func coveredModel(f Format, m *tariffs.Model, covered map[string]bool) bool {
-	if !f.byHost() {
-		return covered[m.Provider.Name]
-	}
-	for _, h := range m.Provider.Hosts {
-		if covered[h] {
+// servedBy reports whether catalog model m is priced for calls host h
+// serves.
+func servedBy(m *tariffs.Model, h string) bool {
+	for _, x := range m.Provider.Hosts {
+		if x == h {
 			return true
 		}
 	}
@@ -194,9 +192,10 @@ func coveredModel(f Format, m *tariffs.Model, covered map[string]bool) bool {
 // match pairs entries with catalog models. A LiteLLM key or models.dev
 // model id is a model name resolved as a call its host served would be,
 // among that host's lists only; a genai-prices model takes every catalog
-// model of its provider one of whose names (without a provider prefix)
-// its clause matches, the first such model in the file winning as it does
-// there. Entries that match nothing are returned apart.
+// model of its file's host one of whose names its clause matches, as
+// written or without its leading route segments, the first such model in
+// the file winning as it does there. Entries that match nothing are
+// returned apart.
 func match(cat *tariffs.Catalog, f Format, entries []*Entry) ([]pair, []*Entry) {
 	var pairs []pair
 	var lone []*Entry
@@ -213,7 +212,7 @@ func match(cat *tariffs.Catalog, f Format, entries []*Entry) ([]pair, []*Entry) 
 	used := map[*Entry]bool{}
 	for _, m := range cat.Models() {
 		for _, e := range entries {
-			if e.Provider == m.Provider.Name && e.matches(m) {
+			if servedBy(m, e.Host) && e.matches(m) {
 				pairs = append(pairs, pair{m, e})
 				used[e] = true
 				break
@@ -228,13 +227,17 @@ func match(cat *tariffs.Catalog, f Format, entries []*Entry) ([]pair, []*Entry) 
 	return pairs, lone
 }
 
-// matches reports whether a genai-prices clause matches one of m's names.
+// matches reports whether a genai-prices clause matches one of m's names,
+// as written or without its leading route segments: genai-prices'
+// first-party files name models without a route (claude-sonnet-4-5 for
+// the catalog's anthropic/claude-sonnet-4-5), its OpenRouter file with the
+// author's (openai/gpt-4o, which is the OpenRouter slug itself).
 func (e *Entry) matches(m *tariffs.Model) bool {
 	for _, n := range m.Names {
-		if i := strings.LastIndexByte(n, '/'); i >= 0 {
-			n = n[i+1:]
-		}
 		if e.match(n) {
+			return true
+		}
+		if i := strings.LastIndexByte(n, '/'); i >= 0 && e.match(n[i+1:]) {
 			return true
 		}
 	}
@@ -243,7 +246,7 @@ func (e *Entry) matches(m *tariffs.Model) bool {
 
 func (e *Entry) matchesAny(cat *tariffs.Catalog) bool {
 	for _, m := range cat.Models() {
-		if m.Provider.Name == e.Provider && e.matches(m) {
+		if servedBy(m, e.Host) && e.matches(m) {
 			return true
 		}
 	}

@@ -239,7 +239,7 @@ func TestCompareScope(t *testing.T) {
 
 // TestUnknownNames checks which names the other database gives a catalog
 // model that the catalog does not know: snapshot and route forms of a
-// catalog name, of the model's own provider.
+// catalog name, among the lists of the host the entry's file names.
 func TestUnknownNames(t *testing.T) {
 	cat := testCatalog(t)
 	tests := []struct {
@@ -257,7 +257,7 @@ func TestUnknownNames(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := ""
-			if m := baseModel(cat, &Entry{Name: tt.name, Provider: tt.provider}); m != nil {
+			if m := baseModel(cat, &Entry{Format: GenAIPrices, Name: tt.name, Provider: tt.provider, Host: genaiHost(tt.provider)}); m != nil {
 				got = m.ID
 			}
 			if got != tt.want {

@@ -25,9 +25,10 @@ const (
 )
 
 // byHost reports whether the format names the host that serves each
-// entry (LiteLLM's litellm_provider, models.dev's provider), so that its
-// entries are matched with the catalog's lists of that host; genai-prices
-// files are matched by the catalog provider of their name.
+// entry (LiteLLM's litellm_provider, models.dev's provider), so that an
+// entry's name is resolved among the catalog's lists of that host;
+// genai-prices files name a host too (their provider id), but their
+// entries are match clauses, tried on the names of that host's models.
 func (f Format) byHost() bool { return f == LiteLLM || f == ModelsDev }
 
 // Database is one file of another price database. Read is how many
@@ -62,8 +63,8 @@ type Entry struct {
 	Line   int
 	Name   string // the key (LiteLLM) or model id (genai-prices, models.dev)
 	// Provider is the table's own name of who serves it: LiteLLM's
-	// litellm_provider, the genai-prices file's provider id (which the
-	// catalog's provider names follow), the models.dev provider id.
+	// litellm_provider, the genai-prices file's provider id, the
+	// models.dev provider id.
 	Provider string
 	// Host is the tokenfare host that serves it (see tariffs/host.go):
 	// LiteLLM's litellm_provider and models.dev's provider id mapped to a

@@ -17,8 +17,7 @@ var (
 	bedrockPrefix  = regexp.MustCompile(`^((us|eu|apac|au|jp|ca|global|us-gov)\.)?(anthropic|deepseek|openai|google|meta)\.`)
 )
 
-// baseModel returns the catalog model of e's host (LiteLLM, models.dev) or provider
-// (genai-prices) that e's name is a snapshot or a route of, when the
+// baseModel returns the catalog model of e's host that e's name is a snapshot or a route of, when the
 // catalog does not know the name itself:
 // the name is tried without its leading path segments, then without a
 // Bedrock prefix, then without snapshot suffixes, one at a time. nil when
@@ -47,11 +46,7 @@ func baseModel(cat *tariffs.Catalog, e *Entry) *tariffs.Model {
 		forms = append(forms, name)
 	}
 	for _, f := range forms[1:] {
-		if e.Format.byHost() {
-			if m, _, ok := cat.ResolveOn(e.Host, f); ok {
-				return m
-			}
-		} else if m, ok := cat.Resolve(f); ok && m.Provider.Name == e.Provider {
+		if m, _, ok := cat.ResolveOn(e.Host, f); ok {
 			return m
 		}
 	}
