@@ -36,6 +36,9 @@ type Group struct {
 	// (no record names their provider or model); "" otherwise.
 	Route string
 	Calls [NumClasses]int64
+	// UpstreamByLatency counts the upstream failures of Calls that only
+	// their latency shows: no record or upstream-failure line proves them.
+	UpstreamByLatency int64
 	// why counts the failures by reason.
 	why [numReasons]int64
 	// Tokens reported on the failed calls.
@@ -79,6 +82,9 @@ func (g *Group) Reasons() []ReasonCount {
 func (g *Group) add(e *event) {
 	g.Calls[e.class]++
 	g.why[e.reason]++
+	if e.class == Upstream && e.fail.Evidence == ByLatency {
+		g.UpstreamByLatency++
+	}
 	g.Tokens += e.tokens
 	g.Recorded = g.Recorded.Add(e.recorded)
 	if e.billed {
@@ -95,6 +101,10 @@ type Failure struct {
 	Text       string
 	Route      string
 	Deployment string
+	// Client is the client's address, where the access log gives it.
+	Client string
+	// Evidence is what the failure's class rests on.
+	Evidence Evidence
 }
 
 // Latency returns how long the failure took.
@@ -153,7 +163,10 @@ type Result struct {
 	Total    Group
 	Access   Access
 	Fast     time.Duration
-	Config   *Config
+	// Splits are the access lines that only their latency tells, by
+	// route, either side of Fast.
+	Splits []LatencySplit
+	Config *Config
 }
 
 // event is one failure, kept until the episodes are found.
@@ -295,10 +308,13 @@ func (a *Analyzer) Result() *Result {
 	res := &Result{Fast: a.opts.Fast, Config: a.opts.Config}
 	res.Access.Failed, res.Access.Outside = a.nAcc, a.nOut
 	events := a.events
+	split := splits{}
 	addAlone := func(l *ledger.AccessLine) {
 		class, reason := ClassifyAccess(l, a.opts.Fast)
 		events = append(events, event{class: class, reason: reason, gateway: ledger.CLIProxy,
-			fail: Failure{RequestID: l.RequestID, Start: l.Start, End: l.End, HTTPStatus: l.Status, Route: l.Route()}})
+			fail: Failure{RequestID: l.RequestID, Start: l.Start, End: l.End, HTTPStatus: l.Status, Route: l.Route(),
+				Client: l.Client, Evidence: ByLatency}})
+		split.add(l.Route(), l.Latency, a.opts.Fast)
 		res.Access.Alone++
 	}
 	for id, lines := range a.upstream {
@@ -306,9 +322,9 @@ func (a *Analyzer) Result() *Result {
 			continue // the request's usage records tell its attempts
 		}
 		for _, l := range lines {
-			events = append(events, event{class: Upstream, reason: ReasonProvider, gateway: ledger.CLIProxy,
+			events = append(events, event{class: Upstream, reason: upstreamReason(l.Status), gateway: ledger.CLIProxy,
 				provider: l.Provider, group: l.Model, fail: Failure{RequestID: l.RequestID, Start: l.Start, End: l.End,
-					HTTPStatus: l.Status, Text: l.Text, Route: routeOf(l), Deployment: l.Auth}})
+					HTTPStatus: l.Status, Text: l.Text, Route: routeOf(l), Deployment: l.Auth, Evidence: ByLogLine}})
 			res.Access.Upstream++
 		}
 	}
@@ -329,6 +345,7 @@ func (a *Analyzer) Result() *Result {
 	slices.SortStableFunc(events, func(x, y event) int {
 		return cmp.Or(x.fail.Start.Compare(y.fail.Start), cmp.Compare(x.fail.RequestID, y.fail.RequestID))
 	})
+	res.Splits = split.sorted()
 	res.Episodes = episodes(events, a.opts.Config)
 	res.Groups = groups(events)
 	for i := range events {

@@ -37,18 +37,22 @@ func tableFailures(out io.Writer, r *FailureReport) error {
 		w.Printf("access    %d failed request line(s): %d told by usage records or upstream failure lines, %d alone (counted below as failures); %d upstream failure line(s) without a usage record (counted as upstream); %d line(s) outside the window\n",
 			a.Failed, a.Joined, a.Alone, a.Upstream, a.Outside)
 	}
-	w.Printf("failed    %d: upstream %d, gateway %d, unknown %d\n", t.Failed(), t.Calls[failures.Upstream], t.Calls[failures.Gateway], t.Calls[failures.Unknown])
+	w.Printf("failed    %d: upstream %d%s, gateway %d, unknown %d\n", t.Failed(), t.Calls[failures.Upstream], byLatencyNote(t.UpstreamByLatency),
+		t.Calls[failures.Gateway], t.Calls[failures.Unknown])
+	for i := range res.Splits {
+		w.Printf("latency   %s\n", splitText(&res.Splits[i], res.Fast))
+	}
 	w.Printf("spend     recorded on failed calls %s; official cost of the %d billed by their provider %s\n\n", money(t.Recorded), t.BilledCalls, money(t.Billed))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "GATEWAY\tPROVIDER\tMODEL GROUP\tKEY\tUPSTREAM\tGATEWAY\tUNKNOWN\tTOKENS\tRECORDED\tBILLED\tREASONS\t")
+	fmt.Fprintln(tw, "GATEWAY\tPROVIDER\tMODEL GROUP\tKEY\tUPSTREAM\tBY LATENCY\tGATEWAY\tUNKNOWN\tTOKENS\tRECORDED\tBILLED\tREASONS\t")
 	for i := range res.Groups {
 		g := &res.Groups[i]
 		group := g.ModelGroup
 		if g.Route != "" {
 			group = "route " + g.Route
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t\n", g.Gateway, tableCell(orDash(g.Provider)), tableCell(orDash(group)),
-			tableCell(keyText(g.Key, g.KeyAlias)), g.Calls[failures.Upstream], g.Calls[failures.Gateway], g.Calls[failures.Unknown],
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t\n", g.Gateway, tableCell(orDash(g.Provider)), tableCell(orDash(group)),
+			tableCell(keyText(g.Key, g.KeyAlias)), g.Calls[failures.Upstream], g.UpstreamByLatency, g.Calls[failures.Gateway], g.Calls[failures.Unknown],
 			g.Tokens, money(g.Recorded), money(g.Billed), orDash(reasonsText(g.Reasons())))
 	}
 	if err := tw.Flush(); err != nil {
@@ -66,7 +70,7 @@ func tableFailures(out io.Writer, r *FailureReport) error {
 		tr := &ep.Trigger
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t\n", ep.Start().UTC().Format(time.RFC3339), ep.End().UTC().Format(time.RFC3339),
 			ep.Gateway, tableCell(orDash(ep.Provider)), tableCell(orDash(ep.ModelGroup)),
-			tableCell(fmt.Sprintf("%s %s in %s", orDash(tr.RequestID), statusText(tr.HTTPStatus), tr.Latency())), ep.Refused, servedBy(ep))
+			tableCell(triggerText(tr)), ep.Refused, servedBy(ep))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -75,6 +79,42 @@ func tableFailures(out io.Writer, r *FailureReport) error {
 		w.Printf("  %d. %s\n", i+1, episodeAdvice(&res.Episodes[i], res.Config))
 	}
 	return w.Err
+}
+
+// byLatencyNote says how many upstream failures only latency shows.
+func byLatencyNote(n int64) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d by latency alone)", n)
+}
+
+// splitText is one route's latency split: "POST /v1/chat/completions at
+// 100ms: 4 fast 1ms-6ms (gateway), 2 slow 316ms-1.84s (upstream, by latency)".
+func splitText(sp *failures.LatencySplit, fast time.Duration) string {
+	return fmt.Sprintf("%s split at %s (--fast-ms): %s (gateway), %s (upstream, by latency)",
+		tableCell(sp.Route), fast, spanText(sp.Fast, "fast"), spanText(sp.Slow, "slow"))
+}
+
+// spanText is "4 fast 1ms-6ms", or "0 slow".
+func spanText(s failures.Span, side string) string {
+	switch {
+	case s.Count == 0:
+		return "0 " + side
+	case s.Min == s.Max:
+		return fmt.Sprintf("%d %s %s", s.Count, side, s.Min)
+	}
+	return fmt.Sprintf("%d %s %s-%s", s.Count, side, s.Min, s.Max)
+}
+
+// triggerText is an episode's trigger: "a1b2c3d4 503 in 812ms", and
+// "(by latency)" when only its latency shows it reached the provider.
+func triggerText(tr *failures.Failure) string {
+	t := fmt.Sprintf("%s %s in %s", orDash(tr.RequestID), statusText(tr.HTTPStatus), tr.Latency())
+	if tr.Evidence == failures.ByLatency {
+		t += " (by latency)"
+	}
+	return t
 }
 
 // reasonsText lists reasons with their counts: "cooldown 3, budget 1".
@@ -139,12 +179,12 @@ func episodeAdvice(ep *failures.Episode, cfg *failures.Config) string {
 
 func csvFailures(w io.Writer, r *FailureReport) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"gateway", "provider", "model_group", "key_hash", "key_alias", "route", "upstream", "gateway_refusal", "unknown", "tokens", "recorded", "billed", "billed_calls"})
+	cw.Write([]string{"gateway", "provider", "model_group", "key_hash", "key_alias", "route", "upstream", "gateway_refusal", "unknown", "tokens", "recorded", "billed", "billed_calls", "upstream_by_latency"})
 	for i := range r.Result.Groups {
 		g := &r.Result.Groups[i]
 		cw.Write(append(sheetTexts([]string{string(g.Gateway), g.Provider, g.ModelGroup, g.Key, g.KeyAlias, g.Route}),
 			itoa(g.Calls[failures.Upstream]), itoa(g.Calls[failures.Gateway]), itoa(g.Calls[failures.Unknown]), itoa(g.Tokens),
-			g.Recorded.String(), g.Billed.String(), itoa(g.BilledCalls)))
+			g.Recorded.String(), g.Billed.String(), itoa(g.BilledCalls), itoa(g.UpstreamByLatency)))
 	}
 	cw.Flush()
 	return cw.Error()
@@ -153,10 +193,27 @@ func csvFailures(w io.Writer, r *FailureReport) error {
 type failuresDoc struct {
 	Rows     rowsDoc           `json:"rows"`
 	FastMs   int64             `json:"fast_ms"`
+	Splits   []latencySplitDoc `json:"latency_split"`
 	Access   failureAccessDoc  `json:"access"`
 	Totals   failureGroupDoc   `json:"totals"`
 	Groups   []failureGroupDoc `json:"groups"`
 	Episodes []episodeDoc      `json:"episodes"`
+}
+
+type latencySplitDoc struct {
+	Route string  `json:"route"`
+	Fast  spanDoc `json:"fast"`
+	Slow  spanDoc `json:"slow"`
+}
+
+type spanDoc struct {
+	Count int64 `json:"count"`
+	MinMs int64 `json:"min_ms"`
+	MaxMs int64 `json:"max_ms"`
+}
+
+func newSpanDoc(s failures.Span) spanDoc {
+	return spanDoc{Count: s.Count, MinMs: s.Min.Milliseconds(), MaxMs: s.Max.Milliseconds()}
 }
 
 type failureAccessDoc struct {
@@ -175,6 +232,7 @@ type failureGroupDoc struct {
 	KeyAlias    string           `json:"key_alias,omitempty"`
 	Route       string           `json:"route,omitempty"`
 	Failed      failedSplitDoc   `json:"failed"`
+	ByLatency   int64            `json:"upstream_by_latency"`
 	Reasons     map[string]int64 `json:"reasons,omitempty"`
 	Tokens      int64            `json:"tokens"`
 	Recorded    string           `json:"recorded"`
@@ -191,6 +249,7 @@ type failureDoc struct {
 	Route      string `json:"route,omitempty"`
 	Deployment string `json:"deployment,omitempty"`
 	Text       string `json:"text,omitempty"`
+	Evidence   string `json:"evidence"`
 }
 
 type episodeDoc struct {
@@ -227,19 +286,23 @@ func newFailureGroupDoc(g *failures.Group) failureGroupDoc {
 	}
 	return failureGroupDoc{Reasons: why, Gateway: string(g.Gateway), Provider: g.Provider, ModelGroup: g.ModelGroup, KeyHash: g.Key, KeyAlias: g.KeyAlias,
 		Route: g.Route, Failed: failedSplitDoc{Upstream: g.Calls[failures.Upstream], Gateway: g.Calls[failures.Gateway], Unknown: g.Calls[failures.Unknown]},
-		Tokens: g.Tokens, Recorded: g.Recorded.String(), Billed: g.Billed.String(), BilledCalls: g.BilledCalls}
+		ByLatency: g.UpstreamByLatency, Tokens: g.Tokens, Recorded: g.Recorded.String(), Billed: g.Billed.String(), BilledCalls: g.BilledCalls}
 }
 
 func newFailureDoc(f *failures.Failure) failureDoc {
 	return failureDoc{RequestID: f.RequestID, Start: f.Start.UTC().Format(time.RFC3339Nano), End: f.End.UTC().Format(time.RFC3339Nano),
-		LatencyMs: f.Latency().Milliseconds(), HTTPStatus: f.HTTPStatus, Route: f.Route, Deployment: f.Deployment, Text: f.Text}
+		LatencyMs: f.Latency().Milliseconds(), HTTPStatus: f.HTTPStatus, Route: f.Route, Deployment: f.Deployment, Text: f.Text,
+		Evidence: f.Evidence.String()}
 }
 
 func newFailuresDoc(r *FailureReport) *failuresDoc {
 	res := r.Result
 	doc := &failuresDoc{Rows: rowsDoc(r.Rows), FastMs: res.Fast.Milliseconds(),
 		Access: failureAccessDoc{Failed: res.Access.Failed, Joined: res.Access.Joined, Alone: res.Access.Alone, Outside: res.Access.Outside, Upstream: res.Access.Upstream},
-		Totals: newFailureGroupDoc(&res.Total), Groups: []failureGroupDoc{}, Episodes: []episodeDoc{}}
+		Totals: newFailureGroupDoc(&res.Total), Groups: []failureGroupDoc{}, Episodes: []episodeDoc{}, Splits: []latencySplitDoc{}}
+	for _, sp := range res.Splits {
+		doc.Splits = append(doc.Splits, latencySplitDoc{Route: sp.Route, Fast: newSpanDoc(sp.Fast), Slow: newSpanDoc(sp.Slow)})
+	}
 	for i := range res.Groups {
 		doc.Groups = append(doc.Groups, newFailureGroupDoc(&res.Groups[i]))
 	}

@@ -23,7 +23,8 @@ type failuresOptions struct {
 	config    string
 	accessLog []string
 	logTZ     string
-	fast      time.Duration
+	fastMs    int
+	fast      time.Duration // --fast, the older spelling of --fast-ms
 	output    string
 }
 
@@ -62,7 +63,10 @@ zone: --log-tz (default --tz) says which.`,
 	cmd.Flags().StringVar(&opts.config, "config", "", "the gateway's config (LiteLLM or CLIProxyAPI, as tokenfare check reads it): how many keys or deployments serve each episode")
 	cmd.Flags().StringArrayVar(&opts.accessLog, "access-log", nil, "CLIProxyAPI log with its request lines (repeatable, globs): the refusals no usage record shows")
 	cmd.Flags().StringVar(&opts.logTZ, "log-tz", "", "IANA time zone of the access log's wall times (default --tz)")
-	cmd.Flags().DurationVar(&opts.fast, "fast", failures.DefaultFast, "latency below which a failed request without a usage record was refused by the gateway")
+	cmd.Flags().IntVar(&opts.fastMs, "fast-ms", int(failures.DefaultFast.Milliseconds()),
+		"milliseconds below which a failed request line nothing else tells was refused by the gateway; at or above, it reached the provider (upstream, by latency)")
+	cmd.Flags().DurationVar(&opts.fast, "fast", 0, "the same threshold as a duration")
+	_ = cmd.Flags().MarkDeprecated("fast", "use --fast-ms")
 	cmd.Flags().StringVarP(&opts.output, "output", "o", "table", "output format: table, csv or json")
 	completeSource(cmd)
 	completeOutput(cmd, reports.Table, reports.CSV, reports.JSON)
@@ -74,14 +78,15 @@ func runFailures(cmd *cobra.Command, a *app, opts *failuresOptions) error {
 	if err != nil {
 		return err
 	}
-	if opts.fast <= 0 {
-		return usageError(fmt.Errorf("--fast %s: a latency is above zero", opts.fast), "write e.g. --fast 100ms")
+	fast, err := opts.fastThreshold(cmd)
+	if err != nil {
+		return err
 	}
 	eopts, err := opts.source.engineOptions()
 	if err != nil {
 		return err
 	}
-	fopts := failures.Options{Fast: opts.fast, Since: eopts.Since, Until: eopts.Until}
+	fopts := failures.Options{Fast: fast, Since: eopts.Since, Until: eopts.Until}
 	if opts.config != "" {
 		if fopts.Config, err = readFailureConfig(opts.config); err != nil {
 			return err
@@ -106,6 +111,20 @@ func runFailures(cmd *cobra.Command, a *app, opts *failuresOptions) error {
 		rows = e.Rows()
 	}
 	return reports.Failures(cmd.OutOrStdout(), format, &reports.FailureReport{Rows: rows, Result: an.Result()})
+}
+
+// fastThreshold is --fast-ms, or --fast when given.
+func (o *failuresOptions) fastThreshold(cmd *cobra.Command) (time.Duration, error) {
+	if cmd.Flags().Changed("fast") {
+		if o.fast <= 0 {
+			return 0, usageError(fmt.Errorf("--fast %s: a latency is above zero", o.fast), "write e.g. --fast-ms 100")
+		}
+		return o.fast, nil
+	}
+	if o.fastMs <= 0 {
+		return 0, usageError(fmt.Errorf("--fast-ms %d: a latency is above zero", o.fastMs), "write e.g. --fast-ms 100")
+	}
+	return time.Duration(o.fastMs) * time.Millisecond, nil
 }
 
 // readAccessLogs gives the analyzer the request lines of every
