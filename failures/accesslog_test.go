@@ -3,6 +3,8 @@ package failures
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -36,22 +38,17 @@ func ginLine(at, id string, status int, latency, path string) string {
 	return fmt.Sprintf("[%s] [%s] [%s] [%s] %3d | %13s | %15s | %-7s \"%s\"\n", at, id, level, caller, status, latency, "127.0.0.1", "POST", path)
 }
 
-// operatorLog is the pattern an operator reported, as the access log
-// writes it: a 503 that reached the vendor (316 ms), then four 503s the
-// gateway answered itself in 1-6 ms inside the minute (the first two a
-// client's 1 s and 3 s backoff), later a lone slow 503.
-var operatorLog = ginLine("2026-10-14 09:11:50", "5e0c0a01", 200, "2.41s", "/v1/chat/completions") +
-	ginLine("2026-10-14 09:12:03", "5e0c0a02", 503, "316ms", "/v1/chat/completions") +
-	ginLine("2026-10-14 09:12:04", "5e0c0a03", 503, "6ms", "/v1/chat/completions") +
-	ginLine("2026-10-14 09:12:07", "5e0c0a04", 503, "2ms", "/v1/chat/completions") +
-	ginLine("2026-10-14 09:12:31", "5e0c0a05", 503, "1ms", "/v1/chat/completions") +
-	ginLine("2026-10-14 09:12:58", "5e0c0a06", 503, "2ms", "/v1/chat/completions") +
-	ginLine("2026-10-14 09:13:20", "5e0c0a07", 200, "1.97s", "/v1/chat/completions") +
-	ginLine("2026-10-14 09:40:12", "5e0c0a08", 503, "1.84s", "/v1/chat/completions") +
-	ginLine("2026-10-14 09:40:30", "5e0c0a09", 200, "2.2s", "/v1/chat/completions")
-
+// TestOperatorPatternFromGinLinesAlone reads the pattern an operator
+// reported, as the access log writes it (testdata/cliproxy-gin-only): a
+// 503 that reached the vendor (316 ms), then four 503s the gateway
+// answered itself in 1-6 ms inside the minute (the first two a client's
+// 1 s and 3 s backoff), later a lone slow 503 (1.84 s).
 func TestOperatorPatternFromGinLinesAlone(t *testing.T) {
-	res := fromLog(t, operatorLog, Options{})
+	data, err := os.ReadFile("testdata/cliproxy-gin-only/main.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := fromLog(t, string(data), Options{})
 	if got, want := classes(res), [3]int64{2, 4, 0}; got != want {
 		t.Errorf("upstream, gateway, unknown = %v, want %v", got, want)
 	}
@@ -84,10 +81,79 @@ func TestOperatorPatternFromGinLinesAlone(t *testing.T) {
 		{"last refusal", ep.Last.RequestID, "5e0c0a06"},
 		{"end", ep.End().Format(time.RFC3339), "2026-10-14T09:12:58Z"},
 		{"cooldown", ep.Cooldown, time.Minute},
+		{"refusal latency", ep.RefusalLatency, Span{4, time.Millisecond, 6 * time.Millisecond}},
+		// 09:12:04 less 6 ms to 09:12:58.
+		{"span", ep.Span(), 54*time.Second + 6*time.Millisecond},
+		// 1 s after the trigger, then 3 s after that refusal: a client's
+		// backoff; the refusals 24 s and 27 s later are new requests.
+		{"retried", ep.Retried, int64(2)},
+		{"provider: the log names none", ep.Provider, ""},
+		{"no config, no pool", ep.Pool == nil, true},
 	}
 	for _, c := range checks {
 		if c.got != c.want {
 			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
 		}
+	}
+}
+
+// withoutWarnLines drops the upstream-failure lines (warn level) from a
+// log, as a server logging at error level, or one whose warn lines were
+// filtered out, writes it.
+func withoutWarnLines(log string) string {
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(log, "\n") {
+		if !strings.Contains(l, "upstream execution failed") {
+			b.WriteString(l)
+		}
+	}
+	return b.String()
+}
+
+func TestRealCLIProxyGinLinesAloneGiveTheSameEpisode(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", realDir, "single-key", "main.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &Config{Gateway: ledger.CLIProxy, Pools: []Pool{{Name: "claude", Keys: 1, Cooling: true, Line: 19, Field: "claude-api-key"}}}
+	with := fromLog(t, string(data), Options{Config: cfg})
+	gin := withoutWarnLines(string(data))
+	if gin == string(data) {
+		t.Fatal("the real log holds no upstream failure line: nothing is tested")
+	}
+	alone := fromLog(t, gin, Options{Config: cfg})
+	if len(with.Episodes) != 1 || len(alone.Episodes) != 1 {
+		t.Fatalf("episodes: %d with the warn lines, %d without; want 1 and 1", len(with.Episodes), len(alone.Episodes))
+	}
+	w, a := with.Episodes[0], alone.Episodes[0]
+	checks := []struct {
+		name      string
+		got, want any
+	}{
+		{"trigger", a.Trigger.RequestID, w.Trigger.RequestID},
+		{"trigger status", a.Trigger.HTTPStatus, w.Trigger.HTTPStatus},
+		{"refused", a.Refused, w.Refused},
+		{"first refusal", a.First.RequestID, w.First.RequestID},
+		{"last refusal", a.Last.RequestID, w.Last.RequestID},
+		{"end", a.End(), w.End()},
+		{"refusal latency", a.RefusalLatency, w.RefusalLatency},
+		{"retried", a.Retried, w.Retried},
+		{"provider", a.Provider, w.Provider},
+		{"pool", a.Pool, w.Pool},
+		{"classes", classes(alone), classes(with)},
+		// What differs: the evidence, and the model only the warn line names.
+		{"evidence with", w.Trigger.Evidence, ByLogLine},
+		{"evidence without", a.Trigger.Evidence, ByLatency},
+		{"pool by elimination", a.ByElimination, true},
+	}
+	for _, c := range checks {
+		if c.got != c.want {
+			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
+		}
+	}
+	// The request line says 807 ms, the attempt's line 806 ms: the
+	// trigger's start differs by that millisecond.
+	if d := a.Start().Sub(w.Start()).Abs(); d > time.Millisecond {
+		t.Errorf("trigger start %s without, %s with: %s apart", a.Start(), w.Start(), d)
 	}
 }

@@ -23,6 +23,9 @@ type Options struct {
 	// Since and Until bound the access lines counted, [Since, Until) by
 	// their end, as the run's window bounds its calls; zero means open.
 	Since, Until time.Time
+	// Zone is where dates and hours are read (episodes by date); nil
+	// means UTC.
+	Zone *time.Location
 }
 
 // Group is the failed calls of one provider, model group and key.
@@ -121,12 +124,28 @@ type Episode struct {
 	// Refused counts the refusals; First and Last are the first and last.
 	Refused     int64
 	First, Last Failure
+	// RefusalLatency is the refusals' fastest and slowest answer.
+	RefusalLatency Span
+	// Retried counts the refusals that came within RetryGap of the end
+	// of an earlier failure of the episode from the same client: a
+	// client's backoff retried into the rest.
+	Retried int64
 	// Cooldown is the rest the episode was read against.
 	Cooldown time.Duration
 	// Pool is the configuration's pool there, nil without a config or
 	// when the config has none of that name.
 	Pool *Pool
+	// ByElimination: the log named no provider (access lines alone), and
+	// Pool is the config's only provider whose single key cools.
+	ByElimination bool
+	// Candidates, when the log named no provider, are the config's
+	// providers with a single cooling key, when there are several.
+	Candidates []string
 }
+
+// Span returns how long the refusals lasted: from the first's start to
+// the last's end.
+func (e *Episode) Span() time.Duration { return e.Last.End.Sub(e.First.Start) }
 
 // Start returns when the episode began: its trigger's start.
 func (e *Episode) Start() time.Time { return e.Trigger.Start }
@@ -167,6 +186,7 @@ type Result struct {
 	// route, either side of Fast.
 	Splits []LatencySplit
 	Config *Config
+	Zone   *time.Location
 }
 
 // event is one failure, kept until the episodes are found.
@@ -204,6 +224,9 @@ type Analyzer struct {
 func New(opts Options) *Analyzer {
 	if opts.Fast <= 0 {
 		opts.Fast = DefaultFast
+	}
+	if opts.Zone == nil {
+		opts.Zone = time.UTC
 	}
 	return &Analyzer{opts: opts, access: map[string][]*ledger.AccessLine{}, upstream: map[string][]*ledger.AccessLine{}, joined: map[string]bool{}}
 }
@@ -305,7 +328,7 @@ func retryAfter(text string) time.Duration {
 // Result classifies the access lines no record joined, finds the
 // episodes and sums the groups.
 func (a *Analyzer) Result() *Result {
-	res := &Result{Fast: a.opts.Fast, Config: a.opts.Config}
+	res := &Result{Fast: a.opts.Fast, Config: a.opts.Config, Zone: a.opts.Zone}
 	res.Access.Failed, res.Access.Outside = a.nAcc, a.nOut
 	events := a.events
 	split := splits{}

@@ -56,6 +56,30 @@ func (c *Config) pool(g ledger.Gateway, provider, group string) *Pool {
 	return nil
 }
 
+// eliminate is the pool of an episode whose log names no provider: the
+// config's only provider that one key serves with cooling on (a provider
+// of several keys rotates past one failure: its refusals need every key
+// failing). With several such providers, none, and their names.
+func (c *Config) eliminate() (*Pool, []string) {
+	if c == nil || c.Gateway != ledger.CLIProxy {
+		return nil, nil
+	}
+	var found []*Pool
+	for i := range c.Pools {
+		if p := &c.Pools[i]; p.Keys == 1 && p.Cooling {
+			found = append(found, p)
+		}
+	}
+	if len(found) == 1 {
+		return found[0], nil
+	}
+	names := make([]string, len(found))
+	for i, p := range found {
+		names[i] = p.Name
+	}
+	return nil, names
+}
+
 // providerName is a CLIProxyAPI provider as its config names it,
 // lowercased.
 func providerName(s string) string {

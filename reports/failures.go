@@ -64,16 +64,18 @@ func tableFailures(out io.Writer, r *FailureReport) error {
 	}
 	w.Printf("\nepisodes  %d: gateway refusals after an upstream failure, within the rest (docs/calls.md, \"Reading an episode\")\n", len(res.Episodes))
 	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "START (UTC)\tEND\tGATEWAY\tPROVIDER\tMODEL GROUP\tTRIGGER\tREFUSED\tSERVED BY\t")
+	fmt.Fprintln(tw, "START (UTC)\tEND\tGATEWAY\tPROVIDER\tMODEL GROUP\tTRIGGER\tREFUSED\tIN\tOVER\tRETRIED\tSERVED BY\t")
 	for i := range res.Episodes {
 		ep := &res.Episodes[i]
-		tr := &ep.Trigger
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t\n", ep.Start().UTC().Format(time.RFC3339), ep.End().UTC().Format(time.RFC3339),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%d\t%s\t\n", ep.Start().UTC().Format(time.RFC3339), ep.End().UTC().Format(time.RFC3339),
 			ep.Gateway, tableCell(orDash(ep.Provider)), tableCell(orDash(ep.ModelGroup)),
-			tableCell(triggerText(tr)), ep.Refused, servedBy(ep))
+			tableCell(triggerText(&ep.Trigger)), ep.Refused, latencyRange(ep.RefusalLatency), ep.Span().Round(time.Second), ep.Retried, servedBy(ep))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if days := res.ByDate(); len(days) > 1 {
+		tableDays(w, days)
 	}
 	for i := range res.Episodes {
 		w.Printf("  %d. %s\n", i+1, episodeAdvice(&res.Episodes[i], res.Config))
@@ -115,6 +117,22 @@ func triggerText(tr *failures.Failure) string {
 		t += " (by latency)"
 	}
 	return t
+}
+
+// latencyRange is "1ms-6ms", or one latency when all were alike.
+func latencyRange(s failures.Span) string {
+	if s.Min == s.Max {
+		return s.Min.String()
+	}
+	return s.Min.String() + "-" + s.Max.String()
+}
+
+// tableDays writes the episodes by date.
+func tableDays(w *textout.Writer, days []failures.Day) {
+	w.Printf("\nby date   %d dates (%s)\n", len(days), days[0].Date.Location())
+	for _, d := range days {
+		w.Printf("  %s  %d episode(s), %d refused, %d retried into them\n", d.Date.Format(time.DateOnly), d.Episodes, d.Refused, d.Retried)
+	}
 }
 
 // reasonsText lists reasons with their counts: "cooldown 3, budget 1".
@@ -198,6 +216,7 @@ type failuresDoc struct {
 	Totals   failureGroupDoc   `json:"totals"`
 	Groups   []failureGroupDoc `json:"groups"`
 	Episodes []episodeDoc      `json:"episodes"`
+	ByDate   []episodeDayDoc          `json:"episodes_by_date"`
 }
 
 type latencySplitDoc struct {
@@ -259,11 +278,25 @@ type episodeDoc struct {
 	Start      string          `json:"start"`
 	End        string          `json:"end"`
 	Refused    int64           `json:"refused"`
+	Latency    spanDoc         `json:"refusal_latency"`
+	SpanS      float64         `json:"span_seconds"`
+	Retried    int64           `json:"retried"`
 	CooldownS  float64         `json:"cooldown_seconds"`
 	Trigger    failureDoc      `json:"trigger"`
 	First      failureDoc      `json:"first_refusal"`
 	Last       failureDoc      `json:"last_refusal"`
 	Config     *episodePoolDoc `json:"config"`
+	// ByElimination: the log named no provider; the config's only
+	// single-key provider with cooling on is the pool.
+	ByElimination bool     `json:"pool_by_elimination,omitempty"`
+	Candidates    []string `json:"candidates,omitempty"`
+}
+
+type episodeDayDoc struct {
+	Date     string `json:"date"`
+	Episodes int    `json:"episodes"`
+	Refused  int64  `json:"refused"`
+	Retried  int64  `json:"retried"`
 }
 
 type episodePoolDoc struct {
@@ -310,12 +343,18 @@ func newFailuresDoc(r *FailureReport) *failuresDoc {
 		ep := &res.Episodes[i]
 		e := episodeDoc{Gateway: string(ep.Gateway), Provider: ep.Provider, ModelGroup: ep.ModelGroup,
 			Start: ep.Start().UTC().Format(time.RFC3339Nano), End: ep.End().UTC().Format(time.RFC3339Nano), Refused: ep.Refused,
-			CooldownS: ep.Cooldown.Seconds(), Trigger: newFailureDoc(&ep.Trigger), First: newFailureDoc(&ep.First), Last: newFailureDoc(&ep.Last)}
+			CooldownS: ep.Cooldown.Seconds(), Trigger: newFailureDoc(&ep.Trigger), First: newFailureDoc(&ep.First), Last: newFailureDoc(&ep.Last),
+			Latency: newSpanDoc(ep.RefusalLatency), SpanS: ep.Span().Seconds(), Retried: ep.Retried,
+			ByElimination: ep.ByElimination, Candidates: ep.Candidates}
 		if p := ep.Pool; p != nil {
 			single, _ := ep.Single()
 			e.Config = &episodePoolDoc{File: res.Config.File, Line: p.Line, Field: p.Field, Keys: p.Keys, Cooling: p.Cooling, Single: single, Rule: res.Config.Rule}
 		}
 		doc.Episodes = append(doc.Episodes, e)
+	}
+	doc.ByDate = []episodeDayDoc{}
+	for _, d := range res.ByDate() {
+		doc.ByDate = append(doc.ByDate, episodeDayDoc{Date: d.Date.Format(time.DateOnly), Episodes: d.Episodes, Refused: d.Refused, Retried: d.Retried})
 	}
 	return doc
 }

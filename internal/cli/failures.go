@@ -92,6 +92,9 @@ func runFailures(cmd *cobra.Command, a *app, opts *failuresOptions) error {
 			return err
 		}
 	}
+	if fopts.Zone, err = loadZone(opts.zone()); err != nil {
+		return err
+	}
 	an := failures.New(fopts)
 	if err := a.readAccessLogs(cmd, opts, an); err != nil {
 		return err
@@ -111,6 +114,15 @@ func runFailures(cmd *cobra.Command, a *app, opts *failuresOptions) error {
 		rows = e.Rows()
 	}
 	return reports.Failures(cmd.OutOrStdout(), format, &reports.FailureReport{Rows: rows, Result: an.Result()})
+}
+
+// zone is --log-tz, else --tz: where the access log's wall times, and
+// the dates of episodes, are read.
+func (o *failuresOptions) zone() string {
+	if o.logTZ != "" {
+		return o.logTZ
+	}
+	return o.source.tz
 }
 
 // fastThreshold is --fast-ms, or --fast when given.
@@ -133,11 +145,7 @@ func (a *app) readAccessLogs(cmd *cobra.Command, opts *failuresOptions, an *fail
 	if len(opts.accessLog) == 0 {
 		return nil
 	}
-	tz := opts.logTZ
-	if tz == "" {
-		tz = opts.source.tz
-	}
-	loc, err := loadZone(tz)
+	loc, err := loadZone(opts.zone())
 	if err != nil {
 		return err
 	}

@@ -45,6 +45,12 @@ func TestFailuresCommand(t *testing.T) {
 			args:    []string{"--access-log", "../../testdata/cliproxy-real/failures/single-key/main.log", "--config", "../../testdata/cliproxy-real/failures/single-key/config.yaml"},
 			classes: [3]int64{1, 4, 0}, episodes: 1, single: true, billed: "0",
 			stderr: "1 upstream failure line(s)"},
+		{name: "gin lines alone: the slow 503s are upstream by latency",
+			args:    []string{"--access-log", failuresData + "cliproxy-gin-only/main.log"},
+			classes: [3]int64{2, 4, 0}, episodes: 1, billed: "0"},
+		{name: "gin lines alone, --fast-ms above the slow 503s: all the gateway's, no episode",
+			args:    []string{"--access-log", failuresData + "cliproxy-gin-only/main.log", "--fast-ms", "2000"},
+			classes: [3]int64{0, 6, 0}, billed: "0"},
 		{name: "LiteLLM daily cap", args: []string{"--calls", failuresData + "litellm-daily-cap/spendlogs.json"}, classes: [3]int64{0, 2, 0}, billed: "0"},
 		{name: "upstream 500 with tokens, billed by its tariff",
 			args:    []string{"--calls", failuresData + "cliproxy-500-tokens/usage.jsonl", "--tariffs", failuresData + "tariffs"},
@@ -75,7 +81,7 @@ func TestFailuresCommand(t *testing.T) {
 			if len(doc.Episodes) != tt.episodes {
 				t.Fatalf("%d episodes, want %d", len(doc.Episodes), tt.episodes)
 			}
-			if tt.episodes > 0 && (doc.Episodes[0].Config == nil || doc.Episodes[0].Config.Single != tt.single) {
+			if tt.episodes > 0 && tt.single && (doc.Episodes[0].Config == nil || !doc.Episodes[0].Config.Single) {
 				t.Errorf("episode config %+v, want single %t", doc.Episodes[0].Config, tt.single)
 			}
 			if doc.Totals.Billed != tt.billed {
@@ -101,6 +107,18 @@ func TestFailuresTableNamesTheCheckRule(t *testing.T) {
 	}
 }
 
+func TestFailuresTableShowsTheLatencySplit(t *testing.T) {
+	code, out, errs := runCLI(t, "", "failures", "--access-log", failuresData+"cliproxy-gin-only/main.log")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"failed    6: upstream 2 (2 by latency alone), gateway 4, unknown 0",
+		"POST /v1/chat/completions split at 100ms (--fast-ms): 4 fast 1ms-6ms (gateway), 2 slow 316ms-1.84s (upstream, by latency)",
+		"5e0c0a02 503 in 316ms (by latency)"} {
+		checkContains(t, "stdout", out, want)
+	}
+}
+
 func TestFailuresBadUsage(t *testing.T) {
 	tests := []struct {
 		name string
@@ -108,6 +126,7 @@ func TestFailuresBadUsage(t *testing.T) {
 		want string
 	}{
 		{"access log that matches nothing", []string{"--calls", failuresData + "litellm-daily-cap/spendlogs.json", "--access-log", "no-such.log"}, "no such file"},
+		{"fast threshold of zero", []string{"--access-log", failuresData + "cliproxy-gin-only/main.log", "--fast-ms", "0"}, "--fast-ms 0"},
 		{"bad output", []string{"--calls", failuresData + "litellm-daily-cap/spendlogs.json", "-o", "yaml"}, "yaml"},
 		{"config that is no config", []string{"--calls", failuresData + "litellm-daily-cap/spendlogs.json", "--config", failuresData + "litellm-daily-cap/spendlogs.json"}, "read config"},
 	}
