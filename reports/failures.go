@@ -216,7 +216,7 @@ type failuresDoc struct {
 	Totals   failureGroupDoc   `json:"totals"`
 	Groups   []failureGroupDoc `json:"groups"`
 	Episodes []episodeDoc      `json:"episodes"`
-	ByDate   []episodeDayDoc          `json:"episodes_by_date"`
+	ByDate   []episodeDayDoc   `json:"episodes_by_date"`
 }
 
 type latencySplitDoc struct {
