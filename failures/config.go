@@ -20,6 +20,9 @@ type Pool struct {
 	Cooling bool
 	Line    int    // where the pool is in the file
 	Field   string // the config path that sets it, e.g. "claude-api-key"
+	// CoolingField is where a CLIProxyAPI provider's block turns cooling
+	// off ("claude-api-key[0].disable-cooling").
+	CoolingField string
 }
 
 // Config is the part of a gateway's configuration episodes are read

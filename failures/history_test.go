@@ -88,34 +88,65 @@ func managementLine(at string, status int, path string) string {
 	return fmt.Sprintf("[%s] [--------] [warn ] [gin_logger.go:95] %3d | %13s | %15s | %-7s \"%s\"\n", at, status, "1ms", "127.0.0.1", "GET", path)
 }
 
+// TestHistoryEpisodesByDate: five episodes on five dates among three
+// thousand ordinary lines give five episodes by date and one fix per
+// provider, not one per episode.
 func TestHistoryEpisodesByDate(t *testing.T) {
 	cfg := &Config{File: "config.yaml", Gateway: ledger.CLIProxy, Rule: "single-key-cooling", Pools: []Pool{
-		{Name: "claude", Keys: 1, Cooling: true, Line: 20, Field: "claude-api-key"},
-		{Name: "deepseek", Keys: 1, Cooling: true, Line: 31, Field: "openai-compatibility[0]"},
+		{Name: "claude", Keys: 1, Cooling: true, Line: 20, Field: "claude-api-key", CoolingField: "claude-api-key[0].disable-cooling"},
+		{Name: "deepseek", Keys: 1, Cooling: true, Line: 31, Field: "openai-compatibility[0]", CoolingField: "openai-compatibility[0].disable-cooling"},
 	}}
-	for _, warn := range []bool{true, false} {
-		t.Run(fmt.Sprintf("upstream lines %t", warn), func(t *testing.T) {
-			log := genHistory(3000, warn)
-			res := fromLog(t, log, Options{Config: cfg})
+	tests := []struct {
+		name  string
+		warn  bool // the log holds the triggers' upstream-failure lines
+		fixes []Fix
+	}{
+		{"upstream lines name the providers", true, []Fix{
+			{Gateway: ledger.CLIProxy, Name: "claude", Pool: &cfg.Pools[0], Episodes: 3, Refused: 6, Action: ActionDisableCooling},
+			{Gateway: ledger.CLIProxy, Name: "deepseek", Pool: &cfg.Pools[1], Episodes: 2, Refused: 7, Action: ActionDisableCooling},
+		}},
+		{"request lines alone: two single-key providers could be it", false, []Fix{
+			{Gateway: ledger.CLIProxy, Candidates: []string{"claude", "deepseek"}, Episodes: 5, Refused: 13, Action: ActionNoPool},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := fromLog(t, genHistory(3000, tt.warn), Options{Config: cfg})
 			if len(res.Episodes) != len(history) {
 				t.Fatalf("%d episodes, want %d", len(res.Episodes), len(history))
 			}
-			days := res.ByDate()
-			want := []Day{
-				{Date: time.Date(2026, 10, 3, 0, 0, 0, 0, time.UTC), Episodes: 1, Refused: 3, Retried: 2},
-				{Date: time.Date(2026, 10, 9, 0, 0, 0, 0, time.UTC), Episodes: 1, Refused: 5, Retried: 2},
-				{Date: time.Date(2026, 10, 17, 0, 0, 0, 0, time.UTC), Episodes: 1, Refused: 1, Retried: 0},
-				{Date: time.Date(2026, 10, 22, 0, 0, 0, 0, time.UTC), Episodes: 1, Refused: 2, Retried: 1},
-				{Date: time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC), Episodes: 1, Refused: 2, Retried: 1},
+			checkDays(t, res.ByDate())
+			fixes := res.Fixes()
+			if len(fixes) != len(tt.fixes) {
+				t.Fatalf("fixes %+v, want %+v", fixes, tt.fixes)
 			}
-			if len(days) != len(want) {
-				t.Fatalf("%d dates, want %d: %+v", len(days), len(want), days)
-			}
-			for i, w := range want {
-				if d := days[i]; !d.Date.Equal(w.Date) || d.Episodes != w.Episodes || d.Refused != w.Refused || d.Retried != w.Retried {
-					t.Errorf("date %d = %+v, want %+v", i, d, w)
+			for i, w := range tt.fixes {
+				f := fixes[i]
+				if f.Name != w.Name || f.Pool != w.Pool || f.Episodes != w.Episodes || f.Refused != w.Refused || f.Action != w.Action ||
+					strings.Join(f.Candidates, ",") != strings.Join(w.Candidates, ",") {
+					t.Errorf("fix %d = %+v, want %+v", i, f, w)
 				}
 			}
 		})
+	}
+}
+
+// checkDays compares the episodes by date with the history's.
+func checkDays(t *testing.T, days []Day) {
+	t.Helper()
+	want := []Day{
+		{Date: time.Date(2026, 10, 3, 0, 0, 0, 0, time.UTC), Episodes: 1, Refused: 3, Retried: 2},
+		{Date: time.Date(2026, 10, 9, 0, 0, 0, 0, time.UTC), Episodes: 1, Refused: 5, Retried: 2},
+		{Date: time.Date(2026, 10, 17, 0, 0, 0, 0, time.UTC), Episodes: 1, Refused: 1, Retried: 0},
+		{Date: time.Date(2026, 10, 22, 0, 0, 0, 0, time.UTC), Episodes: 1, Refused: 2, Retried: 1},
+		{Date: time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC), Episodes: 1, Refused: 2, Retried: 1},
+	}
+	if len(days) != len(want) {
+		t.Fatalf("%d dates, want %d: %+v", len(days), len(want), days)
+	}
+	for i, w := range want {
+		if d := days[i]; !d.Date.Equal(w.Date) || d.Episodes != w.Episodes || d.Refused != w.Refused || d.Retried != w.Retried {
+			t.Errorf("date %d = %+v, want %+v", i, d, w)
+		}
 	}
 }

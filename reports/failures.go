@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tokenfare/tokenfare/failures"
+	"github.com/tokenfare/tokenfare/gateway/cliproxy"
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
 	"github.com/tokenfare/tokenfare/reports/textout"
@@ -77,8 +78,9 @@ func tableFailures(out io.Writer, r *FailureReport) error {
 	if days := res.ByDate(); len(days) > 1 {
 		tableDays(w, days)
 	}
-	for i := range res.Episodes {
-		w.Printf("  %d. %s\n", i+1, episodeAdvice(&res.Episodes[i], res.Config))
+	w.Printf("\nfixes     one per provider or model group (docs/calls.md, \"What to change\")\n")
+	for _, f := range res.Fixes() {
+		w.Printf("  %s: %s\n", tableCell(fixName(&f)), fixText(&f, res.Config))
 	}
 	return w.Err
 }
@@ -175,24 +177,43 @@ func servedBy(ep *failures.Episode) string {
 	return fmt.Sprintf("%d %s", p.Keys, unit)
 }
 
-// episodeAdvice says what an episode means and what to change, naming
-// the check rule that flags the configuration.
-func episodeAdvice(ep *failures.Episode, cfg *failures.Config) string {
-	what := fmt.Sprintf("%d request(s) refused by the gateway itself within its %s rest after one upstream failure", ep.Refused, ep.Cooldown)
-	single, known := ep.Single()
-	switch {
-	case !known && cfg == nil:
-		return what + "; give --config to see how many keys or deployments serve it (tokenfare check --config flags a pool of one)"
-	case !known:
-		return what + "; the config has no provider or model group of that name"
-	case !single:
-		return what + fmt.Sprintf("; %d serve it, so every one of them was resting: more of them, or a shorter rest", ep.Pool.Keys)
-	case ep.Gateway == ledger.LiteLLM:
-		return what + fmt.Sprintf("; one deployment serves %s (%s:%d): add a second or a fallback, or shorten cooldown_time (check rule %s)",
-			ep.ModelGroup, cfg.File, ep.Pool.Line, cfg.Rule)
+// fixName names a fix's pool: its provider or model group, or what the
+// log could not tell.
+func fixName(f *failures.Fix) string {
+	if f.Name == "" {
+		return "(provider not logged)"
 	}
-	return what + fmt.Sprintf("; one key serves %s (%s:%d %s): add a second key, or set disable-cooling: true there (check rule %s)",
-		ep.Provider, cfg.File, ep.Pool.Line, ep.Pool.Field, cfg.Rule)
+	return f.Name
+}
+
+// fixText says what a pool's episodes cost and what to change, in the
+// words check's finding uses (gateway/cliproxy SingleKeyFix), naming the
+// check rule.
+func fixText(f *failures.Fix, cfg *failures.Config) string {
+	what := fmt.Sprintf("%d episode(s), %d request(s) refused by the gateway itself", f.Episodes, f.Refused)
+	if f.ByElimination {
+		what += "; the log names no provider: the config's only one that holds one key with cooling on"
+	}
+	p := f.Pool
+	switch f.Action {
+	case failures.ActionGiveConfig:
+		return what + "; give --config to see how many keys or deployments serve it (tokenfare check --config flags a pool of one)"
+	case failures.ActionNoPool:
+		if len(f.Candidates) > 0 {
+			return what + "; the log names no provider, and the config has several that hold one key with cooling on: " + strings.Join(f.Candidates, ", ")
+		}
+		return what + "; the config has no provider or model group of that name"
+	case failures.ActionLeave:
+		if f.Gateway == ledger.CLIProxy {
+			return what + "; " + cliproxy.RotationNote(f.Name, p.Keys)
+		}
+		return what + fmt.Sprintf("; %d deployments serve it: its cooldown is the rotation that takes a failing one out; leave it", p.Keys)
+	case failures.ActionAddDeployment:
+		return what + fmt.Sprintf("; one deployment serves %s (%s:%d): add a second or a fallback, or shorten cooldown_time / raise allowed_fails (check rule %s)",
+			f.Name, cfg.File, p.Line, cfg.Rule)
+	}
+	return what + fmt.Sprintf("; one key serves %s (%s:%d %s): %s (check rule %s)", f.Name, cfg.File, p.Line, p.Field,
+		cliproxy.SingleKeyFix(f.Name, p.CoolingField), cfg.Rule)
 }
 
 func csvFailures(w io.Writer, r *FailureReport) error {
@@ -217,7 +238,24 @@ type failuresDoc struct {
 	Groups   []failureGroupDoc `json:"groups"`
 	Episodes []episodeDoc      `json:"episodes"`
 	ByDate   []episodeDayDoc   `json:"episodes_by_date"`
+	Fixes    []fixDoc          `json:"fixes"`
 }
+
+type fixDoc struct {
+	Gateway       string          `json:"gateway"`
+	Name          string          `json:"name"`
+	Episodes      int             `json:"episodes"`
+	Refused       int64           `json:"refused"`
+	Action        string          `json:"action"`
+	Advice        string          `json:"advice"`
+	Config        *episodePoolDoc `json:"config"`
+	ByElimination bool            `json:"pool_by_elimination,omitempty"`
+	Candidates    []string        `json:"candidates,omitempty"`
+}
+
+// actionNames are the JSON's names of the fixes' actions.
+var actionNames = map[failures.Action]string{failures.ActionGiveConfig: "give_config", failures.ActionNoPool: "no_pool",
+	failures.ActionDisableCooling: "disable_cooling", failures.ActionAddDeployment: "add_deployment", failures.ActionLeave: "leave"}
 
 type latencySplitDoc struct {
 	Route string  `json:"route"`
@@ -351,6 +389,15 @@ func newFailuresDoc(r *FailureReport) *failuresDoc {
 			e.Config = &episodePoolDoc{File: res.Config.File, Line: p.Line, Field: p.Field, Keys: p.Keys, Cooling: p.Cooling, Single: single, Rule: res.Config.Rule}
 		}
 		doc.Episodes = append(doc.Episodes, e)
+	}
+	doc.Fixes = []fixDoc{}
+	for _, f := range res.Fixes() {
+		d := fixDoc{Gateway: string(f.Gateway), Name: f.Name, Episodes: f.Episodes, Refused: f.Refused, Action: actionNames[f.Action],
+			Advice: fixText(&f, res.Config), ByElimination: f.ByElimination, Candidates: f.Candidates}
+		if p := f.Pool; p != nil {
+			d.Config = &episodePoolDoc{File: res.Config.File, Line: p.Line, Field: p.Field, Keys: p.Keys, Cooling: p.Cooling, Single: p.Keys <= 1, Rule: res.Config.Rule}
+		}
+		doc.Fixes = append(doc.Fixes, d)
 	}
 	doc.ByDate = []episodeDayDoc{}
 	for _, d := range res.ByDate() {

@@ -195,7 +195,8 @@ func readFailureConfig(file string) (*failures.Config, error) {
 		}
 		cfg := &failures.Config{File: file, Gateway: ledger.CLIProxy, Cooldown: rest, Rule: cliproxy.RuleSingleKeyCooling}
 		for _, p := range pools {
-			cfg.Pools = append(cfg.Pools, failures.Pool{Name: p.Name, Keys: p.Keys, Cooling: p.Cooling, Line: p.Line, Field: p.Field})
+			cfg.Pools = append(cfg.Pools, failures.Pool{Name: p.Name, Keys: p.Keys, Cooling: p.Cooling, Line: p.Line, Field: p.Field,
+				CoolingField: p.CoolingField})
 		}
 		return cfg, nil
 	}

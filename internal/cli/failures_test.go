@@ -2,9 +2,12 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/tokenfare/tokenfare/gateway/cliproxy"
 	"github.com/tokenfare/tokenfare/internal/pgtest"
 )
 
@@ -175,5 +178,31 @@ func TestFailuresDBEqualsCalls(t *testing.T) {
 	}
 	if got != want {
 		t.Errorf("--db differs from --calls:\n%s", firstLineDiff(got, want))
+	}
+}
+
+// TestFailuresFixAgreesWithCheck: on one CLIProxyAPI config, check's
+// single-key-cooling finding and the fix failures gives the episodes of
+// the request lines alone say the same change, once for the provider.
+func TestFailuresFixAgreesWithCheck(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "cliproxy.yaml")
+	body := "api-keys: [sk-client-1]\nclaude-api-key:\n  - api-key: sk-ant-1\nopenai-compatibility:\n  - name: deepseek\n    api-key-entries: [{api-key: sk-ds-1}, {api-key: sk-ds-2}]\n"
+	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fix := cliproxy.SingleKeyFix("claude", "claude-api-key[0].disable-cooling")
+	code, out, errs := runCLI(t, "", "check", "--config", cfg)
+	if code != exitFindings || !strings.Contains(out+errs, fix) || !strings.Contains(out+errs, "single-key-cooling") {
+		t.Errorf("check: exit %d, output %s%s; want finding single-key-cooling saying %q", code, out, errs, fix)
+	}
+	code, out, errs = runCLI(t, "", "failures", "--access-log", failuresData+"cliproxy-gin-only/main.log", "--config", cfg)
+	if code != 0 {
+		t.Fatalf("failures: exit %d: %s", code, errs)
+	}
+	if n := strings.Count(out, fix); n != 1 {
+		t.Errorf("failures says the fix %d times, want once:\n%s", n, out)
+	}
+	for _, want := range []string{"check rule single-key-cooling", "the log names no provider: the config's only one that holds one key with cooling on"} {
+		checkContains(t, "stdout", out, want)
 	}
 }
