@@ -157,3 +157,29 @@ func TestRealCLIProxyGinLinesAloneGiveTheSameEpisode(t *testing.T) {
 		t.Errorf("trigger start %s without, %s with: %s apart", a.Start(), w.Start(), d)
 	}
 }
+
+// TestCausesThatNoRetryMends: slow failed lines are upstream, each cause
+// its own reason; a 5xx is a real upstream failure, the others are not
+// passing faults.
+func TestCausesThatNoRetryMends(t *testing.T) {
+	tests := []struct {
+		name   string
+		status int
+		reason Reason
+	}{
+		{"410: a model at its end of life", 410, ReasonRetired},
+		{"429: the provider's quota", 429, ReasonQuota},
+		{"401: the provider refused the key", 401, ReasonCredential},
+		{"403: the provider refused the account", 403, ReasonCredential},
+		{"502: a real upstream failure", 502, ReasonProvider},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := fromLog(t, ginLine("2026-10-14 09:12:03", "6a000001", tt.status, "402ms", "/v1/messages"), Options{})
+			rs := res.Total.Reasons()
+			if len(rs) != 1 || rs[0] != (ReasonCount{tt.reason, 1}) || rs[0].Reason.Class() != Upstream {
+				t.Errorf("reasons %+v, want %s 1, upstream", rs, tt.reason)
+			}
+		})
+	}
+}

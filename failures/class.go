@@ -88,6 +88,17 @@ var reasonNames = [numReasons]string{"", "provider", "cooldown", "no_credential"
 // String returns the reason as reports spell it; "" for none.
 func (r Reason) String() string { return reasonNames[r] }
 
+// Class returns the class a reason belongs to: every reason is of one.
+func (r Reason) Class() Class {
+	switch r {
+	case ReasonNone:
+		return Unknown
+	case ReasonProvider, ReasonRetired, ReasonQuota, ReasonCredential:
+		return Upstream
+	}
+	return Gateway
+}
+
 // upstreamReason is the reason of an upstream failure from the status
 // the provider answered: the statuses no retry mends have their own.
 func upstreamReason(status int) Reason {

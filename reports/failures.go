@@ -43,6 +43,7 @@ func tableFailures(out io.Writer, r *FailureReport) error {
 	for i := range res.Splits {
 		w.Printf("latency   %s\n", splitText(&res.Splits[i], res.Fast))
 	}
+	tableCauses(w, t.Reasons())
 	w.Printf("spend     recorded on failed calls %s; official cost of the %d billed by their provider %s\n\n", money(t.Recorded), t.BilledCalls, money(t.Billed))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "GATEWAY\tPROVIDER\tMODEL GROUP\tKEY\tUPSTREAM\tBY LATENCY\tGATEWAY\tUNKNOWN\tTOKENS\tRECORDED\tBILLED\tREASONS\t")
@@ -134,6 +135,32 @@ func tableDays(w *textout.Writer, days []failures.Day) {
 	w.Printf("\nby date   %d dates (%s)\n", len(days), days[0].Date.Location())
 	for _, d := range days {
 		w.Printf("  %s  %d episode(s), %d refused, %d retried into them\n", d.Date.Format(time.DateOnly), d.Episodes, d.Refused, d.Retried)
+	}
+}
+
+// reasonAdvice is what each cause of failure calls for: causes that no
+// retry mends are told apart from a passing fault.
+var reasonAdvice = map[failures.Reason]string{
+	failures.ReasonProvider:     "the provider failed (a 5xx, its body where logged): a real upstream failure; a retry after a pause may pass, many in a row are the provider's outage",
+	failures.ReasonRetired:      "410: the model is at its end of life: point its alias at the successor; never retried, no retry will pass",
+	failures.ReasonQuota:        "429 from the provider: its quota or rate limit: raise it, spread over keys or slow the clients; not a passing fault",
+	failures.ReasonCredential:   "401/403 from the provider: it refused the gateway's key or account: replace or re-authorise it; a retry will not pass",
+	failures.ReasonCooldown:     "the gateway rested every key or deployment after failures: see the episodes and the fixes",
+	failures.ReasonNoCredential: "no key or deployment could serve: inside an episode, its rest (see the fixes); outside one, none is set up for the model",
+	failures.ReasonBudget:       "a budget set in the gateway ran out: raise it or wait for its reset; no provider was called",
+	failures.ReasonRateLimit:    "a rate limit set in the gateway (rpm, tpm, parallel requests): raise it or spread the load; no provider was called",
+	failures.ReasonAuth:         "the gateway refused the client's key",
+	failures.ReasonRequest:      "the gateway refused the request itself (a model it does not serve)",
+}
+
+// tableCauses writes the failures by cause, each with what it calls for.
+func tableCauses(w *textout.Writer, rs []failures.ReasonCount) {
+	if len(rs) == 0 {
+		return
+	}
+	w.Printf("causes    each its own, not one failure rate\n")
+	for _, r := range rs {
+		w.Printf("  %-14s %6d  %-8s  %s\n", r.Reason, r.Calls, r.Reason.Class(), reasonAdvice[r.Reason])
 	}
 }
 
@@ -239,6 +266,14 @@ type failuresDoc struct {
 	Episodes []episodeDoc      `json:"episodes"`
 	ByDate   []episodeDayDoc   `json:"episodes_by_date"`
 	Fixes    []fixDoc          `json:"fixes"`
+	Causes   []causeDoc        `json:"causes"`
+}
+
+type causeDoc struct {
+	Class  string `json:"class"`
+	Reason string `json:"reason"`
+	Calls  int64  `json:"calls"`
+	Advice string `json:"advice"`
 }
 
 type fixDoc struct {
@@ -389,6 +424,10 @@ func newFailuresDoc(r *FailureReport) *failuresDoc {
 			e.Config = &episodePoolDoc{File: res.Config.File, Line: p.Line, Field: p.Field, Keys: p.Keys, Cooling: p.Cooling, Single: single, Rule: res.Config.Rule}
 		}
 		doc.Episodes = append(doc.Episodes, e)
+	}
+	doc.Causes = []causeDoc{}
+	for _, r := range res.Total.Reasons() {
+		doc.Causes = append(doc.Causes, causeDoc{Class: r.Reason.Class().String(), Reason: r.Reason.String(), Calls: r.Calls, Advice: reasonAdvice[r.Reason]})
 	}
 	doc.Fixes = []fixDoc{}
 	for _, f := range res.Fixes() {

@@ -122,6 +122,36 @@ func TestFailuresTableShowsTheLatencySplit(t *testing.T) {
 	}
 }
 
+func TestFailuresCausesEachTheirAdvice(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "main.log")
+	lines := "[2026-10-14 09:12:03] [6a000001] [warn ] [gin_logger.go:95] 410 |         402ms |       127.0.0.1 | POST    \"/v1/messages\"\n" +
+		"[2026-10-14 09:13:03] [6a000002] [warn ] [gin_logger.go:95] 429 |         388ms |       127.0.0.1 | POST    \"/v1/messages\"\n" +
+		"[2026-10-14 09:14:03] [6a000003] [warn ] [gin_logger.go:95] 401 |         371ms |       127.0.0.1 | POST    \"/v1/messages\"\n"
+	if err := os.WriteFile(log, []byte(lines), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCLI(t, "", "failures", "-o", "json", "--access-log", log)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var doc struct {
+		Causes []struct{ Class, Reason, Advice string }
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	want := []struct{ reason, advice string }{{"retired", "end of life"}, {"quota", "quota"}, {"credential", "refused the gateway's key"}}
+	if len(doc.Causes) != len(want) {
+		t.Fatalf("causes %+v, want %d", doc.Causes, len(want))
+	}
+	for i, w := range want {
+		c := doc.Causes[i]
+		if c.Class != "upstream" || c.Reason != w.reason || !strings.Contains(c.Advice, w.advice) {
+			t.Errorf("cause %d = %+v, want upstream %s saying %q", i, c, w.reason, w.advice)
+		}
+	}
+}
+
 func TestFailuresBadUsage(t *testing.T) {
 	tests := []struct {
 		name string
