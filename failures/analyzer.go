@@ -185,8 +185,14 @@ type Result struct {
 	// Splits are the access lines that only their latency tells, by
 	// route, either side of Fast.
 	Splits []LatencySplit
-	Config *Config
-	Zone   *time.Location
+	// Hours are the hours with a gateway refusal: its share of the
+	// hour's requests.
+	Hours []Hour
+	// Rejections are LiteLLM's "No deployments available" refusals by
+	// model group and cause.
+	Rejections []Rejection
+	Config     *Config
+	Zone       *time.Location
 }
 
 // event is one failure, kept until the episodes are found.
@@ -218,6 +224,10 @@ type Analyzer struct {
 	events   []event
 	nAcc     int64
 	nOut     int64
+	// hours counts requests by hour; lines says the access log's
+	// request lines count CLIProxyAPI's requests, not its records.
+	hours hours
+	lines bool
 }
 
 // New returns an analyzer with opts.
@@ -228,7 +238,8 @@ func New(opts Options) *Analyzer {
 	if opts.Zone == nil {
 		opts.Zone = time.UTC
 	}
-	return &Analyzer{opts: opts, access: map[string][]*ledger.AccessLine{}, upstream: map[string][]*ledger.AccessLine{}, joined: map[string]bool{}}
+	return &Analyzer{opts: opts, access: map[string][]*ledger.AccessLine{}, upstream: map[string][]*ledger.AccessLine{}, joined: map[string]bool{},
+		hours: hours{}}
 }
 
 // AddAccess gives the analyzer one access-log line, before the run: a
@@ -236,6 +247,10 @@ func New(opts Options) *Analyzer {
 // for a request no record shows; an upstream-failure line stands for an
 // attempt no record shows (usage statistics off, or the record lost).
 func (a *Analyzer) AddAccess(l *ledger.AccessLine) {
+	if l.Kind == ledger.AccessRequest && a.inWindow(l) {
+		a.lines = true
+		a.hours.at(ledger.CLIProxy, l.End).Requests++
+	}
 	if l.Kind == ledger.AccessRequest && l.Status < 400 {
 		if us := a.upstream[l.RequestID]; len(us) > 0 {
 			for _, u := range us {
@@ -244,7 +259,7 @@ func (a *Analyzer) AddAccess(l *ledger.AccessLine) {
 		}
 		return
 	}
-	if (!a.opts.Since.IsZero() && l.End.Before(a.opts.Since)) || (!a.opts.Until.IsZero() && !l.End.Before(a.opts.Until)) {
+	if !a.inWindow(l) {
 		a.nOut++
 		return
 	}
@@ -266,6 +281,11 @@ func (a *Analyzer) AddAccess(l *ledger.AccessLine) {
 	a.access[c.RequestID] = append(a.access[c.RequestID], &c)
 }
 
+// inWindow reports whether l ends inside the window.
+func (a *Analyzer) inWindow(l *ledger.AccessLine) bool {
+	return (a.opts.Since.IsZero() || !l.End.Before(a.opts.Since)) && (a.opts.Until.IsZero() || l.End.Before(a.opts.Until))
+}
+
 // Observe notes a call of the run: a failed one is classified and kept;
 // any CLIProxyAPI call joins the access lines of its request.
 func (a *Analyzer) Observe(c *ledger.Call, pc *pricing.PricedCall) error {
@@ -275,6 +295,9 @@ func (a *Analyzer) Observe(c *ledger.Call, pc *pricing.PricedCall) error {
 		if failed || attempted {
 			a.joined[c.RequestID] = true
 		}
+	}
+	if pc.Outcome != pricing.Duplicate && (c.Gateway != ledger.CLIProxy || !a.lines) {
+		a.hours.at(c.Gateway, c.Start).Requests++
 	}
 	if pc.Outcome != pricing.Failed {
 		return nil
@@ -371,9 +394,17 @@ func (a *Analyzer) Result() *Result {
 	res.Splits = split.sorted()
 	res.Episodes = episodes(events, a.opts.Config)
 	res.Groups = groups(events)
+	res.Rejections = rejections(events, a.opts.Config)
 	for i := range events {
-		res.Total.add(&events[i])
+		e := &events[i]
+		res.Total.add(e)
+		if e.class == Gateway {
+			h := a.hours.at(e.gateway, e.fail.End)
+			h.Rejected++
+			h.Reasons[e.reason]++
+		}
 	}
+	res.Hours = a.hours.rejected(a.opts.Zone)
 	return res
 }
 

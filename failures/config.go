@@ -37,6 +37,10 @@ type Config struct {
 	Cooldown time.Duration
 	// Rule names the `tokenfare check` rule that flags a pool of one.
 	Rule string
+	// AllowedFails is LiteLLM's allowed_fails, the failures a deployment
+	// may have in a minute before it rests, when the config sets it.
+	AllowedFails    int
+	AllowedFailsSet bool
 }
 
 // pool finds the configuration's pool of an episode: by provider for

@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -60,6 +61,8 @@ func tableFailures(out io.Writer, r *FailureReport) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	tableRejections(w, res)
+	tableHours(w, res.Hours)
 	if len(res.Episodes) == 0 {
 		w.Printf("\nepisodes  none: no run of gateway refusals followed an upstream failure within the gateway's rest\n")
 		return w.Err
@@ -162,6 +165,84 @@ func tableCauses(w *textout.Writer, rs []failures.ReasonCount) {
 	for _, r := range rs {
 		w.Printf("  %-14s %6d  %-8s  %s\n", r.Reason, r.Calls, r.Reason.Class(), reasonAdvice[r.Reason])
 	}
+}
+
+// tableRejections writes LiteLLM's "No deployments available" refusals
+// by model group and cause.
+func tableRejections(w *textout.Writer, res *failures.Result) {
+	if len(res.Rejections) == 0 {
+		return
+	}
+	w.Printf("\nrejected  LiteLLM \"No deployments available\", by model group and cause (docs/calls.md, \"Rejections\")\n")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for i := range res.Rejections {
+		r := &res.Rejections[i]
+		fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\n", tableCell(orDash(r.ModelGroup)), r.Reason, r.Calls, rejectionText(r, res.Config))
+	}
+	tw.Flush()
+}
+
+// rejectionText says what the log and the config tell of a rejection.
+func rejectionText(r *failures.Rejection, cfg *failures.Config) string {
+	switch r.Reason {
+	case failures.ReasonBudget:
+		if r.Period == "1d" {
+			return "a daily cap set in the gateway (budget per 1d) ran out"
+		}
+		if r.Period != "" {
+			return "a budget set in the gateway (per " + r.Period + ") ran out"
+		}
+		return "a budget set in the gateway ran out"
+	case failures.ReasonRateLimit:
+		return "nothing resting: every deployment was over an rpm/tpm limit set in the gateway"
+	case failures.ReasonCooldown:
+		return cooldownText(r, cfg)
+	}
+	return reasonAdvice[r.Reason]
+}
+
+// cooldownText says whose rest a cooldown rejection was, with the
+// settings that make it.
+func cooldownText(r *failures.Rejection, cfg *failures.Config) string {
+	p := r.Pool
+	if p == nil {
+		return "its deployments were resting (give --config to see how many serve it)"
+	}
+	settings := fmt.Sprintf("cooldown_time %s", cfg.Cooldown)
+	if cfg.Cooldown == 0 {
+		settings = "cooldown_time unset (5s)"
+	}
+	if cfg.AllowedFailsSet {
+		settings = fmt.Sprintf("allowed_fails %d, %s", cfg.AllowedFails, settings)
+	}
+	if p.Keys == 1 {
+		return fmt.Sprintf("the cooldown of a single-deployment group (%s:%d; %s): add a deployment or a fallback (check rule %s)", cfg.File, p.Line, settings, cfg.Rule)
+	}
+	return fmt.Sprintf("all %d deployments were resting (%s:%d; %s)", p.Keys, cfg.File, p.Line, settings)
+}
+
+// tableHours writes the hours with refusals and their share of the
+// hour's requests.
+func tableHours(w *textout.Writer, hs []failures.Hour) {
+	if len(hs) == 0 {
+		return
+	}
+	w.Printf("\nby hour   the gateway's refusals, share of the hour's requests\n")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for i := range hs {
+		h := &hs[i]
+		fmt.Fprintf(tw, "  %s\t%s\t%d of %d\t%s\t%s\n", h.Start.Format("2006-01-02 15:04 MST"), h.Gateway, h.Rejected, h.Requests,
+			shareText(h), reasonsText(h.ByReason()))
+	}
+	tw.Flush()
+}
+
+// shareText is an hour's share of refused requests as a percentage.
+func shareText(h *failures.Hour) string {
+	if h.Requests == 0 {
+		return "-"
+	}
+	return strconv.FormatFloat(100*h.Share(), 'f', 1, 64) + "%"
 }
 
 // reasonsText lists reasons with their counts: "cooldown 3, budget 1".
@@ -267,6 +348,26 @@ type failuresDoc struct {
 	ByDate   []episodeDayDoc   `json:"episodes_by_date"`
 	Fixes    []fixDoc          `json:"fixes"`
 	Causes   []causeDoc        `json:"causes"`
+	Rejected []rejectionDoc    `json:"rejections"`
+	Hours    []hourDoc         `json:"hours"`
+}
+
+type rejectionDoc struct {
+	ModelGroup string          `json:"model_group"`
+	Reason     string          `json:"reason"`
+	Calls      int64           `json:"calls"`
+	Period     string          `json:"budget_period,omitempty"`
+	Cause      string          `json:"cause"`
+	Config     *episodePoolDoc `json:"config"`
+}
+
+type hourDoc struct {
+	Gateway  string           `json:"gateway"`
+	Hour     string           `json:"hour"`
+	Requests int64            `json:"requests"`
+	Rejected int64            `json:"rejected"`
+	Share    float64          `json:"rejected_share"`
+	Reasons  map[string]int64 `json:"reasons"`
 }
 
 type causeDoc struct {
@@ -424,6 +525,24 @@ func newFailuresDoc(r *FailureReport) *failuresDoc {
 			e.Config = &episodePoolDoc{File: res.Config.File, Line: p.Line, Field: p.Field, Keys: p.Keys, Cooling: p.Cooling, Single: single, Rule: res.Config.Rule}
 		}
 		doc.Episodes = append(doc.Episodes, e)
+	}
+	doc.Rejected, doc.Hours = []rejectionDoc{}, []hourDoc{}
+	for i := range res.Rejections {
+		r := &res.Rejections[i]
+		d := rejectionDoc{ModelGroup: r.ModelGroup, Reason: r.Reason.String(), Calls: r.Calls, Period: r.Period, Cause: rejectionText(r, res.Config)}
+		if p := r.Pool; p != nil {
+			d.Config = &episodePoolDoc{File: res.Config.File, Line: p.Line, Field: p.Field, Keys: p.Keys, Cooling: p.Cooling, Single: p.Keys <= 1, Rule: res.Config.Rule}
+		}
+		doc.Rejected = append(doc.Rejected, d)
+	}
+	for i := range res.Hours {
+		h := &res.Hours[i]
+		why := map[string]int64{}
+		for _, r := range h.ByReason() {
+			why[r.Reason.String()] = r.Calls
+		}
+		doc.Hours = append(doc.Hours, hourDoc{Gateway: string(h.Gateway), Hour: h.Start.Format(time.RFC3339), Requests: h.Requests,
+			Rejected: h.Rejected, Share: math.Round(h.Share()*10000) / 10000, Reasons: why})
 	}
 	doc.Causes = []causeDoc{}
 	for _, r := range res.Total.Reasons() {

@@ -209,6 +209,7 @@ func readFailureConfig(file string) (*failures.Config, error) {
 	}
 	cfg := &failures.Config{File: file, Gateway: ledger.LiteLLM, Rule: litellm.RuleCooldown}
 	cfg.Cooldown, _ = c.CooldownTime()
+	cfg.AllowedFails, cfg.AllowedFailsSet = c.AllowedFails()
 	for _, g := range c.Groups() {
 		cfg.Pools = append(cfg.Pools, failures.Pool{Name: g.Name, Keys: g.Deployments, Cooling: g.Cooling, Line: g.Line, Field: "model_list"})
 	}

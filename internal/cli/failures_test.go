@@ -152,6 +152,38 @@ func TestFailuresCausesEachTheirAdvice(t *testing.T) {
 	}
 }
 
+func TestFailuresLiteLLMRejectionsAndHours(t *testing.T) {
+	code, out, errs := runCLI(t, "", "failures", "-o", "json", "--calls", failuresData+"litellm-cooldown/spendlogs.json",
+		"--config", failuresData+"litellm-cooldown/config.yaml")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var doc struct {
+		Rejections []struct {
+			ModelGroup string `json:"model_group"`
+			Reason     string
+			Calls      int64
+			Cause      string
+		}
+		Hours []struct {
+			Hour               string
+			Requests, Rejected int64
+			Share              float64 `json:"rejected_share"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Rejections) != 1 || doc.Rejections[0].ModelGroup != "gpt-4o" || doc.Rejections[0].Reason != "cooldown" || doc.Rejections[0].Calls != 3 ||
+		!strings.Contains(doc.Rejections[0].Cause, "single-deployment group") || !strings.Contains(doc.Rejections[0].Cause, "allowed_fails 1, cooldown_time 5s") {
+		t.Errorf("rejections %+v, want gpt-4o cooldown 3, a single-deployment group with allowed_fails 1, cooldown_time 5s", doc.Rejections)
+	}
+	// Six rows in the hour, three refused.
+	if len(doc.Hours) != 1 || doc.Hours[0].Hour != "2026-10-01T08:00:00Z" || doc.Hours[0].Requests != 6 || doc.Hours[0].Rejected != 3 || doc.Hours[0].Share != 0.5 {
+		t.Errorf("hours %+v, want 08:00 3 of 6, 0.5", doc.Hours)
+	}
+}
+
 func TestFailuresBadUsage(t *testing.T) {
 	tests := []struct {
 		name string
