@@ -52,6 +52,9 @@ func TestOperatorPatternFromGinLinesAlone(t *testing.T) {
 	if got, want := classes(res), [3]int64{2, 4, 0}; got != want {
 		t.Errorf("upstream, gateway, unknown = %v, want %v", got, want)
 	}
+	if res.Access.Management != 2 {
+		t.Errorf("%d management lines, want 2: polls answered 404 and 401 are no model call", res.Access.Management)
+	}
 	if res.Total.UpstreamByLatency != 2 {
 		t.Errorf("%d upstream by latency, want 2: no record or upstream line proves them", res.Total.UpstreamByLatency)
 	}

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -173,6 +174,9 @@ type Access struct {
 	// Outside counts the failed lines that end outside the window: not
 	// counted further.
 	Outside int64
+	// Management counts the failed lines of the gateway's management API
+	// (a poll answered 401 or 404): no model call, not counted further.
+	Management int64
 }
 
 // Result is what the analysis found.
@@ -224,6 +228,7 @@ type Analyzer struct {
 	events   []event
 	nAcc     int64
 	nOut     int64
+	nMgmt    int64
 	// hours counts requests by hour; lines says the access log's
 	// request lines count CLIProxyAPI's requests, not its records.
 	hours hours
@@ -247,6 +252,12 @@ func New(opts Options) *Analyzer {
 // for a request no record shows; an upstream-failure line stands for an
 // attempt no record shows (usage statistics off, or the record lost).
 func (a *Analyzer) AddAccess(l *ledger.AccessLine) {
+	if l.Kind == ledger.AccessRequest && management(l.Path) {
+		if l.Status >= 400 {
+			a.nMgmt++
+		}
+		return
+	}
 	if l.Kind == ledger.AccessRequest && a.inWindow(l) {
 		a.lines = true
 		a.hours.at(ledger.CLIProxy, l.End).Requests++
@@ -279,6 +290,15 @@ func (a *Analyzer) AddAccess(l *ledger.AccessLine) {
 		return
 	}
 	a.access[c.RequestID] = append(a.access[c.RequestID], &c)
+}
+
+// managementRoute is where CLIProxyAPI serves its management API
+// (internal/api/server.go): usage, config, keys, logs; never a model call.
+const managementRoute = "/v0/management"
+
+// management reports whether path is of the gateway's management API.
+func management(path string) bool {
+	return path == managementRoute || strings.HasPrefix(path, managementRoute+"/")
 }
 
 // inWindow reports whether l ends inside the window.
@@ -352,7 +372,7 @@ func retryAfter(text string) time.Duration {
 // episodes and sums the groups.
 func (a *Analyzer) Result() *Result {
 	res := &Result{Fast: a.opts.Fast, Config: a.opts.Config, Zone: a.opts.Zone}
-	res.Access.Failed, res.Access.Outside = a.nAcc, a.nOut
+	res.Access.Failed, res.Access.Outside, res.Access.Management = a.nAcc, a.nOut, a.nMgmt
 	events := a.events
 	split := splits{}
 	addAlone := func(l *ledger.AccessLine) {

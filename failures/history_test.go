@@ -116,6 +116,17 @@ func TestHistoryEpisodesByDate(t *testing.T) {
 				t.Fatalf("%d episodes, want %d", len(res.Episodes), len(history))
 			}
 			checkDays(t, res.ByDate())
+			// Of 3000 lines, i a multiple of 97 (31) is a management poll
+			// answered 404, of 89 but not 97 (33) one answered 401: no
+			// model call. A multiple of 61 and of neither (49) is a slow
+			// 400, upstream by latency, as the five triggers are; the
+			// gateway refused the episodes' 13 requests.
+			if res.Access.Management != 64 {
+				t.Errorf("%d management lines, want 64", res.Access.Management)
+			}
+			if got, want := classes(res), [3]int64{54, 13, 0}; got != want {
+				t.Errorf("upstream, gateway, unknown = %v, want %v", got, want)
+			}
 			fixes := res.Fixes()
 			if len(fixes) != len(tt.fixes) {
 				t.Fatalf("fixes %+v, want %+v", fixes, tt.fixes)

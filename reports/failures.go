@@ -35,9 +35,9 @@ func tableFailures(out io.Writer, r *FailureReport) error {
 	res, rows, t := r.Result, r.Rows, &r.Result.Total
 	w.Printf("rows      read %d: priced %d, unpriced %d, retired %d, failed %d, duplicate %d, rejected %d, outside %d%s\n",
 		rows.Read, rows.Priced, rows.Unpriced, rows.Retired, rows.Failed, rows.Duplicate, rows.Rejected, rows.Outside, cacheHitNote(rows.CacheHit))
-	if a := res.Access; a.Failed > 0 || a.Outside > 0 || a.Upstream > 0 {
-		w.Printf("access    %d failed request line(s): %d told by usage records or upstream failure lines, %d alone (counted below as failures); %d upstream failure line(s) without a usage record (counted as upstream); %d line(s) outside the window\n",
-			a.Failed, a.Joined, a.Alone, a.Upstream, a.Outside)
+	if a := res.Access; a.Failed > 0 || a.Outside > 0 || a.Upstream > 0 || a.Management > 0 {
+		w.Printf("access    %d failed request line(s): %d told by usage records or upstream failure lines, %d alone (counted below as failures); %d upstream failure line(s) without a usage record (counted as upstream); %d line(s) outside the window; %d failed line(s) of the management API (no model call, not counted)\n",
+			a.Failed, a.Joined, a.Alone, a.Upstream, a.Outside, a.Management)
 	}
 	w.Printf("failed    %d: upstream %d%s, gateway %d, unknown %d\n", t.Failed(), t.Calls[failures.Upstream], byLatencyNote(t.UpstreamByLatency),
 		t.Calls[failures.Gateway], t.Calls[failures.Unknown])
@@ -415,6 +415,7 @@ type failureAccessDoc struct {
 	Alone    int64 `json:"alone"`
 	Outside  int64 `json:"outside"`
 	Upstream int64 `json:"upstream_lines"`
+	Mgmt     int64 `json:"management"`
 }
 
 type failureGroupDoc struct {
@@ -505,7 +506,8 @@ func newFailureDoc(f *failures.Failure) failureDoc {
 func newFailuresDoc(r *FailureReport) *failuresDoc {
 	res := r.Result
 	doc := &failuresDoc{Rows: rowsDoc(r.Rows), FastMs: res.Fast.Milliseconds(),
-		Access: failureAccessDoc{Failed: res.Access.Failed, Joined: res.Access.Joined, Alone: res.Access.Alone, Outside: res.Access.Outside, Upstream: res.Access.Upstream},
+		Access: failureAccessDoc{Failed: res.Access.Failed, Joined: res.Access.Joined, Alone: res.Access.Alone, Outside: res.Access.Outside, Upstream: res.Access.Upstream,
+			Mgmt: res.Access.Management},
 		Totals: newFailureGroupDoc(&res.Total), Groups: []failureGroupDoc{}, Episodes: []episodeDoc{}, Splits: []latencySplitDoc{}}
 	for _, sp := range res.Splits {
 		doc.Splits = append(doc.Splits, latencySplitDoc{Route: sp.Route, Fast: newSpanDoc(sp.Fast), Slow: newSpanDoc(sp.Slow)})

@@ -117,7 +117,7 @@ func TestFailuresTableShowsTheLatencySplit(t *testing.T) {
 	}
 	for _, want := range []string{"failed    6: upstream 2 (2 by latency alone), gateway 4, unknown 0",
 		"POST /v1/chat/completions split at 100ms (--fast-ms): 4 fast 1ms-6ms (gateway), 2 slow 316ms-1.84s (upstream, by latency)",
-		"5e0c0a02 503 in 316ms (by latency)"} {
+		"5e0c0a02 503 in 316ms (by latency)", "2 failed line(s) of the management API (no model call, not counted)"} {
 		checkContains(t, "stdout", out, want)
 	}
 }
