@@ -46,11 +46,21 @@ tokenfare check reads) each episode says how many keys or deployments serve it.
 
 CLIProxyAPI writes no usage record for a request it refuses itself: give its log
 (main.log, or the server's standard error) with --access-log to count those refusals.
-The log also names each failed attempt at a provider, so with usage statistics off
-(CLIProxyAPI's default) the log alone tells the episodes. Its wall times carry no
-zone: --log-tz (default --tz) says which.`,
+Latency is evidence: a failed request line below --fast-ms (100) is the gateway's own
+refusal, one at or above it reached the provider (upstream, by latency), so the request
+lines alone tell the episodes, with usage statistics off (CLIProxyAPI's default) and no
+warn-level line. They cannot tell which provider rested: with --config, the config's only
+provider that holds one key with cooling on is named. The log's wall times carry no zone:
+--log-tz (default --tz) says which.
+
+Each provider or model group with episodes gets one fix, in check's words: one key,
+disable-cooling: true on that provider's block (never globally); two or more, leave the
+cooldown (it is the rotation). Each cause gets its own advice (410 retired model, 429
+quota, 401/403 credential, 5xx), LiteLLM's "No deployments available" is split by cause,
+and each hour with refusals shows their share of its requests.`,
 		Example: `  tokenfare failures --calls usage-queue.jsonl --access-log main.log --config cliproxy.yaml
   tokenfare failures --access-log 'logs/main*.log' --log-tz Asia/Shanghai --config cliproxy.yaml
+  tokenfare failures --access-log main.log --fast-ms 50 -o json
   tokenfare failures --calls spendlogs.json --config litellm.yaml -o json
   tokenfare failures --db "$DATABASE_URL" --month 2026-10 --tz Asia/Shanghai`,
 		Args: cobra.NoArgs,
