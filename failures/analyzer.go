@@ -415,6 +415,14 @@ func (a *Analyzer) Result() *Result {
 	res.Episodes = episodes(events, a.opts.Config)
 	res.Groups = groups(events)
 	res.Rejections = rejections(events, a.opts.Config)
+	a.total(res, events)
+	res.Hours = a.hours.rejected(a.opts.Zone)
+	return res
+}
+
+// total sums every event into the result's total, and the gateway's
+// refusals into their hours.
+func (a *Analyzer) total(res *Result, events []event) {
 	for i := range events {
 		e := &events[i]
 		res.Total.add(e)
@@ -424,8 +432,6 @@ func (a *Analyzer) Result() *Result {
 			h.Reasons[e.reason]++
 		}
 	}
-	res.Hours = a.hours.rejected(a.opts.Zone)
-	return res
 }
 
 // groups sums the events by gateway, provider, model group, key and

@@ -63,12 +63,21 @@ func tableFailures(out io.Writer, r *FailureReport) error {
 	}
 	tableRejections(w, res)
 	tableHours(w, res.Hours)
+	if err := tableEpisodes(w, res); err != nil {
+		return err
+	}
+	return w.Err
+}
+
+// tableEpisodes writes the episodes, by date over several dates, and
+// the fix each pool calls for.
+func tableEpisodes(w *textout.Writer, res *failures.Result) error {
 	if len(res.Episodes) == 0 {
 		w.Printf("\nepisodes  none: no run of gateway refusals followed an upstream failure within the gateway's rest\n")
-		return w.Err
+		return nil
 	}
 	w.Printf("\nepisodes  %d: gateway refusals after an upstream failure, within the rest (docs/calls.md, \"Reading an episode\")\n", len(res.Episodes))
-	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "START (UTC)\tEND\tGATEWAY\tPROVIDER\tMODEL GROUP\tTRIGGER\tREFUSED\tIN\tOVER\tRETRIED\tSERVED BY\t")
 	for i := range res.Episodes {
 		ep := &res.Episodes[i]
@@ -86,7 +95,7 @@ func tableFailures(out io.Writer, r *FailureReport) error {
 	for _, f := range res.Fixes() {
 		w.Printf("  %s: %s\n", tableCell(fixName(&f)), fixText(&f, res.Config))
 	}
-	return w.Err
+	return nil
 }
 
 // byLatencyNote says how many upstream failures only latency shows.
@@ -508,7 +517,8 @@ func newFailuresDoc(r *FailureReport) *failuresDoc {
 	doc := &failuresDoc{Rows: rowsDoc(r.Rows), FastMs: res.Fast.Milliseconds(),
 		Access: failureAccessDoc{Failed: res.Access.Failed, Joined: res.Access.Joined, Alone: res.Access.Alone, Outside: res.Access.Outside, Upstream: res.Access.Upstream,
 			Mgmt: res.Access.Management},
-		Totals: newFailureGroupDoc(&res.Total), Groups: []failureGroupDoc{}, Episodes: []episodeDoc{}, Splits: []latencySplitDoc{}}
+		Totals: newFailureGroupDoc(&res.Total), Groups: []failureGroupDoc{}, Episodes: []episodeDoc{}, Splits: []latencySplitDoc{},
+		Rejected: []rejectionDoc{}, Hours: []hourDoc{}, Causes: []causeDoc{}, Fixes: []fixDoc{}, ByDate: []episodeDayDoc{}}
 	for _, sp := range res.Splits {
 		doc.Splits = append(doc.Splits, latencySplitDoc{Route: sp.Route, Fast: newSpanDoc(sp.Fast), Slow: newSpanDoc(sp.Slow)})
 	}
@@ -516,52 +526,53 @@ func newFailuresDoc(r *FailureReport) *failuresDoc {
 		doc.Groups = append(doc.Groups, newFailureGroupDoc(&res.Groups[i]))
 	}
 	for i := range res.Episodes {
-		ep := &res.Episodes[i]
-		e := episodeDoc{Gateway: string(ep.Gateway), Provider: ep.Provider, ModelGroup: ep.ModelGroup,
-			Start: ep.Start().UTC().Format(time.RFC3339Nano), End: ep.End().UTC().Format(time.RFC3339Nano), Refused: ep.Refused,
-			CooldownS: ep.Cooldown.Seconds(), Trigger: newFailureDoc(&ep.Trigger), First: newFailureDoc(&ep.First), Last: newFailureDoc(&ep.Last),
-			Latency: newSpanDoc(ep.RefusalLatency), SpanS: ep.Span().Seconds(), Retried: ep.Retried,
-			ByElimination: ep.ByElimination, Candidates: ep.Candidates}
-		if p := ep.Pool; p != nil {
-			single, _ := ep.Single()
-			e.Config = &episodePoolDoc{File: res.Config.File, Line: p.Line, Field: p.Field, Keys: p.Keys, Cooling: p.Cooling, Single: single, Rule: res.Config.Rule}
-		}
-		doc.Episodes = append(doc.Episodes, e)
+		doc.Episodes = append(doc.Episodes, newEpisodeDoc(&res.Episodes[i], res.Config))
 	}
-	doc.Rejected, doc.Hours = []rejectionDoc{}, []hourDoc{}
 	for i := range res.Rejections {
-		r := &res.Rejections[i]
-		d := rejectionDoc{ModelGroup: r.ModelGroup, Reason: r.Reason.String(), Calls: r.Calls, Period: r.Period, Cause: rejectionText(r, res.Config)}
-		if p := r.Pool; p != nil {
-			d.Config = &episodePoolDoc{File: res.Config.File, Line: p.Line, Field: p.Field, Keys: p.Keys, Cooling: p.Cooling, Single: p.Keys <= 1, Rule: res.Config.Rule}
-		}
-		doc.Rejected = append(doc.Rejected, d)
+		doc.Rejected = append(doc.Rejected, newRejectionDoc(&res.Rejections[i], res.Config))
 	}
 	for i := range res.Hours {
-		h := &res.Hours[i]
-		why := map[string]int64{}
-		for _, r := range h.ByReason() {
-			why[r.Reason.String()] = r.Calls
-		}
-		doc.Hours = append(doc.Hours, hourDoc{Gateway: string(h.Gateway), Hour: h.Start.Format(time.RFC3339), Requests: h.Requests,
-			Rejected: h.Rejected, Share: math.Round(h.Share()*10000) / 10000, Reasons: why})
+		doc.Hours = append(doc.Hours, newHourDoc(&res.Hours[i]))
 	}
-	doc.Causes = []causeDoc{}
 	for _, r := range res.Total.Reasons() {
 		doc.Causes = append(doc.Causes, causeDoc{Class: r.Reason.Class().String(), Reason: r.Reason.String(), Calls: r.Calls, Advice: reasonAdvice[r.Reason]})
 	}
-	doc.Fixes = []fixDoc{}
 	for _, f := range res.Fixes() {
-		d := fixDoc{Gateway: string(f.Gateway), Name: f.Name, Episodes: f.Episodes, Refused: f.Refused, Action: actionNames[f.Action],
-			Advice: fixText(&f, res.Config), ByElimination: f.ByElimination, Candidates: f.Candidates}
-		if p := f.Pool; p != nil {
-			d.Config = &episodePoolDoc{File: res.Config.File, Line: p.Line, Field: p.Field, Keys: p.Keys, Cooling: p.Cooling, Single: p.Keys <= 1, Rule: res.Config.Rule}
-		}
-		doc.Fixes = append(doc.Fixes, d)
+		doc.Fixes = append(doc.Fixes, fixDoc{Gateway: string(f.Gateway), Name: f.Name, Episodes: f.Episodes, Refused: f.Refused, Action: actionNames[f.Action],
+			Advice: fixText(&f, res.Config), ByElimination: f.ByElimination, Candidates: f.Candidates, Config: newPoolDoc(f.Pool, res.Config)})
 	}
-	doc.ByDate = []episodeDayDoc{}
 	for _, d := range res.ByDate() {
 		doc.ByDate = append(doc.ByDate, episodeDayDoc{Date: d.Date.Format(time.DateOnly), Episodes: d.Episodes, Refused: d.Refused, Retried: d.Retried})
 	}
 	return doc
+}
+
+func newEpisodeDoc(ep *failures.Episode, cfg *failures.Config) episodeDoc {
+	return episodeDoc{Gateway: string(ep.Gateway), Provider: ep.Provider, ModelGroup: ep.ModelGroup,
+		Start: ep.Start().UTC().Format(time.RFC3339Nano), End: ep.End().UTC().Format(time.RFC3339Nano), Refused: ep.Refused,
+		CooldownS: ep.Cooldown.Seconds(), Trigger: newFailureDoc(&ep.Trigger), First: newFailureDoc(&ep.First), Last: newFailureDoc(&ep.Last),
+		Latency: newSpanDoc(ep.RefusalLatency), SpanS: ep.Span().Seconds(), Retried: ep.Retried,
+		ByElimination: ep.ByElimination, Candidates: ep.Candidates, Config: newPoolDoc(ep.Pool, cfg)}
+}
+
+// newPoolDoc is a config's pool as the JSON gives it; nil for none.
+func newPoolDoc(p *failures.Pool, cfg *failures.Config) *episodePoolDoc {
+	if p == nil {
+		return nil
+	}
+	return &episodePoolDoc{File: cfg.File, Line: p.Line, Field: p.Field, Keys: p.Keys, Cooling: p.Cooling, Single: p.Keys <= 1, Rule: cfg.Rule}
+}
+
+func newRejectionDoc(r *failures.Rejection, cfg *failures.Config) rejectionDoc {
+	return rejectionDoc{ModelGroup: r.ModelGroup, Reason: r.Reason.String(), Calls: r.Calls, Period: r.Period, Cause: rejectionText(r, cfg),
+		Config: newPoolDoc(r.Pool, cfg)}
+}
+
+func newHourDoc(h *failures.Hour) hourDoc {
+	why := map[string]int64{}
+	for _, r := range h.ByReason() {
+		why[r.Reason.String()] = r.Calls
+	}
+	return hourDoc{Gateway: string(h.Gateway), Hour: h.Start.Format(time.RFC3339), Requests: h.Requests,
+		Rejected: h.Rejected, Share: math.Round(h.Share()*10000) / 10000, Reasons: why}
 }
