@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -23,6 +24,9 @@ type Options struct {
 	// Since and Until bound the access lines counted, [Since, Until) by
 	// their end, as the run's window bounds its calls; zero means open.
 	Since, Until time.Time
+	// Zone is where dates and hours are read (episodes by date); nil
+	// means UTC.
+	Zone *time.Location
 }
 
 // Group is the failed calls of one provider, model group and key.
@@ -36,6 +40,9 @@ type Group struct {
 	// (no record names their provider or model); "" otherwise.
 	Route string
 	Calls [NumClasses]int64
+	// UpstreamByLatency counts the upstream failures of Calls that only
+	// their latency shows: no record or upstream-failure line proves them.
+	UpstreamByLatency int64
 	// why counts the failures by reason.
 	why [numReasons]int64
 	// Tokens reported on the failed calls.
@@ -79,6 +86,9 @@ func (g *Group) Reasons() []ReasonCount {
 func (g *Group) add(e *event) {
 	g.Calls[e.class]++
 	g.why[e.reason]++
+	if e.class == Upstream && e.fail.Evidence == ByLatency {
+		g.UpstreamByLatency++
+	}
 	g.Tokens += e.tokens
 	g.Recorded = g.Recorded.Add(e.recorded)
 	if e.billed {
@@ -95,6 +105,10 @@ type Failure struct {
 	Text       string
 	Route      string
 	Deployment string
+	// Client is the client's address, where the access log gives it.
+	Client string
+	// Evidence is what the failure's class rests on.
+	Evidence Evidence
 }
 
 // Latency returns how long the failure took.
@@ -111,12 +125,28 @@ type Episode struct {
 	// Refused counts the refusals; First and Last are the first and last.
 	Refused     int64
 	First, Last Failure
+	// RefusalLatency is the refusals' fastest and slowest answer.
+	RefusalLatency Span
+	// Retried counts the refusals that came within RetryGap of the end
+	// of an earlier failure of the episode from the same client: a
+	// client's backoff retried into the rest.
+	Retried int64
 	// Cooldown is the rest the episode was read against.
 	Cooldown time.Duration
 	// Pool is the configuration's pool there, nil without a config or
 	// when the config has none of that name.
 	Pool *Pool
+	// ByElimination: the log named no provider (access lines alone), and
+	// Pool is the config's only provider whose single key cools.
+	ByElimination bool
+	// Candidates, when the log named no provider, are the config's
+	// providers with a single cooling key, when there are several.
+	Candidates []string
 }
+
+// Span returns how long the refusals lasted: from the first's start to
+// the last's end.
+func (e *Episode) Span() time.Duration { return e.Last.End.Sub(e.First.Start) }
 
 // Start returns when the episode began: its trigger's start.
 func (e *Episode) Start() time.Time { return e.Trigger.Start }
@@ -144,6 +174,9 @@ type Access struct {
 	// Outside counts the failed lines that end outside the window: not
 	// counted further.
 	Outside int64
+	// Management counts the failed lines of the gateway's management API
+	// (a poll answered 401 or 404): no model call, not counted further.
+	Management int64
 }
 
 // Result is what the analysis found.
@@ -153,7 +186,17 @@ type Result struct {
 	Total    Group
 	Access   Access
 	Fast     time.Duration
-	Config   *Config
+	// Splits are the access lines that only their latency tells, by
+	// route, either side of Fast.
+	Splits []LatencySplit
+	// Hours are the hours with a gateway refusal: its share of the
+	// hour's requests.
+	Hours []Hour
+	// Rejections are LiteLLM's "No deployments available" refusals by
+	// model group and cause.
+	Rejections []Rejection
+	Config     *Config
+	Zone       *time.Location
 }
 
 // event is one failure, kept until the episodes are found.
@@ -185,6 +228,11 @@ type Analyzer struct {
 	events   []event
 	nAcc     int64
 	nOut     int64
+	nMgmt    int64
+	// hours counts requests by hour; lines says the access log's
+	// request lines count CLIProxyAPI's requests, not its records.
+	hours hours
+	lines bool
 }
 
 // New returns an analyzer with opts.
@@ -192,7 +240,11 @@ func New(opts Options) *Analyzer {
 	if opts.Fast <= 0 {
 		opts.Fast = DefaultFast
 	}
-	return &Analyzer{opts: opts, access: map[string][]*ledger.AccessLine{}, upstream: map[string][]*ledger.AccessLine{}, joined: map[string]bool{}}
+	if opts.Zone == nil {
+		opts.Zone = time.UTC
+	}
+	return &Analyzer{opts: opts, access: map[string][]*ledger.AccessLine{}, upstream: map[string][]*ledger.AccessLine{}, joined: map[string]bool{},
+		hours: hours{}}
 }
 
 // AddAccess gives the analyzer one access-log line, before the run: a
@@ -200,6 +252,16 @@ func New(opts Options) *Analyzer {
 // for a request no record shows; an upstream-failure line stands for an
 // attempt no record shows (usage statistics off, or the record lost).
 func (a *Analyzer) AddAccess(l *ledger.AccessLine) {
+	if l.Kind == ledger.AccessRequest && management(l.Path) {
+		if l.Status >= 400 {
+			a.nMgmt++
+		}
+		return
+	}
+	if l.Kind == ledger.AccessRequest && a.inWindow(l) {
+		a.lines = true
+		a.hours.at(ledger.CLIProxy, l.End).Requests++
+	}
 	if l.Kind == ledger.AccessRequest && l.Status < 400 {
 		if us := a.upstream[l.RequestID]; len(us) > 0 {
 			for _, u := range us {
@@ -208,7 +270,7 @@ func (a *Analyzer) AddAccess(l *ledger.AccessLine) {
 		}
 		return
 	}
-	if (!a.opts.Since.IsZero() && l.End.Before(a.opts.Since)) || (!a.opts.Until.IsZero() && !l.End.Before(a.opts.Until)) {
+	if !a.inWindow(l) {
 		a.nOut++
 		return
 	}
@@ -230,6 +292,20 @@ func (a *Analyzer) AddAccess(l *ledger.AccessLine) {
 	a.access[c.RequestID] = append(a.access[c.RequestID], &c)
 }
 
+// managementRoute is where CLIProxyAPI serves its management API
+// (internal/api/server.go): usage, config, keys, logs; never a model call.
+const managementRoute = "/v0/management"
+
+// management reports whether path is of the gateway's management API.
+func management(path string) bool {
+	return path == managementRoute || strings.HasPrefix(path, managementRoute+"/")
+}
+
+// inWindow reports whether l ends inside the window.
+func (a *Analyzer) inWindow(l *ledger.AccessLine) bool {
+	return (a.opts.Since.IsZero() || !l.End.Before(a.opts.Since)) && (a.opts.Until.IsZero() || l.End.Before(a.opts.Until))
+}
+
 // Observe notes a call of the run: a failed one is classified and kept;
 // any CLIProxyAPI call joins the access lines of its request.
 func (a *Analyzer) Observe(c *ledger.Call, pc *pricing.PricedCall) error {
@@ -239,6 +315,9 @@ func (a *Analyzer) Observe(c *ledger.Call, pc *pricing.PricedCall) error {
 		if failed || attempted {
 			a.joined[c.RequestID] = true
 		}
+	}
+	if pc.Outcome != pricing.Duplicate && (c.Gateway != ledger.CLIProxy || !a.lines) {
+		a.hours.at(c.Gateway, c.Start).Requests++
 	}
 	if pc.Outcome != pricing.Failed {
 		return nil
@@ -292,13 +371,16 @@ func retryAfter(text string) time.Duration {
 // Result classifies the access lines no record joined, finds the
 // episodes and sums the groups.
 func (a *Analyzer) Result() *Result {
-	res := &Result{Fast: a.opts.Fast, Config: a.opts.Config}
-	res.Access.Failed, res.Access.Outside = a.nAcc, a.nOut
+	res := &Result{Fast: a.opts.Fast, Config: a.opts.Config, Zone: a.opts.Zone}
+	res.Access.Failed, res.Access.Outside, res.Access.Management = a.nAcc, a.nOut, a.nMgmt
 	events := a.events
+	split := splits{}
 	addAlone := func(l *ledger.AccessLine) {
 		class, reason := ClassifyAccess(l, a.opts.Fast)
 		events = append(events, event{class: class, reason: reason, gateway: ledger.CLIProxy,
-			fail: Failure{RequestID: l.RequestID, Start: l.Start, End: l.End, HTTPStatus: l.Status, Route: l.Route()}})
+			fail: Failure{RequestID: l.RequestID, Start: l.Start, End: l.End, HTTPStatus: l.Status, Route: l.Route(),
+				Client: l.Client, Evidence: ByLatency}})
+		split.add(l.Route(), l.Latency, a.opts.Fast)
 		res.Access.Alone++
 	}
 	for id, lines := range a.upstream {
@@ -306,9 +388,9 @@ func (a *Analyzer) Result() *Result {
 			continue // the request's usage records tell its attempts
 		}
 		for _, l := range lines {
-			events = append(events, event{class: Upstream, reason: ReasonProvider, gateway: ledger.CLIProxy,
+			events = append(events, event{class: Upstream, reason: upstreamReason(l.Status), gateway: ledger.CLIProxy,
 				provider: l.Provider, group: l.Model, fail: Failure{RequestID: l.RequestID, Start: l.Start, End: l.End,
-					HTTPStatus: l.Status, Text: l.Text, Route: routeOf(l), Deployment: l.Auth}})
+					HTTPStatus: l.Status, Text: l.Text, Route: routeOf(l), Deployment: l.Auth, Evidence: ByLogLine}})
 			res.Access.Upstream++
 		}
 	}
@@ -329,12 +411,27 @@ func (a *Analyzer) Result() *Result {
 	slices.SortStableFunc(events, func(x, y event) int {
 		return cmp.Or(x.fail.Start.Compare(y.fail.Start), cmp.Compare(x.fail.RequestID, y.fail.RequestID))
 	})
+	res.Splits = split.sorted()
 	res.Episodes = episodes(events, a.opts.Config)
 	res.Groups = groups(events)
-	for i := range events {
-		res.Total.add(&events[i])
-	}
+	res.Rejections = rejections(events, a.opts.Config)
+	a.total(res, events)
+	res.Hours = a.hours.rejected(a.opts.Zone)
 	return res
+}
+
+// total sums every event into the result's total, and the gateway's
+// refusals into their hours.
+func (a *Analyzer) total(res *Result, events []event) {
+	for i := range events {
+		e := &events[i]
+		res.Total.add(e)
+		if e.class == Gateway {
+			h := a.hours.at(e.gateway, e.fail.End)
+			h.Rejected++
+			h.Reasons[e.reason]++
+		}
+	}
 }
 
 // groups sums the events by gateway, provider, model group, key and

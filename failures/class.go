@@ -23,6 +23,26 @@ var classNames = [NumClasses]string{"unknown", "upstream", "gateway"}
 // String returns the class as reports spell it.
 func (c Class) String() string { return classNames[c] }
 
+// Evidence is what a failure's class rests on.
+type Evidence uint8
+
+// Evidence kinds.
+const (
+	// ByRecord: a usage record or spend-log row of the call.
+	ByRecord Evidence = iota
+	// ByLogLine: CLIProxyAPI's upstream-failure log line.
+	ByLogLine
+	// ByLatency: an access line's latency alone, against the fast
+	// threshold: proven neither by a record nor by a log line.
+	ByLatency
+	numEvidence
+)
+
+var evidenceNames = [numEvidence]string{"record", "upstream_line", "latency"}
+
+// String returns the evidence as reports spell it.
+func (e Evidence) String() string { return evidenceNames[e] }
+
 // Reason says more of a failure's cause, within its class.
 type Reason uint8
 
@@ -30,7 +50,8 @@ type Reason uint8
 // of the others; an unknown failure ReasonNone.
 const (
 	ReasonNone Reason = iota
-	// ReasonProvider: the provider answered with an error.
+	// ReasonProvider: the provider answered with an error (a 5xx, with
+	// its body where logged): a real upstream failure, which may pass.
 	ReasonProvider
 	// ReasonCooldown: every credential or deployment was resting after
 	// failures (LiteLLM's cooldown list, CLIProxyAPI's model_cooldown).
@@ -49,13 +70,48 @@ const (
 	// ReasonRequest: the gateway refused the request itself (a model it
 	// does not serve).
 	ReasonRequest
+	// ReasonRetired: the provider answered 410 Gone: the model is at its
+	// end of life. No retry will ever succeed.
+	ReasonRetired
+	// ReasonQuota: the provider answered 429: a quota or rate limit of
+	// the provider's, not a passing fault.
+	ReasonQuota
+	// ReasonCredential: the provider answered 401 or 403: it refused the
+	// gateway's key or account.
+	ReasonCredential
 	numReasons
 )
 
-var reasonNames = [numReasons]string{"", "provider", "cooldown", "no_credential", "budget", "rate_limit", "auth", "request"}
+var reasonNames = [numReasons]string{"", "provider", "cooldown", "no_credential", "budget", "rate_limit", "auth", "request",
+	"retired", "quota", "credential"}
 
 // String returns the reason as reports spell it; "" for none.
 func (r Reason) String() string { return reasonNames[r] }
+
+// Class returns the class a reason belongs to: every reason is of one.
+func (r Reason) Class() Class {
+	switch r {
+	case ReasonNone:
+		return Unknown
+	case ReasonProvider, ReasonRetired, ReasonQuota, ReasonCredential:
+		return Upstream
+	}
+	return Gateway
+}
+
+// upstreamReason is the reason of an upstream failure from the status
+// the provider answered: the statuses no retry mends have their own.
+func upstreamReason(status int) Reason {
+	switch status {
+	case 410:
+		return ReasonRetired
+	case 429:
+		return ReasonQuota
+	case 401, 403:
+		return ReasonCredential
+	}
+	return ReasonProvider
+}
 
 // Opens reports whether a refusal of this reason can be part of an
 // episode: the gateway rested what would have served it.
@@ -119,9 +175,27 @@ var gatewayClasses = map[string]Reason{
 	"BudgetExceededError": ReasonBudget, "ProxyRateLimitError": ReasonRateLimit,
 }
 
+// upstreamClassReasons are the reasons of the provider exceptions that
+// tell more than "the provider failed", where no status was logged.
+var upstreamClassReasons = map[string]Reason{
+	"RateLimitError": ReasonQuota, "AuthenticationError": ReasonCredential, "PermissionDeniedError": ReasonCredential,
+}
+
+// litellmUpstream is the reason of a LiteLLM row the provider failed:
+// from its status, else from its exception class.
+func litellmUpstream(f *ledger.Failure) (Class, Reason) {
+	if f.HTTPStatus != 0 {
+		return Upstream, upstreamReason(f.HTTPStatus)
+	}
+	if r, ok := upstreamClassReasons[f.Class]; ok {
+		return Upstream, r
+	}
+	return Upstream, ReasonProvider
+}
+
 func classifyLiteLLM(f *ledger.Failure) (Class, Reason) {
 	if upstreamClasses[f.Class] && f.Provider != "" {
-		return Upstream, ReasonProvider // a provider's own words may say "rate limit" too
+		return litellmUpstream(f) // a provider's own words may say "rate limit" too
 	}
 	for _, g := range gatewayTexts {
 		if strings.Contains(f.Text, g.text) {
@@ -132,7 +206,7 @@ func classifyLiteLLM(f *ledger.Failure) (Class, Reason) {
 		return Gateway, r
 	}
 	if upstreamClasses[f.Class] {
-		return Upstream, ReasonProvider
+		return litellmUpstream(f)
 	}
 	return Unknown, ReasonNone
 }
@@ -160,16 +234,18 @@ func classifyCLIProxy(f *ledger.Failure) (Class, Reason) {
 			return Gateway, g.reason
 		}
 	}
-	return Upstream, ReasonProvider
+	return Upstream, upstreamReason(f.HTTPStatus)
 }
 
 // ClassifyAccess returns the class of a failed access-log line that no
-// usage record shares a request id with: no executor ran for it, so a
-// fast answer is the gateway's own refusal; a slow one is unknown (its
-// record may have been lost: the usage queue is lossy).
+// usage record or upstream-failure line tells: its latency is the
+// evidence. A fast answer (below fast) came from the gateway's own state:
+// no executor ran for it. A slow one took a provider's round trip and
+// work: it is upstream, inferred from its latency (its record, if any,
+// may have been lost: the usage queue is lossy, and off by default).
 func ClassifyAccess(a *ledger.AccessLine, fast time.Duration) (Class, Reason) {
 	if a.Latency >= fast {
-		return Unknown, ReasonNone
+		return Upstream, upstreamReason(a.Status)
 	}
 	switch a.Status {
 	case 429:

@@ -16,8 +16,11 @@ func TestClassify(t *testing.T) {
 		class  Class
 		reason Reason
 	}{
-		{"provider's 429 in its own words", ledger.LiteLLM, ledger.Failure{Class: "RateLimitError", Provider: "openai",
-			Text: "litellm.RateLimitError: OpenAIException - Rate limit exceeded for requests"}, Upstream, ReasonProvider},
+		{"provider's 429 in its own words: its quota", ledger.LiteLLM, ledger.Failure{Class: "RateLimitError", Provider: "openai",
+			Text: "litellm.RateLimitError: OpenAIException - Rate limit exceeded for requests"}, Upstream, ReasonQuota},
+		{"provider's 503", ledger.LiteLLM, ledger.Failure{Class: "ServiceUnavailableError", Provider: "openai", HTTPStatus: 503}, Upstream, ReasonProvider},
+		{"provider refused the key", ledger.LiteLLM, ledger.Failure{Class: "AuthenticationError", Provider: "anthropic"}, Upstream, ReasonCredential},
+		{"model at end of life: 410 whatever the class", ledger.LiteLLM, ledger.Failure{Class: "NotFoundError", Provider: "openai", HTTPStatus: 410}, Upstream, ReasonRetired},
 		{"router cooldown", ledger.LiteLLM, ledger.Failure{Class: "RouterRateLimitError",
 			Text: "No deployments available for selected model, Try again in 5 seconds. Passed model=m. pre-call-checks=False, cooldown_list=[('d', {})]"}, Gateway, ReasonCooldown},
 		{"router with nothing cooling: limits", ledger.LiteLLM, ledger.Failure{Class: "RouterRateLimitError",
@@ -30,6 +33,9 @@ func TestClassify(t *testing.T) {
 		{"nothing logged", ledger.LiteLLM, ledger.Failure{}, Unknown, ReasonNone},
 		{"upstream class without a provider", ledger.LiteLLM, ledger.Failure{Class: "InternalServerError"}, Upstream, ReasonProvider},
 		{"CLIProxyAPI record", ledger.CLIProxy, ledger.Failure{HTTPStatus: 500, Text: `{"error":{"message":"mock api_error"}}`}, Upstream, ReasonProvider},
+		{"CLIProxyAPI record of a 410", ledger.CLIProxy, ledger.Failure{HTTPStatus: 410, Text: `{"error":{"message":"model retired"}}`}, Upstream, ReasonRetired},
+		{"CLIProxyAPI record of a 429 from the provider", ledger.CLIProxy, ledger.Failure{HTTPStatus: 429, Text: `{"error":{"type":"rate_limit_error"}}`}, Upstream, ReasonQuota},
+		{"CLIProxyAPI record of a 403", ledger.CLIProxy, ledger.Failure{HTTPStatus: 403, Text: `{"error":{"type":"permission_error"}}`}, Upstream, ReasonCredential},
 		{"CLIProxyAPI record of its own refusal", ledger.CLIProxy, ledger.Failure{HTTPStatus: 429, Text: `{"error":{"code":"model_cooldown"}}`}, Gateway, ReasonCooldown},
 		{"canonical row", ledger.Canonical, ledger.Failure{}, Unknown, ReasonNone},
 	}
@@ -55,8 +61,12 @@ func TestClassifyAccess(t *testing.T) {
 		{"fast 503: no credential", 503, 6 * time.Millisecond, Gateway, ReasonNoCredential},
 		{"fast 429: model cooldown", 429, 2 * time.Millisecond, Gateway, ReasonCooldown},
 		{"fast 401: client key refused", 401, 0, Gateway, ReasonAuth},
-		{"slow 503 without a record", 503, 812 * time.Millisecond, Unknown, ReasonNone},
-		{"at the threshold is slow", 503, DefaultFast, Unknown, ReasonNone},
+		{"slow 503 without a record: upstream by latency", 503, 812 * time.Millisecond, Upstream, ReasonProvider},
+		{"at the threshold is slow", 503, DefaultFast, Upstream, ReasonProvider},
+		{"just below the threshold is the gateway's", 503, DefaultFast - time.Millisecond, Gateway, ReasonNoCredential},
+		{"slow 410: the model is retired", 410, 240 * time.Millisecond, Upstream, ReasonRetired},
+		{"slow 429: the provider's quota", 429, 1204 * time.Millisecond, Upstream, ReasonQuota},
+		{"slow 401: the provider refused the key", 401, 380 * time.Millisecond, Upstream, ReasonCredential},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

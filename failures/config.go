@@ -20,6 +20,9 @@ type Pool struct {
 	Cooling bool
 	Line    int    // where the pool is in the file
 	Field   string // the config path that sets it, e.g. "claude-api-key"
+	// CoolingField is where a CLIProxyAPI provider's block turns cooling
+	// off ("claude-api-key[0].disable-cooling").
+	CoolingField string
 }
 
 // Config is the part of a gateway's configuration episodes are read
@@ -34,6 +37,10 @@ type Config struct {
 	Cooldown time.Duration
 	// Rule names the `tokenfare check` rule that flags a pool of one.
 	Rule string
+	// AllowedFails is LiteLLM's allowed_fails, the failures a deployment
+	// may have in a minute before it rests, when the config sets it.
+	AllowedFails    int
+	AllowedFailsSet bool
 }
 
 // pool finds the configuration's pool of an episode: by provider for
@@ -54,6 +61,30 @@ func (c *Config) pool(g ledger.Gateway, provider, group string) *Pool {
 		}
 	}
 	return nil
+}
+
+// eliminate is the pool of an episode whose log names no provider: the
+// config's only provider that one key serves with cooling on (a provider
+// of several keys rotates past one failure: its refusals need every key
+// failing). With several such providers, none, and their names.
+func (c *Config) eliminate() (*Pool, []string) {
+	if c == nil || c.Gateway != ledger.CLIProxy {
+		return nil, nil
+	}
+	var found []*Pool
+	for i := range c.Pools {
+		if p := &c.Pools[i]; p.Keys == 1 && p.Cooling {
+			found = append(found, p)
+		}
+	}
+	if len(found) == 1 {
+		return found[0], nil
+	}
+	names := make([]string, len(found))
+	for i, p := range found {
+		names[i] = p.Name
+	}
+	return nil, names
 }
 
 // providerName is a CLIProxyAPI provider as its config names it,

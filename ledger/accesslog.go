@@ -29,6 +29,7 @@ type AccessLine struct {
 	Status     int
 	Method     string // request lines
 	Path       string // without the query; request lines
+	Client     string // the client's address; request lines
 	// Upstream-failure lines: the provider and upstream model called, the
 	// credential as the log masks it, and the start of the error text.
 	// Latency is the attempt's duration.
@@ -236,6 +237,7 @@ func parseRequestMessage(msg string) (AccessLine, string) {
 		return a, badValue("latency", strings.TrimSpace(parts[1]), "a duration such as 6ms or 1.204s")
 	}
 	a.Latency = lat
+	a.Client = strings.TrimSpace(parts[2])
 	req := strings.TrimSpace(parts[3])
 	method, quoted, found := strings.Cut(req, " ")
 	quoted = strings.TrimSpace(quoted)

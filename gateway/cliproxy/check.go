@@ -171,8 +171,9 @@ func Check(file string, data []byte, opts Options) ([]gateway.Finding, error) {
 		case n >= opts.PoolKeys && isTrue(global) && p.inherits():
 			out = append(out, gateway.Finding{Rule: RuleGlobalCoolingOff, Severity: gateway.Problem, ModelName: p.name,
 				File: file, Line: p.node.Line, Field: p.field + ".disable-cooling", Value: "",
-				Bound:   "disable-cooling per provider, sized to its keys",
-				Message: fmt.Sprintf("disable-cooling: true at line %d turns cooling off for provider %s, which holds %d keys: a failing key stays in the rotation; set disable-cooling per provider, true only where a provider has a single key", global.Line, p.name, n)})
+				Bound: "disable-cooling per provider, sized to its keys",
+				Message: fmt.Sprintf("disable-cooling: true at line %d turns cooling off for provider %s too, so a failing key stays in service; %s: set disable-cooling per provider, true only where a provider has a single key",
+					global.Line, p.name, RotationNote(p.name, n))})
 		}
 	}
 	gateway.Sort(out)
@@ -182,7 +183,8 @@ func Check(file string, data []byte, opts Options) ([]gateway.Finding, error) {
 // singleMessage is the reason of a single-key-cooling finding.
 func (p provider) singleMessage(pool int) string {
 	if len(p.keys) == 1 {
-		return fmt.Sprintf("provider %s has one API key and cooling on: one upstream 5xx makes the gateway refuse every request for the cooldown", p.name)
+		return fmt.Sprintf("provider %s has one API key and cooling on: one upstream 5xx makes the gateway refuse every request for the cooldown; %s",
+			p.name, SingleKeyFix(p.name, p.keyField()))
 	}
 	return fmt.Sprintf("provider %s has %d API keys, fewer than a pool of %d, and cooling on: %d upstream 5xx make the gateway refuse every request for the cooldown", p.name, len(p.keys), pool, len(p.keys))
 }

@@ -94,10 +94,34 @@ func TestCheckFixSaysPerProvider(t *testing.T) {
 	if err != nil || len(fs) != 1 {
 		t.Fatalf("findings %v, %v", fs, err)
 	}
-	for _, want := range []string{"line 1", "holds 2 keys", "per provider"} {
+	for _, want := range []string{"line 1", "holds 2 keys", "per provider", RotationNote("claude", 2)} {
 		if !strings.Contains(fs[0].Message, want) {
 			t.Errorf("message %q lacks %q", fs[0].Message, want)
 		}
+	}
+}
+
+// TestCheckSingleKeySaysTheFix: a provider of one key is told the change
+// in the words failures gives its episodes (SingleKeyFix).
+func TestCheckSingleKeySaysTheFix(t *testing.T) {
+	tests := []struct {
+		name, cfg, want string
+	}{
+		{"keyed section: its one key", "claude-api-key:\n  - api-key: a\n",
+			"set disable-cooling: true on provider claude's block (claude-api-key[0].disable-cooling), never globally, or add a second key"},
+		{"openai-compatibility entry: the entry", "openai-compatibility:\n  - name: deepseek\n    api-key-entries: [{api-key: a}]\n",
+			"set disable-cooling: true on provider deepseek's block (openai-compatibility[0].disable-cooling), never globally, or add a second key"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs, err := Check("c.yaml", []byte(tt.cfg), Options{PoolKeys: 2})
+			if err != nil || len(fs) != 1 || fs[0].Rule != RuleSingleKeyCooling {
+				t.Fatalf("findings %v, %v", fs, err)
+			}
+			if !strings.HasSuffix(fs[0].Message, tt.want) {
+				t.Errorf("message %q, want it to end %q", fs[0].Message, tt.want)
+			}
+		})
 	}
 }
 

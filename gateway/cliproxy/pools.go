@@ -12,6 +12,9 @@ type Pool struct {
 	Cooling bool // some key of it is rested after a failure
 	Line    int
 	Field   string // "claude-api-key", "openai-compatibility[0]"
+	// CoolingField is where the provider's block turns cooling off, as
+	// check's single-key-cooling finding names it.
+	CoolingField string
 }
 
 // Pools returns the config's providers with keys, in file order, and the
@@ -35,7 +38,8 @@ func Pools(file string, data []byte) ([]Pool, time.Duration, error) {
 	}
 	var out []Pool
 	for _, p := range providers(root) {
-		out = append(out, Pool{Name: p.name, Keys: len(p.keys), Cooling: !transientOff && p.cooling(global), Line: p.node.Line, Field: p.field})
+		out = append(out, Pool{Name: p.name, Keys: len(p.keys), Cooling: !transientOff && p.cooling(global), Line: p.node.Line, Field: p.field,
+			CoolingField: p.keyField()})
 	}
 	return out, rest, nil
 }

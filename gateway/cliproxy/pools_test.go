@@ -24,8 +24,8 @@ openai-compatibility:
 		t.Errorf("rest = %v, want 30s", rest)
 	}
 	want := []Pool{
-		{Name: "claude", Keys: 1, Cooling: true, Line: 3, Field: "claude-api-key"},
-		{Name: "deepseek", Keys: 2, Cooling: false, Line: 5, Field: "openai-compatibility[0]"},
+		{Name: "claude", Keys: 1, Cooling: true, Line: 3, Field: "claude-api-key", CoolingField: "claude-api-key[0].disable-cooling"},
+		{Name: "deepseek", Keys: 2, Cooling: false, Line: 5, Field: "openai-compatibility[0]", CoolingField: "openai-compatibility[0].disable-cooling"},
 	}
 	if len(pools) != len(want) {
 		t.Fatalf("pools = %+v, want %+v", pools, want)

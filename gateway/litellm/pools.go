@@ -41,3 +41,10 @@ func (c *Config) CooldownTime() (time.Duration, bool) {
 	}
 	return time.Duration(secs * float64(time.Second)), true
 }
+
+// AllowedFails returns allowed_fails as the Router reads it (from
+// router_settings, else litellm_settings), when the config sets it to an
+// integer.
+func (c *Config) AllowedFails() (int, bool) {
+	return c.routerSetting("allowed_fails").int()
+}

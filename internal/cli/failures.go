@@ -23,7 +23,8 @@ type failuresOptions struct {
 	config    string
 	accessLog []string
 	logTZ     string
-	fast      time.Duration
+	fastMs    int
+	fast      time.Duration // --fast, the older spelling of --fast-ms
 	output    string
 }
 
@@ -45,11 +46,21 @@ tokenfare check reads) each episode says how many keys or deployments serve it.
 
 CLIProxyAPI writes no usage record for a request it refuses itself: give its log
 (main.log, or the server's standard error) with --access-log to count those refusals.
-The log also names each failed attempt at a provider, so with usage statistics off
-(CLIProxyAPI's default) the log alone tells the episodes. Its wall times carry no
-zone: --log-tz (default --tz) says which.`,
+Latency is evidence: a failed request line below --fast-ms (100) is the gateway's own
+refusal, one at or above it reached the provider (upstream, by latency), so the request
+lines alone tell the episodes, with usage statistics off (CLIProxyAPI's default) and no
+warn-level line. They cannot tell which provider rested: with --config, the config's only
+provider that holds one key with cooling on is named. The log's wall times carry no zone:
+--log-tz (default --tz) says which.
+
+Each provider or model group with episodes gets one fix, in check's words: one key,
+disable-cooling: true on that provider's block (never globally); two or more, leave the
+cooldown (it is the rotation). Each cause gets its own advice (410 retired model, 429
+quota, 401/403 credential, 5xx), LiteLLM's "No deployments available" is split by cause,
+and each hour with refusals shows their share of its requests.`,
 		Example: `  tokenfare failures --calls usage-queue.jsonl --access-log main.log --config cliproxy.yaml
   tokenfare failures --access-log 'logs/main*.log' --log-tz Asia/Shanghai --config cliproxy.yaml
+  tokenfare failures --access-log main.log --fast-ms 50 -o json
   tokenfare failures --calls spendlogs.json --config litellm.yaml -o json
   tokenfare failures --db "$DATABASE_URL" --month 2026-10 --tz Asia/Shanghai`,
 		Args: cobra.NoArgs,
@@ -62,7 +73,10 @@ zone: --log-tz (default --tz) says which.`,
 	cmd.Flags().StringVar(&opts.config, "config", "", "the gateway's config (LiteLLM or CLIProxyAPI, as tokenfare check reads it): how many keys or deployments serve each episode")
 	cmd.Flags().StringArrayVar(&opts.accessLog, "access-log", nil, "CLIProxyAPI log with its request lines (repeatable, globs): the refusals no usage record shows")
 	cmd.Flags().StringVar(&opts.logTZ, "log-tz", "", "IANA time zone of the access log's wall times (default --tz)")
-	cmd.Flags().DurationVar(&opts.fast, "fast", failures.DefaultFast, "latency below which a failed request without a usage record was refused by the gateway")
+	cmd.Flags().IntVar(&opts.fastMs, "fast-ms", int(failures.DefaultFast.Milliseconds()),
+		"milliseconds below which a failed request line nothing else tells was refused by the gateway; at or above, it reached the provider (upstream, by latency)")
+	cmd.Flags().DurationVar(&opts.fast, "fast", 0, "the same threshold as a duration")
+	_ = cmd.Flags().MarkDeprecated("fast", "use --fast-ms")
 	cmd.Flags().StringVarP(&opts.output, "output", "o", "table", "output format: table, csv or json")
 	completeSource(cmd)
 	completeOutput(cmd, reports.Table, reports.CSV, reports.JSON)
@@ -74,18 +88,22 @@ func runFailures(cmd *cobra.Command, a *app, opts *failuresOptions) error {
 	if err != nil {
 		return err
 	}
-	if opts.fast <= 0 {
-		return usageError(fmt.Errorf("--fast %s: a latency is above zero", opts.fast), "write e.g. --fast 100ms")
+	fast, err := opts.fastThreshold(cmd)
+	if err != nil {
+		return err
 	}
 	eopts, err := opts.source.engineOptions()
 	if err != nil {
 		return err
 	}
-	fopts := failures.Options{Fast: opts.fast, Since: eopts.Since, Until: eopts.Until}
+	fopts := failures.Options{Fast: fast, Since: eopts.Since, Until: eopts.Until}
 	if opts.config != "" {
 		if fopts.Config, err = readFailureConfig(opts.config); err != nil {
 			return err
 		}
+	}
+	if fopts.Zone, err = loadZone(opts.zone()); err != nil {
+		return err
 	}
 	an := failures.New(fopts)
 	if err := a.readAccessLogs(cmd, opts, an); err != nil {
@@ -108,17 +126,36 @@ func runFailures(cmd *cobra.Command, a *app, opts *failuresOptions) error {
 	return reports.Failures(cmd.OutOrStdout(), format, &reports.FailureReport{Rows: rows, Result: an.Result()})
 }
 
+// zone is --log-tz, else --tz: where the access log's wall times, and
+// the dates of episodes, are read.
+func (o *failuresOptions) zone() string {
+	if o.logTZ != "" {
+		return o.logTZ
+	}
+	return o.source.tz
+}
+
+// fastThreshold is --fast-ms, or --fast when given.
+func (o *failuresOptions) fastThreshold(cmd *cobra.Command) (time.Duration, error) {
+	if cmd.Flags().Changed("fast") {
+		if o.fast <= 0 {
+			return 0, usageError(fmt.Errorf("--fast %s: a latency is above zero", o.fast), "write e.g. --fast-ms 100")
+		}
+		return o.fast, nil
+	}
+	if o.fastMs <= 0 {
+		return 0, usageError(fmt.Errorf("--fast-ms %d: a latency is above zero", o.fastMs), "write e.g. --fast-ms 100")
+	}
+	return time.Duration(o.fastMs) * time.Millisecond, nil
+}
+
 // readAccessLogs gives the analyzer the request lines of every
 // --access-log file, reporting each rejected line on stderr.
 func (a *app) readAccessLogs(cmd *cobra.Command, opts *failuresOptions, an *failures.Analyzer) error {
 	if len(opts.accessLog) == 0 {
 		return nil
 	}
-	tz := opts.logTZ
-	if tz == "" {
-		tz = opts.source.tz
-	}
-	loc, err := loadZone(tz)
+	loc, err := loadZone(opts.zone())
 	if err != nil {
 		return err
 	}
@@ -168,7 +205,8 @@ func readFailureConfig(file string) (*failures.Config, error) {
 		}
 		cfg := &failures.Config{File: file, Gateway: ledger.CLIProxy, Cooldown: rest, Rule: cliproxy.RuleSingleKeyCooling}
 		for _, p := range pools {
-			cfg.Pools = append(cfg.Pools, failures.Pool{Name: p.Name, Keys: p.Keys, Cooling: p.Cooling, Line: p.Line, Field: p.Field})
+			cfg.Pools = append(cfg.Pools, failures.Pool{Name: p.Name, Keys: p.Keys, Cooling: p.Cooling, Line: p.Line, Field: p.Field,
+				CoolingField: p.CoolingField})
 		}
 		return cfg, nil
 	}
@@ -181,6 +219,7 @@ func readFailureConfig(file string) (*failures.Config, error) {
 	}
 	cfg := &failures.Config{File: file, Gateway: ledger.LiteLLM, Rule: litellm.RuleCooldown}
 	cfg.Cooldown, _ = c.CooldownTime()
+	cfg.AllowedFails, cfg.AllowedFailsSet = c.AllowedFails()
 	for _, g := range c.Groups() {
 		cfg.Pools = append(cfg.Pools, failures.Pool{Name: g.Name, Keys: g.Deployments, Cooling: g.Cooling, Line: g.Line, Field: "model_list"})
 	}
