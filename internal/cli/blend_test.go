@@ -152,3 +152,48 @@ func TestBlendWriteNamesConfigModelWithoutCalls(t *testing.T) {
 		})
 	}
 }
+
+// One write with --off-peak-pricing leaves a config its own check passes:
+// flat prices the entry keeps in litellm_params are rewritten beside the
+// block, whether model_info is added or already there.
+func TestBlendOffPeakWriteOnce(t *testing.T) {
+	configs := []struct{ name, config string }{
+		{"prices in litellm_params, no model_info", `model_list:
+  - model_name: flash
+    litellm_params:
+      model: deepseek/deepseek-flash
+      input_cost_per_token: 1.0e-7
+      output_cost_per_token: 2.0e-7
+`},
+		{"flow litellm_params, no model_info", `model_list:
+  - model_name: flash
+    litellm_params: {model: deepseek/deepseek-flash, input_cost_per_token: 1.0e-7}
+`},
+		{"model_info without prices", `model_list:
+  - model_name: flash
+    litellm_params:
+      model: deepseek/deepseek-flash
+      output_cost_per_token: 2.0e-7
+    model_info:
+      id: flash-1
+`},
+	}
+	window := []string{"blend", "--calls", sample, "--as-of", "2026-11-01", "--off-peak-pricing", "--write"}
+	for _, tc := range configs {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "config.yaml")
+			if err := os.WriteFile(path, []byte(tc.config), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if code, out, errs := runCLI(t, "", append(window, path)...); code != exitOK {
+				t.Fatalf("write: exit %d: %s%s", code, out, errs)
+			}
+			if code, out, errs := runCLI(t, "", append(window, path, "--check")...); code != exitOK {
+				t.Errorf("blend --check after one write: exit %d, want 0: %s%s", code, out, errs)
+			}
+			if code, out, errs := runCLI(t, "", "check", "--config", path, "--at", "2026-11-01"); code != exitOK {
+				t.Errorf("check after one write: exit %d, want 0: %s%s", code, out, errs)
+			}
+		})
+	}
+}
