@@ -35,6 +35,9 @@ type Change struct {
 	// an off_peak_pricing block (Old and New then say what differs).
 	OldPrice, NewPrice decimal.Decimal
 	Block              bool
+	// OldText: LiteLLM (PyYAML, YAML 1.1) reads the old value as text,
+	// not a number (3e-6 has no dot), whatever its price.
+	OldText bool
 }
 
 // Skip is an entry an update leaves alone, and why.
@@ -204,11 +207,13 @@ func (c *Config) updateSearch(es *edits, e *Entry, mp *yaml.Node, name string, w
 			same = false
 			continue
 		}
-		if d, err := decimal.NewFromString(strings.TrimSpace(sv.Value)); err != nil || !d.Equal(p) {
+		text := !ReadsAsNumber(sv)
+		if d, err := decimal.NewFromString(strings.TrimSpace(sv.Value)); err != nil || !d.Equal(p) || text {
 			same = false
 			if err == nil && ch.Old == "" {
 				ch.Old, ch.OldPrice = sv.Value, d
 			}
+			ch.OldText = ch.OldText || text
 		}
 	}
 	if same {
@@ -326,10 +331,10 @@ func (c *Config) updatePrice(es *edits, e *Entry, m mapping, f Field, p decimal.
 		return nil, fmt.Errorf("line %d: %s.%s is %s, a price read from the environment: set it there, or replace the reference with a number to let tokenfare write it", v.Line, m.name, f.Key, v.Value)
 	}
 	if k != nil {
-		ch.Old, ch.Line = v.Value, v.Line
+		ch.Old, ch.Line, ch.OldText = v.Value, v.Line, !ReadsAsNumber(v)
 		cur, err := PerMillion(v)
 		ch.OldPrice = cur
-		if err == nil && cur.Equal(p) && ReadsAsNumber(v) {
+		if err == nil && cur.Equal(p) && !ch.OldText {
 			return nil, nil
 		}
 	}

@@ -299,7 +299,7 @@ func (w *configWrite) stale(out io.Writer, u *litellm.Update) error {
 		return err
 	}
 	if len(stale) > 0 {
-		return findingsError(fmt.Errorf("%s: %d price(s) off the blend by more than %s%%", w.path, len(stale), w.tolerance.Shift(2)))
+		return findingsError(fmt.Errorf("%s: %d price(s) missing, unreadable to LiteLLM or off the blend by more than %s%%", w.path, len(stale), w.tolerance.Shift(2)))
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -195,5 +196,82 @@ func TestBlendOffPeakWriteOnce(t *testing.T) {
 				t.Errorf("check after one write: exit %d, want 0: %s%s", code, out, errs)
 			}
 		})
+	}
+}
+
+// pyYAMLType returns the Python type PyYAML (a YAML 1.1 reader, as
+// LiteLLM uses) gives to litellm_params[key] of the first entry of the
+// config at path.
+func pyYAMLType(t *testing.T, path, key string) string {
+	t.Helper()
+	const python = "/usr/bin/python3"
+	if err := exec.Command(python, "-c", "import yaml").Run(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s with PyYAML is required under CI (Debian package python3-yaml): %v", python, err)
+		}
+		t.Skipf("%s with PyYAML not available (install python3-yaml): %v", python, err)
+	}
+	script := `import sys, yaml
+doc = yaml.safe_load(open(sys.argv[1]))
+print(type(doc["model_list"][0]["litellm_params"][sys.argv[2]]).__name__)`
+	out, err := exec.Command(python, "-c", script, path, key).Output()
+	if err != nil {
+		t.Fatalf("PyYAML: %v", err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// A price LiteLLM reads as text fails the CI check as it fails `check`:
+// 3e-6 (no dot) is a string to PyYAML, whatever its digits say, and one
+// write makes it a number.
+func TestBlendCheckFailsOnPriceReadAsText(t *testing.T) {
+	window := []string{"blend", "--calls", sample, "--as-of", "2026-11-01", "--write"}
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	config := "model_list:\n  - model_name: sonnet\n    litellm_params:\n      model: anthropic/claude-sonnet-4-5-20250929\n"
+	if err := os.WriteFile(path, []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errs := runCLI(t, "", append(window, path)...); code != exitOK {
+		t.Fatalf("write: exit %d: %s%s", code, out, errs)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Claude Sonnet 4.5's input is 3 per 1M at the tariff of 2026-11-01.
+	written := "input_cost_per_token: 3.0e-6"
+	if !strings.Contains(string(data), written) {
+		t.Fatalf("the write lacks %q:\n%s", written, data)
+	}
+	if err := os.WriteFile(path, []byte(strings.Replace(string(data), written, "input_cost_per_token: 3e-6", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := pyYAMLType(t, path, "input_cost_per_token"); got != "str" {
+		t.Fatalf("PyYAML reads 3e-6 as %s; the test needs a price it reads as text", got)
+	}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"blend --write --check", append(window, path, "--check"), path + ":5: sonnet: litellm_params.input_cost_per_token is 3e-6, blend 3.0e-6 (LiteLLM (PyYAML) reads it as text"},
+		{"check --config", []string{"check", "--config", path, "--at", "2026-11-01"}, path + ":5: finding: price-format: sonnet: litellm_params.input_cost_per_token 3e-6"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errs := runCLI(t, "", tc.args...)
+			if code != exitFindings {
+				t.Errorf("exit %d, want %d: %s%s", code, exitFindings, out, errs)
+			}
+			if !strings.Contains(out, tc.want) {
+				t.Errorf("output lacks %q:\n%s", tc.want, out)
+			}
+		})
+	}
+	if code, out, errs := runCLI(t, "", append(window, path)...); code != exitOK {
+		t.Fatalf("rewrite: exit %d: %s%s", code, out, errs)
+	}
+	if got := pyYAMLType(t, path, "input_cost_per_token"); got != "float" {
+		t.Errorf("after the rewrite PyYAML reads the price as %s, want float", got)
 	}
 }
