@@ -18,6 +18,9 @@ type UpdateOptions struct {
 	// Prices are the prices per 1M tokens to write for each tariff model;
 	// only the usage types listed are written.
 	Prices map[*tariffs.Model]*tariffs.Rates
+	// Unpriced says why a tariff model has no entry in Prices (the model
+	// retired, say); "no priced calls in the window" when not listed.
+	Unpriced map[*tariffs.Model]string
 	// OffPeakPricing writes, for a model priced by time of day at At, the
 	// dear period's rates as standard prices and an off_peak_pricing block
 	// from the tariff, instead of Prices.
@@ -115,7 +118,11 @@ func (c *Config) Update(opts UpdateOptions) (*Update, error) {
 				continue
 			}
 			if want = opts.Prices[m]; want == nil {
-				u.Skipped = append(u.Skipped, Skip{e.ModelName, e.Line, "no price for " + m.ID + " (no priced calls in the window)"})
+				why := opts.Unpriced[m]
+				if why == "" {
+					why = "no priced calls in the window"
+				}
+				u.Skipped = append(u.Skipped, Skip{e.ModelName, e.Line, "no price for " + m.ID + " (" + why + ")"})
 				continue
 			}
 		}

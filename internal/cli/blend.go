@@ -245,7 +245,7 @@ func (w *configWrite) read(cmd *cobra.Command) error {
 func (w *configWrite) run(cmd *cobra.Command, cat *tariffs.Catalog, bl *pricing.Blend) error {
 	out := cmd.OutOrStdout()
 	stderr := cmd.ErrOrStderr()
-	u, err := w.cfg.Update(litellm.UpdateOptions{Catalog: cat, Prices: bl.Rates(cat), OffPeakPricing: w.offPeak, At: w.at})
+	u, err := w.cfg.Update(litellm.UpdateOptions{Catalog: cat, Prices: bl.Rates(cat), Unpriced: bl.Unblended(cat), OffPeakPricing: w.offPeak, At: w.at})
 	if err != nil {
 		return usageError(fmt.Errorf("write %s:\n%w", w.path, err), "nothing was written")
 	}

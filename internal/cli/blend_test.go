@@ -275,3 +275,46 @@ func TestBlendCheckFailsOnPriceReadAsText(t *testing.T) {
 		t.Errorf("after the rewrite PyYAML reads the price as %s, want float", got)
 	}
 }
+
+// A model retired at the tariff instant is named with its retirement, not
+// dropped as a model without calls: the sample's window holds 1,083
+// successful Claude Sonnet 4.5 calls, one of them a duplicate, so 1,082
+// are counted as retired once the tariff of 2026-12-01 prices them
+// (Sonnet 4.5 retired 2026-11-30 17:00 UTC, anthropic.yaml).
+func TestBlendNamesRetiredModel(t *testing.T) {
+	window := []string{"blend", "--calls", sample, "--as-of", "2026-11-01", "--tariff-at", "2026-12-01"}
+	const why = "retired at 2026-11-30T17:00:00Z by version 2026-11-30-sonnet-4-5-retired: its 1082 call(s) in the window are counted as retired, unpriced and out of the blend"
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	config := "model_list:\n  - model_name: sonnet\n    litellm_params: {model: anthropic/claude-sonnet-4-5-20250929, input_cost_per_token: 3.0e-6}\n"
+	if err := os.WriteFile(path, []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name      string
+		args      []string
+		out, errs string
+	}{
+		{name: "table", args: window, out: "retired   claude-sonnet-4-5: " + why},
+		{name: "rows", args: window, out: "retired 1082, other 293"},
+		{name: "json", args: append(window, "-o", "json"), out: `"retired": {
+        "at": "2026-11-30T17:00:00Z",
+        "version": "2026-11-30-sonnet-4-5-retired",
+        "calls": 1082
+      }`},
+		{name: "write", args: append(window, "--write", path, "--dry-run"), errs: path + ":2: sonnet: left alone: no price for claude-sonnet-4-5 (" + why + ")"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errs := runCLI(t, "", tc.args...)
+			if code != exitOK {
+				t.Fatalf("exit %d: %s%s", code, out, errs)
+			}
+			if !strings.Contains(out, tc.out) || !strings.Contains(errs, tc.errs) {
+				t.Errorf("output lacks %q or stderr lacks %q:\n%s\n%s", tc.out, tc.errs, out, errs)
+			}
+			if strings.Contains(out+errs, "claude-sonnet-4-5 (no priced calls in the window)") {
+				t.Errorf("the retired model is said to have no priced calls:\n%s%s", out, errs)
+			}
+		})
+	}
+}
