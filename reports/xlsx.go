@@ -343,6 +343,12 @@ func (t *table) write(f *excelize.File, s *styles) error {
 	if err := t.pageSetup(f, widths, t.lastRow()); err != nil {
 		return err
 	}
+	// The stream writer writes the sheet's <dimension> as it starts: set
+	// the true range first, or readers that trust it (openpyxl read-only)
+	// see A1 alone.
+	if err := setDimension(f, t.sheet, t.lastCol(), t.lastRow()); err != nil {
+		return err
+	}
 	sw, err := f.NewStreamWriter(t.sheet)
 	if err != nil {
 		return err
@@ -400,6 +406,26 @@ func (t *table) write(f *excelize.File, s *styles) error {
 		}
 	}
 	return sw.Flush()
+}
+
+// lastCol is the number of the table's last column, the sections below
+// included.
+func (t *table) lastCol() int {
+	n := len(t.cols)
+	for b := t.below; b != nil; b = b.next {
+		n = max(n, len(b.cols))
+	}
+	return n
+}
+
+// setDimension records the range a sheet uses, A1 to the cell at column
+// cols and row rows, in its <dimension> element.
+func setDimension(f *excelize.File, sheet string, cols, rows int) error {
+	end, err := excelize.CoordinatesToCellName(max(cols, 1), max(rows, 1))
+	if err != nil {
+		return err
+	}
+	return f.SetSheetDimension(sheet, "A1:"+end)
 }
 
 // lastRow is the number of the table's last row, the section below included.
