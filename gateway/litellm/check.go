@@ -201,6 +201,11 @@ func (k *checker) prices(e *Entry, m *tariffs.Model) {
 					"the number is too long: "+numtext.ErrTooLong.Error())
 				continue
 			}
+			if errors.Is(err, numtext.ErrOutOfRange) {
+				k.add(RulePriceFormat, e, v.Line, field, v.Value, "a number with a dot, e.g. 3.0e-7",
+					"the number is out of range: "+numtext.ErrOutOfRange.Error())
+				continue
+			}
 			if err != nil || !ReadsAsNumber(v) {
 				k.add(RulePriceFormat, e, v.Line, field, v.Value, "a number with a dot, e.g. 3.0e-7",
 					"LiteLLM (PyYAML) reads this value as a string, not a number")

@@ -215,7 +215,7 @@ func (c *Config) updateSearch(es *edits, e *Entry, mp *yaml.Node, name string, w
 			continue
 		}
 		text := !ReadsAsNumber(sv)
-		if d, err := decimal.NewFromString(strings.TrimSpace(sv.Value)); err != nil || !d.Equal(p) || text {
+		if d, err := tariffs.ScalarDecimal(sv); err != nil || !d.Equal(p) || text {
 			same = false
 			if err == nil && ch.Old == "" {
 				ch.Old, ch.OldPrice = sv.Value, d

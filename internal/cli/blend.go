@@ -12,6 +12,7 @@ import (
 
 	"github.com/tokenfare/tokenfare/gateway/litellm"
 	"github.com/tokenfare/tokenfare/internal/atomicfile"
+	"github.com/tokenfare/tokenfare/internal/numtext"
 	"github.com/tokenfare/tokenfare/pricing"
 	"github.com/tokenfare/tokenfare/reports"
 	"github.com/tokenfare/tokenfare/tariffs"
@@ -210,7 +211,7 @@ func writeBlend(cmd *cobra.Command, format reports.Format, bl *pricing.Blend, al
 // and returns it as a fraction (0.005). Were a bare number a fraction,
 // "--tolerance 0.5" would pass prices 50% off.
 func parseTolerance(s string) (decimal.Decimal, error) {
-	d, err := decimal.NewFromString(strings.TrimSuffix(strings.TrimSpace(s), "%"))
+	d, err := numtext.Decimal(strings.TrimSuffix(strings.TrimSpace(s), "%"))
 	if err != nil || d.IsNegative() {
 		return decimal.Zero, usageError(fmt.Errorf("--tolerance %q is not a percentage", s), "write e.g. --tolerance 0.5% (or 0.5) for 0.5%")
 	}
