@@ -95,7 +95,7 @@ func (c *Config) Update(opts UpdateOptions) (*Update, error) {
 			continue
 		}
 		if !ok {
-			u.Skipped = append(u.Skipped, Skip{e.ModelName, e.Line, fmt.Sprintf("no tariff model is known by %q", e.Names())})
+			u.Skipped = append(u.Skipped, Skip{e.ModelName, e.Line, fmt.Sprintf("no tariff model is known by %s", strings.Join(quoteAll(e.Names()), ", "))})
 			continue
 		}
 		blockKey, _ := lookup(e.info, "off_peak_pricing")
