@@ -132,7 +132,7 @@ func (wb *workbook) summary(f *excelize.File, s *styles) error {
 			return err
 		}
 	}
-	return pageSetup(f, sheet, 1)
+	return pageSetup(f, sheet, 1, "")
 }
 
 // summaryCols is the number of the Summary's last column used: a merged

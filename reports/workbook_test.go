@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"io"
 	"regexp"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -286,4 +288,63 @@ func cellsRange(t *testing.T, x string) string {
 	}
 	end, _ := excelize.CoordinatesToCellName(cols, rows)
 	return "A1:" + end
+}
+
+// TestPrintedPages checks what a printed workbook shows on every page:
+// each table sheet's caption in the page header (the caption in A1 is cut
+// at the first page's edge and missing from the pages after), and the
+// Blended prices sheet's "Recorded rate set" wrapped within its column
+// rather than cut by the next one.
+func TestPrintedPages(t *testing.T) {
+	m, _ := september(t, []ledger.Call{flashCall("a", "2026-09-20T02:00:00Z", "flash", "t", "u")})
+	f := openWorkbook(t, m, Provenance{Produced: time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC), Program: "tokenfare test"})
+	for _, sheet := range []string{SheetByModel, SheetBlended, SheetTariffs} {
+		caption, err := f.GetCellValue(sheet, "A1")
+		if err != nil || caption == "" {
+			t.Fatalf("%s: no caption in A1 (%v)", sheet, err)
+		}
+		hf, err := f.GetHeaderFooter(sheet)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "&L" + caption; hf.OddHeader != want {
+			t.Errorf("%s: page header %q, want %q", sheet, hf.OddHeader, want)
+		}
+	}
+	rows := sheetRows(t, f, SheetBlended)
+	hr := rowWith(t, rows, "Recorded rate set")
+	col := slices.Index(rows[hr], "Recorded rate set")
+	ref, _ := excelize.CoordinatesToCellName(col+1, hr+2)
+	id, err := f.GetCellStyle(SheetBlended, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := f.GetStyle(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Alignment == nil || !st.Alignment.WrapText {
+		t.Errorf("%s %s (%q) does not wrap", SheetBlended, ref, rows[hr+1][col])
+	}
+}
+
+// TestHeaderText: a caption in a page header keeps its "&" (doubled, or
+// it starts a header code) and is cut with "..." within Excel's 255
+// characters.
+func TestHeaderText(t *testing.T) {
+	long := strings.Repeat("a", 300)
+	tests := []struct{ name, in, want string }{
+		{"plain", "By model — September 2026 (UTC)", "By model — September 2026 (UTC)"},
+		{"ampersand", "R&D team", "R&&D team"},
+		{"at the limit", strings.Repeat("a", 253), strings.Repeat("a", 253)},
+		{"past the limit", long, strings.Repeat("a", 250) + "..."},
+		{"an ampersand at the cut", strings.Repeat("a", 249) + "&" + long, strings.Repeat("a", 249) + "..."},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := headerText(tc.in); got != tc.want {
+				t.Errorf("headerText = %q (%d), want %q", got, len(got), tc.want)
+			}
+		})
+	}
 }
