@@ -162,16 +162,17 @@ func allDigits(b []byte) bool {
 }
 
 func slowAmount(b []byte) (Amount, bool) {
-	d, err := numtext.Decimal(string(b))
-	if err != nil || d.Exponent() < -maxExponent || d.Exponent() > maxExponent {
+	d, err := numtext.Decimal(string(b)) // numtext bounds the exponent to ±maxExponent
+	if err != nil {
 		return Amount{}, false
 	}
 	return AmountOf(d), true
 }
 
 // maxExponent bounds the exponent of a decimal read from input: a spend of
-// 1e99999999 is no real amount and would make every sum crawl.
-const maxExponent = 64
+// 1e99999999 is no real amount and would make every sum crawl. It is
+// numtext's bound, the one every reader of numbers shares.
+const maxExponent = numtext.MaxExponent
 
 // dateCache remembers the last date, hour and minute parseTime converted:
 // logs are mostly in time order, so consecutive rows share them.

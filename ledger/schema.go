@@ -160,7 +160,7 @@ func badValue(col, value, want string) string {
 	case want == "a decimal number" && numberTooLong(value):
 		why = "is too long: " + numtext.ErrTooLong.Error()
 	case want == "a decimal number" && exponentOutOfRange(value):
-		why = fmt.Sprintf("is out of range: exponents run from -%d to %d", maxExponent, maxExponent)
+		why = "is out of range: " + numtext.ErrOutOfRange.Error()
 	case strings.Contains(want, "timestamp") && before1970(value):
 		why = "is before 1970: tokenfare reads instants from 1970 to 2261"
 	}

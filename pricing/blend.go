@@ -100,6 +100,18 @@ func (b *Blend) Rates(cat *tariffs.Catalog) map[*tariffs.Model]*tariffs.Rates {
 	return out
 }
 
+// Unblended returns, for each tariff model the blend lists without
+// prices, why it has none (BlendModel.Why).
+func (b *Blend) Unblended(cat *tariffs.Catalog) map[*tariffs.Model]string {
+	out := map[*tariffs.Model]string{}
+	for _, bm := range b.Models {
+		if m := cat.Model(bm.Model); m != nil && len(bm.Prices) == 0 {
+			out[m] = bm.Why()
+		}
+	}
+	return out
+}
+
 // BlendModel is one model's blended prices. Reason says why a model has
 // none; Official and AtBlended are zero then.
 type BlendModel struct {
@@ -120,11 +132,34 @@ type BlendModel struct {
 	// own tier and region rates, not the model's one price), and
 	// quantities the tariff does not price. Their cost is not in Official.
 	LeftOut []BlendLeftOut
+	// Retired is set for a model retired at the blend's tariff instant
+	// whose calls in the window were counted as retired: no price, no
+	// blend.
+	Retired *BlendRetired
 }
 
-// hasCalls reports whether the model had calls in the window, blended or
-// left out.
-func (m *BlendModel) hasCalls() bool { return m.Calls > 0 || len(m.LeftOut) > 0 }
+// BlendRetired says when a model retired and what became of its calls in
+// the window: they are counted as retired (Rows.Retired), left unpriced
+// and out of the blend.
+type BlendRetired struct {
+	At      time.Time // the effective instant of the version that retired it
+	Version string    // that version
+	Calls   int64     // the window's calls counted as retired
+}
+
+// hasCalls reports whether the model had calls in the window, blended,
+// left out or retired.
+func (m *BlendModel) hasCalls() bool { return m.Calls > 0 || len(m.LeftOut) > 0 || m.Retired != nil }
+
+// Why says why the model has no blended price: its Reason, and for a
+// retired model when it retired and what its calls are left as.
+func (m *BlendModel) Why() string {
+	if r := m.Retired; r != nil {
+		return fmt.Sprintf("retired at %s by version %s: its %d call(s) in the window are counted as retired, unpriced and out of the blend",
+			r.At.UTC().Format(time.RFC3339), r.Version, r.Calls)
+	}
+	return m.Reason
+}
 
 // BlendLeftOut is a part of a model's window the blend leaves out.
 type BlendLeftOut struct {
@@ -173,20 +208,16 @@ func (e *Engine) BlendWindow(from, until time.Time, mode BlendMode) *Blend {
 		share = e.gatewayPeakShare()
 		bl.PeakShare = decimal.NewNullDecimal(share)
 	}
+	at := until
+	if !e.opts.TariffAt.IsZero() {
+		at = e.opts.TariffAt
+	}
+	retired := e.retiredCalls()
 	for _, m := range e.cat.Models() {
 		ut, ok := tallies[m]
 		if !ok {
-			at := until
-			if !e.opts.TariffAt.IsZero() {
-				at = e.opts.TariffAt
-			}
-			if q := m.At(at); q.Status == tariffs.Priced {
-				reason := "no priced calls in the window"
-				if len(left[m]) > 0 {
-					reason = "no priced calls in the window at the standard tier without a region"
-				}
-				bl.Models = append(bl.Models, BlendModel{Model: m.ID, Provider: m.Provider.Name, Currency: m.Provider.Currency,
-					Reason: reason, Versions: []string{q.Version.Name}, Official: decimal.Zero, AtBlended: decimal.Zero, LeftOut: left[m]})
+			if bm, listed := unblended(m, at, left[m], retired[m]); listed {
+				bl.Models = append(bl.Models, bm)
 			}
 			continue
 		}
@@ -196,6 +227,41 @@ func (e *Engine) BlendWindow(from, until time.Time, mode BlendMode) *Blend {
 		bl.Models = append(bl.Models, bm)
 	}
 	return bl
+}
+
+// unblended is the line of a model without priced calls in the window, at
+// the tariff of instant at: priced then, with the reason it has no blended
+// price; or retired then with retired calls in the window, saying when it
+// retired. Other models are not listed.
+func unblended(m *tariffs.Model, at time.Time, left []BlendLeftOut, retired int64) (BlendModel, bool) {
+	q := m.At(at)
+	bm := BlendModel{Model: m.ID, Provider: m.Provider.Name, Currency: m.Provider.Currency, Official: decimal.Zero, AtBlended: decimal.Zero, LeftOut: left}
+	switch {
+	case q.Status == tariffs.Priced:
+		bm.Reason, bm.Versions = "no priced calls in the window", []string{q.Version.Name}
+		if len(left) > 0 {
+			bm.Reason = "no priced calls in the window at the standard tier without a region"
+		}
+	case q.Status == tariffs.Retired && retired > 0:
+		v := m.RetiredAt(at)
+		bm.Reason, bm.Versions = "retired at "+v.Effective.UTC().Format(time.RFC3339), []string{q.Version.Name}
+		bm.Retired = &BlendRetired{At: v.Effective.UTC(), Version: v.Name, Calls: retired}
+	default:
+		return bm, false
+	}
+	return bm, true
+}
+
+// retiredCalls counts the window's calls of each model counted as
+// retired.
+func (e *Engine) retiredCalls() map[*tariffs.Model]int64 {
+	out := map[*tariffs.Model]int64{}
+	for _, b := range e.buckets.all() {
+		if b.k.outcome == Retired && b.Model != nil {
+			out[b.Model] += b.Calls
+		}
+	}
+	return out
 }
 
 func blendModel(m *tariffs.Model, ut *[tariffs.NumUsage]usageTally, calls int64, mode BlendMode, share decimal.Decimal) BlendModel {

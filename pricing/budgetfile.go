@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/shopspring/decimal"
 	"gopkg.in/yaml.v3"
+
+	"github.com/tokenfare/tokenfare/internal/numtext"
 )
 
 // BudgetError is one problem of a budgets file, where it is.
@@ -133,8 +134,11 @@ func (p *budgetParser) budget(n *yaml.Node) {
 			b.Name = v.Value
 		case "monthly":
 			amount = true // a bad amount is reported as such, not as missing
-			d, err := decimal.NewFromString(v.Value)
+			d, err := numtext.Decimal(strings.TrimSpace(v.Value))
 			switch {
+			case v.Kind == yaml.ScalarNode && (errors.Is(err, numtext.ErrTooLong) || errors.Is(err, numtext.ErrOutOfRange)):
+				p.fail(v.Line, "monthly %.40q is not a decimal amount: %v", v.Value, err)
+				continue
 			case v.Kind != yaml.ScalarNode || err != nil:
 				p.fail(v.Line, "monthly %q is not a decimal amount", v.Value)
 				continue

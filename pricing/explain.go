@@ -320,6 +320,35 @@ func (e *Engine) pricedElsewhere(names []string, host string) string {
 	return "; the catalog prices " + strings.Join(parts, "; ")
 }
 
+// HostCalls is a host no tariff prices and how many calls naming it were
+// left unpriced.
+type HostCalls struct {
+	Host  string // tariffs.UnknownHost when the calls name none a tariff could take
+	Calls int64
+}
+
+// UnpricedHosts returns the hosts no tariff prices that calls named, with
+// their unpriced calls, most calls first (then by name).
+func (e *Engine) UnpricedHosts() []HostCalls {
+	by := map[string]int64{}
+	for _, b := range e.buckets.all() {
+		if b.k.host != 0 {
+			by[e.labels.of(b.k.host)] += b.Calls
+		}
+	}
+	out := make([]HostCalls, 0, len(by))
+	for h, n := range by {
+		out = append(out, HostCalls{Host: h, Calls: n})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Calls != out[j].Calls {
+			return out[i].Calls > out[j].Calls
+		}
+		return out[i].Host < out[j].Host
+	})
+	return out
+}
+
 // calendarNotes are the calendar explanations of a model: calls priced
 // as ordinary days on days its calendar does not know for certain. They
 // account for no part of the gap (their amount is zero): the official

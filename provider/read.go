@@ -318,6 +318,9 @@ func amount(field, s string) (decimal.Decimal, error) {
 	if errors.Is(err, numtext.ErrTooLong) {
 		return d, fmt.Errorf("%w: %s (%d characters) is too long: %v", ErrBadValue, field, len(s), err)
 	}
+	if errors.Is(err, numtext.ErrOutOfRange) {
+		return d, fmt.Errorf("%w: %s %q is out of range: %v", ErrBadValue, field, s, err)
+	}
 	if err != nil {
 		return d, fmt.Errorf("%w: %s %q is not a decimal number", ErrBadValue, field, s)
 	}

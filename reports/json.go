@@ -243,6 +243,16 @@ type blendModelDoc struct {
 	AtBlended string          `json:"at_blended,omitempty"`
 	Prices    []blendPriceDoc `json:"prices,omitempty"`
 	LeftOut   []leftOutDoc    `json:"left_out,omitempty"`
+	Retired   *retiredDoc     `json:"retired,omitempty"`
+}
+
+// retiredDoc says when a model of a blend retired (the version and its
+// effective instant) and how many of the window's calls were counted as
+// retired.
+type retiredDoc struct {
+	At      string `json:"at"`
+	Version string `json:"version"`
+	Calls   int64  `json:"calls"`
 }
 
 // leftOutDoc is a part of a model's window its blend leaves out.
@@ -281,6 +291,9 @@ func newBlendDoc(b *pricing.Blend) *blendDoc {
 	for _, m := range b.Models {
 		md := blendModelDoc{Model: m.Model, Provider: m.Provider, Currency: m.Currency, Calls: m.Calls, Reason: m.Reason, Versions: m.Versions,
 			LeftOut: leftOutDocs(m.LeftOut)}
+		if r := m.Retired; r != nil {
+			md.Retired = &retiredDoc{At: r.At.Format(time.RFC3339), Version: r.Version, Calls: r.Calls}
+		}
 		if m.Reason == "" {
 			md.Official, md.AtBlended = m.Official.String(), m.AtBlended.String()
 		}

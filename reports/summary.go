@@ -123,13 +123,30 @@ func (wb *workbook) summary(f *excelize.File, s *styles) error {
 	if err := f.SetCellStyle(sheet, "A1", "A1", s.caption); err != nil {
 		return err
 	}
+	if err := setDimension(f, sheet, summaryCols(lines), len(lines)); err != nil {
+		return err
+	}
 	for i, w := range summaryWidths {
 		col, _ := excelize.ColumnNumberToName(i + 1)
 		if err := f.SetColWidth(sheet, col, col, w); err != nil {
 			return err
 		}
 	}
-	return pageSetup(f, sheet, 1)
+	return pageSetup(f, sheet, 1, "")
+}
+
+// summaryCols is the number of the Summary's last column used: a merged
+// cell reaches to the end of its span.
+func summaryCols(lines [][]cell) int {
+	n := 1
+	for _, line := range lines {
+		for j, c := range line {
+			if c.v != nil {
+				n = max(n, j+max(c.span, 1))
+			}
+		}
+	}
+	return n
 }
 
 // summaryWidths are the widths of the Summary's columns, A to G.

@@ -160,7 +160,7 @@ func tableBlend(out io.Writer, b *pricing.Blend) error {
 		w.Printf("peak share of cost at off-peak prices: %s, used for every price that differs between periods\n", ratioText(b.PeakShare))
 	}
 	r := b.Rows
-	w.Printf("rows      read %d: priced %d, outside the window %d, other %d\n\n", r.Read, r.Priced, r.Outside, r.Read-r.Priced-r.Outside)
+	w.Printf("rows      read %d: priced %d, outside the window %d, %sother %d\n\n", r.Read, r.Priced, r.Outside, retiredRows(r), r.Read-r.Priced-r.Outside-r.Retired)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	used := ""
 	if gateway {
@@ -191,8 +191,19 @@ func tableBlend(out io.Writer, b *pricing.Blend) error {
 		for _, l := range m.LeftOut {
 			w.Printf("left out  %s: %s, %d %s, official %s %s\n", m.Model, l.What, l.Quantity, l.Unit, money(l.Official), m.Currency)
 		}
+		if m.Retired != nil {
+			w.Printf("retired   %s: %s\n", m.Model, m.Why())
+		}
 	}
 	return w.Err
+}
+
+// retiredRows names the rows counted as retired, when there are any.
+func retiredRows(r pricing.Rows) string {
+	if r.Retired == 0 {
+		return ""
+	}
+	return fmt.Sprintf("retired %d, ", r.Retired)
 }
 
 // perUseNote says which rows of a blend table are not per 1M tokens: tool

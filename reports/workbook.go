@@ -374,7 +374,7 @@ func (wb *workbook) blended() *table {
 			wb.m.BlendFrom.In(wb.m.Zone).Format("2006-01-02"), wb.m.Until.In(wb.m.Zone).AddDate(0, 0, -1).Format("2006-01-02"), pricing.BlendDays)),
 		cols: []column{{"Model", kindText}, {"Usage", kindText}, {"Tokens", kindInt}, {"Peak share of tokens", kindRatio},
 			{"Off-peak price", kindPrice}, {"Peak price", kindPrice}, {"Blended price", kindPrice},
-			{"Gateway recorded at", kindPrice}, {"Recorded rate set", kindText}, {"Model recorded ÷ official (month)", kindRatio}, {"Currency", kindText}}}
+			{"Gateway recorded at", kindPrice}, {"Recorded rate set", kindNote}, {"Model recorded ÷ official (month)", kindRatio}, {"Currency", kindText}}}
 	t.titleCols = 2
 	t.empty = wb.noBlend()
 	matched := wb.recordedRates()

@@ -1,7 +1,12 @@
 package reports
 
 import (
+	"archive/zip"
 	"bytes"
+	"io"
+	"regexp"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -192,5 +197,154 @@ func TestByKeyTokensCountEveryKind(t *testing.T) {
 	// 1000 + 200 + 30 + 4000 + 100 (the 60 reasoning tokens are inside the output).
 	if want := "5,330"; got != want { // as the cell displays it
 		t.Errorf("By key tokens of search-prd = %q, want %s", got, want)
+	}
+}
+
+// TestSheetDimensions checks that every sheet's <dimension> names the
+// range its cells use, as readers that trust it (openpyxl in read-only
+// mode) see only that range: the By model sheet of two calls on two hosts
+// spans A1 (caption), the header on row 2, a row per host on rows 3 and 4
+// and the total on row 5, across its 18 columns (A to R).
+func TestSheetDimensions(t *testing.T) {
+	first := flashCall("a", "2026-09-01T02:00:00Z", "flash", "t", "u")
+	azure := flashCall("b", "2026-09-01T03:00:00Z", "flash", "t", "u")
+	azure.Host = "azure"
+	m, _ := september(t, []ledger.Call{first, azure})
+	var buf bytes.Buffer
+	if err := WriteWorkbook(&buf, m, Provenance{Produced: time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC), Program: "tokenfare test"}, Extras{}); err != nil {
+		t.Fatal(err)
+	}
+	sheets := sheetXML(t, buf.Bytes())
+	if got := dimensionOf(sheets[SheetByModel]); got != "A1:R5" {
+		t.Errorf("%s: dimension %q, want A1:R5", SheetByModel, got)
+	}
+	for _, name := range Sheets {
+		t.Run(name, func(t *testing.T) {
+			x, ok := sheets[name]
+			if !ok {
+				t.Skipf("no sheet %s in this workbook", name)
+			}
+			if got, want := dimensionOf(x), cellsRange(t, x); got != want {
+				t.Errorf("dimension %q, want %q (the range of its cells)", got, want)
+			}
+		})
+	}
+}
+
+// sheetXML returns each worksheet's XML of an XLSX file, by sheet name.
+func sheetXML(t *testing.T, xlsx []byte) map[string]string {
+	t.Helper()
+	z, err := zip.NewReader(bytes.NewReader(xlsx), int64(len(xlsx)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(name string) string {
+		r, err := z.Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		b, err := io.ReadAll(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	// Sheet names in workbook.xml order, their files by relationship id.
+	targets := map[string]string{}
+	for _, m := range regexp.MustCompile(`Id="(rId\d+)"[^>]*Target="(worksheets/[^"]+)"|Target="(worksheets/[^"]+)"[^>]*Id="(rId\d+)"`).FindAllStringSubmatch(read("xl/_rels/workbook.xml.rels"), -1) {
+		if m[1] != "" {
+			targets[m[1]] = m[2]
+		} else {
+			targets[m[4]] = m[3]
+		}
+	}
+	out := map[string]string{}
+	for _, m := range regexp.MustCompile(`<sheet name="([^"]+)"[^>]*r:id="(rId\d+)"`).FindAllStringSubmatch(read("xl/workbook.xml"), -1) {
+		out[m[1]] = read("xl/" + targets[m[2]])
+	}
+	return out
+}
+
+// dimensionOf returns the ref of a sheet XML's <dimension>.
+func dimensionOf(x string) string {
+	m := regexp.MustCompile(`<dimension ref="([^"]*)"`).FindStringSubmatch(x)
+	if m == nil {
+		return ""
+	}
+	return m[1]
+}
+
+// cellsRange returns A1:<last column><last row> over a sheet XML's cells.
+func cellsRange(t *testing.T, x string) string {
+	t.Helper()
+	cols, rows := 1, 1
+	for _, m := range regexp.MustCompile(`<c r="([A-Z]+[0-9]+)"`).FindAllStringSubmatch(x, -1) {
+		c, r, err := excelize.CellNameToCoordinates(m[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		cols, rows = max(cols, c), max(rows, r)
+	}
+	end, _ := excelize.CoordinatesToCellName(cols, rows)
+	return "A1:" + end
+}
+
+// TestPrintedPages checks what a printed workbook shows on every page:
+// each table sheet's caption in the page header (the caption in A1 is cut
+// at the first page's edge and missing from the pages after), and the
+// Blended prices sheet's "Recorded rate set" wrapped within its column
+// rather than cut by the next one.
+func TestPrintedPages(t *testing.T) {
+	m, _ := september(t, []ledger.Call{flashCall("a", "2026-09-20T02:00:00Z", "flash", "t", "u")})
+	f := openWorkbook(t, m, Provenance{Produced: time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC), Program: "tokenfare test"})
+	for _, sheet := range []string{SheetByModel, SheetBlended, SheetTariffs} {
+		caption, err := f.GetCellValue(sheet, "A1")
+		if err != nil || caption == "" {
+			t.Fatalf("%s: no caption in A1 (%v)", sheet, err)
+		}
+		hf, err := f.GetHeaderFooter(sheet)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "&L" + caption; hf.OddHeader != want {
+			t.Errorf("%s: page header %q, want %q", sheet, hf.OddHeader, want)
+		}
+	}
+	rows := sheetRows(t, f, SheetBlended)
+	hr := rowWith(t, rows, "Recorded rate set")
+	col := slices.Index(rows[hr], "Recorded rate set")
+	ref, _ := excelize.CoordinatesToCellName(col+1, hr+2)
+	id, err := f.GetCellStyle(SheetBlended, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := f.GetStyle(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Alignment == nil || !st.Alignment.WrapText {
+		t.Errorf("%s %s (%q) does not wrap", SheetBlended, ref, rows[hr+1][col])
+	}
+}
+
+// TestHeaderText: a caption in a page header keeps its "&" (doubled, or
+// it starts a header code) and is cut with "..." within Excel's 255
+// characters.
+func TestHeaderText(t *testing.T) {
+	long := strings.Repeat("a", 300)
+	tests := []struct{ name, in, want string }{
+		{"plain", "By model — September 2026 (UTC)", "By model — September 2026 (UTC)"},
+		{"ampersand", "R&D team", "R&&D team"},
+		{"at the limit", strings.Repeat("a", 253), strings.Repeat("a", 253)},
+		{"past the limit", long, strings.Repeat("a", 250) + "..."},
+		{"an ampersand at the cut", strings.Repeat("a", 249) + "&" + long, strings.Repeat("a", 249) + "..."},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := headerText(tc.in); got != tc.want {
+				t.Errorf("headerText = %q (%d), want %q", got, len(got), tc.want)
+			}
+		})
 	}
 }

@@ -58,6 +58,8 @@ func staleText(s litellm.Stale) string {
 		}
 	case litellm.StaleZeroBlend:
 		return "the blend is 0"
+	case litellm.StaleText:
+		return "LiteLLM (PyYAML) reads it as text, not a number: write it with a dot, e.g. 3.0e-7"
 	case litellm.StaleOff:
 		return "off by " + s.Off.Shift(2).StringFixed(2) + "%"
 	}

@@ -343,6 +343,12 @@ func (t *table) write(f *excelize.File, s *styles) error {
 	if err := t.pageSetup(f, widths, t.lastRow()); err != nil {
 		return err
 	}
+	// The stream writer writes the sheet's <dimension> as it starts: set
+	// the true range first, or readers that trust it (openpyxl read-only)
+	// see A1 alone.
+	if err := setDimension(f, t.sheet, t.lastCol(), t.lastRow()); err != nil {
+		return err
+	}
 	sw, err := f.NewStreamWriter(t.sheet)
 	if err != nil {
 		return err
@@ -402,6 +408,26 @@ func (t *table) write(f *excelize.File, s *styles) error {
 	return sw.Flush()
 }
 
+// lastCol is the number of the table's last column, the sections below
+// included.
+func (t *table) lastCol() int {
+	n := len(t.cols)
+	for b := t.below; b != nil; b = b.next {
+		n = max(n, len(b.cols))
+	}
+	return n
+}
+
+// setDimension records the range a sheet uses, A1 to the cell at column
+// cols and row rows, in its <dimension> element.
+func setDimension(f *excelize.File, sheet string, cols, rows int) error {
+	end, err := excelize.CoordinatesToCellName(max(cols, 1), max(rows, 1))
+	if err != nil {
+		return err
+	}
+	return f.SetSheetDimension(sheet, "A1:"+end)
+}
+
 // lastRow is the number of the table's last row, the section below included.
 func (t *table) lastRow() int {
 	n := headerRow + len(t.rows) + len(t.totals)
@@ -429,7 +455,7 @@ func (t *table) pageSetup(f *excelize.File, widths []float64, lastRow int) error
 		width += chartChars
 	}
 	wide := max(1, int(math.Ceil(width/pageChars)))
-	if err := pageSetup(f, t.sheet, wide); err != nil {
+	if err := pageSetup(f, t.sheet, wide, t.caption); err != nil {
 		return err
 	}
 	// The header row, not the caption: a caption runs on across the
@@ -521,16 +547,50 @@ func (t *table) addCharts(f *excelize.File) error {
 }
 
 // pageSetup prints a sheet landscape, wide pages wide, with the sheet's
-// name and the page number in the footer.
-func pageSetup(f *excelize.File, sheet string, wide int) error {
+// name and the page number in the footer and its caption, when given, in
+// the header of every page: the caption in A1 runs on across the first
+// page's columns and is cut at its edge, and pages below or to the right
+// would not show it at all.
+func pageSetup(f *excelize.File, sheet string, wide int, caption string) error {
 	if err := f.SetPageLayout(sheet, &excelize.PageLayoutOptions{Orientation: ptr("landscape"),
 		FitToWidth: ptr(wide), FitToHeight: ptr(0)}); err != nil {
 		return err
 	}
-	if err := f.SetHeaderFooter(sheet, &excelize.HeaderFooterOptions{OddFooter: "&L&A&Rpage &P of &N"}); err != nil {
+	hf := &excelize.HeaderFooterOptions{OddFooter: "&L&A&Rpage &P of &N"}
+	if caption != "" {
+		hf.OddHeader = "&L" + headerText(caption)
+	}
+	if err := f.SetHeaderFooter(sheet, hf); err != nil {
 		return err
 	}
 	return f.SetSheetProps(sheet, &excelize.SheetPropsOptions{FitToPage: ptr(true)})
+}
+
+// maxHeader is the longest text a page header holds (Excel's limit of 255
+// characters, less the "&L" that aligns it).
+const maxHeader = 253
+
+// headerText writes s as the text of a page header: "&" doubled, as a
+// lone "&" starts a header code, and cut with "..." past maxHeader.
+func headerText(s string) string {
+	var b strings.Builder
+	n := 0
+	for i, r := range s {
+		w := 1
+		if r == '&' {
+			w = 2
+		}
+		if n+w > maxHeader-3 && utf8.RuneCountInString(strings.ReplaceAll(s[i:], "&", "&&"))+n > maxHeader {
+			return b.String() + "..."
+		}
+		if r == '&' {
+			b.WriteString("&&")
+		} else {
+			b.WriteRune(r)
+		}
+		n += w
+	}
+	return b.String()
 }
 
 // shortHash is a key's hash cut to its first 12 digits, for a column a

@@ -116,8 +116,26 @@ func (m *Model) StatusIn(v *Version) Status {
 	return Unpriced
 }
 
+// RetiredAt returns the version that retired the model, when the model is
+// retired at t: the first version of the run of retired ones that holds t
+// (a model priced again and retired anew is retired by the later one).
+// It returns nil when the model is priced or unpriced at t.
+func (m *Model) RetiredAt(t time.Time) *Version {
+	i := m.spanIndex(t.UnixNano())
+	if m.spans[i].status != Retired {
+		return nil
+	}
+	for i > 0 && m.spans[i-1].status == Retired {
+		i--
+	}
+	return m.spans[i].version
+}
+
 // spanAt returns the span holding instant ns.
-func (m *Model) spanAt(ns int64) *span {
+func (m *Model) spanAt(ns int64) *span { return &m.spans[m.spanIndex(ns)] }
+
+// spanIndex returns the index of the span holding instant ns.
+func (m *Model) spanIndex(ns int64) int {
 	lo, hi := 0, len(m.spans)-1
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
@@ -127,7 +145,7 @@ func (m *Model) spanAt(ns int64) *span {
 			hi = mid - 1
 		}
 	}
-	return &m.spans[lo]
+	return lo
 }
 
 // At returns the model's quote at instant t: the version in force, the

@@ -553,6 +553,10 @@ func (c *converter) decimal(s scalar, what string) (decimal.Decimal, bool) {
 		c.errorf(s.Line, "%s (%d characters) is too long: %v", what, len(s.Value), err)
 		return decimal.Zero, false
 	}
+	if errors.Is(err, numtext.ErrOutOfRange) {
+		c.errorf(s.Line, "%s %q is out of range: %v", what, s.Value, err)
+		return decimal.Zero, false
+	}
 	if err != nil || s.Value == "" {
 		c.errorf(s.Line, "%s %q is not a decimal number", what, s.Value)
 		return decimal.Zero, false
@@ -562,7 +566,7 @@ func (c *converter) decimal(s scalar, what string) (decimal.Decimal, bool) {
 		return decimal.Zero, false
 	}
 	if d.IsZero() {
-		return decimal.Zero, true // "0e99" too: a zero's exponent would only slow sums
+		return decimal.Zero, true // "0e64" too: a zero's exponent would only slow sums
 	}
 	if d.Exponent() < -maxPricePlaces || int64(d.NumDigits())+int64(d.Exponent()) > maxPriceDigits {
 		c.errorf(s.Line, "%s %q is out of range (at most %d decimal places, below 10^%d)", what, s.Value, maxPricePlaces, maxPriceDigits)
@@ -584,6 +588,9 @@ func ScalarDecimal(n *yaml.Node) (decimal.Decimal, error) {
 	d, err := numtext.Decimal(strings.ReplaceAll(n.Value, "_", ""))
 	if errors.Is(err, numtext.ErrTooLong) {
 		return decimal.Decimal{}, fmt.Errorf("%.40q... is too long: %w", n.Value, err)
+	}
+	if errors.Is(err, numtext.ErrOutOfRange) {
+		return decimal.Decimal{}, fmt.Errorf("%q is out of range: %w", n.Value, err)
 	}
 	if err != nil {
 		return decimal.Decimal{}, fmt.Errorf("%q is not a number", n.Value)

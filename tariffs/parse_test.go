@@ -127,7 +127,9 @@ func TestParseProblems(t *testing.T) {
 		{
 			name: "price out of range",
 			file: head + "versions:\n  - effective: 2026-01-01T00:00:00Z\n    prices: {m: {standard: {input: 0e44444440, output: 1e-30}}}\n",
-			want: []string{`t.yaml:12: m standard output price "1e-30" is out of range (at most 24 decimal places, below 10^12)`},
+			// A zero's exponent is bounded as every number's is (numtext).
+			want: []string{`t.yaml:12: m standard input price "0e44444440" is out of range: exponents run from -64 to 64`,
+				`t.yaml:12: m standard output price "1e-30" is out of range (at most 24 decimal places, below 10^12)`},
 		},
 		{
 			name: "price of 10,000 digits",

@@ -148,6 +148,14 @@ func (c *Config) Check(opts CheckOptions) []gateway.Finding {
 	return k.out
 }
 
+// failuresTake is "1 failure takes" or "n failures take".
+func failuresTake(n int) string {
+	if n == 1 {
+		return "1 failure takes"
+	}
+	return fmt.Sprintf("%d failures take", n)
+}
+
 func quoteAll(ss []string) []string {
 	out := make([]string, len(ss))
 	for i, s := range ss {
@@ -199,6 +207,11 @@ func (k *checker) prices(e *Entry, m *tariffs.Model) {
 			if errors.Is(err, numtext.ErrTooLong) {
 				k.add(RulePriceFormat, e, v.Line, field, fmt.Sprintf("%.40s... (%d characters)", v.Value, len(v.Value)), "a number with a dot, e.g. 3.0e-7",
 					"the number is too long: "+numtext.ErrTooLong.Error())
+				continue
+			}
+			if errors.Is(err, numtext.ErrOutOfRange) {
+				k.add(RulePriceFormat, e, v.Line, field, v.Value, "a number with a dot, e.g. 3.0e-7",
+					"the number is out of range: "+numtext.ErrOutOfRange.Error())
 				continue
 			}
 			if err != nil || !ReadsAsNumber(v) {
@@ -324,7 +337,8 @@ func (k *checker) healthChecks(models []*tariffs.Model) {
 		return
 	}
 	for i, e := range k.c.Entries {
-		if models[i] == nil {
+		why, metered := k.metered(e, models[i])
+		if !metered {
 			continue
 		}
 		_, v := lookup(e.info, "disable_background_health_check")
@@ -336,8 +350,33 @@ func (k *checker) healthChecks(models []*tariffs.Model) {
 			val, line = v.Value, v.Line
 		}
 		k.add(RuleHealthCheck, e, line, "model_info.disable_background_health_check", val, "true",
-			fmt.Sprintf("background_health_checks is on (line %d) and each probe of this metered deployment is a paid call", hk.Line))
+			fmt.Sprintf("background_health_checks is on (line %d) and each probe of this metered deployment is a paid call%s", hk.Line, why))
 	}
+}
+
+// meteredKeys are LiteLLM's prices whose being above 0 says a deployment
+// is billed by use: per token, per second, per request.
+var meteredKeys = []string{"input_cost_per_token", "output_cost_per_token", "input_cost_per_second", "output_cost_per_second", "input_cost_per_request"}
+
+// metered reports whether entry e is billed by use: a model a tariff
+// prices (m), else a model the catalog does not know that the config
+// itself prices above 0 (a provider of its own), or whose host a tariff
+// prices. why says so for the last two (" (...)"), "" for the first.
+func (k *checker) metered(e *Entry, m *tariffs.Model) (why string, metered bool) {
+	if m != nil {
+		return "", true
+	}
+	for _, key := range meteredKeys {
+		if v := e.effective(key); v != nil {
+			if p, err := tariffs.ScalarDecimal(v); err == nil && p.IsPositive() {
+				return fmt.Sprintf(" (the config prices it: %s %s, line %d)", key, v.Value, v.Line), true
+			}
+		}
+	}
+	if _, host, _ := e.Resolve(k.opts.Catalog); host != "" && k.opts.Catalog.PricesHost(host) {
+		return fmt.Sprintf(" (host %s bills by use)", host), true
+	}
+	return "", false
 }
 
 // cooldowns flags router settings that take a lone deployment out. The
@@ -366,7 +405,7 @@ func (k *checker) cooldowns() {
 		}
 		if n, ok := fails.int(); ok && n < k.opts.MinAllowedFails {
 			k.add(RuleCooldown, e, fails.val.Line, fails.field(), fails.val.Value, ">= "+strconv.Itoa(k.opts.MinAllowedFails),
-				fmt.Sprintf("group %q has one deployment and no fallback: %d failures take the whole group out", e.ModelName, n))
+				fmt.Sprintf("group %q has one deployment and no fallback: %s the whole group out", e.ModelName, failuresTake(n)))
 		}
 	}
 }

@@ -154,3 +154,54 @@ func TestCheckPriceDigitsBounded(t *testing.T) {
 		t.Errorf("findings %v, want a short price-format finding at line 3", c.Check(opts))
 	}
 }
+
+// TestCheckWording checks check's words on a new user's config: each name
+// once, "1 failure" in the singular, and paid health checks found on
+// models the catalog does not know when the config prices them or their
+// host bills by use (a local model without a price stays free).
+func TestCheckWording(t *testing.T) {
+	cat := testCatalog(t)
+	const probes = "general_settings:\n  background_health_checks: true\n"
+	tests := []struct {
+		name, config string
+		rule         string
+		line         int
+		want         string // the finding's message
+	}{
+		{"a name once", "model_list:\n  - model_name: gpt-3.5-turbo\n    litellm_params: {model: gpt-3.5-turbo}\n",
+			RuleUntariffed, 2, `no tariff model is known by "gpt-3.5-turbo"`},
+		{"one failure", "model_list:\n  - model_name: gpt-4o\n    litellm_params: {model: openai/gpt-4o}\nrouter_settings:\n  allowed_fails: 1\n",
+			RuleCooldown, 5, `group "gpt-4o" has one deployment and no fallback: 1 failure takes the whole group out`},
+		{"two failures", "model_list:\n  - model_name: gpt-4o\n    litellm_params: {model: openai/gpt-4o}\nrouter_settings:\n  allowed_fails: 2\n",
+			RuleCooldown, 5, `group "gpt-4o" has one deployment and no fallback: 2 failures take the whole group out`},
+		{"unknown model the config prices", "model_list:\n  - model_name: mystery\n    litellm_params:\n      model: acme/mystery-large\n      api_base: https://api.acme.example/v1\n      input_cost_per_token: 2.0e-6\n" + probes,
+			RuleHealthCheck, 2, "background_health_checks is on (line 8) and each probe of this metered deployment is a paid call (the config prices it: input_cost_per_token 2.0e-6, line 6)"},
+		{"unknown model of a host that bills", "model_list:\n  - model_name: next\n    litellm_params: {model: openai/gpt-99}\n" + probes,
+			RuleHealthCheck, 2, "background_health_checks is on (line 5) and each probe of this metered deployment is a paid call (host openai bills by use)"},
+		{"local model without a price", "model_list:\n  - model_name: local\n    litellm_params: {model: ollama/llama3.1, input_cost_per_token: 0}\n" + probes,
+			RuleHealthCheck, 0, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := Parse("c.yaml", []byte(tc.config))
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts := checkOpts(false)
+			opts.Catalog = cat
+			var got []string
+			for _, f := range c.Check(opts) {
+				if f.Rule == tc.rule {
+					got = append(got, fmt.Sprintf("%d %s", f.Line, f.Message))
+				}
+			}
+			want := []string{}
+			if tc.want != "" {
+				want = append(want, fmt.Sprintf("%d %s", tc.line, tc.want))
+			}
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("%s findings:\n%s\nwant:\n%s", tc.rule, strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/tokenfare/tokenfare/gateway"
@@ -152,7 +153,7 @@ func (c *Config) readEntries() error {
 func (e *Entry) Names() []string {
 	var out []string
 	for _, n := range []string{e.BaseModel, e.Model, e.ModelName} {
-		if n != "" && !strings.HasPrefix(n, "os.environ/") {
+		if n != "" && !strings.HasPrefix(n, "os.environ/") && !slices.Contains(out, n) {
 			out = append(out, n)
 		}
 	}

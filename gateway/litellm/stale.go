@@ -18,6 +18,9 @@ const (
 	// StaleZeroBlend: the new price is 0 and the config's is not: no
 	// relative difference to a price of 0.
 	StaleZeroBlend
+	// StaleText: LiteLLM (PyYAML) reads the config's value as text, not a
+	// number (3e-6 has no dot), however close its digits are.
+	StaleText
 )
 
 // Stale is a value of the config off the update by more than a tolerance.
@@ -29,8 +32,8 @@ type Stale struct {
 
 // Stale returns the changes of u that move a value by more than
 // tolerance, a fraction of the new value (0.005 for 0.5%), in order: what
-// `blend --check` reports. A missing value or a differing block is always
-// stale; a price of 0 kept at 0 never is.
+// `blend --check` reports. A missing value, a differing block and a value
+// LiteLLM reads as text are always stale; a price of 0 kept at 0 never is.
 func (u *Update) Stale(tolerance decimal.Decimal) []Stale {
 	var out []Stale
 	for _, c := range u.Changes {
@@ -38,6 +41,8 @@ func (u *Update) Stale(tolerance decimal.Decimal) []Stale {
 		switch {
 		case c.Block:
 			s.Kind = StaleBlock
+		case c.OldText:
+			s.Kind = StaleText
 		case c.Old == "":
 			s.Kind = StaleMissing
 		case c.NewPrice.IsZero():

@@ -18,6 +18,9 @@ type UpdateOptions struct {
 	// Prices are the prices per 1M tokens to write for each tariff model;
 	// only the usage types listed are written.
 	Prices map[*tariffs.Model]*tariffs.Rates
+	// Unpriced says why a tariff model has no entry in Prices (the model
+	// retired, say); "no priced calls in the window" when not listed.
+	Unpriced map[*tariffs.Model]string
 	// OffPeakPricing writes, for a model priced by time of day at At, the
 	// dear period's rates as standard prices and an off_peak_pricing block
 	// from the tariff, instead of Prices.
@@ -35,6 +38,9 @@ type Change struct {
 	// an off_peak_pricing block (Old and New then say what differs).
 	OldPrice, NewPrice decimal.Decimal
 	Block              bool
+	// OldText: LiteLLM (PyYAML, YAML 1.1) reads the old value as text,
+	// not a number (3e-6 has no dot), whatever its price.
+	OldText bool
 }
 
 // Skip is an entry an update leaves alone, and why.
@@ -89,7 +95,7 @@ func (c *Config) Update(opts UpdateOptions) (*Update, error) {
 			continue
 		}
 		if !ok {
-			u.Skipped = append(u.Skipped, Skip{e.ModelName, e.Line, fmt.Sprintf("no tariff model is known by %q", e.Names())})
+			u.Skipped = append(u.Skipped, Skip{e.ModelName, e.Line, fmt.Sprintf("no tariff model is known by %s", strings.Join(quoteAll(e.Names()), ", "))})
 			continue
 		}
 		blockKey, _ := lookup(e.info, "off_peak_pricing")
@@ -112,7 +118,11 @@ func (c *Config) Update(opts UpdateOptions) (*Update, error) {
 				continue
 			}
 			if want = opts.Prices[m]; want == nil {
-				u.Skipped = append(u.Skipped, Skip{e.ModelName, e.Line, "no price for " + m.ID + " (no priced calls in the window)"})
+				why := opts.Unpriced[m]
+				if why == "" {
+					why = "no priced calls in the window"
+				}
+				u.Skipped = append(u.Skipped, Skip{e.ModelName, e.Line, "no price for " + m.ID + " (" + why + ")"})
 				continue
 			}
 		}
@@ -204,11 +214,13 @@ func (c *Config) updateSearch(es *edits, e *Entry, mp *yaml.Node, name string, w
 			same = false
 			continue
 		}
-		if d, err := decimal.NewFromString(strings.TrimSpace(sv.Value)); err != nil || !d.Equal(p) {
+		text := !ReadsAsNumber(sv)
+		if d, err := tariffs.ScalarDecimal(sv); err != nil || !d.Equal(p) || text {
 			same = false
 			if err == nil && ch.Old == "" {
 				ch.Old, ch.OldPrice = sv.Value, d
 			}
+			ch.OldText = ch.OldText || text
 		}
 	}
 	if same {
@@ -220,7 +232,10 @@ func (c *Config) updateSearch(es *edits, e *Entry, mp *yaml.Node, name string, w
 }
 
 // updateEntry records the edits that give entry e the prices want (and
-// the block, when not nil).
+// the block, when not nil). With a block, an entry without model_info gets
+// one holding the prices and the block, and the flat prices its
+// litellm_params carries are rewritten too, so that one write leaves a
+// config its own check passes.
 func (c *Config) updateEntry(es *edits, e *Entry, want *tariffs.Rates, block *OffPeak, u *Update) error {
 	if e.params == nil {
 		return fmt.Errorf("has no litellm_params")
@@ -230,13 +245,10 @@ func (c *Config) updateEntry(es *edits, e *Entry, want *tariffs.Rates, block *Of
 		home = e.info
 	}
 	if block != nil && e.info == nil {
-		lines := priceLines(want)
-		lines = append(lines, "off_peak_pricing:")
-		for _, l := range block.Lines() {
-			lines = append(lines, "  "+l)
+		if err := c.addInfo(es, e, want, block, u); err != nil {
+			return err
 		}
-		c.record(u, Change{ModelName: e.ModelName, Line: e.Line, Field: "model_info", New: "(added with prices and off_peak_pricing)", Block: true})
-		return es.insertPairs(e.node, nil, []pair{{key: "model_info", block: lines}})
+		home = nil // the prices' home is the model_info just added
 	}
 	maps := []*yaml.Node{e.params}
 	names := []string{"litellm_params"}
@@ -247,64 +259,104 @@ func (c *Config) updateEntry(es *edits, e *Entry, want *tariffs.Rates, block *Of
 		if block != nil && mp != e.info && !priced(mp) {
 			continue
 		}
-		var add []pair
-		for _, f := range writeFields {
-			if !want.Listed(f.Usage) {
-				continue
-			}
-			p := want.Price(f.Usage)
-			text := FormatPerToken(p)
-			ch := Change{ModelName: e.ModelName, Field: names[i] + "." + f.Key, New: text, NewPrice: p}
-			k, v, own := lookupOwn(mp, f.Key)
-			if k != nil && v.Kind == yaml.ScalarNode && strings.HasPrefix(strings.TrimSpace(v.Value), "os.environ/") {
-				// The price is set where the reference points; writing a
-				// number here would silently cut that link.
-				return fmt.Errorf("line %d: %s.%s is %s, a price read from the environment: set it there, or replace the reference with a number to let tokenfare write it", v.Line, names[i], f.Key, v.Value)
-			}
-			if k != nil {
-				ch.Old, ch.Line = v.Value, v.Line
-				cur, err := PerMillion(v)
-				ch.OldPrice = cur
-				if err == nil && cur.Equal(p) && ReadsAsNumber(v) {
-					continue
-				}
-			}
-			switch {
-			case own:
-				if err := es.replaceScalar(rawValue(mp, f.Key), text); err != nil {
-					return err
-				}
-			case k != nil || mp == home:
-				if k == nil {
-					ch.Line = mp.Line
-				}
-				add = append(add, pair{key: f.Key, scalar: text})
-			default:
-				continue
-			}
-			c.record(u, ch)
-		}
-		if block != nil && mp == e.info {
-			if err := c.updateBlock(es, e, block, &add, u); err != nil {
-				return err
-			}
-		}
-		if mp == home {
-			if err := c.updateSearch(es, e, mp, names[i], want, &add, u); err != nil {
-				return err
-			}
-		}
-		if len(add) > 0 {
-			keys := make([]string, len(writeFields))
-			for i, f := range writeFields {
-				keys[i] = f.Key
-			}
-			if err := es.insertPairs(mp, keys, add); err != nil {
-				return err
-			}
+		if err := c.updateMapping(es, e, mapping{mp, names[i], mp == home}, want, block, u); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// addInfo adds a model_info mapping to entry e, holding the prices want
+// and the off_peak_pricing block.
+func (c *Config) addInfo(es *edits, e *Entry, want *tariffs.Rates, block *OffPeak, u *Update) error {
+	lines := priceLines(want)
+	lines = append(lines, "off_peak_pricing:")
+	for _, l := range block.Lines() {
+		lines = append(lines, "  "+l)
+	}
+	c.record(u, Change{ModelName: e.ModelName, Line: e.Line, Field: "model_info", New: "(added with prices and off_peak_pricing)", Block: true})
+	return es.insertPairs(e.node, nil, []pair{{key: "model_info", block: lines}})
+}
+
+// mapping is one of an entry's mappings that may hold prices: its node,
+// its name and whether it is the prices' home (where missing keys go).
+type mapping struct {
+	node *yaml.Node
+	name string
+	home bool
+}
+
+// updateMapping records the edits that give mapping m of entry e the
+// prices want: values replaced where they stand, missing keys added to the
+// home mapping (and to a mapping that inherits them), the block and the
+// search fee.
+func (c *Config) updateMapping(es *edits, e *Entry, m mapping, want *tariffs.Rates, block *OffPeak, u *Update) error {
+	var add []pair
+	for _, f := range writeFields {
+		if !want.Listed(f.Usage) {
+			continue
+		}
+		p, err := c.updatePrice(es, e, m, f, want.Price(f.Usage), u)
+		if err != nil {
+			return err
+		}
+		if p != nil {
+			add = append(add, *p)
+		}
+	}
+	if block != nil && m.node == e.info {
+		if err := c.updateBlock(es, e, block, &add, u); err != nil {
+			return err
+		}
+	}
+	if m.home {
+		if err := c.updateSearch(es, e, m.node, m.name, want, &add, u); err != nil {
+			return err
+		}
+	}
+	if len(add) == 0 {
+		return nil
+	}
+	keys := make([]string, len(writeFields))
+	for i, f := range writeFields {
+		keys[i] = f.Key
+	}
+	return es.insertPairs(m.node, keys, add)
+}
+
+// updatePrice records the edit that gives field f of mapping m the price
+// p: the value replaced where it stands, or the pair to add (returned)
+// when m inherits the key or is the home of prices; nothing when the value
+// already reads as p.
+func (c *Config) updatePrice(es *edits, e *Entry, m mapping, f Field, p decimal.Decimal, u *Update) (*pair, error) {
+	text := FormatPerToken(p)
+	ch := Change{ModelName: e.ModelName, Field: m.name + "." + f.Key, New: text, NewPrice: p}
+	k, v, own := lookupOwn(m.node, f.Key)
+	if k != nil && v.Kind == yaml.ScalarNode && strings.HasPrefix(strings.TrimSpace(v.Value), "os.environ/") {
+		// The price is set where the reference points; writing a
+		// number here would silently cut that link.
+		return nil, fmt.Errorf("line %d: %s.%s is %s, a price read from the environment: set it there, or replace the reference with a number to let tokenfare write it", v.Line, m.name, f.Key, v.Value)
+	}
+	if k != nil {
+		ch.Old, ch.Line, ch.OldText = v.Value, v.Line, !ReadsAsNumber(v)
+		cur, err := PerMillion(v)
+		ch.OldPrice = cur
+		if err == nil && cur.Equal(p) && !ch.OldText {
+			return nil, nil
+		}
+	}
+	switch {
+	case own:
+		c.record(u, ch)
+		return nil, es.replaceScalar(rawValue(m.node, f.Key), text)
+	case k != nil || m.home:
+		if k == nil {
+			ch.Line = m.node.Line
+		}
+		c.record(u, ch)
+		return &pair{key: f.Key, scalar: text}, nil
+	}
+	return nil, nil
 }
 
 // updateBlock rewrites or adds the entry's off_peak_pricing block unless

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tokenfare/tokenfare/gateway/litellm"
 	"github.com/tokenfare/tokenfare/internal/atomicfile"
+	"github.com/tokenfare/tokenfare/internal/numtext"
 	"github.com/tokenfare/tokenfare/pricing"
 	"github.com/tokenfare/tokenfare/reports"
 	"github.com/tokenfare/tokenfare/tariffs"
@@ -210,7 +211,7 @@ func writeBlend(cmd *cobra.Command, format reports.Format, bl *pricing.Blend, al
 // and returns it as a fraction (0.005). Were a bare number a fraction,
 // "--tolerance 0.5" would pass prices 50% off.
 func parseTolerance(s string) (decimal.Decimal, error) {
-	d, err := decimal.NewFromString(strings.TrimSuffix(strings.TrimSpace(s), "%"))
+	d, err := numtext.Decimal(strings.TrimSuffix(strings.TrimSpace(s), "%"))
 	if err != nil || d.IsNegative() {
 		return decimal.Zero, usageError(fmt.Errorf("--tolerance %q is not a percentage", s), "write e.g. --tolerance 0.5% (or 0.5) for 0.5%")
 	}
@@ -245,7 +246,7 @@ func (w *configWrite) read(cmd *cobra.Command) error {
 func (w *configWrite) run(cmd *cobra.Command, cat *tariffs.Catalog, bl *pricing.Blend) error {
 	out := cmd.OutOrStdout()
 	stderr := cmd.ErrOrStderr()
-	u, err := w.cfg.Update(litellm.UpdateOptions{Catalog: cat, Prices: bl.Rates(cat), OffPeakPricing: w.offPeak, At: w.at})
+	u, err := w.cfg.Update(litellm.UpdateOptions{Catalog: cat, Prices: bl.Rates(cat), Unpriced: bl.Unblended(cat), OffPeakPricing: w.offPeak, At: w.at})
 	if err != nil {
 		return usageError(fmt.Errorf("write %s:\n%w", w.path, err), "nothing was written")
 	}
@@ -299,7 +300,7 @@ func (w *configWrite) stale(out io.Writer, u *litellm.Update) error {
 		return err
 	}
 	if len(stale) > 0 {
-		return findingsError(fmt.Errorf("%s: %d price(s) off the blend by more than %s%%", w.path, len(stale), w.tolerance.Shift(2)))
+		return findingsError(fmt.Errorf("%s: %d price(s) missing, unreadable to LiteLLM or off the blend by more than %s%%", w.path, len(stale), w.tolerance.Shift(2)))
 	}
 	return nil
 }

@@ -43,7 +43,8 @@ LiteLLM, against the tariff versions in force at --at (default now):
   inconsistent-price  entries of one tariff model carrying different prices for one key
   off-peak-block      an off_peak_pricing block that does not match the tariff
   price-format        a price PyYAML reads as a string (3e-7 has no dot: write 3.0e-7)
-  health-check        background health checks on a metered deployment (each probe is paid)
+  health-check        background health checks on a metered deployment (each probe is paid): priced by a
+                      tariff, by the config itself, or served by a host a tariff prices
   cooldown            cooldown_time above --max-cooldown or allowed_fails below
                       --min-allowed-fails for a group with one deployment and no fallback
   rate-limit-retry    a group whose 429s get fewer than --min-rate-limit-retries retries

@@ -2,6 +2,9 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/shopspring/decimal"
@@ -78,4 +81,73 @@ func TestReconcileRealCLIProxyRecords(t *testing.T) {
 	for k := range want {
 		t.Errorf("no %s explanation for %s", k.kind, k.name)
 	}
+}
+
+// TestNothingPricedNamesUnpricedHosts: when nothing is priced because the
+// records name hosts no tariff prices (CLIProxyAPI's openai-compatibility
+// entries), the message names those hosts with their calls and the hint
+// the tariff file that would price them, not the catalog's models. The
+// records are real ones of testdata/cliproxy-real: groq's call, and the
+// deepseek entry's two successful calls as an entry named "mycorp" would
+// log them (openai-compatible-mycorp).
+func TestNothingPricedNamesUnpricedHosts(t *testing.T) {
+	lines := realQueueLines(t)
+	var groq, mycorp, gpt []string
+	for _, l := range lines {
+		var r struct {
+			Provider string `json:"provider"`
+			Model    string `json:"model"`
+			Failed   bool   `json:"failed"`
+		}
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case r.Provider == "openai-compatible-groq":
+			groq = append(groq, l)
+		case r.Provider == "openai-compatible-deepseek" && !r.Failed:
+			mycorp = append(mycorp, strings.Replace(l, `"openai-compatible-deepseek"`, `"openai-compatible-mycorp"`, 1))
+		case r.Provider == "codex" && r.Model == "gpt-5.4" && len(gpt) == 0:
+			gpt = append(gpt, strings.ReplaceAll(l, `"gpt-5.4"`, `"gpt-0-unknown"`))
+		}
+	}
+	if len(groq) != 1 || len(mycorp) != 2 || len(gpt) != 1 {
+		t.Fatalf("records found: groq %d, deepseek %d, codex %d; want 1, 2, 1", len(groq), len(mycorp), len(gpt))
+	}
+	tests := []struct {
+		name      string
+		records   []string
+		msg, hint string
+	}{
+		{"one host", groq, "1 have no tariff (hosts without a tariff: groq 1),", "a tariff file with hosts: [groq], given with --tariffs-overlay, prices them"},
+		{"two hosts, most calls first", append(append([]string{}, groq...), mycorp...),
+			"3 have no tariff (hosts without a tariff: mycorp 2, groq 1),", "a tariff file with hosts: [mycorp, groq], given with --tariffs-overlay, prices them"},
+		{"a model no tariff knows on a priced host", gpt, "1 have no tariff, 0 a retired model", "`tokenfare tariffs list` shows the models priced"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "usage.jsonl")
+			if err := os.WriteFile(path, []byte(strings.Join(tc.records, "\n")+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, _, errs := runCLI(t, "", "price", "--calls", path, "--since", "2026-12-01", "--until", "2026-12-02")
+			if code != exitFindings {
+				t.Fatalf("exit %d, want %d: %s", code, exitFindings, errs)
+			}
+			if !strings.Contains(errs, "nothing priced: ") || !strings.Contains(errs, tc.msg) || !strings.Contains(errs, "Try: ") || !strings.Contains(errs, tc.hint) {
+				t.Errorf("stderr lacks %q or the hint %q:\n%s", tc.msg, tc.hint, errs)
+			}
+		})
+	}
+}
+
+// realQueueLines returns the lines of the real CLIProxyAPI v7.2.99
+// usage-queue records.
+func realQueueLines(t *testing.T) []string {
+	t.Helper()
+	data, err := os.ReadFile("../../testdata/cliproxy-real/usage-queue-v7.2.99.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSpace(string(data)), "\n")
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/shopspring/decimal"
 	"github.com/spf13/cobra"
 
+	"github.com/tokenfare/tokenfare/internal/numtext"
 	"github.com/tokenfare/tokenfare/pricing"
 	"github.com/tokenfare/tokenfare/reports"
 )
@@ -87,7 +88,7 @@ func runReconcile(cmd *cobra.Command, a *app, opts *reconcileOptions) error {
 	}
 	var failOver decimal.Decimal
 	if opts.failOver != "" {
-		if failOver, err = decimal.NewFromString(strings.TrimSuffix(opts.failOver, "%")); err != nil || failOver.IsNegative() {
+		if failOver, err = numtext.Decimal(strings.TrimSuffix(opts.failOver, "%")); err != nil || failOver.IsNegative() {
 			return usageError(fmt.Errorf("--fail-over %q is not a percentage", opts.failOver), "write e.g. --fail-over 5 or --fail-over 5% for 5%")
 		}
 	}

@@ -412,15 +412,15 @@ func nothingPriced(np *run.NothingPricedError, asOfHint bool, unpriced []pricing
 		if rows.CacheHit > 0 {
 			hits = fmt.Sprintf(", %d are cache hits", rows.CacheHit)
 		}
-		msg = fmt.Sprintf("nothing priced: of the %d call(s) read from %s, %d have no tariff, %d a retired model, %d failed, %d are duplicates%s, %d outside the window %s; %s",
-			calls, from, rows.Unpriced, rows.Retired, rows.Failed, rows.Duplicate, hits, rows.Outside, window(np), span)
-		hint = unpricedHint(unpriced)
+		msg = fmt.Sprintf("nothing priced: of the %d call(s) read from %s, %d have no tariff%s, %d a retired model, %d failed, %d are duplicates%s, %d outside the window %s; %s",
+			calls, from, rows.Unpriced, hostsText(np.Hosts), rows.Retired, rows.Failed, rows.Duplicate, hits, rows.Outside, window(np), span)
+		hint = unpricedHint(np.Hosts, unpriced)
 	}
 	return &exitError{code: exitFindings, err: errors.New(msg), hint: hint}
 }
 
-// unpricedHint says what would price the most calls left without a price.
-func unpricedHint(us []pricing.UnpricedCalls) string {
+// modelHint says what would price the most calls left without a price.
+func modelHint(us []pricing.UnpricedCalls) string {
 	const list = "`tokenfare tariffs list` shows the models priced; --tariffs adds your own"
 	if len(us) == 0 {
 		return list
@@ -432,6 +432,39 @@ func unpricedHint(us []pricing.UnpricedCalls) string {
 		}
 	}
 	return fmt.Sprintf("for %s (%s, %d call(s)): %s; %s", top.Model, top.Cause, top.Calls, top.Hint(), list)
+}
+
+// hostsText names the hosts no tariff prices with their calls:
+// " (hosts without a tariff: mycorp 2, groq 1)"; "" for none.
+func hostsText(hosts []pricing.HostCalls) string {
+	if len(hosts) == 0 {
+		return ""
+	}
+	parts := make([]string, len(hosts))
+	for i, h := range hosts {
+		parts[i] = fmt.Sprintf("%s %d", h.Host, h.Calls)
+	}
+	return " (hosts without a tariff: " + strings.Join(parts, ", ") + ")"
+}
+
+// unpricedHint tells what prices unpriced calls: for calls of hosts no
+// tariff prices, a tariff file naming those hosts; else what would price
+// the model with the most unpriced calls.
+func unpricedHint(hosts []pricing.HostCalls, us []pricing.UnpricedCalls) string {
+	var named []string
+	for _, h := range hosts {
+		if h.Host != tariffs.UnknownHost {
+			named = append(named, h.Host)
+		}
+	}
+	switch {
+	case len(named) > 0:
+		return fmt.Sprintf("no tariff prices the hosts the calls name, and no other host's price is taken for them: a tariff file with hosts: [%s], given with --tariffs-overlay, prices them (docs/tariffs.md); `tokenfare tariffs list` shows the hosts and models priced",
+			strings.Join(named, ", "))
+	case len(hosts) > 0:
+		return "the calls name no host a tariff could take (CLIProxyAPI v6 exports name no provider; a vendor/model name comes from an openai-compatibility entry): v7 usage-queue records name the entry"
+	}
+	return modelHint(us)
 }
 
 // window names the window of billing instants priced.

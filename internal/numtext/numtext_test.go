@@ -22,6 +22,14 @@ func TestDecimal(t *testing.T) {
 		{name: "ten thousand digits", in: "1" + strings.Repeat("0", 9999), err: ErrTooLong},
 		{name: "long text of zeros", in: strings.Repeat("0", MaxChars+1), err: ErrTooLong},
 		{name: "not a number", in: "12,5", err: ErrNotNumber},
+		{name: "exponent 64", in: "1e64", want: "1" + strings.Repeat("0", 64)},
+		{name: "exponent -64", in: "1e-64", want: "0." + strings.Repeat("0", 63) + "1"},
+		{name: "price per token", in: "2.5e-7", want: "0.00000025"},
+		{name: "exponent 65", in: "1e65", err: ErrOutOfRange},
+		{name: "exponent -65", in: "1e-65", err: ErrOutOfRange},
+		{name: "a budget of 1e999999999", in: "1e999999999", err: ErrOutOfRange},
+		{name: "a zero's exponent too", in: "0e999999999", err: ErrOutOfRange},
+		{name: "sixty-five places", in: "0." + strings.Repeat("0", 64) + "1", err: ErrOutOfRange},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -61,6 +61,9 @@ type NothingPricedError struct {
 	// Since and Until bound the window priced; a zero one is open.
 	Since, Until time.Time
 	Zone         *time.Location // the zone of the run's days, for hints
+	// Hosts are the hosts no tariff prices that the unpriced calls name,
+	// with their calls, most calls first.
+	Hosts []pricing.HostCalls
 }
 
 // Calls returns the calls read: the rows read less the rejected.

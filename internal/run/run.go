@@ -205,7 +205,7 @@ func (r *Result) nothingPriced(opts pricing.Options) *NothingPricedError {
 		zone = time.UTC
 	}
 	return &NothingPricedError{Rows: r.Engine.Rows(), Sources: names, First: r.First, Last: r.Last,
-		Since: opts.Since, Until: opts.Until, Zone: zone}
+		Since: opts.Since, Until: opts.Until, Zone: zone, Hosts: r.Engine.UnpricedHosts()}
 }
 
 // databases returns the sources that are databases.

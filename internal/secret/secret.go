@@ -4,7 +4,8 @@
 // A value is masked when its key names a secret (api_key, master_key,
 // *_secret, *_token, password, Authorization, ...) or when it looks like
 // one (sk-..., a Bearer token, the password of a URL, a long run of
-// base64 or hex in a config line). An environment reference
+// base64 or hex in a config line). Keys' names are never masked, and no
+// price is a secret: a diff of prices names every price it changes. An environment reference
 // (os.environ/NAME) names where the secret is, not the secret: it stays.
 //
 // # Invariants
@@ -28,7 +29,7 @@ var secretWords = []string{"api_key", "apikey", "api-key", "master_key", "master
 
 // isSecretKey reports whether a value under key is a secret: its name
 // holds one of secretWords, or is token or ends in _token (access_token,
-// github_token), prices such as input_cost_per_token aside.
+// github_token), prices such as output_cost_per_reasoning_token aside.
 func isSecretKey(key string) bool {
 	k := strings.ToLower(strings.Trim(strings.TrimSpace(key), `"'`))
 	if i := strings.LastIndexByte(k, '.'); i >= 0 {
@@ -40,7 +41,14 @@ func isSecretKey(key string) bool {
 		}
 	}
 	tokenKey := k == "token" || strings.HasSuffix(k, "_token") || strings.HasSuffix(k, "-token")
-	return tokenKey && !strings.HasSuffix(k, "per_token") && !strings.HasPrefix(k, "max") && !strings.HasPrefix(k, "min")
+	return tokenKey && !isPriceKey(k) && !strings.HasPrefix(k, "max") && !strings.HasPrefix(k, "min")
+}
+
+// isPriceKey reports whether a key names a price, as LiteLLM's do
+// (input_cost_per_token, output_cost_per_reasoning_token,
+// cache_creation_input_token_cost_above_1hr): a price is never a secret.
+func isPriceKey(k string) bool {
+	return strings.Contains(k, "cost_per_") || strings.Contains(k, "_cost")
 }
 
 // pair matches "key: value" in block or flow YAML (and "key=value"): the
@@ -74,12 +82,54 @@ func Line(s string) string {
 	if !hasLongRun(s) {
 		return s
 	}
-	return longBlob.ReplaceAllStringFunc(s, func(m string) string {
-		if strings.HasPrefix(m, "os.environ/") || !mixed(m) {
-			return m
+	return maskRuns(s)
+}
+
+// maskRuns masks the long runs of s that look like generated keys: not a
+// key's name (a run followed by ":" or "="), not a name made of words
+// (cache_creation_input_token_cost_above_1hr,
+// anthropic/claude-sonnet-4-5-20250929).
+func maskRuns(s string) string {
+	var b strings.Builder
+	last := 0
+	for _, at := range longBlob.FindAllStringIndex(s, -1) {
+		run := s[at[0]:at[1]]
+		if namesKey(s[at[1]:]) || !keyLike(run) {
+			continue
 		}
-		return Mask
-	})
+		b.WriteString(s[last:at[0]])
+		b.WriteString(Mask)
+		last = at[1]
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// namesKey reports whether the text after a run makes the run a key's
+// name: a separator ":" or "=" follows, spaces and a closing quote aside.
+func namesKey(after string) bool {
+	after = strings.TrimLeft(after, `"' `)
+	return strings.HasPrefix(after, ":") || strings.HasPrefix(after, "=")
+}
+
+// keyLike reports whether a long run looks like a generated key: letters
+// and digits mixed, and not a name made of words (wordy).
+func keyLike(run string) bool {
+	return !strings.HasPrefix(run, "os.environ/") && mixed(run) && !wordy(run)
+}
+
+// wordy reports whether every part of run between "_", "-" and "/" is
+// letters only, digits only, or at most 5 characters ("1hr", "200k",
+// "v1"), as in names of prices and models; the parts of a generated key
+// mix letters and digits at length.
+func wordy(run string) bool {
+	parts := strings.FieldsFunc(run, func(r rune) bool { return r == '_' || r == '-' || r == '/' })
+	for _, p := range parts {
+		if len(p) > 5 && mixed(p) {
+			return false
+		}
+	}
+	return true
 }
 
 // mayNameSecret reports whether s holds a word a secret key's name has:

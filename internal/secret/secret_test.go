@@ -25,6 +25,15 @@ func TestSecretsInDiffs(t *testing.T) {
 		{"max tokens stays", "      max_tokens: 4096", "      max_tokens: 4096"},
 		{"names stay", "  - model_name: deepseek-flash", "  - model_name: deepseek-flash"},
 		{"diff marker kept", "-      api_key: abc", "-      api_key: " + Mask},
+		{"price key with digits stays", "+      cache_creation_input_token_cost_above_1hr: 6.0e-6", "+      cache_creation_input_token_cost_above_1hr: 6.0e-6"},
+		{"tier price key stays", "-      input_cost_per_token_above_200k_tokens: 6.0e-6", "-      input_cost_per_token_above_200k_tokens: 6.0e-6"},
+		{"reasoning price stays", "      output_cost_per_reasoning_token: 1.0e-5", "      output_cost_per_reasoning_token: 1.0e-5"},
+		{"quoted price key stays", `  "output_cost_per_token_above_200k_tokens": 2.25e-5`, `  "output_cost_per_token_above_200k_tokens": 2.25e-5`},
+		{"dated model stays", "      model: anthropic/claude-sonnet-4-5-20250929", "      model: anthropic/claude-sonnet-4-5-20250929"},
+		{"flow price keys stay, key masked", "  litellm_params: {cache_creation_input_token_cost_above_1hr: 6e-6, api_key: abcdef123}",
+			"  litellm_params: {cache_creation_input_token_cost_above_1hr: 6e-6, api_key: " + Mask + "}"},
+		{"hex value masked", "  model_id: f8b6966aa72981f666f400fb1a6e0e0808de6327", "  model_id: " + Mask},
+		{"base64url value with dashes masked", "  extra: dGhpcyBpc-yBhIHNlY3Jld_CBrZXkgdmFsdWU0Mg", "  extra: " + Mask},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -311,6 +311,9 @@ func perToken(v any) (decimal.Decimal, error) {
 	if errors.Is(err, numtext.ErrTooLong) {
 		return decimal.Decimal{}, fmt.Errorf("a number of %d characters: %w", len(s), err)
 	}
+	if errors.Is(err, numtext.ErrOutOfRange) {
+		return decimal.Decimal{}, fmt.Errorf("%q is out of range: %w", s, err)
+	}
 	if err != nil {
 		return decimal.Decimal{}, fmt.Errorf("%q is not a number", s)
 	}
