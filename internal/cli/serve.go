@@ -157,7 +157,7 @@ func runServe(cmd *cobra.Command, a *app, opts *serveOptions) error {
 	if err != nil {
 		return usageError(fmt.Errorf("--listen: %w", err), "")
 	}
-	mopts := metrics.Options{TopKeys: opts.topKeys, Config: opts.config, Billing: eopts.Billing}
+	mopts := metrics.Options{TopKeys: opts.topKeys, Config: opts.config, Billing: eopts.Billing, Log: log}
 	if mopts.Budgets, err = readBudgets(opts.budgets); err != nil {
 		return err
 	}
@@ -167,7 +167,10 @@ func runServe(cmd *cobra.Command, a *app, opts *serveOptions) error {
 	reg.MustRegister(col)
 	var healthy atomic.Bool
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{
+		// One metric that cannot be made never fails the exposition: the
+		// others are served, and the error logged.
+		ErrorHandling: promhttp.ContinueOnError, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelError)}))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
 		if !healthy.Load() {
 			http.Error(w, "the last refresh failed", http.StatusServiceUnavailable)
