@@ -23,6 +23,7 @@ import (
 type usageQueue struct {
 	mu      sync.Mutex
 	records []json.RawMessage
+	bad     string // answered once, with 200, in place of records (a proxy's error page)
 }
 
 func (q *usageQueue) push(records ...json.RawMessage) {
@@ -42,6 +43,12 @@ func (q *usageQueue) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q.mu.Lock()
+	if bad := q.bad; bad != "" {
+		q.bad = ""
+		q.mu.Unlock()
+		io.WriteString(w, bad)
+		return
+	}
 	n = min(n, len(q.records))
 	out := append([]json.RawMessage{}, q.records[:n]...)
 	q.records = q.records[n:]
@@ -100,9 +107,11 @@ func TestServeUsageQueue(t *testing.T) {
 	tests := []struct {
 		name  string
 		crash bool // the first pop's records written by a process that died before counting them
+		bad   bool // the first answer is an HTML error page (kept aside, the records file left alone)
 	}{
 		{name: "two refreshes"},
 		{name: "a crash between pop and count", crash: true},
+		{name: "an error page first", bad: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -114,6 +123,12 @@ func TestServeUsageQueue(t *testing.T) {
 			os.WriteFile(keyFile, []byte("mgmt-secret\n"), 0o600)
 			args := []string{"--cliproxy-url", srv.URL, "--cliproxy-key-file", keyFile, "--state", filepath.Join(dir, "state.db")}
 			q.push(records[:20]...)
+			if tt.bad {
+				q.bad = "<html><body><h1>502 Bad Gateway</h1></body></html>\n"
+				if read, _, log := serveOnce(t, args...); read != 0 || !strings.Contains(log, "kept in") {
+					t.Fatalf("after an error page: read %d rows, want 0, and the page kept aside:\n%s", read, log)
+				}
+			}
 			if tt.crash {
 				c := &usagequeue.Collector{URL: srv.URL, Key: "mgmt-secret", File: filepath.Join(dir, "cliproxy-usage-queue.jsonl")}
 				if n, err := c.Collect(context.Background()); n != 20 || err != nil {

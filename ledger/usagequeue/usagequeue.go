@@ -14,6 +14,10 @@
 //   - Each record of an answer is one line of the file, in the answer's
 //     order (the oldest first), compacted, with its line break; the file
 //     is synced before Collect pops again or returns.
+//   - Only an array of JSON objects is written. Any other answer (an HTML
+//     error page, an object) is written to a file beside, named by the
+//     time it came (File.rejected-<UTC time>), and Collect returns an
+//     error naming it: the records file holds only records.
 //   - A file left ending inside a line (a write cut short) gets a line
 //     break before the next record, so the cut line stays alone (rejected
 //     when read) and no record is glued to it.
@@ -31,6 +35,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // DefaultCount is how many records one request asks for.
@@ -56,6 +61,9 @@ type Collector struct {
 	Count int
 	// Client makes the requests; nil means http.DefaultClient.
 	Client *http.Client
+	// Now names the file an answer that is not records is kept in; nil
+	// means time.Now.
+	Now func() time.Time
 }
 
 // Error is a request the server refused or answered with no records.
@@ -98,17 +106,17 @@ func (c *Collector) Collect(ctx context.Context) (int, error) {
 	}
 	written := 0
 	for range maxPops {
-		records, err := c.pop(ctx, count)
-		if len(records) > 0 {
-			if werr := appendRecords(f, records); werr != nil {
-				return written, fmt.Errorf("CLIProxyAPI usage queue: %d records popped and not written to %s: %w", len(records), c.File, werr)
-			}
-			written += len(records)
-		}
+		ans, err := c.pop(ctx, count)
 		if err != nil {
 			return written, err
 		}
-		if len(records) < count {
+		if ans.n > 0 {
+			if werr := appendLines(f, ans.lines.Bytes()); werr != nil {
+				return written, fmt.Errorf("CLIProxyAPI usage queue: %d records popped and not written to %s: %w", ans.n, c.File, werr)
+			}
+			written += ans.n
+		}
+		if ans.n < count {
 			break
 		}
 	}
@@ -135,8 +143,31 @@ func (c *Collector) open() (*os.File, error) {
 	return f, nil
 }
 
-// pop asks for count records.
-func (c *Collector) pop(ctx context.Context, count int) ([]json.RawMessage, error) {
+// pop asks for count records and returns them, a compacted line each.
+// An answer that is not an array of JSON values is not returned: it is
+// kept aside (keepAside) and the error names the file.
+func (c *Collector) pop(ctx context.Context, count int) (*answer, error) {
+	resp, err := c.get(ctx, count)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+		return nil, &Error{Status: resp.StatusCode, Msg: firstLine(body)}
+	}
+	var raw bytes.Buffer
+	ans, err := readAnswer(io.TeeReader(resp.Body, &raw))
+	if err != nil {
+		// The records of this answer are popped: keep the answer for
+		// whoever looks, rather than lose it or write it among records.
+		return nil, c.keepAside(raw.Bytes(), err)
+	}
+	return ans, nil
+}
+
+// get sends the request for count records.
+func (c *Collector) get(ctx context.Context, count int) (*http.Response, error) {
 	u, err := url.Parse(strings.TrimRight(c.URL, "/") + "/v0/management/usage-queue")
 	if err != nil {
 		return nil, &Error{Msg: "the URL: " + err.Error()}
@@ -151,37 +182,82 @@ func (c *Collector) pop(ctx context.Context, count int) ([]json.RawMessage, erro
 	if client == nil {
 		client = http.DefaultClient
 	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
-	if err != nil {
-		return nil, fmt.Errorf("CLIProxyAPI usage queue: read the answer: %w", err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, &Error{Status: resp.StatusCode, Msg: firstLine(body)}
-	}
-	var records []json.RawMessage
-	if err := json.Unmarshal(body, &records); err != nil {
-		// The records of this answer are popped: keep them for whoever
-		// looks, rather than lose them.
-		return []json.RawMessage{body}, &Error{Msg: "the answer is not an array of records (kept as one line): " + err.Error()}
-	}
-	return records, nil
+	return client.Do(req)
 }
 
-// appendRecords writes one line per record and syncs the file.
-func appendRecords(f *os.File, records []json.RawMessage) error {
-	var b bytes.Buffer
-	for _, r := range records {
-		if err := json.Compact(&b, r); err != nil {
-			b.Write(bytes.ReplaceAll(r, []byte("\n"), []byte(" ")))
-		}
-		b.WriteByte('\n')
+// answer is the records of one answer, a compacted line each.
+type answer struct {
+	lines bytes.Buffer
+	n     int
+}
+
+// readAnswer reads a JSON array of values from r, compacting each into a
+// line.
+func readAnswer(r io.Reader) (*answer, error) {
+	dec := json.NewDecoder(r)
+	ans := &answer{}
+	t, err := dec.Token()
+	if err == nil && t == nil {
+		return ans, end(dec) // null: no records
 	}
-	if _, err := f.Write(b.Bytes()); err != nil {
+	if err != nil || t != json.Delim('[') {
+		return nil, notArray(t, err)
+	}
+	for dec.More() {
+		var rec json.RawMessage
+		if err := dec.Decode(&rec); err != nil {
+			return nil, fmt.Errorf("record %d: %w", ans.n+1, err)
+		}
+		if rec[0] != '{' {
+			return nil, fmt.Errorf("record %d is %.40s, not an object", ans.n+1, rec)
+		}
+		json.Compact(&ans.lines, rec)
+		ans.lines.WriteByte('\n')
+		ans.n++
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, fmt.Errorf("after record %d: %w", ans.n, err)
+	}
+	return ans, end(dec)
+}
+
+// end checks that nothing but white space follows the answer's value.
+func end(dec *json.Decoder) error {
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("more follows the array")
+	}
+	return nil
+}
+
+// notArray says why an answer's first token does not open an array.
+func notArray(t json.Token, err error) error {
+	if err != nil {
+		return err
+	}
+	if d, ok := t.(json.Delim); ok && d == '{' {
+		return errors.New("an object, not an array of records")
+	}
+	return fmt.Errorf("%v, not an array of records", t)
+}
+
+// keepAside writes an answer that is not records to a file beside the
+// records file, named by the time it came (File.rejected-<UTC time>),
+// and returns the error that says where it is.
+func (c *Collector) keepAside(body []byte, why error) error {
+	now := time.Now
+	if c.Now != nil {
+		now = c.Now
+	}
+	path := c.File + ".rejected-" + now().UTC().Format("20060102T150405.000000000Z")
+	if err := os.WriteFile(path, body, 0o600); err != nil {
+		return &Error{Msg: fmt.Sprintf("the answer is not records (%v), and could not be kept aside: %v", why, err)}
+	}
+	return &Error{Msg: fmt.Sprintf("the answer is not records (%v): its %d bytes are kept in %s, apart from the records", why, len(body), path)}
+}
+
+// appendLines writes the lines and syncs the file.
+func appendLines(f *os.File, lines []byte) error {
+	if _, err := f.Write(lines); err != nil {
 		return err
 	}
 	return f.Sync()

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // queue is a CLIProxyAPI usage queue on loopback: GET
@@ -149,6 +150,86 @@ func TestCollect(t *testing.T) {
 			// The queue is empty now: nothing more is written.
 			if n, err := c.Collect(context.Background()); n != 0 || err != nil {
 				t.Errorf("again: %d written, %v", n, err)
+			}
+		})
+	}
+}
+
+// badThenRecords answers its first request with its status and body, and
+// the records after.
+type badThenRecords struct {
+	status  int
+	body    string
+	records []json.RawMessage
+	calls   int
+}
+
+func (b *badThenRecords) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	b.calls++
+	if b.calls == 1 {
+		w.WriteHeader(b.status)
+		w.Write([]byte(b.body))
+		return
+	}
+	out := b.records
+	b.records = nil
+	if out == nil {
+		out = []json.RawMessage{}
+	}
+	json.NewEncoder(w).Encode(out)
+}
+
+// TestCollectNotRecords: an answer that is not an array of objects is
+// never written among the records: it is kept, byte for byte, in a file
+// beside named by its time, the error names that file, and the next
+// Collect writes the records that follow.
+func TestCollectNotRecords(t *testing.T) {
+	records := realRecords(t)[:3]
+	at := time.Date(2026, 12, 1, 13, 25, 21, 5, time.UTC)
+	tests := []struct {
+		name, body string
+		status     int
+		aside      bool // kept aside (an HTTP error is not: it pops nothing)
+	}{
+		{name: "an HTML error page", status: 200, body: "<html><body>502 Bad Gateway</body></html>\n", aside: true},
+		{name: "an object", status: 200, body: `{"error":"queue disabled"}`, aside: true},
+		{name: "an array of numbers", status: 200, body: `[1,2,3]`, aside: true},
+		{name: "an array cut short", status: 200, body: `[{"timestamp":"2026-12-01T13:25:21Z"},{"tok`, aside: true},
+		{name: "more after the array", status: 200, body: `[{"a":1}] [{"b":2}]`, aside: true},
+		{name: "empty", status: 200, body: ``, aside: true},
+		{name: "a 502 status", status: 502, body: "<html>bad gateway</html>"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(&badThenRecords{status: tt.status, body: tt.body, records: records})
+			defer srv.Close()
+			dir := t.TempDir()
+			path := filepath.Join(dir, "queue.jsonl")
+			c := &Collector{URL: srv.URL, File: path, Now: func() time.Time { return at }}
+			n, err := c.Collect(context.Background())
+			if err == nil || n != 0 {
+				t.Fatalf("Collect = %d, %v; want 0 and an error", n, err)
+			}
+			aside := path + ".rejected-20261201T132521.000000005Z"
+			got, rerr := os.ReadFile(aside)
+			switch {
+			case tt.aside && rerr != nil:
+				t.Fatalf("not kept aside: %v", rerr)
+			case tt.aside && string(got) != tt.body:
+				t.Errorf("kept %q, want %q", got, tt.body)
+			case tt.aside && !strings.Contains(err.Error(), aside):
+				t.Errorf("the error %q does not name %s", err, aside)
+			case !tt.aside && rerr == nil:
+				t.Errorf("an HTTP error was kept aside")
+			}
+			if data, _ := os.ReadFile(path); len(data) != 0 {
+				t.Errorf("the records file holds %q, want nothing", data)
+			}
+			if n, err := c.Collect(context.Background()); n != len(records) || err != nil {
+				t.Fatalf("the next Collect = %d, %v; want %d records", n, err, len(records))
+			}
+			if got := lines(t, path); len(got) != len(records) {
+				t.Errorf("%d lines, want %d", len(got), len(records))
 			}
 		})
 	}
