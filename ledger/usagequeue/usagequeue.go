@@ -18,6 +18,9 @@
 //     error page, an object) is written to a file beside, named by the
 //     time it came (File.rejected-<UTC time>), and Collect returns an
 //     error naming it: the records file holds only records.
+//   - An answer is read as it comes, and refused past RecordBound bytes
+//     a record asked for (kept aside as far as it was read): memory stays
+//     bounded whatever the server sends.
 //   - A file left ending inside a line (a write cut short) gets a line
 //     break before the next record, so the cut line stays alone (rejected
 //     when read) and no record is glued to it.
@@ -45,8 +48,12 @@ const DefaultCount = 500
 // fast as it is popped still lets the caller count what was written.
 const maxPops = 100
 
-// maxAnswer is the largest answer read: far above DefaultCount records.
-const maxAnswer = 256 << 20
+// RecordBound is the room an answer is given per record asked: a record
+// of a real queue takes about 1.3 KiB, its error body and headers
+// included. An answer past Count records of RecordBound each is refused
+// (DefaultCount: 32 MiB), so memory stays bounded and every line written
+// is one the call log readers read back (they take lines of 64 MiB).
+const RecordBound = 64 << 10
 
 // Collector pops one CLIProxyAPI's usage queue into a file.
 type Collector struct {
@@ -70,6 +77,7 @@ type Collector struct {
 type Error struct {
 	Status int // the HTTP status, 0 when the answer was not records
 	Msg    string
+	err    error // why the answer is not records (ErrTooLarge), or nil
 }
 
 func (e *Error) Error() string {
@@ -87,7 +95,7 @@ func (e *Error) Unwrap() error {
 	if e.Status == http.StatusUnauthorized || e.Status == http.StatusForbidden {
 		return ErrUnauthorized
 	}
-	return nil
+	return e.err
 }
 
 // Collect pops the queue until an answer holds fewer records than asked
@@ -157,7 +165,8 @@ func (c *Collector) pop(ctx context.Context, count int) (*answer, error) {
 		return nil, &Error{Status: resp.StatusCode, Msg: firstLine(body)}
 	}
 	var raw bytes.Buffer
-	ans, err := readAnswer(io.TeeReader(resp.Body, &raw))
+	bound := int64(count) * RecordBound
+	ans, err := readAnswer(io.TeeReader(&boundedReader{r: resp.Body, left: bound, bound: bound}, &raw))
 	if err != nil {
 		// The records of this answer are popped: keep the answer for
 		// whoever looks, rather than lose it or write it among records.
@@ -183,6 +192,25 @@ func (c *Collector) get(ctx context.Context, count int) (*http.Response, error) 
 		client = http.DefaultClient
 	}
 	return client.Do(req)
+}
+
+// ErrTooLarge is inside the Error of an answer larger than its records
+// can be (RecordBound).
+var ErrTooLarge = errors.New("the answer is larger than the records asked for can be")
+
+// boundedReader reads r and fails with ErrTooLarge past bound bytes.
+type boundedReader struct {
+	r           io.Reader
+	left, bound int64
+}
+
+func (b *boundedReader) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, fmt.Errorf("%w (%d bytes)", ErrTooLarge, b.bound)
+	}
+	n, err := b.r.Read(p[:min(int64(len(p)), b.left)])
+	b.left -= int64(n)
+	return n, err
 }
 
 // answer is the records of one answer, a compacted line each.
@@ -250,9 +278,9 @@ func (c *Collector) keepAside(body []byte, why error) error {
 	}
 	path := c.File + ".rejected-" + now().UTC().Format("20060102T150405.000000000Z")
 	if err := os.WriteFile(path, body, 0o600); err != nil {
-		return &Error{Msg: fmt.Sprintf("the answer is not records (%v), and could not be kept aside: %v", why, err)}
+		return &Error{Msg: fmt.Sprintf("the answer is not records (%v), and could not be kept aside: %v", why, err), err: why}
 	}
-	return &Error{Msg: fmt.Sprintf("the answer is not records (%v): its %d bytes are kept in %s, apart from the records", why, len(body), path)}
+	return &Error{Msg: fmt.Sprintf("the answer is not records (%v): its %d bytes read are kept in %s, apart from the records", why, len(body), path), err: why}
 }
 
 // appendLines writes the lines and syncs the file.

@@ -7,8 +7,10 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -230,6 +232,79 @@ func TestCollectNotRecords(t *testing.T) {
 			}
 			if got := lines(t, path); len(got) != len(records) {
 				t.Errorf("%d lines, want %d", len(got), len(records))
+			}
+		})
+	}
+}
+
+// endless answers an array of size bytes of records of about recordSize
+// bytes each, made as it is sent.
+type endless struct{ size, recordSize int }
+
+func (e endless) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rec := `{"timestamp":"2026-12-01T13:25:21Z","model":"m","pad":"` + strings.Repeat("x", e.recordSize-60) + `"}`
+	io.WriteString(w, "[")
+	for sent := 1; sent+len(rec)+2 < e.size; sent += len(rec) + 1 {
+		if sent > 1 {
+			io.WriteString(w, ",")
+		}
+		if _, err := io.WriteString(w, rec); err != nil {
+			return // the client went away
+		}
+	}
+	io.WriteString(w, "]")
+}
+
+// TestCollectBound: an answer larger than the records asked for can be
+// (Count × RecordBound) is refused once that much is read, whatever its
+// size: nothing is written among the records, what was read is kept
+// aside, and memory stays near the bound. An answer within it is
+// written.
+func TestCollectBound(t *testing.T) {
+	const count = 10
+	tests := []struct {
+		name       string
+		size       int
+		recordSize int
+		written    int
+	}{
+		// 300 MiB: refused at 640 KiB read.
+		{name: "300 MiB answer", size: 300 << 20, recordSize: 1300},
+		// Ten records of 60 KiB: 600 KiB, within 10 × 64 KiB.
+		{name: "ten large records", size: 10*(60<<10+1) + 1, recordSize: 60 << 10, written: 10},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(endless{size: tt.size, recordSize: tt.recordSize})
+			defer srv.Close()
+			dir := t.TempDir()
+			path := filepath.Join(dir, "queue.jsonl")
+			c := &Collector{URL: srv.URL, File: path, Count: count}
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			ans, err := c.pop(context.Background(), count)
+			runtime.ReadMemStats(&after)
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 16<<20 {
+				t.Errorf("allocated %d MiB reading the answer, want at most 16", alloc>>20)
+			}
+			if tt.written == 0 {
+				if !errors.Is(err, ErrTooLarge) {
+					t.Fatalf("err %v, want ErrTooLarge", err)
+				}
+				aside, _ := filepath.Glob(path + ".rejected-*")
+				if len(aside) != 1 {
+					t.Fatalf("kept aside in %v, want one file", aside)
+				}
+				if st, _ := os.Stat(aside[0]); st.Size() > count*RecordBound {
+					t.Errorf("kept %d bytes aside, more than the bound %d", st.Size(), count*RecordBound)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ans.n != tt.written || bytes.Count(ans.lines.Bytes(), []byte("\n")) != tt.written {
+				t.Errorf("%d records in %d lines, want %d", ans.n, bytes.Count(ans.lines.Bytes(), []byte("\n")), tt.written)
 			}
 		})
 	}
