@@ -147,9 +147,7 @@ func runServe(cmd *cobra.Command, a *app, opts *serveOptions) error {
 		}
 		cat, _ := a.Catalog()
 		sources, err := store.Refresh(cmd.Context(), cat, eopts, feeds)
-		for _, s := range sources {
-			log.Info("refreshed", "source", s.Name, "watermark", s.Watermark, "read", s.Rows.Read, "priced", s.Rows.Priced, "late", s.Late)
-		}
+		logRefreshed(log, sources)
 		(&offGrainLog{}).log(log, store, cat, sources)
 		return err
 	}
@@ -267,23 +265,34 @@ func (a *app) refresh(ctx context.Context, log *slog.Logger, store *state.Store,
 	cat *tariffs.Catalog, offGrain *offGrainLog, memory *memoryReturn) bool {
 	sources, err := store.Refresh(ctx, cat, opts, feeds)
 	defer memory.after(sources)
+	logRefreshed(log, sources)
+	offGrain.log(log, store, cat, sources)
+	if ctx.Err() != nil {
+		return false
+	}
+	if err != nil {
+		// The feeds that were read are committed: their figures are
+		// published all the same.
+		log.Error("refresh", "error", err.Error())
+	}
+	if uerr := col.Update(store, cat, a.now()); errors.Is(uerr, metrics.ErrNoDrift) {
+		log.Warn("metrics: the configured prices have no series", "error", uerr.Error())
+	} else if uerr != nil {
+		log.Error("metrics", "error", uerr.Error())
+		return false
+	}
+	return err == nil
+}
+
+// logRefreshed logs what a refresh read of each source, and each file it
+// could not read.
+func logRefreshed(log *slog.Logger, sources []state.Source) {
 	for _, s := range sources {
 		log.Info("refreshed", "source", s.Name, "watermark", s.Watermark, "read", s.Rows.Read, "priced", s.Rows.Priced, "late", s.Late)
-	}
-	offGrain.log(log, store, cat, sources)
-	if err != nil {
-		if ctx.Err() == nil {
-			log.Error("refresh", "error", err.Error())
+		for _, u := range s.Unread {
+			log.Warn("calls not read: the file is tried again at the next refresh", "source", s.Name, "file", u.Path, "error", u.Err.Error())
 		}
-		return false
 	}
-	if err := col.Update(store, cat, a.now()); errors.Is(err, metrics.ErrNoDrift) {
-		log.Warn("metrics: the configured prices have no series", "error", err.Error())
-	} else if err != nil {
-		log.Error("metrics", "error", err.Error())
-		return false
-	}
-	return true
 }
 
 // returnAfterRows is how many rows one refresh reads before serve gives

@@ -83,6 +83,9 @@ func (a *app) openState(ctx context.Context, src *sourceOptions, path string, re
 		}
 		fmt.Fprintf(a.stderr, "state %s: %s: %d row(s) read, newest call billed %s%s\n",
 			path, s.Name, read, s.Watermark.Format(time.RFC3339), lateNote(late))
+		for _, u := range s.Unread {
+			fmt.Fprintf(a.stderr, "warning: state %s: %s: not read (tried again next time): %v\n", path, u.Path, u.Err)
+		}
 	}
 	if err == nil && src.strict {
 		err = rejectedSince(before, sources)

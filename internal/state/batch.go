@@ -390,6 +390,9 @@ func (b *Batch) Commit(rejected int64) (Source, error) {
 	src.Rows = src.Rows.Add(b.rows)
 	src.Refreshes++
 	src.Late += b.late
+	if b.files != nil {
+		src.Unread = b.files.unread
+	}
 	puts := b.sortedPuts()
 	if b.watermark.After(src.Watermark) {
 		src.Watermark = b.watermark

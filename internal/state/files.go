@@ -55,8 +55,17 @@ type fileRead struct {
 
 // filePlan is what a refresh reads of a feed's files.
 type filePlan struct {
-	files []fileRead // every file looked at and not unchanged
-	drop  []string   // paths whose mark moved to another path (a renamed file)
+	files  []fileRead   // every file looked at and not unchanged
+	drop   []string     // paths whose mark moved to another path (a renamed file)
+	unread []UnreadFile // files listed that could not be looked at
+}
+
+// UnreadFile is a file of a feed a refresh could not read (a symbolic
+// link in a loop, a file without read permission): the other files are
+// read, and the next refresh tries it again from its mark.
+type UnreadFile struct {
+	Path string
+	Err  error
 }
 
 func fileKey(feed, path string) []byte {
@@ -106,7 +115,8 @@ func (b *Batch) planFiles(feed string, paths []string) (*filePlan, error) {
 			continue // gone since it was listed: the next listing tells
 		}
 		if err != nil {
-			return nil, fmt.Errorf("read calls %s: %w", p, err)
+			plan.unread = append(plan.unread, UnreadFile{Path: p, Err: err})
+			continue
 		}
 		if !st.Mode().IsRegular() {
 			continue
@@ -118,7 +128,8 @@ func (b *Batch) planFiles(feed string, paths []string) (*filePlan, error) {
 		}
 		head, err := readHead(p, st.Size())
 		if err != nil {
-			return nil, err
+			plan.unread = append(plan.unread, UnreadFile{Path: p, Err: err})
+			continue
 		}
 		if ok && m.matches(head, st) {
 			used[p] = true

@@ -104,6 +104,9 @@ type Source struct {
 	// Late counts the calls read for the first time though billed before
 	// the refresh's lookback (Overlap): each was counted in its own slot.
 	Late int64
+	// Unread are the files of the last refresh that could not be read
+	// (not stored: each refresh tries them again).
+	Unread []UnreadFile
 }
 
 // Store is the state file.
