@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/shopspring/decimal"
 	"gopkg.in/yaml.v3"
+
+	"github.com/tokenfare/tokenfare/internal/numtext"
 )
 
 // BudgetError is one problem of a budgets file, where it is.
@@ -39,6 +40,11 @@ var ErrBudgets = errors.New("invalid budgets file")
 
 // Unwrap lets errors.Is(err, ErrBudgets) hold.
 func (es BudgetErrors) Unwrap() error { return ErrBudgets }
+
+// maxBudgetExponent bounds the exponent of a budget's amount, as the call
+// logs' readers bound a spend's: 1e999999999 is no budget, and would
+// make every remainder and forecast worked from it crawl.
+const maxBudgetExponent = 64
 
 // ParseBudgets reads a budgets file (docs/workbook.md "Budgets"):
 //
@@ -133,10 +139,14 @@ func (p *budgetParser) budget(n *yaml.Node) {
 			b.Name = v.Value
 		case "monthly":
 			amount = true // a bad amount is reported as such, not as missing
-			d, err := decimal.NewFromString(v.Value)
+			d, err := numtext.Decimal(v.Value)
 			switch {
-			case v.Kind != yaml.ScalarNode || err != nil:
+			case v.Kind != yaml.ScalarNode || errors.Is(err, numtext.ErrNotNumber):
 				p.fail(v.Line, "monthly %q is not a decimal amount", v.Value)
+				continue
+			case err != nil || d.Exponent() < -maxBudgetExponent || d.Exponent() > maxBudgetExponent:
+				p.fail(v.Line, "monthly %.40q is out of range: at most %d significant digits, exponents from -%d to %d",
+					v.Value, numtext.MaxDigits, maxBudgetExponent, maxBudgetExponent)
 				continue
 			case !d.IsPositive():
 				p.fail(v.Line, "monthly %s is not above zero", v.Value)

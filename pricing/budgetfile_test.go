@@ -29,6 +29,13 @@ func TestParseBudgets(t *testing.T) {
 		{name: "no list", text: "currency: USD\n", want: []string{"b.yaml:1: no budgets list"}},
 		{name: "empty", text: "", want: []string{"b.yaml: the file is empty"}},
 		{name: "a budget for no one", text: "budgets:\n  - monthly: 5\n", want: []string{"b.yaml:2: the budget names no team, key or tag"}},
+		// Bounded as the call logs bound a spend: exponents within ±64, 40 digits.
+		{name: "amounts out of range", text: "budgets:\n  - team: a\n    monthly: 1e999999999\n  - team: b\n    monthly: 1e-65\n  - team: c\n    monthly: 1" + strings.Repeat("0", 60) + "\n  - team: d\n    monthly: 1e64\n",
+			want: []string{
+				`b.yaml:3: monthly "1e999999999" is out of range`,
+				`b.yaml:5: monthly "1e-65" is out of range`,
+				`b.yaml:7: monthly "1000000000000000000000000000000000000000" is out of range`,
+			}},
 		{name: "not yaml", text: "budgets: [\n", want: []string{"b.yaml: "}},
 	}
 	for _, tc := range tests {
