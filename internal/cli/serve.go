@@ -176,8 +176,9 @@ func runServe(cmd *cobra.Command, a *app, opts *serveOptions) error {
 		}
 		fmt.Fprintln(w, "ok")
 	})
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(ln)
+	limits := defaultHTTPLimits()
+	srv := newHTTPServer(mux, limits)
+	go srv.Serve(newLimitListener(ln, limits.conns))
 	if collector != nil {
 		go func() {
 			for {
