@@ -174,6 +174,11 @@ func runServe(cmd *cobra.Command, a *app, opts *serveOptions) error {
 			http.Error(w, "the last refresh failed", http.StatusServiceUnavailable)
 			return
 		}
+		if collector != nil && collector.Held() > 0 {
+			http.Error(w, fmt.Sprintf("%d records popped from the usage queue are held in memory: %s cannot be written",
+				collector.Held(), collector.File), http.StatusServiceUnavailable)
+			return
+		}
 		fmt.Fprintln(w, "ok")
 	})
 	limits := defaultHTTPLimits()

@@ -21,6 +21,10 @@
 //   - An answer is read as it comes, and refused past RecordBound bytes
 //     a record asked for (kept aside as far as it was read): memory stays
 //     bounded whatever the server sends.
+//   - Records popped are on disk before the next pop, or held in memory:
+//     an answer that cannot be written (a full disk) is kept, the file cut
+//     back to its size before, and written first at the next Collect,
+//     which pops nothing before. Held says how many wait.
 //   - A file left ending inside a line (a write cut short) gets a line
 //     break before the next record, so the cut line stays alone (rejected
 //     when read) and no record is glued to it.
@@ -38,6 +42,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -71,6 +76,10 @@ type Collector struct {
 	// Now names the file an answer that is not records is kept in; nil
 	// means time.Now.
 	Now func() time.Time
+
+	held      bytes.Buffer // records popped and not yet written, a line each
+	heldN     int          // how many
+	heldCount atomic.Int64 // heldN, for Held
 }
 
 // Error is a request the server refused or answered with no records.
@@ -102,33 +111,69 @@ func (e *Error) Unwrap() error {
 // (the queue is empty), appending each answer's records to the file and
 // syncing it before the next request. It returns the records written,
 // also when it fails after some were.
+//
+// Records popped that cannot be written (a full disk) are held in memory
+// (Held) and nothing more is popped: each Collect writes them first, and
+// pops again only once they are on disk.
 func (c *Collector) Collect(ctx context.Context) (int, error) {
 	f, err := c.open()
 	if err != nil {
 		return 0, err
 	}
 	defer f.Close()
+	written, err := c.writeHeld(f)
+	if err != nil {
+		return 0, err
+	}
 	count := c.Count
 	if count <= 0 {
 		count = DefaultCount
 	}
-	written := 0
 	for range maxPops {
 		ans, err := c.pop(ctx, count)
 		if err != nil {
 			return written, err
 		}
 		if ans.n > 0 {
-			if werr := appendLines(f, ans.lines.Bytes()); werr != nil {
-				return written, fmt.Errorf("CLIProxyAPI usage queue: %d records popped and not written to %s: %w", ans.n, c.File, werr)
+			c.held, c.heldN = ans.lines, ans.n
+			c.heldCount.Store(int64(ans.n))
+			n, err := c.writeHeld(f)
+			if err != nil {
+				return written, err
 			}
-			written += ans.n
+			written += n
 		}
 		if ans.n < count {
 			break
 		}
 	}
 	return written, nil
+}
+
+// Held returns how many records popped are held in memory, not yet
+// written to the file. It may be called while Collect runs.
+func (c *Collector) Held() int { return int(c.heldCount.Load()) }
+
+// writeHeld appends the records held to f and syncs it, returning how
+// many it wrote. On a failure the file is cut back to its size before
+// (no record is written in part, or twice) and the records stay held.
+func (c *Collector) writeHeld(f *os.File) (int, error) {
+	if c.heldN == 0 {
+		return 0, nil
+	}
+	size, err := f.Seek(0, io.SeekEnd)
+	if err == nil {
+		err = appendLines(f, c.held.Bytes())
+	}
+	if err != nil {
+		f.Truncate(size)
+		return 0, fmt.Errorf("CLIProxyAPI usage queue: %d records popped are held in memory, not written to %s (no more is popped until they are): %w",
+			c.heldN, c.File, err)
+	}
+	n := c.heldN
+	c.held, c.heldN = bytes.Buffer{}, 0
+	c.heldCount.Store(0)
+	return n, nil
 }
 
 // open opens the file for appending, ending a line left cut short.

@@ -309,3 +309,48 @@ func TestCollectBound(t *testing.T) {
 		})
 	}
 }
+
+// TestCollectDiskFull: records popped while the file cannot be written
+// (/dev/full answers every write with ENOSPC) are held, nothing more is
+// popped meanwhile, and once the file can be written they reach it
+// first, each once, in order, before the rest of the queue.
+func TestCollectDiskFull(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	records := realRecords(t)
+	q := &queue{key: "mgmt", records: append([]json.RawMessage(nil), records...)}
+	srv := httptest.NewServer(q)
+	defer srv.Close()
+	c := &Collector{URL: srv.URL, Key: "mgmt", File: "/dev/full", Count: 10}
+	steps := []struct {
+		name          string
+		file          string
+		written, held int
+		pops          int // in all, so far
+		fails         bool
+	}{
+		{name: "disk full: the first ten held", file: "/dev/full", held: 10, pops: 1, fails: true},
+		{name: "still full: no pop", file: "/dev/full", held: 10, pops: 1, fails: true},
+		{name: "space again: held first, then the rest", file: filepath.Join(t.TempDir(), "queue.jsonl"), written: 27, pops: 3},
+	}
+	for _, s := range steps {
+		c.File = s.file
+		n, err := c.Collect(context.Background())
+		if (err != nil) != s.fails || n != s.written || c.Held() != s.held || q.pops != s.pops {
+			t.Fatalf("%s: wrote %d, held %d, %d pops, err %v; want %d, %d, %d, failing %v",
+				s.name, n, c.Held(), q.pops, err, s.written, s.held, s.pops, s.fails)
+		}
+	}
+	got := lines(t, c.File)
+	if len(got) != len(records) {
+		t.Fatalf("%d lines, want %d", len(got), len(records))
+	}
+	for i, r := range records {
+		var b bytes.Buffer
+		json.Compact(&b, r)
+		if got[i] != b.String() {
+			t.Errorf("line %d is %.60s, want %.60s", i+1, got[i], b.String())
+		}
+	}
+}
