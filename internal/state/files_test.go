@@ -120,6 +120,11 @@ func TestFileMarks(t *testing.T) {
 	cat := embedded(t)
 	line := csvText(nil, parts[1][:1])
 	cut := len(line) / 2
+	// The export regenerated in place: sorted, a call logged late (the
+	// fifth from the end of the first part) put in its place, far past
+	// the first 4 KiB.
+	late := len(parts[0]) - 5
+	early := slices.Delete(slices.Clone(parts[0]), late, late+1)
 	tests := []struct {
 		name    string
 		restart bool
@@ -195,6 +200,13 @@ func TestFileMarks(t *testing.T) {
 					gzipFile(t, filepath.Join(dir, "queue.jsonl.1"), filepath.Join(dir, "queue.jsonl.1.gz"))
 					appendFile(t, filepath.Join(dir, "queue.jsonl"), queue[2])
 				},
+			},
+		},
+		{
+			name: "an export regenerated sorted, a late call inserted", reread: true, full: csvText(header, parts[:2]...), file: "spend.csv",
+			steps: []func(*testing.T, string){
+				func(t *testing.T, dir string) { writeRows(t, filepath.Join(dir, "spend.csv"), header, early) },
+				func(t *testing.T, dir string) { writeRows(t, filepath.Join(dir, "spend.csv"), header, parts[:2]...) },
 			},
 		},
 		{
