@@ -134,7 +134,7 @@ func runServe(cmd *cobra.Command, a *app, opts *serveOptions) error {
 	}
 	store, err := state.Open(path)
 	if err != nil {
-		return usageError(err, "give --state PATH, a file no other tokenfare serve holds")
+		return usageError(err, stateHint(err, "give --state PATH, a file no other tokenfare serve holds"))
 	}
 	defer store.Close()
 	if feeds, err = adoptStoredNames(store, feeds); err != nil {

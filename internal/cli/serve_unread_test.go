@@ -85,3 +85,26 @@ func writeCalls(t *testing.T, path, text string) {
 		t.Fatal(err)
 	}
 }
+
+// TestDamagedStateRefused: reconcile --state and serve refuse a state
+// file cut short, with exit 2 and the way back, rather than dying of
+// SIGBUS.
+func TestDamagedStateRefused(t *testing.T) {
+	const sample = "../../testdata/sample/spendlogs-2026-10.csv"
+	path := filepath.Join(t.TempDir(), "state.db")
+	if _, _, log := serveOnce(t, "--calls", sample, "--state", path); !strings.Contains(log, "refreshed") {
+		t.Fatalf("no state made:\n%s", log)
+	}
+	if err := os.Truncate(path, 3*4096); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"reconcile", "--state", path},
+		{"serve", "--once", "--calls", sample, "--state", path},
+	} {
+		code, _, stderr := runCLI(t, "", args...)
+		if code != exitUsage || !strings.Contains(stderr, "is damaged") || !strings.Contains(stderr, "mv "+path+" "+path+".damaged") {
+			t.Errorf("%s: exit %d, want %d naming the way back:\n%s", args[0], code, exitUsage, stderr)
+		}
+	}
+}

@@ -63,7 +63,7 @@ func (a *app) openState(ctx context.Context, src *sourceOptions, path string, re
 		return nil, usageError(err, "stop the tokenfare serve that keeps it (or wait for the other command), or read the sources without --state")
 	}
 	if err != nil {
-		return nil, usageError(err, "give --state PATH, a state file tokenfare can create or open")
+		return nil, usageError(err, stateHint(err, "give --state PATH, a state file tokenfare can create or open"))
 	}
 	before, err := store.Sources()
 	if err == nil {
@@ -246,4 +246,14 @@ func (l *offGrainLog) log(log *slog.Logger, store *state.Store, cat *tariffs.Cat
 		}
 	}
 	l.until = until
+}
+
+// stateHint is the hint for a state that does not open: none for a
+// damaged one (its error says the way back), else hint.
+func stateHint(err error, hint string) string {
+	var de *state.DamagedError
+	if errors.As(err, &de) {
+		return ""
+	}
+	return hint
 }

@@ -37,7 +37,8 @@ type Feed struct {
 // an error the feed's refresh is dropped whole, the feeds after it are
 // refreshed all the same, and the errors are returned joined; a file a
 // feed cannot read is no error of the feed (Source.Unread).
-func (s *Store) Refresh(ctx context.Context, cat *tariffs.Catalog, opts pricing.Options, feeds []Feed) ([]Source, error) {
+func (s *Store) Refresh(ctx context.Context, cat *tariffs.Catalog, opts pricing.Options, feeds []Feed) (_ []Source, err error) {
+	defer s.recoverDamaged(&err)
 	var out []Source
 	var errs []error
 	for _, f := range feeds {
