@@ -140,6 +140,8 @@ const mmapReserve = 64 << 30
 // Open opens (or creates) the state file at path. A second process opening
 // the same file waits up to a second, then fails with ErrLocked.
 //
+// A bbolt file that is not a tokenfare state (ErrNotState: another
+// program's, or a newer schema's) is refused, nothing written to it.
 // A file that is damaged (cut short, a meta page overwritten, a page that
 // makes bbolt panic) is refused with a DamagedError, before it is mapped.
 func Open(path string) (s *Store, err error) {
@@ -164,11 +166,18 @@ func Open(path string) (s *Store, err error) {
 		return nil, fmt.Errorf("open state %s: %w", path, err)
 	}
 	st.db = db
+	mark, err := checkMarker(db)
+	if err != nil {
+		return nil, fmt.Errorf("open state %s: %w", path, err)
+	}
 	err = db.Update(func(tx *bolt.Tx) error {
 		for _, b := range [][]byte{bucketSums, bucketIDs, bucketSources, bucketFiles, bucketMeta} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
+		}
+		if mark {
+			return putMarker(tx)
 		}
 		return nil
 	})
