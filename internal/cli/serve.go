@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync/atomic"
@@ -113,7 +115,7 @@ func runServe(cmd *cobra.Command, a *app, opts *serveOptions) error {
 	if err != nil {
 		return err
 	}
-	collector, err := opts.queue.collector(path)
+	collector, err := opts.queue.collector(path, a.stderr)
 	if err != nil {
 		return err
 	}
@@ -389,7 +391,7 @@ func (a *app) feeds(src *sourceOptions, opts pricing.Options) ([]state.Feed, err
 
 // collector returns the collector of the usage queue, or nil without
 // --cliproxy-url. The records file defaults to one beside the state.
-func (q *queueOptions) collector(statePath string) (*usagequeue.Collector, error) {
+func (q *queueOptions) collector(statePath string, stderr io.Writer) (*usagequeue.Collector, error) {
 	if q.url == "" {
 		if q.keyFile != "" {
 			return nil, usageError(errors.New("--cliproxy-key-file without --cliproxy-url"), "give CLIProxyAPI's base URL too")
@@ -409,6 +411,7 @@ func (q *queueOptions) collector(statePath string) (*usagequeue.Collector, error
 	if strings.TrimSpace(string(key)) == "" {
 		return nil, usageError(fmt.Errorf("--cliproxy-key-file %s is empty", q.keyFile), "write CLIProxyAPI's management key in it")
 	}
+	warnOpenKeyFile(stderr, q.keyFile)
 	records := q.records
 	if records == "" {
 		records = filepath.Join(filepath.Dir(statePath), "cliproxy-usage-queue.jsonl")
@@ -420,6 +423,18 @@ func (q *queueOptions) collector(statePath string) (*usagequeue.Collector, error
 	}
 	return &usagequeue.Collector{URL: q.url, Key: strings.TrimSpace(string(key)), File: records,
 		Client: &http.Client{Timeout: 30 * time.Second}}, nil
+}
+
+// warnOpenKeyFile warns, as ssh does of a private key, when the file
+// holding the management key may be read by others than its owner.
+// Windows keeps no such bits.
+func warnOpenKeyFile(stderr io.Writer, path string) {
+	st, err := os.Stat(path)
+	if err != nil || runtime.GOOS == "windows" || st.Mode().Perm()&0o077 == 0 {
+		return
+	}
+	fmt.Fprintf(stderr, "warning: --cliproxy-key-file %s may be read by others (mode %04o): the management key it holds pops the usage queue and changes CLIProxyAPI's settings; chmod 600 %s\n",
+		path, st.Mode().Perm(), path)
 }
 
 // collect pops the usage queue into its file, logging what it wrote.

@@ -193,3 +193,34 @@ func TestServeQueueDiskFull(t *testing.T) {
 		t.Errorf("/healthz: %d %q, want 503 saying 1 record is held:\n%s", status, body, stderr.String())
 	}
 }
+
+// TestServeKeyFileMode: a management-key file others may read is used
+// with a warning, as ssh warns of a private key; one only its owner reads
+// is used without a word.
+func TestServeKeyFileMode(t *testing.T) {
+	tests := []struct {
+		name string
+		mode os.FileMode
+		warn bool
+	}{
+		{name: "owner only", mode: 0o600},
+		{name: "group may read", mode: 0o640, warn: true},
+		{name: "everyone may read", mode: 0o644, warn: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(&usageQueue{})
+			defer srv.Close()
+			dir := t.TempDir()
+			keyFile := filepath.Join(dir, "key")
+			os.WriteFile(keyFile, []byte("mgmt-secret\n"), 0o600)
+			if err := os.Chmod(keyFile, tt.mode); err != nil {
+				t.Fatal(err)
+			}
+			_, _, log := serveOnce(t, "--cliproxy-url", srv.URL, "--cliproxy-key-file", keyFile, "--state", filepath.Join(dir, "state.db"))
+			if got := strings.Contains(log, "may be read by others"); got != tt.warn {
+				t.Errorf("warned %v, want %v:\n%s", got, tt.warn, log)
+			}
+		})
+	}
+}
