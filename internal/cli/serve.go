@@ -167,11 +167,11 @@ func runServe(cmd *cobra.Command, a *app, opts *serveOptions) error {
 	reg.MustRegister(col)
 	var healthy atomic.Bool
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{
 		// One metric that cannot be made never fails the exposition: the
 		// others are served, and the error logged.
 		ErrorHandling: promhttp.ContinueOnError, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelError)}))
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		if !healthy.Load() {
 			http.Error(w, "the last refresh failed", http.StatusServiceUnavailable)
 			return
