@@ -172,13 +172,13 @@ func runServe(cmd *cobra.Command, a *app, opts *serveOptions) error {
 		// others are served, and the error logged.
 		ErrorHandling: promhttp.ContinueOnError, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelError)}))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
-		if !healthy.Load() {
-			http.Error(w, "the last refresh failed", http.StatusServiceUnavailable)
-			return
-		}
 		if collector != nil && collector.Held() > 0 {
 			http.Error(w, fmt.Sprintf("%d records popped from the usage queue are held in memory: %s cannot be written",
 				collector.Held(), collector.File), http.StatusServiceUnavailable)
+			return
+		}
+		if !healthy.Load() {
+			http.Error(w, "the last refresh failed", http.StatusServiceUnavailable)
 			return
 		}
 		fmt.Fprintln(w, "ok")

@@ -66,6 +66,12 @@ func (s *Store) Begin(name string) (*Batch, error) {
 		return nil, err
 	}
 	b := &Batch{store: s, source: src, sums: map[Key]*batchSums{}, ids: idSet{at: map[string]int32{}}, tx: tx}
+	defer func() {
+		if r := recover(); r != nil { // a damaged page: see Refresh
+			tx.Rollback()
+			panic(r)
+		}
+	}()
 	b.lastSeen = lastHeld(tx)
 	if !src.Watermark.IsZero() {
 		b.since = src.Watermark.Add(-Overlap)

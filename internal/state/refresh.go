@@ -60,6 +60,15 @@ func (s *Store) refresh(ctx context.Context, cat *tariffs.Catalog, opts pricing.
 	if err != nil {
 		return Source{}, err
 	}
+	defer func() {
+		// bbolt panicked on a damaged page: end the batch's read
+		// transaction (the file could not be closed with it open), and
+		// let Refresh report the damage.
+		if r := recover(); r != nil {
+			b.tx.Rollback()
+			panic(r)
+		}
+	}()
 	b.Use(cat, opts.Billing)
 	since := b.Since()
 	if opts.Since.After(since) {
