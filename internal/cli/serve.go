@@ -151,6 +151,11 @@ func runServe(cmd *cobra.Command, a *app, opts *serveOptions) error {
 		sources, err := store.Refresh(cmd.Context(), cat, eopts, feeds)
 		logRefreshed(log, sources)
 		(&offGrainLog{}).log(log, store, cat, sources)
+		if collector != nil && collector.Held() > 0 && err == nil {
+			// A process that ends cannot hold them for the next pop.
+			err = fmt.Errorf("%d records popped from the usage queue could not be written to %s and are lost with this process: free its disk; serve without --once holds them until it can",
+				collector.Held(), collector.File)
+		}
 		return err
 	}
 	ln, err := net.Listen("tcp", opts.listen)

@@ -224,3 +224,23 @@ func TestServeKeyFileMode(t *testing.T) {
 		})
 	}
 }
+
+// TestServeOnceDiskFull: serve --once whose records cannot be written
+// exits non-zero saying how many records are lost with it.
+func TestServeOnceDiskFull(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	q := &usageQueue{}
+	q.push(json.RawMessage(`{"timestamp":"2026-12-01T13:25:21Z","model":"m","tokens":{"input_tokens":1}}`))
+	srv := httptest.NewServer(q)
+	defer srv.Close()
+	dir := t.TempDir()
+	keyFile := filepath.Join(dir, "key")
+	os.WriteFile(keyFile, []byte("mgmt-secret\n"), 0o600)
+	code, _, stderr := runCLI(t, "", "serve", "--once", "--state", filepath.Join(dir, "state.db"),
+		"--cliproxy-url", srv.URL, "--cliproxy-key-file", keyFile, "--cliproxy-records", "/dev/full")
+	if code == exitOK || !strings.Contains(stderr, "1 records popped from the usage queue could not be written to /dev/full") {
+		t.Errorf("exit %d, want an error saying 1 record is lost:\n%s", code, stderr)
+	}
+}
