@@ -42,11 +42,21 @@ type acceptance struct {
 func Accept(file string, data []byte, findings []Finding, rules []string) []Finding {
 	lines := bytes.Split(data, []byte("\n"))
 	accs := acceptances(lines)
+	// The valid comments by rule, in the file's order: a finding is
+	// held against those of its rule only.
+	byRule := map[string][]*acceptance{}
+	for _, a := range accs {
+		if a.valid(rules) {
+			for _, r := range a.rules {
+				byRule[r] = append(byRule[r], a)
+			}
+		}
+	}
 	out := make([]Finding, 0, len(findings))
 	for _, f := range findings {
 		if f.File == file && f.Severity != Accepted {
-			for _, a := range accs {
-				if a.valid(rules) && f.Line >= a.from && f.Line <= a.to && slices.Contains(a.rules, f.Rule) {
+			for _, a := range byRule[f.Rule] {
+				if f.Line >= a.from && f.Line <= a.to {
 					f.Severity, f.Reason, f.AcceptedAt, a.used = Accepted, a.reason, a.line, true
 					break
 				}
@@ -101,9 +111,14 @@ func (a *acceptance) findings(file string, rules []string) []Finding {
 }
 
 // acceptances finds the acceptance comments of a config's lines and the
-// lines each covers (numbered from 1).
+// lines each covers (numbered from 1). It takes time in proportion to
+// the lines (times the depth of their blocks), however many comments:
+// the next content line is known for every line at once (nextContents)
+// and a block's end is found once, whichever comments cover it.
 func acceptances(lines [][]byte) []*acceptance {
 	var out []*acceptance
+	next := nextContents(lines)
+	ends := map[int]int{}
 	for i, l := range lines {
 		l = bytes.TrimRight(l, "\r")
 		c := commentStart(l)
@@ -119,9 +134,14 @@ func acceptances(lines [][]byte) []*acceptance {
 		}
 		target := i
 		if len(bytes.TrimSpace(l[:c])) == 0 {
-			target = nextContent(lines, i+1)
+			target = next[i+1]
 		}
-		a.from, a.to = target+1, blockEnd(lines, target)+1
+		end, ok := ends[target]
+		if !ok {
+			end = blockEnd(lines, next, target)
+			ends[target] = end
+		}
+		a.from, a.to = target+1, end+1
 		out = append(out, a)
 	}
 	return out
@@ -148,27 +168,32 @@ func commentStart(l []byte) int {
 	return len(l)
 }
 
-// nextContent returns the index of the first line from i on that is
-// neither blank nor only a comment (len(lines) when there is none).
-func nextContent(lines [][]byte, i int) int {
-	for ; i < len(lines); i++ {
+// nextContents returns, for each index i from 0 to len(lines), the index
+// of the first line from i on that is neither blank nor only a comment
+// (len(lines) when there is none).
+func nextContents(lines [][]byte) []int {
+	next := make([]int, len(lines)+1)
+	next[len(lines)] = len(lines)
+	for i := len(lines) - 1; i >= 0; i-- {
 		if t := bytes.TrimSpace(lines[i]); len(t) > 0 && t[0] != '#' {
-			return i
+			next[i] = i
+		} else {
+			next[i] = next[i+1]
 		}
 	}
-	return i
+	return next
 }
 
 // blockEnd returns the index of the last line of the block line i opens:
 // i itself and every following line indented deeper than it (blank lines
-// and comments inside the block belong to it).
-func blockEnd(lines [][]byte, i int) int {
+// and comments inside the block belong to it). next is nextContents.
+func blockEnd(lines [][]byte, next []int, i int) int {
 	if i >= len(lines) {
 		return i
 	}
 	depth := indent(lines[i])
 	end := i
-	for j := nextContent(lines, i+1); j < len(lines) && indent(lines[j]) > depth; j = nextContent(lines, j+1) {
+	for j := next[i+1]; j < len(lines) && indent(lines[j]) > depth; j = next[j+1] {
 		end = j
 	}
 	return end

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 const acceptConfig = `model_list:
@@ -95,5 +96,37 @@ func TestAcceptComments(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestAcceptManyComments: 160,000 acceptance comments above one entry
+// are read in time in proportion to the lines (53 s when each comment
+// looked ahead over all those after it): the first accepts the entry's
+// finding, each of the others is reported as accepting nothing.
+func TestAcceptManyComments(t *testing.T) {
+	const n = 160_000
+	var b strings.Builder
+	b.WriteString("model_list:\n")
+	for range n {
+		b.WriteString("  # tokenfare:accept health-check probes are free under our contract\n")
+	}
+	b.WriteString("  - model_name: gpt-4o\n    litellm_params:\n      model: openai/gpt-4o\n")
+	entry := n + 2 // the line of "- model_name"
+	start := time.Now()
+	got := Accept("config.yaml", []byte(b.String()), []Finding{{Rule: "health-check", File: "config.yaml", Line: entry + 2}}, []string{"health-check"})
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("took %v, want well under 10 s", d)
+	}
+	accepted, unused := 0, 0
+	for _, f := range got {
+		switch {
+		case f.Severity == Accepted && f.AcceptedAt == 2:
+			accepted++
+		case f.Rule == RuleAccept && f.Severity == Warning:
+			unused++
+		}
+	}
+	if accepted != 1 || unused != n-1 {
+		t.Errorf("%d accepted by the first comment, %d comments unused; want 1 and %d", accepted, unused, n-1)
 	}
 }

@@ -41,6 +41,11 @@ var ErrBudgets = errors.New("invalid budgets file")
 // Unwrap lets errors.Is(err, ErrBudgets) hold.
 func (es BudgetErrors) Unwrap() error { return ErrBudgets }
 
+// maxBudgetExponent bounds the exponent of a budget's amount, as the call
+// logs' readers bound a spend's: 1e999999999 is no budget, and would
+// make every remainder and forecast worked from it crawl.
+const maxBudgetExponent = 64
+
 // ParseBudgets reads a budgets file (docs/workbook.md "Budgets"):
 //
 //	currency: USD              # optional: the currency the amounts are in
@@ -137,7 +142,7 @@ func (p *budgetParser) budget(n *yaml.Node) {
 			d, err := numtext.Decimal(strings.TrimSpace(v.Value))
 			switch {
 			case v.Kind == yaml.ScalarNode && (errors.Is(err, numtext.ErrTooLong) || errors.Is(err, numtext.ErrOutOfRange)):
-				p.fail(v.Line, "monthly %.40q is not a decimal amount: %v", v.Value, err)
+				p.fail(v.Line, "monthly %.40q is out of range: %v", v.Value, err)
 				continue
 			case v.Kind != yaml.ScalarNode || err != nil:
 				p.fail(v.Line, "monthly %q is not a decimal amount", v.Value)

@@ -29,13 +29,20 @@ func TestParseBudgets(t *testing.T) {
 		{name: "no list", text: "currency: USD\n", want: []string{"b.yaml:1: no budgets list"}},
 		{name: "empty", text: "", want: []string{"b.yaml: the file is empty"}},
 		{name: "a budget for no one", text: "budgets:\n  - monthly: 5\n", want: []string{"b.yaml:2: the budget names no team, key or tag"}},
+		// Bounded as the call logs bound a spend: exponents within ±64, 40 digits.
+		{name: "amounts out of range", text: "budgets:\n  - team: a\n    monthly: 1e999999999\n  - team: b\n    monthly: 1e-65\n  - team: c\n    monthly: 1" + strings.Repeat("0", 60) + "\n  - team: d\n    monthly: 1e64\n",
+			want: []string{
+				`b.yaml:3: monthly "1e999999999" is out of range`,
+				`b.yaml:5: monthly "1e-65" is out of range`,
+				`b.yaml:7: monthly "1000000000000000000000000000000000000000" is out of range`,
+			}},
 		{name: "not yaml", text: "budgets: [\n", want: []string{"b.yaml: "}},
 		// 1e999999999 made report run for over 30 minutes, growing past 2 GiB.
 		{name: "numbers beyond the bound of every number read", text: "budgets:\n  - team: a\n    monthly: 1e999999999\n  - team: b\n    monthly: \"1e65\"\n  - team: c\n    monthly: " + strings.Repeat("9", 41) + "\n",
 			want: []string{
-				`b.yaml:3: monthly "1e999999999" is not a decimal amount: exponents run from -64 to 64`,
-				`b.yaml:5: monthly "1e65" is not a decimal amount: exponents run from -64 to 64`,
-				`b.yaml:7: monthly "` + strings.Repeat("9", 40) + `" is not a decimal amount: a number has at most 128 characters and 40 significant digits`,
+				`b.yaml:3: monthly "1e999999999" is out of range: exponents run from -64 to 64`,
+				`b.yaml:5: monthly "1e65" is out of range: exponents run from -64 to 64`,
+				`b.yaml:7: monthly "` + strings.Repeat("9", 40) + `" is out of range: a number has at most 128 characters and 40 significant digits`,
 			}},
 	}
 	for _, tc := range tests {

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync/atomic"
@@ -113,7 +115,7 @@ func runServe(cmd *cobra.Command, a *app, opts *serveOptions) error {
 	if err != nil {
 		return err
 	}
-	collector, err := opts.queue.collector(path)
+	collector, err := opts.queue.collector(path, a.stderr)
 	if err != nil {
 		return err
 	}
@@ -134,7 +136,7 @@ func runServe(cmd *cobra.Command, a *app, opts *serveOptions) error {
 	}
 	store, err := state.Open(path)
 	if err != nil {
-		return usageError(err, "give --state PATH, a file no other tokenfare serve holds")
+		return usageError(err, stateHint(err, "give --state PATH, a file no other tokenfare serve holds"))
 	}
 	defer store.Close()
 	if feeds, err = adoptStoredNames(store, feeds); err != nil {
@@ -147,17 +149,20 @@ func runServe(cmd *cobra.Command, a *app, opts *serveOptions) error {
 		}
 		cat, _ := a.Catalog()
 		sources, err := store.Refresh(cmd.Context(), cat, eopts, feeds)
-		for _, s := range sources {
-			log.Info("refreshed", "source", s.Name, "watermark", s.Watermark, "read", s.Rows.Read, "priced", s.Rows.Priced, "late", s.Late)
-		}
+		logRefreshed(log, sources)
 		(&offGrainLog{}).log(log, store, cat, sources)
+		if collector != nil && collector.Held() > 0 && err == nil {
+			// A process that ends cannot hold them for the next pop.
+			err = fmt.Errorf("%d records popped from the usage queue could not be written to %s and are lost with this process: free its disk; serve without --once holds them until it can",
+				collector.Held(), collector.File)
+		}
 		return err
 	}
 	ln, err := net.Listen("tcp", opts.listen)
 	if err != nil {
 		return usageError(fmt.Errorf("--listen: %w", err), "")
 	}
-	mopts := metrics.Options{TopKeys: opts.topKeys, Config: opts.config, Billing: eopts.Billing}
+	mopts := metrics.Options{TopKeys: opts.topKeys, Config: opts.config, Billing: eopts.Billing, Log: log}
 	if mopts.Budgets, err = readBudgets(opts.budgets); err != nil {
 		return err
 	}
@@ -167,16 +172,25 @@ func runServe(cmd *cobra.Command, a *app, opts *serveOptions) error {
 	reg.MustRegister(col)
 	var healthy atomic.Bool
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{
+		// One metric that cannot be made never fails the exposition: the
+		// others are served, and the error logged.
+		ErrorHandling: promhttp.ContinueOnError, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelError)}))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		if collector != nil && collector.Held() > 0 {
+			http.Error(w, fmt.Sprintf("%d records popped from the usage queue are held in memory: %s cannot be written",
+				collector.Held(), collector.File), http.StatusServiceUnavailable)
+			return
+		}
 		if !healthy.Load() {
 			http.Error(w, "the last refresh failed", http.StatusServiceUnavailable)
 			return
 		}
 		fmt.Fprintln(w, "ok")
 	})
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(ln)
+	limits := defaultHTTPLimits()
+	srv := newHTTPServer(mux, limits)
+	go srv.Serve(newLimitListener(ln, limits.conns))
 	if collector != nil {
 		go func() {
 			for {
@@ -264,23 +278,34 @@ func (a *app) refresh(ctx context.Context, log *slog.Logger, store *state.Store,
 	cat *tariffs.Catalog, offGrain *offGrainLog, memory *memoryReturn) bool {
 	sources, err := store.Refresh(ctx, cat, opts, feeds)
 	defer memory.after(sources)
+	logRefreshed(log, sources)
+	offGrain.log(log, store, cat, sources)
+	if ctx.Err() != nil {
+		return false
+	}
+	if err != nil {
+		// The feeds that were read are committed: their figures are
+		// published all the same.
+		log.Error("refresh", "error", err.Error())
+	}
+	if uerr := col.Update(store, cat, a.now()); errors.Is(uerr, metrics.ErrNoDrift) {
+		log.Warn("metrics: the configured prices have no series", "error", uerr.Error())
+	} else if uerr != nil {
+		log.Error("metrics", "error", uerr.Error())
+		return false
+	}
+	return err == nil
+}
+
+// logRefreshed logs what a refresh read of each source, and each file it
+// could not read.
+func logRefreshed(log *slog.Logger, sources []state.Source) {
 	for _, s := range sources {
 		log.Info("refreshed", "source", s.Name, "watermark", s.Watermark, "read", s.Rows.Read, "priced", s.Rows.Priced, "late", s.Late)
-	}
-	offGrain.log(log, store, cat, sources)
-	if err != nil {
-		if ctx.Err() == nil {
-			log.Error("refresh", "error", err.Error())
+		for _, u := range s.Unread {
+			log.Warn("calls not read: the file is tried again at the next refresh", "source", s.Name, "file", u.Path, "error", u.Err.Error())
 		}
-		return false
 	}
-	if err := col.Update(store, cat, a.now()); errors.Is(err, metrics.ErrNoDrift) {
-		log.Warn("metrics: the configured prices have no series", "error", err.Error())
-	} else if err != nil {
-		log.Error("metrics", "error", err.Error())
-		return false
-	}
-	return true
 }
 
 // returnAfterRows is how many rows one refresh reads before serve gives
@@ -371,7 +396,7 @@ func (a *app) feeds(src *sourceOptions, opts pricing.Options) ([]state.Feed, err
 
 // collector returns the collector of the usage queue, or nil without
 // --cliproxy-url. The records file defaults to one beside the state.
-func (q *queueOptions) collector(statePath string) (*usagequeue.Collector, error) {
+func (q *queueOptions) collector(statePath string, stderr io.Writer) (*usagequeue.Collector, error) {
 	if q.url == "" {
 		if q.keyFile != "" {
 			return nil, usageError(errors.New("--cliproxy-key-file without --cliproxy-url"), "give CLIProxyAPI's base URL too")
@@ -391,6 +416,7 @@ func (q *queueOptions) collector(statePath string) (*usagequeue.Collector, error
 	if strings.TrimSpace(string(key)) == "" {
 		return nil, usageError(fmt.Errorf("--cliproxy-key-file %s is empty", q.keyFile), "write CLIProxyAPI's management key in it")
 	}
+	warnOpenKeyFile(stderr, q.keyFile)
 	records := q.records
 	if records == "" {
 		records = filepath.Join(filepath.Dir(statePath), "cliproxy-usage-queue.jsonl")
@@ -402,6 +428,18 @@ func (q *queueOptions) collector(statePath string) (*usagequeue.Collector, error
 	}
 	return &usagequeue.Collector{URL: q.url, Key: strings.TrimSpace(string(key)), File: records,
 		Client: &http.Client{Timeout: 30 * time.Second}}, nil
+}
+
+// warnOpenKeyFile warns, as ssh does of a private key, when the file
+// holding the management key may be read by others than its owner.
+// Windows keeps no such bits.
+func warnOpenKeyFile(stderr io.Writer, path string) {
+	st, err := os.Stat(path)
+	if err != nil || runtime.GOOS == "windows" || st.Mode().Perm()&0o077 == 0 {
+		return
+	}
+	fmt.Fprintf(stderr, "warning: --cliproxy-key-file %s may be read by others (mode %04o): the management key it holds pops the usage queue and changes CLIProxyAPI's settings; chmod 600 %s\n",
+		path, st.Mode().Perm(), path)
 }
 
 // collect pops the usage queue into its file, logging what it wrote.

@@ -23,6 +23,7 @@ import (
 type usageQueue struct {
 	mu      sync.Mutex
 	records []json.RawMessage
+	bad     string // answered once, with 200, in place of records (a proxy's error page)
 }
 
 func (q *usageQueue) push(records ...json.RawMessage) {
@@ -42,6 +43,12 @@ func (q *usageQueue) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q.mu.Lock()
+	if bad := q.bad; bad != "" {
+		q.bad = ""
+		q.mu.Unlock()
+		io.WriteString(w, bad)
+		return
+	}
 	n = min(n, len(q.records))
 	out := append([]json.RawMessage{}, q.records[:n]...)
 	q.records = q.records[n:]
@@ -100,9 +107,11 @@ func TestServeUsageQueue(t *testing.T) {
 	tests := []struct {
 		name  string
 		crash bool // the first pop's records written by a process that died before counting them
+		bad   bool // the first answer is an HTML error page (kept aside, the records file left alone)
 	}{
 		{name: "two refreshes"},
 		{name: "a crash between pop and count", crash: true},
+		{name: "an error page first", bad: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -114,6 +123,12 @@ func TestServeUsageQueue(t *testing.T) {
 			os.WriteFile(keyFile, []byte("mgmt-secret\n"), 0o600)
 			args := []string{"--cliproxy-url", srv.URL, "--cliproxy-key-file", keyFile, "--state", filepath.Join(dir, "state.db")}
 			q.push(records[:20]...)
+			if tt.bad {
+				q.bad = "<html><body><h1>502 Bad Gateway</h1></body></html>\n"
+				if read, _, log := serveOnce(t, args...); read != 0 || !strings.Contains(log, "kept in") {
+					t.Fatalf("after an error page: read %d rows, want 0, and the page kept aside:\n%s", read, log)
+				}
+			}
 			if tt.crash {
 				c := &usagequeue.Collector{URL: srv.URL, Key: "mgmt-secret", File: filepath.Join(dir, "cliproxy-usage-queue.jsonl")}
 				if n, err := c.Collect(context.Background()); n != 20 || err != nil {
@@ -131,5 +146,101 @@ func TestServeUsageQueue(t *testing.T) {
 				t.Errorf("the management key is in the log:\n%s", log)
 			}
 		})
+	}
+}
+
+// TestServeQueueDiskFull: while the records popped cannot be written
+// (/dev/full), serve holds them and /healthz answers 503 saying so.
+func TestServeQueueDiskFull(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	q := &usageQueue{}
+	q.push(json.RawMessage(`{"timestamp":"2026-12-01T13:25:21Z","model":"m","tokens":{"input_tokens":1}}`))
+	srv := httptest.NewServer(q)
+	defer srv.Close()
+	dir := t.TempDir()
+	keyFile := filepath.Join(dir, "key")
+	os.WriteFile(keyFile, []byte("mgmt-secret\n"), 0o600)
+	var stderr syncBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	a := &app{stdin: strings.NewReader(""), stdout: io.Discard, stderr: &stderr, now: time.Now}
+	done := make(chan int, 1)
+	go func() {
+		done <- runContext(ctx, a, []string{"serve", "--listen", "127.0.0.1:0", "--interval", "1s", "--state", filepath.Join(dir, "state.db"),
+			"--cliproxy-url", srv.URL, "--cliproxy-key-file", keyFile, "--cliproxy-every", "200ms", "--cliproxy-records", "/dev/full"})
+	}()
+	defer func() { cancel(); <-done }()
+	var status int
+	var body string
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		addr := servingAddr(stderr.String())
+		if addr == "" {
+			continue
+		}
+		resp, err := http.Get("http://" + addr + "/healthz")
+		if err != nil {
+			continue
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		status, body = resp.StatusCode, string(b)
+		if strings.Contains(body, "held in memory") {
+			break
+		}
+	}
+	if status != http.StatusServiceUnavailable || !strings.Contains(body, "1 records popped from the usage queue are held in memory") {
+		t.Errorf("/healthz: %d %q, want 503 saying 1 record is held:\n%s", status, body, stderr.String())
+	}
+}
+
+// TestServeKeyFileMode: a management-key file others may read is used
+// with a warning, as ssh warns of a private key; one only its owner reads
+// is used without a word.
+func TestServeKeyFileMode(t *testing.T) {
+	tests := []struct {
+		name string
+		mode os.FileMode
+		warn bool
+	}{
+		{name: "owner only", mode: 0o600},
+		{name: "group may read", mode: 0o640, warn: true},
+		{name: "everyone may read", mode: 0o644, warn: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(&usageQueue{})
+			defer srv.Close()
+			dir := t.TempDir()
+			keyFile := filepath.Join(dir, "key")
+			os.WriteFile(keyFile, []byte("mgmt-secret\n"), 0o600)
+			if err := os.Chmod(keyFile, tt.mode); err != nil {
+				t.Fatal(err)
+			}
+			_, _, log := serveOnce(t, "--cliproxy-url", srv.URL, "--cliproxy-key-file", keyFile, "--state", filepath.Join(dir, "state.db"))
+			if got := strings.Contains(log, "may be read by others"); got != tt.warn {
+				t.Errorf("warned %v, want %v:\n%s", got, tt.warn, log)
+			}
+		})
+	}
+}
+
+// TestServeOnceDiskFull: serve --once whose records cannot be written
+// exits non-zero saying how many records are lost with it.
+func TestServeOnceDiskFull(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	q := &usageQueue{}
+	q.push(json.RawMessage(`{"timestamp":"2026-12-01T13:25:21Z","model":"m","tokens":{"input_tokens":1}}`))
+	srv := httptest.NewServer(q)
+	defer srv.Close()
+	dir := t.TempDir()
+	keyFile := filepath.Join(dir, "key")
+	os.WriteFile(keyFile, []byte("mgmt-secret\n"), 0o600)
+	code, _, stderr := runCLI(t, "", "serve", "--once", "--state", filepath.Join(dir, "state.db"),
+		"--cliproxy-url", srv.URL, "--cliproxy-key-file", keyFile, "--cliproxy-records", "/dev/full")
+	if code == exitOK || !strings.Contains(stderr, "1 records popped from the usage queue could not be written to /dev/full") {
+		t.Errorf("exit %d, want an error saying 1 record is lost:\n%s", code, stderr)
 	}
 }

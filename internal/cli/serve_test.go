@@ -56,24 +56,29 @@ func startServe(t *testing.T, args ...string) (addr string, stderr *syncBuffer, 
 	return startServeAt(t, time.Now, args...)
 }
 
-// startServeAt is startServe with the clock now.
+// startServeAt is startServe with the clock now. Serve listens on port 0
+// of 127.0.0.1; its address is read from its "serving" log line.
 func startServeAt(t *testing.T, now func() time.Time, args ...string) (addr string, stderr *syncBuffer, stop func() int) {
 	t.Helper()
-	addr = freeAddr(t)
 	stderr = &syncBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	a := &app{stdin: strings.NewReader(""), stdout: io.Discard, stderr: stderr, now: now}
 	done := make(chan int, 1)
 	go func() {
-		done <- runContext(ctx, a, append([]string{"serve", "--listen", addr, "--interval", "1s"}, args...))
+		done <- runContext(ctx, a, append([]string{"serve", "--listen", "127.0.0.1:0", "--interval", "1s"}, args...))
 	}()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		resp, err := http.Get("http://" + addr + "/healthz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				break
+		if addr == "" {
+			addr = servingAddr(stderr.String())
+		}
+		if addr != "" {
+			resp, err := http.Get("http://" + addr + "/healthz")
+			if err == nil {
+				resp.Body.Close()
+				if resp.StatusCode == http.StatusOK {
+					break
+				}
 			}
 		}
 		select {
@@ -86,9 +91,21 @@ func startServeAt(t *testing.T, now func() time.Time, args ...string) (addr stri
 			cancel()
 			t.Fatalf("serve not healthy after 20s:\n%s", stderr.String())
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond)
 	}
 	return addr, stderr, func() int { cancel(); return <-done }
+}
+
+// servingAddr is the address serve's "serving" log line names, "" before
+// it is logged.
+func servingAddr(log string) string {
+	for _, line := range strings.Split(log, "\n") {
+		var l struct{ Msg, Metrics string }
+		if json.Unmarshal([]byte(line), &l) == nil && l.Msg == "serving" {
+			return strings.TrimSuffix(strings.TrimPrefix(l.Metrics, "http://"), "/metrics")
+		}
+	}
+	return ""
 }
 
 // promQuery runs an instant query and returns its single value as text,

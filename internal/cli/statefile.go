@@ -63,7 +63,7 @@ func (a *app) openState(ctx context.Context, src *sourceOptions, path string, re
 		return nil, usageError(err, "stop the tokenfare serve that keeps it (or wait for the other command), or read the sources without --state")
 	}
 	if err != nil {
-		return nil, usageError(err, "give --state PATH, a state file tokenfare can create or open")
+		return nil, usageError(err, stateHint(err, "give --state PATH, a state file tokenfare can create or open"))
 	}
 	before, err := store.Sources()
 	if err == nil {
@@ -83,6 +83,9 @@ func (a *app) openState(ctx context.Context, src *sourceOptions, path string, re
 		}
 		fmt.Fprintf(a.stderr, "state %s: %s: %d row(s) read, newest call billed %s%s\n",
 			path, s.Name, read, s.Watermark.Format(time.RFC3339), lateNote(late))
+		for _, u := range s.Unread {
+			fmt.Fprintf(a.stderr, "warning: state %s: %s: not read (tried again next time): %v\n", path, u.Path, u.Err)
+		}
 	}
 	if err == nil && src.strict {
 		err = rejectedSince(before, sources)
@@ -244,4 +247,14 @@ func (l *offGrainLog) log(log *slog.Logger, store *state.Store, cat *tariffs.Cat
 		}
 	}
 	l.until = until
+}
+
+// stateHint is the hint for a state that does not open: none for a
+// damaged one (its error says the way back), else hint.
+func stateHint(err error, hint string) string {
+	var de *state.DamagedError
+	if errors.As(err, &de) {
+		return ""
+	}
+	return hint
 }

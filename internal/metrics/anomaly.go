@@ -74,14 +74,14 @@ func median(ds []decimal.Decimal) decimal.Decimal {
 	return ds[n/2-1].Add(ds[n/2]).Div(decimal.NewFromInt(2))
 }
 
-func collectAnomalies(ch chan<- prometheus.Metric, as map[anomalyKey]*weeks) {
+func collectAnomalies(out sender, as map[anomalyKey]*weeks) {
 	for k, w := range as {
 		ratio, score, okR, okS := w.anomaly()
 		if okR {
-			ch <- prometheus.MustNewConstMetric(descAnomalyRatio, prometheus.GaugeValue, ratio.InexactFloat64(), k.model, k.key)
+			out.send(descAnomalyRatio, prometheus.GaugeValue, ratio.InexactFloat64(), k.model, k.key)
 		}
 		if okS {
-			ch <- prometheus.MustNewConstMetric(descAnomalyScore, prometheus.GaugeValue, score.InexactFloat64(), k.model, k.key)
+			out.send(descAnomalyScore, prometheus.GaugeValue, score.InexactFloat64(), k.model, k.key)
 		}
 	}
 }

@@ -145,13 +145,13 @@ func budgetLines(plan *pricing.BudgetPlan, m *budgetMonth, now time.Time) []budg
 	return out
 }
 
-func collectBudgets(ch chan<- prometheus.Metric, lines []budgetLine) {
+func collectBudgets(out sender, lines []budgetLine) {
 	for _, l := range lines {
 		for _, m := range []struct {
 			d *prometheus.Desc
 			v decimal.Decimal
 		}{{descBudget, l.monthly}, {descBudgetSpent, l.spent}, {descBudgetRemaining, l.remaining}, {descBudgetForecast, l.projected}} {
-			ch <- prometheus.MustNewConstMetric(m.d, prometheus.GaugeValue, m.v.InexactFloat64(), l.kind, l.name, l.currency)
+			out.send(m.d, prometheus.GaugeValue, m.v.InexactFloat64(), l.kind, l.name, l.currency)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"sort"
 	"sync"
@@ -39,6 +40,10 @@ type Options struct {
 	// worked at it, as blend --state --billing-time works it; nil: each
 	// tariff's own.
 	Billing *tariffs.BillingTime
+	// Log, when set, is told once of a label value that is not valid
+	// UTF-8 (a key alias or team saved in Latin-1): its invalid bytes
+	// are written as \xNN.
+	Log *slog.Logger
 }
 
 var (
@@ -79,6 +84,7 @@ type Collector struct {
 	book    *book
 	watched *state.Store
 	drift   *drift // the configured prices' drift last made
+	escaped sync.Once
 }
 
 // drift is the configured prices' drift as made at.
@@ -257,6 +263,16 @@ func topKeys(byKey map[string]decimal.Decimal, n int) map[string]bool {
 	return out
 }
 
+// logEscaped tells the log, once, of the first label value escaped.
+func (c *Collector) logEscaped(raw, written string) {
+	c.escaped.Do(func() {
+		if c.opts.Log != nil {
+			c.opts.Log.Warn("metrics: a label value is not valid UTF-8 (a file saved as Latin-1?): its invalid bytes are written as \\xNN; said once",
+				"value", fmt.Sprintf("%q", raw), "written", written)
+		}
+	})
+}
+
 // Describe sends the descriptors of every metric.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descOfficial, descRecorded, descCalls, descGap, descPeak, descAge, descConfig, descUnpricedCalls, descUnpricedRecorded,
@@ -270,33 +286,34 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	c.mu.RLock()
 	snap := c.snap
 	c.mu.RUnlock()
+	out := sender{ch: ch, escaped: c.logEscaped}
 	for l, m := range snap.Cost {
-		ch <- prometheus.MustNewConstMetric(descOfficial, prometheus.GaugeValue, m.official.InexactFloat64(), l.provider, l.model, l.key, l.team, l.currency)
-		ch <- prometheus.MustNewConstMetric(descRecorded, prometheus.GaugeValue, m.recorded.InexactFloat64(), l.provider, l.model, l.key, l.team)
+		out.send(descOfficial, prometheus.GaugeValue, m.official.InexactFloat64(), l.provider, l.model, l.key, l.team, l.currency)
+		out.send(descRecorded, prometheus.GaugeValue, m.recorded.InexactFloat64(), l.provider, l.model, l.key, l.team)
 	}
 	for o, n := range snap.Calls {
-		ch <- prometheus.MustNewConstMetric(descCalls, prometheus.CounterValue, float64(n), o)
+		out.send(descCalls, prometheus.CounterValue, float64(n), o)
 	}
 	for w, m := range snap.Gap {
 		if !m.official.IsZero() {
-			ch <- prometheus.MustNewConstMetric(descGap, prometheus.GaugeValue, m.recorded.Sub(m.official).Div(m.official).InexactFloat64(), w)
+			out.send(descGap, prometheus.GaugeValue, m.recorded.Sub(m.official).Div(m.official).InexactFloat64(), w)
 		}
 	}
 	for model, m := range snap.Peak {
 		if !m.official.IsZero() {
-			ch <- prometheus.MustNewConstMetric(descPeak, prometheus.GaugeValue, m.recorded.Div(m.official).InexactFloat64(), model)
+			out.send(descPeak, prometheus.GaugeValue, m.recorded.Div(m.official).InexactFloat64(), model)
 		}
 	}
 	for src, age := range snap.Age {
-		ch <- prometheus.MustNewConstMetric(descAge, prometheus.GaugeValue, age.Seconds(), src)
+		out.send(descAge, prometheus.GaugeValue, age.Seconds(), src)
 	}
 	for l, u := range snap.Unpriced {
-		ch <- prometheus.MustNewConstMetric(descUnpricedCalls, prometheus.GaugeValue, float64(u.calls), l.model, l.host, l.cause)
-		ch <- prometheus.MustNewConstMetric(descUnpricedRecorded, prometheus.GaugeValue, u.recorded.InexactFloat64(), l.model, l.host, l.cause)
+		out.send(descUnpricedCalls, prometheus.GaugeValue, float64(u.calls), l.model, l.host, l.cause)
+		out.send(descUnpricedRecorded, prometheus.GaugeValue, u.recorded.InexactFloat64(), l.model, l.host, l.cause)
 	}
-	collectBudgets(ch, snap.Budgets)
-	collectAnomalies(ch, snap.Anomaly)
+	collectBudgets(out, snap.Budgets)
+	collectAnomalies(out, snap.Anomaly)
 	for l, off := range snap.ConfigOff {
-		ch <- prometheus.MustNewConstMetric(descConfig, prometheus.GaugeValue, off.InexactFloat64(), l.modelName, l.field)
+		out.send(descConfig, prometheus.GaugeValue, off.InexactFloat64(), l.modelName, l.field)
 	}
 }

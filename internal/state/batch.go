@@ -66,6 +66,12 @@ func (s *Store) Begin(name string) (*Batch, error) {
 		return nil, err
 	}
 	b := &Batch{store: s, source: src, sums: map[Key]*batchSums{}, ids: idSet{at: map[string]int32{}}, tx: tx}
+	defer func() {
+		if r := recover(); r != nil { // a damaged page: see Refresh
+			tx.Rollback()
+			panic(r)
+		}
+	}()
 	b.lastSeen = lastHeld(tx)
 	if !src.Watermark.IsZero() {
 		b.since = src.Watermark.Add(-Overlap)
@@ -390,6 +396,9 @@ func (b *Batch) Commit(rejected int64) (Source, error) {
 	src.Rows = src.Rows.Add(b.rows)
 	src.Refreshes++
 	src.Late += b.late
+	if b.files != nil {
+		src.Unread = b.files.unread
+	}
 	puts := b.sortedPuts()
 	if b.watermark.After(src.Watermark) {
 		src.Watermark = b.watermark

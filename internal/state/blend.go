@@ -19,7 +19,8 @@ import (
 // cannot price exactly (written before it kept the calls' detail, or with
 // a tariff boundary off the grain inside a slot) is an error wrapping
 // ErrNotKept or pricing.ErrNotExact, never a blend of another kind.
-func (s *Store) Blend(cat *tariffs.Catalog, from, until, tariffAt time.Time, billing *tariffs.BillingTime) (map[*tariffs.Model]*tariffs.Rates, error) {
+func (s *Store) Blend(cat *tariffs.Catalog, from, until, tariffAt time.Time, billing *tariffs.BillingTime) (_ map[*tariffs.Model]*tariffs.Rates, err error) {
+	defer s.recoverDamaged(&err)
 	from, until = ceilGrain(from), ceilGrain(until)
 	opts := pricing.Options{Since: from, Until: until, TariffAt: tariffAt, Billing: billing, Dims: []pricing.Dim{pricing.DimModel}}
 	e := pricing.New(cat, opts)

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"io/fs"
 	"os"
@@ -36,6 +37,12 @@ type fileMark struct {
 	MTime  int64  `json:"m"` // its modification time then (Unix ns)
 	Prefix int    `json:"p"` // how many first bytes Hash covers: min(Offset, prefixSize)
 	Hash   string `json:"h"` // SHA-256 of them, hex
+	// Sum is the CRC-32C of every byte before Offset, hex: a file whose
+	// bytes before its mark changed (an export regenerated in place,
+	// sorted, a late call put in its place) is another file, read again
+	// from its start under the duplicate set. "" in a mark written before
+	// it was kept (then only the first bytes tell).
+	Sum string `json:"c,omitempty"`
 	// Whole: a format read whole (gzip, a JSON array, CLIProxyAPI's v6
 	// export), read again whole when it changes.
 	Whole bool `json:"w,omitempty"`
@@ -55,8 +62,17 @@ type fileRead struct {
 
 // filePlan is what a refresh reads of a feed's files.
 type filePlan struct {
-	files []fileRead // every file looked at and not unchanged
-	drop  []string   // paths whose mark moved to another path (a renamed file)
+	files  []fileRead   // every file looked at and not unchanged
+	drop   []string     // paths whose mark moved to another path (a renamed file)
+	unread []UnreadFile // files listed that could not be looked at
+}
+
+// UnreadFile is a file of a feed a refresh could not read (a symbolic
+// link in a loop, a file without read permission): the other files are
+// read, and the next refresh tries it again from its mark.
+type UnreadFile struct {
+	Path string
+	Err  error
 }
 
 func fileKey(feed, path string) []byte {
@@ -106,7 +122,8 @@ func (b *Batch) planFiles(feed string, paths []string) (*filePlan, error) {
 			continue // gone since it was listed: the next listing tells
 		}
 		if err != nil {
-			return nil, fmt.Errorf("read calls %s: %w", p, err)
+			plan.unread = append(plan.unread, UnreadFile{Path: p, Err: err})
+			continue
 		}
 		if !st.Mode().IsRegular() {
 			continue
@@ -118,27 +135,35 @@ func (b *Batch) planFiles(feed string, paths []string) (*filePlan, error) {
 		}
 		head, err := readHead(p, st.Size())
 		if err != nil {
-			return nil, err
+			plan.unread = append(plan.unread, UnreadFile{Path: p, Err: err})
+			continue
 		}
 		if ok && m.matches(head, st) {
-			used[p] = true
-			if err := plan.add(p, m, st, head, true); err != nil {
-				return nil, err
+			base, same, err := m.sumMatches(p)
+			if err != nil {
+				plan.unread = append(plan.unread, UnreadFile{Path: p, Err: err})
+				continue
 			}
-			continue
+			if same {
+				used[p] = true
+				if err := plan.add(p, m, st, head, base, true); err != nil {
+					return nil, err
+				}
+				continue
+			}
 		}
 		unmatched = append(unmatched, looked{p, st, head})
 	}
 	var rest []looked
 	for _, l := range unmatched {
-		from := renamedFrom(marks, used, l.path, l.head, l.st)
+		from, base := renamedFrom(marks, used, l.path, l.head, l.st)
 		if from == "" {
 			rest = append(rest, l)
 			continue
 		}
 		used[from] = true
 		plan.drop = append(plan.drop, from)
-		if err := plan.add(l.path, marks[from], l.st, l.head, true); err != nil {
+		if err := plan.add(l.path, marks[from], l.st, l.head, base, true); err != nil {
 			return nil, err
 		}
 	}
@@ -150,7 +175,7 @@ func (b *Batch) planFiles(feed string, paths []string) (*filePlan, error) {
 		// read under its old name.
 		_, marked := marks[l.path]
 		fresh := (!marked || slices.Contains(plan.drop, l.path)) && !gzipped(l.head)
-		if err := plan.add(l.path, fileMark{Line: 1}, l.st, l.head, fresh); err != nil {
+		if err := plan.add(l.path, fileMark{Line: 1}, l.st, l.head, 0, fresh); err != nil {
 			return nil, err
 		}
 	}
@@ -160,14 +185,18 @@ func (b *Batch) planFiles(feed string, paths []string) (*filePlan, error) {
 // renamedFrom returns the path of the mark, not yet used, that the file
 // at path (its first bytes head, its state st) takes over: the file was
 // renamed (rotated into the folder) or copied before its old path was
-// truncated. "" when none.
-func renamedFrom(marks map[string]fileMark, used map[string]bool, path string, head []byte, st fs.FileInfo) string {
+// truncated. "" when none; base is the CRC-32C of the file's bytes before
+// the mark.
+func renamedFrom(marks map[string]fileMark, used map[string]bool, path string, head []byte, st fs.FileInfo) (from string, base uint32) {
 	for op, m := range marks {
-		if !used[op] && op != path && !m.Whole && m.Offset > 0 && m.matches(head, st) {
-			return op
+		if used[op] || op == path || m.Whole || m.Offset == 0 || !m.matches(head, st) {
+			continue
+		}
+		if base, same, err := m.sumMatches(path); err == nil && same {
+			return op, base
 		}
 	}
-	return ""
+	return "", 0
 }
 
 // matches reports whether the file whose start is head and whose state is
@@ -179,8 +208,50 @@ func (m *fileMark) matches(head []byte, st fs.FileInfo) bool {
 	return st.Size() >= m.Offset && len(head) >= m.Prefix && prefixHash(head[:m.Prefix]) == m.Hash
 }
 
-// add plans the read of the file at p past m.
-func (plan *filePlan) add(p string, m fileMark, st fs.FileInfo, head []byte, fresh bool) error {
+// sumMatches reports whether the bytes of the file at p before m's
+// offset are those m was left at (true when m keeps no sum), and returns
+// their CRC-32C. It reads them all: the price of telling a file
+// regenerated in place from one appended to.
+func (m *fileMark) sumMatches(p string) (sum uint32, same bool, err error) {
+	sum, err = fileSum(p, 0, 0, m.Offset)
+	if err != nil {
+		return 0, false, err
+	}
+	return sum, m.Sum == "" || m.Sum == fmt.Sprintf("%08x", sum), nil
+}
+
+// castagnoli is CRC-32C's table (hardware-assisted on amd64 and arm64).
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// fileSum extends the CRC-32C sum with the bytes of the file at p from
+// offset from to offset to.
+func fileSum(p string, sum uint32, from, to int64) (uint32, error) {
+	if to <= from {
+		return sum, nil
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return 0, fmt.Errorf("read calls %s: %w", p, err)
+	}
+	defer f.Close()
+	buf := make([]byte, 256<<10)
+	r := io.NewSectionReader(f, from, to-from)
+	for {
+		n, err := r.Read(buf)
+		sum = crc32.Update(sum, castagnoli, buf[:n])
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return 0, fmt.Errorf("read calls %s: %w", p, err)
+		}
+	}
+	return sum, nil
+}
+
+// add plans the read of the file at p past m; base is the CRC-32C of
+// the file's bytes before m's offset.
+func (plan *filePlan) add(p string, m fileMark, st fs.FileInfo, head []byte, base uint32, fresh bool) error {
 	size := st.Size()
 	next := fileMark{Size: size, MTime: st.ModTime().UnixNano(), Line: m.Line}
 	header, lines := ledger.LineFormat(head)
@@ -189,7 +260,7 @@ func (plan *filePlan) add(p string, m fileMark, st fs.FileInfo, head []byte, fre
 		// Empty, or a first line not whole yet (a one-line file may
 		// still be written): wait for a line break, or for a refresh
 		// that finds the file as this one left it.
-		next.Offset, next.Prefix, next.Hash = m.Offset, m.Prefix, m.Hash
+		next.Offset, next.Prefix, next.Hash, next.Sum = m.Offset, m.Prefix, m.Hash, m.Sum
 		if next.Hash == "" {
 			next.Hash = prefixHash(nil)
 		}
@@ -217,6 +288,11 @@ func (plan *filePlan) add(p string, m fileMark, st fs.FileInfo, head []byte, fre
 		return fmt.Errorf("read calls %s: the file changed while read", p)
 	}
 	next.Hash = prefixHash(head[:next.Prefix])
+	sum, err := fileSum(p, base, m.Offset, end)
+	if err != nil {
+		return err
+	}
+	next.Sum = fmt.Sprintf("%08x", sum)
 	fr := fileRead{path: p, mark: next, fresh: fresh}
 	if end > m.Offset {
 		sp := ledger.Span{Offset: m.Offset, End: end, Line: m.Line}

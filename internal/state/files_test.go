@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tokenfare/tokenfare/internal/run"
 	"github.com/tokenfare/tokenfare/ledger"
@@ -119,6 +120,11 @@ func TestFileMarks(t *testing.T) {
 	cat := embedded(t)
 	line := csvText(nil, parts[1][:1])
 	cut := len(line) / 2
+	// The export regenerated in place: sorted, a call logged late (the
+	// fifth from the end of the first part) put in its place, far past
+	// the first 4 KiB.
+	late := len(parts[0]) - 5
+	early := slices.Delete(slices.Clone(parts[0]), late, late+1)
 	tests := []struct {
 		name    string
 		restart bool
@@ -194,6 +200,13 @@ func TestFileMarks(t *testing.T) {
 					gzipFile(t, filepath.Join(dir, "queue.jsonl.1"), filepath.Join(dir, "queue.jsonl.1.gz"))
 					appendFile(t, filepath.Join(dir, "queue.jsonl"), queue[2])
 				},
+			},
+		},
+		{
+			name: "an export regenerated sorted, a late call inserted", reread: true, full: csvText(header, parts[:2]...), file: "spend.csv",
+			steps: []func(*testing.T, string){
+				func(t *testing.T, dir string) { writeRows(t, filepath.Join(dir, "spend.csv"), header, early) },
+				func(t *testing.T, dir string) { writeRows(t, filepath.Join(dir, "spend.csv"), header, parts[:2]...) },
 			},
 		},
 		{
@@ -365,4 +378,33 @@ func TestFileMarkUnchanged(t *testing.T) {
 func runAllRejected(cat *tariffs.Catalog, src ledger.Source, out *[]ledger.Rejection) (*run.Result, error) {
 	return run.Run(context.Background(), run.Input{Catalog: cat, Sources: []ledger.Source{src},
 		OnRejected: func(r ledger.Rejection) { *out = append(*out, r) }})
+}
+
+// TestRefreshGoesOnPastAFailedFeed: a feed that fails is dropped, the
+// feeds after it are refreshed all the same, and the error is returned.
+func TestRefreshGoesOnPastAFailedFeed(t *testing.T) {
+	dir := t.TempDir()
+	calls := filepath.Join(dir, "calls.csv")
+	data, err := os.ReadFile("../../testdata/sample/spendlogs-2026-10.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, calls, strings.Join(strings.SplitN(string(data), "\n", 6)[:5], "\n")+"\n")
+	s, err := Open(filepath.Join(dir, "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	broken := errors.New("the database is down")
+	feeds := []Feed{
+		{Name: "down", Open: func(time.Time, *ledger.Known) ([]ledger.Source, error) { return nil, broken }},
+		{Name: calls, Files: func() ([]string, error) { return []string{calls}, nil }},
+	}
+	got, err := s.Refresh(context.Background(), embedded(t), pricing.Options{}, feeds)
+	if !errors.Is(err, broken) {
+		t.Errorf("err %v, want the failed feed's", err)
+	}
+	if len(got) != 1 || got[0].Name != calls || got[0].Rows.Read != 4 {
+		t.Errorf("refreshed %+v, want the 4 rows of %s", got, calls)
+	}
 }

@@ -61,6 +61,7 @@ func OffGrains(cat *tariffs.Catalog, from, until, tariffAt time.Time) []OffGrain
 // Span reads one record, not every key; a state written before they were
 // kept is looked over whole.
 func (s *Store) Span() (first, last time.Time, err error) {
+	defer s.recoverDamaged(&err)
 	var ok bool
 	err = s.db.View(func(tx *bolt.Tx) error {
 		first, last, ok = storedSpan(tx)

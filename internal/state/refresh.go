@@ -34,17 +34,25 @@ type Feed struct {
 // calls at cat and commits them to the state, one transaction per feed.
 // opts are the engine's (billing time, zone); their Since, when set, is a
 // floor no refresh reads before. A feed with no new call is no error. On
-// an error the feed's refresh is dropped whole and the error returned.
-func (s *Store) Refresh(ctx context.Context, cat *tariffs.Catalog, opts pricing.Options, feeds []Feed) ([]Source, error) {
+// an error the feed's refresh is dropped whole, the feeds after it are
+// refreshed all the same, and the errors are returned joined; a file a
+// feed cannot read is no error of the feed (Source.Unread).
+func (s *Store) Refresh(ctx context.Context, cat *tariffs.Catalog, opts pricing.Options, feeds []Feed) (_ []Source, err error) {
+	defer s.recoverDamaged(&err)
 	var out []Source
+	var errs []error
 	for _, f := range feeds {
 		src, err := s.refresh(ctx, cat, opts, f)
 		if err != nil {
-			return out, err
+			errs = append(errs, err)
+			if ctx.Err() != nil {
+				break
+			}
+			continue
 		}
 		out = append(out, src)
 	}
-	return out, nil
+	return out, errors.Join(errs...)
 }
 
 func (s *Store) refresh(ctx context.Context, cat *tariffs.Catalog, opts pricing.Options, f Feed) (Source, error) {
@@ -52,6 +60,15 @@ func (s *Store) refresh(ctx context.Context, cat *tariffs.Catalog, opts pricing.
 	if err != nil {
 		return Source{}, err
 	}
+	defer func() {
+		// bbolt panicked on a damaged page: end the batch's read
+		// transaction (the file could not be closed with it open), and
+		// let Refresh report the damage.
+		if r := recover(); r != nil {
+			b.tx.Rollback()
+			panic(r)
+		}
+	}()
 	b.Use(cat, opts.Billing)
 	since := b.Since()
 	if opts.Since.After(since) {

@@ -44,13 +44,14 @@ func (e *NotKeptError) Unwrap() error { return ErrNotKept }
 // be priced exactly: a tariff boundary, the window's edge or a
 // prompt-size threshold new since the calls were read falls among a
 // key's calls.
-func (s *Store) Fill(e *pricing.Engine, cat *tariffs.Catalog, opts pricing.Options, tally *failures.Tally) error {
+func (s *Store) Fill(e *pricing.Engine, cat *tariffs.Catalog, opts pricing.Options, tally *failures.Tally) (err error) {
+	defer s.recoverDamaged(&err)
 	path := s.db.Path()
 	if slices.Contains(opts.Dims, pricing.DimMeta) {
 		return &NotKeptError{Path: path, What: "key metadata (--by meta:FIELD)"}
 	}
 	bounds := pricing.TierBounds(cat)
-	err := s.Each(func(k *Key, sums *Sums) error {
+	err = s.Each(func(k *Key, sums *Sums) error {
 		if !k.Kept {
 			return &NotKeptError{Path: path, What: "model names and groupings for the calls it read before this version of tokenfare (remove the file and refresh it again)"}
 		}

@@ -104,10 +104,14 @@ type Source struct {
 	// Late counts the calls read for the first time though billed before
 	// the refresh's lookback (Overlap): each was counted in its own slot.
 	Late int64
+	// Unread are the files of the last refresh that could not be read
+	// (not stored: each refresh tries them again).
+	Unread []UnreadFile
 }
 
 // Store is the state file.
 type Store struct {
+	path     string
 	db       *bolt.DB
 	onCommit func(*Key, *Sums) error
 	partKeys int // keys a refresh holds before it flushes (bucketPending)
@@ -135,11 +139,34 @@ const mmapReserve = 64 << 30
 
 // Open opens (or creates) the state file at path. A second process opening
 // the same file waits up to a second, then fails with ErrLocked.
-func Open(path string) (*Store, error) {
+//
+// A bbolt file that is not a tokenfare state (ErrNotState: another
+// program's, or a newer schema's) is refused, nothing written to it.
+// A file that is damaged (cut short, a meta page overwritten, a page that
+// makes bbolt panic) is refused with a DamagedError, before it is mapped.
+func Open(path string) (s *Store, err error) {
+	if err := checkFile(path); err != nil {
+		return nil, err
+	}
+	st := &Store{path: path, partKeys: defaultPartKeys}
+	defer func() {
+		if err != nil && st.db != nil {
+			st.db.Close()
+		}
+		if err != nil {
+			s = nil
+		}
+	}()
+	defer st.recoverDamaged(&err)
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second, InitialMmapSize: mmapReserve})
 	if errors.Is(err, bolterrors.ErrTimeout) {
 		return nil, fmt.Errorf("open state %s: %w", path, ErrLocked)
 	}
+	if err != nil {
+		return nil, fmt.Errorf("open state %s: %w", path, err)
+	}
+	st.db = db
+	mark, err := checkMarker(db)
 	if err != nil {
 		return nil, fmt.Errorf("open state %s: %w", path, err)
 	}
@@ -149,6 +176,9 @@ func Open(path string) (*Store, error) {
 				return err
 			}
 		}
+		if mark {
+			return putMarker(tx)
+		}
 		return nil
 	})
 	if err == nil {
@@ -157,15 +187,13 @@ func Open(path string) (*Store, error) {
 	if err == nil {
 		err = migrateSeen(db)
 	}
-	s := &Store{db: db, partKeys: defaultPartKeys}
 	if err == nil {
-		err = s.settle(nil) // a refresh cut off before or after its commit
+		err = st.settle(nil) // a refresh cut off before or after its commit
 	}
 	if err != nil {
-		db.Close()
 		return nil, fmt.Errorf("open state %s: %w", path, err)
 	}
-	return s, nil
+	return st, nil
 }
 
 // Close flushes and closes the file.
@@ -173,9 +201,10 @@ func (s *Store) Close() error { return s.db.Close() }
 
 // Source returns what the state knows of the named source (zero when
 // nothing yet).
-func (s *Store) Source(name string) (Source, error) {
+func (s *Store) Source(name string) (_ Source, err error) {
+	defer s.recoverDamaged(&err)
 	out := Source{Name: name}
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err = s.db.View(func(tx *bolt.Tx) error {
 		if v := tx.Bucket(bucketSources).Get([]byte(name)); v != nil {
 			return decodeSource(v, &out)
 		}
@@ -185,9 +214,10 @@ func (s *Store) Source(name string) (Source, error) {
 }
 
 // Sources returns every source the state knows, by name.
-func (s *Store) Sources() ([]Source, error) {
+func (s *Store) Sources() (_ []Source, err error) {
+	defer s.recoverDamaged(&err)
 	var out []Source
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err = s.db.View(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketSources).ForEach(func(k, v []byte) error {
 			src := Source{Name: string(k)}
 			if err := decodeSource(v, &src); err != nil {
@@ -201,7 +231,8 @@ func (s *Store) Sources() ([]Source, error) {
 }
 
 // Each calls fn with every key and its sums, in the file's order.
-func (s *Store) Each(fn func(*Key, *Sums) error) error {
+func (s *Store) Each(fn func(*Key, *Sums) error) (err error) {
+	defer s.recoverDamaged(&err)
 	return s.db.View(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketSums).ForEach(func(k, v []byte) error {
 			var key Key

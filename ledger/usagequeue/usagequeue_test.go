@@ -5,14 +5,17 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // queue is a CLIProxyAPI usage queue on loopback: GET
@@ -151,5 +154,203 @@ func TestCollect(t *testing.T) {
 				t.Errorf("again: %d written, %v", n, err)
 			}
 		})
+	}
+}
+
+// badThenRecords answers its first request with its status and body, and
+// the records after.
+type badThenRecords struct {
+	status  int
+	body    string
+	records []json.RawMessage
+	calls   int
+}
+
+func (b *badThenRecords) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	b.calls++
+	if b.calls == 1 {
+		w.WriteHeader(b.status)
+		w.Write([]byte(b.body))
+		return
+	}
+	out := b.records
+	b.records = nil
+	if out == nil {
+		out = []json.RawMessage{}
+	}
+	json.NewEncoder(w).Encode(out)
+}
+
+// TestCollectNotRecords: an answer that is not an array of objects is
+// never written among the records: it is kept, byte for byte, in a file
+// beside named by its time, the error names that file, and the next
+// Collect writes the records that follow.
+func TestCollectNotRecords(t *testing.T) {
+	records := realRecords(t)[:3]
+	at := time.Date(2026, 12, 1, 13, 25, 21, 5, time.UTC)
+	tests := []struct {
+		name, body string
+		status     int
+		aside      bool // kept aside (an HTTP error is not: it pops nothing)
+	}{
+		{name: "an HTML error page", status: 200, body: "<html><body>502 Bad Gateway</body></html>\n", aside: true},
+		{name: "an object", status: 200, body: `{"error":"queue disabled"}`, aside: true},
+		{name: "an array of numbers", status: 200, body: `[1,2,3]`, aside: true},
+		{name: "an array cut short", status: 200, body: `[{"timestamp":"2026-12-01T13:25:21Z"},{"tok`, aside: true},
+		{name: "more after the array", status: 200, body: `[{"a":1}] [{"b":2}]`, aside: true},
+		{name: "empty", status: 200, body: ``, aside: true},
+		{name: "a 502 status", status: 502, body: "<html>bad gateway</html>"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(&badThenRecords{status: tt.status, body: tt.body, records: records})
+			defer srv.Close()
+			dir := t.TempDir()
+			path := filepath.Join(dir, "queue.jsonl")
+			c := &Collector{URL: srv.URL, File: path, Now: func() time.Time { return at }}
+			n, err := c.Collect(context.Background())
+			if err == nil || n != 0 {
+				t.Fatalf("Collect = %d, %v; want 0 and an error", n, err)
+			}
+			aside := path + ".rejected-20261201T132521.000000005Z"
+			got, rerr := os.ReadFile(aside)
+			switch {
+			case tt.aside && rerr != nil:
+				t.Fatalf("not kept aside: %v", rerr)
+			case tt.aside && string(got) != tt.body:
+				t.Errorf("kept %q, want %q", got, tt.body)
+			case tt.aside && !strings.Contains(err.Error(), aside):
+				t.Errorf("the error %q does not name %s", err, aside)
+			case !tt.aside && rerr == nil:
+				t.Errorf("an HTTP error was kept aside")
+			}
+			if data, _ := os.ReadFile(path); len(data) != 0 {
+				t.Errorf("the records file holds %q, want nothing", data)
+			}
+			if n, err := c.Collect(context.Background()); n != len(records) || err != nil {
+				t.Fatalf("the next Collect = %d, %v; want %d records", n, err, len(records))
+			}
+			if got := lines(t, path); len(got) != len(records) {
+				t.Errorf("%d lines, want %d", len(got), len(records))
+			}
+		})
+	}
+}
+
+// endless answers an array of size bytes of records of about recordSize
+// bytes each, made as it is sent.
+type endless struct{ size, recordSize int }
+
+func (e endless) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rec := `{"timestamp":"2026-12-01T13:25:21Z","model":"m","pad":"` + strings.Repeat("x", e.recordSize-60) + `"}`
+	io.WriteString(w, "[")
+	for sent := 1; sent+len(rec)+2 < e.size; sent += len(rec) + 1 {
+		if sent > 1 {
+			io.WriteString(w, ",")
+		}
+		if _, err := io.WriteString(w, rec); err != nil {
+			return // the client went away
+		}
+	}
+	io.WriteString(w, "]")
+}
+
+// TestCollectBound: an answer larger than the records asked for can be
+// (Count × RecordBound) is refused once that much is read, whatever its
+// size: nothing is written among the records, what was read is kept
+// aside, and memory stays near the bound. An answer within it is
+// written.
+func TestCollectBound(t *testing.T) {
+	const count = 10
+	tests := []struct {
+		name       string
+		size       int
+		recordSize int
+		written    int
+	}{
+		// 300 MiB: refused at 640 KiB read.
+		{name: "300 MiB answer", size: 300 << 20, recordSize: 1300},
+		// Ten records of 60 KiB: 600 KiB, within 10 × 64 KiB.
+		{name: "ten large records", size: 10*(60<<10+1) + 1, recordSize: 60 << 10, written: 10},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(endless{size: tt.size, recordSize: tt.recordSize})
+			defer srv.Close()
+			dir := t.TempDir()
+			path := filepath.Join(dir, "queue.jsonl")
+			c := &Collector{URL: srv.URL, File: path, Count: count}
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			ans, err := c.pop(context.Background(), count)
+			runtime.ReadMemStats(&after)
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 16<<20 {
+				t.Errorf("allocated %d MiB reading the answer, want at most 16", alloc>>20)
+			}
+			if tt.written == 0 {
+				if !errors.Is(err, ErrTooLarge) {
+					t.Fatalf("err %v, want ErrTooLarge", err)
+				}
+				aside, _ := filepath.Glob(path + ".rejected-*")
+				if len(aside) != 1 {
+					t.Fatalf("kept aside in %v, want one file", aside)
+				}
+				if st, _ := os.Stat(aside[0]); st.Size() > count*RecordBound {
+					t.Errorf("kept %d bytes aside, more than the bound %d", st.Size(), count*RecordBound)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ans.n != tt.written || bytes.Count(ans.lines.Bytes(), []byte("\n")) != tt.written {
+				t.Errorf("%d records in %d lines, want %d", ans.n, bytes.Count(ans.lines.Bytes(), []byte("\n")), tt.written)
+			}
+		})
+	}
+}
+
+// TestCollectDiskFull: records popped while the file cannot be written
+// (/dev/full answers every write with ENOSPC) are held, nothing more is
+// popped meanwhile, and once the file can be written they reach it
+// first, each once, in order, before the rest of the queue.
+func TestCollectDiskFull(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	records := realRecords(t)
+	q := &queue{key: "mgmt", records: append([]json.RawMessage(nil), records...)}
+	srv := httptest.NewServer(q)
+	defer srv.Close()
+	c := &Collector{URL: srv.URL, Key: "mgmt", File: "/dev/full", Count: 10}
+	steps := []struct {
+		name          string
+		file          string
+		written, held int
+		pops          int // in all, so far
+		fails         bool
+	}{
+		{name: "disk full: the first ten held", file: "/dev/full", held: 10, pops: 1, fails: true},
+		{name: "still full: no pop", file: "/dev/full", held: 10, pops: 1, fails: true},
+		{name: "space again: held first, then the rest", file: filepath.Join(t.TempDir(), "queue.jsonl"), written: 27, pops: 3},
+	}
+	for _, s := range steps {
+		c.File = s.file
+		n, err := c.Collect(context.Background())
+		if (err != nil) != s.fails || n != s.written || c.Held() != s.held || q.pops != s.pops {
+			t.Fatalf("%s: wrote %d, held %d, %d pops, err %v; want %d, %d, %d, failing %v",
+				s.name, n, c.Held(), q.pops, err, s.written, s.held, s.pops, s.fails)
+		}
+	}
+	got := lines(t, c.File)
+	if len(got) != len(records) {
+		t.Fatalf("%d lines, want %d", len(got), len(records))
+	}
+	for i, r := range records {
+		var b bytes.Buffer
+		json.Compact(&b, r)
+		if got[i] != b.String() {
+			t.Errorf("line %d is %.60s, want %.60s", i+1, got[i], b.String())
+		}
 	}
 }
