@@ -41,10 +41,6 @@ var ErrBudgets = errors.New("invalid budgets file")
 // Unwrap lets errors.Is(err, ErrBudgets) hold.
 func (es BudgetErrors) Unwrap() error { return ErrBudgets }
 
-// maxBudgetExponent bounds the exponent of a budget's amount, as the call
-// logs' readers bound a spend's: 1e999999999 is no budget, and would
-// make every remainder and forecast worked from it crawl.
-const maxBudgetExponent = 64
 
 // ParseBudgets reads a budgets file (docs/workbook.md "Budgets"):
 //
