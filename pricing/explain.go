@@ -332,7 +332,7 @@ type HostCalls struct {
 func (e *Engine) UnpricedHosts() []HostCalls {
 	by := map[string]int64{}
 	for _, b := range e.buckets.all() {
-		if b.k.host != 0 {
+		if e.hostUnpriced(&b.k) {
 			by[e.labels.of(b.k.host)] += b.Calls
 		}
 	}
