@@ -23,7 +23,7 @@ const (
 	KindNotRecorded                                // priced calls of a gateway that records no spend
 	KindUnpricedModel                              // calls of a model no tariff prices then
 	KindRetiredModel                               // calls of a model its provider had retired
-	KindDuplicates                                 // the same call logged twice by the gateway, in one source
+	KindConflictingCopies                          // copies of one request id that disagree: the first counts
 	KindCacheHits                                  // calls answered from the gateway's response cache
 	KindFailedWithSpend                            // failed calls that carry spend
 	KindRounding                                   // recorded matches official but for floating-point noise
@@ -37,7 +37,7 @@ const (
 )
 
 var kindNames = [numKinds]string{"flat_price", "cached_as_input", "zero_spend", "not_recorded", "unpriced_model",
-	"retired_model", "duplicates", "cache_hits", "failed_with_spend", "rounding", "unexplained", "unpriced_host",
+	"retired_model", "conflicting_copies", "cache_hits", "failed_with_spend", "rounding", "unexplained", "unpriced_host",
 	"calendar_uncovered", "calendar_provisional", "unpriced_quantity", "tier_or_region"}
 
 // String returns the kind's name as reports spell it, e.g. "flat_price".
@@ -69,7 +69,10 @@ type Explanation struct {
 	// recorded sum departs from the matched rates: 1-hour cache writes at
 	// the 5-minute price, tool uses at no fee.
 	OneHourAtFiveMinute, NoToolFees bool
-	Detail                          string // the explanation in a sentence, for people
+	// Copies are, for conflicting copies, what the repeats and the copies
+	// read first said; nil otherwise.
+	Copies *CopyConflicts
+	Detail string // the explanation in a sentence, for people
 }
 
 // modelTally gathers what one model's buckets say about its gap.
@@ -216,6 +219,7 @@ func (e *Engine) explain() []Explanation {
 		}
 		out = append(out, x)
 	}
+	out = append(out, e.conflictExplanations()...)
 	return append(out, e.hostExplanations()...)
 }
 
@@ -344,7 +348,6 @@ func (t *modelTally) explain() []Explanation {
 	}{
 		{Unpriced, KindUnpricedModel, "call(s) of a model no tariff version prices then"},
 		{Retired, KindRetiredModel, "call(s) of a model its provider had retired"},
-		{Duplicate, KindDuplicates, "call(s) the gateway logged twice in one source (same request id and start), counted once, the second row's spend charged to the key"},
 		{Failed, KindFailedWithSpend, "failed call(s) that carry recorded spend"},
 	} {
 		calls, spend := t.outcomeCalls[o.outcome], t.outcomeSpend[o.outcome]

@@ -208,9 +208,7 @@ func (e *Engine) newReconciliation() *Reconciliation {
 	for _, b := range e.buckets.all() {
 		official.Add(b.officialAmount())
 		recorded.merge(&b.recorded)
-		if b.k.outcome != Duplicate { // a call logged twice counts once
-			calls += b.Calls
-		}
+		calls += b.Calls
 		if b.Model != nil && b.k.outcome == Priced {
 			r.Currencies = addCurrency(r.Currencies, b.Model.Provider.Currency)
 		}
@@ -233,9 +231,7 @@ func (s *groupSum) add(b *bucket) {
 	g := &s.g
 	s.official.Add(b.officialAmount())
 	s.recorded.merge(&b.recorded)
-	if b.k.outcome != Duplicate { // a call logged twice counts once
-		g.Calls += b.Calls
-	}
+	g.Calls += b.Calls
 	if b.Model != nil && b.k.outcome == Priced {
 		g.PricedCalls += b.Calls
 		g.Currencies = addCurrency(g.Currencies, b.Model.Provider.Currency)

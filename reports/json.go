@@ -153,7 +153,55 @@ type explanationDoc struct {
 	// FirstDay and LastDay bound the local days of the calendar kinds.
 	FirstDay string `json:"first_day,omitempty"`
 	LastDay  string `json:"last_day,omitempty"`
-	Detail   string `json:"detail"`
+	// Copies are the values of conflicting copies.
+	Copies *copiesDoc `json:"copies,omitempty"`
+	Detail string     `json:"detail"`
+}
+
+// copiesDoc is what the repeats of one model whose copies disagree said,
+// beside what the copies read first said (those still at hand: known).
+type copiesDoc struct {
+	Repeats       int64       `json:"repeats"`
+	Recorded      string      `json:"recorded"`
+	Tokens        int64       `json:"tokens"`
+	Known         int64       `json:"first_known"`
+	FirstRecorded string      `json:"first_recorded"`
+	FirstTokens   int64       `json:"first_tokens"`
+	Examples      []copyExDoc `json:"examples"`
+}
+
+// copyExDoc is one repeated identity whose copies disagree.
+type copyExDoc struct {
+	Identity string      `json:"request_id"`
+	Start    string      `json:"start"`
+	Source   string      `json:"source"`
+	First    *copyValDoc `json:"first,omitempty"`
+	Repeat   copyValDoc  `json:"repeat"`
+}
+
+// copyValDoc is what one copy said.
+type copyValDoc struct {
+	Model    string `json:"model"`
+	Tokens   int64  `json:"tokens"`
+	Recorded string `json:"recorded"`
+}
+
+// newCopiesDoc returns the document of conflicting copies; nil for none.
+func newCopiesDoc(c *pricing.CopyConflicts) *copiesDoc {
+	if c == nil {
+		return nil
+	}
+	d := &copiesDoc{Repeats: c.Repeats, Recorded: c.Recorded.String(), Tokens: c.Tokens, Known: c.Known,
+		FirstRecorded: c.FirstRecorded.String(), FirstTokens: c.FirstTokens, Examples: []copyExDoc{}}
+	for _, x := range c.Examples {
+		ex := copyExDoc{Identity: x.Identity, Start: x.Start.UTC().Format(time.RFC3339Nano), Source: x.Source,
+			Repeat: copyValDoc{Model: x.Repeat.Model, Tokens: x.Repeat.Tokens, Recorded: x.Repeat.Recorded.String()}}
+		if x.FirstKnown {
+			ex.First = &copyValDoc{Model: x.First.Model, Tokens: x.First.Tokens, Recorded: x.First.Recorded.String()}
+		}
+		d.Examples = append(d.Examples, ex)
+	}
+	return d
 }
 
 // newReconciliationDoc returns the document of r, its groups included.
@@ -182,7 +230,7 @@ func newReconciliationHead(r *pricing.Reconciliation) *reconciliationDoc {
 	doc.Billed = billedDocs(r.Billed)
 	for _, x := range r.Explanations {
 		xd := explanationDoc{Kind: x.Kind.String(), Model: x.Model, Host: x.Host, Calls: x.Calls,
-			Amount: x.Amount.String(), Version: x.Version, Period: x.Period, Rates: x.RatesOf, Tokens: x.Tokens, Detail: x.Detail}
+			Amount: x.Amount.String(), Version: x.Version, Period: x.Period, Rates: x.RatesOf, Tokens: x.Tokens, Detail: x.Detail, Copies: newCopiesDoc(x.Copies)}
 		if x.FirstDay != 0 {
 			xd.FirstDay, xd.LastDay = x.FirstDay.String(), x.LastDay.String()
 		}
