@@ -9,6 +9,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
 
@@ -32,6 +33,10 @@ type Reconciliation struct {
 	// Failed splits Rows.Failed by cause class, when the run classified
 	// its failed calls (package failures); nil otherwise.
 	Failed *FailedSplit
+	// Daily compares, for each database whose gateway keeps daily tables,
+	// the daily table with the spend logs (set by the caller, which reads
+	// the database); nil otherwise.
+	Daily []*ledger.DailyComparison
 
 	stream  func(fn func(*Group) error) error    // the groups, when streamed rather than listed
 	sums    func(fn func(*groupSum) error) error // their sums, before decimals are made (EachGroupMoney)

@@ -50,6 +50,9 @@ type reconciliationDoc struct {
 	// FailedByClass splits rows.failed by cause class; absent when no
 	// call failed or the run did not classify them.
 	FailedByClass *failedSplitDoc `json:"failed_by_class,omitempty"`
+	// DailyTables compare the gateway's daily table with its spend logs;
+	// absent without a database that keeps one.
+	DailyTables []dailyDoc `json:"daily_tables,omitempty"`
 }
 
 type failedSplitDoc struct {
@@ -228,6 +231,7 @@ func newReconciliationHead(r *pricing.Reconciliation) *reconciliationDoc {
 		doc.By = append(doc.By, d.String())
 	}
 	doc.Billed = billedDocs(r.Billed)
+	doc.DailyTables = newDailyDocs(r.Daily)
 	for _, x := range r.Explanations {
 		xd := explanationDoc{Kind: x.Kind.String(), Model: x.Model, Host: x.Host, Calls: x.Calls,
 			Amount: x.Amount.String(), Version: x.Version, Period: x.Period, Rates: x.RatesOf, Tokens: x.Tokens, Detail: x.Detail, Copies: newCopiesDoc(x.Copies)}
