@@ -255,6 +255,7 @@ type Engine struct {
 	seenErr       error
 	copies        copyTable                 // the last first copies read, by identity (copies.go)
 	conflicts     map[string]*CopyConflicts // repeats whose copies disagree, by model name
+	tierNotes     map[tierNoteKey]int64     // priced calls served at another tier than asked, or at the tier asked (tiers.go)
 	gateway       ledger.Gateway            // of the last call fingerprinted
 	gatewayFP     uint64                    // its hash
 	buckets       bucketTable
@@ -453,6 +454,9 @@ func (e *Engine) AddPriced(c *ledger.Call) PricedCall {
 	}
 	if pc.Outcome == Failed {
 		e.quoteFailed(&pc, c)
+	}
+	if c.Asked {
+		e.noteTier(c, &pc)
 	}
 	return pc
 }

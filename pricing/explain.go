@@ -33,12 +33,14 @@ const (
 	KindCalendarProvisional                        // priced calls on days of a provisional calendar year
 	KindUnpricedQuantity                           // a quantity of priced calls their tariff does not price (Engine.Unpriced)
 	KindTierOrRegion                               // priced calls of a service tier other than standard, or of a region
+	KindTierNotServed                              // priced calls served at another tier than they asked for
+	KindTierAsRequested                            // priced calls priced at the tier asked for: no stored response
 	numKinds
 )
 
 var kindNames = [numKinds]string{"flat_price", "cached_as_input", "zero_spend", "not_recorded", "unpriced_model",
 	"retired_model", "conflicting_copies", "cache_hits", "failed_with_spend", "rounding", "unexplained", "unpriced_host",
-	"calendar_uncovered", "calendar_provisional", "unpriced_quantity", "tier_or_region"}
+	"calendar_uncovered", "calendar_provisional", "unpriced_quantity", "tier_or_region", "tier_not_served", "tier_as_requested"}
 
 // String returns the kind's name as reports spell it, e.g. "flat_price".
 func (k ExplanationKind) String() string { return kindNames[k] }
@@ -220,6 +222,7 @@ func (e *Engine) explain() []Explanation {
 		out = append(out, x)
 	}
 	out = append(out, e.conflictExplanations()...)
+	out = append(out, e.tierExplanations()...)
 	return append(out, e.hostExplanations()...)
 }
 

@@ -380,11 +380,17 @@ type callDoc struct {
 	CacheWrite1h int64        `json:"cache_write_1h,omitempty"`
 	ToolUses     *toolUsesDoc `json:"tool_uses,omitempty"`
 	ServiceTier  string       `json:"service_tier,omitempty"`
-	Region       string       `json:"region,omitempty"`
-	Official     string       `json:"official"`
-	Recorded     string       `json:"recorded"`
-	Gap          string       `json:"gap"`
-	Host         string       `json:"host,omitempty"`
+	// AskedTier is the tier the stored request asked for, when the call
+	// was served at another (service_tier); TierFrom is "request" when the
+	// call is priced at the tier asked for, no stored response saying
+	// which tier served it.
+	AskedTier string `json:"asked_tier,omitempty"`
+	TierFrom  string `json:"tier_from,omitempty"`
+	Region    string `json:"region,omitempty"`
+	Official  string `json:"official"`
+	Recorded  string `json:"recorded"`
+	Gap       string `json:"gap"`
+	Host      string `json:"host,omitempty"`
 
 	currency string // in CSV and table output only: the JSON line stays as it was
 	official decimal.Decimal
@@ -405,6 +411,12 @@ func newCallDoc(c *ledger.Call, pc *pricing.PricedCall) callDoc {
 	}
 	if c.ServiceTier != ledger.TierStandard {
 		d.ServiceTier = c.ServiceTier.String()
+	}
+	switch {
+	case c.TierSource == ledger.TierAsked && c.AskedTier != ledger.TierStandard:
+		d.TierFrom = "request"
+	case c.Asked && c.TierSource == ledger.TierServed && c.AskedTier != c.ServiceTier:
+		d.AskedTier = c.AskedTier.String()
 	}
 	d.Official, d.Recorded, d.Gap = d.official.String(), d.recorded.String(), d.gap.String()
 	if pc.Quote.Version != nil {
