@@ -253,8 +253,9 @@ type Engine struct {
 	nextRecent    int
 	seen          Seen
 	seenErr       error
-	copies        copyTable                 // the last first copies read, by identity (copies.go)
+	copies        *copyTable                // the last first copies read, by identity (copies.go)
 	conflicts     map[string]*CopyConflicts // repeats whose copies disagree, by model name
+	uncompared    int64                     // repeats whose first copy had left copies
 	tierNotes     map[tierNoteKey]int64     // priced calls served at another tier than asked, or at the tier asked (tiers.go)
 	gateway       ledger.Gateway            // of the last call fingerprinted
 	gatewayFP     uint64                    // its hash
@@ -945,9 +946,9 @@ func (e *Engine) NextSource() {
 // logged it twice) from one an earlier source held (overlapping exports):
 // the set then keeps two fingerprints per call of those sources.
 //
-// Each first copy's content (model, tokens, recorded spend) is recorded
-// too, as one more fingerprint, so that a repeat whose content no copy
-// before it had is told as a conflict (checkCopy).
+// Each first copy's content (model, tokens, recorded spend) is kept in a
+// table of recent copies, so that a repeat whose content differs from its
+// first copy's is told as a conflict (checkCopy).
 func (e *Engine) seenBefore(c *ledger.Call, pc *PricedCall) bool {
 	if c.Identity == "" {
 		return false
@@ -965,19 +966,19 @@ func (e *Engine) seenBefore(c *ledger.Call, pc *PricedCall) bool {
 		salt := uint64(e.source) * 0xD6E8FEB86659FD93
 		if !e.firstSeen(fingerprint(e.gatewayFP^salt, id, ns), ns) {
 			pc.Outcome = Duplicate
-			e.checkCopy(c, pc, fp, ns, true)
+			e.checkCopy(c, pc, fp, true)
 			return true
 		}
 	}
 	if e.firstSeen(fp, ns) {
-		e.checkCopy(c, pc, fp, ns, false)
+		e.checkCopy(c, pc, fp, false)
 		return false
 	}
 	pc.Outcome = Duplicate
 	if e.source > 0 {
 		pc.Outcome = Overlap
 	}
-	e.checkCopy(c, pc, fp, ns, true)
+	e.checkCopy(c, pc, fp, true)
 	return true
 }
 

@@ -162,12 +162,11 @@ type explanationDoc struct {
 }
 
 // copiesDoc is what the repeats of one model whose copies disagree said,
-// beside what the copies read first said (those still at hand: known).
+// beside what the copies read first said.
 type copiesDoc struct {
 	Repeats       int64       `json:"repeats"`
 	Recorded      string      `json:"recorded"`
 	Tokens        int64       `json:"tokens"`
-	Known         int64       `json:"first_known"`
 	FirstRecorded string      `json:"first_recorded"`
 	FirstTokens   int64       `json:"first_tokens"`
 	Examples      []copyExDoc `json:"examples"`
@@ -175,11 +174,11 @@ type copiesDoc struct {
 
 // copyExDoc is one repeated identity whose copies disagree.
 type copyExDoc struct {
-	Identity string      `json:"request_id"`
-	Start    string      `json:"start"`
-	Source   string      `json:"source"`
-	First    *copyValDoc `json:"first,omitempty"`
-	Repeat   copyValDoc  `json:"repeat"`
+	Identity string     `json:"request_id"`
+	Start    string     `json:"start"`
+	Source   string     `json:"source"`
+	First    copyValDoc `json:"first"`
+	Repeat   copyValDoc `json:"repeat"`
 }
 
 // copyValDoc is what one copy said.
@@ -194,14 +193,12 @@ func newCopiesDoc(c *pricing.CopyConflicts) *copiesDoc {
 	if c == nil {
 		return nil
 	}
-	d := &copiesDoc{Repeats: c.Repeats, Recorded: c.Recorded.String(), Tokens: c.Tokens, Known: c.Known,
+	d := &copiesDoc{Repeats: c.Repeats, Recorded: c.Recorded.String(), Tokens: c.Tokens,
 		FirstRecorded: c.FirstRecorded.String(), FirstTokens: c.FirstTokens, Examples: []copyExDoc{}}
 	for _, x := range c.Examples {
 		ex := copyExDoc{Identity: x.Identity, Start: x.Start.UTC().Format(time.RFC3339Nano), Source: x.Source,
 			Repeat: copyValDoc{Model: x.Repeat.Model, Tokens: x.Repeat.Tokens, Recorded: x.Repeat.Recorded.String()}}
-		if x.FirstKnown {
-			ex.First = &copyValDoc{Model: x.First.Model, Tokens: x.First.Tokens, Recorded: x.First.Recorded.String()}
-		}
+		ex.First = copyValDoc{Model: x.First.Model, Tokens: x.First.Tokens, Recorded: x.First.Recorded.String()}
 		d.Examples = append(d.Examples, ex)
 	}
 	return d

@@ -187,6 +187,9 @@ func (a *app) reportRun(res *run.Result) {
 	a.reportFolded(res)
 	a.reportCalendarGaps(res.CalendarGaps)
 	a.reportUnpriced(res.Unpriced)
+	if n := res.Uncompared; n > 0 {
+		fmt.Fprintf(a.stderr, "note: %d repeated call(s) were read too long after their first copy to compare their model, tokens and spend with it; each counts once, as its first copy\n", n)
+	}
 	if n := res.FirstTokenFallbacks; n > 0 {
 		fmt.Fprintf(a.stderr, "note: %d call(s) billed at the first token have no first-token time; they are billed at their start\n", n)
 	}

@@ -81,6 +81,9 @@ type Result struct {
 	Unpriced                  []pricing.UnpricedQuantity
 	FoldedNames, FoldedGroups int64
 	FirstTokenFallbacks       int64
+	// Uncompared is how many repeated calls were read too long after
+	// their first copy to compare their values (pricing.Engine.Uncompared).
+	Uncompared int64
 	// Daily is, when Input.CompareDaily, each database's daily table
 	// against its spend logs, in the order of the sources.
 	Daily []DailyResult
@@ -228,6 +231,7 @@ func (r *Result) finish(rd *reader) {
 	r.Unpriced = e.Unpriced()
 	r.FoldedNames, r.FoldedGroups = e.Folded()
 	r.FirstTokenFallbacks = e.FirstTokenFallbacks()
+	r.Uncompared = e.Uncompared()
 }
 
 // nothingPriced says what the run read, for a run that priced nothing.
