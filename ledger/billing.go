@@ -54,6 +54,22 @@ func (s ServiceTier) String() string {
 	return fmt.Sprintf("service_tier(%d)", s)
 }
 
+// TierSource says where a call's ServiceTier comes from.
+type TierSource uint8
+
+// Sources of a call's service tier.
+const (
+	// TierNotLogged: nothing logged names a tier; the call is standard.
+	TierNotLogged TierSource = iota
+	// TierServed: the tier that served the call, as the provider reported
+	// it (the stored response's service_tier, the usage object's, a
+	// flat export's column, CLIProxyAPI's response_service_tier).
+	TierServed
+	// TierAsked: only the request was stored: the call is priced at the
+	// tier it asked for, which the provider may not have served.
+	TierAsked
+)
+
 // ParseServiceTier reads a service tier as gateways log it, without regard
 // to case. The providers' names for the standard tier ("default", "auto",
 // "standard", "standard_only", "on_demand") and an empty value are

@@ -99,6 +99,15 @@ type Call struct {
 	// ServiceTier is the tier the call was served in, as logged; Standard
 	// when the log names none.
 	ServiceTier ServiceTier
+	// TierSource says where ServiceTier comes from: the tier that served
+	// the call, the one asked for when only the request was stored, or
+	// none logged.
+	TierSource TierSource
+	// AskedTier is the tier the request asked for, when Asked: the stored
+	// request names one. It may differ from ServiceTier: OpenAI serves a
+	// priority request it cannot take at the default tier, and says so.
+	AskedTier ServiceTier
+	Asked     bool
 	// Region is where the call was processed when the log says so and it
 	// can change the price (Anthropic's inference_geo "us"); "" otherwise.
 	Region string

@@ -131,7 +131,7 @@ func buildCanonical(s *schema, p *rowParser, v *rowFields, c *Call) string {
 		if !ok {
 			return badValue("service_tier", string(b), "standard, batch, flex or priority")
 		}
-		c.ServiceTier = tier
+		c.ServiceTier, c.TierSource = tier, TierServed
 	}
 	if b := v.get(cnRegion); len(b) > 0 {
 		c.Region = p.strs.get(bytesLower(b))

@@ -86,16 +86,21 @@ type cpaRecord struct {
 	ResponseServiceTier string `json:"response_service_tier"`
 }
 
-// tier returns the service tier that served the call: the upstream's
-// report when there is one, else the tier asked for. A tier tokenfare does
-// not price ("scale") is standard.
-func (r *cpaRecord) tier() ServiceTier {
-	s := r.ResponseServiceTier
-	if s == "" {
-		s = r.ServiceTier
+// tier sets the service tier of c: the one that served the call, from the
+// upstream's report when there is one, else the tier asked for (said so
+// by TierAsked). A tier tokenfare does not price ("scale") is standard.
+func (r *cpaRecord) tier(c *Call) {
+	if r.ServiceTier != "" {
+		c.AskedTier, _ = ParseServiceTier(r.ServiceTier)
+		c.Asked = true
 	}
-	t, _ := ParseServiceTier(s)
-	return t
+	switch {
+	case r.ResponseServiceTier != "":
+		c.ServiceTier, _ = ParseServiceTier(r.ResponseServiceTier)
+		c.TierSource = TierServed
+	case c.Asked:
+		c.ServiceTier, c.TierSource = c.AskedTier, TierAsked
+	}
 }
 
 // family is how a provider counts tokens (cliproxyapi.md §4).
@@ -251,7 +256,7 @@ func v7Record(p *rowParser, raw []byte, c *Call) (string, string) {
 	c.Model = p.strs.get([]byte(r.Model))
 	c.ModelGroup = p.strs.get([]byte(r.Alias))
 	c.Provider = p.strs.get([]byte(r.Provider))
-	c.ServiceTier = r.tier()
+	r.tier(c)
 	c.Host = CLIProxyHost(c.Provider, r.ExecutorType)
 	if r.APIKey != "" {
 		c.Key = HashKey(r.APIKey)

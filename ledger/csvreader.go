@@ -410,10 +410,15 @@ func (w *csvWorker) parse(ch *csvChunk) []*Batch {
 		w.sp.markCommas(data)
 	}
 	ncols := len(r.pos)
+	nul := bytes.IndexByte(data, 0) // the next NUL byte; -1 when none is left
 	for pos < len(data) {
 		next, lines, blank, bad := w.sp.record(data, pos)
-		at := line
+		at, from := line, pos
 		pos, line = next, line+lines
+		if nul >= 0 && nul < next {
+			bad = nulReason(nul - from)
+			nul = nextNUL(data, next)
+		}
 		if blank {
 			continue
 		}
@@ -488,6 +493,20 @@ func (w *csvWorker) lineText(line int) []byte {
 	}
 	d[i]++
 	return d
+}
+
+// nextNUL returns the offset of the first NUL byte of data at or after
+// from, or -1.
+func nextNUL(data []byte, from int) int {
+	if i := bytes.IndexByte(data[from:], 0); i >= 0 {
+		return from + i
+	}
+	return -1
+}
+
+// nulReason says why a row holding a NUL byte at offset at is rejected.
+func nulReason(at int) string {
+	return fmt.Sprintf("a NUL byte at byte %d of the row: binary bytes in a text export (the rest of the file is read)", at+1)
 }
 
 func (w *csvWorker) reject(line int, reason string) {

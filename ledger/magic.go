@@ -33,9 +33,20 @@ var binaryKinds = []fileKind{
 	{"UTF-16 text", "\xfe\xff", "save it as UTF-8"},
 }
 
+// nulWindow is how many first bytes are looked at for NULs, and nulHead
+// how many at the very start must hold none: a binary file of a kind not
+// listed has NULs early and often, a text export with one bad byte has
+// one, somewhere.
+const (
+	nulWindow = 4096
+	nulHead   = 16
+)
+
 // sniffBinary names the kind of a file that cannot be a call log, from
-// its first bytes, or returns nil. Text with a NUL byte in its first block
-// is binary of an unknown kind.
+// its first bytes, or returns nil: a listed magic number, or NULs
+// concentrated in the first bytes (one in the first 16, or at least one
+// in a hundred of the first 4 KiB). A stray NUL elsewhere is text with a
+// bad byte: the readers reject the row that holds it.
 func sniffBinary(head []byte) error {
 	for _, k := range binaryKinds {
 		if bytes.HasPrefix(head, []byte(k.magic)) {
@@ -49,8 +60,14 @@ func sniffBinary(head []byte) error {
 	if len(head) >= 262 && string(head[257:262]) == "ustar" {
 		return fmt.Errorf("%w: this is a tar archive, not a call log; extract the CSV or JSON inside", ErrUnknownFormat)
 	}
-	if i := bytes.IndexByte(head, 0); i >= 0 {
-		return fmt.Errorf("%w: binary content (a NUL byte at offset %d), not a text call log", ErrUnknownFormat, i)
+	w := head[:min(len(head), nulWindow)]
+	i := bytes.IndexByte(w, 0)
+	if i < 0 {
+		return nil
+	}
+	if n := bytes.Count(w, []byte{0}); i < nulHead || n*100 >= len(w) {
+		return fmt.Errorf("%w: binary content (%d NUL byte(s) in the first %d bytes, the first at offset %d), not a text call log",
+			ErrUnknownFormat, n, len(w), i)
 	}
 	return nil
 }

@@ -43,6 +43,8 @@ const (
 	slPriceKey
 	slRequestTags
 	slKeyMeta
+	slResponse
+	slRequest
 )
 
 // spendLogSchema reads rows of LiteLLM's "LiteLLM_SpendLogs" table, from
@@ -91,6 +93,11 @@ var spendLogSchema = (&schema{
 		// object), in exports joined with the key table.
 		slRequestTags: {name: "request_tags"},
 		slKeyMeta:     {name: "key_metadata"},
+		// The stored response and request (store_prompts_in_spend_logs):
+		// their service_tier is the tier that served the call and the one
+		// asked for.
+		slResponse: {name: "response"},
+		slRequest:  {name: "proxy_server_request"},
 	},
 	build: buildSpendLog,
 }).init()
@@ -414,10 +421,66 @@ func spendLogTokens(s *schema, p *rowParser, v *rowFields, c *Call) string {
 	if r := u.splitLifetimes(&c.Tokens); r != "" {
 		return r
 	}
+	storedTiers(v, c)
 	if c.ServiceTier == TierStandard && v.has(slCallType) && isBatchCall(v.get(slCallType)) {
 		c.ServiceTier = TierBatch
 	}
 	return ""
+}
+
+// storedTiers reads the service tier of the stored response (the tier
+// that served the call) and of the stored request (the tier asked for).
+// The response's wins over the usage object's and a flat column's; with
+// neither, the call is priced at the tier asked for, and says so.
+func storedTiers(v *rowFields, c *Call) {
+	if v.has(slRequest) {
+		c.AskedTier, c.Asked = jsonTier(v.get(slRequest))
+	}
+	if v.has(slResponse) {
+		if t, ok := jsonTier(v.get(slResponse)); ok {
+			c.ServiceTier, c.TierSource = t, TierServed
+		}
+	}
+	if c.TierSource == TierNotLogged && c.Asked {
+		c.ServiceTier, c.TierSource = c.AskedTier, TierAsked
+	}
+}
+
+// tierKey is the member of a stored request or response that names a
+// service tier.
+var tierKey = []byte(`"service_tier"`)
+
+// jsonTier returns the tier named by the first service_tier member of the
+// JSON text b, found by its bytes rather than by decoding what may be a
+// long conversation: a member name inside a string has its quotes
+// escaped, so it is passed over. ok is false when there is none, or its
+// value is not a string (null).
+func jsonTier(b []byte) (ServiceTier, bool) {
+	for at := 0; ; {
+		i := bytes.Index(b[at:], tierKey)
+		if i < 0 {
+			return TierStandard, false
+		}
+		i += at
+		at = i + len(tierKey)
+		if i > 0 && b[i-1] == '\\' {
+			continue
+		}
+		rest := bytes.TrimLeft(b[at:], " \t\r\n")
+		if len(rest) == 0 || rest[0] != ':' {
+			continue
+		}
+		rest = bytes.TrimLeft(rest[1:], " \t\r\n")
+		if len(rest) == 0 || rest[0] != '"' {
+			return TierStandard, false
+		}
+		end := bytes.IndexByte(rest[1:], '"')
+		if end < 0 {
+			return TierStandard, false
+		}
+		t, _ := ParseServiceTier(string(rest[1 : 1+end]))
+		return t, true
+	}
 }
 
 // flatModifiers reads the flat export's columns of tool uses, service tier
@@ -438,6 +501,7 @@ func flatModifiers(s *schema, p *rowParser, v *rowFields, c *Call) string {
 	}
 	if v.has(slServiceTier) {
 		c.ServiceTier, _ = ParseServiceTier(string(v.get(slServiceTier)))
+		c.TierSource = TierServed
 	}
 	if v.has(slInferenceGeo) {
 		c.Region = p.strs.get([]byte(regionOf(string(v.get(slInferenceGeo)))))
@@ -517,6 +581,7 @@ func spendLogMetadata(p *rowParser, m []byte, v *rowFields, c *Call, u *usageCou
 		// A tier tokenfare does not price ("scale") is standard:
 		// docs/calls.md says so.
 		c.ServiceTier, _ = ParseServiceTier(mu.ServiceTier.s)
+		c.TierSource = TierServed
 	}
 	if mu.InferenceGeo.ok {
 		c.Region = p.strs.get([]byte(regionOf(mu.InferenceGeo.s)))

@@ -33,9 +33,8 @@ func (e *Engine) AddAggregate(a *ledger.Aggregate, billedBy tariffs.BillingTime)
 // AddSummed adds calls summed when they were read, as AddAggregate does,
 // for a store that told them apart by identity then (tokenfare serve's
 // state): read is the outcome they had when read. Duplicates, overlaps
-// and cache hits stay what they were (a duplicate adds its calls and
-// recorded spend, no quantities, as AddPriced adds one; an overlap counts
-// its rows only); failed calls are failed; priced, unpriced and retired
+// and cache hits stay what they were (a duplicate or an overlap counts its
+// rows only, as AddPriced counts one); failed calls are failed; priced, unpriced and retired
 // calls are priced again at the engine's catalog.
 // It fails as AddAggregate fails.
 func (e *Engine) AddSummed(a *ledger.Aggregate, billedBy tariffs.BillingTime, read Outcome) error {
@@ -69,21 +68,14 @@ func (e *Engine) addSummed(a *ledger.Aggregate, billedBy tariffs.BillingTime, re
 		e.quote(&pc, a.Prompt, &c)
 	}
 	e.rows.countN(pc.Outcome, a.Calls)
-	if pc.Outcome == Outside || pc.Outcome == Overlap {
+	if pc.Outcome == Outside || pc.Outcome == Overlap || pc.Outcome == Duplicate {
+		// Rows read again count as rows only, as AddPriced counts them;
+		// a store written before repeats counted nowhere may hold a
+		// duplicate's spend: it is left out as well.
 		return nil
 	}
 	e.span.see(a.First)
 	e.span.see(a.Last)
-	if pc.Outcome == Duplicate {
-		// Counted once, as AddPriced counts one: only the spend recorded
-		// again is kept.
-		b := e.place(&pc, &c, a.ZeroSpend)
-		b.Calls += a.Calls
-		if !a.ZeroSpend {
-			b.recorded.Add(ledger.AmountOf(a.Recorded))
-		}
-		return nil
-	}
 	q := QuantitiesOf(a.Tokens, a.Tools)
 	q[tariffs.Request] = a.Calls
 	if !e.total.addChecked(&q) {

@@ -124,7 +124,7 @@ func TestAddSummed(t *testing.T) {
 	}{
 		{name: "priced", read: Priced, rows: Rows{Read: 2, Priced: 2}, official: "0.0013452", recorded: "0.003", tokens: 4320},
 		{name: "unpriced when read, priced now", read: Unpriced, rows: Rows{Read: 2, Priced: 2}, official: "0.0013452", recorded: "0.003", tokens: 4320},
-		{name: "duplicates", read: Duplicate, rows: Rows{Read: 2, Duplicate: 2}, official: "0", recorded: "0.003", tokens: 0},
+		{name: "duplicates", read: Duplicate, rows: Rows{Read: 2, Duplicate: 2}, official: "0", recorded: "0", tokens: 0},
 		{name: "cache hits", read: CacheHit, rows: Rows{Read: 2, CacheHit: 2}, official: "0", recorded: "0.003", tokens: 4320},
 		{name: "overlaps", read: Overlap, rows: Rows{Read: 2, Duplicate: 2}, official: "0", recorded: "0", tokens: 0},
 		{name: "failed", read: Failed, rows: Rows{Read: 2, Failed: 2}, official: "0", recorded: "0.003", tokens: 4320},

@@ -41,7 +41,6 @@ var ErrBudgets = errors.New("invalid budgets file")
 // Unwrap lets errors.Is(err, ErrBudgets) hold.
 func (es BudgetErrors) Unwrap() error { return ErrBudgets }
 
-
 // ParseBudgets reads a budgets file (docs/workbook.md "Budgets"):
 //
 //	currency: USD              # optional: the currency the amounts are in

@@ -17,7 +17,7 @@ import (
 //
 // The calls that are not priced but count in reconcile's calls, tokens or
 // recorded spend (unpriced, retired, failed, answered from the gateway's
-// cache, logged twice) are charges too, of no official cost, one per day
+// cache) are charges too, of no official cost, one per day
 // (or hour), key, team, user, model name, outcome and usage type with
 // tokens: their Outcome says which, Version is nil and Model is nil when
 // no tariff knows the name. So the charges of an engine add up to its
@@ -50,12 +50,11 @@ type Charge struct {
 	// calls and no recorded spend. Tool uses without a fee are no charge.
 	NoPrice bool
 	// Calls are the calls of the charge's group, the same on each of its
-	// usage types; of a Duplicate charge, the rows logged again.
+	// usage types.
 	Calls int64
 	// Counted are the calls the charge counts in the run's calls: Calls on
-	// the first charge of a group, 0 on its other usage types and on
-	// Duplicate charges (a call logged twice counts once). Charges' Counted
-	// add up to the reconciliation's calls.
+	// the first charge of a group, 0 on its other usage types. Charges'
+	// Counted add up to the reconciliation's calls.
 	Counted int64
 	// Recorded is the gateway's recorded spend on the group's calls,
 	// apportioned to its usage types by their share of the official cost
@@ -273,9 +272,7 @@ func (e *Engine) chargeBase(g *chargeGroup, cur string) Charge {
 // priced: one per token usage type with tokens, reasoning counted as
 // output (no tariff prices it apart), or one input charge of no tokens
 // when the calls have none; no official cost; the group's calls and
-// recorded spend on the first. A call logged twice in one source counts
-// once: a Duplicate group's charge counts no call and no tokens (its
-// tokens are zero).
+// recorded spend on the first.
 func (e *Engine) unpricedCharges(g *chargeGroup, cur string) []Charge {
 	qty := g.qty
 	qty[tariffs.Output] += qty[tariffs.Reasoning]
@@ -294,10 +291,7 @@ func (e *Engine) unpricedCharges(g *chargeGroup, cur string) []Charge {
 		c.Usage = tariffs.Input
 		out = append(out, c)
 	}
-	out[0].Recorded = g.recorded
-	if g.k.outcome != Duplicate {
-		out[0].Counted = g.calls
-	}
+	out[0].Recorded, out[0].Counted = g.recorded, g.calls
 	return out
 }
 

@@ -253,8 +253,12 @@ type Engine struct {
 	nextRecent    int
 	seen          Seen
 	seenErr       error
-	gateway       ledger.Gateway // of the last call fingerprinted
-	gatewayFP     uint64         // its hash
+	copies        *copyTable                // the last first copies read, by identity (copies.go)
+	conflicts     map[string]*CopyConflicts // repeats whose copies disagree, by model name
+	uncompared    int64                     // repeats whose first copy had left copies
+	tierNotes     map[tierNoteKey]int64     // priced calls served at another tier than asked, or at the tier asked (tiers.go)
+	gateway       ledger.Gateway            // of the last call fingerprinted
+	gatewayFP     uint64                    // its hash
 	buckets       bucketTable
 	labels        *texts // the logged names of unknown models and the hosts no tariff prices, of bucket keys
 	values        *texts // the groupings of bucket keys; a spilling engine starts them again at each spill
@@ -431,21 +435,12 @@ func (e *Engine) AddPriced(c *ledger.Call) PricedCall {
 	pc := e.classify(c)
 	e.rows.count(pc.Outcome)
 	switch pc.Outcome {
-	case Outside, Overlap:
+	case Outside, Overlap, Duplicate:
+		// A repeated identity is the same call read again: it counts
+		// once, as the copy read first, in calls, tokens and spend.
 		return pc
 	}
 	e.span.see(pc.At)
-	switch pc.Outcome {
-	case Duplicate:
-		// Counted once: only the spend the gateway recorded on the second
-		// row is kept, to be explained.
-		b := e.place(&pc, c, c.Recorded.IsZero())
-		b.Calls++
-		if !b.k.zero {
-			b.recorded.Add(c.Recorded)
-		}
-		return pc
-	}
 	q := QuantitiesOf(c.Tokens, c.Tools)
 	if !e.total.addChecked(&q) {
 		// Sums of these quantities would wrap: refuse the call, and the run.
@@ -463,6 +458,9 @@ func (e *Engine) AddPriced(c *ledger.Call) PricedCall {
 	}
 	if pc.Outcome == Failed {
 		e.quoteFailed(&pc, c)
+	}
+	if c.Asked {
+		e.noteTier(c, &pc)
 	}
 	return pc
 }
@@ -952,6 +950,10 @@ func (e *Engine) NextSource() {
 // the source's number, to tell a call this source repeats (the gateway
 // logged it twice) from one an earlier source held (overlapping exports):
 // the set then keeps two fingerprints per call of those sources.
+//
+// Each first copy's content (model, tokens, recorded spend) is kept in a
+// table of recent copies, so that a repeat whose content differs from its
+// first copy's is told as a conflict (checkCopy).
 func (e *Engine) seenBefore(c *ledger.Call, pc *PricedCall) bool {
 	if c.Identity == "" {
 		return false
@@ -964,20 +966,24 @@ func (e *Engine) seenBefore(c *ledger.Call, pc *PricedCall) bool {
 		id = ledger.HashIdentity(c.Identity)
 	}
 	ns := c.Start.UnixNano()
+	fp := fingerprint(e.gatewayFP, id, ns)
 	if e.source > 0 {
 		salt := uint64(e.source) * 0xD6E8FEB86659FD93
 		if !e.firstSeen(fingerprint(e.gatewayFP^salt, id, ns), ns) {
 			pc.Outcome = Duplicate
+			e.checkCopy(c, pc, fp, true)
 			return true
 		}
 	}
-	if e.firstSeen(fingerprint(e.gatewayFP, id, ns), ns) {
+	if e.firstSeen(fp, ns) {
+		e.checkCopy(c, pc, fp, false)
 		return false
 	}
 	pc.Outcome = Duplicate
 	if e.source > 0 {
 		pc.Outcome = Overlap
 	}
+	e.checkCopy(c, pc, fp, true)
 	return true
 }
 

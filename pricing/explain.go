@@ -23,7 +23,7 @@ const (
 	KindNotRecorded                                // priced calls of a gateway that records no spend
 	KindUnpricedModel                              // calls of a model no tariff prices then
 	KindRetiredModel                               // calls of a model its provider had retired
-	KindDuplicates                                 // the same call logged twice by the gateway, in one source
+	KindConflictingCopies                          // copies of one request id that disagree: the first counts
 	KindCacheHits                                  // calls answered from the gateway's response cache
 	KindFailedWithSpend                            // failed calls that carry spend
 	KindRounding                                   // recorded matches official but for floating-point noise
@@ -35,13 +35,15 @@ const (
 	KindTierOrRegion                               // priced calls of a service tier other than standard, or of a region
 	KindPromotionEnded                             // priced calls at a promotion's rates after its stated end
 	KindSecondaryPrice                             // priced calls whose tariff rests on secondary sources only (an imported table)
+	KindTierNotServed                              // priced calls served at another tier than they asked for
+	KindTierAsRequested                            // priced calls priced at the tier asked for: no stored response
 	numKinds
 )
 
 var kindNames = [numKinds]string{"flat_price", "cached_as_input", "zero_spend", "not_recorded", "unpriced_model",
-	"retired_model", "duplicates", "cache_hits", "failed_with_spend", "rounding", "unexplained", "unpriced_host",
+	"retired_model", "conflicting_copies", "cache_hits", "failed_with_spend", "rounding", "unexplained", "unpriced_host",
 	"calendar_uncovered", "calendar_provisional", "unpriced_quantity", "tier_or_region", "promotion_ended",
-	"secondary_price"}
+	"secondary_price", "tier_not_served", "tier_as_requested"}
 
 // String returns the kind's name as reports spell it, e.g. "flat_price".
 func (k ExplanationKind) String() string { return kindNames[k] }
@@ -72,7 +74,10 @@ type Explanation struct {
 	// recorded sum departs from the matched rates: 1-hour cache writes at
 	// the 5-minute price, tool uses at no fee.
 	OneHourAtFiveMinute, NoToolFees bool
-	Detail                          string // the explanation in a sentence, for people
+	// Copies are, for conflicting copies, what the repeats and the copies
+	// read first said; nil otherwise.
+	Copies *CopyConflicts
+	Detail string // the explanation in a sentence, for people
 	// Unpriced is, for the unpriced and retired model kinds, the calls
 	// explained with their cause and what would price them; nil otherwise.
 	Unpriced *UnpricedCalls
@@ -260,6 +265,8 @@ func (e *Engine) explain() []Explanation {
 		}
 		out = append(out, x)
 	}
+	out = append(out, e.conflictExplanations()...)
+	out = append(out, e.tierExplanations()...)
 	return append(out, e.hostExplanations()...)
 }
 
@@ -458,7 +465,6 @@ func (t *modelTally) explain(unpriced []UnpricedCalls) []Explanation {
 	}{
 		{Unpriced, KindUnpricedModel, ""},
 		{Retired, KindRetiredModel, ""},
-		{Duplicate, KindDuplicates, "call(s) the gateway logged twice in one source (same request id and start), counted once, the second row's spend charged to the key"},
 		{Failed, KindFailedWithSpend, "failed call(s) that carry recorded spend"},
 	} {
 		if o.outcome == Unpriced || o.outcome == Retired {

@@ -15,9 +15,11 @@ const (
 	// Failed: the gateway logged the call as failed; it is not priced.
 	Failed
 	// Duplicate: a call with the same identity was read before from the
-	// same source: the gateway logged it twice. It counts once in calls and
-	// tokens; the spend recorded on the second row stays in the recorded
-	// spend (the gateway charged it) and is explained as duplicates.
+	// same source: one row exported twice (LiteLLM's request_id is the
+	// primary key of its spend logs). It counts nowhere but in
+	// Rows.Duplicate: the copy read first counts, in calls, tokens and
+	// recorded spend. Copies that disagree are explained as
+	// conflicting_copies.
 	Duplicate
 	// Outside: the call's billing instant lies outside the window asked for.
 	Outside
@@ -25,8 +27,8 @@ const (
 	// provider was never called, so the call costs nothing officially.
 	CacheHit
 	// Overlap: a call with the same identity was read before from another
-	// source (exports that overlap, a database given twice). It counts
-	// nowhere but in Rows.Duplicate: not in calls, tokens or recorded spend.
+	// source (exports that overlap, a file and a database). It counts as a
+	// Duplicate does: nowhere but in Rows.Duplicate.
 	Overlap
 	numOutcomes
 )

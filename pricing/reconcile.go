@@ -9,6 +9,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
 
@@ -35,6 +36,10 @@ type Reconciliation struct {
 	// Unpriced are the calls left without a price (unpriced and retired),
 	// by model, host and cause (Engine.UnpricedCalls); empty when none.
 	Unpriced []UnpricedCalls
+	// Daily compares, for each database whose gateway keeps daily tables,
+	// the daily table with the spend logs (set by the caller, which reads
+	// the database); nil otherwise.
+	Daily []*ledger.DailyComparison
 
 	stream  func(fn func(*Group) error) error    // the groups, when streamed rather than listed
 	sums    func(fn func(*groupSum) error) error // their sums, before decimals are made (EachGroupMoney)
@@ -211,9 +216,7 @@ func (e *Engine) newReconciliation() *Reconciliation {
 	for _, b := range e.buckets.all() {
 		official.Add(b.officialAmount())
 		recorded.merge(&b.recorded)
-		if b.k.outcome != Duplicate { // a call logged twice counts once
-			calls += b.Calls
-		}
+		calls += b.Calls
 		if b.Model != nil && b.k.outcome == Priced {
 			r.Currencies = addCurrency(r.Currencies, b.Model.Provider.Currency)
 		}
@@ -237,9 +240,7 @@ func (s *groupSum) add(b *bucket) {
 	g := &s.g
 	s.official.Add(b.officialAmount())
 	s.recorded.merge(&b.recorded)
-	if b.k.outcome != Duplicate { // a call logged twice counts once
-		g.Calls += b.Calls
-	}
+	g.Calls += b.Calls
 	if b.Model != nil && b.k.outcome == Priced {
 		g.PricedCalls += b.Calls
 		g.Currencies = addCurrency(g.Currencies, b.Model.Provider.Currency)

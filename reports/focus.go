@@ -371,11 +371,10 @@ const unknownProvider = "(unknown provider)"
 
 // adjustmentDescriptions say, by outcome, what an Adjustment row holds.
 var adjustmentDescriptions = map[pricing.Outcome]string{
-	pricing.Unpriced:  "recorded by the gateway, not priced: no tariff in force prices the model",
-	pricing.Retired:   "recorded by the gateway, not priced: the tariff in force retired the model",
-	pricing.Failed:    "failed calls the gateway recorded spend on, not priced",
-	pricing.CacheHit:  "answered from the gateway's response cache, not priced: the provider was not called",
-	pricing.Duplicate: "the gateway's duplicate charge: calls it logged twice in one source, counted once, the spend recorded on the second row",
+	pricing.Unpriced: "recorded by the gateway, not priced: no tariff in force prices the model",
+	pricing.Retired:  "recorded by the gateway, not priced: the tariff in force retired the model",
+	pricing.Failed:   "failed calls the gateway recorded spend on, not priced",
+	pricing.CacheHit: "answered from the gateway's response cache, not priced: the provider was not called",
 }
 
 // focusAdjustmentRow returns the row of a charge of calls not priced: an

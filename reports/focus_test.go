@@ -55,14 +55,11 @@ func TestFOCUSAdjustmentRows(t *testing.T) {
 	failed := flashCall("f", "2026-09-01T03:00:00Z", "ci-bot", "alpha", "u1")
 	failed.Status, failed.Tokens = ledger.StatusFailure, ledger.Tokens{}
 	rows := focusRecords(t, []ledger.Call{unknown, failed, failed})
-	// By key: k-f's failed row and its duplicate (the second f: no call),
-	// then k-u's =acme-9 input and output (1000 and 100 tokens, all its
+	// By key: k-f's failed row (its second copy makes no row), then k-u's =acme-9 input and output (1000 and 100 tokens, all its
 	// spend on the first; the name made safe for a spreadsheet).
 	want := []map[string]string{
 		{"x_Outcome": "failed", "x_Model": "flash", "x_Calls": "1", "x_RequestCount": "1", "x_Tokens": "0", "x_RecordedCost": "0.0001",
 			"x_CostGap": "-0.0001", "ProviderName": "edgeco", "BillingCurrency": "USD"},
-		{"x_Outcome": "duplicate", "x_Model": "flash", "x_Calls": "0", "x_RequestCount": "1", "x_RecordedCost": "0.0001",
-			"ChargeDescription": "flash input tokens: the gateway's duplicate charge: calls it logged twice in one source, counted once, the spend recorded on the second row"},
 		{"x_Outcome": "unpriced", "x_Model": "'=acme-9", "x_UsageType": "input", "x_Calls": "1", "x_Tokens": "1000", "x_RecordedCost": "0.0123",
 			"ProviderName": "(unknown provider)", "BillingCurrency": "USD"},
 		{"x_Outcome": "unpriced", "x_UsageType": "output", "x_Calls": "0", "x_Tokens": "100", "x_RecordedCost": "0"},

@@ -53,6 +53,9 @@ type reconciliationDoc struct {
 	// Unpriced lists the calls left without a price by model, host and
 	// cause, with what would price them; absent when every call was priced.
 	Unpriced []unpricedDoc `json:"unpriced,omitempty"`
+	// DailyTables compare the gateway's daily table with its spend logs;
+	// absent without a database that keeps one.
+	DailyTables []dailyDoc `json:"daily_tables,omitempty"`
 }
 
 type failedSplitDoc struct {
@@ -161,6 +164,51 @@ type explanationDoc struct {
 	// no price; Hint, for those and unpriced_host, what would price them.
 	Cause string `json:"cause,omitempty"`
 	Hint  string `json:"hint,omitempty"`
+	// Copies are the values of conflicting copies.
+	Copies *copiesDoc `json:"copies,omitempty"`
+}
+
+// copiesDoc is what the repeats of one model whose copies disagree said,
+// beside what the copies read first said.
+type copiesDoc struct {
+	Repeats       int64       `json:"repeats"`
+	Recorded      string      `json:"recorded"`
+	Tokens        int64       `json:"tokens"`
+	FirstRecorded string      `json:"first_recorded"`
+	FirstTokens   int64       `json:"first_tokens"`
+	Examples      []copyExDoc `json:"examples"`
+}
+
+// copyExDoc is one repeated identity whose copies disagree.
+type copyExDoc struct {
+	Identity string     `json:"request_id"`
+	Start    string     `json:"start"`
+	Source   string     `json:"source"`
+	First    copyValDoc `json:"first"`
+	Repeat   copyValDoc `json:"repeat"`
+}
+
+// copyValDoc is what one copy said.
+type copyValDoc struct {
+	Model    string `json:"model"`
+	Tokens   int64  `json:"tokens"`
+	Recorded string `json:"recorded"`
+}
+
+// newCopiesDoc returns the document of conflicting copies; nil for none.
+func newCopiesDoc(c *pricing.CopyConflicts) *copiesDoc {
+	if c == nil {
+		return nil
+	}
+	d := &copiesDoc{Repeats: c.Repeats, Recorded: c.Recorded.String(), Tokens: c.Tokens,
+		FirstRecorded: c.FirstRecorded.String(), FirstTokens: c.FirstTokens, Examples: []copyExDoc{}}
+	for _, x := range c.Examples {
+		ex := copyExDoc{Identity: x.Identity, Start: x.Start.UTC().Format(time.RFC3339Nano), Source: x.Source,
+			Repeat: copyValDoc{Model: x.Repeat.Model, Tokens: x.Repeat.Tokens, Recorded: x.Repeat.Recorded.String()}}
+		ex.First = copyValDoc{Model: x.First.Model, Tokens: x.First.Tokens, Recorded: x.First.Recorded.String()}
+		d.Examples = append(d.Examples, ex)
+	}
+	return d
 }
 
 // newReconciliationDoc returns the document of r, its groups included.
@@ -188,9 +236,10 @@ func newReconciliationHead(r *pricing.Reconciliation) *reconciliationDoc {
 		doc.By = append(doc.By, d.String())
 	}
 	doc.Billed = billedDocs(r.Billed)
+	doc.DailyTables = newDailyDocs(r.Daily)
 	for _, x := range r.Explanations {
 		xd := explanationDoc{Kind: x.Kind.String(), Model: x.Model, Host: x.Host, Calls: x.Calls,
-			Amount: x.Amount.String(), Version: x.Version, Period: x.Period, Rates: x.RatesOf, Tokens: x.Tokens, Detail: x.Detail}
+			Amount: x.Amount.String(), Version: x.Version, Period: x.Period, Rates: x.RatesOf, Tokens: x.Tokens, Detail: x.Detail, Copies: newCopiesDoc(x.Copies)}
 		if x.FirstDay != 0 {
 			xd.FirstDay, xd.LastDay = x.FirstDay.String(), x.LastDay.String()
 		}
@@ -353,11 +402,17 @@ type callDoc struct {
 	CacheWrite1h int64        `json:"cache_write_1h,omitempty"`
 	ToolUses     *toolUsesDoc `json:"tool_uses,omitempty"`
 	ServiceTier  string       `json:"service_tier,omitempty"`
-	Region       string       `json:"region,omitempty"`
-	Official     string       `json:"official"`
-	Recorded     string       `json:"recorded"`
-	Gap          string       `json:"gap"`
-	Host         string       `json:"host,omitempty"`
+	// AskedTier is the tier the stored request asked for, when the call
+	// was served at another (service_tier); TierFrom is "request" when the
+	// call is priced at the tier asked for, no stored response saying
+	// which tier served it.
+	AskedTier string `json:"asked_tier,omitempty"`
+	TierFrom  string `json:"tier_from,omitempty"`
+	Region    string `json:"region,omitempty"`
+	Official  string `json:"official"`
+	Recorded  string `json:"recorded"`
+	Gap       string `json:"gap"`
+	Host      string `json:"host,omitempty"`
 
 	currency string // in CSV and table output only: the JSON line stays as it was
 	official decimal.Decimal
@@ -378,6 +433,12 @@ func newCallDoc(c *ledger.Call, pc *pricing.PricedCall) callDoc {
 	}
 	if c.ServiceTier != ledger.TierStandard {
 		d.ServiceTier = c.ServiceTier.String()
+	}
+	switch {
+	case c.TierSource == ledger.TierAsked && c.AskedTier != ledger.TierStandard:
+		d.TierFrom = "request"
+	case c.Asked && c.TierSource == ledger.TierServed && c.AskedTier != c.ServiceTier:
+		d.AskedTier = c.AskedTier.String()
 	}
 	d.Official, d.Recorded, d.Gap = d.official.String(), d.recorded.String(), d.gap.String()
 	if pc.Quote.Version != nil {

@@ -144,6 +144,7 @@ func tableReconciliation(out io.Writer, r *pricing.Reconciliation) error {
 		w.Printf("  explained %s of a gap of %s\n", money(t.Explained), money(t.Gap))
 	}
 	tableUnpriced(w, r.Unpriced)
+	tableDaily(w, r.Daily)
 	return w.Err
 }
 

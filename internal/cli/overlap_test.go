@@ -144,9 +144,9 @@ func countedOf(t *testing.T, calls, command string) countedJSON {
 		}
 		got = countedJSON{Calls: doc.Gateway.Calls, Tokens: doc.Gateway.Tokens, Recorded: mustDecimal(t, doc.Gateway.Recorded)}
 	case "price":
-		// A consumer of per-call lines counts the calls and tokens of every
-		// line but duplicates and overlaps, and the recorded spend of every
-		// line but overlaps (docs/calls.md).
+		// A consumer of per-call lines counts the calls, tokens and
+		// recorded spend of every line but duplicates and overlaps
+		// (docs/calls.md).
 		got = countedJSON{Recorded: decimal.Zero, Tokens: map[string]int64{}}
 		dec := json.NewDecoder(strings.NewReader(run(append([]string{"price", "-o", "json"}, month...)...)))
 		for dec.More() {
@@ -154,16 +154,13 @@ func countedOf(t *testing.T, calls, command string) countedJSON {
 			if err := dec.Decode(&row); err != nil {
 				t.Fatal(err)
 			}
-			switch row["outcome"] {
-			case "overlap":
+			if o := row["outcome"]; o == "overlap" || o == "duplicate" {
 				continue
-			case "duplicate":
-			default:
-				got.Calls++
-				for _, k := range []string{"input", "cache_read", "cache_write", "cache_write_1h", "output", "reasoning"} {
-					if n, ok := row[k].(float64); ok { // cache_write_1h only when the call has some
-						got.Tokens[k] += int64(n)
-					}
+			}
+			got.Calls++
+			for _, k := range []string{"input", "cache_read", "cache_write", "cache_write_1h", "output", "reasoning"} {
+				if n, ok := row[k].(float64); ok { // cache_write_1h only when the call has some
+					got.Tokens[k] += int64(n)
 				}
 			}
 			got.Recorded = got.Recorded.Add(mustDecimal(t, row["recorded"].(string)))
@@ -365,8 +362,8 @@ func unpricedFailedDuplicate(t *testing.T) (path, base string) {
 // chargeback, price, the FOCUS export and the workbook of one run agree on
 // calls, tokens and recorded spend when the input holds a call no tariff
 // prices, a failed call with spend and a row the gateway logged twice;
-// and that those three are in the figures: the duplicate's spend in the
-// recorded spend but not its call.
+// and that those three are in the figures, the row written twice once:
+// neither its second call nor its second spend.
 func TestEveryOutputCountsUnpricedFailedDuplicate(t *testing.T) {
 	path, base := unpricedFailedDuplicate(t)
 	want := countedOf(t, path, "reconcile")
@@ -388,7 +385,8 @@ func TestEveryOutputCountsUnpricedFailedDuplicate(t *testing.T) {
 	}
 	t.Run("focus adjustment rows", func(t *testing.T) {
 		// The edited rows' spend is on Adjustment rows of their outcome,
-		// beyond what the unedited rows hold there.
+		// beyond what the unedited rows hold there; the row written twice
+		// is priced once and makes no Adjustment.
 		adjusted := func(calls string) map[string]decimal.Decimal {
 			focus := filepath.Join(t.TempDir(), "focus.csv")
 			if code, _, errs := runCLI(t, "", "report", "--calls", calls, "--month", "2026-10", "--focus", focus); code != exitOK {
@@ -404,7 +402,7 @@ func TestEveryOutputCountsUnpricedFailedDuplicate(t *testing.T) {
 			return spend
 		}
 		now, before := adjusted(path), adjusted(base)
-		for o, w := range map[string]string{"unpriced": "0.0123", "failed": "0.0045", "duplicate": "0.0067"} {
+		for o, w := range map[string]string{"unpriced": "0.0123", "failed": "0.0045", "duplicate": "0"} {
 			if got := now[o].Sub(before[o]); !got.Equal(decimal.RequireFromString(w)) {
 				t.Errorf("Adjustment rows of %s hold %s more recorded spend, want %s", o, got, w)
 			}

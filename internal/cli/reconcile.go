@@ -36,7 +36,9 @@ version. Gap is official minus recorded; ratio is recorded / official.
 
 For each model it explains the gap where it can: recorded at a flat price equal to an
 older version's or one period's rates, cache reads recorded at the input price, zero spend
-on priced calls, unpriced or retired models, duplicates, failed calls that carry spend.
+on priced calls, unpriced or retired models, copies of one request id that disagree,
+failed calls that carry spend. With --db, LiteLLM's daily user table is compared with the
+spend logs per UTC day, key and model: requests, tokens and spend counted but not logged.
 
 Every row read is accounted for: read = priced + unpriced + retired + failed + duplicate
 + rejected + outside. With --fail-over PCT the exit code is 1 when |gap| exceeds PCT
@@ -59,6 +61,7 @@ cannot give exactly (--by meta:FIELD, a tariff boundary inside a
   tokenfare reconcile --calls 'exports/spendlogs-2026-10-*.csv' --month 2026-10 --tz Asia/Shanghai
   tokenfare reconcile --calls spendlogs.csv --by key -o yaml
   tokenfare reconcile --calls spendlogs.csv --provider-usage usage.json --provider-usage costs.json
+  tokenfare reconcile --db "$DATABASE_URL" --month 2026-10 -o json   # daily_tables: counted but not logged
   tokenfare reconcile --db "$DATABASE_URL" --state state.db --month 2026-10 --by model,team`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -106,6 +109,7 @@ func runReconcile(cmd *cobra.Command, a *app, opts *reconcileOptions) error {
 		return usageError(fmt.Errorf("--by: %w", err), "")
 	}
 	tally := tallied(&opts.source)
+	opts.source.compareDaily = true
 	// The groups spill to disk past the budget, from the sources or the
 	// state's sums alike.
 	eopts.SpillDir, eopts.MaxGroups = os.TempDir(), opts.budget
@@ -123,6 +127,7 @@ func runReconcile(cmd *cobra.Command, a *app, opts *reconcileOptions) error {
 	}
 	rec := e.Reconcile()
 	rec.Failed = failedSplit(tally, rec.Rows)
+	rec.Daily = opts.source.daily
 	if len(rec.Currencies) > 1 {
 		fmt.Fprintf(a.stderr, "warning: totals add up amounts in different currencies (%s); read them by model\n", strings.Join(rec.Currencies, "+"))
 	}

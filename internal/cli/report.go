@@ -150,6 +150,7 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 		observers = append(observers, three)
 	}
 	tally := tallied(&opts.source)
+	opts.source.compareDaily = true
 	prev, err := opts.previous(cat, eopts)
 	if err != nil {
 		return err
@@ -237,7 +238,10 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 		}
 	}
 	files = nil
-	return writeReportLine(cmd.OutOrStdout(), m, opts)
+	if err := writeReportLine(cmd.OutOrStdout(), m, opts); err != nil {
+		return err
+	}
+	return reports.DailyLines(cmd.OutOrStdout(), opts.source.daily)
 }
 
 // readBudgets reads --budgets; nil without it.

@@ -37,6 +37,10 @@ type sourceOptions struct {
 	// tally, when set, counts the run's failed calls by class, summed in
 	// the database or not.
 	tally *failures.Tally
+	// compareDaily asks the run to compare each database's daily table
+	// with its spend logs; daily holds what it found.
+	compareDaily bool
+	daily        []*ledger.DailyComparison
 }
 
 func (o *sourceOptions) addFlags(fs *pflag.FlagSet) {
@@ -120,17 +124,32 @@ func (a *app) priceSource(ctx context.Context, src *sourceOptions, opts pricing.
 		OnRowsInstead: func(why error) {
 			fmt.Fprintf(a.stderr, "note: summing in the database is not exact here (%v); reading rows instead\n", why)
 		},
-		Progress: a.progress,
+		Progress: a.progress, CompareDaily: src.compareDaily,
 	})
 	if res == nil {
 		return nil, runError(err)
 	}
 	a.reportRun(res)
+	src.daily = a.dailyOf(res.Daily)
 	var np *run.NothingPricedError
 	if errors.As(err, &np) {
 		return res.Engine, nothingPriced(np, src.asOfHint, res.Engine.UnpricedCalls())
 	}
 	return res.Engine, err
+}
+
+// dailyOf returns the daily comparisons a run made, telling on stderr
+// those that failed: the run's figures stand without them.
+func (a *app) dailyOf(rs []run.DailyResult) []*ledger.DailyComparison {
+	var out []*ledger.DailyComparison
+	for _, r := range rs {
+		if r.Err != nil {
+			fmt.Fprintf(a.stderr, "warning: %s: the daily table was not compared with the spend logs: %v\n", r.Source, r.Err)
+			continue
+		}
+		out = append(out, r.Comparison)
+	}
+	return out
 }
 
 // runError gives a failed run's error its exit code and hint.
@@ -170,6 +189,9 @@ func (a *app) reportRun(res *run.Result) {
 	a.reportCalendarGaps(res.CalendarGaps)
 	a.reportUnpriced(res.Unpriced)
 	a.reportUnpricedCalls(res.Engine.UnpricedCalls())
+	if n := res.Uncompared; n > 0 {
+		fmt.Fprintf(a.stderr, "note: %d repeated call(s) were read too long after their first copy to compare their model, tokens and spend with it; each counts once, as its first copy\n", n)
+	}
 	if n := res.FirstTokenFallbacks; n > 0 {
 		fmt.Fprintf(a.stderr, "note: %d call(s) billed at the first token have no first-token time; they are billed at their start\n", n)
 	}

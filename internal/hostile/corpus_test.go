@@ -453,21 +453,22 @@ for g in yaml.safe_load(sys.stdin)["groups"]:
 			r := h.tokenfare("reconcile", "--calls", two[0], "--calls", two[1], "-o", "json")
 			r.want(t, 0, `"duplicate": 10`, "")
 		}},
-	{name: "counting: a row logged twice in one source counts once", contract: "a call the gateway logged twice counts once in calls and tokens; the second row's spend stays in recorded and is explained as duplicates",
+	{name: "counting: a row logged twice in one source counts once", contract: "a row written twice is one call: it counts once in calls, tokens and recorded spend; a repeat that disagrees is explained as conflicting_copies",
 		run: func(t *testing.T, h *harness) {
 			data := spendHeader + spendRow("r1", "0.001", "deepseek-flash", "a", "t", "u") + spendRow("r2", "0.001", "deepseek-flash", "a", "t", "u") +
-				spendRow("r2", "0.001", "deepseek-flash", "a", "t", "u")
+				spendRow("r2", "0.001", "deepseek-flash", "a", "t", "u") + spendRow("r1", "0.005", "deepseek-flash", "a", "t", "u")
 			path := h.file("twice.csv", []byte(data))
-			// 2 calls of 1000 input and 200 output tokens; recorded 0.003, of
-			// which the second r2's 0.001 is the duplicates explanation.
-			want := counted{calls: 2, input: 2000, output: 400, recorded: "0.003"}
+			// 2 calls of 1000 input and 200 output tokens; recorded 0.002:
+			// the second r2 is the same row again, the second r1 a copy
+			// that disagrees (0.005), left out and explained.
+			want := counted{calls: 2, input: 2000, output: 400, recorded: "0.002"}
 			for _, cmd := range [][]string{{"reconcile"}, {"chargeback", "--month", "2026-10"}} {
 				r := h.tokenfare(append(append(cmd, "--calls", path), "-o", "json")...)
 				if got := countedRun(t, r); !got.equal(want) {
 					t.Errorf("%s: %+v, want %+v", cmd[0], got, want)
 				}
 			}
-			h.tokenfare("reconcile", "--calls", path, "-o", "json").want(t, 0, `"kind": "duplicates"`, "")
+			h.tokenfare("reconcile", "--calls", path, "-o", "json").want(t, 0, `"kind": "conflicting_copies"`, "")
 		}},
 	{name: "counting: 300,000 distinct model names stay within the memory budget", contract: "memory is bounded by the budget of names (docs/scale.md), not by the number of distinct names: 300,000 names in under 640 MiB (about 13 KiB a name, 3.9 GB, without the budget), the names beyond grouped as (other names)",
 		maxRSS: 640 << 20, timeout: 90 * time.Second,

@@ -84,8 +84,11 @@ func newBook(cat *tariffs.Catalog) *book {
 // add prices the sums of k and adds them; a slot already folded adds to
 // the all-time totals.
 func (l *book) add(k *state.Key, s *state.Sums) error {
-	if k.Outcome == pricing.Overlap {
-		return nil // rows another source gave too: counted there
+	if k.Outcome == pricing.Overlap || k.Outcome == pricing.Duplicate {
+		// Rows read again, from another source or the same one: counted
+		// where they were read first (a state written before repeats
+		// counted nowhere may hold a duplicate's spend: left out too).
+		return nil
 	}
 	p := l.pricer.Price(l.cat, k, s)
 	e := entry{labels: costLabels{provider: "unknown", model: k.Model, key: k.KeyAlias, team: k.Team},

@@ -124,3 +124,18 @@ func spendLogColumns(t testing.TB, conn *pgx.Conn) []column {
 	}
 	return cols
 }
+
+// FillDaily writes LiteLLM_DailyUserSpend from the spend logs as LiteLLM's
+// spend writer does (proxy/db/db_spend_update_writer.py): one row per
+// user, UTC date of "startTime", key, model and provider, with its
+// requests, successful and failed ones, tokens and spend.
+func (db *DB) FillDaily(t testing.TB) {
+	t.Helper()
+	db.Exec(t, `INSERT INTO "LiteLLM_DailyUserSpend" (id, user_id, date, api_key, model, model_group, custom_llm_provider,
+			prompt_tokens, completion_tokens, spend, api_requests, successful_requests, failed_requests)
+		SELECT md5(concat_ws('|', "user", day, api_key, model, custom_llm_provider)), NULLIF("user", ''), day, api_key, model,
+			max(model_group), custom_llm_provider, sum(prompt_tokens), sum(completion_tokens), sum(spend), count(*),
+			count(*) FILTER (WHERE status IS DISTINCT FROM 'failure'), count(*) FILTER (WHERE status = 'failure')
+		FROM (SELECT *, to_char("startTime", 'YYYY-MM-DD') AS day FROM "LiteLLM_SpendLogs") sl
+		GROUP BY "user", day, api_key, model, custom_llm_provider`)
+}

@@ -44,6 +44,10 @@ type Input struct {
 	// OnRowsInstead, when not nil, is told why the databases' sums could
 	// not be exact, before their rows are read instead.
 	OnRowsInstead func(why error)
+	// CompareDaily compares, for each database whose LiteLLM keeps daily
+	// tables, the daily user table with the spend logs per UTC day, key
+	// and model over the window's whole UTC days (Result.Daily).
+	CompareDaily bool
 	// Progress, when not nil, is called as each source read row by row
 	// starts, and as each database summing its own calls does (its
 	// Progress tells the Stage), with how far its read has got, updated
@@ -77,6 +81,20 @@ type Result struct {
 	Unpriced                  []pricing.UnpricedQuantity
 	FoldedNames, FoldedGroups int64
 	FirstTokenFallbacks       int64
+	// Uncompared is how many repeated calls were read too long after
+	// their first copy to compare their values (pricing.Engine.Uncompared).
+	Uncompared int64
+	// Daily is, when Input.CompareDaily, each database's daily table
+	// against its spend logs, in the order of the sources.
+	Daily []DailyResult
+}
+
+// DailyResult is one database's daily comparison: nil Comparison and Err
+// when it keeps no daily table.
+type DailyResult struct {
+	Source     string
+	Comparison *ledger.DailyComparison
+	Err        error // the comparison failed; the run's figures stand
 }
 
 // SourceRows is the row accounting of one source.
@@ -97,9 +115,30 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 	if err := distinct(ctx, dbs); err != nil {
 		return nil, err
 	}
+	res, err := runDistinct(ctx, &in, dbs)
+	if res != nil && in.CompareDaily && ctx.Err() == nil {
+		res.Daily = compareDaily(ctx, dbs, in.Options)
+	}
+	return res, err
+}
+
+// compareDaily compares each database's daily table with its spend logs.
+func compareDaily(ctx context.Context, dbs []*postgres.Source, opts pricing.Options) []DailyResult {
+	var out []DailyResult
+	for _, db := range dbs {
+		c, err := db.CompareDaily(ctx, opts.Since, opts.Until)
+		if c != nil || err != nil {
+			out = append(out, DailyResult{Source: db.Name(), Comparison: c, Err: err})
+		}
+	}
+	return out
+}
+
+// runDistinct is Run once the databases are known to be distinct.
+func runDistinct(ctx context.Context, in *Input, dbs []*postgres.Source) (*Result, error) {
 	var notExact error
 	if len(dbs) > 0 && len(dbs) == len(in.Sources) && len(in.Observers) == 0 && !in.Rows {
-		res, err := pushDown(ctx, &in, dbs)
+		res, err := pushDown(ctx, in, dbs)
 		switch {
 		case errors.Is(err, pricing.ErrNotExact):
 			notExact = err
@@ -110,7 +149,7 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 			return res, err
 		}
 	}
-	res, err := readRows(ctx, &in)
+	res, err := readRows(ctx, in)
 	if res != nil {
 		res.NotExact = notExact
 	}
@@ -192,6 +231,7 @@ func (r *Result) finish(rd *reader) {
 	r.Unpriced = e.Unpriced()
 	r.FoldedNames, r.FoldedGroups = e.Folded()
 	r.FirstTokenFallbacks = e.FirstTokenFallbacks()
+	r.Uncompared = e.Uncompared()
 }
 
 // nothingPriced says what the run read, for a run that priced nothing.

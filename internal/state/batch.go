@@ -171,19 +171,16 @@ func (b *Batch) Observe(c *ledger.Call, pc *pricing.PricedCall) error {
 	if pc.At.After(s.Newest) {
 		s.Newest = pc.At.UTC()
 	}
-	if o == pricing.Overlap {
-		// A call another source gave too (overlapping exports), counted
-		// there; as in the engine, it adds nothing, not even its
+	if o == pricing.Overlap || o == pricing.Duplicate {
+		// A call read again, from another source (overlapping exports)
+		// or from this one (a row exported twice), counted where it was
+		// read first; as in the engine, it adds nothing, not even its
 		// recorded spend: only its row is counted.
 		return nil
 	}
-	// A duplicate (the gateway logged the call twice) adds only the spend
-	// it recorded again, as in the engine: that spend is part of the gap.
 	s.recorded.Add(c.Recorded)
-	if o != pricing.Duplicate {
-		q := pricing.QuantitiesOf(c.Tokens, c.Tools)
-		s.Qty.Add(&q)
-	}
+	q := pricing.QuantitiesOf(c.Tokens, c.Tools)
+	s.Qty.Add(&q)
 	return nil
 }
 

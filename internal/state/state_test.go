@@ -75,10 +75,10 @@ func fullObserver(tot *totals) pricing.Observer {
 			return nil
 		}
 		tot.calls[o]++
-		tot.recorded = tot.recorded.Add(c.Recorded.Decimal())
 		if o == pricing.Duplicate {
-			return nil
+			return nil // the same call read again: only its row counts
 		}
+		tot.recorded = tot.recorded.Add(c.Recorded.Decimal())
 		if o == pricing.Priced {
 			_, cost := pc.Cost(c)
 			tot.official = tot.official.Add(cost)

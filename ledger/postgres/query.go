@@ -183,7 +183,7 @@ func (f fragments) plainTest(withCounts bool) string {
 		`sl.completion_tokens IS NOT NULL AND sl.completion_tokens >= 0`,
 		`sl.spend IS NOT NULL AND ` + plainSpend,
 		`sl."startTime" >= '1970-01-01' AND sl."startTime" < '2262-01-01'`,
-		status, first, end, total, hit, batch, tags, meta,
+		status, first, end, total, hit, batch, tags, meta, f.tiersPlain(),
 	}, "\n\tAND ") + "\n\tTHEN " + counts + " ELSE FALSE END"
 }
 
@@ -309,7 +309,7 @@ const inWindow = `WHERE sl."startTime" >= $1::timestamp AND sl."startTime" < $2:
 var rowColumns = []string{"request_id", "startTime", "endTime", "completionStartTime", "api_key", "spend",
 	"prompt_tokens", "completion_tokens", "total_tokens", "cache_hit", "model", "model_group", "model_id", "custom_llm_provider", "user",
 	"team_id", "status", "metadata", "cached_tokens", "cache_creation_tokens", "reasoning_tokens", "key_alias", "team_alias", "api_base",
-	"call_type", "model_map_key", "request_tags", "key_metadata"}
+	"call_type", "model_map_key", "request_tags", "key_metadata", "response", "proxy_server_request"}
 
 // rowCols are the row query's columns for rowColumns: a plain row comes
 // with its token split and aliases in flat columns and no metadata; an odd
@@ -362,7 +362,39 @@ func (f fragments) rowCols(plain bool) []string {
 		onlyPlain(f.priceKey()),
 		f.col("request_tags", "jsonb") + "::text",
 		f.keyMetadata(),
+		onlyOdd(f.storedTier("response")),
+		onlyOdd(f.storedTier("proxy_server_request")),
 	}
+}
+
+// storedTier is, of a stored response or request (a jsonb column), an
+// object of its service_tier alone, for the mapper: not the conversation
+// the column may hold. NULL when the column is absent or names no tier.
+func (f fragments) storedTier(col string) string {
+	if !f.s.spend[col] {
+		return "NULL::jsonb"
+	}
+	x := "sl." + q(col)
+	return fmt.Sprintf(`CASE WHEN jsonb_typeof(%s) = 'object' AND jsonb_typeof(%s -> 'service_tier') = 'string'
+		THEN jsonb_build_object('service_tier', %s -> 'service_tier') END`, x, x, x)
+}
+
+// standardTiers are the names of the standard tier (ledger.ParseServiceTier).
+const standardTiers = `('', 'default', 'auto', 'standard', 'standard_only', 'on_demand')`
+
+// tiersPlain says a row's stored response and request name no tier but
+// the standard one: a row that does goes to the mapper, which reads the
+// tier that served it and the one asked for.
+func (f fragments) tiersPlain() string {
+	out := "TRUE"
+	for _, col := range []string{"response", "proxy_server_request"} {
+		if f.s.spend[col] {
+			x := "sl." + q(col)
+			out += fmt.Sprintf(` AND (jsonb_typeof(%s) IS DISTINCT FROM 'object' OR jsonb_typeof(%s -> 'service_tier') IS DISTINCT FROM 'string'
+		OR lower(%s ->> 'service_tier') IN %s)`, x, x, x, standardTiers)
+		}
+	}
+	return out
 }
 
 // keyMetadata is the key's metadata, as LiteLLM_VerificationToken holds

@@ -7,18 +7,12 @@ import (
 
 // Observe adds one priced gateway call; it never fails. Overlaps, failed
 // calls, answers from the gateway's response cache and calls outside the
-// window are left out: providers bill none of them. A call the gateway
-// logged twice in one source (Duplicate) counts once, as in reconcile: its
-// second row adds no call and no tokens, but the spend recorded on it is
-// in the cell's recorded spend, since the key's budget was charged it.
+// window are left out: providers bill none of them. A call read again
+// (Duplicate, in one source) counts once, as in reconcile: its copy adds
+// nothing.
 func (b *Builder) Observe(c *ledger.Call, pc *pricing.PricedCall) error {
 	switch pc.Outcome {
-	case pricing.Overlap, pricing.Failed, pricing.CacheHit, pricing.Outside:
-		return nil
-	case pricing.Duplicate:
-		if !c.Recorded.IsZero() {
-			b.gatewayCell(c, pc).recorded.Add(c.Recorded)
-		}
+	case pricing.Overlap, pricing.Duplicate, pricing.Failed, pricing.CacheHit, pricing.Outside:
 		return nil
 	}
 	cell := b.gatewayCell(c, pc)

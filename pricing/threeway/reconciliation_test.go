@@ -432,11 +432,10 @@ func BenchmarkObserve(b *testing.B) {
 	}
 }
 
-// TestThreeWayDuplicateSpendCounts: the gateway logged call d1 twice in
-// one source. As in reconcile, the call counts once in calls and tokens,
-// and the spend recorded on the second row stays in the recorded spend:
-// the key's budget was charged it.
-func TestThreeWayDuplicateSpendCounts(t *testing.T) {
+// TestThreeWayDuplicateCountsOnce: call d1's row is written twice in one
+// source. As in reconcile, the call counts once in calls, tokens and
+// recorded spend: the second row is the same call exported again.
+func TestThreeWayDuplicateCountsOnce(t *testing.T) {
 	cat := loadTariffs(t, filepath.Join(fixtures, "tariffs"))
 	calls := readCalls(t, filepath.Join(fixtures, "calls.csv"))
 	for _, c := range calls {
@@ -450,18 +449,19 @@ func TestThreeWayDuplicateSpendCounts(t *testing.T) {
 	if tw.Rows.Duplicate != 1 {
 		t.Fatalf("rows %+v: want 1 duplicate", tw.Rows)
 	}
-	// Key alpha: d1 0.000453 twice + d2 0.00036 = 0.001266 recorded, against
-	// the official 0.001266 of d1 and d2 (TestThreeWaySmallCase): the plain
-	// reconcile gap is 0. Still 2 calls, 3000 input, 1000 cache read, 600
-	// output. Billed 0.001446: gap 0.00018, all missing usage.
+	// Key alpha: d1 0.000453 + d2 0.00036 = 0.000813 recorded, d1 once,
+	// against the official 0.001266 of d1 and d2 (TestThreeWaySmallCase).
+	// 2 calls, 3000 input, 1000 cache read, 600 output. Billed 0.001446:
+	// gap 0.000633, of which 0.000453 recorded below the tariff and
+	// 0.00018 missing usage.
 	alpha := ledger.HashKey("sk-deepseek-alpha-0001")
 	d := findCell(t, tw, "2026-10-12", "deepseek-flash", alpha)
 	if d.GatewayCalls != 2 || d.GatewayTokens != (pricing.TokenCounts{Input: 3000, CacheRead: 1000, Output: 600}) {
 		t.Errorf("deepseek alpha: %d calls, tokens %+v; want 2 calls, 3000 input, 1000 cache read, 600 output", d.GatewayCalls, d.GatewayTokens)
 	}
 	checkMoney(t, "deepseek alpha", map[string]decimal.Decimal{"recorded": d.Recorded, "official": d.Official, "gap": d.Gap.Decimal},
-		map[string]decimal.Decimal{"recorded": dec("0.001266"), "official": dec("0.001266"), "gap": dec("0.00018")})
-	checkMoney(t, "deepseek alpha parts", partsOf(d.Parts), map[string]decimal.Decimal{"missing_usage": dec("0.00018")})
+		map[string]decimal.Decimal{"recorded": dec("0.000813"), "official": dec("0.001266"), "gap": dec("0.000633")})
+	checkMoney(t, "deepseek alpha parts", partsOf(d.Parts), map[string]decimal.Decimal{"recorded_vs_tariff": dec("0.000453"), "missing_usage": dec("0.00018")})
 	checkSum(t, "deepseek alpha", d.Parts, d.Gap)
 
 	// The reconcile of the same calls records as much for deepseek.
