@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tokenfare/tokenfare/internal/atomicfile"
+	"github.com/tokenfare/tokenfare/internal/budgets"
 	"github.com/tokenfare/tokenfare/internal/yamlin"
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/ledger/dedup"
@@ -249,7 +250,7 @@ func readBudgets(path string) (*pricing.BudgetPlan, error) {
 	if err != nil {
 		return nil, usageError(fmt.Errorf("read budgets: %w", unwrapPathError(err)), "check the path given to --budgets")
 	}
-	plan, err := pricing.ParseBudgets(path, data)
+	plan, err := budgets.Parse(path, data)
 	if err != nil {
 		return nil, usageError(err, "see docs/workbook.md, \"Budgets\", for the file's format")
 	}
