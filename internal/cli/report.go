@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"iter"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -162,7 +161,7 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 	// The groups spill to disk past the budget, from the sources or the
 	// state's sums alike. The FOCUS file's rows are made from the buckets,
 	// which a spill collapses: it writes them to runs of their own too.
-	eopts.SpillDir, eopts.MaxGroups, eopts.SpillCharges = os.TempDir(), opts.budget, opts.focus != ""
+	eopts.Runs, eopts.MaxGroups, eopts.SpillCharges = tempRuns, opts.budget, opts.focus != ""
 	var e *pricing.Engine
 	if opts.state != "" {
 		e, err = a.reportState(cmd.Context(), &opts.source, opts.state, eopts, tally, month, prev)
