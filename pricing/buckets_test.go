@@ -109,7 +109,7 @@ func TestPlaceFindsABucketByItsStrings(t *testing.T) {
 		opts Options
 	}{
 		{name: "held in memory", opts: Options{Dims: dims}},
-		{name: "spilled", opts: Options{Dims: dims, SpillDir: t.TempDir(), MaxGroups: 50}},
+		{name: "spilled", opts: Options{Dims: dims, Runs: (&memRuns{}).store, MaxGroups: 50}},
 		{name: "folded", opts: Options{Dims: dims, MaxGroups: 50}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -143,7 +143,7 @@ func TestPlaceFindsABucketByItsStrings(t *testing.T) {
 			if got, want := len(doubled.runs.files), len(alone.runs.files); got != want {
 				t.Errorf("%d runs with each call's copy, want the originals' %d", got, want)
 			}
-			if tc.opts.SpillDir != "" && len(alone.runs.files) == 0 {
+			if tc.opts.Runs != nil && len(alone.runs.files) == 0 {
 				t.Fatal("nothing spilled: the test checks too little")
 			}
 			for _, b := range doubled.buckets.all() {

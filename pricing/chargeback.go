@@ -106,7 +106,7 @@ type ChargebackLine struct {
 // spend descending, then by their values as Reconcile orders its groups
 // (dimension by dimension in the order of the dimensions' names), so the
 // order is the same on every run. An engine that spilled its groups
-// (Options.SpillDir, with SpillBlend) gives the same lines, streamed from
+// (Options.Runs, with SpillBlend) gives the same lines, streamed from
 // sorted runs when there are more than it holds (Chargeback.EachLine);
 // the error is that of reading its runs back (ErrSpill).
 func (e *Engine) Chargeback(from, until time.Time, keep func(*ChargebackLine) bool) (*Chargeback, error) {

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"os"
-	"path/filepath"
 
 	"github.com/shopspring/decimal"
 )
@@ -57,9 +55,9 @@ func (t *chargePrices) id(k *chargePrice, p *bucketPricing) uint32 {
 
 // writeChargeRun writes the buckets not collapsed, summed by charge key,
 // to a new run of charge groups, merging those runs into one first when
-// there are maxRuns.
+// there are as many as the engine keeps (spillRuns.max).
 func (e *Engine) writeChargeRun() error {
-	if len(e.runs.charges) >= maxRuns {
+	if len(e.runs.charges) >= e.runs.max {
 		if err := e.compactChargeRuns(); err != nil {
 			return err
 		}
@@ -79,15 +77,15 @@ func (e *Engine) compactChargeRuns() error {
 	err = e.newChargeRun(m.next)
 	err = errors.Join(err, m.close())
 	for _, f := range old {
-		err = errors.Join(err, os.Remove(f))
+		err = errors.Join(err, e.runs.store.Remove(f))
 	}
 	return err
 }
 
 // newChargeRun writes the charge groups next yields to a new run.
 func (e *Engine) newChargeRun(next func(*chargeGroup) (bool, error)) error {
-	name := filepath.Join(e.runs.dir, fmt.Sprintf("charges-%06d", e.runs.chargesWritten))
-	created, err := writeRunFile(name, false, next, func(w *runWriter, g *chargeGroup) {
+	name := fmt.Sprintf("charges-%06d", e.runs.chargesWritten)
+	created, err := writeRunFile(e.runs.store, name, false, next, func(w *runWriter, g *chargeGroup) {
 		w.writeCharge(g, e.prices.id(&g.k.chargePrice, &g.pricing))
 	})
 	if created {
@@ -228,13 +226,13 @@ func (e *Engine) openChargeMerge(files []string, mem []*chargeGroup) (*chargeMer
 	}
 	var srcs []runSource[chargeGroup]
 	for _, name := range files {
-		f, err := os.Open(name)
+		f, err := e.runs.store.Open(name)
 		if err != nil {
 			m.close()
 			return nil, err
 		}
 		m.files = append(m.files, f)
-		srcs = append(srcs, &chargeReader{r: bufio.NewReaderSize(f, 64<<10), name: name, prices: &e.prices})
+		srcs = append(srcs, &chargeReader{r: bufio.NewReaderSize(f, 64<<10), name: runName(f, name), prices: &e.prices})
 	}
 	if len(mem) > 0 {
 		list := listSource(mem)

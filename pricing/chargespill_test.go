@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -61,7 +59,7 @@ func TestSpilledChargesAreTheUnlimitedOnes(t *testing.T) {
 		name     string
 		dims     []Dim
 		budget   int
-		compacts bool // spills more than maxRuns times
+		compacts bool // spills more times than the engine keeps runs (spillRuns.max)
 	}{
 		{name: "month's groupings; past 256 runs", dims: MonthDims, budget: 18, compacts: true},
 		{name: "month's groupings and tags", dims: append([]Dim{DimTag}, MonthDims...), budget: 400},
@@ -71,11 +69,12 @@ func TestSpilledChargesAreTheUnlimitedOnes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := Options{Dims: tc.dims, Since: from, Until: until, Zone: zone(t, "Asia/Shanghai")}
-			whole, spilled := pricedTwice(t, cat, opts, func(o *Options) { o.SpillDir, o.MaxGroups, o.SpillCharges = t.TempDir(), tc.budget, true }, calls)
+			runs := &memRuns{}
+			whole, spilled := pricedTwice(t, cat, opts, func(o *Options) { o.Runs, o.MaxGroups, o.SpillCharges = runs.store, tc.budget, true }, calls)
 			if spilled.runs.chargesWritten == 0 {
 				t.Fatal("nothing spilled: the test checks too little")
 			}
-			if tc.compacts && spilled.runs.chargesWritten <= maxRuns {
+			if tc.compacts && spilled.runs.chargesWritten <= spilled.runs.max {
 				t.Fatalf("%d runs of charges written: none merged", spilled.runs.chargesWritten)
 			}
 			want, got := collectCharges(t, whole), collectCharges(t, spilled)
@@ -83,9 +82,7 @@ func TestSpilledChargesAreTheUnlimitedOnes(t *testing.T) {
 			if err := spilled.Close(); err != nil {
 				t.Fatal(err)
 			}
-			if left, _ := os.ReadDir(opts.SpillDir); len(left) > 0 {
-				t.Errorf("left after Close: %v", left)
-			}
+			runs.check(t)
 			if err := chargesErr(spilled); !errors.Is(err, ErrSpill) {
 				t.Errorf("charges read after Close: %v, want ErrSpill", err)
 			}
@@ -149,7 +146,8 @@ func TestSpilledChargesNeedTheirRuns(t *testing.T) {
 		{name: "run cut short", charges: true, cut: true, want: "charges-000000"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := New(cat, Options{Dims: MonthDims, SpillDir: t.TempDir(), MaxGroups: 40, SpillCharges: tc.charges})
+			runs := &memRuns{}
+			e := New(cat, Options{Dims: MonthDims, Runs: runs.store, MaxGroups: 40, SpillCharges: tc.charges})
 			defer e.Close()
 			for i := range calls {
 				e.AddPriced(&calls[i])
@@ -158,14 +156,7 @@ func TestSpilledChargesNeedTheirRuns(t *testing.T) {
 				t.Fatal("nothing spilled")
 			}
 			if tc.cut {
-				name := filepath.Join(e.runs.dir, "charges-000000")
-				fi, err := os.Stat(name)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := os.Truncate(name, fi.Size()-3); err != nil {
-					t.Fatal(err)
-				}
+				runs.cut(t, "charges-000000", 3)
 			}
 			err := chargesErr(e)
 			if !errors.Is(err, ErrSpill) || !strings.Contains(err.Error(), tc.want) {

@@ -4,7 +4,11 @@
 // tariff in force at one instant, as if that version had applied at the
 // call's own instant: the blend a gateway should carry from then on. It
 // does no I/O, reads no clock and imports no edge package (no export
-// reader, driver, renderer or command; imports_test.go walks the graph).
+// reader, driver, renderer or command; imports_test.go walks the graph),
+// nor os, syscall, path/filepath, io/fs or a YAML library: an engine that
+// spills writes its runs to the RunStore it is handed (Options.Runs; on
+// disk, internal/spillfs), and a budgets file reaches it as a BudgetPlan
+// (read by internal/budgets).
 //
 // An Engine classifies each call (priced, unpriced, retired, failed,
 // duplicate, outside the window, answered from the gateway's response

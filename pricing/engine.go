@@ -44,17 +44,19 @@ type Options struct {
 	// unknown model's name folded into the "(other ...)" values, its
 	// model, version, period and tier kept. Zero means DefaultMaxGroups.
 	MaxGroups int
-	// SpillDir, when set, is the folder under which the engine writes its
+	// Runs, when set, makes the store to which the engine writes its
 	// groups past its budget of buckets (MaxGroups, then
 	// DefaultSpillBuckets by default), as sorted runs merged back as the
 	// groups are read, instead of folding them: memory stays within the
-	// budget however many groups. Reconcile's groups are then streamed
-	// (Reconciliation.EachGroup), not listed, and Close removes the runs.
-	// Reconcile, Chargeback and MonthOf read spilled groups back; the
-	// engine's other results read the buckets, whose groupings (but the
-	// day or hour) a spill collapses: Rollup is for an engine that did not
-	// spill, and Charges for one that did not or kept them (SpillCharges).
-	SpillDir string
+	// budget however many groups. It is called once, at the first spill;
+	// an error is the engine's (ErrSpill). Reconcile's groups are then
+	// streamed (Reconciliation.EachGroup), not listed, and Close removes
+	// the runs. Reconcile, Chargeback and MonthOf read spilled groups
+	// back; the engine's other results read the buckets, whose groupings
+	// (but the day or hour) a spill collapses: Rollup is for an engine
+	// that did not spill, and Charges for one that did not or kept them
+	// (SpillCharges).
+	Runs func() (RunStore, error)
 	// SpillBlend keeps, with each spilled group, its quantities by model,
 	// so that Chargeback prices the group at the blended prices known only
 	// once every call is read.
@@ -81,7 +83,7 @@ const (
 	DefaultMaxNames  = 1 << 16
 	DefaultMaxGroups = 1 << 21
 	// DefaultSpillBuckets is the budget of buckets of an engine that
-	// spills its groups (Options.SpillDir): about 110 MiB of buckets and
+	// spills its groups (Options.Runs): about 110 MiB of buckets and
 	// their index (docs/scale.md), the memory 262,144 buckets took before
 	// their keys were numbers.
 	DefaultSpillBuckets = 360_000
@@ -282,7 +284,7 @@ type Engine struct {
 	metas         map[string]string // key metadata as logged → the value of Options.MetaField
 	fixed         map[*tariffs.Rates]*fixedRates
 	timeOfUse     map[timeOfUseKey]timeOfUse // by price (timeOfUseFor)
-	runs          spillRuns                  // the groups spilled past the budget of buckets (Options.SpillDir)
+	runs          spillRuns                  // the groups spilled past the budget of buckets (Options.Runs)
 	collapsed     int                        // buckets of calls whose groups are in runs
 	prices        chargePrices               // the prices of the charges in runs (Options.SpillCharges)
 	spillErr      error
@@ -413,7 +415,7 @@ func New(cat *tariffs.Catalog, opts Options) *Engine {
 	}
 	if e.maxGroups <= 0 {
 		e.maxGroups = DefaultMaxGroups
-		if opts.SpillDir != "" {
+		if opts.Runs != nil {
 			e.maxGroups = DefaultSpillBuckets
 		}
 	}

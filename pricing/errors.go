@@ -9,5 +9,5 @@ var ErrTokenSum = errors.New("token sums would exceed 2^63-1")
 
 // ErrSpill is what Engine.Err returns, and a Reconciliation's groups, when
 // the groups past the budget of buckets could not be written to their
-// folder (Options.SpillDir) or read back. Test with errors.Is.
+// store (Options.Runs) or read back. Test with errors.Is.
 var ErrSpill = errors.New("spill groups to disk")

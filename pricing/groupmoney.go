@@ -17,7 +17,7 @@ type GroupMoney struct {
 }
 
 // EachGroupMoney is EachGroup with each group's money as GroupMoney. When
-// the groups are streamed (an engine with Options.SpillDir), the group's
+// the groups are streamed (an engine with Options.Runs), the group's
 // Official, Recorded, Gap and Ratio are left zero: m holds them, made
 // without decimals where they fit. fn must not keep g or m past its call.
 func (r *Reconciliation) EachGroupMoney(fn func(g *Group, m *GroupMoney) error) error {

@@ -37,7 +37,7 @@ var edges = []struct{ pattern, what string }{
 // edgeOf says what edge package path is, or "" when it is none.
 func edgeOf(path string) string {
 	for _, e := range edges {
-		if p, sub := strings.CutSuffix(e.pattern, "/..."); path == p || sub && strings.HasPrefix(path, p+"/") {
+		if matches(e.pattern, path) {
 			return e.what
 		}
 	}
@@ -181,6 +181,103 @@ func TestEdgeChains(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := edgeChains(tt.pkgs); !slices.Equal(got, tt.want) {
 				t.Errorf("edgeChains =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}
+
+// noIO lists, for each domain package, the packages it may not import
+// itself ("/..." also matches the packages below): the file system,
+// processes and system calls, and file formats belong to the edges, which
+// hand the domain what it needs through interfaces it declares (a
+// RunStore for the runs of an engine that spills, a BudgetPlan read by
+// internal/budgets). Only the package's own imports count: a domain
+// package may import another that reads files (ledger, tariffs).
+var noIO = map[string][]string{
+	"pricing":          ioImports,
+	"pricing/threeway": ioImports,
+	"failures":         ioImports,
+}
+
+// ioImports are the packages that do I/O or read a file format.
+var ioImports = []string{
+	"os/...",               // files, folders, processes, the environment
+	"syscall",              // processes and limits
+	"golang.org/x/sys/...", // the same, outside the standard library
+	"path/filepath",        // paths of the host's file system
+	"io/fs",                // file systems
+	"io/ioutil",            // os's file functions under older names
+	"gopkg.in/yaml.v2",     // YAML
+	"gopkg.in/yaml.v3",
+	"sigs.k8s.io/yaml",
+	"github.com/goccy/go-yaml",
+}
+
+// matches reports whether path is pattern or, for a pattern ending in
+// "/...", a package at or below it.
+func matches(pattern, path string) bool {
+	p, sub := strings.CutSuffix(pattern, "/...")
+	return path == p || sub && strings.HasPrefix(path, p+"/")
+}
+
+// ioOffences returns, for each root package (not DepOnly) of the module,
+// the imports noIO forbids it, as "pricing imports os", and a line for a
+// root noIO has no list for.
+func ioOffences(pkgs []listed) []string {
+	var out []string
+	for _, p := range pkgs {
+		if p.DepOnly {
+			continue
+		}
+		name := short(p.ImportPath)
+		banned, ok := noIO[name]
+		if !ok {
+			out = append(out, name+" has no list of what it may not import (noIO)")
+			continue
+		}
+		for _, imp := range p.Imports {
+			if slices.ContainsFunc(banned, func(b string) bool { return matches(b, imp) }) {
+				out = append(out, name+" imports "+imp)
+			}
+		}
+	}
+	return out
+}
+
+// TestImportsNoIO: pricing, pricing/threeway and failures open no file,
+// make no folder, probe no process and parse no YAML themselves.
+func TestImportsNoIO(t *testing.T) {
+	for _, line := range ioOffences(goList(t, module+"/pricing/...", module+"/failures")) {
+		t.Errorf("the domain does I/O: %s", line)
+	}
+}
+
+// TestIOOffences checks the check on small lists.
+func TestIOOffences(t *testing.T) {
+	const p, f = module + "/pricing", module + "/failures"
+	tests := []struct {
+		name string
+		pkgs []listed
+		want []string
+	}{
+		{"clean", []listed{{ImportPath: p, Imports: []string{"io", "bufio", "fmt", module + "/ledger"}},
+			{ImportPath: module + "/ledger", Imports: []string{"os"}, DepOnly: true}}, nil},
+		{"the standard library's I/O", []listed{{ImportPath: p, Imports: []string{"os", "path/filepath", "syscall", "io/fs"}},
+			{ImportPath: f, Imports: []string{"os/exec", "io/ioutil"}}},
+			[]string{"pricing imports os", "pricing imports path/filepath", "pricing imports syscall", "pricing imports io/fs",
+				"failures imports os/exec", "failures imports io/ioutil"}},
+		{"a YAML library", []listed{{ImportPath: p, Imports: []string{"gopkg.in/yaml.v3"}}},
+			[]string{"pricing imports gopkg.in/yaml.v3"}},
+		{"a pattern's own package and below, not a prefix of a name", []listed{{ImportPath: p,
+			Imports: []string{"golang.org/x/sys", "golang.org/x/sys/unix", "golang.org/x/system", "osx"}}},
+			[]string{"pricing imports golang.org/x/sys", "pricing imports golang.org/x/sys/unix"}},
+		{"a domain package with no list", []listed{{ImportPath: module + "/pricing/forecast", Imports: []string{"fmt"}}},
+			[]string{"pricing/forecast has no list of what it may not import (noIO)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ioOffences(tt.pkgs); !slices.Equal(got, tt.want) {
+				t.Errorf("ioOffences =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
 			}
 		})
 	}

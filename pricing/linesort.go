@@ -3,8 +3,6 @@ package pricing
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/shopspring/decimal"
@@ -75,9 +73,10 @@ func (ls *lineSorter) sortChunk() {
 }
 
 // flush writes the lines held, sorted, to a new run, merging the runs
-// into one first when there are maxRuns.
+// into one first when there are as many as the engine keeps
+// (spillRuns.max).
 func (ls *lineSorter) flush() error {
-	if len(ls.runs) >= maxRuns {
+	if len(ls.runs) >= ls.e.runs.max {
 		m, err := ls.open(ls.runs)
 		if err != nil {
 			return err
@@ -87,7 +86,7 @@ func (ls *lineSorter) flush() error {
 		err = ls.write(groupsOfLines(m))
 		err = errors.Join(err, m.close())
 		for _, f := range old {
-			err = errors.Join(err, os.Remove(f))
+			err = errors.Join(err, ls.e.runs.store.Remove(f))
 		}
 		if err != nil {
 			return err
@@ -110,9 +109,9 @@ func (ls *lineSorter) flush() error {
 
 // write writes the groups next yields to a new run of lines.
 func (ls *lineSorter) write(next func(*groupSum) (bool, error)) error {
-	name := filepath.Join(ls.e.runs.dir, fmt.Sprintf("lines-%06d", ls.made))
+	name := fmt.Sprintf("lines-%06d", ls.made)
 	ls.made++
-	created, err := writeRunFile(name, true, next, (*runWriter).write)
+	created, err := writeRunFile(ls.e.runs.store, name, true, next, (*runWriter).write)
 	if created {
 		ls.runs = append(ls.runs, name)
 	}
@@ -131,7 +130,7 @@ func (ls *lineSorter) open(files []string) (*lineMerge, error) {
 	}
 	var readers []*runReader
 	var err error
-	if m.files, readers, err = openRuns(files, ls.e.zone, ls.e.cat); err != nil {
+	if m.files, readers, err = openRuns(ls.e.runs.store, files, ls.e.zone, ls.e.cat); err != nil {
 		return nil, err
 	}
 	srcs := make([]runSource[lineEntry], len(readers))

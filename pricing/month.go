@@ -252,7 +252,7 @@ func (e *Engine) providerGroups() []Group {
 
 // byGroupings fills the month's views by model group and host, by key,
 // by team and by tag, in Reconcile's order, from the engine's buckets, or
-// from the groups it spilled (Options.SpillDir) when it did: a spill
+// from the groups it spilled (Options.Runs) when it did: a spill
 // keeps the day of its buckets, not their keys, teams or model groups.
 func (m *Month) byGroupings(e *Engine) error {
 	views := [][]Dim{{DimModel, DimGroup, DimHost}, {DimKey, DimTeam, DimUser}, {DimTeam}}

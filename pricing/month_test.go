@@ -77,3 +77,32 @@ func TestMonthBuilderWithoutCalls(t *testing.T) {
 		t.Fatal("MonthOf without the blend engine: no error")
 	}
 }
+
+// TestMonthDays: the days a month's calls cover, and whether it is partial.
+func TestMonthDays(t *testing.T) {
+	from, until := at("2026-10-01T00:00:00Z"), at("2026-11-01T00:00:00Z")
+	tests := []struct {
+		name    string
+		last    string
+		partial bool
+		covered int
+	}{
+		{"no call", "", false, 31},
+		{"first morning", "2026-10-01T10:00:00Z", true, 1},
+		{"tenth", "2026-10-10T23:59:59Z", true, 10},
+		{"the eve of the last day", "2026-10-30T23:59:59Z", true, 30},
+		{"the last day", "2026-10-31T00:00:00Z", false, 31},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &Month{From: from, Until: until, Zone: from.Location()}
+			if tc.last != "" {
+				m.Span = Span{First: from, Last: at(tc.last)}
+			}
+			month, covered := m.Days()
+			if m.Partial() != tc.partial || month != 31 || covered != tc.covered {
+				t.Errorf("partial %v, days %d of %d; want %v, %d of 31", m.Partial(), covered, month, tc.partial, tc.covered)
+			}
+		})
+	}
+}

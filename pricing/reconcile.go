@@ -23,7 +23,7 @@ type Reconciliation struct {
 	Totals     Totals
 	By         []Dim // the dimensions of the groups, in the order asked for
 	// Groups are the groups in order, unless they are streamed (an engine
-	// with Options.SpillDir): read them with EachGroup.
+	// with Options.Runs): read them with EachGroup.
 	Groups       []Group
 	Explanations []Explanation
 	// Billed sums what priced calls were billed for beyond plain tokens:
@@ -190,10 +190,10 @@ func (e *Engine) Reconcile() *Reconciliation {
 
 // reconcileGroups is Reconcile without the explanations: the groups
 // sorted by their values (sortedGroups), or streamed from the runs and
-// the buckets when the engine spills (Options.SpillDir).
+// the buckets when the engine spills (Options.Runs).
 func (e *Engine) reconcileGroups() *Reconciliation {
 	r := e.newReconciliation()
-	if e.opts.SpillDir == "" {
+	if e.opts.Runs == nil {
 		r.Groups = e.sortedGroups(nil)
 		return r
 	}

@@ -2,7 +2,7 @@ package pricing
 
 import (
 	"container/heap"
-	"os"
+	"io"
 )
 
 // runSource yields partial records of type T (groups, charge groups) in
@@ -16,7 +16,7 @@ type runSource[T any] interface {
 // (same) summed (add) as they come.
 type runMerge[T any] struct {
 	heads []runHead[T]
-	files []*os.File // the runs' files, closed by close
+	files []io.ReadCloser // the runs' files, closed by close
 	less  func(a, b *T) bool
 	same  func(a, b *T) bool
 	add   func(s, o *T) // adds part o to s

@@ -6,11 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -18,10 +14,10 @@ import (
 	"github.com/tokenfare/tokenfare/tariffs"
 )
 
-// An engine with Options.SpillDir set holds at most its budget of
+// An engine with Options.Runs set holds at most its budget of
 // buckets (Options.MaxGroups) however many groups the input has. When a
 // new bucket would go beyond it, the engine writes the groups of its
-// buckets, sorted, to a run in a folder of its own (spill), and collapses
+// buckets, sorted, to a run in a store of its own (spill), and collapses
 // the buckets into one per price: model, version, period, tier, outcome
 // and the like, without their groupings (collapse). The collapsed buckets
 // keep the totals, the explanations and the billed modifiers whole; the
@@ -32,7 +28,8 @@ import (
 
 // spillRuns are the sorted runs of groups an engine wrote.
 type spillRuns struct {
-	dir     string   // the folder of the runs, made at the first spill
+	store   RunStore // the store of the runs, made at the first spill
+	max     int      // runs kept before they merge (runsWithin the store's FileLimit)
 	files   []string // the runs, oldest first
 	charges []string // the runs of charge groups (Options.SpillCharges), oldest first
 	aliased bool     // a group of a run has a key alias
@@ -43,20 +40,17 @@ type spillRuns struct {
 	removed        bool // Close removed the runs: their groups cannot be read
 }
 
-// maxRuns is how many runs an engine keeps before it merges them into
-// one, so that reading them back opens a bounded number of files: 256
-// files and their 64 KiB buffers (16 MiB) when read back, fewer when the
-// process may open fewer than 2,048 files (an eighth of its limit, at
-// least 16), since the runs of charges and the runs of the lines sorted
-// from them are open at once. Until 2026-12-04 it was 64: ten million
-// groups by model, key and day (more than 64 runs of buckets, not counted) merged 64 runs
-// into one once, rewriting most of the groups for about a tenth of the
-// run's CPU (16.6 s of 170 s of samples; docs/scale.md, "Ten million
-// groups").
-var maxRuns = runsWithin(openFileLimit())
-
-// runsWithin returns maxRuns for a process that may open limit files (0
-// when not known).
+// runsWithin returns how many runs an engine keeps before it merges them
+// into one, for a process that may open limit files (0 when not known;
+// RunStore.FileLimit), so that reading them back opens a bounded number of
+// files: 256 files and their 64 KiB buffers (16 MiB) when read back, fewer
+// when the process may open fewer than 2,048 files (an eighth of its
+// limit, at least 16), since the runs of charges and the runs of the lines
+// sorted from them are open at once. Until 2026-12-04 it was 64: ten
+// million groups by model, key and day (more than 64 runs of buckets, not
+// counted) merged 64 runs into one once, rewriting most of the groups for
+// about a tenth of the run's CPU (16.6 s of 170 s of samples;
+// docs/scale.md, "Ten million groups").
 func runsWithin(limit uint64) int {
 	switch {
 	case limit == 0 || limit >= 8*256:
@@ -69,7 +63,7 @@ func runsWithin(limit uint64) int {
 
 // spilling reports whether the engine writes its groups past its budget
 // rather than fold them.
-func (e *Engine) spilling() bool { return e.opts.SpillDir != "" && e.spillErr == nil }
+func (e *Engine) spilling() bool { return e.opts.Runs != nil && e.spillErr == nil }
 
 // spill writes the groups of the buckets not yet collapsed to a new run
 // and collapses every bucket.
@@ -86,17 +80,15 @@ func (e *Engine) spill() {
 }
 
 // writeRun writes the groups of the buckets not yet collapsed, in order,
-// to a new run, merging the runs into one first when there are maxRuns.
+// to a new run, merging the runs into one first when there are as many as
+// the engine keeps (spillRuns.max).
 func (e *Engine) writeRun() error {
-	if e.runs.dir == "" {
-		sweepRuns(e.opts.SpillDir)
-		dir, err := os.MkdirTemp(e.opts.SpillDir, fmt.Sprintf("%s%d-", runsPrefix, os.Getpid()))
-		if err != nil {
+	if e.runs.store == nil {
+		if err := e.openStore(); err != nil {
 			return err
 		}
-		e.runs.dir = dir
 	}
-	if len(e.runs.files) >= maxRuns {
+	if len(e.runs.files) >= e.runs.max {
 		if err := e.compactRuns(); err != nil {
 			return err
 		}
@@ -105,38 +97,22 @@ func (e *Engine) writeRun() error {
 	return e.newRun(func(s *groupSum) (bool, error) { return c.next(s, nil, 0), nil })
 }
 
-// runsPrefix leads the name of a folder of runs, then the writing
-// process's id: tokenfare-groups-PID-RANDOM.
-const runsPrefix = "tokenfare-groups-"
-
-// sweepRuns removes the folders of runs in dir left by processes that no
-// longer run (killed before they could remove them: SIGKILL, the kernel's
-// out-of-memory killer). A folder whose process id is in use, by that
-// process or another, is left alone; so are names not of that form.
-// Errors are ignored: a folder not swept is only disk space.
-func sweepRuns(dir string) {
-	entries, err := os.ReadDir(dir)
+// openStore makes the store of the engine's runs (Options.Runs), at its
+// first spill, and the number of runs it keeps from the store's budget of
+// open files.
+func (e *Engine) openStore() error {
+	store, err := e.opts.Runs()
 	if err != nil {
-		return
+		return err
 	}
-	for _, e := range entries {
-		rest, ok := strings.CutPrefix(e.Name(), runsPrefix)
-		if !ok || !e.IsDir() {
-			continue
-		}
-		pid, _, ok := strings.Cut(rest, "-")
-		n, err := strconv.Atoi(pid)
-		if !ok || err != nil || n <= 0 || n == os.Getpid() || processRuns(n) {
-			continue
-		}
-		os.RemoveAll(filepath.Join(dir, e.Name()))
-	}
+	e.runs.store, e.runs.max = store, runsWithin(store.FileLimit())
+	return nil
 }
 
 // newRun writes the groups next yields to a new run.
 func (e *Engine) newRun(next func(*groupSum) (bool, error)) error {
-	name := filepath.Join(e.runs.dir, fmt.Sprintf("run-%06d", e.runs.written))
-	created, err := writeRunFile(name, e.opts.SpillBlend, next, func(w *runWriter, s *groupSum) {
+	name := fmt.Sprintf("run-%06d", e.runs.written)
+	created, err := writeRunFile(e.runs.store, name, e.opts.SpillBlend, next, func(w *runWriter, s *groupSum) {
 		e.runs.aliased = e.runs.aliased || s.g.KeyAlias != ""
 		w.write(s)
 	})
@@ -147,12 +123,12 @@ func (e *Engine) newRun(next func(*groupSum) (bool, error)) error {
 	return err
 }
 
-// writeRunFile writes the records next yields, each by put, to a new file
-// name, through a runWriter that writes blend parts when blend is set.
-// created says whether the file was made: a caller keeps its name then,
-// even when the writing failed, as one of its runs.
-func writeRunFile[T any](name string, blend bool, next func(*T) (bool, error), put func(*runWriter, *T)) (created bool, err error) {
-	f, err := os.Create(name)
+// writeRunFile writes the records next yields, each by put, to a new run
+// name of store, through a runWriter that writes blend parts when blend is
+// set. created says whether the run was made: a caller keeps its name
+// then, even when the writing failed, as one of its runs.
+func writeRunFile[T any](store RunStore, name string, blend bool, next func(*T) (bool, error), put func(*runWriter, *T)) (created bool, err error) {
+	f, err := store.Create(name)
 	if err != nil {
 		return false, err
 	}
@@ -185,7 +161,7 @@ func (e *Engine) compactRuns() error {
 		err = cerr
 	}
 	for _, f := range old {
-		if rerr := os.Remove(f); err == nil {
+		if rerr := e.runs.store.Remove(f); err == nil {
 			err = rerr
 		}
 	}
@@ -270,10 +246,10 @@ func (r *modelRef) forget() {
 // Close removes the runs the engine wrote, if any. The groups of a
 // Reconciliation streamed from them cannot be read after.
 func (e *Engine) Close() error {
-	if e.runs.dir == "" {
+	if e.runs.store == nil {
 		return nil
 	}
-	err := os.RemoveAll(e.runs.dir)
+	err := e.runs.store.RemoveAll()
 	e.runs = spillRuns{removed: true}
 	return err
 }
@@ -358,7 +334,7 @@ func (e *Engine) openMerge(files []string, mem *groupCursor) (*groupMerge, error
 	var srcs []runSource[groupSum]
 	var readers []*runReader
 	var err error
-	if m.files, readers, err = openRuns(files, e.zone, e.blendCatalog()); err != nil {
+	if m.files, readers, err = openRuns(e.runs.store, files, e.zone, e.blendCatalog()); err != nil {
 		return nil, err
 	}
 	for _, r := range readers {
@@ -374,25 +350,25 @@ func (e *Engine) openMerge(files []string, mem *groupCursor) (*groupMerge, error
 	return m, nil
 }
 
-// openRuns opens the runs files for reading, their readers with zone and
-// cat; on an error none is left open.
-func openRuns(files []string, zone *time.Location, cat *tariffs.Catalog) ([]*os.File, []*runReader, error) {
-	var fs []*os.File
+// openRuns opens the runs files of store for reading, their readers with
+// zone and cat; on an error none is left open.
+func openRuns(store RunStore, files []string, zone *time.Location, cat *tariffs.Catalog) ([]io.ReadCloser, []*runReader, error) {
+	var fs []io.ReadCloser
 	var rs []*runReader
 	for _, name := range files {
-		f, err := os.Open(name)
+		f, err := store.Open(name)
 		if err != nil {
 			closeRuns(fs)
 			return nil, nil, err
 		}
 		fs = append(fs, f)
-		rs = append(rs, &runReader{r: bufio.NewReaderSize(f, 64<<10), name: name, zone: zone, cat: cat})
+		rs = append(rs, &runReader{r: bufio.NewReaderSize(f, 64<<10), name: runName(f, name), zone: zone, cat: cat})
 	}
 	return fs, rs, nil
 }
 
 // closeRuns closes the files of runs being merged.
-func closeRuns(files []*os.File) error {
+func closeRuns(files []io.ReadCloser) error {
 	var err error
 	for _, f := range files {
 		err = errors.Join(err, f.Close())

@@ -6,11 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -143,7 +139,7 @@ func TestSpilledReconciliationIsTheUnlimitedOne(t *testing.T) {
 		name     string
 		dims     []Dim
 		budget   int
-		compacts bool // spills more than maxRuns times
+		compacts bool // spills more times than the engine keeps runs (spillRuns.max)
 	}{
 		{name: "model, key, day; spilled often", dims: []Dim{DimModel, DimKey, DimDay}, budget: 8, compacts: true},
 		{name: "hour, team; past 256 runs", dims: []Dim{DimHour, DimTeam}, budget: 3, compacts: true},
@@ -152,8 +148,9 @@ func TestSpilledReconciliationIsTheUnlimitedOne(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := Options{Dims: tc.dims, Zone: zone(t, "America/New_York")}
-			whole, spilled := pricedTwice(t, cat, opts, func(o *Options) { o.SpillDir, o.MaxGroups = t.TempDir(), tc.budget }, calls)
-			if tc.compacts && spilled.runs.written <= maxRuns {
+			runs := &memRuns{}
+			whole, spilled := pricedTwice(t, cat, opts, func(o *Options) { o.Runs, o.MaxGroups = runs.store, tc.budget }, calls)
+			if tc.compacts && spilled.runs.written <= spilled.runs.max {
 				t.Fatalf("%d runs written: none merged", spilled.runs.written)
 			}
 			want, got := whole.Reconcile(), spilled.Reconcile()
@@ -206,66 +203,11 @@ func TestSpilledReconciliationIsTheUnlimitedOne(t *testing.T) {
 			if err := spilled.Close(); err != nil {
 				t.Fatal(err)
 			}
-			if left, _ := os.ReadDir(opts.SpillDir); len(left) > 0 {
-				t.Errorf("left after Close: %v", left)
-			}
+			runs.check(t)
 			if err := got.EachGroup(func(*Group) error { return nil }); !errors.Is(err, ErrSpill) {
 				t.Errorf("groups read after Close: %v, want ErrSpill", err)
 			}
 		})
-	}
-}
-
-// TestSpillSweepsRunsOfDeadProcesses: a spilling engine removes the
-// folders of runs that processes no longer running left in its folder
-// (killed before they removed them), and leaves those of running
-// processes, its own, and other names alone.
-func TestSpillSweepsRunsOfDeadProcesses(t *testing.T) {
-	if !processRuns(os.Getpid()) {
-		t.Skip("this system cannot tell whether a process runs")
-	}
-	dead := exec.Command("true")
-	if err := dead.Run(); err != nil {
-		t.Skip("no true command:", err)
-	}
-	dir := t.TempDir()
-	mk := func(name string) string {
-		t.Helper()
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(p, 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(p, "run-000000"), []byte("x"), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	stale := mk(fmt.Sprintf("tokenfare-groups-%d-123", dead.Process.Pid))
-	live := mk(fmt.Sprintf("tokenfare-groups-%d-456", os.Getppid()))
-	other := mk("tokenfare-groups-notapid")
-	cat := testCatalog(t)
-	calls := randomCalls(rand.New(rand.NewPCG(26, 2)), 500)
-	e := New(cat, Options{Dims: []Dim{DimModel, DimKey, DimDay}, SpillDir: dir, MaxGroups: 4})
-	for i := range calls {
-		e.AddPriced(&calls[i])
-	}
-	if err := e.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if len(e.runs.files) == 0 {
-		t.Fatal("nothing spilled: the test checks too little")
-	}
-	defer e.Close()
-	if _, err := os.Stat(stale); !os.IsNotExist(err) {
-		t.Errorf("the runs of process %d, which no longer runs, are still there (%v)", dead.Process.Pid, err)
-	}
-	for _, p := range []string{live, other, e.runs.dir} {
-		if _, err := os.Stat(p); err != nil {
-			t.Errorf("%s was removed: %v", p, err)
-		}
-	}
-	if !strings.HasPrefix(filepath.Base(e.runs.dir), fmt.Sprintf("tokenfare-groups-%d-", os.Getpid())) {
-		t.Errorf("the engine's runs are in %s: not named by its process", e.runs.dir)
 	}
 }
 
@@ -301,7 +243,18 @@ func TestRunsWithinTheOpenFileLimit(t *testing.T) {
 			t.Errorf("runsWithin(%d) = %d, want %d", tc.limit, got, tc.want)
 		}
 	}
-	if maxRuns < 16 || maxRuns > 256 {
-		t.Errorf("maxRuns = %d, want 16 to 256", maxRuns)
+	// An engine asks its store at the first spill: 1,024 files, 128 runs.
+	runs := &memRuns{limit: 1024}
+	e := New(testCatalog(t), Options{Dims: []Dim{DimModel, DimKey, DimDay}, Runs: runs.store, MaxGroups: 4})
+	defer e.Close()
+	calls := randomCalls(rand.New(rand.NewPCG(26, 2)), 200)
+	for i := range calls {
+		e.AddPriced(&calls[i])
+	}
+	if len(e.runs.files) == 0 {
+		t.Fatal("nothing spilled: the test checks too little")
+	}
+	if e.runs.max != 128 {
+		t.Errorf("an engine whose store may open 1024 files keeps %d runs, want 128", e.runs.max)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -56,7 +55,7 @@ func TestSpilledChargebackIsTheUnlimitedOne(t *testing.T) {
 		name     string
 		dims     []Dim
 		budget   int
-		compacts bool // spills more than maxRuns times
+		compacts bool // spills more times than the engine keeps runs (spillRuns.max)
 	}{
 		{name: "key and day; past 256 runs", dims: []Dim{DimKey, DimDay}, budget: 20, compacts: true},
 		{name: "team, user and model", dims: []Dim{DimTeam, DimUser, DimModel}, budget: 50},
@@ -65,8 +64,9 @@ func TestSpilledChargebackIsTheUnlimitedOne(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := Options{Dims: tc.dims, Since: from, Until: until, Zone: zone(t, "Asia/Shanghai")}
-			whole, spilled := pricedTwice(t, cat, opts, func(o *Options) { o.SpillDir, o.SpillBlend, o.MaxGroups = t.TempDir(), true, tc.budget }, calls)
-			if tc.compacts && spilled.runs.written <= maxRuns {
+			runs := &memRuns{}
+			whole, spilled := pricedTwice(t, cat, opts, func(o *Options) { o.Runs, o.SpillBlend, o.MaxGroups = runs.store, true, tc.budget }, calls)
+			if tc.compacts && spilled.runs.written <= spilled.runs.max {
 				t.Fatalf("%d runs written: none merged", spilled.runs.written)
 			}
 			want, err := whole.Chargeback(from, until, nil)
@@ -87,9 +87,7 @@ func TestSpilledChargebackIsTheUnlimitedOne(t *testing.T) {
 			if err := spilled.Close(); err != nil {
 				t.Fatal(err)
 			}
-			if left, _ := os.ReadDir(opts.SpillDir); len(left) > 0 {
-				t.Errorf("left after Close: %v", left)
-			}
+			runs.check(t)
 			if err := got.EachLine(func(*ChargebackLine) error { return nil }); got.stream != nil && !errors.Is(err, ErrSpill) {
 				t.Errorf("lines read after Close: %v, want ErrSpill", err)
 			}
@@ -166,7 +164,7 @@ func TestSpilledMonthIsTheUnlimitedOne(t *testing.T) {
 		name     string
 		budget   int
 		tags     bool
-		compacts bool // spills more than maxRuns times
+		compacts bool // spills more times than the engine keeps runs (spillRuns.max)
 	}{
 		{name: "past 256 runs", budget: 20, compacts: true},
 		{name: "with tags", budget: 200, tags: true},
@@ -177,8 +175,9 @@ func TestSpilledMonthIsTheUnlimitedOne(t *testing.T) {
 				dims = append(append([]Dim{}, dims...), DimTag)
 			}
 			opts := Options{Dims: dims, Since: from, Until: until, Zone: time.UTC}
-			whole, spilled := pricedTwice(t, cat, opts, func(o *Options) { o.SpillDir, o.MaxGroups = t.TempDir(), tc.budget }, calls)
-			if tc.compacts && spilled.runs.written <= maxRuns {
+			runs := &memRuns{}
+			whole, spilled := pricedTwice(t, cat, opts, func(o *Options) { o.Runs, o.MaxGroups = runs.store, tc.budget }, calls)
+			if tc.compacts && spilled.runs.written <= spilled.runs.max {
 				t.Fatalf("%d runs written: none merged", spilled.runs.written)
 			}
 			want, err := MonthOf(whole, from, until, nil)

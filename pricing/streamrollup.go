@@ -7,7 +7,7 @@ import (
 // streamedRollups returns, for each of views, the engine's groups rolled
 // up by that view's dimensions, in Reconcile's order: what
 // e.Rollup(view).groups() gives, from an engine that spilled its groups
-// (Options.SpillDir), whose buckets no longer hold them. The groups are
+// (Options.Runs), whose buckets no longer hold them. The groups are
 // read once, from the runs and the buckets since, and summed exactly
 // into one map per view: memory holds the groups of the views, not of
 // the engine (a month's keys, not its keys by day).

@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
@@ -93,7 +92,7 @@ func runChargeback(cmd *cobra.Command, a *app, opts *chargebackOptions) error {
 			return ok
 		}
 	}
-	eopts.SpillDir, eopts.SpillBlend, eopts.MaxGroups = os.TempDir(), true, opts.budget
+	eopts.Runs, eopts.SpillBlend, eopts.MaxGroups = tempRuns, true, opts.budget
 	e, err := a.priceSource(cmd.Context(), &opts.source, eopts)
 	if e != nil {
 		defer e.Close()

@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/shopspring/decimal"
@@ -112,7 +111,7 @@ func runReconcile(cmd *cobra.Command, a *app, opts *reconcileOptions) error {
 	opts.source.compareDaily = true
 	// The groups spill to disk past the budget, from the sources or the
 	// state's sums alike.
-	eopts.SpillDir, eopts.MaxGroups = os.TempDir(), opts.budget
+	eopts.Runs, eopts.MaxGroups = tempRuns, opts.budget
 	var e *pricing.Engine
 	if opts.state != "" {
 		e, err = a.priceState(cmd.Context(), &opts.source, opts.state, eopts, tally)

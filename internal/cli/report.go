@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"iter"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tokenfare/tokenfare/internal/atomicfile"
+	"github.com/tokenfare/tokenfare/internal/budgets"
 	"github.com/tokenfare/tokenfare/internal/yamlin"
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/ledger/dedup"
@@ -162,7 +162,7 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 	// The groups spill to disk past the budget, from the sources or the
 	// state's sums alike. The FOCUS file's rows are made from the buckets,
 	// which a spill collapses: it writes them to runs of their own too.
-	eopts.SpillDir, eopts.MaxGroups, eopts.SpillCharges = os.TempDir(), opts.budget, opts.focus != ""
+	eopts.Runs, eopts.MaxGroups, eopts.SpillCharges = tempRuns, opts.budget, opts.focus != ""
 	var e *pricing.Engine
 	if opts.state != "" {
 		e, err = a.reportState(cmd.Context(), &opts.source, opts.state, eopts, tally, month, prev)
@@ -253,7 +253,7 @@ func readBudgets(path string) (*pricing.BudgetPlan, error) {
 	if err != nil {
 		return nil, usageError(fmt.Errorf("read budgets: %w", unwrapPathError(err)), "check the path given to --budgets")
 	}
-	plan, err := pricing.ParseBudgets(path, data)
+	plan, err := budgets.Parse(path, data)
 	if err != nil {
 		return nil, usageError(err, "see docs/workbook.md, \"Budgets\", for the file's format")
 	}

@@ -109,7 +109,7 @@ func (s *stateRun) close() { s.store.Close() }
 
 // priceState is priceSource with --state: the state refreshed from the
 // sources, then priced into an engine of opts, which spills its groups
-// as the sources' would when opts.SpillDir is set. The caller closes the
+// as the sources' would when opts.Runs is set. The caller closes the
 // engine returned, with or without an error; none is left open when it
 // returns none.
 func (a *app) priceState(ctx context.Context, src *sourceOptions, path string, opts pricing.Options, tally *failures.Tally) (*pricing.Engine, error) {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tokenfare/tokenfare/internal/budgets"
 	"github.com/tokenfare/tokenfare/internal/state"
 	"github.com/tokenfare/tokenfare/pricing"
 	"github.com/tokenfare/tokenfare/tariffs"
@@ -77,7 +78,7 @@ func TestWatchedBook(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	plan, err := pricing.ParseBudgets("budgets.yaml", []byte("budgets:\n  - team: search\n    monthly: 1500\n  - tag: project-atlas\n    monthly: 80\n"))
+	plan, err := budgets.Parse("budgets.yaml", []byte("budgets:\n  - team: search\n    monthly: 1500\n  - tag: project-atlas\n    monthly: 80\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/shopspring/decimal"
 
+	"github.com/tokenfare/tokenfare/internal/budgets"
 	"github.com/tokenfare/tokenfare/internal/state"
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
@@ -123,7 +124,7 @@ func TestConfigDrift(t *testing.T) {
 // in, split evenly to 12 decimals, the set's first tag taking what is
 // left, as the workbook splits it.
 func TestBudgetLines(t *testing.T) {
-	plan, err := pricing.ParseBudgets("budgets.yaml", []byte("currency: USD\nbudgets:\n  - team: search\n    monthly: \"100\"\n  - key: bot-1\n    monthly: \"10\"\n"+
+	plan, err := budgets.Parse("budgets.yaml", []byte("currency: USD\nbudgets:\n  - team: search\n    monthly: \"100\"\n  - key: bot-1\n    monthly: \"10\"\n"+
 		"  - tag: campaign\n    monthly: \"5\"\n  - key: h3\n    monthly: \"2\"\n"))
 	if err != nil {
 		t.Fatal(err)
@@ -173,7 +174,7 @@ func TestBudgetsFromState(t *testing.T) {
 	if _, err := s.Refresh(context.Background(), cat, pricing.Options{}, []state.Feed{feed}); err != nil {
 		t.Fatal(err)
 	}
-	plan, err := pricing.ParseBudgets("budgets.yaml", []byte("budgets:\n  - team: search\n    monthly: 1500\n  - key: research-agent-runner-prod-06\n    monthly: 300\n  - tag: project-atlas\n    monthly: 80\n  - tag: prod\n    monthly: 5\n"+
+	plan, err := budgets.Parse("budgets.yaml", []byte("budgets:\n  - team: search\n    monthly: 1500\n  - key: research-agent-runner-prod-06\n    monthly: 300\n  - tag: project-atlas\n    monthly: 80\n  - tag: prod\n    monthly: 5\n"+
 		"  - key: 1b6336c86305df1f0f7fb806a5110dd51697695478f67e6d186935539b8e2240\n    monthly: 9\n"))
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,6 @@
 //go:build unix
 
-package pricing
+package spillfs
 
 import (
 	"errors"

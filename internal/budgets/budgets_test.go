@@ -1,4 +1,4 @@
-package pricing
+package budgets_test
 
 import (
 	"errors"
@@ -6,9 +6,12 @@ import (
 	"testing"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/tokenfare/tokenfare/internal/budgets"
+	"github.com/tokenfare/tokenfare/pricing"
 )
 
-func TestParseBudgets(t *testing.T) {
+func TestParse(t *testing.T) {
 	tests := []struct {
 		name string
 		text string
@@ -47,19 +50,19 @@ func TestParseBudgets(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			plan, err := ParseBudgets("b.yaml", []byte(tc.text))
+			plan, err := budgets.Parse("b.yaml", []byte(tc.text))
 			if len(tc.want) == 0 {
 				if err != nil {
 					t.Fatal(err)
 				}
 				if len(plan.Budgets) != 2 || plan.Currency != "USD" || !plan.Budgets[0].Monthly.Equal(decimal.RequireFromString("1500.10")) ||
-					plan.Budgets[1].Kind != BudgetKey || plan.Budgets[1].Source != "b.yaml:5" {
+					plan.Budgets[1].Kind != pricing.BudgetKey || plan.Budgets[1].Source != "b.yaml:5" {
 					t.Errorf("plan %+v", plan)
 				}
 				return
 			}
-			if !errors.Is(err, ErrBudgets) {
-				t.Fatalf("error %v, want ErrBudgets", err)
+			if !errors.Is(err, budgets.ErrInvalid) {
+				t.Fatalf("error %v, want ErrInvalid", err)
 			}
 			got := strings.Split(err.Error(), "\n")
 			if len(got) != len(tc.want) {
@@ -69,35 +72,6 @@ func TestParseBudgets(t *testing.T) {
 				if !strings.HasPrefix(got[i], w) {
 					t.Errorf("error %d = %q, want %q...", i, got[i], w)
 				}
-			}
-		})
-	}
-}
-
-// TestMonthDays: the days a month's calls cover, and whether it is partial.
-func TestMonthDays(t *testing.T) {
-	from, until := at("2026-10-01T00:00:00Z"), at("2026-11-01T00:00:00Z")
-	tests := []struct {
-		name    string
-		last    string
-		partial bool
-		covered int
-	}{
-		{"no call", "", false, 31},
-		{"first morning", "2026-10-01T10:00:00Z", true, 1},
-		{"tenth", "2026-10-10T23:59:59Z", true, 10},
-		{"the eve of the last day", "2026-10-30T23:59:59Z", true, 30},
-		{"the last day", "2026-10-31T00:00:00Z", false, 31},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			m := &Month{From: from, Until: until, Zone: from.Location()}
-			if tc.last != "" {
-				m.Span = Span{First: from, Last: at(tc.last)}
-			}
-			month, covered := m.Days()
-			if m.Partial() != tc.partial || month != 31 || covered != tc.covered {
-				t.Errorf("partial %v, days %d of %d; want %v, %d of 31", m.Partial(), covered, month, tc.partial, tc.covered)
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package pricing
+package budgets
 
 import (
 	"errors"
@@ -8,26 +8,27 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/tokenfare/tokenfare/internal/numtext"
+	"github.com/tokenfare/tokenfare/pricing"
 )
 
-// BudgetError is one problem of a budgets file, where it is.
-type BudgetError struct {
+// Error is one problem of a budgets file, where it is.
+type Error struct {
 	File string
 	Line int // 0 when the file as a whole is at fault
 	Msg  string
 }
 
-func (e *BudgetError) Error() string {
+func (e *Error) Error() string {
 	if e.Line == 0 {
 		return e.File + ": " + e.Msg
 	}
 	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
 }
 
-// BudgetErrors are every problem of a budgets file, in line order.
-type BudgetErrors []*BudgetError
+// Errors are every problem of a budgets file, in line order.
+type Errors []*Error
 
-func (es BudgetErrors) Error() string {
+func (es Errors) Error() string {
 	msgs := make([]string, len(es))
 	for i, e := range es {
 		msgs[i] = e.Error()
@@ -35,13 +36,13 @@ func (es BudgetErrors) Error() string {
 	return strings.Join(msgs, "\n")
 }
 
-// ErrBudgets is what a BudgetErrors wraps, for errors.Is.
-var ErrBudgets = errors.New("invalid budgets file")
+// ErrInvalid is what an Errors wraps, for errors.Is.
+var ErrInvalid = errors.New("invalid budgets file")
 
-// Unwrap lets errors.Is(err, ErrBudgets) hold.
-func (es BudgetErrors) Unwrap() error { return ErrBudgets }
+// Unwrap lets errors.Is(err, ErrInvalid) hold.
+func (es Errors) Unwrap() error { return ErrInvalid }
 
-// ParseBudgets reads a budgets file (docs/workbook.md "Budgets"):
+// Parse reads a budgets file (docs/workbook.md "Budgets"):
 //
 //	currency: USD              # optional: the currency the amounts are in
 //	budgets:
@@ -52,12 +53,12 @@ func (es BudgetErrors) Unwrap() error { return ErrBudgets }
 // problem is reported at once, each with its line: an unknown field, a
 // budget naming no or two targets, an amount that is not a positive
 // decimal, a target given twice.
-func ParseBudgets(name string, data []byte) (*BudgetPlan, error) {
+func Parse(name string, data []byte) (*pricing.BudgetPlan, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, BudgetErrors{{File: name, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}}
+		return nil, Errors{{File: name, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}}
 	}
-	p := budgetParser{file: name, plan: &BudgetPlan{}, seen: map[string]int{}}
+	p := budgetParser{file: name, plan: &pricing.BudgetPlan{}, seen: map[string]int{}}
 	if len(doc.Content) == 0 {
 		p.fail(0, "the file is empty: it needs a budgets list")
 	} else {
@@ -71,13 +72,13 @@ func ParseBudgets(name string, data []byte) (*BudgetPlan, error) {
 
 type budgetParser struct {
 	file string
-	plan *BudgetPlan
+	plan *pricing.BudgetPlan
 	seen map[string]int // kind and name → line of the first budget
-	errs BudgetErrors
+	errs Errors
 }
 
 func (p *budgetParser) fail(line int, format string, args ...any) {
-	p.errs = append(p.errs, &BudgetError{File: p.file, Line: line, Msg: fmt.Sprintf(format, args...)})
+	p.errs = append(p.errs, &Error{File: p.file, Line: line, Msg: fmt.Sprintf(format, args...)})
 }
 
 func (p *budgetParser) document(n *yaml.Node) {
@@ -119,14 +120,14 @@ func (p *budgetParser) budget(n *yaml.Node) {
 		p.fail(n.Line, "a budget is a mapping such as {team: search, monthly: \"1500\"}")
 		return
 	}
-	b := Budget{Source: fmt.Sprintf("%s:%d", p.file, n.Line)}
+	b := pricing.Budget{Source: fmt.Sprintf("%s:%d", p.file, n.Line)}
 	targets, amount := 0, false
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		switch k.Value {
 		case "team", "key", "tag":
 			targets++
-			b.Kind = map[string]BudgetKind{"team": BudgetTeam, "key": BudgetKey, "tag": BudgetTag}[k.Value]
+			b.Kind = map[string]pricing.BudgetKind{"team": pricing.BudgetTeam, "key": pricing.BudgetKey, "tag": pricing.BudgetTag}[k.Value]
 			if v.Kind != yaml.ScalarNode || strings.TrimSpace(v.Value) == "" {
 				p.fail(v.Line, "%s is empty", k.Value)
 				continue

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package pricing
+package spillfs
 
 // processRuns reports whether a process of that id runs: on this system
 // tokenfare cannot tell, and says it does, so that no folder of runs is

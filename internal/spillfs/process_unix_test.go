@@ -1,0 +1,42 @@
+//go:build unix
+
+package spillfs
+
+import (
+	"os"
+	"os/exec"
+	"testing"
+)
+
+// TestProcessRuns probes this process, its parent, and one that ended.
+func TestProcessRuns(t *testing.T) {
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Skip("no true command:", err)
+	}
+	tests := []struct {
+		name string
+		pid  int
+		want bool
+	}{
+		{name: "this process", pid: os.Getpid(), want: true},
+		{name: "its parent", pid: os.Getppid(), want: true},
+		{name: "one that ended", pid: dead.Process.Pid, want: false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := processRuns(tc.pid); got != tc.want {
+				t.Errorf("processRuns(%d) = %v, want %v", tc.pid, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestFileLimit: a Unix process can tell its limit of open files, which
+// is above the three it starts with.
+func TestFileLimit(t *testing.T) {
+	f := &Folder{}
+	if got := f.FileLimit(); got <= 3 {
+		t.Errorf("FileLimit = %d, want the soft limit of open files", got)
+	}
+}

@@ -1,0 +1,187 @@
+package pricing
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// memRuns is a RunStore in memory for the engine's tests: each run is its
+// bytes. It counts the runs open, so that a test can check that an engine
+// closed leaves no run behind and none open (check).
+type memRuns struct {
+	mu      sync.Mutex
+	runs    map[string][]byte
+	open    int    // readers and writers not closed
+	limit   uint64 // FileLimit's answer
+	made    int    // stores made: an engine makes one
+	removed bool   // RemoveAll was called
+}
+
+// store is the function Options.Runs takes.
+func (m *memRuns) store() (RunStore, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.made++
+	if m.runs == nil {
+		m.runs = map[string][]byte{}
+	}
+	return m, nil
+}
+
+// Create makes an empty run, which holds what was written once closed.
+func (m *memRuns) Create(name string) (io.WriteCloser, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.removed {
+		return nil, fmt.Errorf("create %s: %w", name, fs.ErrNotExist)
+	}
+	m.runs[name] = nil
+	m.open++
+	return &memWriter{m: m, name: name}, nil
+}
+
+// Open reads a copy of the run's bytes.
+func (m *memRuns) Open(name string) (io.ReadCloser, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	b, ok := m.runs[name]
+	if !ok {
+		return nil, fmt.Errorf("open %s: %w", name, fs.ErrNotExist)
+	}
+	m.open++
+	return &memReader{Reader: bytes.NewReader(slices.Clone(b)), m: m}, nil
+}
+
+func (m *memRuns) Remove(name string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.runs[name]; !ok {
+		return fmt.Errorf("remove %s: %w", name, fs.ErrNotExist)
+	}
+	delete(m.runs, name)
+	return nil
+}
+
+func (m *memRuns) RemoveAll() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	clear(m.runs)
+	m.removed = true
+	return nil
+}
+
+func (m *memRuns) FileLimit() uint64 { return m.limit }
+
+// closed notes a reader or writer closed.
+func (m *memRuns) closed() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.open--
+}
+
+// cut drops the last n bytes of a run.
+func (m *memRuns) cut(t *testing.T, name string, n int) {
+	t.Helper()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	b, ok := m.runs[name]
+	if !ok || len(b) < n {
+		t.Fatalf("run %s: %d bytes (%v), want %d at least", name, len(b), ok, n)
+	}
+	m.runs[name] = b[:len(b)-n]
+}
+
+// check fails the test unless the engine that used the store made it
+// once, removed it, and left no run behind and none open.
+func (m *memRuns) check(t *testing.T) {
+	t.Helper()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var left []string
+	for name := range m.runs {
+		left = append(left, name)
+	}
+	if m.made != 1 || !m.removed || len(left) > 0 || m.open != 0 {
+		t.Errorf("store made %d times, removed %v; left after Close: %v; %d open", m.made, m.removed, left, m.open)
+	}
+}
+
+// memWriter writes a run of memRuns.
+type memWriter struct {
+	bytes.Buffer
+	m    *memRuns
+	name string
+}
+
+func (w *memWriter) Close() error {
+	w.m.mu.Lock()
+	w.m.runs[w.name] = w.Bytes()
+	w.m.mu.Unlock()
+	w.m.closed()
+	return nil
+}
+
+// memReader reads a run of memRuns.
+type memReader struct {
+	*bytes.Reader
+	m *memRuns
+}
+
+func (r *memReader) Close() error {
+	r.m.closed()
+	return nil
+}
+
+// namedReader is a reader with a name, as an *os.File has.
+type namedReader struct {
+	io.Reader
+	name string
+}
+
+func (r namedReader) Name() string { return r.name }
+
+// TestRunName: a run is named in errors by its reader's name when it has
+// one (a file's path), else by its name in the store.
+func TestRunName(t *testing.T) {
+	tests := []struct {
+		name string
+		r    io.Reader
+		want string
+	}{
+		{name: "a reader with a name", r: namedReader{strings.NewReader(""), "/tmp/tokenfare-groups-7-1/run-000002"}, want: "/tmp/tokenfare-groups-7-1/run-000002"},
+		{name: "a reader without", r: strings.NewReader(""), want: "run-000002"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := runName(tc.r, "run-000002"); got != tc.want {
+				t.Errorf("runName = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestSpillStoreFails: a store that cannot be made fails the engine with
+// ErrSpill at its first spill, and the engine, which made no run, closes
+// cleanly.
+func TestSpillStoreFails(t *testing.T) {
+	cat := testCatalog(t)
+	calls := chargeCalls(32, 200)
+	full := errors.New("no space left on device")
+	e := New(cat, Options{Dims: MonthDims, MaxGroups: 10, Runs: func() (RunStore, error) { return nil, full }})
+	for i := range calls {
+		e.AddPriced(&calls[i])
+	}
+	if err := e.Err(); !errors.Is(err, ErrSpill) || !errors.Is(err, full) {
+		t.Errorf("Err = %v, want ErrSpill and the store's error", err)
+	}
+	if err := e.Close(); err != nil {
+		t.Errorf("Close = %v, want nil: no run was made", err)
+	}
+}
