@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/tokenfare/tokenfare/internal/yamlin"
 )
@@ -43,6 +44,25 @@ func Load(base string, overlays ...string) (*Catalog, Problems) {
 // the provider of its name after base is read and before the overlays are
 // applied, so an overlay still has the last word.
 func LoadLists(base string, lists []PriceList, overlays ...string) (*Catalog, Problems) {
+	if base == "" && len(lists) == 0 && len(overlays) == 0 {
+		return builtIn()
+	}
+	return loadLists(base, lists, overlays...)
+}
+
+// embeddedOnce holds the embedded catalog, built once per process: it is
+// never changed once built (lookups cache quotes with atomic operations
+// only), so every command and test of a process shares it.
+var embeddedOnce = sync.OnceValues(func() (*Catalog, Problems) { return loadLists("", nil) })
+
+// builtIn returns the embedded catalog and its problems, built once.
+func builtIn() (*Catalog, Problems) {
+	cat, ps := embeddedOnce()
+	return cat, slices.Clone(ps)
+}
+
+// loadLists builds a catalog anew (LoadLists).
+func loadLists(base string, lists []PriceList, overlays ...string) (*Catalog, Problems) {
 	var providers, over []*Provider
 	var problems, ps Problems
 	var files, names []string
