@@ -424,41 +424,62 @@ func (a *Analyzer) Result() *Result {
 // refusals into their hours.
 func (a *Analyzer) total(res *Result, events []event) {
 	for i := range events {
-		e := &events[i]
-		res.Total.add(e)
-		if e.class == Gateway {
-			h := a.hours.at(e.gateway, e.fail.End)
-			h.Rejected++
-			h.Reasons[e.reason]++
-		}
+		a.count(&res.Total, &events[i])
+	}
+}
+
+// count sums e into total, and a gateway's refusal into its hour.
+func (a *Analyzer) count(total *Group, e *event) {
+	total.add(e)
+	if e.class == Gateway {
+		h := a.hours.at(e.gateway, e.fail.End)
+		h.Rejected++
+		h.Reasons[e.reason]++
 	}
 }
 
 // groups sums the events by gateway, provider, model group, key and
 // route, in that order.
 func groups(events []event) []Group {
-	type gk struct {
-		g                       ledger.Gateway
-		provider, group, key, r string
-	}
-	idx := map[gk]int{}
-	var out []Group
+	gs := groupSet{}
 	for i := range events {
-		e := &events[i]
-		k := gk{e.gateway, e.provider, e.group, e.key, ""}
-		if e.provider == "" && e.group == "" && e.key == "" {
-			k.r = e.fail.Route
-		}
-		j, ok := idx[k]
-		if !ok {
-			j = len(out)
-			idx[k] = j
-			out = append(out, Group{Gateway: k.g, Provider: k.provider, ModelGroup: k.group, Key: k.key, Route: k.r})
-		}
-		if out[j].KeyAlias == "" {
-			out[j].KeyAlias = e.alias
-		}
-		out[j].add(e)
+		gs.add(&events[i])
+	}
+	return gs.sorted()
+}
+
+// groupKey is what tells one group from another.
+type groupKey struct {
+	g                       ledger.Gateway
+	provider, group, key, r string
+}
+
+// groupSet sums failures by group.
+type groupSet map[groupKey]*Group
+
+// add counts e into its group.
+func (gs groupSet) add(e *event) {
+	k := groupKey{e.gateway, e.provider, e.group, e.key, ""}
+	if e.provider == "" && e.group == "" && e.key == "" {
+		k.r = e.fail.Route
+	}
+	g := gs[k]
+	if g == nil {
+		g = &Group{Gateway: k.g, Provider: k.provider, ModelGroup: k.group, Key: k.key, Route: k.r}
+		gs[k] = g
+	}
+	if g.KeyAlias == "" {
+		g.KeyAlias = e.alias
+	}
+	g.add(e)
+}
+
+// sorted returns the groups by gateway, provider, model group, key and
+// route; nil for none.
+func (gs groupSet) sorted() []Group {
+	var out []Group
+	for _, g := range gs {
+		out = append(out, *g)
 	}
 	slices.SortFunc(out, func(x, y Group) int {
 		return cmp.Or(cmp.Compare(x.Gateway, y.Gateway), cmp.Compare(x.Provider, y.Provider),
