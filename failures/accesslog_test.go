@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -12,8 +13,23 @@ import (
 	"github.com/tokenfare/tokenfare/ledger"
 )
 
-// fromLog analyses an access log alone, read in UTC.
+// fromLog analyses an access log alone, read in UTC, both as the lines
+// come (Options.AccessOnly) and held until the end, and fails unless both
+// find the same.
 func fromLog(t *testing.T, log string, opts Options) *Result {
+	t.Helper()
+	opts.AccessOnly = false
+	held := readLog(t, log, opts)
+	opts.AccessOnly = true
+	streamed := readLog(t, log, opts)
+	if !reflect.DeepEqual(held, streamed) {
+		t.Errorf("as the lines come:\n%+v\nheld to the end:\n%+v", streamed, held)
+	}
+	return streamed
+}
+
+// readLog analyses an access log alone, read in UTC, with opts.
+func readLog(t *testing.T, log string, opts Options) *Result {
 	t.Helper()
 	an := New(opts)
 	rows, err := ledger.ReadAccessLog(context.Background(), "main.log", strings.NewReader(log), time.UTC, func(l *ledger.AccessLine) error {

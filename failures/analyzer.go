@@ -2,6 +2,7 @@ package failures
 
 import (
 	"cmp"
+	"errors"
 	"regexp"
 	"slices"
 	"strconv"
@@ -27,6 +28,10 @@ type Options struct {
 	// Zone is where dates and hours are read (episodes by date); nil
 	// means UTC.
 	Zone *time.Location
+	// AccessOnly says no usage record will be observed: the access lines
+	// are classified, and the episodes found, as they are given, in the
+	// log's time order (within Lag); memory holds no line for long.
+	AccessOnly bool
 }
 
 // Group is the failed calls of one provider, model group and key.
@@ -217,14 +222,17 @@ type event struct {
 }
 
 // Analyzer is the failures observer of a run. Memory grows with the
-// failed calls, not with the calls.
+// failed calls, not with the calls; with access lines alone
+// (Options.AccessOnly), with the lines of Lag and the sums only.
 type Analyzer struct {
 	opts   Options
-	access map[string][]*ledger.AccessLine // failed access lines by request id
+	access map[string][]*line // failed access lines by request id
 	// upstream holds the upstream-failure lines by request id.
-	upstream map[string][]*ledger.AccessLine
-	alone    []*ledger.AccessLine // failed access lines without a request id
+	upstream map[string][]*line
+	alone    []*line // failed access lines without a request id
 	joined   map[string]bool
+	in       interner
+	s        *stream // with Options.AccessOnly
 	events   []event
 	nAcc     int64
 	nOut     int64
@@ -243,8 +251,22 @@ func New(opts Options) *Analyzer {
 	if opts.Zone == nil {
 		opts.Zone = time.UTC
 	}
-	return &Analyzer{opts: opts, access: map[string][]*ledger.AccessLine{}, upstream: map[string][]*ledger.AccessLine{}, joined: map[string]bool{},
-		hours: hours{}}
+	a := &Analyzer{opts: opts, access: map[string][]*line{}, upstream: map[string][]*line{}, joined: map[string]bool{},
+		hours: hours{}, in: interner{}}
+	if opts.AccessOnly {
+		a.s = newStream(a)
+	}
+	return a
+}
+
+// Late returns how many access lines, with access lines alone, came more
+// than Lag after a line that ended later: they are counted, but may
+// miss the episode they belong to.
+func (a *Analyzer) Late() int64 {
+	if a.s == nil {
+		return 0
+	}
+	return a.s.late
 }
 
 // AddAccess gives the analyzer one access-log line, before the run: a
@@ -263,10 +285,8 @@ func (a *Analyzer) AddAccess(l *ledger.AccessLine) {
 		a.hours.at(ledger.CLIProxy, l.End).Requests++
 	}
 	if l.Kind == ledger.AccessRequest && l.Status < 400 {
-		if us := a.upstream[l.RequestID]; len(us) > 0 {
-			for _, u := range us {
-				u.Path, u.Method = l.Path, l.Method
-			}
+		for _, u := range a.upstreamOf(l.RequestID) {
+			u.tell(l, a.in, false)
 		}
 		return
 	}
@@ -274,22 +294,44 @@ func (a *Analyzer) AddAccess(l *ledger.AccessLine) {
 		a.nOut++
 		return
 	}
-	c := *l
-	if c.Kind == ledger.AccessUpstreamFailure {
-		if c.RequestID != "" {
-			a.upstream[c.RequestID] = append(a.upstream[c.RequestID], &c)
+	if l.Kind == ledger.AccessUpstreamFailure && l.RequestID == "" {
+		return // no request to join it to
+	}
+	if l.Kind == ledger.AccessRequest {
+		a.nAcc++
+		for _, u := range a.upstreamOf(l.RequestID) {
+			u.tell(l, a.in, true)
 		}
+	}
+	c := a.in.keep(l)
+	if a.s != nil {
+		a.s.add(c)
 		return
 	}
-	a.nAcc++
-	for _, u := range a.upstream[c.RequestID] {
-		u.Path, u.Method, u.Status = c.Path, c.Method, c.Status
+	a.hold(c)
+}
+
+// upstreamOf returns the upstream-failure lines kept of request id.
+func (a *Analyzer) upstreamOf(id string) []*line {
+	if id == "" {
+		return nil
 	}
-	if c.RequestID == "" {
-		a.alone = append(a.alone, &c)
-		return
+	if a.s != nil {
+		return a.s.ups[id]
 	}
-	a.access[c.RequestID] = append(a.access[c.RequestID], &c)
+	return a.upstream[id]
+}
+
+// hold keeps failed line c until the records are observed.
+func (a *Analyzer) hold(c *line) {
+	switch {
+	case c.kind == ledger.AccessUpstreamFailure:
+		a.upstream[c.id] = append(a.upstream[c.id], c)
+	case c.id == "":
+		a.alone = append(a.alone, c)
+	default:
+		a.access[c.id] = append(a.access[c.id], c)
+	}
 }
 
 // managementRoute is where CLIProxyAPI serves its management API
@@ -309,6 +351,9 @@ func (a *Analyzer) inWindow(l *ledger.AccessLine) bool {
 // Observe notes a call of the run: a failed one is classified and kept;
 // any CLIProxyAPI call joins the access lines of its request.
 func (a *Analyzer) Observe(c *ledger.Call, pc *pricing.PricedCall) error {
+	if a.s != nil {
+		return errAccessOnly
+	}
 	if c.Gateway == ledger.CLIProxy && c.RequestID != "" && (len(a.access) > 0 || len(a.upstream) > 0) {
 		_, failed := a.access[c.RequestID]
 		_, attempted := a.upstream[c.RequestID]
@@ -368,6 +413,9 @@ func retryAfter(text string) time.Duration {
 	return time.Duration(s * float64(time.Second))
 }
 
+// errAccessOnly: an analyzer of access lines alone observed a call.
+var errAccessOnly = errors.New("failures: a usage record observed by an analyzer told to expect access lines alone")
+
 // Result classifies the access lines no record joined, finds the
 // episodes and sums the groups.
 func (a *Analyzer) Result() *Result {
@@ -375,12 +423,14 @@ func (a *Analyzer) Result() *Result {
 	res.Access.Failed, res.Access.Outside, res.Access.Management = a.nAcc, a.nOut, a.nMgmt
 	events := a.events
 	split := splits{}
-	addAlone := func(l *ledger.AccessLine) {
-		class, reason := ClassifyAccess(l, a.opts.Fast)
-		events = append(events, event{class: class, reason: reason, gateway: ledger.CLIProxy,
-			fail: Failure{RequestID: l.RequestID, Start: l.Start, End: l.End, HTTPStatus: l.Status, Route: l.Route(),
-				Client: l.Client, Evidence: ByLatency}})
-		split.add(l.Route(), l.Latency, a.opts.Fast)
+	if a.s != nil {
+		a.s.finish(res)
+		res.Hours = a.hours.rejected(a.opts.Zone)
+		return res
+	}
+	addAlone := func(l *line) {
+		events = append(events, aloneEvent(l, a.opts.Fast))
+		split.add(l.route, l.latency, a.opts.Fast)
 		res.Access.Alone++
 	}
 	for id, lines := range a.upstream {
@@ -388,9 +438,7 @@ func (a *Analyzer) Result() *Result {
 			continue // the request's usage records tell its attempts
 		}
 		for _, l := range lines {
-			events = append(events, event{class: Upstream, reason: upstreamReason(l.Status), gateway: ledger.CLIProxy,
-				provider: l.Provider, group: l.Model, fail: Failure{RequestID: l.RequestID, Start: l.Start, End: l.End,
-					HTTPStatus: l.Status, Text: l.Text, Route: routeOf(l), Deployment: l.Auth, Evidence: ByLogLine}})
+			events = append(events, upstreamEvent(l))
 			res.Access.Upstream++
 		}
 	}
@@ -424,41 +472,62 @@ func (a *Analyzer) Result() *Result {
 // refusals into their hours.
 func (a *Analyzer) total(res *Result, events []event) {
 	for i := range events {
-		e := &events[i]
-		res.Total.add(e)
-		if e.class == Gateway {
-			h := a.hours.at(e.gateway, e.fail.End)
-			h.Rejected++
-			h.Reasons[e.reason]++
-		}
+		a.count(&res.Total, &events[i])
+	}
+}
+
+// count sums e into total, and a gateway's refusal into its hour.
+func (a *Analyzer) count(total *Group, e *event) {
+	total.add(e)
+	if e.class == Gateway {
+		h := a.hours.at(e.gateway, e.fail.End)
+		h.Rejected++
+		h.Reasons[e.reason]++
 	}
 }
 
 // groups sums the events by gateway, provider, model group, key and
 // route, in that order.
 func groups(events []event) []Group {
-	type gk struct {
-		g                       ledger.Gateway
-		provider, group, key, r string
-	}
-	idx := map[gk]int{}
-	var out []Group
+	gs := groupSet{}
 	for i := range events {
-		e := &events[i]
-		k := gk{e.gateway, e.provider, e.group, e.key, ""}
-		if e.provider == "" && e.group == "" && e.key == "" {
-			k.r = e.fail.Route
-		}
-		j, ok := idx[k]
-		if !ok {
-			j = len(out)
-			idx[k] = j
-			out = append(out, Group{Gateway: k.g, Provider: k.provider, ModelGroup: k.group, Key: k.key, Route: k.r})
-		}
-		if out[j].KeyAlias == "" {
-			out[j].KeyAlias = e.alias
-		}
-		out[j].add(e)
+		gs.add(&events[i])
+	}
+	return gs.sorted()
+}
+
+// groupKey is what tells one group from another.
+type groupKey struct {
+	g                       ledger.Gateway
+	provider, group, key, r string
+}
+
+// groupSet sums failures by group.
+type groupSet map[groupKey]*Group
+
+// add counts e into its group.
+func (gs groupSet) add(e *event) {
+	k := groupKey{e.gateway, e.provider, e.group, e.key, ""}
+	if e.provider == "" && e.group == "" && e.key == "" {
+		k.r = e.fail.Route
+	}
+	g := gs[k]
+	if g == nil {
+		g = &Group{Gateway: k.g, Provider: k.provider, ModelGroup: k.group, Key: k.key, Route: k.r}
+		gs[k] = g
+	}
+	if g.KeyAlias == "" {
+		g.KeyAlias = e.alias
+	}
+	g.add(e)
+}
+
+// sorted returns the groups by gateway, provider, model group, key and
+// route; nil for none.
+func (gs groupSet) sorted() []Group {
+	var out []Group
+	for _, g := range gs {
+		out = append(out, *g)
 	}
 	slices.SortFunc(out, func(x, y Group) int {
 		return cmp.Or(cmp.Compare(x.Gateway, y.Gateway), cmp.Compare(x.Provider, y.Provider),

@@ -244,10 +244,16 @@ func classifyCLIProxy(f *ledger.Failure) (Class, Reason) {
 // work: it is upstream, inferred from its latency (its record, if any,
 // may have been lost: the usage queue is lossy, and off by default).
 func ClassifyAccess(a *ledger.AccessLine, fast time.Duration) (Class, Reason) {
-	if a.Latency >= fast {
-		return Upstream, upstreamReason(a.Status)
+	return classifyLatency(a.Latency, a.Status, fast)
+}
+
+// classifyLatency is ClassifyAccess of a line that took latency and was
+// answered status.
+func classifyLatency(latency time.Duration, status int, fast time.Duration) (Class, Reason) {
+	if latency >= fast {
+		return Upstream, upstreamReason(status)
 	}
-	switch a.Status {
+	switch status {
 	case 429:
 		return Gateway, ReasonCooldown
 	case 401, 403:

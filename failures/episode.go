@@ -34,45 +34,82 @@ type trigger struct {
 // episodes finds the runs of refusals that follow an upstream failure on
 // the same pool within the rest. events are ordered by start.
 func episodes(events []event, cfg *Config) []Episode {
-	byGateway := map[ledger.Gateway][]*trigger{}
+	f := newFinder(cfg)
 	for i := range events {
-		e := &events[i]
-		if e.class == Upstream {
-			byGateway[e.gateway] = append(byGateway[e.gateway], &trigger{e: e, until: e.fail.End.Add(cfg.cooldown(e.gateway, e.fail.HTTPStatus))})
+		if e := &events[i]; e.class == Upstream {
+			f.trigger(e)
 		}
 	}
-	for _, ts := range byGateway {
-		sort.SliceStable(ts, func(i, j int) bool { return ts[i].e.fail.End.Before(ts[j].e.fail.End) })
-	}
-	var found []*Episode
 	for i := range events {
-		r := &events[i]
-		if r.class != Gateway || !r.reason.Opens() {
-			continue
-		}
-		t := match(byGateway[r.gateway], r)
-		if t == nil {
-			continue
-		}
-		if t.ep == nil {
-			t.open(r, cfg)
-			found = append(found, t.ep)
-		}
-		t.refuse(r)
-		// A refusal names no provider (no deployment was picked), an
-		// access line not even a model: the episode says whose it was.
-		if r.provider == "" {
-			r.provider = t.e.provider
-		}
-		if r.group == "" {
-			r.group = t.e.group
-		}
-		if r.retry > 0 { // LiteLLM says how long the rest has left
-			t.until = latest(t.until, r.fail.Start.Add(r.retry))
-		}
+		f.refusal(&events[i])
 	}
-	out := make([]Episode, len(found))
-	for i, ep := range found {
+	return f.episodes()
+}
+
+// finder finds episodes: it is given the upstream failures, then the
+// refusals in the order they started.
+type finder struct {
+	cfg       *Config
+	byGateway map[ledger.Gateway][]*trigger // by end, then as given
+	found     []*Episode
+}
+
+func newFinder(cfg *Config) *finder {
+	return &finder{cfg: cfg, byGateway: map[ledger.Gateway][]*trigger{}}
+}
+
+// trigger adds upstream failure e, after those that ended at or before
+// it.
+func (f *finder) trigger(e *event) {
+	ts := f.byGateway[e.gateway]
+	i := sort.Search(len(ts), func(i int) bool { return ts[i].e.fail.End.After(e.fail.End) })
+	t := &trigger{e: e, until: e.fail.End.Add(f.cfg.cooldown(e.gateway, e.fail.HTTPStatus))}
+	f.byGateway[e.gateway] = slices.Insert(ts, i, t)
+}
+
+// refusal counts r into the episode whose rest covers it, when r is a
+// refusal that can be part of one, opening the episode at its first.
+func (f *finder) refusal(r *event) {
+	if r.class != Gateway || !r.reason.Opens() {
+		return
+	}
+	t := match(f.byGateway[r.gateway], r)
+	if t == nil {
+		return
+	}
+	if t.ep == nil {
+		t.open(r, f.cfg)
+		f.found = append(f.found, t.ep)
+	}
+	t.refuse(r)
+	// A refusal names no provider (no deployment was picked), an
+	// access line not even a model: the episode says whose it was.
+	if r.provider == "" {
+		r.provider = t.e.provider
+	}
+	if r.group == "" {
+		r.group = t.e.group
+	}
+	if r.retry > 0 { // LiteLLM says how long the rest has left
+		t.until = latest(t.until, r.fail.Start.Add(r.retry))
+	}
+}
+
+// forget drops the upstream failures no refusal ending at or after end
+// can reach any more: those more than maxLookBack before the last that
+// ended by end (plus slack). Their episodes are complete.
+func (f *finder) forget(g ledger.Gateway, end time.Time) {
+	ts := f.byGateway[g]
+	n := sort.Search(len(ts), func(i int) bool { return ts[i].e.fail.End.After(end.Add(slack)) })
+	if drop := n - maxLookBack; drop >= maxLookBack { // in batches: a copy per maxLookBack dropped
+		f.byGateway[g] = slices.Delete(ts, 0, drop)
+	}
+}
+
+// episodes returns the episodes found, in the order they opened.
+func (f *finder) episodes() []Episode {
+	out := make([]Episode, len(f.found))
+	for i, ep := range f.found {
 		out[i] = *ep
 	}
 	return out

@@ -105,13 +105,16 @@ func runFailures(cmd *cobra.Command, a *app, opts *failuresOptions) error {
 	if fopts.Zone, err = loadZone(opts.zone()); err != nil {
 		return err
 	}
+	a.defaultDB(&opts.source)
+	records := len(opts.source.calls) > 0 || len(opts.source.dbs) > 0 || len(opts.accessLog) == 0
+	// Without records the access lines are decided as they are read.
+	fopts.AccessOnly = !records
 	an := failures.New(fopts)
 	if err := a.readAccessLogs(cmd, opts, an); err != nil {
 		return err
 	}
-	a.defaultDB(&opts.source)
 	var rows pricing.Rows
-	if len(opts.source.calls) > 0 || len(opts.source.dbs) > 0 || len(opts.accessLog) == 0 {
+	if records {
 		// Rows one by one: the analyzer sees every call.
 		e, err := a.priceSource(cmd.Context(), &opts.source, eopts, an)
 		var xe *exitError
@@ -159,6 +162,11 @@ func (a *app) readAccessLogs(cmd *cobra.Command, opts *failuresOptions, an *fail
 	if err != nil {
 		return err
 	}
+	defer func() {
+		if n := an.Late(); n > 0 {
+			fmt.Fprintf(a.stderr, "warning: %d access line(s) logged more than %s before a line read earlier: counted, but an episode they belong to may be missed; give the logs oldest first\n", n, failures.Lag)
+		}
+	}()
 	for _, arg := range opts.accessLog {
 		paths, err := filepath.Glob(arg)
 		if err != nil || len(paths) == 0 {
