@@ -54,19 +54,19 @@ func isModelsDev(data []byte) bool {
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		return false
 	}
-	for dec.More() {
-		if _, err := dec.Token(); err != nil {
-			return false
-		}
-		var first struct {
-			Models json.RawMessage `json:"models"`
-		}
-		if dec.Decode(&first) != nil {
-			return false
-		}
-		return bytes.HasPrefix(bytes.TrimSpace(first.Models), []byte{'{'})
+	if !dec.More() {
+		return false
 	}
-	return false
+	if _, err := dec.Token(); err != nil {
+		return false
+	}
+	var first struct {
+		Models json.RawMessage `json:"models"`
+	}
+	if dec.Decode(&first) != nil {
+		return false
+	}
+	return bytes.HasPrefix(bytes.TrimSpace(first.Models), []byte{'{'})
 }
 
 // readModelsDev reads models.dev's api.json: an object of provider id →
