@@ -191,6 +191,7 @@ func (e *Engine) UnpricedCalls() []UnpricedCalls {
 		u.Recorded = sums[k].Value()
 		out = append(out, *u)
 	}
+	out = foldUnpriced(out, MaxUnpricedListed)
 	slices.SortFunc(out, func(a, b UnpricedCalls) int {
 		return cmp.Or(strings.Compare(a.Model, b.Model), strings.Compare(a.Host, b.Host), cmp.Compare(a.Cause, b.Cause),
 			strings.Compare(a.Version, b.Version))
@@ -247,4 +248,35 @@ func UnpricedCallsOf(m *tariffs.Model, v *tariffs.Version, outcome Outcome) Unpr
 		u.Version, u.Since = after.Name, after.Effective
 	}
 	return u
+}
+
+// MaxUnpricedListed bounds the entries Engine.UnpricedCalls lists: past
+// it, the entries with the fewest calls are summed by cause under
+// OtherNames, so a log of a million distinct unknown names is not listed
+// name by name (the explanations and groups still carry every name within
+// the budget of names).
+const MaxUnpricedListed = 1000
+
+// foldUnpriced keeps the max entries with the most calls (then by model)
+// and sums the rest by cause into one entry each, named OtherNames.
+func foldUnpriced(us []UnpricedCalls, max int) []UnpricedCalls {
+	if len(us) <= max {
+		return us
+	}
+	slices.SortFunc(us, func(a, b UnpricedCalls) int {
+		return cmp.Or(cmp.Compare(b.Calls, a.Calls), strings.Compare(a.Model, b.Model), strings.Compare(a.Host, b.Host))
+	})
+	kept, rest := us[:max:max], us[max:]
+	byCause := map[UnpricedCause]int{}
+	for _, u := range rest {
+		i, ok := byCause[u.Cause]
+		if !ok {
+			i = len(kept)
+			byCause[u.Cause] = i
+			kept = append(kept, UnpricedCalls{Model: OtherNames, Cause: u.Cause, HostPriced: true, Recorded: decimal.Zero})
+		}
+		kept[i].Calls += u.Calls
+		kept[i].Recorded = kept[i].Recorded.Add(u.Recorded)
+	}
+	return kept
 }

@@ -99,6 +99,7 @@ func (h *harness) tokenfareHead(lines int, args ...string) result {
 		// on the measured peak below.
 		name, argv = p, append([]string{fmt.Sprintf("--data=%d", 2*h.maxRSS+64<<20), "--", bin}, args...)
 	}
+	lowerPeak()
 	cmd := exec.CommandContext(ctx, name, argv...)
 	cmd.Dir = h.dir
 	cmd.Env = append(os.Environ(), "TZ=UTC")
