@@ -148,10 +148,10 @@ func schemaRecord(s *schema) recordFunc {
 		// Members in document order; when two names map to one column the
 		// first wins, as with CSV headers. One name given twice is refused:
 		// picking one would be a guess.
-		var names [maxCols]string
+		var names [maxCols][]byte
 		twice := ""
-		err := eachMember(raw, func(k string, m json.RawMessage) {
-			i := s.index(k)
+		err := eachMember(raw, func(k, m []byte) {
+			i := s.indexBytes(k)
 			if i < 0 {
 				return
 			}
@@ -159,7 +159,7 @@ func schemaRecord(s *schema) recordFunc {
 			case !set[j]:
 				set[j], names[j] = true, k
 				v.add(i, jsonText(m))
-			case normName(names[j]) == normName(k) && twice == "":
+			case normName(string(names[j])) == normName(string(k)) && twice == "":
 				twice = fmt.Sprintf("member %q is given twice", k)
 			}
 		})
@@ -178,47 +178,57 @@ func schemaRecord(s *schema) recordFunc {
 	}
 }
 
-// eachMember calls fn for each member of the JSON object raw, in order.
-func eachMember(raw []byte, fn func(key string, value json.RawMessage)) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if tok, err := dec.Token(); err != nil {
-		return err
-	} else if tok != json.Delim('{') {
-		return fmt.Errorf("found %v", tok)
+// eachMember calls fn for each member of the JSON object raw, in order:
+// its name, decoded, and its value as written. raw is one valid JSON value
+// (a decoder's or checked by json.Valid): only its kind can be wrong.
+func eachMember(raw []byte, fn func(key, value []byte)) error {
+	s := jsonScanner{b: raw}
+	s.space()
+	if s.peek() != '{' {
+		return notObject(raw)
 	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return err
+	s.open()
+	for more := s.member(true); more; more = s.member(false) {
+		key := s.key
+		if !s.keyPlain {
+			key = unquote(key)
 		}
-		var m json.RawMessage
-		if err := dec.Decode(&m); err != nil {
-			return err
+		start := s.i
+		if !s.skip() {
+			break
 		}
-		fn(tok.(string), m)
+		fn(key, raw[start:s.i])
 	}
-	if _, err := dec.Token(); err != nil {
-		return err
-	}
-	if dec.More() {
-		return fmt.Errorf("text after the object")
+	if !s.end() {
+		return errors.New(s.err)
 	}
 	return nil
 }
 
+// notObject says what a JSON value that should be an object holds
+// instead: its first token, as a decoder reads it.
+func notObject(raw []byte) error {
+	tok, err := json.NewDecoder(bytes.NewReader(raw)).Token()
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("found %v", tok)
+}
+
 // jsonText returns a JSON value as column text: strings unquoted, null
 // empty, anything else (numbers, objects) as written.
-func jsonText(m json.RawMessage) []byte {
+func jsonText(m []byte) []byte {
 	m = bytes.TrimSpace(m)
 	switch {
 	case len(m) == 0 || string(m) == "null":
 		return nil
 	case m[0] == '"':
-		var s string
-		if json.Unmarshal(m, &s) != nil {
+		s := jsonScanner{b: m}
+		raw, flags, ok := s.str()
+		if !ok || s.i != len(m) {
 			return m
 		}
-		return []byte(s)
+		return text(raw, flags)
 	}
 	return m
 }

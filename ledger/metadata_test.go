@@ -457,3 +457,71 @@ func TestReadMetadataAllocations(t *testing.T) {
 		t.Errorf("%v allocations a read, want 0", n)
 	}
 }
+
+// oracleMembers is how the members of a row object were read before
+// eachMember used the scanner: a json.Decoder's tokens.
+func oracleMembers(raw []byte) ([]string, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil {
+		return nil, err
+	} else if tok != json.Delim('{') {
+		return nil, fmt.Errorf("found %v", tok)
+	}
+	var out []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		var m json.RawMessage
+		if err := dec.Decode(&m); err != nil {
+			return nil, err
+		}
+		var text string
+		switch {
+		case string(m) == "null": // jsonText: null is empty
+		case m[0] != '"' || json.Unmarshal(m, &text) != nil:
+			text = string(m) // jsonText keeps what is not a string as written
+		}
+		out = append(out, fmt.Sprintf("%q=%s text %q", tok.(string), m, text))
+	}
+	return out, nil
+}
+
+// FuzzEachMemberMatchesDecoder: for any valid JSON value (as the readers
+// hand eachMember), its members and their column text are the decoder's,
+// and a value that is not an object is refused in the same words.
+func FuzzEachMemberMatchesDecoder(f *testing.F) {
+	for _, p := range []string{"testdata/spendlogs.json", "../testdata/litellm/spendlogs-shapes.json"} {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		var rows []json.RawMessage
+		if err := json.Unmarshal(data, &rows); err != nil {
+			f.Fatal(err)
+		}
+		for _, r := range rows {
+			f.Add([]byte(r))
+		}
+	}
+	for _, s := range []string{`[1]`, `1e6`, `"x"`, `null`, `true`, `{"a\u0062":"c\u00e9\ud800","":{}, "a b":[ ] , "n":-0.5e+1}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if !json.Valid(raw) {
+			return
+		}
+		want, werr := oracleMembers(raw)
+		var got []string
+		err := eachMember(raw, func(k, m []byte) {
+			got = append(got, fmt.Sprintf("%q=%s text %q", k, m, jsonText(m)))
+		})
+		if fmt.Sprint(err) != fmt.Sprint(werr) {
+			t.Fatalf("%q: error %v, want %v", raw, err, werr)
+		}
+		if err == nil && strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("%q:\n%s\nwant\n%s", raw, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	})
+}
