@@ -37,19 +37,11 @@ func scanRecords(data []byte) (end int, open, quoted bool) {
 		if nl := bytes.LastIndexByte(data[seg:q], '\n'); nl >= 0 {
 			end = seg + nl + 1
 		}
-		j := q + 1
-		for {
-			c := quoteStop(data, j)
-			if c < 0 {
-				return end, true, true
-			}
-			if c+1 < len(data) && data[c+1] == '"' {
-				j = c + 2
-				continue
-			}
-			i, seg = c+1, c+1
-			break
+		c := closingQuote(data, q+1)
+		if c < 0 {
+			return end, true, true
 		}
+		i, seg = c+1, c+1
 	}
 	if nl := bytes.LastIndexByte(data[seg:], '\n'); nl >= 0 {
 		end = seg + nl + 1
@@ -247,17 +239,36 @@ func fieldStop(data []byte, i int) int {
 	return len(data)
 }
 
-// quoteStop returns the index of the next quote in data from i on, -1 if
-// none. The quotes of a JSON column come a few bytes apart, doubled: the
-// first two words are tested in place before the search.
-func quoteStop(data []byte, i int) int {
-	for k := 0; k < 2 && i+8 <= len(data); k, i = k+1, i+8 {
-		if m := bytesOf(binary.LittleEndian.Uint64(data[i:]), '"'); m != 0 {
-			return i + bits.TrailingZeros64(m)>>3
+// closingQuote returns the index of the quote that closes a quoted field
+// whose text starts at data[j] (a quote not followed by another; a
+// doubled one is a quote of the text), -1 if data ends first. The quotes
+// of a JSON column come a few bytes apart, doubled: each word's quotes
+// are taken from one mark of them, a pair at a time.
+func closingQuote(data []byte, j int) int {
+	for j+8 <= len(data) {
+		m := bytesOf(binary.LittleEndian.Uint64(data[j:]), '"')
+		for m != 0 {
+			q := j + bits.TrailingZeros64(m)>>3
+			switch {
+			case q+1 == len(data) || data[q+1] != '"':
+				return q
+			case q+1 < j+8: // the pair's second quote is marked next
+				m &= m - 1
+				m &= m - 1
+			default: // the pair ends in the next word: go on after it
+				j = q - 6
+				m = 0
+			}
 		}
+		j += 8
 	}
-	if q := bytes.IndexByte(data[i:], '"'); q >= 0 {
-		return i + q
+	for ; j < len(data); j++ {
+		if data[j] == '"' {
+			if j+1 == len(data) || data[j+1] != '"' {
+				return j
+			}
+			j++
+		}
 	}
 	return -1
 }
