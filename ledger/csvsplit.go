@@ -37,20 +37,11 @@ func scanRecords(data []byte) (end int, open, quoted bool) {
 		if nl := bytes.LastIndexByte(data[seg:q], '\n'); nl >= 0 {
 			end = seg + nl + 1
 		}
-		j := q + 1
-		for {
-			c := bytes.IndexByte(data[j:], '"')
-			if c < 0 {
-				return end, true, true
-			}
-			c += j
-			if c+1 < len(data) && data[c+1] == '"' {
-				j = c + 2
-				continue
-			}
-			i, seg = c+1, c+1
-			break
+		c := closingQuote(data, q+1)
+		if c < 0 {
+			return end, true, true
 		}
+		i, seg = c+1, c+1
 	}
 	if nl := bytes.LastIndexByte(data[seg:], '\n'); nl >= 0 {
 		end = seg + nl + 1
@@ -217,11 +208,69 @@ func (s *splitter) splitMasked(base, end int) int {
 }
 
 // commas returns a word with the high bit set in each byte of w that is a
-// comma: w XORed with eight commas has a zero byte there.
-func commas(w uint64) uint64 {
+// comma.
+func commas(w uint64) uint64 { return bytesOf(w, ',') }
+
+// bytesOf returns a word with the high bit set in each byte of w equal to
+// c: w XORed with eight c's has a zero byte there. The test is exact: no
+// other byte is marked.
+func bytesOf(w uint64, c byte) uint64 {
 	const lo, low7 = 0x0101010101010101, 0x7F7F7F7F7F7F7F7F
-	y := w ^ (lo * ',')
+	y := w ^ (lo * uint64(c))
 	return ^(((y & low7) + low7) | y | low7)
+}
+
+// fieldStop returns the index of the first comma, newline or quote in
+// data from i on, len(data) if none: where an unquoted field of a quoted
+// record ends, or a quote that makes it malformed. Fields are short, so
+// eight bytes are tested at a time rather than searched for each.
+func fieldStop(data []byte, i int) int {
+	for ; i+8 <= len(data); i += 8 {
+		w := binary.LittleEndian.Uint64(data[i:])
+		if m := bytesOf(w, ',') | bytesOf(w, '\n') | bytesOf(w, '"'); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+	}
+	for ; i < len(data); i++ {
+		if c := data[i]; c == ',' || c == '\n' || c == '"' {
+			return i
+		}
+	}
+	return len(data)
+}
+
+// closingQuote returns the index of the quote that closes a quoted field
+// whose text starts at data[j] (a quote not followed by another; a
+// doubled one is a quote of the text), -1 if data ends first. The quotes
+// of a JSON column come a few bytes apart, doubled: each word's quotes
+// are taken from one mark of them, a pair at a time.
+func closingQuote(data []byte, j int) int {
+	for j+8 <= len(data) {
+		m := bytesOf(binary.LittleEndian.Uint64(data[j:]), '"')
+		for m != 0 {
+			q := j + bits.TrailingZeros64(m)>>3
+			switch {
+			case q+1 == len(data) || data[q+1] != '"':
+				return q
+			case q+1 < j+8: // the pair's second quote is marked next
+				m &= m - 1
+				m &= m - 1
+			default: // the pair ends in the next word: go on after it
+				j = q - 6
+				m = 0
+			}
+		}
+		j += 8
+	}
+	for ; j < len(data); j++ {
+		if data[j] == '"' {
+			if j+1 == len(data) || data[j+1] != '"' {
+				return j
+			}
+			j++
+		}
+	}
+	return -1
 }
 
 // slowRecord handles records that contain quotes.
@@ -258,11 +307,10 @@ func (s *splitter) slowRecord(data []byte, i int) (next, lines int, blank bool, 
 			s.fields = s.fields[:len(s.fields)-1]
 		}
 		start := i
-		for i < len(data) && data[i] != ',' && data[i] != '\n' {
-			if data[i] == '"' && bad == "" {
+		for i = fieldStop(data, i); i < len(data) && data[i] == '"'; i = fieldStop(data, i+1) {
+			if bad == "" {
 				bad = fmt.Sprintf("field %d: quote inside an unquoted field", len(s.fields)+1)
 			}
-			i++
 		}
 		field := data[start:i]
 		if i == len(data) || data[i] == '\n' { // the record's last field: drop a CR
@@ -289,26 +337,43 @@ func quotedField(data []byte, i int) (field []byte, next, lines int, unterminate
 	start := i + 1
 	j, w := start, start
 	for {
-		q := bytes.IndexByte(data[j:], '"')
-		if q < 0 {
-			lines += bytes.Count(data[j:], nl)
-			w += copy(data[w:], data[j:])
-			return data[start:w], len(data), lines, true
-		}
-		q += j
-		lines += bytes.Count(data[j:q], nl)
+		k := quoteOrNewline(data, j)
 		if w != j {
-			copy(data[w:], data[j:q])
+			copy(data[w:], data[j:k])
 		}
-		w += q - j
-		if q+1 < len(data) && data[q+1] == '"' {
+		w += k - j
+		switch {
+		case k == len(data):
+			return data[start:w], len(data), lines, true
+		case data[k] == '\n':
+			lines++
+			data[w] = '\n'
+			w, j = w+1, k+1
+		case k+1 < len(data) && data[k+1] == '"':
 			data[w] = '"'
-			w++
-			j = q + 2
-			continue
+			w, j = w+1, k+2
+		default:
+			return data[start:w], k + 1, lines, false
 		}
-		return data[start:w], q + 1, lines, false
 	}
+}
+
+// quoteOrNewline returns the index of the first quote or newline in data
+// from i on, len(data) if none, eight bytes at a time: a quoted JSON
+// column has a doubled quote every few bytes.
+func quoteOrNewline(data []byte, i int) int {
+	for ; i+8 <= len(data); i += 8 {
+		w := binary.LittleEndian.Uint64(data[i:])
+		if m := bytesOf(w, '"') | bytesOf(w, '\n'); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+	}
+	for ; i < len(data); i++ {
+		if c := data[i]; c == '"' || c == '\n' {
+			return i
+		}
+	}
+	return len(data)
 }
 
 var nl = []byte{'\n'}

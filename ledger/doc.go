@@ -26,6 +26,16 @@
 // Options.Workers goroutines without per-field allocations, and batches
 // are delivered in input order. Memory is bounded by a few chunks.
 //
+// JSON in rows (LiteLLM's metadata, the members of a /spend/logs row) and
+// the elements of /spend/logs arrays are read by a scanner over the bytes
+// (jsonScanner) that visits only the members tokenfare reads and passes
+// over the rest, accepting exactly what encoding/json accepts and
+// wording its syntax errors alike; the fields read are the ones
+// encoding/json decoded, held to it by differential fuzz tests. An array
+// element the scanner does not read (malformed, cut short, near the
+// longest record) and all after it are read by encoding/json's decoder,
+// which words and locates the error.
+//
 // # Invariants
 //
 //   - Every input row becomes exactly one Call or one Rejection: for every

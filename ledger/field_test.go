@@ -226,3 +226,39 @@ func TestCacheHitID(t *testing.T) {
 		}
 	}
 }
+
+// TestClosingQuoteEveryPlacement: the quote that closes a field is found
+// a word at a time as one at a time finds it, for every placement of
+// quotes in texts of up to 17 bytes (pairs across a word's end included).
+func TestClosingQuoteEveryPlacement(t *testing.T) {
+	want := func(data []byte, j int) int {
+		for ; j < len(data); j++ {
+			if data[j] == '"' {
+				if j+1 < len(data) && data[j+1] == '"' {
+					j++
+					continue
+				}
+				return j
+			}
+		}
+		return -1
+	}
+	for n := 0; n <= 17; n++ {
+		for bitsOf := 0; bitsOf < 1<<n; bitsOf++ {
+			data := make([]byte, n)
+			for k := range data {
+				data[k] = 'a'
+				if bitsOf>>k&1 == 1 {
+					data[k] = '"'
+				}
+			}
+			for _, j := range []int{0, 1} {
+				if j <= n {
+					if got, w := closingQuote(data, j), want(data, j); got != w {
+						t.Fatalf("closingQuote(%q, %d) = %d, want %d", data, j, got, w)
+					}
+				}
+			}
+		}
+	}
+}

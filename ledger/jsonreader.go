@@ -141,17 +141,22 @@ func (e *emitter) where(item string, line int) string {
 type recordFunc func(p *rowParser, raw []byte, c *Call) (requestID, reason string)
 
 // schemaRecord reads a JSON object whose members are a schema's columns.
+// The function is one reader's: it keeps the columns of the last record's
+// members (memberColumns).
 func schemaRecord(s *schema) recordFunc {
+	var cols memberColumns
 	return func(p *rowParser, raw []byte, c *Call) (string, string) {
 		var v rowFields
 		var set [maxCols]bool
 		// Members in document order; when two names map to one column the
 		// first wins, as with CSV headers. One name given twice is refused:
 		// picking one would be a guess.
-		var names [maxCols]string
+		var names [maxCols][]byte
 		twice := ""
-		err := eachMember(raw, func(k string, m json.RawMessage) {
-			i := s.index(k)
+		n := 0
+		err := eachMember(raw, func(k, m []byte) {
+			i := cols.index(s, n, k)
+			n++
 			if i < 0 {
 				return
 			}
@@ -159,7 +164,7 @@ func schemaRecord(s *schema) recordFunc {
 			case !set[j]:
 				set[j], names[j] = true, k
 				v.add(i, jsonText(m))
-			case normName(names[j]) == normName(k) && twice == "":
+			case normName(string(names[j])) == normName(string(k)) && twice == "":
 				twice = fmt.Sprintf("member %q is given twice", k)
 			}
 		})
@@ -178,47 +183,83 @@ func schemaRecord(s *schema) recordFunc {
 	}
 }
 
-// eachMember calls fn for each member of the JSON object raw, in order.
-func eachMember(raw []byte, fn func(key string, value json.RawMessage)) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if tok, err := dec.Token(); err != nil {
-		return err
-	} else if tok != json.Delim('{') {
-		return fmt.Errorf("found %v", tok)
+// memberColumns remembers the column of each member of the last record,
+// by place: the records of one file name their members alike, so a name
+// is mostly compared with the last record's rather than looked up.
+type memberColumns struct {
+	names [][]byte
+	cols  []int
+}
+
+// maxMembers bounds the members remembered.
+const maxMembers = 256
+
+// index returns the column of the n-th member of a record, named key.
+func (m *memberColumns) index(s *schema, n int, key []byte) int {
+	if n < len(m.names) && bytes.Equal(m.names[n], key) {
+		return m.cols[n]
 	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return err
+	i := s.indexBytes(key)
+	switch {
+	case n < len(m.names):
+		m.names[n], m.cols[n] = append(m.names[n][:0], key...), i
+	case n == len(m.names) && n < maxMembers:
+		m.names, m.cols = append(m.names, append([]byte(nil), key...)), append(m.cols, i)
+	}
+	return i
+}
+
+// eachMember calls fn for each member of the JSON object raw, in order:
+// its name, decoded, and its value as written. raw is one valid JSON value
+// (a decoder's or checked by json.Valid): only its kind can be wrong.
+func eachMember(raw []byte, fn func(key, value []byte)) error {
+	s := jsonScanner{b: raw}
+	s.space()
+	if s.peek() != '{' {
+		return notObject(raw)
+	}
+	s.open()
+	for more := s.member(true); more; more = s.member(false) {
+		key := s.key
+		if !s.keyPlain {
+			key = unquote(key)
 		}
-		var m json.RawMessage
-		if err := dec.Decode(&m); err != nil {
-			return err
+		start := s.i
+		if !s.skip() {
+			break
 		}
-		fn(tok.(string), m)
+		fn(key, raw[start:s.i])
 	}
-	if _, err := dec.Token(); err != nil {
-		return err
-	}
-	if dec.More() {
-		return fmt.Errorf("text after the object")
+	if !s.end() {
+		return errors.New(s.err)
 	}
 	return nil
 }
 
+// notObject says what a JSON value that should be an object holds
+// instead: its first token, as a decoder reads it.
+func notObject(raw []byte) error {
+	tok, err := json.NewDecoder(bytes.NewReader(raw)).Token()
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("found %v", tok)
+}
+
 // jsonText returns a JSON value as column text: strings unquoted, null
 // empty, anything else (numbers, objects) as written.
-func jsonText(m json.RawMessage) []byte {
+func jsonText(m []byte) []byte {
 	m = bytes.TrimSpace(m)
 	switch {
 	case len(m) == 0 || string(m) == "null":
 		return nil
 	case m[0] == '"':
-		var s string
-		if json.Unmarshal(m, &s) != nil {
+		s := jsonScanner{b: m}
+		raw, flags, ok := s.str()
+		if !ok || s.i != len(m) {
 			return m
 		}
-		return []byte(s)
+		return text(raw, flags)
 	}
 	return m
 }
@@ -240,41 +281,70 @@ func elementWhere(prefix string, i int, requestID string) string {
 // refused with its line, never ignored. An element longer than the
 // longest record (64 MiB) ends the file with its line: the decoder would
 // hold all of it.
+//
+// The arrays' elements are read by the scanner (arrayFramer) as long as the
+// input is what it reads; from the first thing it does not, the rest is
+// read by encoding/json's decoder (decodeArrays), errors and lines alike.
 func produceArray(src io.Reader, opt Options, rec recordFunc) func(e *emitter) error {
 	return func(e *emitter) error {
-		lr := &lineReader{r: src, max: opt.withDefaults().maxRecord}
-		dec := json.NewDecoder(lr)
-		dec.UseNumber()
-		for k := 1; ; k++ {
-			lr.advance(dec.InputOffset())
-			at := lr.lineAt(dec.InputOffset() + leadingBlanks(dec))
-			tok, err := dec.Token()
-			if errors.Is(err, io.EOF) && k > 1 {
-				return nil
-			}
-			if err != nil {
-				return inputError(e.r.name, at, err)
-			}
-			prefix := ""
+		limit := opt.withDefaults().maxRecord
+		f := &arrayFramer{src: src, max: limit}
+		h, err := f.run(e, rec)
+		if err != nil || h == nil {
+			return err
+		}
+		return decodeArrays(e, h.stream(), h.lines, limit, h.k, h.open, rec)
+	}
+}
+
+// decodeArrays is produceArray's walk with encoding/json's decoder, from
+// top-level value k of src on; src starts on line lines+1. With open set,
+// value k is an array reopened at the start of src ("[", or "[0 " after
+// elements already read): its elements are read from open.next on.
+func decodeArrays(e *emitter, src io.Reader, lines, limit, k int, open *openArray, rec recordFunc) error {
+	lr := &lineReader{r: src, max: limit, lines: lines}
+	dec := json.NewDecoder(lr)
+	dec.UseNumber()
+	if open != nil {
+		dec.Token() // the reopened '['
+		if open.next > 0 {
+			var before json.RawMessage
+			dec.Decode(&before) // the "0" that stands for the element before
+		}
+		if err := walkArray(e, dec, lr, open.prefix, rec, open.next); err != nil {
+			return err
+		}
+		k++
+	}
+	for ; ; k++ {
+		lr.advance(dec.InputOffset())
+		at := lr.lineAt(dec.InputOffset() + leadingBlanks(dec))
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) && k > 1 {
+			return nil
+		}
+		if err != nil {
+			return inputError(e.r.name, at, err)
+		}
+		prefix := ""
+		if k > 1 {
+			prefix = fmt.Sprintf("array %d at line %d", k, at)
+		}
+		switch tok {
+		case json.Delim('['):
+			err = walkArray(e, dec, lr, prefix, rec, 0)
+		case json.Delim('{'):
 			if k > 1 {
-				prefix = fmt.Sprintf("array %d at line %d", k, at)
+				prefix = fmt.Sprintf("object %d at line %d: data", k, at)
+			} else {
+				prefix = "data"
 			}
-			switch tok {
-			case json.Delim('['):
-				err = walkArray(e, dec, lr, prefix, rec)
-			case json.Delim('{'):
-				if k > 1 {
-					prefix = fmt.Sprintf("object %d at line %d: data", k, at)
-				} else {
-					prefix = "data"
-				}
-				err = walkObject(e, dec, lr, prefix, rec)
-			default:
-				err = inputError(e.r.name, at, fmt.Errorf("top-level value %d is %v, not an array or object of calls", k, tok))
-			}
-			if err != nil {
-				return err
-			}
+			err = walkObject(e, dec, lr, prefix, rec)
+		default:
+			err = inputError(e.r.name, at, fmt.Errorf("top-level value %d is %v, not an array or object of calls", k, tok))
+		}
+		if err != nil {
+			return err
 		}
 	}
 }
@@ -312,7 +382,7 @@ func walkObject(e *emitter, dec *json.Decoder, lr *lineReader, prefix string, re
 			if t, err := dec.Token(); err != nil || t != json.Delim('[') {
 				return inputError(e.r.name, lr.lineAt(dec.InputOffset()), errors.New(`"data" is not an array`))
 			}
-			if err := walkArray(e, dec, lr, prefix, rec); err != nil {
+			if err := walkArray(e, dec, lr, prefix, rec, 0); err != nil {
 				return err
 			}
 			continue
@@ -326,32 +396,34 @@ func walkObject(e *emitter, dec *json.Decoder, lr *lineReader, prefix string, re
 	return jsonError(e, dec, lr, err)
 }
 
-// walkArray reads the elements of an array whose '[' has been read;
-// prefix names the array within the input ("" for the first top-level
-// array).
-func walkArray(e *emitter, dec *json.Decoder, lr *lineReader, prefix string, rec recordFunc) error {
-	for i := 0; dec.More(); i++ {
+// walkArray reads the elements of an array whose '[' has been read, the
+// first of them element first; prefix names the array within the input
+// ("" for the first top-level array).
+func walkArray(e *emitter, dec *json.Decoder, lr *lineReader, prefix string, rec recordFunc, first int) error {
+	for i := first; dec.More(); i++ {
 		lr.advance(dec.InputOffset())
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
 			return jsonError(e, dec, lr, fmt.Errorf("element %s: %w", elementWhere(prefix, i, ""), err))
 		}
-		var c Call
-		id, reason := rec(&e.p, raw, &c)
-		item := elementWhere(prefix, i, id)
-		var err error
-		if reason != "" {
-			err = e.reject(item, 0, reason)
-		} else {
-			c.Source = e.where(item, 0)
-			err = e.call(&c)
-		}
-		if err != nil {
+		if err := emitElement(e, prefix, i, raw, rec); err != nil {
 			return err
 		}
 	}
 	_, err := dec.Token()
 	return jsonError(e, dec, lr, err)
+}
+
+// emitElement turns element i of an array into a call or a rejection.
+func emitElement(e *emitter, prefix string, i int, raw []byte, rec recordFunc) error {
+	var c Call
+	id, reason := rec(&e.p, raw, &c)
+	item := elementWhere(prefix, i, id)
+	if reason != "" {
+		return e.reject(item, 0, reason)
+	}
+	c.Source = e.where(item, 0)
+	return e.call(&c)
 }
 
 // lineReader passes reads through and keeps the bytes the decoder may

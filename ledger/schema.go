@@ -83,6 +83,29 @@ func normName(s string) string {
 	return b.String()
 }
 
+// indexBytes is index for a name as bytes: a name of plain ASCII is
+// normalized in place, without allocating.
+func (s *schema) indexBytes(name []byte) int {
+	var buf [64]byte
+	n := 0
+	for _, c := range name {
+		switch {
+		case c == '_' || c == ' ' || c == '-' || c == '"':
+			continue
+		case c >= 'A' && c <= 'Z':
+			c += 'a' - 'A'
+		case c < '!' || c > '~' || n == len(buf):
+			return s.index(string(name))
+		}
+		buf[n] = c
+		n++
+	}
+	if i, ok := s.lookup[string(buf[:n])]; ok {
+		return i
+	}
+	return -1
+}
+
 func (s *schema) init() *schema {
 	s.lookup = make(map[string]int)
 	for i, c := range s.cols {

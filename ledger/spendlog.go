@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 )
 
 // Columns of LiteLLM_SpendLogs that tokenfare reads.
@@ -101,124 +100,6 @@ var spendLogSchema = (&schema{
 	},
 	build: buildSpendLog,
 }).init()
-
-// spendLogUsage is additional_usage_values in LiteLLM's metadata: every
-// member of the usage object LiteLLM kept but prompt_tokens,
-// completion_tokens and total_tokens. Which members are there tells the
-// API and the LiteLLM version that wrote the row (docs/calls.md).
-type spendLogUsage struct {
-	// Chat Completions (LiteLLM's Usage type).
-	Prompt *struct {
-		Cached        json.Number `json:"cached_tokens"`
-		CacheCreation json.Number `json:"cache_creation_tokens"`
-		// The 5-minute / 1-hour split of the writes: logged only by the
-		// versions that count writes inside prompt_tokens.
-		WriteSplit *writeSplit `json:"cache_creation_token_details"`
-		// Gemini's grounding with Google Search: the searches (or grounded
-		// prompts) LiteLLM counted.
-		WebSearch json.Number `json:"web_search_requests"`
-	} `json:"prompt_tokens_details"`
-	// Anthropic's own usage object: its write split and server tools.
-	CacheCreationSplit *writeSplit `json:"cache_creation"`
-	ServerToolUse      *struct {
-		WebSearch json.Number `json:"web_search_requests"`
-		WebFetch  json.Number `json:"web_fetch_requests"`
-	} `json:"server_tool_use"`
-	ServiceTier  looseText `json:"service_tier"`
-	InferenceGeo looseText `json:"inference_geo"`
-	Completion   struct {
-		Reasoning json.Number `json:"reasoning_tokens"`
-	} `json:"completion_tokens_details"`
-	CacheRead     json.Number `json:"cache_read_input_tokens"`     // Anthropic, Bedrock
-	CacheCreation json.Number `json:"cache_creation_input_tokens"` // Anthropic, Bedrock
-	DeepSeekHit   json.Number `json:"prompt_cache_hit_tokens"`     // DeepSeek
-	// Responses API, and Anthropic's own Messages usage.
-	Input  json.Number `json:"input_tokens"`
-	Output json.Number `json:"output_tokens"`
-	InDet  *struct {
-		Cached        json.Number `json:"cached_tokens"`
-		CacheCreation json.Number `json:"cache_creation_tokens"`
-		CacheWrite    json.Number `json:"cache_write_tokens"` // OpenAI's name
-	} `json:"input_tokens_details"`
-	OutDet *struct {
-		Reasoning json.Number `json:"reasoning_tokens"`
-	} `json:"output_tokens_details"`
-}
-
-// writeSplit is the split of cache writes by lifetime, as Anthropic's usage
-// has it (cache_creation) and LiteLLM copies it
-// (prompt_tokens_details.cache_creation_token_details).
-type writeSplit struct {
-	FiveMinutes json.Number `json:"ephemeral_5m_input_tokens"`
-	OneHour     json.Number `json:"ephemeral_1h_input_tokens"`
-}
-
-// spendLogMeta is the part of LiteLLM's metadata JSON tokenfare reads.
-type spendLogMeta struct {
-	Usage     spendLogUsage `json:"additional_usage_values"`
-	KeyAlias  looseText     `json:"user_api_key_alias"`
-	TeamAlias looseText     `json:"user_api_key_team_alias"`
-	TeamID    looseText     `json:"user_api_key_team_id"`
-	// ModelMap is the price entry LiteLLM used: an object whose
-	// model_map_key names it. Read leniently, like the aliases: an odd
-	// shape only costs the call its price key.
-	ModelMap modelMapKey `json:"model_map_information"`
-	// Error is what LiteLLM logged of a failure (its
-	// StandardLoggingPayloadErrorInformation), read leniently: an odd
-	// shape only costs the call its failure detail.
-	Error *struct {
-		Code     looseText `json:"error_code"`
-		Class    looseText `json:"error_class"`
-		Provider looseText `json:"llm_provider"`
-		Message  looseText `json:"error_message"`
-	} `json:"error_information"`
-}
-
-// modelMapKey reads model_map_information.model_map_key as the member is
-// decoded: "" when the member is absent, not an object, or its key is not
-// a JSON string.
-type modelMapKey struct{ s string }
-
-func (k *modelMapKey) UnmarshalJSON(b []byte) error {
-	k.s = "" // a member given twice: the last one counts
-	if b = bytes.TrimSpace(b); len(b) == 0 || b[0] != '{' {
-		return nil
-	}
-	var info struct {
-		Key json.RawMessage `json:"model_map_key"`
-	}
-	var key string
-	if json.Unmarshal(b, &info) == nil && json.Unmarshal(info.Key, &key) == nil {
-		k.s = key
-	}
-	return nil
-}
-
-// looseText reads a JSON string, or a number as written, and passes over
-// any other kind: aliases only label reports, so an odd type there must not
-// cost the row its tokens and spend.
-type looseText struct {
-	s  string
-	ok bool
-}
-
-func (t *looseText) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
-	switch {
-	case len(b) > 1 && b[0] == '"' && bytes.IndexByte(b, '\\') < 0 && utf8.Valid(b[1:len(b)-1]):
-		// No escape and valid UTF-8: the text between the quotes is the
-		// string, as decoding it gives (the document is valid JSON).
-		t.s, t.ok = string(b[1:len(b)-1]), true
-	case len(b) > 0 && b[0] == '"':
-		var s string
-		if json.Unmarshal(b, &s) == nil {
-			t.s, t.ok = s, true
-		}
-	case len(b) > 0 && (b[0] == '-' || ('0' <= b[0] && b[0] <= '9')):
-		t.s, t.ok = string(b), true
-	}
-	return nil
-}
 
 func buildSpendLog(s *schema, p *rowParser, v *rowFields, c *Call) string {
 	c.Gateway = LiteLLM
@@ -545,85 +426,103 @@ func countCol(s *schema, v *rowFields, col int, dst *count) string {
 	return intCol(s, v, col, &dst.n)
 }
 
-// spendLogMetadata reads the token counts and aliases in the metadata JSON.
+// spendLogMetadata reads the token counts and labels in the metadata JSON.
 func spendLogMetadata(p *rowParser, m []byte, v *rowFields, c *Call, u *usageCounts) string {
-	var meta spendLogMeta
-	if err := json.Unmarshal(m, &meta); err != nil {
-		return "metadata is not valid JSON: " + strings.TrimPrefix(err.Error(), "json: ")
-	}
-	mu := &meta.Usage
-	r := metaCount(mu.Completion.Reasoning, "completion_tokens_details.reasoning_tokens", &u.reasoning, "")
-	r = metaCount(mu.CacheRead, "cache_read_input_tokens", &u.cacheRead, r)
-	r = metaCount(mu.CacheCreation, "cache_creation_input_tokens", &u.cacheWrite, r)
-	r = metaCount(mu.DeepSeekHit, "prompt_cache_hit_tokens", &u.deepSeekHit, r)
-	r = metaCount(mu.Input, "input_tokens", &u.input, r)
-	r = metaCount(mu.Output, "output_tokens", &u.output, r)
-	if d := mu.CacheCreationSplit; d != nil {
-		r = metaCount(d.FiveMinutes, "cache_creation.ephemeral_5m_input_tokens", &u.write5m, r)
-		r = metaCount(d.OneHour, "cache_creation.ephemeral_1h_input_tokens", &u.write1h, r)
-	}
-	if d := mu.Prompt; d != nil {
-		u.hasPromptDetails = true
-		u.hasWriteSplit = d.WriteSplit != nil
-		r = metaCount(d.Cached, "prompt_tokens_details.cached_tokens", &u.detailCached, r)
-		r = metaCount(d.CacheCreation, "prompt_tokens_details.cache_creation_tokens", &u.detailWrite, r)
-		if s := d.WriteSplit; s != nil {
-			r = metaCount(s.FiveMinutes, "prompt_tokens_details.cache_creation_token_details.ephemeral_5m_input_tokens", &u.write5m, r)
-			r = metaCount(s.OneHour, "prompt_tokens_details.cache_creation_token_details.ephemeral_1h_input_tokens", &u.write1h, r)
-		}
-		r = metaTool(d.WebSearch, "prompt_tokens_details.web_search_requests", &c.Tools[WebSearch], r)
-	}
-	if d := mu.ServerToolUse; d != nil {
-		r = metaTool(d.WebSearch, "server_tool_use.web_search_requests", &c.Tools[WebSearch], r)
-		r = metaTool(d.WebFetch, "server_tool_use.web_fetch_requests", &c.Tools[WebFetch], r)
-	}
-	if mu.ServiceTier.ok {
-		// A tier tokenfare does not price ("scale") is standard:
-		// docs/calls.md says so.
-		c.ServiceTier, _ = ParseServiceTier(mu.ServiceTier.s)
-		c.TierSource = TierServed
-	}
-	if mu.InferenceGeo.ok {
-		c.Region = p.strs.get([]byte(regionOf(mu.InferenceGeo.s)))
-	}
-	if d := mu.InDet; d != nil {
-		u.hasInOutDetails = true
-		r = metaCount(d.Cached, "input_tokens_details.cached_tokens", &u.inCached, r)
-		r = metaCount(d.CacheCreation, "input_tokens_details.cache_creation_tokens", &u.inWrite, r)
-		r = metaCount(d.CacheWrite, "input_tokens_details.cache_write_tokens", &u.inWrite, r)
-	}
-	if d := mu.OutDet; d != nil {
-		u.hasInOutDetails = true
-		r = metaCount(d.Reasoning, "output_tokens_details.reasoning_tokens", &u.outReasoning, r)
-	}
-	if r != "" {
+	var meta metaFields
+	if r := readMetadata(m, &meta); r != "" {
 		return r
 	}
-	if k := meta.ModelMap.s; k != "" {
-		c.PriceKey = p.strs.get([]byte(k))
+	if r := metaTokens(&meta.usage, c, u); r != "" {
+		return r
 	}
-	if e := meta.Error; e != nil && c.Status == StatusFailure {
-		c.Failure = Failure{HTTPStatus: httpStatus(e.Code.s), Class: p.strs.get([]byte(e.Class.s)),
-			Provider: p.strs.get([]byte(e.Provider.s)), Text: failureText(e.Message.s)}
+	if g := meta.usage.inferenceGeo; g.ok {
+		c.Region = p.strs.get([]byte(regionOf(string(g.text))))
 	}
-	if meta.KeyAlias.ok && !p.skipHolders.Has(HolderKey) {
-		c.KeyAlias = p.strs.get([]byte(meta.KeyAlias.s))
+	if k := meta.priceKey; len(k) > 0 {
+		c.PriceKey = p.strs.get(k)
+	}
+	if e := &meta.failure; e.set && c.Status == StatusFailure {
+		c.Failure = Failure{HTTPStatus: httpStatus(string(e.code.text)), Class: p.strs.get(e.class.text),
+			Provider: p.strs.get(e.provider.text), Text: failureText(string(e.message.text))}
+	}
+	metaHolders(p, &meta, v, c)
+	return ""
+}
+
+// metaTokens reads the counts of additional_usage_values into u and c,
+// and the service tier and region into c.
+func metaTokens(mu *metaUsage, c *Call, u *usageCounts) string {
+	r := metaCount(mu.reasoning, "completion_tokens_details.reasoning_tokens", &u.reasoning, "")
+	r = metaCount(mu.cacheRead, "cache_read_input_tokens", &u.cacheRead, r)
+	r = metaCount(mu.cacheCreation, "cache_creation_input_tokens", &u.cacheWrite, r)
+	r = metaCount(mu.deepSeekHit, "prompt_cache_hit_tokens", &u.deepSeekHit, r)
+	r = metaCount(mu.input, "input_tokens", &u.input, r)
+	r = metaCount(mu.output, "output_tokens", &u.output, r)
+	if d := &mu.cacheSplit; d.set {
+		r = metaCount(d.fiveMinutes, "cache_creation.ephemeral_5m_input_tokens", &u.write5m, r)
+		r = metaCount(d.oneHour, "cache_creation.ephemeral_1h_input_tokens", &u.write1h, r)
+	}
+	r = metaPrompt(&mu.prompt, c, u, r)
+	if d := &mu.serverTools; d.set {
+		r = metaTool(d.webSearch, "server_tool_use.web_search_requests", &c.Tools[WebSearch], r)
+		r = metaTool(d.webFetch, "server_tool_use.web_fetch_requests", &c.Tools[WebFetch], r)
+	}
+	if mu.serviceTier.ok {
+		// A tier tokenfare does not price ("scale") is standard:
+		// docs/calls.md says so.
+		c.ServiceTier, _ = ParseServiceTier(string(mu.serviceTier.text))
+		c.TierSource = TierServed
+	}
+	if d := &mu.inDetails; d.set {
+		u.hasInOutDetails = true
+		r = metaCount(d.cached, "input_tokens_details.cached_tokens", &u.inCached, r)
+		r = metaCount(d.cacheCreation, "input_tokens_details.cache_creation_tokens", &u.inWrite, r)
+		r = metaCount(d.cacheWrite, "input_tokens_details.cache_write_tokens", &u.inWrite, r)
+	}
+	if d := &mu.outDetails; d.set {
+		u.hasInOutDetails = true
+		r = metaCount(d.reasoning, "output_tokens_details.reasoning_tokens", &u.outReasoning, r)
+	}
+	return r
+}
+
+// metaPrompt reads prompt_tokens_details into u and c, unless an earlier
+// count was refused (reason, returned as is).
+func metaPrompt(d *promptDetails, c *Call, u *usageCounts, r string) string {
+	if !d.set {
+		return r
+	}
+	u.hasPromptDetails = true
+	u.hasWriteSplit = d.split.set
+	r = metaCount(d.cached, "prompt_tokens_details.cached_tokens", &u.detailCached, r)
+	r = metaCount(d.cacheCreation, "prompt_tokens_details.cache_creation_tokens", &u.detailWrite, r)
+	if s := &d.split; s.set {
+		r = metaCount(s.fiveMinutes, "prompt_tokens_details.cache_creation_token_details.ephemeral_5m_input_tokens", &u.write5m, r)
+		r = metaCount(s.oneHour, "prompt_tokens_details.cache_creation_token_details.ephemeral_1h_input_tokens", &u.write1h, r)
+	}
+	return metaTool(d.webSearch, "prompt_tokens_details.web_search_requests", &c.Tools[WebSearch], r)
+}
+
+// metaHolders reads the key alias and the team from the metadata, as
+// the holders the skipped ones leave.
+func metaHolders(p *rowParser, meta *metaFields, v *rowFields, c *Call) {
+	if meta.keyAlias.ok && !p.skipHolders.Has(HolderKey) {
+		c.KeyAlias = p.strs.get(meta.keyAlias.text)
 	}
 	if p.skipHolders.Has(HolderTeam) {
-		return ""
+		return
 	}
-	if meta.TeamAlias.ok {
-		c.Team = p.strs.get([]byte(meta.TeamAlias.s))
+	if meta.teamAlias.ok {
+		c.Team = p.strs.get(meta.teamAlias.text)
 	}
-	if c.Team == "" && len(v.get(slTeamAlias)) == 0 && len(v.get(slTeamID)) == 0 && meta.TeamID.ok {
-		c.Team = p.strs.get([]byte(meta.TeamID.s))
+	if c.Team == "" && len(v.get(slTeamAlias)) == 0 && len(v.get(slTeamID)) == 0 && meta.teamID.ok {
+		c.Team = p.strs.get(meta.teamID.text)
 	}
-	return ""
 }
 
 // metaTool reads a tool's use count from metadata into dst, as metaCount
 // does; a count logged twice (two shapes of one usage) is taken once.
-func metaTool(num json.Number, path string, dst *int64, reason string) string {
+func metaTool(num []byte, path string, dst *int64, reason string) string {
 	var n count
 	reason = metaCount(num, path, &n, reason)
 	if n.set {
@@ -645,11 +544,11 @@ func regionOf(geo string) string {
 
 // metaCount reads a count from metadata into dst when present, unless an
 // earlier count was already refused (reason, returned as is).
-func metaCount(num json.Number, path string, dst *count, reason string) string {
-	if reason != "" || num == "" {
+func metaCount(num []byte, path string, dst *count, reason string) string {
+	if reason != "" || num == nil {
 		return reason
 	}
-	x, ok := parseInt([]byte(num))
+	x, ok := parseInt(num)
 	if !ok || x < 0 {
 		return badValue("metadata additional_usage_values."+path, string(num), "a non-negative integer")
 	}

@@ -1,0 +1,137 @@
+package ledger
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+// drain reads r to its end as readAll does.
+func drain(t *testing.T, r Reader) result {
+	defer r.Close()
+	var res result
+	var b Batch
+	for {
+		err := r.Next(context.Background(), &b)
+		if err == io.EOF {
+			return res
+		}
+		res.Rows += b.Rows
+		for _, c := range b.Calls {
+			res.Calls = append(res.Calls, toGolden(c))
+		}
+		for _, rej := range b.Rejected {
+			res.Rejected = append(res.Rejected, goldenRejection{Where: rej.Where(), Reason: rej.Reason})
+		}
+		if err != nil {
+			res.Err = err.Error()
+			return res
+		}
+	}
+}
+
+// framedAndDecoded reads data as /spend/logs JSON both ways: through
+// produceArray (the framer, then the decoder) from src, and with the
+// decoder alone from the start, the walk as it was before the framer.
+func framedAndDecoded(t *testing.T, data []byte, src io.Reader, limit int) (framed, decoded result) {
+	opt := Options{BatchSize: 3, maxRecord: limit}
+	rec := schemaRecord(spendLogSchema)
+	framed = drain(t, newPushReader("f.json", FormatSpendLogJSON, opt, produceArray(src, opt, rec)))
+	decoded = drain(t, newPushReader("f.json", FormatSpendLogJSON, opt, func(e *emitter) error {
+		return decodeArrays(e, bytes.NewReader(data), 0, limit, 1, nil, rec)
+	}))
+	return framed, decoded
+}
+
+// errLine is the line an error names.
+var errLine = regexp.MustCompile(`^f\.json:\d+:`)
+
+// FuzzFramedArraysMatchDecoder: for any input, reading /spend/logs arrays
+// with the framer gives the calls, rejections, locations and error (its
+// line included) the decoder alone gives, however the reads fall (but for
+// the line of an error after a hand-over, read in pieces).
+func FuzzFramedArraysMatchDecoder(f *testing.F) {
+	// Small seeds: a large one makes each new input slow to minimise.
+	for _, p := range []string{"testdata/spendlogs.json", "testdata/spendlogs_v2.json"} {
+		if data, err := os.ReadFile(p); err == nil {
+			f.Add(data, uint8(0))
+		}
+	}
+	row := `{"request_id":"r%d","startTime":"2026-09-01 00:00:0%d","spend":0.1,"prompt_tokens":%d,"completion_tokens":1}`
+	one, two := fmt.Sprintf(row, 1, 1, 10), fmt.Sprintf(row, 2, 2, 20)
+	for _, s := range []string{
+		"[" + one + "," + two + "]", "[" + one + "]\n\n[" + two + "]\n", "[" + one + ",]", "[" + one + ",\n" + two,
+		"[" + one + "]\n42\n", "[" + one + "] x", "[]", "[ ]\n[" + one + "]", "[1, \"x\", null, " + one + "]",
+		"[" + one + "\n" + two + "]", "\n\n[" + one + ",{\"request_id\": tru}]", `{"data":[` + one + `],"total":1}`,
+		"[" + one + "]" + `{"data":[` + two + `]}`, "", "  \n", "[12", "[" + one + ",1e", "[" + strings.Repeat(" ", 300) + one + "]",
+	} {
+		f.Add([]byte(s), uint8(1))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, how uint8) {
+		var src io.Reader = bytes.NewReader(data)
+		switch how % 4 {
+		case 1:
+			src = iotest.OneByteReader(src)
+		case 2:
+			src = iotest.HalfReader(src)
+		case 3:
+			src = iotest.DataErrReader(src)
+		}
+		// The longest element stays the default: where the decoder stops
+		// an element near it depends on how its own reads fall.
+		framed, decoded := framedAndDecoded(t, data, src, 64<<20)
+		if how%4 != 0 {
+			// Read in pieces, the decoder locates a value after one it
+			// read at the line of the white space it holds before it:
+			// the line of an error after a hand-over is the decoder's
+			// with those reads, not the one read whole.
+			framed.Err, decoded.Err = errLine.ReplaceAllString(framed.Err, "f.json:N:"), errLine.ReplaceAllString(decoded.Err, "f.json:N:")
+		}
+		if got, want := fmt.Sprint(framed), fmt.Sprint(decoded); got != want {
+			t.Fatalf("%q (reads %d):\nframed  %s\ndecoded %s", data, how%4, got, want)
+		}
+	})
+}
+
+// TestFramerReadsLargeArrays: an array larger than the framer's buffer,
+// read a few bytes at a time, gives every call, located as the decoder
+// locates it.
+func TestFramerReadsLargeArrays(t *testing.T) {
+	var buf bytes.Buffer
+	writeSpendLogsJSON(&buf, flatRows(2000))
+	data := append(buf.Bytes(), "\n["+fmt.Sprintf(`{"request_id":"x","startTime":"2026-09-01 00:00:00","spend":1,"prompt_tokens":1,"completion_tokens":1}`)+"]"...)
+	framed, decoded := framedAndDecoded(t, data, iotest.HalfReader(bytes.NewReader(data)), 64<<20)
+	if framed.Rows != 2001 || fmt.Sprint(framed) != fmt.Sprint(decoded) {
+		t.Fatalf("framed %d rows, err %q; decoded %d rows, err %q; or they differ", framed.Rows, framed.Err, decoded.Rows, decoded.Err)
+	}
+	if last := framed.Calls[len(framed.Calls)-1].Source; !strings.HasPrefix(last, "f.json: array 2 at line 2004[0]") {
+		t.Errorf("last call at %q", last)
+	}
+}
+
+// TestMemberColumnsAsLookedUp: the columns remembered by place are the
+// schema's, whatever the records' members and their order.
+func TestMemberColumnsAsLookedUp(t *testing.T) {
+	records := [][]string{
+		{"request_id", "spend", "metadata", "model"},
+		{"request_id", "spend", "metadata", "model"},
+		{"spend", "request_id", "Metadata", "unknown", "model", "team_alias"},
+		{"request_id"},
+		{"request_id", "spend", "metadata", "model", "user_api_key_alias", "x"},
+		{"request_id", "spend", "metadata", "model"},
+	}
+	var m memberColumns
+	for r, rec := range records {
+		for n, name := range rec {
+			if got, want := m.index(spendLogSchema, n, []byte(name)), spendLogSchema.index(name); got != want {
+				t.Errorf("record %d member %d %q: column %d, want %d", r, n, name, got, want)
+			}
+		}
+	}
+}

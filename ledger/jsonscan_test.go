@@ -1,0 +1,42 @@
+package ledger
+
+import (
+	"bytes"
+	"testing"
+)
+
+// TestPlainRunStopsWhereBytesDo: the word-at-a-time run through a string
+// stops at the first byte that ends it, wherever it lies in a word, and
+// also when a byte that does not end it (' ', '!', 0x7f) sits below.
+func TestPlainRunStopsWhereBytesDo(t *testing.T) {
+	for c := range 256 {
+		for at := range 19 {
+			for _, fill := range []byte{'a', ' ', 0x7f, '!'} {
+				b := bytes.Repeat([]byte{fill}, 19)
+				b[at] = byte(c)
+				want := len(b)
+				if strStop[c] {
+					want = at
+				}
+				if got := plainRun(b, 0); got != want {
+					t.Fatalf("byte %#x at %d among %q: stop %d, want %d", c, at, fill, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestPlainRunFirstOfTwo: of two stops in a word, the first is found,
+// whatever the second (a borrow from a control byte must not mark the
+// bytes above it first).
+func TestPlainRunFirstOfTwo(t *testing.T) {
+	for _, pair := range [][2]byte{{0x1f, '"'}, {'"', 0x00}, {0x00, 0x20}, {0x80, 0x1f}, {'\\', 0xff}} {
+		for at := range 7 {
+			b := bytes.Repeat([]byte{'x'}, 16)
+			b[at], b[at+1] = pair[0], pair[1]
+			if got := plainRun(b, 0); got != at {
+				t.Errorf("%#x %#x at %d: stop %d", pair[0], pair[1], at, got)
+			}
+		}
+	}
+}

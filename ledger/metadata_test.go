@@ -1,0 +1,527 @@
+package ledger
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// The oracle: the metadata as tokenfare decoded it before readMetadata,
+// with encoding/json into these structs. readMetadata must give the same
+// fields, or fail where it fails (with the same words for a syntax error).
+
+// oracleUsage is additional_usage_values in LiteLLM's metadata: every
+// member of the usage object LiteLLM kept but prompt_tokens,
+// completion_tokens and total_tokens. Which members are there tells the
+// API and the LiteLLM version that wrote the row (docs/calls.md).
+type oracleUsage struct {
+	// Chat Completions (LiteLLM's Usage type).
+	Prompt *struct {
+		Cached        json.Number `json:"cached_tokens"`
+		CacheCreation json.Number `json:"cache_creation_tokens"`
+		// The 5-minute / 1-hour split of the writes: logged only by the
+		// versions that count writes inside prompt_tokens.
+		WriteSplit *oracleSplit `json:"cache_creation_token_details"`
+		// Gemini's grounding with Google Search: the searches (or grounded
+		// prompts) LiteLLM counted.
+		WebSearch json.Number `json:"web_search_requests"`
+	} `json:"prompt_tokens_details"`
+	// Anthropic's own usage object: its write split and server tools.
+	CacheCreationSplit *oracleSplit `json:"cache_creation"`
+	ServerToolUse      *struct {
+		WebSearch json.Number `json:"web_search_requests"`
+		WebFetch  json.Number `json:"web_fetch_requests"`
+	} `json:"server_tool_use"`
+	ServiceTier  oracleText `json:"service_tier"`
+	InferenceGeo oracleText `json:"inference_geo"`
+	Completion   struct {
+		Reasoning json.Number `json:"reasoning_tokens"`
+	} `json:"completion_tokens_details"`
+	CacheRead     json.Number `json:"cache_read_input_tokens"`     // Anthropic, Bedrock
+	CacheCreation json.Number `json:"cache_creation_input_tokens"` // Anthropic, Bedrock
+	DeepSeekHit   json.Number `json:"prompt_cache_hit_tokens"`     // DeepSeek
+	// Responses API, and Anthropic's own Messages usage.
+	Input  json.Number `json:"input_tokens"`
+	Output json.Number `json:"output_tokens"`
+	InDet  *struct {
+		Cached        json.Number `json:"cached_tokens"`
+		CacheCreation json.Number `json:"cache_creation_tokens"`
+		CacheWrite    json.Number `json:"cache_write_tokens"` // OpenAI's name
+	} `json:"input_tokens_details"`
+	OutDet *struct {
+		Reasoning json.Number `json:"reasoning_tokens"`
+	} `json:"output_tokens_details"`
+}
+
+// oracleSplit is the split of cache writes by lifetime, as Anthropic's usage
+// has it (cache_creation) and LiteLLM copies it
+// (prompt_tokens_details.cache_creation_token_details).
+type oracleSplit struct {
+	FiveMinutes json.Number `json:"ephemeral_5m_input_tokens"`
+	OneHour     json.Number `json:"ephemeral_1h_input_tokens"`
+}
+
+// oracleMeta is the part of LiteLLM's metadata JSON tokenfare reads.
+type oracleMeta struct {
+	Usage     oracleUsage `json:"additional_usage_values"`
+	KeyAlias  oracleText  `json:"user_api_key_alias"`
+	TeamAlias oracleText  `json:"user_api_key_team_alias"`
+	TeamID    oracleText  `json:"user_api_key_team_id"`
+	// ModelMap is the price entry LiteLLM used: an object whose
+	// model_map_key names it. Read leniently, like the aliases: an odd
+	// shape only costs the call its price key.
+	ModelMap oracleKey `json:"model_map_information"`
+	// Error is what LiteLLM logged of a failure (its
+	// StandardLoggingPayloadErrorInformation), read leniently: an odd
+	// shape only costs the call its failure detail.
+	Error *struct {
+		Code     oracleText `json:"error_code"`
+		Class    oracleText `json:"error_class"`
+		Provider oracleText `json:"llm_provider"`
+		Message  oracleText `json:"error_message"`
+	} `json:"error_information"`
+}
+
+// oracleKey reads model_map_information.model_map_key as the member is
+// decoded: "" when the member is absent, not an object, or its key is not
+// a JSON string.
+type oracleKey struct{ s string }
+
+func (k *oracleKey) UnmarshalJSON(b []byte) error {
+	k.s = "" // a member given twice: the last one counts
+	if b = bytes.TrimSpace(b); len(b) == 0 || b[0] != '{' {
+		return nil
+	}
+	var info struct {
+		Key json.RawMessage `json:"model_map_key"`
+	}
+	var key string
+	if json.Unmarshal(b, &info) == nil && json.Unmarshal(info.Key, &key) == nil {
+		k.s = key
+	}
+	return nil
+}
+
+// oracleText reads a JSON string, or a number as written, and passes over
+// any other kind: aliases only label reports, so an odd type there must not
+// cost the row its tokens and spend.
+type oracleText struct {
+	s  string
+	ok bool
+}
+
+func (t *oracleText) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	switch {
+	case len(b) > 1 && b[0] == '"' && bytes.IndexByte(b, '\\') < 0 && utf8.Valid(b[1:len(b)-1]):
+		// No escape and valid UTF-8: the text between the quotes is the
+		// string, as decoding it gives (the document is valid JSON).
+		t.s, t.ok = string(b[1:len(b)-1]), true
+	case len(b) > 0 && b[0] == '"':
+		var s string
+		if json.Unmarshal(b, &s) == nil {
+			t.s, t.ok = s, true
+		}
+	case len(b) > 0 && (b[0] == '-' || ('0' <= b[0] && b[0] <= '9')):
+		t.s, t.ok = string(b), true
+	}
+	return nil
+}
+
+// view lists the oracle's fields as "path=value" lines.
+func (o *oracleMeta) view() []string {
+	u := &o.Usage
+	var p oracleUsagePrompt
+	if u.Prompt != nil {
+		p = oracleUsagePrompt{true, string(u.Prompt.Cached), string(u.Prompt.CacheCreation), string(u.Prompt.WebSearch), u.Prompt.WriteSplit}
+	}
+	var st [3]string
+	if d := u.ServerToolUse; d != nil {
+		st = [3]string{"true", string(d.WebSearch), string(d.WebFetch)}
+	}
+	var in [4]string
+	if d := u.InDet; d != nil {
+		in = [4]string{"true", string(d.Cached), string(d.CacheCreation), string(d.CacheWrite)}
+	}
+	out := [2]string{fmt.Sprint(u.OutDet != nil), ""}
+	if u.OutDet != nil {
+		out[1] = string(u.OutDet.Reasoning)
+	}
+	var none oracleText
+	fail := [5]string{"false", none.view(), none.view(), none.view(), none.view()}
+	if e := o.Error; e != nil {
+		fail = [5]string{"true", e.Code.view(), e.Class.view(), e.Provider.view(), e.Message.view()}
+	}
+	return []string{
+		"prompt=" + fmt.Sprint(p.set), "prompt.cached=" + p.cached, "prompt.cache_creation=" + p.creation,
+		"prompt.split=" + p.split.view(), "prompt.web_search=" + p.search,
+		"cache_creation=" + u.CacheCreationSplit.view(),
+		"server_tool_use=" + fmt.Sprint(u.ServerToolUse != nil), "server.web_search=" + st[1], "server.web_fetch=" + st[2],
+		"service_tier=" + u.ServiceTier.view(), "inference_geo=" + u.InferenceGeo.view(),
+		"reasoning=" + string(u.Completion.Reasoning), "cache_read=" + string(u.CacheRead),
+		"cache_creation_input=" + string(u.CacheCreation), "deepseek_hit=" + string(u.DeepSeekHit),
+		"input=" + string(u.Input), "output=" + string(u.Output),
+		"input_details=" + fmt.Sprint(u.InDet != nil), "in.cached=" + in[1], "in.cache_creation=" + in[2], "in.cache_write=" + in[3],
+		"output_details=" + out[0], "out.reasoning=" + out[1],
+		"key_alias=" + o.KeyAlias.view(), "team_alias=" + o.TeamAlias.view(), "team_id=" + o.TeamID.view(),
+		"price_key=" + o.ModelMap.s,
+		"failure=" + fmt.Sprint(o.Error != nil), "failure.code=" + fail[1], "failure.class=" + fail[2],
+		"failure.provider=" + fail[3], "failure.message=" + fail[4],
+	}
+}
+
+type oracleUsagePrompt struct {
+	set                      bool
+	cached, creation, search string
+	split                    *oracleSplit
+}
+
+func (w *oracleSplit) view() string {
+	if w == nil {
+		return "false"
+	}
+	return fmt.Sprintf("true %q %q", w.FiveMinutes, w.OneHour)
+}
+
+func (t oracleText) view() string { return fmt.Sprintf("%t %q", t.ok, t.s) }
+
+// view lists readMetadata's fields as the oracle's view does.
+func (f *metaFields) view() []string {
+	u := &f.usage
+	p, in, e := &u.prompt, &u.inDetails, &f.failure
+	return []string{
+		"prompt=" + fmt.Sprint(p.set), "prompt.cached=" + string(p.cached), "prompt.cache_creation=" + string(p.cacheCreation),
+		"prompt.split=" + p.split.view(), "prompt.web_search=" + string(p.webSearch),
+		"cache_creation=" + u.cacheSplit.view(),
+		"server_tool_use=" + fmt.Sprint(u.serverTools.set), "server.web_search=" + string(u.serverTools.webSearch),
+		"server.web_fetch=" + string(u.serverTools.webFetch),
+		"service_tier=" + u.serviceTier.view(), "inference_geo=" + u.inferenceGeo.view(),
+		"reasoning=" + string(u.reasoning), "cache_read=" + string(u.cacheRead),
+		"cache_creation_input=" + string(u.cacheCreation), "deepseek_hit=" + string(u.deepSeekHit),
+		"input=" + string(u.input), "output=" + string(u.output),
+		"input_details=" + fmt.Sprint(in.set), "in.cached=" + string(in.cached), "in.cache_creation=" + string(in.cacheCreation),
+		"in.cache_write=" + string(in.cacheWrite),
+		"output_details=" + fmt.Sprint(u.outDetails.set), "out.reasoning=" + string(u.outDetails.reasoning),
+		"key_alias=" + f.keyAlias.view(), "team_alias=" + f.teamAlias.view(), "team_id=" + f.teamID.view(),
+		"price_key=" + string(f.priceKey),
+		"failure=" + fmt.Sprint(e.set), "failure.code=" + e.code.view(), "failure.class=" + e.class.view(),
+		"failure.provider=" + e.provider.view(), "failure.message=" + e.message.view(),
+	}
+}
+
+func (w *writeSplit) view() string {
+	if !w.set {
+		if w.fiveMinutes != nil || w.oneHour != nil {
+			return "false, with counts" // a removed split keeps none
+		}
+		return "false"
+	}
+	return fmt.Sprintf("true %q %q", w.fiveMinutes, w.oneHour)
+}
+
+func (l label) view() string {
+	if !l.ok {
+		if l.text != nil {
+			return "false, with text"
+		}
+		return "false \"\""
+	}
+	return fmt.Sprintf("true %q", l.text)
+}
+
+// checkAgainstOracle reads m both ways and reports where they differ.
+func checkAgainstOracle(t *testing.T, m []byte) {
+	var o oracleMeta
+	oerr := json.Unmarshal(m, &o)
+	var f metaFields
+	reason := readMetadata(m, &f)
+	var syntax *json.SyntaxError
+	switch {
+	case errors.As(oerr, &syntax):
+		if want := "metadata is not valid JSON: " + syntax.Error(); reason != want {
+			t.Fatalf("%q:\nread  %q\nwant  %q", m, reason, want)
+		}
+	case oerr != nil:
+		if reason == "" {
+			t.Fatalf("%q: read, encoding/json fails: %v", m, oerr)
+		}
+		if strings.HasPrefix(reason, "metadata is not valid JSON") {
+			t.Fatalf("%q: valid JSON of the wrong kind refused as %q", m, reason)
+		}
+	case reason != "":
+		t.Fatalf("%q: refused (%s), encoding/json reads it", m, reason)
+	default:
+		got, want := f.view(), o.view()
+		for i := range want {
+			if got[i] != want[i] {
+				t.Errorf("%q: %s, want %s", m, got[i], want[i])
+			}
+		}
+	}
+}
+
+// FuzzReadMetadataMatchesEncodingJSON: for any input, readMetadata gives
+// the fields encoding/json decoded into the structs tokenfare read it
+// with, or both fail (syntax errors in the same words). Seeds: the
+// metadata of every usage shape of docs/calls.md, from the fixtures.
+func FuzzReadMetadataMatchesEncodingJSON(f *testing.F) {
+	for _, m := range metadataSeeds(f) {
+		f.Add(m)
+	}
+	for _, m := range metadataCases {
+		f.Add([]byte(m.in))
+	}
+	f.Fuzz(func(t *testing.T, m []byte) {
+		checkAgainstOracle(t, m)
+	})
+}
+
+// metadataSeeds returns the metadata of the fixtures' LiteLLM rows: the
+// table dumps (CSV) and /spend/logs answers (JSON) of every usage shape.
+func metadataSeeds(tb testing.TB) [][]byte {
+	var seeds [][]byte
+	csvs, _ := filepath.Glob("../testdata/litellm/*.csv")
+	more, _ := filepath.Glob("testdata/spendlogs*.csv")
+	for _, p := range append(append(csvs, more...), "../testdata/sample/spendlogs-dump-2026-10.csv") {
+		seeds = append(seeds, csvMetadata(tb, p, 40)...)
+	}
+	jsons, _ := filepath.Glob("../testdata/litellm/*.json")
+	more, _ = filepath.Glob("testdata/spendlogs*.json")
+	for _, p := range append(jsons, more...) {
+		seeds = append(seeds, jsonMetadata(tb, p)...)
+	}
+	if len(seeds) < 20 {
+		tb.Fatalf("%d metadata seeds: the fixtures moved?", len(seeds))
+	}
+	return seeds
+}
+
+// csvMetadata returns up to limit metadata values of a CSV file.
+func csvMetadata(tb testing.TB, path string, limit int) [][]byte {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	r := csv.NewReader(bytes.NewReader(data))
+	r.FieldsPerRecord, r.LazyQuotes = -1, true
+	recs, _ := r.ReadAll()
+	if len(recs) == 0 {
+		return nil
+	}
+	col := -1
+	for i, h := range recs[0] {
+		if h == "metadata" {
+			col = i
+		}
+	}
+	var out [][]byte
+	for _, rec := range recs[1:] {
+		if col >= 0 && col < len(rec) && len(out) < limit {
+			out = append(out, []byte(rec[col]))
+		}
+	}
+	return out
+}
+
+// jsonMetadata returns the metadata members of a JSON file's rows.
+func jsonMetadata(tb testing.TB, path string) [][]byte {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var rows []map[string]json.RawMessage
+	if json.Unmarshal(data, &rows) != nil {
+		var page struct{ Data []map[string]json.RawMessage }
+		json.Unmarshal(data, &page)
+		rows = page.Data
+	}
+	var out [][]byte
+	for _, r := range rows {
+		if m, ok := r["metadata"]; ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// TestReadMetadataFixtures: the fixtures' metadata read both ways.
+func TestReadMetadataFixtures(t *testing.T) {
+	for _, m := range metadataSeeds(t) {
+		checkAgainstOracle(t, m)
+	}
+}
+
+// metadataCases are hand-worked metadata and what readMetadata finds in
+// them: a field's view line, or the reason it refuses the metadata.
+var metadataCases = []struct {
+	name, in string
+	want     []string // view lines that must be there
+	reason   string
+}{
+	{name: "chat completions counts", in: `{"additional_usage_values": {"prompt_tokens_details": {"cached_tokens": 16832, "cache_creation_tokens": 0}, "completion_tokens_details": {"reasoning_tokens": 7}}}`,
+		want: []string{"prompt=true", "prompt.cached=16832", "prompt.cache_creation=0", "reasoning=7", "input_details=false"}},
+	{name: "a count as written", in: `{"additional_usage_values": {"input_tokens": 1.50e3, "output_tokens": -0}}`,
+		want: []string{"input=1.50e3", "output=-0"}},
+	{name: "a count in a string", in: `{"additional_usage_values": {"cache_read_input_tokens": "12", "output_tokens": "\u0031\u0032"}}`,
+		want: []string{"cache_read=12", "output=12"}},
+	{name: "null leaves a count", in: `{"additional_usage_values": {"input_tokens": 5, "input_tokens": null}}`,
+		want: []string{"input=5"}},
+	{name: "the last count wins", in: `{"additional_usage_values": {"input_tokens": 5, "input_tokens": 6}}`,
+		want: []string{"input=6"}},
+	{name: "an object given twice merges", in: `{"additional_usage_values": {"prompt_tokens_details": {"cached_tokens": 1}, "prompt_tokens_details": {"cache_creation_tokens": 2}}}`,
+		want: []string{"prompt=true", "prompt.cached=1", "prompt.cache_creation=2"}},
+	{name: "null removes an optional object", in: `{"additional_usage_values": {"prompt_tokens_details": {"cached_tokens": 1}, "prompt_tokens_details": null, "prompt_tokens_details": {"cache_creation_tokens": 2}}}`,
+		want: []string{"prompt=true", "prompt.cached=", "prompt.cache_creation=2"}},
+	{name: "null leaves the usage", in: `{"additional_usage_values": {"input_tokens": 3}, "additional_usage_values": null}`,
+		want: []string{"input=3"}},
+	{name: "names folded as encoding/json folds them", in: `{"ADDITIONAL_USAGE_VALUES": {"Input_Tokens": 1, "\u0073erver_tool_use": {"web_ſearch_requests": 2}, "cache_read_input_to\u212aens": 3}}`,
+		want: []string{"input=1", "server_tool_use=true", "server.web_search=2", "cache_read=3"}},
+	{name: "a name that only looks alike", in: `{"additional_usage_values": {"input_tokens ": 1, "ınput_tokens": 2}}`,
+		want: []string{"input="}},
+	{name: "labels: strings, escapes, numbers; other kinds leave them", in: `{"user_api_key_alias": "caf\u00e9 \"prod\"", "user_api_key_team_alias": 42, "user_api_key_team_id": "t1", "user_api_key_team_id": true}`,
+		want: []string{`key_alias=true "café \"prod\""`, `team_alias=true "42"`, `team_id=true "t1"`}},
+	{name: "bytes that are not UTF-8 in a label", in: "{\"user_api_key_alias\": \"a\xffb\"}",
+		want: []string{"key_alias=true \"a\ufffdb\""}},
+	{name: "a broken surrogate pair in a label", in: `{"user_api_key_alias": "\ud83d\u0041\ud83d\ude00"}`,
+		want: []string{"key_alias=true \"\ufffdA😀\""}},
+	{name: "price key: the last, when a string", in: `{"model_map_information": {"model_map_key": "a", "MODEL_MAP_KEY": "b"}, "model_map_information": {"model_map_key": "c"}}`,
+		want: []string{"price_key=c"}},
+	{name: "price key: not a string", in: `{"model_map_information": {"model_map_key": "a", "model_map_key": 1}}`,
+		want: []string{"price_key="}},
+	{name: "price key: model_map_information not an object", in: `{"model_map_information": {"model_map_key": "a"}, "model_map_information": "x"}`,
+		want: []string{"price_key="}},
+	{name: "failure detail", in: `{"error_information": {"error_code": 429, "error_class": "RateLimitError", "llm_provider": "openai", "error_message": null}}`,
+		want: []string{"failure=true", `failure.code=true "429"`, `failure.class=true "RateLimitError"`, `failure.message=false ""`}},
+	{name: "null metadata", in: `null`, want: []string{"prompt=false", "key_alias=false \"\""}},
+	{name: "unknown members of any kind passed over", in: `{"a": [1, {"b": [true, false, null, "x\n\t\\"]}, -1.5e-3], "user_api_key_alias": "k"}`,
+		want: []string{`key_alias=true "k"`}},
+
+	{name: "a count of the wrong kind", in: `{"additional_usage_values": {"prompt_tokens_details": {"cached_tokens": true}}}`,
+		reason: `metadata additional_usage_values.prompt_tokens_details.cached_tokens "true" is not a non-negative integer`},
+	{name: "a string that is no number", in: `{"additional_usage_values": {"input_tokens": "12 "}}`,
+		reason: `metadata additional_usage_values.input_tokens "12 " is not a non-negative integer`},
+	{name: "an object of the wrong kind", in: `{"additional_usage_values": {"server_tool_use": [1]}}`,
+		reason: `metadata additional_usage_values.server_tool_use "[1]" is not a JSON object`},
+	{name: "error_information of the wrong kind", in: `{"error_information": "boom"}`,
+		reason: `metadata error_information "\"boom\"" is not a JSON object`},
+	{name: "metadata that is not an object", in: `[1, 2]`, reason: `metadata "[1, 2]" is not a JSON object`},
+	{name: "a syntax error after a wrong kind wins", in: `{"additional_usage_values": 1, "x": tru}`,
+		reason: `metadata is not valid JSON: invalid character '}' in literal true (expecting 'e')`},
+	{name: "a bad key", in: `{bad}`, reason: `metadata is not valid JSON: invalid character 'b' looking for beginning of object key string`},
+	{name: "a cut string", in: `{"user_api_key_alias": "ab`, reason: `metadata is not valid JSON: unexpected end of JSON input`},
+	{name: "a cut escape", in: `{"a": "\u12`, reason: `metadata is not valid JSON: invalid character ' ' in \u hexadecimal character escape`},
+	{name: "a cut number", in: `{"a": 1.`, reason: `metadata is not valid JSON: invalid character ' ' after decimal point in numeric literal`},
+	{name: "a leading zero", in: `{"a": 01}`, reason: `metadata is not valid JSON: invalid character '1' after object key:value pair`},
+	{name: "a control byte in a string", in: "{\"a\": \"x\ty\"}", reason: `metadata is not valid JSON: invalid character '\t' in string literal`},
+	{name: "a trailing comma", in: `{"a": [1,]}`, reason: `metadata is not valid JSON: invalid character ']' looking for beginning of value`},
+	{name: "text after the object", in: `{"a": 1} x`, reason: `metadata is not valid JSON: invalid character 'x' after top-level value`},
+	{name: "a byte beyond ASCII out of place", in: "{\"a\": \xff}", reason: `metadata is not valid JSON: invalid character 'ÿ' looking for beginning of value`},
+	{name: "too deep", in: `{"a": ` + strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth) + `}`,
+		reason: `metadata is not valid JSON: invalid character '[' exceeded max depth`},
+}
+
+func TestReadMetadata(t *testing.T) {
+	for _, tc := range metadataCases {
+		t.Run(tc.name, func(t *testing.T) {
+			var f metaFields
+			if reason := readMetadata([]byte(tc.in), &f); reason != tc.reason {
+				t.Fatalf("reason %q, want %q", reason, tc.reason)
+			}
+			view := strings.Join(f.view(), "\n")
+			for _, w := range tc.want {
+				if !strings.Contains("\n"+view+"\n", "\n"+w+"\n") {
+					t.Errorf("no %q in\n%s", w, view)
+				}
+			}
+			checkAgainstOracle(t, []byte(tc.in))
+		})
+	}
+}
+
+// TestReadMetadataAllocations: a dump's metadata, its labels plain, is
+// read without allocating.
+func TestReadMetadataAllocations(t *testing.T) {
+	m := []byte(`{"status": "success", "user_api_key": "2e2f28", "user_api_key_alias": "growth-search", "user_api_key_team_id": "3f8c5d10", "additional_usage_values": {"prompt_tokens_details": {"cached_tokens": 0, "cache_creation_tokens": 0}, "completion_tokens_details": {"reasoning_tokens": 0}}, "user_api_key_team_alias": "growth", "model_map_information": {"model_map_key": "gpt-4o"}}`)
+	if !utf8.Valid(m) {
+		t.Fatal("seed")
+	}
+	var f metaFields
+	if n := testing.AllocsPerRun(100, func() { f = metaFields{}; readMetadata(m, &f) }); n != 0 {
+		t.Errorf("%v allocations a read, want 0", n)
+	}
+}
+
+// oracleMembers is how the members of a row object were read before
+// eachMember used the scanner: a json.Decoder's tokens.
+func oracleMembers(raw []byte) ([]string, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil {
+		return nil, err
+	} else if tok != json.Delim('{') {
+		return nil, fmt.Errorf("found %v", tok)
+	}
+	var out []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		var m json.RawMessage
+		if err := dec.Decode(&m); err != nil {
+			return nil, err
+		}
+		var text string
+		switch {
+		case string(m) == "null": // jsonText: null is empty
+		case m[0] != '"' || json.Unmarshal(m, &text) != nil:
+			text = string(m) // jsonText keeps what is not a string as written
+		}
+		out = append(out, fmt.Sprintf("%q=%s text %q", tok.(string), m, text))
+	}
+	return out, nil
+}
+
+// FuzzEachMemberMatchesDecoder: for any valid JSON value (as the readers
+// hand eachMember), its members and their column text are the decoder's,
+// and a value that is not an object is refused in the same words.
+func FuzzEachMemberMatchesDecoder(f *testing.F) {
+	for _, p := range []string{"testdata/spendlogs.json", "../testdata/litellm/spendlogs-shapes.json"} {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		var rows []json.RawMessage
+		if err := json.Unmarshal(data, &rows); err != nil {
+			f.Fatal(err)
+		}
+		for _, r := range rows {
+			f.Add([]byte(r))
+		}
+	}
+	for _, s := range []string{`[1]`, `1e6`, `"x"`, `null`, `true`, `{"a\u0062":"c\u00e9\ud800","":{}, "a b":[ ] , "n":-0.5e+1}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if !json.Valid(raw) {
+			return
+		}
+		want, werr := oracleMembers(raw)
+		var got []string
+		err := eachMember(raw, func(k, m []byte) {
+			got = append(got, fmt.Sprintf("%q=%s text %q", k, m, jsonText(m)))
+		})
+		if fmt.Sprint(err) != fmt.Sprint(werr) {
+			t.Fatalf("%q: error %v, want %v", raw, err, werr)
+		}
+		if err == nil && strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("%q:\n%s\nwant\n%s", raw, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	})
+}
