@@ -105,7 +105,7 @@ func FuzzFramedArraysMatchDecoder(f *testing.F) {
 func TestFramerReadsLargeArrays(t *testing.T) {
 	var buf bytes.Buffer
 	writeSpendLogsJSON(&buf, flatRows(2000))
-	data := append(buf.Bytes(), "\n["+fmt.Sprintf(`{"request_id":"x","startTime":"2026-09-01 00:00:00","spend":1,"prompt_tokens":1,"completion_tokens":1}`)+"]"...)
+	data := append(buf.Bytes(), "\n["+`{"request_id":"x","startTime":"2026-09-01 00:00:00","spend":1,"prompt_tokens":1,"completion_tokens":1}`+"]"...)
 	framed, decoded := framedAndDecoded(t, data, iotest.HalfReader(bytes.NewReader(data)), 64<<20)
 	if framed.Rows != 2001 || fmt.Sprint(framed) != fmt.Sprint(decoded) {
 		t.Fatalf("framed %d rows, err %q; decoded %d rows, err %q; or they differ", framed.Rows, framed.Err, decoded.Rows, decoded.Err)
