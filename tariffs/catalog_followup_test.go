@@ -1,11 +1,6 @@
 package tariffs
 
-import (
-	"testing"
-	"time"
-
-	"github.com/shopspring/decimal"
-)
+import "testing"
 
 // retired stands for "retired at this instant" in the want column of
 // followupFigures.
@@ -14,15 +9,7 @@ const retired = "retired"
 // followupFigures price OpenAI's older models on OpenAI's list and OpenAI's
 // models on Bedrock, each point worked by hand as tokens x price / 1M. Every
 // case is unpriced on the catalog as it was before these models were added.
-var followupFigures = []struct {
-	name   string
-	host   string
-	logged string // as the gateway logs it
-	tier   ServiceTier
-	region string
-	tokens callTokens
-	points []openAIPoint // want: USD, unpriced or retired
-}{
+var followupFigures = []figureCase{
 	{
 		// 100,000 x 2 + 100,000 x 0.50 + 100,000 x 8 = 0.20 + 0.05 + 0.80;
 		// shut down with gpt-4o on 2027-01-14.
@@ -163,62 +150,5 @@ var followupFigures = []struct {
 // TestFollowupFigures prices the calls of followupFigures on the embedded
 // catalog.
 func TestFollowupFigures(t *testing.T) {
-	checkFollowupFigures(t, embeddedCatalog(t))
-}
-
-// checkFollowupFigures prices every point of followupFigures on cat: the
-// model the logged name resolves to on its host, its status at the
-// instant, the call's service tier and region (which must have rates) and
-// its long-context tier.
-func checkFollowupFigures(t *testing.T, cat *Catalog) {
-	million := decimal.NewFromInt(1_000_000)
-	for _, tt := range followupFigures {
-		t.Run(tt.name, func(t *testing.T) {
-			m, host, ok := cat.ResolveOn(tt.host, tt.logged)
-			if !ok {
-				t.Fatalf("%q is not priced on host %q", tt.logged, host)
-			}
-			tk := tt.tokens
-			prompt := tk.input + tk.cacheRead + tk.cacheWrite
-			for _, p := range tt.points {
-				at, err := time.Parse(time.RFC3339, p.at)
-				if err != nil {
-					t.Fatal(err)
-				}
-				q := m.At(at)
-				switch p.want {
-				case unpriced:
-					if q.Status != Unpriced {
-						t.Errorf("%s at %s is %s, want unpriced", m.ID, p.at, q.Status)
-					}
-					continue
-				case retired:
-					if q.Status != Retired {
-						t.Errorf("%s at %s is %s, want retired", m.ID, p.at, q.Status)
-					}
-					continue
-				}
-				if q.Status != Priced {
-					t.Errorf("%s at %s is %s, want priced", m.ID, p.at, q.Status)
-					continue
-				}
-				prices, miss := q.Prices.Variant(tt.tier, tt.region)
-				if miss != 0 {
-					t.Errorf("%s at %s has no rates for %s, region %q", m.ID, p.at, tt.tier, tt.region)
-					continue
-				}
-				r := prices.For(q.Period, prompt)
-				got := decimal.Zero
-				for _, c := range []struct {
-					u Usage
-					n int64
-				}{{Input, tk.input}, {CacheRead, tk.cacheRead}, {CacheWrite, tk.cacheWrite}, {Output, tk.output}} {
-					got = got.Add(r.Price(c.u).Mul(decimal.NewFromInt(c.n)).Div(million))
-				}
-				if want := decimal.RequireFromString(p.want); !got.Equal(want) {
-					t.Errorf("%s (%s) at %s, %s: costs %s, by hand %s", tt.logged, m.ID, p.at, tt.tier, got, want)
-				}
-			}
-		})
-	}
+	checkFigures(t, embeddedCatalog(t), followupFigures)
 }

@@ -24,16 +24,21 @@ type openAIPoint struct {
 	want string // USD, or unpriced
 }
 
-// openAIFigures are the corrections of OpenAI's list and of Azure's and
-// Foundry's listings, each point worked by hand as tokens x price / 1M.
-var openAIFigures = []struct {
+// figureCase is a call logged under a name on a host, in a service tier
+// and region, and its cost at several instants worked by hand.
+type figureCase struct {
 	name   string
 	host   string
 	logged string // as the gateway logs it
 	tier   ServiceTier
+	region string
 	tokens callTokens
-	points []openAIPoint
-}{
+	points []openAIPoint // want: USD, unpriced or retired
+}
+
+// openAIFigures are the corrections of OpenAI's list and of Azure's and
+// Foundry's listings, each point worked by hand as tokens x price / 1M.
+var openAIFigures = []figureCase{
 	{
 		// 200,000 x 5 / 1M + 100,000 x 30 / 1M = 1.00 + 3.00; after the
 		// cut 200,000 x 4 + 100,000 x 20 = 0.80 + 2.00; the list price
@@ -206,56 +211,62 @@ var openAIFigures = []struct {
 // TestOpenAIFigures prices the calls of openAIFigures on the embedded
 // catalog.
 func TestOpenAIFigures(t *testing.T) {
-	checkOpenAIFigures(t, embeddedCatalog(t))
+	checkFigures(t, embeddedCatalog(t), openAIFigures)
 }
 
-// checkOpenAIFigures prices every point of openAIFigures on cat: the model
-// the logged name resolves to on its host, the version in force at the
-// instant, the call's service tier (which must have rates of its own) and
-// its long-context tier.
-func checkOpenAIFigures(t *testing.T, cat *Catalog) {
-	million := decimal.NewFromInt(1_000_000)
-	for _, tt := range openAIFigures {
+// checkFigures prices every point of cases on cat: the model the logged
+// name resolves to on its host, its status at the instant, the call's
+// service tier and region (which must have rates of their own) and its
+// long-context tier.
+func checkFigures(t *testing.T, cat *Catalog, cases []figureCase) {
+	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
 			m, host, ok := cat.ResolveOn(tt.host, tt.logged)
 			if !ok {
 				t.Fatalf("%q is not priced on host %q", tt.logged, host)
 			}
-			tk := tt.tokens
-			prompt := tk.input + tk.cacheRead + tk.cacheWrite
 			for _, p := range tt.points {
-				at, err := time.Parse(time.RFC3339, p.at)
-				if err != nil {
-					t.Fatal(err)
-				}
-				q := m.At(at)
-				if p.want == unpriced {
-					if q.Status != Unpriced {
-						t.Errorf("%s at %s is %s, want unpriced", m.ID, p.at, q.Status)
-					}
-					continue
-				}
-				if q.Status != Priced {
-					t.Errorf("%s at %s is %s, want priced", m.ID, p.at, q.Status)
-					continue
-				}
-				prices, miss := q.Prices.Variant(tt.tier, "")
-				if miss != 0 {
-					t.Errorf("%s at %s has no %s rates", m.ID, p.at, tt.tier)
-					continue
-				}
-				r := prices.For(q.Period, prompt)
-				got := decimal.Zero
-				for _, c := range []struct {
-					u Usage
-					n int64
-				}{{Input, tk.input}, {CacheRead, tk.cacheRead}, {CacheWrite, tk.cacheWrite}, {Output, tk.output}} {
-					got = got.Add(r.Price(c.u).Mul(decimal.NewFromInt(c.n)).Div(million))
-				}
-				if want := decimal.RequireFromString(p.want); !got.Equal(want) {
-					t.Errorf("%s (%s) at %s, %s: costs %s, by hand %s", tt.logged, m.ID, p.at, tt.tier, got, want)
-				}
+				checkPoint(t, m, tt, p)
 			}
 		})
+	}
+}
+
+// checkPoint checks the status or the cost of one case at one instant.
+func checkPoint(t *testing.T, m *Model, tt figureCase, p openAIPoint) {
+	t.Helper()
+	at, err := time.Parse(time.RFC3339, p.at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := m.At(at)
+	want := map[string]Status{unpriced: Unpriced, retired: Retired}[p.want]
+	if p.want != unpriced && p.want != retired {
+		want = Priced
+	}
+	if q.Status != want {
+		t.Errorf("%s at %s is %s, want %s", m.ID, p.at, q.Status, want)
+		return
+	}
+	if want != Priced {
+		return
+	}
+	prices, miss := q.Prices.Variant(tt.tier, tt.region)
+	if miss != 0 {
+		t.Errorf("%s at %s has no rates for %s, region %q", m.ID, p.at, tt.tier, tt.region)
+		return
+	}
+	tk := tt.tokens
+	r := prices.For(q.Period, tk.input+tk.cacheRead+tk.cacheWrite)
+	million := decimal.NewFromInt(1_000_000)
+	got := decimal.Zero
+	for _, c := range []struct {
+		u Usage
+		n int64
+	}{{Input, tk.input}, {CacheRead, tk.cacheRead}, {CacheWrite, tk.cacheWrite}, {Output, tk.output}} {
+		got = got.Add(r.Price(c.u).Mul(decimal.NewFromInt(c.n)).Div(million))
+	}
+	if w := decimal.RequireFromString(p.want); !got.Equal(w) {
+		t.Errorf("%s (%s) at %s, %s: costs %s, by hand %s", tt.logged, m.ID, p.at, tt.tier, got, w)
 	}
 }
