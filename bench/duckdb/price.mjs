@@ -4,7 +4,8 @@
 //
 //   node bench/duckdb/price.mjs big.csv
 //
-// It reads a flat LiteLLM spend log CSV, drops repeated request ids (first
+// It reads a flat LiteLLM spend log CSV or the dump of LiteLLM's table (told
+// by a metadata column, whose JSON holds the cache counts), drops repeated request ids (first
 // row kept), sets failed calls apart, gives each call its DeepSeek period by
 // endTime on the Beijing calendar (peak = Mon-Fri 09:00-12:00 and 14:00-18:00,
 // 2026 statutory holidays off-peak all day, make-up workdays priced as
@@ -15,6 +16,7 @@
 // Asia/Shanghai has been UTC+8 without DST since 1991, so local time is
 // endTime + 8 hours; this avoids needing DuckDB's ICU extension.
 
+import { open } from 'node:fs/promises';
 import { DuckDBInstance } from '@duckdb/node-api';
 
 // Off-peak USD per 1M tokens: cache hit, cache miss, cache write, output.
@@ -50,7 +52,33 @@ const dates = (list) => list.map((d) => `(DATE ${sqlString(d)})`).join(', ');
 const perToken = (usdPerMillion) =>
   `CAST(${sqlString(usdPerMillion)} AS DECIMAL(18, 6)) * CAST('0.000001' AS DECIMAL(18, 12))`;
 
-function query(file) {
+// The flat export: one column per count.
+function flatRows(file) {
+  return `
+  SELECT * FROM read_csv(${sqlString(file)}, header = true, delim = ',', quote = '"',
+    types = {'request_id': 'VARCHAR', 'spend': 'DECIMAL(18, 12)', 'startTime': 'TIMESTAMP',
+             'endTime': 'TIMESTAMP', 'prompt_tokens': 'BIGINT', 'completion_tokens': 'BIGINT',
+             'cached_tokens': 'BIGINT', 'cache_creation_tokens': 'BIGINT', 'status': 'VARCHAR',
+             'model_group': 'VARCHAR'})
+`;
+}
+
+// The dump of LiteLLM's table: the cache counts inside the metadata JSON, as
+// the table keeps them (additional_usage_values.prompt_tokens_details).
+function dumpRows(file) {
+  const usage = '$.additional_usage_values.prompt_tokens_details';
+  return `
+  SELECT request_id, spend, "startTime", "endTime", prompt_tokens, completion_tokens, status, model_group,
+    coalesce(CAST(json_extract(metadata, '${usage}.cached_tokens') AS BIGINT), 0) AS cached_tokens,
+    coalesce(CAST(json_extract(metadata, '${usage}.cache_creation_tokens') AS BIGINT), 0) AS cache_creation_tokens
+  FROM read_csv(${sqlString(file)}, header = true, delim = ',', quote = '"', escape = '"', max_line_size = 16777216,
+    types = {'request_id': 'VARCHAR', 'spend': 'DECIMAL(18, 12)', 'startTime': 'TIMESTAMP',
+             'endTime': 'TIMESTAMP', 'prompt_tokens': 'BIGINT', 'completion_tokens': 'BIGINT',
+             'status': 'VARCHAR', 'model_group': 'VARCHAR', 'metadata': 'JSON'})
+`;
+}
+
+function query(file, dump) {
   const tariff = TARIFF.map(([model, hit, miss, write, out, factor]) =>
     `(${sqlString(model)}, ${perToken(hit)}, ${perToken(miss)}, ${perToken(write)}, ${perToken(out)}, ${factor})`,
   ).join(',\n    ');
@@ -59,13 +87,7 @@ WITH tariff(model_group, hit, miss, write, out, peak_factor) AS (VALUES
     ${tariff}),
 holidays(d) AS (VALUES ${dates(HOLIDAYS)}),
 makeup(d) AS (VALUES ${dates(MAKEUP_WORKDAYS)}),
-raw AS (
-  SELECT * FROM read_csv(${sqlString(file)}, header = true, delim = ',', quote = '"',
-    types = {'request_id': 'VARCHAR', 'spend': 'DECIMAL(18, 12)', 'startTime': 'TIMESTAMP',
-             'endTime': 'TIMESTAMP', 'prompt_tokens': 'BIGINT', 'completion_tokens': 'BIGINT',
-             'cached_tokens': 'BIGINT', 'cache_creation_tokens': 'BIGINT', 'status': 'VARCHAR',
-             'model_group': 'VARCHAR'})
-),
+raw AS (${dump ? dumpRows(file) : flatRows(file)}),
 calls AS (
   SELECT model_group, spend, prompt_tokens, completion_tokens, cached_tokens, cache_creation_tokens,
     CASE
@@ -120,6 +142,17 @@ GROUP BY GROUPING SETS ((model_group), ())
 ORDER BY grouping(model_group), model_group`;
 }
 
+// firstLine reads the header: a file with a metadata column is the table's dump.
+async function firstLine(file) {
+  const handle = await open(file);
+  try {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(65536), 0, 65536, 0);
+    return buffer.subarray(0, bytesRead).toString('utf8').split('\n')[0];
+  } finally {
+    await handle.close();
+  }
+}
+
 async function main() {
   const file = process.argv[2];
   if (!file) {
@@ -128,7 +161,8 @@ async function main() {
   }
   const instance = await DuckDBInstance.create(':memory:');
   const connection = await instance.connect();
-  const reader = await connection.runAndReadAll(query(file));
+  const dump = (await firstLine(file)).split(',').includes('metadata');
+  const reader = await connection.runAndReadAll(query(file, dump));
   const rows = reader.getRowObjectsJson();
   const total = rows.find((r) => r.model === '*');
   const models = rows.filter((r) => r !== total);
