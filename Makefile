@@ -8,9 +8,11 @@ GEN      := ./cmd/tokenfare-gen
 # Tools, installed by `go install` at these versions into TOOLBIN when
 # missing or of another version.
 STATICCHECK_VERSION := v0.8.2
+ERRCHECK_VERSION    := v1.30.0
 GORELEASER_VERSION  := v2.15.1
 TOOLBIN     ?= $(or $(shell $(GO) env GOBIN),$(shell $(GO) env GOPATH)/bin)
 STATICCHECK := $(TOOLBIN)/staticcheck
+ERRCHECK    := $(TOOLBIN)/errcheck
 GORELEASER  := $(TOOLBIN)/goreleaser
 
 # The platforms lint builds for (every package) and releases ship.
@@ -56,11 +58,12 @@ fuzz: ## run each Fuzz* target for FUZZTIME (default 10s)
 		done; \
 	done
 
-lint: tools ## gofmt, go vet, staticcheck, go.mod/go.sum drift, and builds for every platform of PLATFORMS
+lint: tools ## gofmt, go vet, staticcheck, errcheck (ignores named in .errcheck-exclude), go.mod/go.sum drift, builds for every platform of PLATFORMS
 	@out=$$(gofmt -l $$(find . -name '*.go' -not -path './bench/duckdb/node_modules/*')); \
 		if [ -n "$$out" ]; then echo "gofmt -l: not formatted:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(STATICCHECK) ./...
+	$(ERRCHECK) -exclude .errcheck-exclude -ignoretests ./...
 	$(GO) mod tidy -diff
 	@set -e; for p in $(PLATFORMS); do \
 		echo "GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build ./..."; \
@@ -72,8 +75,9 @@ lint: tools ## gofmt, go vet, staticcheck, go.mod/go.sum drift, and builds for e
 need-tool = $(GO) version -m $(TOOLBIN)/$(1) 2>/dev/null | grep -Eq '^[[:space:]]+mod[[:space:]]+$(2)[[:space:]]+$(4)([[:space:]]|$$)' || \
 	{ echo "GOBIN=$(TOOLBIN) $(GO) install $(3)@$(4)"; GOBIN=$(TOOLBIN) $(GO) install $(3)@$(4); }
 
-tools: ## install staticcheck STATICCHECK_VERSION into TOOLBIN unless it is there
+tools: ## install staticcheck STATICCHECK_VERSION and errcheck ERRCHECK_VERSION into TOOLBIN unless there
 	@$(call need-tool,staticcheck,honnef.co/go/tools,honnef.co/go/tools/cmd/staticcheck,$(STATICCHECK_VERSION))
+	@$(call need-tool,errcheck,github.com/kisielk/errcheck,github.com/kisielk/errcheck,$(ERRCHECK_VERSION))
 
 # A clone without a remote (a work tree, an offline mirror) is given one in
 # the environment: goreleaser asks git for its URL (never fetching it) and

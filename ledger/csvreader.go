@@ -132,9 +132,12 @@ func (r *csvReader) Format() string { return r.schema.format }
 
 // Close stops the reader's goroutines.
 func (r *csvReader) Close() error {
-	r.once.Do(func() { close(r.done) })
+	r.stop()
 	return nil
 }
+
+// stop stops the reader's goroutines; it may be called more than once.
+func (r *csvReader) stop() { r.once.Do(func() { close(r.done) }) }
 
 // Next refills b with the next batch. The slices in b are recycled: they
 // are valid until the following call to Next.
@@ -163,12 +166,12 @@ func (r *csvReader) Next(ctx context.Context, b *Batch) error {
 			continue
 		case <-ctx.Done():
 			r.err = ctx.Err()
-			r.Close()
+			r.stop()
 			continue
 		}
 		if !ok {
 			r.err = io.EOF
-			r.Close()
+			r.stop()
 			continue
 		}
 		var res csvResult
@@ -179,13 +182,13 @@ func (r *csvReader) Next(ctx context.Context, b *Batch) error {
 			continue
 		case <-ctx.Done():
 			r.err = ctx.Err()
-			r.Close()
+			r.stop()
 			continue
 		}
 		r.cur, r.next = res.batches, 0
 		if res.err != nil {
 			r.err = res.err
-			r.Close()
+			r.stop()
 		}
 	}
 }

@@ -61,9 +61,12 @@ func (r *pushReader) Format() string { return r.format }
 
 // Close stops the producer.
 func (r *pushReader) Close() error {
-	r.once.Do(func() { close(r.done) })
+	r.stop()
 	return nil
 }
+
+// stop stops the producer; it may be called more than once.
+func (r *pushReader) stop() { r.once.Do(func() { close(r.done) }) }
 
 // Next refills b with the next batch.
 func (r *pushReader) Next(ctx context.Context, b *Batch) error {
@@ -77,7 +80,7 @@ func (r *pushReader) Next(ctx context.Context, b *Batch) error {
 	case m, ok = <-r.ch:
 	case <-ctx.Done():
 		r.err = ctx.Err()
-		r.Close()
+		r.stop()
 		return r.err
 	}
 	switch {
@@ -89,7 +92,7 @@ func (r *pushReader) Next(ctx context.Context, b *Batch) error {
 		*b = *m.b
 		return nil
 	}
-	r.Close()
+	r.stop()
 	return r.err
 }
 
@@ -306,10 +309,12 @@ func decodeArrays(e *emitter, src io.Reader, lines, limit, k int, open *openArra
 	dec := json.NewDecoder(lr)
 	dec.UseNumber()
 	if open != nil {
-		dec.Token() // the reopened '['
+		// Both are written by handOver.stream ahead of the input: they
+		// cannot fail to decode.
+		_, _ = dec.Token() // the reopened '['
 		if open.next > 0 {
 			var before json.RawMessage
-			dec.Decode(&before) // the "0" that stands for the element before
+			_ = dec.Decode(&before) // the "0" that stands for the element before
 		}
 		if err := walkArray(e, dec, lr, open.prefix, rec, open.next); err != nil {
 			return err

@@ -105,7 +105,7 @@ func open(ctx context.Context, name string, r io.Reader, opt Options) (Reader, e
 		br = bufio.NewReaderSize(zr, peekSize)
 	}
 	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte("\xef\xbb\xbf")) {
-		br.Discard(3)
+		_, _ = br.Discard(3) // the 3 bytes just peeked: it cannot fail
 	}
 	head, err := br.Peek(peekSize)
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {

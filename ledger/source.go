@@ -44,7 +44,7 @@ func (s *fileSource) Open(ctx context.Context) (Reader, error) {
 	size := int64(-1) // unknown
 	if st, err := f.Stat(); err == nil {
 		if st.IsDir() {
-			f.Close()
+			_ = f.Close() // read only: closing it loses nothing
 			return nil, &InputError{File: s.path, Err: fmt.Errorf("%w: it is a directory", ErrNotAFile)}
 		}
 		if st.Mode().IsRegular() {
@@ -54,7 +54,7 @@ func (s *fileSource) Open(ctx context.Context) (Reader, error) {
 	cf := &countingReader{r: f}
 	r, err := open(ctx, s.path, cf, s.opt)
 	if err != nil {
-		f.Close()
+		_ = f.Close() // read only: closing it loses nothing
 		return nil, err
 	}
 	return &closingReader{meteredReader: meteredReader{Reader: r, n: cf, size: size}, c: f}, nil

@@ -57,7 +57,7 @@ func (s *SpanSource) Open(ctx context.Context) (Reader, error) {
 	cf := &countingReader{r: io.MultiReader(bytes.NewReader(s.sp.Head), body)}
 	r, err := open(ctx, s.path, cf, s.opt)
 	if err != nil {
-		f.Close()
+		_ = f.Close() // read only: closing it loses nothing
 		return nil, err
 	}
 	size := int64(len(s.sp.Head)) + s.sp.End - s.sp.Offset

@@ -24,7 +24,7 @@ func ReadFile(ctx context.Context, path string) (*Export, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only: closing it loses nothing
 	if st, err := f.Stat(); err == nil && st.IsDir() {
 		return nil, &Error{Where: path, Err: fmt.Errorf("%w: it is a directory", ErrUnknownFormat)}
 	}
@@ -74,7 +74,7 @@ func read(ctx context.Context, name string, r io.Reader) (*Export, error) {
 		if err != nil {
 			return nil, &Error{Where: name, Err: fmt.Errorf("%w: %w", ErrUnknownFormat, err)}
 		}
-		defer zr.Close()
+		defer func() { _ = zr.Close() }() // a reader: what it reads is checked as it goes
 		br = bufio.NewReader(&capped{r: zr, left: maxBytes + 1})
 	}
 	first, err := firstByte(br)

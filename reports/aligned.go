@@ -179,8 +179,10 @@ func spoolCut(err error) error {
 // close removes the spool's file, if any.
 func (s *spool) close() {
 	if s.f != nil {
-		s.f.Close()
-		os.Remove(s.f.Name())
+		// The spool is a temporary copy of output already written or given
+		// up: nothing is lost if it stays behind.
+		_ = s.f.Close()
+		_ = os.Remove(s.f.Name())
 	}
 }
 

@@ -61,7 +61,7 @@ type Provenance struct {
 // sheets of the extras given.
 func WriteWorkbook(w io.Writer, m *pricing.Month, p Provenance, x Extras) error {
 	f := excelize.NewFile()
-	defer f.Close()
+	defer func() { _ = f.Close() }() // its temporary files only: the workbook is written to w
 	s, err := newStyles(f)
 	if err != nil {
 		return err

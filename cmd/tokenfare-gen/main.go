@@ -123,7 +123,7 @@ func writeFile(path string, cfg config) error {
 		return err
 	}
 	if err := generate(f, cfg); err != nil {
-		f.Close()
+		_ = f.Close() // the write's error is the one reported
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return f.Close()

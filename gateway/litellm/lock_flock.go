@@ -21,15 +21,17 @@ func lockForWrite(path string) (func(), error) {
 			return nil, err
 		}
 		if err := flock(f, syscall.LOCK_EX); err != nil {
-			f.Close()
+			_ = f.Close() // opened to lock, read only: the lock's error is the one reported
 			return nil, err
 		}
 		held, err1 := f.Stat()
 		now, err2 := os.Stat(path)
 		if err1 == nil && err2 == nil && os.SameFile(held, now) {
-			return func() { flock(f, syscall.LOCK_UN); f.Close() }, nil
+			// Closing the file releases the lock too, and it was opened read
+			// only: neither can lose a write.
+			return func() { _ = flock(f, syscall.LOCK_UN); _ = f.Close() }, nil
 		}
-		f.Close()
+		_ = f.Close() // read only: a stat failed or the file was replaced
 		if err := errors.Join(err1, err2); err != nil {
 			return nil, err
 		}

@@ -161,9 +161,11 @@ func (f *File) Discard() {
 	if !f.closed {
 		f.closed = true
 		f.err = pathError("write", f.path, errors.New("discarded"))
-		f.f.Close()
+		_ = f.f.Close() // its content is thrown away
 	}
-	os.Remove(f.f.Name())
+	// Discard cleans up after a failure, whose error is the one reported; a
+	// temporary file it cannot remove leaves the target as it was.
+	_ = os.Remove(f.f.Name())
 }
 
 // pathError names the target in an error, whatever file the system named.

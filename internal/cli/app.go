@@ -207,7 +207,7 @@ a run that could not finish (an I/O failure: disk full, unreadable input), 130 i
 	var memProfile string
 	root.PersistentFlags().StringVar(&memProfile, "memprofile", "", "write a heap profile to this file when the command ends (for developers)")
 	root.PersistentFlags().MarkHidden("memprofile")
-	var stopProfile func()
+	var stopProfile func() error
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
 		if memProfile != "" {
 			runtime.MemProfileRate = 64 << 10
@@ -220,15 +220,17 @@ a run that could not finish (an I/O failure: disk full, unreadable input), 130 i
 			return err
 		}
 		if err := pprof.StartCPUProfile(f); err != nil {
-			f.Close()
+			_ = f.Close() // empty: the profile's error is the one reported
 			return err
 		}
-		stopProfile = func() { pprof.StopCPUProfile(); f.Close() }
+		stopProfile = func() error { pprof.StopCPUProfile(); return f.Close() }
 		return nil
 	}
 	root.PersistentPostRun = func(*cobra.Command, []string) {
 		if stopProfile != nil {
-			stopProfile()
+			if err := stopProfile(); err != nil {
+				fmt.Fprintln(a.stderr, "warning: CPU profile:", err)
+			}
 		}
 		if memProfile != "" {
 			writeHeapProfile(memProfile, a.stderr)

@@ -95,7 +95,9 @@ func runChargeback(cmd *cobra.Command, a *app, opts *chargebackOptions) error {
 	eopts.Runs, eopts.SpillBlend, eopts.MaxGroups = tempRuns, true, opts.budget
 	e, err := a.priceSource(cmd.Context(), &opts.source, eopts)
 	if e != nil {
-		defer e.Close()
+		// Its spilled runs: a folder it cannot remove is swept by a later run
+		// once this process is gone (internal/spillfs).
+		defer func() { _ = e.Close() }()
 	}
 	if err != nil {
 		return err

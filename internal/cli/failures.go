@@ -181,7 +181,7 @@ func (a *app) readAccessLogs(cmd *cobra.Command, opts *failuresOptions, an *fail
 				an.AddAccess(l)
 				return nil
 			})
-			f.Close()
+			_ = f.Close() // read only: closing it loses nothing
 			for _, r := range rows.Rejected {
 				fmt.Fprintf(a.stderr, "rejected: %s: %s\n", r.Where(), r.Reason)
 			}

@@ -163,7 +163,7 @@ func (s *priceSink) discard() {
 		s.file.Discard()
 	case s.rewind != nil:
 		if s.rewind.Truncate(s.offset) == nil {
-			s.rewind.Seek(s.offset, io.SeekStart)
+			_, _ = s.rewind.Seek(s.offset, io.SeekStart) // where it can: the run's error is the one reported
 		}
 	}
 }

@@ -119,7 +119,9 @@ func runReconcile(cmd *cobra.Command, a *app, opts *reconcileOptions) error {
 		e, err = a.priceSource(cmd.Context(), &opts.source, eopts)
 	}
 	if e != nil {
-		defer e.Close()
+		// Its spilled runs: a folder it cannot remove is swept by a later run
+		// once this process is gone (internal/spillfs).
+		defer func() { _ = e.Close() }()
 	}
 	if err != nil {
 		return err

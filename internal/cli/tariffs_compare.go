@@ -129,7 +129,7 @@ func readPriceDB(ctx context.Context, name string) (*drift.Database, error) {
 	if err != nil {
 		return nil, usageError(fmt.Errorf("read %s: %w", name, unwrapPathError(err)), "give LiteLLM's model_prices_and_context_window.json, genai-prices provider files or models.dev's api.json")
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only: closing it loses nothing
 	if st, err := f.Stat(); err == nil && st.IsDir() {
 		return nil, usageError(fmt.Errorf("read %s: is a folder, not a price file", name), "give the files themselves, e.g. genai-prices/providers/*.yml")
 	}

@@ -21,7 +21,7 @@ func (db *DB) LoadDump(t testing.TB, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only: closing it loses nothing
 	db.LoadDumpFrom(t, f)
 }
 
@@ -74,8 +74,11 @@ func (db *DB) Export(t testing.TB) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	if _, err := db.Connect(t).PgConn().CopyTo(context.Background(), f, `COPY "LiteLLM_SpendLogs" TO STDOUT CSV HEADER`); err != nil {
+	_, err = db.Connect(t).PgConn().CopyTo(context.Background(), f, `COPY "LiteLLM_SpendLogs" TO STDOUT CSV HEADER`)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		t.Fatal(err)
 	}
 	return path

@@ -64,7 +64,7 @@ func ReadFile(path string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only: closing it loses nothing
 	return readAll(path, f)
 }
 

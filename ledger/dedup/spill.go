@@ -41,7 +41,7 @@ func (s *Set) openSpill() error {
 	}
 	// Unlinked at once where the system allows it, so that a crash leaves
 	// nothing behind; Close removes it otherwise.
-	os.Remove(f.Name())
+	_ = os.Remove(f.Name()) // where the system refuses, Close removes it
 	s.spill = &spillFile{f: f, w: bufio.NewWriterSize(f, blockLen*8), block: make([]byte, blockLen*8)}
 	s.charge(spillBytes)
 	return nil

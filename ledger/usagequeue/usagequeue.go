@@ -115,13 +115,17 @@ func (e *Error) Unwrap() error {
 // Records popped that cannot be written (a full disk) are held in memory
 // (Held) and nothing more is popped: each Collect writes them first, and
 // pops again only once they are on disk.
-func (c *Collector) Collect(ctx context.Context) (int, error) {
+func (c *Collector) Collect(ctx context.Context) (written int, err error) {
 	f, err := c.open()
 	if err != nil {
 		return 0, err
 	}
-	defer f.Close()
-	written, err := c.writeHeld(f)
+	defer func() {
+		if cerr := f.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("CLIProxyAPI usage queue: %w", cerr)
+		}
+	}()
+	written, err = c.writeHeld(f)
 	if err != nil {
 		return 0, err
 	}
@@ -164,9 +168,14 @@ func (c *Collector) writeHeld(f *os.File) (int, error) {
 	size, err := f.Seek(0, io.SeekEnd)
 	if err == nil {
 		err = appendLines(f, c.held.Bytes())
+		// Cut back only to a size Seek gave: it gives 0 when it fails.
+		if err != nil {
+			if terr := f.Truncate(size); terr != nil {
+				err = fmt.Errorf("%w; cutting the file back to %d bytes failed too: %w", err, size, terr)
+			}
+		}
 	}
 	if err != nil {
-		f.Truncate(size)
 		return 0, fmt.Errorf("CLIProxyAPI usage queue: %d records popped are held in memory, not written to %s (no more is popped until they are): %w",
 			c.heldN, c.File, err)
 	}
@@ -190,7 +199,7 @@ func (c *Collector) open() (*os.File, error) {
 		}
 	}
 	if err != nil {
-		f.Close()
+		_ = f.Close() // the error above is the one reported
 		return nil, fmt.Errorf("CLIProxyAPI usage queue: %s: %w", c.File, err)
 	}
 	return f, nil
@@ -204,7 +213,7 @@ func (c *Collector) pop(ctx context.Context, count int) (*answer, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }() // read only: closing it loses nothing
 	if resp.StatusCode != http.StatusOK {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
 		return nil, &Error{Status: resp.StatusCode, Msg: firstLine(body)}
@@ -284,7 +293,9 @@ func readAnswer(r io.Reader) (*answer, error) {
 		if rec[0] != '{' {
 			return nil, fmt.Errorf("record %d is %.40s, not an object", ans.n+1, rec)
 		}
-		json.Compact(&ans.lines, rec)
+		if err := json.Compact(&ans.lines, rec); err != nil {
+			return nil, fmt.Errorf("record %d: %w", ans.n+1, err)
+		}
 		ans.lines.WriteByte('\n')
 		ans.n++
 	}
