@@ -99,13 +99,13 @@ func makeV0(t *testing.T, path string) {
 	}
 	defer db.Close()
 	err = db.Update(func(tx *bolt.Tx) error {
-		if err := toJSONSums(tx.Bucket(bucketSums)); err != nil {
+		if err := toJSONSums(tx.Bucket([]byte(bucketSums))); err != nil {
 			return err
 		}
-		if err := tx.Bucket(bucketMeta).Delete(spanRecord); err != nil {
+		if err := tx.Bucket([]byte(bucketMeta)).Delete(spanRecord); err != nil {
 			return err
 		}
-		return tx.DeleteBucket(bucketMarker)
+		return tx.DeleteBucket([]byte(bucketMarker))
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -162,11 +162,11 @@ func compact(t *testing.T, from, to string) {
 func dumpState(t *testing.T, s *Store) string {
 	t.Helper()
 	var b strings.Builder
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.db.b.View(func(tx *bolt.Tx) error {
 		return tx.ForEach(func(name []byte, bk *bolt.Bucket) error {
 			h, n := sha256.New(), 0
 			err := bk.ForEach(func(k, v []byte) error {
-				if bytes.Equal(name, bucketSums) || bytes.Equal(name, bucketIDs) {
+				if n := bucketName(name); n == bucketSums || n == bucketIDs {
 					fmt.Fprintf(h, "%x %x\n", k, v)
 				} else {
 					fmt.Fprintf(&b, "%s %x %x\n", name, k, v)

@@ -13,12 +13,8 @@ import (
 	"os"
 	"slices"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/tokenfare/tokenfare/ledger"
 )
-
-var bucketFiles = []byte("files")
 
 // prefixSize is how many first bytes of a file tell it from another: a
 // file whose first bytes (as many as were read, up to prefixSize) are no
@@ -75,15 +71,11 @@ type UnreadFile struct {
 	Err  error
 }
 
-func fileKey(feed, path string) []byte {
-	return append(append([]byte(feed), 0), path...)
-}
-
 // marks returns the marks stored for the feed's files, by path.
 func (b *Batch) marks(feed string) (map[string]fileMark, error) {
 	out := map[string]fileMark{}
-	bk := b.tx.Bucket(bucketFiles)
-	if bk == nil {
+	bk := b.tx.files()
+	if !bk.exists() {
 		return out, nil
 	}
 	prefix := fileKey(feed, "")
@@ -317,8 +309,8 @@ func (plan *filePlan) sources(fresh bool) []ledger.Source {
 }
 
 // put stores the plan's marks, once its files are read, in tx.
-func (plan *filePlan) put(tx *bolt.Tx, feed string) error {
-	bk, err := tx.CreateBucketIfNotExists(bucketFiles)
+func (plan *filePlan) put(tx *txn, feed string) error {
+	bk, err := tx.ensure(bucketFiles)
 	if err != nil {
 		return err
 	}
