@@ -16,9 +16,11 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/tokenfare/tokenfare/failures"
 	"github.com/tokenfare/tokenfare/internal/run"
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
+	"github.com/tokenfare/tokenfare/tariffs"
 )
 
 // packageFiles parses the package's Go files, tests left out.
@@ -278,6 +280,41 @@ func TestDecodeSeenV0(t *testing.T) {
 		src, e, err := decodeSeenV0(tt.k, tt.v)
 		if (err != nil) != tt.err || src != tt.wantSrc || e != tt.want {
 			t.Errorf("%s: %q %+v %v; want %q %+v, error %v", tt.name, src, e, err, tt.wantSrc, tt.want, tt.err)
+		}
+	}
+}
+
+// TestNumbersOnDisk: the sums' records keep the domain's enumerations by
+// number (an outcome, a service tier, a billing instant and a failure
+// class in a byte; the quantities in the order of tariffs' usage types):
+// renumbering one would read every state written before otherwise. A new
+// value goes after the last (docs/state-format.md).
+func TestNumbersOnDisk(t *testing.T) {
+	tests := []struct {
+		name string
+		got  []int
+		want []int
+	}{
+		{name: "outcome: priced unpriced retired failed duplicate outside cache_hit overlap",
+			got:  []int{int(pricing.Priced), int(pricing.Unpriced), int(pricing.Retired), int(pricing.Failed), int(pricing.Duplicate), int(pricing.Outside), int(pricing.CacheHit), int(pricing.Overlap)},
+			want: []int{0, 1, 2, 3, 4, 5, 6, 7}},
+		{name: "service tier: standard batch flex priority",
+			got:  []int{int(ledger.TierStandard), int(ledger.TierBatch), int(ledger.TierFlex), int(ledger.TierPriority)},
+			want: []int{0, 1, 2, 3}},
+		{name: "billing instant: end start first_token",
+			got:  []int{int(tariffs.BillEnd), int(tariffs.BillStart), int(tariffs.BillFirstToken)},
+			want: []int{0, 1, 2}},
+		{name: "failure class: unknown upstream gateway",
+			got:  []int{int(failures.Unknown), int(failures.Upstream), int(failures.Gateway)},
+			want: []int{0, 1, 2}},
+		{name: "quantities: input cache_read cache_write cache_write_1h output reasoning request web_search web_fetch file_search",
+			got: []int{int(tariffs.Input), int(tariffs.CacheRead), int(tariffs.CacheWrite), int(tariffs.CacheWrite1h), int(tariffs.Output),
+				int(tariffs.Reasoning), int(tariffs.Request), int(tariffs.WebSearch), int(tariffs.WebFetch), int(tariffs.FileSearch)},
+			want: []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}},
+	}
+	for _, tt := range tests {
+		if !slices.Equal(tt.got, tt.want) {
+			t.Errorf("%s: numbered %v, the state's records %v", tt.name, tt.got, tt.want)
 		}
 	}
 }
