@@ -8,6 +8,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -316,5 +317,26 @@ func TestNumbersOnDisk(t *testing.T) {
 		if !slices.Equal(tt.got, tt.want) {
 			t.Errorf("%s: numbered %v, the state's records %v", tt.name, tt.got, tt.want)
 		}
+	}
+}
+
+// TestSourceRecordKeepsEveryRow: a source's record keeps every field of
+// pricing.Rows (a field added there must be added to rowsRecord, under a
+// name of its own), under the names states were written with.
+func TestSourceRecordKeepsEveryRow(t *testing.T) {
+	src := Source{Name: "calls", Watermark: time.Unix(0, 1793613600123456789).UTC(), Refreshes: 4, Late: 2}
+	rv := reflect.ValueOf(&src.Rows).Elem()
+	for i := range rv.NumField() {
+		rv.Field(i).SetInt(int64(10 + i))
+	}
+	b := encodeSource(&src)
+	want := `{"w":1793613600123456789,"rows":{"Read":10,"Priced":11,"Unpriced":12,"Retired":13,"Failed":14,"Duplicate":15,` +
+		`"Rejected":16,"Outside":17,"CacheHit":18},"refreshes":4,"late":2}`
+	if rv.NumField() == 9 && string(b) != want {
+		t.Errorf("record %s, want %s", b, want)
+	}
+	got := Source{Name: "calls"}
+	if err := decodeSource(b, &got); err != nil || !reflect.DeepEqual(got, src) {
+		t.Errorf("decoded %+v (%v), want %+v", got, err, src)
 	}
 }

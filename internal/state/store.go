@@ -272,10 +272,25 @@ type sumsRecord struct {
 }
 
 type sourceRecord struct {
-	Watermark int64        `json:"w"`
-	Rows      pricing.Rows `json:"rows"`
-	Refreshes int64        `json:"refreshes"`
-	Late      int64        `json:"late,omitempty"`
+	Watermark int64      `json:"w"`
+	Rows      rowsRecord `json:"rows"`
+	Refreshes int64      `json:"refreshes"`
+	Late      int64      `json:"late,omitempty"`
+}
+
+// rowsRecord is a source's row accounting as stored: the names of
+// pricing.Rows's fields when it was first written, kept whatever the
+// domain type becomes.
+type rowsRecord struct {
+	Read      int64 `json:"Read"`
+	Priced    int64 `json:"Priced"`
+	Unpriced  int64 `json:"Unpriced"`
+	Retired   int64 `json:"Retired"`
+	Failed    int64 `json:"Failed"`
+	Duplicate int64 `json:"Duplicate"`
+	Rejected  int64 `json:"Rejected"`
+	Outside   int64 `json:"Outside"`
+	CacheHit  int64 `json:"CacheHit"`
 }
 
 func decodeKeyJSON(b []byte, k *Key) error {
@@ -312,7 +327,10 @@ func encodeSource(s *Source) []byte {
 	if !s.Watermark.IsZero() {
 		w = s.Watermark.UnixNano()
 	}
-	b, _ := json.Marshal(sourceRecord{Watermark: w, Rows: s.Rows, Refreshes: s.Refreshes, Late: s.Late})
+	r := s.Rows
+	rows := rowsRecord{Read: r.Read, Priced: r.Priced, Unpriced: r.Unpriced, Retired: r.Retired, Failed: r.Failed,
+		Duplicate: r.Duplicate, Rejected: r.Rejected, Outside: r.Outside, CacheHit: r.CacheHit}
+	b, _ := json.Marshal(sourceRecord{Watermark: w, Rows: rows, Refreshes: s.Refreshes, Late: s.Late})
 	return b
 }
 
@@ -321,7 +339,10 @@ func decodeSource(b []byte, s *Source) error {
 	if err := json.Unmarshal(b, &r); err != nil {
 		return fmt.Errorf("%w: source %s: %v", errCorrupt, s.Name, err)
 	}
-	s.Rows, s.Refreshes, s.Late = r.Rows, r.Refreshes, r.Late
+	n := r.Rows
+	s.Rows = pricing.Rows{Read: n.Read, Priced: n.Priced, Unpriced: n.Unpriced, Retired: n.Retired, Failed: n.Failed,
+		Duplicate: n.Duplicate, Rejected: n.Rejected, Outside: n.Outside, CacheHit: n.CacheHit}
+	s.Refreshes, s.Late = r.Refreshes, r.Late
 	if r.Watermark != 0 {
 		s.Watermark = time.Unix(0, r.Watermark).UTC()
 	}
