@@ -20,12 +20,17 @@ import (
 )
 
 // writeFixtures writes the state files of testdata/compat anew. A fixture
-// is a state as a released tokenfare left it: it is written once, by the
+// is a state as a tokenfare left it: it is written once, by the
 // tokenfare of its layout, and never again (a new layout adds a fixture).
 var writeFixtures = flag.Bool("write-fixtures", false, "write the state fixtures of testdata/compat (never over an existing one)")
 
+// updateCompat rewrites what the fixtures hold once opened (NAME.txt),
+// for a change that means them to hold otherwise (a new migration): read
+// every line of the diff first. Not -update: make golden leaves them be.
+var updateCompat = flag.Bool("update-compat", false, "rewrite testdata/compat/*.txt, what the fixtures hold once opened")
+
 // compatFixtures are the states kept in testdata/compat, each with how it
-// was made: every layout a released tokenfare wrote that Open still reads.
+// was made: every layout a tokenfare wrote that Open still reads.
 var compatFixtures = []struct {
 	name string
 	make func(t *testing.T, path string)
@@ -222,12 +227,13 @@ func copyFile(t *testing.T, from, to string) {
 	}
 }
 
-// TestCompatFixtures: each state a released tokenfare wrote (the files of
+// TestCompatFixtures: each state a tokenfare wrote (the files of
 // testdata/compat) opens, and holds then, byte for byte, the records it
 // held when the fixture was made and opened by the tokenfare of its
 // layout, and reads as it read then (testdata/compat/NAME.txt): the
 // on-disk format, its migrations and the recovery of a cut-off refresh
-// are unchanged. With -write-fixtures, the missing fixtures are made.
+// are unchanged. With -write-fixtures, the missing fixtures are made;
+// with -update-compat, the dumps are rewritten.
 func TestCompatFixtures(t *testing.T) {
 	for _, fx := range compatFixtures {
 		t.Run(fx.name, func(t *testing.T) {
@@ -235,11 +241,17 @@ func TestCompatFixtures(t *testing.T) {
 			if *writeFixtures {
 				writeFixture(t, fx.make, db, txt)
 			}
+			got := openedDump(t, db)
+			if *updateCompat {
+				if err := os.WriteFile(txt, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
 			want, err := os.ReadFile(txt)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := openedDump(t, db); got != string(want) {
+			if got != string(want) {
 				t.Errorf("opened, %s holds or reads otherwise than its fixture did:\n%.2000s", db, firstDiff(got, string(want)))
 			}
 		})

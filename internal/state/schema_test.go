@@ -82,7 +82,7 @@ func TestOpenNotAState(t *testing.T) {
 		{name: "an empty bbolt file", file: func(t *testing.T) string {
 			return boltFile(t, func(*bolt.Tx) error { return nil })
 		}},
-		// The fixtures of testdata/compat: states as released tokenfares
+		// The fixtures of testdata/compat: states as earlier tokenfares
 		// left them (compat_test.go checks what they hold once opened).
 		{name: "a state of schema 1, a refresh cut off in its move", file: func(t *testing.T) string {
 			return fixtureCopy(t, "v1-pending.db")
