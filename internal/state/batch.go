@@ -392,7 +392,7 @@ func (b *Batch) Commit(rejected int64) (Source, error) {
 	src.Refreshes++
 	src.Late += b.late
 	if b.files != nil {
-		src.Unread = b.files.unread
+		src.Unread = b.files.Unread
 	}
 	puts := b.sortedPuts()
 	if b.watermark.After(src.Watermark) {

@@ -22,6 +22,8 @@
 // ordered migrations) is schema.go; storage.go alone calls bbolt, and the
 // rest of the package reaches the buckets through schema.go's accessors.
 // docs/state-format.md describes the format and how to change it.
+// A feed of files is read past the marks the last refresh left: the
+// package ledger/tail plans what to read from them, the state stores them.
 //
 // # Invariants
 //
