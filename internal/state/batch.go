@@ -4,8 +4,6 @@ import (
 	"slices"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/tokenfare/tokenfare/failures"
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
@@ -25,7 +23,7 @@ type Batch struct {
 	newest  int64 // the newest billing instant of the batch (Unix ns)
 	pruneAt int   // size of ids at which remember drops old identities
 	rows    pricing.Rows
-	tx      *bolt.Tx // read-only, for the identities already stored
+	tx      *txn // read-only, for the identities already stored
 	// lastSeen is the latest start (Unix ns) an identity stored may have:
 	// a call started after it was never stored.
 	lastSeen uint64
@@ -61,7 +59,7 @@ func (s *Store) Begin(name string) (*Batch, error) {
 	if err != nil {
 		return nil, err
 	}
-	tx, err := s.db.Begin(false)
+	tx, err := s.db.begin()
 	if err != nil {
 		return nil, err
 	}
@@ -354,7 +352,7 @@ func (s *idSet) keep(limit int64) {
 func (b *Batch) Abort() {
 	b.tx.Rollback()
 	if b.flushed {
-		b.store.db.Update(dropPending)
+		b.store.db.update(dropPending)
 	}
 }
 
@@ -394,13 +392,13 @@ func (b *Batch) Commit(rejected int64) (Source, error) {
 	src.Refreshes++
 	src.Late += b.late
 	if b.files != nil {
-		src.Unread = b.files.unread
+		src.Unread = b.files.Unread
 	}
 	puts := b.sortedPuts()
 	if b.watermark.After(src.Watermark) {
 		src.Watermark = b.watermark
 	}
-	err := b.store.db.Update(func(tx *bolt.Tx) error {
+	err := b.store.db.update(func(tx *txn) error {
 		var err error
 		if b.flushed {
 			err = b.land(tx, puts)
@@ -413,7 +411,7 @@ func (b *Batch) Commit(rejected int64) (Source, error) {
 		if err := putChunks(tx, src.Name, src.Refreshes, ids, true); err != nil {
 			return err
 		}
-		if err := tx.Bucket(bucketSources).Put([]byte(src.Name), encodeSource(&src)); err != nil {
+		if err := tx.sources().Put(sourceKey(src.Name), encodeSource(&src)); err != nil {
 			return err
 		}
 		if b.files != nil {
@@ -437,37 +435,42 @@ func (b *Batch) Commit(rejected int64) (Source, error) {
 }
 
 // put adds the batch's sums, sorted, to the stored ones.
-func (b *Batch) put(tx *bolt.Tx, puts []put) error {
-	sums := tx.Bucket(bucketSums)
-	sums.FillPercent = sumsFill
+func (b *Batch) put(tx *txn, puts []put) error {
+	sums := tx.sums()
+	sums.fill(sumsFill)
 	// A key of a slot after the state's last one is new: only those of
 	// the slots read again (the overlap) are looked up.
 	_, stored, ok := storedSpan(tx)
 	if !ok {
-		stored = time.Unix(1<<62, 0) // no span kept: every key looked up
+		stored = noSpan // no span kept: every key looked up
 	}
 	if err := putSpan(tx, b.first, b.last); err != nil {
 		return err
 	}
 	for _, p := range puts {
-		s := p.s
-		var v []byte
-		if !slotOf(p.key).After(stored) {
-			v = sums.Get(p.key)
-		}
-		if v != nil {
-			var old Sums
-			if err := decodeSums(v, &old); err != nil {
-				return err
-			}
-			old.add(s)
-			s = &old
-		}
-		if err := sums.Put(p.key, encodeSums(s)); err != nil {
+		if err := addSums(sums, p.key, p.s, !slotOf(p.key).After(stored)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// addSums adds s to the sums of key in bucket b: s itself when lookup is
+// false (the key is known to be new) or the bucket holds none.
+func addSums(b bucket, key []byte, s *Sums, lookup bool) error {
+	var v []byte
+	if lookup {
+		v = b.Get(key)
+	}
+	if v != nil {
+		var old Sums
+		if err := decodeSums(v, &old); err != nil {
+			return err
+		}
+		old.add(s)
+		s = &old
+	}
+	return b.Put(key, encodeSums(s))
 }
 
 // sumsFill is how full a commit leaves the sums' pages it splits. Keys
@@ -481,9 +484,9 @@ const sumsFill = 0.9
 // prune drops the identities of calls started before the oldest source's
 // watermark less Overlap and a day (a call's start precedes its billing
 // instant, by no more than a day): no refresh reads them again.
-func prune(tx *bolt.Tx) error {
+func prune(tx *txn) error {
 	var oldest time.Time
-	err := tx.Bucket(bucketSources).ForEach(func(k, v []byte) error {
+	err := tx.sources().ForEach(func(k, v []byte) error {
 		s := Source{Name: string(k)}
 		if err := decodeSource(v, &s); err != nil {
 			return err

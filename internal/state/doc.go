@@ -18,6 +18,13 @@
 // transaction (parts.go): memory holds a part whatever the refresh reads,
 // and the figures are those of one transaction, killed anywhere.
 //
+// The file's layout (every bucket, key layout, record format and the
+// ordered migrations) is schema.go; storage.go alone calls bbolt, and the
+// rest of the package reaches the buckets through schema.go's accessors.
+// docs/state-format.md describes the format and how to change it.
+// A feed of files is read past the marks the last refresh left: the
+// package ledger/tail plans what to read from them, the state stores them.
+//
 // # Invariants
 //
 //   - A call (gateway, request id, start) is counted once over every

@@ -347,8 +347,8 @@ func TestFileMarkUnchanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(plan.files) != 0 {
-		t.Errorf("unchanged file planned for reading: %+v", plan.files)
+	if len(plan.Files) != 0 {
+		t.Errorf("unchanged file planned for reading: %+v", plan.Files)
 	}
 	// A bad row appended is rejected at its own line.
 	row := slices.Clone(parts[1][0])
@@ -360,12 +360,12 @@ func TestFileMarkUnchanged(t *testing.T) {
 	}
 	plan, err = b.planFiles(dir, []string{path})
 	b.Abort()
-	if err != nil || len(plan.files) != 1 || plan.files[0].span == nil {
+	if err != nil || len(plan.Files) != 1 || plan.Files[0].Source() == nil {
 		t.Fatalf("grown file: plan %+v, %v", plan, err)
 	}
 	var rejected []ledger.Rejection
 	var np *run.NothingPricedError
-	if _, err := runAllRejected(cat, plan.files[0].span, &rejected); err != nil && !errors.As(err, &np) {
+	if _, err := runAllRejected(cat, plan.Files[0].Source(), &rejected); err != nil && !errors.As(err, &np) {
 		t.Fatal(err)
 	}
 	wantLine := 2 + len(parts[0])

@@ -1,11 +1,8 @@
 package state
 
 import (
-	"encoding/binary"
 	"fmt"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 
 	"github.com/tokenfare/tokenfare/tariffs"
 )
@@ -63,7 +60,7 @@ func OffGrains(cat *tariffs.Catalog, from, until, tariffAt time.Time) []OffGrain
 func (s *Store) Span() (first, last time.Time, err error) {
 	defer s.recoverDamaged(&err)
 	var ok bool
-	err = s.db.View(func(tx *bolt.Tx) error {
+	err = s.db.view(func(tx *txn) error {
 		first, last, ok = storedSpan(tx)
 		if ok {
 			return nil
@@ -74,15 +71,9 @@ func (s *Store) Span() (first, last time.Time, err error) {
 	return first, last, err
 }
 
-var spanRecord = []byte("span")
-
 // storedSpan returns the span a commit kept; ok false when none was.
-func storedSpan(tx *bolt.Tx) (first, last time.Time, ok bool) {
-	v := tx.Bucket(bucketMeta).Get(spanRecord)
-	if len(v) != 16 {
-		return first, last, false
-	}
-	return unixOrZero(int64(binary.BigEndian.Uint64(v))), unixOrZero(int64(binary.BigEndian.Uint64(v[8:]))), true
+func storedSpan(tx *txn) (first, last time.Time, ok bool) {
+	return decodeSpan(tx.meta().Get(spanRecord))
 }
 
 func unixOrZero(sec int64) time.Time {
@@ -93,8 +84,8 @@ func unixOrZero(sec int64) time.Time {
 }
 
 // scanSpan finds the span over every key of the state.
-func scanSpan(tx *bolt.Tx) (first, last time.Time, err error) {
-	err = tx.Bucket(bucketSums).ForEach(func(k, _ []byte) error {
+func scanSpan(tx *txn) (first, last time.Time, err error) {
+	err = tx.sums().ForEach(func(k, _ []byte) error {
 		var key Key
 		if err := decodeKey(k, &key); err != nil {
 			return err
@@ -119,7 +110,7 @@ func widen(first, last, slot time.Time) (time.Time, time.Time) {
 // putSpan keeps the span of the state once a commit's slots, from..to
 // (both zero: none), are added: the stored one (or, in a state written
 // before it was kept, the one found over every key) widened by them.
-func putSpan(tx *bolt.Tx, from, to time.Time) error {
+func putSpan(tx *txn, from, to time.Time) error {
 	first, last, ok := storedSpan(tx)
 	if !ok {
 		var err error
@@ -131,10 +122,5 @@ func putSpan(tx *bolt.Tx, from, to time.Time) error {
 		first, last = widen(first, last, from)
 		first, last = widen(first, last, to)
 	}
-	v := make([]byte, 16)
-	if !first.IsZero() {
-		binary.BigEndian.PutUint64(v, uint64(first.Unix()))
-		binary.BigEndian.PutUint64(v[8:], uint64(last.Unix()))
-	}
-	return tx.Bucket(bucketMeta).Put(spanRecord, v)
+	return tx.meta().Put(spanRecord, encodeSpan(first, last))
 }

@@ -2,11 +2,8 @@ package state
 
 import (
 	"bytes"
-	"encoding/binary"
 	"slices"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // A refresh that reads more keys than a part (Store.partKeys) does not
@@ -25,15 +22,10 @@ import (
 //     last part left off; the sums are then those of the whole refresh.
 //
 // A state is read (Fill, Pricer, known) only once no landed sums wait.
-var (
-	bucketPending = []byte("pending")
-	// landedRecord, in bucketMeta, says the pending sums are committed:
-	// its value is the last slot (Unix seconds; 1<<62 when the state kept
-	// no span) stored before their refresh, after which a key is new.
-	landedRecord = []byte("landed")
-	// movedRecord, in bucketMeta, is the last pending key moved.
-	movedRecord = []byte("landed-moved")
-)
+//
+// The pending sums are bucketPending; landedRecord and movedRecord, in
+// bucketMeta, say they are committed and how far their move got
+// (schema.go).
 
 // defaultPartKeys is how many keys a refresh holds in memory before it
 // adds them to the pending sums: about 600 bytes each (the key's fields,
@@ -65,23 +57,14 @@ func (b *Batch) sortedPuts() []put {
 }
 
 // addPending adds puts to the pending sums.
-func addPending(tx *bolt.Tx, puts []put) error {
-	p, err := tx.CreateBucketIfNotExists(bucketPending)
+func addPending(tx *txn, puts []put) error {
+	p, err := tx.ensure(bucketPending)
 	if err != nil {
 		return err
 	}
-	p.FillPercent = sumsFill
+	p.fill(sumsFill)
 	for _, e := range puts {
-		s := e.s
-		if v := p.Get(e.key); v != nil {
-			var old Sums
-			if err := decodeSums(v, &old); err != nil {
-				return err
-			}
-			old.add(s)
-			s = &old
-		}
-		if err := p.Put(e.key, encodeSums(s)); err != nil {
+		if err := addSums(p, e.key, e.s, true); err != nil {
 			return err
 		}
 	}
@@ -95,8 +78,8 @@ func addPending(tx *bolt.Tx, puts []put) error {
 func (b *Batch) flush() error {
 	puts := b.sortedPuts()
 	b.tx.Rollback()
-	err := b.store.db.Update(func(tx *bolt.Tx) error { return addPending(tx, puts) })
-	if tx, berr := b.store.db.Begin(false); berr == nil {
+	err := b.store.db.update(func(tx *txn) error { return addPending(tx, puts) })
+	if tx, berr := b.store.db.begin(); berr == nil {
 		b.tx = tx
 	} else if err == nil {
 		err = berr
@@ -111,27 +94,26 @@ func (b *Batch) flush() error {
 
 // land stores, in the commit's transaction, the batch's last sums in the
 // pending ones and marks them landed.
-func (b *Batch) land(tx *bolt.Tx, puts []put) error {
+func (b *Batch) land(tx *txn, puts []put) error {
 	if err := addPending(tx, puts); err != nil {
 		return err
 	}
 	_, stored, ok := storedSpan(tx)
 	if !ok {
-		stored = time.Unix(1<<62, 0)
+		stored = noSpan
 	}
 	if err := putSpan(tx, b.first, b.last); err != nil {
 		return err
 	}
-	v := binary.BigEndian.AppendUint64(nil, uint64(stored.Unix()))
-	return tx.Bucket(bucketMeta).Put(landedRecord, v)
+	return tx.meta().Put(landedRecord, encodeLanded(stored))
 }
 
 // dropPending drops the pending sums of a refresh that was not committed.
-func dropPending(tx *bolt.Tx) error {
-	if tx.Bucket(bucketMeta).Get(landedRecord) != nil || tx.Bucket(bucketPending) == nil {
+func dropPending(tx *txn) error {
+	if tx.meta().Get(landedRecord) != nil || !tx.pending().exists() {
 		return nil
 	}
-	return tx.DeleteBucket(bucketPending)
+	return tx.drop(bucketPending)
 }
 
 // settle drops the pending sums of a refresh not committed, and moves
@@ -139,92 +121,133 @@ func dropPending(tx *bolt.Tx) error {
 // calling fn, when not nil, with each key moved and its pending sums once
 // its part is stored.
 func (s *Store) settle(fn func(*Key, *Sums) error) error {
-	var waits bool // a view first: most refreshes find nothing pending
-	err := s.db.View(func(tx *bolt.Tx) error {
-		waits = tx.Bucket(bucketPending) != nil
-		return nil
-	})
-	if err != nil || !waits {
+	if waits, err := s.pendingWaits(); err != nil || !waits {
 		return err
 	}
-	if err := s.db.Update(dropPending); err != nil {
+	if err := s.db.update(dropPending); err != nil {
 		return err
 	}
-	type moved struct {
-		k Key
-		s Sums
-	}
-	var done []moved
-	for finished := false; !finished; {
-		done = done[:0]
-		err := s.db.Update(func(tx *bolt.Tx) error {
-			meta := tx.Bucket(bucketMeta)
-			lv := meta.Get(landedRecord)
-			if len(lv) != 8 {
-				finished = true
-				return nil
-			}
-			stored := time.Unix(int64(binary.BigEndian.Uint64(lv)), 0)
-			p := tx.Bucket(bucketPending)
-			if p == nil {
-				return errCorrupt
-			}
-			c := p.Cursor()
-			var k, v []byte
-			if from := meta.Get(movedRecord); from == nil {
-				k, v = c.First()
-			} else if k, v = c.Seek(from); bytes.Equal(k, from) {
-				k, v = c.Next()
-			}
-			sums := tx.Bucket(bucketSums)
-			sums.FillPercent = sumsFill
-			var last []byte
-			for n := 0; k != nil && n < s.partKeys; k, v = c.Next() {
-				var add Sums
-				if err := decodeSums(v, &add); err != nil {
-					return err
-				}
-				total := add
-				if !slotOf(k).After(stored) {
-					if old := sums.Get(k); old != nil {
-						if err := decodeSums(old, &total); err != nil {
-							return err
-						}
-						total.add(&add)
-					}
-				}
-				if err := sums.Put(k, encodeSums(&total)); err != nil {
-					return err
-				}
-				if fn != nil {
-					done = append(done, moved{s: add})
-					if err := decodeKey(k, &done[len(done)-1].k); err != nil {
-						return err
-					}
-				}
-				last = k
-				n++
-			}
-			if k != nil {
-				return meta.Put(movedRecord, bytes.Clone(last))
-			}
-			finished = true
-			if err := tx.DeleteBucket(bucketPending); err != nil {
-				return err
-			}
-			if err := meta.Delete(movedRecord); err != nil {
-				return err
-			}
-			return meta.Delete(landedRecord)
+	for {
+		var part movedPart
+		err := s.db.update(func(tx *txn) (err error) {
+			part, err = movePart(tx, s.partKeys, fn != nil)
+			return err
 		})
-		if err != nil {
+		if err == nil {
+			err = part.report(fn)
+		}
+		if err != nil || part.finished {
 			return err
 		}
-		for i := range done {
-			if err := fn(&done[i].k, &done[i].s); err != nil {
-				return err
-			}
+	}
+}
+
+// pendingWaits reports whether pending sums wait, in a read-only view:
+// most refreshes find none and begin no write transaction.
+func (s *Store) pendingWaits() (waits bool, err error) {
+	err = s.db.view(func(tx *txn) error {
+		waits = tx.pending().exists()
+		return nil
+	})
+	return waits, err
+}
+
+// movedPart is a part of the pending sums moved into the sums: the keys
+// and their pending sums (when kept), and whether it was the last.
+type movedPart struct {
+	keys     []Key
+	sums     []Sums
+	finished bool
+}
+
+// report calls fn, when not nil, with each key of the part and its
+// pending sums.
+func (p *movedPart) report(fn func(*Key, *Sums) error) error {
+	if fn == nil {
+		return nil
+	}
+	for i := range p.keys {
+		if err := fn(&p.keys[i], &p.sums[i]); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// movePart moves up to n landed pending keys, from the one after the last
+// moved, into the sums, keeping them in the part when keep is set. The
+// last part drops the pending sums and their records; a state with no
+// landed sums is finished, unchanged.
+func movePart(tx *txn, n int, keep bool) (part movedPart, err error) {
+	stored, landed := decodeLanded(tx.meta().Get(landedRecord))
+	if !landed {
+		part.finished = true
+		return part, nil
+	}
+	pending := tx.pending()
+	if !pending.exists() {
+		return part, errCorrupt
+	}
+	sums := tx.sums()
+	sums.fill(sumsFill)
+	c := pending.Cursor()
+	k, v := resumeAt(c, tx.meta().Get(movedRecord))
+	var last []byte
+	for i := 0; k != nil && i < n; k, v = c.Next() {
+		if err := part.move(sums, k, v, stored, keep); err != nil {
+			return part, err
+		}
+		last = k
+		i++
+	}
+	if k != nil {
+		return part, tx.meta().Put(movedRecord, bytes.Clone(last))
+	}
+	part.finished = true
+	return part, endMove(tx)
+}
+
+// resumeAt returns the first pending key not moved: the first of all when
+// none was moved (moved nil), else the one after moved.
+func resumeAt(c cursor, moved []byte) (k, v []byte) {
+	if moved == nil {
+		return c.First()
+	}
+	if k, v = c.Seek(moved); bytes.Equal(k, moved) {
+		return c.Next()
+	}
+	return k, v
+}
+
+// move adds the pending sums v of key k to the sums: to those stored
+// when k's slot is no later than stored, the last slot the state held
+// before their refresh (a later key is new).
+func (p *movedPart) move(sums bucket, k, v []byte, stored time.Time, keep bool) error {
+	var add Sums
+	if err := decodeSums(v, &add); err != nil {
+		return err
+	}
+	if err := addSums(sums, k, &add, !slotOf(k).After(stored)); err != nil {
+		return err
+	}
+	if !keep {
+		return nil
+	}
+	var key Key
+	if err := decodeKey(k, &key); err != nil {
+		return err
+	}
+	p.keys, p.sums = append(p.keys, key), append(p.sums, add)
+	return nil
+}
+
+// endMove drops the pending sums, all moved, and their records.
+func endMove(tx *txn) error {
+	if err := tx.drop(bucketPending); err != nil {
+		return err
+	}
+	if err := tx.meta().Delete(movedRecord); err != nil {
+		return err
+	}
+	return tx.meta().Delete(landedRecord)
 }

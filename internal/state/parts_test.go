@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/tokenfare/tokenfare/internal/run"
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
@@ -23,11 +21,11 @@ func rawState(t *testing.T, s *Store) (string, bool) {
 	t.Helper()
 	var b bytes.Buffer
 	var pending bool
-	err := s.db.View(func(tx *bolt.Tx) error {
-		pending = tx.Bucket(bucketPending) != nil || tx.Bucket(bucketMeta).Get(landedRecord) != nil
-		for _, name := range [][]byte{bucketSums, bucketSources} {
-			if err := tx.Bucket(name).ForEach(func(k, v []byte) error {
-				if bytes.Equal(name, bucketSources) {
+	err := s.db.view(func(tx *txn) error {
+		pending = tx.pending().exists() || tx.meta().Get(landedRecord) != nil
+		for _, name := range []bucketName{bucketSums, bucketSources} {
+			if err := tx.bucket(name).ForEach(func(k, v []byte) error {
+				if name == bucketSources {
 					k = nil
 				}
 				fmt.Fprintf(&b, "%s %x %x\n", name, k, v)
@@ -36,7 +34,7 @@ func rawState(t *testing.T, s *Store) (string, bool) {
 				return err
 			}
 		}
-		fmt.Fprintf(&b, "span %x\n", tx.Bucket(bucketMeta).Get(spanRecord))
+		fmt.Fprintf(&b, "span %x\n", tx.meta().Get(spanRecord))
 		return nil
 	})
 	if err != nil {
@@ -225,11 +223,11 @@ func TestSettleWithNothingPending(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	before := s.db.Stats().TxN
+	before := s.db.b.Stats().TxN
 	if err := s.settle(nil); err != nil {
 		t.Fatal(err)
 	}
-	if got := s.db.Stats().TxN - before; got != 1 {
+	if got := s.db.b.Stats().TxN - before; got != 1 {
 		t.Errorf("settling with nothing pending began %d transactions, want the 1 read-only view", got)
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
-	bolt "go.etcd.io/bbolt"
 
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
@@ -79,8 +78,8 @@ func TestMigrate(t *testing.T) {
 	refresh(2)
 	before := records(t, s)
 	// Written back as JSON records, as an earlier tokenfare kept them.
-	err = s.db.Update(func(tx *bolt.Tx) error {
-		sums := tx.Bucket(bucketSums)
+	err = s.db.update(func(tx *txn) error {
+		sums := tx.sums()
 		type kv struct{ k, v []byte }
 		var all []kv
 		sums.ForEach(func(k, v []byte) error { all = append(all, kv{bytes.Clone(k), bytes.Clone(v)}); return nil })
@@ -111,8 +110,8 @@ func TestMigrate(t *testing.T) {
 	}
 	defer s.Close()
 	var left, all int
-	s.db.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketSums).ForEach(func(k, v []byte) error {
+	s.db.view(func(tx *txn) error {
+		return tx.sums().ForEach(func(k, v []byte) error {
 			all++
 			if jsonRecord(k) || jsonRecord(v) {
 				left++

@@ -46,7 +46,7 @@ func (e *NotKeptError) Unwrap() error { return ErrNotKept }
 // key's calls.
 func (s *Store) Fill(e *pricing.Engine, cat *tariffs.Catalog, opts pricing.Options, tally *failures.Tally) (err error) {
 	defer s.recoverDamaged(&err)
-	path := s.db.Path()
+	path := s.path
 	if slices.Contains(opts.Dims, pricing.DimMeta) {
 		return &NotKeptError{Path: path, What: "key metadata (--by meta:FIELD)"}
 	}

@@ -29,6 +29,20 @@ func boltFile(t *testing.T, fill func(tx *bolt.Tx) error) string {
 	return path
 }
 
+// fixtureCopy copies a state of testdata/compat to a new path.
+func fixtureCopy(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "compat", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 // TestOpenNotAState: another program's bbolt file, or a state of a newer
 // schema, is refused and left byte for byte as it was; an empty bbolt
 // file, or a state written before the marker, opens and is marked.
@@ -67,6 +81,14 @@ func TestOpenNotAState(t *testing.T) {
 		}},
 		{name: "an empty bbolt file", file: func(t *testing.T) string {
 			return boltFile(t, func(*bolt.Tx) error { return nil })
+		}},
+		// The fixtures of testdata/compat: states as earlier tokenfares
+		// left them (compat_test.go checks what they hold once opened).
+		{name: "a state of schema 1, a refresh cut off in its move", file: func(t *testing.T) string {
+			return fixtureCopy(t, "v1-pending.db")
+		}},
+		{name: "a state of JSON sums and seen records, without the marker", file: func(t *testing.T) string {
+			return fixtureCopy(t, "v0-json-seen.db")
 		}},
 		{name: "a state written before the marker", file: func(t *testing.T) string {
 			path := sampleState(t)

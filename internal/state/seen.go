@@ -7,40 +7,25 @@ import (
 	"slices"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/tokenfare/tokenfare/ledger"
 )
 
-// The identities of the calls read are kept in chunks: one record per
-// hour of their start, source and commit, holding the identities that
-// commit added or whose copies it raised. A commit writes a few records
-// however many calls it read, a lookup reads the chunks of one hour
-// once, and a prune drops whole hours.
+// The identities of the calls read are kept in chunks (bucketIDs): one
+// record per hour of their start, source and commit, holding the
+// identities that commit added or whose copies it raised. A commit writes
+// a few records however many calls it read, a lookup reads the chunks of
+// one hour once, and a prune drops whole hours.
 //
-// A chunk's key is the hour (Unix ns of its start, 8 bytes big-endian),
-// the source's name, a zero byte and the commit's number (the source's
-// refresh count, 8 bytes). Its value is a format byte; in chunkV2 then
-// the rows of the hour the commit read for the first time (its new
-// identities' copies, the raised ones' further copies, its overlaps) and
-// the longest of their calls (ns, callLength), which the next refreshes
-// weigh against the database (Batch.known); then, per identity, its seen
-// key (seenKey) and its copies, doubled, plus one when it is an overlap
-// (the source gave a call another source gave first), as the sums'
-// records write a string and an integer. A chunkV1 has no rows nor
-// longest call: those of the earlier format moved into chunks.
-var bucketIDs = []byte("ids")
-
-// bucketSeen is the bucket of the earlier format: a record per identity,
-// keyed by its seen key (an overlap's followed by two zero bytes and the
-// source's name), valued by its copies (8 bytes) and the source's name.
-// Open moves it into chunks (migrateSeen).
-var bucketSeen = []byte("seen")
-
-const (
-	chunkV1 = 0x01
-	chunkV2 = 0x02
-)
+// A chunk's key is chunkKey (schema.go). Its value is a format byte; in
+// chunkV2 then the rows of the hour the commit read for the first time
+// (its new identities' copies, the raised ones' further copies, its
+// overlaps) and the longest of their calls (ns, callLength), which the
+// next refreshes weigh against the database (Batch.known); then, per
+// identity, its seen key (seenKey) and its copies, doubled, plus one when
+// it is an overlap (the source gave a call another source gave first), as
+// the sums' records write a string and an integer. A chunkV1 has no rows
+// nor longest call: those of the earlier format (bucketSeen) moved into
+// chunks.
 
 const hourNs = int64(time.Hour)
 
@@ -48,22 +33,6 @@ const hourNs = int64(time.Hour)
 func hourOf(id string) int64 {
 	start := int64(beUint64([]byte(id[:min(8, len(id))])))
 	return start - start%hourNs
-}
-
-// chunkKey is the key of the chunk of hour, source and commit seq.
-func chunkKey(hour int64, source string, seq int64) []byte {
-	k := binary.BigEndian.AppendUint64(make([]byte, 0, 17+len(source)), uint64(hour))
-	k = append(k, source...)
-	k = append(k, 0)
-	return binary.BigEndian.AppendUint64(k, uint64(seq))
-}
-
-// chunkSource returns the source's name in a chunk's key.
-func chunkSource(k []byte) ([]byte, bool) {
-	if len(k) < 17 || k[len(k)-9] != 0 {
-		return nil, false
-	}
-	return k[8 : len(k)-9], true
 }
 
 // entry is one identity of a chunk: its copies, and, in a commit's, the
@@ -160,7 +129,7 @@ func (b *Batch) heldHour(hour int64) (map[string]held, error) {
 	}
 	m := map[string]held{}
 	prefix := binary.BigEndian.AppendUint64(nil, uint64(hour))
-	c := b.tx.Bucket(bucketIDs).Cursor()
+	c := b.tx.ids().Cursor()
 	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
 		src, ok := chunkSource(k)
 		if !ok {
@@ -192,18 +161,18 @@ func (b *Batch) heldHour(hour int64) (map[string]held, error) {
 
 // lastHeld returns the latest start an identity stored may have: the end
 // of the last hour any chunk holds (0 when none).
-func lastHeld(tx *bolt.Tx) uint64 {
-	k, _ := tx.Bucket(bucketIDs).Cursor().Last()
+func lastHeld(tx *txn) uint64 {
+	k, _ := tx.ids().Cursor().Last()
 	if k == nil {
 		return 0
 	}
-	return beUint64(k) + uint64(hourNs) - 1
+	return chunkHour(k) + uint64(hourNs) - 1
 }
 
 // putChunks writes the batch's new and raised identities in one chunk per
 // hour, for commit seq of source, summed (chunkV2) or not. A chunk's
 // identities are in no order: a lookup reads them into a map.
-func putChunks(tx *bolt.Tx, source string, seq int64, es []entry, summed bool) error {
+func putChunks(tx *txn, source string, seq int64, es []entry, summed bool) error {
 	// Each hour's entries in a slice of its size, counted first.
 	counts := map[int64]int{}
 	for _, e := range es {
@@ -217,7 +186,7 @@ func putChunks(tx *bolt.Tx, source string, seq int64, es []entry, summed bool) e
 		h := hourOf(e.id)
 		byHour[h] = append(byHour[h], e)
 	}
-	ids := tx.Bucket(bucketIDs)
+	ids := tx.ids()
 	for _, h := range slices.Sorted(maps.Keys(byHour)) {
 		if err := ids.Put(chunkKey(h, source, seq), encodeChunk(byHour[h], summed)); err != nil {
 			return err
@@ -228,9 +197,9 @@ func putChunks(tx *bolt.Tx, source string, seq int64, es []entry, summed bool) e
 
 // pruneChunks drops the chunks of the hours that end at or before limit
 // (Unix ns): every identity in them started before it.
-func pruneChunks(tx *bolt.Tx, limit int64) error {
-	c := tx.Bucket(bucketIDs).Cursor()
-	for k, _ := c.First(); k != nil && int64(beUint64(k))+hourNs <= limit; k, _ = c.Next() {
+func pruneChunks(tx *txn, limit int64) error {
+	c := tx.ids().Cursor()
+	for k, _ := c.First(); k != nil && int64(chunkHour(k))+hourNs <= limit; k, _ = c.Next() {
 		if err := c.Delete(); err != nil {
 			return err
 		}
@@ -238,13 +207,13 @@ func pruneChunks(tx *bolt.Tx, limit int64) error {
 	return nil
 }
 
-// migrateSeen moves the identities of the earlier format into chunks
-// (commit number 0), an hour of starts a transaction, and removes its
-// bucket: a stop midway leaves each hour in one format or the other, and
-// the next open goes on; memory holds one hour's identities.
-func migrateSeen(db *bolt.DB) error {
+// migrateSeen moves the identities of the earlier format (bucketSeen)
+// into chunks (commit number 0), an hour of starts a transaction, and
+// removes its bucket: a stop midway leaves each hour in one format or the
+// other, and the next open goes on; memory holds one hour's identities.
+func migrateSeen(d *db) error {
 	for {
-		done, err := migrateSeenHour(db)
+		done, err := migrateSeenHour(d)
 		if err != nil || done {
 			return err
 		}
@@ -253,10 +222,10 @@ func migrateSeen(db *bolt.DB) error {
 
 // migrateSeenHour moves the first hour of the earlier format's identities
 // into chunks; done once none is left and the bucket is gone.
-func migrateSeenHour(db *bolt.DB) (done bool, err error) {
-	err = db.Update(func(tx *bolt.Tx) error {
-		old := tx.Bucket(bucketSeen)
-		if old == nil {
+func migrateSeenHour(d *db) (done bool, err error) {
+	err = d.update(func(tx *txn) error {
+		old := tx.seen()
+		if !old.exists() {
 			done = true
 			return nil
 		}
@@ -264,7 +233,7 @@ func migrateSeenHour(db *bolt.DB) (done bool, err error) {
 		k, v := c.First()
 		if k == nil {
 			done = true
-			return tx.DeleteBucket(bucketSeen)
+			return tx.drop(bucketSeen)
 		}
 		if len(k) < 8 {
 			return errCorrupt
@@ -273,18 +242,14 @@ func migrateSeenHour(db *bolt.DB) (done bool, err error) {
 		bySource := map[string][]entry{}
 		var moved [][]byte
 		for ; len(k) >= 8 && hourOf(string(k)) == hour; k, v = c.Next() {
-			if len(v) < 8 {
-				return errCorrupt
-			}
-			src := string(v[8:])
-			e := entry{id: string(k), n: int64(binary.BigEndian.Uint64(v))}
-			if suffix := "\x00\x00" + src; len(k) > 8+len(suffix) && bytes.HasSuffix(k, []byte(suffix)) {
-				e = entry{id: string(k[:len(k)-len(suffix)]), n: 1, overlap: true}
+			src, e, err := decodeSeenV0(k, v)
+			if err != nil {
+				return err
 			}
 			bySource[src] = append(bySource[src], e)
 			moved = append(moved, bytes.Clone(k))
 		}
-		if _, err := tx.CreateBucketIfNotExists(bucketIDs); err != nil {
+		if _, err := tx.ensure(bucketIDs); err != nil {
 			return err
 		}
 		for src, es := range bySource {
@@ -310,7 +275,7 @@ func migrateSeenHour(db *bolt.DB) (done bool, err error) {
 func (b *Batch) known(from, until time.Time) (k ledger.Known, ok bool, err error) {
 	lo, hi := from.UnixNano(), until.UnixNano()
 	k = ledger.Known{From: from, Until: until}
-	bucket := b.tx.Bucket(bucketIDs)
+	bucket := b.tx.ids()
 	for h := lo - lo%hourNs; h < hi; h += hourNs {
 		whole := h >= lo && h+hourNs <= hi
 		prefix := binary.BigEndian.AppendUint64(nil, uint64(h))

@@ -21,8 +21,8 @@ import (
 func heldEntries(t *testing.T, s *Store) []string {
 	t.Helper()
 	var out []string
-	err := s.db.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketIDs).ForEach(func(k, v []byte) error {
+	err := s.db.view(func(tx *txn) error {
+		return tx.ids().ForEach(func(k, v []byte) error {
 			src, ok := chunkSource(k)
 			if !ok {
 				return errCorrupt
@@ -43,17 +43,17 @@ func heldEntries(t *testing.T, s *Store) []string {
 // identity in the seen bucket, as a state written before chunks holds them.
 func toSeenV0(t *testing.T, path string) {
 	t.Helper()
-	db, err := bolt.Open(path, 0o600, nil)
+	d, err := bolt.Open(path, 0o600, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
-	err = db.Update(func(tx *bolt.Tx) error {
-		seen, err := tx.CreateBucket(bucketSeen)
+	defer d.Close()
+	err = d.Update(func(tx *bolt.Tx) error {
+		seen, err := tx.CreateBucket([]byte(bucketSeen))
 		if err != nil {
 			return err
 		}
-		err = tx.Bucket(bucketIDs).ForEach(func(k, v []byte) error {
+		err = tx.Bucket([]byte(bucketIDs)).ForEach(func(k, v []byte) error {
 			src, _ := chunkSource(k)
 			var perr error
 			err := eachEntry(v, func(id string, n int64, overlap bool) {
@@ -73,7 +73,7 @@ func toSeenV0(t *testing.T, path string) {
 		if err != nil {
 			return err
 		}
-		return tx.DeleteBucket(bucketIDs)
+		return tx.DeleteBucket([]byte(bucketIDs))
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -126,20 +126,20 @@ func TestMigrateSeen(t *testing.T) {
 	s.Close()
 	toSeenV0(t, statePath)
 	// An open stopped after its first hour: the next one goes on.
-	db, err := bolt.Open(statePath, 0o600, nil)
+	d, err := bolt.Open(statePath, 0o600, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if done, err := migrateSeenHour(db); err != nil || done {
+	if done, err := migrateSeenHour(&db{b: d}); err != nil || done {
 		t.Fatalf("first hour moved: done %v, %v; want more hours to move", done, err)
 	}
-	db.View(func(tx *bolt.Tx) error {
-		if tx.Bucket(bucketSeen).Stats().KeyN == 0 || tx.Bucket(bucketIDs).Stats().KeyN == 0 {
+	d.View(func(tx *bolt.Tx) error {
+		if tx.Bucket([]byte(bucketSeen)).Stats().KeyN == 0 || tx.Bucket([]byte(bucketIDs)).Stats().KeyN == 0 {
 			t.Error("after one hour moved, want identities in both formats")
 		}
 		return nil
 	})
-	db.Close()
+	d.Close()
 
 	if s, err = Open(statePath); err != nil {
 		t.Fatal(err)
@@ -148,8 +148,8 @@ func TestMigrateSeen(t *testing.T) {
 	if after := heldEntries(t, s); !slices.Equal(after, before) {
 		t.Fatalf("after migration %d identities, before %d; first: %v", len(after), len(before), firstDiff(fmt.Sprint(after), fmt.Sprint(before)))
 	}
-	s.db.View(func(tx *bolt.Tx) error {
-		if tx.Bucket(bucketSeen) != nil {
+	s.db.view(func(tx *txn) error {
+		if tx.seen().exists() {
 			t.Error("the earlier format's bucket is still there")
 		}
 		return nil
@@ -168,8 +168,8 @@ func TestMigrateSeen(t *testing.T) {
 func knownAll(t *testing.T, s *Store, source string) (ledger.Known, bool) {
 	t.Helper()
 	var first, last int64
-	s.db.View(func(tx *bolt.Tx) error {
-		c := tx.Bucket(bucketIDs).Cursor()
+	s.db.view(func(tx *txn) error {
+		c := tx.ids().Cursor()
 		if k, _ := c.First(); k != nil {
 			first = int64(binary.BigEndian.Uint64(k))
 		}
@@ -209,8 +209,8 @@ func TestRereadStoresNoIdentity(t *testing.T) {
 			t.Fatal(err)
 		}
 		n := 0
-		s.db.View(func(tx *bolt.Tx) error {
-			n = tx.Bucket(bucketIDs).Stats().KeyN
+		s.db.b.View(func(tx *bolt.Tx) error {
+			n = tx.Bucket([]byte(bucketIDs)).Stats().KeyN
 			return nil
 		})
 		chunks = append(chunks, n)

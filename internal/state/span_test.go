@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/tokenfare/tokenfare/pricing"
 )
 
@@ -26,7 +24,7 @@ func TestSpan(t *testing.T) {
 	feed := wholeFileFeed(log)
 	scanned := func() (first, last time.Time) {
 		t.Helper()
-		err := s.db.View(func(tx *bolt.Tx) error {
+		err := s.db.view(func(tx *txn) error {
 			var err error
 			first, last, err = scanSpan(tx)
 			return err
@@ -47,7 +45,7 @@ func TestSpan(t *testing.T) {
 			t.Errorf("%s: span %s..%s, over every key %s..%s", when, first, last, wf, wl)
 		}
 		var stored bool
-		s.db.View(func(tx *bolt.Tx) error { _, _, stored = storedSpan(tx); return nil })
+		s.db.view(func(tx *txn) error { _, _, stored = storedSpan(tx); return nil })
 		if stored != wantStored {
 			t.Errorf("%s: span record kept %v, want %v", when, stored, wantStored)
 		}
@@ -60,7 +58,7 @@ func TestSpan(t *testing.T) {
 		check("after batch "+string(rune('1'+i)), true)
 		if i == 0 {
 			// As a state written before the span was kept.
-			err := s.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Delete(spanRecord) })
+			err := s.db.update(func(tx *txn) error { return tx.meta().Delete(spanRecord) })
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
-	bolt "go.etcd.io/bbolt"
-	bolterrors "go.etcd.io/bbolt/errors"
 
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
@@ -25,13 +23,6 @@ const Grain = 15 * time.Minute
 // for the rows a gateway logs late; the identities of the calls read in
 // it tell the ones already counted.
 const Overlap = time.Hour
-
-var (
-	bucketSums    = []byte("sums")
-	bucketSources = []byte("sources")
-	// bucketMeta holds records of the whole state (its span).
-	bucketMeta = []byte("meta")
-)
 
 // Key identifies the calls one Sums adds up.
 type Key struct {
@@ -112,7 +103,7 @@ type Source struct {
 // Store is the state file.
 type Store struct {
 	path     string
-	db       *bolt.DB
+	db       *db
 	onCommit func(*Key, *Sums) error
 	partKeys int // keys a refresh holds before it flushes (bucketPending)
 }
@@ -128,15 +119,6 @@ func (s *Store) OnCommit(fn func(*Key, *Sums) error) { s.onCommit = fn }
 // time (tokenfare serve, or a batch command with --state).
 var ErrLocked = errors.New("another process holds it (tokenfare serve, or a command with --state)")
 
-// mmapReserve is the address space the state file is mapped into when
-// opened: only the file's pages are ever read, but a write transaction
-// that outgrows the mapping copies every node it has changed to the heap
-// (bbolt remaps the file, 1 GiB at a time past its first GiB), which made
-// a first refresh of millions of keys allocate tens of gigabytes. 64 GiB
-// of address space is nothing on the 64-bit systems tokenfare is built
-// for; a larger state is mapped again as it grows.
-const mmapReserve = 64 << 30
-
 // Open opens (or creates) the state file at path. A second process opening
 // the same file waits up to a second, then fails with ErrLocked.
 //
@@ -151,41 +133,28 @@ func Open(path string) (s *Store, err error) {
 	st := &Store{path: path, partKeys: defaultPartKeys}
 	defer func() {
 		if err != nil && st.db != nil {
-			st.db.Close()
+			st.db.close()
 		}
 		if err != nil {
 			s = nil
 		}
 	}()
 	defer st.recoverDamaged(&err)
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second, InitialMmapSize: mmapReserve})
-	if errors.Is(err, bolterrors.ErrTimeout) {
-		return nil, fmt.Errorf("open state %s: %w", path, ErrLocked)
+	if st.db, err = openDB(path); err != nil {
+		return nil, err
 	}
+	mark, err := checkMarker(st.db)
 	if err != nil {
 		return nil, fmt.Errorf("open state %s: %w", path, err)
 	}
-	st.db = db
-	mark, err := checkMarker(db)
-	if err != nil {
-		return nil, fmt.Errorf("open state %s: %w", path, err)
-	}
-	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketSums, bucketIDs, bucketSources, bucketFiles, bucketMeta} {
-			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
-				return err
-			}
+	err = st.db.update(func(tx *txn) error {
+		if err := makeBuckets(tx); err != nil || !mark {
+			return err
 		}
-		if mark {
-			return putMarker(tx)
-		}
-		return nil
+		return putMarker(tx)
 	})
 	if err == nil {
-		err = migrate(db)
-	}
-	if err == nil {
-		err = migrateSeen(db)
+		err = migrateAll(st.db)
 	}
 	if err == nil {
 		err = st.settle(nil) // a refresh cut off before or after its commit
@@ -197,15 +166,15 @@ func Open(path string) (s *Store, err error) {
 }
 
 // Close flushes and closes the file.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error { return s.db.close() }
 
 // Source returns what the state knows of the named source (zero when
 // nothing yet).
 func (s *Store) Source(name string) (_ Source, err error) {
 	defer s.recoverDamaged(&err)
 	out := Source{Name: name}
-	err = s.db.View(func(tx *bolt.Tx) error {
-		if v := tx.Bucket(bucketSources).Get([]byte(name)); v != nil {
+	err = s.db.view(func(tx *txn) error {
+		if v := tx.sources().Get(sourceKey(name)); v != nil {
 			return decodeSource(v, &out)
 		}
 		return nil
@@ -217,8 +186,8 @@ func (s *Store) Source(name string) (_ Source, err error) {
 func (s *Store) Sources() (_ []Source, err error) {
 	defer s.recoverDamaged(&err)
 	var out []Source
-	err = s.db.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketSources).ForEach(func(k, v []byte) error {
+	err = s.db.view(func(tx *txn) error {
+		return tx.sources().ForEach(func(k, v []byte) error {
 			src := Source{Name: string(k)}
 			if err := decodeSource(v, &src); err != nil {
 				return err
@@ -233,8 +202,8 @@ func (s *Store) Sources() (_ []Source, err error) {
 // Each calls fn with every key and its sums, in the file's order.
 func (s *Store) Each(fn func(*Key, *Sums) error) (err error) {
 	defer s.recoverDamaged(&err)
-	return s.db.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketSums).ForEach(func(k, v []byte) error {
+	return s.db.view(func(tx *txn) error {
+		return tx.sums().ForEach(func(k, v []byte) error {
 			var key Key
 			var sums Sums
 			if err := decodeKey(k, &key); err != nil {
@@ -303,10 +272,25 @@ type sumsRecord struct {
 }
 
 type sourceRecord struct {
-	Watermark int64        `json:"w"`
-	Rows      pricing.Rows `json:"rows"`
-	Refreshes int64        `json:"refreshes"`
-	Late      int64        `json:"late,omitempty"`
+	Watermark int64      `json:"w"`
+	Rows      rowsRecord `json:"rows"`
+	Refreshes int64      `json:"refreshes"`
+	Late      int64      `json:"late,omitempty"`
+}
+
+// rowsRecord is a source's row accounting as stored: the names of
+// pricing.Rows's fields when it was first written, kept whatever the
+// domain type becomes.
+type rowsRecord struct {
+	Read      int64 `json:"Read"`
+	Priced    int64 `json:"Priced"`
+	Unpriced  int64 `json:"Unpriced"`
+	Retired   int64 `json:"Retired"`
+	Failed    int64 `json:"Failed"`
+	Duplicate int64 `json:"Duplicate"`
+	Rejected  int64 `json:"Rejected"`
+	Outside   int64 `json:"Outside"`
+	CacheHit  int64 `json:"CacheHit"`
 }
 
 func decodeKeyJSON(b []byte, k *Key) error {
@@ -343,7 +327,10 @@ func encodeSource(s *Source) []byte {
 	if !s.Watermark.IsZero() {
 		w = s.Watermark.UnixNano()
 	}
-	b, _ := json.Marshal(sourceRecord{Watermark: w, Rows: s.Rows, Refreshes: s.Refreshes, Late: s.Late})
+	r := s.Rows
+	rows := rowsRecord{Read: r.Read, Priced: r.Priced, Unpriced: r.Unpriced, Retired: r.Retired, Failed: r.Failed,
+		Duplicate: r.Duplicate, Rejected: r.Rejected, Outside: r.Outside, CacheHit: r.CacheHit}
+	b, _ := json.Marshal(sourceRecord{Watermark: w, Rows: rows, Refreshes: s.Refreshes, Late: s.Late})
 	return b
 }
 
@@ -352,7 +339,10 @@ func decodeSource(b []byte, s *Source) error {
 	if err := json.Unmarshal(b, &r); err != nil {
 		return fmt.Errorf("%w: source %s: %v", errCorrupt, s.Name, err)
 	}
-	s.Rows, s.Refreshes, s.Late = r.Rows, r.Refreshes, r.Late
+	n := r.Rows
+	s.Rows = pricing.Rows{Read: n.Read, Priced: n.Priced, Unpriced: n.Unpriced, Retired: n.Retired, Failed: n.Failed,
+		Duplicate: n.Duplicate, Rejected: n.Rejected, Outside: n.Outside, CacheHit: n.CacheHit}
+	s.Refreshes, s.Late = r.Refreshes, r.Late
 	if r.Watermark != 0 {
 		s.Watermark = time.Unix(0, r.Watermark).UTC()
 	}
