@@ -33,6 +33,7 @@ type Savings struct {
 	on     [NumLevers]bool
 	lines  map[pricing.GroupKey]*Line
 	listed map[string][]tariffs.HostModel // the hosts listing a name (Catalog.HostsOf)
+	money  map[string]bool                // the currencies of the priced calls
 }
 
 // New returns an observer for opts; an error names a grouping it cannot
@@ -52,7 +53,7 @@ func New(opts Options) (*Savings, error) {
 	if opts.Zone == nil {
 		opts.Zone = time.UTC
 	}
-	s := &Savings{opts: opts, lines: map[pricing.GroupKey]*Line{}, listed: map[string][]tariffs.HostModel{}}
+	s := &Savings{opts: opts, lines: map[pricing.GroupKey]*Line{}, listed: map[string][]tariffs.HostModel{}, money: map[string]bool{}}
 	for _, l := range opts.Levers {
 		s.on[l] = true
 	}
@@ -81,6 +82,7 @@ func (s *Savings) Observe(c *ledger.Call, pc *pricing.PricedCall) error {
 func (s *Savings) observePriced(l *Line, c *ledger.Call, pc *pricing.PricedCall) {
 	k := call{c: c, pc: pc, q: pricing.QuantitiesOf(c.Tokens, c.Tools)}
 	_, k.served = pc.Cost(c)
+	s.money[pc.Quote.Model.Provider.Currency] = true
 	l.Priced++
 	l.Served = l.Served.Add(k.served)
 	opts := s.options(&k)
@@ -203,6 +205,9 @@ type Result struct {
 	Lines []*Line
 	// Total sums every line.
 	Total *Line
+	// Currencies are those of the priced calls' tariffs, sorted: the
+	// amounts add them up as they are, like the engine's totals.
+	Currencies []string
 }
 
 // Result returns the lines so far and their total.
@@ -212,6 +217,10 @@ func (s *Savings) Result() *Result {
 		r.Lines = append(r.Lines, l)
 		r.Total.merge(l)
 	}
+	for c := range s.money {
+		r.Currencies = append(r.Currencies, c)
+	}
+	slices.Sort(r.Currencies)
 	slices.SortFunc(r.Lines, func(a, b *Line) int {
 		return cmp.Or(b.Saving().Cmp(a.Saving()), b.Served.Cmp(a.Served), compareKeys(&a.Key, &b.Key, s.opts.Dims))
 	})
