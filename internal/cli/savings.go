@@ -9,6 +9,7 @@ import (
 	"github.com/tokenfare/tokenfare/pricing"
 	"github.com/tokenfare/tokenfare/pricing/savings"
 	"github.com/tokenfare/tokenfare/reports"
+	"github.com/tokenfare/tokenfare/tariffs"
 )
 
 type savingsOptions struct {
@@ -108,4 +109,19 @@ func (o *savingsOptions) observer(a *app, eopts pricing.Options) (*savings.Savin
 		return nil, usageError(fmt.Errorf("--by: %w", err), "")
 	}
 	return obs, nil
+}
+
+// weighLevers returns the observer of the workbook's Savings sheet, by
+// key, with --savings; nil without. The sheet needs the calls one by one,
+// which the state does not keep.
+func (o *reportOptions) weighLevers(cat *tariffs.Catalog, eopts pricing.Options) (*savings.Savings, error) {
+	switch {
+	case !o.savings:
+		return nil, nil
+	case o.xlsx == "":
+		return nil, usageError(errors.New("--savings adds a sheet to the workbook"), "give --xlsx FILE too")
+	case o.state != "":
+		return nil, usageError(errors.New("--savings reads the calls one by one, and the state keeps their sums"), "drop --state, or --savings")
+	}
+	return savings.New(savings.Options{Catalog: cat, Dims: []pricing.Dim{pricing.DimKey}, Zone: eopts.Zone})
 }

@@ -1,10 +1,15 @@
 package cli
 
 import (
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/shopspring/decimal"
+	"github.com/xuri/excelize/v2"
+
+	"github.com/tokenfare/tokenfare/reports"
 )
 
 // savingsJSON is the part of savings' JSON contract the tests read.
@@ -121,5 +126,78 @@ func TestSavingsTable(t *testing.T) {
 	}
 	for _, want := range []string{"results within 24 h", "may be refused", "data zone stays", "(delay: under 1 h", "UNDER_LEVERS"} {
 		checkContains(t, "stdout", out, want)
+	}
+}
+
+// TestSavingsWorkbookSheet reads the sample month's Savings sheet back: a
+// line per key of savings --by key, best saving first, its Total row and
+// the Summary's line saying what savings says.
+func TestSavingsWorkbookSheet(t *testing.T) {
+	var doc savingsJSON
+	runJSON(t, &doc, "savings", "--calls", sample, "--month", "2026-10", "-o", "json")
+	xlsx := filepath.Join(t.TempDir(), "report.xlsx")
+	if code, _, errOut := runCLI(t, "", "report", "--calls", sample, "--month", "2026-10", "--xlsx", xlsx, "--savings"); code != exitOK {
+		t.Fatalf("report exit %d: %s", code, errOut)
+	}
+	f, err := excelize.OpenFile(xlsx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := f.GetRows(reports.SheetSavings, excelize.Options{RawCellValue: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	header := rows[1]
+	want := []string{"Key (alias, else hash)", "Priced calls", "Cost as served", "Saving, each call under its best lever", "Cost under the levers"}
+	if len(header) < len(want) || !slices.Equal(header[:len(want)], want) {
+		t.Fatalf("header %q, want it to start %q", header, want)
+	}
+	keys := rows[2 : 2+len(doc.Lines)]
+	for i, r := range keys {
+		if l := doc.Lines[i]; r[0] != orAlias(l.Keys) || !dec(t, r[3]).Equal(dec(t, l.Saving)) {
+			t.Errorf("row %d: %s saving %s, want %s saving %s", i+3, r[0], r[3], orAlias(l.Keys), l.Saving)
+		}
+	}
+	total := rows[2+len(doc.Lines)]
+	if total[0] != "Total" || !dec(t, total[3]).Equal(dec(t, doc.Total.Saving)) || !dec(t, total[4]).Equal(dec(t, doc.Total.UnderLevers)) {
+		t.Errorf("total row %q, want Total, saving %s, under %s", total, doc.Total.Saving, doc.Total.UnderLevers)
+	}
+	summary, _ := f.GetRows(reports.SheetSummary)
+	if !slices.ContainsFunc(summary, func(r []string) bool {
+		return len(r) > 2 && r[0] == "Saving under the levers (Savings)" && r[2] == doc.Total.Saving
+	}) {
+		t.Errorf("the Summary names no saving of %s", doc.Total.Saving)
+	}
+}
+
+// orAlias is how the workbook names a key: its alias, else its hash.
+func orAlias(keys map[string]string) string {
+	if a := keys["key_alias"]; a != "" {
+		return a
+	}
+	return keys["key"]
+}
+
+// TestReportSavingsUsage: --savings adds a workbook sheet from the calls
+// one by one, so it needs --xlsx and refuses --state.
+func TestReportSavingsUsage(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no workbook", []string{"--calls", sample, "--month", "2026-10", "--savings"}, "--xlsx"},
+		{"from the state", []string{"--calls", sample, "--month", "2026-10", "--savings", "--xlsx", filepath.Join(dir, "r.xlsx"),
+			"--state", filepath.Join(dir, "state.db")}, "--state"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, errs := runCLI(t, "", append([]string{"report"}, tt.args...)...)
+			if code != exitUsage || !strings.Contains(errs, tt.want) {
+				t.Errorf("exit %d, stderr %q; want %d naming %q", code, errs, exitUsage, tt.want)
+			}
+		})
 	}
 }

@@ -19,9 +19,9 @@ type Sums struct {
 // Saving returns Served − Under: what the lever saves on its calls.
 func (s *Sums) Saving() decimal.Decimal { return s.Served.Sub(s.Under) }
 
-// add counts one call costing served as served and under under the lever.
-func (s *Sums) add(served, under decimal.Decimal) {
-	s.Calls++
+// add counts n calls costing served as served and under under the lever.
+func (s *Sums) add(served, under decimal.Decimal, n int64) {
+	s.Calls += n
 	s.Served = s.Served.Add(served)
 	s.Under = s.Under.Add(under)
 }

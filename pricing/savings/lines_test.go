@@ -105,3 +105,29 @@ func TestNewRefusesGrouping(t *testing.T) {
 		t.Error("New grouped by period: no error")
 	}
 }
+
+// TestObserveSummed counts two like calls summed as the two calls one by
+// one: 2 × 0.4125 as served, 2 × 0.20625 under batch (TestLeversByHand).
+func TestObserveSummed(t *testing.T) {
+	cat := catalog(t)
+	gpt := logged{"openai", "gpt-5.4", "2026-10-15T12:00:00Z", ledger.Tokens{Input: 100_000, CacheRead: 50_000, Output: 10_000}, ledger.TierStandard, "ka"}
+	c := gpt.call(t, "g1")
+	pc := pricing.New(cat, pricing.Options{}).AddPriced(&c)
+	q := pricing.QuantitiesOf(c.Tokens, c.Tools)
+	for u := range q {
+		q[u] *= 2
+	}
+	s, err := savings.New(savings.Options{Catalog: cat})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ObserveSummed(&c, &pc, q, 2); err != nil {
+		t.Fatal(err)
+	}
+	l := s.Result().Total
+	b := &l.Levers[savings.Batch]
+	if l.Priced != 2 || !l.Served.Equal(dec("0.825")) || b.Calls != 2 || !b.Under.Equal(dec("0.4125")) || l.BestBy[savings.Batch] != 2 {
+		t.Errorf("priced %d served %s, batch %d call(s) under %s, best %v; want 2, 0.825, 2, 0.4125, 2 by batch",
+			l.Priced, l.Served, b.Calls, b.Under, l.BestBy)
+	}
+}

@@ -64,52 +64,62 @@ func New(opts Options) (*Savings, error) {
 // call that is unpriced, retired, failed or a cache hit as outside every
 // lever. Duplicates and calls outside the window are left out.
 func (s *Savings) Observe(c *ledger.Call, pc *pricing.PricedCall) error {
+	return s.ObserveSummed(c, pc, pricing.QuantitiesOf(c.Tokens, c.Tools), 1)
+}
+
+// ObserveSummed counts n calls summed alike, as serve's state keeps them:
+// calls of one model name, host, service tier, region and prompt-size
+// tier, in one quote of their tariff; c is one of them (its tokens but
+// the prompt size do not count), pc its pricing, q the quantities of all
+// n. Each lever alone is exact on sums, costs being linear in
+// quantities; the best lever is chosen for the sum as a whole, so the
+// combined saving of sums never exceeds that of their calls one by one.
+func (s *Savings) ObserveSummed(c *ledger.Call, pc *pricing.PricedCall, q pricing.Quantities, n int64) error {
 	switch pc.Outcome {
 	case pricing.Priced:
-		s.observePriced(s.lineOf(c, pc), c, pc)
+		s.observePriced(s.lineOf(c, pc), &call{c: c, pc: pc, q: q}, n)
 	case pricing.Unpriced, pricing.Retired:
-		s.lineOf(c, pc).Outside.Unpriced++
+		s.lineOf(c, pc).Outside.Unpriced += n
 	case pricing.Failed:
-		s.lineOf(c, pc).Outside.Failed++
+		s.lineOf(c, pc).Outside.Failed += n
 	case pricing.CacheHit:
-		s.lineOf(c, pc).Outside.CacheHit++
+		s.lineOf(c, pc).Outside.CacheHit += n
 	}
 	return nil
 }
 
-// observePriced re-prices a priced call under each lever asked for and
-// counts it under each that applies, and once under its best.
-func (s *Savings) observePriced(l *Line, c *ledger.Call, pc *pricing.PricedCall) {
-	k := call{c: c, pc: pc, q: pricing.QuantitiesOf(c.Tokens, c.Tools)}
-	_, k.served = pc.Cost(c)
-	s.money[pc.Quote.Model.Provider.Currency] = true
-	l.Priced++
+// observePriced re-prices n priced calls under each lever asked for and
+// counts them under each that applies, and once under their best.
+func (s *Savings) observePriced(l *Line, k *call, n int64) {
+	_, k.served = pricing.CostOf(k.pc.Rates, &k.q)
+	s.money[k.pc.Quote.Model.Provider.Currency] = true
+	l.Priced += n
 	l.Served = l.Served.Add(k.served)
-	opts := s.options(&k)
+	opts := s.options(k)
 	best := -1
 	for i, o := range opts {
 		if !o.ok {
 			continue
 		}
-		l.Levers[i].add(k.served, o.under)
+		l.Levers[i].add(k.served, o.under, n)
 		if best < 0 || o.under.LessThan(opts[best].under) {
 			best = i
 		}
 	}
 	if o := opts[Offpeak]; o.ok {
-		l.Levers[Offpeak].Delays[DelayOf(o.delay)]++
+		l.Levers[Offpeak].Delays[DelayOf(o.delay)] += n
 	}
 	if o := opts[Host]; o.ok {
-		l.hostSums(o.host).add(k.served, o.under)
+		l.hostSums(o.host).add(k.served, o.under, n)
 	}
 	if best < 0 {
 		l.Levered = l.Levered.Add(k.served)
 		return
 	}
-	l.Best.add(k.served, opts[best].under)
-	l.BestBy[best]++
+	l.Best.add(k.served, opts[best].under, n)
+	l.BestBy[best] += n
 	if best == int(Offpeak) {
-		l.Best.Delays[DelayOf(opts[best].delay)]++
+		l.Best.Delays[DelayOf(opts[best].delay)] += n
 	}
 	l.Levered = l.Levered.Add(opts[best].under)
 }
