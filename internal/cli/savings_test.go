@@ -130,8 +130,9 @@ func TestSavingsTable(t *testing.T) {
 }
 
 // TestSavingsWorkbookSheet reads the sample month's Savings sheet back: a
-// line per key of savings --by key, best saving first, its Total row and
-// the Summary's line saying what savings says.
+// line per key of savings --by key, best saving first, each row and the
+// Total keeping served − saving = under the levers, and the Summary's line
+// saying what savings says.
 func TestSavingsWorkbookSheet(t *testing.T) {
 	var doc savingsJSON
 	runJSON(t, &doc, "savings", "--calls", sample, "--month", "2026-10", "-o", "json")
@@ -153,8 +154,13 @@ func TestSavingsWorkbookSheet(t *testing.T) {
 	if len(header) < len(want) || !slices.Equal(header[:len(want)], want) {
 		t.Fatalf("header %q, want it to start %q", header, want)
 	}
-	keys := rows[2 : 2+len(doc.Lines)]
-	for i, r := range keys {
+	for i, r := range rows[2 : 3+len(doc.Lines)] { // the keys, then the Total
+		if !dec(t, r[2]).Sub(dec(t, r[3])).Equal(dec(t, r[4])) {
+			t.Errorf("row %d: as served %s − saving %s ≠ under the levers %s", i+3, r[2], r[3], r[4])
+		}
+		if i == len(doc.Lines) {
+			break
+		}
 		if l := doc.Lines[i]; r[0] != orAlias(l.Keys) || !dec(t, r[3]).Equal(dec(t, l.Saving)) {
 			t.Errorf("row %d: %s saving %s, want %s saving %s", i+3, r[0], r[3], orAlias(l.Keys), l.Saving)
 		}
