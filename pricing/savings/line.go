@@ -3,6 +3,7 @@ package savings
 import (
 	"github.com/shopspring/decimal"
 
+	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
 )
 
@@ -14,27 +15,33 @@ type Sums struct {
 	Served decimal.Decimal
 	Under  decimal.Decimal
 	Delays [NumDelays]int64
+	// served and under are summed exactly in integers, and settled into
+	// Served and Under by Result.
+	served, under pricing.ExactSum
 }
 
 // Saving returns Served − Under: what the lever saves on its calls.
 func (s *Sums) Saving() decimal.Decimal { return s.Served.Sub(s.Under) }
 
 // add counts n calls costing served as served and under under the lever.
-func (s *Sums) add(served, under decimal.Decimal, n int64) {
+func (s *Sums) add(served, under ledger.Amount, n int64) {
 	s.Calls += n
-	s.Served = s.Served.Add(served)
-	s.Under = s.Under.Add(under)
+	s.served.Add(served)
+	s.under.Add(under)
 }
 
 // merge adds o into s.
 func (s *Sums) merge(o *Sums) {
 	s.Calls += o.Calls
-	s.Served = s.Served.Add(o.Served)
-	s.Under = s.Under.Add(o.Under)
+	s.served.Merge(&o.served)
+	s.under.Merge(&o.under)
 	for d := range s.Delays {
 		s.Delays[d] += o.Delays[d]
 	}
 }
+
+// settle sets Served and Under from the exact sums.
+func (s *Sums) settle() { s.Served, s.Under = s.served.Value(), s.under.Value() }
 
 // Outside counts the calls of a group outside every lever.
 type Outside struct {
@@ -68,29 +75,34 @@ type Line struct {
 	// host name.
 	Hosts   map[string]*Sums
 	Outside Outside
+	// served and levered are summed exactly, settled by Result.
+	served, levered pricing.ExactSum
 }
 
 // newLine starts the line of group k.
-func newLine(k pricing.GroupKey) *Line {
-	l := &Line{Key: k, Served: decimal.Zero, Levered: decimal.Zero, Best: zeroSums()}
-	for i := range l.Levers {
-		l.Levers[i] = zeroSums()
-	}
-	return l
-}
-
-// zeroSums returns Sums whose amounts are zero.
-func zeroSums() Sums { return Sums{Served: decimal.Zero, Under: decimal.Zero} }
+func newLine(k pricing.GroupKey) *Line { return &Line{Key: k} }
 
 // Saving returns the group's combined saving, each call under its best
 // lever.
 func (l *Line) Saving() decimal.Decimal { return l.Best.Saving() }
 
+// settle sets the line's decimal figures from its exact sums.
+func (l *Line) settle() {
+	l.Served, l.Levered = l.served.Value(), l.levered.Value()
+	for i := range l.Levers {
+		l.Levers[i].settle()
+	}
+	l.Best.settle()
+	for _, s := range l.Hosts {
+		s.settle()
+	}
+}
+
 // merge adds o into l (the total line).
 func (l *Line) merge(o *Line) {
 	l.Priced += o.Priced
-	l.Served = l.Served.Add(o.Served)
-	l.Levered = l.Levered.Add(o.Levered)
+	l.served.Merge(&o.served)
+	l.levered.Merge(&o.levered)
 	for i := range l.Levers {
 		l.Levers[i].merge(&o.Levers[i])
 		l.BestBy[i] += o.BestBy[i]
@@ -111,8 +123,7 @@ func (l *Line) hostSums(h string) *Sums {
 	}
 	s := l.Hosts[h]
 	if s == nil {
-		z := zeroSums()
-		s = &z
+		s = &Sums{}
 		l.Hosts[h] = s
 	}
 	return s

@@ -5,27 +5,26 @@ import (
 	"strings"
 	"time"
 
-	"github.com/shopspring/decimal"
-
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
 
 // call is a priced call with its quantities and its official cost as
-// served.
+// served, and the Coster that prices it at other rates.
 type call struct {
 	c      *ledger.Call
 	pc     *pricing.PricedCall
 	q      pricing.Quantities
-	served decimal.Decimal
+	served ledger.Amount
+	cost   *pricing.Coster
 }
 
 // option is a call re-priced under one lever: its cost, and the delay
 // (offpeak) or host (host) it assumes. ok is false when the lever does
 // not apply or saves nothing.
 type option struct {
-	under decimal.Decimal
+	under ledger.Amount
 	delay time.Duration
 	host  string
 	ok    bool
@@ -34,14 +33,14 @@ type option struct {
 // cheaper returns the option of cost under when the rates r price every
 // quantity the call's own rates price and under is below what it costs
 // as served.
-func (k *call) cheaper(r *tariffs.Rates) (decimal.Decimal, bool) {
+func (k *call) cheaper(r *tariffs.Rates) (ledger.Amount, bool) {
 	for u := range tariffs.NumUsage {
 		if k.q[u] > 0 && k.pc.Rates.Priced(tariffs.Usage(u)) && !r.Priced(tariffs.Usage(u)) {
-			return decimal.Zero, false
+			return ledger.Amount{}, false
 		}
 	}
-	_, under := pricing.CostOf(r, &k.q)
-	return under, under.LessThan(k.served)
+	under := k.cost.Total(r, &k.q)
+	return under, less(under, k.served)
 }
 
 // variantPrices returns the model's prices of the call's version in its
@@ -64,7 +63,7 @@ func (k *call) offpeak() option {
 		if p == k.pc.Quote.Period {
 			continue
 		}
-		if under, ok := k.cheaper(mp.RatesAt(p, k.pc.Tier)); ok && under.LessThan(o.under) {
+		if under, ok := k.cheaper(mp.RatesAt(p, k.pc.Tier)); ok && less(under, o.under) {
 			best, o.under = p, under
 		}
 	}
@@ -131,7 +130,7 @@ func (k *call) host(candidates []tariffs.HostModel) option {
 		if hm.Model == own || own.Provider.ListsHost(hm.Host) || hm.Model.Provider.Secondary() || Pinned(hm.Model) {
 			continue
 		}
-		if under, ok := k.on(hm.Model); ok && under.LessThan(o.under) {
+		if under, ok := k.on(hm.Model); ok && less(under, o.under) {
 			o.under, o.host, o.ok = under, hm.Host, true
 		}
 	}
@@ -140,14 +139,14 @@ func (k *call) host(candidates []tariffs.HostModel) option {
 
 // on prices the call with model m of another host, at the call's instant
 // and in its service tier.
-func (k *call) on(m *tariffs.Model) (decimal.Decimal, bool) {
+func (k *call) on(m *tariffs.Model) (ledger.Amount, bool) {
 	q := m.At(k.pc.At)
 	if q.Status != tariffs.Priced {
-		return decimal.Zero, false
+		return ledger.Amount{}, false
 	}
 	mp, miss := q.Prices.Variant(tariffs.ServiceTier(k.c.ServiceTier), "")
 	if miss != 0 {
-		return decimal.Zero, false
+		return ledger.Amount{}, false
 	}
 	return k.cheaper(mp.RatesAt(q.Period, mp.TierOf(k.c.Tokens.Prompt())))
 }

@@ -34,6 +34,7 @@ type Savings struct {
 	lines  map[pricing.GroupKey]*Line
 	listed map[string][]tariffs.HostModel // the hosts listing a name (Catalog.HostsOf)
 	money  map[string]bool                // the currencies of the priced calls
+	cost   pricing.Coster                 // prices quantities at rates in integers
 }
 
 // New returns an observer for opts; an error names a grouping it cannot
@@ -77,7 +78,7 @@ func (s *Savings) Observe(c *ledger.Call, pc *pricing.PricedCall) error {
 func (s *Savings) ObserveSummed(c *ledger.Call, pc *pricing.PricedCall, q pricing.Quantities, n int64) error {
 	switch pc.Outcome {
 	case pricing.Priced:
-		s.observePriced(s.lineOf(c, pc), &call{c: c, pc: pc, q: q}, n)
+		s.observePriced(s.lineOf(c, pc), &call{c: c, pc: pc, q: q, cost: &s.cost}, n)
 	case pricing.Unpriced, pricing.Retired:
 		s.lineOf(c, pc).Outside.Unpriced += n
 	case pricing.Failed:
@@ -91,10 +92,10 @@ func (s *Savings) ObserveSummed(c *ledger.Call, pc *pricing.PricedCall, q pricin
 // observePriced re-prices n priced calls under each lever asked for and
 // counts them under each that applies, and once under their best.
 func (s *Savings) observePriced(l *Line, k *call, n int64) {
-	_, k.served = pricing.CostOf(k.pc.Rates, &k.q)
+	k.served = s.cost.Total(k.pc.Rates, &k.q)
 	s.money[k.pc.Quote.Model.Provider.Currency] = true
 	l.Priced += n
-	l.Served = l.Served.Add(k.served)
+	l.served.Add(k.served)
 	opts := s.options(k)
 	best := -1
 	for i, o := range opts {
@@ -102,7 +103,7 @@ func (s *Savings) observePriced(l *Line, k *call, n int64) {
 			continue
 		}
 		l.Levers[i].add(k.served, o.under, n)
-		if best < 0 || o.under.LessThan(opts[best].under) {
+		if best < 0 || less(o.under, opts[best].under) {
 			best = i
 		}
 	}
@@ -113,7 +114,7 @@ func (s *Savings) observePriced(l *Line, k *call, n int64) {
 		l.hostSums(o.host).add(k.served, o.under, n)
 	}
 	if best < 0 {
-		l.Levered = l.Levered.Add(k.served)
+		l.levered.Add(k.served)
 		return
 	}
 	l.Best.add(k.served, opts[best].under, n)
@@ -121,7 +122,7 @@ func (s *Savings) observePriced(l *Line, k *call, n int64) {
 	if best == int(Offpeak) {
 		l.Best.Delays[DelayOf(opts[best].delay)] += n
 	}
-	l.Levered = l.Levered.Add(opts[best].under)
+	l.levered.Add(opts[best].under)
 }
 
 // options re-prices the call under each lever asked for.
@@ -224,9 +225,11 @@ type Result struct {
 func (s *Savings) Result() *Result {
 	r := &Result{Levers: s.opts.Levers, Dims: s.opts.Dims, Total: newLine(pricing.GroupKey{})}
 	for _, l := range s.lines {
+		l.settle()
 		r.Lines = append(r.Lines, l)
 		r.Total.merge(l)
 	}
+	r.Total.settle()
 	for c := range s.money {
 		r.Currencies = append(r.Currencies, c)
 	}
