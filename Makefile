@@ -140,7 +140,7 @@ workbook-preview: ## the sample month's workbook and FOCUS export, and the workb
 	mkdir -p $(PREVIEW)
 	rm -f $(PREVIEW)/sample-2026-10*.png
 	$(GO) run ./cmd/tokenfare report --calls $(SAMPLE) --month 2026-10 --tz Asia/Shanghai \
-		--xlsx $(PREVIEW)/sample-2026-10.xlsx --focus $(PREVIEW)/sample-2026-10-focus.csv
+		--xlsx $(PREVIEW)/sample-2026-10.xlsx --focus $(PREVIEW)/sample-2026-10-focus.csv --savings
 	libreoffice -env:UserInstallation=file://$(abspath $(PREVIEW))/.libreoffice --headless \
 		--convert-to pdf --outdir $(PREVIEW) $(PREVIEW)/sample-2026-10.xlsx >/dev/null
 	pdftoppm -png -r 80 $(PREVIEW)/sample-2026-10.pdf $(PREVIEW)/sample-2026-10

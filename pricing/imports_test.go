@@ -196,6 +196,7 @@ func TestEdgeChains(t *testing.T) {
 var noIO = map[string][]string{
 	"pricing":          ioImports,
 	"pricing/threeway": ioImports,
+	"pricing/savings":  ioImports,
 	"failures":         ioImports,
 }
 

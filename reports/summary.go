@@ -42,8 +42,9 @@ func (wb *workbook) summary(f *excelize.File, s *styles) error {
 		{{v: "Recorded ÷ official"}, ratioCell(rec.Totals.Ratio), {v: ratioText(rec.Totals.Ratio), right: true}},
 		{{v: "Gap explained (Discrepancies)"}, moneyCell(explained, wb.cur), {v: explained.String(), right: true}},
 		{{v: "Calls"}, {v: rec.Totals.Calls}},
-		{},
 	}
+	lines = append(lines, wb.savingsLine()...)
+	lines = append(lines, []cell{})
 	lines = append(lines, wb.providerLines()...)
 	lines = append(lines, [][]cell{
 		{{v: "Rows read", bold: true}, {v: r.Read, bold: true}},
@@ -280,4 +281,14 @@ func periodText(from, until time.Time, zone *time.Location) string {
 		return local
 	}
 	return fmt.Sprintf("%s, %s to %s UTC", local, from.UTC().Format(minute), until.UTC().Format(minute))
+}
+
+// savingsLine names the month's combined saving (the Savings sheet), when
+// the levers were weighed.
+func (wb *workbook) savingsLine() [][]cell {
+	if wb.x.Savings == nil {
+		return nil
+	}
+	t := wb.x.Savings.Total
+	return [][]cell{{{v: "Saving under the levers (Savings)"}, moneyCell(t.Saving(), wb.cur), {v: t.Saving().String(), right: true}}}
 }

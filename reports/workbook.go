@@ -11,6 +11,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/tokenfare/tokenfare/pricing"
+	"github.com/tokenfare/tokenfare/pricing/savings"
 	"github.com/tokenfare/tokenfare/pricing/threeway"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
@@ -34,8 +35,8 @@ const (
 )
 
 // Sheets lists the workbook's sheets in order; SheetBudget and
-// SheetChange come after SheetByTeam, SheetProvider after SheetBilled,
-// when the workbook has them.
+// SheetChange come after SheetByTeam, SheetProvider after SheetBilled and
+// SheetSavings after it, when the workbook has them.
 var Sheets = []string{SheetSummary, SheetByModel, SheetByProvider, SheetByKey, SheetByTeam, SheetDaily, SheetPeakShare, SheetBlended, SheetDiscrepancies, SheetBilled, SheetTariffs}
 
 // Extras are the workbook's optional inputs, each adding a sheet.
@@ -47,6 +48,9 @@ type Extras struct {
 	Budgets []pricing.BudgetLine
 	// Change is the month against the one before: SheetChange.
 	Change *pricing.MonthChange
+	// Savings are the month's calls under each lever, by key:
+	// SheetSavings, and the combined saving in the Summary.
+	Savings *savings.Result
 }
 
 // Provenance says when, by what and from what a report was produced.
@@ -80,6 +84,9 @@ func WriteWorkbook(w io.Writer, m *pricing.Month, p Provenance, x Extras) error 
 	tables = append(tables, wb.daily(), wb.peakShare(), wb.blended(), wb.discrepancies(), wb.billed())
 	if x.ThreeWay != nil {
 		tables = append(tables, wb.providerUsage(x.ThreeWay))
+	}
+	if x.Savings != nil {
+		tables = append(tables, wb.savingsSheet())
 	}
 	for _, t := range append(tables, wb.tariffs()) {
 		if err := t.write(f, s); err != nil {

@@ -238,7 +238,7 @@ a run that could not finish (an I/O failure: disk full, unreadable input), 130 i
 	}
 	root.Version = buildVersion()
 	root.SetVersionTemplate("tokenfare {{.Version}}\n")
-	root.AddCommand(newVersionCmd(a), newTariffsCmd(a), newPriceCmd(a), newReconcileCmd(a), newBlendCmd(a), newCheckCmd(a), newReportCmd(a), newChargebackCmd(a), newFailuresCmd(a), newServeCmd(a))
+	root.AddCommand(newVersionCmd(a), newTariffsCmd(a), newPriceCmd(a), newReconcileCmd(a), newBlendCmd(a), newCheckCmd(a), newReportCmd(a), newChargebackCmd(a), newSavingsCmd(a), newFailuresCmd(a), newServeCmd(a))
 	markStarted(a, root)
 	return root
 }

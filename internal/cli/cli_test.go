@@ -75,6 +75,8 @@ func TestGolden(t *testing.T) {
 		{"chargeback-sample-team.txt", []string{"chargeback", "--calls", sample, "--month", "2026-10", "--tz", "Asia/Shanghai", "--by", "team"}},
 		{"chargeback-sample-team-model.csv", []string{"chargeback", "--calls", sample, "--month", "2026-10", "--by", "team,model", "-o", "csv"}},
 		{"chargeback-sample-key.yaml", []string{"chargeback", "--calls", sample, "--since", "2026-10-05", "--until", "2026-10-12", "--key", "growth-search-rerank-prod-38", "-o", "yaml"}},
+		{"savings-sample-model.txt", []string{"savings", "--calls", sample, "--month", "2026-10", "--by", "model,host"}},
+		{"savings-sample-team.csv", []string{"savings", "--calls", sample, "--month", "2026-10", "--tz", "Asia/Shanghai", "--by", "team", "-o", "csv"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

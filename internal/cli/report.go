@@ -32,6 +32,7 @@ type reportOptions struct {
 	budgets  string   // budgets file: the workbook's Budget sheet
 	compare  string   // the month to compare with: the workbook's Month over month sheet
 	state    string   // the state file to refresh and price from
+	savings  bool     // weigh the levers: the workbook's Savings sheet
 	budget   int      // buckets held before groups spill to disk (hidden, for tests); 0: the default
 
 	focusVersion reports.FOCUSVersion
@@ -51,7 +52,9 @@ func newReportCmd(a *app) *cobra.Command {
                  (with a chart), Blended prices (the 28 days before the month's end,
                  priced at the tariff in force at its end as blend does, beside the rates
                  the gateway recorded at), Discrepancies and Tariffs; with --budgets a
-                 Budget sheet, with --compare a Month over month sheet.
+                 Budget sheet, with --compare a Month over month sheet, with
+                 --savings a Savings sheet (what each lever would save, by key;
+                 tokenfare savings) and its total in the Summary.
   --focus FILE   the month's official cost as a FOCUS CSV for FinOps tools: one row per
                  day, key, model, tariff version, period and usage type (.gz compresses),
                  in FOCUS 1.2, or 1.3 with --focus-version 1.3 (ServiceProviderName,
@@ -65,7 +68,7 @@ func newReportCmd(a *app) *cobra.Command {
 With --state PATH each source is read only past its watermark into the state file
 serve keeps (docs/serve.md), and the month is priced from the state's sums: the
 same workbook and FOCUS file as reading every row (not with --provider-usage, which
-reads the calls one by one).
+or --savings, which read the calls one by one).
 
 Calls billed outside the month are counted as outside. Money cells hold the exact amount
 rounded to 15 significant digits; the Summary also gives the totals as exact text. Files
@@ -74,6 +77,7 @@ are written atomically: a failed run leaves no partial file.`,
   tokenfare report --calls spendlogs.csv --month 2026-10 --tz Asia/Shanghai --xlsx oct.xlsx --focus oct-focus.csv.gz
   tokenfare report --calls spendlogs.csv --month 2026-10 --focus oct-focus.csv --focus-version 1.4
   tokenfare report --calls 'spend-2026-*.csv' --month 2026-10 --compare 2026-09 --budgets budgets.yaml --xlsx oct.xlsx
+  tokenfare report --calls spendlogs.csv --month 2026-10 --xlsx oct.xlsx --savings
   tokenfare report --db "$DATABASE_URL" --state state.db --month 2026-10 --xlsx oct.xlsx`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -89,6 +93,7 @@ are written atomically: a failed run leaves no partial file.`,
 	cmd.Flags().StringArrayVar(&opts.provider, "provider-usage", nil, "provider usage or cost export, format detected from content (repeatable): adds the Provider usage sheet")
 	cmd.Flags().StringVar(&opts.budgets, "budgets", "", "budgets file (YAML: monthly amounts per team, key or tag, docs/workbook.md): adds the Budget sheet")
 	cmd.Flags().StringVar(&opts.compare, "compare", "", "an earlier month read from the same sources, e.g. 2026-09: adds the Month over month sheet")
+	cmd.Flags().BoolVar(&opts.savings, "savings", false, "weigh the levers (offpeak, batch, flex, host) by key: adds the Savings sheet (reads the calls one by one)")
 	addStateFlag(cmd.Flags(), &opts.state)
 	cmd.Flags().IntVar(&opts.budget, "group-budget", 0, "buckets held before groups spill to disk")
 	cmd.Flags().MarkHidden("group-budget")
@@ -159,6 +164,13 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 		defer prev.close()
 		observers = append(observers, prev)
 	}
+	weigh, err := opts.weighLevers(cat, eopts)
+	if err != nil {
+		return err
+	}
+	if weigh != nil {
+		observers = append(observers, weigh)
+	}
 	// The groups spill to disk past the budget, from the sources or the
 	// state's sums alike. The FOCUS file's rows are made from the buckets,
 	// which a spill collapses: it writes them to runs of their own too.
@@ -206,6 +218,9 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 			prov.Tariffs += ", overlaid with " + strings.Join(a.overlays, ", ")
 		}
 		x := reports.Extras{ThreeWay: tw}
+		if weigh != nil {
+			x.Savings = weigh.Result()
+		}
 		if plan != nil {
 			x.Budgets = m.Budgets(plan)
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/tokenfare/tokenfare/internal/state"
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
+	"github.com/tokenfare/tokenfare/pricing/savings"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
 
@@ -84,7 +85,9 @@ type Collector struct {
 	book    *book
 	watched *state.Store
 	drift   *drift // the configured prices' drift last made
-	escaped sync.Once
+	// monthSaving is the month's saving per lever last made (savings.go).
+	monthSaving *monthSaving
+	escaped     sync.Once
 }
 
 // drift is the configured prices' drift as made at.
@@ -142,6 +145,8 @@ type Snapshot struct {
 	// Unpriced is the state's calls left without a price, and the spend
 	// recorded for them, by model, host and cause.
 	Unpriced map[unpricedLabels]unpricedFigures
+	// Saving is what the month's calls would save under each lever alone.
+	Saving map[savings.Lever]decimal.Decimal
 }
 
 // unpricedFigures are an unpriced series' calls and recorded spend.
@@ -171,6 +176,9 @@ func (c *Collector) Update(s *state.Store, cat *tariffs.Catalog, now time.Time) 
 	}
 	snap, err := c.book.snapshot(s, now, c.opts)
 	if err != nil {
+		return err
+	}
+	if snap.Saving, err = c.saving(s, cat, now); err != nil {
 		return err
 	}
 	if c.opts.Config != "" {
@@ -276,7 +284,7 @@ func (c *Collector) logEscaped(raw, written string) {
 // Describe sends the descriptors of every metric.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descOfficial, descRecorded, descCalls, descGap, descPeak, descAge, descConfig, descUnpricedCalls, descUnpricedRecorded,
-		descBudget, descBudgetSpent, descBudgetRemaining, descBudgetForecast, descAnomalyRatio, descAnomalyScore} {
+		descBudget, descBudgetSpent, descBudgetRemaining, descBudgetForecast, descAnomalyRatio, descAnomalyScore, descSaving} {
 		ch <- d
 	}
 }
@@ -313,6 +321,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	collectBudgets(out, snap.Budgets)
 	collectAnomalies(out, snap.Anomaly)
+	collectSaving(out, snap.Saving)
 	for l, off := range snap.ConfigOff {
 		out.send(descConfig, prometheus.GaugeValue, off.InexactFloat64(), l.modelName, l.field)
 	}
