@@ -19,13 +19,13 @@ import (
 // runs of their own (a state refreshed source by source), where no run
 // sees them together.
 func Distinct(ctx context.Context, sources []ledger.Source) error {
-	return distinct(ctx, databases(sources))
+	return distinct(ctx, summers(sources))
 }
 
 // distinct refuses, before anything is read, databases that are one
 // database twice (two host names of one server, a primary and its
 // replica): its rows would count twice.
-func distinct(ctx context.Context, dbs []*postgres.Source) error {
+func distinct(ctx context.Context, dbs []ledger.Summer) error {
 	if len(dbs) < 2 {
 		return nil
 	}
@@ -52,7 +52,7 @@ var errNothingSummed = errors.New("nothing priced in the databases' sums")
 // plainly. It fails with pricing.ErrNotExact when the sums cannot give the
 // exact answer (a group spans a tariff switch the boundaries missed, or the
 // tariffs bill by different instants): the caller then reads rows.
-func pushDown(ctx context.Context, in *Input, dbs []*postgres.Source) (*Result, error) {
+func pushDown(ctx context.Context, in *Input, dbs []ledger.Summer) (*Result, error) {
 	opts := in.Options
 	billing, ok := pricing.CommonBilling(in.Catalog, opts.Billing)
 	if !ok {
@@ -67,7 +67,7 @@ func pushDown(ctx context.Context, in *Input, dbs []*postgres.Source) (*Result, 
 	}()
 	res := &Result{Engine: e}
 	r := reader{in: in, e: e}
-	ao := postgres.AggregateOptions{Boundaries: boundaries(in.Catalog, opts), Billing: billing, TierBounds: pricing.TierBounds(in.Catalog),
+	ao := ledger.SumOptions{Boundaries: boundaries(in.Catalog, opts), Billing: billing, TierBounds: pricing.TierBounds(in.Catalog),
 		ByKey: slices.Contains(opts.Dims, pricing.DimKey) || slices.Contains(opts.Dims, pricing.DimMeta) || opts.Apart != nil, ByTeam: slices.Contains(opts.Dims, pricing.DimTeam),
 		ByUser: slices.Contains(opts.Dims, pricing.DimUser), ByTags: slices.Contains(opts.Dims, pricing.DimTag), ByKeyMeta: slices.Contains(opts.Dims, pricing.DimMeta)}
 	for _, db := range dbs {
@@ -78,11 +78,7 @@ func pushDown(ctx context.Context, in *Input, dbs []*postgres.Source) (*Result, 
 		if in.Progress != nil {
 			stop = in.Progress(db.Name(), p)
 		}
-		odd, err := db.Aggregate(ctx, ao, func(g *ledger.Aggregate) error {
-			p.stage.Store(uint32(StagePricing))
-			p.rows.Add(1)
-			return e.AddAggregate(g, billing)
-		})
+		odd, err := db.Sum(ctx, ao, &sink{e: e, p: p})
 		stop() // the odd rows, if any, are read with a progress of their own
 		if errors.Is(err, pricing.ErrNotExact) {
 			return nil, err
@@ -113,6 +109,39 @@ func pushDown(ctx context.Context, in *Input, dbs []*postgres.Source) (*Result, 
 	res.finish(&r)
 	done = true
 	return res, nil
+}
+
+// sink prices the groups a Summer hands the run into its engine.
+type sink struct {
+	e *pricing.Engine
+	p *Progress
+}
+
+func (s *sink) Add(g *ledger.Summed) error {
+	s.p.stage.Store(uint32(StagePricing))
+	s.p.rows.Add(1)
+	return s.e.AddSummed(&g.Aggregate, g.BilledBy, outcomeOf(g.As))
+}
+
+func (s *sink) Rejected(rows int64) {
+	for range rows {
+		s.e.Reject()
+	}
+}
+
+// outcomeOf is the engine's outcome of calls a Summer summed as as.
+func outcomeOf(as ledger.SummedAs) pricing.Outcome {
+	switch as {
+	case ledger.SummedFailed:
+		return pricing.Failed
+	case ledger.SummedDuplicate:
+		return pricing.Duplicate
+	case ledger.SummedOverlap:
+		return pricing.Overlap
+	case ledger.SummedCacheHit:
+		return pricing.CacheHit
+	}
+	return pricing.Priced
 }
 
 // oddRows is the reader of a database's odd rows as a source already open.

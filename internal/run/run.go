@@ -8,7 +8,6 @@ import (
 
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/ledger/dedup"
-	"github.com/tokenfare/tokenfare/ledger/postgres"
 	"github.com/tokenfare/tokenfare/pricing"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
@@ -24,7 +23,7 @@ type Input struct {
 	// set, spanning every source.
 	Options pricing.Options
 	// Sources are read in order: files, stdin, databases. A
-	// *postgres.Source is a database, which may sum its calls itself.
+	// ledger.Summer (a database) may sum its calls itself.
 	Sources []ledger.Source
 	// Strict ends the run at its first rejected row (*RejectedError).
 	Strict bool
@@ -111,7 +110,7 @@ type SourceRows struct {
 // observer's error as it is, ctx's error, pricing.ErrTokenSum (wrapped),
 // or a *NothingPricedError, which alone comes with the Result.
 func Run(ctx context.Context, in Input) (*Result, error) {
-	dbs := databases(in.Sources)
+	dbs := summers(in.Sources)
 	if err := distinct(ctx, dbs); err != nil {
 		return nil, err
 	}
@@ -123,9 +122,13 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 }
 
 // compareDaily compares each database's daily table with its spend logs.
-func compareDaily(ctx context.Context, dbs []*postgres.Source, opts pricing.Options) []DailyResult {
+func compareDaily(ctx context.Context, dbs []ledger.Summer, opts pricing.Options) []DailyResult {
 	var out []DailyResult
-	for _, db := range dbs {
+	for _, s := range dbs {
+		db, ok := s.(ledger.DailyComparer)
+		if !ok {
+			continue
+		}
 		c, err := db.CompareDaily(ctx, opts.Since, opts.Until)
 		if c != nil || err != nil {
 			out = append(out, DailyResult{Source: db.Name(), Comparison: c, Err: err})
@@ -135,7 +138,7 @@ func compareDaily(ctx context.Context, dbs []*postgres.Source, opts pricing.Opti
 }
 
 // runDistinct is Run once the databases are known to be distinct.
-func runDistinct(ctx context.Context, in *Input, dbs []*postgres.Source) (*Result, error) {
+func runDistinct(ctx context.Context, in *Input, dbs []ledger.Summer) (*Result, error) {
 	var notExact error
 	if len(dbs) > 0 && len(dbs) == len(in.Sources) && len(in.Observers) == 0 && !in.Rows {
 		res, err := pushDown(ctx, in, dbs)
@@ -248,11 +251,11 @@ func (r *Result) nothingPriced(opts pricing.Options) *NothingPricedError {
 		Since: opts.Since, Until: opts.Until, Zone: zone, Hosts: r.Engine.UnpricedHosts()}
 }
 
-// databases returns the sources that are databases.
-func databases(sources []ledger.Source) []*postgres.Source {
-	var out []*postgres.Source
+// summers returns the sources that can sum their calls.
+func summers(sources []ledger.Source) []ledger.Summer {
+	var out []ledger.Summer
 	for _, s := range sources {
-		if db, ok := s.(*postgres.Source); ok {
+		if db, ok := s.(ledger.Summer); ok {
 			out = append(out, db)
 		}
 	}
