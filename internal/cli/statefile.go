@@ -14,6 +14,7 @@ import (
 	"github.com/tokenfare/tokenfare/failures"
 	"github.com/tokenfare/tokenfare/internal/run"
 	"github.com/tokenfare/tokenfare/internal/state"
+	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
@@ -108,17 +109,17 @@ func lateNote(n int64) string {
 func (s *stateRun) close() { s.store.Close() }
 
 // priceState is priceSource with --state: the state refreshed from the
-// sources, then priced into an engine of opts, which spills its groups
-// as the sources' would when opts.Runs is set. The caller closes the
-// engine returned, with or without an error; none is left open when it
-// returns none.
+// sources, then its sums priced by a run (internal/run) into an engine of
+// opts, which spills its groups as the sources' would when opts.Runs is
+// set. The caller closes the engine returned, with or without an error;
+// none is left open when it returns none.
 func (a *app) priceState(ctx context.Context, src *sourceOptions, path string, opts pricing.Options, tally *failures.Tally) (*pricing.Engine, error) {
 	s, err := a.openState(ctx, src, path, opts)
 	if err != nil {
 		return nil, err
 	}
 	defer s.close()
-	return s.engine(a, opts, tally)
+	return s.engine(ctx, a, opts, tally)
 }
 
 // reportState prices the month from the state: its own engine (as
@@ -131,13 +132,13 @@ func (a *app) reportState(ctx context.Context, src *sourceOptions, path string, 
 		return nil, err
 	}
 	defer s.close()
-	e, err := s.engine(a, opts, tally)
+	e, err := s.engine(ctx, a, opts, tally)
 	if err != nil {
 		return e, err
 	}
-	err = month.Fill(func(be *pricing.Engine, bo pricing.Options) error { return s.fill(be, bo, nil) })
+	err = month.Fill(func(be *pricing.Engine, bo pricing.Options) error { return s.fill(be, bo) })
 	if err == nil && prev != nil {
-		err = s.fill(prev.e, prev.opts, nil)
+		err = s.fill(prev.e, prev.opts)
 	}
 	if err != nil {
 		e.Close() // the groups it spilled, if any
@@ -146,39 +147,37 @@ func (a *app) reportState(ctx context.Context, src *sourceOptions, path string, 
 	return e, nil
 }
 
-// engine prices the state's sums into a new engine of opts and tells on
-// stderr what the run would: rejected rows, calendar gaps, unpriced
-// quantities. tally, when not nil, counts the failed calls by class.
-// An engine that could not write its groups to disk (pricing.ErrSpill)
-// fails it, as it fails a run over the sources.
-func (s *stateRun) engine(a *app, opts pricing.Options, tally *failures.Tally) (*pricing.Engine, error) {
+// engine prices the state's sums by a run into a new engine of opts and
+// tells on stderr what the run met: rejected rows, calendar gaps,
+// unpriced quantities. tally, when not nil, counts the failed calls by
+// class.
+func (s *stateRun) engine(ctx context.Context, a *app, opts pricing.Options, tally *failures.Tally) (*pricing.Engine, error) {
 	if err := s.warnOffGrain(a.stderr, opts); err != nil {
 		return nil, err
 	}
-	e := pricing.New(s.cat, opts)
-	err := s.fill(e, opts, tally)
-	if err == nil {
-		if err = e.Err(); !errors.Is(err, pricing.ErrSpill) {
-			err = nil
-		}
+	res, err := run.Run(ctx, run.Input{Catalog: s.cat, Options: opts, Sources: []ledger.Source{s.store.Summer()}, FailedCalls: failedObserver(tally)})
+	if res == nil {
+		return nil, notExact(err)
 	}
-	if err != nil {
-		e.Close() // the groups it spilled, if any
-		return nil, err
-	}
+	e := res.Engine
 	a.reportRows(e.Rows(), 0)
-	a.reportCalendarGaps(e.CalendarGaps())
-	a.reportUnpriced(e.Unpriced())
+	a.reportCalendarGaps(res.CalendarGaps)
+	a.reportUnpriced(res.Unpriced)
 	a.reportUnpricedCalls(e.UnpricedCalls())
-	if e.Rows().Priced == 0 {
-		return e, s.nothingPriced(e, opts)
+	var np *run.NothingPricedError
+	if errors.As(err, &np) {
+		return e, s.nothingPriced(e, np)
 	}
-	return e, nil
+	return e, err
 }
 
 // fill adds the state's sums to e, an engine of opts.
-func (s *stateRun) fill(e *pricing.Engine, opts pricing.Options, tally *failures.Tally) error {
-	err := s.store.Fill(e, s.cat, opts, tally)
+func (s *stateRun) fill(e *pricing.Engine, opts pricing.Options) error {
+	return notExact(s.store.Fill(e, s.cat, opts, nil))
+}
+
+// notExact is err, told as a figure the state cannot give where it is.
+func notExact(err error) error {
 	if errors.Is(err, state.ErrNotKept) || errors.Is(err, pricing.ErrNotExact) {
 		return usageError(err, "the state cannot give this figure exactly: read the sources without --state")
 	}
@@ -201,13 +200,11 @@ func (s *stateRun) warnOffGrain(w io.Writer, opts pricing.Options) error {
 }
 
 // nothingPriced is the findings error of a state that prices no call in
-// the window.
-func (s *stateRun) nothingPriced(e *pricing.Engine, opts pricing.Options) error {
-	np := &run.NothingPricedError{Rows: e.Rows(), Sources: []string{"state " + s.path}, Since: opts.Since, Until: opts.Until, Zone: opts.Zone}
+// the window: its calls span the state's, and the hosts no tariff prices
+// are not named.
+func (s *stateRun) nothingPriced(e *pricing.Engine, np *run.NothingPricedError) error {
 	np.First, np.Last, _ = s.store.Span()
-	if np.Zone == nil {
-		np.Zone = time.UTC
-	}
+	np.Hosts = nil
 	return nothingPriced(np, false, e.UnpricedCalls())
 }
 

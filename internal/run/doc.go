@@ -19,9 +19,11 @@
 //   - An observer's error ends the run at once: no further call is shown to
 //     any observer, no further batch is read, and Run returns that error as
 //     it is (so errors.Is finds syscall.EPIPE in it).
-//   - Databases sum their calls (push-down) only when every source is a
-//     database, no observer is given, and Input.Rows is false; when the
-//     sums cannot give the exact answer the rows are read instead.
+//   - Databases sum their calls (push-down, ledger.Summer) only when every
+//     source is a database, no observer is given, and Input.Rows is false;
+//     when the sums cannot give the exact answer the rows are read instead.
+//     A summer that keeps no rows (a state's sums) is always summed, and
+//     fails where its sums cannot be exact.
 //   - A run that prices no call returns its Result with a
 //     *NothingPricedError saying why.
 package run

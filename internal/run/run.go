@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/tokenfare/tokenfare/ledger"
@@ -30,12 +31,15 @@ type Input struct {
 	// Rows reads databases row by row even where they could sum.
 	Rows bool
 	// Observers see every call read, with its pricing, in order; an
-	// observer's error ends the run. Any observer means rows are read.
+	// observer's error ends the run. Any observer means rows are read,
+	// where the sources keep them: they see no call of a summer that
+	// keeps none (a state).
 	Observers []pricing.Observer
 	// FailedCalls, when not nil, sees every failed call with its pricing,
 	// rows read one by one or summed in the database (which reads failed
 	// rows whole where its table keeps their error detail, ledger/postgres);
-	// it does not stop the sums. Its error ends the run.
+	// it does not stop the sums. Its error ends the run. Where it is a
+	// SummedObserver it counts the failed calls summed with their class.
 	FailedCalls pricing.Observer
 	// OnRejected, when not nil, gets the first MaxListed rejected rows of
 	// the pass that reads them, as they are read.
@@ -140,10 +144,10 @@ func compareDaily(ctx context.Context, dbs []ledger.Summer, opts pricing.Options
 // runDistinct is Run once the databases are known to be distinct.
 func runDistinct(ctx context.Context, in *Input, dbs []ledger.Summer) (*Result, error) {
 	var notExact error
-	if len(dbs) > 0 && len(dbs) == len(in.Sources) && len(in.Observers) == 0 && !in.Rows {
+	if len(dbs) > 0 && len(dbs) == len(in.Sources) && (len(in.Observers) == 0 && !in.Rows || !keepRows(dbs)) {
 		res, err := pushDown(ctx, in, dbs)
 		switch {
-		case errors.Is(err, pricing.ErrNotExact):
+		case errors.Is(err, pricing.ErrNotExact) && keepRows(dbs):
 			notExact = err
 			if in.OnRowsInstead != nil {
 				in.OnRowsInstead(err)
@@ -239,9 +243,9 @@ func (r *Result) finish(rd *reader) {
 
 // nothingPriced says what the run read, for a run that priced nothing.
 func (r *Result) nothingPriced(opts pricing.Options) *NothingPricedError {
-	names := make([]string, len(r.Sources))
-	for i, s := range r.Sources {
-		names[i] = s.Name
+	names := make([]string, 0, len(r.Sources)+len(r.PushedDown))
+	for _, s := range slices.Concat(r.Sources, r.PushedDown) {
+		names = append(names, s.Name)
 	}
 	zone := opts.Zone
 	if zone == nil {

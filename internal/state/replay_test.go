@@ -115,6 +115,16 @@ func filled(t *testing.T, s *Store, cat *tariffs.Catalog, opts pricing.Options) 
 	return e
 }
 
+// summed prices the state at cat with opts in a run over its sums.
+func summed(t *testing.T, s *Store, cat *tariffs.Catalog, opts pricing.Options) *pricing.Engine {
+	t.Helper()
+	res, err := run.Run(context.Background(), run.Input{Catalog: cat, Options: opts, Sources: []ledger.Source{s.Summer()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Engine
+}
+
 // TestFill: calls with every billed quantity (1-hour writes, web
 // searches, service tiers, a region, prompt-size tiers, failed, unknown
 // and duplicate calls) arriving in three batches into one growing file,
@@ -177,6 +187,9 @@ func TestFill(t *testing.T) {
 					want := rendered(t, fullEngine(t, c.cat, g.opts, full))
 					if got := rendered(t, filled(t, s, c.cat, g.opts)); got != want {
 						t.Errorf("%s, %s: the state gives\n%.2000s\nthe full run\n%.2000s", g.name, c.name, firstDiff(got, want), firstDiff(want, got))
+					}
+					if got := rendered(t, summed(t, s, c.cat, g.opts)); got != want {
+						t.Errorf("%s, %s: a run over the state's sums gives\n%.2000s\nthe full run\n%.2000s", g.name, c.name, firstDiff(got, want), firstDiff(want, got))
 					}
 				}
 			}
