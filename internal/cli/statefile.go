@@ -36,7 +36,10 @@ type stateRun struct {
 // sources (--calls, --db, $DATABASE_URL), each past its watermark; with
 // none, the state is priced as it is. refresh are the engine options the
 // calls are read with: their billing instant (the window and groupings
-// are the pricing's, not the refresh's).
+// are the pricing's, not the refresh's). Under --strict the refresh reads
+// as a strict run does (run.Keep): its first rejected row ends it, naming
+// the file and line (a database's request), and the feed's refresh keeps
+// nothing; a state the command created is removed then.
 func (a *app) openState(ctx context.Context, src *sourceOptions, path string, refresh pricing.Options) (*stateRun, error) {
 	cat, err := a.Catalog()
 	if err != nil {
@@ -50,12 +53,9 @@ func (a *app) openState(ctx context.Context, src *sourceOptions, path string, re
 			return nil, err
 		}
 	}
-	if src.strict {
-		if err := checkRows(ctx, src.calls); err != nil {
-			return nil, runError(err)
-		}
-	}
-	if _, err := os.Stat(path); len(feeds) == 0 && err != nil {
+	_, err = os.Stat(path)
+	existed := err == nil
+	if len(feeds) == 0 && err != nil {
 		return nil, usageError(fmt.Errorf("no state at %s, and no calls to read into it: %w", path, unwrapPathError(err)),
 			"give --calls FILE or --db URL to fill it, or the path of the state serve keeps")
 	}
@@ -74,7 +74,7 @@ func (a *app) openState(ctx context.Context, src *sourceOptions, path string, re
 		store.Close()
 		return nil, err
 	}
-	sources, err := store.Refresh(ctx, cat, ropts, feeds)
+	sources, err := store.Refresh(ctx, run.Keep(src.strict), cat, ropts, feeds)
 	for _, s := range sources {
 		read, late := s.Rows.Read, s.Late
 		for _, b := range before {
@@ -88,14 +88,22 @@ func (a *app) openState(ctx context.Context, src *sourceOptions, path string, re
 			fmt.Fprintf(a.stderr, "warning: state %s: %s: not read (tried again next time): %v\n", path, u.Path, u.Err)
 		}
 	}
-	if err == nil && src.strict {
-		err = rejectedSince(before, sources)
-	}
 	if err != nil {
 		store.Close()
+		dropNew(path, existed, err)
 		return nil, runError(err)
 	}
 	return &stateRun{store: store, cat: cat, path: path}, nil
+}
+
+// dropNew removes the state file at path that the command created, when
+// a strict refresh stopped at a rejected row: a command that fails so
+// leaves no state behind, as it leaves one it found as it was.
+func dropNew(path string, existed bool, err error) {
+	var rej *run.RejectedError
+	if !existed && errors.As(err, &rej) {
+		os.Remove(path)
+	}
 }
 
 // lateNote says how many calls were logged late, if any.

@@ -169,7 +169,7 @@ func TestFill(t *testing.T) {
 				if i > 1 {
 					at = rise // the tariff changes between batches
 				}
-				if _, err := s.Refresh(context.Background(), at, pricing.Options{}, []Feed{feed}); err != nil {
+				if _, err := s.Refresh(context.Background(), run.Keep(false), at, pricing.Options{}, []Feed{feed}); err != nil {
 					t.Fatal(err)
 				}
 				if restart {
@@ -233,7 +233,7 @@ func TestFillRefuses(t *testing.T) {
 	}
 	defer s.Close()
 	feed := wholeFileFeed(log)
-	if _, err := s.Refresh(context.Background(), cat, pricing.Options{}, []Feed{feed}); err != nil {
+	if _, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, []Feed{feed}); err != nil {
 		t.Fatal(err)
 	}
 	offGrain := shiftedRise(t, "2026-10-15T16:05:00Z")
@@ -292,7 +292,7 @@ func TestFillOverlap(t *testing.T) {
 		feeds = append(feeds, wholeFileFeed(p))
 	}
 	for range 2 {
-		if _, err := s.Refresh(context.Background(), cat, pricing.Options{}, feeds); err != nil {
+		if _, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, feeds); err != nil {
 			t.Fatal(err)
 		}
 	}
