@@ -119,51 +119,36 @@ func (s *stateRun) close() { s.store.Close() }
 // priceState is priceSource with --state: the state refreshed from the
 // sources, then its sums priced by a run (internal/run) into an engine of
 // opts, which spills its groups as the sources' would when opts.Runs is
-// set. The caller closes the engine returned, with or without an error;
-// none is left open when it returns none.
+// set. tally, when not nil, counts the failed calls by class. The caller
+// closes the engine returned, with or without an error; none is left open
+// when it returns none.
 func (a *app) priceState(ctx context.Context, src *sourceOptions, path string, opts pricing.Options, tally *failures.Tally) (*pricing.Engine, error) {
-	s, err := a.openState(ctx, src, path, opts)
+	res, err := a.runState(ctx, src, path, run.Input{Options: opts, FailedCalls: failedObserver(tally)})
+	if res == nil {
+		return nil, err
+	}
+	return res.Engine, err
+}
+
+// runState is runSource with --state: the run of in over the state's sums,
+// refreshed from the sources first.
+func (a *app) runState(ctx context.Context, src *sourceOptions, path string, in run.Input) (*run.Result, error) {
+	s, err := a.openState(ctx, src, path, in.Options)
 	if err != nil {
 		return nil, err
 	}
 	defer s.close()
-	return s.engine(ctx, a, opts, tally)
+	return s.run(ctx, a, in)
 }
 
-// reportState prices the month from the state: its own engine (as
-// priceState), the blend engine of the month builder when it needs calls,
-// and --compare's month.
-func (a *app) reportState(ctx context.Context, src *sourceOptions, path string, opts pricing.Options, tally *failures.Tally,
-	month *pricing.MonthBuilder, prev *previousMonth) (*pricing.Engine, error) {
-	s, err := a.openState(ctx, src, path, opts)
-	if err != nil {
+// run prices the state's sums by a run of in and tells on stderr what the
+// run met: rejected rows, calendar gaps, unpriced quantities.
+func (s *stateRun) run(ctx context.Context, a *app, in run.Input) (*run.Result, error) {
+	if err := s.warnOffGrain(a.stderr, in.Options); err != nil {
 		return nil, err
 	}
-	defer s.close()
-	e, err := s.engine(ctx, a, opts, tally)
-	if err != nil {
-		return e, err
-	}
-	err = month.Fill(func(be *pricing.Engine, bo pricing.Options) error { return s.fill(be, bo) })
-	if err == nil && prev != nil {
-		err = s.fill(prev.e, prev.opts)
-	}
-	if err != nil {
-		e.Close() // the groups it spilled, if any
-		return nil, err
-	}
-	return e, nil
-}
-
-// engine prices the state's sums by a run into a new engine of opts and
-// tells on stderr what the run met: rejected rows, calendar gaps,
-// unpriced quantities. tally, when not nil, counts the failed calls by
-// class.
-func (s *stateRun) engine(ctx context.Context, a *app, opts pricing.Options, tally *failures.Tally) (*pricing.Engine, error) {
-	if err := s.warnOffGrain(a.stderr, opts); err != nil {
-		return nil, err
-	}
-	res, err := run.Run(ctx, run.Input{Catalog: s.cat, Options: opts, Sources: []ledger.Source{s.store.Summer()}, FailedCalls: failedObserver(tally)})
+	in.Catalog, in.Sources = s.cat, []ledger.Source{s.store.Summer()}
+	res, err := run.Run(ctx, in)
 	if res == nil {
 		return nil, notExact(err)
 	}
@@ -174,14 +159,9 @@ func (s *stateRun) engine(ctx context.Context, a *app, opts pricing.Options, tal
 	a.reportUnpricedCalls(e.UnpricedCalls())
 	var np *run.NothingPricedError
 	if errors.As(err, &np) {
-		return e, s.nothingPriced(e, np)
+		return res, s.nothingPriced(e, np)
 	}
-	return e, err
-}
-
-// fill adds the state's sums to e, an engine of opts.
-func (s *stateRun) fill(e *pricing.Engine, opts pricing.Options) error {
-	return notExact(s.store.Fill(e, s.cat, opts, nil))
+	return res, notExact(err)
 }
 
 // notExact is err, told as a figure the state cannot give where it is.

@@ -51,6 +51,11 @@ type Input struct {
 	// tables, the daily user table with the spend logs per UTC day, key
 	// and model over the window's whole UTC days (Result.Daily).
 	CompareDaily bool
+	// Month, when not nil, is the report's month the run builds beside
+	// its engine (Result.Month): Options are then Month.Options with the
+	// spill settings of the caller's. The month watches the calls as an
+	// observer does, or, over summers that keep no rows, takes their sums.
+	Month *Month
 	// Progress, when not nil, is called as each source read row by row
 	// starts, and as each database summing its own calls does (its
 	// Progress tells the Stage), with how far its read has got, updated
@@ -90,6 +95,8 @@ type Result struct {
 	// Daily is, when Input.CompareDaily, each database's daily table
 	// against its spend logs, in the order of the sources.
 	Daily []DailyResult
+	// Month is what the run built of Input.Month.
+	Month *MonthResult
 }
 
 // DailyResult is one database's daily comparison: nil Comparison and Err
@@ -112,17 +119,41 @@ type SourceRows struct {
 // spilling to a temporary file past it. The errors it returns are a
 // *ReadError, *DatabaseError or *RejectedError for the input, an
 // observer's error as it is, ctx's error, pricing.ErrTokenSum (wrapped),
-// or a *NothingPricedError, which alone comes with the Result.
+// or a *NothingPricedError, which comes with the Result, as does the
+// error of building Input.Month once the engine is whole.
 func Run(ctx context.Context, in Input) (*Result, error) {
 	dbs := summers(in.Sources)
 	if err := distinct(ctx, dbs); err != nil {
 		return nil, err
 	}
+	var mr *monthRun
+	if in.Month != nil {
+		var obs []pricing.Observer
+		mr, obs = in.Month.start()
+		defer mr.close()
+		in.Observers = slices.Concat(obs, in.Observers)
+	}
 	res, err := runDistinct(ctx, &in, dbs)
 	if res != nil && in.CompareDaily && ctx.Err() == nil {
 		res.Daily = compareDaily(ctx, dbs, in.Options)
 	}
+	if err == nil && mr != nil {
+		err = res.buildMonth(ctx, mr, dbs)
+	}
 	return res, err
+}
+
+// buildMonth builds the run's month from its engine, the engines the
+// month's observers feed filled first from the sums no observer saw.
+func (r *Result) buildMonth(ctx context.Context, mr *monthRun, dbs []ledger.Summer) error {
+	if len(r.PushedDown) > 0 && !keepRows(dbs) {
+		if err := mr.fill(ctx, dbs); err != nil {
+			return err
+		}
+	}
+	var err error
+	r.Month, err = mr.build(r.Engine)
+	return err
 }
 
 // compareDaily compares each database's daily table with its spend logs.
