@@ -75,6 +75,18 @@ func (a *app) openState(ctx context.Context, src *sourceOptions, path string, re
 		return nil, err
 	}
 	sources, err := store.Refresh(ctx, run.Keep(src.strict), cat, ropts, feeds)
+	a.tellRefreshed(path, before, sources)
+	if err != nil {
+		store.Close()
+		dropNew(path, existed, err)
+		return nil, runError(err)
+	}
+	return &stateRun{store: store, cat: cat, path: path}, nil
+}
+
+// tellRefreshed tells on stderr what the refresh read of each source
+// (since before) and the files it could not read.
+func (a *app) tellRefreshed(path string, before, sources []state.Source) {
 	for _, s := range sources {
 		read, late := s.Rows.Read, s.Late
 		for _, b := range before {
@@ -88,12 +100,6 @@ func (a *app) openState(ctx context.Context, src *sourceOptions, path string, re
 			fmt.Fprintf(a.stderr, "warning: state %s: %s: not read (tried again next time): %v\n", path, u.Path, u.Err)
 		}
 	}
-	if err != nil {
-		store.Close()
-		dropNew(path, existed, err)
-		return nil, runError(err)
-	}
-	return &stateRun{store: store, cat: cat, path: path}, nil
 }
 
 // dropNew removes the state file at path that the command created, when

@@ -1,8 +1,11 @@
 // Package run owns one run over logged calls: the sources of a command,
-// read once each in order against one duplicate set, summed in the
-// database where that is exact and nothing needs the calls one by one,
-// else read row by row, priced by one pricing.Engine, shown to the
-// run's observers, and accounted for per source.
+// read once each in order against one duplicate set, summed where that is
+// exact and nothing needs the calls one by one (a ledger.Summer: a
+// database's push-down, a state's sums), else read row by row, priced by
+// one pricing.Engine, shown to the run's observers, and accounted for per
+// source. A report's month (Month: its blend, the month compared with,
+// three-way rows, budgets) is built by the run beside its engine, and a
+// state refreshes through the run's reader (Keep).
 //
 // The command line (internal/cli) turns flags into an Input (globs
 // already expanded, files checked, databases opened), calls Run, and turns

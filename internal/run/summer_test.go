@@ -107,3 +107,44 @@ func TestSumsOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestMonthOverSums builds a report's month with the month before it to
+// compare with from a summer that keeps no rows: 1 call of gpt-4o with 1M
+// input tokens in October (2.50 per 1M: 2.5), 2 calls with 1M each in
+// September (5). The month's engine prices October's call and counts
+// September's outside; the compared month is filled from the sums, as no
+// observer sees them.
+func TestMonthOverSums(t *testing.T) {
+	call := func(at time.Time, calls int64) ledger.Summed {
+		return ledger.Summed{Aggregate: ledger.Aggregate{Gateway: ledger.LiteLLM, First: at, Last: at, Model: "gpt-4o", Host: "openai",
+			Calls: calls, Tokens: ledger.Tokens{Input: calls * 1_000_000}, Recorded: decimal.Zero, ZeroSpend: true}, BilledBy: tariffs.BillEnd}
+	}
+	src := &sumsOnly{groups: []ledger.Summed{
+		call(time.Date(2026, 10, 10, 9, 0, 0, 0, time.UTC), 1),
+		call(time.Date(2026, 9, 10, 9, 0, 0, 0, time.UTC), 2),
+	}}
+	cat := catalog(t)
+	month, err := NewMonth(cat, pricing.Options{Since: time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC), Until: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC), Zone: time.UTC}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	month.Compare(time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC))
+	res, err := Run(context.Background(), Input{Catalog: cat, Options: month.Options(), Sources: []ledger.Source{src}, Month: month})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Engine.Close()
+	m := res.Month
+	if got := m.Month.Reconciliation.Totals; got.Calls != 1 || !got.Official.Equal(decimal.RequireFromString("2.5")) {
+		t.Errorf("the month: %d call(s), %s, want 1 call, 2.5", got.Calls, got.Official)
+	}
+	if m.Change == nil {
+		t.Fatal("no month compared with")
+	}
+	if got := m.Change.Previous; got.Calls != 2 || !got.Official.Equal(decimal.RequireFromString("5")) {
+		t.Errorf("the month compared with: %d call(s), %s, want 2 calls, 5", got.Calls, got.Official)
+	}
+	if m.ThreeWay != nil || m.Budgets != nil {
+		t.Errorf("three-way %v and budgets %v, asked for neither", m.ThreeWay, m.Budgets)
+	}
+}
