@@ -34,3 +34,11 @@ var (
 	_ pricing.Observer = (*Analyzer)(nil)
 	_ pricing.Observer = (*Tally)(nil)
 )
+
+// ObserveSummed counts a group of failed calls summed with their class
+// (tokenfare's state keeps it).
+func (t *Tally) ObserveSummed(g *ledger.Summed) {
+	if int(g.Failure) < len(t.Calls) {
+		t.Calls[g.Failure] += g.Calls
+	}
+}

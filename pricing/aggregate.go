@@ -41,6 +41,23 @@ func (e *Engine) AddSummed(a *ledger.Aggregate, billedBy tariffs.BillingTime, re
 	return e.addSummed(a, billedBy, read)
 }
 
+// AddGroup adds a group of calls a ledger.Summer summed, as AddSummed
+// does: billed by g.BilledBy, read as g.As.
+func (e *Engine) AddGroup(g *ledger.Summed) error {
+	read := Priced
+	switch g.As {
+	case ledger.SummedFailed:
+		read = Failed
+	case ledger.SummedDuplicate:
+		read = Duplicate
+	case ledger.SummedOverlap:
+		read = Overlap
+	case ledger.SummedCacheHit:
+		read = CacheHit
+	}
+	return e.addSummed(&g.Aggregate, g.BilledBy, read)
+}
+
 func (e *Engine) addSummed(a *ledger.Aggregate, billedBy tariffs.BillingTime, read Outcome) error {
 	c := ledger.Call{Gateway: a.Gateway, Model: a.Model, ModelGroup: a.ModelGroup, Host: a.Host, PriceKey: a.PriceKey, Status: a.Status,
 		Start: a.First, Key: a.Key, KeyAlias: a.KeyAlias, Team: a.Team, User: a.User, Tags: a.Tags, KeyMeta: a.KeyMeta,

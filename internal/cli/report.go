@@ -2,6 +2,7 @@ package cli
 
 import (
 	"compress/gzip"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -14,26 +15,26 @@ import (
 
 	"github.com/tokenfare/tokenfare/internal/atomicfile"
 	"github.com/tokenfare/tokenfare/internal/budgets"
+	"github.com/tokenfare/tokenfare/internal/run"
 	"github.com/tokenfare/tokenfare/internal/yamlin"
-	"github.com/tokenfare/tokenfare/ledger"
-	"github.com/tokenfare/tokenfare/ledger/dedup"
 	"github.com/tokenfare/tokenfare/pricing"
+	"github.com/tokenfare/tokenfare/pricing/savings"
 	"github.com/tokenfare/tokenfare/pricing/threeway"
 	"github.com/tokenfare/tokenfare/reports"
-	"github.com/tokenfare/tokenfare/tariffs"
 )
 
 type reportOptions struct {
 	source   sourceOptions
 	xlsx     string
 	focus    string
-	focusRaw bool     // text cells of the FOCUS file as they are, for tools
-	provider []string // provider usage and cost exports: the workbook's Provider usage sheet
-	budgets  string   // budgets file: the workbook's Budget sheet
-	compare  string   // the month to compare with: the workbook's Month over month sheet
-	state    string   // the state file to refresh and price from
-	savings  bool     // weigh the levers: the workbook's Savings sheet
-	budget   int      // buckets held before groups spill to disk (hidden, for tests); 0: the default
+	focusRaw bool             // text cells of the FOCUS file as they are, for tools
+	provider []string         // provider usage and cost exports: the workbook's Provider usage sheet
+	budgets  string           // budgets file: the workbook's Budget sheet
+	compare  string           // the month to compare with: the workbook's Month over month sheet
+	state    string           // the state file to refresh and price from
+	savings  bool             // weigh the levers: the workbook's Savings sheet
+	weigh    *savings.Savings // the Savings sheet's observer, with --savings
+	budget   int              // buckets held before groups spill to disk (hidden, for tests); 0: the default
 
 	focusVersion reports.FOCUSVersion
 }
@@ -104,159 +105,183 @@ are written atomically: a failed run leaves no partial file.`,
 }
 
 func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
-	if opts.xlsx == "" && opts.focus == "" {
-		return usageError(errors.New("nothing to write"), "give --xlsx FILE, --focus FILE or both")
-	}
-	if opts.focus == "" && (cmd.Flags().Changed("focus-version") || opts.focusRaw) {
-		return usageError(errors.New("--focus-version and --focus-raw-text shape the --focus file, and none is given"), "give --focus FILE too")
-	}
-	if opts.source.month == "" {
-		return usageError(errors.New("--month is required"), "write e.g. --month 2026-10")
+	if err := opts.check(cmd); err != nil {
+		return err
 	}
 	eopts, err := opts.source.engineOptions()
 	if err != nil {
 		return err
 	}
+	month, err := opts.month(cmd, a, eopts)
+	if err != nil {
+		return err
+	}
+	res, err := opts.run(cmd.Context(), a, month)
+	if res != nil {
+		defer res.Engine.Close()
+	}
+	if err != nil {
+		return err
+	}
+	m := res.Month
+	m.Month.Reconciliation.Failed = failedSplit(opts.source.tally, m.Month.Reconciliation.Rows)
+	if err := opts.write(a, res); err != nil {
+		return err
+	}
+	if err := writeReportLine(cmd.OutOrStdout(), m.Month, opts); err != nil {
+		return err
+	}
+	return reports.DailyLines(cmd.OutOrStdout(), opts.source.daily)
+}
+
+// check refuses flags that write nothing, or that shape nothing given.
+func (o *reportOptions) check(cmd *cobra.Command) error {
+	if o.xlsx == "" && o.focus == "" {
+		return usageError(errors.New("nothing to write"), "give --xlsx FILE, --focus FILE or both")
+	}
+	if o.focus == "" && (cmd.Flags().Changed("focus-version") || o.focusRaw) {
+		return usageError(errors.New("--focus-version and --focus-raw-text shape the --focus file, and none is given"), "give --focus FILE too")
+	}
+	if o.source.month == "" {
+		return usageError(errors.New("--month is required"), "write e.g. --month 2026-10")
+	}
+	return nil
+}
+
+// month prepares the month the run builds (run.Month) from --budgets,
+// --provider-usage and --compare.
+func (o *reportOptions) month(cmd *cobra.Command, a *app, eopts pricing.Options) (*run.Month, error) {
 	cat, err := a.Catalog()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	from, until := eopts.Since, eopts.Until
-	plan, err := readBudgets(opts.budgets)
+	plan, err := readBudgets(o.budgets)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	month := pricing.NewMonthBuilder(cat, eopts)
-	eopts = month.Options()
-	if plan != nil && plan.HasTags() {
-		// Budgets by tag: the month's sums are kept apart by tags too.
-		eopts.Dims = append(slices.Clone(eopts.Dims), pricing.DimTag)
-	}
-	var observers []pricing.Observer
-	if month.NeedsCalls() {
-		observers = append(observers, month)
-	}
-	var three *threeway.Builder
-	if len(opts.provider) > 0 && opts.state != "" {
-		return usageError(errors.New("--provider-usage reads the calls one by one, and the state keeps their sums"), "drop --state, or --provider-usage")
-	}
-	if len(opts.provider) > 0 {
-		if opts.xlsx == "" {
-			return usageError(errors.New("--provider-usage adds a sheet to the workbook"), "give --xlsx FILE too")
-		}
-		rows, err := readProviderExports(cmd, a, opts.provider)
-		if err != nil {
-			return err
-		}
-		if three, err = threeway.New(cat, eopts, rows); err != nil {
-			return usageError(fmt.Errorf("read provider usage: %w", err), "see docs/provider-usage.md")
-		}
-		// The same pass over the calls feeds the three-way reconciliation.
-		observers = append(observers, three)
-	}
-	tally := tallied(&opts.source)
-	opts.source.compareDaily = true
-	prev, err := opts.previous(cat, eopts)
+	rows, err := o.providerRows(cmd, a)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if prev != nil {
-		defer prev.close()
-		observers = append(observers, prev)
-	}
-	weigh, err := opts.weighLevers(cat, eopts)
+	month, err := run.NewMonth(cat, eopts, plan, rows)
 	if err != nil {
-		return err
+		return nil, usageError(fmt.Errorf("read provider usage: %w", err), "see docs/provider-usage.md")
 	}
-	if weigh != nil {
-		observers = append(observers, weigh)
+	if o.weigh, err = o.weighLevers(cat, eopts); err != nil {
+		return nil, err
 	}
+	if o.compare == "" {
+		return month, nil
+	}
+	from, until, err := parseMonth(o.compare, eopts.Zone)
+	if err != nil {
+		return nil, usageError(fmt.Errorf("--compare: %w", err), "write e.g. --compare 2026-09")
+	}
+	if from.Equal(eopts.Since) {
+		return nil, usageError(fmt.Errorf("--compare %s is the month reported", o.compare), "give an earlier month")
+	}
+	month.Compare(from, until)
+	return month, nil
+}
+
+// providerRows reads --provider-usage; nil without it.
+func (o *reportOptions) providerRows(cmd *cobra.Command, a *app) ([]threeway.Row, error) {
+	if len(o.provider) > 0 && o.state != "" {
+		return nil, usageError(errors.New("--provider-usage reads the calls one by one, and the state keeps their sums"), "drop --state, or --provider-usage")
+	}
+	if len(o.provider) == 0 {
+		return nil, nil
+	}
+	if o.xlsx == "" {
+		return nil, usageError(errors.New("--provider-usage adds a sheet to the workbook"), "give --xlsx FILE too")
+	}
+	return readProviderExports(cmd, a, o.provider)
+}
+
+// run prices the month from the sources or the state.
+func (o *reportOptions) run(ctx context.Context, a *app, month *run.Month) (*run.Result, error) {
+	tallied(&o.source)
+	o.source.compareDaily = true
 	// The groups spill to disk past the budget, from the sources or the
 	// state's sums alike. The FOCUS file's rows are made from the buckets,
 	// which a spill collapses: it writes them to runs of their own too.
-	eopts.Runs, eopts.MaxGroups, eopts.SpillCharges = tempRuns, opts.budget, opts.focus != ""
-	var e *pricing.Engine
-	if opts.state != "" {
-		e, err = a.reportState(cmd.Context(), &opts.source, opts.state, eopts, tally, month, prev)
-	} else {
-		e, err = a.priceSource(cmd.Context(), &opts.source, eopts, observers...)
+	in := run.Input{Options: month.Options(), Month: month}
+	in.Options.Runs, in.Options.MaxGroups, in.Options.SpillCharges = tempRuns, o.budget, o.focus != ""
+	if o.weigh != nil {
+		in.Observers = append(in.Observers, o.weigh)
 	}
-	if e != nil {
-		defer e.Close()
+	if o.state != "" {
+		in.FailedCalls = failedObserver(o.source.tally)
+		return a.runState(ctx, &o.source, o.state, in)
 	}
-	if err != nil {
-		return err
-	}
-	var tw *threeway.Reconciliation
-	if three != nil {
-		tw = three.Build(e.Rows())
-	}
-	m, err := month.Build(e)
-	if err != nil {
-		return err
-	}
-	m.Reconciliation.Failed = failedSplit(tally, m.Reconciliation.Rows)
+	return a.runSource(ctx, &o.source, in)
+}
+
+// write writes the workbook and the FOCUS file asked for, both or none:
+// each replaces its target only once both are complete.
+func (o *reportOptions) write(a *app, res *run.Result) error {
 	var files []*atomicfile.File
 	defer func() {
 		for _, f := range files {
 			f.Discard()
 		}
 	}()
-	if opts.xlsx != "" {
-		prov := reports.Provenance{Produced: a.now().UTC(), Program: "tokenfare " + buildVersion(),
-			Sources: opts.source.calls, Tariffs: "embedded catalog"}
-		if opts.state != "" {
-			prov.Sources = append(slices.Clone(prov.Sources), "state "+opts.state)
-		}
-		if a.tariffs != "" {
-			prov.Tariffs = a.tariffs
-		}
-		if len(a.lists) > 0 {
-			prov.Tariffs += ", price lists " + strings.Join(a.lists, ", ")
-		}
-		if len(a.overlays) > 0 {
-			prov.Tariffs += ", overlaid with " + strings.Join(a.overlays, ", ")
-		}
-		x := reports.Extras{ThreeWay: tw}
-		if weigh != nil {
-			x.Savings = weigh.Result()
-		}
-		if plan != nil {
-			x.Budgets = m.Budgets(plan)
-		}
-		if prev != nil {
-			x.Change = m.CompareMonths(prev.e, prev.from, prev.until)
-			if x.Change.Previous.Calls == 0 {
-				fmt.Fprintf(a.stderr, "note: --compare %s: the sources hold no call of that month\n", opts.compare)
-			}
-		}
-		f, err := writeAtomic(opts.xlsx, func(w io.Writer) error { return reports.WriteWorkbook(w, m, prov, x) })
+	if o.xlsx != "" {
+		f, err := writeAtomic(o.xlsx, func(w io.Writer) error { return o.workbook(w, a, res.Month) })
 		if err != nil {
 			return err
 		}
 		files = append(files, f)
 	}
-	if opts.focus != "" {
-		charges := e.Charges()
-		f, err := writeAtomic(opts.focus, func(w io.Writer) error {
-			return writeMaybeGzip(w, opts.focus, charges, from, until, reports.FOCUSFormat{Version: opts.focusVersion, Text: focusText(opts.focusRaw)})
+	if o.focus != "" {
+		charges, m := res.Engine.Charges(), res.Month.Month
+		f, err := writeAtomic(o.focus, func(w io.Writer) error {
+			return writeMaybeGzip(w, o.focus, charges, m.From, m.Until, reports.FOCUSFormat{Version: o.focusVersion, Text: focusText(o.focusRaw)})
 		})
 		if err != nil {
 			return err
 		}
 		files = append(files, f)
 	}
-	// Both files are complete: only now do they replace what was there.
 	for _, f := range files {
 		if err := f.Commit(); err != nil {
 			return err
 		}
 	}
 	files = nil
-	if err := writeReportLine(cmd.OutOrStdout(), m, opts); err != nil {
-		return err
+	return nil
+}
+
+// workbook writes the workbook of the month to w, telling on stderr when
+// the month compared with holds no call.
+func (o *reportOptions) workbook(w io.Writer, a *app, m *run.MonthResult) error {
+	x := reports.Extras{ThreeWay: m.ThreeWay, Budgets: m.Budgets, Change: m.Change}
+	if o.weigh != nil {
+		x.Savings = o.weigh.Result()
 	}
-	return reports.DailyLines(cmd.OutOrStdout(), opts.source.daily)
+	if m.Change != nil && m.Change.Previous.Calls == 0 {
+		fmt.Fprintf(a.stderr, "note: --compare %s: the sources hold no call of that month\n", o.compare)
+	}
+	return reports.WriteWorkbook(w, m.Month, o.provenance(a), x)
+}
+
+// provenance says where the workbook's figures come from.
+func (o *reportOptions) provenance(a *app) reports.Provenance {
+	prov := reports.Provenance{Produced: a.now().UTC(), Program: "tokenfare " + buildVersion(),
+		Sources: o.source.calls, Tariffs: "embedded catalog"}
+	if o.state != "" {
+		prov.Sources = append(slices.Clone(prov.Sources), "state "+o.state)
+	}
+	if a.tariffs != "" {
+		prov.Tariffs = a.tariffs
+	}
+	if len(a.lists) > 0 {
+		prov.Tariffs += ", price lists " + strings.Join(a.lists, ", ")
+	}
+	if len(a.overlays) > 0 {
+		prov.Tariffs += ", overlaid with " + strings.Join(a.overlays, ", ")
+	}
+	return prov
 }
 
 // readBudgets reads --budgets; nil without it.
@@ -274,45 +299,6 @@ func readBudgets(path string) (*pricing.BudgetPlan, error) {
 	}
 	return plan, nil
 }
-
-// previousMonth prices the calls of --compare's month, fed the calls the
-// report's own engine found outside its month, with a duplicate set of
-// its own (the report's engine does not look outside its month for them).
-type previousMonth struct {
-	e           *pricing.Engine
-	opts        pricing.Options // e's
-	seen        *dedup.Set
-	from, until time.Time
-}
-
-// previous returns the engine of --compare's month; nil without it.
-func (o *reportOptions) previous(cat *tariffs.Catalog, month pricing.Options) (*previousMonth, error) {
-	if o.compare == "" {
-		return nil, nil
-	}
-	from, until, err := parseMonth(o.compare, month.Zone)
-	if err != nil {
-		return nil, usageError(fmt.Errorf("--compare: %w", err), "write e.g. --compare 2026-09")
-	}
-	if from.Equal(month.Since) {
-		return nil, usageError(fmt.Errorf("--compare %s is the month reported", o.compare), "give an earlier month")
-	}
-	seen := dedup.New(dedup.Options{})
-	opts := pricing.Options{Billing: month.Billing, Since: from, Until: until, Zone: month.Zone, Seen: seen,
-		Dims: []pricing.Dim{pricing.DimModel, pricing.DimTeam}}
-	return &previousMonth{e: pricing.New(cat, opts), opts: opts, seen: seen, from: from, until: until}, nil
-}
-
-// Observe prices into the previous month's engine every call outside the
-// reported month; an error of its duplicate set stops the run.
-func (p *previousMonth) Observe(c *ledger.Call, pc *pricing.PricedCall) error {
-	if pc.Outcome == pricing.Outside {
-		p.e.AddPriced(c)
-	}
-	return p.e.Err()
-}
-
-func (p *previousMonth) close() { p.seen.Close() }
 
 // focusText is the FOCUS text mode --focus-raw-text asks for.
 func focusText(raw bool) reports.FOCUSText {

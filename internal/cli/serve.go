@@ -23,6 +23,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tokenfare/tokenfare/internal/metrics"
+	"github.com/tokenfare/tokenfare/internal/run"
 	"github.com/tokenfare/tokenfare/internal/state"
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/ledger/postgres"
@@ -148,7 +149,7 @@ func runServe(cmd *cobra.Command, a *app, opts *serveOptions) error {
 			collect(cmd.Context(), log, collector)
 		}
 		cat, _ := a.Catalog()
-		sources, err := store.Refresh(cmd.Context(), cat, eopts, feeds)
+		sources, err := store.Refresh(cmd.Context(), run.Keep(false), cat, eopts, feeds)
 		logRefreshed(log, sources)
 		(&offGrainLog{}).log(log, store, cat, sources)
 		if collector != nil && collector.Held() > 0 && err == nil {
@@ -276,7 +277,7 @@ func (a *app) tariffStamp() string {
 // the metrics; it logs what it read and reports whether all went well.
 func (a *app) refresh(ctx context.Context, log *slog.Logger, store *state.Store, col *metrics.Collector, feeds []state.Feed, opts pricing.Options,
 	cat *tariffs.Catalog, offGrain *offGrainLog, memory *memoryReturn) bool {
-	sources, err := store.Refresh(ctx, cat, opts, feeds)
+	sources, err := store.Refresh(ctx, run.Keep(false), cat, opts, feeds)
 	defer memory.after(sources)
 	logRefreshed(log, sources)
 	offGrain.log(log, store, cat, sources)
@@ -381,9 +382,6 @@ func (a *app) feeds(src *sourceOptions, opts pricing.Options) ([]state.Feed, err
 				if db, ok := s.(*postgres.Source); ok {
 					db.Know(known)
 				}
-			}
-			if src.strict {
-				sources = strictSources(sources)
 			}
 			return sources, err
 		}})

@@ -101,6 +101,16 @@ func (o *sourceOptions) engineOptions() (pricing.Options, error) {
 // error ends the run and is returned as it is. A run that prices no call
 // returns the engine and a findings error saying why.
 func (a *app) priceSource(ctx context.Context, src *sourceOptions, opts pricing.Options, observers ...pricing.Observer) (*pricing.Engine, error) {
+	res, err := a.runSource(ctx, src, run.Input{Options: opts, Observers: observers})
+	if res == nil {
+		return nil, err
+	}
+	return res.Engine, err
+}
+
+// runSource is priceSource of a run's input (its options, observers and
+// month): it returns the run's result, with the engine to close.
+func (a *app) runSource(ctx context.Context, src *sourceOptions, in run.Input) (*run.Result, error) {
 	cat, err := a.Catalog()
 	if err != nil {
 		return nil, err
@@ -110,22 +120,21 @@ func (a *app) priceSource(ctx context.Context, src *sourceOptions, opts pricing.
 	// user) its engine does not read, unless an observer might: up to four
 	// columns a row fewer to intern. The failed calls' tally reads their
 	// failures alone.
-	lopts := ledger.Options{SkipHolders: ledger.AllHolders &^ opts.HoldersRead()}
-	if len(observers) > 0 {
+	lopts := ledger.Options{SkipHolders: ledger.AllHolders &^ in.Options.HoldersRead()}
+	if len(in.Observers) > 0 || in.Month != nil && in.Month.Observes() {
 		lopts.SkipHolders = 0
 	}
-	sources, err := a.sourcesWith(src.calls, src.dbs, opts, lopts)
+	sources, err := a.sourcesWith(src.calls, src.dbs, in.Options, lopts)
 	if err != nil {
 		return nil, err
 	}
-	res, err := run.Run(ctx, run.Input{Catalog: cat, Options: opts, Sources: sources, Strict: src.strict, Rows: src.rows,
-		Observers: observers, FailedCalls: failedObserver(src.tally),
-		OnRejected: func(rej ledger.Rejection) { fmt.Fprintf(a.stderr, "rejected: %v\n", rej) },
-		OnRowsInstead: func(why error) {
-			fmt.Fprintf(a.stderr, "note: summing in the database is not exact here (%v); reading rows instead\n", why)
-		},
-		Progress: a.progress, CompareDaily: src.compareDaily,
-	})
+	in.Catalog, in.Sources, in.Strict, in.Rows = cat, sources, src.strict, src.rows
+	in.FailedCalls, in.Progress, in.CompareDaily = failedObserver(src.tally), a.progress, src.compareDaily
+	in.OnRejected = func(rej ledger.Rejection) { fmt.Fprintf(a.stderr, "rejected: %v\n", rej) }
+	in.OnRowsInstead = func(why error) {
+		fmt.Fprintf(a.stderr, "note: summing in the database is not exact here (%v); reading rows instead\n", why)
+	}
+	res, err := run.Run(ctx, in)
 	if res == nil {
 		return nil, runError(err)
 	}
@@ -133,9 +142,9 @@ func (a *app) priceSource(ctx context.Context, src *sourceOptions, opts pricing.
 	src.daily = a.dailyOf(res.Daily)
 	var np *run.NothingPricedError
 	if errors.As(err, &np) {
-		return res.Engine, nothingPriced(np, src.asOfHint, res.Engine.UnpricedCalls())
+		return res, nothingPriced(np, src.asOfHint, res.Engine.UnpricedCalls())
 	}
-	return res.Engine, err
+	return res, err
 }
 
 // dailyOf returns the daily comparisons a run made, telling on stderr

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tokenfare/tokenfare/internal/run"
 	"github.com/tokenfare/tokenfare/internal/state"
 	"github.com/tokenfare/tokenfare/pricing"
 	"github.com/tokenfare/tokenfare/tariffs"
@@ -113,7 +114,7 @@ func storeOldWay(t *testing.T, path, arg string) {
 	}
 	defer s.Close()
 	feed := state.Feed{Name: arg, Files: func() ([]string, error) { return callFiles(arg) }}
-	if _, err := s.Refresh(context.Background(), cat, pricing.Options{}, []state.Feed{feed}); err != nil {
+	if _, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, []state.Feed{feed}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/tokenfare/tokenfare/failures"
 	"github.com/tokenfare/tokenfare/internal/run"
 	"github.com/tokenfare/tokenfare/internal/state"
+	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
@@ -35,7 +36,10 @@ type stateRun struct {
 // sources (--calls, --db, $DATABASE_URL), each past its watermark; with
 // none, the state is priced as it is. refresh are the engine options the
 // calls are read with: their billing instant (the window and groupings
-// are the pricing's, not the refresh's).
+// are the pricing's, not the refresh's). Under --strict the refresh reads
+// as a strict run does (run.Keep): its first rejected row ends it, naming
+// the file and line (a database's request), and the feed's refresh keeps
+// nothing; a state the command created is removed then.
 func (a *app) openState(ctx context.Context, src *sourceOptions, path string, refresh pricing.Options) (*stateRun, error) {
 	cat, err := a.Catalog()
 	if err != nil {
@@ -49,12 +53,9 @@ func (a *app) openState(ctx context.Context, src *sourceOptions, path string, re
 			return nil, err
 		}
 	}
-	if src.strict {
-		if err := checkRows(ctx, src.calls); err != nil {
-			return nil, runError(err)
-		}
-	}
-	if _, err := os.Stat(path); len(feeds) == 0 && err != nil {
+	_, err = os.Stat(path)
+	existed := err == nil
+	if len(feeds) == 0 && err != nil {
 		return nil, usageError(fmt.Errorf("no state at %s, and no calls to read into it: %w", path, unwrapPathError(err)),
 			"give --calls FILE or --db URL to fill it, or the path of the state serve keeps")
 	}
@@ -73,7 +74,19 @@ func (a *app) openState(ctx context.Context, src *sourceOptions, path string, re
 		store.Close()
 		return nil, err
 	}
-	sources, err := store.Refresh(ctx, cat, ropts, feeds)
+	sources, err := store.Refresh(ctx, run.Keep(src.strict), cat, ropts, feeds)
+	a.tellRefreshed(path, before, sources)
+	if err != nil {
+		store.Close()
+		dropNew(path, existed, err)
+		return nil, runError(err)
+	}
+	return &stateRun{store: store, cat: cat, path: path}, nil
+}
+
+// tellRefreshed tells on stderr what the refresh read of each source
+// (since before) and the files it could not read.
+func (a *app) tellRefreshed(path string, before, sources []state.Source) {
 	for _, s := range sources {
 		read, late := s.Rows.Read, s.Late
 		for _, b := range before {
@@ -87,14 +100,16 @@ func (a *app) openState(ctx context.Context, src *sourceOptions, path string, re
 			fmt.Fprintf(a.stderr, "warning: state %s: %s: not read (tried again next time): %v\n", path, u.Path, u.Err)
 		}
 	}
-	if err == nil && src.strict {
-		err = rejectedSince(before, sources)
+}
+
+// dropNew removes the state file at path that the command created, when
+// a strict refresh stopped at a rejected row: a command that fails so
+// leaves no state behind, as it leaves one it found as it was.
+func dropNew(path string, existed bool, err error) {
+	var rej *run.RejectedError
+	if !existed && errors.As(err, &rej) {
+		os.Remove(path)
 	}
-	if err != nil {
-		store.Close()
-		return nil, runError(err)
-	}
-	return &stateRun{store: store, cat: cat, path: path}, nil
 }
 
 // lateNote says how many calls were logged late, if any.
@@ -108,77 +123,55 @@ func lateNote(n int64) string {
 func (s *stateRun) close() { s.store.Close() }
 
 // priceState is priceSource with --state: the state refreshed from the
-// sources, then priced into an engine of opts, which spills its groups
-// as the sources' would when opts.Runs is set. The caller closes the
-// engine returned, with or without an error; none is left open when it
-// returns none.
+// sources, then its sums priced by a run (internal/run) into an engine of
+// opts, which spills its groups as the sources' would when opts.Runs is
+// set. tally, when not nil, counts the failed calls by class. The caller
+// closes the engine returned, with or without an error; none is left open
+// when it returns none.
 func (a *app) priceState(ctx context.Context, src *sourceOptions, path string, opts pricing.Options, tally *failures.Tally) (*pricing.Engine, error) {
-	s, err := a.openState(ctx, src, path, opts)
+	res, err := a.runState(ctx, src, path, run.Input{Options: opts, FailedCalls: failedObserver(tally)})
+	if res == nil {
+		return nil, err
+	}
+	return res.Engine, err
+}
+
+// runState is runSource with --state: the run of in over the state's sums,
+// refreshed from the sources first.
+func (a *app) runState(ctx context.Context, src *sourceOptions, path string, in run.Input) (*run.Result, error) {
+	s, err := a.openState(ctx, src, path, in.Options)
 	if err != nil {
 		return nil, err
 	}
 	defer s.close()
-	return s.engine(a, opts, tally)
+	return s.run(ctx, a, in)
 }
 
-// reportState prices the month from the state: its own engine (as
-// priceState), the blend engine of the month builder when it needs calls,
-// and --compare's month.
-func (a *app) reportState(ctx context.Context, src *sourceOptions, path string, opts pricing.Options, tally *failures.Tally,
-	month *pricing.MonthBuilder, prev *previousMonth) (*pricing.Engine, error) {
-	s, err := a.openState(ctx, src, path, opts)
-	if err != nil {
+// run prices the state's sums by a run of in and tells on stderr what the
+// run met: rejected rows, calendar gaps, unpriced quantities.
+func (s *stateRun) run(ctx context.Context, a *app, in run.Input) (*run.Result, error) {
+	if err := s.warnOffGrain(a.stderr, in.Options); err != nil {
 		return nil, err
 	}
-	defer s.close()
-	e, err := s.engine(a, opts, tally)
-	if err != nil {
-		return e, err
+	in.Catalog, in.Sources = s.cat, []ledger.Source{s.store.Summer()}
+	res, err := run.Run(ctx, in)
+	if res == nil {
+		return nil, notExact(err)
 	}
-	err = month.Fill(func(be *pricing.Engine, bo pricing.Options) error { return s.fill(be, bo, nil) })
-	if err == nil && prev != nil {
-		err = s.fill(prev.e, prev.opts, nil)
-	}
-	if err != nil {
-		e.Close() // the groups it spilled, if any
-		return nil, err
-	}
-	return e, nil
-}
-
-// engine prices the state's sums into a new engine of opts and tells on
-// stderr what the run would: rejected rows, calendar gaps, unpriced
-// quantities. tally, when not nil, counts the failed calls by class.
-// An engine that could not write its groups to disk (pricing.ErrSpill)
-// fails it, as it fails a run over the sources.
-func (s *stateRun) engine(a *app, opts pricing.Options, tally *failures.Tally) (*pricing.Engine, error) {
-	if err := s.warnOffGrain(a.stderr, opts); err != nil {
-		return nil, err
-	}
-	e := pricing.New(s.cat, opts)
-	err := s.fill(e, opts, tally)
-	if err == nil {
-		if err = e.Err(); !errors.Is(err, pricing.ErrSpill) {
-			err = nil
-		}
-	}
-	if err != nil {
-		e.Close() // the groups it spilled, if any
-		return nil, err
-	}
+	e := res.Engine
 	a.reportRows(e.Rows(), 0)
-	a.reportCalendarGaps(e.CalendarGaps())
-	a.reportUnpriced(e.Unpriced())
+	a.reportCalendarGaps(res.CalendarGaps)
+	a.reportUnpriced(res.Unpriced)
 	a.reportUnpricedCalls(e.UnpricedCalls())
-	if e.Rows().Priced == 0 {
-		return e, s.nothingPriced(e, opts)
+	var np *run.NothingPricedError
+	if errors.As(err, &np) {
+		return res, s.nothingPriced(e, np)
 	}
-	return e, nil
+	return res, notExact(err)
 }
 
-// fill adds the state's sums to e, an engine of opts.
-func (s *stateRun) fill(e *pricing.Engine, opts pricing.Options, tally *failures.Tally) error {
-	err := s.store.Fill(e, s.cat, opts, tally)
+// notExact is err, told as a figure the state cannot give where it is.
+func notExact(err error) error {
 	if errors.Is(err, state.ErrNotKept) || errors.Is(err, pricing.ErrNotExact) {
 		return usageError(err, "the state cannot give this figure exactly: read the sources without --state")
 	}
@@ -201,13 +194,11 @@ func (s *stateRun) warnOffGrain(w io.Writer, opts pricing.Options) error {
 }
 
 // nothingPriced is the findings error of a state that prices no call in
-// the window.
-func (s *stateRun) nothingPriced(e *pricing.Engine, opts pricing.Options) error {
-	np := &run.NothingPricedError{Rows: e.Rows(), Sources: []string{"state " + s.path}, Since: opts.Since, Until: opts.Until, Zone: opts.Zone}
+// the window: its calls span the state's, and the hosts no tariff prices
+// are not named.
+func (s *stateRun) nothingPriced(e *pricing.Engine, np *run.NothingPricedError) error {
 	np.First, np.Last, _ = s.store.Span()
-	if np.Zone == nil {
-		np.Zone = time.UTC
-	}
+	np.Hosts = nil
 	return nothingPriced(np, false, e.UnpricedCalls())
 }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tokenfare/tokenfare/internal/budgets"
+	"github.com/tokenfare/tokenfare/internal/run"
 	"github.com/tokenfare/tokenfare/internal/state"
 	"github.com/tokenfare/tokenfare/pricing"
 	"github.com/tokenfare/tokenfare/tariffs"
@@ -99,7 +100,7 @@ func TestWatchedBook(t *testing.T) {
 	var rebuilt int
 	for i, st := range steps {
 		write(st.rows)
-		if _, err := s.Refresh(context.Background(), cat, pricing.Options{}, []state.Feed{feed}); err != nil {
+		if _, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, []state.Feed{feed}); err != nil {
 			t.Fatal(err)
 		}
 		before := watched.book

@@ -1,8 +1,11 @@
 // Package run owns one run over logged calls: the sources of a command,
-// read once each in order against one duplicate set, summed in the
-// database where that is exact and nothing needs the calls one by one,
-// else read row by row, priced by one pricing.Engine, shown to the
-// run's observers, and accounted for per source.
+// read once each in order against one duplicate set, summed where that is
+// exact and nothing needs the calls one by one (a ledger.Summer: a
+// database's push-down, a state's sums), else read row by row, priced by
+// one pricing.Engine, shown to the run's observers, and accounted for per
+// source. A report's month (Month: its blend, the month compared with,
+// three-way rows, budgets) is built by the run beside its engine, and a
+// state refreshes through the run's reader (Keep).
 //
 // The command line (internal/cli) turns flags into an Input (globs
 // already expanded, files checked, databases opened), calls Run, and turns
@@ -19,9 +22,11 @@
 //   - An observer's error ends the run at once: no further call is shown to
 //     any observer, no further batch is read, and Run returns that error as
 //     it is (so errors.Is finds syscall.EPIPE in it).
-//   - Databases sum their calls (push-down) only when every source is a
-//     database, no observer is given, and Input.Rows is false; when the
-//     sums cannot give the exact answer the rows are read instead.
+//   - Databases sum their calls (push-down, ledger.Summer) only when every
+//     source is a database, no observer is given, and Input.Rows is false;
+//     when the sums cannot give the exact answer the rows are read instead.
+//     A summer that keeps no rows (a state's sums) is always summed, and
+//     fails where its sums cannot be exact.
 //   - A run that prices no call returns its Result with a
 //     *NothingPricedError saying why.
 package run

@@ -19,13 +19,13 @@ import (
 // runs of their own (a state refreshed source by source), where no run
 // sees them together.
 func Distinct(ctx context.Context, sources []ledger.Source) error {
-	return distinct(ctx, databases(sources))
+	return distinct(ctx, summers(sources))
 }
 
 // distinct refuses, before anything is read, databases that are one
 // database twice (two host names of one server, a primary and its
 // replica): its rows would count twice.
-func distinct(ctx context.Context, dbs []*postgres.Source) error {
+func distinct(ctx context.Context, dbs []ledger.Summer) error {
 	if len(dbs) < 2 {
 		return nil
 	}
@@ -51,11 +51,14 @@ var errNothingSummed = errors.New("nothing priced in the databases' sums")
 // pushDown prices what each database sums, plus the rows it could not sum
 // plainly. It fails with pricing.ErrNotExact when the sums cannot give the
 // exact answer (a group spans a tariff switch the boundaries missed, or the
-// tariffs bill by different instants): the caller then reads rows.
-func pushDown(ctx context.Context, in *Input, dbs []*postgres.Source) (*Result, error) {
+// tariffs bill by different instants): the caller then reads rows, where
+// the summers keep them. Summers that keep none (a state) give their run's
+// result, priced or not.
+func pushDown(ctx context.Context, in *Input, dbs []ledger.Summer) (*Result, error) {
 	opts := in.Options
+	rows := keepRows(dbs)
 	billing, ok := pricing.CommonBilling(in.Catalog, opts.Billing)
-	if !ok {
+	if !ok && rows {
 		return nil, fmt.Errorf("%w: the tariffs bill by different instants", pricing.ErrNotExact)
 	}
 	e := pricing.New(in.Catalog, opts)
@@ -67,44 +70,15 @@ func pushDown(ctx context.Context, in *Input, dbs []*postgres.Source) (*Result, 
 	}()
 	res := &Result{Engine: e}
 	r := reader{in: in, e: e}
-	ao := postgres.AggregateOptions{Boundaries: boundaries(in.Catalog, opts), Billing: billing, TierBounds: pricing.TierBounds(in.Catalog),
-		ByKey: slices.Contains(opts.Dims, pricing.DimKey) || slices.Contains(opts.Dims, pricing.DimMeta) || opts.Apart != nil, ByTeam: slices.Contains(opts.Dims, pricing.DimTeam),
-		ByUser: slices.Contains(opts.Dims, pricing.DimUser), ByTags: slices.Contains(opts.Dims, pricing.DimTag), ByKeyMeta: slices.Contains(opts.Dims, pricing.DimMeta)}
+	ao := sumOptions(in.Catalog, opts, billing)
 	for _, db := range dbs {
-		before := e.Rows()
-		p := &Progress{}
-		p.stage.Store(uint32(StageSumming))
-		stop := func() {}
-		if in.Progress != nil {
-			stop = in.Progress(db.Name(), p)
-		}
-		odd, err := db.Aggregate(ctx, ao, func(g *ledger.Aggregate) error {
-			p.stage.Store(uint32(StagePricing))
-			p.rows.Add(1)
-			return e.AddAggregate(g, billing)
-		})
-		stop() // the odd rows, if any, are read with a progress of their own
-		if errors.Is(err, pricing.ErrNotExact) {
+		format, err := r.sum(ctx, db, ao)
+		if err != nil {
 			return nil, err
 		}
-		if err != nil {
-			return nil, &DatabaseError{Err: err}
-		}
-		format := "sums"
-		if odd != nil {
-			e.NextSource() // a call of two databases' odd rows is an overlap
-			format, err = r.read(ctx, oddRows{odd, db.Name()}, func(c *ledger.Call) error {
-				pc := e.AddPriced(c)
-				return in.observeFailed(c, &pc)
-			})
-			if err != nil {
-				return nil, err
-			}
-			format = "sums and " + format
-		}
-		res.PushedDown = append(res.PushedDown, SourceRows{Name: db.Name(), Format: format, Rows: e.Rows().Sub(before)})
+		res.PushedDown = append(res.PushedDown, SourceRows{Name: db.Name(), Format: format, Rows: e.Rows().Sub(r.before)})
 	}
-	if e.Rows().Priced == 0 {
+	if e.Rows().Priced == 0 && rows {
 		return nil, errNothingSummed
 	}
 	if err := e.Err(); errors.Is(err, pricing.ErrSpill) {
@@ -112,7 +86,98 @@ func pushDown(ctx context.Context, in *Input, dbs []*postgres.Source) (*Result, 
 	}
 	res.finish(&r)
 	done = true
+	if e.Rows().Priced == 0 {
+		return res, res.nothingPriced(opts)
+	}
 	return res, nil
+}
+
+// keepRows reports whether every summer keeps the rows of its sums.
+func keepRows(dbs []ledger.Summer) bool {
+	for _, db := range dbs {
+		if !db.KeepsRows() {
+			return false
+		}
+	}
+	return true
+}
+
+// sumOptions are the groupings a summer sums by for an engine of opts.
+func sumOptions(cat *tariffs.Catalog, opts pricing.Options, billing tariffs.BillingTime) ledger.SumOptions {
+	return ledger.SumOptions{Boundaries: boundaries(cat, opts), Billing: billing, TierBounds: pricing.TierBounds(cat),
+		ByKey: slices.Contains(opts.Dims, pricing.DimKey) || slices.Contains(opts.Dims, pricing.DimMeta) || opts.Apart != nil, ByTeam: slices.Contains(opts.Dims, pricing.DimTeam),
+		ByUser: slices.Contains(opts.Dims, pricing.DimUser), ByTags: slices.Contains(opts.Dims, pricing.DimTag), ByKeyMeta: slices.Contains(opts.Dims, pricing.DimMeta)}
+}
+
+// sum prices the sums of db, then the rows it could not sum, and returns
+// the format read. A database's failure is a *DatabaseError; a summer
+// without rows fails as it says.
+func (r *reader) sum(ctx context.Context, db ledger.Summer, ao ledger.SumOptions) (string, error) {
+	r.before = r.e.Rows()
+	p := &Progress{}
+	p.stage.Store(uint32(StageSumming))
+	stop := func() {}
+	if r.in.Progress != nil {
+		stop = r.in.Progress(db.Name(), p)
+	}
+	odd, err := db.Sum(ctx, ao, &sink{r: r, p: p})
+	stop() // the odd rows, if any, are read with a progress of their own
+	switch {
+	case err != nil && (errors.Is(err, pricing.ErrNotExact) || !db.KeepsRows()):
+		return "", err
+	case err != nil:
+		return "", &DatabaseError{Err: err}
+	case odd == nil:
+		return "sums", nil
+	}
+	r.e.NextSource() // a call of two databases' odd rows is an overlap
+	format, err := r.read(ctx, oddRows{odd, db.Name()}, func(c *ledger.Call) error {
+		pc := r.e.AddPriced(c)
+		return r.in.observeFailed(c, &pc)
+	})
+	if err != nil {
+		return "", err
+	}
+	return "sums and " + format, nil
+}
+
+// sink prices the groups a Summer hands the run into its engine, and
+// shows the failed calls it knows the class of to Input.FailedCalls,
+// where that counts them (SummedObserver).
+type sink struct {
+	r *reader
+	p *Progress
+}
+
+// SummedObserver is an Input.FailedCalls observer that counts failed
+// calls summed with their class (failures.Tally) as well.
+type SummedObserver interface {
+	ObserveSummed(g *ledger.Summed)
+}
+
+func (s *sink) Add(g *ledger.Summed) error {
+	s.p.stage.Store(uint32(StagePricing))
+	s.p.rows.Add(1)
+	if err := s.r.e.AddGroup(g); err != nil {
+		return err
+	}
+	if obs, ok := s.r.in.FailedCalls.(SummedObserver); ok && g.Classed && s.failedIn(g) {
+		obs.ObserveSummed(g)
+	}
+	return nil
+}
+
+// failedIn reports whether g's calls are failed calls of the window.
+func (s *sink) failedIn(g *ledger.Summed) bool {
+	opts := &s.r.in.Options
+	failed := g.As == ledger.SummedFailed || g.As == ledger.SummedNew && g.Status == ledger.StatusFailure
+	return failed && g.First.Compare(opts.Since) >= 0 && (opts.Until.IsZero() || g.First.Before(opts.Until))
+}
+
+func (s *sink) Rejected(rows int64) {
+	for range rows {
+		s.r.e.Reject()
+	}
 }
 
 // oddRows is the reader of a database's odd rows as a source already open.

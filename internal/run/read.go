@@ -13,7 +13,8 @@ import (
 type reader struct {
 	in     *Input
 	e      *pricing.Engine
-	listed int64 // rejections passed to in.OnRejected so far
+	listed int64        // rejections passed to in.OnRejected so far
+	before pricing.Rows // the engine's rows before the source read last
 }
 
 // read streams every call of src to fn and every rejected row to the

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/ledger/dedup"
-	"github.com/tokenfare/tokenfare/ledger/postgres"
 	"github.com/tokenfare/tokenfare/pricing"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
@@ -24,19 +24,22 @@ type Input struct {
 	// set, spanning every source.
 	Options pricing.Options
 	// Sources are read in order: files, stdin, databases. A
-	// *postgres.Source is a database, which may sum its calls itself.
+	// ledger.Summer (a database) may sum its calls itself.
 	Sources []ledger.Source
 	// Strict ends the run at its first rejected row (*RejectedError).
 	Strict bool
 	// Rows reads databases row by row even where they could sum.
 	Rows bool
 	// Observers see every call read, with its pricing, in order; an
-	// observer's error ends the run. Any observer means rows are read.
+	// observer's error ends the run. Any observer means rows are read,
+	// where the sources keep them: they see no call of a summer that
+	// keeps none (a state).
 	Observers []pricing.Observer
 	// FailedCalls, when not nil, sees every failed call with its pricing,
 	// rows read one by one or summed in the database (which reads failed
 	// rows whole where its table keeps their error detail, ledger/postgres);
-	// it does not stop the sums. Its error ends the run.
+	// it does not stop the sums. Its error ends the run. Where it is a
+	// SummedObserver it counts the failed calls summed with their class.
 	FailedCalls pricing.Observer
 	// OnRejected, when not nil, gets the first MaxListed rejected rows of
 	// the pass that reads them, as they are read.
@@ -48,6 +51,11 @@ type Input struct {
 	// tables, the daily user table with the spend logs per UTC day, key
 	// and model over the window's whole UTC days (Result.Daily).
 	CompareDaily bool
+	// Month, when not nil, is the report's month the run builds beside
+	// its engine (Result.Month): Options are then Month.Options with the
+	// spill settings of the caller's. The month watches the calls as an
+	// observer does, or, over summers that keep no rows, takes their sums.
+	Month *Month
 	// Progress, when not nil, is called as each source read row by row
 	// starts, and as each database summing its own calls does (its
 	// Progress tells the Stage), with how far its read has got, updated
@@ -87,6 +95,8 @@ type Result struct {
 	// Daily is, when Input.CompareDaily, each database's daily table
 	// against its spend logs, in the order of the sources.
 	Daily []DailyResult
+	// Month is what the run built of Input.Month.
+	Month *MonthResult
 }
 
 // DailyResult is one database's daily comparison: nil Comparison and Err
@@ -109,23 +119,51 @@ type SourceRows struct {
 // spilling to a temporary file past it. The errors it returns are a
 // *ReadError, *DatabaseError or *RejectedError for the input, an
 // observer's error as it is, ctx's error, pricing.ErrTokenSum (wrapped),
-// or a *NothingPricedError, which alone comes with the Result.
+// or a *NothingPricedError, which comes with the Result, as does the
+// error of building Input.Month once the engine is whole.
 func Run(ctx context.Context, in Input) (*Result, error) {
-	dbs := databases(in.Sources)
+	dbs := summers(in.Sources)
 	if err := distinct(ctx, dbs); err != nil {
 		return nil, err
+	}
+	var mr *monthRun
+	if in.Month != nil {
+		var obs []pricing.Observer
+		mr, obs = in.Month.start()
+		defer mr.close()
+		in.Observers = slices.Concat(obs, in.Observers)
 	}
 	res, err := runDistinct(ctx, &in, dbs)
 	if res != nil && in.CompareDaily && ctx.Err() == nil {
 		res.Daily = compareDaily(ctx, dbs, in.Options)
 	}
+	if err == nil && mr != nil {
+		err = res.buildMonth(ctx, mr, dbs)
+	}
 	return res, err
 }
 
+// buildMonth builds the run's month from its engine, the engines the
+// month's observers feed filled first from the sums no observer saw.
+func (r *Result) buildMonth(ctx context.Context, mr *monthRun, dbs []ledger.Summer) error {
+	if len(r.PushedDown) > 0 && !keepRows(dbs) {
+		if err := mr.fill(ctx, dbs); err != nil {
+			return err
+		}
+	}
+	var err error
+	r.Month, err = mr.build(r.Engine)
+	return err
+}
+
 // compareDaily compares each database's daily table with its spend logs.
-func compareDaily(ctx context.Context, dbs []*postgres.Source, opts pricing.Options) []DailyResult {
+func compareDaily(ctx context.Context, dbs []ledger.Summer, opts pricing.Options) []DailyResult {
 	var out []DailyResult
-	for _, db := range dbs {
+	for _, s := range dbs {
+		db, ok := s.(ledger.DailyComparer)
+		if !ok {
+			continue
+		}
 		c, err := db.CompareDaily(ctx, opts.Since, opts.Until)
 		if c != nil || err != nil {
 			out = append(out, DailyResult{Source: db.Name(), Comparison: c, Err: err})
@@ -135,12 +173,12 @@ func compareDaily(ctx context.Context, dbs []*postgres.Source, opts pricing.Opti
 }
 
 // runDistinct is Run once the databases are known to be distinct.
-func runDistinct(ctx context.Context, in *Input, dbs []*postgres.Source) (*Result, error) {
+func runDistinct(ctx context.Context, in *Input, dbs []ledger.Summer) (*Result, error) {
 	var notExact error
-	if len(dbs) > 0 && len(dbs) == len(in.Sources) && len(in.Observers) == 0 && !in.Rows {
+	if len(dbs) > 0 && len(dbs) == len(in.Sources) && (len(in.Observers) == 0 && !in.Rows || !keepRows(dbs)) {
 		res, err := pushDown(ctx, in, dbs)
 		switch {
-		case errors.Is(err, pricing.ErrNotExact):
+		case errors.Is(err, pricing.ErrNotExact) && keepRows(dbs):
 			notExact = err
 			if in.OnRowsInstead != nil {
 				in.OnRowsInstead(err)
@@ -236,9 +274,9 @@ func (r *Result) finish(rd *reader) {
 
 // nothingPriced says what the run read, for a run that priced nothing.
 func (r *Result) nothingPriced(opts pricing.Options) *NothingPricedError {
-	names := make([]string, len(r.Sources))
-	for i, s := range r.Sources {
-		names[i] = s.Name
+	names := make([]string, 0, len(r.Sources)+len(r.PushedDown))
+	for _, s := range slices.Concat(r.Sources, r.PushedDown) {
+		names = append(names, s.Name)
 	}
 	zone := opts.Zone
 	if zone == nil {
@@ -248,11 +286,11 @@ func (r *Result) nothingPriced(opts pricing.Options) *NothingPricedError {
 		Since: opts.Since, Until: opts.Until, Zone: zone, Hosts: r.Engine.UnpricedHosts()}
 }
 
-// databases returns the sources that are databases.
-func databases(sources []ledger.Source) []*postgres.Source {
-	var out []*postgres.Source
+// summers returns the sources that can sum their calls.
+func summers(sources []ledger.Source) []ledger.Summer {
+	var out []ledger.Summer
 	for _, s := range sources {
-		if db, ok := s.(*postgres.Source); ok {
+		if db, ok := s.(ledger.Summer); ok {
 			out = append(out, db)
 		}
 	}

@@ -6,8 +6,10 @@
 // host, 15-minute slot, key, team, user, tags, outcome, service tier,
 // region, prompt-size band, and what else the engine keeps calls apart
 // by: Detail). The sums hold no price: a tariff change re-prices them
-// (Pricer for serve's metrics; Fill replays them into the engine for the
-// batch commands) without reading the sources again.
+// (Pricer for serve's metrics; Summer hands them to a run of internal/run
+// for the batch commands) without reading the sources again. A refresh
+// reads its sources through the reader it is handed (internal/run's
+// Keep), which shows each call to the refresh's Batch.
 //
 // The store is one bbolt file. A refresh of a source (Batch) gathers its
 // calls in memory and commits them with the source's new watermark in one
@@ -37,8 +39,8 @@
 //     when the tariff's periods and versions change on the 15-minute grain
 //     (OffGrains names the boundaries that do not) and its prompt-size
 //     tiers keep their thresholds.
-//   - Fill gives an engine the figures of one run over every row the
-//     state read, or an error: never another figure.
+//   - A run over Summer (and Fill) gives an engine the figures of one run
+//     over every row the state read, or an error: never another figure.
 //   - A call read for the first time and billed no earlier than a day and
 //     Overlap before its source's watermark is counted in its own slot
 //     (late); an earlier one is counted as outside.

@@ -286,7 +286,7 @@ func TestFileMarks(t *testing.T) {
 			feed := Feed{Name: dir, Files: func() ([]string, error) { return filepath.Glob(filepath.Join(dir, "*")) }}
 			refresh := func() {
 				t.Helper()
-				if _, err := s.Refresh(context.Background(), cat, pricing.Options{}, []Feed{feed}); err != nil {
+				if _, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, []Feed{feed}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -335,7 +335,7 @@ func TestFileMarkUnchanged(t *testing.T) {
 	}
 	defer s.Close()
 	feed := Feed{Name: dir, Files: func() ([]string, error) { return []string{path}, nil }}
-	if _, err := s.Refresh(context.Background(), cat, pricing.Options{}, []Feed{feed}); err != nil {
+	if _, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, []Feed{feed}); err != nil {
 		t.Fatal(err)
 	}
 	b, err := s.Begin(dir)
@@ -400,7 +400,7 @@ func TestRefreshGoesOnPastAFailedFeed(t *testing.T) {
 		{Name: "down", Open: func(time.Time, *ledger.Known) ([]ledger.Source, error) { return nil, broken }},
 		{Name: calls, Files: func() ([]string, error) { return []string{calls}, nil }},
 	}
-	got, err := s.Refresh(context.Background(), embedded(t), pricing.Options{}, feeds)
+	got, err := s.Refresh(context.Background(), run.Keep(false), embedded(t), pricing.Options{}, feeds)
 	if !errors.Is(err, broken) {
 		t.Errorf("err %v, want the failed feed's", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tokenfare/tokenfare/internal/run"
 	"github.com/tokenfare/tokenfare/pricing"
 )
 
@@ -57,7 +58,7 @@ func TestLate(t *testing.T) {
 			}
 			refresh := func(rows []string) Source {
 				writeCanonical(t, log, rows)
-				src, err := s.Refresh(context.Background(), cat, pricing.Options{}, []Feed{feed})
+				src, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, []Feed{feed})
 				if err != nil {
 					t.Fatal(err)
 				}

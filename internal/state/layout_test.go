@@ -193,7 +193,7 @@ func midFlush(t *testing.T) string {
 		t.Fatal(err)
 	}
 	feed := Feed{Name: "calls", Files: func() ([]string, error) { return []string{log}, nil }}
-	if _, err := s.Refresh(context.Background(), cat, pricing.Options{}, []Feed{feed}); err != nil {
+	if _, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, []Feed{feed}); err != nil {
 		t.Fatal(err)
 	}
 	writeCanonical(t, log, rows)

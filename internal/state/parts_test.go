@@ -77,7 +77,7 @@ func refreshAll(t *testing.T, s *Store, log string, rows []string, cut []int) (r
 	s.OnCommit(func(_ *Key, sums *Sums) error { reported += sums.Calls; return nil })
 	for _, n := range cut {
 		writeCanonical(t, log, rows[:n])
-		if _, err := s.Refresh(context.Background(), cat, pricing.Options{}, []Feed{wholeFileFeed(log)}); err != nil {
+		if _, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, []Feed{wholeFileFeed(log)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -193,7 +193,7 @@ func TestPartsCutOff(t *testing.T) {
 		errStop := errors.New("cut off")
 		s.OnCommit(func(*Key, *Sums) error { return errStop })
 		writeCanonical(t, log, rows[:cut[1]])
-		if _, err := s.Refresh(context.Background(), cat, pricing.Options{}, []Feed{wholeFileFeed(log)}); !errors.Is(err, errStop) {
+		if _, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, []Feed{wholeFileFeed(log)}); !errors.Is(err, errStop) {
 			t.Fatalf("the refresh: %v", err)
 		}
 		if _, pending := rawState(t, s); !pending {

@@ -82,7 +82,7 @@ func TestKnownDayBefore(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer s.Close()
-		if _, err := s.Refresh(context.Background(), cat, pricing.Options{}, []Feed{feed}); err != nil {
+		if _, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, []Feed{feed}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -175,7 +175,7 @@ func TestIncrementalPostgres(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Refresh(context.Background(), cat, pricing.Options{}, []Feed{feed}); err != nil {
+		if _, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, []Feed{feed}); err != nil {
 			t.Fatal(err)
 		}
 		s.Close()
@@ -202,7 +202,7 @@ func TestIncrementalPostgres(t *testing.T) {
 		t.Errorf("Fill gives\n%.1500s\na full read\n%.1500s", firstDiff(got, full), firstDiff(full, got))
 	}
 	db.Exec(t, `DELETE FROM "LiteLLM_SpendLogs" WHERE "startTime" < '2026-10-20'`)
-	if _, err := s.Refresh(context.Background(), cat, pricing.Options{}, []Feed{feed}); err != nil {
+	if _, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, []Feed{feed}); err != nil {
 		t.Fatal(err)
 	}
 	if got := stateTotals(t, s, cat); !got.equal(want) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/tokenfare/tokenfare/internal/run"
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
 )
@@ -71,7 +72,7 @@ func TestMigrate(t *testing.T) {
 	refresh := func(n int) {
 		t.Helper()
 		writeRows(t, log, header, parts[:n]...)
-		if _, err := s.Refresh(context.Background(), cat, pricing.Options{}, []Feed{feed}); err != nil {
+		if _, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, []Feed{feed}); err != nil {
 			t.Fatal(err)
 		}
 	}

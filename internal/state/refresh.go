@@ -5,7 +5,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/tokenfare/tokenfare/internal/run"
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
 	"github.com/tokenfare/tokenfare/tariffs"
@@ -30,19 +29,27 @@ type Feed struct {
 	Files func() ([]string, error)
 }
 
-// Refresh reads each feed past its watermark, less Overlap, prices its
-// calls at cat and commits them to the state, one transaction per feed.
+// Reader reads the sources of one pass of a refresh as one run at cat
+// with opts, showing each call with its pricing to keep (the refresh's
+// Batch), and returns how many rows it rejected; a run that prices no
+// call is no error. Its error ends the feed's refresh, which keeps
+// nothing. internal/run's Keep is the one reader.
+type Reader func(ctx context.Context, cat *tariffs.Catalog, opts pricing.Options, sources []ledger.Source, keep pricing.Observer) (rejected int64, err error)
+
+// Refresh reads each feed past its watermark, less Overlap, with read,
+// prices its calls at cat and commits them to the state, one transaction
+// per feed.
 // opts are the engine's (billing time, zone); their Since, when set, is a
 // floor no refresh reads before. A feed with no new call is no error. On
 // an error the feed's refresh is dropped whole, the feeds after it are
 // refreshed all the same, and the errors are returned joined; a file a
 // feed cannot read is no error of the feed (Source.Unread).
-func (s *Store) Refresh(ctx context.Context, cat *tariffs.Catalog, opts pricing.Options, feeds []Feed) (_ []Source, err error) {
+func (s *Store) Refresh(ctx context.Context, read Reader, cat *tariffs.Catalog, opts pricing.Options, feeds []Feed) (_ []Source, err error) {
 	defer s.recoverDamaged(&err)
 	var out []Source
 	var errs []error
 	for _, f := range feeds {
-		src, err := s.refresh(ctx, cat, opts, f)
+		src, err := s.refresh(ctx, read, cat, opts, f)
 		if err != nil {
 			errs = append(errs, err)
 			if ctx.Err() != nil {
@@ -55,7 +62,7 @@ func (s *Store) Refresh(ctx context.Context, cat *tariffs.Catalog, opts pricing.
 	return out, errors.Join(errs...)
 }
 
-func (s *Store) refresh(ctx context.Context, cat *tariffs.Catalog, opts pricing.Options, f Feed) (Source, error) {
+func (s *Store) refresh(ctx context.Context, read Reader, cat *tariffs.Catalog, opts pricing.Options, f Feed) (Source, error) {
 	b, err := s.Begin(f.Name)
 	if err != nil {
 		return Source{}, err
@@ -108,13 +115,12 @@ func (s *Store) refresh(ctx context.Context, cat *tariffs.Catalog, opts pricing.
 		if p.fresh {
 			o = fresh
 		}
-		res, err := run.Run(ctx, run.Input{Catalog: cat, Options: o, Sources: p.sources, Observers: []pricing.Observer{b}})
-		var np *run.NothingPricedError
-		if err != nil && !errors.As(err, &np) {
+		n, err := read(ctx, cat, o, p.sources, b)
+		if err != nil {
 			b.Abort()
 			return Source{}, err
 		}
-		rejected += res.Engine.Rows().Rejected
+		rejected += n
 	}
 	return b.Commit(rejected)
 }

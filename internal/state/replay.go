@@ -1,10 +1,10 @@
 package state
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/tokenfare/tokenfare/failures"
 	"github.com/tokenfare/tokenfare/ledger"
@@ -30,57 +30,38 @@ func (e *NotKeptError) Error() string {
 func (e *NotKeptError) Unwrap() error { return ErrNotKept }
 
 // Fill adds every sum of the state to e, an engine of cat built with
-// opts, as e would have priced the calls they sum
-// (pricing.Engine.AddSummed): each key's calls land in the bucket their
-// calls would, priced at cat, grouped as opts asks; then the rows the
-// sources rejected. The engine's figures are then those of one run over
-// every row the state read: official cost, recorded spend, quantities
-// and calls by outcome, to the last digit. tally, when not nil, counts
-// the failed calls by class as failures.Tally counts them.
-//
-// It fails with a *NotKeptError for a grouping the state does not keep
-// (the key's metadata) or a state written before it kept the calls'
-// names and groupings, and with pricing.ErrNotExact where the sums cannot
-// be priced exactly: a tariff boundary, the window's edge or a
-// prompt-size threshold new since the calls were read falls among a
-// key's calls.
-func (s *Store) Fill(e *pricing.Engine, cat *tariffs.Catalog, opts pricing.Options, tally *failures.Tally) (err error) {
-	defer s.recoverDamaged(&err)
-	path := s.path
-	if slices.Contains(opts.Dims, pricing.DimMeta) {
-		return &NotKeptError{Path: path, What: "key metadata (--by meta:FIELD)"}
-	}
-	bounds := pricing.TierBounds(cat)
-	err = s.Each(func(k *Key, sums *Sums) error {
-		if !k.Kept {
-			return &NotKeptError{Path: path, What: "model names and groupings for the calls it read before this version of tokenfare (remove the file and refresh it again)"}
-		}
-		a := aggregateOf(k, sums)
-		if b, ok := splits(bounds, k.Band); ok {
-			return fmt.Errorf("state %s: %w: a prompt-size threshold of %d tokens falls among the prompts of the calls of %s from %s, read when the thresholds were %d and %d",
-				path, pricing.ErrNotExact, b, k.Model, k.Slot.Format(time.RFC3339), k.Band[0], k.Band[1])
-		}
-		if err := e.AddSummed(&a, k.Billing, k.Outcome); err != nil {
-			return fmt.Errorf("state %s: %w (its sums are per %s)", path, err, Grain)
-		}
-		if tally != nil && k.Outcome == pricing.Failed && a.First.Compare(opts.Since) >= 0 && (opts.Until.IsZero() || a.First.Before(opts.Until)) {
-			tally.Calls[k.Failure] += sums.Calls
-		}
-		return nil
-	})
-	if err != nil {
+// opts, as e would have priced the calls they sum (Summer, for an engine
+// outside a run): the engine's figures are then those of one run over
+// every row the state read, to the last digit. tally, when not nil,
+// counts the failed calls by class as failures.Tally counts them. It
+// fails as Summer's Sum does.
+func (s *Store) Fill(e *pricing.Engine, cat *tariffs.Catalog, opts pricing.Options, tally *failures.Tally) error {
+	o := ledger.SumOptions{TierBounds: pricing.TierBounds(cat), ByKeyMeta: slices.Contains(opts.Dims, pricing.DimMeta)}
+	_, err := s.Summer().Sum(context.Background(), o, &fill{e: e, opts: &opts, tally: tally})
+	return err
+}
+
+// fill adds a summer's groups to an engine.
+type fill struct {
+	e     *pricing.Engine
+	opts  *pricing.Options
+	tally *failures.Tally
+}
+
+func (f *fill) Add(g *ledger.Summed) error {
+	if err := f.e.AddGroup(g); err != nil {
 		return err
 	}
-	sources, err := s.Sources()
-	if err != nil {
-		return err
-	}
-	for _, src := range sources {
-		for range src.Rows.Rejected {
-			e.Reject()
-		}
+	if f.tally != nil && g.As == ledger.SummedFailed && g.First.Compare(f.opts.Since) >= 0 && (f.opts.Until.IsZero() || g.First.Before(f.opts.Until)) {
+		f.tally.ObserveSummed(g)
 	}
 	return nil
+}
+
+func (f *fill) Rejected(rows int64) {
+	for range rows {
+		f.e.Reject()
+	}
 }
 
 // aggregateOf is a key's sums as the calls a database summed.

@@ -115,6 +115,16 @@ func filled(t *testing.T, s *Store, cat *tariffs.Catalog, opts pricing.Options) 
 	return e
 }
 
+// summed prices the state at cat with opts in a run over its sums.
+func summed(t *testing.T, s *Store, cat *tariffs.Catalog, opts pricing.Options) *pricing.Engine {
+	t.Helper()
+	res, err := run.Run(context.Background(), run.Input{Catalog: cat, Options: opts, Sources: []ledger.Source{s.Summer()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Engine
+}
+
 // TestFill: calls with every billed quantity (1-hour writes, web
 // searches, service tiers, a region, prompt-size tiers, failed, unknown
 // and duplicate calls) arriving in three batches into one growing file,
@@ -159,7 +169,7 @@ func TestFill(t *testing.T) {
 				if i > 1 {
 					at = rise // the tariff changes between batches
 				}
-				if _, err := s.Refresh(context.Background(), at, pricing.Options{}, []Feed{feed}); err != nil {
+				if _, err := s.Refresh(context.Background(), run.Keep(false), at, pricing.Options{}, []Feed{feed}); err != nil {
 					t.Fatal(err)
 				}
 				if restart {
@@ -177,6 +187,9 @@ func TestFill(t *testing.T) {
 					want := rendered(t, fullEngine(t, c.cat, g.opts, full))
 					if got := rendered(t, filled(t, s, c.cat, g.opts)); got != want {
 						t.Errorf("%s, %s: the state gives\n%.2000s\nthe full run\n%.2000s", g.name, c.name, firstDiff(got, want), firstDiff(want, got))
+					}
+					if got := rendered(t, summed(t, s, c.cat, g.opts)); got != want {
+						t.Errorf("%s, %s: a run over the state's sums gives\n%.2000s\nthe full run\n%.2000s", g.name, c.name, firstDiff(got, want), firstDiff(want, got))
 					}
 				}
 			}
@@ -220,7 +233,7 @@ func TestFillRefuses(t *testing.T) {
 	}
 	defer s.Close()
 	feed := wholeFileFeed(log)
-	if _, err := s.Refresh(context.Background(), cat, pricing.Options{}, []Feed{feed}); err != nil {
+	if _, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, []Feed{feed}); err != nil {
 		t.Fatal(err)
 	}
 	offGrain := shiftedRise(t, "2026-10-15T16:05:00Z")
@@ -279,7 +292,7 @@ func TestFillOverlap(t *testing.T) {
 		feeds = append(feeds, wholeFileFeed(p))
 	}
 	for range 2 {
-		if _, err := s.Refresh(context.Background(), cat, pricing.Options{}, feeds); err != nil {
+		if _, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, feeds); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/tokenfare/tokenfare/internal/run"
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
 )
@@ -100,7 +101,7 @@ func TestMigrateSeen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Refresh(context.Background(), cat, pricing.Options{}, feeds); err != nil {
+	if _, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, feeds); err != nil {
 		t.Fatal(err)
 	}
 	before := heldEntries(t, s)
@@ -157,7 +158,7 @@ func TestMigrateSeen(t *testing.T) {
 	if k, ok := knownAll(t, s, a); ok {
 		t.Errorf("known of %s after the move: %+v, ok; want not known (the earlier format keeps no rows)", a, k)
 	}
-	if _, err := s.Refresh(context.Background(), cat, pricing.Options{}, feeds); err != nil {
+	if _, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, feeds); err != nil {
 		t.Fatal(err)
 	}
 	sameAsOneRun(t, s, cat, a, b)
@@ -205,7 +206,7 @@ func TestRereadStoresNoIdentity(t *testing.T) {
 	feed := wholeFileFeed(log)
 	var chunks []int
 	for range 3 {
-		if _, err := s.Refresh(context.Background(), cat, pricing.Options{}, []Feed{feed}); err != nil {
+		if _, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, []Feed{feed}); err != nil {
 			t.Fatal(err)
 		}
 		n := 0

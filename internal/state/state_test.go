@@ -232,7 +232,7 @@ func TestIncremental(t *testing.T) {
 			feed := wholeFileFeed(log)
 			for i := range parts {
 				writeRows(t, log, header, parts[:i+1]...)
-				if _, err := s.Refresh(context.Background(), cat, pricing.Options{}, []Feed{feed}); err != nil {
+				if _, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, []Feed{feed}); err != nil {
 					t.Fatal(err)
 				}
 				if tt.restart {
@@ -243,7 +243,7 @@ func TestIncremental(t *testing.T) {
 				}
 			}
 			// A refresh with nothing new changes nothing.
-			if _, err := s.Refresh(context.Background(), cat, pricing.Options{}, []Feed{feed}); err != nil {
+			if _, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, []Feed{feed}); err != nil {
 				t.Fatal(err)
 			}
 			if got := stateTotals(t, s, cat); !got.equal(want) {

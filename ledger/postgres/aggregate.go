@@ -13,23 +13,21 @@ import (
 )
 
 // AggregateOptions say how the database groups calls.
-type AggregateOptions struct {
-	// Boundaries chooses, from the first and last start instants of the
-	// window's rows (read from the "startTime" index), the instants no
-	// group may straddle: tariff switches, the window's edges, the report
-	// zone's days or hours.
-	Boundaries func(first, last time.Time) []time.Time
-	// Billing is the instant the calls are grouped by.
-	Billing tariffs.BillingTime
-	// TierBounds are the prompt sizes at which any tariff's tier changes,
-	// ascending: a group's prompts all exceed the same ones.
-	TierBounds []int64
-	// ByKey, ByTeam and ByUser keep keys, teams and users apart.
-	ByKey, ByTeam, ByUser bool
-	// ByTags keeps calls of different request tags apart; ByKeyMeta
-	// brings each key's metadata (it implies ByKey).
-	ByTags, ByKeyMeta bool
+type AggregateOptions = ledger.SumOptions
+
+// Sum is Aggregate as a ledger.Summer: each group goes to to, billed by
+// o.Billing, its failed calls unclassed.
+func (s *Source) Sum(ctx context.Context, o ledger.SumOptions, to ledger.SumSink) (ledger.Reader, error) {
+	var g ledger.Summed
+	g.BilledBy = o.Billing
+	return s.Aggregate(ctx, o, func(a *ledger.Aggregate) error {
+		g.Aggregate = *a
+		return to.Add(&g)
+	})
 }
+
+// KeepsRows is true: where the sums cannot be exact, the rows are read.
+func (s *Source) KeepsRows() bool { return true }
 
 // Aggregate pushes the heavy work down: the database sums the window's
 // plain rows by the stretch between two boundaries their billing instants
@@ -372,3 +370,8 @@ FROM (%s) g%s`, optional(o.ByKey, f.keyOf("g.api_key")), optional(o.ByTeam, f.gr
 		optional(o.ByKey, f.joinedKeyAlias()), optional(o.ByKey && o.ByKeyMeta, f.keyMetadata()), summed,
 		f.joins(o.ByKey, o.ByTeam, "g.api_key", "g.team_id"))
 }
+
+var (
+	_ ledger.Summer        = (*Source)(nil)
+	_ ledger.DailyComparer = (*Source)(nil)
+)
