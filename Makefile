@@ -18,7 +18,7 @@ PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 win
 
 # The packages whose code runs goroutines or shares state between them,
 # tested under the race detector; a pattern that matches nothing is skipped.
-RACE_PKGS ?= ./ledger/... ./pricing/... ./internal/run/...
+RACE_PKGS ?= ./ledger/... ./pricing/... ./internal/run/... ./internal/serve/... ./internal/metrics/... ./internal/cli/...
 
 SAMPLE      := testdata/sample/spendlogs-2026-10.csv
 SAMPLE_DUMP := testdata/sample/spendlogs-dump-2026-10.csv

@@ -439,3 +439,35 @@ func TestGatewayConfig(t *testing.T) {
 		t.Errorf("log without %s:\n%s", want, f.log)
 	}
 }
+
+// brokenListener accepts no connection: the network under it is gone.
+type brokenListener struct{ net.Listener }
+
+var errGone = errors.New("accept: the network is gone")
+
+func (brokenListener) Accept() (net.Conn, error) { return nil, errGone }
+
+// TestRunServeError: the HTTP server's own error ends Run, which
+// returns it, its refresh done and no stop logged.
+func TestRunServeError(t *testing.T) {
+	f := newFixture(t)
+	d := serve.New(f.cfg)
+	serve.ListenWith(d, func(network, addr string) (net.Listener, error) {
+		ln, err := net.Listen(network, addr)
+		return brokenListener{ln}, err
+	})
+	done := make(chan error, 1)
+	go func() { done <- d.Run(context.Background()) }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("Run did not return")
+	}
+	if !errors.Is(err, errGone) {
+		t.Fatalf("Run: %v, want the server's error %v", err, errGone)
+	}
+	if log := f.log.String(); !strings.Contains(log, `"msg":"refreshed"`) || strings.Contains(log, `"msg":"stopping"`) {
+		t.Errorf("log, want a refresh and no stop:\n%s", log)
+	}
+}
