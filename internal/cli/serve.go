@@ -94,6 +94,29 @@ again), the state is closed and the server drains. Metrics and their labels: doc
 }
 
 func runServe(cmd *cobra.Command, a *app, opts *serveOptions) error {
+	if err := opts.check(); err != nil {
+		return err
+	}
+	eopts, err := opts.source.engineOptions()
+	if err != nil {
+		return err
+	}
+	cfg, err := a.serveConfig(cmd, opts, eopts)
+	if err != nil {
+		return err
+	}
+	defer cfg.Store.Close()
+	if opts.once {
+		return serve.New(cfg).Once(cmd.Context())
+	}
+	if cfg.Metrics.Budgets, err = readBudgets(opts.budgets); err != nil {
+		return err
+	}
+	return runDaemon(cmd.Context(), serve.New(cfg))
+}
+
+// check refuses the flags serve cannot run with.
+func (opts *serveOptions) check() error {
 	if opts.interval <= 0 || opts.topKeys <= 0 {
 		return usageError(errors.New("--interval and --top-keys must be positive"), "")
 	}
@@ -101,50 +124,55 @@ func runServe(cmd *cobra.Command, a *app, opts *serveOptions) error {
 		return usageError(errors.New("--strict does not apply to serve: a refresh counts rejected rows and goes on"),
 			`alert on tokenfare_calls_total{outcome="rejected"}, or check the files with reconcile --strict`)
 	}
-	eopts, err := opts.source.engineOptions()
-	if err != nil {
-		return err
-	}
+	return nil
+}
+
+// serveConfig returns the daemon's config of the flags, its state open
+// (the caller closes it): the catalog, the usage queue's collector, the
+// feeds of the sources, and the refresh of the state from them.
+func (a *app) serveConfig(cmd *cobra.Command, opts *serveOptions, eopts pricing.Options) (serve.Config, error) {
 	cat, err := a.Catalog()
 	if err != nil {
-		return err
+		return serve.Config{}, err
 	}
 	path, err := statePath(opts.state)
 	if err != nil {
-		return err
+		return serve.Config{}, err
 	}
 	collector, err := opts.queue.collector(path, a.stderr)
 	if err != nil {
-		return err
+		return serve.Config{}, err
 	}
-	feeds, err := a.serveFeeds(cmd.Context(), opts, eopts, collector)
+	store, feeds, err := a.serveState(cmd.Context(), path, opts, eopts, collector)
 	if err != nil {
-		return err
-	}
-	store, err := state.Open(path)
-	if err != nil {
-		return usageError(err, stateHint(err, "give --state PATH, a file no other tokenfare serve holds"))
-	}
-	defer store.Close()
-	if feeds, err = adoptStoredNames(store, feeds); err != nil {
-		return err
+		return serve.Config{}, err
 	}
 	log := slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil))
-	cfg := serve.Config{Listen: opts.listen, Interval: opts.interval, StatePath: path, Store: store, Log: log, Now: a.now,
+	return serve.Config{Listen: opts.listen, Interval: opts.interval, StatePath: path, Store: store, Log: log, Now: a.now,
+		Metrics: metrics.Options{TopKeys: opts.topKeys, Billing: eopts.Billing, Log: log},
 		Refresh: func(ctx context.Context, cat *tariffs.Catalog) ([]state.Source, error) {
 			return store.Refresh(ctx, cat, eopts, feeds)
 		},
-		Catalog: cat, LoadCatalog: a.loadCatalog, TariffStamp: a.tariffStamp,
-		Queue: collector, QueueEvery: opts.queue.every}
-	if opts.once {
-		return serve.New(cfg).Once(cmd.Context())
+		Catalog: cat, LoadCatalog: a.loadCatalog, TariffStamp: a.tariffStamp, GatewayConfig: gatewayConfig(opts.config),
+		Queue: collector, QueueEvery: opts.queue.every}, nil
+}
+
+// serveState returns the feeds of serve's sources and the state at
+// path, open, under the names it stored them by.
+func (a *app) serveState(ctx context.Context, path string, opts *serveOptions, eopts pricing.Options, collector *usagequeue.Collector) (*state.Store, []state.Feed, error) {
+	feeds, err := a.serveFeeds(ctx, opts, eopts, collector)
+	if err != nil {
+		return nil, nil, err
 	}
-	cfg.Metrics = metrics.Options{TopKeys: opts.topKeys, Billing: eopts.Billing, Log: log}
-	if cfg.Metrics.Budgets, err = readBudgets(opts.budgets); err != nil {
-		return err
+	store, err := state.Open(path)
+	if err != nil {
+		return nil, nil, usageError(err, stateHint(err, "give --state PATH, a file no other tokenfare serve holds"))
 	}
-	cfg.GatewayConfig = gatewayConfig(opts.config)
-	return runDaemon(cmd.Context(), serve.New(cfg))
+	if feeds, err = adoptStoredNames(store, feeds); err != nil {
+		store.Close()
+		return nil, nil, err
+	}
+	return store, feeds, nil
 }
 
 // serveFeeds returns the state feeds of serve's sources: the usage
