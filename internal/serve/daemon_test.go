@@ -87,6 +87,7 @@ func (s *syncBuffer) String() string {
 type fixture struct {
 	cfg     serve.Config
 	log     *syncBuffer
+	calls   string                // the calls' file
 	tariffs string                // the tariffs' file
 	stamp   atomic.Value          // TariffStamp's answer
 	failing atomic.Pointer[error] // when set, what Refresh fails with
@@ -100,6 +101,7 @@ func newFixture(t *testing.T) *fixture {
 	write(t, f.tariffs, tariff("0.20", "1.00"))
 	file := filepath.Join(dir, "calls.csv")
 	write(t, file, calls)
+	f.calls = file
 	path := filepath.Join(dir, "state.db")
 	store, err := state.Open(path)
 	if err != nil {
@@ -146,8 +148,20 @@ type running struct {
 }
 
 // start runs a daemon of f.cfg until the test ends, and waits for it to
-// serve healthy: its address is read from its "serving" log line.
+// serve healthy.
 func start(t *testing.T, f *fixture) *running {
+	t.Helper()
+	r := run(t, f)
+	waitFor(t, f, "the first healthy answer", func() bool {
+		code, _ := get(r.addr, "/healthz")
+		return code == http.StatusOK
+	})
+	return r
+}
+
+// run runs a daemon of f.cfg until the test ends, and waits for it to
+// serve: its address is read from its "serving" log line.
+func run(t *testing.T, f *fixture) *running {
 	t.Helper()
 	d := serve.New(f.cfg)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -160,17 +174,14 @@ func start(t *testing.T, f *fixture) *running {
 		return err
 	}}
 	t.Cleanup(func() { r.stop() })
-	waitFor(t, f, "the first healthy answer", func() bool {
+	waitFor(t, f, "the serving line", func() bool {
 		select {
 		case err := <-done:
 			t.Fatalf("Run returned %v:\n%s", err, f.log)
 		default:
 		}
-		if r.addr == "" {
-			r.addr = servingAddr(f.log.String())
-		}
-		code, _ := get(r.addr, "/healthz")
-		return code == http.StatusOK
+		r.addr = servingAddr(f.log.String())
+		return r.addr != ""
 	})
 	return r
 }
