@@ -129,7 +129,9 @@ func (d *Daemon) loop(ctx context.Context, col *metrics.Collector, srv *http.Ser
 			d.cfg.Log.Info("stopping")
 			shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
-			return srv.Shutdown(shut)
+			err := srv.Shutdown(shut)
+			<-served // http.ErrServerClosed, at once
+			return err
 		case err := <-served:
 			// Serve ends only on an error of its own before Shutdown.
 			srv.Close()
