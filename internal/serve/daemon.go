@@ -133,8 +133,9 @@ func (d *Daemon) loop(ctx context.Context, col *metrics.Collector, srv *http.Ser
 			<-served // http.ErrServerClosed, at once
 			return err
 		case err := <-served:
-			// Serve ends only on an error of its own before Shutdown.
-			srv.Close()
+			// Serve ends only on an error of its own before Shutdown; it
+			// closed the listener, Close ends the connections left.
+			_ = srv.Close()
 			return fmt.Errorf("serve %s: %w", d.cfg.Listen, err)
 		case why := <-d.reload:
 			stamp = d.cfg.TariffStamp()
