@@ -36,8 +36,8 @@ test: ## the front door: every test once, without the cache, but the long ones (
 test-long: ## every test once, the long ones too (spill equivalences, the attack corpus, database sweeps; minutes)
 	$(GO) test -count=1 ./...
 
-race: ## run the tests of RACE_PKGS under the race detector (-short: the memory-bound tests skip)
-	$(GO) test -race -short -count=1 $$($(GO) list $(RACE_PKGS) 2>/dev/null)
+race: ## run the tests of RACE_PKGS under the race detector (-short: the memory-bound tests skip; internal/cli takes about 8 minutes on 2 cores)
+	$(GO) test -race -short -count=1 -timeout 30m $$($(GO) list $(RACE_PKGS) 2>/dev/null)
 
 hostile: ## run the attack corpus (docs/hostile.md) against the built binary, bounded in time and memory
 	$(GO) test -count=1 -v -run '^TestHostile$$' ./internal/hostile
