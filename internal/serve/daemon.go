@@ -16,8 +16,9 @@ import (
 	"github.com/tokenfare/tokenfare/tariffs"
 )
 
-// Config is what a Daemon is made of. Every field but Queue and
-// GatewayConfig must be set.
+// Config is what a Daemon is made of. Store, Log and every function
+// but GatewayConfig must be set; Metrics may be zero (the defaults),
+// Queue and GatewayConfig nil (none).
 type Config struct {
 	Listen    string        // the address /metrics and /healthz are served on
 	Interval  time.Duration // the time between refreshes
