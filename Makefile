@@ -20,7 +20,7 @@ PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 win
 
 # The packages whose code runs goroutines or shares state between them,
 # tested under the race detector; a pattern that matches nothing is skipped.
-RACE_PKGS ?= ./ledger/... ./pricing/... ./internal/run/...
+RACE_PKGS ?= ./ledger/... ./pricing/... ./internal/run/... ./internal/serve/... ./internal/metrics/... ./internal/cli/...
 
 SAMPLE      := testdata/sample/spendlogs-2026-10.csv
 SAMPLE_DUMP := testdata/sample/spendlogs-dump-2026-10.csv
@@ -38,8 +38,8 @@ test: ## the front door: every test once, without the cache, but the long ones (
 test-long: ## every test once, the long ones too (spill equivalences, the attack corpus, database sweeps; minutes)
 	$(GO) test -count=1 ./...
 
-race: ## run the tests of RACE_PKGS under the race detector (-short: the memory-bound tests skip)
-	$(GO) test -race -short -count=1 $$($(GO) list $(RACE_PKGS) 2>/dev/null)
+race: ## run the tests of RACE_PKGS under the race detector (-short: the memory-bound tests skip; internal/cli takes about 8 minutes on 2 cores)
+	$(GO) test -race -short -count=1 -timeout 30m $$($(GO) list $(RACE_PKGS) 2>/dev/null)
 
 hostile: ## run the attack corpus (docs/hostile.md) against the built binary, bounded in time and memory
 	$(GO) test -count=1 -v -run '^TestHostile$$' ./internal/hostile

@@ -6,25 +6,22 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
 
 	"github.com/tokenfare/tokenfare/internal/metrics"
 	"github.com/tokenfare/tokenfare/internal/run"
+	"github.com/tokenfare/tokenfare/internal/serve"
 	"github.com/tokenfare/tokenfare/internal/state"
+	"github.com/tokenfare/tokenfare/internal/yamlin"
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/ledger/postgres"
 	"github.com/tokenfare/tokenfare/ledger/usagequeue"
@@ -98,6 +95,29 @@ again), the state is closed and the server drains. Metrics and their labels: doc
 }
 
 func runServe(cmd *cobra.Command, a *app, opts *serveOptions) error {
+	if err := opts.check(); err != nil {
+		return err
+	}
+	eopts, err := opts.source.engineOptions()
+	if err != nil {
+		return err
+	}
+	cfg, err := a.serveConfig(cmd, opts, eopts)
+	if err != nil {
+		return err
+	}
+	defer cfg.Store.Close()
+	if opts.once {
+		return serve.New(cfg).Once(cmd.Context())
+	}
+	if cfg.Metrics.Budgets, err = readBudgets(opts.budgets); err != nil {
+		return err
+	}
+	return runDaemon(cmd.Context(), serve.New(cfg))
+}
+
+// check refuses the flags serve cannot run with.
+func (opts *serveOptions) check() error {
 	if opts.interval <= 0 || opts.topKeys <= 0 {
 		return usageError(errors.New("--interval and --top-keys must be positive"), "")
 	}
@@ -105,146 +125,134 @@ func runServe(cmd *cobra.Command, a *app, opts *serveOptions) error {
 		return usageError(errors.New("--strict does not apply to serve: a refresh counts rejected rows and goes on"),
 			`alert on tokenfare_calls_total{outcome="rejected"}, or check the files with reconcile --strict`)
 	}
-	eopts, err := opts.source.engineOptions()
+	return nil
+}
+
+// serveConfig returns the daemon's config of the flags, its state open
+// (the caller closes it): the catalog, the usage queue's collector, the
+// feeds of the sources, and the refresh of the state from them.
+func (a *app) serveConfig(cmd *cobra.Command, opts *serveOptions, eopts pricing.Options) (serve.Config, error) {
+	cat, err := a.Catalog()
 	if err != nil {
-		return err
-	}
-	if _, err := a.Catalog(); err != nil {
-		return err
+		return serve.Config{}, err
 	}
 	path, err := statePath(opts.state)
 	if err != nil {
-		return err
+		return serve.Config{}, err
 	}
 	collector, err := opts.queue.collector(path, a.stderr)
 	if err != nil {
-		return err
+		return serve.Config{}, err
 	}
+	store, feeds, err := a.serveState(cmd.Context(), path, opts, eopts, collector)
+	if err != nil {
+		return serve.Config{}, err
+	}
+	log := slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil))
+	return serve.Config{Listen: opts.listen, Interval: opts.interval, StatePath: path, Store: store, Log: log, Now: a.now,
+		Metrics: metrics.Options{TopKeys: opts.topKeys, Billing: eopts.Billing, Log: log},
+		Refresh: func(ctx context.Context, cat *tariffs.Catalog) ([]state.Source, error) {
+			return store.Refresh(ctx, run.Keep(false), cat, eopts, feeds)
+		},
+		Catalog: cat, LoadCatalog: a.loadCatalog, TariffStamp: a.tariffStamp, GatewayConfig: gatewayConfig(opts.config),
+		Queue: collector, QueueEvery: opts.queue.every}, nil
+}
+
+// serveState returns the feeds of serve's sources and the state at
+// path, open, under the names it stored them by.
+func (a *app) serveState(ctx context.Context, path string, opts *serveOptions, eopts pricing.Options, collector *usagequeue.Collector) (*state.Store, []state.Feed, error) {
+	feeds, err := a.serveFeeds(ctx, opts, eopts, collector)
+	if err != nil {
+		return nil, nil, err
+	}
+	store, err := state.Open(path)
+	if err != nil {
+		return nil, nil, usageError(err, stateHint(err, "give --state PATH, a file no other tokenfare serve holds"))
+	}
+	if feeds, err = adoptStoredNames(store, feeds); err != nil {
+		store.Close()
+		return nil, nil, err
+	}
+	return store, feeds, nil
+}
+
+// serveFeeds returns the state feeds of serve's sources: the usage
+// queue's file, then each --calls and --db (LiteLLM's database by
+// default when the queue is not polled).
+func (a *app) serveFeeds(ctx context.Context, opts *serveOptions, eopts pricing.Options, collector *usagequeue.Collector) ([]state.Feed, error) {
 	var feeds []state.Feed
 	if collector != nil {
 		file := collector.File
 		feeds = append(feeds, state.Feed{Name: file, Files: func() ([]string, error) { return []string{file}, nil }})
-	}
-	if collector == nil {
+	} else {
 		a.defaultDB(&opts.source)
 	}
 	if len(opts.source.calls)+len(opts.source.dbs) > 0 || collector == nil {
-		more, err := a.stateFeeds(cmd.Context(), &opts.source, eopts)
+		more, err := a.stateFeeds(ctx, &opts.source, eopts)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		feeds = append(feeds, more...)
 	}
-	store, err := state.Open(path)
-	if err != nil {
-		return usageError(err, stateHint(err, "give --state PATH, a file no other tokenfare serve holds"))
-	}
-	defer store.Close()
-	if feeds, err = adoptStoredNames(store, feeds); err != nil {
-		return err
-	}
-	log := slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil))
-	if opts.once {
-		if collector != nil {
-			collect(cmd.Context(), log, collector)
-		}
-		cat, _ := a.Catalog()
-		sources, err := store.Refresh(cmd.Context(), run.Keep(false), cat, eopts, feeds)
-		logRefreshed(log, sources)
-		(&offGrainLog{}).log(log, store, cat, sources)
-		if collector != nil && collector.Held() > 0 && err == nil {
-			// A process that ends cannot hold them for the next pop.
-			err = fmt.Errorf("%d records popped from the usage queue could not be written to %s and are lost with this process: free its disk; serve without --once holds them until it can",
-				collector.Held(), collector.File)
-		}
-		return err
-	}
-	ln, err := net.Listen("tcp", opts.listen)
-	if err != nil {
-		return usageError(fmt.Errorf("--listen: %w", err), "")
-	}
-	mopts := metrics.Options{TopKeys: opts.topKeys, Config: opts.config, Billing: eopts.Billing, Log: log}
-	if mopts.Budgets, err = readBudgets(opts.budgets); err != nil {
-		return err
-	}
-	col := metrics.New(mopts)
-	col.Watch(store)
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(col)
-	var healthy atomic.Bool
-	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{
-		// One metric that cannot be made never fails the exposition: the
-		// others are served, and the error logged.
-		ErrorHandling: promhttp.ContinueOnError, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelError)}))
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
-		if collector != nil && collector.Held() > 0 {
-			http.Error(w, fmt.Sprintf("%d records popped from the usage queue are held in memory: %s cannot be written",
-				collector.Held(), collector.File), http.StatusServiceUnavailable)
-			return
-		}
-		if !healthy.Load() {
-			http.Error(w, "the last refresh failed", http.StatusServiceUnavailable)
-			return
-		}
-		fmt.Fprintln(w, "ok")
-	})
-	limits := defaultHTTPLimits()
-	srv := newHTTPServer(mux, limits)
-	go srv.Serve(newLimitListener(ln, limits.conns))
-	if collector != nil {
-		go func() {
-			for {
-				collect(cmd.Context(), log, collector)
-				select {
-				case <-cmd.Context().Done():
-					return
-				case <-time.After(opts.queue.every):
-				}
-			}
-		}()
-	}
-	log.Info("serving", "metrics", "http://"+ln.Addr().String()+"/metrics", "state", path)
-	ctx := cmd.Context()
-	cat, _ := a.Catalog()
-	stamp := a.tariffStamp()
+	return feeds, nil
+}
+
+// runDaemon runs d until ctx ends, each SIGHUP a reload. A listen that
+// fails is bad usage.
+func runDaemon(ctx context.Context, d *serve.Daemon) error {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
-	offGrain, memory := &offGrainLog{}, newMemoryReturn()
-	for {
-		healthy.Store(a.refresh(ctx, log, store, col, feeds, eopts, cat, offGrain, memory))
-		select {
-		case <-ctx.Done():
-			log.Info("stopping")
-			shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			return srv.Shutdown(shut)
-		case <-hup:
-			stamp = a.tariffStamp()
-			cat = a.reloadCatalog(log, cat, "SIGHUP")
-		case <-time.After(opts.interval):
-			if s := a.tariffStamp(); s != stamp {
-				stamp = s
-				cat = a.reloadCatalog(log, cat, "tariff files changed")
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		for {
+			select {
+			case <-hup:
+				d.Reload("SIGHUP")
+			case <-done:
+				return
 			}
 		}
+	}()
+	err := d.Run(ctx)
+	if le := (*serve.ListenError)(nil); errors.As(err, &le) {
+		return usageError(fmt.Errorf("--listen: %w", le.Err), "")
+	}
+	return err
+}
+
+// gatewayConfig returns the reader of the LiteLLM config at path for
+// serve's metrics, nil without --config. The file is read again when
+// its size or modification time changes.
+func gatewayConfig(path string) func(context.Context) (*metrics.GatewayConfig, error) {
+	if path == "" {
+		return nil
+	}
+	var last *metrics.GatewayConfig
+	var stamp string
+	return func(context.Context) (*metrics.GatewayConfig, error) {
+		s := fileStamp(path)
+		if last != nil && s == stamp {
+			return last, nil
+		}
+		data, err := yamlin.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("read config: %w", err)
+		}
+		last, stamp = &metrics.GatewayConfig{File: path, Data: data}, s
+		return last, nil
 	}
 }
 
-// reloadCatalog reads the catalog again and returns it, or, when it has
-// errors, logs them (each with its file and line) and returns old.
-func (a *app) reloadCatalog(log *slog.Logger, old *tariffs.Catalog, why string) *tariffs.Catalog {
-	cat, ps, err := a.loadCatalog()
+// fileStamp tells a file by its size and modification time ("" when
+// it cannot be read).
+func fileStamp(path string) string {
+	st, err := os.Stat(path)
 	if err != nil {
-		log.Error("tariffs not reloaded: the catalog in use is kept", "why", why, "error", err.Error())
-		return old
+		return ""
 	}
-	for _, p := range ps {
-		log.Warn("tariffs", "warning", p.Error())
-	}
-	log.Info("tariffs reloaded", "why", why)
-	return cat
+	return fmt.Sprintf("%d %d", st.Size(), st.ModTime().UnixNano())
 }
 
 // tariffStamp tells the tariff files given (--tariffs, --tariffs-overlay)
@@ -271,73 +279,6 @@ func (a *app) tariffStamp() string {
 		}
 	}
 	return b.String()
-}
-
-// refresh reads every feed past its watermark, prices at cat and updates
-// the metrics; it logs what it read and reports whether all went well.
-func (a *app) refresh(ctx context.Context, log *slog.Logger, store *state.Store, col *metrics.Collector, feeds []state.Feed, opts pricing.Options,
-	cat *tariffs.Catalog, offGrain *offGrainLog, memory *memoryReturn) bool {
-	sources, err := store.Refresh(ctx, run.Keep(false), cat, opts, feeds)
-	defer memory.after(sources)
-	logRefreshed(log, sources)
-	offGrain.log(log, store, cat, sources)
-	if ctx.Err() != nil {
-		return false
-	}
-	if err != nil {
-		// The feeds that were read are committed: their figures are
-		// published all the same.
-		log.Error("refresh", "error", err.Error())
-	}
-	if uerr := col.Update(store, cat, a.now()); errors.Is(uerr, metrics.ErrNoDrift) {
-		log.Warn("metrics: the configured prices have no series", "error", uerr.Error())
-	} else if uerr != nil {
-		log.Error("metrics", "error", uerr.Error())
-		return false
-	}
-	return err == nil
-}
-
-// logRefreshed logs what a refresh read of each source, and each file it
-// could not read.
-func logRefreshed(log *slog.Logger, sources []state.Source) {
-	for _, s := range sources {
-		log.Info("refreshed", "source", s.Name, "watermark", s.Watermark, "read", s.Rows.Read, "priced", s.Rows.Priced, "late", s.Late)
-		for _, u := range s.Unread {
-			log.Warn("calls not read: the file is tried again at the next refresh", "source", s.Name, "file", u.Path, "error", u.Err.Error())
-		}
-	}
-}
-
-// returnAfterRows is how many rows one refresh reads before serve gives
-// the operating system back the memory it used at once.
-const returnAfterRows = 1_000_000
-
-// memoryReturn gives the operating system back, at once, the memory a
-// large refresh used (the first sync of a big database, the metrics'
-// first pricing of its state): the runtime would return it over many
-// minutes, and a long-running serve would hold its peak meanwhile. A
-// refresh of a few rows costs no forced collection.
-type memoryReturn struct {
-	read map[string]int64 // the rows read so far, by source
-	free func()
-}
-
-func newMemoryReturn() *memoryReturn {
-	return &memoryReturn{read: map[string]int64{}, free: debug.FreeOSMemory}
-}
-
-// after counts the rows a refresh read and returns the memory past
-// returnAfterRows.
-func (m *memoryReturn) after(sources []state.Source) {
-	var n int64
-	for _, s := range sources {
-		n += s.Rows.Read - m.read[s.Name]
-		m.read[s.Name] = s.Rows.Read
-	}
-	if n >= returnAfterRows {
-		m.free()
-	}
 }
 
 // feeds makes one state feed per --calls argument (a glob is expanded at
@@ -438,17 +379,6 @@ func warnOpenKeyFile(stderr io.Writer, path string) {
 	}
 	fmt.Fprintf(stderr, "warning: --cliproxy-key-file %s may be read by others (mode %04o): the management key it holds pops the usage queue and changes CLIProxyAPI's settings; chmod 600 %s\n",
 		path, st.Mode().Perm(), path)
-}
-
-// collect pops the usage queue into its file, logging what it wrote.
-func collect(ctx context.Context, log *slog.Logger, c *usagequeue.Collector) {
-	n, err := c.Collect(ctx)
-	if n > 0 {
-		log.Info("collected", "records", n, "file", c.File)
-	}
-	if err != nil && ctx.Err() == nil {
-		log.Error("collect", "error", err.Error(), "written", n)
-	}
 }
 
 // callFiles lists the files of a --calls argument at a refresh: the

@@ -149,51 +149,6 @@ func TestServeUsageQueue(t *testing.T) {
 	}
 }
 
-// TestServeQueueDiskFull: while the records popped cannot be written
-// (/dev/full), serve holds them and /healthz answers 503 saying so.
-func TestServeQueueDiskFull(t *testing.T) {
-	if _, err := os.Stat("/dev/full"); err != nil {
-		t.Skip("no /dev/full")
-	}
-	q := &usageQueue{}
-	q.push(json.RawMessage(`{"timestamp":"2026-12-01T13:25:21Z","model":"m","tokens":{"input_tokens":1}}`))
-	srv := httptest.NewServer(q)
-	defer srv.Close()
-	dir := t.TempDir()
-	keyFile := filepath.Join(dir, "key")
-	os.WriteFile(keyFile, []byte("mgmt-secret\n"), 0o600)
-	var stderr syncBuffer
-	ctx, cancel := context.WithCancel(context.Background())
-	a := &app{stdin: strings.NewReader(""), stdout: io.Discard, stderr: &stderr, now: time.Now}
-	done := make(chan int, 1)
-	go func() {
-		done <- runContext(ctx, a, []string{"serve", "--listen", "127.0.0.1:0", "--interval", "1s", "--state", filepath.Join(dir, "state.db"),
-			"--cliproxy-url", srv.URL, "--cliproxy-key-file", keyFile, "--cliproxy-every", "200ms", "--cliproxy-records", "/dev/full"})
-	}()
-	defer func() { cancel(); <-done }()
-	var status int
-	var body string
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		addr := servingAddr(stderr.String())
-		if addr == "" {
-			continue
-		}
-		resp, err := http.Get("http://" + addr + "/healthz")
-		if err != nil {
-			continue
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		status, body = resp.StatusCode, string(b)
-		if strings.Contains(body, "held in memory") {
-			break
-		}
-	}
-	if status != http.StatusServiceUnavailable || !strings.Contains(body, "1 records popped from the usage queue are held in memory") {
-		t.Errorf("/healthz: %d %q, want 503 saying 1 record is held:\n%s", status, body, stderr.String())
-	}
-}
-
 // TestServeKeyFileMode: a management-key file others may read is used
 // with a warning, as ssh warns of a private key; one only its owner reads
 // is used without a word.

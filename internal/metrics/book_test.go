@@ -104,7 +104,7 @@ func TestWatchedBook(t *testing.T) {
 			t.Fatal(err)
 		}
 		before := watched.book
-		if err := watched.Update(s, cat, st.now); err != nil {
+		if err := watched.Update(s, cat, st.now, nil); err != nil {
 			t.Fatal(err)
 		}
 		if watched.book != before {

@@ -1,11 +1,9 @@
 package metrics
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"sort"
 	"sync"
 	"time"
@@ -29,16 +27,12 @@ const Other = "other"
 // Options shape the metrics.
 type Options struct {
 	TopKeys int // key aliases named, by official cost; 0 means DefaultTopKeys
-	// Config is a LiteLLM config.yaml whose prices are held against the
-	// blend of the state's last 28 days (tokenfare_config_price_off_ratio);
-	// "" for none.
-	Config string
 	// Budgets are the team and key budgets whose spend, remainder and
 	// month-end forecast are reported (tokenfare_budget_*); nil for none.
 	Budgets *pricing.BudgetPlan
 	// Billing is the billing instant the state's calls are read with
-	// (serve's --billing-time): the blend Config is held against is
-	// worked at it, as blend --state --billing-time works it; nil: each
+	// (serve's --billing-time): the blend a GatewayConfig is held against
+	// is worked at it, as blend --state --billing-time works it; nil: each
 	// tariff's own.
 	Billing *tariffs.BillingTime
 	// Log, when set, is told once of a label value that is not valid
@@ -98,21 +92,11 @@ type drift struct {
 }
 
 // driftAt is what the drift is made of, but the sums of the slot now is
-// in: the slot, the catalog, and the config file's size and time.
+// in: the slot, the catalog, and the config (GatewayConfig.key).
 type driftAt struct {
 	slot   time.Time
 	cat    *tariffs.Catalog
 	config string
-}
-
-// fileStamp tells a file by its size and modification time ("" when
-// it cannot be read).
-func fileStamp(path string) string {
-	st, err := os.Stat(path)
-	if err != nil {
-		return ""
-	}
-	return fmt.Sprintf("%d %d", st.Size(), st.ModTime().UnixNano())
 }
 
 // New returns a Collector with nothing to report until Update.
@@ -156,7 +140,9 @@ type unpricedFigures struct {
 }
 
 // Update prices the state's sums at cat and makes them the figures the
-// next scrapes report; now decides the windows and ages. On an error
+// next scrapes report; now decides the windows and ages. The prices of
+// gw, a LiteLLM config (nil: none), are held against the blend of the
+// state's last BlendWindow (tokenfare_config_price_off_ratio). On an error
 // the figures of the last Update stay, but for one wrapping ErrNoDrift:
 // then every other figure is updated and the configured prices have no
 // series.
@@ -164,7 +150,7 @@ type unpricedFigures struct {
 // The sums are priced once into a book, which the refreshes of s keep up
 // to date (Watch); the whole state is priced again only for a new
 // catalog, or a now before the book's horizon.
-func (c *Collector) Update(s *state.Store, cat *tariffs.Catalog, now time.Time) error {
+func (c *Collector) Update(s *state.Store, cat *tariffs.Catalog, now time.Time, gw *GatewayConfig) error {
 	now = now.UTC()
 	if c.watched != s || c.book == nil || c.book.cat != cat || !c.book.fold(horizon(now)) {
 		b := newBook(cat)
@@ -181,25 +167,30 @@ func (c *Collector) Update(s *state.Store, cat *tariffs.Catalog, now time.Time) 
 	if snap.Saving, err = c.saving(s, cat, now); err != nil {
 		return err
 	}
-	if c.opts.Config != "" {
-		// The 28 days' blend prices every sum of the window: made again
-		// once a slot, or for a new catalog or config file, not at every
-		// refresh.
-		at := driftAt{slot: now.Truncate(state.Grain), cat: cat, config: fileStamp(c.opts.Config)}
-		if c.drift != nil && c.drift.at == at {
-			snap.ConfigOff, err = c.drift.off, c.drift.err
-		} else {
-			snap.ConfigOff, err = configDrift(context.Background(), c.opts.Config, s, cat, now, c.opts.Billing)
-			if err != nil && !errors.Is(err, ErrNoDrift) {
-				return err
-			}
-			c.drift = &drift{at: at, off: snap.ConfigOff, err: err}
+	if gw != nil {
+		if snap.ConfigOff, err = c.driftOf(gw, s, cat, now); err != nil && !errors.Is(err, ErrNoDrift) {
+			return err
 		}
 	}
 	c.mu.Lock()
 	c.snap = snap
 	c.mu.Unlock()
 	return err
+}
+
+// driftOf returns the drift of gw's prices. The 28 days' blend prices
+// every sum of the window: it is made again once a slot, or for a new
+// catalog or config, not at every refresh.
+func (c *Collector) driftOf(gw *GatewayConfig, s *state.Store, cat *tariffs.Catalog, now time.Time) (map[configLabels]decimal.Decimal, error) {
+	at := driftAt{slot: now.Truncate(state.Grain), cat: cat, config: gw.key()}
+	if c.drift != nil && c.drift.at == at {
+		return c.drift.off, c.drift.err
+	}
+	off, err := configDrift(gw, s, cat, now, c.opts.Billing)
+	if err == nil || errors.Is(err, ErrNoDrift) {
+		c.drift = &drift{at: at, off: off, err: err}
+	}
+	return off, err
 }
 
 // windows are the gap's windows, by label, as the instant they start at.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -53,7 +54,7 @@ func TestCollectorTopKeys(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			c := New(Options{TopKeys: tt.top})
-			if err := c.Update(s, cat, now); err != nil {
+			if err := c.Update(s, cat, now, nil); err != nil {
 				t.Fatal(err)
 			}
 			reg := prometheus.NewRegistry()
@@ -101,10 +102,10 @@ func TestCollectorTopKeys(t *testing.T) {
 // config does not set has no series.
 func TestConfigDrift(t *testing.T) {
 	cat, s, dir := sampleState(t, pricing.Options{})
-	config := filepath.Join(dir, "config.yaml")
-	os.WriteFile(config, []byte("model_list:\n  - model_name: pro\n    litellm_params:\n      model: deepseek/deepseek-v4-pro\n      input_cost_per_token: 1.0e-6\n"), 0o644)
+	config := &GatewayConfig{File: filepath.Join(dir, "config.yaml"),
+		Data: []byte("model_list:\n  - model_name: pro\n    litellm_params:\n      model: deepseek/deepseek-v4-pro\n      input_cost_per_token: 1.0e-6\n")}
 	now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-	got, err := configDrift(context.Background(), config, s, cat, now, nil)
+	got, err := configDrift(config, s, cat, now, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +197,7 @@ func TestBudgetsFromState(t *testing.T) {
 	want := month.Budgets(plan)
 	// Serve's month to the last slot of October.
 	c := New(Options{TopKeys: 20, Budgets: plan})
-	if err := c.Update(s, cat, time.Date(2026, 10, 31, 23, 59, 0, 0, time.UTC)); err != nil {
+	if err := c.Update(s, cat, time.Date(2026, 10, 31, 23, 59, 0, 0, time.UTC), nil); err != nil {
 		t.Fatal(err)
 	}
 	snap := c.snap
@@ -256,10 +257,9 @@ func writeCSV(t *testing.T, path string, records [][]string) {
 func TestConfigDriftNotExact(t *testing.T) {
 	firstToken := tariffs.BillFirstToken
 	cat, s, dir := sampleState(t, pricing.Options{Billing: &firstToken})
-	config := filepath.Join(dir, "config.yaml")
-	os.WriteFile(config, []byte("model_list:\n  - model_name: sonnet\n    litellm_params:\n      model: anthropic/claude-sonnet-4-5-20250929\n"+
-		"      input_cost_per_token: 3.1e-6\n      search_context_cost_per_query:\n        search_context_size_low: 0.012\n"+
-		"        search_context_size_medium: 0.012\n        search_context_size_high: 0.012\n"), 0o644)
+	config := &GatewayConfig{File: filepath.Join(dir, "config.yaml"), Data: []byte("model_list:\n  - model_name: sonnet\n    litellm_params:\n      model: anthropic/claude-sonnet-4-5-20250929\n" +
+		"      input_cost_per_token: 3.1e-6\n      search_context_cost_per_query:\n        search_context_size_low: 0.012\n" +
+		"        search_context_size_medium: 0.012\n        search_context_size_high: 0.012\n")}
 	now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	tests := []struct {
 		name    string
@@ -272,8 +272,8 @@ func TestConfigDriftNotExact(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := New(Options{Config: config, Billing: tt.billing})
-			err := c.Update(s, cat, now)
+			c := New(Options{Billing: tt.billing})
+			err := c.Update(s, cat, now, config)
 			if got := errors.Is(err, ErrNoDrift); got != tt.noDrift || (err != nil && !tt.noDrift) {
 				t.Fatalf("Update: %v, want ErrNoDrift %v", err, tt.noDrift)
 			}
@@ -292,42 +292,46 @@ func TestConfigDriftNotExact(t *testing.T) {
 }
 
 // TestConfigDriftOnceASlot: the configured prices' drift is made again
-// for a now in another slot and for a changed config file, and kept for
-// a now in the same slot (the 28 days' blend is not made at every
-// refresh).
+// for a now in another slot and for a config of other bytes or another
+// name, and kept for a now in the same slot and a config of the same
+// name and bytes (the 28 days' blend is not made at every refresh).
 func TestConfigDriftOnceASlot(t *testing.T) {
 	cat, s, dir := sampleState(t, pricing.Options{})
-	config := filepath.Join(dir, "config.yaml")
-	write := func(price string, mtime time.Time) {
-		t.Helper()
-		os.WriteFile(config, []byte("model_list:\n  - model_name: pro\n    litellm_params:\n      model: deepseek/deepseek-v4-pro\n      input_cost_per_token: "+price+"\n"), 0o644)
-		os.Chtimes(config, mtime, mtime)
+	config := func(name, price string) *GatewayConfig {
+		return &GatewayConfig{File: filepath.Join(dir, name), Data: []byte("model_list:\n  - model_name: pro\n    litellm_params:\n      model: deepseek/deepseek-v4-pro\n      input_cost_per_token: " + price + "\n")}
 	}
-	write("1.0e-6", time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC))
-	c := New(Options{Config: config})
+	c := New(Options{})
 	c.Watch(s)
-	off := func(now time.Time) decimal.Decimal {
+	off := func(now time.Time, gw *GatewayConfig) decimal.Decimal {
 		t.Helper()
-		if err := c.Update(s, cat, now); err != nil {
+		if err := c.Update(s, cat, now, gw); err != nil {
 			t.Fatal(err)
 		}
 		return c.snap.ConfigOff[configLabels{"pro", "litellm_params.input_cost_per_token"}]
 	}
-	first := off(time.Date(2026, 11, 1, 0, 1, 0, 0, time.UTC))
-	made := c.drift
-	same := off(time.Date(2026, 11, 1, 0, 14, 0, 0, time.UTC))
-	if c.drift != made || !same.Equal(first) {
-		t.Errorf("a now in the same slot made the drift again (%s, first %s)", same, first)
+	first := off(time.Date(2026, 11, 1, 0, 1, 0, 0, time.UTC), config("config.yaml", "1.0e-6"))
+	steps := []struct {
+		name  string
+		now   time.Time
+		gw    *GatewayConfig
+		again bool // the drift made again
+		moved bool // its figure not first's
+	}{
+		{name: "same slot, same bytes read anew", now: time.Date(2026, 11, 1, 0, 14, 0, 0, time.UTC), gw: config("config.yaml", "1.0e-6")},
+		{name: "next slot", now: time.Date(2026, 11, 1, 0, 15, 0, 0, time.UTC), gw: config("config.yaml", "1.0e-6"), again: true},
+		{name: "same slot, other bytes", now: time.Date(2026, 11, 1, 0, 20, 0, 0, time.UTC), gw: config("config.yaml", "2.0e-6"), again: true, moved: true},
+		{name: "same slot, same bytes again", now: time.Date(2026, 11, 1, 0, 21, 0, 0, time.UTC), gw: config("config.yaml", "2.0e-6"), moved: true},
+		{name: "same slot, another file", now: time.Date(2026, 11, 1, 0, 22, 0, 0, time.UTC), gw: config("other.yaml", "2.0e-6"), again: true, moved: true},
 	}
-	off(time.Date(2026, 11, 1, 0, 15, 0, 0, time.UTC))
-	if c.drift == made {
-		t.Error("a now in the next slot kept the drift")
-	}
-	made = c.drift
-	// The same size, another time: the file is read again.
-	write("2.0e-6", time.Date(2026, 11, 1, 0, 16, 0, 0, time.UTC))
-	if got := off(time.Date(2026, 11, 1, 0, 20, 0, 0, time.UTC)); c.drift == made || got.Equal(first) {
-		t.Errorf("a changed config kept the drift (%s, before %s)", got, first)
+	for _, st := range steps {
+		made := c.drift
+		got := off(st.now, st.gw)
+		if again := c.drift != made; again != st.again {
+			t.Errorf("%s: drift made again %v, want %v", st.name, again, st.again)
+		}
+		if moved := !got.Equal(first); moved != st.moved {
+			t.Errorf("%s: drift %s, first %s: moved %v, want %v", st.name, got, first, moved, st.moved)
+		}
 	}
 }
 
@@ -354,4 +358,32 @@ func sampleState(t *testing.T, opts pricing.Options) (*tariffs.Catalog, *state.S
 		t.Fatal(err)
 	}
 	return cat, s, dir
+}
+
+// TestConfigDriftBadConfig: a config that does not parse is an error
+// naming its file, the figures of the last Update stay, and the next
+// Update, given it mended, makes the drift.
+func TestConfigDriftBadConfig(t *testing.T) {
+	cat, s, dir := sampleState(t, pricing.Options{})
+	now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	file := filepath.Join(dir, "config.yaml")
+	c := New(Options{})
+	if err := c.Update(s, cat, now, nil); err != nil {
+		t.Fatal(err)
+	}
+	before := c.snap
+	err := c.Update(s, cat, now, &GatewayConfig{File: file, Data: []byte("model_list: [\n")})
+	if err == nil || !strings.HasPrefix(err.Error(), "read config: "+file) || errors.Is(err, ErrNoDrift) {
+		t.Fatalf("Update: %v, want read config: %s...", err, file)
+	}
+	if c.snap != before {
+		t.Error("a bad config replaced the figures")
+	}
+	mended := &GatewayConfig{File: file, Data: []byte("model_list:\n  - model_name: pro\n    litellm_params:\n      model: deepseek/deepseek-v4-pro\n      input_cost_per_token: 1.0e-6\n")}
+	if err := c.Update(s, cat, now, mended); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.snap.ConfigOff) != 1 {
+		t.Errorf("mended config: %d drift series, want 1", len(c.snap.ConfigOff))
+	}
 }

@@ -1,7 +1,6 @@
 package metrics
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -31,19 +30,31 @@ var descConfig = prometheus.NewDesc("tokenfare_config_price_off_ratio",
 	"(configured price - today's blend) / today's blend, per LiteLLM config entry and price key; a price equal to the blend has no series.",
 	[]string{"model_name", "field"}, nil)
 
+// GatewayConfig is a LiteLLM config.yaml as its caller read it: the
+// collector reads no file.
+type GatewayConfig struct {
+	File string // its path, naming it in errors
+	Data []byte // its bytes
+}
+
+// key tells the config by its path and bytes: the drift is made again
+// when either changes.
+func (g *GatewayConfig) key() string { return g.File + "\x00" + string(g.Data) }
+
 // configLabels name one configured price.
 type configLabels struct{ modelName, field string }
 
-// configDrift reads the LiteLLM config at path and returns how far each
-// of its prices is from the blend of the state's last BlendWindow at the
-// tariff in force at now, relative to the blend: what blend --write
-// --check compares. billing is the billing instant the state's calls were
-// read with (nil: each tariff's own).
-func configDrift(ctx context.Context, path string, s *state.Store, cat *tariffs.Catalog, now time.Time, billing *tariffs.BillingTime) (map[configLabels]decimal.Decimal, error) {
-	cfg, _, err := litellm.ReadFile(ctx, path)
+// configDrift returns how far each price of the LiteLLM config g is from
+// the blend of the state's last BlendWindow at the tariff in force at
+// now, relative to the blend: what blend --write --check compares.
+// billing is the billing instant the state's calls were read with (nil:
+// each tariff's own).
+func configDrift(g *GatewayConfig, s *state.Store, cat *tariffs.Catalog, now time.Time, billing *tariffs.BillingTime) (map[configLabels]decimal.Decimal, error) {
+	cfg, err := litellm.Parse(g.File, g.Data)
 	if err != nil {
 		return nil, fmt.Errorf("read config: %w", err)
 	}
+	path := g.File
 	prices, err := blendOf(s, cat, now, billing)
 	if err != nil {
 		return nil, err

@@ -35,7 +35,7 @@ func TestMonthSaving(t *testing.T) {
 	feed := state.Feed{Name: sample, Open: func(time.Time, *ledger.Known) ([]ledger.Source, error) {
 		return []ledger.Source{ledger.FileSource(sample, ledger.Options{})}, nil
 	}}
-	if _, err := s.Refresh(context.Background(), cat, pricing.Options{}, []state.Feed{feed}); err != nil {
+	if _, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, []state.Feed{feed}); err != nil {
 		t.Fatal(err)
 	}
 	now := time.Date(2026, 10, 31, 23, 59, 59, 0, time.UTC)
@@ -56,7 +56,7 @@ func TestMonthSaving(t *testing.T) {
 		t.Errorf("host: %s on the sums, %s call by call: want above zero and no more", got[savings.Host], h)
 	}
 	c := New(Options{})
-	if err := c.Update(s, cat, now); err != nil {
+	if err := c.Update(s, cat, now, nil); err != nil {
 		t.Fatal(err)
 	}
 	reg := prometheus.NewRegistry()

@@ -38,7 +38,7 @@ func TestUnpricedSeries(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := New(Options{})
-	if err := c.Update(s, cat, time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)); err != nil {
+	if err := c.Update(s, cat, time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC), nil); err != nil {
 		t.Fatal(err)
 	}
 	reg := prometheus.NewRegistry()

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package cli
+package serve
 
 // openFileLimit returns how many files this process may have open: on
 // this system tokenfare cannot tell, and says 0.

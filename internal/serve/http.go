@@ -1,11 +1,38 @@
-package cli
+package serve
 
 import (
+	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/tokenfare/tokenfare/internal/metrics"
 )
+
+// handler serves col's metrics on GET /metrics and the daemon's health
+// on GET /healthz.
+func (d *Daemon) handler(col *metrics.Collector) http.Handler {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(col)
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{
+		// One metric that cannot be made never fails the exposition: the
+		// others are served, and the error logged.
+		ErrorHandling: promhttp.ContinueOnError, ErrorLog: slog.NewLogLogger(d.cfg.Log.Handler(), slog.LevelError)}))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		if why := d.unhealthy(); why != "" {
+			http.Error(w, why, http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, "ok")
+	})
+	return mux
+}
 
 // httpLimits bound what serve's HTTP clients may hold: the time a request
 // may take to arrive and its answer to leave, how long an idle keep-alive

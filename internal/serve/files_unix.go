@@ -1,6 +1,6 @@
 //go:build unix
 
-package cli
+package serve
 
 import "syscall"
 
