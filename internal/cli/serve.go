@@ -94,7 +94,7 @@ again), the state is closed and the server drains. Metrics and their labels: doc
 	return cmd
 }
 
-func runServe(cmd *cobra.Command, a *app, opts *serveOptions) error {
+func runServe(cmd *cobra.Command, a *app, opts *serveOptions) (err error) {
 	if err := opts.check(); err != nil {
 		return err
 	}
@@ -106,7 +106,11 @@ func runServe(cmd *cobra.Command, a *app, opts *serveOptions) error {
 	if err != nil {
 		return err
 	}
-	defer cfg.Store.Close()
+	defer func() {
+		if cerr := cfg.Store.Close(); cerr != nil && err == nil {
+			err = runError(fmt.Errorf("state: %w", cerr))
+		}
+	}()
 	if opts.once {
 		return serve.New(cfg).Once(cmd.Context())
 	}
@@ -170,7 +174,7 @@ func (a *app) serveState(ctx context.Context, path string, opts *serveOptions, e
 		return nil, nil, usageError(err, stateHint(err, "give --state PATH, a file no other tokenfare serve holds"))
 	}
 	if feeds, err = adoptStoredNames(store, feeds); err != nil {
-		store.Close()
+		_ = store.Close() // the error above is the one reported
 		return nil, nil, err
 	}
 	return store, feeds, nil

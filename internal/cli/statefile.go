@@ -70,13 +70,13 @@ func (a *app) openState(ctx context.Context, src *sourceOptions, path string, re
 		feeds, err = adoptStoredNames(store, feeds)
 	}
 	if err != nil {
-		store.Close()
+		_ = store.Close() // the error above is the one reported
 		return nil, err
 	}
 	sources, err := store.Refresh(ctx, run.Keep(src.strict), cat, ropts, feeds)
 	a.tellRefreshed(path, before, sources)
 	if err != nil {
-		store.Close()
+		_ = store.Close() // the refresh's error is the one reported
 		dropNew(path, existed, err)
 		return nil, runError(err)
 	}
@@ -107,7 +107,7 @@ func (a *app) tellRefreshed(path string, before, sources []state.Source) {
 func dropNew(path string, existed bool, err error) {
 	var rej *run.RejectedError
 	if !existed && errors.As(err, &rej) {
-		os.Remove(path)
+		_ = os.Remove(path) // at worst an empty state is left, which the next command opens
 	}
 }
 
@@ -119,7 +119,7 @@ func lateNote(n int64) string {
 	return fmt.Sprintf(" (%d call(s) logged more than an hour late, counted in their own slots)", n)
 }
 
-func (s *stateRun) close() { s.store.Close() }
+func (s *stateRun) close() error { return s.store.Close() }
 
 // priceState is priceSource with --state: the state refreshed from the
 // sources, then its sums priced by a run (internal/run) into an engine of
@@ -137,12 +137,17 @@ func (a *app) priceState(ctx context.Context, src *sourceOptions, path string, o
 
 // runState is runSource with --state: the run of in over the state's sums,
 // refreshed from the sources first.
-func (a *app) runState(ctx context.Context, src *sourceOptions, path string, in run.Input) (*run.Result, error) {
+func (a *app) runState(ctx context.Context, src *sourceOptions, path string, in run.Input) (_ *run.Result, err error) {
 	s, err := a.openState(ctx, src, path, in.Options)
 	if err != nil {
 		return nil, err
 	}
-	defer s.close()
+	defer func() {
+		// The refresh is committed; a state that cannot be closed is told.
+		if cerr := s.close(); cerr != nil && err == nil {
+			err = runError(fmt.Errorf("state %s: %w", path, cerr))
+		}
+	}()
 	return s.run(ctx, a, in)
 }
 

@@ -131,7 +131,7 @@ func (d *Daemon) loop(ctx context.Context, col *metrics.Collector, srv *http.Ser
 			shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
 			err := srv.Shutdown(shut)
-			<-served // http.ErrServerClosed, at once
+			_ = <-served // http.ErrServerClosed, at once
 			return err
 		case err := <-served:
 			// Serve ends only on an error of its own before Shutdown; it

@@ -352,7 +352,7 @@ func (s *idSet) keep(limit int64) {
 func (b *Batch) Abort() {
 	b.tx.Rollback()
 	if b.flushed {
-		b.store.db.update(dropPending)
+		_ = b.store.db.update(dropPending) // else the next Begin or Open drops them
 	}
 }
 

@@ -55,7 +55,7 @@ func checkFile(path string) error {
 	if err != nil {
 		return fmt.Errorf("open state %s: %w", path, err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // opened read-only: closing it loses nothing
 	st, err := f.Stat()
 	if err != nil || st.Size() == 0 {
 		return err

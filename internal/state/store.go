@@ -133,7 +133,7 @@ func Open(path string) (s *Store, err error) {
 	st := &Store{path: path, partKeys: defaultPartKeys}
 	defer func() {
 		if err != nil && st.db != nil {
-			st.db.close()
+			_ = st.db.close() // the open's error is the one reported
 		}
 		if err != nil {
 			s = nil

@@ -275,7 +275,7 @@ func fileSum(p string, sum uint32, from, to int64) (uint32, error) {
 	if err != nil {
 		return 0, fmt.Errorf("read calls %s: %w", p, err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // opened read-only
 	buf := make([]byte, 256<<10)
 	r := io.NewSectionReader(f, from, to-from)
 	for {
@@ -369,7 +369,7 @@ func readHead(p string, size int64) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read calls %s: %w", p, err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // opened read-only
 	head := make([]byte, min(size, headSize))
 	n, err := io.ReadFull(f, head)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
@@ -388,7 +388,7 @@ func lastLineEnd(p string, from, size int64) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("read calls %s: %w", p, err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // opened read-only
 	buf := make([]byte, 64<<10)
 	for end := size; end > from; {
 		start := max(from, end-int64(len(buf)))
