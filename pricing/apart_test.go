@@ -57,11 +57,11 @@ func TestCallsKeptApartAreLeftOut(t *testing.T) {
 			if err := e.Err(); err != nil {
 				t.Fatal(err)
 			}
-			if spilled := len(e.runs.files) > 0; spilled != (tc.budget > 0) {
+			if spilled := e.runs.files() > 0; spilled != (tc.budget > 0) {
 				t.Fatalf("spilled: %v, want %v", spilled, tc.budget > 0)
 			}
-			if tc.compacts && e.runs.written <= e.runs.max {
-				t.Fatalf("%d runs written: none merged", e.runs.written)
+			if tc.compacts && e.runs.written() <= e.runs.max {
+				t.Fatalf("%d runs written: none merged", e.runs.written())
 			}
 			taken := e.TakeApart()
 			got, err := e.Chargeback(from, until, nil)

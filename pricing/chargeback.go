@@ -133,7 +133,7 @@ func (e *Engine) Chargeback(from, until time.Time, keep func(*ChargebackLine) bo
 		}
 	}
 	gw.finish()
-	spilled := len(e.runs.files) > 0
+	spilled := e.runs.files() > 0
 	if spilled && !e.dims.has(DimTag) {
 		if err := e.sortedLines(cb, prices, keep); err != nil {
 			return nil, err

@@ -71,11 +71,11 @@ func TestSpilledChargesAreTheUnlimitedOnes(t *testing.T) {
 			opts := Options{Dims: tc.dims, Since: from, Until: until, Zone: zone(t, "Asia/Shanghai")}
 			runs := &memRuns{}
 			whole, spilled := pricedTwice(t, cat, opts, func(o *Options) { o.Runs, o.MaxGroups, o.SpillCharges = runs.store, tc.budget, true }, calls)
-			if spilled.runs.chargesWritten == 0 {
+			if spilled.runs.charges.Stats().Runs == 0 {
 				t.Fatal("nothing spilled: the test checks too little")
 			}
-			if tc.compacts && spilled.runs.chargesWritten <= spilled.runs.max {
-				t.Fatalf("%d runs of charges written: none merged", spilled.runs.chargesWritten)
+			if tc.compacts && spilled.runs.charges.Stats().Runs <= spilled.runs.max {
+				t.Fatalf("%d runs of charges written: none merged", spilled.runs.charges.Stats().Runs)
 			}
 			want, got := collectCharges(t, whole), collectCharges(t, spilled)
 			sameCharges(t, got, want)
@@ -152,7 +152,7 @@ func TestSpilledChargesNeedTheirRuns(t *testing.T) {
 			for i := range calls {
 				e.AddPriced(&calls[i])
 			}
-			if e.runs.written == 0 {
+			if e.runs.written() == 0 {
 				t.Fatal("nothing spilled")
 			}
 			if tc.cut {
