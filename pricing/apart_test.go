@@ -41,7 +41,7 @@ func TestCallsKeptApartAreLeftOut(t *testing.T) {
 			opts.Apart = apart
 			runs := &memRuns{}
 			if tc.budget > 0 {
-				opts.Runs, opts.SpillBlend, opts.MaxGroups = runs.store, true, tc.budget
+				opts.Runs, opts.Outputs, opts.MaxGroups = runs.store, OutputChargeback, tc.budget
 			}
 			e := New(cat, opts)
 			for i := range calls {

@@ -105,7 +105,7 @@ type chargeGroup struct {
 // quantity a tariff does not price too, as a NoPrice charge), Recorded to
 // its recorded spend, Cost to its official cost. The charges are made as
 // they are yielded: memory grows with the groups, not with the charges;
-// of an engine that spilled them (Options.SpillCharges), with its budget
+// of an engine that spilled them (OutputCharges), with its budget
 // of buckets. The error, yielded once with a zero charge and last, is one
 // of reading the spilled charges back (ErrSpill), or of an engine that
 // spilled its groups without them.

@@ -9,7 +9,7 @@ import (
 // A spill collapses the buckets a charge is made from: its key, team,
 // user and day, and its tariff version, period, prompt-size tier, service
 // tier and region, by which Charges parts the calls and finds their
-// rates. An engine that keeps its charges (Options.SpillCharges) writes,
+// rates. An engine that keeps its charges (OutputCharges) writes,
 // at each spill, the buckets it is about to collapse summed by charge key
 // (chargeGroupsOf), in charge order, to a run of charge groups beside its
 // runs of groups. Charges merges those runs with the buckets made since,
@@ -78,8 +78,8 @@ func (e *Engine) eachChargeGroup(fn func(*chargeGroup) bool) error {
 	switch {
 	case e.runs.removed:
 		return fmt.Errorf("%w: the engine was closed", ErrSpill)
-	case e.runs.written() > 0 && !e.opts.SpillCharges:
-		return fmt.Errorf("%w: the engine spilled its groups without their charges (Options.SpillCharges)", ErrSpill)
+	case e.runs.written() > 0 && !e.keeps(OutputCharges):
+		return notAsked("Charges")
 	case e.runs.charges == nil || e.runs.charges.Len() == 0:
 		for _, g := range e.chargeGroups() {
 			if !fn(g) {

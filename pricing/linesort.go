@@ -69,11 +69,11 @@ func lineOf(s *groupSum) ChargebackLine {
 
 // sortedLines fills cb's lines from the groups the engine spilled and
 // its buckets since, each priced at the blended prices from its blend
-// parts (Options.SpillBlend), keeping those keep accepts: listed when
+// parts (OutputChargeback), keeping those keep accepts: listed when
 // they are within the engine's budget, else streamed from sorted runs.
 func (e *Engine) sortedLines(cb *Chargeback, prices map[*tariffs.Model]*[tariffs.NumUsage]decimal.NullDecimal, keep func(*ChargebackLine) bool) error {
-	if !e.opts.SpillBlend {
-		return fmt.Errorf("%w: the engine spilled its groups without their blend parts (Options.SpillBlend)", ErrSpill)
+	if !e.keeps(OutputChargeback) {
+		return notAsked("Chargeback")
 	}
 	ls := extsort.NewSorter(extsort.New(e.lineRuns()), e.lineBudget())
 	err := e.eachGroupSum(func(s *groupSum) error {

@@ -19,7 +19,7 @@ import (
 // as costs are linear in token counts and the sums are of integers.
 
 // spillRuns are the sorted runs an engine wrote: of groups, and of
-// charge groups when it keeps them (Options.SpillCharges).
+// charge groups when it keeps them (OutputCharges).
 type spillRuns struct {
 	store   RunStore                   // the store of the runs, made at the first spill
 	max     int                        // runs kept before they merge (extsort.MaxRuns of the store's FileLimit)
@@ -54,7 +54,7 @@ func (e *Engine) spilling() bool { return e.opts.Runs != nil && e.spillErr == ni
 // and collapses every bucket.
 func (e *Engine) spill() {
 	err := e.writeRun()
-	if err == nil && e.opts.SpillCharges {
+	if err == nil && e.keeps(OutputCharges) {
 		err = e.runs.charges.Write(pointers(e.chargeGroupsOf(e.liveBuckets())))
 	}
 	if err != nil {
@@ -99,7 +99,7 @@ func (e *Engine) openStore() error {
 // in the order of their keys, the parts of a group summed.
 func (e *Engine) groupRuns(store RunStore) extsort.Config[groupSum] {
 	dims := sortedDims(e.opts.Dims)
-	zone, cat, blend := e.zone, e.blendCatalog(), e.opts.SpillBlend
+	zone, cat, blend := e.zone, e.blendCatalog(), e.keeps(OutputChargeback)
 	return extsort.Config[groupSum]{
 		Store: store, Prefix: "run", MaxRuns: e.runs.max, Err: ErrSpill,
 		Codec:   func() extsort.Codec[groupSum] { return &groupCodec{zone: zone, cat: cat, blend: blend} },

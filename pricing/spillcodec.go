@@ -16,7 +16,7 @@ import (
 // seconds), outcome, currencies, counts, and its official cost and
 // recorded spend as exact sums (ExactSum's integer and exponent, then a
 // flag and the decimal part's text); then, when the engine keeps them
-// (Options.SpillBlend), its blend parts: how many, each its model's id and
+// (OutputChargeback), its blend parts: how many, each its model's id and
 // quantities, then the cost of the calls the blend leaves out, an exact
 // sum. Integers are varints (extsort.Encoder).
 

@@ -64,7 +64,7 @@ func TestSpilledChargebackIsTheUnlimitedOne(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := Options{Dims: tc.dims, Since: from, Until: until, Zone: zone(t, "Asia/Shanghai")}
 			runs := &memRuns{}
-			whole, spilled := pricedTwice(t, cat, opts, func(o *Options) { o.Runs, o.SpillBlend, o.MaxGroups = runs.store, true, tc.budget }, calls)
+			whole, spilled := pricedTwice(t, cat, opts, func(o *Options) { o.Runs, o.Outputs, o.MaxGroups = runs.store, OutputChargeback, tc.budget }, calls)
 			if tc.compacts && spilled.runs.written() <= spilled.runs.max {
 				t.Fatalf("%d runs written: none merged", spilled.runs.written())
 			}

@@ -160,9 +160,11 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 		observers = append(observers, prev)
 	}
 	// The groups spill to disk past the budget, from the sources or the
-	// state's sums alike. The FOCUS file's rows are made from the buckets,
-	// which a spill collapses: it writes them to runs of their own too.
-	eopts.Runs, eopts.MaxGroups, eopts.SpillCharges = tempRuns, opts.budget, opts.focus != ""
+	// state's sums alike, keeping what the month and the FOCUS file need.
+	eopts.Runs, eopts.MaxGroups, eopts.Outputs = tempRuns, opts.budget, pricing.OutputGroups
+	if opts.focus != "" {
+		eopts.Outputs |= pricing.OutputCharges
+	}
 	var e *pricing.Engine
 	if opts.state != "" {
 		e, err = a.reportState(cmd.Context(), &opts.source, opts.state, eopts, tally, month, prev)
