@@ -116,13 +116,13 @@ func closeAll(files []io.ReadCloser) error {
 
 // queue is the heap of the sources' next records, least first.
 type queue[T any] struct {
-	heads []head[T]
-	less  func(a, b *T) bool
+	heads   []head[T]
+	compare func(a, b *T) int
 }
 
 func (q *queue[T]) Len() int           { return len(q.heads) }
 func (q *queue[T]) Swap(i, j int)      { q.heads[i], q.heads[j] = q.heads[j], q.heads[i] }
-func (q *queue[T]) Less(i, j int) bool { return q.less(&q.heads[i].v, &q.heads[j].v) }
+func (q *queue[T]) Less(i, j int) bool { return q.compare(&q.heads[i].v, &q.heads[j].v) < 0 }
 func (q *queue[T]) Push(x any)         { q.heads = append(q.heads, x.(head[T])) }
 func (q *queue[T]) Pop() any {
 	h := q.heads[len(q.heads)-1]

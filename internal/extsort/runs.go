@@ -122,7 +122,7 @@ func (r *Runs[T]) Compact() error {
 // Merge opens the runs, and the sorted sources more after them, for
 // merging. On an error no run is left open.
 func (r *Runs[T]) Merge(more ...Source[T]) (*Merge[T], error) {
-	m := &Merge[T]{q: queue[T]{less: func(a, b *T) bool { return r.cfg.Compare(a, b) < 0 }}}
+	m := &Merge[T]{q: queue[T]{compare: r.cfg.Compare}}
 	if r.cfg.Same != nil && r.cfg.Combine != nil {
 		m.same, m.combine = r.cfg.Same, r.cfg.Combine
 	}
