@@ -50,6 +50,18 @@
 //   - Files: at most K + 1 open at once (K read while one is written by a
 //     compaction), within an eighth of the process's limit (MaxRuns).
 //
+// # What does not go through it
+//
+// ledger/dedup keeps its own spill: a set of 64-bit fingerprints looked up
+// one at a time as rows come, not a sort read back once. Its segments are
+// read by block at an offset (a probe reads 4 KiB of one segment), which a
+// run read from its start cannot do, are raw little-endian words written
+// from memory in one call (a random word is 9 or 10 bytes as a varint,
+// and a record's length one more: about a third more bytes, and a decode
+// of each word where there is a copy), and live in one unlinked file,
+// where runs would be a file for each of up to eight segments an hour of
+// the input, past any budget of open files.
+//
 // # Counters
 //
 // Runs.Stats counts the runs written, the records and bytes written to
