@@ -75,21 +75,7 @@ func (e *Engine) sortedLines(cb *Chargeback, prices map[*tariffs.Model]*[tariffs
 	if !e.keeps(OutputChargeback) {
 		return notAsked("Chargeback")
 	}
-	ls := extsort.NewSorter(extsort.New(e.lineRuns()), e.lineBudget())
-	err := e.eachGroupSum(func(s *groupSum) error {
-		g := s.done()
-		l := newLine(&g)
-		l.AtBlended = s.blend.atBlended(prices)
-		l.peakQty, l.timedQty = g.PeakTokens, g.TimedTokens
-		l.finish()
-		if keep != nil && !keep(l) {
-			return nil
-		}
-		ent := lineEntry{s: *s, l: *l}
-		ent.s.blend = blendParts{}
-		ent.s.blend.own.Add(ledger.AmountOf(l.AtBlended))
-		return ls.Add(&ent)
-	})
+	ls, err := e.sortLines(prices, keep)
 	if err != nil {
 		return err
 	}
@@ -107,7 +93,35 @@ func (e *Engine) sortedLines(cb *Chargeback, prices map[*tariffs.Model]*[tariffs
 		}
 	}
 	ls.Release() // the stream keeps the runs: not a share of lines
-	cb.stream = func(fn func(*ChargebackLine) error) error {
+	cb.stream = e.streamLines(runs)
+	return nil
+}
+
+// sortLines adds the lines keep accepts, priced at prices, to a sorter
+// within the engine's budget of lines.
+func (e *Engine) sortLines(prices map[*tariffs.Model]*[tariffs.NumUsage]decimal.NullDecimal, keep func(*ChargebackLine) bool) (*extsort.Sorter[lineEntry], error) {
+	ls := extsort.NewSorter(extsort.New(e.lineRuns()), e.lineBudget())
+	return ls, e.eachGroupSum(func(s *groupSum) error {
+		g := s.done()
+		l := newLine(&g)
+		l.AtBlended = s.blend.atBlended(prices)
+		l.peakQty, l.timedQty = g.PeakTokens, g.TimedTokens
+		l.finish()
+		if keep != nil && !keep(l) {
+			return nil
+		}
+		// The record keeps the line's cost at the blended prices alone.
+		ent := lineEntry{s: *s, l: *l}
+		ent.s.blend = blendParts{}
+		ent.s.blend.own.Add(ledger.AmountOf(l.AtBlended))
+		return ls.Add(&ent)
+	})
+}
+
+// streamLines returns the lines of runs, merged dearest first, as a
+// function that goes over them each time it is called.
+func (e *Engine) streamLines(runs *extsort.Runs[lineEntry]) func(fn func(*ChargebackLine) error) error {
+	return func(fn func(*ChargebackLine) error) error {
 		if e.runs.removed {
 			return fmt.Errorf("%w: the engine was closed", ErrSpill)
 		}
@@ -127,5 +141,4 @@ func (e *Engine) sortedLines(cb *Chargeback, prices map[*tariffs.Model]*[tariffs
 			}
 		}
 	}
-	return nil
 }
