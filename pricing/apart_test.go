@@ -41,7 +41,7 @@ func TestCallsKeptApartAreLeftOut(t *testing.T) {
 			opts.Apart = apart
 			runs := &memRuns{}
 			if tc.budget > 0 {
-				opts.Runs, opts.SpillBlend, opts.MaxGroups = runs.store, true, tc.budget
+				opts.Runs, opts.Outputs, opts.MaxGroups = runs.store, OutputChargeback, tc.budget
 			}
 			e := New(cat, opts)
 			for i := range calls {
@@ -57,11 +57,11 @@ func TestCallsKeptApartAreLeftOut(t *testing.T) {
 			if err := e.Err(); err != nil {
 				t.Fatal(err)
 			}
-			if spilled := len(e.runs.files) > 0; spilled != (tc.budget > 0) {
+			if spilled := e.runs.files() > 0; spilled != (tc.budget > 0) {
 				t.Fatalf("spilled: %v, want %v", spilled, tc.budget > 0)
 			}
-			if tc.compacts && e.runs.written <= e.runs.max {
-				t.Fatalf("%d runs written: none merged", e.runs.written)
+			if tc.compacts && e.runs.written() <= e.runs.max {
+				t.Fatalf("%d runs written: none merged", e.runs.written())
 			}
 			taken := e.TakeApart()
 			got, err := e.Chargeback(from, until, nil)

@@ -83,17 +83,17 @@ func (p *blendParts) atBlended(prices map[*tariffs.Model]*[tariffs.NumUsage]deci
 }
 
 // spillCursor is groupCursor for the groups an engine spills or streams:
-// with their blend parts when the engine keeps them (Options.SpillBlend).
+// with their blend parts when the engine keeps them (OutputChargeback).
 func (e *Engine) spillCursor(bs []*bucket) *groupCursor {
 	c := e.groupCursor(bs)
-	c.blend = e.opts.SpillBlend
+	c.blend = e.keeps(OutputChargeback)
 	return c
 }
 
 // blendCatalog is the catalog the runs' blend parts name models of; nil
 // when the engine keeps none.
 func (e *Engine) blendCatalog() *tariffs.Catalog {
-	if !e.opts.SpillBlend {
+	if !e.keeps(OutputChargeback) {
 		return nil
 	}
 	return e.cat

@@ -140,10 +140,10 @@ func TestPlaceFindsABucketByItsStrings(t *testing.T) {
 			if got, want := doubled.buckets.len(), alone.buckets.len(); got != want {
 				t.Errorf("%d buckets with each call's copy, want the originals' %d", got, want)
 			}
-			if got, want := len(doubled.runs.files), len(alone.runs.files); got != want {
+			if got, want := doubled.runs.files(), alone.runs.files(); got != want {
 				t.Errorf("%d runs with each call's copy, want the originals' %d", got, want)
 			}
-			if tc.opts.Runs != nil && len(alone.runs.files) == 0 {
+			if tc.opts.Runs != nil && alone.runs.files() == 0 {
 				t.Fatal("nothing spilled: the test checks too little")
 			}
 			for _, b := range doubled.buckets.all() {

@@ -1,8 +1,10 @@
 package pricing
 
 import (
+	"cmp"
 	"iter"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -103,7 +105,7 @@ type chargeGroup struct {
 // quantity a tariff does not price too, as a NoPrice charge), Recorded to
 // its recorded spend, Cost to its official cost. The charges are made as
 // they are yielded: memory grows with the groups, not with the charges;
-// of an engine that spilled them (Options.SpillCharges), with its budget
+// of an engine that spilled them (OutputCharges), with its budget
 // of buckets. The error, yielded once with a zero charge and last, is one
 // of reading the spilled charges back (ErrSpill), or of an engine that
 // spilled its groups without them.
@@ -158,31 +160,49 @@ func (e *Engine) chargeGroupsOf(bs []*bucket) []*chargeGroup {
 	return list
 }
 
-func chargeLess(a, b *chargeKey) bool {
+func chargeLess(a, b *chargeKey) bool { return chargeCompare(a, b) < 0 }
+
+// chargeCompare compares charge keys in charge order (chargeLess): negative
+// when a comes first.
+func chargeCompare(a, b *chargeKey) int {
 	if a.slot != b.slot {
-		return a.slot < b.slot
+		return cmp.Compare(a.slot, b.slot)
 	}
 	if c := a.holder.compare(&b.holder); c != 0 {
-		return c < 0
+		return c
 	}
 	if an, bn := a.name(), b.name(); an != bn {
-		return an < bn
+		return strings.Compare(an, bn)
 	}
 	switch {
 	case a.outcome != b.outcome:
-		return a.outcome < b.outcome
+		return cmp.Compare(a.outcome, b.outcome)
 	case a.model != b.model:
-		return a.model == nil || (b.model != nil && a.model.Provider.Name < b.model.Provider.Name)
+		return compareProviders(a.model, b.model)
 	case a.version != b.version:
-		return a.version.Effective.Before(b.version.Effective)
+		return a.version.Effective.Compare(b.version.Effective)
 	case a.period != b.period:
-		return a.period < b.period
+		return cmp.Compare(a.period, b.period)
 	case a.tier != b.tier:
-		return a.tier < b.tier
+		return cmp.Compare(a.tier, b.tier)
 	case a.service != b.service:
-		return a.service < b.service
+		return cmp.Compare(a.service, b.service)
 	}
-	return a.region < b.region
+	return strings.Compare(a.region, b.region)
+}
+
+// compareProviders compares models by their providers' names, no model
+// first.
+func compareProviders(a, b *tariffs.Model) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return -1
+	case b == nil:
+		return 1
+	}
+	return strings.Compare(a.Provider.Name, b.Provider.Name)
 }
 
 // name returns the key's tariff model id, or its logged name.

@@ -1,7 +1,6 @@
 package pricing
 
 import (
-	"fmt"
 	"sort"
 	"time"
 
@@ -106,7 +105,7 @@ type ChargebackLine struct {
 // spend descending, then by their values as Reconcile orders its groups
 // (dimension by dimension in the order of the dimensions' names), so the
 // order is the same on every run. An engine that spilled its groups
-// (Options.Runs, with SpillBlend) gives the same lines, streamed from
+// (Options.Runs, asked for OutputChargeback) gives the same lines, streamed from
 // sorted runs when there are more than it holds (Chargeback.EachLine);
 // the error is that of reading its runs back (ErrSpill).
 func (e *Engine) Chargeback(from, until time.Time, keep func(*ChargebackLine) bool) (*Chargeback, error) {
@@ -133,7 +132,7 @@ func (e *Engine) Chargeback(from, until time.Time, keep func(*ChargebackLine) bo
 		}
 	}
 	gw.finish()
-	spilled := len(e.runs.files) > 0
+	spilled := e.runs.files() > 0
 	if spilled && !e.dims.has(DimTag) {
 		if err := e.sortedLines(cb, prices, keep); err != nil {
 			return nil, err
@@ -199,12 +198,12 @@ func (e *Engine) bucketLines(prices map[*tariffs.Model]*[tariffs.NumUsage]decima
 
 // streamedLines returns the lines of the engine's groups, in Reconcile's
 // order, from the groups it spilled and its buckets since, merged: each
-// priced at the blended prices from its blend parts (Options.SpillBlend).
+// priced at the blended prices from its blend parts (OutputChargeback).
 // It serves lines by tag, which merge by tag once split, and so are held;
 // other lines are sorted within the budget (sortedLines).
 func (e *Engine) streamedLines(prices map[*tariffs.Model]*[tariffs.NumUsage]decimal.NullDecimal) ([]*ChargebackLine, error) {
-	if !e.opts.SpillBlend {
-		return nil, fmt.Errorf("%w: the engine spilled its groups without their blend parts (Options.SpillBlend)", ErrSpill)
+	if !e.keeps(OutputChargeback) {
+		return nil, notAsked("Chargeback")
 	}
 	var order []*ChargebackLine
 	err := e.eachGroupSum(func(s *groupSum) error {

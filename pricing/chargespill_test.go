@@ -45,7 +45,7 @@ func chargeCalls(seed uint64, n int) []ledger.Call {
 // outcome: unknown models, failed calls, duplicates, which make no charge; service tiers and
 // regions; tags, which charges do not part) with budgets of buckets that
 // make the engine spill from a few times to hundreds, keeping its charges
-// (Options.SpillCharges), and checks every charge, field by field and in
+// (OutputCharges), and checks every charge, field by field and in
 // order, against the same calls held in memory: the recorded spend with
 // its digits, as apportioned to the usage types of its group.
 func TestSpilledChargesAreTheUnlimitedOnes(t *testing.T) {
@@ -70,12 +70,12 @@ func TestSpilledChargesAreTheUnlimitedOnes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := Options{Dims: tc.dims, Since: from, Until: until, Zone: zone(t, "Asia/Shanghai")}
 			runs := &memRuns{}
-			whole, spilled := pricedTwice(t, cat, opts, func(o *Options) { o.Runs, o.MaxGroups, o.SpillCharges = runs.store, tc.budget, true }, calls)
-			if spilled.runs.chargesWritten == 0 {
+			whole, spilled := pricedTwice(t, cat, opts, func(o *Options) { o.Runs, o.MaxGroups, o.Outputs = runs.store, tc.budget, OutputCharges }, calls)
+			if spilled.runs.charges.Stats().Runs == 0 {
 				t.Fatal("nothing spilled: the test checks too little")
 			}
-			if tc.compacts && spilled.runs.chargesWritten <= spilled.runs.max {
-				t.Fatalf("%d runs of charges written: none merged", spilled.runs.chargesWritten)
+			if tc.compacts && spilled.runs.charges.Stats().Runs <= spilled.runs.max {
+				t.Fatalf("%d runs of charges written: none merged", spilled.runs.charges.Stats().Runs)
 			}
 			want, got := collectCharges(t, whole), collectCharges(t, spilled)
 			sameCharges(t, got, want)
@@ -131,28 +131,28 @@ func chargesErr(e *Engine) error {
 }
 
 // TestSpilledChargesNeedTheirRuns: an engine that spilled its groups
-// without its charges, or whose run of charges was cut short, yields
-// ErrSpill, not charges of part of its calls.
+// without its charges (not asked for them), or whose run of charges was
+// cut short, yields ErrSpill, not charges of part of its calls.
 func TestSpilledChargesNeedTheirRuns(t *testing.T) {
 	cat := testCatalog(t)
 	calls := chargeCalls(32, 500)
 	for _, tc := range []struct {
 		name    string
-		charges bool
+		outputs Outputs
 		cut     bool
 		want    string
 	}{
-		{name: "spilled without charges", want: "without their charges"},
-		{name: "run cut short", charges: true, cut: true, want: "charges-000000"},
+		{name: "spilled without charges", outputs: OutputGroups | OutputChargeback, want: "Charges asked of an engine"},
+		{name: "run cut short", outputs: OutputCharges, cut: true, want: "charges-000000"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			runs := &memRuns{}
-			e := New(cat, Options{Dims: MonthDims, Runs: runs.store, MaxGroups: 40, SpillCharges: tc.charges})
+			e := New(cat, Options{Dims: MonthDims, Runs: runs.store, MaxGroups: 40, Outputs: tc.outputs})
 			defer e.Close()
 			for i := range calls {
 				e.AddPriced(&calls[i])
 			}
-			if e.runs.written == 0 {
+			if e.runs.written() == 0 {
 				t.Fatal("nothing spilled")
 			}
 			if tc.cut {

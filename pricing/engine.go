@@ -55,16 +55,12 @@ type Options struct {
 	// back; the engine's other results read the buckets, whose groupings
 	// (but the day or hour) a spill collapses: Rollup is for an engine
 	// that did not spill, and Charges for one that did not or kept them
-	// (SpillCharges).
+	// (Outputs).
 	Runs func() (RunStore, error)
-	// SpillBlend keeps, with each spilled group, its quantities by model,
-	// so that Chargeback prices the group at the blended prices known only
-	// once every call is read.
-	SpillBlend bool
-	// SpillCharges writes, at each spill, the buckets summed by charge
-	// key to runs of their own, so that Charges reads them back: the
-	// FOCUS file of report --focus.
-	SpillCharges bool
+	// Outputs are the results the engine will be asked for once its
+	// calls are read, from which an engine that spills (Runs) decides
+	// what its runs keep; zero: every one, so that none is missing.
+	Outputs Outputs
 	// MetaField is the field of the key's metadata (ledger.Call.KeyMeta)
 	// that DimMeta groups by.
 	MetaField string
@@ -286,7 +282,7 @@ type Engine struct {
 	timeOfUse     map[timeOfUseKey]timeOfUse // by price (timeOfUseFor)
 	runs          spillRuns                  // the groups spilled past the budget of buckets (Options.Runs)
 	collapsed     int                        // buckets of calls whose groups are in runs
-	prices        chargePrices               // the prices of the charges in runs (Options.SpillCharges)
+	prices        chargePrices               // the prices of the charges in runs (OutputCharges)
 	spillErr      error
 }
 

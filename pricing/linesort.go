@@ -1,12 +1,11 @@
 package pricing
 
 import (
-	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/shopspring/decimal"
 
+	"github.com/tokenfare/tokenfare/internal/extsort"
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
@@ -39,122 +38,23 @@ func compareLines(a, b *ChargebackLine, dims []Dim) int {
 	return compareKeys(&a.Key, &b.Key, dims)
 }
 
-// lineSorter sorts an engine's chargeback lines within its budget.
-type lineSorter struct {
-	e     *Engine
-	dims  []Dim
-	chunk []lineEntry
-	runs  []string
-	made  int // runs of lines made, for their names
-	n     int // lines added
-}
-
-// add adds line l of group s.
-func (ls *lineSorter) add(s *groupSum, l *ChargebackLine) error {
-	ent := lineEntry{s: *s, l: *l}
-	ent.s.blend = blendParts{}
-	ent.s.blend.own.Add(ledger.AmountOf(l.AtBlended))
-	ls.chunk = append(ls.chunk, ent)
-	ls.n++
-	if len(ls.chunk) >= ls.e.lineBudget() {
-		return ls.flush()
-	}
-	return nil
-}
-
 // lineBudget is how many lines an engine holds before it writes them to
 // a run: an eighth of its budget of buckets, as a line and the sums it is
 // written from take about eight times a bucket's memory (docs/scale.md).
 func (e *Engine) lineBudget() int { return max(e.maxGroups/8, 1) }
 
-// sortChunk sorts the lines held, dearest first.
-func (ls *lineSorter) sortChunk() {
-	slices.SortFunc(ls.chunk, func(a, b lineEntry) int { return compareLines(&a.l, &b.l, ls.dims) })
-}
-
-// flush writes the lines held, sorted, to a new run, merging the runs
-// into one first when there are as many as the engine keeps
-// (spillRuns.max).
-func (ls *lineSorter) flush() error {
-	if len(ls.runs) >= ls.e.runs.max {
-		m, err := ls.open(ls.runs)
-		if err != nil {
-			return err
-		}
-		old := ls.runs
-		ls.runs = nil
-		err = ls.write(groupsOfLines(m))
-		err = errors.Join(err, m.close())
-		for _, f := range old {
-			err = errors.Join(err, ls.e.runs.store.Remove(f))
-		}
-		if err != nil {
-			return err
-		}
+// lineRuns is the configuration of the runs of an engine's lines: dearest
+// first, no two of them parts of one.
+func (e *Engine) lineRuns() extsort.Config[lineEntry] {
+	dims := sortedDims(e.opts.Dims)
+	zone, cat := e.zone, e.cat
+	return extsort.Config[lineEntry]{
+		Store: e.runs.store, Prefix: "lines", MaxRuns: e.runs.max, Err: ErrSpill,
+		Codec: func() extsort.Codec[lineEntry] {
+			return &lineCodec{groups: groupCodec{zone: zone, cat: cat, blend: true}}
+		},
+		Compare: func(a, b *lineEntry) int { return compareLines(&a.l, &b.l, dims) },
 	}
-	ls.sortChunk()
-	i := 0
-	err := ls.write(func(s *groupSum) (bool, error) {
-		if i == len(ls.chunk) {
-			return false, nil
-		}
-		*s = ls.chunk[i].s
-		i++
-		return true, nil
-	})
-	clear(ls.chunk)
-	ls.chunk = ls.chunk[:0]
-	return err
-}
-
-// write writes the groups next yields to a new run of lines.
-func (ls *lineSorter) write(next func(*groupSum) (bool, error)) error {
-	name := fmt.Sprintf("lines-%06d", ls.made)
-	ls.made++
-	created, err := writeRunFile(ls.e.runs.store, name, true, next, (*runWriter).write)
-	if created {
-		ls.runs = append(ls.runs, name)
-	}
-	return err
-}
-
-// lineMerge merges sorted runs of lines, dearest first; no two lines of
-// the runs are parts of one.
-type lineMerge = runMerge[lineEntry]
-
-// open opens the runs of lines files for merging.
-func (ls *lineSorter) open(files []string) (*lineMerge, error) {
-	m := &lineMerge{
-		less: func(a, b *lineEntry) bool { return compareLines(&a.l, &b.l, ls.dims) < 0 },
-		same: func(a, b *lineEntry) bool { return false },
-	}
-	var readers []*runReader
-	var err error
-	if m.files, readers, err = openRuns(ls.e.runs.store, files, ls.e.zone, ls.e.cat); err != nil {
-		return nil, err
-	}
-	srcs := make([]runSource[lineEntry], len(readers))
-	for i, r := range readers {
-		srcs[i] = lineSource{r}
-	}
-	if err := m.start(srcs); err != nil {
-		m.close()
-		return nil, err
-	}
-	return m, nil
-}
-
-// lineSource is a run of lines as a runSource.
-type lineSource struct{ r *runReader }
-
-// next reads the run's next line.
-func (s lineSource) next(ent *lineEntry) (bool, error) {
-	ok, err := s.r.next(&ent.s)
-	if !ok || err != nil {
-		return false, err
-	}
-	ent.l = lineOf(&ent.s)
-	return true, nil
 }
 
 // lineOf returns the line of a group read back from a run of lines.
@@ -167,27 +67,41 @@ func lineOf(s *groupSum) ChargebackLine {
 	return *l
 }
 
-// groupsOfLines returns a function that moves the dearest line's group
-// of m to s.
-func groupsOfLines(m *lineMerge) func(s *groupSum) (bool, error) {
-	return func(s *groupSum) (bool, error) {
-		var ent lineEntry
-		ok, err := m.next(&ent)
-		*s = ent.s
-		return ok, err
-	}
-}
-
 // sortedLines fills cb's lines from the groups the engine spilled and
 // its buckets since, each priced at the blended prices from its blend
-// parts (Options.SpillBlend), keeping those keep accepts: listed when
+// parts (OutputChargeback), keeping those keep accepts: listed when
 // they are within the engine's budget, else streamed from sorted runs.
 func (e *Engine) sortedLines(cb *Chargeback, prices map[*tariffs.Model]*[tariffs.NumUsage]decimal.NullDecimal, keep func(*ChargebackLine) bool) error {
-	if !e.opts.SpillBlend {
-		return fmt.Errorf("%w: the engine spilled its groups without their blend parts (Options.SpillBlend)", ErrSpill)
+	if !e.keeps(OutputChargeback) {
+		return notAsked("Chargeback")
 	}
-	ls := &lineSorter{e: e, dims: sortedDims(e.opts.Dims)}
-	err := e.eachGroupSum(func(s *groupSum) error {
+	ls, err := e.sortLines(prices, keep)
+	if err != nil {
+		return err
+	}
+	cb.count = ls.Added()
+	runs := ls.Runs()
+	if runs.Len() == 0 {
+		for _, ent := range ls.Held() {
+			cb.Lines = append(cb.Lines, ent.l)
+		}
+		return nil
+	}
+	if len(ls.Held()) > 0 {
+		if err := ls.Flush(); err != nil {
+			return err
+		}
+	}
+	ls.Release() // the stream keeps the runs: not a share of lines
+	cb.stream = e.streamLines(runs)
+	return nil
+}
+
+// sortLines adds the lines keep accepts, priced at prices, to a sorter
+// within the engine's budget of lines.
+func (e *Engine) sortLines(prices map[*tariffs.Model]*[tariffs.NumUsage]decimal.NullDecimal, keep func(*ChargebackLine) bool) (*extsort.Sorter[lineEntry], error) {
+	ls := extsort.NewSorter(extsort.New(e.lineRuns()), e.lineBudget())
+	return ls, e.eachGroupSum(func(s *groupSum) error {
 		g := s.done()
 		l := newLine(&g)
 		l.AtBlended = s.blend.atBlended(prices)
@@ -196,38 +110,29 @@ func (e *Engine) sortedLines(cb *Chargeback, prices map[*tariffs.Model]*[tariffs
 		if keep != nil && !keep(l) {
 			return nil
 		}
-		return ls.add(s, l)
+		// The record keeps the line's cost at the blended prices alone.
+		ent := lineEntry{s: *s, l: *l}
+		ent.s.blend = blendParts{}
+		ent.s.blend.own.Add(ledger.AmountOf(l.AtBlended))
+		return ls.Add(&ent)
 	})
-	if err != nil {
-		return err
-	}
-	cb.count = ls.n
-	if len(ls.runs) == 0 {
-		ls.sortChunk()
-		for i := range ls.chunk {
-			cb.Lines = append(cb.Lines, ls.chunk[i].l)
-		}
-		return nil
-	}
-	if len(ls.chunk) > 0 {
-		if err := ls.flush(); err != nil {
-			return err
-		}
-	}
-	ls.chunk = nil // the stream keeps ls: not its share of lines
-	runs := ls.runs
-	cb.stream = func(fn func(*ChargebackLine) error) error {
+}
+
+// streamLines returns the lines of runs, merged dearest first, as a
+// function that goes over them each time it is called.
+func (e *Engine) streamLines(runs *extsort.Runs[lineEntry]) func(fn func(*ChargebackLine) error) error {
+	return func(fn func(*ChargebackLine) error) error {
 		if e.runs.removed {
 			return fmt.Errorf("%w: the engine was closed", ErrSpill)
 		}
-		m, err := ls.open(runs)
+		m, err := runs.Merge()
 		if err != nil {
 			return err
 		}
-		defer m.close()
+		defer m.Close()
 		var ent lineEntry
 		for {
-			ok, err := m.next(&ent)
+			ok, err := m.Next(&ent)
 			if err != nil || !ok {
 				return err
 			}
@@ -236,5 +141,4 @@ func (e *Engine) sortedLines(cb *Chargeback, prices map[*tariffs.Model]*[tariffs
 			}
 		}
 	}
-	return nil
 }

@@ -260,7 +260,7 @@ func (m *Month) byGroupings(e *Engine) error {
 		views = append(views, []Dim{DimTag})
 	}
 	var groups [][]Group
-	if len(e.runs.files) > 0 {
+	if e.runs.files() > 0 {
 		var err error
 		if groups, err = e.streamedRollups(views...); err != nil {
 			return err

@@ -232,7 +232,7 @@ func (e *Engine) newReconciliation() *Reconciliation {
 type groupSum struct {
 	g                  Group
 	official, recorded ExactSum
-	blend              blendParts // when the engine keeps them (Options.SpillBlend)
+	blend              blendParts // when the engine keeps them (OutputChargeback)
 }
 
 // add adds bucket b to the group.

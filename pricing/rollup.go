@@ -27,7 +27,7 @@ func (e *Engine) Rollup(dims []Dim) *Engine {
 func (e *Engine) empty(dims []Dim) *Engine {
 	opts := e.opts
 	opts.Dims = dims
-	opts.Runs, opts.SpillBlend = nil, false // a rolled-up engine lists its groups
+	opts.Runs = nil // a rolled-up engine lists its groups
 	return &Engine{cat: e.cat, opts: opts, dims: setOf(dims), zone: e.zone, labels: e.labels, values: e.values, rows: e.rows, seenErr: e.seenErr,
 		total: e.total, sumErr: e.sumErr, span: e.span, conflicts: e.conflicts, tierNotes: e.tierNotes}
 }

@@ -7,9 +7,10 @@ import (
 	"io"
 	"io/fs"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
+
+	"github.com/tokenfare/tokenfare/internal/extsort"
 )
 
 // memRuns is a RunStore in memory for the engine's tests: each run is its
@@ -139,31 +140,36 @@ func (r *memReader) Close() error {
 	return nil
 }
 
-// namedReader is a reader with a name, as an *os.File has.
-type namedReader struct {
-	io.Reader
-	name string
+// writeRecords writes recs, each by codec, to a run named prefix-000000
+// of a store in memory, and returns the store and the run.
+func writeRecords[T any](t *testing.T, prefix string, codec func() extsort.Codec[T], recs ...T) (*memRuns, *extsort.Runs[T]) {
+	t.Helper()
+	m := &memRuns{}
+	m.store()
+	// The records do not compare: a single run is read back as written.
+	runs := extsort.New(extsort.Config[T]{Store: m, Prefix: prefix, Codec: codec, MaxRuns: 2, Err: ErrSpill,
+		Compare: func(a, b *T) int { return 0 }})
+	if err := runs.Write(extsort.Slice(recs)); err != nil {
+		t.Fatal(err)
+	}
+	return m, runs
 }
 
-func (r namedReader) Name() string { return r.name }
-
-// TestRunName: a run is named in errors by its reader's name when it has
-// one (a file's path), else by its name in the store.
-func TestRunName(t *testing.T) {
-	tests := []struct {
-		name string
-		r    io.Reader
-		want string
-	}{
-		{name: "a reader with a name", r: namedReader{strings.NewReader(""), "/tmp/tokenfare-groups-7-1/run-000002"}, want: "/tmp/tokenfare-groups-7-1/run-000002"},
-		{name: "a reader without", r: strings.NewReader(""), want: "run-000002"},
+// readRecords reads back the records of runs, up to the first error.
+func readRecords[T any](runs *extsort.Runs[T]) ([]T, error) {
+	merge, err := runs.Merge()
+	if err != nil {
+		return nil, err
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := runName(tc.r, "run-000002"); got != tc.want {
-				t.Errorf("runName = %q, want %q", got, tc.want)
-			}
-		})
+	defer merge.Close()
+	var out []T
+	for {
+		var v T
+		ok, err := merge.Next(&v)
+		if err != nil || !ok {
+			return out, err
+		}
+		out = append(out, v)
 	}
 }
 

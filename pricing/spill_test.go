@@ -1,17 +1,17 @@
 package pricing
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/shopspring/decimal"
 
+	"github.com/tokenfare/tokenfare/internal/extsort"
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
@@ -51,23 +51,13 @@ func TestRunRecordsRoundTrip(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var buf bytes.Buffer
-			w := runWriter{w: bufio.NewWriter(&buf)}
-			w.write(&tc.s)
-			w.write(&tc.s)
-			if err := w.w.Flush(); err != nil {
-				t.Fatal(err)
+			codec := func() extsort.Codec[groupSum] { return &groupCodec{zone: shanghai} }
+			_, runs := writeRecords(t, "run", codec, tc.s, tc.s)
+			read, err := readRecords(runs)
+			if err != nil || len(read) != 2 {
+				t.Fatalf("read %d records, %v; want 2", len(read), err)
 			}
-			r := runReader{r: bufio.NewReader(&buf), name: "run", zone: shanghai}
-			var got, second groupSum
-			for _, s := range []*groupSum{&got, &second} {
-				if ok, err := r.next(s); !ok || err != nil {
-					t.Fatalf("next: %v, %v", ok, err)
-				}
-			}
-			if ok, err := r.next(&groupSum{}); ok || err != nil {
-				t.Fatalf("past the end: %v, %v", ok, err)
-			}
+			got, second := read[0], read[1]
 			want := tc.s.done()
 			if g := got.done(); !sameGroup(&g, &want) {
 				t.Errorf("got %+v\nwant %+v", g, want)
@@ -104,17 +94,18 @@ func sameGroup(a, b *Group) bool {
 // TestRunCutShort checks that a run cut inside a record is an error
 // (ErrSpill) naming the run, never a group short of its sums.
 func TestRunCutShort(t *testing.T) {
-	var buf bytes.Buffer
-	w := runWriter{w: bufio.NewWriter(&buf)}
 	s := groupSum{g: Group{Key: GroupKey{Model: "m", Key: "k"}, Currencies: []string{"USD"}, Calls: 3}}
-	w.write(&s)
-	w.w.Flush()
-	whole := buf.Len()
-	for cut := 1; cut < whole; cut++ {
-		r := runReader{r: bufio.NewReader(bytes.NewReader(buf.Bytes()[:cut])), name: "run-000001", zone: time.UTC}
-		ok, err := r.next(&groupSum{})
-		if ok || !errors.Is(err, ErrSpill) {
-			t.Fatalf("cut at %d of %d bytes: got %v, %v; want ErrSpill", cut, whole, ok, err)
+	codec := func() extsort.Codec[groupSum] { return &groupCodec{zone: time.UTC} }
+	for cut := 1; ; cut++ {
+		m, runs := writeRecords(t, "run", codec, s)
+		whole := len(m.runs["run-000000"])
+		if cut >= whole {
+			break
+		}
+		m.cut(t, "run-000000", cut)
+		read, err := readRecords(runs)
+		if len(read) > 0 || !errors.Is(err, ErrSpill) || !strings.Contains(err.Error(), "run-000000") {
+			t.Fatalf("cut by %d of %d bytes: got %d records, %v; want ErrSpill naming the run", cut, whole, len(read), err)
 		}
 	}
 }
@@ -150,8 +141,8 @@ func TestSpilledReconciliationIsTheUnlimitedOne(t *testing.T) {
 			opts := Options{Dims: tc.dims, Zone: zone(t, "America/New_York")}
 			runs := &memRuns{}
 			whole, spilled := pricedTwice(t, cat, opts, func(o *Options) { o.Runs, o.MaxGroups = runs.store, tc.budget }, calls)
-			if tc.compacts && spilled.runs.written <= spilled.runs.max {
-				t.Fatalf("%d runs written: none merged", spilled.runs.written)
+			if tc.compacts && spilled.runs.written() <= spilled.runs.max {
+				t.Fatalf("%d runs written: none merged", spilled.runs.written())
 			}
 			want, got := whole.Reconcile(), spilled.Reconcile()
 			var gs []Group
@@ -226,23 +217,15 @@ func pricedTwice(t *testing.T, cat *tariffs.Catalog, opts Options, spill func(*O
 	if err := spilled.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if len(spilled.runs.files) == 0 {
+	if spilled.runs.files() == 0 {
 		t.Fatal("nothing spilled: the test checks too little")
 	}
 	return whole, spilled
 }
 
-// TestRunsWithinTheOpenFileLimit checks the number of runs kept before
-// they merge against the files a process may open.
+// TestRunsWithinTheOpenFileLimit checks that an engine keeps the runs its
+// store's budget of open files allows (extsort.MaxRuns).
 func TestRunsWithinTheOpenFileLimit(t *testing.T) {
-	for _, tc := range []struct {
-		limit uint64
-		want  int
-	}{{0, 256}, {1 << 20, 256}, {2048, 256}, {2047, 255}, {1024, 128}, {256, 32}, {100, 16}, {8, 16}} {
-		if got := runsWithin(tc.limit); got != tc.want {
-			t.Errorf("runsWithin(%d) = %d, want %d", tc.limit, got, tc.want)
-		}
-	}
 	// An engine asks its store at the first spill: 1,024 files, 128 runs.
 	runs := &memRuns{limit: 1024}
 	e := New(testCatalog(t), Options{Dims: []Dim{DimModel, DimKey, DimDay}, Runs: runs.store, MaxGroups: 4})
@@ -251,7 +234,7 @@ func TestRunsWithinTheOpenFileLimit(t *testing.T) {
 	for i := range calls {
 		e.AddPriced(&calls[i])
 	}
-	if len(e.runs.files) == 0 {
+	if e.runs.files() == 0 {
 		t.Fatal("nothing spilled: the test checks too little")
 	}
 	if e.runs.max != 128 {

@@ -1,8 +1,6 @@
 package pricing
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -11,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tokenfare/tokenfare/internal/extsort"
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
@@ -65,9 +64,9 @@ func TestSpilledChargebackIsTheUnlimitedOne(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := Options{Dims: tc.dims, Since: from, Until: until, Zone: zone(t, "Asia/Shanghai")}
 			runs := &memRuns{}
-			whole, spilled := pricedTwice(t, cat, opts, func(o *Options) { o.Runs, o.SpillBlend, o.MaxGroups = runs.store, true, tc.budget }, calls)
-			if tc.compacts && spilled.runs.written <= spilled.runs.max {
-				t.Fatalf("%d runs written: none merged", spilled.runs.written)
+			whole, spilled := pricedTwice(t, cat, opts, func(o *Options) { o.Runs, o.Outputs, o.MaxGroups = runs.store, OutputChargeback, tc.budget }, calls)
+			if tc.compacts && spilled.runs.written() <= spilled.runs.max {
+				t.Fatalf("%d runs written: none merged", spilled.runs.written())
 			}
 			want, err := whole.Chargeback(from, until, nil)
 			if err != nil {
@@ -177,8 +176,8 @@ func TestSpilledMonthIsTheUnlimitedOne(t *testing.T) {
 			opts := Options{Dims: dims, Since: from, Until: until, Zone: time.UTC}
 			runs := &memRuns{}
 			whole, spilled := pricedTwice(t, cat, opts, func(o *Options) { o.Runs, o.MaxGroups = runs.store, tc.budget }, calls)
-			if tc.compacts && spilled.runs.written <= spilled.runs.max {
-				t.Fatalf("%d runs written: none merged", spilled.runs.written)
+			if tc.compacts && spilled.runs.written() <= spilled.runs.max {
+				t.Fatalf("%d runs written: none merged", spilled.runs.written())
 			}
 			want, err := MonthOf(whole, from, until, nil)
 			if err != nil {
@@ -253,24 +252,19 @@ func TestRunBlendPartsRoundTrip(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var buf bytes.Buffer
-			w := runWriter{w: bufio.NewWriter(&buf), blend: true}
-			w.write(&groupSum{g: Group{Key: GroupKey{Key: "k"}}, blend: tc.parts})
-			if err := w.w.Flush(); err != nil {
-				t.Fatal(err)
-			}
-			r := runReader{r: bufio.NewReader(&buf), name: "lines-000001", zone: time.UTC, cat: cat}
-			var got groupSum
-			ok, err := r.next(&got)
+			codec := func() extsort.Codec[groupSum] { return &groupCodec{zone: time.UTC, cat: cat, blend: true} }
+			_, runs := writeRecords(t, "lines", codec, groupSum{g: Group{Key: GroupKey{Key: "k"}}, blend: tc.parts})
+			read, err := readRecords(runs)
 			if tc.wantErr {
-				if ok || !errors.Is(err, ErrSpill) || !strings.Contains(err.Error(), "lines-000001") {
-					t.Fatalf("got %v, %v; want ErrSpill naming the run", ok, err)
+				if len(read) > 0 || !errors.Is(err, ErrSpill) || !strings.Contains(err.Error(), "lines-000000") {
+					t.Fatalf("got %d records, %v; want ErrSpill naming the run", len(read), err)
 				}
 				return
 			}
-			if !ok || err != nil {
-				t.Fatalf("next: %v, %v", ok, err)
+			if len(read) != 1 || err != nil {
+				t.Fatalf("read %d records, %v; want 1", len(read), err)
 			}
+			got := read[0]
 			if len(got.blend.models) != len(tc.parts.models) {
 				t.Fatalf("%d models, want %d", len(got.blend.models), len(tc.parts.models))
 			}

@@ -92,7 +92,7 @@ func runChargeback(cmd *cobra.Command, a *app, opts *chargebackOptions) error {
 			return ok
 		}
 	}
-	eopts.Runs, eopts.SpillBlend, eopts.MaxGroups = tempRuns, true, opts.budget
+	eopts.Runs, eopts.MaxGroups, eopts.Outputs = tempRuns, opts.budget, pricing.OutputGroups|pricing.OutputChargeback
 	e, err := a.priceSource(cmd.Context(), &opts.source, eopts)
 	if e != nil {
 		// Its spilled runs: a folder it cannot remove is swept by a later run

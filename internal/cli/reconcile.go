@@ -111,7 +111,7 @@ func runReconcile(cmd *cobra.Command, a *app, opts *reconcileOptions) error {
 	opts.source.compareDaily = true
 	// The groups spill to disk past the budget, from the sources or the
 	// state's sums alike.
-	eopts.Runs, eopts.MaxGroups = tempRuns, opts.budget
+	eopts.Runs, eopts.MaxGroups, eopts.Outputs = tempRuns, opts.budget, pricing.OutputGroups
 	var e *pricing.Engine
 	if opts.state != "" {
 		e, err = a.priceState(cmd.Context(), &opts.source, opts.state, eopts, tally)

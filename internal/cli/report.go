@@ -203,10 +203,12 @@ func (o *reportOptions) run(ctx context.Context, a *app, month *run.Month) (*run
 	tallied(&o.source)
 	o.source.compareDaily = true
 	// The groups spill to disk past the budget, from the sources or the
-	// state's sums alike. The FOCUS file's rows are made from the buckets,
-	// which a spill collapses: it writes them to runs of their own too.
+	// state's sums alike, keeping what the month and the FOCUS file need.
 	in := run.Input{Options: month.Options(), Month: month}
-	in.Options.Runs, in.Options.MaxGroups, in.Options.SpillCharges = tempRuns, o.budget, o.focus != ""
+	in.Options.Runs, in.Options.MaxGroups, in.Options.Outputs = tempRuns, o.budget, pricing.OutputGroups
+	if o.focus != "" {
+		in.Options.Outputs |= pricing.OutputCharges
+	}
 	if o.weigh != nil {
 		in.Observers = append(in.Observers, o.weigh)
 	}

@@ -1,0 +1,201 @@
+package extsort
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+
+	"github.com/shopspring/decimal"
+)
+
+// A Codec writes records of type T to a run and reads them back, field by
+// field. Decode reads the fields in the order Encode wrote them; an error
+// stays in the Decoder (Decoder.Fail), and fields read after it are zero.
+type Codec[T any] interface {
+	Encode(e *Encoder, v *T)
+	Decode(d *Decoder, v *T)
+}
+
+// Encoder builds one record's bytes.
+type Encoder struct {
+	b []byte
+}
+
+// Bytes returns the record built so far.
+func (e *Encoder) Bytes() []byte { return e.b }
+
+// Reset starts a new record in the same memory.
+func (e *Encoder) Reset() { e.b = e.b[:0] }
+
+// Uvarint appends v as an unsigned varint.
+func (e *Encoder) Uvarint(v uint64) { e.b = binary.AppendUvarint(e.b, v) }
+
+// Varint appends v as a signed (zig-zag) varint.
+func (e *Encoder) Varint(v int64) { e.b = binary.AppendVarint(e.b, v) }
+
+// Byte appends c.
+func (e *Encoder) Byte(c byte) { e.b = append(e.b, c) }
+
+// String appends s: its length, a uvarint, then its bytes.
+func (e *Encoder) String(s string) {
+	e.b = append(binary.AppendUvarint(e.b, uint64(len(s))), s...)
+}
+
+// Decimal appends d exactly, with its exponent, so that it reads back with
+// the same digits: a flag, then the coefficient as a varint (flag 0) or its
+// decimal text (flag 1, past int64), then the exponent as a varint.
+func (e *Encoder) Decimal(d decimal.Decimal) {
+	c := d.Coefficient()
+	if c.IsInt64() {
+		e.Byte(0)
+		e.Varint(c.Int64())
+	} else {
+		e.Byte(1)
+		e.String(c.String())
+	}
+	e.Varint(int64(d.Exponent()))
+}
+
+// Decoder reads the fields of one record from memory. Its first error
+// stays (Err), and fields read after it are zero.
+type Decoder struct {
+	b   []byte // what is left of the record
+	err error
+}
+
+// NewDecoder returns a decoder of record b.
+func NewDecoder(b []byte) *Decoder { return &Decoder{b: b} }
+
+// reset starts decoding record b.
+func (d *Decoder) reset(b []byte) { d.b, d.err = b, nil }
+
+// Err returns the first error of the record.
+func (d *Decoder) Err() error { return d.err }
+
+// Fail notes err as the record's error, unless it has one already.
+func (d *Decoder) Fail(err error) {
+	if d.err == nil {
+		d.err = err
+	}
+}
+
+// Left returns how many bytes of the record are not read.
+func (d *Decoder) Left() int { return len(d.b) }
+
+// End returns the record's error, or one when bytes are left after its
+// last field.
+func (d *Decoder) End() error {
+	if d.err == nil && len(d.b) > 0 {
+		d.err = errors.New("a record longer than its fields")
+	}
+	return d.err
+}
+
+// cut notes a record that ends inside a field.
+func (d *Decoder) cut() {
+	d.Fail(io.ErrUnexpectedEOF)
+	d.b = nil
+}
+
+// Uvarint reads an unsigned varint.
+func (d *Decoder) Uvarint() uint64 {
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.cut()
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+// Varint reads a signed varint.
+func (d *Decoder) Varint() int64 {
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.cut()
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+// Byte reads a byte.
+func (d *Decoder) Byte() byte {
+	if len(d.b) == 0 {
+		d.cut()
+		return 0
+	}
+	c := d.b[0]
+	d.b = d.b[1:]
+	return c
+}
+
+// Count reads the number of the items that follow, each of a byte at
+// least: more than the bytes left is a record cut short.
+func (d *Decoder) Count() int {
+	n := d.Uvarint()
+	if n > uint64(len(d.b)) {
+		d.cut()
+		return 0
+	}
+	return int(n)
+}
+
+// bytes reads a length-prefixed field, in the record's memory.
+func (d *Decoder) bytes() []byte {
+	n := d.Uvarint()
+	if n > uint64(len(d.b)) {
+		d.cut()
+		return nil
+	}
+	b := d.b[:n]
+	d.b = d.b[n:]
+	return b
+}
+
+// Text reads a text Encoder.String wrote.
+func (d *Decoder) Text() string { return string(d.bytes()) }
+
+// TextTo reads a text into *last, which is kept when it has the same bytes:
+// no string is made then.
+func (d *Decoder) TextTo(last *string) {
+	if b := d.bytes(); string(b) != *last {
+		*last = string(b)
+	}
+}
+
+// Recent are a field's last values in a run, most recent first: a run's
+// records, sorted, repeat their texts (a day's groups come key by key).
+type Recent [4]string
+
+// Recent reads a text, one of recent when it has the same bytes (no string
+// is made then), and puts it first in recent.
+func (d *Decoder) Recent(recent *Recent) string {
+	b := d.bytes()
+	for i, s := range recent {
+		if len(s) == len(b) && s == string(b) {
+			copy(recent[1:i+1], recent[:i])
+			recent[0] = s
+			return s
+		}
+	}
+	s := string(b)
+	copy(recent[1:], recent[:len(recent)-1])
+	recent[0] = s
+	return s
+}
+
+// Decimal reads a decimal Encoder.Decimal wrote.
+func (d *Decoder) Decimal() decimal.Decimal {
+	c := new(big.Int)
+	if d.Byte() == 0 {
+		c.SetInt64(d.Varint())
+	} else if text := d.bytes(); d.err == nil {
+		if _, ok := c.SetString(string(text), 10); !ok {
+			d.Fail(fmt.Errorf("coefficient %q is not an integer", text))
+		}
+	}
+	return decimal.NewFromBigInt(c, int32(d.Varint()))
+}

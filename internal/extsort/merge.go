@@ -1,0 +1,131 @@
+package extsort
+
+import (
+	"container/heap"
+	"errors"
+	"io"
+)
+
+// A Source yields records in order.
+type Source[T any] interface {
+	// Next reads the next record into v; false at the end.
+	Next(v *T) (bool, error)
+}
+
+// SourceFunc is a function as a Source.
+type SourceFunc[T any] func(v *T) (bool, error)
+
+// Next calls f.
+func (f SourceFunc[T]) Next(v *T) (bool, error) { return f(v) }
+
+// Slice yields the records of a sorted list, from the first.
+func Slice[T any](list []T) Source[T] {
+	return SourceFunc[T](func(v *T) (bool, error) {
+		if len(list) == 0 {
+			return false, nil
+		}
+		*v = list[0]
+		list = list[1:]
+		return true, nil
+	})
+}
+
+// Merge merges sorted sources into one sorted stream, combining the parts
+// of one record as they come. It is a Source; Close closes its runs.
+// Records that compare equal and are not combined come in no set order.
+type Merge[T any] struct {
+	q       queue[T]
+	files   []io.ReadCloser    // the runs' files, closed by Close
+	same    func(a, b *T) bool // nil: no two records are parts of one
+	combine func(into, from *T)
+}
+
+// head is a source and its next record.
+type head[T any] struct {
+	v   T
+	src Source[T]
+}
+
+// start reads the first record of each of srcs.
+func (m *Merge[T]) start(srcs []Source[T]) error {
+	for _, src := range srcs {
+		h := head[T]{src: src}
+		ok, err := src.Next(&h.v)
+		if err != nil {
+			return err
+		}
+		if ok {
+			m.q.heads = append(m.q.heads, h)
+		}
+	}
+	heap.Init(&m.q)
+	return nil
+}
+
+// Next reads the next record into v, combined from every source that has
+// a part of it; false at the end.
+func (m *Merge[T]) Next(v *T) (bool, error) {
+	if len(m.q.heads) == 0 {
+		return false, nil
+	}
+	*v = m.q.heads[0].v
+	if err := m.advance(); err != nil {
+		return false, err
+	}
+	for m.same != nil && len(m.q.heads) > 0 && m.same(&m.q.heads[0].v, v) {
+		m.combine(v, &m.q.heads[0].v)
+		if err := m.advance(); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// advance reads the next record of the source at the top of the heap.
+func (m *Merge[T]) advance() error {
+	h := &m.q.heads[0]
+	var zero T
+	h.v = zero
+	ok, err := h.src.Next(&h.v)
+	if err != nil {
+		return err
+	}
+	if ok {
+		heap.Fix(&m.q, 0)
+	} else {
+		heap.Pop(&m.q)
+	}
+	return nil
+}
+
+// Close closes the runs' files.
+func (m *Merge[T]) Close() error {
+	err := closeAll(m.files)
+	m.files = nil
+	return err
+}
+
+// closeAll closes files, joining their errors.
+func closeAll(files []io.ReadCloser) error {
+	var err error
+	for _, f := range files {
+		err = errors.Join(err, f.Close())
+	}
+	return err
+}
+
+// queue is the heap of the sources' next records, least first.
+type queue[T any] struct {
+	heads   []head[T]
+	compare func(a, b *T) int
+}
+
+func (q *queue[T]) Len() int           { return len(q.heads) }
+func (q *queue[T]) Swap(i, j int)      { q.heads[i], q.heads[j] = q.heads[j], q.heads[i] }
+func (q *queue[T]) Less(i, j int) bool { return q.compare(&q.heads[i].v, &q.heads[j].v) < 0 }
+func (q *queue[T]) Push(x any)         { q.heads = append(q.heads, x.(head[T])) }
+func (q *queue[T]) Pop() any {
+	h := q.heads[len(q.heads)-1]
+	q.heads = q.heads[:len(q.heads)-1]
+	return h
+}

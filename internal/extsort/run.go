@@ -1,0 +1,90 @@
+package extsort
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"io"
+)
+
+// bufSize is the size of a run's buffer, read or written.
+const bufSize = 64 << 10
+
+// runWriter writes the records of a run, each its length and its bytes.
+type runWriter[T any] struct {
+	w     *bufio.Writer
+	codec Codec[T]
+	enc   Encoder
+	len   []byte
+	n     int64 // records written
+	bytes int64 // bytes written
+}
+
+// write writes record v. A failed write shows at flush.
+func (w *runWriter[T]) write(v *T) {
+	w.enc.Reset()
+	w.codec.Encode(&w.enc, v)
+	b := w.enc.Bytes()
+	w.len = binary.AppendUvarint(w.len[:0], uint64(len(b)))
+	w.w.Write(w.len)
+	w.w.Write(b)
+	w.n++
+	w.bytes += int64(len(w.len) + len(b))
+}
+
+// runReader reads the records of a run back.
+type runReader[T any] struct {
+	r     *bufio.Reader
+	codec Codec[T]
+	buf   []byte // the record being read
+	dec   Decoder
+}
+
+// newRunReader reads run r with codec.
+func newRunReader[T any](r io.Reader, codec Codec[T]) *runReader[T] {
+	return &runReader[T]{r: bufio.NewReaderSize(r, bufSize), codec: codec}
+}
+
+// Next reads the next record into v; false at the end of the run.
+func (r *runReader[T]) Next(v *T) (bool, error) {
+	if ok, err := r.record(); !ok || err != nil {
+		return false, err
+	}
+	r.codec.Decode(&r.dec, v)
+	if err := r.dec.End(); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// record reads the next record's bytes into the decoder; false at the end
+// of the run.
+func (r *runReader[T]) record() (bool, error) {
+	if _, err := r.r.Peek(1); err == io.EOF {
+		return false, nil
+	}
+	n, err := binary.ReadUvarint(r.r)
+	if err != nil {
+		return false, noEOF(err)
+	}
+	if n > 1<<31 {
+		return false, errors.New("a record longer than 2 GiB")
+	}
+	if uint64(cap(r.buf)) < n {
+		r.buf = make([]byte, n)
+	}
+	r.buf = r.buf[:n]
+	if _, err := io.ReadFull(r.r, r.buf); err != nil {
+		return false, noEOF(err)
+	}
+	r.dec.reset(r.buf)
+	return true, nil
+}
+
+// noEOF turns the end of a run inside a record into an error of its own.
+func noEOF(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}

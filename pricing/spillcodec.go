@@ -1,0 +1,257 @@
+package pricing
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/tokenfare/tokenfare/internal/extsort"
+	"github.com/tokenfare/tokenfare/tariffs"
+)
+
+// A record of a run of groups is a partial group: its key's texts and the
+// key alias (each a length and bytes), its start (a flag, then Unix
+// seconds), outcome, currencies, counts, and its official cost and
+// recorded spend as exact sums (ExactSum's integer and exponent, then a
+// flag and the decimal part's text); then, when the engine keeps them
+// (OutputChargeback), its blend parts: how many, each its model's id and
+// quantities, then the cost of the calls the blend leaves out, an exact
+// sum. Integers are varints (extsort.Encoder).
+
+// runStrings is how many texts a record of a group starts with.
+const runStrings = 11
+
+// groupCodec writes and reads the records of a run of groups; one is made
+// for each run read, as it keeps the last texts and currencies read.
+type groupCodec struct {
+	zone  *time.Location
+	cat   *tariffs.Catalog // the models of the records' blend parts; nil when they have none
+	blend bool             // write the groups' blend parts
+	// last holds each text's last values, most recent first, one of them
+	// kept when the next record has the same (a day's groups come key by
+	// key, and a key's groups model by model): no string is made then.
+	last [runStrings]extsort.Recent
+	cur  []string // the currencies of the last record
+	// scratch is where a record's currencies are read, to be compared
+	// with the last record's before a list is made.
+	scratch []string
+}
+
+// Encode writes partial group s.
+func (c *groupCodec) Encode(e *extsort.Encoder, s *groupSum) {
+	g := &s.g
+	k := &g.Key
+	for _, str := range [runStrings]string{k.Model, k.Group, k.Key, k.Team, k.User, k.Period, k.Version, k.Host, k.Tag, k.Meta, g.KeyAlias} {
+		e.String(str)
+	}
+	if k.Start.IsZero() {
+		e.Byte(0)
+	} else {
+		e.Byte(1)
+		e.Varint(k.Start.Unix())
+	}
+	e.Uvarint(uint64(k.Outcome))
+	e.Uvarint(uint64(len(g.Currencies)))
+	for _, cur := range g.Currencies {
+		e.String(cur)
+	}
+	for _, n := range g.counts() {
+		e.Varint(*n)
+	}
+	encodeSum(e, &s.official)
+	encodeSum(e, &s.recorded)
+	if c.blend {
+		encodeBlend(e, &s.blend)
+	}
+}
+
+// Decode reads partial group s.
+func (c *groupCodec) Decode(d *extsort.Decoder, s *groupSum) {
+	*s = groupSum{}
+	g := &s.g
+	k := &g.Key
+	for i, p := range [runStrings]*string{&k.Model, &k.Group, &k.Key, &k.Team, &k.User, &k.Period, &k.Version, &k.Host, &k.Tag, &k.Meta, &g.KeyAlias} {
+		*p = d.Recent(&c.last[i])
+	}
+	if d.Byte() == 1 {
+		k.Start = time.Unix(d.Varint(), 0).In(c.zone)
+	}
+	k.Outcome = Outcome(d.Uvarint())
+	c.currencies(d, g)
+	for _, n := range g.counts() {
+		*n = d.Varint()
+	}
+	decodeSum(d, &s.official)
+	decodeSum(d, &s.recorded)
+	if c.cat != nil {
+		c.blendParts(d, &s.blend)
+	}
+}
+
+// counts returns the group's counts, in the order of a run's records.
+func (g *Group) counts() [14]*int64 {
+	t := &g.Tokens
+	return [...]*int64{&g.Calls, &g.PricedCalls, &t.Input, &t.CacheRead, &t.CacheWrite, &t.Output, &t.Reasoning,
+		&t.CacheWrite1h, &t.WebSearch, &t.WebFetch, &t.FileSearch, &g.TimedTokens, &g.PeakTokens, &g.CacheHitTokens}
+}
+
+// currencies reads a record's currencies: the last record's list when the
+// same (a list is never changed in place: addCurrency makes a new one
+// when it adds).
+func (c *groupCodec) currencies(d *extsort.Decoder, g *Group) {
+	n := d.Count()
+	same := n == len(c.cur)
+	list := c.scratch[:0]
+	for i := range n {
+		list = append(list, "")
+		if i < len(c.cur) {
+			list[i] = c.cur[i]
+		}
+		d.TextTo(&list[i])
+		same = same && list[i] == c.cur[i]
+	}
+	c.scratch = list
+	if !same {
+		c.cur = slices.Clone(list)
+	}
+	g.Currencies = c.cur[:len(c.cur):len(c.cur)]
+}
+
+// encodeSum writes an exact sum: its integer and exponent, then a flag and
+// the text of its decimal part when it has one.
+func encodeSum(e *extsort.Encoder, s *ExactSum) {
+	e.Varint(s.small)
+	e.Varint(int64(s.exp))
+	if !s.used {
+		e.Byte(0)
+		return
+	}
+	e.Byte(1)
+	e.String(s.big.String())
+}
+
+// decodeSum reads an exact sum encodeSum wrote.
+func decodeSum(d *extsort.Decoder, s *ExactSum) {
+	s.small, s.exp = d.Varint(), int32(d.Varint())
+	if d.Byte() != 1 || d.Err() != nil {
+		return
+	}
+	var text string
+	d.TextTo(&text)
+	if d.Err() != nil {
+		return
+	}
+	big, err := decimal.NewFromString(text)
+	if err != nil {
+		d.Fail(err)
+		return
+	}
+	s.big, s.used = big, true
+}
+
+// encodeBlend writes a group's blend parts.
+func encodeBlend(e *extsort.Encoder, p *blendParts) {
+	e.Uvarint(uint64(len(p.models)))
+	for i := range p.models {
+		m := &p.models[i]
+		e.String(m.model.ID)
+		for _, n := range m.qty {
+			e.Varint(n)
+		}
+	}
+	encodeSum(e, &p.own)
+}
+
+// blendParts reads a record's blend parts into p.
+func (c *groupCodec) blendParts(d *extsort.Decoder, p *blendParts) {
+	n := d.Count()
+	for range n {
+		var id string
+		d.TextTo(&id)
+		m := c.cat.Model(id)
+		if m == nil && d.Err() == nil {
+			d.Fail(fmt.Errorf("a blend part of model %q, which the catalog does not have", id))
+		}
+		var q Quantities
+		for u := range q {
+			q[u] = d.Varint()
+		}
+		if d.Err() != nil {
+			return
+		}
+		p.models = append(p.models, blendPart{model: m, qty: q})
+	}
+	decodeSum(d, &p.own)
+}
+
+// A record of a run of charge groups is the group's slot, its key's texts
+// (key, team, user, the unknown model's name) and the key alias, its
+// outcome, the number of its price (chargePrices), its calls and
+// quantities, and its recorded spend, an exact decimal
+// (extsort.Encoder.Decimal).
+
+// chargeStrings is how many texts a record of a charge group holds.
+const chargeStrings = 5
+
+// chargeCodec writes and reads the records of a run of charge groups,
+// whose prices are numbered in prices.
+type chargeCodec struct {
+	prices *chargePrices
+	last   [chargeStrings]extsort.Recent // as groupCodec's
+}
+
+// Encode writes charge group g, numbering its price.
+func (c *chargeCodec) Encode(e *extsort.Encoder, g *chargeGroup) {
+	k := &g.k
+	e.Varint(k.slot)
+	for _, s := range [chargeStrings]string{k.key, k.team, k.user, k.unknown, g.alias} {
+		e.String(s)
+	}
+	e.Uvarint(uint64(k.outcome))
+	e.Uvarint(uint64(c.prices.id(&k.chargePrice, &g.pricing)))
+	e.Varint(g.calls)
+	for _, n := range g.qty {
+		e.Varint(n)
+	}
+	e.Decimal(g.recorded)
+}
+
+// Decode reads charge group g.
+func (c *chargeCodec) Decode(d *extsort.Decoder, g *chargeGroup) {
+	*g = chargeGroup{}
+	k := &g.k
+	k.slot = d.Varint()
+	for i, p := range [chargeStrings]*string{&k.key, &k.team, &k.user, &k.unknown, &g.alias} {
+		*p = d.Recent(&c.last[i])
+	}
+	k.outcome = Outcome(d.Uvarint())
+	price := d.Uvarint()
+	g.calls = d.Varint()
+	for u := range g.qty {
+		g.qty[u] = d.Varint()
+	}
+	g.recorded = d.Decimal()
+	if d.Err() == nil && price >= uint64(len(c.prices.list)) {
+		d.Fail(fmt.Errorf("price %d, which the engine did not number", price))
+	}
+	if d.Err() != nil {
+		return
+	}
+	p := &c.prices.list[price]
+	k.chargePrice, g.pricing = p.chargePrice, p.pricing
+}
+
+// lineCodec writes and reads the records of a run of chargeback lines:
+// a line's group with its blend parts (the line's cost at the blended
+// prices alone), the line made again from them when read.
+type lineCodec struct{ groups groupCodec }
+
+func (c *lineCodec) Encode(e *extsort.Encoder, ent *lineEntry) { c.groups.Encode(e, &ent.s) }
+
+func (c *lineCodec) Decode(d *extsort.Decoder, ent *lineEntry) {
+	if c.groups.Decode(d, &ent.s); d.Err() == nil {
+		ent.l = lineOf(&ent.s)
+	}
+}
