@@ -92,7 +92,7 @@ func (e *Engine) eachChargeGroup(fn func(*chargeGroup) bool) error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrSpill, err)
 	}
-	defer m.Close()
+	defer func() { _ = m.Close() }() // runs opened for reading: closing them loses nothing
 	var g chargeGroup
 	for {
 		ok, err := m.Next(&g)

@@ -129,7 +129,7 @@ func (e *Engine) streamLines(runs *extsort.Runs[lineEntry]) func(fn func(*Charge
 		if err != nil {
 			return err
 		}
-		defer m.Close()
+		defer func() { _ = m.Close() }() // runs opened for reading: closing them loses nothing
 		var ent lineEntry
 		for {
 			ok, err := m.Next(&ent)

@@ -251,7 +251,7 @@ func (e *Engine) eachSumOf(c *groupCursor, fn func(s *groupSum) error) error {
 	if err != nil {
 		return err
 	}
-	defer m.Close()
+	defer func() { _ = m.Close() }() // runs opened for reading: closing them loses nothing
 	var s groupSum
 	for {
 		ok, err := m.Next(&s)

@@ -91,7 +91,7 @@ func (r *Runs[T]) write(src Source[T]) (int64, error) {
 	for {
 		ok, err := src.Next(&v)
 		if err != nil {
-			f.Close()
+			_ = f.Close() // the source's error is the one reported; the run is removed with the others
 			return w.n, err
 		}
 		if !ok {
@@ -130,7 +130,7 @@ func (r *Runs[T]) Merge(more ...Source[T]) (*Merge[T], error) {
 	for _, name := range r.names {
 		f, err := r.cfg.Store.Open(name)
 		if err != nil {
-			m.Close()
+			_ = m.Close() // runs opened for reading; the open's error is the one reported
 			return nil, err
 		}
 		m.files = append(m.files, f)
@@ -138,7 +138,7 @@ func (r *Runs[T]) Merge(more ...Source[T]) (*Merge[T], error) {
 	}
 	srcs = append(srcs, more...)
 	if err := m.start(srcs); err != nil {
-		m.Close()
+		_ = m.Close() // runs opened for reading; the error above is the one reported
 		return nil, err
 	}
 	return m, nil
