@@ -9,6 +9,8 @@
 #   go build -o /tmp/old ./cmd/tokenfare   # on the commit before
 #   go build -o /tmp/new ./cmd/tokenfare   # on the commit after
 #   bench/samebytes.sh /tmp/old /tmp/new
+# IGNORE_METRICS=REGEX leaves series the new binary adds on purpose out of the comparison,
+# e.g. IGNORE_METRICS=tokenfare_month_saving.
 set -u
 old=$(realpath "$1") new=$(realpath "$2")
 root=$(pwd)
@@ -39,7 +41,8 @@ cases=(
 	"failures --calls $S"
 	"check --config gateway/litellm/testdata/blend/before.yaml"
 	"tariffs validate"
-	"tariffs show deepseek-flash"
+	"tariffs show deepseek-flash --at 2026-10-16T03:00:00Z"
+	"tariffs show claude-sonnet-5 --at 2026-10-15"
 	"tariffs next"
 	"reconcile --calls $S --state @STATE@ -o json"
 	"chargeback --calls $S --state @STATE@"
@@ -89,7 +92,8 @@ metrics() {
 		sleep 0.2
 	done
 	kill "$pid"; wait "$pid" 2>/dev/null
-	grep -v -E '^(# (HELP|TYPE) )?(go_|process_|promhttp_|tokenfare_(refresh|build|state_bytes|last_refresh|scrape|newest_row_age))' "$out/all" >"$out/metrics"
+	grep -v -E '^(# (HELP|TYPE) )?(go_|process_|promhttp_|tokenfare_(refresh|build|state_bytes|last_refresh|scrape|newest_row_age))' "$out/all" |
+		grep -v -E "^(# (HELP|TYPE) )?(${IGNORE_METRICS:-^$})" >"$out/metrics"
 	rm -f "$out/all" "$out/state.db"
 	sed -i -E 's/"time":"[^"]*",//; s/127\.0\.0\.1:[0-9]+/ADDR/g; s#'"$out"'#OUT#g; s/[0-9.]+(ms|µs|s)\b/DUR/g' "$out/stderr"
 }
