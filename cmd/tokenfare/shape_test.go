@@ -206,7 +206,7 @@ type importRule struct {
 
 // domain are the packages at the centre: file formats of calls and
 // tariffs, and the pricing of them.
-var domain = []string{"ledger", "tariffs", "pricing", "pricing/threeway", "failures"}
+var domain = []string{"ledger", "tariffs", "pricing", "pricing/threeway", "pricing/savings", "failures", "internal/extsort"}
 
 var importRules = []importRule{
 	{"internal/cli", "the command line", domain, nil},
@@ -220,7 +220,7 @@ var importRules = []importRule{
 	{"reports/...", "the renderers", domain, nil},
 	{"internal/cli", "the command line", nil, []string{"cmd/tokenfare"}},
 	{"bbolt", "the state's database", nil, []string{"internal/state", "internal/cli", "internal/metrics", "internal/serve", "cmd/tokenfare"}},
-	{"pgx", "a database driver", nil, []string{"ledger/postgres", "internal/pgtest", "internal/run", "internal/state", "internal/cli", "internal/metrics", "internal/serve", "cmd/tokenfare"}},
+	{"pgx", "a database driver", nil, []string{"ledger/postgres", "internal/pgtest", "internal/run", "internal/cli", "cmd/tokenfare"}},
 	{"cobra", "the command line's framework", nil, []string{"internal/cli", "cmd/tokenfare"}},
 	{"excelize", "the workbook writer", nil, []string{"reports", "internal/cli", "cmd/tokenfare"}},
 	{"client_golang", "Prometheus", nil, []string{"internal/cli", "internal/metrics", "internal/serve", "cmd/tokenfare"}},
