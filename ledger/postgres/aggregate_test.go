@@ -270,7 +270,7 @@ func TestPushDownOddRows(t *testing.T) {
 
 // testSession opens a read-only session on the database at url, closed
 // at the test's end.
-func testSession(t *testing.T, url string, opts Options) *session {
+func testSession(t testing.TB, url string, opts Options) *session {
 	t.Helper()
 	src, err := New(url, opts)
 	if err != nil {
