@@ -8,7 +8,8 @@ import (
 // The SQL below is built from fixed fragments and the columns the probe
 // found; every value the user gives is a parameter.
 //
-// Each row is first judged plain ("ok") or odd. A plain row's metadata is
+// The summing query judges each row plain ("ok") or odd (row mode sends
+// every row as an odd one, to the mapper). A plain row's metadata is
 // an object whose token counts are absent or small non-negative integers,
 // its counts add up, its spend is a finite non-negative number, its status
 // is known and its instants are in order and in 1970 through 2261, as the
