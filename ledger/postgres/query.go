@@ -288,9 +288,10 @@ var rowColumns = []string{"request_id", "startTime", "endTime", "completionStart
 	"proxy_server_request"}
 
 // rowCols are the row queries' columns for rowColumns: the row as the
-// mapper reads it, its metadata whole. The key and team tables' aliases
-// come for every row; the mapper prefers the metadata's own (a string or
-// a number, not empty), as the summing query does (metaText, groupTeam).
+// mapper reads it, its metadata whole. A flat alias wins over the
+// metadata's in the mapper: the key and team tables' aliases come only for
+// a row whose metadata names none (a string or a number, not empty), as
+// the summing query picks them (metaText, groupTeam).
 func (f fragments) rowCols() []string {
 	return []string{
 		"sl.request_id::text",
@@ -311,8 +312,8 @@ func (f fragments) rowCols() []string {
 		f.col("team_id", "text") + "::text",
 		f.col("status", "text") + "::text",
 		f.col("metadata", "jsonb") + "::text",
-		f.joinedKeyAlias(),
-		f.joinedTeamAlias(),
+		f.unlessMeta(`'user_api_key_alias'`, f.joinedKeyAlias()),
+		f.unlessMeta(`'user_api_key_team_alias'`, f.joinedTeamAlias()),
 		f.col("api_base", "text") + "::text",
 		f.col("call_type", "text") + "::text",
 		f.col("request_tags", "jsonb") + "::text",
@@ -320,6 +321,17 @@ func (f fragments) rowCols() []string {
 		"(" + f.storedTier("response") + ")::text",
 		"(" + f.storedTier("proxy_server_request") + ")::text",
 	}
+}
+
+// unlessMeta is joined, a key or team table's alias, for a row whose
+// metadata has no label under member (a quoted SQL literal); NULL for one
+// that has. The member is looked up in the row's metadata, not in the
+// record the summing query takes apart: the row query has none.
+func (f fragments) unlessMeta(member, joined string) string {
+	if joined == "NULL::text" || !f.s.spend["metadata"] {
+		return joined
+	}
+	return fmt.Sprintf("CASE WHEN %s IS NULL THEN %s END", f.metaText("(sl.metadata -> "+member+")"), joined)
 }
 
 // storedTier is, of a stored response or request (a jsonb column), an
