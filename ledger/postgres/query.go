@@ -326,12 +326,13 @@ func (f fragments) rowCols() []string {
 // unlessMeta is joined, a key or team table's alias, for a row whose
 // metadata has no label under member (a quoted SQL literal); NULL for one
 // that has. The member is looked up in the row's metadata, not in the
-// record the summing query takes apart: the row query has none.
+// record the summing query takes apart (the row query has none), and only
+// for a row the tables name.
 func (f fragments) unlessMeta(member, joined string) string {
 	if joined == "NULL::text" || !f.s.spend["metadata"] {
 		return joined
 	}
-	return fmt.Sprintf("CASE WHEN %s IS NULL THEN %s END", f.metaText("(sl.metadata -> "+member+")"), joined)
+	return fmt.Sprintf("CASE WHEN %[2]s IS NULL THEN NULL WHEN %[1]s IS NULL THEN %[2]s END", f.metaText("(sl.metadata -> "+member+")"), joined)
 }
 
 // storedTier is, of a stored response or request (a jsonb column), an
