@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Benchmark the PostgreSQL reader on BENCH_ROWS generated rows in a real
 # server (ledger/postgres BenchmarkScale: a bare count/sum scan, the
-# server's COPY of the row query's plain columns, push-down grouped by key,
-# row mode) and write bench/postgres.md: each run's time and rows/s, and
-# its ratio to the bare scan of the same run.
+# server's COPY of the row query and of the row's plain columns alone,
+# push-down grouped by key, row mode) and write bench/postgres.md: each
+# run's time and rows/s, its ratio to the bare scan of the same run, and
+# its rate as a share of copy-out's.
 #
 # The server is TOKENFARE_TEST_DATABASE_URL's, else a private one started
 # from Debian's postgresql package (internal/pgtest).
@@ -44,7 +45,7 @@ grep -q '^BenchmarkScale/bare-scan' "$out" || { echo "bench/postgres.sh: no bare
 	fi
 	printf -- '- Server: %s\n' "$server"
 	printf -- '- Machine: %s cores, load average (1, 5, 15 min) before: %s; after: %s\n\n' "$(nproc)" "$load_before" "$load_after"
-	printf '| run | time | rows/s | ÷ bare scan |\n|:---|---:|---:|---:|\n'
+	printf '| run | time | rows/s | ÷ bare scan | rate ÷ copy-out |\n|:---|---:|---:|---:|---:|\n'
 	awk '/^BenchmarkScale\// {
 		name = $1; sub(/^BenchmarkScale\//, "", name); sub(/-[0-9]+$/, "", name)
 		ns = ""; rps = ""
@@ -52,14 +53,16 @@ grep -q '^BenchmarkScale/bare-scan' "$out" || { echo "bench/postgres.sh: no bare
 		if (ns == "") next
 		s = ns / 1e9
 		if (name == "bare-scan") bare = s
+		if (name == "copy-out") copy = s
 		n++; names[n] = name; secs[n] = s; rate[n] = rps
 	}
 	END {
 		for (i = 1; i <= n; i++) {
 			ratio = (bare > 0) ? sprintf("%.1f×", secs[i] / bare) : "-"
-			printf "| %s | %.2f s | %.0f | %s |\n", names[i], secs[i], rate[i], ratio
+			share = (copy > 0) ? sprintf("%.0f %%", 100 * copy / secs[i]) : "-"
+			printf "| %s | %.2f s | %.0f | %s | %s |\n", names[i], secs[i], rate[i], ratio, share
 		}
 	}' "$out"
-	printf '\nbare-scan: `SELECT count(*), sum(prompt_tokens), sum(completion_tokens)`; copy-out: a `COPY` of the row query'"'"'s plain columns to nowhere; push-down: grouped by key, as chargeback asks; rows: every row through the mapper and the engine (`--rows`). One run each, one after the other; see docs/scale.md for what they cost and why.\n'
+	printf '\nbare-scan: `SELECT count(*), sum(prompt_tokens), sum(completion_tokens)`; copy-out: a `COPY` of the row query (the columns row mode reads, metadata as its JSON text, the same joins and planner settings) to nowhere; copy-plain: a `COPY` of the row'"'"'s plain columns alone (no metadata); push-down: grouped by key, as chargeback asks; rows: every row through the mapper and the engine (`--rows`). One run each, one after the other; see docs/scale.md for what they cost and why.\n'
 } > "$results"
 echo "wrote $results" >&2

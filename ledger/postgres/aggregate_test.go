@@ -212,27 +212,6 @@ func TestPushDownEqualsRows(t *testing.T) {
 	}
 }
 
-// TestOddRowsByWindow: past maxOddCtids odd rows, row mode reads them
-// with a second scan of the window instead of by ctid, to the same result.
-func TestOddRowsByWindow(t *testing.T) {
-	db := pgtest.NewLiteLLM(t, pgtest.SchemaCurrent)
-	db.LoadDump(t, sampleDump)
-	db.LoadDump(t, shapesDump)
-	db.Exec(t, oddRows)
-	byCtid, _ := engineOf(t, time.Time{}, time.Time{})
-	priceRows(t, byCtid, Options{}, db.URL)
-	defer func(n int) { maxOddCtids = n }(maxOddCtids)
-	maxOddCtids = 1
-	byWindow, _ := engineOf(t, time.Time{}, time.Time{})
-	priceRows(t, byWindow, Options{}, db.URL)
-	if got, want := reconciled(t, byWindow), reconciled(t, byCtid); got != want {
-		t.Errorf("odd rows by window differ from by ctid:\n%s", firstDiff(got, want))
-	}
-	if r := byWindow.Rows(); r.Rejected != 4 || r.Priced < 500 {
-		t.Errorf("rows %+v, want hundreds priced and the 4 odd rows the mapper refuses rejected", r)
-	}
-}
-
 // TestPushDownOddRows: the sums name each odd row by its request id and
 // the odd rows are fetched by those ids; past maxOddIDs of them, by a second
 // scan of the window. Both equal row mode, with the window's edge between
@@ -291,7 +270,7 @@ func TestPushDownOddRows(t *testing.T) {
 
 // testSession opens a read-only session on the database at url, closed
 // at the test's end.
-func testSession(t *testing.T, url string, opts Options) *session {
+func testSession(t testing.TB, url string, opts Options) *session {
 	t.Helper()
 	src, err := New(url, opts)
 	if err != nil {
@@ -458,25 +437,6 @@ func TestPushDownPlainTests(t *testing.T) {
 		}
 		if got, want := sums.Rows(), rows.Rows(); got != want {
 			t.Errorf("by %v: rows %+v, want %+v", dims, got, want)
-		}
-	}
-}
-
-// TestCountPatternInReader: the reader's test of a metadata count
-// (patternCount) takes exactly the texts the database's pattern
-// (countPattern) takes, as the row query leaves that test to the reader.
-func TestCountPatternInReader(t *testing.T) {
-	db := pgtest.NewLiteLLM(t, pgtest.SchemaCurrent)
-	ctx := context.Background()
-	ss := testSession(t, db.URL, Options{})
-	for _, text := range []string{"0", "7", "40", "123456789", "1234567890", "00", "0040", "-5", "+5", " 5", "5 ", "5\n",
-		"", "4.0", "1e3", "999999999", "٣", "12a", "0x1"} {
-		var want bool
-		if err := ss.tx.QueryRow(ctx, `SELECT $1::text ~ ('^' || $2::text || '$')`, text, countPattern).Scan(&want); err != nil {
-			t.Fatal(err)
-		}
-		if _, got := patternCount([]byte(text)); got != want {
-			t.Errorf("%q: the reader takes it %v, the database %v", text, got, want)
 		}
 	}
 }

@@ -8,7 +8,8 @@ import (
 // The SQL below is built from fixed fragments and the columns the probe
 // found; every value the user gives is a parameter.
 //
-// Each row is first judged plain ("ok") or odd. A plain row's metadata is
+// The summing query judges each row plain ("ok") or odd (row mode sends
+// every row as an odd one, to the mapper). A plain row's metadata is
 // an object whose token counts are absent or small non-negative integers,
 // its counts add up, its spend is a finite non-negative number, its status
 // is known and its instants are in order and in 1970 through 2261, as the
@@ -97,16 +98,7 @@ func objectOrNull(x string) string {
 
 // ok is the plain-row test: a CASE, so that the counts are cast only once
 // their form is known good. Every count is referred to three times at most.
-func (f fragments) ok() string { return f.plainTest(true) }
-
-// rowsOK is the plain-row test less the metadata counts' form and sums:
-// the row query sends the counts, and the reader tests them (plainCounts),
-// which costs the server three path lookups, a pattern and three casts a
-// row less.
-func (f fragments) rowsOK() string { return f.plainTest(false) }
-
-// plainTest is ok, with the metadata counts tested or not.
-func (f fragments) plainTest(withCounts bool) string {
+func (f fragments) ok() string {
 	status := "TRUE"
 	switch {
 	case f.s.spend["status"] && f.s.spend["metadata"]:
@@ -138,11 +130,9 @@ func (f fragments) plainTest(withCounts bool) string {
 		'cache_creation', 'server_tool_use', 'service_tier', 'inference_geo'], FALSE)`,
 			`NOT COALESCE((` + au + `->'prompt_tokens_details') ?| array['cache_creation_token_details', 'web_search_requests'], FALSE)`,
 		}, "\n\t\tAND ")
-		if withCounts {
-			meta += "\n\t\tAND " + countsOK(cached, write1, reason)
-			counts = fmt.Sprintf("sl.prompt_tokens >= COALESCE(%s, 0) + COALESCE(%s, 0) AND sl.completion_tokens >= COALESCE(%s, 0)",
-				countInt(cached), countInt(write1), countInt(reason))
-		}
+		meta += "\n\t\tAND " + countsOK(cached, write1, reason)
+		counts = fmt.Sprintf("sl.prompt_tokens >= COALESCE(%s, 0) + COALESCE(%s, 0) AND sl.completion_tokens >= COALESCE(%s, 0)",
+			countInt(cached), countInt(write1), countInt(reason))
 	}
 	// A total above prompt + completion tells the mapper that writes or
 	// reasoning lie outside them.
@@ -192,12 +182,6 @@ func (f fragments) plainTest(withCounts bool) string {
 // and none is odd; NaN compares above every number.
 const plainSpend = `(sl.spend = 0 OR (sl.spend >= 1e-40 AND sl.spend < 1e40))`
 
-// keyAlias is the key's alias: the one in the metadata at call time, else
-// the key table's, else the deleted-key table's; NULL when none.
-func (f fragments) keyAlias() string {
-	return fmt.Sprintf("COALESCE(%s, %s)", f.metaText(metaKey), f.joinedKeyAlias())
-}
-
 // joinedKeyAlias is the alias the key tables hold; NULL when none.
 func (f fragments) joinedKeyAlias() string {
 	var parts []string
@@ -221,16 +205,6 @@ func (f fragments) metaText(x string) string {
 	return "NULLIF(" + jsonText(x) + ", '')"
 }
 
-// team is the team's name as the mapper picks it: the metadata's team
-// alias, the team table's, the team id, the metadata's team id.
-func (f fragments) team() string {
-	joined := "NULL::text"
-	if f.s.teams != nil {
-		joined = "NULLIF(tt.team_alias, '')"
-	}
-	return fmt.Sprintf("COALESCE(%s, %s, NULLIF(%s, ''), %s)", f.metaText(metaTA), joined, f.col("team_id", "text"), f.metaText(metaTID))
-}
-
 // joinedTeamAlias is the team table's alias; NULL when none.
 func (f fragments) joinedTeamAlias() string {
 	if f.s.teams == nil {
@@ -245,7 +219,9 @@ func (f fragments) keyOf(col string) string {
 	return fmt.Sprintf(`(CASE WHEN %[1]s LIKE 'sk-%%' THEN encode(sha256(convert_to(%[1]s, 'UTF8')), 'hex') ELSE COALESCE(%[1]s, '') END)`, col)
 }
 
-// groupTeam is a summed group's team, picked as team picks a row's.
+// groupTeam is a summed group's team as the mapper picks a row's: the
+// metadata's team alias, the team table's, the team id, the metadata's
+// team id.
 func (f fragments) groupTeam() string {
 	joined := "NULL::text"
 	if f.s.teams != nil {
@@ -305,34 +281,18 @@ func (f fragments) from(keys, teams bool) string {
 // inWindow is the predicate on "startTime" ($1, $2) that its index serves.
 const inWindow = `WHERE sl."startTime" >= $1::timestamp AND sl."startTime" < $2::timestamp`
 
-// rowColumns are the mapper's column names of the row query, in order.
+// rowColumns are the mapper's column names of the row queries, in order.
 var rowColumns = []string{"request_id", "startTime", "endTime", "completionStartTime", "api_key", "spend",
 	"prompt_tokens", "completion_tokens", "total_tokens", "cache_hit", "model", "model_group", "model_id", "custom_llm_provider", "user",
-	"team_id", "status", "metadata", "cached_tokens", "cache_creation_tokens", "reasoning_tokens", "key_alias", "team_alias", "api_base",
-	"call_type", "model_map_key", "request_tags", "key_metadata", "response", "proxy_server_request"}
+	"team_id", "status", "metadata", "key_alias", "team_alias", "api_base", "call_type", "request_tags", "key_metadata", "response",
+	"proxy_server_request"}
 
-// rowCols are the row query's columns for rowColumns: a plain row comes
-// with its token split and aliases in flat columns and no metadata; an odd
-// row with its metadata and raw team id.
-func (f fragments) rowCols(plain bool) []string {
-	onlyPlain := func(expr string) string {
-		if plain {
-			return "(" + expr + ")::text"
-		}
-		return "NULL::text"
-	}
-	onlyOdd := func(expr string) string {
-		if plain {
-			return "NULL::text"
-		}
-		return "(" + expr + ")::text"
-	}
-	keyAlias := f.keyAlias()
-	teamAlias := f.team()
-	if !plain {
-		keyAlias = fmt.Sprintf("CASE WHEN %s IS NULL THEN %s END", f.metaText(metaKey), f.joinedKeyAlias())
-		teamAlias = fmt.Sprintf("CASE WHEN %s IS NULL THEN %s END", f.metaText(metaTA), f.joinedTeamAlias())
-	}
+// rowCols are the row queries' columns for rowColumns: the row as the
+// mapper reads it, its metadata whole. A flat alias wins over the
+// metadata's in the mapper: the key and team tables' aliases come only for
+// a row whose metadata names none (a string or a number, not empty), as
+// the summing query picks them (metaText, groupTeam).
+func (f fragments) rowCols() []string {
 	return []string{
 		"sl.request_id::text",
 		`sl."startTime"::text`,
@@ -349,22 +309,30 @@ func (f fragments) rowCols(plain bool) []string {
 		f.col("model_id", "text") + "::text",
 		f.col("custom_llm_provider", "text") + "::text",
 		f.col("user", "text") + "::text",
-		onlyOdd(f.col("team_id", "text")),
+		f.col("team_id", "text") + "::text",
 		f.col("status", "text") + "::text",
-		onlyOdd(f.col("metadata", "jsonb")),
-		onlyPlain(f.countText(cached)),
-		onlyPlain(f.countText(write1)),
-		onlyPlain(f.countText(reason)),
-		keyAlias,
-		teamAlias,
+		f.col("metadata", "jsonb") + "::text",
+		f.unlessMeta(`'user_api_key_alias'`, f.joinedKeyAlias()),
+		f.unlessMeta(`'user_api_key_team_alias'`, f.joinedTeamAlias()),
 		f.col("api_base", "text") + "::text",
-		onlyOdd(f.col("call_type", "text")),
-		onlyPlain(f.priceKey()),
+		f.col("call_type", "text") + "::text",
 		f.col("request_tags", "jsonb") + "::text",
 		f.keyMetadata(),
-		onlyOdd(f.storedTier("response")),
-		onlyOdd(f.storedTier("proxy_server_request")),
+		"(" + f.storedTier("response") + ")::text",
+		"(" + f.storedTier("proxy_server_request") + ")::text",
 	}
+}
+
+// unlessMeta is joined, a key or team table's alias, for a row whose
+// metadata has no label under member (a quoted SQL literal); NULL for one
+// that has. The member is looked up in the row's metadata, not in the
+// record the summing query takes apart (the row query has none), and only
+// for a row the tables name.
+func (f fragments) unlessMeta(member, joined string) string {
+	if joined == "NULL::text" || !f.s.spend["metadata"] {
+		return joined
+	}
+	return fmt.Sprintf("CASE WHEN %[2]s IS NULL THEN NULL WHEN %[1]s IS NULL THEN %[2]s END", f.metaText("(sl.metadata -> "+member+")"), joined)
 }
 
 // storedTier is, of a stored response or request (a jsonb column), an
@@ -407,27 +375,12 @@ func (f fragments) keyMetadata() string {
 	return "vt.metadata::text"
 }
 
-// rowQuery selects every row of the window ($1, $2) as text, led by the
-// plain-row test (less the counts', rowsOK) and the row's ctid: plain rows
-// are read as they come, odd ones fetched again whole by oddQuery. Each
-// expression is computed once per row, in parallel workers when the
-// server has them.
+// rowQuery selects every row of the window ($1, $2) as text, as the
+// mapper reads it: no plain-row test, no metadata taken apart. The server
+// does little more than a COPY of the columns; the mapper's scanner reads
+// the metadata, visiting only the members it needs.
 func (f fragments) rowQuery() string {
-	return fmt.Sprintf("SELECT (%s)::text AS ok, sl.ctid::text,\n\t%s\n%s\n%s", f.rowsOK(), strings.Join(f.rowCols(true), ",\n\t"), f.from(true, true), inWindow)
-}
-
-// oddQuery selects the rows whose ctids are $1 and request ids $2, as
-// text, for the mapper. Of a partitioned table (Citus's too, or one other
-// tables inherit from), a ctid is one row's in each partition; the
-// request id (the table's key) picks the one. Of a plain table the ctids
-// alone are given ($2 is not used): the planner weighs each element of
-// an array, and the request ids would cost it as much as the ctids.
-func (f fragments) oddQuery() string {
-	where := "sl.ctid = ANY($1::tid[]) AND sl.request_id = ANY($2::text[])"
-	if f.s.oneCtid {
-		where = "sl.ctid = ANY($1::tid[])"
-	}
-	return fmt.Sprintf("SELECT %s\n%s\nWHERE %s", strings.Join(f.rowCols(false), ",\n\t"), f.from(true, true), where)
+	return fmt.Sprintf("SELECT %s\n%s\n%s", strings.Join(f.rowCols(), ",\n\t"), `FROM "LiteLLM_SpendLogs" sl`+f.joins(true, true, "sl.api_key", "sl.team_id"), inWindow)
 }
 
 // oddByIDQuery selects the odd rows of the window ($1, $2) whose request
@@ -435,22 +388,13 @@ func (f fragments) oddQuery() string {
 // the test are checked again, so a request id that two rows share fetches
 // only the odd one.
 func (f fragments) oddByIDQuery() string {
-	return fmt.Sprintf("SELECT %s\n%s\n%s AND sl.request_id = ANY($3::text[]) AND NOT (%s)", strings.Join(f.rowCols(false), ",\n\t"),
+	return fmt.Sprintf("SELECT %s\n%s\n%s AND sl.request_id = ANY($3::text[]) AND NOT (%s)", strings.Join(f.rowCols(), ",\n\t"),
 		f.from(true, true), inWindow, f.ok())
 }
 
 // oddWindowQuery selects the odd rows of the window ($1, $2), as text.
 func (f fragments) oddWindowQuery() string {
-	return fmt.Sprintf("SELECT %s\n%s\n%s AND NOT (%s)", strings.Join(f.rowCols(false), ",\n\t"), f.from(true, true), inWindow, f.ok())
-}
-
-// countText is a metadata count as text for the mapper: "0" when absent,
-// or when the table has no metadata.
-func (f fragments) countText(x string) string {
-	if !f.s.spend["metadata"] {
-		return "'0'"
-	}
-	return fmt.Sprintf("COALESCE(%s, '0')", x)
+	return fmt.Sprintf("SELECT %s\n%s\n%s AND NOT (%s)", strings.Join(f.rowCols(), ",\n\t"), f.from(true, true), inWindow, f.ok())
 }
 
 // countSum is a metadata count for the summing query: NULL when absent,

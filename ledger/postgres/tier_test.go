@@ -41,9 +41,9 @@ func TestStoredTiersFromDB(t *testing.T) {
 	want := map[string]tiers{
 		"r1": {ledger.TierStandard, ledger.TierPriority, ledger.TierServed, true},
 		"r2": {ledger.TierFlex, ledger.TierFlex, ledger.TierAsked, true},
-		// A row whose stored tiers are all standard is summed in SQL
-		// with the plain rows: nothing in it is worth a word.
-		"r3": {ledger.TierStandard, ledger.TierStandard, ledger.TierNotLogged, false},
+		// Its response names the standard tier; its request none (the
+		// "service_tier" in a message is not the request's).
+		"r3": {ledger.TierStandard, ledger.TierStandard, ledger.TierServed, false},
 		"r4": {ledger.TierFlex, ledger.TierFlex, ledger.TierServed, true},
 	}
 	for _, c := range calls {

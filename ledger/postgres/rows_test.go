@@ -1,0 +1,76 @@
+package postgres
+
+import (
+	"testing"
+	"time"
+
+	"github.com/tokenfare/tokenfare/internal/pgtest"
+)
+
+// aliasRows inserts calls whose key and team are named by the metadata,
+// by the key, deleted-key and team tables, or by both: key hk1 is
+// "table-key" in the key table, hk2 "gone-key" in the deleted keys' (its
+// later deletion), team t1 "table-team" in the team table.
+func aliasRows(t *testing.T, db *pgtest.DB) {
+	db.Exec(t, `INSERT INTO "LiteLLM_VerificationToken" (token, key_alias) VALUES ('hk1', 'table-key');
+		INSERT INTO "LiteLLM_DeletedVerificationToken" (id, token, key_alias, deleted_at) VALUES
+			('d1', 'hk2', 'first-name', '2026-09-01'), ('d2', 'hk2', 'gone-key', '2026-09-20');
+		INSERT INTO "LiteLLM_TeamTable" (team_id, team_alias) VALUES ('t1', 'table-team');
+		INSERT INTO "LiteLLM_SpendLogs" (request_id, call_type, api_key, team_id, spend, prompt_tokens, completion_tokens,
+			"startTime", "endTime", model, custom_llm_provider, status, metadata) VALUES
+		('a1', 'acompletion', 'hk1', 't1', 0.001, 1000, 100, '2026-10-02 08:00:00', '2026-10-02 08:00:01', 'gpt-4o', 'openai', 'success',
+			'{"user_api_key_alias": "meta-key", "user_api_key_team_alias": "meta-team"}'),
+		('a2', 'acompletion', 'hk1', 't1', 0.001, 1000, 100, '2026-10-02 09:00:00', '2026-10-02 09:00:01', 'gpt-4o', 'openai', 'success',
+			'{}'),
+		('a3', 'acompletion', 'hk1', 't1', 0.001, 1000, 100, '2026-10-02 10:00:00', '2026-10-02 10:00:01', 'gpt-4o', 'openai', 'success',
+			'{"user_api_key_alias": "", "user_api_key_team_alias": ""}'),
+		('a4', 'acompletion', 'hk2', 't2', 0.001, 1000, 100, '2026-10-02 11:00:00', '2026-10-02 11:00:01', 'gpt-4o', 'openai', 'success',
+			'{"user_api_key_team_id": "meta-tid"}'),
+		('a5', 'acompletion', 'hk1', NULL, 0.001, 1000, 100, '2026-10-02 12:00:00', '2026-10-02 12:00:01', 'gpt-4o', 'openai', 'success',
+			'{"user_api_key_alias": 42, "user_api_key_team_id": "meta-tid", "additional_usage_values":
+				{"prompt_tokens_details": {"cached_tokens": 300}}}'),
+		('a6', 'acompletion', 'hk1', 't1', 0.001, 1000, 100, '2026-10-02 13:00:00', '2026-10-02 13:00:01', 'gpt-4o', 'openai', 'success',
+			'{"user_api_key_alias": null, "user_api_key_team_alias": ["not", "a", "label"]}')`)
+}
+
+// TestRowsAliases: row mode names each call's key and team as the summing
+// query does: the metadata's label (a string or a number, not empty)
+// first, then the key tables' and the team table's, then the team id
+// column, then the metadata's team id.
+func TestRowsAliases(t *testing.T) {
+	db := pgtest.NewLiteLLM(t, pgtest.SchemaCurrent)
+	aliasRows(t, db)
+	calls, rejected := readDB(t, db.URL, Options{})
+	if len(rejected) != 0 {
+		t.Fatalf("rejected %v", rejected)
+	}
+	want := map[string]struct {
+		key, team string
+		cached    int64
+	}{
+		"a1": {"meta-key", "meta-team", 0},
+		"a2": {"table-key", "table-team", 0},
+		"a3": {"table-key", "table-team", 0},
+		"a4": {"gone-key", "t2", 0},
+		"a5": {"42", "meta-tid", 300},
+		"a6": {"table-key", "table-team", 0},
+	}
+	if len(calls) != len(want) {
+		t.Fatalf("%d calls, want %d", len(calls), len(want))
+	}
+	for _, c := range calls {
+		w := want[c.RequestID]
+		if c.KeyAlias != w.key || c.Team != w.team || c.Tokens.CacheRead != w.cached {
+			t.Errorf("%s: key alias %q, team %q, cached %d; want %q, %q, %d", c.RequestID, c.KeyAlias, c.Team, c.Tokens.CacheRead, w.key, w.team, w.cached)
+		}
+	}
+	since, until := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	opts := Options{Since: since, Until: until}
+	rows, _ := engineOf(t, since, until)
+	priceRows(t, rows, opts, db.URL)
+	sums, po := engineOf(t, since, until)
+	pricePushDown(t, sums, opts, po, db.URL)
+	if got, want := reconciled(t, sums), reconciled(t, rows); got != want {
+		t.Errorf("push-down differs from rows:\n%s", firstDiff(got, want))
+	}
+}
