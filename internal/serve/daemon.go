@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -131,7 +132,10 @@ func (d *Daemon) loop(ctx context.Context, col *metrics.Collector, srv *http.Ser
 			shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
 			err := srv.Shutdown(shut)
-			_ = <-served // http.ErrServerClosed, at once
+			// Serve returns http.ErrServerClosed at once; anything else is told.
+			if serr := <-served; !errors.Is(serr, http.ErrServerClosed) {
+				err = errors.Join(err, serr)
+			}
 			return err
 		case err := <-served:
 			// Serve ends only on an error of its own before Shutdown; it
