@@ -246,9 +246,7 @@ type Engine struct {
 	opts          Options
 	dims          dimSet
 	zone          *time.Location
-	refs          map[refKey]*modelRef
-	recent        [8]recentRef // the last names resolved, tried before refs
-	nextRecent    int
+	names         resolver // name resolution (resolver.go)
 	seen          Seen
 	seenErr       error
 	copies        *copyTable                // the last first copies read, by identity (copies.go)
@@ -269,10 +267,7 @@ type Engine struct {
 	promo         map[promoKey]*PromotionGap
 	source        int // the number of the source read, from 0 (NextSource)
 	sourceStarted bool
-	maxNames      int                       // names kept in refs (Options.MaxNames)
-	maxGroups     int                       // buckets before groupings fold (Options.MaxGroups)
-	otherRefs     map[overflowKey]*modelRef // names beyond maxNames, by what they resolve to
-	foldedNames   int64
+	maxGroups     int // buckets before groupings fold (Options.MaxGroups)
 	foldedCalls   int64
 	lastVariant   variant           // the last call's service tier and region, and its interned id
 	lastVariantID variantID         //
@@ -311,86 +306,6 @@ type unsureKey struct {
 	day   tariffs.Coverage
 }
 
-// refKey is how a call names its model, and who served it.
-type refKey struct{ model, group, host, priceKey string }
-
-// recentRef is a name resolved lately.
-type recentRef struct {
-	key refKey
-	ref *modelRef
-}
-
-// modelRef is a logged model name resolved once, with its cursor and the
-// buckets its last calls went to. The caches keep each bucket's cheap hash
-// beside it, so that a miss reads no bucket: with thousands of buckets a
-// model's buckets are mostly out of the processor's cache.
-type modelRef struct {
-	model    *tariffs.Model
-	cursor   *tariffs.Cursor
-	host     string          // the host the names were looked up among ("" : the first-party lists)
-	noTariff string          // the call's host, when no tariff prices that host
-	name     string          // the name its calls are known by when it stands for many (OtherNames)
-	misses   int             // calls that missed last, until recent is made
-	last     [4]hashedBucket // most recent first
-	// recent holds buckets of this name's calls by the top bits of
-	// bucketKey.cheapHash; its length is a power of two, set on first use.
-	recent []hashedBucket
-	shift  uint8 // 64 - log2(len(recent))
-}
-
-// hashedBucket is a bucket with the cheap hash of its key.
-type hashedBucket struct {
-	h uint64
-	b *bucket
-}
-
-// recentBucket returns the bucket of key k, whose cheap hash is h, if one
-// of the model's last calls went to it, moving it to the front.
-func (r *modelRef) recentBucket(k *bucketKey, h uint64) *bucket {
-	for i, x := range r.last {
-		if x.b == nil {
-			return nil
-		}
-		if x.h == h && x.b.k == *k {
-			copy(r.last[1:i+1], r.last[:i])
-			r.last[0] = x
-			return x.b
-		}
-	}
-	return nil
-}
-
-// remember puts b, of hash h, in front of the model's recent buckets.
-func (r *modelRef) remember(b *bucket, h uint64) {
-	copy(r.last[1:], r.last[:len(r.last)-1])
-	r.last[0] = hashedBucket{h, b}
-}
-
-// recentSlot returns the slot of the cache by cheap hash where a bucket of
-// hash h is looked for first, making the cache once the name's calls have
-// missed its last buckets recentAfter times (most names of an input with
-// many have few calls, and the cache costs 4 KiB or more): 256 slots when
-// calls are grouped by model only (a model has few buckets then), 4096
-// when grouped by key, user, day or the like (a model has thousands). It
-// returns nil before.
-func (r *modelRef) recentSlot(h uint64, grouped bool) *hashedBucket {
-	if r.recent == nil {
-		if r.misses++; r.misses < recentAfter {
-			return nil
-		}
-		bits := uint8(8)
-		if grouped {
-			bits = 12
-		}
-		r.recent, r.shift = make([]hashedBucket, 1<<bits), 64-bits
-	}
-	return &r.recent[h>>r.shift]
-}
-
-// recentAfter is how many calls of a name miss its last buckets before
-// the name gets a cache by cheap hash.
-const recentAfter = 64
-
 // New returns an engine that prices calls against cat.
 func New(cat *tariffs.Catalog, opts Options) *Engine {
 	zone := opts.Zone
@@ -402,13 +317,10 @@ func New(cat *tariffs.Catalog, opts Options) *Engine {
 		seen = memorySeen{}
 	}
 	e := &Engine{cat: cat, opts: opts, dims: setOf(opts.Dims), zone: zone,
-		refs: map[refKey]*modelRef{}, seen: seen, labels: &texts{}, values: &texts{},
-		unsure:   map[unsureKey]*CalendarGap{},
-		promo:    map[promoKey]*PromotionGap{},
-		maxNames: opts.MaxNames, maxGroups: opts.MaxGroups}
-	if e.maxNames <= 0 {
-		e.maxNames = DefaultMaxNames
-	}
+		names: newResolver(cat, opts.TariffAt, opts.MaxNames), seen: seen, labels: &texts{}, values: &texts{},
+		unsure:    map[unsureKey]*CalendarGap{},
+		promo:     map[promoKey]*PromotionGap{},
+		maxGroups: opts.MaxGroups}
 	if e.maxGroups <= 0 {
 		e.maxGroups = DefaultMaxGroups
 		if opts.Runs != nil {
@@ -748,7 +660,7 @@ func (p *PricedCall) FailedCost(c *ledger.Call) (decimal.Decimal, bool) {
 
 // classify decides the outcome of a call and the quote it is priced at.
 func (e *Engine) classify(c *ledger.Call) PricedCall {
-	ref := e.ref(c)
+	ref := e.names.ref(c)
 	pc := newPriced(c, ref)
 	billing := e.billingOf(ref)
 	pc.At = billingInstant(c, billing)
@@ -827,101 +739,11 @@ func loggedName(c *ledger.Call) string {
 	return c.ModelGroup
 }
 
-// ref resolves a call's model once per logged name and host: the model
-// sent upstream first, then the public model group.
-func (e *Engine) ref(c *ledger.Call) *modelRef {
-	name := refKey{c.Model, c.ModelGroup, c.Host, c.PriceKey}
-	// A few recent names are compared before the map is hashed: readers
-	// intern names, and equal strings sharing memory compare at once.
-	for i := range e.recent {
-		if e.recent[i].key == name && e.recent[i].ref != nil {
-			return e.recent[i].ref
-		}
-	}
-	r, ok := e.refs[name]
-	if !ok {
-		r = e.resolve(c)
-		if len(e.refs) < e.maxNames {
-			e.refs[name] = r
-		} else {
-			r = e.overflowRef(r)
-		}
-	}
-	e.recent[e.nextRecent] = recentRef{name, r}
-	e.nextRecent = (e.nextRecent + 1) % len(e.recent)
-	return r
-}
-
-// overflowKey is what a name beyond the budget of names resolved to.
-type overflowKey struct {
-	model          *tariffs.Model
-	host, noTariff string
-}
-
-// overflowRef returns the ref that stands for a name beyond the budget of
-// names, resolved to r: one per tariff model and host, and one, named
-// OtherNames, per host for the names no tariff knows.
-func (e *Engine) overflowRef(r *modelRef) *modelRef {
-	e.foldedNames++
-	k := overflowKey{r.model, r.host, r.noTariff}
-	if o := e.otherRefs[k]; o != nil {
-		return o
-	}
-	if e.otherRefs == nil {
-		e.otherRefs = map[overflowKey]*modelRef{}
-	}
-	if r.model == nil {
-		r.name = OtherNames
-	}
-	e.otherRefs[k] = r
-	return r
-}
-
 // Folded returns how many calls had a name beyond the budget of names
 // (priced under their tariff model, or as OtherNames), and how many
 // landed in a bucket whose groupings were folded past the budget of
 // groups.
-func (e *Engine) Folded() (names, groups int64) { return e.foldedNames, e.foldedCalls }
-
-// resolve finds a call's model among the lists of its host: the name the
-// gateway priced it under (PriceKey), then the name sent upstream, then
-// the public model group. A call with no host logged
-// takes the host its model's name gives ("azure_ai/..."), for the group
-// too. A host no tariff prices is noted, to name it as the reason.
-func (e *Engine) resolve(c *ledger.Call) *modelRef {
-	host := c.Host
-	r := &modelRef{host: tariffs.NormalizeHost(host)}
-	// The name the gateway priced the call under comes first: Azure logs
-	// a deployment's own name as the model, its price entry says which
-	// deployment type (Global, Data Zone, Regional) it is.
-	// It never chooses the host: with none known, a key naming one is
-	// passed over.
-	key := c.PriceKey
-	if host == "" && tariffs.HostOfPrefix(key) != "" {
-		key = ""
-	}
-	for _, n := range []string{key, c.Model, c.ModelGroup} {
-		if n == "" {
-			continue
-		}
-		m, at, ok := e.cat.ResolveOn(host, n)
-		r.host = at
-		if ok {
-			r.model, r.cursor = m, m.Cursor()
-			if !e.opts.TariffAt.IsZero() {
-				r.cursor = m.CursorAtTariffOf(e.opts.TariffAt)
-			}
-			return r
-		}
-		if host == "" {
-			host = at
-		}
-	}
-	if host != "" && !e.cat.PricesHost(host) {
-		r.noTariff = tariffs.NormalizeHost(host)
-	}
-	return r
-}
+func (e *Engine) Folded() (names, groups int64) { return e.names.foldedNames, e.foldedCalls }
 
 // NextSource tells the engine that the calls that follow come from another
 // source (file, export or database) than those before: a call read again

@@ -171,12 +171,7 @@ func (e *Engine) collapse() {
 	// No bucket has a grouping now: its texts start again, so that they
 	// hold the values of the buckets to the next spill, not of them all.
 	e.values = e.values.emptied()
-	for _, r := range e.refs {
-		r.forget()
-	}
-	for _, r := range e.otherRefs {
-		r.forget()
-	}
+	e.names.forget()
 }
 
 // renumbered returns k with its groupings numbered among the engine's
@@ -188,12 +183,6 @@ func (e *Engine) renumbered(k *bucketKey, old *texts) bucketKey {
 		*f = e.values.id(old.of(*f))
 	}
 	return n
-}
-
-// forget drops the buckets the name's last calls went to.
-func (r *modelRef) forget() {
-	clear(r.last[:])
-	clear(r.recent)
 }
 
 // Close removes the runs the engine wrote, if any. The groups of a
