@@ -85,24 +85,6 @@ const (
 	DefaultSpillBuckets = 360_000
 )
 
-// Seen records call identities as 64-bit fingerprints with the call's start
-// instant (Unix nanoseconds); FirstSeen reports whether a fingerprint is new.
-// The same identity always comes with the same start.
-type Seen interface {
-	FirstSeen(fp uint64, startNanos int64) (bool, error)
-}
-
-// memorySeen is a Seen that keeps every fingerprint in memory.
-type memorySeen map[uint64]struct{}
-
-func (m memorySeen) FirstSeen(fp uint64, _ int64) (bool, error) {
-	if _, ok := m[fp]; ok {
-		return false, nil
-	}
-	m[fp] = struct{}{}
-	return true, nil
-}
-
 // bucketKey identifies calls that share prices and groupings. Its strings
 // are numbers (text), of the engine's labels (unknown, host) and values
 // (the groupings): a key is a few words, compared and hashed as such.
@@ -246,15 +228,9 @@ type Engine struct {
 	opts          Options
 	dims          dimSet
 	zone          *time.Location
-	names         resolver // name resolution (resolver.go)
-	seen          Seen
-	seenErr       error
-	copies        *copyTable                // the last first copies read, by identity (copies.go)
-	conflicts     map[string]*CopyConflicts // repeats whose copies disagree, by model name
-	uncompared    int64                     // repeats whose first copy had left copies
-	tierNotes     map[tierNoteKey]int64     // priced calls served at another tier than asked, or at the tier asked (tiers.go)
-	gateway       ledger.Gateway            // of the last call fingerprinted
-	gatewayFP     uint64                    // its hash
+	names         resolver              // name resolution (resolver.go)
+	gate          dupGate               // the duplicate gate (gate.go)
+	tierNotes     map[tierNoteKey]int64 // priced calls served at another tier than asked, or at the tier asked (tiers.go)
 	buckets       bucketTable
 	labels        *texts // the logged names of unknown models and the hosts no tariff prices, of bucket keys
 	values        *texts // the groupings of bucket keys; a spilling engine starts them again at each spill
@@ -265,8 +241,6 @@ type Engine struct {
 	slots         slotCache
 	unsure        map[unsureKey]*CalendarGap
 	promo         map[promoKey]*PromotionGap
-	source        int // the number of the source read, from 0 (NextSource)
-	sourceStarted bool
 	maxGroups     int // buckets before groupings fold (Options.MaxGroups)
 	foldedCalls   int64
 	lastVariant   variant           // the last call's service tier and region, and its interned id
@@ -312,12 +286,8 @@ func New(cat *tariffs.Catalog, opts Options) *Engine {
 	if zone == nil {
 		zone = time.UTC
 	}
-	seen := opts.Seen
-	if seen == nil {
-		seen = memorySeen{}
-	}
 	e := &Engine{cat: cat, opts: opts, dims: setOf(opts.Dims), zone: zone,
-		names: newResolver(cat, opts.TariffAt, opts.MaxNames), seen: seen, labels: &texts{}, values: &texts{},
+		names: newResolver(cat, opts.TariffAt, opts.MaxNames), gate: newGate(opts.Seen), labels: &texts{}, values: &texts{},
 		unsure:    map[unsureKey]*CalendarGap{},
 		promo:     map[promoKey]*PromotionGap{},
 		maxGroups: opts.MaxGroups}
@@ -670,7 +640,7 @@ func (e *Engine) classify(c *ledger.Call) PricedCall {
 	switch {
 	case (!e.opts.Since.IsZero() && pc.At.Before(e.opts.Since)) || (!e.opts.Until.IsZero() && !pc.At.Before(e.opts.Until)):
 		pc.Outcome = Outside
-	case e.seenBefore(c, &pc):
+	case e.gate.seenBefore(c, &pc):
 	case c.CacheHit:
 		pc.Outcome = CacheHit
 	case c.Status == ledger.StatusFailure:
@@ -749,85 +719,7 @@ func (e *Engine) Folded() (names, groups int64) { return e.names.foldedNames, e.
 // source (file, export or database) than those before: a call read again
 // from the same source is a Duplicate, one read before from another source
 // an Overlap.
-func (e *Engine) NextSource() {
-	if e.sourceStarted {
-		e.source++
-	}
-	e.sourceStarted = true
-}
-
-// seenBefore records a call's identity and reports whether it was read
-// before, setting the call's outcome to Duplicate or Overlap when it was.
-// The identity is the reader's Identity plus the start instant: gateways
-// reuse request ids for different calls (LiteLLM logs "None" when a
-// provider sends no id), while a row exported twice repeats both.
-// Identities are kept as 64-bit hashes (Options.Seen decides how), so two
-// different identities collide with probability about n²/2⁶⁵: under 10⁻⁶
-// for ten million calls. Identity hashes are the same in every engine of a
-// process, so that engines pricing parts of one stream can share a Seen.
-//
-// From the second source on, each identity is also recorded salted with
-// the source's number, to tell a call this source repeats (the gateway
-// logged it twice) from one an earlier source held (overlapping exports):
-// the set then keeps two fingerprints per call of those sources.
-//
-// Each first copy's content (model, tokens, recorded spend) is kept in a
-// table of recent copies, so that a repeat whose content differs from its
-// first copy's is told as a conflict (checkCopy).
-func (e *Engine) seenBefore(c *ledger.Call, pc *PricedCall) bool {
-	if c.Identity == "" {
-		return false
-	}
-	if c.Gateway != e.gateway {
-		e.gateway, e.gatewayFP = c.Gateway, ledger.HashIdentity(string(c.Gateway))
-	}
-	id := c.IdentityHash
-	if id == 0 { // not computed by the reader (or truly 0: the same again)
-		id = ledger.HashIdentity(c.Identity)
-	}
-	ns := c.Start.UnixNano()
-	fp := fingerprint(e.gatewayFP, id, ns)
-	if e.source > 0 {
-		salt := uint64(e.source) * 0xD6E8FEB86659FD93
-		if !e.firstSeen(fingerprint(e.gatewayFP^salt, id, ns), ns) {
-			pc.Outcome = Duplicate
-			e.checkCopy(c, pc, fp, true)
-			return true
-		}
-	}
-	if e.firstSeen(fp, ns) {
-		e.checkCopy(c, pc, fp, false)
-		return false
-	}
-	pc.Outcome = Duplicate
-	if e.source > 0 {
-		pc.Outcome = Overlap
-	}
-	e.checkCopy(c, pc, fp, true)
-	return true
-}
-
-// firstSeen reports whether fingerprint fp is new to the identity set; on
-// an error of the set it keeps the error and takes the call as new.
-func (e *Engine) firstSeen(fp uint64, ns int64) bool {
-	first, err := e.seen.FirstSeen(fp, ns)
-	if err != nil && e.seenErr == nil {
-		e.seenErr = err
-	}
-	return first || err != nil
-}
-
-// fingerprint mixes a call's identity hash (ledger.HashIdentity) with its
-// gateway's hash and its start instant. The instant is mixed in by a
-// bijection, so two calls that differ only in their instant never share a
-// fingerprint.
-func fingerprint(gateway, identity uint64, startNanos int64) uint64 {
-	x := identity ^ gateway ^ uint64(startNanos)*0x9E3779B97F4A7C15
-	// The finalizer of SplitMix64, a bijection that spreads every bit.
-	x = (x ^ x>>30) * 0xBF58476D1CE4E5B9
-	x = (x ^ x>>27) * 0x94D049BB133111EB
-	return x ^ x>>31
-}
+func (e *Engine) NextSource() { e.gate.nextSource() }
 
 // FirstTokenFallbacks returns how many calls read were billed at their
 // start because their billing instant is the first token and the gateway
@@ -843,7 +735,7 @@ func (e *Engine) Err() error {
 	if e.spillErr != nil {
 		return e.spillErr
 	}
-	return e.seenErr
+	return e.gate.err
 }
 
 // billingInstant returns the instant of a call that b says bills it,

@@ -265,7 +265,7 @@ func (e *Engine) explain() []Explanation {
 		}
 		out = append(out, x)
 	}
-	out = append(out, e.conflictExplanations()...)
+	out = append(out, e.gate.conflictExplanations()...)
 	out = append(out, e.tierExplanations()...)
 	return append(out, e.hostExplanations()...)
 }

@@ -28,8 +28,8 @@ func (e *Engine) empty(dims []Dim) *Engine {
 	opts := e.opts
 	opts.Dims = dims
 	opts.Runs = nil // a rolled-up engine lists its groups
-	return &Engine{cat: e.cat, opts: opts, dims: setOf(dims), zone: e.zone, labels: e.labels, values: e.values, rows: e.rows, seenErr: e.seenErr,
-		total: e.total, sumErr: e.sumErr, span: e.span, conflicts: e.conflicts, tierNotes: e.tierNotes}
+	return &Engine{cat: e.cat, opts: opts, dims: setOf(dims), zone: e.zone, labels: e.labels, values: e.values, rows: e.rows, gate: dupGate{err: e.gate.err, conflicts: e.gate.conflicts},
+		total: e.total, sumErr: e.sumErr, span: e.span, tierNotes: e.tierNotes}
 }
 
 // rollKey clears the grouping fields of k that r does not keep; fromHours
@@ -87,7 +87,7 @@ func (r *Engine) mergeBucket(k bucketKey, b *bucket) {
 func (e *Engine) Within(from, until time.Time) *Engine {
 	opts := e.opts
 	opts.Since, opts.Until = from, until
-	w := &Engine{cat: e.cat, opts: opts, dims: e.dims, zone: e.zone, labels: e.labels, values: e.values, seenErr: e.seenErr,
+	w := &Engine{cat: e.cat, opts: opts, dims: e.dims, zone: e.zone, labels: e.labels, values: e.values, gate: dupGate{err: e.gate.err},
 		total: e.total, sumErr: e.sumErr}
 	lo, hi := from.Unix(), until.Unix()
 	for _, b := range e.buckets.all() {
