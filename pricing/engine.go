@@ -251,8 +251,6 @@ type Engine struct {
 	timeOfUse     map[timeOfUseKey]timeOfUse // by price (timeOfUseFor)
 	runs          spillRuns                  // the groups spilled past the budget of buckets (Options.Runs)
 	collapsed     int                        // buckets of calls whose groups are in runs
-	prices        chargePrices               // the prices of the charges in runs (OutputCharges)
-	spillErr      error
 }
 
 // Span is the first and last billing instant of the calls an engine
@@ -288,9 +286,9 @@ func New(cat *tariffs.Catalog, opts Options) *Engine {
 	}
 	e := &Engine{cat: cat, opts: opts, dims: setOf(opts.Dims), zone: zone,
 		names: newResolver(cat, opts.TariffAt, opts.MaxNames), gate: newGate(opts.Seen), labels: &texts{}, values: &texts{},
-		unsure:    map[unsureKey]*CalendarGap{},
-		promo:     map[promoKey]*PromotionGap{},
-		maxGroups: opts.MaxGroups}
+		unsure: map[unsureKey]*CalendarGap{},
+		promo:  map[promoKey]*PromotionGap{},
+		runs:   spillRuns{make: opts.Runs}, maxGroups: opts.MaxGroups}
 	if e.maxGroups <= 0 {
 		e.maxGroups = DefaultMaxGroups
 		if opts.Runs != nil {
@@ -423,7 +421,7 @@ func (e *Engine) bucketOf(k *bucketKey, pc *PricedCall) *bucket {
 	if b := e.buckets.get(k); b != nil {
 		return b
 	}
-	if e.buckets.len()-e.collapsed >= e.maxGroups && e.spilling() {
+	if e.buckets.len()-e.collapsed >= e.maxGroups && e.runs.spilling() {
 		old := e.values
 		e.spill()
 		if e.values != old {
@@ -498,7 +496,7 @@ const (
 // the budget too.
 func (e *Engine) groupKey(k *bucketKey, c *ledger.Call, at time.Time, served string) {
 	id := e.values.id
-	if e.buckets.len()-e.collapsed >= e.maxGroups && !e.spilling() {
+	if e.buckets.len()-e.collapsed >= e.maxGroups && !e.runs.spilling() {
 		id = e.values.lookup
 	}
 	if e.dims.has(DimGroup) {
@@ -732,8 +730,8 @@ func (e *Engine) Err() error {
 	if e.sumErr != nil {
 		return e.sumErr
 	}
-	if e.spillErr != nil {
-		return e.spillErr
+	if e.runs.err != nil {
+		return e.runs.err
 	}
 	return e.gate.err
 }

@@ -1,8 +1,6 @@
 package pricing
 
 import (
-	"fmt"
-
 	"github.com/shopspring/decimal"
 
 	"github.com/tokenfare/tokenfare/internal/extsort"
@@ -122,8 +120,8 @@ func (e *Engine) sortLines(prices map[*tariffs.Model]*[tariffs.NumUsage]decimal.
 // function that goes over them each time it is called.
 func (e *Engine) streamLines(runs *extsort.Runs[lineEntry]) func(fn func(*ChargebackLine) error) error {
 	return func(fn func(*ChargebackLine) error) error {
-		if e.runs.removed {
-			return fmt.Errorf("%w: the engine was closed", ErrSpill)
+		if err := e.runs.readable(); err != nil {
+			return err
 		}
 		m, err := runs.Merge()
 		if err != nil {

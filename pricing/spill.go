@@ -1,8 +1,6 @@
 package pricing
 
 import (
-	"fmt"
-
 	"github.com/tokenfare/tokenfare/internal/extsort"
 )
 
@@ -18,38 +16,6 @@ import (
 // calls fell on both sides of a spill is summed from its parts, exactly,
 // as costs are linear in token counts and the sums are of integers.
 
-// spillRuns are the sorted runs an engine wrote: of groups, and of
-// charge groups when it keeps them (OutputCharges).
-type spillRuns struct {
-	store   RunStore                   // the store of the runs, made at the first spill
-	max     int                        // runs kept before they merge (extsort.MaxRuns of the store's FileLimit)
-	groups  *extsort.Runs[groupSum]    // nil until the first spill
-	charges *extsort.Runs[chargeGroup] // nil until the first spill
-	aliased bool                       // a group of a run has a key alias
-	removed bool                       // Close removed the runs: their groups cannot be read
-}
-
-// files returns how many runs of groups there are.
-func (r *spillRuns) files() int {
-	if r.groups == nil {
-		return 0
-	}
-	return r.groups.Len()
-}
-
-// written returns how many runs of groups were written, compactions'
-// included.
-func (r *spillRuns) written() int {
-	if r.groups == nil {
-		return 0
-	}
-	return r.groups.Stats().Runs
-}
-
-// spilling reports whether the engine writes its groups past its budget
-// rather than fold them.
-func (e *Engine) spilling() bool { return e.opts.Runs != nil && e.spillErr == nil }
-
 // spill writes the groups of the buckets not yet collapsed to a new run
 // and collapses every bucket.
 func (e *Engine) spill() {
@@ -58,7 +24,7 @@ func (e *Engine) spill() {
 		err = e.runs.charges.Write(pointers(e.chargeGroupsOf(e.liveBuckets())))
 	}
 	if err != nil {
-		e.spillErr = fmt.Errorf("%w: %w", ErrSpill, err)
+		e.runs.fail(err)
 		return
 	}
 	e.collapse()
@@ -69,7 +35,7 @@ func (e *Engine) spill() {
 // the engine keeps (spillRuns.max).
 func (e *Engine) writeRun() error {
 	if e.runs.store == nil {
-		if err := e.openStore(); err != nil {
+		if err := e.runs.open(e.groupRuns, e.chargeRuns); err != nil {
 			return err
 		}
 	}
@@ -79,20 +45,6 @@ func (e *Engine) writeRun() error {
 		e.runs.aliased = e.runs.aliased || (ok && s.g.KeyAlias != "")
 		return ok, nil
 	}))
-}
-
-// openStore makes the store of the engine's runs (Options.Runs), at its
-// first spill, the number of runs it keeps from the store's budget of
-// open files, and its runs of groups and of charge groups.
-func (e *Engine) openStore() error {
-	store, err := e.opts.Runs()
-	if err != nil {
-		return err
-	}
-	e.runs.store, e.runs.max = store, extsort.MaxRuns(store.FileLimit())
-	e.runs.groups = extsort.New(e.groupRuns(store))
-	e.runs.charges = extsort.New(e.chargeRuns(store))
-	return nil
 }
 
 // groupRuns is the configuration of the engine's runs of groups in store:
@@ -187,14 +139,7 @@ func (e *Engine) renumbered(k *bucketKey, old *texts) bucketKey {
 
 // Close removes the runs the engine wrote, if any. The groups of a
 // Reconciliation streamed from them cannot be read after.
-func (e *Engine) Close() error {
-	if e.runs.store == nil {
-		return nil
-	}
-	err := e.runs.store.RemoveAll()
-	e.runs = spillRuns{removed: true}
-	return err
-}
+func (e *Engine) Close() error { return e.runs.remove() }
 
 // groupsOf returns the groups whose sums go by, each made with its
 // decimals (groupSum.done), as a function that goes over them each time
@@ -232,8 +177,8 @@ func (e *Engine) eachGroupSum(fn func(s *groupSum) error) error {
 // eachSumOf is eachGroupSum with the cursor over the buckets not
 // collapsed, made once for a stream gone over more than once.
 func (e *Engine) eachSumOf(c *groupCursor, fn func(s *groupSum) error) error {
-	if e.runs.removed {
-		return fmt.Errorf("%w: the engine was closed", ErrSpill)
+	if err := e.runs.readable(); err != nil {
+		return err
 	}
 	c.rewind()
 	m, err := e.openMerge(c)
