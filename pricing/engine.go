@@ -127,7 +127,7 @@ type holder struct {
 
 // holderOf returns the strings of h.
 func (e *Engine) holderOf(h *heldBy) holder {
-	v := e.values
+	v := e.table.values
 	return holder{key: v.of(h.key), team: v.of(h.team), user: v.of(h.user), tag: v.of(h.tag), meta: v.of(h.meta)}
 }
 
@@ -208,7 +208,7 @@ func (e *Engine) nameOf(k *bucketKey) string {
 	if k.model != nil {
 		return k.model.ID
 	}
-	return e.labels.of(k.unknown)
+	return e.table.labels.of(k.unknown)
 }
 
 // periodName returns the bucket's period, or "" when not priced.
@@ -230,10 +230,8 @@ type Engine struct {
 	zone          *time.Location
 	names         resolver              // name resolution (resolver.go)
 	gate          dupGate               // the duplicate gate (gate.go)
+	table         groupTable            // the buckets and the texts of their keys (groups.go)
 	tierNotes     map[tierNoteKey]int64 // priced calls served at another tier than asked, or at the tier asked (tiers.go)
-	buckets       bucketTable
-	labels        *texts // the logged names of unknown models and the hosts no tariff prices, of bucket keys
-	values        *texts // the groupings of bucket keys; a spilling engine starts them again at each spill
 	rows          Rows
 	total         Quantities // of every call in a bucket: no sum of buckets exceeds it
 	sumErr        error
@@ -241,16 +239,12 @@ type Engine struct {
 	slots         slotCache
 	unsure        map[unsureKey]*CalendarGap
 	promo         map[promoKey]*PromotionGap
-	maxGroups     int // buckets before groupings fold (Options.MaxGroups)
-	foldedCalls   int64
-	lastVariant   variant           // the last call's service tier and region, and its interned id
-	lastVariantID variantID         //
-	span          Span              // billing instants of the calls inside the window
-	metas         map[string]string // key metadata as logged → the value of Options.MetaField
-	fixed         map[*tariffs.Rates]*fixedRates
+	lastVariant   variant                    // the last call's service tier and region, and its interned id
+	lastVariantID variantID                  //
+	span          Span                       // billing instants of the calls inside the window
+	metas         map[string]string          // key metadata as logged → the value of Options.MetaField
 	timeOfUse     map[timeOfUseKey]timeOfUse // by price (timeOfUseFor)
-	runs          spillRuns                  // the groups spilled past the budget of buckets (Options.Runs)
-	collapsed     int                        // buckets of calls whose groups are in runs
+	runs          spillRuns                  // the spill: groups past the budget of buckets (Options.Runs, spillruns.go)
 }
 
 // Span is the first and last billing instant of the calls an engine
@@ -285,16 +279,11 @@ func New(cat *tariffs.Catalog, opts Options) *Engine {
 		zone = time.UTC
 	}
 	e := &Engine{cat: cat, opts: opts, dims: setOf(opts.Dims), zone: zone,
-		names: newResolver(cat, opts.TariffAt, opts.MaxNames), gate: newGate(opts.Seen), labels: &texts{}, values: &texts{},
+		names: newResolver(cat, opts.TariffAt, opts.MaxNames), gate: newGate(opts.Seen),
+		table:  newGroupTable(opts.MaxGroups, opts.Runs != nil),
 		unsure: map[unsureKey]*CalendarGap{},
 		promo:  map[promoKey]*PromotionGap{},
-		runs:   spillRuns{make: opts.Runs}, maxGroups: opts.MaxGroups}
-	if e.maxGroups <= 0 {
-		e.maxGroups = DefaultMaxGroups
-		if opts.Runs != nil {
-			e.maxGroups = DefaultSpillBuckets
-		}
-	}
+		runs:   spillRuns{make: opts.Runs}}
 	return e
 }
 
@@ -367,12 +356,12 @@ func (e *Engine) quoteFailed(pc *PricedCall, c *ledger.Call) {
 func (e *Engine) place(pc *PricedCall, c *ledger.Call, zero bool) *bucket {
 	k := bucketKey{model: pc.Quote.Model, version: pc.Quote.Version, outcome: pc.Outcome, zero: zero}
 	if k.model == nil {
-		k.unknown = e.labels.id(pc.modelName)
+		k.unknown = e.table.labels.id(pc.modelName)
 	}
 	if pc.Outcome == Unpriced && k.model == nil {
 		// The host the name was looked up among, so that the reports can
 		// say which host lacks the model (UnpricedCalls).
-		k.host = e.labels.id(pc.ref.host)
+		k.host = e.table.labels.id(pc.ref.host)
 	}
 	k.noSpend = !c.Gateway.RecordsSpend()
 	if pc.Outcome == Priced {
@@ -404,7 +393,7 @@ func (e *Engine) place(pc *PricedCall, c *ledger.Call, zero bool) *bucket {
 		pc.ref.remember(b, h)
 	}
 	if b.k.folded {
-		e.foldedCalls++
+		e.table.foldedCalls++
 		return b
 	}
 	if e.dims.has(DimKey) {
@@ -418,63 +407,28 @@ func (e *Engine) place(pc *PricedCall, c *ledger.Call, zero bool) *bucket {
 // folded into the "(other ...)" values, its model, version, period and
 // tier kept, so that the calls are still priced exactly.
 func (e *Engine) bucketOf(k *bucketKey, pc *PricedCall) *bucket {
-	if b := e.buckets.get(k); b != nil {
+	g := &e.table
+	if b := g.buckets.get(k); b != nil {
 		return b
 	}
-	if e.buckets.len()-e.collapsed >= e.maxGroups && e.runs.spilling() {
-		old := e.values
+	if g.full() && e.runs.spilling() {
+		old := g.values
 		e.spill()
-		if e.values != old {
-			n := e.renumbered(k, old)
+		if g.values != old {
+			n := g.renumbered(k, old)
 			k = &n
 		}
 	}
-	if e.buckets.len()-e.collapsed >= e.maxGroups {
-		f := e.fold(k)
-		if b := e.buckets.get(&f); b != nil {
+	if g.full() {
+		f := g.fold(k)
+		if b := g.buckets.get(&f); b != nil {
 			return b
 		}
 		k = &f
 	}
-	p := bucketPricing{Model: pc.Quote.Model, Rates: pc.Rates, prices: pc.prices, miss: pc.Miss, fixed: e.fixedOf(pc.Rates)}
+	p := bucketPricing{Model: pc.Quote.Model, Rates: pc.Rates, prices: pc.prices, miss: pc.Miss, fixed: g.fixedOf(pc.Rates)}
 	p.timeOfUse = e.timeOfUseFor(k, &p)
-	return e.buckets.add(k, p)
-}
-
-// fixedOf returns r as integers, made once per rates; nil when r is.
-func (e *Engine) fixedOf(r *tariffs.Rates) *fixedRates {
-	if r == nil {
-		return nil
-	}
-	f := e.fixed[r]
-	if f == nil {
-		if e.fixed == nil {
-			e.fixed = map[*tariffs.Rates]*fixedRates{}
-		}
-		f = newFixedRates(r)
-		e.fixed[r] = f
-	}
-	return f
-}
-
-// fold returns k with each grouping it has replaced by its "(other ...)"
-// value, and the logged name of an unknown model by OtherNames.
-func (e *Engine) fold(k *bucketKey) bucketKey {
-	f := *k
-	f.folded = true
-	for _, g := range []struct {
-		v     *text
-		other string
-	}{{&f.holder.key, OtherKeys}, {&f.holder.team, OtherTeams}, {&f.holder.user, OtherUsers}, {&f.group, OtherGroups},
-		{&f.holder.tag, OtherTags}, {&f.holder.meta, OtherMeta}} {
-		if *g.v != 0 {
-			*g.v = e.values.id(g.other)
-		}
-	}
-	if f.model == nil {
-		f.unknown = e.labels.id(OtherNames)
-	}
-	return f
+	return g.buckets.add(k, p)
 }
 
 // The values that stand for the names, keys, teams, users and model groups
@@ -495,10 +449,7 @@ const (
 // the bucket is new, its groupings folded), so that its texts stay within
 // the budget too.
 func (e *Engine) groupKey(k *bucketKey, c *ledger.Call, at time.Time, served string) {
-	id := e.values.id
-	if e.buckets.len()-e.collapsed >= e.maxGroups && !e.runs.spilling() {
-		id = e.values.lookup
-	}
+	id := e.table.idOf(e.runs.spilling())
 	if e.dims.has(DimGroup) {
 		k.group = id(c.ModelGroup)
 	}
@@ -711,7 +662,7 @@ func loggedName(c *ledger.Call) string {
 // (priced under their tariff model, or as OtherNames), and how many
 // landed in a bucket whose groupings were folded past the budget of
 // groups.
-func (e *Engine) Folded() (names, groups int64) { return e.names.foldedNames, e.foldedCalls }
+func (e *Engine) Folded() (names, groups int64) { return e.names.foldedNames, e.table.foldedCalls }
 
 // NextSource tells the engine that the calls that follow come from another
 // source (file, export or database) than those before: a call read again
@@ -750,5 +701,5 @@ func billingInstant(c *ledger.Call, b tariffs.BillingTime) time.Time {
 
 // allBuckets returns every bucket, in no particular order.
 func (e *Engine) allBuckets() []*bucket {
-	return append([]*bucket(nil), e.buckets.all()...)
+	return append([]*bucket(nil), e.table.buckets.all()...)
 }

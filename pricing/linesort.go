@@ -39,7 +39,7 @@ func compareLines(a, b *ChargebackLine, dims []Dim) int {
 // lineBudget is how many lines an engine holds before it writes them to
 // a run: an eighth of its budget of buckets, as a line and the sums it is
 // written from take about eight times a bucket's memory (docs/scale.md).
-func (e *Engine) lineBudget() int { return max(e.maxGroups/8, 1) }
+func (e *Engine) lineBudget() int { return max(e.table.maxGroups/8, 1) }
 
 // lineRuns is the configuration of the runs of an engine's lines: dearest
 // first, no two of them parts of one.

@@ -74,67 +74,15 @@ func pointers[T any](list []*T) extsort.Source[T] {
 }
 
 // liveBuckets returns the buckets not collapsed: those whose groups are
-// not in a run. Buckets of calls kept apart (Options.Apart) are of no
-// group, so in no run either.
-func (e *Engine) liveBuckets() []*bucket {
-	bs := e.buckets.all()
-	if e.collapsed == 0 && e.opts.Apart == nil {
-		return bs
-	}
-	live := make([]*bucket, 0, len(bs)-e.collapsed)
-	for _, b := range bs {
-		if !b.k.collapsed && !b.k.apart {
-			live = append(live, b)
-		}
-	}
-	return live
-}
+// not in a run, nor kept apart (Options.Apart).
+func (e *Engine) liveBuckets() []*bucket { return e.table.live(e.opts.Apart != nil) }
 
-// collapse replaces the buckets by one for each of their keys without
-// the groupings, marked collapsed, and forgets the buckets the model
-// names' caches point to. The day of an engine grouped by day is kept: a
-// month's days, by model, and its blend window are read from the
-// collapsed buckets (MonthOf), and days are few (a year is 365 per price).
+// collapse collapses the buckets (groupTable.collapse), keeping the day
+// of an engine grouped by day, and forgets the buckets the model names'
+// caches point to.
 func (e *Engine) collapse() {
-	keepDay := e.dims.has(DimDay)
-	oldTable := e.buckets
-	old := oldTable.all()
-	// The old index is not read again: the new one is made in its memory.
-	e.buckets = bucketTable{slots: oldTable.slots[:0]}
-	// Room for the buckets to the next spill, made once rather than by
-	// doubling from the first.
-	e.buckets.reserve(e.maxGroups + e.collapsed + 1)
-	for _, b := range old {
-		k := b.k
-		k.group, k.served, k.holder, k.collapsed = 0, 0, heldBy{}, true
-		if !keepDay {
-			k.slot = 0
-		}
-		c := e.buckets.get(&k)
-		if c == nil {
-			c = e.buckets.add(&k, b.bucketPricing)
-		}
-		c.Calls += b.Calls
-		c.Qty.Add(&b.Qty)
-		c.recorded.merge(&b.recorded)
-	}
-	e.buckets.recycle(&oldTable)
-	e.collapsed = e.buckets.len()
-	// No bucket has a grouping now: its texts start again, so that they
-	// hold the values of the buckets to the next spill, not of them all.
-	e.values = e.values.emptied()
+	e.table.collapse(e.dims.has(DimDay))
 	e.names.forget()
-}
-
-// renumbered returns k with its groupings numbered among the engine's
-// values, from their strings in old: after a spill, which starts the
-// values again.
-func (e *Engine) renumbered(k *bucketKey, old *texts) bucketKey {
-	n := *k
-	for _, f := range [...]*text{&n.group, &n.served, &n.holder.key, &n.holder.team, &n.holder.user, &n.holder.tag, &n.holder.meta} {
-		*f = e.values.id(old.of(*f))
-	}
-	return n
 }
 
 // Close removes the runs the engine wrote, if any. The groups of a
