@@ -223,6 +223,24 @@ func (b *bucket) periodName() string {
 // number of buckets, and with the identities its Seen keeps (bounded with
 // a spilling Seen), never with the calls themselves. An Engine is not safe
 // for concurrent use.
+//
+// An Engine is a composition of its concerns, each a type in a file of
+// its own, and the steps of a call that join them (AddPriced):
+//   - names, the resolver (resolver.go): a call's model name, group, host
+//     and price key to its tariff model, cursor and host, with its caches
+//     and the budget of names (Options.MaxNames);
+//   - gate, the duplicate gate (gate.go): the identities read
+//     (Options.Seen), the sources, and the copies of a repeated identity
+//     compared (copies.go);
+//   - table, the buckets (groups.go): the buckets by key, the texts of
+//     their keys, and the budget of buckets past which groupings fold or
+//     the engine spills (Options.MaxGroups);
+//   - runs, the spill (spillruns.go): the sorted runs of groups and of
+//     charge groups in the store of Options.Runs (internal/extsort),
+//     written by spill.go with what Options.Outputs keep.
+//
+// What prices a call (classify, quote, place), the time-of-use, calendar
+// and promotion notes, and the results are the Engine's own.
 type Engine struct {
 	cat           *tariffs.Catalog
 	opts          Options
