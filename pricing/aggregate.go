@@ -62,7 +62,7 @@ func (e *Engine) addSummed(a *ledger.Aggregate, billedBy tariffs.BillingTime, re
 	c := ledger.Call{Gateway: a.Gateway, Model: a.Model, ModelGroup: a.ModelGroup, Host: a.Host, PriceKey: a.PriceKey, Status: a.Status,
 		Start: a.First, Key: a.Key, KeyAlias: a.KeyAlias, Team: a.Team, User: a.User, Tags: a.Tags, KeyMeta: a.KeyMeta,
 		Tokens: ledger.Tokens{Input: a.Prompt}, ServiceTier: a.ServiceTier, Region: a.Region}
-	ref := e.ref(&c)
+	ref := e.names.ref(&c)
 	if billing := e.billingOf(ref); billing != billedBy {
 		return fmt.Errorf("%w: model %s bills by %s, the database summed by %s", ErrNotExact, loggedName(&c), billing, billedBy)
 	}

@@ -20,13 +20,13 @@ func (e *Engine) keptApart(c *ledger.Call) bool {
 // those of the other calls.
 func (e *Engine) TakeApart() *Engine {
 	apart := e.empty(nil)
-	e.buckets.deleteWhere(func(b *bucket) bool {
+	e.table.buckets.deleteWhere(func(b *bucket) bool {
 		if !b.k.apart {
 			return false
 		}
 		apart.mergeBucket(b.k, b)
 		if b.k.collapsed {
-			e.collapsed--
+			e.table.collapsed--
 		}
 		return true
 	})

@@ -256,7 +256,7 @@ func unblended(m *tariffs.Model, at time.Time, left []BlendLeftOut, retired int6
 // retired.
 func (e *Engine) retiredCalls() map[*tariffs.Model]int64 {
 	out := map[*tariffs.Model]int64{}
-	for _, b := range e.buckets.all() {
+	for _, b := range e.table.buckets.all() {
 		if b.k.outcome == Retired && b.Model != nil {
 			out[b.Model] += b.Calls
 		}

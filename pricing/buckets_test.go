@@ -137,7 +137,7 @@ func TestPlaceFindsABucketByItsStrings(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if got, want := doubled.buckets.len(), alone.buckets.len(); got != want {
+			if got, want := doubled.table.buckets.len(), alone.table.buckets.len(); got != want {
 				t.Errorf("%d buckets with each call's copy, want the originals' %d", got, want)
 			}
 			if got, want := doubled.runs.files(), alone.runs.files(); got != want {
@@ -146,8 +146,8 @@ func TestPlaceFindsABucketByItsStrings(t *testing.T) {
 			if tc.opts.Runs != nil && alone.runs.files() == 0 {
 				t.Fatal("nothing spilled: the test checks too little")
 			}
-			for _, b := range doubled.buckets.all() {
-				if got := doubled.buckets.get(&b.k); got != b {
+			for _, b := range doubled.table.buckets.all() {
+				if got := doubled.table.buckets.get(&b.k); got != b {
 					t.Fatalf("bucket %+v not found by its key (got %p, want %p)", b.k, got, b)
 				}
 			}

@@ -39,7 +39,7 @@ func (e *Engine) noteUnsure(pc *PricedCall) {
 // coverage.
 func (e *Engine) CalendarGaps() []CalendarGap {
 	calls := map[unsureKey]int64{}
-	for _, b := range e.buckets.all() {
+	for _, b := range e.table.buckets.all() {
 		if b.k.outcome == Priced && b.k.day != tariffs.Covered {
 			calls[unsureKey{b.k.model, b.k.day}] += b.Calls
 		}

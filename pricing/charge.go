@@ -127,7 +127,7 @@ func (e *Engine) Charges() iter.Seq2[Charge, error] {
 }
 
 // chargeGroups sums the engine's buckets by charge key, in charge order.
-func (e *Engine) chargeGroups() []*chargeGroup { return e.chargeGroupsOf(e.buckets.all()) }
+func (e *Engine) chargeGroups() []*chargeGroup { return e.chargeGroupsOf(e.table.buckets.all()) }
 
 // chargeGroupsOf sums buckets bs by charge key, in charge order.
 func (e *Engine) chargeGroupsOf(bs []*bucket) []*chargeGroup {
@@ -135,7 +135,7 @@ func (e *Engine) chargeGroupsOf(bs []*bucket) []*chargeGroup {
 	for _, b := range bs {
 		h := e.holderOf(&b.k.holder)
 		h.tag, h.meta = "", "" // a charge names no tag: calls of any tags are one charge
-		k := chargeKey{slot: b.k.slot, holder: h, chargePrice: chargePrice{model: b.k.model}, unknown: e.labels.of(b.k.unknown), outcome: b.k.outcome}
+		k := chargeKey{slot: b.k.slot, holder: h, chargePrice: chargePrice{model: b.k.model}, unknown: e.table.labels.of(b.k.unknown), outcome: b.k.outcome}
 		if b.k.outcome == Priced {
 			k.version, k.period, k.tier, k.service, k.region = b.k.version, b.k.period, b.k.tier, b.k.serviceTier(), b.k.regionName()
 		}
@@ -319,7 +319,7 @@ func (e *Engine) unpricedCharges(g *chargeGroup, cur string) []Charge {
 // one, for the charges of models no tariff knows; "" otherwise.
 func (e *Engine) runCurrency() string {
 	cur := ""
-	for _, b := range e.buckets.all() {
+	for _, b := range e.table.buckets.all() {
 		if b.k.outcome != Priced || b.Model == nil {
 			continue
 		}

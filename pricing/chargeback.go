@@ -118,7 +118,7 @@ func (e *Engine) Chargeback(from, until time.Time, keep func(*ChargebackLine) bo
 	gw.Official, gw.Recorded, gw.AtBlended = rec.Totals.Official, rec.Totals.Recorded, decimal.Zero
 	gw.Calls, gw.Diff = rec.Totals.Calls, rec.Totals.Gap
 	// In list order: every sum is exact, so none depends on the order.
-	for _, b := range e.buckets.all() {
+	for _, b := range e.table.buckets.all() {
 		if b.k.outcome == CacheHit {
 			gw.CacheHitTokens += b.Qty.Tokens()
 		} else {
@@ -177,13 +177,13 @@ func newLine(g *Group) *ChargebackLine {
 // bucketLines returns the lines of the engine's groups, in Reconcile's
 // order, from its buckets: an engine that did not spill.
 func (e *Engine) bucketLines(prices map[*tariffs.Model]*[tariffs.NumUsage]decimal.NullDecimal) []*ChargebackLine {
-	of := make([]int32, e.buckets.len())
+	of := make([]int32, e.table.buckets.len())
 	groups := e.sortedGroups(of)
 	order := make([]*ChargebackLine, len(groups))
 	for i := range groups {
 		order[i] = newLine(&groups[i])
 	}
-	for i, b := range e.buckets.all() {
+	for i, b := range e.table.buckets.all() {
 		if b.k.outcome != Priced {
 			continue
 		}
@@ -233,7 +233,7 @@ func (e *Engine) Line() ChargebackLine {
 	rec := e.reconcileGroups()
 	l := ChargebackLine{Calls: rec.Totals.Calls, Official: rec.Totals.Official, Recorded: rec.Totals.Recorded,
 		Diff: rec.Totals.Gap, AtBlended: decimal.Zero}
-	for _, b := range e.buckets.all() {
+	for _, b := range e.table.buckets.all() {
 		if b.k.outcome == CacheHit {
 			l.CacheHitTokens += b.Qty.Tokens()
 			continue

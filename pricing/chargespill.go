@@ -52,7 +52,7 @@ func (t *chargePrices) id(k *chargePrice, p *bucketPricing) uint32 {
 // chargeRuns is the configuration of the engine's runs of charge groups
 // in store: in charge order, the parts of a charge key summed.
 func (e *Engine) chargeRuns(store RunStore) extsort.Config[chargeGroup] {
-	prices := &e.prices
+	prices := &e.runs.prices
 	return extsort.Config[chargeGroup]{
 		Store: store, Prefix: "charges", MaxRuns: e.runs.max, Err: ErrSpill,
 		Codec:   func() extsort.Codec[chargeGroup] { return &chargeCodec{prices: prices} },
@@ -76,8 +76,8 @@ func (g *chargeGroup) merge(o *chargeGroup) {
 // merged from its runs of charge groups and the buckets not collapsed.
 func (e *Engine) eachChargeGroup(fn func(*chargeGroup) bool) error {
 	switch {
-	case e.runs.removed:
-		return fmt.Errorf("%w: the engine was closed", ErrSpill)
+	case e.runs.readable() != nil:
+		return e.runs.readable()
 	case e.runs.written() > 0 && !e.keeps(OutputCharges):
 		return notAsked("Charges")
 	case e.runs.charges == nil || e.runs.charges.Len() == 0:

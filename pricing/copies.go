@@ -2,7 +2,6 @@ package pricing
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -111,69 +110,10 @@ func (r *recentCopy) sameAs(c *ledger.Call) bool {
 	return r.model == c.Model && r.tokens == c.Tokens && r.recorded.Equal(c.Recorded)
 }
 
-// checkCopy keeps the first copy of an identity (fp is the identity's
-// fingerprint) in the table of recent copies, or compares a repeat with
-// the first copy kept there: a repeat that disagrees is a conflict, one
-// whose first copy has left the table is counted as not compared.
-func (e *Engine) checkCopy(c *ledger.Call, pc *PricedCall, fp uint64, repeat bool) {
-	if e.copies == nil {
-		e.copies = newCopyTable()
-	}
-	if !repeat {
-		e.copies.put(fp, c)
-		return
-	}
-	first, ok := e.copies.get(fp)
-	switch {
-	case !ok:
-		e.uncompared++
-	case !first.sameAs(c):
-		e.noteConflict(pc, CopyConflict{Identity: c.Identity, Source: c.Source, Start: c.Start, First: first.values(),
-			Repeat: CopyValues{Model: c.Model, Recorded: c.Recorded.Decimal(), Tokens: c.Tokens.Total()}})
-	}
-}
-
-// noteConflict adds a conflict to the tally of the repeat's model.
-func (e *Engine) noteConflict(pc *PricedCall, x CopyConflict) {
-	if e.conflicts == nil {
-		e.conflicts = map[string]*CopyConflicts{}
-	}
-	name := pc.ModelName()
-	t := e.conflicts[name]
-	if t == nil {
-		t = &CopyConflicts{FirstRecorded: decimal.Zero, Recorded: decimal.Zero}
-		e.conflicts[name] = t
-	}
-	t.Repeats++
-	t.Recorded, t.Tokens = t.Recorded.Add(x.Repeat.Recorded), t.Tokens+x.Repeat.Tokens
-	t.FirstRecorded, t.FirstTokens = t.FirstRecorded.Add(x.First.Recorded), t.FirstTokens+x.First.Tokens
-	if len(t.Examples) < maxCopyExamples {
-		t.Examples = append(t.Examples, x)
-	}
-}
-
 // Uncompared returns how many repeats were read too long after their
 // first copy to be compared with it (recentCopies): each counts once all
 // the same, as its first copy.
-func (e *Engine) Uncompared() int64 { return e.uncompared }
-
-// conflictExplanations explain, model by model in name order, the repeats
-// whose copies disagree. Their amount is zero: a repeat counts nowhere,
-// so the gap is that of the copies read first.
-func (e *Engine) conflictExplanations() []Explanation {
-	names := make([]string, 0, len(e.conflicts))
-	for n := range e.conflicts {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	out := make([]Explanation, 0, len(names))
-	for _, n := range names {
-		t := e.conflicts[n]
-		out = append(out, Explanation{Kind: KindConflictingCopies, Model: n, Calls: t.Repeats, Amount: decimal.Zero,
-			Tokens: t.Tokens, Copies: t, Detail: t.detail()})
-	}
-	return out
-}
+func (e *Engine) Uncompared() int64 { return e.gate.uncompared }
 
 // detail says what the repeats of a model disagree on, in a sentence.
 func (t *CopyConflicts) detail() string {

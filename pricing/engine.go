@@ -85,24 +85,6 @@ const (
 	DefaultSpillBuckets = 360_000
 )
 
-// Seen records call identities as 64-bit fingerprints with the call's start
-// instant (Unix nanoseconds); FirstSeen reports whether a fingerprint is new.
-// The same identity always comes with the same start.
-type Seen interface {
-	FirstSeen(fp uint64, startNanos int64) (bool, error)
-}
-
-// memorySeen is a Seen that keeps every fingerprint in memory.
-type memorySeen map[uint64]struct{}
-
-func (m memorySeen) FirstSeen(fp uint64, _ int64) (bool, error) {
-	if _, ok := m[fp]; ok {
-		return false, nil
-	}
-	m[fp] = struct{}{}
-	return true, nil
-}
-
 // bucketKey identifies calls that share prices and groupings. Its strings
 // are numbers (text), of the engine's labels (unknown, host) and values
 // (the groupings): a key is a few words, compared and hashed as such.
@@ -145,7 +127,7 @@ type holder struct {
 
 // holderOf returns the strings of h.
 func (e *Engine) holderOf(h *heldBy) holder {
-	v := e.values
+	v := e.table.values
 	return holder{key: v.of(h.key), team: v.of(h.team), user: v.of(h.user), tag: v.of(h.tag), meta: v.of(h.meta)}
 }
 
@@ -226,7 +208,7 @@ func (e *Engine) nameOf(k *bucketKey) string {
 	if k.model != nil {
 		return k.model.ID
 	}
-	return e.labels.of(k.unknown)
+	return e.table.labels.of(k.unknown)
 }
 
 // periodName returns the bucket's period, or "" when not priced.
@@ -241,25 +223,33 @@ func (b *bucket) periodName() string {
 // number of buckets, and with the identities its Seen keeps (bounded with
 // a spilling Seen), never with the calls themselves. An Engine is not safe
 // for concurrent use.
+//
+// An Engine is a composition of its concerns, each a type in a file of
+// its own, and the steps of a call that join them (AddPriced):
+//   - names, the resolver (resolver.go): a call's model name, group, host
+//     and price key to its tariff model, cursor and host, with its caches
+//     and the budget of names (Options.MaxNames);
+//   - gate, the duplicate gate (gate.go): the identities read
+//     (Options.Seen), the sources, and the copies of a repeated identity
+//     compared (copies.go);
+//   - table, the buckets (groups.go): the buckets by key, the texts of
+//     their keys, and the budget of buckets past which groupings fold or
+//     the engine spills (Options.MaxGroups);
+//   - runs, the spill (spillruns.go): the sorted runs of groups and of
+//     charge groups in the store of Options.Runs (internal/extsort),
+//     written by spill.go with what Options.Outputs keep.
+//
+// What prices a call (classify, quote, place), the time-of-use, calendar
+// and promotion notes, and the results are the Engine's own.
 type Engine struct {
 	cat           *tariffs.Catalog
 	opts          Options
 	dims          dimSet
 	zone          *time.Location
-	refs          map[refKey]*modelRef
-	recent        [8]recentRef // the last names resolved, tried before refs
-	nextRecent    int
-	seen          Seen
-	seenErr       error
-	copies        *copyTable                // the last first copies read, by identity (copies.go)
-	conflicts     map[string]*CopyConflicts // repeats whose copies disagree, by model name
-	uncompared    int64                     // repeats whose first copy had left copies
-	tierNotes     map[tierNoteKey]int64     // priced calls served at another tier than asked, or at the tier asked (tiers.go)
-	gateway       ledger.Gateway            // of the last call fingerprinted
-	gatewayFP     uint64                    // its hash
-	buckets       bucketTable
-	labels        *texts // the logged names of unknown models and the hosts no tariff prices, of bucket keys
-	values        *texts // the groupings of bucket keys; a spilling engine starts them again at each spill
+	names         resolver              // name resolution (resolver.go)
+	gate          dupGate               // the duplicate gate (gate.go)
+	table         groupTable            // the buckets and the texts of their keys (groups.go)
+	tierNotes     map[tierNoteKey]int64 // priced calls served at another tier than asked, or at the tier asked (tiers.go)
 	rows          Rows
 	total         Quantities // of every call in a bucket: no sum of buckets exceeds it
 	sumErr        error
@@ -267,23 +257,12 @@ type Engine struct {
 	slots         slotCache
 	unsure        map[unsureKey]*CalendarGap
 	promo         map[promoKey]*PromotionGap
-	source        int // the number of the source read, from 0 (NextSource)
-	sourceStarted bool
-	maxNames      int                       // names kept in refs (Options.MaxNames)
-	maxGroups     int                       // buckets before groupings fold (Options.MaxGroups)
-	otherRefs     map[overflowKey]*modelRef // names beyond maxNames, by what they resolve to
-	foldedNames   int64
-	foldedCalls   int64
-	lastVariant   variant           // the last call's service tier and region, and its interned id
-	lastVariantID variantID         //
-	span          Span              // billing instants of the calls inside the window
-	metas         map[string]string // key metadata as logged → the value of Options.MetaField
-	fixed         map[*tariffs.Rates]*fixedRates
+	lastVariant   variant                    // the last call's service tier and region, and its interned id
+	lastVariantID variantID                  //
+	span          Span                       // billing instants of the calls inside the window
+	metas         map[string]string          // key metadata as logged → the value of Options.MetaField
 	timeOfUse     map[timeOfUseKey]timeOfUse // by price (timeOfUseFor)
-	runs          spillRuns                  // the groups spilled past the budget of buckets (Options.Runs)
-	collapsed     int                        // buckets of calls whose groups are in runs
-	prices        chargePrices               // the prices of the charges in runs (OutputCharges)
-	spillErr      error
+	runs          spillRuns                  // the spill: groups past the budget of buckets (Options.Runs, spillruns.go)
 }
 
 // Span is the first and last billing instant of the calls an engine
@@ -311,110 +290,18 @@ type unsureKey struct {
 	day   tariffs.Coverage
 }
 
-// refKey is how a call names its model, and who served it.
-type refKey struct{ model, group, host, priceKey string }
-
-// recentRef is a name resolved lately.
-type recentRef struct {
-	key refKey
-	ref *modelRef
-}
-
-// modelRef is a logged model name resolved once, with its cursor and the
-// buckets its last calls went to. The caches keep each bucket's cheap hash
-// beside it, so that a miss reads no bucket: with thousands of buckets a
-// model's buckets are mostly out of the processor's cache.
-type modelRef struct {
-	model    *tariffs.Model
-	cursor   *tariffs.Cursor
-	host     string          // the host the names were looked up among ("" : the first-party lists)
-	noTariff string          // the call's host, when no tariff prices that host
-	name     string          // the name its calls are known by when it stands for many (OtherNames)
-	misses   int             // calls that missed last, until recent is made
-	last     [4]hashedBucket // most recent first
-	// recent holds buckets of this name's calls by the top bits of
-	// bucketKey.cheapHash; its length is a power of two, set on first use.
-	recent []hashedBucket
-	shift  uint8 // 64 - log2(len(recent))
-}
-
-// hashedBucket is a bucket with the cheap hash of its key.
-type hashedBucket struct {
-	h uint64
-	b *bucket
-}
-
-// recentBucket returns the bucket of key k, whose cheap hash is h, if one
-// of the model's last calls went to it, moving it to the front.
-func (r *modelRef) recentBucket(k *bucketKey, h uint64) *bucket {
-	for i, x := range r.last {
-		if x.b == nil {
-			return nil
-		}
-		if x.h == h && x.b.k == *k {
-			copy(r.last[1:i+1], r.last[:i])
-			r.last[0] = x
-			return x.b
-		}
-	}
-	return nil
-}
-
-// remember puts b, of hash h, in front of the model's recent buckets.
-func (r *modelRef) remember(b *bucket, h uint64) {
-	copy(r.last[1:], r.last[:len(r.last)-1])
-	r.last[0] = hashedBucket{h, b}
-}
-
-// recentSlot returns the slot of the cache by cheap hash where a bucket of
-// hash h is looked for first, making the cache once the name's calls have
-// missed its last buckets recentAfter times (most names of an input with
-// many have few calls, and the cache costs 4 KiB or more): 256 slots when
-// calls are grouped by model only (a model has few buckets then), 4096
-// when grouped by key, user, day or the like (a model has thousands). It
-// returns nil before.
-func (r *modelRef) recentSlot(h uint64, grouped bool) *hashedBucket {
-	if r.recent == nil {
-		if r.misses++; r.misses < recentAfter {
-			return nil
-		}
-		bits := uint8(8)
-		if grouped {
-			bits = 12
-		}
-		r.recent, r.shift = make([]hashedBucket, 1<<bits), 64-bits
-	}
-	return &r.recent[h>>r.shift]
-}
-
-// recentAfter is how many calls of a name miss its last buckets before
-// the name gets a cache by cheap hash.
-const recentAfter = 64
-
 // New returns an engine that prices calls against cat.
 func New(cat *tariffs.Catalog, opts Options) *Engine {
 	zone := opts.Zone
 	if zone == nil {
 		zone = time.UTC
 	}
-	seen := opts.Seen
-	if seen == nil {
-		seen = memorySeen{}
-	}
 	e := &Engine{cat: cat, opts: opts, dims: setOf(opts.Dims), zone: zone,
-		refs: map[refKey]*modelRef{}, seen: seen, labels: &texts{}, values: &texts{},
-		unsure:   map[unsureKey]*CalendarGap{},
-		promo:    map[promoKey]*PromotionGap{},
-		maxNames: opts.MaxNames, maxGroups: opts.MaxGroups}
-	if e.maxNames <= 0 {
-		e.maxNames = DefaultMaxNames
-	}
-	if e.maxGroups <= 0 {
-		e.maxGroups = DefaultMaxGroups
-		if opts.Runs != nil {
-			e.maxGroups = DefaultSpillBuckets
-		}
-	}
+		names: newResolver(cat, opts.TariffAt, opts.MaxNames), gate: newGate(opts.Seen),
+		table:  newGroupTable(opts.MaxGroups, opts.Runs != nil),
+		unsure: map[unsureKey]*CalendarGap{},
+		promo:  map[promoKey]*PromotionGap{},
+		runs:   spillRuns{make: opts.Runs}}
 	return e
 }
 
@@ -487,12 +374,12 @@ func (e *Engine) quoteFailed(pc *PricedCall, c *ledger.Call) {
 func (e *Engine) place(pc *PricedCall, c *ledger.Call, zero bool) *bucket {
 	k := bucketKey{model: pc.Quote.Model, version: pc.Quote.Version, outcome: pc.Outcome, zero: zero}
 	if k.model == nil {
-		k.unknown = e.labels.id(pc.modelName)
+		k.unknown = e.table.labels.id(pc.modelName)
 	}
 	if pc.Outcome == Unpriced && k.model == nil {
 		// The host the name was looked up among, so that the reports can
 		// say which host lacks the model (UnpricedCalls).
-		k.host = e.labels.id(pc.ref.host)
+		k.host = e.table.labels.id(pc.ref.host)
 	}
 	k.noSpend = !c.Gateway.RecordsSpend()
 	if pc.Outcome == Priced {
@@ -524,7 +411,7 @@ func (e *Engine) place(pc *PricedCall, c *ledger.Call, zero bool) *bucket {
 		pc.ref.remember(b, h)
 	}
 	if b.k.folded {
-		e.foldedCalls++
+		e.table.foldedCalls++
 		return b
 	}
 	if e.dims.has(DimKey) {
@@ -538,63 +425,28 @@ func (e *Engine) place(pc *PricedCall, c *ledger.Call, zero bool) *bucket {
 // folded into the "(other ...)" values, its model, version, period and
 // tier kept, so that the calls are still priced exactly.
 func (e *Engine) bucketOf(k *bucketKey, pc *PricedCall) *bucket {
-	if b := e.buckets.get(k); b != nil {
+	g := &e.table
+	if b := g.buckets.get(k); b != nil {
 		return b
 	}
-	if e.buckets.len()-e.collapsed >= e.maxGroups && e.spilling() {
-		old := e.values
+	if g.full() && e.runs.spilling() {
+		old := g.values
 		e.spill()
-		if e.values != old {
-			n := e.renumbered(k, old)
+		if g.values != old {
+			n := g.renumbered(k, old)
 			k = &n
 		}
 	}
-	if e.buckets.len()-e.collapsed >= e.maxGroups {
-		f := e.fold(k)
-		if b := e.buckets.get(&f); b != nil {
+	if g.full() {
+		f := g.fold(k)
+		if b := g.buckets.get(&f); b != nil {
 			return b
 		}
 		k = &f
 	}
-	p := bucketPricing{Model: pc.Quote.Model, Rates: pc.Rates, prices: pc.prices, miss: pc.Miss, fixed: e.fixedOf(pc.Rates)}
+	p := bucketPricing{Model: pc.Quote.Model, Rates: pc.Rates, prices: pc.prices, miss: pc.Miss, fixed: g.fixedOf(pc.Rates)}
 	p.timeOfUse = e.timeOfUseFor(k, &p)
-	return e.buckets.add(k, p)
-}
-
-// fixedOf returns r as integers, made once per rates; nil when r is.
-func (e *Engine) fixedOf(r *tariffs.Rates) *fixedRates {
-	if r == nil {
-		return nil
-	}
-	f := e.fixed[r]
-	if f == nil {
-		if e.fixed == nil {
-			e.fixed = map[*tariffs.Rates]*fixedRates{}
-		}
-		f = newFixedRates(r)
-		e.fixed[r] = f
-	}
-	return f
-}
-
-// fold returns k with each grouping it has replaced by its "(other ...)"
-// value, and the logged name of an unknown model by OtherNames.
-func (e *Engine) fold(k *bucketKey) bucketKey {
-	f := *k
-	f.folded = true
-	for _, g := range []struct {
-		v     *text
-		other string
-	}{{&f.holder.key, OtherKeys}, {&f.holder.team, OtherTeams}, {&f.holder.user, OtherUsers}, {&f.group, OtherGroups},
-		{&f.holder.tag, OtherTags}, {&f.holder.meta, OtherMeta}} {
-		if *g.v != 0 {
-			*g.v = e.values.id(g.other)
-		}
-	}
-	if f.model == nil {
-		f.unknown = e.labels.id(OtherNames)
-	}
-	return f
+	return g.buckets.add(k, p)
 }
 
 // The values that stand for the names, keys, teams, users and model groups
@@ -615,10 +467,7 @@ const (
 // the bucket is new, its groupings folded), so that its texts stay within
 // the budget too.
 func (e *Engine) groupKey(k *bucketKey, c *ledger.Call, at time.Time, served string) {
-	id := e.values.id
-	if e.buckets.len()-e.collapsed >= e.maxGroups && !e.spilling() {
-		id = e.values.lookup
-	}
+	id := e.table.idOf(e.runs.spilling())
 	if e.dims.has(DimGroup) {
 		k.group = id(c.ModelGroup)
 	}
@@ -748,7 +597,7 @@ func (p *PricedCall) FailedCost(c *ledger.Call) (decimal.Decimal, bool) {
 
 // classify decides the outcome of a call and the quote it is priced at.
 func (e *Engine) classify(c *ledger.Call) PricedCall {
-	ref := e.ref(c)
+	ref := e.names.ref(c)
 	pc := newPriced(c, ref)
 	billing := e.billingOf(ref)
 	pc.At = billingInstant(c, billing)
@@ -758,7 +607,7 @@ func (e *Engine) classify(c *ledger.Call) PricedCall {
 	switch {
 	case (!e.opts.Since.IsZero() && pc.At.Before(e.opts.Since)) || (!e.opts.Until.IsZero() && !pc.At.Before(e.opts.Until)):
 		pc.Outcome = Outside
-	case e.seenBefore(c, &pc):
+	case e.gate.seenBefore(c, &pc):
 	case c.CacheHit:
 		pc.Outcome = CacheHit
 	case c.Status == ledger.StatusFailure:
@@ -827,185 +676,17 @@ func loggedName(c *ledger.Call) string {
 	return c.ModelGroup
 }
 
-// ref resolves a call's model once per logged name and host: the model
-// sent upstream first, then the public model group.
-func (e *Engine) ref(c *ledger.Call) *modelRef {
-	name := refKey{c.Model, c.ModelGroup, c.Host, c.PriceKey}
-	// A few recent names are compared before the map is hashed: readers
-	// intern names, and equal strings sharing memory compare at once.
-	for i := range e.recent {
-		if e.recent[i].key == name && e.recent[i].ref != nil {
-			return e.recent[i].ref
-		}
-	}
-	r, ok := e.refs[name]
-	if !ok {
-		r = e.resolve(c)
-		if len(e.refs) < e.maxNames {
-			e.refs[name] = r
-		} else {
-			r = e.overflowRef(r)
-		}
-	}
-	e.recent[e.nextRecent] = recentRef{name, r}
-	e.nextRecent = (e.nextRecent + 1) % len(e.recent)
-	return r
-}
-
-// overflowKey is what a name beyond the budget of names resolved to.
-type overflowKey struct {
-	model          *tariffs.Model
-	host, noTariff string
-}
-
-// overflowRef returns the ref that stands for a name beyond the budget of
-// names, resolved to r: one per tariff model and host, and one, named
-// OtherNames, per host for the names no tariff knows.
-func (e *Engine) overflowRef(r *modelRef) *modelRef {
-	e.foldedNames++
-	k := overflowKey{r.model, r.host, r.noTariff}
-	if o := e.otherRefs[k]; o != nil {
-		return o
-	}
-	if e.otherRefs == nil {
-		e.otherRefs = map[overflowKey]*modelRef{}
-	}
-	if r.model == nil {
-		r.name = OtherNames
-	}
-	e.otherRefs[k] = r
-	return r
-}
-
 // Folded returns how many calls had a name beyond the budget of names
 // (priced under their tariff model, or as OtherNames), and how many
 // landed in a bucket whose groupings were folded past the budget of
 // groups.
-func (e *Engine) Folded() (names, groups int64) { return e.foldedNames, e.foldedCalls }
-
-// resolve finds a call's model among the lists of its host: the name the
-// gateway priced it under (PriceKey), then the name sent upstream, then
-// the public model group. A call with no host logged
-// takes the host its model's name gives ("azure_ai/..."), for the group
-// too. A host no tariff prices is noted, to name it as the reason.
-func (e *Engine) resolve(c *ledger.Call) *modelRef {
-	host := c.Host
-	r := &modelRef{host: tariffs.NormalizeHost(host)}
-	// The name the gateway priced the call under comes first: Azure logs
-	// a deployment's own name as the model, its price entry says which
-	// deployment type (Global, Data Zone, Regional) it is.
-	// It never chooses the host: with none known, a key naming one is
-	// passed over.
-	key := c.PriceKey
-	if host == "" && tariffs.HostOfPrefix(key) != "" {
-		key = ""
-	}
-	for _, n := range []string{key, c.Model, c.ModelGroup} {
-		if n == "" {
-			continue
-		}
-		m, at, ok := e.cat.ResolveOn(host, n)
-		r.host = at
-		if ok {
-			r.model, r.cursor = m, m.Cursor()
-			if !e.opts.TariffAt.IsZero() {
-				r.cursor = m.CursorAtTariffOf(e.opts.TariffAt)
-			}
-			return r
-		}
-		if host == "" {
-			host = at
-		}
-	}
-	if host != "" && !e.cat.PricesHost(host) {
-		r.noTariff = tariffs.NormalizeHost(host)
-	}
-	return r
-}
+func (e *Engine) Folded() (names, groups int64) { return e.names.foldedNames, e.table.foldedCalls }
 
 // NextSource tells the engine that the calls that follow come from another
 // source (file, export or database) than those before: a call read again
 // from the same source is a Duplicate, one read before from another source
 // an Overlap.
-func (e *Engine) NextSource() {
-	if e.sourceStarted {
-		e.source++
-	}
-	e.sourceStarted = true
-}
-
-// seenBefore records a call's identity and reports whether it was read
-// before, setting the call's outcome to Duplicate or Overlap when it was.
-// The identity is the reader's Identity plus the start instant: gateways
-// reuse request ids for different calls (LiteLLM logs "None" when a
-// provider sends no id), while a row exported twice repeats both.
-// Identities are kept as 64-bit hashes (Options.Seen decides how), so two
-// different identities collide with probability about n²/2⁶⁵: under 10⁻⁶
-// for ten million calls. Identity hashes are the same in every engine of a
-// process, so that engines pricing parts of one stream can share a Seen.
-//
-// From the second source on, each identity is also recorded salted with
-// the source's number, to tell a call this source repeats (the gateway
-// logged it twice) from one an earlier source held (overlapping exports):
-// the set then keeps two fingerprints per call of those sources.
-//
-// Each first copy's content (model, tokens, recorded spend) is kept in a
-// table of recent copies, so that a repeat whose content differs from its
-// first copy's is told as a conflict (checkCopy).
-func (e *Engine) seenBefore(c *ledger.Call, pc *PricedCall) bool {
-	if c.Identity == "" {
-		return false
-	}
-	if c.Gateway != e.gateway {
-		e.gateway, e.gatewayFP = c.Gateway, ledger.HashIdentity(string(c.Gateway))
-	}
-	id := c.IdentityHash
-	if id == 0 { // not computed by the reader (or truly 0: the same again)
-		id = ledger.HashIdentity(c.Identity)
-	}
-	ns := c.Start.UnixNano()
-	fp := fingerprint(e.gatewayFP, id, ns)
-	if e.source > 0 {
-		salt := uint64(e.source) * 0xD6E8FEB86659FD93
-		if !e.firstSeen(fingerprint(e.gatewayFP^salt, id, ns), ns) {
-			pc.Outcome = Duplicate
-			e.checkCopy(c, pc, fp, true)
-			return true
-		}
-	}
-	if e.firstSeen(fp, ns) {
-		e.checkCopy(c, pc, fp, false)
-		return false
-	}
-	pc.Outcome = Duplicate
-	if e.source > 0 {
-		pc.Outcome = Overlap
-	}
-	e.checkCopy(c, pc, fp, true)
-	return true
-}
-
-// firstSeen reports whether fingerprint fp is new to the identity set; on
-// an error of the set it keeps the error and takes the call as new.
-func (e *Engine) firstSeen(fp uint64, ns int64) bool {
-	first, err := e.seen.FirstSeen(fp, ns)
-	if err != nil && e.seenErr == nil {
-		e.seenErr = err
-	}
-	return first || err != nil
-}
-
-// fingerprint mixes a call's identity hash (ledger.HashIdentity) with its
-// gateway's hash and its start instant. The instant is mixed in by a
-// bijection, so two calls that differ only in their instant never share a
-// fingerprint.
-func fingerprint(gateway, identity uint64, startNanos int64) uint64 {
-	x := identity ^ gateway ^ uint64(startNanos)*0x9E3779B97F4A7C15
-	// The finalizer of SplitMix64, a bijection that spreads every bit.
-	x = (x ^ x>>30) * 0xBF58476D1CE4E5B9
-	x = (x ^ x>>27) * 0x94D049BB133111EB
-	return x ^ x>>31
-}
+func (e *Engine) NextSource() { e.gate.nextSource() }
 
 // FirstTokenFallbacks returns how many calls read were billed at their
 // start because their billing instant is the first token and the gateway
@@ -1018,10 +699,10 @@ func (e *Engine) Err() error {
 	if e.sumErr != nil {
 		return e.sumErr
 	}
-	if e.spillErr != nil {
-		return e.spillErr
+	if e.runs.err != nil {
+		return e.runs.err
 	}
-	return e.seenErr
+	return e.gate.err
 }
 
 // billingInstant returns the instant of a call that b says bills it,
@@ -1038,5 +719,5 @@ func billingInstant(c *ledger.Call, b tariffs.BillingTime) time.Time {
 
 // allBuckets returns every bucket, in no particular order.
 func (e *Engine) allBuckets() []*bucket {
-	return append([]*bucket(nil), e.buckets.all()...)
+	return append([]*bucket(nil), e.table.buckets.all()...)
 }

@@ -146,7 +146,7 @@ func (e *Engine) tallies() []*modelTally {
 	first := map[*modelTally]*bucket{}
 	var out []*modelTally
 	var tiered []*bucket
-	for _, b := range e.buckets.all() {
+	for _, b := range e.table.buckets.all() {
 		if e.hostUnpriced(&b.k) {
 			continue // explained by host (hostExplanations)
 		}
@@ -236,7 +236,7 @@ func (e *Engine) tallies() []*modelTally {
 // hostUnpriced reports whether k's calls are unpriced for want of any
 // tariff of their host: explained by host, not by model.
 func (e *Engine) hostUnpriced(k *bucketKey) bool {
-	return k.host != 0 && !e.cat.PricesHost(e.labels.of(k.host))
+	return k.host != 0 && !e.cat.PricesHost(e.table.labels.of(k.host))
 }
 
 // explain finds, for each model, what accounts for its gap, and notes
@@ -265,7 +265,7 @@ func (e *Engine) explain() []Explanation {
 		}
 		out = append(out, x)
 	}
-	out = append(out, e.conflictExplanations()...)
+	out = append(out, e.gate.conflictExplanations()...)
 	out = append(out, e.tierExplanations()...)
 	return append(out, e.hostExplanations()...)
 }
@@ -282,7 +282,7 @@ func (e *Engine) hostExplanations() []Explanation {
 	byHost := map[string]*tally{}
 	var hosts []string
 	for _, b := range e.sortedBucketsWhere(func(b *bucket) bool { return e.hostUnpriced(&b.k) }) {
-		host := e.labels.of(b.k.host)
+		host := e.table.labels.of(b.k.host)
 		t := byHost[host]
 		if t == nil {
 			t = &tally{recorded: decimal.Zero}
@@ -291,7 +291,7 @@ func (e *Engine) hostExplanations() []Explanation {
 		}
 		t.calls += b.Calls
 		t.recorded = t.recorded.Add(b.Recorded())
-		if n := e.labels.of(b.k.unknown); len(t.names) == 0 || t.names[len(t.names)-1] != n {
+		if n := e.table.labels.of(b.k.unknown); len(t.names) == 0 || t.names[len(t.names)-1] != n {
 			t.names = append(t.names, n)
 		}
 	}
@@ -338,9 +338,9 @@ type HostCalls struct {
 // their unpriced calls, most calls first (then by name).
 func (e *Engine) UnpricedHosts() []HostCalls {
 	by := map[string]int64{}
-	for _, b := range e.buckets.all() {
+	for _, b := range e.table.buckets.all() {
 		if e.hostUnpriced(&b.k) {
-			by[e.labels.of(b.k.host)] += b.Calls
+			by[e.table.labels.of(b.k.host)] += b.Calls
 		}
 	}
 	out := make([]HostCalls, 0, len(by))

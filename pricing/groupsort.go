@@ -13,7 +13,7 @@ import (
 // buckets), of[i] is set to the group of the engine's i-th bucket
 // (bucketTable.all).
 func (e *Engine) sortedGroups(of []int32) []Group {
-	c := e.groupCursor(e.buckets.all())
+	c := e.groupCursor(e.table.buckets.all())
 	groups := make([]Group, 0, c.groups)
 	var s groupSum
 	for c.next(&s, of, int32(len(groups))) {
@@ -159,7 +159,7 @@ func (e *Engine) valueRanks(bs []*bucket, dims []Dim) (ranks []uint32, width []u
 		// list rather than a map.
 		var byText []uint32
 		if textDim(d) {
-			byText = make([]uint32, e.values.len()+1)
+			byText = make([]uint32, e.table.values.len()+1)
 		}
 		var firsts []*bucket // a bucket of each value, by number
 		var last dimValue

@@ -1,8 +1,6 @@
 package pricing
 
 import (
-	"fmt"
-
 	"github.com/shopspring/decimal"
 
 	"github.com/tokenfare/tokenfare/internal/extsort"
@@ -41,7 +39,7 @@ func compareLines(a, b *ChargebackLine, dims []Dim) int {
 // lineBudget is how many lines an engine holds before it writes them to
 // a run: an eighth of its budget of buckets, as a line and the sums it is
 // written from take about eight times a bucket's memory (docs/scale.md).
-func (e *Engine) lineBudget() int { return max(e.maxGroups/8, 1) }
+func (e *Engine) lineBudget() int { return max(e.table.maxGroups/8, 1) }
 
 // lineRuns is the configuration of the runs of an engine's lines: dearest
 // first, no two of them parts of one.
@@ -122,8 +120,8 @@ func (e *Engine) sortLines(prices map[*tariffs.Model]*[tariffs.NumUsage]decimal.
 // function that goes over them each time it is called.
 func (e *Engine) streamLines(runs *extsort.Runs[lineEntry]) func(fn func(*ChargebackLine) error) error {
 	return func(fn func(*ChargebackLine) error) error {
-		if e.runs.removed {
-			return fmt.Errorf("%w: the engine was closed", ErrSpill)
+		if err := e.runs.readable(); err != nil {
+			return err
 		}
 		m, err := runs.Merge()
 		if err != nil {

@@ -85,7 +85,7 @@ func (e *Engine) modifiers() []Modifier {
 		m.Official = m.Official.Add(cost)
 		m.Unpriced += unpriced
 	}
-	for _, b := range e.buckets.all() {
+	for _, b := range e.table.buckets.all() {
 		if b.k.outcome != Priced || b.Rates == nil {
 			continue
 		}

@@ -224,8 +224,8 @@ func MonthOf(e *Engine, from, until time.Time, blend *Engine) (*Month, error) {
 		if blend == nil {
 			return nil, fmt.Errorf("month: a tariff changes within the blend window %s to %s: price the window at the tariff in force at its end", m.BlendFrom, until)
 		}
-		w.buckets.deleteWhere(func(b *bucket) bool { return b.Model != nil && changed[b.Model.Provider] })
-		for _, b := range blend.Rollup([]Dim{DimModel}).buckets.all() {
+		w.table.buckets.deleteWhere(func(b *bucket) bool { return b.Model != nil && changed[b.Model.Provider] })
+		for _, b := range blend.Rollup([]Dim{DimModel}).table.buckets.all() {
 			if b.Model != nil && changed[b.Model.Provider] {
 				w.mergeBucket(b.k, b)
 			}
@@ -306,7 +306,7 @@ func (e *Engine) versionsUsed() []VersionUse {
 		v *tariffs.Version
 	}
 	uses := map[mv]*VersionUse{}
-	for _, b := range e.buckets.all() {
+	for _, b := range e.table.buckets.all() {
 		if b.k.outcome != Priced {
 			continue
 		}

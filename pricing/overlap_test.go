@@ -138,7 +138,7 @@ func TestRepeatPastTheRing(t *testing.T) {
 		t.Fatalf("the repeat is %s, want duplicate", got)
 	}
 	r := e.Reconcile()
-	if !r.Totals.Recorded.Equal(dec("0.001")) || e.Uncompared() != 1 || len(e.conflicts) != 0 {
-		t.Errorf("recorded %s, %d uncompared, conflicts %v; want 0.001, 1, none", r.Totals.Recorded, e.Uncompared(), e.conflicts)
+	if !r.Totals.Recorded.Equal(dec("0.001")) || e.Uncompared() != 1 || len(e.gate.conflicts) != 0 {
+		t.Errorf("recorded %s, %d uncompared, conflicts %v; want 0.001, 1, none", r.Totals.Recorded, e.Uncompared(), e.gate.conflicts)
 	}
 }

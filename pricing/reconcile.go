@@ -213,7 +213,7 @@ func (e *Engine) newReconciliation() *Reconciliation {
 	r := &Reconciliation{Rows: e.rows, By: append([]Dim{}, e.opts.Dims...), Explanations: []Explanation{}, Currencies: []string{}}
 	var official, recorded ExactSum
 	var calls int64
-	for _, b := range e.buckets.all() {
+	for _, b := range e.table.buckets.all() {
 		official.Add(b.officialAmount())
 		recorded.merge(&b.recorded)
 		calls += b.Calls
@@ -273,7 +273,7 @@ func (e *Engine) groupsBy(keyOf func(*bucket) GroupKey) *Reconciliation {
 	r := e.newReconciliation()
 	index := map[GroupKey]int{}
 	var sums []groupSum
-	for _, b := range e.buckets.all() {
+	for _, b := range e.table.buckets.all() {
 		k := keyOf(b)
 		i, ok := index[k]
 		if !ok {
@@ -320,13 +320,13 @@ func (e *Engine) groupKeyBy(b *bucket, dims []Dim) GroupKey {
 		case DimModel:
 			k.Model = e.nameOf(&b.k)
 		case DimGroup:
-			k.Group = e.values.of(b.k.group)
+			k.Group = e.table.values.of(b.k.group)
 		case DimKey:
-			k.Key = e.values.of(b.k.holder.key)
+			k.Key = e.table.values.of(b.k.holder.key)
 		case DimTeam:
-			k.Team = e.values.of(b.k.holder.team)
+			k.Team = e.table.values.of(b.k.holder.team)
 		case DimUser:
-			k.User = e.values.of(b.k.holder.user)
+			k.User = e.table.values.of(b.k.holder.user)
 		case DimDay, DimHour:
 			k.Start = time.Unix(b.k.slot, 0).In(e.zone)
 		case DimPeriod:
@@ -336,11 +336,11 @@ func (e *Engine) groupKeyBy(b *bucket, dims []Dim) GroupKey {
 				k.Version = b.k.version.Name
 			}
 		case DimHost:
-			k.Host = e.values.of(b.k.served)
+			k.Host = e.table.values.of(b.k.served)
 		case DimTag:
-			k.Tag = e.values.of(b.k.holder.tag)
+			k.Tag = e.table.values.of(b.k.holder.tag)
 		case DimMeta:
-			k.Meta = e.values.of(b.k.holder.meta)
+			k.Meta = e.table.values.of(b.k.holder.meta)
 		}
 	}
 	return k
@@ -413,7 +413,7 @@ func (e *Engine) sortedBuckets() []*bucket {
 // sortedBuckets sorts them.
 func (e *Engine) sortedBucketsWhere(keep func(*bucket) bool) []*bucket {
 	var bs []*bucket
-	for _, b := range e.buckets.all() {
+	for _, b := range e.table.buckets.all() {
 		if keep(b) {
 			bs = append(bs, b)
 		}
@@ -432,7 +432,7 @@ func (e *Engine) bucketLess(a, b *bucketKey) bool {
 	av, bv := versionTime(a.version), versionTime(b.version)
 	switch {
 	case a.host != b.host:
-		return e.labels.of(a.host) < e.labels.of(b.host)
+		return e.table.labels.of(a.host) < e.table.labels.of(b.host)
 	case av != bv:
 		return av < bv
 	case a.period != b.period:
@@ -454,7 +454,7 @@ func (e *Engine) bucketLess(a, b *bucketKey) bool {
 	case a.noSpend != b.noSpend:
 		return !a.noSpend
 	case a.group != b.group:
-		return e.values.of(a.group) < e.values.of(b.group)
+		return e.table.values.of(a.group) < e.table.values.of(b.group)
 	}
 	if a.holder != b.holder {
 		ha, hb := e.holderOf(&a.holder), e.holderOf(&b.holder)

@@ -16,7 +16,7 @@ import (
 func (e *Engine) Rollup(dims []Dim) *Engine {
 	r := e.empty(dims)
 	fromHours := e.dims.has(DimHour)
-	for _, b := range e.buckets.all() {
+	for _, b := range e.table.buckets.all() {
 		r.mergeBucket(r.rollKey(b.k, fromHours), b)
 	}
 	return r
@@ -28,8 +28,8 @@ func (e *Engine) empty(dims []Dim) *Engine {
 	opts := e.opts
 	opts.Dims = dims
 	opts.Runs = nil // a rolled-up engine lists its groups
-	return &Engine{cat: e.cat, opts: opts, dims: setOf(dims), zone: e.zone, labels: e.labels, values: e.values, rows: e.rows, seenErr: e.seenErr,
-		total: e.total, sumErr: e.sumErr, span: e.span, conflicts: e.conflicts, tierNotes: e.tierNotes}
+	return &Engine{cat: e.cat, opts: opts, dims: setOf(dims), zone: e.zone, table: groupTable{labels: e.table.labels, values: e.table.values}, rows: e.rows, gate: dupGate{err: e.gate.err, conflicts: e.gate.conflicts},
+		total: e.total, sumErr: e.sumErr, span: e.span, tierNotes: e.tierNotes}
 }
 
 // rollKey clears the grouping fields of k that r does not keep; fromHours
@@ -69,9 +69,9 @@ func (r *Engine) rollKey(k bucketKey, fromHours bool) bucketKey {
 
 // mergeBucket adds b's sums into the bucket of key k.
 func (r *Engine) mergeBucket(k bucketKey, b *bucket) {
-	nb := r.buckets.get(&k)
+	nb := r.table.buckets.get(&k)
 	if nb == nil {
-		nb = r.buckets.add(&k, b.bucketPricing)
+		nb = r.table.buckets.add(&k, b.bucketPricing)
 	}
 	if r.dims.has(DimKey) {
 		nb.KeyAlias = firstAlias(nb.KeyAlias, b.KeyAlias)
@@ -87,10 +87,10 @@ func (r *Engine) mergeBucket(k bucketKey, b *bucket) {
 func (e *Engine) Within(from, until time.Time) *Engine {
 	opts := e.opts
 	opts.Since, opts.Until = from, until
-	w := &Engine{cat: e.cat, opts: opts, dims: e.dims, zone: e.zone, labels: e.labels, values: e.values, seenErr: e.seenErr,
+	w := &Engine{cat: e.cat, opts: opts, dims: e.dims, zone: e.zone, table: groupTable{labels: e.table.labels, values: e.table.values}, gate: dupGate{err: e.gate.err},
 		total: e.total, sumErr: e.sumErr}
 	lo, hi := from.Unix(), until.Unix()
-	for _, b := range e.buckets.all() {
+	for _, b := range e.table.buckets.all() {
 		if b.k.slot < lo || b.k.slot >= hi {
 			continue
 		}

@@ -1,8 +1,6 @@
 package pricing
 
 import (
-	"fmt"
-
 	"github.com/tokenfare/tokenfare/internal/extsort"
 )
 
@@ -18,38 +16,6 @@ import (
 // calls fell on both sides of a spill is summed from its parts, exactly,
 // as costs are linear in token counts and the sums are of integers.
 
-// spillRuns are the sorted runs an engine wrote: of groups, and of
-// charge groups when it keeps them (OutputCharges).
-type spillRuns struct {
-	store   RunStore                   // the store of the runs, made at the first spill
-	max     int                        // runs kept before they merge (extsort.MaxRuns of the store's FileLimit)
-	groups  *extsort.Runs[groupSum]    // nil until the first spill
-	charges *extsort.Runs[chargeGroup] // nil until the first spill
-	aliased bool                       // a group of a run has a key alias
-	removed bool                       // Close removed the runs: their groups cannot be read
-}
-
-// files returns how many runs of groups there are.
-func (r *spillRuns) files() int {
-	if r.groups == nil {
-		return 0
-	}
-	return r.groups.Len()
-}
-
-// written returns how many runs of groups were written, compactions'
-// included.
-func (r *spillRuns) written() int {
-	if r.groups == nil {
-		return 0
-	}
-	return r.groups.Stats().Runs
-}
-
-// spilling reports whether the engine writes its groups past its budget
-// rather than fold them.
-func (e *Engine) spilling() bool { return e.opts.Runs != nil && e.spillErr == nil }
-
 // spill writes the groups of the buckets not yet collapsed to a new run
 // and collapses every bucket.
 func (e *Engine) spill() {
@@ -58,7 +24,7 @@ func (e *Engine) spill() {
 		err = e.runs.charges.Write(pointers(e.chargeGroupsOf(e.liveBuckets())))
 	}
 	if err != nil {
-		e.spillErr = fmt.Errorf("%w: %w", ErrSpill, err)
+		e.runs.fail(err)
 		return
 	}
 	e.collapse()
@@ -69,7 +35,7 @@ func (e *Engine) spill() {
 // the engine keeps (spillRuns.max).
 func (e *Engine) writeRun() error {
 	if e.runs.store == nil {
-		if err := e.openStore(); err != nil {
+		if err := e.runs.open(e.groupRuns, e.chargeRuns); err != nil {
 			return err
 		}
 	}
@@ -79,20 +45,6 @@ func (e *Engine) writeRun() error {
 		e.runs.aliased = e.runs.aliased || (ok && s.g.KeyAlias != "")
 		return ok, nil
 	}))
-}
-
-// openStore makes the store of the engine's runs (Options.Runs), at its
-// first spill, the number of runs it keeps from the store's budget of
-// open files, and its runs of groups and of charge groups.
-func (e *Engine) openStore() error {
-	store, err := e.opts.Runs()
-	if err != nil {
-		return err
-	}
-	e.runs.store, e.runs.max = store, extsort.MaxRuns(store.FileLimit())
-	e.runs.groups = extsort.New(e.groupRuns(store))
-	e.runs.charges = extsort.New(e.chargeRuns(store))
-	return nil
 }
 
 // groupRuns is the configuration of the engine's runs of groups in store:
@@ -122,90 +74,20 @@ func pointers[T any](list []*T) extsort.Source[T] {
 }
 
 // liveBuckets returns the buckets not collapsed: those whose groups are
-// not in a run. Buckets of calls kept apart (Options.Apart) are of no
-// group, so in no run either.
-func (e *Engine) liveBuckets() []*bucket {
-	bs := e.buckets.all()
-	if e.collapsed == 0 && e.opts.Apart == nil {
-		return bs
-	}
-	live := make([]*bucket, 0, len(bs)-e.collapsed)
-	for _, b := range bs {
-		if !b.k.collapsed && !b.k.apart {
-			live = append(live, b)
-		}
-	}
-	return live
-}
+// not in a run, nor kept apart (Options.Apart).
+func (e *Engine) liveBuckets() []*bucket { return e.table.live(e.opts.Apart != nil) }
 
-// collapse replaces the buckets by one for each of their keys without
-// the groupings, marked collapsed, and forgets the buckets the model
-// names' caches point to. The day of an engine grouped by day is kept: a
-// month's days, by model, and its blend window are read from the
-// collapsed buckets (MonthOf), and days are few (a year is 365 per price).
+// collapse collapses the buckets (groupTable.collapse), keeping the day
+// of an engine grouped by day, and forgets the buckets the model names'
+// caches point to.
 func (e *Engine) collapse() {
-	keepDay := e.dims.has(DimDay)
-	oldTable := e.buckets
-	old := oldTable.all()
-	// The old index is not read again: the new one is made in its memory.
-	e.buckets = bucketTable{slots: oldTable.slots[:0]}
-	// Room for the buckets to the next spill, made once rather than by
-	// doubling from the first.
-	e.buckets.reserve(e.maxGroups + e.collapsed + 1)
-	for _, b := range old {
-		k := b.k
-		k.group, k.served, k.holder, k.collapsed = 0, 0, heldBy{}, true
-		if !keepDay {
-			k.slot = 0
-		}
-		c := e.buckets.get(&k)
-		if c == nil {
-			c = e.buckets.add(&k, b.bucketPricing)
-		}
-		c.Calls += b.Calls
-		c.Qty.Add(&b.Qty)
-		c.recorded.merge(&b.recorded)
-	}
-	e.buckets.recycle(&oldTable)
-	e.collapsed = e.buckets.len()
-	// No bucket has a grouping now: its texts start again, so that they
-	// hold the values of the buckets to the next spill, not of them all.
-	e.values = e.values.emptied()
-	for _, r := range e.refs {
-		r.forget()
-	}
-	for _, r := range e.otherRefs {
-		r.forget()
-	}
-}
-
-// renumbered returns k with its groupings numbered among the engine's
-// values, from their strings in old: after a spill, which starts the
-// values again.
-func (e *Engine) renumbered(k *bucketKey, old *texts) bucketKey {
-	n := *k
-	for _, f := range [...]*text{&n.group, &n.served, &n.holder.key, &n.holder.team, &n.holder.user, &n.holder.tag, &n.holder.meta} {
-		*f = e.values.id(old.of(*f))
-	}
-	return n
-}
-
-// forget drops the buckets the name's last calls went to.
-func (r *modelRef) forget() {
-	clear(r.last[:])
-	clear(r.recent)
+	e.table.collapse(e.dims.has(DimDay))
+	e.names.forget()
 }
 
 // Close removes the runs the engine wrote, if any. The groups of a
 // Reconciliation streamed from them cannot be read after.
-func (e *Engine) Close() error {
-	if e.runs.store == nil {
-		return nil
-	}
-	err := e.runs.store.RemoveAll()
-	e.runs = spillRuns{removed: true}
-	return err
-}
+func (e *Engine) Close() error { return e.runs.remove() }
 
 // groupsOf returns the groups whose sums go by, each made with its
 // decimals (groupSum.done), as a function that goes over them each time
@@ -243,8 +125,8 @@ func (e *Engine) eachGroupSum(fn func(s *groupSum) error) error {
 // eachSumOf is eachGroupSum with the cursor over the buckets not
 // collapsed, made once for a stream gone over more than once.
 func (e *Engine) eachSumOf(c *groupCursor, fn func(s *groupSum) error) error {
-	if e.runs.removed {
-		return fmt.Errorf("%w: the engine was closed", ErrSpill)
+	if err := e.runs.readable(); err != nil {
+		return err
 	}
 	c.rewind()
 	m, err := e.openMerge(c)

@@ -64,7 +64,7 @@ func TestFoldingEngineNumbersNoMoreTexts(t *testing.T) {
 	}
 	// Within budget, 16 buckets name at most 16 keys; the "(other keys)"
 	// value is one more.
-	if n := e.values.len(); n > 17 || n >= len(keys) {
+	if n := e.table.values.len(); n > 17 || n >= len(keys) {
 		t.Fatalf("%d texts numbered for %d keys and a budget of 16 buckets, want at most 17", n, len(keys))
 	}
 }

@@ -74,7 +74,7 @@ func (e *Engine) Unpriced() []UnpricedQuantity {
 		region  string
 	}
 	sums := map[key]int64{}
-	for _, b := range e.buckets.all() {
+	for _, b := range e.table.buckets.all() {
 		if b.k.outcome != Priced || b.Rates == nil {
 			continue
 		}

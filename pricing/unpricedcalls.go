@@ -174,7 +174,7 @@ func (e *Engine) UnpricedCalls() []UnpricedCalls {
 	}
 	byKey := map[key]*UnpricedCalls{}
 	sums := map[key]*ExactSum{}
-	for _, b := range e.buckets.all() {
+	for _, b := range e.table.buckets.all() {
 		if b.k.outcome != Unpriced && b.k.outcome != Retired {
 			continue
 		}
@@ -203,7 +203,7 @@ func (e *Engine) UnpricedCalls() []UnpricedCalls {
 // price, with no calls or spend yet.
 func (e *Engine) unpricedOf(k *bucketKey) UnpricedCalls {
 	if k.model == nil {
-		return UnpricedCallsOn(e.cat, e.labels.of(k.unknown), e.labels.of(k.host))
+		return UnpricedCallsOn(e.cat, e.table.labels.of(k.unknown), e.table.labels.of(k.host))
 	}
 	return UnpricedCallsOf(k.model, k.version, k.outcome)
 }

@@ -1,0 +1,147 @@
+package pricing
+
+import "github.com/tokenfare/tokenfare/tariffs"
+
+// groupTable is the engine's buckets: the table of them by key, the texts
+// their keys number (labels: the logged names of unknown models and the
+// hosts no tariff prices; values: the groupings), and the budget past
+// which a new key's groupings fold into the "(other ...)" values, or the
+// engine spills (Options.MaxGroups). Buckets collapsed by a spill keep
+// the totals of the groups in runs; they are not counted in the budget.
+type groupTable struct {
+	buckets     bucketTable
+	labels      *texts
+	values      *texts // a spilling engine starts them again at each spill
+	maxGroups   int    // buckets before groupings fold or spill (Options.MaxGroups)
+	collapsed   int    // buckets of calls whose groups are in runs
+	foldedCalls int64  // calls that landed in a bucket whose groupings were folded
+	fixed       map[*tariffs.Rates]*fixedRates
+}
+
+// newGroupTable returns an empty table whose budget is maxGroups buckets,
+// or, when not positive, DefaultMaxGroups for an engine that folds and
+// DefaultSpillBuckets for one that spills.
+func newGroupTable(maxGroups int, spills bool) groupTable {
+	if maxGroups <= 0 {
+		maxGroups = DefaultMaxGroups
+		if spills {
+			maxGroups = DefaultSpillBuckets
+		}
+	}
+	return groupTable{labels: &texts{}, values: &texts{}, maxGroups: maxGroups}
+}
+
+// full reports whether the buckets not collapsed fill the budget.
+func (g *groupTable) full() bool { return g.buckets.len()-g.collapsed >= g.maxGroups }
+
+// idOf returns the function that numbers a grouping's value. Past the
+// budget, in an engine that folds rather than spills, a string not
+// numbered yet is not numbered (absentText: the bucket is new, its
+// groupings folded), so that the texts stay within the budget too.
+func (g *groupTable) idOf(spilling bool) func(string) text {
+	if g.full() && !spilling {
+		return g.values.lookup
+	}
+	return g.values.id
+}
+
+// fixedOf returns r as integers, made once per rates; nil when r is.
+func (g *groupTable) fixedOf(r *tariffs.Rates) *fixedRates {
+	if r == nil {
+		return nil
+	}
+	f := g.fixed[r]
+	if f == nil {
+		if g.fixed == nil {
+			g.fixed = map[*tariffs.Rates]*fixedRates{}
+		}
+		f = newFixedRates(r)
+		g.fixed[r] = f
+	}
+	return f
+}
+
+// fold returns k with each grouping it has replaced by its "(other ...)"
+// value, and the logged name of an unknown model by OtherNames.
+func (g *groupTable) fold(k *bucketKey) bucketKey {
+	f := *k
+	f.folded = true
+	for _, x := range []struct {
+		v     *text
+		other string
+	}{{&f.holder.key, OtherKeys}, {&f.holder.team, OtherTeams}, {&f.holder.user, OtherUsers}, {&f.group, OtherGroups},
+		{&f.holder.tag, OtherTags}, {&f.holder.meta, OtherMeta}} {
+		if *x.v != 0 {
+			*x.v = g.values.id(x.other)
+		}
+	}
+	if f.model == nil {
+		f.unknown = g.labels.id(OtherNames)
+	}
+	return f
+}
+
+// renumbered returns k with its groupings numbered among the values,
+// from their strings in old: after a spill, which starts the values
+// again.
+func (g *groupTable) renumbered(k *bucketKey, old *texts) bucketKey {
+	n := *k
+	for _, f := range [...]*text{&n.group, &n.served, &n.holder.key, &n.holder.team, &n.holder.user, &n.holder.tag, &n.holder.meta} {
+		*f = g.values.id(old.of(*f))
+	}
+	return n
+}
+
+// live returns the buckets not collapsed: those whose groups are not in
+// a run. Buckets of calls kept apart are of no group, so in no run
+// either; apart says there may be some.
+func (g *groupTable) live(apart bool) []*bucket {
+	bs := g.buckets.all()
+	if g.collapsed == 0 && !apart {
+		return bs
+	}
+	live := make([]*bucket, 0, len(bs)-g.collapsed)
+	for _, b := range bs {
+		if !b.k.collapsed && !b.k.apart {
+			live = append(live, b)
+		}
+	}
+	return live
+}
+
+// collapse replaces the buckets by one for each of their keys without
+// the groupings, marked collapsed. The day is kept when keepDay: a
+// month's days, by model, and its blend window are read from the
+// collapsed buckets (MonthOf), and days are few (a year is 365 per
+// price). No bucket has a grouping then: the values start again, so that
+// they hold those of the buckets to the next spill, not of them all.
+func (g *groupTable) collapse(keepDay bool) {
+	oldTable := g.buckets
+	// The old index is not read again: the new one is made in its memory.
+	g.buckets = bucketTable{slots: oldTable.slots[:0]}
+	// Room for the buckets to the next spill, made once rather than by
+	// doubling from the first.
+	g.buckets.reserve(g.maxGroups + g.collapsed + 1)
+	for _, b := range oldTable.all() {
+		g.collapseInto(b, keepDay)
+	}
+	g.buckets.recycle(&oldTable)
+	g.collapsed = g.buckets.len()
+	g.values = g.values.emptied()
+}
+
+// collapseInto adds b to the collapsed bucket of its key.
+func (g *groupTable) collapseInto(b *bucket, keepDay bool) {
+	k := b.k
+	k.group, k.served, k.holder, k.collapsed = 0, 0, heldBy{}, true
+	if !keepDay {
+		k.slot = 0
+	}
+	c := g.buckets.get(&k)
+	if c == nil {
+		c = g.buckets.add(&k, b.bucketPricing)
+	}
+	c.Calls += b.Calls
+	c.Qty.Add(&b.Qty)
+	c.recorded.merge(&b.recorded)
+}
