@@ -4,6 +4,7 @@
 # cell by cell (python3 with openpyxl), the FOCUS file byte for byte, serve's /metrics
 # without the Go runtime's and the process's own series, and the state file's answers.
 #
+# The --group-budget cases make the engine spill its groups to disk (a hidden flag).
 # A refactoring that changes no behaviour must print "same" for every case. Run it from
 # the repository root:
 #   go build -o /tmp/old ./cmd/tokenfare   # on the commit before
@@ -30,7 +31,9 @@ cases=(
 	"reconcile --calls $bad"
 	"reconcile --calls $bad --strict"
 	"reconcile --calls missing.csv"
+	"reconcile --calls $S -o json --by model,key,day --group-budget 64"
 	"chargeback --calls $S"
+	"chargeback --calls $S --by key,model,day -o csv --group-budget 64"
 	"chargeback --calls $S -o json --by team"
 	"blend --calls $S --as-of 2026-11-01T00:00:00Z"
 	"blend --calls $S --as-of 2026-11-01T00:00:00Z -o yaml"
@@ -48,6 +51,7 @@ cases=(
 	"chargeback --calls $S --state @STATE@"
 	"report --calls $S --month 2026-10 --xlsx @OUT@/book.xlsx --focus @OUT@/focus.csv"
 	"report --calls $S --month 2026-10 --state @STATE@ --xlsx @OUT@/book.xlsx --focus @OUT@/focus.csv"
+	"report --calls $S --month 2026-10 --group-budget 64 --xlsx @OUT@/book.xlsx --focus @OUT@/focus.csv"
 )
 
 # run BIN SIDE I ARGS: the case's stdout, stderr and exit code into $work/SIDE/I.*.
