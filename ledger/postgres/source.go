@@ -325,3 +325,24 @@ func (s *Source) Identity(ctx context.Context) (string, error) {
 	}
 	return system + ", database oid " + db, nil
 }
+
+// Distributed reports whether the spend logs are a distributed table of
+// Citus (hash, range or append; not a reference or local table): its
+// workers then sum their shards at once.
+func (s *Source) Distributed(ctx context.Context) (bool, error) {
+	ss, err := s.begin(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer ss.close()
+	if !ss.schema.citus {
+		return false, nil
+	}
+	var spread bool
+	err = ss.tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_dist_partition
+		WHERE logicalrelid = to_regclass(quote_ident($1)) AND partmethod IN ('h', 'r', 'a'))`, tableSpendLogs).Scan(&spread)
+	if err != nil {
+		return false, s.wrap(ctx, "ask Citus how the spend logs are spread", err)
+	}
+	return spread, nil
+}
