@@ -36,8 +36,8 @@ func TestPushDownChosen(t *testing.T) {
 	cat := catalog(t)
 	watch := pricing.ObserverFunc(func(*ledger.Call, *pricing.PricedCall) error { return nil })
 	tests := []struct {
-		name      string
-		sources   []ledger.Source
+		name       string
+		sources    []ledger.Source
 		rows, sums bool
 		observers  []pricing.Observer
 		pushed     bool
