@@ -1,6 +1,10 @@
 package cli
 
 import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -41,4 +45,21 @@ func TestDBChoiceNote(t *testing.T) {
 		t.Errorf("--rows --push-down: exit %d, want %d: %s", code, exitUsage, stderr)
 	}
 	checkContains(t, "stderr", stderr, "--rows and --push-down")
+}
+
+// TestPushDownWithState: a state reads only the rows past its watermark,
+// row by row; --push-down with it is refused before anything is read or
+// written, by the batch commands and by serve.
+func TestPushDownWithState(t *testing.T) {
+	for _, cmd := range []string{"reconcile", "serve"} {
+		st := filepath.Join(t.TempDir(), "state.db")
+		code, _, stderr := runCLI(t, "", cmd, "--db", "postgres://nobody@127.0.0.1:1/none", "--state", st, "--push-down")
+		if code != exitUsage {
+			t.Errorf("%s: exit %d, want %d: %s", cmd, code, exitUsage, stderr)
+		}
+		checkContains(t, "stderr", stderr, "--push-down with a state")
+		if _, err := os.Stat(st); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s: the state was created (%v)", cmd, err)
+		}
+	}
 }
