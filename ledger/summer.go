@@ -30,6 +30,14 @@ type Summer interface {
 	KeepsRows() bool
 }
 
+// Distributed is a Summer that can tell whether its store is spread over
+// servers that sum their shares at once (Citus): summing there is the
+// fast way to read it, where one server sends its rows faster than it
+// sums them.
+type Distributed interface {
+	Distributed(ctx context.Context) (bool, error)
+}
+
 // SumSink takes what a Summer hands a run.
 type SumSink interface {
 	// Add adds the calls of one group.

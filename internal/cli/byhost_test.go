@@ -52,7 +52,7 @@ func TestReconcileByHost(t *testing.T) {
 
 	db := pgtest.NewLiteLLM(t, pgtest.SchemaCurrent)
 	db.LoadDump(t, file)
-	for _, mode := range [][]string{{"--db", db.URL, "--rows"}, {"--db", db.URL}} {
+	for _, mode := range [][]string{{"--db", db.URL, "--rows"}, {"--db", db.URL, "--push-down"}, {"--db", db.URL}} {
 		if got := groups(t, mode...); got != want {
 			t.Errorf("%v: groups differ from the file's:\n%s\nwant:\n%s", mode, got, want)
 		}

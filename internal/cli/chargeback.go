@@ -42,6 +42,7 @@ that matches no line is a finding (exit 1). --exclude-key leaves a key's calls o
 the lines, the gateway line and the blend, and sums them on a line of their own.`,
 		Example: `  tokenfare chargeback --calls testdata/sample/spendlogs-2026-10.csv --month 2026-10
   tokenfare chargeback --db "$DATABASE_URL" --month 2026-09 --tz Asia/Shanghai --by team -o csv
+  tokenfare chargeback --db postgres://ro@far-away/litellm --month 2026-09 --push-down   # sums cross the link, not rows
   tokenfare chargeback --db postgres://ro@eu/litellm --db postgres://ro@us/litellm --since 2026-09-01 --until 2026-09-15 --key search-prod -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

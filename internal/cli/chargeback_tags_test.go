@@ -89,7 +89,7 @@ func TestChargebackByTagFromDatabase(t *testing.T) {
 		('r4', 'acompletion', 'k3', 0.0025, 1000, 0, '2026-10-12 09:00:00', '2026-10-12 09:00:01', 'gpt-4o', 'openai', '["gamma", "beta", "atlas"]', 'success')`)
 	for _, by := range []string{"tag", "meta:cost_center"} {
 		want, _ := tagLines(t, "--calls", tagCalls, "--by", by)
-		for _, src := range [][]string{{"--db", db.URL}, {"--db", db.URL, "--rows"}} {
+		for _, src := range [][]string{{"--db", db.URL, "--push-down"}, {"--db", db.URL, "--rows"}} {
 			got, gateway := tagLines(t, append(src, "--by", by)...)
 			if gateway != "0.0185" {
 				t.Errorf("%s %v: gateway %s, want 0.0185", by, src[2:], gateway)

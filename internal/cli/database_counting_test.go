@@ -38,8 +38,8 @@ func TestSameDatabaseGivenTwice(t *testing.T) {
 	db := pgtest.NewLiteLLM(t, pgtest.SchemaCurrent)
 	db.LoadDump(t, sampleDump)
 	other := otherHostName(t, db.URL)
-	for _, mode := range [][]string{nil, {"--rows"}} {
-		t.Run(strings.Join(append([]string{"push-down"}, mode...), " "), func(t *testing.T) {
+	for _, mode := range [][]string{{"--push-down"}, {"--rows"}} {
+		t.Run(strings.Join(mode, " "), func(t *testing.T) {
 			code, stdout, stderr := runCLI(t, "", append([]string{"reconcile", "--db", db.URL, "--db", other, "-o", "json"}, mode...)...)
 			checkFault(t, code, stdout, stderr, "same database given twice", pgtest.Password)
 			checkContains(t, "stderr", stderr, "database oid")
@@ -74,7 +74,7 @@ func TestPermissionDenied(t *testing.T) {
 		db := ownerCase(t)
 		db.LoadDump(t, sampleDump)
 		db.Exec(t, `REVOKE SELECT ON "LiteLLM_SpendLogs" FROM CURRENT_USER`)
-		for _, mode := range [][]string{nil, {"--rows"}} {
+		for _, mode := range [][]string{{"--push-down"}, {"--rows"}} {
 			code, stdout, stderr := runCLI(t, "", append([]string{"reconcile", "--db", db.URL}, mode...)...)
 			checkFault(t, code, stdout, stderr, "permission denied", pgtest.Password)
 			checkContains(t, "stderr", stderr, `GRANT SELECT ON "LiteLLM_SpendLogs" TO`)

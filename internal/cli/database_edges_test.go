@@ -86,9 +86,9 @@ func TestDBEqualsCallsAtEdges(t *testing.T) {
 				}
 			}
 			for _, mode := range []string{"summed", "--rows"} {
-				src := []string{"--db", db.URL}
+				src := []string{"--db", db.URL, "--push-down"}
 				if mode == "--rows" {
-					src = append(src, mode)
+					src[2] = mode
 				}
 				code, got, stderr := runCLI(t, "", append(tt.args, src...)...)
 				if code != exitOK {

@@ -54,8 +54,9 @@ func TestDBEqualsCalls(t *testing.T) {
 			}
 			for _, src := range [][]string{
 				{"--db", db.URL},
+				{"--db", db.URL, "--push-down"},
 				{"--db", db.URL, "--rows"},
-				{"--db", a.URL, "--db", b.URL},
+				{"--db", a.URL, "--db", b.URL, "--push-down"},
 				{"--db", a.URL, "--db", b.URL, "--rows"},
 			} {
 				code, got, stderr := runCLI(t, "", append(tt.args, src...)...)
@@ -127,7 +128,7 @@ func TestDBFaults(t *testing.T) {
 		code, stdout, stderr := runCLI(t, "", "reconcile", "--db", db.WithPassword("wrong-pw-123"))
 		checkFault(t, code, stdout, stderr, "authentication failed", "wrong-pw-123")
 	})
-	for _, mode := range [][]string{nil, {"--rows"}} {
+	for _, mode := range [][]string{{"--push-down"}, {"--rows"}} {
 		t.Run(fmt.Sprintf("connection lost %v", mode), func(t *testing.T) {
 			ctx := context.Background()
 			// A lock held elsewhere stops the read at the table; the

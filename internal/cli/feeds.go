@@ -80,8 +80,13 @@ func storedAs(old, name string) bool {
 // as a run refuses it; and --rows with two or more databases, since a
 // state tells a call logged in two databases apart only within the day
 // and hour of identities it keeps, where --rows tells them apart over
-// every row.
+// every row; and --push-down, since a refresh reads only the rows past
+// its watermark.
 func (a *app) stateFeeds(ctx context.Context, src *sourceOptions, opts pricing.Options) ([]state.Feed, error) {
+	if src.pushDown {
+		return nil, usageError(errors.New("--push-down with a state: the state reads only the rows past its watermark, row by row, and prices its own sums"),
+			"drop --push-down, or drop --state to have the database sum the whole window")
+	}
 	if src.rows && len(src.dbs) > 1 {
 		return nil, usageError(errors.New("--rows with --state and two or more --db: the state tells a call logged in two databases apart only within a day and an hour of its newest call, --rows over every row"),
 			"drop --state to find every call logged in two databases, or give one --db (with one, the state reads its rows one by one, as --rows does)")

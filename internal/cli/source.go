@@ -22,15 +22,17 @@ import (
 
 // sourceOptions are the flags every command that reads calls shares.
 type sourceOptions struct {
-	calls   []string
-	dbs     []string
-	rows    bool
-	strict  bool
-	billing string
-	tz      string
-	since   string
-	until   string
-	month   string
+	calls []string
+	dbs   []string
+	rows  bool
+	// pushDown asks the databases to sum where the run would read rows.
+	pushDown bool
+	strict   bool
+	billing  string
+	tz       string
+	since    string
+	until    string
+	month    string
 	// asOfHint says the window comes from --as-of and --window (blend),
 	// for the advice given when no call falls in it.
 	asOfHint bool
@@ -46,7 +48,8 @@ type sourceOptions struct {
 func (o *sourceOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&o.calls, "calls", nil, "file of logged calls; repeat it or give a glob ('logs/*.csv') for several; format detected from each file's content (.gz read as is; - for stdin)")
 	fs.StringArrayVar(&o.dbs, "db", nil, "LiteLLM's PostgreSQL URL, read-only (repeatable: databases are merged; default $DATABASE_URL)")
-	fs.BoolVar(&o.rows, "rows", false, "read database rows one by one instead of summing in the database (finds calls logged in two databases)")
+	fs.BoolVar(&o.rows, "rows", false, "read database rows one by one, even from a distributed database (Citus) that sums faster (finds calls logged in two databases)")
+	fs.BoolVar(&o.pushDown, "push-down", false, "have the database sum the calls per group even where reading its rows is faster (one PostgreSQL); rows where the sums cannot be exact")
 	fs.BoolVar(&o.strict, "strict", false, "fail at the first rejected row (exit 2) instead of counting it")
 	fs.StringVar(&o.billing, "billing-time", "", "instant that bills a call, overriding each tariff: start, first_token or end (a call without that instant is billed at its start)")
 	fs.StringVar(&o.tz, "tz", "UTC", "IANA time zone that bare dates and --month are read in (and days and hours are grouped in)")
@@ -128,7 +131,11 @@ func (a *app) runSource(ctx context.Context, src *sourceOptions, in run.Input) (
 	if err != nil {
 		return nil, err
 	}
-	in.Catalog, in.Sources, in.Strict, in.Rows = cat, sources, src.strict, src.rows
+	if src.rows && src.pushDown {
+		return nil, usageError(errors.New("--rows and --push-down are given together"), "give one: --rows reads rows, --push-down sums in the database")
+	}
+	in.Catalog, in.Sources, in.Strict, in.Rows, in.PushDown = cat, sources, src.strict, src.rows, src.pushDown
+	in.OnChoice = a.noteChoice
 	in.FailedCalls, in.Progress, in.CompareDaily = failedObserver(src.tally), a.progress, src.compareDaily
 	in.OnRejected = func(rej ledger.Rejection) { fmt.Fprintf(a.stderr, "rejected: %v\n", rej) }
 	in.OnRowsInstead = func(why error) {
@@ -145,6 +152,15 @@ func (a *app) runSource(ctx context.Context, src *sourceOptions, in run.Input) (
 		return res, nothingPriced(np, src.asOfHint, res.Engine.UnpricedCalls())
 	}
 	return res, err
+}
+
+// noteChoice tells on stderr how the run chose to read the databases.
+func (a *app) noteChoice(c run.Choice) {
+	if c.PushDown {
+		fmt.Fprintf(a.stderr, "note: summing in the database: %s is distributed (Citus), its workers sum at once (--rows reads rows)\n", c.Distributed)
+		return
+	}
+	fmt.Fprintln(a.stderr, "note: reading the database's rows: one PostgreSQL sends them faster than it sums them (--push-down sums there)")
 }
 
 // dailyOf returns the daily comparisons a run made, telling on stderr

@@ -108,7 +108,7 @@ func TestStateRows(t *testing.T) {
 	db.Exec(t, `ALTER TABLE "LiteLLM_SpendLogs" DROP CONSTRAINT IF EXISTS "LiteLLM_SpendLogs_pkey"`)
 	db.Exec(t, `INSERT INTO "LiteLLM_SpendLogs" SELECT * FROM "LiteLLM_SpendLogs"
 		WHERE request_id = (SELECT min(request_id) FROM "LiteLLM_SpendLogs" WHERE status = 'success')`)
-	_, pushed, _ := runCLI(t, "", "reconcile", "--db", db.URL, "-o", "json")
+	_, pushed, _ := runCLI(t, "", "reconcile", "--db", db.URL, "--push-down", "-o", "json")
 	_, want, _ := runCLI(t, "", "reconcile", "--db", db.URL, "--rows", "-o", "json")
 	if pushed == want {
 		t.Fatal("push-down and --rows agree: the row twice under one request id is not in the table")

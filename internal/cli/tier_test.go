@@ -24,7 +24,7 @@ func TestStoredTiers(t *testing.T) {
 			'{}', '{"service_tier":"flex"}'),
 		('r3', 'acompletion', 'k1', 0.001, 1000, 100, '2026-10-02 10:00:00', '2026-10-02 10:00:01', 'gpt-4o', 'openai', 'success',
 			'{"service_tier":"default"}', '{}')`)
-	code, summed, errs := runCLI(t, "", "reconcile", "--db", db.URL, "-o", "json")
+	code, summed, errs := runCLI(t, "", "reconcile", "--db", db.URL, "--push-down", "-o", "json")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}

@@ -1,7 +1,8 @@
 // Package run owns one run over logged calls: the sources of a command,
 // read once each in order against one duplicate set, summed where that is
-// exact and nothing needs the calls one by one (a ledger.Summer: a
-// database's push-down, a state's sums), else read row by row, priced by
+// exact, faster, and nothing needs the calls one by one (a ledger.Summer:
+// a distributed database's push-down, a state's sums), else read row by
+// row, priced by
 // one pricing.Engine, shown to the run's observers, and accounted for per
 // source. A report's month (Month: its blend, the month compared with,
 // three-way rows, budgets) is built by the run beside its engine, and a
@@ -23,8 +24,11 @@
 //     any observer, no further batch is read, and Run returns that error as
 //     it is (so errors.Is finds syscall.EPIPE in it).
 //   - Databases sum their calls (push-down, ledger.Summer) only when every
-//     source is a database, no observer is given, and Input.Rows is false;
-//     when the sums cannot give the exact answer the rows are read instead.
+//     source is a database, no observer is given, Input.Rows is false, and
+//     Input.PushDown asks for the sums or one database is distributed
+//     (ledger.Distributed: Citus), where summing is the fast way; one
+//     PostgreSQL sends its rows faster than it sums them (Choice). When
+//     the sums cannot give the exact answer the rows are read instead.
 //     A summer that keeps no rows (a state's sums) is always summed, and
 //     fails where its sums cannot be exact.
 //   - A run that prices no call returns its Result with a

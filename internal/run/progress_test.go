@@ -74,7 +74,7 @@ func TestProgressPushDown(t *testing.T) {
 	}
 	src := database(t, db.URL)
 	res, err := Run(context.Background(), Input{Catalog: catalog(t), Options: pricing.Options{Zone: time.UTC, Dims: []pricing.Dim{pricing.DimModel}},
-		Sources: []ledger.Source{src}, Progress: progress})
+		Sources: []ledger.Source{src}, PushDown: true, Progress: progress})
 	if err != nil {
 		t.Fatal(err)
 	}

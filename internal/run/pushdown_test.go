@@ -27,31 +27,44 @@ func database(t *testing.T, url string) *postgres.Source {
 
 // TestPushDownChosen checks when a run lets the database sum: only when
 // every source is a database, nothing observes the calls and rows are not
-// asked for; the answer is the same either way.
+// asked for, and then where sums are asked for, not on one PostgreSQL
+// left to choose (it reads rows and says so); the answer is the same
+// either way.
 func TestPushDownChosen(t *testing.T) {
 	db := pgtest.NewLiteLLM(t, pgtest.SchemaCurrent)
 	db.LoadDump(t, sampleDump)
 	cat := catalog(t)
 	watch := pricing.ObserverFunc(func(*ledger.Call, *pricing.PricedCall) error { return nil })
 	tests := []struct {
-		name      string
-		sources   []ledger.Source
-		rows      bool
-		observers []pricing.Observer
-		pushed    bool
+		name       string
+		sources    []ledger.Source
+		rows, sums bool
+		observers  []pricing.Observer
+		pushed     bool
+		chose      int // how many times the run told its choice
 	}{
-		{name: "a database alone", sources: []ledger.Source{database(t, db.URL)}, pushed: true},
+		{name: "sums asked for", sources: []ledger.Source{database(t, db.URL)}, sums: true, pushed: true},
+		{name: "a database alone", sources: []ledger.Source{database(t, db.URL)}, chose: 1},
 		{name: "rows asked for", sources: []ledger.Source{database(t, db.URL)}, rows: true},
-		{name: "an observer", sources: []ledger.Source{database(t, db.URL)}, observers: []pricing.Observer{watch}},
-		{name: "a database and a file", sources: []ledger.Source{database(t, db.URL), ledger.FileSource("testdata/cachehits.csv", ledger.Options{})}},
+		{name: "an observer", sources: []ledger.Source{database(t, db.URL)}, sums: true, observers: []pricing.Observer{watch}},
+		{name: "a database and a file", sources: []ledger.Source{database(t, db.URL), ledger.FileSource("testdata/cachehits.csv", ledger.Options{})}, sums: true},
 	}
 	var want pricing.Rows
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			chose := 0
 			res, err := Run(context.Background(), Input{Catalog: cat, Options: pricing.Options{Zone: time.UTC, Dims: []pricing.Dim{pricing.DimModel}},
-				Sources: tt.sources, Rows: tt.rows, Observers: tt.observers})
+				Sources: tt.sources, Rows: tt.rows, PushDown: tt.sums, Observers: tt.observers, OnChoice: func(c Choice) {
+					chose++
+					if c.PushDown {
+						t.Errorf("chose sums on one PostgreSQL: %+v", c)
+					}
+				}})
 			if err != nil {
 				t.Fatal(err)
+			}
+			if chose != tt.chose {
+				t.Errorf("told its choice %d times, want %d", chose, tt.chose)
 			}
 			if got := len(res.PushedDown) > 0; got != tt.pushed {
 				t.Fatalf("pushed down %v, want %v", got, tt.pushed)
@@ -115,7 +128,7 @@ func TestFailedCallsSeenSummedOrNot(t *testing.T) {
 			return nil
 		})
 		res, err := Run(context.Background(), Input{Catalog: cat, Options: pricing.Options{Zone: time.UTC, Dims: []pricing.Dim{pricing.DimModel}},
-			Sources: []ledger.Source{database(t, db.URL)}, Rows: rows, FailedCalls: watch})
+			Sources: []ledger.Source{database(t, db.URL)}, Rows: rows, PushDown: !rows, FailedCalls: watch})
 		if err != nil {
 			t.Fatal(err)
 		}

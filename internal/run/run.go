@@ -30,6 +30,14 @@ type Input struct {
 	Strict bool
 	// Rows reads databases row by row even where they could sum.
 	Rows bool
+	// PushDown has databases sum their calls wherever the sums give the
+	// exact answer and nothing observes the calls, even one PostgreSQL,
+	// which sends its rows faster than it sums them (see Choice).
+	PushDown bool
+	// OnChoice, when not nil, is told how the run chose to read its
+	// databases, where it chose (neither Rows nor PushDown, nothing
+	// observing the calls), before they are read.
+	OnChoice func(Choice)
 	// Observers see every call read, with its pricing, in order; an
 	// observer's error ends the run. Any observer means rows are read,
 	// where the sources keep them: they see no call of a summer that
@@ -175,7 +183,11 @@ func compareDaily(ctx context.Context, dbs []ledger.Summer, opts pricing.Options
 // runDistinct is Run once the databases are known to be distinct.
 func runDistinct(ctx context.Context, in *Input, dbs []ledger.Summer) (*Result, error) {
 	var notExact error
-	if len(dbs) > 0 && len(dbs) == len(in.Sources) && (len(in.Observers) == 0 && !in.Rows || !keepRows(dbs)) {
+	sum, err := in.sumFirst(ctx, dbs)
+	if err != nil {
+		return nil, err
+	}
+	if sum {
 		res, err := pushDown(ctx, in, dbs)
 		switch {
 		case errors.Is(err, pricing.ErrNotExact) && keepRows(dbs):

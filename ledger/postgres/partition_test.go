@@ -146,3 +146,28 @@ func TestSharedRequestIDs(t *testing.T) {
 		})
 	}
 }
+
+// TestDistributed checks that neither a plain nor a partitioned table on
+// one server is taken as distributed: their rows come faster than their
+// sums. (A Citus cluster's distributed table is, bench/citus.)
+func TestDistributed(t *testing.T) {
+	plain, parts := pgtest.NewLiteLLM(t, pgtest.SchemaCurrent), pgtest.NewLiteLLM(t, pgtest.SchemaCurrent)
+	parts.Exec(t, partitioned)
+	for _, db := range []*pgtest.DB{plain, parts} {
+		src, err := New(db.URL, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		spread, err := src.Distributed(context.Background())
+		if err != nil || spread {
+			t.Errorf("%s: distributed %v, %v; want false", db.Name, spread, err)
+		}
+	}
+	src, err := New("postgres://nobody:secret-pw-9@127.0.0.1:1/none?connect_timeout=2", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := src.Distributed(context.Background()); err == nil {
+		t.Error("Distributed of a server that is not there: no error")
+	}
+}

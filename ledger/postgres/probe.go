@@ -29,6 +29,8 @@ type schema struct {
 	// oneCtid: a ctid names one row of the spend logs, a plain table
 	// with no partitions, no tables inheriting from it and no Citus.
 	oneCtid bool
+	// citus: the Citus extension is installed in the database.
+	citus   bool
 	spend   map[string]bool // columns of LiteLLM_SpendLogs
 	keys    map[string]bool // columns of LiteLLM_VerificationToken; nil when absent
 	deleted map[string]bool
@@ -42,13 +44,13 @@ func probe(ctx context.Context, tx pgx.Tx) (*schema, error) {
 	// those the role has a privilege on: a role without SELECT is told so,
 	// not that the table is missing.
 	var nsp string
-	var readable, oneCtid bool
+	var readable, oneCtid, citus bool
 	err := tx.QueryRow(ctx, `SELECT n.nspname::text, has_any_column_privilege(r.oid, 'SELECT'),
-			r.relkind = 'r' AND NOT EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhparent = r.oid)
-			AND NOT EXISTS (SELECT 1 FROM pg_extension e WHERE e.extname = 'citus')
+			r.relkind = 'r' AND NOT EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhparent = r.oid),
+			EXISTS (SELECT 1 FROM pg_extension e WHERE e.extname = 'citus')
 		FROM pg_namespace n JOIN pg_class r ON r.relnamespace = n.oid AND r.relname = $1
 		WHERE n.nspname = ANY(current_schemas(false))
-		ORDER BY array_position(current_schemas(false), n.nspname) LIMIT 1`, tableSpendLogs).Scan(&nsp, &readable, &oneCtid)
+		ORDER BY array_position(current_schemas(false), n.nspname) LIMIT 1`, tableSpendLogs).Scan(&nsp, &readable, &oneCtid, &citus)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return nil, fmt.Errorf("%w: no table %q in the search path (is this LiteLLM's database?)", ErrMissingTable, tableSpendLogs)
@@ -78,7 +80,7 @@ func probe(ctx context.Context, tx pgx.Tx) (*schema, error) {
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	s := &schema{oneCtid: oneCtid, spend: tables[tableSpendLogs], keys: tables[tableKeys], deleted: tables[tableDeleted], teams: tables[tableTeams]}
+	s := &schema{oneCtid: oneCtid && !citus, citus: citus, spend: tables[tableSpendLogs], keys: tables[tableKeys], deleted: tables[tableDeleted], teams: tables[tableTeams]}
 	if s.spend == nil {
 		return nil, fmt.Errorf("%w: no table %q in the search path (is this LiteLLM's database?)", ErrMissingTable, tableSpendLogs)
 	}

@@ -325,3 +325,29 @@ func (s *Source) Identity(ctx context.Context) (string, error) {
 	}
 	return system + ", database oid " + db, nil
 }
+
+// Distributed reports whether the spend logs are a distributed table of
+// Citus (hash, range or append; not a reference or local table): its
+// workers then sum their shards at once. Where Citus is installed but its
+// catalog cannot be read, the table is taken as distributed: the sums,
+// which the read of them tells about, are never slower there.
+func (s *Source) Distributed(ctx context.Context) (bool, error) {
+	ss, err := s.begin(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer ss.close()
+	if !ss.schema.citus {
+		return false, nil
+	}
+	var spread bool
+	err = ss.tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_dist_partition
+		WHERE logicalrelid = to_regclass(quote_ident($1)) AND partmethod IN ('h', 'r', 'a'))`, tableSpendLogs).Scan(&spread)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return false, s.wrap(ctx, "ask Citus how the spend logs are spread", err)
+	case err != nil:
+		return true, nil
+	}
+	return spread, nil
+}
