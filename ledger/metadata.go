@@ -157,7 +157,7 @@ func (s *jsonScanner) readUsage(u *metaUsage) {
 		case "prompt_tokens_details":
 			s.readPrompt(&u.prompt)
 		case "cache_creation":
-			s.readSplit(&u.cacheSplit, "additional_usage_values.cache_creation")
+			s.readSplit(&u.cacheSplit, &cacheCreationPaths)
 		case "server_tool_use":
 			s.readServerTools(&u.serverTools)
 		case "service_tier":
@@ -199,7 +199,7 @@ func (s *jsonScanner) readPrompt(d *promptDetails) {
 		case "cache_creation_tokens":
 			s.count(&d.cacheCreation, path+".cache_creation_tokens")
 		case "cache_creation_token_details":
-			s.readSplit(&d.split, path+".cache_creation_token_details")
+			s.readSplit(&d.split, &creationDetailsPaths)
 		case "web_search_requests":
 			s.count(&d.webSearch, path+".web_search_requests")
 		default:
@@ -208,17 +208,31 @@ func (s *jsonScanner) readPrompt(d *promptDetails) {
 	}
 }
 
+// splitPaths are the names a split of the writes and its members are told
+// by in an error, written out whole so that reading a split joins no text.
+type splitPaths struct{ at, fiveMinutes, oneHour string }
+
+const (
+	cacheCreation   = "additional_usage_values.cache_creation"
+	creationDetails = "additional_usage_values.prompt_tokens_details.cache_creation_token_details"
+)
+
+var (
+	cacheCreationPaths   = splitPaths{cacheCreation, cacheCreation + ".ephemeral_5m_input_tokens", cacheCreation + ".ephemeral_1h_input_tokens"}
+	creationDetailsPaths = splitPaths{creationDetails, creationDetails + ".ephemeral_5m_input_tokens", creationDetails + ".ephemeral_1h_input_tokens"}
+)
+
 // readSplit reads a split of the writes by lifetime at s.i.
-func (s *jsonScanner) readSplit(w *writeSplit, path string) {
-	if !enter(s, w, &w.set, path) {
+func (s *jsonScanner) readSplit(w *writeSplit, p *splitPaths) {
+	if !enter(s, w, &w.set, p.at) {
 		return
 	}
 	for more := s.member(true); more; more = s.member(false) {
 		switch string(s.name()) {
 		case "ephemeral_5m_input_tokens":
-			s.count(&w.fiveMinutes, path+".ephemeral_5m_input_tokens")
+			s.count(&w.fiveMinutes, p.fiveMinutes)
 		case "ephemeral_1h_input_tokens":
-			s.count(&w.oneHour, path+".ephemeral_1h_input_tokens")
+			s.count(&w.oneHour, p.oneHour)
 		default:
 			s.skip()
 		}
