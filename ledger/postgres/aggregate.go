@@ -109,10 +109,12 @@ LIMIT $3) s`, f.ok(), f.rowsFrom(), inWindow), from, until, oddSample).Scan(&sam
 		return true, nil // the whole window
 	}
 	// The window's rows, counted on the "startTime" index up to the first
-	// that would name too many odd rows.
+	// that would name too many odd rows. The subquery selects a column:
+	// Citus plans a LIMIT over a distributed table as an intermediate
+	// result, which it cannot read back with no column at all.
 	most := int64(maxOddIDs)*sampled/odd + 1
 	var rows int64
-	err = ss.tx.QueryRow(ctx, `SELECT count(*) FROM (SELECT FROM "LiteLLM_SpendLogs" sl `+inWindow+` LIMIT $3) s`, from, until, most).Scan(&rows)
+	err = ss.tx.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM "LiteLLM_SpendLogs" sl `+inWindow+` LIMIT $3) s`, from, until, most).Scan(&rows)
 	if err != nil {
 		return false, ss.src.wrap(ctx, "count "+tableSpendLogs, err)
 	}
