@@ -47,7 +47,7 @@ func refreshFeed(ctx context.Context, store *state.Store, cat *tariffs.Catalog, 
 	if err != nil {
 		return state.Source{}, err
 	}
-	defer b.Release()
+	defer b.Release() // a page bbolt panics on: the read ends on the way to Recover
 	b.Use(cat, opts.Billing)
 	passes, err := plan(b, f, opts)
 	if err != nil {
