@@ -219,7 +219,7 @@ var importRules = []importRule{
 	{"gateway/...", "gateway configs", domain, nil},
 	{"reports/...", "the renderers", domain, nil},
 	{"internal/cli", "the command line", nil, []string{"cmd/tokenfare"}},
-	{"bbolt", "the state's database", nil, []string{"internal/state", "internal/cli", "internal/metrics", "internal/serve", "cmd/tokenfare"}},
+	{"bbolt", "the state's database", nil, []string{"internal/state", "internal/run", "internal/cli", "internal/metrics", "internal/serve", "cmd/tokenfare"}},
 	{"pgx", "a database driver", nil, []string{"ledger/postgres", "internal/pgtest", "internal/run", "internal/cli", "cmd/tokenfare"}},
 	{"cobra", "the command line's framework", nil, []string{"internal/cli", "cmd/tokenfare"}},
 	{"excelize", "the workbook writer", nil, []string{"reports", "internal/cli", "cmd/tokenfare"}},

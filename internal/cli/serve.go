@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/shopspring/decimal"
 	"github.com/spf13/cobra"
 
 	"github.com/tokenfare/tokenfare/internal/metrics"
@@ -26,6 +27,7 @@ import (
 	"github.com/tokenfare/tokenfare/ledger/postgres"
 	"github.com/tokenfare/tokenfare/ledger/usagequeue"
 	"github.com/tokenfare/tokenfare/pricing"
+	"github.com/tokenfare/tokenfare/pricing/savings"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
 
@@ -154,12 +156,26 @@ func (a *app) serveConfig(cmd *cobra.Command, opts *serveOptions, eopts pricing.
 	}
 	log := slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil))
 	return serve.Config{Listen: opts.listen, Interval: opts.interval, StatePath: path, Store: store, Log: log, Now: a.now,
-		Metrics: metrics.Options{TopKeys: opts.topKeys, Billing: eopts.Billing, Log: log},
+		Metrics: serveMetrics(store, opts.topKeys, eopts.Billing, log),
 		Refresh: func(ctx context.Context, cat *tariffs.Catalog) ([]state.Source, error) {
-			return store.Refresh(ctx, run.Keep(false), cat, eopts, feeds)
+			return run.Refresh(ctx, store, cat, eopts, feeds, false)
 		},
 		Catalog: cat, LoadCatalog: a.loadCatalog, TariffStamp: a.tariffStamp, GatewayConfig: gatewayConfig(opts.config),
 		Queue: collector, QueueEvery: opts.queue.every}, nil
+}
+
+// serveMetrics returns the options of serve's metrics over store: the
+// figures the run prices from the state (the 28 days' blend, at the
+// billing instant the calls are read with, and the month's saving)
+// handed to them as functions.
+func serveMetrics(store *state.Store, topKeys int, billing *tariffs.BillingTime, log *slog.Logger) metrics.Options {
+	return metrics.Options{TopKeys: topKeys, Log: log,
+		Blend: func(cat *tariffs.Catalog, from, until, tariffAt time.Time) (map[*tariffs.Model]*tariffs.Rates, error) {
+			return run.StateBlend(store, cat, from, until, tariffAt, billing)
+		},
+		MonthSaving: func(cat *tariffs.Catalog, now time.Time) (map[savings.Lever]decimal.Decimal, error) {
+			return run.StateSaving(store, cat, now)
+		}}
 }
 
 // serveState returns the feeds of serve's sources and the state at

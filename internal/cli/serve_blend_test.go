@@ -47,11 +47,11 @@ func TestStateBlend(t *testing.T) {
 	feed := state.Feed{Name: sample, Open: func(time.Time, *ledger.Known) ([]ledger.Source, error) {
 		return []ledger.Source{ledger.FileSource(sample, ledger.Options{})}, nil
 	}}
-	if _, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, []state.Feed{feed}); err != nil {
+	if _, err := run.Refresh(context.Background(), s, cat, pricing.Options{}, []state.Feed{feed}, false); err != nil {
 		t.Fatal(err)
 	}
 	until := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-	got, err := s.Blend(cat, until.Add(-28*24*time.Hour), until, until, nil)
+	got, err := run.StateBlend(s, cat, until.Add(-28*24*time.Hour), until, until, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -114,7 +114,7 @@ func storeOldWay(t *testing.T, path, arg string) {
 	}
 	defer s.Close()
 	feed := state.Feed{Name: arg, Files: func() ([]string, error) { return callFiles(arg) }}
-	if _, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, []state.Feed{feed}); err != nil {
+	if _, err := run.Refresh(context.Background(), s, cat, pricing.Options{}, []state.Feed{feed}, false); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -36,7 +36,7 @@ type stateRun struct {
 // none, the state is priced as it is. refresh are the engine options the
 // calls are read with: their billing instant (the window and groupings
 // are the pricing's, not the refresh's). Under --strict the refresh reads
-// as a strict run does (run.Keep): its first rejected row ends it, naming
+// as a strict run does (run.Refresh): its first rejected row ends it, naming
 // the file and line (a database's request), and the feed's refresh keeps
 // nothing; a state the command created is removed then.
 func (a *app) openState(ctx context.Context, src *sourceOptions, path string, refresh pricing.Options) (*stateRun, error) {
@@ -73,7 +73,7 @@ func (a *app) openState(ctx context.Context, src *sourceOptions, path string, re
 		_ = store.Close() // the error above is the one reported
 		return nil, err
 	}
-	sources, err := store.Refresh(ctx, run.Keep(src.strict), cat, ropts, feeds)
+	sources, err := run.Refresh(ctx, store, cat, ropts, feeds, src.strict)
 	a.tellRefreshed(path, before, sources)
 	if err != nil {
 		_ = store.Close() // the refresh's error is the one reported

@@ -100,7 +100,7 @@ func TestWatchedBook(t *testing.T) {
 	var rebuilt int
 	for i, st := range steps {
 		write(st.rows)
-		if _, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, []state.Feed{feed}); err != nil {
+		if _, err := run.Refresh(context.Background(), s, cat, pricing.Options{}, []state.Feed{feed}, false); err != nil {
 			t.Fatal(err)
 		}
 		before := watched.book

@@ -30,11 +30,15 @@ type Options struct {
 	// Budgets are the team and key budgets whose spend, remainder and
 	// month-end forecast are reported (tokenfare_budget_*); nil for none.
 	Budgets *pricing.BudgetPlan
-	// Billing is the billing instant the state's calls are read with
-	// (serve's --billing-time): the blend a GatewayConfig is held against
-	// is worked at it, as blend --state --billing-time works it; nil: each
-	// tariff's own.
-	Billing *tariffs.BillingTime
+	// Blend gives the blend a GatewayConfig is held against (worked at
+	// the billing instant the state's calls were read with, as blend
+	// --state --billing-time works it); nil: the configured prices have
+	// no series.
+	Blend BlendFunc
+	// MonthSaving gives what the state's calls billed in the UTC month of
+	// now would save under each lever alone (internal/run's StateSaving);
+	// nil: no tokenfare_month_saving series.
+	MonthSaving func(cat *tariffs.Catalog, now time.Time) (map[savings.Lever]decimal.Decimal, error)
 	// Log, when set, is told once of a label value that is not valid
 	// UTF-8 (a key alias or team saved in Latin-1): its invalid bytes
 	// are written as \xNN.
@@ -142,10 +146,10 @@ type unpricedFigures struct {
 // Update prices the state's sums at cat and makes them the figures the
 // next scrapes report; now decides the windows and ages. The prices of
 // gw, a LiteLLM config (nil: none), are held against the blend of the
-// state's last BlendWindow (tokenfare_config_price_off_ratio). On an error
-// the figures of the last Update stay, but for one wrapping ErrNoDrift:
-// then every other figure is updated and the configured prices have no
-// series.
+// state's last BlendWindow that Options.Blend gives
+// (tokenfare_config_price_off_ratio). On an error the figures of the
+// last Update stay, but for one wrapping ErrNoDrift: then every other
+// figure is updated and the configured prices have no series.
 //
 // The sums are priced once into a book, which the refreshes of s keep up
 // to date (Watch); the whole state is priced again only for a new
@@ -164,11 +168,11 @@ func (c *Collector) Update(s *state.Store, cat *tariffs.Catalog, now time.Time, 
 	if err != nil {
 		return err
 	}
-	if snap.Saving, err = c.saving(s, cat, now); err != nil {
+	if snap.Saving, err = c.saving(cat, now); err != nil {
 		return err
 	}
-	if gw != nil {
-		if snap.ConfigOff, err = c.driftOf(gw, s, cat, now); err != nil && !errors.Is(err, ErrNoDrift) {
+	if gw != nil && c.opts.Blend != nil {
+		if snap.ConfigOff, err = c.driftOf(gw, cat, now); err != nil && !errors.Is(err, ErrNoDrift) {
 			return err
 		}
 	}
@@ -181,12 +185,12 @@ func (c *Collector) Update(s *state.Store, cat *tariffs.Catalog, now time.Time, 
 // driftOf returns the drift of gw's prices. The 28 days' blend prices
 // every sum of the window: it is made again once a slot, or for a new
 // catalog or config, not at every refresh.
-func (c *Collector) driftOf(gw *GatewayConfig, s *state.Store, cat *tariffs.Catalog, now time.Time) (map[configLabels]decimal.Decimal, error) {
+func (c *Collector) driftOf(gw *GatewayConfig, cat *tariffs.Catalog, now time.Time) (map[configLabels]decimal.Decimal, error) {
 	at := driftAt{slot: now.Truncate(state.Grain), cat: cat, config: gw.key()}
 	if c.drift != nil && c.drift.at == at {
 		return c.drift.off, c.drift.err
 	}
-	off, err := configDrift(gw, s, cat, now, c.opts.Billing)
+	off, err := configDrift(gw, c.opts.Blend, cat, now)
 	if err == nil || errors.Is(err, ErrNoDrift) {
 		c.drift = &drift{at: at, off: off, err: err}
 	}

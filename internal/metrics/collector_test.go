@@ -38,7 +38,7 @@ func TestCollectorTopKeys(t *testing.T) {
 	feed := state.Feed{Name: sample, Open: func(time.Time, *ledger.Known) ([]ledger.Source, error) {
 		return []ledger.Source{ledger.FileSource(sample, ledger.Options{})}, nil
 	}}
-	if _, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, []state.Feed{feed}); err != nil {
+	if _, err := run.Refresh(context.Background(), s, cat, pricing.Options{}, []state.Feed{feed}, false); err != nil {
 		t.Fatal(err)
 	}
 	now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
@@ -105,11 +105,11 @@ func TestConfigDrift(t *testing.T) {
 	config := &GatewayConfig{File: filepath.Join(dir, "config.yaml"),
 		Data: []byte("model_list:\n  - model_name: pro\n    litellm_params:\n      model: deepseek/deepseek-v4-pro\n      input_cost_per_token: 1.0e-6\n")}
 	now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-	got, err := configDrift(config, s, cat, now, nil)
+	got, err := configDrift(config, stateBlend(s, nil), cat, now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	prices, err := s.Blend(cat, now.Add(-BlendWindow), now, now, nil)
+	prices, err := run.StateBlend(s, cat, now.Add(-BlendWindow), now, now, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +173,7 @@ func TestBudgetsFromState(t *testing.T) {
 	feed := state.Feed{Name: sample, Open: func(time.Time, *ledger.Known) ([]ledger.Source, error) {
 		return []ledger.Source{ledger.FileSource(sample, ledger.Options{})}, nil
 	}}
-	if _, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, []state.Feed{feed}); err != nil {
+	if _, err := run.Refresh(context.Background(), s, cat, pricing.Options{}, []state.Feed{feed}, false); err != nil {
 		t.Fatal(err)
 	}
 	plan, err := budgets.Parse("budgets.yaml", []byte("budgets:\n  - team: search\n    monthly: 1500\n  - key: research-agent-runner-prod-06\n    monthly: 300\n  - tag: project-atlas\n    monthly: 80\n  - tag: prod\n    monthly: 5\n"+
@@ -272,7 +272,7 @@ func TestConfigDriftNotExact(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := New(Options{Billing: tt.billing})
+			c := New(Options{Blend: stateBlend(s, tt.billing)})
 			err := c.Update(s, cat, now, config)
 			if got := errors.Is(err, ErrNoDrift); got != tt.noDrift || (err != nil && !tt.noDrift) {
 				t.Fatalf("Update: %v, want ErrNoDrift %v", err, tt.noDrift)
@@ -300,7 +300,7 @@ func TestConfigDriftOnceASlot(t *testing.T) {
 	config := func(name, price string) *GatewayConfig {
 		return &GatewayConfig{File: filepath.Join(dir, name), Data: []byte("model_list:\n  - model_name: pro\n    litellm_params:\n      model: deepseek/deepseek-v4-pro\n      input_cost_per_token: " + price + "\n")}
 	}
-	c := New(Options{})
+	c := New(Options{Blend: stateBlend(s, nil)})
 	c.Watch(s)
 	off := func(now time.Time, gw *GatewayConfig) decimal.Decimal {
 		t.Helper()
@@ -335,6 +335,14 @@ func TestConfigDriftOnceASlot(t *testing.T) {
 	}
 }
 
+// stateBlend is the blend serve hands its metrics: run.StateBlend over
+// s, its calls read at billing.
+func stateBlend(s *state.Store, billing *tariffs.BillingTime) BlendFunc {
+	return func(cat *tariffs.Catalog, from, until, tariffAt time.Time) (map[*tariffs.Model]*tariffs.Rates, error) {
+		return run.StateBlend(s, cat, from, until, tariffAt, billing)
+	}
+}
+
 // sampleState is a state of the sample's calls, refreshed once at the
 // embedded catalog with opts, in a folder of the test's; closed when the
 // test ends.
@@ -354,7 +362,7 @@ func sampleState(t *testing.T, opts pricing.Options) (*tariffs.Catalog, *state.S
 	feed := state.Feed{Name: sample, Open: func(time.Time, *ledger.Known) ([]ledger.Source, error) {
 		return []ledger.Source{ledger.FileSource(sample, ledger.Options{})}, nil
 	}}
-	if _, err := s.Refresh(context.Background(), run.Keep(false), cat, opts, []state.Feed{feed}); err != nil {
+	if _, err := run.Refresh(context.Background(), s, cat, opts, []state.Feed{feed}, false); err != nil {
 		t.Fatal(err)
 	}
 	return cat, s, dir
@@ -367,7 +375,7 @@ func TestConfigDriftBadConfig(t *testing.T) {
 	cat, s, dir := sampleState(t, pricing.Options{})
 	now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	file := filepath.Join(dir, "config.yaml")
-	c := New(Options{})
+	c := New(Options{Blend: stateBlend(s, nil)})
 	if err := c.Update(s, cat, now, nil); err != nil {
 		t.Fatal(err)
 	}

@@ -44,18 +44,23 @@ func (g *GatewayConfig) key() string { return g.File + "\x00" + string(g.Data) }
 // configLabels name one configured price.
 type configLabels struct{ modelName, field string }
 
+// BlendFunc returns blend's prices (per-model mode) over the state's
+// calls billed in [from, until), each priced at the tariff of cat in
+// force at tariffAt: internal/run's StateBlend, at the billing instant
+// the state's calls were read with. An error wrapping state.ErrNotKept
+// or pricing.ErrNotExact says the state cannot give that blend exactly.
+type BlendFunc func(cat *tariffs.Catalog, from, until, tariffAt time.Time) (map[*tariffs.Model]*tariffs.Rates, error)
+
 // configDrift returns how far each price of the LiteLLM config g is from
-// the blend of the state's last BlendWindow at the tariff in force at
-// now, relative to the blend: what blend --write --check compares.
-// billing is the billing instant the state's calls were read with (nil:
-// each tariff's own).
-func configDrift(g *GatewayConfig, s *state.Store, cat *tariffs.Catalog, now time.Time, billing *tariffs.BillingTime) (map[configLabels]decimal.Decimal, error) {
+// blend's prices over the last BlendWindow at the tariff in force at now,
+// relative to them: what blend --write --check compares.
+func configDrift(g *GatewayConfig, blend BlendFunc, cat *tariffs.Catalog, now time.Time) (map[configLabels]decimal.Decimal, error) {
 	cfg, err := litellm.Parse(g.File, g.Data)
 	if err != nil {
 		return nil, fmt.Errorf("read config: %w", err)
 	}
 	path := g.File
-	prices, err := blendOf(s, cat, now, billing)
+	prices, err := blendOf(blend, cat, now)
 	if err != nil {
 		return nil, err
 	}
@@ -73,13 +78,12 @@ func configDrift(g *GatewayConfig, s *state.Store, cat *tariffs.Catalog, now tim
 	return out, nil
 }
 
-// blendOf returns blend's prices (per-model mode) over the state's calls
-// billed in the BlendWindow before now, each priced at the tariff in
-// force at now, read with the same billing instant (state.Store.Blend).
-// A state that cannot give that blend exactly is an error wrapping
+// blendOf returns blend's prices over the state's calls billed in the
+// BlendWindow before now, each priced at the tariff in force at now. A
+// state that cannot give that blend exactly is an error wrapping
 // ErrNoDrift, not a blend of the slots' tokens alone.
-func blendOf(s *state.Store, cat *tariffs.Catalog, now time.Time, billing *tariffs.BillingTime) (map[*tariffs.Model]*tariffs.Rates, error) {
-	prices, err := s.Blend(cat, now.Add(-BlendWindow), now, now, billing)
+func blendOf(blend BlendFunc, cat *tariffs.Catalog, now time.Time) (map[*tariffs.Model]*tariffs.Rates, error) {
+	prices, err := blend(cat, now.Add(-BlendWindow), now, now)
 	if errors.Is(err, state.ErrNotKept) || errors.Is(err, pricing.ErrNotExact) {
 		return nil, fmt.Errorf("%w: %w", ErrNoDrift, err)
 	}

@@ -7,6 +7,10 @@
 // A Collector holds the figures of its last Update, priced from the
 // state's sums at the catalog given then, so that a scrape costs no
 // pricing and a tariff change (a new catalog) re-prices the whole history.
+// What an engine prices (the blend a LiteLLM config is held against, the
+// month's saving per lever) is handed to it as functions (Options.Blend,
+// Options.MonthSaving: internal/run's StateBlend and StateSaving, wired
+// by the command): the package builds no engine and reads no file.
 //
 // # Invariants
 //

@@ -1,64 +1,70 @@
 package metrics
 
 import (
-	"context"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/shopspring/decimal"
 
-	"github.com/tokenfare/tokenfare/internal/run"
 	"github.com/tokenfare/tokenfare/internal/state"
-	"github.com/tokenfare/tokenfare/ledger"
-	"github.com/tokenfare/tokenfare/pricing"
 	"github.com/tokenfare/tokenfare/pricing/savings"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
 
-// TestMonthSaving: the month's saving per lever, weighed on the state's
-// sums, is what tokenfare savings finds weighing the sample's calls one by
-// one, for offpeak, batch and flex to the last digit; the host lever,
-// chosen per sum rather than per call, never exceeds it. The metric
-// carries each lever.
-func TestMonthSaving(t *testing.T) {
-	cat, ps := tariffs.Load("")
-	if errs := ps.Errors(); len(errs) > 0 {
-		t.Fatal(errs)
+// TestMonthSavingSeries: tokenfare_month_saving carries, per lever, the
+// figure Options.MonthSaving gives, asked again for a now in another
+// slot or a new catalog, not for one in the same slot; without it there
+// is no series. (internal/run's TestStateSaving checks the figures.)
+func TestMonthSavingSeries(t *testing.T) {
+	cat, other := &tariffs.Catalog{}, &tariffs.Catalog{}
+	asked := 0
+	saving := func(_ *tariffs.Catalog, now time.Time) (map[savings.Lever]decimal.Decimal, error) {
+		asked++
+		return map[savings.Lever]decimal.Decimal{savings.Offpeak: decimal.RequireFromString("1.25"),
+			savings.Batch: decimal.NewFromInt(int64(now.Minute()))}, nil
 	}
-	const sample = "../../testdata/sample/spendlogs-2026-10.csv"
+	day := time.Date(2026, 10, 31, 23, 0, 0, 0, time.UTC)
+	steps := []struct {
+		name  string
+		cat   *tariffs.Catalog
+		now   time.Time
+		asked int
+		batch float64
+	}{
+		{name: "first", cat: cat, now: day.Add(5 * time.Minute), asked: 1, batch: 5},
+		{name: "same slot", cat: cat, now: day.Add(14 * time.Minute), asked: 1, batch: 5},
+		{name: "next slot", cat: cat, now: day.Add(15 * time.Minute), asked: 2, batch: 15},
+		{name: "new catalog", cat: other, now: day.Add(16 * time.Minute), asked: 3, batch: 16},
+	}
 	s, err := state.Open(filepath.Join(t.TempDir(), "state.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	feed := state.Feed{Name: sample, Open: func(time.Time, *ledger.Known) ([]ledger.Source, error) {
-		return []ledger.Source{ledger.FileSource(sample, ledger.Options{})}, nil
-	}}
-	if _, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, []state.Feed{feed}); err != nil {
-		t.Fatal(err)
-	}
-	now := time.Date(2026, 10, 31, 23, 59, 59, 0, time.UTC)
-	got, err := MonthSaving(s, cat, now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := callByCall(t, cat, sample, now)
-	for _, l := range savings.AllLevers() {
-		t.Logf("%s: %s on the sums, %s call by call", l, got[l], want.Levers[l].Saving())
-	}
-	for _, l := range []savings.Lever{savings.Offpeak, savings.Batch, savings.Flex} {
-		if !got[l].Equal(want.Levers[l].Saving()) {
-			t.Errorf("%s: %s on the sums, %s call by call", l, got[l], want.Levers[l].Saving())
+	c := New(Options{MonthSaving: saving})
+	for _, st := range steps {
+		if err := c.Update(s, st.cat, st.now, nil); err != nil {
+			t.Fatal(err)
+		}
+		got := savingSeries(t, c)
+		if asked != st.asked || len(got) != 2 || got["offpeak"] != 1.25 || got["batch"] != st.batch {
+			t.Errorf("%s: asked %d times, series %v; want %d, offpeak 1.25 and batch %v", st.name, asked, got, st.asked, st.batch)
 		}
 	}
-	if h := want.Levers[savings.Host].Saving(); got[savings.Host].GreaterThan(h) || !got[savings.Host].IsPositive() {
-		t.Errorf("host: %s on the sums, %s call by call: want above zero and no more", got[savings.Host], h)
-	}
-	c := New(Options{})
-	if err := c.Update(s, cat, now, nil); err != nil {
+	none := New(Options{})
+	if err := none.Update(s, cat, day, nil); err != nil {
 		t.Fatal(err)
 	}
+	if got := savingSeries(t, none); len(got) != 0 {
+		t.Errorf("without MonthSaving: series %v, want none", got)
+	}
+}
+
+// savingSeries gathers c's tokenfare_month_saving series, by lever.
+func savingSeries(t *testing.T, c *Collector) map[string]float64 {
+	t.Helper()
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(c)
 	fams, err := reg.Gather()
@@ -73,24 +79,5 @@ func TestMonthSaving(t *testing.T) {
 			}
 		}
 	}
-	if len(levers) != int(savings.NumLevers) || levers["batch"] != got[savings.Batch].InexactFloat64() {
-		t.Errorf("tokenfare_month_saving %v, want every lever, batch %s", levers, got[savings.Batch])
-	}
-}
-
-// callByCall weighs the levers over the file's calls of now's UTC month,
-// one by one.
-func callByCall(t *testing.T, cat *tariffs.Catalog, file string, now time.Time) *savings.Line {
-	t.Helper()
-	obs, err := savings.New(savings.Options{Catalog: cat})
-	if err != nil {
-		t.Fatal(err)
-	}
-	from := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
-	_, err = run.Run(context.Background(), run.Input{Catalog: cat, Options: pricing.Options{Since: from, Until: now.Add(time.Second)},
-		Sources: []ledger.Source{ledger.FileSource(file, ledger.Options{})}, Observers: []pricing.Observer{obs}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return obs.Result().Total
+	return levers
 }

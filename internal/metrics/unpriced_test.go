@@ -34,7 +34,7 @@ func TestUnpricedSeries(t *testing.T) {
 	feed := state.Feed{Name: calls, Open: func(time.Time, *ledger.Known) ([]ledger.Source, error) {
 		return []ledger.Source{ledger.FileSource(calls, ledger.Options{})}, nil
 	}}
-	if _, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, []state.Feed{feed}); err != nil {
+	if _, err := run.Refresh(context.Background(), s, cat, pricing.Options{}, []state.Feed{feed}, false); err != nil {
 		t.Fatal(err)
 	}
 	c := New(Options{})

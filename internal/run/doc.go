@@ -5,8 +5,20 @@
 // row, priced by
 // one pricing.Engine, shown to the run's observers, and accounted for per
 // source. A report's month (Month: its blend, the month compared with,
-// three-way rows, budgets) is built by the run beside its engine, and a
-// state refreshes through the run's reader (Keep).
+// three-way rows, budgets) is built by the run beside its engine.
+//
+// The run also refreshes serve's state (Refresh): per feed one
+// internal/state Batch, the window read (past the watermark, back to the
+// floor for calls logged late, with what the state knows of the day
+// before for a database), the passes of a feed of files (read again, or
+// fresh past their marks), each pass one run whose calls the batch
+// observes, then the commit, or the abort on an error. The state stores;
+// it reads no source and builds no engine. The figures serve's metrics
+// take from the state are priced here too, by engines of the run's
+// filled from its sums: the blend a gateway's configured prices are held
+// against (StateBlend) and the month's saving per lever (StateSaving).
+// No package but this one and pricing builds an engine (pricing.New):
+// TestEnginesOnlyInRun reads the module's code for it.
 //
 // The command line (internal/cli) turns flags into an Input (globs
 // already expanded, files checked, databases opened), calls Run, and turns

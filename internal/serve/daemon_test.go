@@ -124,11 +124,14 @@ func newFixture(t *testing.T) *fixture {
 	f.stamp.Store("first")
 	f.cfg = serve.Config{Listen: "127.0.0.1:0", Interval: time.Hour, StatePath: path, Store: store,
 		Log: slogTo(f.log), Now: func() time.Time { return time.Date(2026, 10, 2, 0, 0, 0, 0, time.UTC) },
+		Metrics: metrics.Options{Blend: func(cat *tariffs.Catalog, from, until, at time.Time) (map[*tariffs.Model]*tariffs.Rates, error) {
+			return tfrun.StateBlend(store, cat, from, until, at, nil)
+		}},
 		Refresh: func(ctx context.Context, cat *tariffs.Catalog) ([]state.Source, error) {
 			if err := f.failing.Load(); err != nil {
 				return nil, *err
 			}
-			return store.Refresh(ctx, tfrun.Keep(false), cat, pricing.Options{}, feeds)
+			return tfrun.Refresh(ctx, store, cat, pricing.Options{}, feeds, false)
 		},
 		Catalog: cat, LoadCatalog: load, TariffStamp: func() string { return f.stamp.Load().(string) }}
 	return f

@@ -65,7 +65,7 @@ func (s *Store) Begin(name string) (*Batch, error) {
 	}
 	b := &Batch{store: s, source: src, sums: map[Key]*batchSums{}, ids: idSet{at: map[string]int32{}}, tx: tx}
 	defer func() {
-		if r := recover(); r != nil { // a damaged page: see Refresh
+		if r := recover(); r != nil { // a damaged page: see Store.Recover
 			tx.Rollback()
 			panic(r)
 		}

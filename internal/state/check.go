@@ -124,10 +124,12 @@ func readMeta(r io.ReaderAt, off int64) (*boltMeta, error) {
 	return m, nil
 }
 
-// recoverDamaged turns a panic of bbolt reading a damaged page into a
-// DamagedError naming the file, in *err. Deferred by every method that
-// reads the file.
-func (s *Store) recoverDamaged(err *error) {
+// Recover turns a panic of bbolt reading a damaged page into a
+// DamagedError naming the file, in *err. Every method of the store that
+// reads the file defers it, and so must a caller that reads it through a
+// Batch (internal/run's refresh): deferred itself, as in
+// defer s.Recover(&err), for recover to see the panic.
+func (s *Store) Recover(err *error) {
 	if r := recover(); r != nil {
 		*err = &DamagedError{Path: s.path, Why: fmt.Sprintf("reading it failed: %v", r)}
 	}

@@ -33,7 +33,7 @@ func sampleState(t *testing.T) string {
 	feed := state.Feed{Name: sample, Open: func(time.Time, *ledger.Known) ([]ledger.Source, error) {
 		return []ledger.Source{ledger.FileSource(sample, ledger.Options{})}, nil
 	}}
-	if _, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, []state.Feed{feed}); err != nil {
+	if _, err := run.Refresh(context.Background(), s, cat, pricing.Options{}, []state.Feed{feed}, false); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {

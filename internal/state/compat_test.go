@@ -2,7 +2,6 @@ package state
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"errors"
 	"flag"
@@ -16,7 +15,6 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/tokenfare/tokenfare/internal/run"
 	"github.com/tokenfare/tokenfare/pricing"
 )
 
@@ -73,7 +71,7 @@ func makeV1Pending(t *testing.T, path string) {
 			s.partKeys = 7
 			s.OnCommit(func(*Key, *Sums) error { return errStop })
 		}
-		if _, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, feeds); err != nil && !errors.Is(err, errStop) {
+		if _, err := refresh(s, cat, pricing.Options{}, feeds); err != nil && !errors.Is(err, errStop) {
 			t.Fatal(err)
 		}
 	}
@@ -93,7 +91,7 @@ func makeV0(t *testing.T, path string) {
 	rows := billedCalls(300)
 	for _, n := range []int{200, 300} {
 		writeCanonical(t, "calls.csv", rows[:n])
-		if _, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, []Feed{wholeFileFeed("calls.csv")}); err != nil {
+		if _, err := refresh(s, cat, pricing.Options{}, []Feed{wholeFileFeed("calls.csv")}); err != nil {
 			t.Fatal(err)
 		}
 	}

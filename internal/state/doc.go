@@ -6,10 +6,16 @@
 // host, 15-minute slot, key, team, user, tags, outcome, service tier,
 // region, prompt-size band, and what else the engine keeps calls apart
 // by: Detail). The sums hold no price: a tariff change re-prices them
-// (Pricer for serve's metrics; Summer hands them to a run of internal/run
-// for the batch commands) without reading the sources again. A refresh
-// reads its sources through the reader it is handed (internal/run's
-// Keep), which shows each call to the refresh's Batch.
+// (Pricer for serve's metrics; Summer and Fill hand them to an engine of
+// internal/run's) without reading the sources again.
+//
+// The package is storage: it reads no source and builds no engine. A
+// refresh is internal/run's (run.Refresh), driving the primitives the
+// state exports, one Batch per source: Begin, the window (Since, Floor,
+// Known), the marks of a feed of files (PlanFiles, StartPass), the calls
+// observed (Observe, a pricing.Observer of the run's), then Commit or
+// Abort; Release and Store.Recover deferred, so that a page bbolt panics
+// on is a DamagedError naming the file, the transaction ended.
 //
 // The store is one bbolt file. A refresh of a source (Batch) gathers its
 // calls in memory and commits them with the source's new watermark in one

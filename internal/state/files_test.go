@@ -3,17 +3,13 @@ package state
 import (
 	"bytes"
 	"compress/gzip"
-	"context"
 	"encoding/csv"
-	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/tokenfare/tokenfare/internal/run"
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
 	"github.com/tokenfare/tokenfare/tariffs"
@@ -269,7 +265,7 @@ func TestFileMarks(t *testing.T) {
 			full := filepath.Join(t.TempDir(), "full"+filepath.Ext(tt.file))
 			writeFile(t, full, tt.full)
 			want := newTotals()
-			res, err := runAll(cat, []ledger.Source{ledger.FileSource(full, ledger.Options{})}, fullObserver(&want))
+			e, err := runAll(cat, []ledger.Source{ledger.FileSource(full, ledger.Options{})}, fullObserver(&want))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -286,7 +282,7 @@ func TestFileMarks(t *testing.T) {
 			feed := Feed{Name: dir, Files: func() ([]string, error) { return filepath.Glob(filepath.Join(dir, "*")) }}
 			refresh := func() {
 				t.Helper()
-				if _, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, []Feed{feed}); err != nil {
+				if _, err := refresh(s, cat, pricing.Options{}, []Feed{feed}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -309,7 +305,7 @@ func TestFileMarks(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if wantRead := res.Engine.Rows().Read; tt.reread {
+			if wantRead := e.Rows().Read; tt.reread {
 				if src.Rows.Read-src.Rows.Outside != wantRead {
 					t.Errorf("rows read %d, of them outside (read again) %d; want %d once", src.Rows.Read, src.Rows.Outside, wantRead)
 				}
@@ -335,7 +331,7 @@ func TestFileMarkUnchanged(t *testing.T) {
 	}
 	defer s.Close()
 	feed := Feed{Name: dir, Files: func() ([]string, error) { return []string{path}, nil }}
-	if _, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, []Feed{feed}); err != nil {
+	if _, err := refresh(s, cat, pricing.Options{}, []Feed{feed}); err != nil {
 		t.Fatal(err)
 	}
 	b, err := s.Begin(dir)
@@ -364,8 +360,7 @@ func TestFileMarkUnchanged(t *testing.T) {
 		t.Fatalf("grown file: plan %+v, %v", plan, err)
 	}
 	var rejected []ledger.Rejection
-	var np *run.NothingPricedError
-	if _, err := runAllRejected(cat, plan.Files[0].Source(), &rejected); err != nil && !errors.As(err, &np) {
+	if _, err := runAllRejected(cat, plan.Files[0].Source(), &rejected); err != nil && !Runner.NothingPriced(err) {
 		t.Fatal(err)
 	}
 	wantLine := 2 + len(parts[0])
@@ -375,36 +370,7 @@ func TestFileMarkUnchanged(t *testing.T) {
 }
 
 // runAllRejected reads src in one run, gathering its rejected rows.
-func runAllRejected(cat *tariffs.Catalog, src ledger.Source, out *[]ledger.Rejection) (*run.Result, error) {
-	return run.Run(context.Background(), run.Input{Catalog: cat, Sources: []ledger.Source{src},
+func runAllRejected(cat *tariffs.Catalog, src ledger.Source, out *[]ledger.Rejection) (*pricing.Engine, error) {
+	return runEngine(RunInput{Catalog: cat, Sources: []ledger.Source{src},
 		OnRejected: func(r ledger.Rejection) { *out = append(*out, r) }})
-}
-
-// TestRefreshGoesOnPastAFailedFeed: a feed that fails is dropped, the
-// feeds after it are refreshed all the same, and the error is returned.
-func TestRefreshGoesOnPastAFailedFeed(t *testing.T) {
-	dir := t.TempDir()
-	calls := filepath.Join(dir, "calls.csv")
-	data, err := os.ReadFile("../../testdata/sample/spendlogs-2026-10.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, calls, strings.Join(strings.SplitN(string(data), "\n", 6)[:5], "\n")+"\n")
-	s, err := Open(filepath.Join(dir, "state.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	broken := errors.New("the database is down")
-	feeds := []Feed{
-		{Name: "down", Open: func(time.Time, *ledger.Known) ([]ledger.Source, error) { return nil, broken }},
-		{Name: calls, Files: func() ([]string, error) { return []string{calls}, nil }},
-	}
-	got, err := s.Refresh(context.Background(), run.Keep(false), embedded(t), pricing.Options{}, feeds)
-	if !errors.Is(err, broken) {
-		t.Errorf("err %v, want the failed feed's", err)
-	}
-	if len(got) != 1 || got[0].Name != calls || got[0].Rows.Read != 4 {
-		t.Errorf("refreshed %+v, want the 4 rows of %s", got, calls)
-	}
 }

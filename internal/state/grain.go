@@ -58,7 +58,7 @@ func OffGrains(cat *tariffs.Catalog, from, until, tariffAt time.Time) []OffGrain
 // Span reads one record, not every key; a state written before they were
 // kept is looked over whole.
 func (s *Store) Span() (first, last time.Time, err error) {
-	defer s.recoverDamaged(&err)
+	defer s.Recover(&err)
 	var ok bool
 	err = s.db.view(func(tx *txn) error {
 		first, last, ok = storedSpan(tx)
@@ -123,4 +123,13 @@ func putSpan(tx *txn, from, to time.Time) error {
 		first, last = widen(first, last, to)
 	}
 	return tx.meta().Put(spanRecord, encodeSpan(first, last))
+}
+
+// CeilGrain returns t, or the start of the next slot when t is inside
+// one: a window's ends moved onto the grain, where the sums split.
+func CeilGrain(t time.Time) time.Time {
+	if c := t.Truncate(Grain); !c.Equal(t) {
+		return c.Add(Grain)
+	}
+	return t
 }

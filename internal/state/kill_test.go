@@ -2,7 +2,6 @@ package state
 
 import (
 	"bufio"
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokenfare/tokenfare/internal/run"
 	"github.com/tokenfare/tokenfare/pricing"
 )
 
@@ -34,7 +32,7 @@ func TestHelperRefreshes(t *testing.T) {
 	feed := killFeed(log, os.Getenv("TOKENFARE_STATE_MARKS") != "")
 	for i := range parts {
 		writeRows(t, log, header, parts[:i+1]...)
-		if _, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, []Feed{feed}); err != nil {
+		if _, err := refresh(s, cat, pricing.Options{}, []Feed{feed}); err != nil {
 			t.Fatal(err)
 		}
 		os.Stdout.WriteString("committed\n")
@@ -114,7 +112,7 @@ func killOnce(t *testing.T, marks, inParts bool, delay time.Duration, header []s
 	log := filepath.Join(dir, "spendlogs.csv")
 	writeRows(t, log, header, parts...)
 	feed := killFeed(log, marks)
-	if _, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, []Feed{feed}); err != nil {
+	if _, err := refresh(s, cat, pricing.Options{}, []Feed{feed}); err != nil {
 		t.Fatal(err)
 	}
 	if got := stateTotals(t, s, cat); !got.equal(want) {

@@ -1,13 +1,11 @@
 package state
 
 import (
-	"context"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/tokenfare/tokenfare/internal/run"
 	"github.com/tokenfare/tokenfare/pricing"
 )
 
@@ -58,7 +56,7 @@ func TestLate(t *testing.T) {
 			}
 			refresh := func(rows []string) Source {
 				writeCanonical(t, log, rows)
-				src, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, []Feed{feed})
+				src, err := refresh(s, cat, pricing.Options{}, []Feed{feed})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -1,7 +1,6 @@
 package state
 
 import (
-	"context"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -18,7 +17,6 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/tokenfare/tokenfare/failures"
-	"github.com/tokenfare/tokenfare/internal/run"
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
 	"github.com/tokenfare/tokenfare/tariffs"
@@ -193,7 +191,7 @@ func midFlush(t *testing.T) string {
 		t.Fatal(err)
 	}
 	feed := Feed{Name: "calls", Files: func() ([]string, error) { return []string{log}, nil }}
-	if _, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, []Feed{feed}); err != nil {
+	if _, err := refresh(s, cat, pricing.Options{}, []Feed{feed}); err != nil {
 		t.Fatal(err)
 	}
 	writeCanonical(t, log, rows)
@@ -204,7 +202,7 @@ func midFlush(t *testing.T) string {
 	}
 	b.Use(cat, nil)
 	src := ledger.FileSource(log, ledger.Options{})
-	if _, err := run.Run(context.Background(), run.Input{Catalog: cat, Sources: []ledger.Source{src}, Observers: []pricing.Observer{b}}); err != nil {
+	if _, err := runEngine(RunInput{Catalog: cat, Sources: []ledger.Source{src}, Observers: []pricing.Observer{b}}); err != nil {
 		t.Fatal(err)
 	}
 	if !b.flushed {

@@ -2,14 +2,12 @@ package state
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/tokenfare/tokenfare/internal/run"
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
 )
@@ -77,7 +75,7 @@ func refreshAll(t *testing.T, s *Store, log string, rows []string, cut []int) (r
 	s.OnCommit(func(_ *Key, sums *Sums) error { reported += sums.Calls; return nil })
 	for _, n := range cut {
 		writeCanonical(t, log, rows[:n])
-		if _, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, []Feed{wholeFileFeed(log)}); err != nil {
+		if _, err := refresh(s, cat, pricing.Options{}, []Feed{wholeFileFeed(log)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -155,7 +153,7 @@ func TestPartsCutOff(t *testing.T) {
 		}
 		b.Use(cat, nil)
 		src := ledger.FileSource(log, ledger.Options{})
-		if _, err := run.Run(context.Background(), run.Input{Catalog: cat, Options: pricing.Options{Since: b.Floor()}, Sources: []ledger.Source{src}, Observers: []pricing.Observer{b}}); err != nil {
+		if _, err := runEngine(RunInput{Catalog: cat, Options: pricing.Options{Since: b.Floor()}, Sources: []ledger.Source{src}, Observers: []pricing.Observer{b}}); err != nil {
 			t.Fatal(err)
 		}
 		if !b.flushed {
@@ -193,7 +191,7 @@ func TestPartsCutOff(t *testing.T) {
 		errStop := errors.New("cut off")
 		s.OnCommit(func(*Key, *Sums) error { return errStop })
 		writeCanonical(t, log, rows[:cut[1]])
-		if _, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, []Feed{wholeFileFeed(log)}); !errors.Is(err, errStop) {
+		if _, err := refresh(s, cat, pricing.Options{}, []Feed{wholeFileFeed(log)}); !errors.Is(err, errStop) {
 			t.Fatalf("the refresh: %v", err)
 		}
 		if _, pending := rawState(t, s); !pending {

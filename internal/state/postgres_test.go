@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/tokenfare/tokenfare/internal/pgtest"
-	"github.com/tokenfare/tokenfare/internal/run"
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/ledger/postgres"
 	"github.com/tokenfare/tokenfare/pricing"
@@ -82,7 +81,7 @@ func TestKnownDayBefore(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer s.Close()
-		if _, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, []Feed{feed}); err != nil {
+		if _, err := refresh(s, cat, pricing.Options{}, []Feed{feed}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -101,7 +100,7 @@ func TestKnownDayBefore(t *testing.T) {
 	}
 	since := b.Since()
 	day := since.Add(-24 * time.Hour)
-	k, ok, err := b.known(day, since)
+	k, ok, err := b.Known(day, since)
 	b.Abort()
 	s.Close()
 	if err != nil || !ok {
@@ -175,7 +174,7 @@ func TestIncrementalPostgres(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, []Feed{feed}); err != nil {
+		if _, err := refresh(s, cat, pricing.Options{}, []Feed{feed}); err != nil {
 			t.Fatal(err)
 		}
 		s.Close()
@@ -193,16 +192,16 @@ func TestIncrementalPostgres(t *testing.T) {
 	// The batch commands' figures from the state: one full read's.
 	opts := pricing.Options{Dims: []pricing.Dim{pricing.DimModel, pricing.DimKey, pricing.DimTeam, pricing.DimDay}}
 	srcs, _ = open(time.Time{})
-	res, err := run.Run(context.Background(), run.Input{Catalog: cat, Options: opts, Sources: srcs, Rows: true})
+	e, err := runEngine(RunInput{Catalog: cat, Options: opts, Sources: srcs, Rows: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	full := rendered(t, res.Engine)
+	full := rendered(t, e)
 	if got := rendered(t, filled(t, s, cat, opts)); got != full {
 		t.Errorf("Fill gives\n%.1500s\na full read\n%.1500s", firstDiff(got, full), firstDiff(full, got))
 	}
 	db.Exec(t, `DELETE FROM "LiteLLM_SpendLogs" WHERE "startTime" < '2026-10-20'`)
-	if _, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, []Feed{feed}); err != nil {
+	if _, err := refresh(s, cat, pricing.Options{}, []Feed{feed}); err != nil {
 		t.Fatal(err)
 	}
 	if got := stateTotals(t, s, cat); !got.equal(want) {

@@ -2,7 +2,6 @@ package state
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/shopspring/decimal"
 
-	"github.com/tokenfare/tokenfare/internal/run"
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
 )
@@ -72,7 +70,7 @@ func TestMigrate(t *testing.T) {
 	refresh := func(n int) {
 		t.Helper()
 		writeRows(t, log, header, parts[:n]...)
-		if _, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, []Feed{feed}); err != nil {
+		if _, err := refresh(s, cat, pricing.Options{}, []Feed{feed}); err != nil {
 			t.Fatal(err)
 		}
 	}

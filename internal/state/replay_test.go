@@ -2,7 +2,6 @@ package state
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -12,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokenfare/tokenfare/internal/run"
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
 	"github.com/tokenfare/tokenfare/reports"
@@ -98,11 +96,11 @@ func rendered(t *testing.T, e *pricing.Engine) string {
 // fullEngine prices path in one run at cat with opts.
 func fullEngine(t *testing.T, cat *tariffs.Catalog, opts pricing.Options, path string) *pricing.Engine {
 	t.Helper()
-	res, err := run.Run(context.Background(), run.Input{Catalog: cat, Options: opts, Sources: []ledger.Source{ledger.FileSource(path, ledger.Options{})}})
+	e, err := runEngine(RunInput{Catalog: cat, Options: opts, Sources: []ledger.Source{ledger.FileSource(path, ledger.Options{})}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return res.Engine
+	return e
 }
 
 // filled prices the state at cat with opts.
@@ -118,11 +116,11 @@ func filled(t *testing.T, s *Store, cat *tariffs.Catalog, opts pricing.Options) 
 // summed prices the state at cat with opts in a run over its sums.
 func summed(t *testing.T, s *Store, cat *tariffs.Catalog, opts pricing.Options) *pricing.Engine {
 	t.Helper()
-	res, err := run.Run(context.Background(), run.Input{Catalog: cat, Options: opts, Sources: []ledger.Source{s.Summer()}})
+	e, err := runEngine(RunInput{Catalog: cat, Options: opts, Sources: []ledger.Source{s.Summer()}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return res.Engine
+	return e
 }
 
 // TestFill: calls with every billed quantity (1-hour writes, web
@@ -169,7 +167,7 @@ func TestFill(t *testing.T) {
 				if i > 1 {
 					at = rise // the tariff changes between batches
 				}
-				if _, err := s.Refresh(context.Background(), run.Keep(false), at, pricing.Options{}, []Feed{feed}); err != nil {
+				if _, err := refresh(s, at, pricing.Options{}, []Feed{feed}); err != nil {
 					t.Fatal(err)
 				}
 				if restart {
@@ -233,7 +231,7 @@ func TestFillRefuses(t *testing.T) {
 	}
 	defer s.Close()
 	feed := wholeFileFeed(log)
-	if _, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, []Feed{feed}); err != nil {
+	if _, err := refresh(s, cat, pricing.Options{}, []Feed{feed}); err != nil {
 		t.Fatal(err)
 	}
 	offGrain := shiftedRise(t, "2026-10-15T16:05:00Z")
@@ -292,7 +290,7 @@ func TestFillOverlap(t *testing.T) {
 		feeds = append(feeds, wholeFileFeed(p))
 	}
 	for range 2 {
-		if _, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, feeds); err != nil {
+		if _, err := refresh(s, cat, pricing.Options{}, feeds); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -309,16 +307,16 @@ func sameAsOneRun(t *testing.T, s *Store, cat *tariffs.Catalog, paths ...string)
 	for _, p := range paths {
 		sources = append(sources, ledger.FileSource(p, ledger.Options{}))
 	}
-	res, err := run.Run(context.Background(), run.Input{Catalog: cat, Sources: sources})
+	full, err := runEngine(RunInput{Catalog: cat, Sources: sources})
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := filled(t, s, cat, pricing.Options{})
-	if g, w := got.Rows(), res.Engine.Rows(); g != w {
+	if g, w := got.Rows(), full.Rows(); g != w {
 		t.Errorf("rows from the state %+v, one run %+v", g, w)
 	}
-	if g, w := rendered(t, got), rendered(t, res.Engine); g != w {
+	if g, w := rendered(t, got), rendered(t, full); g != w {
 		t.Errorf("the state gives\n%.1500s\none run\n%.1500s", firstDiff(g, w), firstDiff(w, g))
 	}
-	return res.Engine.Rows()
+	return full.Rows()
 }

@@ -267,12 +267,12 @@ func migrateSeenHour(d *db) (done bool, err error) {
 	return done, err
 }
 
-// known returns what the chunks hold of this source's calls started in
+// Known returns what the chunks hold of this source's calls started in
 // [from, until): the rows its refreshes read, and the longest of their
 // calls, or of the calls of the hours the span's ends cut into (never
 // less than the span's own). ok is false when an hour of the span holds
 // identities without rows (chunkV1, from the earlier format).
-func (b *Batch) known(from, until time.Time) (k ledger.Known, ok bool, err error) {
+func (b *Batch) Known(from, until time.Time) (k ledger.Known, ok bool, err error) {
 	lo, hi := from.UnixNano(), until.UnixNano()
 	k = ledger.Known{From: from, Until: until}
 	bucket := b.tx.ids()

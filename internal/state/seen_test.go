@@ -1,7 +1,6 @@
 package state
 
 import (
-	"context"
 	"encoding/binary"
 	"fmt"
 	"path/filepath"
@@ -12,7 +11,6 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/tokenfare/tokenfare/internal/run"
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
 )
@@ -101,7 +99,7 @@ func TestMigrateSeen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, feeds); err != nil {
+	if _, err := refresh(s, cat, pricing.Options{}, feeds); err != nil {
 		t.Fatal(err)
 	}
 	before := heldEntries(t, s)
@@ -158,7 +156,7 @@ func TestMigrateSeen(t *testing.T) {
 	if k, ok := knownAll(t, s, a); ok {
 		t.Errorf("known of %s after the move: %+v, ok; want not known (the earlier format keeps no rows)", a, k)
 	}
-	if _, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, feeds); err != nil {
+	if _, err := refresh(s, cat, pricing.Options{}, feeds); err != nil {
 		t.Fatal(err)
 	}
 	sameAsOneRun(t, s, cat, a, b)
@@ -184,7 +182,7 @@ func knownAll(t *testing.T, s *Store, source string) (ledger.Known, bool) {
 		t.Fatal(err)
 	}
 	defer b.Abort()
-	k, ok, err := b.known(time.Unix(0, first), time.Unix(0, last+hourNs))
+	k, ok, err := b.Known(time.Unix(0, first), time.Unix(0, last+hourNs))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +204,7 @@ func TestRereadStoresNoIdentity(t *testing.T) {
 	feed := wholeFileFeed(log)
 	var chunks []int
 	for range 3 {
-		if _, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, []Feed{feed}); err != nil {
+		if _, err := refresh(s, cat, pricing.Options{}, []Feed{feed}); err != nil {
 			t.Fatal(err)
 		}
 		n := 0

@@ -1,12 +1,10 @@
 package state
 
 import (
-	"context"
 	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/tokenfare/tokenfare/internal/run"
 	"github.com/tokenfare/tokenfare/pricing"
 )
 
@@ -53,7 +51,7 @@ func TestSpan(t *testing.T) {
 	}
 	for i := range parts {
 		writeRows(t, log, header, parts[:i+1]...)
-		if _, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, []Feed{feed}); err != nil {
+		if _, err := refresh(s, cat, pricing.Options{}, []Feed{feed}); err != nil {
 			t.Fatal(err)
 		}
 		check("after batch "+string(rune('1'+i)), true)

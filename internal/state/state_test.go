@@ -1,7 +1,6 @@
 package state
 
 import (
-	"context"
 	"encoding/csv"
 	"os"
 	"path/filepath"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/shopspring/decimal"
 
-	"github.com/tokenfare/tokenfare/internal/run"
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
 	"github.com/tokenfare/tokenfare/tariffs"
@@ -63,8 +61,8 @@ func wholeFileFeed(path string) Feed {
 }
 
 // runAll prices sources in one run shown to obs.
-func runAll(cat *tariffs.Catalog, sources []ledger.Source, obs pricing.Observer) (*run.Result, error) {
-	return run.Run(context.Background(), run.Input{Catalog: cat, Sources: sources, Observers: []pricing.Observer{obs}})
+func runAll(cat *tariffs.Catalog, sources []ledger.Source, obs pricing.Observer) (*pricing.Engine, error) {
+	return runEngine(RunInput{Catalog: cat, Sources: sources, Observers: []pricing.Observer{obs}})
 }
 
 // fullObserver totals the calls of a run into tot.
@@ -232,7 +230,7 @@ func TestIncremental(t *testing.T) {
 			feed := wholeFileFeed(log)
 			for i := range parts {
 				writeRows(t, log, header, parts[:i+1]...)
-				if _, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, []Feed{feed}); err != nil {
+				if _, err := refresh(s, cat, pricing.Options{}, []Feed{feed}); err != nil {
 					t.Fatal(err)
 				}
 				if tt.restart {
@@ -243,7 +241,7 @@ func TestIncremental(t *testing.T) {
 				}
 			}
 			// A refresh with nothing new changes nothing.
-			if _, err := s.Refresh(context.Background(), run.Keep(false), cat, pricing.Options{}, []Feed{feed}); err != nil {
+			if _, err := refresh(s, cat, pricing.Options{}, []Feed{feed}); err != nil {
 				t.Fatal(err)
 			}
 			if got := stateTotals(t, s, cat); !got.equal(want) {

@@ -139,7 +139,7 @@ func Open(path string) (s *Store, err error) {
 			s = nil
 		}
 	}()
-	defer st.recoverDamaged(&err)
+	defer st.Recover(&err)
 	if st.db, err = openDB(path); err != nil {
 		return nil, err
 	}
@@ -171,7 +171,7 @@ func (s *Store) Close() error { return s.db.close() }
 // Source returns what the state knows of the named source (zero when
 // nothing yet).
 func (s *Store) Source(name string) (_ Source, err error) {
-	defer s.recoverDamaged(&err)
+	defer s.Recover(&err)
 	out := Source{Name: name}
 	err = s.db.view(func(tx *txn) error {
 		if v := tx.sources().Get(sourceKey(name)); v != nil {
@@ -184,7 +184,7 @@ func (s *Store) Source(name string) (_ Source, err error) {
 
 // Sources returns every source the state knows, by name.
 func (s *Store) Sources() (_ []Source, err error) {
-	defer s.recoverDamaged(&err)
+	defer s.Recover(&err)
 	var out []Source
 	err = s.db.view(func(tx *txn) error {
 		return tx.sources().ForEach(func(k, v []byte) error {
@@ -201,7 +201,7 @@ func (s *Store) Sources() (_ []Source, err error) {
 
 // Each calls fn with every key and its sums, in the file's order.
 func (s *Store) Each(fn func(*Key, *Sums) error) (err error) {
-	defer s.recoverDamaged(&err)
+	defer s.Recover(&err)
 	return s.db.view(func(tx *txn) error {
 		return tx.sums().ForEach(func(k, v []byte) error {
 			var key Key

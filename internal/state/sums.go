@@ -50,7 +50,7 @@ func (m summer) KeepsRows() bool { return false }
 // keep.
 func (m summer) Sum(_ context.Context, o ledger.SumOptions, to ledger.SumSink) (_ ledger.Reader, err error) {
 	s := m.s
-	defer s.recoverDamaged(&err)
+	defer s.Recover(&err)
 	path := s.path
 	if o.ByKeyMeta {
 		return nil, &NotKeptError{Path: path, What: "key metadata (--by meta:FIELD)"}
