@@ -98,10 +98,14 @@ func TestAPIRunSources(t *testing.T) {
 	if !rec.Totals.Official.Equal(dec("2.00")) || !rec.Totals.Recorded.Equal(dec("1.81")) {
 		t.Errorf("official %s, recorded %s; want 2.00, 1.81", rec.Totals.Official, rec.Totals.Recorded)
 	}
+	gs, err := pricing.Collect(rec.Groups())
+	if err != nil {
+		t.Fatal(err)
+	}
 	teams := []struct{ team, official string }{{"alpha", "0.80"}, {"beta", "1.20"}}
 	for i, w := range teams {
-		if i >= len(rec.Groups) || rec.Groups[i].Key.Team != w.team || !rec.Groups[i].Official.Equal(dec(w.official)) {
-			t.Errorf("groups %+v, want %v", rec.Groups, teams)
+		if i >= len(gs) || gs[i].Key.Team != w.team || !gs[i].Official.Equal(dec(w.official)) {
+			t.Errorf("groups %+v, want %v", gs, teams)
 			break
 		}
 	}
