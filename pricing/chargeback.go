@@ -91,7 +91,7 @@ func (c *Chargeback) Close() error {
 	if c.stream == nil {
 		return nil
 	}
-	return errors.Join(c.stream.runs.Remove(), c.stream.files.release())
+	return errors.Join(c.stream.runs.Remove(), c.stream.ref.release())
 }
 
 // ChargebackLine is one consumer's account.

@@ -97,7 +97,7 @@ func (e *Engine) sortedLines(cb *Chargeback, prices map[*tariffs.Model]*[tariffs
 		}
 	}
 	ls.Release() // the stream keeps the runs: not a share of lines
-	cb.stream = &lineStream{runs: runs, files: e.runs.ref.hold()}
+	cb.stream = &lineStream{runs: runs, ref: e.runs.ref.hold()}
 	return nil
 }
 
@@ -130,10 +130,10 @@ func (e *Engine) sortLines(prices map[*tariffs.Model]*[tariffs.NumUsage]decimal.
 
 // lineStream is where the lines of a chargeback that streams them are
 // read from: its own runs of lines, in the engine's store, to which it
-// holds a reference (files).
+// holds a reference (ref).
 type lineStream struct {
-	runs  *extsort.Runs[lineEntry]
-	files *runFiles
+	runs *extsort.Runs[lineEntry]
+	ref  *runFiles
 }
 
 // lines yields the lines of the runs, merged dearest first, then the

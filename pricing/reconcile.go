@@ -100,7 +100,7 @@ func (r *Reconciliation) Close() error {
 	if r.stream == nil {
 		return nil
 	}
-	return r.stream.files.release()
+	return r.stream.ref.release()
 }
 
 // HasKeyAlias reports whether a group has a key alias.
@@ -239,7 +239,7 @@ func (e *Engine) reconcileGroups() *Reconciliation {
 		return r
 	}
 	r.stream, r.aliased = e.groupStream(), e.runs.aliased
-	r.stream.files = e.runs.ref.hold()
+	r.stream.ref = e.runs.ref.hold()
 	for _, b := range e.liveBuckets() {
 		r.aliased = r.aliased || b.KeyAlias != ""
 	}

@@ -95,14 +95,14 @@ func (e *Engine) Close() error { return e.runs.remove() }
 
 // groupStream is where the groups of an engine with Options.Runs are
 // read from: its runs of groups merged with the groups of its buckets
-// not collapsed (mem), as they are read (extsort.Merge). files is the
+// not collapsed (mem), as they are read (extsort.Merge). ref is the
 // reference to the runs' store a result's stream holds (nil for the
 // engine's own reads, and when no run was written).
 type groupStream struct {
-	runs  *extsort.Runs[groupSum]
-	mem   *groupCursor
-	files *runFiles
-	err   error // the engine was closed before the stream was made
+	runs *extsort.Runs[groupSum]
+	mem  *groupCursor
+	ref  *runFiles
+	err  error // the engine was closed before the stream was made
 }
 
 // groupStream returns the stream of the engine's groups, from its runs
