@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -149,6 +150,22 @@ func TestSpilledReconciliationOwnsItsRuns(t *testing.T) {
 	rec := e.Reconcile()
 	checkTeams(t, "first pass", groupsOf(t, rec))
 	checkTeams(t, "second pass", groupsOf(t, rec))
+	// Passes nest: each reads with a cursor of its own (2 × 2 pairs).
+	var pairs []string
+	for g, err := range rec.Groups() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		for h, err := range rec.Groups() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			pairs = append(pairs, g.Key.Team+"/"+h.Key.Team)
+		}
+	}
+	if got := strings.Join(pairs, " "); got != "alpha/alpha alpha/beta beta/alpha beta/beta" {
+		t.Errorf("nested passes: %s, want alpha/alpha alpha/beta beta/alpha beta/beta", got)
+	}
 	for m, err := range rec.GroupsWithMoney() {
 		if err != nil {
 			t.Fatal(err)
