@@ -138,7 +138,7 @@ func TestAddSummed(t *testing.T) {
 			}
 			r := e.Reconcile()
 			var tokens int64
-			for _, grp := range r.Groups {
+			for _, grp := range r.groups {
 				tokens += grp.Tokens.Total() + grp.CacheHitTokens
 			}
 			if r.Rows != tt.rows || !r.Totals.Official.Equal(dec(tt.official)) || !r.Totals.Recorded.Equal(dec(tt.recorded)) || tokens != tt.tokens {

@@ -1,6 +1,7 @@
 package pricing
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/tokenfare/tokenfare/ledger"
@@ -90,7 +91,7 @@ func TestCallsKeptApartAreLeftOut(t *testing.T) {
 			if d := lineDiff(&gotApart, &wantApart); d != "" {
 				t.Errorf("calls kept apart: %s\n%+v\n%+v", d, gotApart, wantApart)
 			}
-			if err := e.Close(); err != nil {
+			if err := errors.Join(got.Close(), e.Close()); err != nil {
 				t.Fatal(err)
 			}
 			if opts.Runs != nil {

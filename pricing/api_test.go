@@ -58,6 +58,28 @@ func apiCatalog(t *testing.T) *tariffs.Catalog {
 	return cat
 }
 
+// groupsOf returns the groups of r as Groups yields them, copied; an
+// error fails the test.
+func groupsOf(t testing.TB, r *pricing.Reconciliation) []pricing.Group {
+	t.Helper()
+	gs, err := pricing.Collect(r.Groups())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return gs
+}
+
+// linesOf returns the lines of c as Lines yields them, copied; an error
+// fails the test.
+func linesOf(t testing.TB, c *pricing.Chargeback) []pricing.ChargebackLine {
+	t.Helper()
+	ls, err := pricing.Collect(c.Lines())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ls
+}
+
 // pricedRow is one call read and what the engine made of it.
 type pricedRow struct {
 	id string
@@ -178,11 +200,12 @@ func TestAPIReconcile(t *testing.T) {
 		{"alpha", 3, 2, "1.60", "1.10", "0.50"}, // c1, c2 and the failed c7
 		{"beta", 3, 2, "1.30", "0.95", "0.35"},  // c3, c4 and the unpriced c5
 	}
-	if len(rec.Groups) != len(want) {
-		t.Fatalf("%d groups, want %d: %+v", len(rec.Groups), len(want), rec.Groups)
+	gs := groupsOf(t, rec)
+	if len(gs) != len(want) {
+		t.Fatalf("%d groups, want %d: %+v", len(gs), len(want), gs)
 	}
 	for i, w := range want {
-		g := rec.Groups[i]
+		g := gs[i]
 		if g.Key.Team != w.team || g.Calls != w.calls || g.PricedCalls != w.priced ||
 			!g.Official.Equal(dec(w.official)) || !g.Recorded.Equal(dec(w.recorded)) || !g.Gap.Equal(dec(w.gap)) {
 			t.Errorf("group %d: %s calls %d priced %d official %s recorded %s gap %s, want %+v",
@@ -296,12 +319,13 @@ func TestAPIChargeback(t *testing.T) {
 		{"alpha", "1.60", "1.10", "1.2476190465", "-0.3523809535"}, // dearest first; peak work, subsidised
 		{"beta", "1.30", "0.95", "1.65238095225", "0.35238095225"},
 	}
-	if len(cb.Lines) != len(want) {
-		t.Fatalf("%d lines, want %d: %+v", len(cb.Lines), len(want), cb.Lines)
+	lines := linesOf(t, cb)
+	if len(lines) != len(want) {
+		t.Fatalf("%d lines, want %d: %+v", len(lines), len(want), lines)
 	}
 	subsidies := decimal.Zero
 	for i, w := range want {
-		l := cb.Lines[i]
+		l := lines[i]
 		if l.Key.Team != w.team || !l.Official.Equal(dec(w.official)) || !l.Recorded.Equal(dec(w.recorded)) ||
 			!l.AtBlended.Equal(dec(w.atBlended)) || !l.Subsidy.Equal(dec(w.subsidy)) {
 			t.Errorf("line %d: %s official %s recorded %s at blended %s subsidy %s, want %+v",
@@ -317,7 +341,7 @@ func TestAPIChargeback(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(kept.Lines) != 1 || kept.Lines[0].Key.Team != "beta" || !kept.Gateway.Official.Equal(dec("2.90")) {
-		t.Errorf("keeping beta: lines %+v, gateway official %s; want beta alone, the gateway whole (2.90)", kept.Lines, kept.Gateway.Official)
+	if ls := linesOf(t, kept); len(ls) != 1 || ls[0].Key.Team != "beta" || !kept.Gateway.Official.Equal(dec("2.90")) {
+		t.Errorf("keeping beta: lines %+v, gateway official %s; want beta alone, the gateway whole (2.90)", ls, kept.Gateway.Official)
 	}
 }

@@ -68,7 +68,7 @@ func TestDistinctNamesMemoryBounded(t *testing.T) {
 		t.Errorf("recorded %s, want %s", r.Totals.Recorded, want)
 	}
 	var other, otherKeys int64
-	for _, g := range r.Groups {
+	for _, g := range r.groups {
 		switch {
 		case g.Key.Model == "(other names)":
 			other += g.Calls
@@ -76,8 +76,8 @@ func TestDistinctNamesMemoryBounded(t *testing.T) {
 			otherKeys += g.Calls
 		}
 	}
-	if other == 0 || otherKeys == 0 || len(r.Groups) > maxGroups+DefaultMaxNames {
-		t.Errorf("%d groups, %d calls under (other names), %d under (other keys); want the overflow grouped", len(r.Groups), other, otherKeys)
+	if other == 0 || otherKeys == 0 || len(r.groups) > maxGroups+DefaultMaxNames {
+		t.Errorf("%d groups, %d calls under (other names), %d under (other keys); want the overflow grouped", len(r.groups), other, otherKeys)
 	}
 }
 
@@ -93,7 +93,7 @@ func TestBudgetFolds(t *testing.T) {
 		e.AddPriced(&c)
 	}
 	got := map[string]int64{}
-	for _, g := range e.Reconcile().Groups {
+	for _, g := range e.Reconcile().groups {
 		got[g.Key.Model+"/"+g.Key.Key] += g.Calls
 	}
 	// Worked by hand: u0 takes name 1 and bucket 1, p0 name 2 ("flash")

@@ -44,7 +44,7 @@ func (m *Month) CompareMonths(prev *Engine, from, until time.Time) *MonthChange 
 	rec := byModel.reconcileGroups()
 	mc := &MonthChange{PreviousFrom: from, PreviousUntil: until, Previous: rec.Totals, PreviousRows: prev.Rows()}
 	name := func(d Dim) func(*Group) string { return func(g *Group) string { return g.Key.Value(d) } }
-	mc.Models = changes(m.Reconciliation.Groups, rec.Groups, name(DimModel))
+	mc.Models = changes(m.Reconciliation.groups, rec.groups, name(DimModel))
 	mc.Teams = changes(m.ByTeam, prev.Rollup([]Dim{DimTeam}).groups(), name(DimTeam))
 	mc.Providers = changes(m.ByProvider, byModel.providerGroups(), func(g *Group) string { return g.Key.Provider })
 	cur := m.Reconciliation.Totals

@@ -112,16 +112,16 @@ type chargeGroup struct {
 func (e *Engine) Charges() iter.Seq2[Charge, error] {
 	return func(yield func(Charge, error) bool) {
 		cur := e.runCurrency()
-		err := e.eachChargeGroup(func(g *chargeGroup) bool {
+		for g, err := range e.allChargeGroups() {
+			if err != nil {
+				yield(Charge{}, err)
+				return
+			}
 			for _, c := range e.chargesOf(g, cur) {
 				if !yield(c, nil) {
-					return false
+					return
 				}
 			}
-			return true
-		})
-		if err != nil {
-			yield(Charge{}, err)
 		}
 	}
 }

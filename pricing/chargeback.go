@@ -1,6 +1,9 @@
 package pricing
 
 import (
+	"errors"
+	"fmt"
+	"iter"
 	"sort"
 	"time"
 
@@ -18,18 +21,19 @@ import (
 // blend of peak and off-peak: a consumer that works at peak pays less than
 // its official cost (Subsidy < 0), the others make up the difference
 // (Subsidy > 0). Subsidies add up to the blend's rounding.
+//
+// Its lines are read with Lines, whether they are listed or streamed from
+// sorted runs (an engine that spilled more of them than its budget);
+// streamed lines hold their own reference to the engine's runs, which
+// Close lets go of. Close it once read.
 type Chargeback struct {
-	Rows        Rows
-	From, Until time.Time // the period, [From, Until)
-	Currencies  []string  // of the priced calls, sorted
-	By          []Dim
-	MetaField   string         // the field of the key's metadata DimMeta groups by
-	Gateway     ChargebackLine // the whole gateway: every call read in the period (but excluded keys')
-	// Lines are the lines by the dimensions, dearest first (see
-	// Chargeback), unless they are streamed (an engine that spilled more
-	// of them than its budget): read them with EachLine.
-	Lines        []ChargebackLine
-	BlendedPrice []BlendModel // the gateway's blended prices that AtBlended uses
+	Rows         Rows
+	From, Until  time.Time // the period, [From, Until)
+	Currencies   []string  // of the priced calls, sorted
+	By           []Dim
+	MetaField    string         // the field of the key's metadata DimMeta groups by
+	Gateway      ChargebackLine // the whole gateway: every call read in the period (but excluded keys')
+	BlendedPrice []BlendModel   // the gateway's blended prices that AtBlended uses
 	// Excluded sums the calls left out (Options.Apart, TakeApart), when
 	// any were: Gateway plus Excluded is every call read in the period.
 	Excluded *ChargebackLine
@@ -37,24 +41,34 @@ type Chargeback struct {
 	// and cause (Engine.UnpricedCalls); empty when none.
 	Unpriced []UnpricedCalls
 
-	stream func(fn func(*ChargebackLine) error) error // the lines, when streamed rather than listed
-	count  int                                        // the lines streamed
+	lines  []ChargebackLine // the lines by the dimensions, dearest first, when listed
+	stream *lineStream      // the lines, when streamed from sorted runs (sortedLines)
+	count  int              // the lines streamed
+	closed bool             // Close was called: the lines cannot be read
 }
 
-// EachLine calls fn with each line in order, Lines or the lines streamed,
-// and returns fn's first error, or the error of reading streamed lines
-// back (ErrSpill). fn must not keep l past its call. Streamed lines can be
-// gone over more than once, until the engine is closed.
-func (c *Chargeback) EachLine(fn func(l *ChargebackLine) error) error {
-	if c.stream != nil {
-		return c.stream(fn)
-	}
-	for i := range c.Lines {
-		if err := fn(&c.Lines[i]); err != nil {
-			return err
+// Lines yields the lines by the dimensions, dearest first (see
+// Chargeback), listed or streamed alike, and last, with a nil line, the
+// error of reading streamed lines back (ErrSpill), or ErrClosed after
+// Close. A line yielded is valid until the next: copy what is kept.
+// Streamed lines can be gone over as often as wanted, their engine
+// closed or not, until the chargeback is closed; a loop left early
+// leaves nothing open.
+func (c *Chargeback) Lines() iter.Seq2[*ChargebackLine, error] {
+	return func(yield func(*ChargebackLine, error) bool) {
+		switch {
+		case c.closed:
+			yield(nil, fmt.Errorf("the lines of a closed chargeback: %w", ErrClosed))
+		case c.stream == nil:
+			for i := range c.lines {
+				if !yield(&c.lines[i], nil) {
+					return
+				}
+			}
+		default:
+			c.stream.lines(yield)
 		}
 	}
-	return nil
 }
 
 // Len returns how many lines there are, listed or streamed.
@@ -62,7 +76,22 @@ func (c *Chargeback) Len() int {
 	if c.stream != nil {
 		return c.count
 	}
-	return len(c.Lines)
+	return len(c.lines)
+}
+
+// Close removes the runs of lines the chargeback streams from, if it
+// does, and lets go of the engine's runs, which are removed once their
+// engine and every other result reading them are closed too. Lines
+// yields ErrClosed after. Closing again does nothing.
+func (c *Chargeback) Close() error {
+	if c.closed {
+		return nil
+	}
+	c.closed = true
+	if c.stream == nil {
+		return nil
+	}
+	return errors.Join(c.stream.runs.Remove(), c.stream.ref.release())
 }
 
 // ChargebackLine is one consumer's account.
@@ -106,9 +135,13 @@ type ChargebackLine struct {
 // (dimension by dimension in the order of the dimensions' names), so the
 // order is the same on every run. An engine that spilled its groups
 // (Options.Runs, asked for OutputChargeback) gives the same lines, streamed from
-// sorted runs when there are more than it holds (Chargeback.EachLine);
-// the error is that of reading its runs back (ErrSpill).
+// sorted runs when there are more than it holds (Chargeback.Lines);
+// the error is that of reading its runs back (ErrSpill), or ErrClosed
+// when the engine was closed after it spilled.
 func (e *Engine) Chargeback(from, until time.Time, keep func(*ChargebackLine) bool) (*Chargeback, error) {
+	if err := e.runs.readable(); err != nil {
+		return nil, err // its groups went with its runs
+	}
 	rec := e.newReconciliation()
 	blend := e.BlendWindow(from, until, ModePerModel)
 	prices := e.blendedPrices(blend)
@@ -162,7 +195,7 @@ func (e *Engine) Chargeback(from, until time.Time, keep func(*ChargebackLine) bo
 	})
 	for _, l := range order {
 		if keep == nil || keep(l) {
-			cb.Lines = append(cb.Lines, *l)
+			cb.lines = append(cb.lines, *l)
 		}
 	}
 	return cb, nil
@@ -206,15 +239,17 @@ func (e *Engine) streamedLines(prices map[*tariffs.Model]*[tariffs.NumUsage]deci
 		return nil, notAsked("Chargeback")
 	}
 	var order []*ChargebackLine
-	err := e.eachGroupSum(func(s *groupSum) error {
+	for s, err := range e.groupSums() {
+		if err != nil {
+			return nil, err
+		}
 		g := s.done()
 		l := newLine(&g)
 		l.AtBlended = s.blend.atBlended(prices)
 		l.peakQty, l.timedQty = g.PeakTokens, g.TimedTokens
 		order = append(order, l)
-		return nil
-	})
-	return order, err
+	}
+	return order, nil
 }
 
 // bucketAtBlended is priced bucket b's cost at the blended prices: its
@@ -230,7 +265,7 @@ func bucketAtBlended(b *bucket, prices map[*tariffs.Model]*[tariffs.NumUsage]dec
 // Line returns the engine's whole account as one line: what
 // Chargeback's gateway line would be, without the blend.
 func (e *Engine) Line() ChargebackLine {
-	rec := e.reconcileGroups()
+	rec := e.newReconciliation()
 	l := ChargebackLine{Calls: rec.Totals.Calls, Official: rec.Totals.Official, Recorded: rec.Totals.Recorded,
 		Diff: rec.Totals.Gap, AtBlended: decimal.Zero}
 	for _, b := range e.table.buckets.all() {

@@ -33,8 +33,8 @@ func TestChargebackTwoKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cb.Lines) != 2 {
-		t.Fatalf("%d lines, want 2", len(cb.Lines))
+	if len(cb.lines) != 2 {
+		t.Fatalf("%d lines, want 2", len(cb.lines))
 	}
 	want := map[string]struct {
 		official, recorded, diff, atBlended, subsidy, peakShare, reasoningShare string
@@ -57,7 +57,7 @@ func TestChargebackTwoKeys(t *testing.T) {
 		// of 40k = 0.3.
 		"": {"0.147", "0.12", "0.027", "0.147", "0", "0.75", "0.3"},
 	}
-	lines := append(append([]ChargebackLine{}, cb.Lines...), cb.Gateway)
+	lines := append(append([]ChargebackLine{}, cb.lines...), cb.Gateway)
 	for _, l := range lines {
 		w, ok := want[l.KeyAlias]
 		if !ok {
@@ -81,8 +81,8 @@ func TestChargebackTwoKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(keep.Lines) != 1 || !keep.Gateway.Official.Equal(dec("0.147")) || !keep.Lines[0].Subsidy.Equal(dec("0.01575")) {
-		t.Errorf("filtered to nightly: %d lines, gateway %s: the blend must still be the whole gateway's", len(keep.Lines), keep.Gateway.Official)
+	if len(keep.lines) != 1 || !keep.Gateway.Official.Equal(dec("0.147")) || !keep.lines[0].Subsidy.Equal(dec("0.01575")) {
+		t.Errorf("filtered to nightly: %d lines, gateway %s: the blend must still be the whole gateway's", len(keep.lines), keep.Gateway.Official)
 	}
 }
 
@@ -114,14 +114,14 @@ func TestChargebackPeakShareIsReconciles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, l := range cb.Lines {
+	for _, l := range cb.lines {
 		if w := want[l.KeyAlias]; w.Valid != l.PeakShare.Valid || !w.Decimal.Equal(l.PeakShare.Decimal) {
 			t.Errorf("chargeback %s: peak share %v, want %v", l.KeyAlias, l.PeakShare, w)
 		}
 	}
-	for _, g := range e.Reconcile().Groups {
+	for _, g := range e.Reconcile().groups {
 		cbShare := decimal.NullDecimal{}
-		for _, l := range cb.Lines {
+		for _, l := range cb.lines {
 			if l.Key.Key == g.Key.Key {
 				cbShare = l.PeakShare
 			}
@@ -159,7 +159,7 @@ func TestChargebackTierAtOfficial(t *testing.T) {
 		"bulk": {"0.03", "0"},
 		"":     {"0.0405", "0"},
 	}
-	for _, l := range append(append([]ChargebackLine{}, cb.Lines...), cb.Gateway) {
+	for _, l := range append(append([]ChargebackLine{}, cb.lines...), cb.Gateway) {
 		w, ok := want[l.KeyAlias]
 		if !ok {
 			t.Fatalf("unexpected line %q", l.KeyAlias)

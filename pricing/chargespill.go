@@ -2,6 +2,7 @@ package pricing
 
 import (
 	"fmt"
+	"iter"
 
 	"github.com/tokenfare/tokenfare/internal/extsort"
 )
@@ -71,36 +72,47 @@ func (g *chargeGroup) merge(o *chargeGroup) {
 	g.recorded = g.recorded.Add(o.recorded)
 }
 
-// eachChargeGroup calls fn with each of the engine's charge groups, in
-// charge order, until it returns false: summed from its buckets, or
+// allChargeGroups yields the engine's charge groups, in charge order,
+// then the error of reading them, if any: summed from its buckets, or
 // merged from its runs of charge groups and the buckets not collapsed.
-func (e *Engine) eachChargeGroup(fn func(*chargeGroup) bool) error {
-	switch {
-	case e.runs.readable() != nil:
-		return e.runs.readable()
-	case e.runs.written() > 0 && !e.keeps(OutputCharges):
-		return notAsked("Charges")
-	case e.runs.charges == nil || e.runs.charges.Len() == 0:
-		for _, g := range e.chargeGroups() {
-			if !fn(g) {
-				return nil
+func (e *Engine) allChargeGroups() iter.Seq2[*chargeGroup, error] {
+	return func(yield func(*chargeGroup, error) bool) {
+		switch {
+		case e.runs.readable() != nil:
+			yield(nil, e.runs.readable())
+		case e.runs.written() > 0 && !e.keeps(OutputCharges):
+			yield(nil, notAsked("Charges"))
+		case e.runs.charges == nil || e.runs.charges.Len() == 0:
+			for _, g := range e.chargeGroups() {
+				if !yield(g, nil) {
+					return
+				}
 			}
+		default:
+			e.mergedChargeGroups(yield)
 		}
-		return nil
 	}
+}
+
+// mergedChargeGroups yields the charge groups of the runs merged with
+// those of the buckets not collapsed; it closes the runs it opened
+// however the loop ends.
+func (e *Engine) mergedChargeGroups(yield func(*chargeGroup, error) bool) {
 	m, err := e.runs.charges.Merge(pointers(e.chargeGroupsOf(e.liveBuckets())))
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrSpill, err)
+		yield(nil, fmt.Errorf("%w: %w", ErrSpill, err))
+		return
 	}
 	defer func() { _ = m.Close() }() // runs opened for reading: closing them loses nothing
 	var g chargeGroup
 	for {
 		ok, err := m.Next(&g)
-		if err != nil || !ok {
-			return err
+		if err != nil {
+			yield(nil, err)
+			return
 		}
-		if !fn(&g) {
-			return nil
+		if !ok || !yield(&g, nil) {
+			return
 		}
 	}
 }

@@ -26,6 +26,33 @@
 // named by a comparable GroupKey whose fields follow the dimensions. The
 // reports package renders them; nothing here formats money for output.
 //
+// # Long results
+//
+// A result that can be long (the groups of a Reconciliation, the lines
+// of a Chargeback, an engine's Charges) is read through one idiom, the
+// standard library's iter.Seq2 of a record and an error: Groups, Lines
+// and Charges yield each record in order, then at most one error, last,
+// with no record. Callers range over it whether the records are listed
+// in memory or streamed from the runs of an engine that spilled
+// (Options.Runs), and never learn which. iter.Seq2 rather than a type of
+// our own: range, break and iter.Pull work on it as on any sequence, a
+// loop left early runs the iterator's deferred clean-up (the runs it
+// opened are closed), and the error comes with the records, where a
+// Scanner-like Err method is easily left unread. Groups and lines come as
+// pointers valid until the next, as a million of them are not copied
+// (Collect copies a short result into a list); Charges, made one at a
+// time, come as values.
+//
+// A result streamed from the runs owns them with its engine: the store
+// of the runs is reference-counted, the engine holding one reference
+// and each Reconciliation or Chargeback that streams from it another.
+// Close on either lets go of its own; the runs are removed with the
+// last. A command closes the engine as soon as it has its results and
+// closes them once rendered. Reading a closed result yields ErrClosed,
+// never an empty stream; so do the spilled results of an engine closed
+// before they were made. A streamed result reads the engine's buckets as
+// they are when it is read: it is made once every call is added.
+//
 // # Invariants
 //
 //   - A call is priced among its host's price lists only; a call whose

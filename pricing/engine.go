@@ -50,8 +50,9 @@ type Options struct {
 	// groups are read, instead of folding them: memory stays within the
 	// budget however many groups. It is called once, at the first spill;
 	// an error is the engine's (ErrSpill). Reconcile's groups are then
-	// streamed (Reconciliation.EachGroup), not listed, and Close removes
-	// the runs. Reconcile, Chargeback and MonthOf read spilled groups
+	// streamed (Reconciliation.Groups), not listed, and the runs are
+	// removed once the engine and the results streamed from them are
+	// closed. Reconcile, Chargeback and MonthOf read spilled groups
 	// back; the engine's other results read the buckets, whose groupings
 	// (but the day or hour) a spill collapses: Rollup is for an engine
 	// that did not spill, and Charges for one that did not or kept them

@@ -181,11 +181,11 @@ func TestAggregateIsExact(t *testing.T) {
 		if !got.Totals.Official.Equal(want.Totals.Official) || !got.Totals.Recorded.Equal(want.Totals.Recorded) {
 			t.Fatalf("round %d: shuffled totals %+v, sequential %+v", round, got.Totals, want.Totals)
 		}
-		if len(got.Groups) != len(want.Groups) {
-			t.Fatalf("round %d: %d groups shuffled, %d sequential", round, len(got.Groups), len(want.Groups))
+		if len(got.groups) != len(want.groups) {
+			t.Fatalf("round %d: %d groups shuffled, %d sequential", round, len(got.groups), len(want.groups))
 		}
-		for i := range got.Groups {
-			g, w := &got.Groups[i], &want.Groups[i]
+		for i := range got.groups {
+			g, w := &got.groups[i], &want.groups[i]
 			if g.Key != w.Key || !g.Official.Equal(w.Official) || !g.Recorded.Equal(w.Recorded) {
 				t.Fatalf("round %d: group %+v differs: %+v vs %+v", round, g.Key, g, w)
 			}

@@ -11,3 +11,8 @@ var ErrTokenSum = errors.New("token sums would exceed 2^63-1")
 // the groups past the budget of buckets could not be written to their
 // store (Options.Runs) or read back. Test with errors.Is.
 var ErrSpill = errors.New("spill groups to disk")
+
+// ErrClosed is the error of reading a result after its Close, or a
+// spilled result of an engine closed before the result was made. Test
+// with errors.Is.
+var ErrClosed = errors.New("read after Close")

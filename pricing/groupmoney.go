@@ -1,6 +1,10 @@
 package pricing
 
-import "github.com/tokenfare/tokenfare/ledger"
+import (
+	"iter"
+
+	"github.com/tokenfare/tokenfare/ledger"
+)
 
 // GroupMoney is a group's official cost, recorded spend, gap and ratio as
 // ledger.Amounts: a coefficient and an exponent where they fit an int64,
@@ -9,6 +13,11 @@ import "github.com/tokenfare/tokenfare/ledger"
 // make four decimals, and their big integers, a group. Each Amount's
 // Decimal equals the Group field of the same name.
 type GroupMoney struct {
+	// Group is the group whose money it is. Of a streamed
+	// reconciliation, its Official, Recorded, Gap and Ratio are left
+	// zero: the fields below hold them, made without decimals where
+	// they fit.
+	Group                   *Group
 	Official, Recorded, Gap ledger.Amount
 	// Ratio is recorded / official rounded to RatioPlaces, as Group.Ratio;
 	// there is none (RatioValid false) when the official cost is zero.
@@ -16,30 +25,52 @@ type GroupMoney struct {
 	RatioValid bool
 }
 
-// EachGroupMoney is EachGroup with each group's money as GroupMoney. When
-// the groups are streamed (an engine with Options.Runs), the group's
-// Official, Recorded, Gap and Ratio are left zero: m holds them, made
-// without decimals where they fit. fn must not keep g or m past its call.
-func (r *Reconciliation) EachGroupMoney(fn func(g *Group, m *GroupMoney) error) error {
-	if r.sums != nil {
+// GroupsWithMoney is Groups with each group's money as GroupMoney, which
+// holds the group: yielded, and valid, as Groups yields the groups.
+func (r *Reconciliation) GroupsWithMoney() iter.Seq2[*GroupMoney, error] {
+	if r.stream == nil || r.closed {
+		return r.listedMoney()
+	}
+	return func(yield func(*GroupMoney, error) bool) {
 		var m GroupMoney
-		return r.sums(func(s *groupSum) error {
+		for s, err := range r.stream.sums() {
+			if err != nil {
+				yield(nil, err)
+				return
+			}
 			s.money(&m)
 			if s.g.Currencies == nil {
 				s.g.Currencies = []string{}
 			}
-			return fn(&s.g, &m)
-		})
+			m.Group = &s.g
+			if !yield(&m, nil) {
+				return
+			}
+		}
 	}
-	return r.EachGroup(func(g *Group) error {
-		m := moneyOf(g)
-		return fn(g, &m)
-	})
+}
+
+// listedMoney yields the groups of Groups, each with its money made from
+// its decimals (moneyOf).
+func (r *Reconciliation) listedMoney() iter.Seq2[*GroupMoney, error] {
+	return func(yield func(*GroupMoney, error) bool) {
+		var m GroupMoney
+		for g, err := range r.Groups() {
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			m = moneyOf(g)
+			if !yield(&m, nil) {
+				return
+			}
+		}
+	}
 }
 
 // moneyOf returns the money of a group whose decimals are made.
 func moneyOf(g *Group) GroupMoney {
-	m := GroupMoney{Official: ledger.AmountOf(g.Official), Recorded: ledger.AmountOf(g.Recorded), Gap: ledger.AmountOf(g.Gap)}
+	m := GroupMoney{Group: g, Official: ledger.AmountOf(g.Official), Recorded: ledger.AmountOf(g.Recorded), Gap: ledger.AmountOf(g.Gap)}
 	if g.Ratio.Valid {
 		m.Ratio, m.RatioValid = ledger.AmountOf(g.Ratio.Decimal), true
 	}

@@ -27,7 +27,7 @@ func TestGroupsSortedByTheirValues(t *testing.T) {
 			for i := range calls {
 				e.AddPriced(&calls[i])
 			}
-			gs := e.Reconcile().Groups
+			gs := e.Reconcile().groups
 			dims := slices.Clone(tc.dims)
 			slices.SortFunc(dims, func(a, b Dim) int { return strings.Compare(a.String(), b.String()) })
 			text := func(g *Group) []string {
@@ -71,8 +71,8 @@ func TestSortedGroupsEqualGroupsByMap(t *testing.T) {
 			for i := range calls {
 				e.AddPriced(&calls[i])
 			}
-			got := e.reconcileGroups().Groups
-			want := e.groupsBy(e.groupKeyOf).Groups
+			got := e.reconcileGroups().groups
+			want := e.groupsBy(e.groupKeyOf).groups
 			dims := slices.Clone(tc.dims)
 			slices.SortFunc(dims, func(a, b Dim) int { return strings.Compare(a.String(), b.String()) })
 			slices.SortFunc(want, func(a, b Group) int {

@@ -1,6 +1,8 @@
 package pricing
 
 import (
+	"fmt"
+
 	"github.com/shopspring/decimal"
 
 	"github.com/tokenfare/tokenfare/internal/extsort"
@@ -13,7 +15,9 @@ import (
 // no tag, whose lines merge by tag) sorts its lines as it sorts its
 // groups: at most a share of its budget of them in memory (lineBudget),
 // sorted, written to a run of lines beside its runs of groups, and the
-// runs merged, dearest first, as the lines are read (Chargeback.EachLine).
+// runs merged, dearest first, as the lines are read (Chargeback.Lines).
+// Each chargeback's runs of lines are named apart ("lines-1-000000"), its
+// own: its Close removes them.
 // A line's record is its group's, its blend parts its cost at the blended
 // prices alone.
 
@@ -41,13 +45,15 @@ func compareLines(a, b *ChargebackLine, dims []Dim) int {
 // written from take about eight times a bucket's memory (docs/scale.md).
 func (e *Engine) lineBudget() int { return max(e.table.maxGroups/8, 1) }
 
-// lineRuns is the configuration of the runs of an engine's lines: dearest
-// first, no two of them parts of one.
+// lineRuns is the configuration of a new set of runs of an engine's
+// lines: dearest first, no two of them parts of one, named apart from
+// the sets before.
 func (e *Engine) lineRuns() extsort.Config[lineEntry] {
 	dims := sortedDims(e.opts.Dims)
 	zone, cat := e.zone, e.cat
+	e.runs.lineSet++
 	return extsort.Config[lineEntry]{
-		Store: e.runs.store, Prefix: "lines", MaxRuns: e.runs.max, Err: ErrSpill,
+		Store: e.runs.store, Prefix: fmt.Sprintf("lines-%d", e.runs.lineSet), MaxRuns: e.runs.max, Err: ErrSpill,
 		Codec: func() extsort.Codec[lineEntry] {
 			return &lineCodec{groups: groupCodec{zone: zone, cat: cat, blend: true}}
 		},
@@ -81,7 +87,7 @@ func (e *Engine) sortedLines(cb *Chargeback, prices map[*tariffs.Model]*[tariffs
 	runs := ls.Runs()
 	if runs.Len() == 0 {
 		for _, ent := range ls.Held() {
-			cb.Lines = append(cb.Lines, ent.l)
+			cb.lines = append(cb.lines, ent.l)
 		}
 		return nil
 	}
@@ -91,7 +97,7 @@ func (e *Engine) sortedLines(cb *Chargeback, prices map[*tariffs.Model]*[tariffs
 		}
 	}
 	ls.Release() // the stream keeps the runs: not a share of lines
-	cb.stream = e.streamLines(runs)
+	cb.stream = &lineStream{runs: runs, ref: e.runs.ref.hold()}
 	return nil
 }
 
@@ -99,44 +105,56 @@ func (e *Engine) sortedLines(cb *Chargeback, prices map[*tariffs.Model]*[tariffs
 // within the engine's budget of lines.
 func (e *Engine) sortLines(prices map[*tariffs.Model]*[tariffs.NumUsage]decimal.NullDecimal, keep func(*ChargebackLine) bool) (*extsort.Sorter[lineEntry], error) {
 	ls := extsort.NewSorter(extsort.New(e.lineRuns()), e.lineBudget())
-	return ls, e.eachGroupSum(func(s *groupSum) error {
+	for s, err := range e.groupSums() {
+		if err != nil {
+			return ls, err
+		}
 		g := s.done()
 		l := newLine(&g)
 		l.AtBlended = s.blend.atBlended(prices)
 		l.peakQty, l.timedQty = g.PeakTokens, g.TimedTokens
 		l.finish()
 		if keep != nil && !keep(l) {
-			return nil
+			continue
 		}
 		// The record keeps the line's cost at the blended prices alone.
 		ent := lineEntry{s: *s, l: *l}
 		ent.s.blend = blendParts{}
 		ent.s.blend.own.Add(ledger.AmountOf(l.AtBlended))
-		return ls.Add(&ent)
-	})
+		if err := ls.Add(&ent); err != nil {
+			return ls, err
+		}
+	}
+	return ls, nil
 }
 
-// streamLines returns the lines of runs, merged dearest first, as a
-// function that goes over them each time it is called.
-func (e *Engine) streamLines(runs *extsort.Runs[lineEntry]) func(fn func(*ChargebackLine) error) error {
-	return func(fn func(*ChargebackLine) error) error {
-		if err := e.runs.readable(); err != nil {
-			return err
-		}
-		m, err := runs.Merge()
+// lineStream is where the lines of a chargeback that streams them are
+// read from: its own runs of lines, in the engine's store, to which it
+// holds a reference (ref).
+type lineStream struct {
+	runs *extsort.Runs[lineEntry]
+	ref  *runFiles
+}
+
+// lines yields the lines of the runs, merged dearest first, then the
+// error of reading them back, if any; it closes the runs it opened
+// however the loop ends.
+func (s *lineStream) lines(yield func(*ChargebackLine, error) bool) {
+	m, err := s.runs.Merge()
+	if err != nil {
+		yield(nil, err)
+		return
+	}
+	defer func() { _ = m.Close() }() // runs opened for reading: closing them loses nothing
+	var ent lineEntry
+	for {
+		ok, err := m.Next(&ent)
 		if err != nil {
-			return err
+			yield(nil, err)
+			return
 		}
-		defer func() { _ = m.Close() }() // runs opened for reading: closing them loses nothing
-		var ent lineEntry
-		for {
-			ok, err := m.Next(&ent)
-			if err != nil || !ok {
-				return err
-			}
-			if err := fn(&ent.l); err != nil {
-				return err
-			}
+		if !ok || !yield(&ent.l, nil) {
+			return
 		}
 	}
 }

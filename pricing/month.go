@@ -244,7 +244,7 @@ func (e *Engine) providerGroups() []Group {
 			return GroupKey{}
 		}
 		return GroupKey{Provider: b.Model.Provider.Name}
-	}).Groups
+	}).groups
 	sort.SliceStable(gs, func(i, j int) bool { return gs[i].Key.Provider < gs[j].Key.Provider })
 	SortByOfficial(gs)
 	return gs
@@ -260,6 +260,9 @@ func (m *Month) byGroupings(e *Engine) error {
 		views = append(views, []Dim{DimTag})
 	}
 	var groups [][]Group
+	if err := e.runs.readable(); err != nil {
+		return err // its groups went with its runs
+	}
 	if e.runs.files() > 0 {
 		var err error
 		if groups, err = e.streamedRollups(views...); err != nil {
@@ -296,8 +299,9 @@ func tagGroups(byTag []Group, currencies []string) []Group {
 	return out
 }
 
-// groups returns the reconciliation groups of the engine's dimensions.
-func (e *Engine) groups() []Group { return e.reconcileGroups().Groups }
+// groups returns the reconciliation groups of the engine's dimensions,
+// of an engine that lists them (no Options.Runs: a rolled-up one).
+func (e *Engine) groups() []Group { return e.sortedGroups(nil) }
 
 // versionsUsed lists the versions that priced the engine's calls.
 func (e *Engine) versionsUsed() []VersionUse {

@@ -45,9 +45,14 @@ func TestOutputsDecideWhatSpillKeeps(t *testing.T) {
 				t.Errorf("blend parts kept: %v, want %v", got, tc.blendCat)
 			}
 			checkOutput(t, "Charges", chargesErr(e), tc.charges)
-			_, err := e.Chargeback(from, until, nil)
+			cb, err := e.Chargeback(from, until, nil)
 			checkOutput(t, "Chargeback", err, tc.chargeback)
-			if err := e.Reconcile().EachGroup(func(*Group) error { return nil }); err != nil {
+			if cb != nil {
+				cb.Close()
+			}
+			r := e.Reconcile()
+			defer r.Close()
+			if _, err := Collect(r.Groups()); err != nil {
 				t.Errorf("Reconcile: %v", err)
 			}
 		})

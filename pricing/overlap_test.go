@@ -64,9 +64,9 @@ func TestSeenTwiceCountsOnce(t *testing.T) {
 				t.Fatalf("the second copy is %s, want %s", got, tt.want)
 			}
 			r := e.Reconcile()
-			g := r.Groups[0]
-			if r.Totals.Calls != 1 || len(r.Groups) != 1 || g.Tokens.Input != 100 || g.Tokens.Output != 10 {
-				t.Errorf("calls %d in %d group(s), tokens %+v; want 1 call of 100 input and 10 output tokens", r.Totals.Calls, len(r.Groups), g.Tokens)
+			g := r.groups[0]
+			if r.Totals.Calls != 1 || len(r.groups) != 1 || g.Tokens.Input != 100 || g.Tokens.Output != 10 {
+				t.Errorf("calls %d in %d group(s), tokens %+v; want 1 call of 100 input and 10 output tokens", r.Totals.Calls, len(r.groups), g.Tokens)
 			}
 			if !r.Totals.Recorded.Equal(dec(tt.wantRecorded)) {
 				t.Errorf("recorded %s, want %s", r.Totals.Recorded, tt.wantRecorded)

@@ -101,23 +101,22 @@ func TestGroupByHost(t *testing.T) {
 		"groq":    {1, "0"}, // unpriced, its host named
 		"":        {2, "0.0035"},
 	}
-	r := e.Rollup([]pricing.Dim{pricing.DimHost}).Reconcile()
-	if len(r.Groups) != len(want) {
-		t.Fatalf("%d groups, want %d: %+v", len(r.Groups), len(want), r.Groups)
+	gs := groupsOf(t, e.Rollup([]pricing.Dim{pricing.DimHost}).Reconcile())
+	if len(gs) != len(want) {
+		t.Fatalf("%d groups, want %d: %+v", len(gs), len(want), gs)
 	}
-	for _, g := range r.Groups {
+	for _, g := range gs {
 		w, ok := want[g.Key.Value(pricing.DimHost)]
 		if !ok || g.Calls != w.calls || !g.Official.Equal(decimal.RequireFromString(w.official)) {
 			t.Errorf("host %q: %d calls at %s, want %+v", g.Key.Host, g.Calls, g.Official, w)
 		}
 	}
-	byModel := e.Reconcile()
-	for _, g := range byModel.Groups {
+	for _, g := range groupsOf(t, e.Reconcile()) {
 		if g.Key.Model == "azure-gpt-4o-datazone" && g.Key.Host != "azure" {
 			t.Errorf("the data-zone model's group is on host %q, want azure", g.Key.Host)
 		}
 	}
-	if total := e.Rollup(nil).Reconcile(); len(total.Groups) != 1 || !total.Groups[0].Official.Equal(decimal.RequireFromString("3.4645")) {
-		t.Errorf("rolled up to no grouping: %+v, want one group of 3.4645", total.Groups)
+	if total := groupsOf(t, e.Rollup(nil).Reconcile()); len(total) != 1 || !total[0].Official.Equal(decimal.RequireFromString("3.4645")) {
+		t.Errorf("rolled up to no grouping: %+v, want one group of 3.4645", total)
 	}
 }

@@ -2,6 +2,8 @@ package pricing
 
 import (
 	"cmp"
+	"fmt"
+	"iter"
 	"slices"
 	"sort"
 	"strings"
@@ -17,14 +19,16 @@ import (
 // in total and by the dimensions asked for. Gap is official minus recorded:
 // positive when the gateway recorded too little. Ratio is recorded/official,
 // not valid when the official cost is zero.
+//
+// Its groups are read with Groups (or GroupsWithMoney), whether they are
+// listed or streamed from the runs of an engine that spilled them
+// (Options.Runs); such a reconciliation holds its own reference to the
+// runs, which Close lets go of. Close it once read.
 type Reconciliation struct {
-	Rows       Rows
-	Currencies []string // currencies of the priced calls, sorted; more than one when totals mix them
-	Totals     Totals
-	By         []Dim // the dimensions of the groups, in the order asked for
-	// Groups are the groups in order, unless they are streamed (an engine
-	// with Options.Runs): read them with EachGroup.
-	Groups       []Group
+	Rows         Rows
+	Currencies   []string // currencies of the priced calls, sorted; more than one when totals mix them
+	Totals       Totals
+	By           []Dim // the dimensions of the groups, in the order asked for
 	Explanations []Explanation
 	// Billed sums what priced calls were billed for beyond plain tokens:
 	// 1-hour cache writes, tool uses, service tiers and regions (see
@@ -41,26 +45,62 @@ type Reconciliation struct {
 	// the database); nil otherwise.
 	Daily []*ledger.DailyComparison
 
-	stream  func(fn func(*Group) error) error    // the groups, when streamed rather than listed
-	sums    func(fn func(*groupSum) error) error // their sums, before decimals are made (EachGroupMoney)
-	aliased bool                                 // a streamed group has a key alias
+	groups  []Group      // the groups in order, when listed
+	stream  *groupStream // the groups, when streamed from the engine's runs (Options.Runs)
+	aliased bool         // a streamed group has a key alias
+	closed  bool         // Close was called: the groups cannot be read
 }
 
-// EachGroup calls fn with each group in order, Groups or the groups
-// streamed, and returns fn's first error, or the error of reading
-// streamed groups back (ErrSpill). fn must not keep g past its call. A
-// streamed reconciliation can be gone over more than once, until its
-// engine is closed.
-func (r *Reconciliation) EachGroup(fn func(g *Group) error) error {
-	if r.stream != nil {
-		return r.stream(fn)
-	}
-	for i := range r.Groups {
-		if err := fn(&r.Groups[i]); err != nil {
-			return err
+// Groups yields the groups in order, listed or streamed from the
+// engine's runs alike, and last, with a nil group, the error of reading
+// them back (ErrSpill), or ErrClosed after Close. A group yielded is
+// valid until the next: copy what is kept. A streamed reconciliation
+// can be gone over as often as wanted, nested or not, its engine closed
+// or not, until it is closed itself; a loop left early leaves nothing
+// open.
+func (r *Reconciliation) Groups() iter.Seq2[*Group, error] {
+	return func(yield func(*Group, error) bool) {
+		switch {
+		case r.closed:
+			yield(nil, fmt.Errorf("the groups of a closed reconciliation: %w", ErrClosed))
+		case r.stream == nil:
+			for i := range r.groups {
+				if !yield(&r.groups[i], nil) {
+					return
+				}
+			}
+		default:
+			var g Group
+			for s, err := range r.stream.sums() {
+				if err != nil {
+					yield(nil, err)
+					return
+				}
+				g = s.done()
+				if !yield(&g, nil) {
+					return
+				}
+			}
 		}
 	}
-	return nil
+}
+
+// SetGroups lists gs as the groups of r, a reconciliation made by hand
+// (of sums read elsewhere, or in a test); Groups yields them in order.
+func (r *Reconciliation) SetGroups(gs []Group) { r.groups, r.stream = gs, nil }
+
+// Close lets go of the runs the groups stream from, if they do: the runs
+// are removed once their engine and every other result reading them are
+// closed too. Groups yields ErrClosed after. Closing again does nothing.
+func (r *Reconciliation) Close() error {
+	if r.closed {
+		return nil
+	}
+	r.closed = true
+	if r.stream == nil {
+		return nil
+	}
+	return r.stream.ref.release()
 }
 
 // HasKeyAlias reports whether a group has a key alias.
@@ -68,8 +108,8 @@ func (r *Reconciliation) HasKeyAlias() bool {
 	if r.stream != nil {
 		return r.aliased
 	}
-	for i := range r.Groups {
-		if r.Groups[i].KeyAlias != "" {
+	for i := range r.groups {
+		if r.groups[i].KeyAlias != "" {
 			return true
 		}
 	}
@@ -190,15 +230,16 @@ func (e *Engine) Reconcile() *Reconciliation {
 
 // reconcileGroups is Reconcile without the explanations: the groups
 // sorted by their values (sortedGroups), or streamed from the runs and
-// the buckets when the engine spills (Options.Runs).
+// the buckets when the engine spills (Options.Runs), the stream holding
+// a reference to the runs (released by Reconciliation.Close).
 func (e *Engine) reconcileGroups() *Reconciliation {
 	r := e.newReconciliation()
 	if e.opts.Runs == nil {
-		r.Groups = e.sortedGroups(nil)
+		r.groups = e.sortedGroups(nil)
 		return r
 	}
-	r.sums = e.streamSums()
-	r.stream, r.aliased = groupsOf(r.sums), e.runs.aliased
+	r.stream, r.aliased = e.groupStream(), e.runs.aliased
+	r.stream.ref = e.runs.ref.hold()
 	for _, b := range e.liveBuckets() {
 		r.aliased = r.aliased || b.KeyAlias != ""
 	}
@@ -283,9 +324,9 @@ func (e *Engine) groupsBy(keyOf func(*bucket) GroupKey) *Reconciliation {
 		}
 		sums[i].add(b)
 	}
-	r.Groups = make([]Group, len(sums))
+	r.groups = make([]Group, len(sums))
 	for i := range sums {
-		r.Groups[i] = sums[i].done()
+		r.groups[i] = sums[i].done()
 	}
 	return r
 }

@@ -113,7 +113,7 @@ func TestGroupsByPeriodAndDay(t *testing.T) {
 	}
 	rec := e.Reconcile()
 	got := map[string]decimal.Decimal{}
-	for _, g := range rec.Groups {
+	for _, g := range rec.groups {
 		got[g.Key.Value(DimDay)+"/"+g.Key.Value(DimPeriod)] = g.Official
 	}
 	// 17:00 UTC is 01:00 on the next day in Beijing: off-peak, but grouped
@@ -149,8 +149,8 @@ func TestRoundingAndKeyGroups(t *testing.T) {
 		e.AddPriced(x)
 	}
 	rec := e.Reconcile()
-	if len(rec.Groups) != 1 || rec.Groups[0].Key.Key != "abc" || rec.Groups[0].KeyAlias != "team-a-bot" {
-		t.Errorf("groups = %+v, want one group for key abc with alias team-a-bot", rec.Groups)
+	if len(rec.groups) != 1 || rec.groups[0].Key.Key != "abc" || rec.groups[0].KeyAlias != "team-a-bot" {
+		t.Errorf("groups = %+v, want one group for key abc with alias team-a-bot", rec.groups)
 	}
 	if len(rec.Explanations) != 1 || rec.Explanations[0].Kind != KindRounding || !rec.Totals.Explained.Equal(rec.Totals.Gap) {
 		t.Errorf("explanations = %+v (explained %s, gap %s), want one rounding for the whole gap", rec.Explanations, rec.Totals.Explained, rec.Totals.Gap)
@@ -167,7 +167,7 @@ func TestHourGroupsOnFallBackDay(t *testing.T) {
 		e.AddPriced(&c)
 	}
 	var hours []string
-	for _, g := range e.Reconcile().Groups {
+	for _, g := range e.Reconcile().groups {
 		hours = append(hours, g.Key.Value(DimHour))
 	}
 	want := []string{"2026-11-01T01:00-04:00", "2026-11-01T01:00-05:00", "2026-11-01T02:00-05:00"}

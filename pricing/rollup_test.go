@@ -281,7 +281,7 @@ func TestChargesAddUpToReconcile(t *testing.T) {
 			writes1h += c.Quantity
 		}
 	}
-	for _, g := range r.Groups {
+	for _, g := range r.groups {
 		tokens.Input += g.Tokens.Input
 		tokens.Output += g.Tokens.Output
 		tokens.CacheWrite1h += g.Tokens.CacheWrite1h

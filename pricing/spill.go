@@ -1,6 +1,8 @@
 package pricing
 
 import (
+	"iter"
+
 	"github.com/tokenfare/tokenfare/internal/extsort"
 )
 
@@ -85,83 +87,80 @@ func (e *Engine) collapse() {
 	e.names.forget()
 }
 
-// Close removes the runs the engine wrote, if any. The groups of a
-// Reconciliation streamed from them cannot be read after.
+// Close lets go of the engine's runs, if it wrote any: they are removed
+// now, or once the last result that streams from them (a Reconciliation,
+// a Chargeback) is closed. The engine's results made after cannot read
+// them (ErrClosed). Closing it again does nothing.
 func (e *Engine) Close() error { return e.runs.remove() }
 
-// groupsOf returns the groups whose sums go by, each made with its
-// decimals (groupSum.done), as a function that goes over them each time
-// it is called.
-func groupsOf(sums func(fn func(*groupSum) error) error) func(fn func(*Group) error) error {
-	return func(fn func(*Group) error) error {
-		return sums(func(s *groupSum) error {
-			g := s.done()
-			return fn(&g)
-		})
-	}
+// groupStream is where the groups of an engine with Options.Runs are
+// read from: its runs of groups merged with the groups of its buckets
+// not collapsed (mem), as they are read (extsort.Merge). ref is the
+// reference to the runs' store a result's stream holds (nil for the
+// engine's own reads, and when no run was written).
+type groupStream struct {
+	runs *extsort.Runs[groupSum]
+	mem  *groupCursor
+	ref  *runFiles
+	err  error // the engine was closed before the stream was made
 }
 
-// streamSums returns the sums of the engine's groups, in order, as a
-// function that goes over them, from the runs and the buckets not
-// collapsed, each time it is called.
-func (e *Engine) streamSums() func(fn func(*groupSum) error) error {
-	var c *groupCursor
-	return func(fn func(*groupSum) error) error {
-		if c == nil {
-			c = e.spillCursor(e.liveBuckets())
-		}
-		return e.eachSumOf(c, fn)
-	}
-}
-
-// eachGroupSum calls fn with the sums of each of the engine's groups, in
-// order, from the runs and the buckets not collapsed, and returns fn's
-// first error or that of reading the runs. fn must not keep s past its
-// call.
-func (e *Engine) eachGroupSum(fn func(s *groupSum) error) error {
-	return e.eachSumOf(e.spillCursor(e.liveBuckets()), fn)
-}
-
-// eachSumOf is eachGroupSum with the cursor over the buckets not
-// collapsed, made once for a stream gone over more than once.
-func (e *Engine) eachSumOf(c *groupCursor, fn func(s *groupSum) error) error {
+// groupStream returns the stream of the engine's groups, from its runs
+// and the buckets not collapsed; it holds no reference to the runs.
+func (e *Engine) groupStream() *groupStream {
 	if err := e.runs.readable(); err != nil {
-		return err
+		return &groupStream{err: err}
 	}
-	c.rewind()
-	m, err := e.openMerge(c)
-	if err != nil {
-		return err
+	s := &groupStream{runs: e.runs.groups, mem: e.spillCursor(e.liveBuckets())}
+	if s.runs == nil { // no spill: the groups of the buckets alone
+		cfg := e.groupRuns(nil)
+		cfg.MaxRuns = 1
+		s.runs = extsort.New(cfg)
 	}
-	defer func() { _ = m.Close() }() // runs opened for reading: closing them loses nothing
-	var s groupSum
-	for {
-		ok, err := m.Next(&s)
-		if err != nil || !ok {
-			return err
+	return s
+}
+
+// sums yields the sums of the stream's groups, in order, and last the
+// error of reading the runs back, if any. Each pass reads the buckets
+// with a cursor of its own, so that passes may be nested; a pass left
+// early (break) closes the runs it opened. The sums yielded are valid
+// until the next.
+func (s *groupStream) sums() iter.Seq2[*groupSum, error] {
+	return func(yield func(*groupSum, error) bool) {
+		if s.err != nil {
+			yield(nil, s.err)
+			return
 		}
-		if err := fn(&s); err != nil {
-			return err
+		mem := *s.mem
+		mem.rewind()
+		m, err := s.runs.Merge(cursorSource{&mem})
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		defer func() { _ = m.Close() }() // runs opened for reading: closing them loses nothing
+		var g groupSum
+		for {
+			ok, err := m.Next(&g)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if !ok || !yield(&g, nil) {
+				return
+			}
 		}
 	}
 }
+
+// groupSums yields the sums of the engine's groups, in order, from the
+// runs and the buckets not collapsed (groupStream.sums).
+func (e *Engine) groupSums() iter.Seq2[*groupSum, error] { return e.groupStream().sums() }
 
 // cursorSource is a groupCursor as a source of the merge.
 type cursorSource struct{ c *groupCursor }
 
 func (s cursorSource) Next(g *groupSum) (bool, error) { return s.c.next(g, nil, 0), nil }
-
-// openMerge opens the runs of groups, and the groups of mem after them,
-// for merging.
-func (e *Engine) openMerge(mem *groupCursor) (*extsort.Merge[groupSum], error) {
-	runs := e.runs.groups
-	if runs == nil { // no spill: the groups of mem alone
-		cfg := e.groupRuns(nil)
-		cfg.MaxRuns = 1
-		runs = extsort.New(cfg)
-	}
-	return runs.Merge(cursorSource{mem})
-}
 
 // compareKeys compares group keys as the groups are ordered: by their
 // values in dims, one after the other (dims sorted by name).

@@ -20,13 +20,20 @@ func BenchmarkSpill(b *testing.B) {
 		outputs Outputs
 		read    func(e *Engine) error
 	}{
-		{"groups", OutputGroups, func(e *Engine) error { return e.Reconcile().EachGroup(func(*Group) error { return nil }) }},
+		{"groups", OutputGroups, func(e *Engine) error {
+			r := e.Reconcile()
+			defer r.Close()
+			_, err := Collect(r.Groups())
+			return err
+		}},
 		{"chargeback", OutputChargeback, func(e *Engine) error {
 			cb, err := e.Chargeback(from, until, nil)
 			if err != nil {
 				return err
 			}
-			return cb.EachLine(func(*ChargebackLine) error { return nil })
+			defer cb.Close()
+			_, err = Collect(cb.Lines())
+			return err
 		}},
 		{"charges", OutputCharges, chargesErr},
 	} {

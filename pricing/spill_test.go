@@ -145,16 +145,16 @@ func TestSpilledReconciliationIsTheUnlimitedOne(t *testing.T) {
 				t.Fatalf("%d runs written: none merged", spilled.runs.written())
 			}
 			want, got := whole.Reconcile(), spilled.Reconcile()
-			var gs []Group
-			if err := got.EachGroup(func(g *Group) error { gs = append(gs, *g); return nil }); err != nil {
+			gs, err := Collect(got.Groups())
+			if err != nil {
 				t.Fatal(err)
 			}
-			if len(gs) != len(want.Groups) {
-				t.Fatalf("%d groups, want %d", len(gs), len(want.Groups))
+			if len(gs) != len(want.groups) {
+				t.Fatalf("%d groups, want %d", len(gs), len(want.groups))
 			}
 			for i := range gs {
-				if !sameGroup(&gs[i], &want.Groups[i]) {
-					t.Fatalf("group %d:\ngot  %+v\nwant %+v", i, gs[i], want.Groups[i])
+				if !sameGroup(&gs[i], &want.groups[i]) {
+					t.Fatalf("group %d:\ngot  %+v\nwant %+v", i, gs[i], want.groups[i])
 				}
 			}
 			for _, r := range []struct {
@@ -162,18 +162,21 @@ func TestSpilledReconciliationIsTheUnlimitedOne(t *testing.T) {
 				rec  *Reconciliation
 			}{{"streamed", got}, {"listed", want}} {
 				n := 0
-				err := r.rec.EachGroupMoney(func(g *Group, m *GroupMoney) error {
-					x := *g
+				var err error
+				for m, merr := range r.rec.GroupsWithMoney() {
+					if err = merr; err != nil {
+						break
+					}
+					x := *m.Group
 					x.Official, x.Recorded, x.Gap = m.Official.Decimal(), m.Recorded.Decimal(), m.Gap.Decimal()
 					x.Ratio = decimal.NullDecimal{Decimal: m.Ratio.Decimal(), Valid: m.RatioValid}
-					if w := &want.Groups[n]; !sameGroup(&x, w) || x.Gap.String() != w.Gap.String() || x.Ratio.Decimal.String() != w.Ratio.Decimal.String() {
+					if w := &want.groups[n]; !sameGroup(&x, w) || x.Gap.String() != w.Gap.String() || x.Ratio.Decimal.String() != w.Ratio.Decimal.String() {
 						t.Fatalf("%s group %d with its money:\ngot  %+v\nwant %+v", r.what, n, x, *w)
 					}
 					n++
-					return nil
-				})
-				if err != nil || n != len(want.Groups) {
-					t.Fatalf("%s: %d groups with their money (%v), want %d", r.what, n, err, len(want.Groups))
+				}
+				if err != nil || n != len(want.groups) {
+					t.Fatalf("%s: %d groups with their money (%v), want %d", r.what, n, err, len(want.groups))
 				}
 			}
 			if !got.Totals.Official.Equal(want.Totals.Official) || !got.Totals.Recorded.Equal(want.Totals.Recorded) ||
@@ -191,12 +194,23 @@ func TestSpilledReconciliationIsTheUnlimitedOne(t *testing.T) {
 			if got.HasKeyAlias() != want.HasKeyAlias() {
 				t.Errorf("key alias: got %v, want %v", got.HasKeyAlias(), want.HasKeyAlias())
 			}
+			// The reconciliation holds the runs past its engine's Close,
+			// and lets go of them at its own.
 			if err := spilled.Close(); err != nil {
 				t.Fatal(err)
 			}
+			if again, err := Collect(got.Groups()); err != nil || len(again) != len(gs) {
+				t.Fatalf("after the engine's Close: %d groups (%v), want %d", len(again), err, len(gs))
+			}
+			if err := got.Close(); err != nil {
+				t.Fatal(err)
+			}
 			runs.check(t)
-			if err := got.EachGroup(func(*Group) error { return nil }); !errors.Is(err, ErrSpill) {
-				t.Errorf("groups read after Close: %v, want ErrSpill", err)
+			if _, err := Collect(got.Groups()); !errors.Is(err, ErrClosed) {
+				t.Errorf("groups read after Close: %v, want ErrClosed", err)
+			}
+			if _, err := Collect(spilled.Reconcile().Groups()); !errors.Is(err, ErrSpill) || !errors.Is(err, ErrClosed) {
+				t.Errorf("groups of an engine closed: %v, want ErrSpill and ErrClosed", err)
 			}
 		})
 	}

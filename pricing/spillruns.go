@@ -2,6 +2,7 @@ package pricing
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"github.com/tokenfare/tokenfare/internal/extsort"
 )
@@ -9,11 +10,14 @@ import (
 // spillRuns are the engine's spill: the sorted runs it wrote past its
 // budget of buckets (Options.Runs), of groups, and of charge groups when
 // it keeps them (OutputCharges), in a store made at the first spill
-// (open) and removed by Close (remove). The engine decides what to write
-// and when (spill.go); the runs are internal/extsort's.
+// (open), which the engine holds a reference to (files) until Close
+// (remove). The engine decides what to write and when (spill.go); the
+// runs are internal/extsort's.
 type spillRuns struct {
 	make    func() (RunStore, error)   // Options.Runs; nil: the engine folds, never spills
 	store   RunStore                   // the store of the runs, made at the first spill
+	ref     *runFiles                  // the engine's reference to store
+	lineSet int                        // the sets of runs of lines written (Chargeback), each named apart
 	max     int                        // runs kept before they merge (extsort.MaxRuns of the store's FileLimit)
 	groups  *extsort.Runs[groupSum]    // nil until the first spill
 	charges *extsort.Runs[chargeGroup] // nil until the first spill
@@ -60,26 +64,64 @@ func (r *spillRuns) open(groups func(RunStore) extsort.Config[groupSum], charges
 		return err
 	}
 	r.store, r.max = store, extsort.MaxRuns(store.FileLimit())
+	r.ref = newRunFiles(store)
 	r.groups = extsort.New(groups(store))
 	r.charges = extsort.New(charges(store))
 	return nil
 }
 
-// readable returns an error when the runs were removed: what was in them
-// cannot be read.
+// readable returns an error when the engine let go of its runs: it
+// cannot read them, nor hand them to a result.
 func (r *spillRuns) readable() error {
 	if r.removed {
-		return fmt.Errorf("%w: the engine was closed", ErrSpill)
+		return fmt.Errorf("%w: %w: the engine was closed", ErrSpill, ErrClosed)
 	}
 	return nil
 }
 
-// remove removes the runs, if any were written: none can be read after.
+// remove lets go of the engine's reference to the runs, if any were
+// written: the engine reads none after, and the store goes once no
+// result streams from it (runFiles).
 func (r *spillRuns) remove() error {
-	if r.store == nil {
+	if r.ref == nil {
 		return nil
 	}
-	err := r.store.RemoveAll()
+	err := r.ref.release()
 	*r = spillRuns{make: r.make, removed: true, err: r.err}
 	return err
+}
+
+// runFiles is the store of an engine's runs, shared by the engine and
+// the results that stream from it (a spilled Reconciliation, a
+// Chargeback of streamed lines): each holds a reference, and the store
+// is removed, every run in it, when the last is let go. The count is
+// atomic, as a result may be closed on another goroutine than its
+// engine.
+type runFiles struct {
+	store RunStore
+	refs  atomic.Int64
+}
+
+// newRunFiles returns the runs of store with one reference, the engine's.
+func newRunFiles(store RunStore) *runFiles {
+	f := &runFiles{store: store}
+	f.refs.Store(1)
+	return f
+}
+
+// hold takes a reference for a result; f may be nil (no run written).
+func (f *runFiles) hold() *runFiles {
+	if f != nil {
+		f.refs.Add(1)
+	}
+	return f
+}
+
+// release lets go of a reference, removing the store with the last; f
+// may be nil.
+func (f *runFiles) release() error {
+	if f == nil || f.refs.Add(-1) > 0 {
+		return nil
+	}
+	return f.store.RemoveAll()
 }

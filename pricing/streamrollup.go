@@ -16,7 +16,10 @@ func (e *Engine) streamedRollups(views ...[]Dim) ([][]Group, error) {
 	for i := range sums {
 		sums[i] = map[GroupKey]*groupSum{}
 	}
-	err := e.eachGroupSum(func(s *groupSum) error {
+	for s, err := range e.groupSums() {
+		if err != nil {
+			return nil, err
+		}
 		for i, dims := range views {
 			k := rolledKey(&s.g.Key, dims)
 			t := sums[i][k]
@@ -26,10 +29,6 @@ func (e *Engine) streamedRollups(views ...[]Dim) ([][]Group, error) {
 			}
 			t.merge(s)
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
 	}
 	out := make([][]Group, len(views))
 	for i, dims := range views {

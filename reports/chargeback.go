@@ -23,12 +23,11 @@ func Chargeback(w io.Writer, f Format, c *pricing.Chargeback) error {
 		return jsonChargeback(w, c)
 	case YAML:
 		doc := newChargebackDoc(c)
-		err := c.EachLine(func(l *pricing.ChargebackLine) error {
+		for l, err := range c.Lines() {
+			if err != nil {
+				return err
+			}
 			doc.Lines = append(doc.Lines, newChargebackLineDoc(c, l, true))
-			return nil
-		})
-		if err != nil {
-			return err
 		}
 		return writeYAML(w, doc)
 	}
@@ -48,14 +47,17 @@ func jsonChargeback(w io.Writer, c *pricing.Chargeback) error {
 		return errors.New("write a chargeback: no place for its lines")
 	}
 	lw := newListWriter(w, head, at+len(mark)-1)
-	err := c.EachLine(func(l *pricing.ChargebackLine) error {
-		return lw.add(func(b []byte) []byte {
+	for l, err := range c.Lines() {
+		if err != nil {
+			return err
+		}
+		err = lw.add(func(b []byte) []byte {
 			line := jsonout.Indent(nil, mustMarshal(newChargebackLineDoc(c, l, true)))
 			return append(b, bytes.ReplaceAll(bytes.TrimSuffix(line, []byte("\n")), []byte("\n"), []byte("\n    "))...)
 		})
-	})
-	if err != nil {
-		return err
+		if err != nil {
+			return err
+		}
 	}
 	return lw.close()
 }
@@ -152,7 +154,11 @@ func csvChargeback(w io.Writer, c *pricing.Chargeback) error {
 		"difference", "peak_share", "gateway_peak_share", "at_blended", "subsidy", "reasoning_share",
 		"cache_write_1h", "web_search", "web_fetch", "file_search", "cache_hit_tokens", "currency"))
 	cur, gwPeak := currencyText(c.Currencies), ratioText(c.Gateway.PeakShare)
-	err := c.EachLine(func(l *pricing.ChargebackLine) error {
+	var err error
+	for l, lerr := range c.Lines() {
+		if err = lerr; err != nil {
+			break
+		}
 		keys := lineKeys(c, l)
 		row := make([]string, 0, len(cols)+19)
 		for _, col := range cols {
@@ -163,8 +169,10 @@ func csvChargeback(w io.Writer, c *pricing.Chargeback) error {
 			itoa(t.Reasoning), l.Official.String(), l.Recorded.String(), l.Diff.String(), ratioText(l.PeakShare), gwPeak,
 			l.AtBlended.String(), l.Subsidy.String(), ratioText(l.ReasoningShare),
 			itoa(t.CacheWrite1h), itoa(t.WebSearch), itoa(t.WebFetch), itoa(t.FileSearch), itoa(l.CacheHitTokens), cur)
-		return cw.Write(row)
-	})
+		if err = cw.Write(row); err != nil {
+			break
+		}
+	}
 	cw.Flush()
 	return errors.Join(err, cw.Error())
 }
@@ -190,7 +198,10 @@ func tableChargeback(out io.Writer, c *pricing.Chargeback) error {
 	}
 	fmt.Fprintf(tw, "%s\tCALLS\tINPUT\tCACHE_READ\tCACHE_WRITE\tOUTPUT\tREASONING\tOFFICIAL\tRECORDED\tDIFFERENCE\tPEAK_SHARE\tAT_BLENDED\tSUBSIDY\tREASONING_SHARE\t\n",
 		strings.Join(header, "\t"))
-	err := c.EachLine(func(l *pricing.ChargebackLine) error {
+	for l, err := range c.Lines() {
+		if err != nil {
+			return err
+		}
 		vals := make([]string, len(c.By))
 		for j, d := range c.By {
 			vals[j] = l.Key.Value(d)
@@ -203,10 +214,6 @@ func tableChargeback(out io.Writer, c *pricing.Chargeback) error {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", strings.Join(vals, "\t"), l.Calls,
 			t.Input, t.CacheRead, t.CacheWrite, t.Output, t.Reasoning, money(l.Official), money(l.Recorded), money(l.Diff),
 			orDash(ratioText(l.PeakShare)), money(l.AtBlended), money(l.Subsidy), orDash(ratioText(l.ReasoningShare)))
-		return nil
-	})
-	if err != nil {
-		return err
 	}
 	tw.Flush()
 	w.Printf("\nSUBSIDY = AT_BLENDED − OFFICIAL: what a line pays for others at the gateway's blended prices (negative: others pay for it).\n")

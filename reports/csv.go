@@ -50,7 +50,11 @@ func csvReconciliation(w io.Writer, r *pricing.Reconciliation) error {
 		"official", "recorded", "gap", "ratio", "cache_write_1h", "web_search", "web_fetch", "file_search", "currency"))
 	alias := len(cols) > len(r.By)
 	var day dayText
-	err := r.EachGroupMoney(func(g *pricing.Group, m *pricing.GroupMoney) error {
+	for m, err := range r.GroupsWithMoney() {
+		if err != nil {
+			return err
+		}
+		g := m.Group
 		row := csvRow{b: b}
 		for _, d := range r.By {
 			row.text(sheetText(day.value(&g.Key, d)))
@@ -78,12 +82,8 @@ func csvReconciliation(w io.Writer, r *pricing.Reconciliation) error {
 			}
 			b = b[:0]
 		}
-		return nil
-	})
-	if err != nil {
-		return err
 	}
-	_, err = w.Write(b)
+	_, err := w.Write(b)
 	return err
 }
 

@@ -214,13 +214,15 @@ func newCopiesDoc(c *pricing.CopyConflicts) *copiesDoc {
 // newReconciliationDoc returns the document of r, its groups included.
 func newReconciliationDoc(r *pricing.Reconciliation) (*reconciliationDoc, error) {
 	doc := newReconciliationHead(r)
-	err := r.EachGroup(func(g *pricing.Group) error {
+	for g, err := range r.Groups() {
+		if err != nil {
+			return nil, err
+		}
 		doc.Groups = append(doc.Groups, groupDoc{Keys: groupKeys(r.By, g), Calls: g.Calls, PricedCalls: g.PricedCalls,
 			Tokens: newTokensDoc(g.Tokens), ToolUses: toolUsesOf(g.Tokens), CacheHitTokens: g.CacheHitTokens,
 			Official: g.Official.String(), Recorded: g.Recorded.String(), Gap: g.Gap.String(), Ratio: ratioText(g.Ratio)})
-		return nil
-	})
-	return doc, err
+	}
+	return doc, nil
 }
 
 // newReconciliationHead returns the document of r with an empty list of

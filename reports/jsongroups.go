@@ -34,11 +34,13 @@ func jsonReconciliation(w io.Writer, r *pricing.Reconciliation) error {
 	}
 	gw := newGroupJSON(r.By)
 	lw := newListWriter(w, head, at+len(mark)-2)
-	err := r.EachGroupMoney(func(g *pricing.Group, m *pricing.GroupMoney) error {
-		return lw.add(func(b []byte) []byte { return gw.appendGroup(b, g, m) })
-	})
-	if err != nil {
-		return err
+	for m, err := range r.GroupsWithMoney() {
+		if err == nil {
+			err = lw.add(func(b []byte) []byte { return gw.appendGroup(b, m.Group, m) })
+		}
+		if err != nil {
+			return err
+		}
 	}
 	return lw.close()
 }

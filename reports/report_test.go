@@ -22,23 +22,29 @@ func dec(s string) decimal.Decimal { return decimal.RequireFromString(s) }
 // key whose calls no tariff prices, recorded 0.1 (gap -0.1, no ratio).
 // Totals: official 0.5, recorded 0.35, gap 0.15, ratio 0.35/0.5 = 0.7.
 func sampleReconciliation() *pricing.Reconciliation {
-	return &pricing.Reconciliation{
+	r := &pricing.Reconciliation{
 		Rows:       pricing.Rows{Read: 3, Priced: 2, Unpriced: 1},
 		Currencies: []string{"USD"},
 		Totals: pricing.Totals{Calls: 3, Official: dec("0.5"), Recorded: dec("0.35"), Gap: dec("0.15"),
 			Ratio: decimal.NewNullDecimal(dec("0.7")), Explained: dec("0.15")},
 		By: []pricing.Dim{pricing.DimKey},
-		Groups: []pricing.Group{
-			{Key: pricing.GroupKey{Key: "k1"}, KeyAlias: "team-a", Currencies: []string{"USD"}, Calls: 2, PricedCalls: 2,
-				Tokens: pricing.TokenCounts{Input: 1000, Output: 200}, Official: dec("0.5"), Recorded: dec("0.25"),
-				Gap: dec("0.25"), Ratio: decimal.NewNullDecimal(dec("0.5"))},
-			{Key: pricing.GroupKey{Key: "k2"}, Calls: 1, Tokens: pricing.TokenCounts{Input: 10},
-				Official: decimal.Zero, Recorded: dec("0.1"), Gap: dec("-0.1")},
-		},
 		Explanations: []pricing.Explanation{
 			{Kind: pricing.KindUnpricedModel, Model: "mystery", Calls: 1, Amount: dec("-0.1"), Detail: "unpriced"},
 			{Kind: pricing.KindFlatPrice, Model: "flash", Calls: 2, Amount: dec("0.25"), Version: "v1", Period: "peak", Detail: "flat"},
 		},
+	}
+	r.SetGroups(sampleGroups())
+	return r
+}
+
+// sampleGroups are sampleReconciliation's groups.
+func sampleGroups() []pricing.Group {
+	return []pricing.Group{
+		{Key: pricing.GroupKey{Key: "k1"}, KeyAlias: "team-a", Currencies: []string{"USD"}, Calls: 2, PricedCalls: 2,
+			Tokens: pricing.TokenCounts{Input: 1000, Output: 200}, Official: dec("0.5"), Recorded: dec("0.25"),
+			Gap: dec("0.25"), Ratio: decimal.NewNullDecimal(dec("0.5"))},
+		{Key: pricing.GroupKey{Key: "k2"}, Calls: 1, Tokens: pricing.TokenCounts{Input: 10},
+			Official: decimal.Zero, Recorded: dec("0.1"), Gap: dec("-0.1")},
 	}
 }
 
@@ -125,7 +131,9 @@ func TestReconciliationTable(t *testing.T) {
 // so that it neither breaks the table nor reaches the terminal raw.
 func TestTableQuotesControlCharacters(t *testing.T) {
 	r := sampleReconciliation()
-	r.Groups[0].KeyAlias = "team\nx\tlabel"
+	gs := sampleGroups()
+	gs[0].KeyAlias = "team\nx\tlabel"
+	r.SetGroups(gs)
 	r.Explanations[0].Model = "evil\x1b[2J"
 	out := render(t, Table, func(b *bytes.Buffer, f Format) error { return Reconciliation(b, f, r) })
 	for _, want := range []string{

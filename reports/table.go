@@ -111,7 +111,11 @@ func tableReconciliation(out io.Writer, r *pricing.Reconciliation) error {
 		}
 		var day dayText
 		var nums numberCells
-		return r.EachGroupMoney(func(g *pricing.Group, m *pricing.GroupMoney) error {
+		for m, err := range r.GroupsWithMoney() {
+			if err != nil {
+				return err
+			}
+			g := m.Group
 			row = row[:0]
 			if len(cols) == 0 {
 				row = append(row, "")
@@ -123,8 +127,11 @@ func tableReconciliation(out io.Writer, r *pricing.Reconciliation) error {
 				}
 				row = append(row, orDash(tableCell(v)))
 			}
-			return yield(nums.of(row, g, m))
-		})
+			if err := yield(nums.of(row, g, m)); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	tableBilled(w, r.Billed)
 	if len(r.Explanations) > 0 {

@@ -386,8 +386,12 @@ func (wb *workbook) blended() *table {
 	t.empty = wb.noBlend()
 	matched := wb.recordedRates()
 	ratios := map[string]cell{}
-	for i := range wb.m.Reconciliation.Groups {
-		g := &wb.m.Reconciliation.Groups[i]
+	// A month's reconciliation lists its groups (pricing.MonthOf), and
+	// is not closed: reading them cannot fail.
+	for g, err := range wb.m.Reconciliation.Groups() {
+		if err != nil {
+			break
+		}
 		ratios[g.Key.Model] = ratioCell(g.Ratio)
 	}
 	for _, bm := range bl.WithCalls().Models {

@@ -96,44 +96,65 @@ func runChargeback(cmd *cobra.Command, a *app, opts *chargebackOptions) error {
 	eopts.Runs, eopts.MaxGroups, eopts.Outputs = tempRuns, opts.budget, pricing.OutputGroups|pricing.OutputChargeback
 	e, err := a.priceSource(cmd.Context(), &opts.source, eopts)
 	if e != nil {
-		// Its spilled runs: a folder it cannot remove is swept by a later run
-		// once this process is gone (internal/spillfs).
+		// Its spilled runs, on the paths that end before the chargeback
+		// holds them: a folder it cannot remove is swept by a later run once
+		// this process is gone (internal/spillfs). Closing twice is nothing.
 		defer func() { _ = e.Close() }()
 	}
 	if err != nil {
 		return err
 	}
+	cb, err := chargeback(e, opts, eopts, found)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = cb.Close() }() // the runs its lines stream from, if they do
+	_ = e.Close()                     // the chargeback holds what it reads
+	return reports.Chargeback(cmd.OutOrStdout(), format, cb)
+}
+
+// chargeback is the chargeback of e's period, with the line of the keys
+// left out; a filter that matches no line is a finding.
+func chargeback(e *pricing.Engine, opts *chargebackOptions, eopts pricing.Options, found map[string]bool) (*pricing.Chargeback, error) {
 	var excluded *pricing.Engine
 	if len(opts.exclude) > 0 {
 		excluded = e.TakeApart()
 		if missing := missingNames(opts.exclude, found); len(missing) > 0 {
-			return findingsError(fmt.Errorf("--exclude-key %s: no key of the period has that alias or hash", strings.Join(missing, ", ")))
+			return nil, findingsError(fmt.Errorf("--exclude-key %s: no key of the period has that alias or hash", strings.Join(missing, ", ")))
 		}
 	}
 	cb, err := e.Chargeback(eopts.Since, eopts.Until, opts.keep)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if excluded != nil {
 		l := excluded.Line()
 		cb.Excluded = &l
 	}
 	if cb.Len() == 0 && opts.filtered() {
+		_ = cb.Close() // no line: nothing streams
 		n, err := countGroups(e.Reconcile())
 		if err != nil {
-			return err
+			return nil, err
 		}
-		return &exitError{code: exitFindings, err: fmt.Errorf("no line matches %s among the %d line(s) of the period", opts.filters(), n),
+		return nil, &exitError{code: exitFindings, err: fmt.Errorf("no line matches %s among the %d line(s) of the period", opts.filters(), n),
 			hint: "check the spelling; tokenfare chargeback without the filter lists them"}
 	}
-	return reports.Chargeback(cmd.OutOrStdout(), format, cb)
+	return cb, nil
 }
 
-// countGroups counts a reconciliation's groups, listed or streamed.
+// countGroups counts a reconciliation's groups, listed or streamed, and
+// closes it.
 func countGroups(rec *pricing.Reconciliation) (int, error) {
+	defer func() { _ = rec.Close() }() // read only: closing it loses nothing
 	n := 0
-	err := rec.EachGroup(func(*pricing.Group) error { n++; return nil })
-	return n, err
+	for _, err := range rec.Groups() {
+		if err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
 }
 
 // excluded matches a call of a key --exclude-key names, by its hash or

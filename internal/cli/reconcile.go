@@ -119,14 +119,17 @@ func runReconcile(cmd *cobra.Command, a *app, opts *reconcileOptions) error {
 		e, err = a.priceSource(cmd.Context(), &opts.source, eopts)
 	}
 	if e != nil {
-		// Its spilled runs: a folder it cannot remove is swept by a later run
-		// once this process is gone (internal/spillfs).
+		// Its spilled runs, on the paths that end before the reconciliation
+		// holds them: a folder it cannot remove is swept by a later run once
+		// this process is gone (internal/spillfs). Closing twice is nothing.
 		defer func() { _ = e.Close() }()
 	}
 	if err != nil {
 		return err
 	}
 	rec := e.Reconcile()
+	defer func() { _ = rec.Close() }() // the runs its groups stream from, if they do
+	_ = e.Close()                      // the reconciliation holds what it reads
 	rec.Failed = failedSplit(tally, rec.Rows)
 	rec.Daily = opts.source.daily
 	if len(rec.Currencies) > 1 {

@@ -118,7 +118,7 @@ func runReport(cmd *cobra.Command, a *app, opts *reportOptions) error {
 	}
 	res, err := opts.run(cmd.Context(), a, month)
 	if res != nil {
-		defer res.Engine.Close()
+		defer func() { _ = res.Close() }() // the runs the FOCUS file's charges are read from, if any
 	}
 	if err != nil {
 		return err

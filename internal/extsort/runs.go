@@ -119,6 +119,16 @@ func (r *Runs[T]) Compact() error {
 	return err
 }
 
+// Remove removes every run from the store: there are none after.
+func (r *Runs[T]) Remove() error {
+	var err error
+	for _, name := range r.names {
+		err = errors.Join(err, r.cfg.Store.Remove(name))
+	}
+	r.names = nil
+	return err
+}
+
 // Merge opens the runs, and the sorted sources more after them, for
 // merging. On an error no run is left open.
 func (r *Runs[T]) Merge(more ...Source[T]) (*Merge[T], error) {

@@ -183,6 +183,38 @@ func TestCompaction(t *testing.T) {
 	}
 }
 
+// TestRemove removes the runs of one kind and leaves another's: two runs
+// of kv written, one of "other" beside them in the store; after Remove
+// the store holds the other alone and a merge of kv reads nothing.
+func TestRemove(t *testing.T) {
+	store := newMemStore()
+	r := kvRuns(store, 8, true)
+	for _, run := range [][]kv{{{"a", 1}}, {{"b", 2}}} {
+		if err := r.Write(Slice(run)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	other := New(Config[kv]{Store: store, Prefix: "other", MaxRuns: 8, Codec: func() Codec[kv] { return kvCodec{} },
+		Compare: func(a, b *kv) int { return strings.Compare(a.key, b.key) }})
+	if err := other.Write(Slice([]kv{{"c", 3}})); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Remove(); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := store.names(), []string{"other-000000"}; !slices.Equal(got, want) || r.Len() != 0 {
+		t.Errorf("after Remove: %d runs, the store holds %v; want 0 runs, %v", r.Len(), got, want)
+	}
+	m, err := r.Merge()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if got := drain[kv](t, m); len(got) != 0 {
+		t.Errorf("merged after Remove: %v, want nothing", got)
+	}
+}
+
 // TestStatsBytes counts a run's bytes: each record its length (1 byte)
 // and its fields ("ab": 3 bytes, 5 as a varint: 1 byte).
 func TestStatsBytes(t *testing.T) {

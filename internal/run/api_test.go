@@ -3,6 +3,7 @@ package run_test
 import (
 	"context"
 	"errors"
+	"os"
 	"slices"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/tokenfare/tokenfare/internal/run"
+	"github.com/tokenfare/tokenfare/internal/spillfs"
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
 	"github.com/tokenfare/tokenfare/tariffs"
@@ -51,14 +53,46 @@ func sources(names ...string) []ledger.Source {
 // closeEngine removes what the result's engine spilled, if anything.
 func closeEngine(t *testing.T, res *run.Result) {
 	t.Helper()
-	if res == nil || res.Engine == nil {
-		return
-	}
 	t.Cleanup(func() {
-		if err := res.Engine.Close(); err != nil {
+		if err := res.Close(); err != nil {
 			t.Error(err)
 		}
 	})
+}
+
+// TestAPIResultClose: a run whose engine spills at every new bucket, to a
+// folder on disk; the reconciliation taken from it reads its groups
+// (alpha 0.80, beta 1.20) after the result is closed, and the folder goes
+// with the reconciliation's Close.
+func TestAPIResultClose(t *testing.T) {
+	tmp := t.TempDir()
+	opts := pricing.Options{Dims: []pricing.Dim{pricing.DimTeam}, MaxGroups: 1,
+		Runs: func() (pricing.RunStore, error) { return spillfs.New(tmp) }}
+	res, err := run.Run(context.Background(), run.Input{Catalog: catalog(t), Options: opts, Sources: sources("october.csv", "november.csv")})
+	closeEngine(t, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := res.Engine.Reconcile()
+	if err := res.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 1 {
+		t.Fatalf("%d folders of runs once the result is closed, want the reconciliation's one", len(left))
+	}
+	gs, err := pricing.Collect(rec.Groups())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(gs) != 2 || gs[0].Key.Team != "alpha" || !gs[0].Official.Equal(dec("0.80")) || gs[1].Key.Team != "beta" || !gs[1].Official.Equal(dec("1.20")) {
+		t.Errorf("groups %+v, want alpha 0.80 and beta 1.20", gs)
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("%d folders of runs left after the last Close, want none", len(left))
+	}
 }
 
 // TestAPIRunSources: two files read in order against one duplicate set,
@@ -98,10 +132,14 @@ func TestAPIRunSources(t *testing.T) {
 	if !rec.Totals.Official.Equal(dec("2.00")) || !rec.Totals.Recorded.Equal(dec("1.81")) {
 		t.Errorf("official %s, recorded %s; want 2.00, 1.81", rec.Totals.Official, rec.Totals.Recorded)
 	}
+	gs, err := pricing.Collect(rec.Groups())
+	if err != nil {
+		t.Fatal(err)
+	}
 	teams := []struct{ team, official string }{{"alpha", "0.80"}, {"beta", "1.20"}}
 	for i, w := range teams {
-		if i >= len(rec.Groups) || rec.Groups[i].Key.Team != w.team || !rec.Groups[i].Official.Equal(dec(w.official)) {
-			t.Errorf("groups %+v, want %v", rec.Groups, teams)
+		if i >= len(gs) || gs[i].Key.Team != w.team || !gs[i].Official.Equal(dec(w.official)) {
+			t.Errorf("groups %+v, want %v", gs, teams)
 			break
 		}
 	}

@@ -73,6 +73,10 @@ type Input struct {
 }
 
 // Result is what a run read and priced.
+//
+// Its engine holds the runs of the groups it spilled, if it did: Close
+// it once its results are made (pricing's results of streamed groups
+// hold the runs they read) or once the engine is read.
 type Result struct {
 	Engine *pricing.Engine
 	// Sources is the row accounting of each source read row by row, in
@@ -105,6 +109,17 @@ type Result struct {
 	Daily []DailyResult
 	// Month is what the run built of Input.Month.
 	Month *MonthResult
+}
+
+// Close closes the run's engine (pricing.Engine.Close): its spilled runs
+// go once the results streamed from them are closed too. The engine's
+// own results (Charges) cannot read them after. Closing again does
+// nothing.
+func (r *Result) Close() error {
+	if r == nil || r.Engine == nil {
+		return nil
+	}
+	return r.Engine.Close()
 }
 
 // DailyResult is one database's daily comparison: nil Comparison and Err

@@ -469,7 +469,10 @@ func TestThreeWayDuplicateCountsOnce(t *testing.T) {
 	for i := range calls {
 		e.AddPriced(&calls[i])
 	}
-	for _, g := range e.Reconcile().Groups {
+	for g, err := range e.Reconcile().Groups() {
+		if err != nil {
+			t.Fatal(err)
+		}
 		if g.Key.Key == alpha && !g.Recorded.Equal(d.Recorded) {
 			t.Errorf("reconcile records %s for key alpha, three-way %s", g.Recorded, d.Recorded)
 		}
