@@ -89,7 +89,7 @@ metrics() {
 	local bin=$1 out=$work/$2/serve port
 	mkdir -p "$out"
 	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-	(cd "$root" && "$bin" serve --calls "$S" --state "$out/state.db" --listen "127.0.0.1:$port" --quiet >"$out/stdout" 2>"$out/stderr") &
+	(cd "$root" && exec "$bin" serve --calls "$S" --state "$out/state.db" --listen "127.0.0.1:$port" --quiet >"$out/stdout" 2>"$out/stderr") &
 	local pid=$!
 	for _ in $(seq 100); do
 		curl -sf "http://127.0.0.1:$port/metrics" -o "$out/all" 2>/dev/null && grep -q '^tokenfare_official_cost' "$out/all" && break

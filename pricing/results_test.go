@@ -1,6 +1,7 @@
 package pricing_test
 
 import (
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -297,5 +298,52 @@ func TestListedResultsClose(t *testing.T) {
 	}
 	if _, err := pricing.Collect(cb.Lines()); !errors.Is(err, pricing.ErrClosed) {
 		t.Errorf("lines of a closed chargeback: %v, want ErrClosed", err)
+	}
+}
+
+// TestResultsMarshalWhole: encoding/json writes a reconciliation's groups
+// and a chargeback's lines whole, streamed or listed alike, so that two
+// results compared as JSON are compared group by group; a closed result
+// is an encoding error, not an encoding without its groups.
+func TestResultsMarshalWhole(t *testing.T) {
+	listed, _ := priceFile(t, apiCatalog(t), pricing.Options{Dims: []pricing.Dim{pricing.DimTeam}}, apiCalls)
+	spilled, _ := spilledEngine(t, t.TempDir())
+	encode := func(e *pricing.Engine) (string, string) {
+		t.Helper()
+		cb, err := e.Chargeback(oct1, nov1, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := json.Marshal(e.Reconcile())
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := json.Marshal(cb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(r), string(c)
+	}
+	lr, lc := encode(listed)
+	sr, sc := encode(spilled)
+	for _, s := range []string{lr, sr} {
+		if !strings.Contains(s, `"Groups":[{`) || !strings.Contains(s, `"Team":"alpha"`) || !strings.Contains(s, `"Team":"beta"`) {
+			t.Errorf("reconciliation's JSON without its groups alpha and beta: %.300s", s)
+		}
+	}
+	for _, s := range []string{lc, sc} {
+		if !strings.Contains(s, `"Lines":[{`) || !strings.Contains(s, `"Team":"alpha"`) {
+			t.Errorf("chargeback's JSON without its lines: %.300s", s)
+		}
+	}
+	if lr != sr {
+		t.Errorf("a spilled reconciliation's JSON differs from a listed one's:\n%s\n%s", sr, lr)
+	}
+	rec := spilled.Reconcile()
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := json.Marshal(rec); !errors.Is(err, pricing.ErrClosed) {
+		t.Errorf("a closed reconciliation's JSON: %v, want ErrClosed", err)
 	}
 }
