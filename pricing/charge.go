@@ -2,6 +2,7 @@ package pricing
 
 import (
 	"cmp"
+	"fmt"
 	"iter"
 	"sort"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/tokenfare/tokenfare/internal/extsort"
 	"github.com/tokenfare/tokenfare/tariffs"
 )
 
@@ -95,8 +97,8 @@ type chargeGroup struct {
 	recorded decimal.Decimal
 }
 
-// Charges yields the official cost of e's priced calls as charges, and the
-// calls not priced as charges of no cost, sorted by time, key, team, user,
+// Charges returns the official cost of e's priced calls as charges, read
+// with Charges.All, and the calls not priced as charges of no cost, sorted by time, key, team, user,
 // model name, outcome, provider, version effective instant, period, tier,
 // service tier, region and usage type. Reasoning tokens a tariff does not
 // price apart are output tokens; request charges appear only where the
@@ -107,23 +109,71 @@ type chargeGroup struct {
 // they are yielded: memory grows with the groups, not with the charges;
 // of an engine that spilled them (OutputCharges), with its budget
 // of buckets. The error, yielded once with a zero charge and last, is one
-// of reading the spilled charges back (ErrSpill), or of an engine that
-// spilled its groups without them.
-func (e *Engine) Charges() iter.Seq2[Charge, error] {
+// of reading the spilled charges back (ErrSpill), of an engine closed
+// before the charges were asked for (ErrClosed), or of an engine that
+// spilled its groups without them. Take them once every call is added,
+// and close them once read.
+func (e *Engine) Charges() *Charges {
+	c := &Charges{e: e, cur: e.runCurrency()}
+	switch {
+	case e.runs.readable() != nil:
+		c.err = e.runs.readable()
+	case e.runs.written() > 0 && !e.keeps(OutputCharges):
+		c.err = notAsked("Charges")
+	case e.runs.charges != nil && e.runs.charges.Len() > 0:
+		c.runs, c.ref = e.runs.charges, e.runs.ref.hold()
+	}
+	return c
+}
+
+// Charges are an engine's charges (Engine.Charges), read with All. Made
+// from spilled runs, they hold their own reference to them: they can be
+// read after the engine is closed, until they are closed themselves.
+type Charges struct {
+	e      *Engine
+	cur    string
+	err    error                      // the engine could not give its charges when they were asked for
+	runs   *extsort.Runs[chargeGroup] // the runs of charge groups, when the engine spilled some
+	ref    *runFiles                  // the reference to the runs' store the charges hold
+	closed bool
+}
+
+// All yields the charges in charge order, and last, with a zero charge,
+// the error of reading them (see Engine.Charges), or ErrClosed after
+// Close. They can be gone over more than once; a loop left early leaves
+// no run open.
+func (c *Charges) All() iter.Seq2[Charge, error] {
 	return func(yield func(Charge, error) bool) {
-		cur := e.runCurrency()
-		for g, err := range e.allChargeGroups() {
+		switch {
+		case c.closed:
+			yield(Charge{}, fmt.Errorf("the charges of a closed result: %w", ErrClosed))
+			return
+		case c.err != nil:
+			yield(Charge{}, c.err)
+			return
+		}
+		for g, err := range c.groups() {
 			if err != nil {
 				yield(Charge{}, err)
 				return
 			}
-			for _, c := range e.chargesOf(g, cur) {
-				if !yield(c, nil) {
+			for _, ch := range c.e.chargesOf(g, c.cur) {
+				if !yield(ch, nil) {
 					return
 				}
 			}
 		}
 	}
+}
+
+// Close lets go of the charges' reference to the engine's runs; reading
+// them after is an error (ErrClosed). Closing twice does nothing.
+func (c *Charges) Close() error {
+	if c.closed {
+		return nil
+	}
+	c.closed = true
+	return c.ref.release()
 }
 
 // chargeGroups sums the engine's buckets by charge key, in charge order.

@@ -72,47 +72,36 @@ func (g *chargeGroup) merge(o *chargeGroup) {
 	g.recorded = g.recorded.Add(o.recorded)
 }
 
-// allChargeGroups yields the engine's charge groups, in charge order,
-// then the error of reading them, if any: summed from its buckets, or
-// merged from its runs of charge groups and the buckets not collapsed.
-func (e *Engine) allChargeGroups() iter.Seq2[*chargeGroup, error] {
+// groups yields the charge groups, in charge order, then the error of
+// reading them, if any: summed from the engine's buckets, or merged from
+// its runs of charge groups and the buckets not collapsed; the runs it
+// opened are closed however the loop ends.
+func (c *Charges) groups() iter.Seq2[*chargeGroup, error] {
 	return func(yield func(*chargeGroup, error) bool) {
-		switch {
-		case e.runs.readable() != nil:
-			yield(nil, e.runs.readable())
-		case e.runs.written() > 0 && !e.keeps(OutputCharges):
-			yield(nil, notAsked("Charges"))
-		case e.runs.charges == nil || e.runs.charges.Len() == 0:
-			for _, g := range e.chargeGroups() {
+		if c.runs == nil {
+			for _, g := range c.e.chargeGroups() {
 				if !yield(g, nil) {
 					return
 				}
 			}
-		default:
-			e.mergedChargeGroups(yield)
+			return
 		}
-	}
-}
-
-// mergedChargeGroups yields the charge groups of the runs merged with
-// those of the buckets not collapsed; it closes the runs it opened
-// however the loop ends.
-func (e *Engine) mergedChargeGroups(yield func(*chargeGroup, error) bool) {
-	m, err := e.runs.charges.Merge(pointers(e.chargeGroupsOf(e.liveBuckets())))
-	if err != nil {
-		yield(nil, fmt.Errorf("%w: %w", ErrSpill, err))
-		return
-	}
-	defer func() { _ = m.Close() }() // runs opened for reading: closing them loses nothing
-	var g chargeGroup
-	for {
-		ok, err := m.Next(&g)
+		m, err := c.runs.Merge(pointers(c.e.chargeGroupsOf(c.e.liveBuckets())))
 		if err != nil {
-			yield(nil, err)
+			yield(nil, fmt.Errorf("%w: %w", ErrSpill, err))
 			return
 		}
-		if !ok || !yield(&g, nil) {
-			return
+		defer func() { _ = m.Close() }() // runs opened for reading: closing them loses nothing
+		var g chargeGroup
+		for {
+			ok, err := m.Next(&g)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if !ok || !yield(&g, nil) {
+				return
+			}
 		}
 	}
 }

@@ -16,7 +16,9 @@ import (
 func collectCharges(t *testing.T, e *Engine) []Charge {
 	t.Helper()
 	var out []Charge
-	for c, err := range e.Charges() {
+	ch := e.Charges()
+	defer func() { _ = ch.Close() }() // the test reads nothing after
+	for c, err := range ch.All() {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -122,7 +124,9 @@ func chargeText(c *Charge) string {
 
 // chargesErr returns the error e's charges end with, if any.
 func chargesErr(e *Engine) error {
-	for _, err := range e.Charges() {
+	ch := e.Charges()
+	defer func() { _ = ch.Close() }() // the test reads nothing after
+	for _, err := range ch.All() {
 		if err != nil {
 			return err
 		}

@@ -31,7 +31,7 @@
 // A result that can be long (the groups of a Reconciliation, the lines
 // of a Chargeback, an engine's Charges) is read through one idiom, the
 // standard library's iter.Seq2 of a record and an error: Groups, Lines
-// and Charges yield each record in order, then at most one error, last,
+// and Charges.All yield each record in order, then at most one error, last,
 // with no record. Callers range over it whether the records are listed
 // in memory or streamed from the runs of an engine that spilled
 // (Options.Runs), and never learn which. iter.Seq2 rather than a type of
@@ -45,7 +45,8 @@
 //
 // A result streamed from the runs owns them with its engine: the store
 // of the runs is reference-counted, the engine holding one reference
-// and each Reconciliation or Chargeback that streams from it another.
+// and each Reconciliation, Chargeback or Charges that streams from it
+// another.
 // Close on either lets go of its own; the runs are removed with the
 // last. A command closes the engine as soon as it has its results and
 // closes them once rendered. Reading a closed result yields ErrClosed,

@@ -3,6 +3,7 @@ package pricing_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -345,5 +346,71 @@ func TestResultsMarshalWhole(t *testing.T) {
 	}
 	if _, err := json.Marshal(rec); !errors.Is(err, pricing.ErrClosed) {
 		t.Errorf("a closed reconciliation's JSON: %v, want ErrClosed", err)
+	}
+}
+
+// chargesText lists what ch yields, a charge a line.
+func chargesText(t *testing.T, ch *pricing.Charges) (string, error) {
+	t.Helper()
+	var b strings.Builder
+	for c, err := range ch.All() {
+		if err != nil {
+			return b.String(), err
+		}
+		// The figures and names, not the catalog's pointers: each engine
+		// here has a catalog of its own.
+		fmt.Fprintf(&b, "%s %s %s %s %s %s priced:%t qty %d at %s cost %s calls %d/%d recorded %s\n", c.Team, c.Outcome, c.Name,
+			c.Period, c.ServiceTier, c.Usage, c.Version != nil, c.Quantity, c.UnitPrice, c.Cost, c.Calls, c.Counted, c.Recorded)
+	}
+	return b.String(), nil
+}
+
+// TestSpilledChargesOwnTheirRuns: an engine's charges, made from its
+// spilled runs, are those of an engine that did not spill; they hold their
+// own reference to the runs, are read after the engine's Close, are
+// ErrClosed after their own, and the runs go with the last Close.
+func TestSpilledChargesOwnTheirRuns(t *testing.T) {
+	listed, _ := priceFile(t, apiCatalog(t), pricing.Options{Dims: []pricing.Dim{pricing.DimTeam}}, apiCalls)
+	want, err := chargesText(t, listed.Charges())
+	if err != nil || !strings.HasPrefix(want, "alpha priced deepseek-flash offpeak standard input priced:true qty 2000000 at 0.2 cost 0.4") || !strings.Contains(want, "\nbeta ") {
+		t.Fatalf("charges of the engine that did not spill (%v): no alpha or beta:\n%s", err, want)
+	}
+	dir := t.TempDir()
+	e, open := spilledEngine(t, dir)
+	ch := e.Charges()
+	for when, read := range map[string]func(){"first pass": func() {}, "after the engine's Close": func() {
+		if err := e.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}} {
+		read()
+		if got, err := chargesText(t, ch); err != nil || got != want {
+			t.Errorf("%s: charges (%v)\n%s\nwant those of the engine that did not spill\n%s", when, err, got, want)
+		}
+	}
+	for _, err := range ch.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		break
+	}
+	if n := open.Load(); n != 0 {
+		t.Errorf("%d runs open after a loop left early, want 0", n)
+	}
+	if err := ch.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chargesText(t, ch); !errors.Is(err, pricing.ErrClosed) {
+		t.Errorf("closed charges: %v, want ErrClosed", err)
+	}
+	if n := foldersIn(t, dir); n != 0 {
+		t.Errorf("%d folder(s) of runs left after the last Close, want none", n)
+	}
+	closed, _ := spilledEngine(t, t.TempDir())
+	if err := closed.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chargesText(t, closed.Charges()); !errors.Is(err, pricing.ErrClosed) || !errors.Is(err, pricing.ErrSpill) {
+		t.Errorf("charges asked of a closed spilled engine: %v, want ErrClosed and ErrSpill", err)
 	}
 }

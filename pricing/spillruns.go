@@ -87,7 +87,9 @@ func (r *spillRuns) remove() error {
 		return nil
 	}
 	err := r.ref.release()
-	*r = spillRuns{make: r.make, removed: true, err: r.err}
+	// The prices stay: the charge codec of a result that still holds
+	// the runs reads them (Charges).
+	*r = spillRuns{make: r.make, removed: true, err: r.err, prices: r.prices}
 	return err
 }
 

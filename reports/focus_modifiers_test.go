@@ -54,7 +54,7 @@ func TestFOCUSModifierRows(t *testing.T) {
 	for i := range calls {
 		e.AddPriced(&calls[i])
 	}
-	rows := focusRows(t, e.Charges())
+	rows := focusRows(t, e.Charges().All())
 	// 2M 1-hour writes × 6.00 = 12; 3 searches × 0.01 = 0.03; 1M batch
 	// output × 15 × 0.5 = 7.5.
 	want := []map[string]string{

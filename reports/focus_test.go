@@ -18,7 +18,7 @@ import (
 func focusRecords(t *testing.T, calls []ledger.Call) []map[string]string {
 	t.Helper()
 	_, e := september(t, calls)
-	return focusRows(t, e.Charges())
+	return focusRows(t, e.Charges().All())
 }
 
 // focusRows writes charges of September 2026 as FOCUS and returns its rows
@@ -88,7 +88,7 @@ func TestFOCUSRows(t *testing.T) {
 	_, e := september(t, []ledger.Call{c})
 	var buf bytes.Buffer
 	from := time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC)
-	if err := WriteFOCUS(&buf, e.Charges(), from, from.AddDate(0, 1, 0), FOCUSFormat{Text: FOCUSSheetSafe}); err != nil {
+	if err := WriteFOCUS(&buf, e.Charges().All(), from, from.AddDate(0, 1, 0), FOCUSFormat{Text: FOCUSSheetSafe}); err != nil {
 		t.Fatal(err)
 	}
 	records, err := csv.NewReader(&buf).ReadAll()

@@ -173,7 +173,7 @@ func TestFOCUSVersions(t *testing.T) {
 			c := call
 			e.AddPriced(&c)
 			var buf bytes.Buffer
-			if err := WriteFOCUS(&buf, e.Charges(), from, from.AddDate(0, 1, 0), FOCUSFormat{Version: tt.version}); err != nil {
+			if err := WriteFOCUS(&buf, e.Charges().All(), from, from.AddDate(0, 1, 0), FOCUSFormat{Version: tt.version}); err != nil {
 				t.Fatal(err)
 			}
 			records, err := csv.NewReader(&buf).ReadAll()

@@ -238,8 +238,11 @@ func (o *reportOptions) write(a *app, res *run.Result) error {
 	if o.focus != "" {
 		charges, m := res.Engine.Charges(), res.Month.Month
 		f, err := writeAtomic(o.focus, func(w io.Writer) error {
-			return writeMaybeGzip(w, o.focus, charges, m.From, m.Until, reports.FOCUSFormat{Version: o.focusVersion, Text: focusText(o.focusRaw)})
+			return writeMaybeGzip(w, o.focus, charges.All(), m.From, m.Until, reports.FOCUSFormat{Version: o.focusVersion, Text: focusText(o.focusRaw)})
 		})
+		if cerr := charges.Close(); err == nil {
+			err = cerr
+		}
 		if err != nil {
 			return err
 		}
