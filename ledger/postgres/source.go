@@ -48,6 +48,12 @@ type Source struct {
 	name string
 	pw   string
 	opts Options
+	// splitMin is the least span of pages two connections read (split.go);
+	// 0 never splits.
+	splitMin int
+	// afterExport, when set (by tests), runs once the first session has
+	// exported its snapshot, before the second opens.
+	afterExport func()
 }
 
 // New returns a source for the database at dsn (a postgres:// URL or a
@@ -85,7 +91,7 @@ func New(dsn string, opts Options) (*Source, error) {
 	cfg.BuildContextWatcherHandler = func(pc *pgconn.PgConn) ctxwatch.Handler {
 		return &pgconn.CancelRequestContextWatcherHandler{Conn: pc, DeadlineDelay: cancelWait}
 	}
-	return &Source{cfg: cfg, name: nameOf(cfg), pw: cfg.Password, opts: opts}, nil
+	return &Source{cfg: cfg, name: nameOf(cfg), pw: cfg.Password, opts: opts, splitMin: splitPages}, nil
 }
 
 // Know sets Options.Known: what the caller read before of the calls
