@@ -12,10 +12,18 @@ import (
 var _ ledger.Source = (*Source)(nil)
 
 // Reader streams the calls of one database's spend logs, in no particular
-// order, from one read-only transaction. Rows arrive as the server sends
-// them: memory holds one batch, never the whole result.
+// order, from one read-only transaction, or from two that share its
+// snapshot (split.go). Rows arrive as the server sends them: memory holds
+// a few batches, never the whole result.
 type Reader struct {
 	ss     *session
+	stream *stream // the rows of one connection, read on the caller's goroutine
+	split  *split  // or those of two, mapped on goroutines of their own
+}
+
+// stream is one row query's result and the mapper that reads it.
+type stream struct {
+	src    *Source
 	rows   pgx.Rows
 	mapper *ledger.SpendLogMapper
 	batch  int
@@ -44,28 +52,43 @@ func (ss *session) rowReader(ctx context.Context, odd *oddIDs) (*Reader, error) 
 	if err != nil {
 		return nil, err
 	}
-	mapper, err := ledger.NewSpendLogMapper(rowColumns)
-	if err != nil {
-		return nil, err
+	if odd == nil {
+		if sp, err := ss.splitRows(ctx); sp != nil || err != nil {
+			return &Reader{ss: ss, split: sp}, err
+		}
 	}
-	r := &Reader{ss: ss, mapper: mapper, batch: ss.src.opts.BatchSize}
 	f := fragments{ss.schema}
+	var rows pgx.Rows
 	switch {
 	case odd != nil && odd.all:
-		r.rows, err = ss.tx.Query(ctx, f.oddWindowQuery(), from, until)
+		rows, err = ss.tx.Query(ctx, f.oddWindowQuery(), from, until)
 	case odd != nil:
-		r.rows, err = ss.tx.Query(ctx, f.oddByIDQuery(), from, until, odd.ids)
+		rows, err = ss.tx.Query(ctx, f.oddByIDQuery(), from, until, odd.ids)
 	default:
 		// Parallel workers compute each row's columns; the leader only
 		// passes them on.
 		if _, err = ss.tx.Exec(ctx, `SET LOCAL parallel_setup_cost = 0; SET LOCAL parallel_tuple_cost = 0`); err == nil {
-			r.rows, err = ss.tx.Query(ctx, f.rowQuery(), from, until)
+			rows, err = ss.tx.Query(ctx, f.rowQuery(), from, until)
 		}
 	}
 	if err != nil {
 		return nil, ss.src.wrap(ctx, "read "+tableSpendLogs, err)
 	}
-	return r, nil
+	st, err := ss.src.newStream(rows)
+	if err != nil {
+		rows.Close()
+		return nil, err
+	}
+	return &Reader{ss: ss, stream: st}, nil
+}
+
+// newStream reads rows of the row queries' columns (rowColumns).
+func (s *Source) newStream(rows pgx.Rows) (*stream, error) {
+	mapper, err := ledger.NewSpendLogMapper(rowColumns)
+	if err != nil {
+		return nil, err
+	}
+	return &stream{src: s, rows: rows, mapper: mapper, batch: s.opts.BatchSize}, nil
 }
 
 // Format returns "litellm-postgres".
@@ -75,42 +98,59 @@ func (r *Reader) Format() string { return Format }
 // mapper refuses is returned in b.Rejected, located by the database and its
 // request id. Cancelling ctx (or the one Open had) stops the query.
 func (r *Reader) Next(ctx context.Context, b *ledger.Batch) error {
+	if r.split != nil {
+		return r.split.next(ctx, b)
+	}
+	return r.stream.next(ctx, b)
+}
+
+// next refills b with the stream's next rows; io.EOF once all are read.
+func (st *stream) next(ctx context.Context, b *ledger.Batch) error {
 	b.Reset()
-	if r.done {
+	if st.done {
 		return io.EOF
 	}
-	for b.Rows < r.batch {
+	for b.Rows < st.batch {
 		if b.Rows%256 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
-		if !r.rows.Next() {
-			r.done = true
-			if err := r.rows.Err(); err != nil {
-				return r.ss.src.wrap(ctx, "read "+tableSpendLogs, err)
+		if !st.rows.Next() {
+			st.done = true
+			if err := st.rows.Err(); err != nil {
+				return st.src.wrap(ctx, "read "+tableSpendLogs, err)
 			}
 			if b.Rows == 0 {
 				return io.EOF
 			}
 			return nil
 		}
-		vals := r.rows.RawValues()
-		b.Calls = append(b.Calls, ledger.Call{})
-		c := &b.Calls[len(b.Calls)-1]
-		if reason := r.mapper.Map(vals, "", c); reason != "" {
-			b.Calls = b.Calls[:len(b.Calls)-1]
-			b.Rejected = append(b.Rejected, ledger.Rejection{File: r.ss.src.name, Item: "request " + string(vals[0]), Reason: reason})
-		} else {
-			c.Source = c.RequestID
-		}
-		b.Rows++
+		st.add(b, st.rows.RawValues())
 	}
 	return nil
 }
 
-// Close ends the query and the connection.
+// add maps one row's values into b: a call, or a rejection naming the
+// database and the request id.
+func (st *stream) add(b *ledger.Batch, vals [][]byte) {
+	b.Calls = append(b.Calls, ledger.Call{})
+	c := &b.Calls[len(b.Calls)-1]
+	if reason := st.mapper.Map(vals, "", c); reason != "" {
+		b.Calls = b.Calls[:len(b.Calls)-1]
+		b.Rejected = append(b.Rejected, ledger.Rejection{File: st.src.name, Item: "request " + string(vals[0]), Reason: reason})
+	} else {
+		c.Source = c.RequestID
+	}
+	b.Rows++
+}
+
+// Close ends the queries and the connections.
 func (r *Reader) Close() error {
-	r.rows.Close()
+	if r.split != nil {
+		r.split.close()
+	} else {
+		r.stream.rows.Close()
+	}
 	return r.ss.close()
 }

@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
+	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/tokenfare/tokenfare/ledger"
 )
@@ -48,6 +50,12 @@ type Source struct {
 	name string
 	pw   string
 	opts Options
+	// splitMin is the least span of pages two connections read (split.go);
+	// 0 never splits.
+	splitMin int
+	// afterExport, when set (by tests), runs once the first session has
+	// exported its snapshot, before the second opens.
+	afterExport func()
 }
 
 // New returns a source for the database at dsn (a postgres:// URL or a
@@ -85,7 +93,20 @@ func New(dsn string, opts Options) (*Source, error) {
 	cfg.BuildContextWatcherHandler = func(pc *pgconn.PgConn) ctxwatch.Handler {
 		return &pgconn.CancelRequestContextWatcherHandler{Conn: pc, DeadlineDelay: cancelWait}
 	}
-	return &Source{cfg: cfg, name: nameOf(cfg), pw: cfg.Password, opts: opts}, nil
+	cfg.BuildFrontend = bufferedFrontend
+	return &Source{cfg: cfg, name: nameOf(cfg), pw: cfg.Password, opts: opts, splitMin: splitPages}, nil
+}
+
+// readBuffer is how much the connection reads from its socket at a time:
+// row mode receives about a kilobyte a row, and the driver's own 8 KiB
+// made a read system call every eight rows or so.
+const readBuffer = 256 << 10
+
+// bufferedFrontend is pgx's frontend reading through a larger buffer.
+// pgconn looks into the frontend's own buffer only to hand the bare
+// socket over (SyncConn, Hijack), which tokenfare never does.
+func bufferedFrontend(r io.Reader, w io.Writer) *pgproto3.Frontend {
+	return pgproto3.NewFrontend(bufio.NewReaderSize(r, readBuffer), w)
 }
 
 // Know sets Options.Known: what the caller read before of the calls
