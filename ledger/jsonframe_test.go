@@ -42,7 +42,7 @@ func drain(t *testing.T, r Reader) result {
 func framedAndDecoded(t *testing.T, data []byte, src io.Reader, limit int) (framed, decoded result) {
 	opt := Options{BatchSize: 3, maxRecord: limit}
 	rec := schemaRecord(spendLogSchema)
-	framed = drain(t, newPushReader("f.json", FormatSpendLogJSON, opt, produceArray(src, opt, rec)))
+	framed = drain(t, newPushReader("f.json", FormatSpendLogJSON, opt, produceArray(src, opt, rec, spendLogSchema)))
 	decoded = drain(t, newPushReader("f.json", FormatSpendLogJSON, opt, func(e *emitter) error {
 		return decodeArrays(e, bytes.NewReader(data), 0, limit, 1, nil, rec)
 	}))

@@ -511,3 +511,23 @@ func foldKey(key []byte) []byte {
 	}
 	return out
 }
+
+// frameObject reads the object at s.i as skip does, and appends its
+// members to ms: where each name (as written between its quotes) and
+// value lie from the start of s.b, as eachMember gives them.
+func (s *jsonScanner) frameObject(ms []frameMember) ([]frameMember, bool) {
+	if !s.open() {
+		return ms, false
+	}
+	for more := s.member(true); more; more = s.member(false) {
+		k := cap(s.b) - cap(s.key)
+		m := frameMember{key: [2]int32{int32(k), int32(k + len(s.key))}, plain: s.keyPlain}
+		start := s.i
+		if !s.skip() {
+			return ms, false
+		}
+		m.val = [2]int32{int32(start), int32(s.i)}
+		ms = append(ms, m)
+	}
+	return ms, s.err == ""
+}
