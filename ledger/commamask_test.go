@@ -6,8 +6,8 @@ import (
 	"testing"
 )
 
-// TestCommaMasks checks the marks of commas against a byte-by-byte
-// look, on blocks of every density of commas, read at every alignment.
+// TestCommaMasks checks the marks of commas (and of quotes, by
+// commaQuoteMasks) against a byte-by-byte look, on blocks of every density of commas, read at every alignment.
 func TestCommaMasks(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	buf := make([]byte, 64*8+16)
@@ -26,20 +26,30 @@ func TestCommaMasks(t *testing.T) {
 				if rng.IntN(50) == 0 { // bytes next to a comma: a minus XORs to 1
 					buf[i] = []byte{'-', '.', 0xac, 0x2d, 0x0c}[rng.IntN(5)]
 				}
+				if rng.IntN(64) < tt.share/2 {
+					buf[i] = '"'
+				}
 			}
 			for align := range 16 {
 				src := buf[align : align+64*8]
-				got := make([]uint64, 8)
+				got, both, quotes := make([]uint64, 8), make([]uint64, 8), make([]uint64, 8)
 				commaMasks(got, src)
+				commaQuoteMasks(both, quotes, src)
 				for i, m := range got {
-					var want uint64
+					var want, wantQ uint64
 					for j, c := range src[64*i : 64*i+64] {
 						if c == ',' {
 							want |= 1 << j
 						}
+						if c == '"' {
+							wantQ |= 1 << j
+						}
 					}
-					if m != want {
-						t.Fatalf("align %d block %d: marks %064b, want %064b", align, i, m, want)
+					if m != want || both[i] != want {
+						t.Fatalf("align %d block %d: marks %064b and %064b, want %064b", align, i, m, both[i], want)
+					}
+					if quotes[i] != wantQ {
+						t.Fatalf("align %d block %d: quotes %064b, want %064b", align, i, quotes[i], wantQ)
 					}
 				}
 			}

@@ -34,9 +34,7 @@ func scanRecords(data []byte) (end int, open, quoted bool) {
 			i = q + 1 // a literal quote inside an unquoted field
 			continue
 		}
-		if nl := bytes.LastIndexByte(data[seg:q], '\n'); nl >= 0 {
-			end = seg + nl + 1
-		}
+		end = lastNewline(data, seg, q, end)
 		c := closingQuote(data, q+1)
 		if c < 0 {
 			return end, true, true
@@ -47,6 +45,21 @@ func scanRecords(data []byte) (end int, open, quoted bool) {
 		end = seg + nl + 1
 	}
 	return end, false, quoted
+}
+
+// lastNewline returns the index after the last newline of data[from:to],
+// end when there is none. The newlines are searched forwards: between
+// two quoted fields there is mostly none or one, and the vectorised
+// search forwards is quicker than the search backwards, a byte at a time.
+func lastNewline(data []byte, from, to, end int) int {
+	for {
+		i := bytes.IndexByte(data[from:to], '\n')
+		if i < 0 {
+			return end
+		}
+		end = from + i + 1
+		from = end
+	}
 }
 
 // splitter splits records into fields. Field slices point into the input,
@@ -64,6 +77,10 @@ type splitter struct {
 	// masks, when set with dst, mark the commas of the input (markCommas):
 	// the fast path then reads a line's commas from them.
 	masks []uint64
+	// quotes mark the input's quotes alike, when it holds any (not
+	// noQuote): a record with quotes is then split from the marks of both
+	// (quotedMasked).
+	quotes []uint64
 }
 
 // trashCol is the rowFields slot that receives ignored columns.
@@ -82,6 +99,12 @@ func (s *splitter) record(data []byte, pos int) (next, lines int, blank bool, ba
 		line, next, lines = line[:eol], pos+eol+1, 1
 	}
 	if !s.noQuote && bytes.IndexByte(line, '"') >= 0 {
+		if len(s.quotes) > 0 && s.dst != nil {
+			if n, ok := s.quotedMasked(data, pos, pos+len(line)); ok {
+				s.n = n
+				return next, lines, false, ""
+			}
+		}
 		return s.slowRecord(data, pos)
 	}
 	if n := len(line); n > 0 && line[n-1] == '\r' {
@@ -169,10 +192,125 @@ func (s *splitter) markCommas(data []byte) {
 	}
 	s.masks = s.masks[:n]
 	full := len(data) / 64
-	commaMasks(s.masks[:full], data)
 	var tail [64]byte
 	copy(tail[:], data[64*full:])
-	commaMasks(s.masks[full:], tail[:])
+	if s.noQuote {
+		s.quotes = s.quotes[:0]
+		commaMasks(s.masks[:full], data)
+		commaMasks(s.masks[full:], tail[:])
+		return
+	}
+	if cap(s.quotes) < n {
+		s.quotes = make([]uint64, n)
+	}
+	s.quotes = s.quotes[:n]
+	commaQuoteMasks(s.masks[:full], s.quotes[:full], data)
+	commaQuoteMasks(s.masks[full:], s.quotes[full:], tail[:])
+}
+
+// nextMark returns the index of the first byte marked in masks from from
+// on, to when there is none before to.
+func nextMark(masks []uint64, from, to int) int {
+	if from >= to {
+		return to
+	}
+	w := from >> 6
+	m := masks[w] &^ (1<<(from&63) - 1)
+	for m == 0 {
+		if w++; w<<6 >= to {
+			return to
+		}
+		m = masks[w]
+	}
+	return min(w<<6+bits.TrailingZeros64(m), to)
+}
+
+// maxEscaped is how many fields of a record quotedMasked unescapes.
+const maxEscaped = 8
+
+// quotedMasked splits the record data[pos:end] (end is its newline or the
+// input's end), which holds a quote, into s.dst from the marks of commas
+// and quotes: the record of a table's dump, quoted fields (JSON columns,
+// their quotes doubled) with no line break in them, each closed right
+// before a comma or the record's end, and no quote elsewhere. It returns
+// the number of fields; false for any other record, slowRecord's to
+// split, with data as it was.
+func (s *splitter) quotedMasked(data []byte, pos, end int) (int, bool) {
+	if data[end-1] == '\r' {
+		return 0, false
+	}
+	at, cols := &s.dst.at, s.pos
+	var esc [maxEscaped][3]int // field, start, end of the fields to unescape
+	k, nesc := 0, 0
+	for i := pos; ; k++ {
+		a, b, next := i, 0, 0
+		if i < end && data[i] == '"' {
+			var pairs bool
+			a = i + 1
+			b, pairs = s.closingMark(data, a, end)
+			if b == end || (b+1 < end && data[b+1] != ',') {
+				return 0, false
+			}
+			if pairs {
+				if nesc == maxEscaped {
+					return 0, false
+				}
+				esc[nesc] = [3]int{k, a, b}
+				nesc++
+			}
+			next = b + 1
+		} else {
+			b = nextMark(s.masks, i, end)
+			if nextMark(s.quotes, i, b) < b {
+				return 0, false // a quote inside an unquoted field
+			}
+			next = b
+		}
+		if uint(k) < uint(len(cols)) {
+			at[cols[k]&(maxCols-1)] = [2]int32{int32(a), int32(b)}
+		}
+		if next >= end {
+			break
+		}
+		i = next + 1
+	}
+	for _, e := range esc[:nesc] {
+		b := s.unescapeMarked(data, e[1], e[2])
+		if uint(e[0]) < uint(len(cols)) {
+			at[cols[e[0]]&(maxCols-1)][1] = int32(b)
+		}
+	}
+	return k + 1, true
+}
+
+// closingMark returns the index of the quote that closes a quoted field
+// whose text starts at data[j], found from the marks of quotes (a quote
+// followed by another is a quote of the text), end when there is none
+// before end; pairs tells whether the text holds doubled quotes.
+func (s *splitter) closingMark(data []byte, j, end int) (int, bool) {
+	pairs := false
+	for {
+		q := nextMark(s.quotes, j, end)
+		if q == end || q+1 == end || data[q+1] != '"' {
+			return q, pairs
+		}
+		pairs, j = true, q+2
+	}
+}
+
+// unescapeMarked turns the doubled quotes of the quoted field text
+// data[a:b] into single ones, in place, and returns the text's new end.
+// Every quote there is the first or second of a pair (closingMark).
+func (s *splitter) unescapeMarked(data []byte, a, b int) int {
+	w := a
+	for r := a; ; {
+		q := nextMark(s.quotes, r, b)
+		if q == b {
+			return w + copy(data[w:], data[r:b])
+		}
+		w += copy(data[w:], data[r:q+1])
+		r = q + 2
+	}
 }
 
 // splitMasked is splitInto for the line data[base:end], its commas read

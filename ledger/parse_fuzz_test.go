@@ -77,6 +77,8 @@ func FuzzSplitterMatchesEncodingCSV(f *testing.F) {
 		"x\r\ny\rz\n",
 		"abcdefgh,ijklmnop,qrstuvwx,yz\n",
 		"0123456789abcdef,0123456789abcde,,0123456789abcdef0,x\r\n" + strings.Repeat(",", 40) + "\n",
+		"r1,0.1,\"{\"\"status\"\": \"\"success\"\", \"\"a\"\": {\"\"b\"\": 1}}\",False,\"[\"\"t\"\"]\",{},x\n",
+		"\"\"\"\",\"\"\"x\"\"\",\"a\"\"\"\"b\",\n\"\",\"a\"b\n\"x\"\r\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -104,9 +106,9 @@ func FuzzSplitterMatchesEncodingCSV(f *testing.F) {
 }
 
 // checkSplitInto checks that the reader's paths, which store field spans
-// by column (splitInto, and splitMasked from the marks of commas) and
-// skip the search for quotes in chunks without any, find the same fields
-// as the plain split.
+// by column (splitInto, and splitMasked and quotedMasked from the marks of
+// commas and quotes) and skip the search for quotes in chunks without any,
+// find the same records and fields as the plain split.
 func checkSplitInto(t *testing.T, data []byte) {
 	for _, masked := range []bool{false, true} {
 		data := bytes.Clone(data)
@@ -124,9 +126,16 @@ func checkSplitInto(t *testing.T, data []byte) {
 			name = "splitMasked"
 		}
 		for pos := 0; pos < len(data); {
-			next, _, blank, bad := fast.record(data, pos)
+			plainNext, plainLines, plainBlank, plainBad := plain.record(bytes.Clone(data), pos)
+			next, lines, blank, bad := fast.record(data, pos)
+			if next != plainNext || lines != plainLines || blank != plainBlank || bad != plainBad {
+				t.Fatalf("record at %d: %s ends at %d after %d lines (blank %t, %q), the plain split at %d after %d (blank %t, %q)",
+					pos, name, next, lines, blank, bad, plainNext, plainLines, plainBlank, plainBad)
+			}
+			if fast.n < 0 && fmt.Sprintf("%q", fast.fields) != fmt.Sprintf("%q", plain.fields) {
+				t.Fatalf("record at %d: %s split it as %q, the plain split %q", pos, name, fast.fields, plain.fields)
+			}
 			if fast.n >= 0 && !blank && bad == "" {
-				plain.record(bytes.Clone(data), pos)
 				if fast.n != len(plain.fields) {
 					t.Fatalf("record at %d: %s counts %d fields, the plain split %d", pos, name, fast.n, len(plain.fields))
 				}
