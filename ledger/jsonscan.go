@@ -473,22 +473,43 @@ func (s *jsonScanner) name() []byte {
 	if !s.keyPlain {
 		return foldKey(unquote(key))
 	}
-	for i, c := range key {
-		if 'A' <= c && c <= 'Z' {
-			if len(key) > len(s.fold) {
-				return foldKey(key)
-			}
-			f := s.fold[:len(key)]
-			copy(f, key)
-			for j := i; j < len(f); j++ {
-				if c := f[j]; 'A' <= c && c <= 'Z' {
-					f[j] = c + 'a' - 'A'
-				}
-			}
-			return f
+	i := firstCapital(key)
+	if i < 0 {
+		return key
+	}
+	if len(key) > len(s.fold) {
+		return foldKey(key)
+	}
+	f := s.fold[:len(key)]
+	copy(f, key)
+	for j := i; j < len(f); j++ {
+		if c := f[j]; 'A' <= c && c <= 'Z' {
+			f[j] = c + 'a' - 'A'
 		}
 	}
-	return key
+	return f
+}
+
+// firstCapital returns the index of the first capital letter (A to Z) of
+// the ASCII text key, -1 when there is none: eight bytes at a time, most
+// names having none. For a byte below 0x80, adding 0x80-'A' sets its high
+// bit from 'A' on, adding 0x80-'Z'-1 from past 'Z' on; neither carries
+// into the next byte.
+func firstCapital(key []byte) int {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(key); i += 8 {
+		w := binary.LittleEndian.Uint64(key[i:])
+		if m := (w + lo*(0x80-'A')) &^ (w + lo*(0x80-'Z'-1)) & hi; m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+	}
+	for ; i < len(key); i++ {
+		if c := key[i]; 'A' <= c && c <= 'Z' {
+			return i
+		}
+	}
+	return -1
 }
 
 // foldKey folds a decoded name for comparison with lower-case ASCII names:
