@@ -57,19 +57,29 @@ func TestCommaMasks(t *testing.T) {
 	}
 }
 
-// TestSplitMaskedOnLongChunks checks splitMasked against the plain split
-// on chunks of 48 KiB: lines of every length (some of many words of
-// marks), blank ones, CRLF ends, quoted fields with commas, quotes and
-// line breaks, and a last line with and without its newline.
+// TestSplitMaskedOnLongChunks checks splitMasked and quotedMasked against
+// the plain split on chunks of 48 KiB: lines of every length (some of many
+// words of marks), blank ones, CRLF ends, quoted fields with commas,
+// quotes and line breaks, JSON columns with their quotes doubled, stray
+// quotes, and a last line with and without its newline.
 func TestSplitMaskedOnLongChunks(t *testing.T) {
 	const step = 4 << 10
 	rng := rand.New(rand.NewPCG(3, 4))
 	field := func() string {
-		switch rng.IntN(12) {
+		switch rng.IntN(24) {
 		case 0:
 			return `"a,b ""q"" ` + strings.Repeat("x", rng.IntN(80)) + "\nc\""
 		case 1:
 			return strings.Repeat("y", 2*step+rng.IntN(200)) // a line of many words of marks
+		case 2, 3, 4, 5, 6, 7, 8, 9: // a JSON column of a dump: doubled quotes at any place of a word
+			var q strings.Builder
+			q.WriteString(`"`)
+			for range rng.IntN(40) {
+				q.WriteString([]string{`""`, "k", ", ", `""""`, "{", strings.Repeat("v", rng.IntN(20))}[rng.IntN(6)])
+			}
+			return q.String() + `"`
+		case 10:
+			return []string{`a"b`, `"a"b`, `"a""`, `""`}[rng.IntN(4)] // a stray quote, text after the closing one
 		default:
 			return strings.Repeat("z", rng.IntN(40))
 		}
@@ -99,4 +109,17 @@ func TestSplitMaskedOnLongChunks(t *testing.T) {
 		b.WriteString("last,line" + end)
 		checkSplitInto(t, []byte(b.String()))
 	}
+}
+
+// TestQuotedMaskedAtEveryAlignment: a JSON column's doubled quotes, and
+// its closing quote, fall at every place of a word of marks (a pair split
+// between two words among them), and the fields are the plain split's.
+func TestQuotedMaskedAtEveryAlignment(t *testing.T) {
+	var b strings.Builder
+	for pad := range 140 {
+		for _, text := range []string{`""`, `a""b`, `""""`, `{""k"": """"}`, `x""` + strings.Repeat("y", 63) + `""z`} {
+			b.WriteString(strings.Repeat("p", pad) + `,"` + text + `",z` + "\n")
+		}
+	}
+	checkSplitInto(t, []byte(b.String()))
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/bits"
+	"unsafe"
 )
 
 // The CSV dialect is RFC 4180 with one rule that makes it possible to find
@@ -47,6 +48,45 @@ func scanRecords(data []byte) (end int, open, quoted bool) {
 	return end, false, quoted
 }
 
+// scanMarked is scanRecords reading the quotes of data from their marks:
+// quotes and commas are scratch space, the marks made of data
+// (commaQuoteMasks), kept for the next call. A quoted field costs a few
+// instructions a quote, not a search through its text.
+func scanMarked(data []byte, quotes, commas *[]uint64) (end int, open, quoted bool) {
+	n := len(data)/64 + 1
+	if cap(*quotes) < n {
+		*quotes, *commas = make([]uint64, n), make([]uint64, n)
+	}
+	qm := (*quotes)[:n]
+	full := len(data) / 64
+	commaQuoteMasks((*commas)[:full], qm[:full], data)
+	var tail [64]byte
+	copy(tail[:], data[64*full:])
+	commaQuoteMasks((*commas)[full:n], qm[full:], tail[:])
+	seg, to := 0, len(data)
+	for q := nextMark(qm, 0, to); q < to; q = nextMark(qm, q+1, to) {
+		quoted = true
+		if q > 0 && data[q-1] != ',' && data[q-1] != '\n' {
+			continue // a literal quote inside an unquoted field
+		}
+		end = lastNewline(data, seg, q, end)
+		// The closing quote: the first not followed by another (a doubled
+		// quote is a quote of the text).
+		c := nextMark(qm, q+1, to)
+		for c+1 < to && data[c+1] == '"' {
+			c = nextMark(qm, c+2, to)
+		}
+		if c >= to {
+			return end, true, true
+		}
+		q, seg = c, c+1
+	}
+	if nl := bytes.LastIndexByte(data[seg:], '\n'); nl >= 0 {
+		end = seg + nl + 1
+	}
+	return end, false, quoted
+}
+
 // lastNewline returns the index after the last newline of data[from:to],
 // end when there is none. The newlines are searched forwards: between
 // two quoted fields there is mostly none or one, and the vectorised
@@ -81,6 +121,8 @@ type splitter struct {
 	// noQuote): a record with quotes is then split from the marks of both
 	// (quotedMasked).
 	quotes []uint64
+	// unquoted is room for the text of a quoted field being unescaped.
+	unquoted []byte
 }
 
 // trashCol is the rowFields slot that receives ignored columns.
@@ -232,38 +274,37 @@ const maxEscaped = 8
 // input's end), which holds a quote, into s.dst from the marks of commas
 // and quotes: the record of a table's dump, quoted fields (JSON columns,
 // their quotes doubled) with no line break in them, each closed right
-// before a comma or the record's end, and no quote elsewhere. It returns
-// the number of fields; false for any other record, slowRecord's to
-// split, with data as it was.
+// before a comma or the record's end, and no quote elsewhere (the quotes
+// of the quoted fields are all the record's). It returns the number of
+// fields; false for any other record, slowRecord's to split, with data as
+// it was.
 func (s *splitter) quotedMasked(data []byte, pos, end int) (int, bool) {
 	if data[end-1] == '\r' {
 		return 0, false
 	}
 	at, cols := &s.dst.at, s.pos
 	var esc [maxEscaped][3]int // field, start, end of the fields to unescape
-	k, nesc := 0, 0
+	k, nesc, quotes := 0, 0, 0
 	for i := pos; ; k++ {
 		a, b, next := i, 0, 0
 		if i < end && data[i] == '"' {
-			var pairs bool
+			var pairs int
 			a = i + 1
 			b, pairs = s.closingMark(data, a, end)
 			if b == end || (b+1 < end && data[b+1] != ',') {
 				return 0, false
 			}
-			if pairs {
+			if pairs > 0 {
 				if nesc == maxEscaped {
 					return 0, false
 				}
 				esc[nesc] = [3]int{k, a, b}
 				nesc++
 			}
+			quotes += 2 + 2*pairs
 			next = b + 1
 		} else {
 			b = nextMark(s.masks, i, end)
-			if nextMark(s.quotes, i, b) < b {
-				return 0, false // a quote inside an unquoted field
-			}
 			next = b
 		}
 		if uint(k) < uint(len(cols)) {
@@ -274,6 +315,9 @@ func (s *splitter) quotedMasked(data []byte, pos, end int) (int, bool) {
 		}
 		i = next + 1
 	}
+	if countMarks(s.quotes, pos, end) != quotes {
+		return 0, false // a quote inside an unquoted field
+	}
 	for _, e := range esc[:nesc] {
 		b := s.unescapeMarked(data, e[1], e[2])
 		if uint(e[0]) < uint(len(cols)) {
@@ -283,34 +327,110 @@ func (s *splitter) quotedMasked(data []byte, pos, end int) (int, bool) {
 	return k + 1, true
 }
 
+// countMarks returns how many bytes of data[from:to] masks mark.
+func countMarks(masks []uint64, from, to int) int {
+	if from >= to {
+		return 0
+	}
+	w, last := from>>6, (to-1)>>6
+	low, high := ^uint64(0)<<(from&63), ^uint64(0)>>(63-(to-1)&63)
+	if w == last {
+		return bits.OnesCount64(masks[w] & low & high)
+	}
+	n := bits.OnesCount64(masks[w] & low)
+	for w++; w < last; w++ {
+		n += bits.OnesCount64(masks[w])
+	}
+	return n + bits.OnesCount64(masks[last]&high)
+}
+
 // closingMark returns the index of the quote that closes a quoted field
 // whose text starts at data[j], found from the marks of quotes (a quote
 // followed by another is a quote of the text), end when there is none
-// before end; pairs tells whether the text holds doubled quotes.
-func (s *splitter) closingMark(data []byte, j, end int) (int, bool) {
-	pairs := false
+// before end, and the pairs of doubled quotes before it. The marks are
+// taken a word at a time: a pair clears its two.
+func (s *splitter) closingMark(data []byte, j, end int) (q, pairs int) {
+	w := j >> 6
+	m := s.quotes[w] &^ (1<<(j&63) - 1)
 	for {
-		q := nextMark(s.quotes, j, end)
-		if q == end || q+1 == end || data[q+1] != '"' {
+		for m == 0 {
+			if w++; w<<6 >= end {
+				return end, pairs
+			}
+			m = s.quotes[w]
+		}
+		q = w<<6 + bits.TrailingZeros64(m)
+		switch {
+		case q >= end:
+			return end, pairs
+		case q+1 == end || data[q+1] != '"':
 			return q, pairs
 		}
-		pairs, j = true, q+2
+		pairs++
+		if m &= m - 1; q&63 != 63 {
+			m &= m - 1 // the pair's second, marked next in this word
+		} else if w++; w<<6 < end {
+			m = s.quotes[w] &^ 1 // the pair's second, the next word's first
+		}
 	}
 }
 
 // unescapeMarked turns the doubled quotes of the quoted field text
 // data[a:b] into single ones, in place, and returns the text's new end.
-// Every quote there is the first or second of a pair (closingMark).
+// Every quote there is the first or second of a pair (closingMark): the
+// pairs are found from the marks of quotes, and the text between them
+// copied a word at a time into s.unquoted, then back in one piece.
 func (s *splitter) unescapeMarked(data []byte, a, b int) int {
-	w := a
-	for r := a; ; {
-		q := nextMark(s.quotes, r, b)
-		if q == b {
-			return w + copy(data[w:], data[r:b])
-		}
-		w += copy(data[w:], data[r:q+1])
-		r = q + 2
+	if need := b - a + 16; cap(s.unquoted) < need {
+		s.unquoted = make([]byte, need)
 	}
+	out := s.unquoted[:cap(s.unquoted)]
+	w, r := 0, a
+	word := a >> 6
+	m := s.quotes[word] &^ (1<<(a&63) - 1)
+pairs:
+	for {
+		for m == 0 {
+			if word++; word<<6 >= b {
+				break pairs
+			}
+			m = s.quotes[word]
+		}
+		q := word<<6 + bits.TrailingZeros64(m)
+		if q >= b {
+			break
+		}
+		w += copyWords(out[w:], data, r, q+1) // the text and the first quote
+		r = q + 2
+		if m &= m - 1; q&63 != 63 {
+			m &= m - 1 // the second quote, marked next in this word
+		} else if word++; word<<6 < b {
+			m = s.quotes[word] &^ 1 // the second quote, the next word's first
+		} else {
+			break
+		}
+	}
+	w += copyWords(out[w:], data, r, b)
+	return a + copy(data[a:], out[:w])
+}
+
+// copyWords copies data[from:to] to dst a word at a time, when data goes
+// on for a word past to and dst has room for a word more (else with
+// copy): the text between two doubled quotes is a few bytes, too short
+// for copy to pay. The words are moved unaligned (amd64, where the
+// splitter marks quotes), without a check of bounds each: the two above
+// are the bounds.
+func copyWords(dst, data []byte, from, to int) int {
+	n := to - from
+	if from < 0 || n < 0 || to+8 > len(data) || n+8 > len(dst) {
+		return copy(dst, data[from:to])
+	}
+	src := unsafe.Add(unsafe.Pointer(unsafe.SliceData(data)), from)
+	out := unsafe.Pointer(unsafe.SliceData(dst))
+	for i := 0; i < n; i += 8 {
+		*(*uint64)(unsafe.Add(out, i)) = *(*uint64)(unsafe.Add(src, i))
+	}
+	return n
 }
 
 // splitMasked is splitInto for the line data[base:end], its commas read

@@ -64,7 +64,8 @@ func stdRecords(data []byte) (records [][]string, ok bool) {
 }
 
 // FuzzSplitterMatchesEncodingCSV checks the fast CSV splitter against
-// encoding/csv, and that scanRecords cuts chunks only where a record ends.
+// encoding/csv, that scanRecords cuts chunks only where a record ends, and
+// that scanMarked cuts them where scanRecords does.
 func FuzzSplitterMatchesEncodingCSV(f *testing.F) {
 	for _, s := range []string{
 		"a,b,c\n1,2,3\n",
@@ -85,8 +86,13 @@ func FuzzSplitterMatchesEncodingCSV(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkSplitInto(t, data)
 		got, ends, okFast := splitAll(data)
-		if end, open, _ := scanRecords(data); !open && end > 0 && !containsInt(ends, end) {
+		end, open, quoted := scanRecords(data)
+		if !open && end > 0 && !containsInt(ends, end) {
 			t.Errorf("scanRecords ends a chunk at %d, which is not a record end %v", end, ends)
+		}
+		var quotes, commas []uint64
+		if e, o, q := scanMarked(data, &quotes, &commas); e != end || o != open || q != quoted {
+			t.Errorf("scanMarked: end %d, open %t, quoted %t; scanRecords: %d, %t, %t", e, o, q, end, open, quoted)
 		}
 		want, okStd := stdRecords(data)
 		if !okFast || !okStd {
