@@ -321,9 +321,10 @@ func (r *csvReader) cut() {
 }
 
 // scan is scanRecords, from the marks of quotes where they are made
-// vectorised (fastCommaMasks).
+// vectorised (fastCommaMasks) and data holds a quote: a flat export
+// holds none, and a search for one is quicker than marking them.
 func (r *csvReader) scan(data []byte) (end int, open, quoted bool) {
-	if fastCommaMasks {
+	if fastCommaMasks && bytes.IndexByte(data, '"') >= 0 {
 		return scanMarked(data, &r.quoteMarks, &r.commaMarks)
 	}
 	return scanRecords(data)
