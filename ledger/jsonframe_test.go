@@ -135,3 +135,17 @@ func TestMemberColumnsAsLookedUp(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendQuotedAsStrconv: a request id is quoted in a call's source as
+// %q quotes it, whatever its bytes.
+func TestAppendQuotedAsStrconv(t *testing.T) {
+	ids := []string{"", "abc", "651c16c0-07d0-4ed2-a9d1-34430b6d863f", `a"b`, `a\b`, "a\x7fb", "tab\there", "é", "\xff", "~ !"}
+	for c := range 256 {
+		ids = append(ids, "x"+string(rune(c))+"y", "x"+string([]byte{byte(c)})+"y")
+	}
+	for _, id := range ids {
+		if got, want := string(appendQuoted([]byte("p "), []byte(id))), fmt.Sprintf("p %q", id); got != want {
+			t.Errorf("%q: %s, want %s", id, got, want)
+		}
+	}
+}

@@ -237,7 +237,7 @@ func (a *callArena) add(id []byte, name, prefix string, index int, requestID []b
 	}
 	t = append(strconv.AppendInt(append(t, '['), int64(index), 10), ']')
 	if len(requestID) > 0 {
-		t = strconv.AppendQuote(append(t, " request_id "...), unsafe.String(unsafe.SliceData(requestID), len(requestID)))
+		t = appendQuoted(append(t, " request_id "...), requestID)
 	}
 	a.text = t
 	a.offs = append(a.offs, uint32(len(t)))
@@ -263,4 +263,16 @@ func (a *callArena) finish(calls []Call, ids bool) {
 		c.Source = s[idEnd:srcEnd]
 		start = srcEnd
 	}
+}
+
+// appendQuoted appends id quoted as strconv.AppendQuote (and so %q) quotes
+// it: between quotes as it is when it is printable ASCII without a quote
+// or a backslash (a request id mostly is), escaped by strconv otherwise.
+func appendQuoted(t, id []byte) []byte {
+	for _, c := range id {
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return strconv.AppendQuote(t, unsafe.String(unsafe.SliceData(id), len(id)))
+		}
+	}
+	return append(append(append(t, '"'), id...), '"')
 }
