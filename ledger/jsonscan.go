@@ -270,12 +270,12 @@ func (s *jsonScanner) str() (text []byte, flags int, ok bool) {
 	}
 }
 
-// plainRun returns the index of the first byte from b[i] on that ends a
-// quick run through a string (strStop), len(b) if none: eight bytes at a
-// time, then one at a time. In a word, the lowest byte each test marks is
-// a true one (a borrow only runs upwards), so the lowest mark of all is
-// the first stop.
-func plainRun(b []byte, i int) int {
+// plainRunWords returns the index of the first byte from b[i] on that
+// ends a quick run through a string (strStop), len(b) if none: eight bytes
+// at a time, then one at a time. In a word, the lowest byte each test
+// marks is a true one (a borrow only runs upwards), so the lowest mark of
+// all is the first stop. It is plainRun where that is not vectorised.
+func plainRunWords(b []byte, i int) int {
 	const lo, hi = 0x0101010101010101, 0x8080808080808080
 	for ; i+8 <= len(b); i += 8 {
 		w := binary.LittleEndian.Uint64(b[i:])
