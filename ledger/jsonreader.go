@@ -134,12 +134,15 @@ func (r *pushReader) Next(ctx context.Context, b *Batch) error {
 	}
 }
 
-// wait takes a job's batches from out, once its worker is done.
+// wait takes a job's batches from out, once its worker is done; a job
+// the reader was closed before handing to a worker has none.
 func (r *pushReader) wait(ctx context.Context, out chan []*Batch) error {
 	select {
 	case r.cur = <-out:
 		r.next = 0
 		return nil
+	case <-r.done:
+		return errStopped
 	case <-ctx.Done():
 		return ctx.Err()
 	}
