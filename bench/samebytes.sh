@@ -22,12 +22,22 @@ D=testdata/sample/spendlogs-dump-2026-10.csv
 bad=$work/bad.csv
 head -5 "$S" >"$bad"
 printf 'not,a,valid,row\n' >>"$bad"
+# The dump's calls as /spend/logs answers them, and that array with an
+# element that is not a call and a malformed one (the decoder reads the rest).
+J=$work/spendlogs.json
+python3 bench/dump2json.py <"$D" >"$J"
+badj=$work/bad.json
+{ head -c 20000 "$J" | sed '$d'; printf '1,\n{"request_id": tru}\n]\n'; } >"$badj"
 
 cases=(
 	"reconcile --calls $S"
 	"reconcile --calls $S -o json --by model,key,day"
 	"reconcile --calls $D -o csv --by team"
 	"reconcile --calls $S --calls $D --month 2026-10 -o json"
+	"reconcile --calls $J -o json --by model,key,day"
+	"chargeback --calls $J --by team -o csv"
+	"price --calls $J -o csv"
+	"reconcile --calls $badj -o json"
 	"reconcile --calls $bad"
 	"reconcile --calls $bad --strict"
 	"reconcile --calls missing.csv"

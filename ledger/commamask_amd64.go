@@ -9,3 +9,9 @@ const fastCommaMasks = true
 //
 //go:noescape
 func commaMasks(dst []uint64, src []byte)
+
+// commaQuoteMasks is commaMasks into commas, and the same for double
+// quotes into quotes, as long as commas.
+//
+//go:noescape
+func commaQuoteMasks(commas, quotes []uint64, src []byte)

@@ -42,3 +42,69 @@ loop:
 
 done:
 	RET
+
+// func commaQuoteMasks(commas, quotes []uint64, src []byte)
+//
+// commaMasks, and the same for double quotes into quotes (as long as
+// commas), from one load of each block.
+TEXT ·commaQuoteMasks(SB), NOSPLIT, $0-72
+	MOVQ commas_base+0(FP), DI
+	MOVQ commas_len+8(FP), CX
+	MOVQ quotes_base+24(FP), R9
+	MOVQ src_base+48(FP), SI
+	MOVQ $0x2c2c2c2c2c2c2c2c, AX
+	MOVQ AX, X0
+	PUNPCKLQDQ X0, X0
+	MOVQ $0x2222222222222222, AX
+	MOVQ AX, X5
+	PUNPCKLQDQ X5, X5
+	TESTQ CX, CX
+	JZ qdone
+
+qloop:
+	MOVOU 0(SI), X1
+	MOVOU 16(SI), X2
+	MOVOU 32(SI), X3
+	MOVOU 48(SI), X4
+	MOVOU X1, X6
+	MOVOU X2, X7
+	MOVOU X3, X8
+	MOVOU X4, X9
+	PCMPEQB X0, X1
+	PCMPEQB X0, X2
+	PCMPEQB X0, X3
+	PCMPEQB X0, X4
+	PCMPEQB X5, X6
+	PCMPEQB X5, X7
+	PCMPEQB X5, X8
+	PCMPEQB X5, X9
+	PMOVMSKB X1, AX
+	PMOVMSKB X2, BX
+	PMOVMSKB X3, DX
+	PMOVMSKB X4, R8
+	SHLQ $16, BX
+	SHLQ $32, DX
+	SHLQ $48, R8
+	ORQ BX, AX
+	ORQ R8, DX
+	ORQ DX, AX
+	MOVQ AX, 0(DI)
+	PMOVMSKB X6, AX
+	PMOVMSKB X7, BX
+	PMOVMSKB X8, DX
+	PMOVMSKB X9, R8
+	SHLQ $16, BX
+	SHLQ $32, DX
+	SHLQ $48, R8
+	ORQ BX, AX
+	ORQ R8, DX
+	ORQ DX, AX
+	MOVQ AX, 0(R9)
+	ADDQ $64, SI
+	ADDQ $8, DI
+	ADDQ $8, R9
+	DECQ CX
+	JNZ qloop
+
+qdone:
+	RET

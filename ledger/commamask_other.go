@@ -20,3 +20,22 @@ func commaMasks(dst []uint64, src []byte) {
 		dst[i] = m
 	}
 }
+
+// commaQuoteMasks is commaMasks into commas, and the same for double
+// quotes into quotes, as long as commas.
+func commaQuoteMasks(commas, quotes []uint64, src []byte) {
+	_ = src[:64*len(commas)]
+	_ = quotes[:len(commas)]
+	for i := range commas {
+		var c, q uint64
+		for j, b := range src[64*i : 64*i+64] {
+			switch b {
+			case ',':
+				c |= 1 << j
+			case '"':
+				q |= 1 << j
+			}
+		}
+		commas[i], quotes[i] = c, q
+	}
+}

@@ -6,8 +6,8 @@ import (
 	"testing"
 )
 
-// TestCommaMasks checks the marks of commas against a byte-by-byte
-// look, on blocks of every density of commas, read at every alignment.
+// TestCommaMasks checks the marks of commas (and of quotes, by
+// commaQuoteMasks) against a byte-by-byte look, on blocks of every density of commas, read at every alignment.
 func TestCommaMasks(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	buf := make([]byte, 64*8+16)
@@ -26,20 +26,30 @@ func TestCommaMasks(t *testing.T) {
 				if rng.IntN(50) == 0 { // bytes next to a comma: a minus XORs to 1
 					buf[i] = []byte{'-', '.', 0xac, 0x2d, 0x0c}[rng.IntN(5)]
 				}
+				if rng.IntN(64) < tt.share/2 {
+					buf[i] = '"'
+				}
 			}
 			for align := range 16 {
 				src := buf[align : align+64*8]
-				got := make([]uint64, 8)
+				got, both, quotes := make([]uint64, 8), make([]uint64, 8), make([]uint64, 8)
 				commaMasks(got, src)
+				commaQuoteMasks(both, quotes, src)
 				for i, m := range got {
-					var want uint64
+					var want, wantQ uint64
 					for j, c := range src[64*i : 64*i+64] {
 						if c == ',' {
 							want |= 1 << j
 						}
+						if c == '"' {
+							wantQ |= 1 << j
+						}
 					}
-					if m != want {
-						t.Fatalf("align %d block %d: marks %064b, want %064b", align, i, m, want)
+					if m != want || both[i] != want {
+						t.Fatalf("align %d block %d: marks %064b and %064b, want %064b", align, i, m, both[i], want)
+					}
+					if quotes[i] != wantQ {
+						t.Fatalf("align %d block %d: quotes %064b, want %064b", align, i, quotes[i], wantQ)
 					}
 				}
 			}
@@ -47,19 +57,29 @@ func TestCommaMasks(t *testing.T) {
 	}
 }
 
-// TestSplitMaskedOnLongChunks checks splitMasked against the plain split
-// on chunks of 48 KiB: lines of every length (some of many words of
-// marks), blank ones, CRLF ends, quoted fields with commas, quotes and
-// line breaks, and a last line with and without its newline.
+// TestSplitMaskedOnLongChunks checks splitMasked and quotedMasked against
+// the plain split on chunks of 48 KiB: lines of every length (some of many
+// words of marks), blank ones, CRLF ends, quoted fields with commas,
+// quotes and line breaks, JSON columns with their quotes doubled, stray
+// quotes, and a last line with and without its newline.
 func TestSplitMaskedOnLongChunks(t *testing.T) {
 	const step = 4 << 10
 	rng := rand.New(rand.NewPCG(3, 4))
 	field := func() string {
-		switch rng.IntN(12) {
+		switch rng.IntN(24) {
 		case 0:
 			return `"a,b ""q"" ` + strings.Repeat("x", rng.IntN(80)) + "\nc\""
 		case 1:
 			return strings.Repeat("y", 2*step+rng.IntN(200)) // a line of many words of marks
+		case 2, 3, 4, 5, 6, 7, 8, 9: // a JSON column of a dump: doubled quotes at any place of a word
+			var q strings.Builder
+			q.WriteString(`"`)
+			for range rng.IntN(40) {
+				q.WriteString([]string{`""`, "k", ", ", `""""`, "{", strings.Repeat("v", rng.IntN(20))}[rng.IntN(6)])
+			}
+			return q.String() + `"`
+		case 10:
+			return []string{`a"b`, `"a"b`, `"a""`, `""`}[rng.IntN(4)] // a stray quote, text after the closing one
 		default:
 			return strings.Repeat("z", rng.IntN(40))
 		}
@@ -89,4 +109,17 @@ func TestSplitMaskedOnLongChunks(t *testing.T) {
 		b.WriteString("last,line" + end)
 		checkSplitInto(t, []byte(b.String()))
 	}
+}
+
+// TestQuotedMaskedAtEveryAlignment: a JSON column's doubled quotes, and
+// its closing quote, fall at every place of a word of marks (a pair split
+// between two words among them), and the fields are the plain split's.
+func TestQuotedMaskedAtEveryAlignment(t *testing.T) {
+	var b strings.Builder
+	for pad := range 140 {
+		for _, text := range []string{`""`, `a""b`, `""""`, `{""k"": """"}`, `x""` + strings.Repeat("y", 63) + `""z`} {
+			b.WriteString(strings.Repeat("p", pad) + `,"` + text + `",z` + "\n")
+		}
+	}
+	checkSplitInto(t, []byte(b.String()))
 }

@@ -41,6 +41,10 @@ type csvReader struct {
 	cur  []*Batch
 	next int
 	err  error
+
+	// quoteMarks and commaMarks are the cutter's marks of a buffer's
+	// quotes and commas (scanMarked).
+	quoteMarks, commaMarks []uint64
 }
 
 // readAhead is how many chunks beyond one per worker the cutter may be
@@ -277,7 +281,7 @@ func (r *csvReader) cut() {
 			return
 		}
 		data := buf[:n]
-		end, open, quoted := scanRecords(data)
+		end, open, quoted := r.scan(data)
 		broken := ""
 		switch {
 		case eof && !open:
@@ -314,6 +318,16 @@ func (r *csvReader) cut() {
 		}
 		buf, n = nextBuf, len(rest)
 	}
+}
+
+// scan is scanRecords, from the marks of quotes where they are made
+// vectorised (fastCommaMasks) and data holds a quote: a flat export
+// holds none, and a search for one is quicker than marking them.
+func (r *csvReader) scan(data []byte) (end int, open, quoted bool) {
+	if fastCommaMasks && bytes.IndexByte(data, '"') >= 0 {
+		return scanMarked(data, &r.quoteMarks, &r.commaMarks)
+	}
+	return scanRecords(data)
 }
 
 // work parses chunks until there are none.

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/bits"
+	"unsafe"
 )
 
 // The CSV dialect is RFC 4180 with one rule that makes it possible to find
@@ -34,9 +35,7 @@ func scanRecords(data []byte) (end int, open, quoted bool) {
 			i = q + 1 // a literal quote inside an unquoted field
 			continue
 		}
-		if nl := bytes.LastIndexByte(data[seg:q], '\n'); nl >= 0 {
-			end = seg + nl + 1
-		}
+		end = lastNewline(data, seg, q, end)
 		c := closingQuote(data, q+1)
 		if c < 0 {
 			return end, true, true
@@ -47,6 +46,60 @@ func scanRecords(data []byte) (end int, open, quoted bool) {
 		end = seg + nl + 1
 	}
 	return end, false, quoted
+}
+
+// scanMarked is scanRecords reading the quotes of data from their marks:
+// quotes and commas are scratch space, the marks made of data
+// (commaQuoteMasks), kept for the next call. A quoted field costs a few
+// instructions a quote, not a search through its text.
+func scanMarked(data []byte, quotes, commas *[]uint64) (end int, open, quoted bool) {
+	n := len(data)/64 + 1
+	if cap(*quotes) < n {
+		*quotes, *commas = make([]uint64, n), make([]uint64, n)
+	}
+	qm := (*quotes)[:n]
+	full := len(data) / 64
+	commaQuoteMasks((*commas)[:full], qm[:full], data)
+	var tail [64]byte
+	copy(tail[:], data[64*full:])
+	commaQuoteMasks((*commas)[full:n], qm[full:], tail[:])
+	seg, to := 0, len(data)
+	for q := nextMark(qm, 0, to); q < to; q = nextMark(qm, q+1, to) {
+		quoted = true
+		if q > 0 && data[q-1] != ',' && data[q-1] != '\n' {
+			continue // a literal quote inside an unquoted field
+		}
+		end = lastNewline(data, seg, q, end)
+		// The closing quote: the first not followed by another (a doubled
+		// quote is a quote of the text).
+		c := nextMark(qm, q+1, to)
+		for c+1 < to && data[c+1] == '"' {
+			c = nextMark(qm, c+2, to)
+		}
+		if c >= to {
+			return end, true, true
+		}
+		q, seg = c, c+1
+	}
+	if nl := bytes.LastIndexByte(data[seg:], '\n'); nl >= 0 {
+		end = seg + nl + 1
+	}
+	return end, false, quoted
+}
+
+// lastNewline returns the index after the last newline of data[from:to],
+// end when there is none. The newlines are searched forwards: between
+// two quoted fields there is mostly none or one, and the vectorised
+// search forwards is quicker than the search backwards, a byte at a time.
+func lastNewline(data []byte, from, to, end int) int {
+	for {
+		i := bytes.IndexByte(data[from:to], '\n')
+		if i < 0 {
+			return end
+		}
+		end = from + i + 1
+		from = end
+	}
 }
 
 // splitter splits records into fields. Field slices point into the input,
@@ -64,6 +117,12 @@ type splitter struct {
 	// masks, when set with dst, mark the commas of the input (markCommas):
 	// the fast path then reads a line's commas from them.
 	masks []uint64
+	// quotes mark the input's quotes alike, when it holds any (not
+	// noQuote): a record with quotes is then split from the marks of both
+	// (quotedMasked).
+	quotes []uint64
+	// unquoted is room for the text of a quoted field being unescaped.
+	unquoted []byte
 }
 
 // trashCol is the rowFields slot that receives ignored columns.
@@ -82,6 +141,12 @@ func (s *splitter) record(data []byte, pos int) (next, lines int, blank bool, ba
 		line, next, lines = line[:eol], pos+eol+1, 1
 	}
 	if !s.noQuote && bytes.IndexByte(line, '"') >= 0 {
+		if len(s.quotes) > 0 && s.dst != nil {
+			if n, ok := s.quotedMasked(data, pos, pos+len(line)); ok {
+				s.n = n
+				return next, lines, false, ""
+			}
+		}
 		return s.slowRecord(data, pos)
 	}
 	if n := len(line); n > 0 && line[n-1] == '\r' {
@@ -169,10 +234,203 @@ func (s *splitter) markCommas(data []byte) {
 	}
 	s.masks = s.masks[:n]
 	full := len(data) / 64
-	commaMasks(s.masks[:full], data)
 	var tail [64]byte
 	copy(tail[:], data[64*full:])
-	commaMasks(s.masks[full:], tail[:])
+	if s.noQuote {
+		s.quotes = s.quotes[:0]
+		commaMasks(s.masks[:full], data)
+		commaMasks(s.masks[full:], tail[:])
+		return
+	}
+	if cap(s.quotes) < n {
+		s.quotes = make([]uint64, n)
+	}
+	s.quotes = s.quotes[:n]
+	commaQuoteMasks(s.masks[:full], s.quotes[:full], data)
+	commaQuoteMasks(s.masks[full:], s.quotes[full:], tail[:])
+}
+
+// nextMark returns the index of the first byte marked in masks from from
+// on, to when there is none before to.
+func nextMark(masks []uint64, from, to int) int {
+	if from >= to {
+		return to
+	}
+	w := from >> 6
+	m := masks[w] &^ (1<<(from&63) - 1)
+	for m == 0 {
+		if w++; w<<6 >= to {
+			return to
+		}
+		m = masks[w]
+	}
+	return min(w<<6+bits.TrailingZeros64(m), to)
+}
+
+// maxEscaped is how many fields of a record quotedMasked unescapes.
+const maxEscaped = 8
+
+// quotedMasked splits the record data[pos:end] (end is its newline or the
+// input's end), which holds a quote, into s.dst from the marks of commas
+// and quotes: the record of a table's dump, quoted fields (JSON columns,
+// their quotes doubled) with no line break in them, each closed right
+// before a comma or the record's end, and no quote elsewhere (the quotes
+// of the quoted fields are all the record's). It returns the number of
+// fields; false for any other record, slowRecord's to split, with data as
+// it was.
+func (s *splitter) quotedMasked(data []byte, pos, end int) (int, bool) {
+	if data[end-1] == '\r' {
+		return 0, false
+	}
+	at, cols := &s.dst.at, s.pos
+	var esc [maxEscaped][3]int // field, start, end of the fields to unescape
+	k, nesc, quotes := 0, 0, 0
+	for i := pos; ; k++ {
+		a, b, next := i, 0, 0
+		if i < end && data[i] == '"' {
+			var pairs int
+			a = i + 1
+			b, pairs = s.closingMark(data, a, end)
+			if b == end || (b+1 < end && data[b+1] != ',') {
+				return 0, false
+			}
+			if pairs > 0 {
+				if nesc == maxEscaped {
+					return 0, false
+				}
+				esc[nesc] = [3]int{k, a, b}
+				nesc++
+			}
+			quotes += 2 + 2*pairs
+			next = b + 1
+		} else {
+			b = nextMark(s.masks, i, end)
+			next = b
+		}
+		if uint(k) < uint(len(cols)) {
+			at[cols[k]&(maxCols-1)] = [2]int32{int32(a), int32(b)}
+		}
+		if next >= end {
+			break
+		}
+		i = next + 1
+	}
+	if countMarks(s.quotes, pos, end) != quotes {
+		return 0, false // a quote inside an unquoted field
+	}
+	for _, e := range esc[:nesc] {
+		b := s.unescapeMarked(data, e[1], e[2])
+		if uint(e[0]) < uint(len(cols)) {
+			at[cols[e[0]]&(maxCols-1)][1] = int32(b)
+		}
+	}
+	return k + 1, true
+}
+
+// countMarks returns how many bytes of data[from:to] masks mark.
+func countMarks(masks []uint64, from, to int) int {
+	if from >= to {
+		return 0
+	}
+	w, last := from>>6, (to-1)>>6
+	low, high := ^uint64(0)<<(from&63), ^uint64(0)>>(63-(to-1)&63)
+	if w == last {
+		return bits.OnesCount64(masks[w] & low & high)
+	}
+	n := bits.OnesCount64(masks[w] & low)
+	for w++; w < last; w++ {
+		n += bits.OnesCount64(masks[w])
+	}
+	return n + bits.OnesCount64(masks[last]&high)
+}
+
+// closingMark returns the index of the quote that closes a quoted field
+// whose text starts at data[j], found from the marks of quotes (a quote
+// followed by another is a quote of the text), end when there is none
+// before end, and the pairs of doubled quotes before it. The marks are
+// taken a word at a time: a pair clears its two.
+func (s *splitter) closingMark(data []byte, j, end int) (q, pairs int) {
+	w := j >> 6
+	m := s.quotes[w] &^ (1<<(j&63) - 1)
+	for {
+		for m == 0 {
+			if w++; w<<6 >= end {
+				return end, pairs
+			}
+			m = s.quotes[w]
+		}
+		q = w<<6 + bits.TrailingZeros64(m)
+		switch {
+		case q >= end:
+			return end, pairs
+		case q+1 == end || data[q+1] != '"':
+			return q, pairs
+		}
+		pairs++
+		if m &= m - 1; q&63 != 63 {
+			m &= m - 1 // the pair's second, marked next in this word
+		} else if w++; w<<6 < end {
+			m = s.quotes[w] &^ 1 // the pair's second, the next word's first
+		}
+	}
+}
+
+// unescapeMarked turns the doubled quotes of the quoted field text
+// data[a:b] into single ones, in place, and returns the text's new end.
+// Every quote there is the first or second of a pair (closingMark): the
+// pairs are found from the marks of quotes, and the text between them
+// copied a word at a time into s.unquoted, then back in one piece.
+func (s *splitter) unescapeMarked(data []byte, a, b int) int {
+	if need := b - a + 16; cap(s.unquoted) < need {
+		s.unquoted = make([]byte, need)
+	}
+	out := s.unquoted[:cap(s.unquoted)]
+	w, r := 0, a
+	word := a >> 6
+	m := s.quotes[word] &^ (1<<(a&63) - 1)
+pairs:
+	for {
+		for m == 0 {
+			if word++; word<<6 >= b {
+				break pairs
+			}
+			m = s.quotes[word]
+		}
+		q := word<<6 + bits.TrailingZeros64(m)
+		if q >= b {
+			break
+		}
+		w += copyWords(out[w:], data, r, q+1) // the text and the first quote
+		r = q + 2
+		if m &= m - 1; q&63 != 63 {
+			m &= m - 1 // the second quote, marked next in this word
+		} else if word++; word<<6 < b {
+			m = s.quotes[word] &^ 1 // the second quote, the next word's first
+		} else {
+			break
+		}
+	}
+	w += copyWords(out[w:], data, r, b)
+	return a + copy(data[a:], out[:w])
+}
+
+// copyWords copies data[from:to] to dst a word at a time, when data goes
+// on for a word past to and dst has room for a word more (else with
+// copy): the text between two doubled quotes is a few bytes, too short
+// for copy to pay. The words are moved unaligned (amd64, where the
+// splitter marks quotes), without a check of bounds each: the two above
+// are the bounds.
+func copyWords(dst, data []byte, from, to int) int {
+	n := to - from
+	if from < 0 || n < 0 || to+8 > len(data) || n+8 > len(dst) {
+		return copy(dst, data[from:to])
+	}
+	src := unsafe.Add(unsafe.Pointer(unsafe.SliceData(data)), from)
+	out := unsafe.Pointer(unsafe.SliceData(dst))
+	for i := 0; i < n; i += 8 {
+		*(*uint64)(unsafe.Add(out, i)) = *(*uint64)(unsafe.Add(src, i))
+	}
+	return n
 }
 
 // splitMasked is splitInto for the line data[base:end], its commas read

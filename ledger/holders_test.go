@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// TestSkipHoldersLeavesOnlyTheHoldersOut reads LiteLLM CSV files in full
+// TestSkipHoldersLeavesOnlyTheHoldersOut reads LiteLLM CSV and JSON files in full
 // and with each set of Options.SkipHolders: the calls must be the same in
 // every field but the holders skipped, which are left empty (a key with
 // its alias, a team, a user), and the same rows rejected for the same
@@ -19,7 +19,8 @@ import (
 func TestSkipHoldersLeavesOnlyTheHoldersOut(t *testing.T) {
 	var seen [4]bool // key, alias, team, user
 	for _, file := range []string{"testdata/spendlogs_table.csv", "testdata/spendlogs_flat.csv", "testdata/broken.csv",
-		"../testdata/litellm/spendlogs-shapes.csv", "../testdata/litellm/spendlogs-modifiers.csv", "../testdata/sample/spendlogs-2026-10.csv"} {
+		"../testdata/litellm/spendlogs-shapes.csv", "../testdata/litellm/spendlogs-modifiers.csv", "../testdata/sample/spendlogs-2026-10.csv",
+		"testdata/spendlogs.json", "testdata/spendlogs_v2.json", "testdata/spendlogs.jsonl", "../testdata/litellm/spendlogs-shapes.json"} {
 		data, err := os.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)

@@ -11,7 +11,10 @@ import (
 // scanner, a buffer at a time, for produceArray: the common input (one
 // array, or arrays one after the other, of well-formed elements) without
 // encoding/json's decoder, which scans each element a byte at a time and
-// then again to copy it out.
+// then again to copy it out. Checking an element, it notes where the
+// members of a record object lie, and hands the elements to the workers
+// in jobs (frameJob): the workers read the members without scanning the
+// element again.
 //
 // At the first thing it does not read itself (a top-level object, a
 // value that is not an array, a malformed or unfinished element, an
@@ -20,14 +23,24 @@ import (
 // that walk (decodeArrays): everything from there on, errors and their
 // lines included, is the decoder's.
 type arrayFramer struct {
-	src   io.Reader
-	max   int    // the longest element (Options.maxRecord)
-	buf   []byte // input from buf[0]; read up to len(buf)
-	pos   int    // the next byte to read
-	keep  int    // where a hand-over would start: bytes before it are done
-	lines int    // newlines before buf[0]
-	eof   bool
-	err   error // the source's error, other than io.EOF
+	src io.Reader
+	max int    // the longest element (Options.maxRecord)
+	buf []byte // input from buf[0]; read up to len(buf): fb's bytes
+	fb  *frameBuf
+	// shared: jobs were handed fb, whose bytes then stay as they are (the
+	// framer goes on in another buffer rather than move them).
+	shared bool
+	job    *frameJob // the elements read and not handed to the workers yet
+	work   *frameWork
+	e      *emitter
+	// started: the workers run; stopped: the reader was closed.
+	started bool
+	stopped error
+	pos     int // the next byte to read
+	keep    int // where a hand-over would start: bytes before it are done
+	lines   int // newlines before buf[0]
+	eof     bool
+	err     error // the source's error, other than io.EOF
 	// long: more than half the longest element would have to be held
 	// (an element, or white space between two): the decoder's to bound.
 	long bool
@@ -56,12 +69,12 @@ type openArray struct {
 
 // run reads arrays until the input ends (nil) or the decoder must take
 // over (the hand-over); an error is the emitter's (the reader closed).
-func (f *arrayFramer) run(e *emitter, rec recordFunc) (*handOver, error) {
+func (f *arrayFramer) run() (*handOver, error) {
 	for k := 1; ; k++ {
 		f.keep = f.pos
 		c, ok := f.nonSpace()
 		if !ok && f.eof && !f.long && k > 1 {
-			return nil, nil // only white space after the last array
+			return nil, f.dispatch() // only white space after the last array
 		}
 		if ok && c != '[' && k > 1 {
 			// The decoder starts at the value, so that it locates it on
@@ -70,16 +83,19 @@ func (f *arrayFramer) run(e *emitter, rec recordFunc) (*handOver, error) {
 			f.keep = f.pos
 		}
 		if !ok || c != '[' {
-			return f.handOver(k, nil), nil
+			return f.handOver(k, nil)
 		}
 		prefix := ""
 		if k > 1 {
 			prefix = fmt.Sprintf("array %d at line %d", k, f.lineOf(f.pos))
 		}
 		f.pos++
-		next, done, err := f.elements(e, prefix, rec)
-		if err != nil || !done {
-			return f.handOver(k, &openArray{prefix: prefix, next: next}), err
+		next, done := f.elements(prefix)
+		if f.stopped != nil {
+			return nil, f.stopped
+		}
+		if !done {
+			return f.handOver(k, &openArray{prefix: prefix, next: next})
 		}
 	}
 }
@@ -87,59 +103,114 @@ func (f *arrayFramer) run(e *emitter, rec recordFunc) (*handOver, error) {
 // elements reads the elements of the array whose '[' was just read, up
 // to its ']' (done), or up to what the decoder must read: then next is the
 // element it goes on at, and f.keep stands after the element before it.
-func (f *arrayFramer) elements(e *emitter, prefix string, rec recordFunc) (next int, done bool, err error) {
+func (f *arrayFramer) elements(prefix string) (next int, done bool) {
 	f.keep = f.pos
 	if c, ok := f.nonSpace(); ok && c == ']' {
 		f.pos++
-		return 0, true, nil
+		return 0, true
 	}
 	for i := 0; ; i++ {
-		raw, ok := f.value()
-		if !ok {
-			return i, false, nil
+		if !f.element(prefix, i) {
+			return i, false
 		}
-		if err := emitElement(e, prefix, i, raw, rec); err != nil {
-			return i + 1, false, err
+		if len(f.job.elems) >= f.work.batchSize && f.dispatch() != nil {
+			return i + 1, false
 		}
 		f.keep = f.pos
 		c, ok := f.nonSpace()
 		switch {
 		case ok && c == ']':
 			f.pos++
-			return 0, true, nil
+			return 0, true
 		case !ok || c != ',':
-			return i + 1, false, nil
+			return i + 1, false
 		}
 		f.pos++
 		if c, ok := f.nonSpace(); !ok || c == ']' {
-			return i + 1, false, nil // a trailing comma: the decoder's to refuse
+			return i + 1, false // a trailing comma: the decoder's to refuse
 		}
 	}
 }
 
-// value reads the value at f.pos, reading more input while it runs past
-// the buffer. It reports false for a value the decoder must read: not
-// valid JSON, cut by the end of the input or a read error, or longer than
-// half the longest element (the decoder's bound depends on how its reads
+// element reads the value at f.pos, element index of the array named
+// prefix, into the job, reading more input while it runs past the
+// buffer. It reports false for a value the decoder must read: not valid
+// JSON, cut by the end of the input or a read error, or longer than half
+// the longest element (the decoder's bound depends on how its reads
 // fall).
-func (f *arrayFramer) value() ([]byte, bool) {
+func (f *arrayFramer) element(prefix string, index int) bool {
 	for {
+		j := f.pending()
+		mark := len(j.members)
 		s := jsonScanner{b: f.buf[f.pos:]}
-		ok := s.skip()
+		ok, n := f.scan(&s, j)
 		switch {
 		case ok && s.i > f.max/2:
-			return nil, false // long: the decoder's to bound
+			j.members = j.members[:mark]
+			return false // long: the decoder's to bound
 		case ok && (s.i < len(s.b) || f.eof):
+			j.elems = append(j.elems, frameElem{start: f.pos, end: f.pos + s.i, index: index, prefix: prefix, first: mark, n: n})
 			f.pos += s.i
-			return s.b[:s.i], true
+			return true
+		}
+		j.members = j.members[:mark]
+		switch {
 		case !ok && s.i < len(s.b):
-			return nil, false // malformed before the buffer's end
+			return false // malformed before the buffer's end
 		case !f.more(len(s.b)) && (!ok || !f.eof):
-			return nil, false // cut by the input's end, a read error, or long
+			return false // cut by the input's end, a read error, or long
 		}
 		// The value reached the buffer's end, where it may go on (a
 		// number) or be cut: scan it again with more input.
 	}
+}
+
+// scan reads the value at s.i as skip does; when the workers read records
+// by their members and it is an object, its members are noted in j (n of
+// them; n is -1 for any other value).
+func (f *arrayFramer) scan(s *jsonScanner, j *frameJob) (ok bool, n int) {
+	if f.work.schema == nil || s.peek() != '{' {
+		return s.skip(), -1
+	}
+	mark := len(j.members)
+	j.members, ok = s.frameObject(j.members)
+	return ok, len(j.members) - mark
+}
+
+// pending returns the job the elements read go to.
+func (f *arrayFramer) pending() *frameJob {
+	if f.job == nil {
+		select {
+		case f.job = <-f.work.spare:
+		default:
+			f.job = &frameJob{}
+		}
+	}
+	return f.job
+}
+
+// dispatch hands the elements read to the workers, in input order with
+// the emitter's batches; errStopped when the reader was closed. Their
+// job holds the buffer they are in (f.fb).
+func (f *arrayFramer) dispatch() error {
+	j := f.job
+	if j == nil || len(j.elems) == 0 || f.stopped != nil {
+		return f.stopped
+	}
+	f.job = nil
+	if !f.started {
+		f.started = true
+		for range f.work.workers {
+			go f.work.work()
+		}
+	}
+	j.buf, j.out = f.fb, make(chan []*Batch, 1)
+	f.fb.refs.Add(1)
+	f.shared = true
+	if !f.e.flush() || !f.e.r.send(pushMsg{out: j.out}) || !f.e.r.queue(f.work.jobs, j) {
+		f.stopped = errStopped
+	}
+	return f.stopped
 }
 
 // nonSpace returns the first byte from f.pos on that is not JSON white
@@ -176,23 +247,38 @@ func (f *arrayFramer) more(have int) bool {
 
 // fill reads more input after dropping the bytes before f.keep; false
 // when there is no more (the input ended or failed), or when it would hold
-// more than half the longest element (long).
+// more than half the longest element (long). The elements read before are
+// handed to the workers first.
 func (f *arrayFramer) fill() bool {
-	if f.eof || f.err != nil || f.long {
+	if f.eof || f.err != nil || f.long || f.stopped != nil {
 		return false
 	}
 	if len(f.buf)-f.keep > f.max/2 {
 		f.long = true
 		return false
 	}
-	if f.keep > 0 {
-		f.lines += bytes.Count(f.buf[:f.keep], nl)
-		n := copy(f.buf, f.buf[f.keep:])
-		f.buf, f.pos, f.keep = f.buf[:n], f.pos-f.keep, 0
+	if f.dispatch() != nil {
+		return false
 	}
-	if cap(f.buf)-len(f.buf) < frameChunk/2 {
-		f.buf = append(make([]byte, 0, 2*cap(f.buf)+frameChunk), f.buf...)
+	f.lines += bytes.Count(f.buf[:f.keep], nl)
+	rest := f.buf[f.keep:]
+	room := cap(f.buf) - len(rest)
+	switch {
+	case f.shared || room < frameChunk/2:
+		// Jobs read this buffer, or the rest needs more room: go on in
+		// another.
+		size := len(rest) + frameChunk
+		if room < frameChunk/2 {
+			size = 2*cap(f.buf) + frameChunk
+		}
+		fb := newFrameBuf(f.work.free, size)
+		fb.b = append(fb.b, rest...)
+		f.fb.release(f.work.free)
+		f.fb, f.buf, f.shared = fb, fb.b, false
+	case f.keep > 0:
+		f.buf = f.buf[:copy(f.buf, rest)]
 	}
+	f.pos, f.keep = f.pos-f.keep, 0
 	for {
 		n, err := f.src.Read(f.buf[len(f.buf):cap(f.buf)])
 		f.buf = f.buf[:len(f.buf)+n]
@@ -214,8 +300,11 @@ func (f *arrayFramer) lineOf(i int) int {
 }
 
 // handOver hands the input from f.keep on to the decoder's walk at
-// top-level value k.
-func (f *arrayFramer) handOver(k int, open *openArray) *handOver {
+// top-level value k, after the elements read before.
+func (f *arrayFramer) handOver(k int, open *openArray) (*handOver, error) {
+	if err := f.dispatch(); err != nil {
+		return nil, err
+	}
 	h := &handOver{k: k, lines: f.lineOf(f.keep) - 1, rest: f.buf[f.keep:], src: f.src, open: open}
 	switch {
 	case f.err != nil:
@@ -223,7 +312,7 @@ func (f *arrayFramer) handOver(k int, open *openArray) *handOver {
 	case f.eof:
 		h.src = strings.NewReader("")
 	}
-	return h
+	return h, nil
 }
 
 // stream is the rest of the input as the decoder reads it. An open array

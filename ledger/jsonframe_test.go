@@ -42,7 +42,7 @@ func drain(t *testing.T, r Reader) result {
 func framedAndDecoded(t *testing.T, data []byte, src io.Reader, limit int) (framed, decoded result) {
 	opt := Options{BatchSize: 3, maxRecord: limit}
 	rec := schemaRecord(spendLogSchema)
-	framed = drain(t, newPushReader("f.json", FormatSpendLogJSON, opt, produceArray(src, opt, rec)))
+	framed = drain(t, newPushReader("f.json", FormatSpendLogJSON, opt, produceArray(src, opt, rec, spendLogSchema)))
 	decoded = drain(t, newPushReader("f.json", FormatSpendLogJSON, opt, func(e *emitter) error {
 		return decodeArrays(e, bytes.NewReader(data), 0, limit, 1, nil, rec)
 	}))
@@ -132,6 +132,20 @@ func TestMemberColumnsAsLookedUp(t *testing.T) {
 			if got, want := m.index(spendLogSchema, n, []byte(name)), spendLogSchema.index(name); got != want {
 				t.Errorf("record %d member %d %q: column %d, want %d", r, n, name, got, want)
 			}
+		}
+	}
+}
+
+// TestAppendQuotedAsStrconv: a request id is quoted in a call's source as
+// %q quotes it, whatever its bytes.
+func TestAppendQuotedAsStrconv(t *testing.T) {
+	ids := []string{"", "abc", "651c16c0-07d0-4ed2-a9d1-34430b6d863f", `a"b`, `a\b`, "a\x7fb", "tab\there", "é", "\xff", "~ !"}
+	for c := range 256 {
+		ids = append(ids, "x"+string(rune(c))+"y", "x"+string([]byte{byte(c)})+"y")
+	}
+	for _, id := range ids {
+		if got, want := string(appendQuoted([]byte("p "), []byte(id))), fmt.Sprintf("p %q", id); got != want {
+			t.Errorf("%q: %s, want %s", id, got, want)
 		}
 	}
 }

@@ -11,10 +11,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // pushReader turns a producer that walks its input into a Reader. The
-// producer runs in its own goroutine and hands over full batches.
+// producer runs in its own goroutine and hands over full batches, or
+// the channel a worker will give a job's batches on (frameJob).
 type pushReader struct {
 	name   string
 	format string
@@ -22,11 +24,16 @@ type pushReader struct {
 	done   chan struct{}
 	once   sync.Once
 	err    error
+	// batches are emptied batches, for the workers to fill again.
+	batches chan *Batch
+	cur     []*Batch // a job's batches, given out from next on
+	next    int
 }
 
 type pushMsg struct {
 	b   *Batch
 	err error
+	out chan []*Batch
 }
 
 // emitter collects a producer's rows into batches.
@@ -38,8 +45,11 @@ type emitter struct {
 }
 
 func newPushReader(name, format string, opt Options, produce func(e *emitter) error) *pushReader {
-	r := &pushReader{name: name, format: format, ch: make(chan pushMsg, 2), done: make(chan struct{})}
-	e := &emitter{r: r, b: &Batch{}, size: opt.withDefaults().BatchSize}
+	opt = opt.withDefaults()
+	r := &pushReader{name: name, format: format, ch: make(chan pushMsg, 2+opt.Workers), done: make(chan struct{}),
+		batches: make(chan *Batch, 2*(2+opt.Workers))}
+	e := &emitter{r: r, b: &Batch{}, size: opt.BatchSize}
+	e.p.skipHolders = opt.SkipHolders
 	go func() {
 		defer close(r.ch)
 		err := inputError(name, 0, produce(e))
@@ -47,13 +57,30 @@ func newPushReader(name, format string, opt Options, produce func(e *emitter) er
 			return
 		}
 		if err != nil {
-			select {
-			case r.ch <- pushMsg{err: err}:
-			case <-r.done:
-			}
+			r.send(pushMsg{err: err})
 		}
 	}()
 	return r
+}
+
+// send queues m for Next; false when the reader was closed.
+func (r *pushReader) send(m pushMsg) bool {
+	select {
+	case r.ch <- m:
+		return true
+	case <-r.done:
+		return false
+	}
+}
+
+// queue hands j to the workers; false when the reader was closed.
+func (r *pushReader) queue(jobs chan *frameJob, j *frameJob) bool {
+	select {
+	case jobs <- j:
+		return true
+	case <-r.done:
+		return false
+	}
 }
 
 // Format names the detected format.
@@ -68,32 +95,72 @@ func (r *pushReader) Close() error {
 // stop stops the producer; it may be called more than once.
 func (r *pushReader) stop() { r.once.Do(func() { close(r.done) }) }
 
-// Next refills b with the next batch.
+// Next refills b with the next batch. The slices in b are recycled: they
+// are valid until the following call to Next.
 func (r *pushReader) Next(ctx context.Context, b *Batch) error {
-	b.Reset()
-	if r.err != nil {
-		return r.err
-	}
-	var m pushMsg
-	var ok bool
-	select {
-	case m, ok = <-r.ch:
-	case <-ctx.Done():
-		r.err = ctx.Err()
+	for {
+		if r.next < len(r.cur) {
+			r.give(b)
+			return nil
+		}
+		b.Reset()
+		if r.err != nil {
+			return r.err
+		}
+		var m pushMsg
+		var ok bool
+		select {
+		case m, ok = <-r.ch:
+		case <-ctx.Done():
+			r.err = ctx.Err()
+			r.stop()
+			return r.err
+		}
+		switch {
+		case !ok:
+			r.err = io.EOF
+		case m.err != nil:
+			r.err = m.err
+		case m.out != nil:
+			if r.err = r.wait(ctx, m.out); r.err == nil {
+				continue
+			}
+		default:
+			*b = *m.b
+			return nil
+		}
 		r.stop()
 		return r.err
 	}
-	switch {
-	case !ok:
-		r.err = io.EOF
-	case m.err != nil:
-		r.err = m.err
-	default:
-		*b = *m.b
+}
+
+// wait takes a job's batches from out, once its worker is done; a job
+// the reader was closed before handing to a worker has none.
+func (r *pushReader) wait(ctx context.Context, out chan []*Batch) error {
+	select {
+	case r.cur = <-out:
+		r.next = 0
 		return nil
+	case <-r.done:
+		return errStopped
+	case <-ctx.Done():
+		return ctx.Err()
 	}
-	r.stop()
-	return r.err
+}
+
+// give moves the next of a job's batches into b, and keeps the batch
+// emptied for a worker.
+func (r *pushReader) give(b *Batch) {
+	res := r.cur[r.next]
+	r.cur[r.next] = nil
+	r.next++
+	b.Calls, res.Calls = res.Calls, b.Calls[:0]
+	b.Rejected, res.Rejected = res.Rejected, b.Rejected[:0]
+	b.Rows, res.Rows = res.Rows, 0
+	select {
+	case r.batches <- res:
+	default:
+	}
 }
 
 // errStopped ends a producer whose reader was closed, and is what Next
@@ -104,13 +171,11 @@ func (e *emitter) flush() bool {
 	if e.b.Rows == 0 {
 		return true
 	}
-	select {
-	case e.r.ch <- pushMsg{b: e.b}:
-		e.b = &Batch{}
-		return true
-	case <-e.r.done:
+	if !e.r.send(pushMsg{b: e.b}) {
 		return false
 	}
+	e.b = &Batch{}
+	return true
 }
 
 func (e *emitter) full() error {
@@ -147,43 +212,77 @@ type recordFunc func(p *rowParser, raw []byte, c *Call) (requestID, reason strin
 // The function is one reader's: it keeps the columns of the last record's
 // members (memberColumns).
 func schemaRecord(s *schema) recordFunc {
-	var cols memberColumns
+	r := &rowMembers{s: s}
 	return func(p *rowParser, raw []byte, c *Call) (string, string) {
-		var v rowFields
-		var set [maxCols]bool
-		// Members in document order; when two names map to one column the
-		// first wins, as with CSV headers. One name given twice is refused:
-		// picking one would be a guess.
-		var names [maxCols][]byte
-		twice := ""
-		n := 0
+		r.start(raw)
 		err := eachMember(raw, func(k, m []byte) {
-			i := cols.index(s, n, k)
-			n++
-			if i < 0 {
-				return
-			}
-			switch j := i & (maxCols - 1); {
-			case !set[j]:
-				set[j], names[j] = true, k
-				v.add(i, jsonText(m))
-			case normName(string(names[j])) == normName(string(k)) && twice == "":
-				twice = fmt.Sprintf("member %q is given twice", k)
-			}
+			a := cap(raw) - cap(m) // m is raw's: its place in it
+			r.member(k, a, a+len(m))
 		})
 		if err != nil {
 			return "", "not a JSON object: " + strings.TrimPrefix(err.Error(), "json: ")
 		}
-		if twice != "" {
-			return string(v.get(s.requestID)), twice
-		}
-		id := string(v.get(s.requestID))
-		if reason := buildChecked(s.build(s, p, &v, c), c); reason != "" {
+		idText, reason := r.finish(p, c)
+		id := string(idText)
+		if reason != "" {
 			return id, reason
 		}
 		c.RequestID, c.Identity, c.IdentityHash = id, id, HashIdentity(id)
 		return id, ""
 	}
+}
+
+// rowMembers gathers the members of one record object into its schema's
+// columns, the text of each pointing into the record where it can (a
+// string with escapes is decoded into a copy).
+type rowMembers struct {
+	s    *schema
+	cols memberColumns
+	v    rowFields
+	set  uint64 // the columns given, a bit each
+	// names are the members' names that gave the columns, to tell one
+	// name given twice from two names of one column.
+	names [maxCols][]byte
+	twice string
+	n     int // members read
+}
+
+// start begins the record raw: its members are read from it.
+func (r *rowMembers) start(raw []byte) {
+	r.v.data = raw[:len(raw):len(raw)] // a decoded text is appended to a copy
+	r.v.at = [maxCols][2]int32{}
+	r.set, r.twice, r.n = 0, "", 0
+}
+
+// member reads the member named key whose value is the record's bytes a
+// to b. Members come in document order; when two names map to one column
+// the first wins, as with CSV headers. One name given twice is refused:
+// picking one would be a guess.
+func (r *rowMembers) member(key []byte, a, b int) {
+	i := r.cols.index(r.s, r.n, key)
+	r.n++
+	if i < 0 {
+		return
+	}
+	j := i & (maxCols - 1)
+	switch {
+	case r.set&(1<<j) == 0:
+		r.set |= 1 << j
+		r.names[j] = key
+		r.v.setJSON(i, a, b)
+	case r.twice == "" && normName(string(r.names[j])) == normName(string(key)):
+		r.twice = fmt.Sprintf("member %q is given twice", key)
+	}
+}
+
+// finish builds c from the members read. It returns the request id (for
+// locations; it may be empty) and why the record is rejected ("" if not).
+func (r *rowMembers) finish(p *rowParser, c *Call) (id []byte, reason string) {
+	id = r.v.get(r.s.requestID)
+	if r.twice != "" {
+		return id, r.twice
+	}
+	return id, buildChecked(r.s.build(r.s, p, &r.v, c), c)
 }
 
 // memberColumns remembers the column of each member of the last record,
@@ -267,6 +366,30 @@ func jsonText(m []byte) []byte {
 	return m
 }
 
+// setJSON sets column c to the text jsonText gives of the JSON value
+// v.data[a:b] (one value as written, no white space around it): the
+// bytes of v.data where they are that text, a decoded copy for a string
+// with escapes or bytes that are not UTF-8.
+func (v *rowFields) setJSON(c, a, b int) {
+	m := v.data[a:b]
+	switch {
+	case len(m) == 0 || string(m) == "null":
+		a, b = 0, 0
+	case m[0] == '"':
+		s := jsonScanner{b: m}
+		raw, flags, ok := s.str()
+		if !ok || s.i != len(m) {
+			break
+		}
+		if flags&strEscape != 0 || (flags != 0 && !utf8.Valid(raw)) {
+			v.add(c, unquote(raw))
+			return
+		}
+		a, b = a+1, b-1
+	}
+	v.at[c&(maxCols-1)] = [2]int32{int32(a), int32(b)}
+}
+
 // elementWhere locates an element of a JSON array.
 func elementWhere(prefix string, i int, requestID string) string {
 	w := prefix + "[" + strconv.Itoa(i) + "]"
@@ -286,13 +409,23 @@ func elementWhere(prefix string, i int, requestID string) string {
 // hold all of it.
 //
 // The arrays' elements are read by the scanner (arrayFramer) as long as the
-// input is what it reads; from the first thing it does not, the rest is
-// read by encoding/json's decoder (decodeArrays), errors and lines alike.
-func produceArray(src io.Reader, opt Options, rec recordFunc) func(e *emitter) error {
+// input is what it reads, and turned into calls by workers; from the
+// first thing it does not read, the rest is read by encoding/json's
+// decoder (decodeArrays), errors and lines alike, and rec. The workers
+// read the elements by the members the framer located when s is the
+// records' schema (as schemaRecord(s) reads them), else with rec, which
+// then must keep no state.
+func produceArray(src io.Reader, opt Options, rec recordFunc, s *schema) func(e *emitter) error {
 	return func(e *emitter) error {
-		limit := opt.withDefaults().maxRecord
-		f := &arrayFramer{src: src, max: limit}
-		h, err := f.run(e, rec)
+		opt := opt.withDefaults()
+		limit := opt.maxRecord
+		fw := &frameWork{name: e.r.name, schema: s, rec: rec, batchSize: opt.BatchSize, workers: opt.Workers,
+			skip: opt.SkipHolders, jobs: make(chan *frameJob, 2+opt.Workers), spare: make(chan *frameJob, 4+2*opt.Workers),
+			free: make(chan *frameBuf, 4+2*opt.Workers), batches: e.r.batches}
+		defer close(fw.jobs)
+		f := &arrayFramer{src: src, max: limit, work: fw, e: e, fb: newFrameBuf(fw.free, frameBufSize)}
+		f.buf = f.fb.b
+		h, err := f.run()
 		if err != nil || h == nil {
 			return err
 		}

@@ -270,12 +270,12 @@ func (s *jsonScanner) str() (text []byte, flags int, ok bool) {
 	}
 }
 
-// plainRun returns the index of the first byte from b[i] on that ends a
-// quick run through a string (strStop), len(b) if none: eight bytes at a
-// time, then one at a time. In a word, the lowest byte each test marks is
-// a true one (a borrow only runs upwards), so the lowest mark of all is
-// the first stop.
-func plainRun(b []byte, i int) int {
+// plainRunWords returns the index of the first byte from b[i] on that
+// ends a quick run through a string (strStop), len(b) if none: eight bytes
+// at a time, then one at a time. In a word, the lowest byte each test
+// marks is a true one (a borrow only runs upwards), so the lowest mark of
+// all is the first stop. It is plainRun where that is not vectorised.
+func plainRunWords(b []byte, i int) int {
 	const lo, hi = 0x0101010101010101, 0x8080808080808080
 	for ; i+8 <= len(b); i += 8 {
 		w := binary.LittleEndian.Uint64(b[i:])
@@ -473,22 +473,43 @@ func (s *jsonScanner) name() []byte {
 	if !s.keyPlain {
 		return foldKey(unquote(key))
 	}
-	for i, c := range key {
-		if 'A' <= c && c <= 'Z' {
-			if len(key) > len(s.fold) {
-				return foldKey(key)
-			}
-			f := s.fold[:len(key)]
-			copy(f, key)
-			for j := i; j < len(f); j++ {
-				if c := f[j]; 'A' <= c && c <= 'Z' {
-					f[j] = c + 'a' - 'A'
-				}
-			}
-			return f
+	i := firstCapital(key)
+	if i < 0 {
+		return key
+	}
+	if len(key) > len(s.fold) {
+		return foldKey(key)
+	}
+	f := s.fold[:len(key)]
+	copy(f, key)
+	for j := i; j < len(f); j++ {
+		if c := f[j]; 'A' <= c && c <= 'Z' {
+			f[j] = c + 'a' - 'A'
 		}
 	}
-	return key
+	return f
+}
+
+// firstCapital returns the index of the first capital letter (A to Z) of
+// the ASCII text key, -1 when there is none: eight bytes at a time, most
+// names having none. For a byte below 0x80, adding 0x80-'A' sets its high
+// bit from 'A' on, adding 0x80-'Z'-1 from past 'Z' on; neither carries
+// into the next byte.
+func firstCapital(key []byte) int {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(key); i += 8 {
+		w := binary.LittleEndian.Uint64(key[i:])
+		if m := (w + lo*(0x80-'A')) &^ (w + lo*(0x80-'Z'-1)) & hi; m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+	}
+	for ; i < len(key); i++ {
+		if c := key[i]; 'A' <= c && c <= 'Z' {
+			return i
+		}
+	}
+	return -1
 }
 
 // foldKey folds a decoded name for comparison with lower-case ASCII names:
@@ -510,4 +531,24 @@ func foldKey(key []byte) []byte {
 		out = utf8.AppendRune(out, r)
 	}
 	return out
+}
+
+// frameObject reads the object at s.i as skip does, and appends its
+// members to ms: where each name (as written between its quotes) and
+// value lie from the start of s.b, as eachMember gives them.
+func (s *jsonScanner) frameObject(ms []frameMember) ([]frameMember, bool) {
+	if !s.open() {
+		return ms, false
+	}
+	for more := s.member(true); more; more = s.member(false) {
+		k := cap(s.b) - cap(s.key)
+		m := frameMember{key: [2]int32{int32(k), int32(k + len(s.key))}, plain: s.keyPlain}
+		start := s.i
+		if !s.skip() {
+			return ms, false
+		}
+		m.val = [2]int32{int32(start), int32(s.i)}
+		ms = append(ms, m)
+	}
+	return ms, s.err == ""
 }

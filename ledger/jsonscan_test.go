@@ -40,3 +40,52 @@ func TestPlainRunFirstOfTwo(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstCapitalFindsEveryCapital: each ASCII byte, at every place of a
+// name of up to 19 bytes among others, is found first exactly when it is
+// a capital letter before any other; '@' and '[', next to 'A' and 'Z',
+// never are.
+func TestFirstCapitalFindsEveryCapital(t *testing.T) {
+	for c := range 0x80 {
+		for at := range 19 {
+			for _, fill := range []byte{'a', '@', '[', 0x7f, ' ', 'Z'} {
+				b := bytes.Repeat([]byte{fill}, 19)
+				b[at] = byte(c)
+				want := -1
+				for i, x := range b {
+					if 'A' <= x && x <= 'Z' {
+						want = i
+						break
+					}
+				}
+				if got := firstCapital(b); got != want {
+					t.Fatalf("byte %#x at %d among %q: %d, want %d", c, at, fill, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestPlainRunMatchesWords: plainRun (vectorised where it is) stops where
+// the word-at-a-time plainRunWords does, from every start in buffers of
+// every length up to 80 bytes, a stop byte or none at any place.
+func TestPlainRunMatchesWords(t *testing.T) {
+	stops := []byte{'"', '\\', 0x00, 0x1f, 0x80, 0xff, 0xc3}
+	plain := []byte{'a', ' ', '!', 0x7f, '#', '[', ']', 0x20, 0x7e}
+	for n := range 81 {
+		for at := -1; at < n; at++ {
+			b := make([]byte, n)
+			for k := range b {
+				b[k] = plain[(k*7+n)%len(plain)]
+			}
+			if at >= 0 {
+				b[at] = stops[(at+n)%len(stops)]
+			}
+			for i := 0; i <= n; i++ {
+				if got, want := plainRun(b, i), plainRunWords(b, i); got != want {
+					t.Fatalf("%q from %d: %d, want %d", b, i, got, want)
+				}
+			}
+		}
+	}
+}

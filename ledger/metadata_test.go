@@ -490,7 +490,9 @@ func oracleMembers(raw []byte) ([]string, error) {
 
 // FuzzEachMemberMatchesDecoder: for any valid JSON value (as the readers
 // hand eachMember), its members and their column text are the decoder's,
-// and a value that is not an object is refused in the same words.
+// and a value that is not an object is refused in the same words. The
+// members the framer notes of an object, and their text as the workers
+// take it, are the decoder's too.
 func FuzzEachMemberMatchesDecoder(f *testing.F) {
 	for _, p := range []string{"testdata/spendlogs.json", "../testdata/litellm/spendlogs-shapes.json"} {
 		data, err := os.ReadFile(p)
@@ -523,5 +525,33 @@ func FuzzEachMemberMatchesDecoder(f *testing.F) {
 		if err == nil && strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Fatalf("%q:\n%s\nwant\n%s", raw, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
+		if framed := framedMembers(raw); err == nil && strings.Join(framed, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("%q framed:\n%s\nwant\n%s", raw, strings.Join(framed, "\n"), strings.Join(want, "\n"))
+		}
 	})
+}
+
+// framedMembers is how the workers read the members of an element the
+// framer checked (frameObject) and the column text of each (setJSON),
+// shown as oracleMembers shows them; nil when raw is not an object.
+func framedMembers(raw []byte) []string {
+	s := jsonScanner{b: raw}
+	if s.peek() != '{' {
+		return nil
+	}
+	ms, ok := s.frameObject(nil)
+	if !ok {
+		return []string{"not valid: " + s.err}
+	}
+	var out []string
+	for _, m := range ms {
+		key := raw[m.key[0]:m.key[1]]
+		if !m.plain {
+			key = unquote(key)
+		}
+		v := rowFields{data: raw[:len(raw):len(raw)]}
+		v.setJSON(3, int(m.val[0]), int(m.val[1]))
+		out = append(out, fmt.Sprintf("%q=%s text %q", key, raw[m.val[0]:m.val[1]], v.get(3)))
+	}
+	return out
 }

@@ -31,8 +31,9 @@ const (
 
 // Options tune a Reader. The zero value is ready to use.
 type Options struct {
-	// Workers is the number of goroutines parsing CSV chunks in
-	// parallel; 0 means runtime.GOMAXPROCS(0). JSON inputs use one.
+	// Workers is the number of goroutines parsing CSV chunks, or the
+	// elements of JSON arrays, in parallel; 0 means runtime.GOMAXPROCS(0).
+	// JSON lines and CLIProxyAPI v6 exports use one.
 	Workers int
 	// BatchSize is the most rows one Batch holds; 0 means 4096.
 	BatchSize int
@@ -42,9 +43,9 @@ type Options struct {
 	ChunkSize int
 	// SkipHolders are the holders the run reads of no call (it groups by
 	// none of them, keeps none apart and has no observer): a reader may
-	// then leave them empty. The LiteLLM CSV reader does, which saves
-	// interning up to four columns a row (a key's 64 bytes among them);
-	// the other readers fill them anyway. Rows are accepted and rejected
+	// then leave them empty. The LiteLLM CSV and JSON readers do, which
+	// saves interning up to four columns a row (a key's 64 bytes among
+	// them); the other readers fill them anyway. Rows are accepted and rejected
 	// alike either way.
 	SkipHolders Holders
 
@@ -126,11 +127,11 @@ func open(ctx context.Context, name string, r io.Reader, opt Options) (Reader, e
 	case FormatCanonicalCSV:
 		return newCSVReader(name, canonicalSchema, br, opt)
 	case FormatSpendLogJSON:
-		return newPushReader(name, format, opt, produceArray(br, opt, schemaRecord(spendLogSchema))), nil
+		return newPushReader(name, format, opt, produceArray(br, opt, schemaRecord(spendLogSchema), spendLogSchema)), nil
 	case FormatCanonicalJSON:
-		return newPushReader(name, format, opt, produceArray(br, opt, schemaRecord(canonicalSchema))), nil
+		return newPushReader(name, format, opt, produceArray(br, opt, schemaRecord(canonicalSchema), canonicalSchema)), nil
 	case FormatCLIProxyV7JSON:
-		return newPushReader(name, format, opt, produceArray(br, opt, v7Record)), nil
+		return newPushReader(name, format, opt, produceArray(br, opt, v7Record, nil)), nil
 	case FormatSpendLogJSONL:
 		return newPushReader(name, format, opt, produceLines(br, schemaRecord(spendLogSchema))), nil
 	case FormatCanonicalJSONL:

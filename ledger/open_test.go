@@ -321,21 +321,30 @@ func TestOpenDetects(t *testing.T) {
 	}
 }
 
-// TestClose checks that a reader abandoned early can be closed.
+// bigInputs are a flat export and a /spend/logs answer of n calls.
+func bigInputs(n int) map[string][]byte {
+	var csv, js bytes.Buffer
+	writeFlatCSV(&csv, n)
+	writeSpendLogsJSON(&js, flatRows(n))
+	return map[string][]byte{"big.csv": csv.Bytes(), "big.json": js.Bytes()}
+}
+
+// TestClose checks that a reader abandoned early can be closed, the CSV
+// reader and the JSON array reader, whose workers run alike.
 func TestClose(t *testing.T) {
-	var buf bytes.Buffer
-	writeFlatCSV(&buf, 50000)
-	for _, opt := range []Options{{ChunkSize: 4096}, {}} {
-		r, err := open(context.Background(), "big.csv", bytes.NewReader(buf.Bytes()), opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var b Batch
-		if err := r.Next(context.Background(), &b); err != nil {
-			t.Fatal(err)
-		}
-		if err := r.Close(); err != nil {
-			t.Fatal(err)
+	for name, data := range bigInputs(50000) {
+		for _, opt := range []Options{{ChunkSize: 4096, BatchSize: 100}, {}} {
+			r, err := open(context.Background(), name, bytes.NewReader(data), opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b Batch
+			if err := r.Next(context.Background(), &b); err != nil {
+				t.Fatal(err)
+			}
+			if err := r.Close(); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 }
@@ -343,18 +352,22 @@ func TestClose(t *testing.T) {
 // TestNextAfterClose checks that Next on a closed reader returns instead
 // of blocking.
 func TestNextAfterClose(t *testing.T) {
-	var buf bytes.Buffer
-	writeFlatCSV(&buf, 20000)
-	r, err := open(context.Background(), "big.csv", bytes.NewReader(buf.Bytes()), Options{ChunkSize: 1024, Workers: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.Close()
-	var b Batch
-	for range 100 {
-		if err := r.Next(context.Background(), &b); err != nil {
-			return
+	for name, data := range bigInputs(20000) {
+		r, err := open(context.Background(), name, bytes.NewReader(data), Options{ChunkSize: 1024, BatchSize: 50, Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Close()
+		var b Batch
+		stopped := false
+		for range 100 {
+			if err := r.Next(context.Background(), &b); err != nil {
+				stopped = true
+				break
+			}
+		}
+		if !stopped {
+			t.Errorf("%s: Next kept returning batches after Close", name)
 		}
 	}
-	t.Error("Next kept returning batches after Close")
 }

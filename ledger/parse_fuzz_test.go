@@ -64,7 +64,8 @@ func stdRecords(data []byte) (records [][]string, ok bool) {
 }
 
 // FuzzSplitterMatchesEncodingCSV checks the fast CSV splitter against
-// encoding/csv, and that scanRecords cuts chunks only where a record ends.
+// encoding/csv, that scanRecords cuts chunks only where a record ends, and
+// that scanMarked cuts them where scanRecords does.
 func FuzzSplitterMatchesEncodingCSV(f *testing.F) {
 	for _, s := range []string{
 		"a,b,c\n1,2,3\n",
@@ -77,14 +78,21 @@ func FuzzSplitterMatchesEncodingCSV(f *testing.F) {
 		"x\r\ny\rz\n",
 		"abcdefgh,ijklmnop,qrstuvwx,yz\n",
 		"0123456789abcdef,0123456789abcde,,0123456789abcdef0,x\r\n" + strings.Repeat(",", 40) + "\n",
+		"r1,0.1,\"{\"\"status\"\": \"\"success\"\", \"\"a\"\": {\"\"b\"\": 1}}\",False,\"[\"\"t\"\"]\",{},x\n",
+		"\"\"\"\",\"\"\"x\"\"\",\"a\"\"\"\"b\",\n\"\",\"a\"b\n\"x\"\r\n",
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkSplitInto(t, data)
 		got, ends, okFast := splitAll(data)
-		if end, open, _ := scanRecords(data); !open && end > 0 && !containsInt(ends, end) {
+		end, open, quoted := scanRecords(data)
+		if !open && end > 0 && !containsInt(ends, end) {
 			t.Errorf("scanRecords ends a chunk at %d, which is not a record end %v", end, ends)
+		}
+		var quotes, commas []uint64
+		if e, o, q := scanMarked(data, &quotes, &commas); e != end || o != open || q != quoted {
+			t.Errorf("scanMarked: end %d, open %t, quoted %t; scanRecords: %d, %t, %t", e, o, q, end, open, quoted)
 		}
 		want, okStd := stdRecords(data)
 		if !okFast || !okStd {
@@ -104,9 +112,9 @@ func FuzzSplitterMatchesEncodingCSV(f *testing.F) {
 }
 
 // checkSplitInto checks that the reader's paths, which store field spans
-// by column (splitInto, and splitMasked from the marks of commas) and
-// skip the search for quotes in chunks without any, find the same fields
-// as the plain split.
+// by column (splitInto, and splitMasked and quotedMasked from the marks of
+// commas and quotes) and skip the search for quotes in chunks without any,
+// find the same records and fields as the plain split.
 func checkSplitInto(t *testing.T, data []byte) {
 	for _, masked := range []bool{false, true} {
 		data := bytes.Clone(data)
@@ -124,9 +132,16 @@ func checkSplitInto(t *testing.T, data []byte) {
 			name = "splitMasked"
 		}
 		for pos := 0; pos < len(data); {
-			next, _, blank, bad := fast.record(data, pos)
+			plainNext, plainLines, plainBlank, plainBad := plain.record(bytes.Clone(data), pos)
+			next, lines, blank, bad := fast.record(data, pos)
+			if next != plainNext || lines != plainLines || blank != plainBlank || bad != plainBad {
+				t.Fatalf("record at %d: %s ends at %d after %d lines (blank %t, %q), the plain split at %d after %d (blank %t, %q)",
+					pos, name, next, lines, blank, bad, plainNext, plainLines, plainBlank, plainBad)
+			}
+			if fast.n < 0 && fmt.Sprintf("%q", fast.fields) != fmt.Sprintf("%q", plain.fields) {
+				t.Fatalf("record at %d: %s split it as %q, the plain split %q", pos, name, fast.fields, plain.fields)
+			}
 			if fast.n >= 0 && !blank && bad == "" {
-				plain.record(bytes.Clone(data), pos)
 				if fast.n != len(plain.fields) {
 					t.Fatalf("record at %d: %s counts %d fields, the plain split %d", pos, name, fast.n, len(plain.fields))
 				}
