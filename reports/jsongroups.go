@@ -2,6 +2,7 @@ package reports
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"io"
@@ -229,14 +230,50 @@ func appendField(b []byte, before string, n int64) []byte {
 // anything but printable ASCII (and <, >, & and the quote and backslash)
 // escaped as json.Marshal escapes it.
 func appendJSONString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			return append(b, mustMarshal(s)...)
-		}
+	if !plainJSON(s) {
+		return append(b, mustMarshal(s)...)
 	}
 	b = append(b, '"')
 	b = append(b, s...)
 	return append(b, '"')
+}
+
+// plainJSON reports whether json.Marshal writes s as it is, quoted: no
+// byte of it is below 0x20, 0x7f or above, a quote, a backslash, <, > or
+// &. Eight bytes are tested at a time (a group's key is 64), the rest one
+// by one.
+func plainJSON(s string) bool {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if escapesIn(binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))) {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
+}
+
+// Repeated bytes, for escapesIn.
+const (
+	byteOnes  = 0x0101010101010101
+	byteHighs = 0x8080808080808080
+)
+
+// escapesIn reports whether one of the eight bytes of x is one that
+// plainJSON refuses. A byte is zero in x^(c×byteOnes) when it is c; a word has
+// a zero byte, or one below n, when (y - n×byteOnes) &^ y has a high bit (a
+// borrow only runs on from a byte that was itself below). The pairs '"'
+// and '&' (0x22, 0x26) and '<' and '>' (0x3c, 0x3e) differ in one bit,
+// set before one comparison each.
+func escapesIn(x uint64) bool {
+	below := func(y uint64, n uint64) uint64 { return (y - n*byteOnes) &^ y }
+	hit := x | below(x, 0x20) | below(x^(0x7f*byteOnes), 1) | below(x^(0x5c*byteOnes), 1) |
+		below((x|0x04*byteOnes)^(0x26*byteOnes), 1) | below((x|0x02*byteOnes)^(0x3e*byteOnes), 1)
+	return hit&byteHighs != 0
 }
 
 // appendDecimal appends d.String(), writing the digits itself when d's
