@@ -162,9 +162,9 @@ func (gw *groupJSON) appendGroup(b []byte, g *pricing.Group, m *pricing.GroupMon
 		b = append(b, "\n      "...)
 	}
 	b = append(b, "},\n      \"calls\": "...)
-	b = strconv.AppendInt(b, g.Calls, 10)
+	b = appendInt(b, g.Calls)
 	b = append(b, ",\n      \"priced_calls\": "...)
-	b = strconv.AppendInt(b, g.PricedCalls, 10)
+	b = appendInt(b, g.PricedCalls)
 	t := &g.Tokens
 	b = appendField(b, ",\n      \"tokens\": {\n        \"input\": ", t.Input)
 	b = appendField(b, ",\n        \"cache_read\": ", t.CacheRead)
@@ -223,8 +223,43 @@ func sameString(a, b string) bool {
 
 // appendField appends the text before a number, then the number.
 func appendField(b []byte, before string, n int64) []byte {
-	return strconv.AppendInt(append(b, before...), n, 10)
+	return appendInt(append(b, before...), n)
 }
+
+// appendInt appends strconv.FormatInt(n, 10), writing the digits of a
+// count below 10^8 (every count of a group but the largest) itself, two
+// at a time from a table, where strconv writes them to a buffer of its own
+// and copies them, most of a group's numbers' cost.
+func appendInt(b []byte, n int64) []byte {
+	if n < 0 || n >= 1e8 {
+		return strconv.AppendInt(b, n, 10)
+	}
+	if n < 10 {
+		return append(b, byte('0'+n))
+	}
+	var tmp [8]byte
+	i := len(tmp)
+	for n >= 100 {
+		q := n / 100
+		r := (n - q*100) * 2
+		i -= 2
+		tmp[i], tmp[i+1] = digitPairs[r], digitPairs[r+1]
+		n = q
+	}
+	if n >= 10 {
+		i -= 2
+		tmp[i], tmp[i+1] = digitPairs[2*n], digitPairs[2*n+1]
+	} else {
+		i--
+		tmp[i] = byte('0' + n)
+	}
+	return append(b, tmp[i:]...)
+}
+
+// digitPairs are the two digits of 00 to 99, one after the other.
+const digitPairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879" +
+	"8081828384858687888990919293949596979899"
 
 // appendJSONString appends s as json.Marshal writes it: quoted, and with
 // anything but printable ASCII (and <, >, & and the quote and backslash)

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -159,6 +160,35 @@ func TestAppendJSONStringIsMarshal(t *testing.T) {
 		}
 		check(string(b))
 		check(string([]rune{rune(rng.IntN(0x3000)), 'k', rune(rng.IntN(0x80))}) + string(b))
+	}
+}
+
+// TestAppendIntIsFormatInt checks appendInt against strconv.FormatInt:
+// every count below 200,000, each power of ten and its neighbours, the
+// bounds of the digits it writes itself (10^8) and of an int64, negatives,
+// and random counts.
+func TestAppendIntIsFormatInt(t *testing.T) {
+	check := func(n int64) {
+		t.Helper()
+		if got, want := string(appendInt([]byte("x"), n)), "x"+strconv.FormatInt(n, 10); got != want {
+			t.Fatalf("appendInt(%d) = %q, want %q", n, got, want)
+		}
+	}
+	for n := range int64(200000) {
+		check(n)
+	}
+	for p := int64(1); p <= 1e18; p *= 10 {
+		check(p - 1)
+		check(p)
+		check(p + 1)
+		check(-p)
+	}
+	for _, n := range []int64{99999999, 100000000, math.MaxInt64, math.MinInt64, -1} {
+		check(n)
+	}
+	rng := rand.New(rand.NewPCG(5, 7))
+	for range 100000 {
+		check(rng.Int64N(1 << uint(1+rng.IntN(62))))
 	}
 }
 
