@@ -37,10 +37,23 @@ func (t *bucketTable) all() []*bucket { return t.list }
 
 // get returns the bucket of key k, nil when there is none.
 func (t *bucketTable) get(k *bucketKey) *bucket {
+	b, _ := t.find(k)
+	return b
+}
+
+// find returns the bucket of key k, nil when there is none, and k's hash
+// for addHashed: a new bucket's key is hashed once, not again to index it.
+func (t *bucketTable) find(k *bucketKey) (*bucket, uint64) {
 	if len(t.slots) == 0 {
-		return nil
+		return nil, 0
 	}
 	h := t.hash(k)
+	return t.findHashed(k, h), h
+}
+
+// findHashed returns the bucket of key k, whose hash is h; nil when there
+// is none.
+func (t *bucketTable) findHashed(k *bucketKey, h uint64) *bucket {
 	mask := uint64(len(t.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
 		s := &t.slots[i]
@@ -55,6 +68,12 @@ func (t *bucketTable) get(k *bucketKey) *bucket {
 
 // add makes the bucket of key k, which must have none yet, priced by p.
 func (t *bucketTable) add(k *bucketKey, p bucketPricing) *bucket {
+	return t.addHashed(k, 0, false, p)
+}
+
+// addHashed is add with k's hash, h, when known (find's, of the table as
+// it is: its seed is made with its first slots).
+func (t *bucketTable) addHashed(k *bucketKey, h uint64, known bool, p bucketPricing) *bucket {
 	if len(t.slab) == 0 {
 		if n := len(t.spare); n > 0 {
 			t.slab, t.spare = t.spare[n-1], t.spare[:n-1]
@@ -66,7 +85,15 @@ func (t *bucketTable) add(k *bucketKey, p bucketPricing) *bucket {
 	b := &t.slab[0]
 	t.slab = t.slab[1:]
 	b.k, b.bucketPricing = *k, p
-	t.insert(b)
+	if 4*(len(t.list)+1) > 3*len(t.slots) {
+		t.grow()
+		known = false
+	}
+	if !known {
+		h = t.hash(k)
+	}
+	t.list = append(t.list, b)
+	t.placeHashed(b, h)
 	return b
 }
 
@@ -82,18 +109,11 @@ func (t *bucketTable) recycle(old *bucketTable) {
 	old.slabs, old.spare, old.slab = nil, nil, nil
 }
 
-// insert lists b and indexes it by its key.
-func (t *bucketTable) insert(b *bucket) {
-	if 4*(len(t.list)+1) > 3*len(t.slots) {
-		t.grow()
-	}
-	t.list = append(t.list, b)
-	t.place(b)
-}
-
 // place puts b in the index.
-func (t *bucketTable) place(b *bucket) {
-	h := t.hash(&b.k)
+func (t *bucketTable) place(b *bucket) { t.placeHashed(b, t.hash(&b.k)) }
+
+// placeHashed puts b, whose key's hash is h, in the index.
+func (t *bucketTable) placeHashed(b *bucket, h uint64) {
 	mask := uint64(len(t.slots) - 1)
 	i := h & mask
 	for t.slots[i].b != nil {
@@ -110,7 +130,13 @@ func (t *bucketTable) grow() {
 		t.slots = make([]hashedBucket, 64)
 		return
 	}
-	t.reindex(2 * len(t.slots))
+	old := t.slots
+	t.slots = make([]hashedBucket, 2*len(old))
+	for _, s := range old {
+		if s.b != nil {
+			t.placeHashed(s.b, s.h)
+		}
+	}
 }
 
 // reserve makes the index room for n buckets, so that it does not grow

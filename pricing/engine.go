@@ -427,12 +427,15 @@ func (e *Engine) place(pc *PricedCall, c *ledger.Call, zero bool) *bucket {
 // tier kept, so that the calls are still priced exactly.
 func (e *Engine) bucketOf(k *bucketKey, pc *PricedCall) *bucket {
 	g := &e.table
-	if b := g.buckets.get(k); b != nil {
+	b, h := g.buckets.find(k)
+	if b != nil {
 		return b
 	}
+	known := len(g.buckets.slots) != 0 // h is k's hash in the table
 	if g.full() && e.runs.spilling() {
 		old := g.values
 		e.spill()
+		known = false
 		if g.values != old {
 			n := g.renumbered(k, old)
 			k = &n
@@ -443,11 +446,11 @@ func (e *Engine) bucketOf(k *bucketKey, pc *PricedCall) *bucket {
 		if b := g.buckets.get(&f); b != nil {
 			return b
 		}
-		k = &f
+		k, known = &f, false
 	}
 	p := bucketPricing{Model: pc.Quote.Model, Rates: pc.Rates, prices: pc.prices, miss: pc.Miss, fixed: g.fixedOf(pc.Rates)}
 	p.timeOfUse = e.timeOfUseFor(k, &p)
-	return g.buckets.add(k, p)
+	return g.buckets.addHashed(k, h, known, p)
 }
 
 // The values that stand for the names, keys, teams, users and model groups

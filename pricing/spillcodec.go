@@ -11,9 +11,11 @@ import (
 	"github.com/tokenfare/tokenfare/tariffs"
 )
 
-// A record of a run of groups is a partial group: its key's texts and the
-// key alias (each a length and bytes), its start (a flag, then Unix
-// seconds), outcome, currencies, counts, and its official cost and
+// A record of a run of groups is a partial group: which of its key's texts
+// and the key alias are not empty (a bit each), those texts (each a length
+// and bytes), its start (a flag, then Unix seconds), outcome, currencies,
+// which of its counts are not zero (a bit each) and those counts, and its
+// official cost and
 // recorded spend as exact sums (ExactSum's integer and exponent, then a
 // flag and the decimal part's text); then, when the engine keeps them
 // (OutputChargeback), its blend parts: how many, each its model's id and
@@ -43,8 +45,18 @@ type groupCodec struct {
 func (c *groupCodec) Encode(e *extsort.Encoder, s *groupSum) {
 	g := &s.g
 	k := &g.Key
-	for _, str := range [runStrings]string{k.Model, k.Group, k.Key, k.Team, k.User, k.Period, k.Version, k.Host, k.Tag, k.Meta, g.KeyAlias} {
-		e.String(str)
+	texts := [runStrings]string{k.Model, k.Group, k.Key, k.Team, k.User, k.Period, k.Version, k.Host, k.Tag, k.Meta, g.KeyAlias}
+	var some uint64 // bit i: texts[i] is not empty
+	for i, str := range texts {
+		if str != "" {
+			some |= 1 << i
+		}
+	}
+	e.Uvarint(some)
+	for _, str := range texts {
+		if str != "" {
+			e.String(str)
+		}
 	}
 	if k.Start.IsZero() {
 		e.Byte(0)
@@ -57,8 +69,18 @@ func (c *groupCodec) Encode(e *extsort.Encoder, s *groupSum) {
 	for _, cur := range g.Currencies {
 		e.String(cur)
 	}
-	for _, n := range g.counts() {
-		e.Varint(*n)
+	counts := g.counts()
+	var nonzero uint64 // bit i: *counts[i] is not 0
+	for i, n := range counts {
+		if *n != 0 {
+			nonzero |= 1 << i
+		}
+	}
+	e.Uvarint(nonzero)
+	for _, n := range counts {
+		if *n != 0 {
+			e.Varint(*n)
+		}
 	}
 	encodeSum(e, &s.official)
 	encodeSum(e, &s.recorded)
@@ -72,16 +94,22 @@ func (c *groupCodec) Decode(d *extsort.Decoder, s *groupSum) {
 	*s = groupSum{}
 	g := &s.g
 	k := &g.Key
+	some := d.Uvarint()
 	for i, p := range [runStrings]*string{&k.Model, &k.Group, &k.Key, &k.Team, &k.User, &k.Period, &k.Version, &k.Host, &k.Tag, &k.Meta, &g.KeyAlias} {
-		*p = d.Recent(&c.last[i])
+		if some&(1<<i) != 0 {
+			*p = d.Recent(&c.last[i])
+		}
 	}
 	if d.Byte() == 1 {
 		k.Start = time.Unix(d.Varint(), 0).In(c.zone)
 	}
 	k.Outcome = Outcome(d.Uvarint())
 	c.currencies(d, g)
-	for _, n := range g.counts() {
-		*n = d.Varint()
+	nonzero := d.Uvarint()
+	for i, n := range g.counts() {
+		if nonzero&(1<<i) != 0 {
+			*n = d.Varint()
+		}
 	}
 	decodeSum(d, &s.official)
 	decodeSum(d, &s.recorded)

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"io"
@@ -163,9 +164,9 @@ func (gw *groupJSON) appendGroup(b []byte, g *pricing.Group, m *pricing.GroupMon
 		b = append(b, "\n      "...)
 	}
 	b = append(b, "},\n      \"calls\": "...)
-	b = strconv.AppendInt(b, g.Calls, 10)
+	b = appendInt(b, g.Calls)
 	b = append(b, ",\n      \"priced_calls\": "...)
-	b = strconv.AppendInt(b, g.PricedCalls, 10)
+	b = appendInt(b, g.PricedCalls)
 	t := &g.Tokens
 	b = appendField(b, ",\n      \"tokens\": {\n        \"input\": ", t.Input)
 	b = appendField(b, ",\n        \"cache_read\": ", t.CacheRead)
@@ -224,21 +225,92 @@ func sameString(a, b string) bool {
 
 // appendField appends the text before a number, then the number.
 func appendField(b []byte, before string, n int64) []byte {
-	return strconv.AppendInt(append(b, before...), n, 10)
+	return appendInt(append(b, before...), n)
 }
+
+// appendInt appends strconv.FormatInt(n, 10), writing the digits of a
+// count below 10^8 (every count of a group but the largest) itself, two
+// at a time from a table, where strconv writes them to a buffer of its own
+// and copies them, most of a group's numbers' cost.
+func appendInt(b []byte, n int64) []byte {
+	if n < 0 || n >= 1e8 {
+		return strconv.AppendInt(b, n, 10)
+	}
+	if n < 10 {
+		return append(b, byte('0'+n))
+	}
+	var tmp [8]byte
+	i := len(tmp)
+	for n >= 100 {
+		q := n / 100
+		r := (n - q*100) * 2
+		i -= 2
+		tmp[i], tmp[i+1] = digitPairs[r], digitPairs[r+1]
+		n = q
+	}
+	if n >= 10 {
+		i -= 2
+		tmp[i], tmp[i+1] = digitPairs[2*n], digitPairs[2*n+1]
+	} else {
+		i--
+		tmp[i] = byte('0' + n)
+	}
+	return append(b, tmp[i:]...)
+}
+
+// digitPairs are the two digits of 00 to 99, one after the other.
+const digitPairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879" +
+	"8081828384858687888990919293949596979899"
 
 // appendJSONString appends s as json.Marshal writes it: quoted, and with
 // anything but printable ASCII (and <, >, & and the quote and backslash)
 // escaped as json.Marshal escapes it.
 func appendJSONString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			return append(b, mustMarshal(s)...)
-		}
+	if !plainJSON(s) {
+		return append(b, mustMarshal(s)...)
 	}
 	b = append(b, '"')
 	b = append(b, s...)
 	return append(b, '"')
+}
+
+// plainJSON reports whether json.Marshal writes s as it is, quoted: no
+// byte of it is below 0x20, 0x7f or above, a quote, a backslash, <, > or
+// &. Eight bytes are tested at a time (a group's key is 64), the rest one
+// by one.
+func plainJSON(s string) bool {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if escapesIn(binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))) {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
+}
+
+// Repeated bytes, for escapesIn.
+const (
+	byteOnes  = 0x0101010101010101
+	byteHighs = 0x8080808080808080
+)
+
+// escapesIn reports whether one of the eight bytes of x is one that
+// plainJSON refuses. A byte is zero in x^(c×byteOnes) when it is c; a word has
+// a zero byte, or one below n, when (y - n×byteOnes) &^ y has a high bit (a
+// borrow only runs on from a byte that was itself below). The pairs '"'
+// and '&' (0x22, 0x26) and '<' and '>' (0x3c, 0x3e) differ in one bit,
+// set before one comparison each.
+func escapesIn(x uint64) bool {
+	below := func(y uint64, n uint64) uint64 { return (y - n*byteOnes) &^ y }
+	hit := x | below(x, 0x20) | below(x^(0x7f*byteOnes), 1) | below(x^(0x5c*byteOnes), 1) |
+		below((x|0x04*byteOnes)^(0x26*byteOnes), 1) | below((x|0x02*byteOnes)^(0x3e*byteOnes), 1)
+	return hit&byteHighs != 0
 }
 
 // appendDecimal appends d.String(), writing the digits itself when d's

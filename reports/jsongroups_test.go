@@ -2,10 +2,12 @@ package reports
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -120,6 +122,75 @@ func TestAppendDecimalIsString(t *testing.T) {
 		if got := string(appendDecimal(nil, d)); got != d.String() {
 			t.Fatalf("appendDecimal(%s) = %q, want String's %q", d.String(), got, d.String())
 		}
+	}
+}
+
+// TestAppendJSONStringIsMarshal checks appendJSONString against
+// json.Marshal: every byte value at every place of strings of 1 to 17
+// bytes (each place of the eight-byte words and of the bytes after them),
+// the characters that are escaped next to those that are not, and random
+// strings of bytes and of runes.
+func TestAppendJSONStringIsMarshal(t *testing.T) {
+	check := func(s string) {
+		t.Helper()
+		want, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendJSONString([]byte("x"), s); string(got) != "x"+string(want) {
+			t.Fatalf("appendJSONString(%q) = %q, want x%s", s, got, want)
+		}
+	}
+	for _, s := range []string{"", "a", "key-0000001", "0000000000000000000000000000000000000000000000000000000000000001",
+		"a<b", "a>b", "a&b", "a\"b", "a\\b", "a\x7fb", "a\x1fb", "a b", "!#$%'()*+,-./;=?@[]^_`{|}~", "é", "\u2028"} {
+		check(s)
+	}
+	for n := 1; n <= 17; n++ {
+		for at := range n {
+			for c := range 256 {
+				b := []byte(strings.Repeat("m", n))
+				b[at] = byte(c)
+				check(string(b))
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(3, 8))
+	for range 20000 {
+		b := make([]byte, rng.IntN(40))
+		for i := range b {
+			b[i] = byte(0x1e + rng.IntN(0x64)) // mostly printable ASCII, some of each escaped kind
+		}
+		check(string(b))
+		check(string([]rune{rune(rng.IntN(0x3000)), 'k', rune(rng.IntN(0x80))}) + string(b))
+	}
+}
+
+// TestAppendIntIsFormatInt checks appendInt against strconv.FormatInt:
+// every count below 200,000, each power of ten and its neighbours, the
+// bounds of the digits it writes itself (10^8) and of an int64, negatives,
+// and random counts.
+func TestAppendIntIsFormatInt(t *testing.T) {
+	check := func(n int64) {
+		t.Helper()
+		if got, want := string(appendInt([]byte("x"), n)), "x"+strconv.FormatInt(n, 10); got != want {
+			t.Fatalf("appendInt(%d) = %q, want %q", n, got, want)
+		}
+	}
+	for n := range int64(200000) {
+		check(n)
+	}
+	for p := int64(1); p <= 1e18; p *= 10 {
+		check(p - 1)
+		check(p)
+		check(p + 1)
+		check(-p)
+	}
+	for _, n := range []int64{99999999, 100000000, math.MaxInt64, math.MinInt64, -1} {
+		check(n)
+	}
+	rng := rand.New(rand.NewPCG(5, 7))
+	for range 100000 {
+		check(rng.Int64N(1 << uint(1+rng.IntN(62))))
 	}
 }
 

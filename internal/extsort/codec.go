@@ -101,6 +101,15 @@ func (d *Decoder) cut() {
 
 // Uvarint reads an unsigned varint.
 func (d *Decoder) Uvarint() uint64 {
+	if b := d.b; len(b) > 0 && b[0] < 0x80 { // one byte, as most are: read inline
+		d.b = b[1:]
+		return uint64(b[0])
+	}
+	return d.longUvarint()
+}
+
+// longUvarint reads an unsigned varint of any length.
+func (d *Decoder) longUvarint() uint64 {
 	v, n := binary.Uvarint(d.b)
 	if n <= 0 {
 		d.cut()
@@ -112,6 +121,15 @@ func (d *Decoder) Uvarint() uint64 {
 
 // Varint reads a signed varint.
 func (d *Decoder) Varint() int64 {
+	if b := d.b; len(b) > 0 && b[0] < 0x80 { // one byte (-64 to 63): read inline
+		d.b = b[1:]
+		return int64(b[0]>>1) ^ -int64(b[0]&1)
+	}
+	return d.longVarint()
+}
+
+// longVarint reads a signed varint of any length.
+func (d *Decoder) longVarint() int64 {
 	v, n := binary.Varint(d.b)
 	if n <= 0 {
 		d.cut()
