@@ -91,15 +91,8 @@ func (c *Charges) groups() iter.Seq2[*chargeGroup, error] {
 			yield(nil, fmt.Errorf("%w: %w", ErrSpill, err))
 			return
 		}
-		defer func() { _ = m.Close() }() // runs opened for reading: closing them loses nothing
-		var g chargeGroup
-		for {
-			ok, err := m.Next(&g)
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			if !ok || !yield(&g, nil) {
+		for g, err := range m.All() {
+			if !yield(g, err) {
 				return
 			}
 		}

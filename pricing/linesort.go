@@ -145,15 +145,12 @@ func (s *lineStream) lines(yield func(*ChargebackLine, error) bool) {
 		yield(nil, err)
 		return
 	}
-	defer func() { _ = m.Close() }() // runs opened for reading: closing them loses nothing
-	var ent lineEntry
-	for {
-		ok, err := m.Next(&ent)
+	for ent, err := range m.All() {
 		if err != nil {
 			yield(nil, err)
 			return
 		}
-		if !ok || !yield(&ent.l, nil) {
+		if !yield(&ent.l, nil) {
 			return
 		}
 	}

@@ -138,15 +138,8 @@ func (s *groupStream) sums() iter.Seq2[*groupSum, error] {
 			yield(nil, err)
 			return
 		}
-		defer func() { _ = m.Close() }() // runs opened for reading: closing them loses nothing
-		var g groupSum
-		for {
-			ok, err := m.Next(&g)
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			if !ok || !yield(&g, nil) {
+		for g, err := range m.All() {
+			if !yield(g, err) {
 				return
 			}
 		}

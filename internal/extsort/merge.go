@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"errors"
 	"io"
+	"iter"
 )
 
 // A Source yields records in order.
@@ -79,6 +80,26 @@ func (m *Merge[T]) Next(v *T) (bool, error) {
 		}
 	}
 	return true, nil
+}
+
+// All yields the merged records in order, each valid until the next, and
+// last, with nil, the error of reading them, if any. The merge is closed
+// however the loop ends (a loop left early included): range over it once.
+func (m *Merge[T]) All() iter.Seq2[*T, error] {
+	return func(yield func(*T, error) bool) {
+		defer func() { _ = m.Close() }() // runs opened for reading: closing them loses nothing
+		var v T
+		for {
+			ok, err := m.Next(&v)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if !ok || !yield(&v, nil) {
+				return
+			}
+		}
+	}
 }
 
 // advance reads the next record of the source at the top of the heap.

@@ -330,3 +330,42 @@ func TestRunName(t *testing.T) {
 		})
 	}
 }
+
+// TestMergeAll: All yields the merged records in order, a key's counts
+// combined (b: 2+3 = 5), and closes the merge's runs however the loop
+// ends: to the end, or left after the first record.
+func TestMergeAll(t *testing.T) {
+	for _, stop := range []int{0, 1} {
+		store := newMemStore()
+		r := kvRuns(store, 8, true)
+		for _, run := range [][]kv{{{"a", 1}, {"b", 2}}, {{"b", 3}, {"c", 7}}} {
+			if err := r.Write(Slice(run)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		m, err := r.Merge()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []kv
+		for v, err := range m.All() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, *v)
+			if len(got) == stop {
+				break
+			}
+		}
+		want := []kv{{"a", 1}, {"b", 5}, {"c", 7}}
+		if stop > 0 {
+			want = want[:stop]
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("stop %d: %v, want %v", stop, got, want)
+		}
+		if store.open != 0 {
+			t.Errorf("stop %d: %d runs open after the loop, want 0", stop, store.open)
+		}
+	}
+}
