@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/tokenfare/tokenfare/internal/atomicfile"
+	"github.com/tokenfare/tokenfare/internal/platform"
 	"github.com/tokenfare/tokenfare/internal/yamlin"
 )
 
@@ -36,7 +37,7 @@ func ReadFile(ctx context.Context, path string) (*Config, []byte, error) {
 // which is synced, given the old file's mode and owner, and renamed over
 // it; the folder is then synced. It refuses (ErrChanged) when the file no
 // longer holds old, the bytes it was read with; the compare and the rename
-// hold a write lock (lockForWrite), so that of writers racing from the
+// hold a write lock (platform.LockForWrite), so that of writers racing from the
 // same bytes one succeeds and the others are refused. A process killed at
 // any point leaves either the old file or the new one, whole; a killed
 // write may leave the temporary file (".<name>.tokenfare-*.tmp") behind.
@@ -62,7 +63,7 @@ func WriteFile(path string, old, data []byte) error {
 	}
 	// The compare and the rename hold the file's write lock: two writers
 	// that read the same bytes cannot both find them unchanged.
-	unlock, err := lockForWrite(f.Path())
+	unlock, err := platform.LockForWrite(f.Path())
 	if err != nil {
 		return err
 	}

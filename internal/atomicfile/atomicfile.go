@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+
+	"github.com/tokenfare/tokenfare/internal/platform"
 )
 
 // ErrUnsynced is the failure of Commit after the rename: the target is
@@ -122,7 +124,7 @@ func (f *File) finish() error {
 		if err := f.f.Chmod(f.old.Mode().Perm()); err != nil {
 			return err
 		}
-		if err := keepOwner(f.f, f.old); err != nil {
+		if err := platform.KeepOwner(f.f, f.old); err != nil {
 			return err
 		}
 	}
@@ -145,7 +147,7 @@ func (f *File) Commit() error {
 		return pathError("replace", f.path, unwrapLink(err))
 	}
 	f.done = true
-	if err := syncDir(filepath.Dir(f.path)); err != nil {
+	if err := platform.SyncDir(filepath.Dir(f.path)); err != nil {
 		return &fs.PathError{Op: "replace", Path: f.path, Err: fmt.Errorf("%w: %w", ErrUnsynced, unwrapPath(err))}
 	}
 	return nil

@@ -1,6 +1,6 @@
 //go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
 
-package litellm
+package platform
 
 import (
 	"errors"
@@ -8,13 +8,14 @@ import (
 	"syscall"
 )
 
-// lockForWrite takes the write lock of the config at path and returns
+// LockForWrite takes the write lock of the file at path (a gateway's
+// config) and returns
 // what releases it: an exclusive flock on the file path names when the
 // lock is granted. A writer that renames a new file over path holds the
 // lock of the file it replaces, so a writer that waited finds path naming
 // another file, and locks that one instead. The kernel drops the lock of a
 // process that dies.
-func lockForWrite(path string) (func(), error) {
+func LockForWrite(path string) (func(), error) {
 	for {
 		f, err := os.Open(path)
 		if err != nil {

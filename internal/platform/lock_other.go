@@ -1,7 +1,7 @@
 //go:build !windows && !linux && !darwin && !freebsd && !netbsd && !openbsd && !dragonfly
 
-package litellm
+package platform
 
-// lockForWrite takes no lock where the system offers no flock: the
+// LockForWrite takes no lock where the system offers no flock: the
 // compare before the rename alone guards against a change meanwhile.
-func lockForWrite(string) (func(), error) { return func() {}, nil }
+func LockForWrite(string) (func(), error) { return func() {}, nil }

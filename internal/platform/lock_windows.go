@@ -1,6 +1,6 @@
 //go:build windows
 
-package litellm
+package platform
 
 import (
 	"errors"
@@ -21,11 +21,12 @@ const (
 // lockWait is how long a writer waits for another to finish its write.
 const lockWait = 10 * time.Second
 
-// lockForWrite takes the write lock of the config at path and returns
+// LockForWrite takes the write lock of the file at path (a gateway's
+// config) and returns
 // what releases it: a lock file beside it (".<name>.tokenfare-lock"),
 // opened without sharing, so that no other writer can open it, and
 // deleted when closed, by the system too when the process dies.
-func lockForWrite(path string) (func(), error) {
+func LockForWrite(path string) (func(), error) {
 	dir, base := filepath.Split(path)
 	name, err := syscall.UTF16PtrFromString(filepath.Join(dir, "."+base+".tokenfare-lock"))
 	if err != nil {

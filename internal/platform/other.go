@@ -1,12 +1,25 @@
 //go:build !unix
 
-package spillfs
+package platform
 
-// processRuns reports whether a process of that id runs: on this system
+import (
+	"io/fs"
+	"os"
+)
+
+// ProcessRuns reports whether a process of that id runs: on this system
 // tokenfare cannot tell, and says it does, so that no folder of runs is
 // swept.
-func processRuns(int) bool { return true }
+func ProcessRuns(int) bool { return true }
 
-// openFileLimit returns how many files this process may have open: on
+// OpenFileLimit returns how many files this process may have open: on
 // this system tokenfare cannot tell, and says 0.
-func openFileLimit() uint64 { return 0 }
+func OpenFileLimit() uint64 { return 0 }
+
+// KeepOwner does nothing where files have no Unix owner.
+func KeepOwner(*os.File, fs.FileInfo) error { return nil }
+
+// SyncDir does nothing: Windows cannot open a folder to flush it
+// (FlushFileBuffers takes a file), so a rename is as durable as the file
+// system makes it.
+func SyncDir(string) error { return nil }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package spillfs
+package platform
 
 import (
 	"os"
@@ -25,18 +25,17 @@ func TestProcessRuns(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := processRuns(tc.pid); got != tc.want {
-				t.Errorf("processRuns(%d) = %v, want %v", tc.pid, got, tc.want)
+			if got := ProcessRuns(tc.pid); got != tc.want {
+				t.Errorf("ProcessRuns(%d) = %v, want %v", tc.pid, got, tc.want)
 			}
 		})
 	}
 }
 
-// TestFileLimit: a Unix process can tell its limit of open files, which
-// is above the three it starts with.
-func TestFileLimit(t *testing.T) {
-	f := &Folder{}
-	if got := f.FileLimit(); got <= 3 {
-		t.Errorf("FileLimit = %d, want the soft limit of open files", got)
+// TestOpenFileLimit: a Unix process can tell its limit of open files,
+// which is above the three it starts with.
+func TestOpenFileLimit(t *testing.T) {
+	if got := OpenFileLimit(); got <= 3 {
+		t.Errorf("OpenFileLimit = %d, want the soft limit of open files", got)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/tokenfare/tokenfare/internal/metrics"
+	"github.com/tokenfare/tokenfare/internal/platform"
 )
 
 // handler serves col's metrics on GET /metrics and the daemon's health
@@ -46,7 +47,7 @@ type httpLimits struct {
 // well under a minute; Prometheus scrapes at most every few minutes.
 func defaultHTTPLimits() httpLimits {
 	return httpLimits{readHeader: 10 * time.Second, read: 30 * time.Second, write: 2 * time.Minute,
-		idle: 2 * time.Minute, conns: connLimit(openFileLimit())}
+		idle: 2 * time.Minute, conns: connLimit(platform.OpenFileLimit())}
 }
 
 // connLimit is how many connections serve holds open at once, given the

@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/tokenfare/tokenfare/internal/platform"
 )
 
 // runsPrefix leads the name of a folder of runs, then the id of the process
@@ -49,5 +51,5 @@ func (f *Folder) Remove(name string) error {
 func (f *Folder) RemoveAll() error { return os.RemoveAll(f.dir) }
 
 // FileLimit returns how many files this process may have open at once, 0
-// when it cannot tell (openFileLimit).
-func (f *Folder) FileLimit() uint64 { return openFileLimit() }
+// when it cannot tell (platform.OpenFileLimit).
+func (f *Folder) FileLimit() uint64 { return platform.OpenFileLimit() }

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tokenfare/tokenfare/internal/platform"
 )
 
 // TestFolderRuns writes a run, reads it back under its path, removes it,
@@ -69,7 +71,7 @@ func TestNewSweepsRunsOfDeadProcesses(t *testing.T) {
 	if err := dead.Run(); err != nil {
 		t.Skip("no true command:", err)
 	}
-	if processRuns(dead.Process.Pid) {
+	if platform.ProcessRuns(dead.Process.Pid) {
 		t.Skip("this system cannot tell whether a process runs (or the id is in use again)")
 	}
 	dir := t.TempDir()

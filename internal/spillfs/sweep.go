@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/tokenfare/tokenfare/internal/platform"
 )
 
 // sweep removes the folders of runs in dir left by processes that no
@@ -24,7 +26,7 @@ func sweep(dir string) {
 		}
 		pid, _, ok := strings.Cut(rest, "-")
 		n, err := strconv.Atoi(pid)
-		if !ok || err != nil || n <= 0 || n == os.Getpid() || processRuns(n) {
+		if !ok || err != nil || n <= 0 || n == os.Getpid() || platform.ProcessRuns(n) {
 			continue
 		}
 		_ = os.RemoveAll(filepath.Join(dir, e.Name())) // errors ignored, as said above
