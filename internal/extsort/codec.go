@@ -119,24 +119,11 @@ func (d *Decoder) longUvarint() uint64 {
 	return v
 }
 
-// Varint reads a signed varint.
+// Varint reads a signed varint: the zigzag of an unsigned one, as
+// encoding/binary writes it (Uvarint's one-byte path: -64 to 63).
 func (d *Decoder) Varint() int64 {
-	if b := d.b; len(b) > 0 && b[0] < 0x80 { // one byte (-64 to 63): read inline
-		d.b = b[1:]
-		return int64(b[0]>>1) ^ -int64(b[0]&1)
-	}
-	return d.longVarint()
-}
-
-// longVarint reads a signed varint of any length.
-func (d *Decoder) longVarint() int64 {
-	v, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.cut()
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
+	u := d.Uvarint()
+	return int64(u>>1) ^ -int64(u&1)
 }
 
 // Byte reads a byte.
