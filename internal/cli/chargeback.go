@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -71,12 +70,9 @@ func runChargeback(cmd *cobra.Command, a *app, opts *chargebackOptions) error {
 	if err != nil {
 		return err
 	}
-	eopts, err := opts.source.engineOptions()
+	eopts, err := opts.source.periodOptions("charge back")
 	if err != nil {
 		return err
-	}
-	if eopts.Since.IsZero() || eopts.Until.IsZero() {
-		return usageError(errors.New("no period to charge back"), "give --month 2026-09, or --since and --until")
 	}
 	if eopts.Dims, eopts.MetaField, err = opts.dims(); err != nil {
 		return err

@@ -65,12 +65,9 @@ func runSavings(cmd *cobra.Command, a *app, opts *savingsOptions) error {
 	if err != nil {
 		return err
 	}
-	eopts, err := opts.source.engineOptions()
+	eopts, err := opts.source.periodOptions("weigh")
 	if err != nil {
 		return err
-	}
-	if eopts.Since.IsZero() || eopts.Until.IsZero() {
-		return usageError(errors.New("no period to weigh"), "give --month 2026-09, or --since and --until")
 	}
 	obs, err := opts.observer(a, eopts)
 	if err != nil {

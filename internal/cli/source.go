@@ -61,6 +61,17 @@ func (o *sourceOptions) addWindowFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.month, "month", "", "price the calls billed in this month of --tz, e.g. 2026-10 (= --since 2026-10-01 --until 2026-11-01)")
 }
 
+// periodOptions is engineOptions for a command that needs a whole
+// period, --month or both --since and --until; what names the command's
+// work in the error ("no period to weigh").
+func (o *sourceOptions) periodOptions(what string) (pricing.Options, error) {
+	eopts, err := o.engineOptions()
+	if err == nil && (eopts.Since.IsZero() || eopts.Until.IsZero()) {
+		err = usageError(errors.New("no period to "+what), "give --month 2026-09, or --since and --until")
+	}
+	return eopts, err
+}
+
 // engineOptions turns the source flags into pricing options.
 func (o *sourceOptions) engineOptions() (pricing.Options, error) {
 	var opts pricing.Options
