@@ -23,6 +23,10 @@ type Encoder struct {
 	b []byte
 }
 
+// NewEncoder returns an encoder appending to b (give it the capacity a
+// record is expected to take).
+func NewEncoder(b []byte) *Encoder { return &Encoder{b: b} }
+
 // Bytes returns the record built so far.
 func (e *Encoder) Bytes() []byte { return e.b }
 
@@ -37,6 +41,19 @@ func (e *Encoder) Varint(v int64) { e.b = binary.AppendVarint(e.b, v) }
 
 // Byte appends c.
 func (e *Encoder) Byte(c byte) { e.b = append(e.b, c) }
+
+// Uint64 appends v as 8 bytes, big-endian: records that start with it
+// sort by it.
+func (e *Encoder) Uint64(v uint64) { e.b = binary.BigEndian.AppendUint64(e.b, v) }
+
+// Bool appends 1 for true, 0 for false.
+func (e *Encoder) Bool(v bool) {
+	if v {
+		e.Byte(1)
+	} else {
+		e.Byte(0)
+	}
+}
 
 // String appends s: its length, a uvarint, then its bytes.
 func (e *Encoder) String(s string) {
@@ -136,6 +153,9 @@ func (d *Decoder) Byte() byte {
 	d.b = d.b[1:]
 	return c
 }
+
+// Bool reads a byte Encoder.Bool wrote: any but 0 is true.
+func (d *Decoder) Bool() bool { return d.Byte() != 0 }
 
 // Count reads the number of the items that follow, each of a byte at
 // least: more than the bytes left is a record cut short.

@@ -29,6 +29,13 @@ func TestEncoderFields(t *testing.T) {
 			func(d *Decoder) bool { return d.Varint() == 64 }},
 		{"byte", func(e *Encoder) { e.Byte(7) }, []byte{7},
 			func(d *Decoder) bool { return d.Byte() == 7 }},
+		{"bool", func(e *Encoder) { e.Bool(true); e.Bool(false) }, []byte{1, 0},
+			func(d *Decoder) bool { return d.Bool() && !d.Bool() }},
+		// big-endian: the most significant byte first, so that records sort by it.
+		{"uint64", func(e *Encoder) { e.Uint64(0x0102030405060708) }, []byte{1, 2, 3, 4, 5, 6, 7, 8},
+			func(d *Decoder) bool {
+				return bytes.Equal([]byte{d.Byte(), d.Byte(), d.Byte(), d.Byte(), d.Byte(), d.Byte(), d.Byte(), d.Byte()}, []byte{1, 2, 3, 4, 5, 6, 7, 8})
+			}},
 		{"string", func(e *Encoder) { e.String("é,") }, []byte{3, 0xc3, 0xa9, ','},
 			func(d *Decoder) bool { return d.Text() == "é," }},
 		{"empty string", func(e *Encoder) { e.String("") }, []byte{0},

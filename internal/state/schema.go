@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tokenfare/tokenfare/internal/extsort"
 	"github.com/tokenfare/tokenfare/ledger"
 	"github.com/tokenfare/tokenfare/pricing"
 	"github.com/tokenfare/tokenfare/tariffs"
@@ -143,32 +144,32 @@ func sourceKey(name string) []byte { return []byte(name) }
 // with their lengths as varints (record.go). Two keys are equal exactly
 // when their records are.
 func encodeKey(k *Key) []byte {
-	r := record{b: make([]byte, 0, 128)}
-	r.byte(recordV1)
-	r.b = binary.BigEndian.AppendUint64(r.b, uint64(k.Slot.Unix()))
-	r.str(k.Model)
-	r.str(k.Host)
-	r.str(k.KeyAlias)
-	r.str(k.Team)
-	r.byte(uint8(k.Outcome))
-	r.byte(uint8(k.ServiceTier))
-	r.str(k.Region)
-	r.int(k.Above)
-	r.bool(k.Kept)
-	r.str(string(k.Gateway))
-	r.str(k.Logged)
-	r.str(k.Group)
-	r.str(k.PriceKey)
-	r.str(k.HostLogged)
-	r.str(k.KeyHash)
-	r.str(k.User)
-	r.str(k.Tags)
-	r.bool(k.Zero)
-	r.byte(uint8(k.Billing))
-	r.int(k.Band[0])
-	r.int(k.Band[1])
-	r.byte(k.Failure)
-	return r.b
+	var r extsort.Encoder
+	r.Byte(recordV1)
+	r.Uint64(uint64(k.Slot.Unix()))
+	r.String(k.Model)
+	r.String(k.Host)
+	r.String(k.KeyAlias)
+	r.String(k.Team)
+	r.Byte(uint8(k.Outcome))
+	r.Byte(uint8(k.ServiceTier))
+	r.String(k.Region)
+	r.Varint(k.Above)
+	r.Bool(k.Kept)
+	r.String(string(k.Gateway))
+	r.String(k.Logged)
+	r.String(k.Group)
+	r.String(k.PriceKey)
+	r.String(k.HostLogged)
+	r.String(k.KeyHash)
+	r.String(k.User)
+	r.String(k.Tags)
+	r.Bool(k.Zero)
+	r.Byte(uint8(k.Billing))
+	r.Varint(k.Band[0])
+	r.Varint(k.Band[1])
+	r.Byte(k.Failure)
+	return r.Bytes()
 }
 
 // slotOf returns the slot of a binary key.
@@ -184,18 +185,18 @@ func decodeKey(b []byte, k *Key) error {
 	if len(b) < 9 || b[0] != recordV1 {
 		return fmt.Errorf("%w: key %q", errCorrupt, b)
 	}
-	f := fields{b: b[9:]}
+	f := extsort.NewDecoder(b[9:])
 	*k = Key{Slot: slotOf(b)}
-	k.Model, k.Host, k.KeyAlias, k.Team = f.str(), f.str(), f.str(), f.str()
-	k.Outcome, k.ServiceTier = pricing.Outcome(f.byte()), ledger.ServiceTier(f.byte())
-	k.Region, k.Above = f.str(), f.int()
-	k.Kept = f.bool()
-	k.Gateway, k.Logged, k.Group, k.PriceKey = ledger.Gateway(f.str()), f.str(), f.str(), f.str()
-	k.HostLogged, k.KeyHash, k.User, k.Tags = f.str(), f.str(), f.str(), f.str()
-	k.Zero, k.Billing = f.bool(), tariffs.BillingTime(f.byte())
-	k.Band[0], k.Band[1] = f.int(), f.int()
-	k.Failure = f.byte()
-	if f.err != nil || len(f.b) != 0 {
+	k.Model, k.Host, k.KeyAlias, k.Team = f.Text(), f.Text(), f.Text(), f.Text()
+	k.Outcome, k.ServiceTier = pricing.Outcome(f.Byte()), ledger.ServiceTier(f.Byte())
+	k.Region, k.Above = f.Text(), f.Varint()
+	k.Kept = f.Bool()
+	k.Gateway, k.Logged, k.Group, k.PriceKey = ledger.Gateway(f.Text()), f.Text(), f.Text(), f.Text()
+	k.HostLogged, k.KeyHash, k.User, k.Tags = f.Text(), f.Text(), f.Text(), f.Text()
+	k.Zero, k.Billing = f.Bool(), tariffs.BillingTime(f.Byte())
+	k.Band[0], k.Band[1] = f.Varint(), f.Varint()
+	k.Failure = f.Byte()
+	if f.End() != nil {
 		return fmt.Errorf("%w: key %q", errCorrupt, b)
 	}
 	return nil

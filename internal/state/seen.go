@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/tokenfare/tokenfare/internal/extsort"
 	"github.com/tokenfare/tokenfare/ledger"
 )
 
@@ -56,25 +57,27 @@ func encodeChunk(es []entry, summed bool) []byte {
 	for _, e := range es {
 		size += len(e.id) + 4
 	}
-	r := record{b: append(make([]byte, 0, size), chunkV1)}
-	if summed {
+	r := extsort.NewEncoder(make([]byte, 0, size))
+	if !summed {
+		r.Byte(chunkV1)
+	} else {
 		var rows, long int64
 		for _, e := range es {
 			rows, long = rows+e.rows, max(long, e.long)
 		}
-		r.b[0] = chunkV2
-		r.int(rows)
-		r.int(long)
+		r.Byte(chunkV2)
+		r.Varint(rows)
+		r.Varint(long)
 	}
 	for _, e := range es {
-		r.str(e.id)
+		r.String(e.id)
 		v := e.n << 1
 		if e.overlap {
 			v |= 1
 		}
-		r.int(v)
+		r.Varint(v)
 	}
-	return r.b
+	return r.Bytes()
 }
 
 // chunkSum returns the rows and the longest call a chunkV2 holds; ok
@@ -86,9 +89,9 @@ func chunkSum(v []byte) (rows, long int64, ok bool, err error) {
 	if v[0] == chunkV1 {
 		return 0, 0, false, nil
 	}
-	f := fields{b: v[1:]}
-	rows, long = f.int(), f.int()
-	if f.err != nil || rows < 0 || long < 0 {
+	f := extsort.NewDecoder(v[1:])
+	rows, long = f.Varint(), f.Varint()
+	if f.Err() != nil || rows < 0 || long < 0 {
 		return 0, 0, false, errCorrupt
 	}
 	return rows, long, true, nil
@@ -99,14 +102,14 @@ func eachEntry(v []byte, fn func(id string, n int64, overlap bool)) error {
 	if len(v) == 0 || (v[0] != chunkV1 && v[0] != chunkV2) {
 		return errCorrupt
 	}
-	f := fields{b: v[1:]}
+	f := extsort.NewDecoder(v[1:])
 	if v[0] == chunkV2 {
-		f.int()
-		f.int()
+		f.Varint()
+		f.Varint()
 	}
-	for len(f.b) > 0 {
-		id, x := f.str(), f.int()
-		if f.err != nil || x < 0 {
+	for f.Left() > 0 {
+		id, x := f.Text(), f.Varint()
+		if f.Err() != nil || x < 0 {
 			return errCorrupt
 		}
 		fn(id, x>>1, x&1 == 1)
