@@ -1,7 +1,6 @@
 package main
 
 import (
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,33 +13,14 @@ import (
 // for every Go package of the module, and no row for a package that is
 // gone.
 func TestReadmeLayoutListsEveryPackage(t *testing.T) {
-	const root = "../.."
 	var packages []string
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		if d.IsDir() {
-			// What go list ./... skips: testdata, _ and . folders, and node_modules.
-			if path != root && (name == "testdata" || name == "node_modules" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go") {
-			dir, _ := filepath.Rel(root, filepath.Dir(path))
-			packages = append(packages, filepath.ToSlash(dir))
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
+	for _, f := range moduleFiles(t) {
+		packages = append(packages, f.pkg)
 	}
 	slices.Sort(packages)
 	packages = slices.Compact(packages)
 
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	readme, err := os.ReadFile(filepath.Join(moduleRoot, "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,6 +46,6 @@ func TestReadmeLayoutListsEveryPackage(t *testing.T) {
 		}
 	}
 	if len(packages) < 10 {
-		t.Errorf("found %d packages under %s, want the module's (%v)", len(packages), root, packages)
+		t.Errorf("found %d packages under %s, want the module's (%v)", len(packages), moduleRoot, packages)
 	}
 }

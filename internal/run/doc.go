@@ -18,7 +18,7 @@
 // filled from its sums: the blend a gateway's configured prices are held
 // against (StateBlend) and the month's saving per lever (StateSaving).
 // No package but this one and pricing builds an engine (pricing.New):
-// TestEnginesOnlyInRun reads the module's code for it.
+// TestEnginesOnlyInRun (cmd/tokenfare/rules_test.go) reads the module's code for it.
 //
 // The command line (internal/cli) turns flags into an Input (globs
 // already expanded, files checked, databases opened), calls Run, and turns
