@@ -21,6 +21,7 @@ type csvReader struct {
 	name        string
 	schema      *schema
 	pos         []int // header position -> schema column, trashCol = ignored
+	keep        int   // splitter.keep: 1 + the field read with its quotes doubled
 	src         io.Reader
 	firstLine   int
 	chunkSize   int
@@ -91,6 +92,9 @@ func newCSVReader(name string, s *schema, br *bufio.Reader, opt Options) (*csvRe
 		free:  make(chan []byte, ahead+opt.Workers+4),
 		// Every chunk in flight holds a batch or two.
 		batches: make(chan *Batch, 2*(ahead+opt.Workers)),
+	}
+	if !opt.unescapeAll {
+		r.keep = s.doubledField(pos)
 	}
 	go r.cut()
 	for range opt.Workers {
@@ -334,7 +338,7 @@ func (r *csvReader) scan(data []byte) (end int, open, quoted bool) {
 func (r *csvReader) work() {
 	w := &csvWorker{r: r}
 	w.p.skipHolders = r.skipHolders
-	w.sp.dst, w.sp.pos = &w.v, r.pos
+	w.sp.dst, w.sp.pos, w.sp.keep = &w.v, r.pos, r.keep
 	for ch := range r.jobs {
 		var res csvResult
 		if ch.err != nil {

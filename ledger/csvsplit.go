@@ -123,6 +123,9 @@ type splitter struct {
 	quotes []uint64
 	// unquoted is room for the text of a quoted field being unescaped.
 	unquoted []byte
+	// keep, when not 0, is 1 + the field quotedMasked leaves with its
+	// quotes doubled, setting dst.doubled, rather than unescape it.
+	keep int
 }
 
 // trashCol is the rowFields slot that receives ignored columns.
@@ -135,6 +138,9 @@ const trashCol = maxCols - 1
 func (s *splitter) record(data []byte, pos int) (next, lines int, blank bool, bad string) {
 	s.fields = s.fields[:0]
 	s.n = -1
+	if s.dst != nil {
+		s.dst.doubled = false
+	}
 	line := data[pos:]
 	next = len(data)
 	if eol := bytes.IndexByte(line, '\n'); eol >= 0 {
@@ -319,6 +325,10 @@ func (s *splitter) quotedMasked(data []byte, pos, end int) (int, bool) {
 		return 0, false // a quote inside an unquoted field
 	}
 	for _, e := range esc[:nesc] {
+		if e[0]+1 == s.keep {
+			s.dst.doubled = true
+			continue
+		}
 		b := s.unescapeMarked(data, e[1], e[2])
 		if uint(e[0]) < uint(len(cols)) {
 			at[cols[e[0]]&(maxCols-1)][1] = int32(b)

@@ -32,6 +32,10 @@ type jsonScanner struct {
 	key      []byte
 	keyPlain bool
 	fold     [40]byte // room for a key folded to lower case
+	// doubled is 1 when every quote of the document is written twice, as
+	// in a CSV field's text between its quotes (read in place, not
+	// unescaped first), else 0: a quote takes 1+doubled bytes.
+	doubled int
 }
 
 // maxDepth is encoding/json's limit on nested arrays and objects.
@@ -245,7 +249,7 @@ const (
 // beyond ASCII (then it must be decoded: unquote).
 func (s *jsonScanner) str() (text []byte, flags int, ok bool) {
 	b := s.b
-	start := s.i + 1
+	start := s.i + 1 + s.doubled
 	for i := start; ; i++ {
 		i = plainRun(b, i)
 		if i >= len(b) {
@@ -254,7 +258,7 @@ func (s *jsonScanner) str() (text []byte, flags int, ok bool) {
 		}
 		switch c := b[i]; {
 		case c == '"':
-			s.i = i + 1
+			s.i = i + 1 + s.doubled
 			return b[start:i], flags, true
 		case c == '\\':
 			flags |= strEscape
@@ -291,14 +295,16 @@ func plainRunWords(b []byte, i int) int {
 }
 
 // escape checks the escape whose backslash is at b[i] and returns the
-// index of its last byte.
+// index of its last byte (an escaped quote's second, when doubled).
 func (s *jsonScanner) escape(i int) (int, bool) {
 	b := s.b
 	i++
 	if i < len(b) {
 		switch b[i] {
-		case 'b', 'f', 'n', 'r', 't', '\\', '/', '"':
+		case 'b', 'f', 'n', 'r', 't', '\\', '/':
 			return i, true
+		case '"':
+			return i + s.doubled, true
 		case 'u':
 			for k := 1; k <= 4; k++ {
 				if i+k >= len(b) || !isHex(b[i+k]) {
@@ -381,6 +387,37 @@ func (s *jsonScanner) lit(word string) bool {
 	}
 	s.i += len(word)
 	return true
+}
+
+// text is text for the document s reads: a string's text holds a quote
+// only escaped, so a doubled one only where it holds an escape.
+func (s *jsonScanner) text(raw []byte, flags int) []byte {
+	if flags&strEscape != 0 {
+		raw = s.undoubled(raw)
+	}
+	return text(raw, flags)
+}
+
+// undoubled returns the document's text t as it reads with its quotes
+// single: t itself unless s.doubled, else a copy with each pair of quotes
+// made one.
+func (s *jsonScanner) undoubled(t []byte) []byte {
+	if s.doubled == 0 {
+		return t
+	}
+	return undouble(t)
+}
+
+// undouble returns a copy of t with each pair of quotes made one quote.
+func undouble(t []byte) []byte {
+	out := make([]byte, 0, len(t))
+	for i := 0; i < len(t); i++ {
+		out = append(out, t[i])
+		if t[i] == '"' && i+1 < len(t) && t[i+1] == '"' {
+			i++
+		}
+	}
+	return out
 }
 
 // text returns a string's value from its text and flags (from str): the
@@ -471,7 +508,7 @@ func hex4(h []byte) rune {
 func (s *jsonScanner) name() []byte {
 	key := s.key
 	if !s.keyPlain {
-		return foldKey(unquote(key))
+		return foldKey(unquote(s.undoubled(key)))
 	}
 	i := firstCapital(key)
 	if i < 0 {

@@ -109,7 +109,13 @@ type label struct {
 // encoding/json words it), or a member tokenfare reads has the wrong kind
 // of value; "" when it reads.
 func readMetadata(m []byte, f *metaFields) string {
-	s := jsonScanner{b: m}
+	return readMetadataIn(m, 0, f)
+}
+
+// readMetadataIn is readMetadata of m written with its quotes doubled
+// (doubled 1: a CSV field's text, read in place) or not (0).
+func readMetadataIn(m []byte, doubled int, f *metaFields) string {
+	s := jsonScanner{b: m, doubled: doubled}
 	s.space()
 	if obj, _ := s.objectAt(""); obj {
 		s.readTop(f)
@@ -353,7 +359,7 @@ func (s *jsonScanner) readPriceKey() []byte {
 		}
 		raw, flags, ok := s.str()
 		if ok {
-			key = text(raw, flags)
+			key = s.text(raw, flags)
 		}
 	}
 	return key
@@ -404,7 +410,7 @@ func (s *jsonScanner) count(dst *[]byte, path string) {
 		if !ok {
 			return
 		}
-		if t := text(raw, flags); validNumber(t) {
+		if t := s.text(raw, flags); validNumber(t) {
 			*dst = t
 		} else if s.bad == "" {
 			s.bad = badValue("metadata "+path, string(t), "a non-negative integer")
@@ -422,7 +428,7 @@ func (s *jsonScanner) label(dst *label) {
 	switch c := s.peek(); {
 	case c == '"':
 		if raw, flags, ok := s.str(); ok {
-			*dst = label{text(raw, flags), true}
+			*dst = label{s.text(raw, flags), true}
 		}
 	case c == '-' || isDigit(c):
 		if num, ok := s.num(); ok {
@@ -444,5 +450,5 @@ func (s *jsonScanner) mismatch(path, want string) {
 	if path != "" {
 		where += " " + path
 	}
-	s.bad = badValue(where, string(s.b[start:s.i]), want)
+	s.bad = badValue(where, string(s.undoubled(s.b[start:s.i])), want)
 }
