@@ -48,21 +48,97 @@ func scanRecords(data []byte) (end int, open, quoted bool) {
 	return end, false, quoted
 }
 
-// scanMarked is scanRecords reading the quotes of data from their marks:
-// quotes and commas are scratch space, the marks made of data
-// (commaQuoteMasks), kept for the next call. A quoted field costs a few
-// instructions a quote, not a search through its text.
-func scanMarked(data []byte, quotes, commas *[]uint64) (end int, open, quoted bool) {
+// csvMarks are the marks of a buffer's commas, quotes and newlines, a bit
+// a byte (commaQuoteLineMasks), a word more, partial or empty, for the end.
+type csvMarks struct{ commas, quotes, lines []uint64 }
+
+// mark makes m the marks of data.
+func (m *csvMarks) mark(data []byte) {
 	n := len(data)/64 + 1
-	if cap(*quotes) < n {
-		*quotes, *commas = make([]uint64, n), make([]uint64, n)
+	if cap(m.quotes) < n {
+		m.commas, m.quotes, m.lines = make([]uint64, n), make([]uint64, n), make([]uint64, n)
 	}
-	qm := (*quotes)[:n]
+	m.commas, m.quotes, m.lines = m.commas[:n], m.quotes[:n], m.lines[:n]
 	full := len(data) / 64
-	commaQuoteMasks((*commas)[:full], qm[:full], data)
+	commaQuoteLineMasks(m.commas[:full], m.quotes[:full], m.lines[:full], data)
 	var tail [64]byte
 	copy(tail[:], data[64*full:])
-	commaQuoteMasks((*commas)[full:n], qm[full:], tail[:])
+	commaQuoteLineMasks(m.commas[full:], m.quotes[full:], m.lines[full:], tail[:])
+}
+
+// scan is scanRecords of data, marked by m: from the parity of its quotes
+// where that tells (scanParity), else quote by quote (scanQuoteMarks).
+func (m *csvMarks) scan(data []byte) (end int, open, quoted bool) {
+	if end, open, quoted, ok := scanParity(m.commas, m.quotes, m.lines); ok {
+		return end, open, quoted
+	}
+	return scanQuoteMarks(data, m.quotes)
+}
+
+// cut makes m the marks of the buffer's first end bytes, which it marked.
+func (m *csvMarks) cut(end int) {
+	n := end/64 + 1
+	m.commas, m.quotes, m.lines = m.commas[:n], m.quotes[:n], m.lines[:n]
+	keep := uint64(1)<<(end&63) - 1
+	m.commas[n-1] &= keep
+	m.quotes[n-1] &= keep
+	m.lines[n-1] &= keep
+}
+
+// countBits returns how many bytes masks mark.
+func countBits(masks []uint64) int {
+	n := 0
+	for _, m := range masks {
+		n += bits.OnesCount64(m)
+	}
+	return n
+}
+
+// scanParity is scanRecords from the marks of commas, quotes and newlines
+// (of data, words past its end zero), by the parity of the quotes up to
+// each byte: a quoted field's opening quote makes it odd, each pair of
+// quotes in it leaves it so, its closing quote makes it even, so a byte
+// is inside a quoted field when the parity is odd. That is so while
+// every quote the parity takes for an opening one is at a field's start
+// (right after a comma or a newline, or first), or right after a
+// closing one (the two are a pair: still inside); ok is false when a
+// quote is neither (a literal quote, which scanRecords passes over).
+// Some thirty instructions a 64 bytes, not a few a quote.
+func scanParity(commas, quotes, lines []uint64) (end int, open, quoted, ok bool) {
+	var inside, any uint64 // inside: all ones when the word before ends inside
+	after := uint64(1)     // bit 0: the byte before the word ends a field (or there is none)
+	last := -1
+	for w, q := range quotes {
+		nl := lines[w]
+		in := prefixXor(q) ^ inside // the parity up to each byte, itself counted
+		stops := commas[w] | nl | q
+		if q&^(in^q)&^(stops<<1|after) != 0 {
+			return 0, false, false, false
+		}
+		if out := nl &^ in; out != 0 {
+			last = w<<6 + 63 - bits.LeadingZeros64(out)
+		}
+		inside = uint64(int64(in) >> 63)
+		after = stops >> 63
+		any |= q
+	}
+	return last + 1, inside != 0, any != 0, true
+}
+
+// prefixXor returns the word whose bit i is the parity of bits 0 to i of x.
+func prefixXor(x uint64) uint64 {
+	x ^= x << 1
+	x ^= x << 2
+	x ^= x << 4
+	x ^= x << 8
+	x ^= x << 16
+	return x ^ x<<32
+}
+
+// scanQuoteMarks is scanRecords of data from qm, the marks of its quotes
+// (as long as data/64+1, zero past its end). A quoted field costs a few
+// instructions a quote, not a search through its text.
+func scanQuoteMarks(data []byte, qm []uint64) (end int, open, quoted bool) {
 	seg, to := 0, len(data)
 	for q := nextMark(qm, 0, to); q < to; q = nextMark(qm, q+1, to) {
 		quoted = true

@@ -65,7 +65,8 @@ func stdRecords(data []byte) (records [][]string, ok bool) {
 
 // FuzzSplitterMatchesEncodingCSV checks the fast CSV splitter against
 // encoding/csv, that scanRecords cuts chunks only where a record ends, and
-// that scanMarked cuts them where scanRecords does.
+// that the scans from marks (scanQuoteMarks, scanParity) cut them where
+// scanRecords does.
 func FuzzSplitterMatchesEncodingCSV(f *testing.F) {
 	for _, s := range []string{
 		"a,b,c\n1,2,3\n",
@@ -90,9 +91,19 @@ func FuzzSplitterMatchesEncodingCSV(f *testing.F) {
 		if !open && end > 0 && !containsInt(ends, end) {
 			t.Errorf("scanRecords ends a chunk at %d, which is not a record end %v", end, ends)
 		}
-		var quotes, commas []uint64
-		if e, o, q := scanMarked(data, &quotes, &commas); e != end || o != open || q != quoted {
-			t.Errorf("scanMarked: end %d, open %t, quoted %t; scanRecords: %d, %t, %t", e, o, q, end, open, quoted)
+		var m csvMarks
+		m.mark(data)
+		if e, o, q := scanQuoteMarks(data, m.quotes); e != end || o != open || q != quoted {
+			t.Errorf("scanQuoteMarks: end %d, open %t, quoted %t; scanRecords: %d, %t, %t", e, o, q, end, open, quoted)
+		}
+		if e, o, q := m.scan(data); e != end || o != open || q != quoted {
+			t.Errorf("csvMarks.scan: end %d, open %t, quoted %t; scanRecords: %d, %t, %t", e, o, q, end, open, quoted)
+		}
+		if e, o, q, ok := scanParity(m.commas, m.quotes, m.lines); ok && (e != end || o != open || q != quoted) {
+			t.Errorf("scanParity: end %d, open %t, quoted %t; scanRecords: %d, %t, %t", e, o, q, end, open, quoted)
+		}
+		if countBits(m.lines) != bytes.Count(data, nl) {
+			t.Errorf("%d newlines marked, %d in the data", countBits(m.lines), bytes.Count(data, nl))
 		}
 		want, okStd := stdRecords(data)
 		if !okFast || !okStd {
