@@ -50,7 +50,14 @@ func scanRecords(data []byte) (end int, open, quoted bool) {
 
 // csvMarks are the marks of a buffer's commas, quotes and newlines, a bit
 // a byte (commaQuoteLineMasks), a word more, partial or empty, for the end.
-type csvMarks struct{ commas, quotes, lines []uint64 }
+type csvMarks struct {
+	commas, quotes, lines []uint64
+	// plain: every quote of the buffer opens a field at its start,
+	// closes it right before a comma, a newline or a quote, or is one
+	// of a pair between, and no quoted field holds a newline; commas
+	// then marks only the commas outside quoted fields (scanParity).
+	plain bool
+}
 
 // mark makes m the marks of data.
 func (m *csvMarks) mark(data []byte) {
@@ -69,7 +76,7 @@ func (m *csvMarks) mark(data []byte) {
 // scan is scanRecords of data, marked by m: from the parity of its quotes
 // where that tells (scanParity), else quote by quote (scanQuoteMarks).
 func (m *csvMarks) scan(data []byte) (end int, open, quoted bool) {
-	if end, open, quoted, ok := scanParity(m.commas, m.quotes, m.lines); ok {
+	if end, open, quoted, ok := m.scanParity(); ok {
 		return end, open, quoted
 	}
 	return scanQuoteMarks(data, m.quotes)
@@ -94,35 +101,56 @@ func countBits(masks []uint64) int {
 	return n
 }
 
-// scanParity is scanRecords from the marks of commas, quotes and newlines
-// (of data, words past its end zero), by the parity of the quotes up to
-// each byte: a quoted field's opening quote makes it odd, each pair of
-// quotes in it leaves it so, its closing quote makes it even, so a byte
-// is inside a quoted field when the parity is odd. That is so while
-// every quote the parity takes for an opening one is at a field's start
-// (right after a comma or a newline, or first), or right after a
-// closing one (the two are a pair: still inside); ok is false when a
-// quote is neither (a literal quote, which scanRecords passes over).
-// Some thirty instructions a 64 bytes, not a few a quote.
-func scanParity(commas, quotes, lines []uint64) (end int, open, quoted, ok bool) {
+// scanParity is scanRecords from the marks m (of data, words past its end
+// zero), by the parity of the quotes up to each byte: a quoted field's
+// opening quote makes it odd, each pair of quotes in it leaves it so, its
+// closing quote makes it even, so a byte is inside a quoted field when
+// the parity is odd. That is so while every quote the parity takes for an
+// opening one is at a field's start (right after a comma or a newline,
+// or first), or right after a closing one (the two are a pair: still
+// inside); ok is false when a quote is neither (a literal quote, which
+// scanRecords passes over). Some forty instructions a 64 bytes, not a
+// few a quote. It keeps in m.commas only the commas outside quoted
+// fields (up to the literal quote when not ok), and sets m.plain.
+func (m *csvMarks) scanParity() (end int, open, quoted, ok bool) {
 	var inside, any uint64 // inside: all ones when the word before ends inside
 	after := uint64(1)     // bit 0: the byte before the word ends a field (or there is none)
 	last := -1
-	for w, q := range quotes {
+	m.plain = true
+	commas, lines := m.commas, m.lines[:len(m.commas)]
+	for w, q := range m.quotes[:len(commas)] {
 		nl := lines[w]
 		in := prefixXor(q) ^ inside // the parity up to each byte, itself counted
 		stops := commas[w] | nl | q
-		if q&^(in^q)&^(stops<<1|after) != 0 {
+		if q&in&^(stops<<1|after) != 0 {
+			m.plain = false
 			return 0, false, false, false
 		}
 		if out := nl &^ in; out != 0 {
 			last = w<<6 + 63 - bits.LeadingZeros64(out)
+		}
+		if nl&in != 0 {
+			m.plain = false // a newline in a quoted field
+		}
+		if q != 0 {
+			m.plain = m.plain && m.closed(w, q, in, stops)
+			commas[w] &^= in
 		}
 		inside = uint64(int64(in) >> 63)
 		after = stops >> 63
 		any |= q
 	}
 	return last + 1, inside != 0, any != 0, true
+}
+
+// closed tells whether the quotes q of word w, in the parity in, close
+// their fields right before a comma, a newline or a quote (csvMarks.plain).
+func (m *csvMarks) closed(w int, q, in, stops uint64) bool {
+	next := stops >> 1
+	if w+1 < len(m.quotes) {
+		next |= (m.commas[w+1] | m.lines[w+1] | m.quotes[w+1]) << 63
+	}
+	return q&^in&^next == 0
 }
 
 // prefixXor returns the word whose bit i is the parity of bits 0 to i of x.
@@ -202,6 +230,10 @@ type splitter struct {
 	// keep, when not 0, is 1 + the field quotedMasked leaves with its
 	// quotes doubled, setting dst.doubled, rather than unescape it.
 	keep int
+	// plain: masks and quotes are the marks of a plain chunk
+	// (csvMarks.plain), masks only of the commas outside quoted fields:
+	// a record with quotes is then split as one without (splitPlain).
+	plain bool
 }
 
 // trashCol is the rowFields slot that receives ignored columns.
@@ -223,6 +255,12 @@ func (s *splitter) record(data []byte, pos int) (next, lines int, blank bool, ba
 		line, next, lines = line[:eol], pos+eol+1, 1
 	}
 	if !s.noQuote && bytes.IndexByte(line, '"') >= 0 {
+		if s.plain && s.dst != nil && line[len(line)-1] != '\r' {
+			if n, ok := s.splitPlain(data, pos, pos+len(line)); ok {
+				s.n = n
+				return next, lines, false, ""
+			}
+		}
 		if len(s.quotes) > 0 && s.dst != nil {
 			if n, ok := s.quotedMasked(data, pos, pos+len(line)); ok {
 				s.n = n
@@ -411,6 +449,43 @@ func (s *splitter) quotedMasked(data []byte, pos, end int) (int, bool) {
 		}
 	}
 	return k + 1, true
+}
+
+// splitPlain is quotedMasked for the record data[pos:end] of a plain
+// chunk (splitter.plain): its fields end at the commas outside quoted
+// fields (splitMasked), and a field that starts with a quote is quoted,
+// closed by its last byte, every quote between the first or second of a
+// pair. It returns false, data as it was, for a record not so.
+func (s *splitter) splitPlain(data []byte, pos, end int) (int, bool) {
+	n := s.splitMasked(pos, end)
+	at, cols := &s.dst.at, s.pos
+	var esc [maxEscaped]int // columns to unescape
+	nesc := 0
+	for k, c := range cols[:min(n, len(cols))] {
+		f := &at[c&(maxCols-1)]
+		a, b := f[0], f[1]
+		if c == trashCol || a == b || data[a] != '"' {
+			continue
+		}
+		if b-a < 2 || data[b-1] != '"' {
+			return 0, false
+		}
+		f[0], f[1] = a+1, b-1
+		switch {
+		case k+1 == s.keep:
+			s.dst.doubled = true
+		case countMarks(s.quotes, int(a)+1, int(b)-1) == 0:
+		case nesc == maxEscaped:
+			return 0, false
+		default:
+			esc[nesc] = c & (maxCols - 1)
+			nesc++
+		}
+	}
+	for _, c := range esc[:nesc] {
+		at[c][1] = int32(s.unescapeMarked(data, int(at[c][0]), int(at[c][1])))
+	}
+	return n, true
 }
 
 // countMarks returns how many bytes of data[from:to] masks mark.

@@ -145,7 +145,7 @@ func TestScanRecords(t *testing.T) {
 		}
 		var m csvMarks
 		m.mark([]byte(tt.in))
-		end, open, quoted, ok := scanParity(m.commas, m.quotes, m.lines)
+		end, open, quoted, ok := m.scanParity()
 		if ok != tt.parity || ok && (end != tt.end || open != tt.open || quoted != strings.Contains(tt.in, `"`)) {
 			t.Errorf("%s: scanParity(%q) = %d, %v, %v, %v; want %d, %v, ok %v", tt.name, tt.in, end, open, quoted, ok, tt.end, tt.open, tt.parity)
 		}
