@@ -454,8 +454,9 @@ func (s *splitter) quotedMasked(data []byte, pos, end int) (int, bool) {
 // splitPlain is quotedMasked for the record data[pos:end] of a plain
 // chunk (splitter.plain): its fields end at the commas outside quoted
 // fields (splitMasked), and a field that starts with a quote is quoted,
-// closed by its last byte, every quote between the first or second of a
-// pair. It returns false, data as it was, for a record not so.
+// closed by its last byte when it holds an even number of quotes, every
+// quote between the first or second of a pair. It returns false, data as
+// it was, for a record not so.
 func (s *splitter) splitPlain(data []byte, pos, end int) (int, bool) {
 	n := s.splitMasked(pos, end)
 	at, cols := &s.dst.at, s.pos
@@ -467,14 +468,15 @@ func (s *splitter) splitPlain(data []byte, pos, end int) (int, bool) {
 		if c == trashCol || a == b || data[a] != '"' {
 			continue
 		}
-		if b-a < 2 || data[b-1] != '"' {
-			return 0, false
+		quotes := countMarks(s.quotes, int(a), int(b))
+		if quotes&1 != 0 || data[b-1] != '"' {
+			return 0, false // not closed, but at the input's end
 		}
 		f[0], f[1] = a+1, b-1
 		switch {
+		case quotes == 2:
 		case k+1 == s.keep:
 			s.dst.doubled = true
-		case countMarks(s.quotes, int(a)+1, int(b)-1) == 0:
 		case nesc == maxEscaped:
 			return 0, false
 		default:
