@@ -113,44 +113,40 @@ func countBits(masks []uint64) int {
 // few a quote. It keeps in m.commas only the commas outside quoted
 // fields (up to the literal quote when not ok), and sets m.plain.
 func (m *csvMarks) scanParity() (end int, open, quoted, ok bool) {
+	commas := m.commas
+	n := len(commas)
+	quotes, lines := m.quotes[:n], m.lines[:n]
 	var inside, any uint64 // inside: all ones when the word before ends inside
 	after := uint64(1)     // bit 0: the byte before the word ends a field (or there is none)
 	last := -1
-	m.plain = true
-	commas, lines := m.commas, m.lines[:len(m.commas)]
-	for w, q := range m.quotes[:len(commas)] {
-		nl := lines[w]
+	plain := true
+	stops := commas[0] | lines[0] | quotes[0] // the bytes that end a field, or a quote
+	for w := range n {
+		q, nl := quotes[w], lines[w]
+		var next uint64 // the next word's stops
+		if w+1 < n {
+			next = commas[w+1] | lines[w+1] | quotes[w+1]
+		}
 		in := prefixXor(q) ^ inside // the parity up to each byte, itself counted
-		stops := commas[w] | nl | q
-		if q&in&^(stops<<1|after) != 0 {
-			m.plain = false
-			return 0, false, false, false
+		opens := q & in
+		if opens&^(stops<<1|after)|q&^in&^(stops>>1|next<<63)|nl&in != 0 {
+			if opens&^(stops<<1|after) != 0 {
+				m.plain = false
+				return 0, false, false, false
+			}
+			plain = false // text after a closing quote, or a newline in a quoted field
 		}
 		if out := nl &^ in; out != 0 {
 			last = w<<6 + 63 - bits.LeadingZeros64(out)
 		}
-		if nl&in != 0 {
-			m.plain = false // a newline in a quoted field
-		}
-		if q != 0 {
-			m.plain = m.plain && m.closed(w, q, in, stops)
-			commas[w] &^= in
-		}
+		commas[w] &^= in
 		inside = uint64(int64(in) >> 63)
 		after = stops >> 63
 		any |= q
+		stops = next
 	}
+	m.plain = plain
 	return last + 1, inside != 0, any != 0, true
-}
-
-// closed tells whether the quotes q of word w, in the parity in, close
-// their fields right before a comma, a newline or a quote (csvMarks.plain).
-func (m *csvMarks) closed(w int, q, in, stops uint64) bool {
-	next := stops >> 1
-	if w+1 < len(m.quotes) {
-		next |= (m.commas[w+1] | m.lines[w+1] | m.quotes[w+1]) << 63
-	}
-	return q&^in&^next == 0
 }
 
 // prefixXor returns the word whose bit i is the parity of bits 0 to i of x.

@@ -84,15 +84,14 @@ func quoteChar(c byte) string {
 	return "'" + q[1:len(q)-1] + "'"
 }
 
-// space passes over white space (JSON's four bytes of it).
+// space passes over white space (JSON's four bytes of it). Most bytes
+// it looks at are above ' ', and one comparison tells them.
 func (s *jsonScanner) space() {
 	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
+		if c := s.b[s.i]; c > ' ' || c != ' ' && c != '\t' && c != '\n' && c != '\r' {
 			return
 		}
+		s.i++
 	}
 }
 
@@ -539,6 +538,14 @@ func firstCapital(key []byte) int {
 		w := binary.LittleEndian.Uint64(key[i:])
 		if m := (w + lo*(0x80-'A')) &^ (w + lo*(0x80-'Z'-1)) & hi; m != 0 {
 			return i + bits.TrailingZeros64(m)>>3
+		}
+	}
+	if i < len(key) && len(key) >= 8 {
+		// The last eight bytes, a word overlapping the one before: when
+		// it holds no capital, the bytes left hold none either.
+		w := binary.LittleEndian.Uint64(key[len(key)-8:])
+		if (w+lo*(0x80-'A'))&^(w+lo*(0x80-'Z'-1))&hi == 0 {
+			return -1
 		}
 	}
 	for ; i < len(key); i++ {
