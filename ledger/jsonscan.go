@@ -84,15 +84,19 @@ func quoteChar(c byte) string {
 	return "'" + q[1:len(q)-1] + "'"
 }
 
-// space passes over white space (JSON's four bytes of it). Most bytes
-// it looks at are above ' ', and one comparison tells them.
-func (s *jsonScanner) space() {
-	for s.i < len(s.b) {
-		if c := s.b[s.i]; c > ' ' || c != ' ' && c != '\t' && c != '\n' && c != '\r' {
-			return
+// space passes over white space (JSON's four bytes of it).
+func (s *jsonScanner) space() { s.i = skipSpace(s.b, s.i) }
+
+// skipSpace returns the index of the first byte of b from i on that is
+// not white space, len(b) if none. Most bytes it looks at are above ' ',
+// and one comparison tells them.
+func skipSpace(b []byte, i int) int {
+	for ; i < len(b); i++ {
+		if c := b[i]; c > ' ' || c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			return i
 		}
-		s.i++
 	}
+	return i
 }
 
 // peek returns the byte at s.i, 0 at the end of the input.
@@ -168,24 +172,26 @@ func (s *jsonScanner) skipObject() bool {
 // the comma (unless first), the name (into s.key) and the colon, leaving
 // s.i at the value. It returns false at the object's end and on an error.
 func (s *jsonScanner) member(first bool) bool {
-	s.space()
-	switch c := s.peek(); {
-	case s.i >= len(s.b):
+	b := s.b
+	i := skipSpace(b, s.i)
+	s.i = i
+	switch {
+	case i >= len(b):
 		return s.eof()
-	case c == '}':
+	case b[i] == '}':
 		s.i++
 		s.depth--
 		return false
-	case !first && c != ',':
+	case !first && b[i] != ',':
 		return s.fail("after object key:value pair")
 	case !first:
-		s.i++
-		s.space()
+		i = skipSpace(b, i+1)
+		s.i = i
 	}
-	if s.i >= len(s.b) {
+	if i >= len(b) {
 		return s.eof()
 	}
-	if s.b[s.i] != '"' {
+	if b[i] != '"' {
 		return s.fail("looking for beginning of object key string")
 	}
 	key, flags, ok := s.str()
@@ -193,15 +199,15 @@ func (s *jsonScanner) member(first bool) bool {
 		return false
 	}
 	s.key, s.keyPlain = key, flags == 0
-	s.space()
-	if s.i >= len(s.b) {
+	i = skipSpace(b, s.i)
+	s.i = i
+	if i >= len(b) {
 		return s.eof()
 	}
-	if s.b[s.i] != ':' {
+	if b[i] != ':' {
 		return s.fail("after object key")
 	}
-	s.i++
-	s.space()
+	s.i = skipSpace(b, i+1)
 	return true
 }
 
@@ -538,14 +544,6 @@ func firstCapital(key []byte) int {
 		w := binary.LittleEndian.Uint64(key[i:])
 		if m := (w + lo*(0x80-'A')) &^ (w + lo*(0x80-'Z'-1)) & hi; m != 0 {
 			return i + bits.TrailingZeros64(m)>>3
-		}
-	}
-	if i < len(key) && len(key) >= 8 {
-		// The last eight bytes, a word overlapping the one before: when
-		// it holds no capital, the bytes left hold none either.
-		w := binary.LittleEndian.Uint64(key[len(key)-8:])
-		if (w+lo*(0x80-'A'))&^(w+lo*(0x80-'Z'-1))&hi == 0 {
-			return -1
 		}
 	}
 	for ; i < len(key); i++ {
