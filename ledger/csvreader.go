@@ -472,9 +472,9 @@ func (w *csvWorker) parse(ch *csvChunk) []*Batch {
 	w.sp.noQuote = ch.noQuote
 	if m := ch.marks; m != nil {
 		own, ownQuotes := w.sp.masks, w.sp.quotes
-		w.sp.masks, w.sp.quotes, w.sp.plain = m.commas, m.quotes, m.plain
+		w.sp.masks, w.sp.quotes, w.sp.lines, w.sp.plain = m.commas, m.quotes, m.lines, m.plain
 		defer func() {
-			w.sp.masks, w.sp.quotes, w.sp.plain = own, ownQuotes, false
+			w.sp.masks, w.sp.quotes, w.sp.lines, w.sp.plain = own, ownQuotes, nil, false
 			r.putMarks(m)
 		}()
 	} else if fastCommaMasks {

@@ -226,10 +226,12 @@ type splitter struct {
 	// keep, when not 0, is 1 + the field quotedMasked leaves with its
 	// quotes doubled, setting dst.doubled, rather than unescape it.
 	keep int
-	// plain: masks and quotes are the marks of a plain chunk
+	// plain: masks, quotes and lines are the marks of a plain chunk
 	// (csvMarks.plain), masks only of the commas outside quoted fields:
 	// a record with quotes is then split as one without (splitPlain).
+	// It needs dst.
 	plain bool
+	lines []uint64
 }
 
 // trashCol is the rowFields slot that receives ignored columns.
@@ -245,18 +247,15 @@ func (s *splitter) record(data []byte, pos int) (next, lines int, blank bool, ba
 	if s.dst != nil {
 		s.dst.doubled = false
 	}
+	if s.plain {
+		return s.plainRecord(data, pos)
+	}
 	line := data[pos:]
 	next = len(data)
 	if eol := bytes.IndexByte(line, '\n'); eol >= 0 {
 		line, next, lines = line[:eol], pos+eol+1, 1
 	}
 	if !s.noQuote && bytes.IndexByte(line, '"') >= 0 {
-		if s.plain && s.dst != nil && line[len(line)-1] != '\r' {
-			if n, ok := s.splitPlain(data, pos, pos+len(line)); ok {
-				s.n = n
-				return next, lines, false, ""
-			}
-		}
 		if len(s.quotes) > 0 && s.dst != nil {
 			if n, ok := s.quotedMasked(data, pos, pos+len(line)); ok {
 				s.n = n
@@ -445,6 +444,37 @@ func (s *splitter) quotedMasked(data []byte, pos, end int) (int, bool) {
 		}
 	}
 	return k + 1, true
+}
+
+// plainRecord is record in a plain chunk (splitter.plain, with lines):
+// its line's end and whether it holds a quote are read from the marks.
+func (s *splitter) plainRecord(data []byte, pos int) (next, lines int, blank bool, bad string) {
+	end := nextMark(s.lines, pos, len(data))
+	next = end
+	if end < len(data) {
+		next, lines = end+1, 1
+	}
+	switch {
+	case nextMark(s.quotes, pos, end) < end:
+		if data[end-1] != '\r' {
+			if n, ok := s.splitPlain(data, pos, end); ok {
+				s.n = n
+				return next, lines, false, ""
+			}
+		}
+		if n, ok := s.quotedMasked(data, pos, end); ok {
+			s.n = n
+			return next, lines, false, ""
+		}
+		return s.slowRecord(data, pos)
+	case end > pos && data[end-1] == '\r':
+		end--
+	}
+	if end == pos {
+		return next, lines, true, ""
+	}
+	s.n = s.splitMasked(pos, end)
+	return next, lines, false, ""
 }
 
 // splitPlain is quotedMasked for the record data[pos:end] of a plain

@@ -148,7 +148,7 @@ func checkSplitInto(t *testing.T, data []byte) {
 			if !quoted || !m.plain {
 				continue
 			}
-			fast.masks, fast.quotes, fast.plain, fast.keep = m.commas, m.quotes, true, 3
+			fast.masks, fast.quotes, fast.lines, fast.plain, fast.keep = m.commas, m.quotes, m.lines, true, 3
 		}
 		for pos := 0; pos < len(data); {
 			plainNext, plainLines, plainBlank, plainBad := plain.record(bytes.Clone(data), pos)
