@@ -109,11 +109,12 @@ qloop:
 qdone:
 	RET
 
-// func commaQuoteLineMasks(commas, quotes, lines []uint64, src []byte)
+// func commaQuoteLineMasks(commas, quotes, lines []uint64, src []byte) (nul bool)
 //
 // commaQuoteMasks, and the same for newlines into lines (as long as
-// commas), from one load of each block.
-TEXT ·commaQuoteLineMasks(SB), NOSPLIT, $0-96
+// commas), from one load of each block; nul tells whether a byte of the
+// blocks is 0 (the least byte of all, kept in X15).
+TEXT ·commaQuoteLineMasks(SB), NOSPLIT, $0-97
 	MOVQ commas_base+0(FP), DI
 	MOVQ commas_len+8(FP), CX
 	MOVQ quotes_base+24(FP), R9
@@ -128,6 +129,7 @@ TEXT ·commaQuoteLineMasks(SB), NOSPLIT, $0-96
 	MOVQ $0x0a0a0a0a0a0a0a0a, AX
 	MOVQ AX, X10
 	PUNPCKLQDQ X10, X10
+	PCMPEQB X15, X15
 	TESTQ CX, CX
 	JZ ldone
 
@@ -136,6 +138,10 @@ lloop:
 	MOVOU 16(SI), X2
 	MOVOU 32(SI), X3
 	MOVOU 48(SI), X4
+	PMINUB X1, X15
+	PMINUB X2, X15
+	PMINUB X3, X15
+	PMINUB X4, X15
 	MOVOU X1, X6
 	MOVOU X2, X7
 	MOVOU X3, X8
@@ -197,4 +203,9 @@ lloop:
 	JNZ lloop
 
 ldone:
+	PXOR X14, X14
+	PCMPEQB X14, X15
+	PMOVMSKB X15, AX
+	TESTQ AX, AX
+	SETNE nul+96(FP)
 	RET

@@ -41,8 +41,9 @@ func commaQuoteMasks(commas, quotes []uint64, src []byte) {
 }
 
 // commaQuoteLineMasks is commaQuoteMasks, and the same for newlines
-// into lines, as long as commas.
-func commaQuoteLineMasks(commas, quotes, lines []uint64, src []byte) {
+// into lines, as long as commas; nul tells whether the bytes marked hold
+// a 0.
+func commaQuoteLineMasks(commas, quotes, lines []uint64, src []byte) (nul bool) {
 	commaQuoteMasks(commas, quotes, src)
 	_ = lines[:len(commas)]
 	for i := range commas {
@@ -51,7 +52,9 @@ func commaQuoteLineMasks(commas, quotes, lines []uint64, src []byte) {
 			if b == '\n' {
 				m |= 1 << j
 			}
+			nul = nul || b == 0
 		}
 		lines[i] = m
 	}
+	return nul
 }

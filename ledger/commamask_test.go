@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -39,7 +40,20 @@ func TestCommaMasks(t *testing.T) {
 				three, quotes3, lines := make([]uint64, 8), make([]uint64, 8), make([]uint64, 8)
 				commaMasks(got, src)
 				commaQuoteMasks(both, quotes, src)
-				commaQuoteLineMasks(three, quotes3, lines, src)
+				if nul := commaQuoteLineMasks(three, quotes3, lines, src); nul != bytes.Contains(src, []byte{0}) {
+					t.Fatalf("align %d: nul %t", align, nul)
+				}
+				if align == 3 { // a NUL byte at each place in turn
+					for at := range src {
+						keep := src[at]
+						src[at] = 0
+						if !commaQuoteLineMasks(three, quotes3, lines, src) {
+							t.Fatalf("a NUL byte at %d not told", at)
+						}
+						src[at] = keep
+					}
+					commaQuoteLineMasks(three, quotes3, lines, src)
+				}
 				for i, m := range got {
 					var want, wantQ, wantL uint64
 					for j, c := range src[64*i : 64*i+64] {

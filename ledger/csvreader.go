@@ -481,7 +481,10 @@ func (w *csvWorker) parse(ch *csvChunk) []*Batch {
 		w.sp.markCommas(data)
 	}
 	ncols := len(r.pos)
-	nul := bytes.IndexByte(data, 0) // the next NUL byte; -1 when none is left
+	nul := -1 // the next NUL byte; -1 when none is left
+	if ch.marks == nil || ch.marks.nul {
+		nul = bytes.IndexByte(data, 0)
+	}
 	for pos < len(data) {
 		next, lines, blank, bad := w.sp.record(data, pos)
 		at, from := line, pos

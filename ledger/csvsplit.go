@@ -57,6 +57,8 @@ type csvMarks struct {
 	// of a pair between, and no quoted field holds a newline; commas
 	// then marks only the commas outside quoted fields (scanParity).
 	plain bool
+	// nul: the buffer may hold a NUL byte (none when false).
+	nul bool
 }
 
 // mark makes m the marks of data.
@@ -67,10 +69,13 @@ func (m *csvMarks) mark(data []byte) {
 	}
 	m.commas, m.quotes, m.lines = m.commas[:n], m.quotes[:n], m.lines[:n]
 	full := len(data) / 64
-	commaQuoteLineMasks(m.commas[:full], m.quotes[:full], m.lines[:full], data)
-	var tail [64]byte
+	nul := commaQuoteLineMasks(m.commas[:full], m.quotes[:full], m.lines[:full], data)
+	var tail [64]byte // the last bytes, the rest spaces, which mark nothing
+	for i := range tail {
+		tail[i] = ' '
+	}
 	copy(tail[:], data[64*full:])
-	commaQuoteLineMasks(m.commas[full:], m.quotes[full:], m.lines[full:], tail[:])
+	m.nul = commaQuoteLineMasks(m.commas[full:], m.quotes[full:], m.lines[full:], tail[:]) || nul
 }
 
 // scan is scanRecords of data, marked by m: from the parity of its quotes
