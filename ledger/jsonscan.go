@@ -515,6 +515,9 @@ func (s *jsonScanner) name() []byte {
 	if !s.keyPlain {
 		return foldKey(unquote(s.undoubled(key)))
 	}
+	if end := cap(s.b) - cap(key) + len(key); noCapital(s.b, end-len(key), end) {
+		return key
+	}
 	i := firstCapital(key)
 	if i < 0 {
 		return key
@@ -552,6 +555,26 @@ func firstCapital(key []byte) int {
 		}
 	}
 	return -1
+}
+
+// noCapital reports that the ASCII text b[start:end] holds no capital
+// letter (A to Z), when it can tell quickly: eight bytes at a time, the
+// last eight ending at end (they overlap the word before, or take bytes
+// before start: a capital there only sends the name the longer way,
+// firstCapital's).
+func noCapital(b []byte, start, end int) bool {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	if end < 8 || end > len(b) || start < 0 {
+		return false
+	}
+	for ; start+8 < end; start += 8 {
+		w := binary.LittleEndian.Uint64(b[start:])
+		if (w+lo*(0x80-'A'))&^(w+lo*(0x80-'Z'-1))&hi != 0 {
+			return false
+		}
+	}
+	w := binary.LittleEndian.Uint64(b[end-8:])
+	return (w+lo*(0x80-'A'))&^(w+lo*(0x80-'Z'-1))&hi == 0
 }
 
 // foldKey folds a decoded name for comparison with lower-case ASCII names:

@@ -62,6 +62,15 @@ func TestFirstCapitalFindsEveryCapital(t *testing.T) {
 					if got := firstCapital(b); got != want {
 						t.Fatalf("byte %#x at %d of %d among %q: %d, want %d", c, at, n, fill, got, want)
 					}
+					// noCapital on the name inside a text, 'Q' before it: never
+					// true with a capital in the name.
+					text := append([]byte("QQQQQQQQ"), b...)
+					if noCapital(text, 8, 8+n) && want >= 0 {
+						t.Fatalf("byte %#x at %d of %d among %q: noCapital", c, at, n, fill)
+					}
+					if !noCapital(append(bytes.Repeat([]byte{'q'}, 8), b...), 8, 8+n) && want < 0 {
+						t.Fatalf("byte %#x at %d of %d among %q: not noCapital", c, at, n, fill)
+					}
 				}
 			}
 		}
