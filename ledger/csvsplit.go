@@ -132,6 +132,11 @@ func (m *csvMarks) scanParity() (end int, open, quoted, ok bool) {
 		if w+1 < n {
 			next = commas[w+1] | lines[w+1] | quotes[w+1]
 		}
+		if q|nl == 0 { // most of a row's plain columns: no quote, no newline
+			commas[w] &^= inside
+			after, stops = stops>>63, next
+			continue
+		}
 		in := prefixXor(q) ^ inside // the parity up to each byte, itself counted
 		opens := q & in
 		if opens&^(stops<<1|after)|q&^in&^(stops>>1|next<<63)|nl&in != 0 {
