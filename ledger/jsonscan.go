@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math/bits"
 	"strconv"
@@ -533,6 +534,35 @@ func (s *jsonScanner) name() []byte {
 		}
 	}
 	return f
+}
+
+// plainName returns the last member's name to match first: as written
+// when it is plain (most names are lower case already: folded false),
+// else as name folds it (folded true).
+func (s *jsonScanner) plainName() (name []byte, folded bool) {
+	if s.keyPlain {
+		return s.key, false
+	}
+	return s.name(), true
+}
+
+// retryName returns the name to match the last member by once tried
+// matched no name a reader knows: its folded form when tried was the
+// name as written and folding changes it, else nil.
+func (s *jsonScanner) retryName(tried []byte, folded bool) ([]byte, bool) {
+	if folded {
+		return nil, true
+	}
+	if name := s.name(); !bytes.Equal(name, tried) {
+		return name, true
+	}
+	return nil, true
+}
+
+// nameIs tells whether the last member's name is want (lower-case ASCII)
+// as name matches it.
+func (s *jsonScanner) nameIs(want string) bool {
+	return s.keyPlain && string(s.key) == want || string(s.name()) == want
 }
 
 // firstCapital returns the index of the first capital letter (A to Z) of

@@ -132,7 +132,9 @@ func (s *jsonScanner) readTop(f *metaFields) {
 		return
 	}
 	for more := s.member(true); more; more = s.member(false) {
-		switch string(s.name()) {
+		name, folded := s.plainName()
+	retry:
+		switch string(name) {
 		case "additional_usage_values":
 			if obj, _ := s.objectAt("additional_usage_values"); obj {
 				s.readUsage(&f.usage)
@@ -148,6 +150,9 @@ func (s *jsonScanner) readTop(f *metaFields) {
 		case "error_information":
 			s.readFailure(&f.failure)
 		default:
+			if name, folded = s.retryName(name, folded); name != nil {
+				goto retry
+			}
 			s.skip()
 		}
 	}
@@ -159,7 +164,9 @@ func (s *jsonScanner) readUsage(u *metaUsage) {
 		return
 	}
 	for more := s.member(true); more; more = s.member(false) {
-		switch string(s.name()) {
+		name, folded := s.plainName()
+	retry:
+		switch string(name) {
 		case "prompt_tokens_details":
 			s.readPrompt(&u.prompt)
 		case "cache_creation":
@@ -187,6 +194,9 @@ func (s *jsonScanner) readUsage(u *metaUsage) {
 		case "output_tokens_details":
 			s.readOutputDetails(&u.outDetails)
 		default:
+			if name, folded = s.retryName(name, folded); name != nil {
+				goto retry
+			}
 			s.skip()
 		}
 	}
@@ -199,7 +209,9 @@ func (s *jsonScanner) readPrompt(d *promptDetails) {
 		return
 	}
 	for more := s.member(true); more; more = s.member(false) {
-		switch string(s.name()) {
+		name, folded := s.plainName()
+	retry:
+		switch string(name) {
 		case "cached_tokens":
 			s.count(&d.cached, path+".cached_tokens")
 		case "cache_creation_tokens":
@@ -209,6 +221,9 @@ func (s *jsonScanner) readPrompt(d *promptDetails) {
 		case "web_search_requests":
 			s.count(&d.webSearch, path+".web_search_requests")
 		default:
+			if name, folded = s.retryName(name, folded); name != nil {
+				goto retry
+			}
 			s.skip()
 		}
 	}
@@ -234,12 +249,17 @@ func (s *jsonScanner) readSplit(w *writeSplit, p *splitPaths) {
 		return
 	}
 	for more := s.member(true); more; more = s.member(false) {
-		switch string(s.name()) {
+		name, folded := s.plainName()
+	retry:
+		switch string(name) {
 		case "ephemeral_5m_input_tokens":
 			s.count(&w.fiveMinutes, p.fiveMinutes)
 		case "ephemeral_1h_input_tokens":
 			s.count(&w.oneHour, p.oneHour)
 		default:
+			if name, folded = s.retryName(name, folded); name != nil {
+				goto retry
+			}
 			s.skip()
 		}
 	}
@@ -252,12 +272,17 @@ func (s *jsonScanner) readServerTools(t *serverTools) {
 		return
 	}
 	for more := s.member(true); more; more = s.member(false) {
-		switch string(s.name()) {
+		name, folded := s.plainName()
+	retry:
+		switch string(name) {
 		case "web_search_requests":
 			s.count(&t.webSearch, path+".web_search_requests")
 		case "web_fetch_requests":
 			s.count(&t.webFetch, path+".web_fetch_requests")
 		default:
+			if name, folded = s.retryName(name, folded); name != nil {
+				goto retry
+			}
 			s.skip()
 		}
 	}
@@ -271,7 +296,7 @@ func (s *jsonScanner) readCompletion(reasoning *[]byte) {
 		return
 	}
 	for more := s.member(true); more; more = s.member(false) {
-		if string(s.name()) == "reasoning_tokens" {
+		if s.nameIs("reasoning_tokens") {
 			s.count(reasoning, path+".reasoning_tokens")
 		} else {
 			s.skip()
@@ -286,7 +311,9 @@ func (s *jsonScanner) readInputDetails(d *inputDetails) {
 		return
 	}
 	for more := s.member(true); more; more = s.member(false) {
-		switch string(s.name()) {
+		name, folded := s.plainName()
+	retry:
+		switch string(name) {
 		case "cached_tokens":
 			s.count(&d.cached, path+".cached_tokens")
 		case "cache_creation_tokens":
@@ -294,6 +321,9 @@ func (s *jsonScanner) readInputDetails(d *inputDetails) {
 		case "cache_write_tokens":
 			s.count(&d.cacheWrite, path+".cache_write_tokens")
 		default:
+			if name, folded = s.retryName(name, folded); name != nil {
+				goto retry
+			}
 			s.skip()
 		}
 	}
@@ -306,7 +336,7 @@ func (s *jsonScanner) readOutputDetails(d *outputDetails) {
 		return
 	}
 	for more := s.member(true); more; more = s.member(false) {
-		if string(s.name()) == "reasoning_tokens" {
+		if s.nameIs("reasoning_tokens") {
 			s.count(&d.reasoning, path+".reasoning_tokens")
 		} else {
 			s.skip()
@@ -320,7 +350,9 @@ func (s *jsonScanner) readFailure(e *metaFailure) {
 		return
 	}
 	for more := s.member(true); more; more = s.member(false) {
-		switch string(s.name()) {
+		name, folded := s.plainName()
+	retry:
+		switch string(name) {
 		case "error_code":
 			s.label(&e.code)
 		case "error_class":
@@ -330,6 +362,9 @@ func (s *jsonScanner) readFailure(e *metaFailure) {
 		case "error_message":
 			s.label(&e.message)
 		default:
+			if name, folded = s.retryName(name, folded); name != nil {
+				goto retry
+			}
 			s.skip()
 		}
 	}
@@ -348,7 +383,7 @@ func (s *jsonScanner) readPriceKey() []byte {
 	}
 	var key []byte
 	for more := s.member(true); more; more = s.member(false) {
-		if string(s.name()) != "model_map_key" {
+		if !s.nameIs("model_map_key") {
 			s.skip()
 			continue
 		}
