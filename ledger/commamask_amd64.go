@@ -15,3 +15,10 @@ func commaMasks(dst []uint64, src []byte)
 //
 //go:noescape
 func commaQuoteMasks(commas, quotes []uint64, src []byte)
+
+// commaQuoteLineMasks is commaQuoteMasks, and the same for newlines
+// into lines, as long as commas; nul tells whether the bytes marked hold
+// a 0.
+//
+//go:noescape
+func commaQuoteLineMasks(commas, quotes, lines []uint64, src []byte) (nul bool)

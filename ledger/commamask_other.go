@@ -39,3 +39,22 @@ func commaQuoteMasks(commas, quotes []uint64, src []byte) {
 		commas[i], quotes[i] = c, q
 	}
 }
+
+// commaQuoteLineMasks is commaQuoteMasks, and the same for newlines
+// into lines, as long as commas; nul tells whether the bytes marked hold
+// a 0.
+func commaQuoteLineMasks(commas, quotes, lines []uint64, src []byte) (nul bool) {
+	commaQuoteMasks(commas, quotes, src)
+	_ = lines[:len(commas)]
+	for i := range commas {
+		var m uint64
+		for j, b := range src[64*i : 64*i+64] {
+			if b == '\n' {
+				m |= 1 << j
+			}
+			nul = nul || b == 0
+		}
+		lines[i] = m
+	}
+	return nul
+}

@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -29,14 +30,32 @@ func TestCommaMasks(t *testing.T) {
 				if rng.IntN(64) < tt.share/2 {
 					buf[i] = '"'
 				}
+				if rng.IntN(64) < tt.share/4 {
+					buf[i] = '\n'
+				}
 			}
 			for align := range 16 {
 				src := buf[align : align+64*8]
 				got, both, quotes := make([]uint64, 8), make([]uint64, 8), make([]uint64, 8)
+				three, quotes3, lines := make([]uint64, 8), make([]uint64, 8), make([]uint64, 8)
 				commaMasks(got, src)
 				commaQuoteMasks(both, quotes, src)
+				if nul := commaQuoteLineMasks(three, quotes3, lines, src); nul != bytes.Contains(src, []byte{0}) {
+					t.Fatalf("align %d: nul %t", align, nul)
+				}
+				if align == 3 { // a NUL byte at each place in turn
+					for at := range src {
+						keep := src[at]
+						src[at] = 0
+						if !commaQuoteLineMasks(three, quotes3, lines, src) {
+							t.Fatalf("a NUL byte at %d not told", at)
+						}
+						src[at] = keep
+					}
+					commaQuoteLineMasks(three, quotes3, lines, src)
+				}
 				for i, m := range got {
-					var want, wantQ uint64
+					var want, wantQ, wantL uint64
 					for j, c := range src[64*i : 64*i+64] {
 						if c == ',' {
 							want |= 1 << j
@@ -44,6 +63,13 @@ func TestCommaMasks(t *testing.T) {
 						if c == '"' {
 							wantQ |= 1 << j
 						}
+						if c == '\n' {
+							wantL |= 1 << j
+						}
+					}
+					if three[i] != want || quotes3[i] != wantQ || lines[i] != wantL {
+						t.Fatalf("align %d block %d: commaQuoteLineMasks %064b %064b %064b, want %064b %064b %064b",
+							align, i, three[i], quotes3[i], lines[i], want, wantQ, wantL)
 					}
 					if m != want || both[i] != want {
 						t.Fatalf("align %d block %d: marks %064b and %064b, want %064b", align, i, m, both[i], want)

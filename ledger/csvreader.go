@@ -21,6 +21,7 @@ type csvReader struct {
 	name        string
 	schema      *schema
 	pos         []int // header position -> schema column, trashCol = ignored
+	keep        int   // splitter.keep: 1 + the field read with its quotes doubled
 	src         io.Reader
 	firstLine   int
 	chunkSize   int
@@ -42,9 +43,11 @@ type csvReader struct {
 	next int
 	err  error
 
-	// quoteMarks and commaMarks are the cutter's marks of a buffer's
-	// quotes and commas (scanMarked).
-	quoteMarks, commaMarks []uint64
+	// marks are the cutter's marks of the buffer it scans (csvMarks.scan),
+	// nil when it holds no quote; a chunk takes them with it, for its
+	// worker. freeMarks are marks its workers are done with.
+	marks     *csvMarks
+	freeMarks chan *csvMarks
 }
 
 // readAhead is how many chunks beyond one per worker the cutter may be
@@ -59,8 +62,11 @@ type csvChunk struct {
 	lines   int    // newlines in data: a bound on its rows
 	broken  string // why data, the first line of a record, is skipped; "" when it is not
 	noQuote bool   // data holds no quote
-	err     error
-	out     chan csvResult
+	// marks, when not nil, are the marks of data's commas and quotes
+	// the cutter made: the worker reads them rather than marking again.
+	marks *csvMarks
+	err   error
+	out   chan csvResult
 }
 
 type csvResult struct {
@@ -85,12 +91,16 @@ func newCSVReader(name string, s *schema, br *bufio.Reader, opt Options) (*csvRe
 	r := &csvReader{
 		name: name, schema: s, pos: pos, src: br, firstLine: 2 + blanks,
 		chunkSize: opt.ChunkSize, maxRecord: opt.maxRecord, batchSize: opt.BatchSize, skipHolders: opt.SkipHolders,
-		order: make(chan *csvChunk, ahead),
-		jobs:  make(chan *csvChunk, ahead),
-		done:  make(chan struct{}),
-		free:  make(chan []byte, ahead+opt.Workers+4),
+		order:     make(chan *csvChunk, ahead),
+		jobs:      make(chan *csvChunk, ahead),
+		done:      make(chan struct{}),
+		free:      make(chan []byte, ahead+opt.Workers+4),
+		freeMarks: make(chan *csvMarks, ahead+opt.Workers+4),
 		// Every chunk in flight holds a batch or two.
 		batches: make(chan *Batch, 2*(ahead+opt.Workers)),
+	}
+	if !opt.unescapeAll {
+		r.keep = s.doubledField(pos)
 	}
 	go r.cut()
 	for range opt.Workers {
@@ -311,7 +321,7 @@ func (r *csvReader) cut() {
 		nextBuf := r.getBuf(len(rest) + r.chunkSize/2)
 		copy(nextBuf, rest)
 		chunk := &csvChunk{buf: buf, data: data[:end], line: line, broken: broken, noQuote: !quoted}
-		chunk.lines = bytes.Count(chunk.data, nl)
+		r.handMarks(chunk)
 		line += chunk.lines
 		if !r.send(chunk) {
 			return
@@ -320,21 +330,58 @@ func (r *csvReader) cut() {
 	}
 }
 
-// scan is scanRecords, from the marks of quotes where they are made
-// vectorised (fastCommaMasks) and data holds a quote: a flat export
+// scan is scanRecords, from the marks of data (r.marks) where they are
+// made vectorised (fastCommaMasks) and data holds a quote: a flat export
 // holds none, and a search for one is quicker than marking them.
 func (r *csvReader) scan(data []byte) (end int, open, quoted bool) {
 	if fastCommaMasks && bytes.IndexByte(data, '"') >= 0 {
-		return scanMarked(data, &r.quoteMarks, &r.commaMarks)
+		if r.marks == nil {
+			r.marks = r.getMarks()
+		}
+		r.marks.mark(data)
+		return r.marks.scan(data)
 	}
+	r.putMarks(r.marks)
+	r.marks = nil
 	return scanRecords(data)
+}
+
+// handMarks counts the lines of the chunk, and hands it the marks of
+// its data when it is a run of records the cutter marked.
+func (r *csvReader) handMarks(ch *csvChunk) {
+	if r.marks == nil || ch.broken != "" {
+		ch.lines = bytes.Count(ch.data, nl)
+		return
+	}
+	ch.marks, r.marks = r.marks, nil
+	ch.marks.cut(len(ch.data))
+	ch.lines = countBits(ch.marks.lines)
+}
+
+func (r *csvReader) getMarks() *csvMarks {
+	select {
+	case m := <-r.freeMarks:
+		return m
+	default:
+		return &csvMarks{}
+	}
+}
+
+func (r *csvReader) putMarks(m *csvMarks) {
+	if m == nil {
+		return
+	}
+	select {
+	case r.freeMarks <- m:
+	default:
+	}
 }
 
 // work parses chunks until there are none.
 func (r *csvReader) work() {
 	w := &csvWorker{r: r}
 	w.p.skipHolders = r.skipHolders
-	w.sp.dst, w.sp.pos = &w.v, r.pos
+	w.sp.dst, w.sp.pos, w.sp.keep = &w.v, r.pos, r.keep
 	for ch := range r.jobs {
 		var res csvResult
 		if ch.err != nil {
@@ -423,11 +470,21 @@ func (w *csvWorker) parse(ch *csvChunk) []*Batch {
 	data, pos, line := ch.data, 0, ch.line
 	w.v.data = data
 	w.sp.noQuote = ch.noQuote
-	if fastCommaMasks {
+	if m := ch.marks; m != nil {
+		own, ownQuotes := w.sp.masks, w.sp.quotes
+		w.sp.masks, w.sp.quotes, w.sp.lines, w.sp.plain = m.commas, m.quotes, m.lines, m.plain
+		defer func() {
+			w.sp.masks, w.sp.quotes, w.sp.lines, w.sp.plain = own, ownQuotes, nil, false
+			r.putMarks(m)
+		}()
+	} else if fastCommaMasks {
 		w.sp.markCommas(data)
 	}
 	ncols := len(r.pos)
-	nul := bytes.IndexByte(data, 0) // the next NUL byte; -1 when none is left
+	nul := -1 // the next NUL byte; -1 when none is left
+	if ch.marks == nil || ch.marks.nul {
+		nul = bytes.IndexByte(data, 0)
+	}
 	for pos < len(data) {
 		next, lines, blank, bad := w.sp.record(data, pos)
 		at, from := line, pos

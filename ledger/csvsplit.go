@@ -48,21 +48,131 @@ func scanRecords(data []byte) (end int, open, quoted bool) {
 	return end, false, quoted
 }
 
-// scanMarked is scanRecords reading the quotes of data from their marks:
-// quotes and commas are scratch space, the marks made of data
-// (commaQuoteMasks), kept for the next call. A quoted field costs a few
-// instructions a quote, not a search through its text.
-func scanMarked(data []byte, quotes, commas *[]uint64) (end int, open, quoted bool) {
+// csvMarks are the marks of a buffer's commas, quotes and newlines, a bit
+// a byte (commaQuoteLineMasks), a word more, partial or empty, for the end.
+type csvMarks struct {
+	commas, quotes, lines []uint64
+	// plain: every quote of the buffer opens a field at its start,
+	// closes it right before a comma, a newline or a quote, or is one
+	// of a pair between, and no quoted field holds a newline; commas
+	// then marks only the commas outside quoted fields (scanParity).
+	plain bool
+	// nul: the buffer may hold a NUL byte (none when false).
+	nul bool
+}
+
+// mark makes m the marks of data.
+func (m *csvMarks) mark(data []byte) {
 	n := len(data)/64 + 1
-	if cap(*quotes) < n {
-		*quotes, *commas = make([]uint64, n), make([]uint64, n)
+	if cap(m.quotes) < n {
+		m.commas, m.quotes, m.lines = make([]uint64, n), make([]uint64, n), make([]uint64, n)
 	}
-	qm := (*quotes)[:n]
+	m.commas, m.quotes, m.lines = m.commas[:n], m.quotes[:n], m.lines[:n]
 	full := len(data) / 64
-	commaQuoteMasks((*commas)[:full], qm[:full], data)
-	var tail [64]byte
+	nul := commaQuoteLineMasks(m.commas[:full], m.quotes[:full], m.lines[:full], data)
+	var tail [64]byte // the last bytes, the rest spaces, which mark nothing
+	for i := range tail {
+		tail[i] = ' '
+	}
 	copy(tail[:], data[64*full:])
-	commaQuoteMasks((*commas)[full:n], qm[full:], tail[:])
+	m.nul = commaQuoteLineMasks(m.commas[full:], m.quotes[full:], m.lines[full:], tail[:]) || nul
+}
+
+// scan is scanRecords of data, marked by m: from the parity of its quotes
+// where that tells (scanParity), else quote by quote (scanQuoteMarks).
+func (m *csvMarks) scan(data []byte) (end int, open, quoted bool) {
+	if end, open, quoted, ok := m.scanParity(); ok {
+		return end, open, quoted
+	}
+	return scanQuoteMarks(data, m.quotes)
+}
+
+// cut makes m the marks of the buffer's first end bytes, which it marked.
+func (m *csvMarks) cut(end int) {
+	n := end/64 + 1
+	m.commas, m.quotes, m.lines = m.commas[:n], m.quotes[:n], m.lines[:n]
+	keep := uint64(1)<<(end&63) - 1
+	m.commas[n-1] &= keep
+	m.quotes[n-1] &= keep
+	m.lines[n-1] &= keep
+}
+
+// countBits returns how many bytes masks mark.
+func countBits(masks []uint64) int {
+	n := 0
+	for _, m := range masks {
+		n += bits.OnesCount64(m)
+	}
+	return n
+}
+
+// scanParity is scanRecords from the marks m (of data, words past its end
+// zero), by the parity of the quotes up to each byte: a quoted field's
+// opening quote makes it odd, each pair of quotes in it leaves it so, its
+// closing quote makes it even, so a byte is inside a quoted field when
+// the parity is odd. That is so while every quote the parity takes for an
+// opening one is at a field's start (right after a comma or a newline,
+// or first), or right after a closing one (the two are a pair: still
+// inside); ok is false when a quote is neither (a literal quote, which
+// scanRecords passes over). Some forty instructions a 64 bytes, not a
+// few a quote. It keeps in m.commas only the commas outside quoted
+// fields (up to the literal quote when not ok), and sets m.plain.
+func (m *csvMarks) scanParity() (end int, open, quoted, ok bool) {
+	commas := m.commas
+	n := len(commas)
+	quotes, lines := m.quotes[:n], m.lines[:n]
+	var inside, any uint64 // inside: all ones when the word before ends inside
+	after := uint64(1)     // bit 0: the byte before the word ends a field (or there is none)
+	last := -1
+	plain := true
+	stops := commas[0] | lines[0] | quotes[0] // the bytes that end a field, or a quote
+	for w := range n {
+		q, nl := quotes[w], lines[w]
+		var next uint64 // the next word's stops
+		if w+1 < n {
+			next = commas[w+1] | lines[w+1] | quotes[w+1]
+		}
+		if q|nl == 0 { // most of a row's plain columns: no quote, no newline
+			commas[w] &^= inside
+			after, stops = stops>>63, next
+			continue
+		}
+		in := prefixXor(q) ^ inside // the parity up to each byte, itself counted
+		opens := q & in
+		if opens&^(stops<<1|after)|q&^in&^(stops>>1|next<<63)|nl&in != 0 {
+			if opens&^(stops<<1|after) != 0 {
+				m.plain = false
+				return 0, false, false, false
+			}
+			plain = false // text after a closing quote, or a newline in a quoted field
+		}
+		if out := nl &^ in; out != 0 {
+			last = w<<6 + 63 - bits.LeadingZeros64(out)
+		}
+		commas[w] &^= in
+		inside = uint64(int64(in) >> 63)
+		after = stops >> 63
+		any |= q
+		stops = next
+	}
+	m.plain = plain
+	return last + 1, inside != 0, any != 0, true
+}
+
+// prefixXor returns the word whose bit i is the parity of bits 0 to i of x.
+func prefixXor(x uint64) uint64 {
+	x ^= x << 1
+	x ^= x << 2
+	x ^= x << 4
+	x ^= x << 8
+	x ^= x << 16
+	return x ^ x<<32
+}
+
+// scanQuoteMarks is scanRecords of data from qm, the marks of its quotes
+// (as long as data/64+1, zero past its end). A quoted field costs a few
+// instructions a quote, not a search through its text.
+func scanQuoteMarks(data []byte, qm []uint64) (end int, open, quoted bool) {
 	seg, to := 0, len(data)
 	for q := nextMark(qm, 0, to); q < to; q = nextMark(qm, q+1, to) {
 		quoted = true
@@ -123,6 +233,15 @@ type splitter struct {
 	quotes []uint64
 	// unquoted is room for the text of a quoted field being unescaped.
 	unquoted []byte
+	// keep, when not 0, is 1 + the field quotedMasked leaves with its
+	// quotes doubled, setting dst.doubled, rather than unescape it.
+	keep int
+	// plain: masks, quotes and lines are the marks of a plain chunk
+	// (csvMarks.plain), masks only of the commas outside quoted fields:
+	// a record with quotes is then split as one without (splitPlain).
+	// It needs dst.
+	plain bool
+	lines []uint64
 }
 
 // trashCol is the rowFields slot that receives ignored columns.
@@ -135,6 +254,12 @@ const trashCol = maxCols - 1
 func (s *splitter) record(data []byte, pos int) (next, lines int, blank bool, bad string) {
 	s.fields = s.fields[:0]
 	s.n = -1
+	if s.dst != nil {
+		s.dst.doubled = false
+	}
+	if s.plain {
+		return s.plainRecord(data, pos)
+	}
 	line := data[pos:]
 	next = len(data)
 	if eol := bytes.IndexByte(line, '\n'); eol >= 0 {
@@ -319,12 +444,86 @@ func (s *splitter) quotedMasked(data []byte, pos, end int) (int, bool) {
 		return 0, false // a quote inside an unquoted field
 	}
 	for _, e := range esc[:nesc] {
+		if e[0]+1 == s.keep {
+			s.dst.doubled = true
+			continue
+		}
 		b := s.unescapeMarked(data, e[1], e[2])
 		if uint(e[0]) < uint(len(cols)) {
 			at[cols[e[0]]&(maxCols-1)][1] = int32(b)
 		}
 	}
 	return k + 1, true
+}
+
+// plainRecord is record in a plain chunk (splitter.plain, with lines):
+// its line's end and whether it holds a quote are read from the marks.
+func (s *splitter) plainRecord(data []byte, pos int) (next, lines int, blank bool, bad string) {
+	end := nextMark(s.lines, pos, len(data))
+	next = end
+	if end < len(data) {
+		next, lines = end+1, 1
+	}
+	switch {
+	case nextMark(s.quotes, pos, end) < end:
+		if data[end-1] != '\r' {
+			if n, ok := s.splitPlain(data, pos, end); ok {
+				s.n = n
+				return next, lines, false, ""
+			}
+		}
+		if n, ok := s.quotedMasked(data, pos, end); ok {
+			s.n = n
+			return next, lines, false, ""
+		}
+		return s.slowRecord(data, pos)
+	case end > pos && data[end-1] == '\r':
+		end--
+	}
+	if end == pos {
+		return next, lines, true, ""
+	}
+	s.n = s.splitMasked(pos, end)
+	return next, lines, false, ""
+}
+
+// splitPlain is quotedMasked for the record data[pos:end] of a plain
+// chunk (splitter.plain): its fields end at the commas outside quoted
+// fields (splitMasked), and a field that starts with a quote is quoted,
+// closed by its last byte when it holds an even number of quotes, every
+// quote between the first or second of a pair. It returns false, data as
+// it was, for a record not so.
+func (s *splitter) splitPlain(data []byte, pos, end int) (int, bool) {
+	n := s.splitMasked(pos, end)
+	at, cols := &s.dst.at, s.pos
+	var esc [maxEscaped]int // columns to unescape
+	nesc := 0
+	for k, c := range cols[:min(n, len(cols))] {
+		f := &at[c&(maxCols-1)]
+		a, b := f[0], f[1]
+		if c == trashCol || a == b || data[a] != '"' {
+			continue
+		}
+		quotes := countMarks(s.quotes, int(a), int(b))
+		if quotes&1 != 0 || data[b-1] != '"' {
+			return 0, false // not closed, but at the input's end
+		}
+		f[0], f[1] = a+1, b-1
+		switch {
+		case quotes == 2:
+		case k+1 == s.keep:
+			s.dst.doubled = true
+		case nesc == maxEscaped:
+			return 0, false
+		default:
+			esc[nesc] = c & (maxCols - 1)
+			nesc++
+		}
+	}
+	for _, c := range esc[:nesc] {
+		at[c][1] = int32(s.unescapeMarked(data, int(at[c][0]), int(at[c][1])))
+	}
+	return n, true
 }
 
 // countMarks returns how many bytes of data[from:to] masks mark.

@@ -121,22 +121,33 @@ func TestParseTime(t *testing.T) {
 
 func TestScanRecords(t *testing.T) {
 	tests := []struct {
-		name string
-		in   string
-		end  int
-		open bool
+		name   string
+		in     string
+		end    int
+		open   bool
+		parity bool // scanParity tells
 	}{
-		{"plain", "a,b\nc,d\ne", 8, false},
-		{"quoted newline", "a,\"b\nc\"\nd", 8, false},
-		{"open quote", "a,b\nc,\"d\ne", 4, true},
-		{"escaped quote", "a,\"b\"\"\n\"\nx", 9, false},
-		{"bare quote is literal", "a,b\"c\nd", 6, false},
-		{"no record", "abc", 0, false},
+		{"plain", "a,b\nc,d\ne", 8, false, true},
+		{"quoted newline", "a,\"b\nc\"\nd", 8, false, true},
+		{"open quote", "a,b\nc,\"d\ne", 4, true, true},
+		{"escaped quote", "a,\"b\"\"\n\"\nx", 9, false, true},
+		{"bare quote is literal", "a,b\"c\nd", 6, false, false},
+		{"no record", "abc", 0, false, true},
+		{"a quote first", "\"a\nb\",c\nd", 8, false, true},
+		{"quotes across words", strings.Repeat("x", 62) + ",\"\"\"\n\",\n" + strings.Repeat("\"\"", 40) + "\n", 151, false, true},
+		{"text after a closing quote, then a quote", "\"a\"b\"\nc\n", 8, false, false},
+		{"an empty quoted field, then text", "\"\"a\nb\n", 6, false, true},
 	}
 	for _, tt := range tests {
 		end, open, quoted := scanRecords([]byte(tt.in))
 		if end != tt.end || open != tt.open || quoted != strings.Contains(tt.in, `"`) {
 			t.Errorf("%s: scanRecords(%q) = %d, %v, %v; want %d, %v", tt.name, tt.in, end, open, quoted, tt.end, tt.open)
+		}
+		var m csvMarks
+		m.mark([]byte(tt.in))
+		end, open, quoted, ok := m.scanParity()
+		if ok != tt.parity || ok && (end != tt.end || open != tt.open || quoted != strings.Contains(tt.in, `"`)) {
+			t.Errorf("%s: scanParity(%q) = %d, %v, %v, %v; want %d, %v, ok %v", tt.name, tt.in, end, open, quoted, ok, tt.end, tt.open, tt.parity)
 		}
 	}
 }

@@ -43,6 +43,10 @@ func FuzzReadSpendLogCSV(f *testing.F) {
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("chunked read differs\ngot  %v\nwant %v", got, want)
 		}
+		unescaped := checkFuzz(t, "f.csv", data, Options{Workers: 1, unescapeAll: true})
+		if fmt.Sprint(want) != fmt.Sprint(unescaped) {
+			t.Errorf("metadata read in place differs from it unescaped first\ngot  %v\nwant %v", want, unescaped)
+		}
 	})
 }
 

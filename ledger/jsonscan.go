@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math/bits"
 	"strconv"
@@ -32,6 +33,10 @@ type jsonScanner struct {
 	key      []byte
 	keyPlain bool
 	fold     [40]byte // room for a key folded to lower case
+	// doubled is 1 when every quote of the document is written twice, as
+	// in a CSV field's text between its quotes (read in place, not
+	// unescaped first), else 0: a quote takes 1+doubled bytes.
+	doubled int
 }
 
 // maxDepth is encoding/json's limit on nested arrays and objects.
@@ -81,15 +86,18 @@ func quoteChar(c byte) string {
 }
 
 // space passes over white space (JSON's four bytes of it).
-func (s *jsonScanner) space() {
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
+func (s *jsonScanner) space() { s.i = skipSpace(s.b, s.i) }
+
+// skipSpace returns the index of the first byte of b from i on that is
+// not white space, len(b) if none. Most bytes it looks at are above ' ',
+// and one comparison tells them.
+func skipSpace(b []byte, i int) int {
+	for ; i < len(b); i++ {
+		if c := b[i]; c > ' ' || c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			return i
 		}
 	}
+	return i
 }
 
 // peek returns the byte at s.i, 0 at the end of the input.
@@ -165,24 +173,26 @@ func (s *jsonScanner) skipObject() bool {
 // the comma (unless first), the name (into s.key) and the colon, leaving
 // s.i at the value. It returns false at the object's end and on an error.
 func (s *jsonScanner) member(first bool) bool {
-	s.space()
-	switch c := s.peek(); {
-	case s.i >= len(s.b):
+	b := s.b
+	i := skipSpace(b, s.i)
+	s.i = i
+	switch {
+	case i >= len(b):
 		return s.eof()
-	case c == '}':
+	case b[i] == '}':
 		s.i++
 		s.depth--
 		return false
-	case !first && c != ',':
+	case !first && b[i] != ',':
 		return s.fail("after object key:value pair")
 	case !first:
-		s.i++
-		s.space()
+		i = skipSpace(b, i+1)
+		s.i = i
 	}
-	if s.i >= len(s.b) {
+	if i >= len(b) {
 		return s.eof()
 	}
-	if s.b[s.i] != '"' {
+	if b[i] != '"' {
 		return s.fail("looking for beginning of object key string")
 	}
 	key, flags, ok := s.str()
@@ -190,15 +200,15 @@ func (s *jsonScanner) member(first bool) bool {
 		return false
 	}
 	s.key, s.keyPlain = key, flags == 0
-	s.space()
-	if s.i >= len(s.b) {
+	i = skipSpace(b, s.i)
+	s.i = i
+	if i >= len(b) {
 		return s.eof()
 	}
-	if s.b[s.i] != ':' {
+	if b[i] != ':' {
 		return s.fail("after object key")
 	}
-	s.i++
-	s.space()
+	s.i = skipSpace(b, i+1)
 	return true
 }
 
@@ -245,7 +255,7 @@ const (
 // beyond ASCII (then it must be decoded: unquote).
 func (s *jsonScanner) str() (text []byte, flags int, ok bool) {
 	b := s.b
-	start := s.i + 1
+	start := s.i + 1 + s.doubled
 	for i := start; ; i++ {
 		i = plainRun(b, i)
 		if i >= len(b) {
@@ -254,7 +264,7 @@ func (s *jsonScanner) str() (text []byte, flags int, ok bool) {
 		}
 		switch c := b[i]; {
 		case c == '"':
-			s.i = i + 1
+			s.i = i + 1 + s.doubled
 			return b[start:i], flags, true
 		case c == '\\':
 			flags |= strEscape
@@ -291,14 +301,16 @@ func plainRunWords(b []byte, i int) int {
 }
 
 // escape checks the escape whose backslash is at b[i] and returns the
-// index of its last byte.
+// index of its last byte (an escaped quote's second, when doubled).
 func (s *jsonScanner) escape(i int) (int, bool) {
 	b := s.b
 	i++
 	if i < len(b) {
 		switch b[i] {
-		case 'b', 'f', 'n', 'r', 't', '\\', '/', '"':
+		case 'b', 'f', 'n', 'r', 't', '\\', '/':
 			return i, true
+		case '"':
+			return i + s.doubled, true
 		case 'u':
 			for k := 1; k <= 4; k++ {
 				if i+k >= len(b) || !isHex(b[i+k]) {
@@ -381,6 +393,37 @@ func (s *jsonScanner) lit(word string) bool {
 	}
 	s.i += len(word)
 	return true
+}
+
+// text is text for the document s reads: a string's text holds a quote
+// only escaped, so a doubled one only where it holds an escape.
+func (s *jsonScanner) text(raw []byte, flags int) []byte {
+	if flags&strEscape != 0 {
+		raw = s.undoubled(raw)
+	}
+	return text(raw, flags)
+}
+
+// undoubled returns the document's text t as it reads with its quotes
+// single: t itself unless s.doubled, else a copy with each pair of quotes
+// made one.
+func (s *jsonScanner) undoubled(t []byte) []byte {
+	if s.doubled == 0 {
+		return t
+	}
+	return undouble(t)
+}
+
+// undouble returns a copy of t with each pair of quotes made one quote.
+func undouble(t []byte) []byte {
+	out := make([]byte, 0, len(t))
+	for i := 0; i < len(t); i++ {
+		out = append(out, t[i])
+		if t[i] == '"' && i+1 < len(t) && t[i+1] == '"' {
+			i++
+		}
+	}
+	return out
 }
 
 // text returns a string's value from its text and flags (from str): the
@@ -471,7 +514,10 @@ func hex4(h []byte) rune {
 func (s *jsonScanner) name() []byte {
 	key := s.key
 	if !s.keyPlain {
-		return foldKey(unquote(key))
+		return foldKey(unquote(s.undoubled(key)))
+	}
+	if end := cap(s.b) - cap(key) + len(key); noCapital(s.b, end-len(key), end) {
+		return key
 	}
 	i := firstCapital(key)
 	if i < 0 {
@@ -488,6 +534,35 @@ func (s *jsonScanner) name() []byte {
 		}
 	}
 	return f
+}
+
+// plainName returns the last member's name to match first: as written
+// when it is plain (most names are lower case already: folded false),
+// else as name folds it (folded true).
+func (s *jsonScanner) plainName() (name []byte, folded bool) {
+	if s.keyPlain {
+		return s.key, false
+	}
+	return s.name(), true
+}
+
+// retryName returns the name to match the last member by once tried
+// matched no name a reader knows: its folded form when tried was the
+// name as written and folding changes it, else nil.
+func (s *jsonScanner) retryName(tried []byte, folded bool) ([]byte, bool) {
+	if folded {
+		return nil, true
+	}
+	if name := s.name(); !bytes.Equal(name, tried) {
+		return name, true
+	}
+	return nil, true
+}
+
+// nameIs tells whether the last member's name is want (lower-case ASCII)
+// as name matches it.
+func (s *jsonScanner) nameIs(want string) bool {
+	return s.keyPlain && string(s.key) == want || string(s.name()) == want
 }
 
 // firstCapital returns the index of the first capital letter (A to Z) of
@@ -510,6 +585,26 @@ func firstCapital(key []byte) int {
 		}
 	}
 	return -1
+}
+
+// noCapital reports that the ASCII text b[start:end] holds no capital
+// letter (A to Z), when it can tell quickly: eight bytes at a time, the
+// last eight ending at end (they overlap the word before, or take bytes
+// before start: a capital there only sends the name the longer way,
+// firstCapital's).
+func noCapital(b []byte, start, end int) bool {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	if end < 8 || end > len(b) || start < 0 {
+		return false
+	}
+	for ; start+8 < end; start += 8 {
+		w := binary.LittleEndian.Uint64(b[start:])
+		if (w+lo*(0x80-'A'))&^(w+lo*(0x80-'Z'-1))&hi != 0 {
+			return false
+		}
+	}
+	w := binary.LittleEndian.Uint64(b[end-8:])
+	return (w+lo*(0x80-'A'))&^(w+lo*(0x80-'Z'-1))&hi == 0
 }
 
 // foldKey folds a decoded name for comparison with lower-case ASCII names:

@@ -42,24 +42,35 @@ func TestPlainRunFirstOfTwo(t *testing.T) {
 }
 
 // TestFirstCapitalFindsEveryCapital: each ASCII byte, at every place of a
-// name of up to 19 bytes among others, is found first exactly when it is
-// a capital letter before any other; '@' and '[', next to 'A' and 'Z',
-// never are.
+// name of every length up to 19 bytes among others, is found first
+// exactly when it is a capital letter before any other; '@' and '[', next
+// to 'A' and 'Z', never are.
 func TestFirstCapitalFindsEveryCapital(t *testing.T) {
 	for c := range 0x80 {
-		for at := range 19 {
-			for _, fill := range []byte{'a', '@', '[', 0x7f, ' ', 'Z'} {
-				b := bytes.Repeat([]byte{fill}, 19)
-				b[at] = byte(c)
-				want := -1
-				for i, x := range b {
-					if 'A' <= x && x <= 'Z' {
-						want = i
-						break
+		for n := 1; n <= 19; n++ {
+			for at := range n {
+				for _, fill := range []byte{'a', '@', '[', 0x7f, ' ', 'Z'} {
+					b := bytes.Repeat([]byte{fill}, n)
+					b[at] = byte(c)
+					want := -1
+					for i, x := range b {
+						if 'A' <= x && x <= 'Z' {
+							want = i
+							break
+						}
 					}
-				}
-				if got := firstCapital(b); got != want {
-					t.Fatalf("byte %#x at %d among %q: %d, want %d", c, at, fill, got, want)
+					if got := firstCapital(b); got != want {
+						t.Fatalf("byte %#x at %d of %d among %q: %d, want %d", c, at, n, fill, got, want)
+					}
+					// noCapital on the name inside a text, 'Q' before it: never
+					// true with a capital in the name.
+					text := append([]byte("QQQQQQQQ"), b...)
+					if noCapital(text, 8, 8+n) && want >= 0 {
+						t.Fatalf("byte %#x at %d of %d among %q: noCapital", c, at, n, fill)
+					}
+					if !noCapital(append(bytes.Repeat([]byte{'q'}, 8), b...), 8, 8+n) && want < 0 {
+						t.Fatalf("byte %#x at %d of %d among %q: not noCapital", c, at, n, fill)
+					}
 				}
 			}
 		}

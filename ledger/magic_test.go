@@ -80,6 +80,12 @@ func TestStrayNULCostsARow(t *testing.T) {
 		{"in the model of line 3", withNUL("deepseek-flash\nr3"), "spend.csv:3", "a NUL byte at byte 37 of the row", []string{"r1", "r3"}},
 		{"in the spend of line 2", withNUL("0.001"), "spend.csv:2", "a NUL byte at byte 26 of the row", []string{"r2", "r3"}},
 		{"in the last row, gzip", gz(withNUL("0.004")), "spend.csv:4", "a NUL byte at byte 26 of the row", []string{"r1", "r2"}},
+		// Quoted fields, as a table's dump has them: the cutter's marks
+		// of the chunk tell it holds a NUL.
+		{"in a row after a quoted field", []byte(strings.Replace(string(withNUL("0.002")), ",deepseek-flash\nr2", ",\"deep\"\"seek\"\nr2", 1)),
+			"spend.csv:3", "a NUL byte at byte 26 of the row", []string{"r1", "r3"}},
+		{"in a quoted field", []byte(strings.Replace(spendCSV, ",deepseek-flash\nr3", ",\"deep\x00\"\nr3", 1)),
+			"spend.csv:3", "a NUL byte at byte 40 of the row", []string{"r1", "r3"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -109,7 +109,13 @@ type label struct {
 // encoding/json words it), or a member tokenfare reads has the wrong kind
 // of value; "" when it reads.
 func readMetadata(m []byte, f *metaFields) string {
-	s := jsonScanner{b: m}
+	return readMetadataIn(m, 0, f)
+}
+
+// readMetadataIn is readMetadata of m written with its quotes doubled
+// (doubled 1: a CSV field's text, read in place) or not (0).
+func readMetadataIn(m []byte, doubled int, f *metaFields) string {
+	s := jsonScanner{b: m, doubled: doubled}
 	s.space()
 	if obj, _ := s.objectAt(""); obj {
 		s.readTop(f)
@@ -126,7 +132,9 @@ func (s *jsonScanner) readTop(f *metaFields) {
 		return
 	}
 	for more := s.member(true); more; more = s.member(false) {
-		switch string(s.name()) {
+		name, folded := s.plainName()
+	retry:
+		switch string(name) {
 		case "additional_usage_values":
 			if obj, _ := s.objectAt("additional_usage_values"); obj {
 				s.readUsage(&f.usage)
@@ -142,6 +150,9 @@ func (s *jsonScanner) readTop(f *metaFields) {
 		case "error_information":
 			s.readFailure(&f.failure)
 		default:
+			if name, folded = s.retryName(name, folded); name != nil {
+				goto retry
+			}
 			s.skip()
 		}
 	}
@@ -153,7 +164,9 @@ func (s *jsonScanner) readUsage(u *metaUsage) {
 		return
 	}
 	for more := s.member(true); more; more = s.member(false) {
-		switch string(s.name()) {
+		name, folded := s.plainName()
+	retry:
+		switch string(name) {
 		case "prompt_tokens_details":
 			s.readPrompt(&u.prompt)
 		case "cache_creation":
@@ -181,6 +194,9 @@ func (s *jsonScanner) readUsage(u *metaUsage) {
 		case "output_tokens_details":
 			s.readOutputDetails(&u.outDetails)
 		default:
+			if name, folded = s.retryName(name, folded); name != nil {
+				goto retry
+			}
 			s.skip()
 		}
 	}
@@ -193,7 +209,9 @@ func (s *jsonScanner) readPrompt(d *promptDetails) {
 		return
 	}
 	for more := s.member(true); more; more = s.member(false) {
-		switch string(s.name()) {
+		name, folded := s.plainName()
+	retry:
+		switch string(name) {
 		case "cached_tokens":
 			s.count(&d.cached, path+".cached_tokens")
 		case "cache_creation_tokens":
@@ -203,6 +221,9 @@ func (s *jsonScanner) readPrompt(d *promptDetails) {
 		case "web_search_requests":
 			s.count(&d.webSearch, path+".web_search_requests")
 		default:
+			if name, folded = s.retryName(name, folded); name != nil {
+				goto retry
+			}
 			s.skip()
 		}
 	}
@@ -228,12 +249,17 @@ func (s *jsonScanner) readSplit(w *writeSplit, p *splitPaths) {
 		return
 	}
 	for more := s.member(true); more; more = s.member(false) {
-		switch string(s.name()) {
+		name, folded := s.plainName()
+	retry:
+		switch string(name) {
 		case "ephemeral_5m_input_tokens":
 			s.count(&w.fiveMinutes, p.fiveMinutes)
 		case "ephemeral_1h_input_tokens":
 			s.count(&w.oneHour, p.oneHour)
 		default:
+			if name, folded = s.retryName(name, folded); name != nil {
+				goto retry
+			}
 			s.skip()
 		}
 	}
@@ -246,12 +272,17 @@ func (s *jsonScanner) readServerTools(t *serverTools) {
 		return
 	}
 	for more := s.member(true); more; more = s.member(false) {
-		switch string(s.name()) {
+		name, folded := s.plainName()
+	retry:
+		switch string(name) {
 		case "web_search_requests":
 			s.count(&t.webSearch, path+".web_search_requests")
 		case "web_fetch_requests":
 			s.count(&t.webFetch, path+".web_fetch_requests")
 		default:
+			if name, folded = s.retryName(name, folded); name != nil {
+				goto retry
+			}
 			s.skip()
 		}
 	}
@@ -265,7 +296,7 @@ func (s *jsonScanner) readCompletion(reasoning *[]byte) {
 		return
 	}
 	for more := s.member(true); more; more = s.member(false) {
-		if string(s.name()) == "reasoning_tokens" {
+		if s.nameIs("reasoning_tokens") {
 			s.count(reasoning, path+".reasoning_tokens")
 		} else {
 			s.skip()
@@ -280,7 +311,9 @@ func (s *jsonScanner) readInputDetails(d *inputDetails) {
 		return
 	}
 	for more := s.member(true); more; more = s.member(false) {
-		switch string(s.name()) {
+		name, folded := s.plainName()
+	retry:
+		switch string(name) {
 		case "cached_tokens":
 			s.count(&d.cached, path+".cached_tokens")
 		case "cache_creation_tokens":
@@ -288,6 +321,9 @@ func (s *jsonScanner) readInputDetails(d *inputDetails) {
 		case "cache_write_tokens":
 			s.count(&d.cacheWrite, path+".cache_write_tokens")
 		default:
+			if name, folded = s.retryName(name, folded); name != nil {
+				goto retry
+			}
 			s.skip()
 		}
 	}
@@ -300,7 +336,7 @@ func (s *jsonScanner) readOutputDetails(d *outputDetails) {
 		return
 	}
 	for more := s.member(true); more; more = s.member(false) {
-		if string(s.name()) == "reasoning_tokens" {
+		if s.nameIs("reasoning_tokens") {
 			s.count(&d.reasoning, path+".reasoning_tokens")
 		} else {
 			s.skip()
@@ -314,7 +350,9 @@ func (s *jsonScanner) readFailure(e *metaFailure) {
 		return
 	}
 	for more := s.member(true); more; more = s.member(false) {
-		switch string(s.name()) {
+		name, folded := s.plainName()
+	retry:
+		switch string(name) {
 		case "error_code":
 			s.label(&e.code)
 		case "error_class":
@@ -324,6 +362,9 @@ func (s *jsonScanner) readFailure(e *metaFailure) {
 		case "error_message":
 			s.label(&e.message)
 		default:
+			if name, folded = s.retryName(name, folded); name != nil {
+				goto retry
+			}
 			s.skip()
 		}
 	}
@@ -342,7 +383,7 @@ func (s *jsonScanner) readPriceKey() []byte {
 	}
 	var key []byte
 	for more := s.member(true); more; more = s.member(false) {
-		if string(s.name()) != "model_map_key" {
+		if !s.nameIs("model_map_key") {
 			s.skip()
 			continue
 		}
@@ -353,7 +394,7 @@ func (s *jsonScanner) readPriceKey() []byte {
 		}
 		raw, flags, ok := s.str()
 		if ok {
-			key = text(raw, flags)
+			key = s.text(raw, flags)
 		}
 	}
 	return key
@@ -404,7 +445,7 @@ func (s *jsonScanner) count(dst *[]byte, path string) {
 		if !ok {
 			return
 		}
-		if t := text(raw, flags); validNumber(t) {
+		if t := s.text(raw, flags); validNumber(t) {
 			*dst = t
 		} else if s.bad == "" {
 			s.bad = badValue("metadata "+path, string(t), "a non-negative integer")
@@ -422,7 +463,7 @@ func (s *jsonScanner) label(dst *label) {
 	switch c := s.peek(); {
 	case c == '"':
 		if raw, flags, ok := s.str(); ok {
-			*dst = label{text(raw, flags), true}
+			*dst = label{s.text(raw, flags), true}
 		}
 	case c == '-' || isDigit(c):
 		if num, ok := s.num(); ok {
@@ -444,5 +485,5 @@ func (s *jsonScanner) mismatch(path, want string) {
 	if path != "" {
 		where += " " + path
 	}
-	s.bad = badValue(where, string(s.b[start:s.i]), want)
+	s.bad = badValue(where, string(s.undoubled(s.b[start:s.i])), want)
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -280,7 +281,39 @@ func FuzzReadMetadataMatchesEncodingJSON(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, m []byte) {
 		checkAgainstOracle(t, m)
+		checkDoubled(t, m)
 	})
+}
+
+// checkDoubled reads m with its quotes doubled, as a table dump's CSV
+// field holds it, in place: the reason and the fields must be those of m
+// read as it is (strings decoded from escapes compare by their text).
+func checkDoubled(t *testing.T, m []byte) {
+	var f, g metaFields
+	want := readMetadata(m, &f)
+	d := bytes.ReplaceAll(m, []byte(`"`), []byte(`""`))
+	if got := readMetadataIn(d, 1, &g); got != want {
+		t.Fatalf("%q doubled: reason %q, want %q", m, got, want)
+	}
+	if got, want := g.view(), f.view(); !slices.Equal(got, want) {
+		t.Fatalf("%q doubled:\n%s\nwant\n%s", m, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestReadMetadataDoubled: every hand-worked case and fixture reads the
+// same from its text with the quotes doubled, in place.
+func TestReadMetadataDoubled(t *testing.T) {
+	for _, tc := range metadataCases {
+		checkDoubled(t, []byte(tc.in))
+	}
+	for _, m := range metadataSeeds(t) {
+		checkDoubled(t, m)
+	}
+	for _, m := range []string{`{"a\"b": 1}`, `{"user_api_key_alias": "\"\""}`, `{"x": "\"}`, `{""`, `{"`, `""`, `"\""`,
+		`{"user_api_key_alias": 1, "user_api_key_alias": "\u0022q\"\\"}`, `{"additional_usage_values": {"input_tokens": "\"1"}}`,
+		`{"additional_usage_values": {"server_tool_use": "a\"b"}}`, `{"Us\u0065r_api_key_alias": "k"}`, `{"a" "b"}`, `{"a":""}`} {
+		checkDoubled(t, []byte(m))
+	}
 }
 
 // metadataSeeds returns the metadata of the fixtures' LiteLLM rows: the

@@ -50,6 +50,10 @@ type Options struct {
 	SkipHolders Holders
 
 	maxRecord int // longest CSV record or JSON element before it is declared broken
+	// unescapeAll unescapes every quoted CSV field, the JSON the schema
+	// reads in place (schema.doubled) too: what that reading is tested
+	// against.
+	unescapeAll bool
 }
 
 // Holders is a set of who a call is charged to, as a run reads them.

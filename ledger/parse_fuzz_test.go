@@ -65,7 +65,8 @@ func stdRecords(data []byte) (records [][]string, ok bool) {
 
 // FuzzSplitterMatchesEncodingCSV checks the fast CSV splitter against
 // encoding/csv, that scanRecords cuts chunks only where a record ends, and
-// that scanMarked cuts them where scanRecords does.
+// that the scans from marks (scanQuoteMarks, scanParity) cut them where
+// scanRecords does.
 func FuzzSplitterMatchesEncodingCSV(f *testing.F) {
 	for _, s := range []string{
 		"a,b,c\n1,2,3\n",
@@ -90,9 +91,19 @@ func FuzzSplitterMatchesEncodingCSV(f *testing.F) {
 		if !open && end > 0 && !containsInt(ends, end) {
 			t.Errorf("scanRecords ends a chunk at %d, which is not a record end %v", end, ends)
 		}
-		var quotes, commas []uint64
-		if e, o, q := scanMarked(data, &quotes, &commas); e != end || o != open || q != quoted {
-			t.Errorf("scanMarked: end %d, open %t, quoted %t; scanRecords: %d, %t, %t", e, o, q, end, open, quoted)
+		var m csvMarks
+		m.mark(data)
+		if e, o, q := scanQuoteMarks(data, m.quotes); e != end || o != open || q != quoted {
+			t.Errorf("scanQuoteMarks: end %d, open %t, quoted %t; scanRecords: %d, %t, %t", e, o, q, end, open, quoted)
+		}
+		if e, o, q := m.scan(data); e != end || o != open || q != quoted {
+			t.Errorf("csvMarks.scan: end %d, open %t, quoted %t; scanRecords: %d, %t, %t", e, o, q, end, open, quoted)
+		}
+		if e, o, q, ok := m.scanParity(); ok && (e != end || o != open || q != quoted) {
+			t.Errorf("scanParity: end %d, open %t, quoted %t; scanRecords: %d, %t, %t", e, o, q, end, open, quoted)
+		}
+		if countBits(m.lines) != bytes.Count(data, nl) {
+			t.Errorf("%d newlines marked, %d in the data", countBits(m.lines), bytes.Count(data, nl))
 		}
 		want, okStd := stdRecords(data)
 		if !okFast || !okStd {
@@ -116,7 +127,7 @@ func FuzzSplitterMatchesEncodingCSV(f *testing.F) {
 // commas and quotes) and skip the search for quotes in chunks without any,
 // find the same records and fields as the plain split.
 func checkSplitInto(t *testing.T, data []byte) {
-	for _, masked := range []bool{false, true} {
+	for _, mode := range []string{"splitInto", "splitMasked", "splitPlain"} {
 		data := bytes.Clone(data)
 		_, _, quoted := scanRecords(data)
 		var v rowFields
@@ -126,10 +137,18 @@ func checkSplitInto(t *testing.T, data []byte) {
 			cols[k] = k
 		}
 		plain, fast := splitter{}, splitter{dst: &v, pos: cols, noQuote: !quoted}
-		name := "splitInto"
-		if masked {
+		name := mode
+		switch mode {
+		case "splitMasked":
 			fast.markCommas(data)
-			name = "splitMasked"
+		case "splitPlain": // from the cutter's marks, the third field read with its quotes doubled
+			var m csvMarks
+			m.mark(data)
+			m.scan(data)
+			if !quoted || !m.plain {
+				continue
+			}
+			fast.masks, fast.quotes, fast.lines, fast.plain, fast.keep = m.commas, m.quotes, m.lines, true, 3
 		}
 		for pos := 0; pos < len(data); {
 			plainNext, plainLines, plainBlank, plainBad := plain.record(bytes.Clone(data), pos)
@@ -146,7 +165,11 @@ func checkSplitInto(t *testing.T, data []byte) {
 					t.Fatalf("record at %d: %s counts %d fields, the plain split %d", pos, name, fast.n, len(plain.fields))
 				}
 				for k := range min(fast.n, len(cols)) {
-					if got := v.get(k); !bytes.Equal(got, plain.fields[k]) {
+					got := v.get(k)
+					if k+1 == fast.keep && v.doubled {
+						got = undouble(got)
+					}
+					if !bytes.Equal(got, plain.fields[k]) {
 						t.Fatalf("record at %d field %d: %s %q, the plain split %q", pos, k, name, got, plain.fields[k])
 					}
 				}

@@ -22,6 +22,9 @@ const maxCols = 64
 type rowFields struct {
 	data []byte
 	at   [maxCols][2]int32
+	// doubled tells that the text of the schema's doubled column is the
+	// quoted field's as written, its quotes still doubled.
+	doubled bool
 }
 
 // get returns the text of column c.
@@ -63,7 +66,11 @@ type schema struct {
 	build func(s *schema, p *rowParser, v *rowFields, c *Call) string
 	// requestID is the column holding the request id.
 	requestID int
-	lookup    map[string]int
+	// doubled, when not 0, is 1 + the column build reads with its quotes
+	// doubled when the splitter leaves them so (rowFields.doubled): a
+	// JSON column read in place, not unescaped first.
+	doubled int
+	lookup  map[string]int
 }
 
 // normName folds a header or key name for matching: case, underscores,
@@ -159,6 +166,17 @@ func (s *schema) mapHeader(header []string) ([]int, error) {
 		return nil, fmt.Errorf("%w: missing column %s", ErrBadHeader, strings.Join(missing, ", "))
 	}
 	return pos, nil
+}
+
+// doubledField returns 1 + the header position of the schema's doubled
+// column (schema.doubled) in pos, from mapHeader; 0 when there is none.
+func (s *schema) doubledField(pos []int) int {
+	for i, c := range pos {
+		if c+1 == s.doubled {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 // rowParser carries per-goroutine state for building calls.

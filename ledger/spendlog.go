@@ -98,7 +98,8 @@ var spendLogSchema = (&schema{
 		slResponse: {name: "response"},
 		slRequest:  {name: "proxy_server_request"},
 	},
-	build: buildSpendLog,
+	build:   buildSpendLog,
+	doubled: 1 + slMetadata,
 }).init()
 
 func buildSpendLog(s *schema, p *rowParser, v *rowFields, c *Call) string {
@@ -188,11 +189,20 @@ func spendLogHolders(p *rowParser, v *rowFields, c *Call) {
 }
 
 // metadataText is the metadata column's text, trimmed; nil when empty.
-func metadataText(v *rowFields) []byte {
+// doubled is 1 when its quotes are doubled (rowFields.doubled), else 0;
+// a text too short to tell its length unescaped is unescaped here.
+func metadataText(v *rowFields) (m []byte, doubled int) {
 	if !v.has(slMetadata) {
-		return nil
+		return nil, 0
 	}
-	return bytes.TrimSpace(v.get(slMetadata))
+	m = bytes.TrimSpace(v.get(slMetadata))
+	switch {
+	case !v.doubled:
+		return m, 0
+	case len(m) < 6: // unescaped, 3 bytes or fewer
+		return undouble(m), 0
+	}
+	return m, 1
 }
 
 // keyMetaText is the key_metadata column's text, trimmed; nil when empty.
@@ -286,8 +296,8 @@ func spendLogTokens(s *schema, p *rowParser, v *rowFields, c *Call) string {
 		return r
 	}
 	c.KeyAlias, c.Team, c.PriceKey = "", "", ""
-	if m := metadataText(v); len(m) > 2 {
-		if r := spendLogMetadata(p, m, v, c, &u); r != "" {
+	if m, doubled := metadataText(v); len(m) > 2 {
+		if r := spendLogMetadata(p, m, doubled, v, c, &u); r != "" {
 			return r
 		}
 	}
@@ -427,9 +437,10 @@ func countCol(s *schema, v *rowFields, col int, dst *count) string {
 }
 
 // spendLogMetadata reads the token counts and labels in the metadata JSON.
-func spendLogMetadata(p *rowParser, m []byte, v *rowFields, c *Call, u *usageCounts) string {
+// m's quotes are doubled when doubled is 1.
+func spendLogMetadata(p *rowParser, m []byte, doubled int, v *rowFields, c *Call, u *usageCounts) string {
 	var meta metaFields
-	if r := readMetadata(m, &meta); r != "" {
+	if r := readMetadataIn(m, doubled, &meta); r != "" {
 		return r
 	}
 	if r := metaTokens(&meta.usage, c, u); r != "" {

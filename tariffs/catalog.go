@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -133,26 +134,49 @@ func embeddedProviders() ([]*Provider, Problems, []string) {
 
 // parseFiles parses each file read with read, in order, and returns the
 // names of the files read; problems and names name a file as prefix
-// followed by its name in files.
+// followed by its name in files. The files are parsed on up to
+// GOMAXPROCS goroutines (the embedded catalog's YAML is most of a
+// command's start-up), their results kept in the files' order.
 func parseFiles(files []string, prefix string, read func(string) ([]byte, error)) ([]*Provider, Problems, []string) {
+	type parsed struct {
+		p  *Provider
+		ps Problems
+	}
+	out := make([]parsed, len(files))
+	next := make(chan int, len(files))
+	for i := range files {
+		next <- i
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(files)) {
+		wg.Go(func() {
+			for i := range next {
+				out[i].p, out[i].ps = parseFile(prefix+files[i], files[i], read)
+			}
+		})
+	}
+	wg.Wait()
 	var providers []*Provider
 	var problems Problems
-	var names []string
-	for _, f := range files {
-		name := prefix + f
-		names = append(names, name)
-		data, err := read(f)
-		if err != nil {
-			problems = append(problems, Problem{File: name, Msg: err.Error()})
-			continue
-		}
-		p, ps := Parse(name, data)
-		problems = append(problems, ps...)
-		if p != nil {
-			providers = append(providers, p)
+	names := make([]string, 0, len(files))
+	for i, f := range files {
+		names = append(names, prefix+f)
+		problems = append(problems, out[i].ps...)
+		if out[i].p != nil {
+			providers = append(providers, out[i].p)
 		}
 	}
 	return providers, problems, names
+}
+
+// parseFile reads the file f with read and parses it as name.
+func parseFile(name, f string, read func(string) ([]byte, error)) (*Provider, Problems) {
+	data, err := read(f)
+	if err != nil {
+		return nil, Problems{{File: name, Msg: err.Error()}}
+	}
+	return Parse(name, data)
 }
 
 // overlay returns base with the providers of over in place of those of the
