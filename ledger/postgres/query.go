@@ -184,6 +184,9 @@ const plainSpend = `(sl.spend = 0 OR (sl.spend >= 1e-40 AND sl.spend < 1e40))`
 
 // joinedKeyAlias is the alias the key tables hold; NULL when none.
 func (f fragments) joinedKeyAlias() string {
+	if f.keyTables() {
+		return "k.key_alias"
+	}
 	var parts []string
 	if f.s.keys != nil {
 		parts = append(parts, "NULLIF(vt.key_alias, '')")
@@ -234,22 +237,49 @@ func (f fragments) groupTeam() string {
 // rows or groups whose raw key and team id are the columns named.
 func (f fragments) joins(keys, teams bool, keyCol, teamCol string) string {
 	var b strings.Builder
-	if keys && f.s.keys != nil {
+	switch {
+	case keys && f.keyTables():
+		fmt.Fprintf(&b, "\nLEFT JOIN %s k ON k.token = %s", f.keyTable(), keyCol)
+	case keys && f.s.keys != nil:
 		fmt.Fprintf(&b, "\nLEFT JOIN \"LiteLLM_VerificationToken\" vt ON vt.token = %s", keyCol)
-	}
-	if keys && f.s.deleted != nil {
-		// A key can be deleted more than once (regenerated): its latest
-		// deletion names it, and the join must not repeat the row.
-		order := "token"
-		if f.s.deleted["deleted_at"] {
-			order = "token, deleted_at DESC"
-		}
-		fmt.Fprintf(&b, "\nLEFT JOIN (SELECT DISTINCT ON (token) token, key_alias FROM \"LiteLLM_DeletedVerificationToken\" ORDER BY %s) dvt ON dvt.token = %s", order, keyCol)
+	case keys && f.s.deleted != nil:
+		fmt.Fprintf(&b, "\nLEFT JOIN %s dvt ON dvt.token = %s", f.latestDeletions(), keyCol)
 	}
 	if teams && f.s.teams != nil && f.s.spend["team_id"] {
 		fmt.Fprintf(&b, "\nLEFT JOIN \"LiteLLM_TeamTable\" tt ON tt.team_id = %s", teamCol)
 	}
 	return b.String()
+}
+
+// keyTables says both key tables are there: the query meets them in one
+// join (keyTable), not one each.
+func (f fragments) keyTables() bool { return f.s.keys != nil && f.s.deleted != nil }
+
+// keyTable is a derived table of one row per token the key tables name:
+// its alias (the key table's, else its latest deletion's; NULL when
+// neither names one) and its metadata as text, each worked out once per
+// key, not once per row of the spend logs. It has a row for each row of
+// the key table and one for each token only the deleted keys name
+// (latestDeletions gives one a token): a row of the spend logs meets as
+// many of them as it met of the two tables joined one after the other.
+func (f fragments) keyTable() string {
+	meta := "NULL::text"
+	if f.s.keys["metadata"] {
+		meta = "vt.metadata::text"
+	}
+	return fmt.Sprintf(`(SELECT COALESCE(vt.token, dvt.token) AS token, COALESCE(NULLIF(vt.key_alias, ''), NULLIF(dvt.key_alias, '')) AS key_alias, %s AS metadata
+	FROM "LiteLLM_VerificationToken" vt FULL JOIN %s dvt ON dvt.token = vt.token)`, meta, f.latestDeletions())
+}
+
+// latestDeletions is the deleted-key table, one row a token: a key can be
+// deleted more than once (regenerated), its latest deletion names it, and
+// the join must not repeat the row.
+func (f fragments) latestDeletions() string {
+	order := "token"
+	if f.s.deleted["deleted_at"] {
+		order = "token, deleted_at DESC"
+	}
+	return fmt.Sprintf(`(SELECT DISTINCT ON (token) token, key_alias FROM "LiteLLM_DeletedVerificationToken" ORDER BY %s)`, order)
 }
 
 // metadataJoins take the metadata's top level apart once per row, by one
@@ -338,13 +368,15 @@ func (f fragments) unlessMeta(member, joined string) string {
 // storedTier is, of a stored response or request (a jsonb column), an
 // object of its service_tier alone, for the mapper: not the conversation
 // the column may hold. NULL when the column is absent or names no tier.
+// A member looked up in a value that is no object is NULL: the column's
+// kind needs no test of its own, which would read (and, stored out of
+// line, fetch and decompress) a large column once more.
 func (f fragments) storedTier(col string) string {
 	if !f.s.spend[col] {
 		return "NULL::jsonb"
 	}
-	x := "sl." + q(col)
-	return fmt.Sprintf(`CASE WHEN jsonb_typeof(%s) = 'object' AND jsonb_typeof(%s -> 'service_tier') = 'string'
-		THEN jsonb_build_object('service_tier', %s -> 'service_tier') END`, x, x, x)
+	t := "sl." + q(col) + " -> 'service_tier'"
+	return fmt.Sprintf(`CASE WHEN jsonb_typeof(%[1]s) = 'string' THEN jsonb_build_object('service_tier', %[1]s) END`, t)
 }
 
 // standardTiers are the names of the standard tier (ledger.ParseServiceTier).
@@ -358,8 +390,9 @@ func (f fragments) tiersPlain() string {
 	for _, col := range []string{"response", "proxy_server_request"} {
 		if f.s.spend[col] {
 			x := "sl." + q(col)
-			out += fmt.Sprintf(` AND (jsonb_typeof(%s) IS DISTINCT FROM 'object' OR jsonb_typeof(%s -> 'service_tier') IS DISTINCT FROM 'string'
-		OR lower(%s ->> 'service_tier') IN %s)`, x, x, x, standardTiers)
+			// No test of the column's kind: see storedTier.
+			out += fmt.Sprintf(` AND (jsonb_typeof(%[1]s -> 'service_tier') IS DISTINCT FROM 'string'
+		OR lower(%[1]s ->> 'service_tier') IN %[2]s)`, x, standardTiers)
 		}
 	}
 	return out
@@ -369,8 +402,11 @@ func (f fragments) tiersPlain() string {
 // it, as text; NULL when the key table has none. A deleted key's metadata
 // is not kept.
 func (f fragments) keyMetadata() string {
-	if f.s.keys == nil || !f.s.keys["metadata"] {
+	switch {
+	case f.s.keys == nil || !f.s.keys["metadata"]:
 		return "NULL::text"
+	case f.keyTables():
+		return "k.metadata"
 	}
 	return "vt.metadata::text"
 }

@@ -74,3 +74,65 @@ func TestRowsAliases(t *testing.T) {
 		t.Errorf("push-down differs from rows:\n%s", firstDiff(got, want))
 	}
 }
+
+// keyTableRows inserts calls of keys the key table and the deleted keys'
+// name in every combination: hk1 is "live-key" in the key table (with
+// metadata) and "old-key" among the deleted (regenerated); hk3 has an
+// empty alias in the key table and "gone-name" among the deleted; hk4 no
+// alias in the key table and no deletion; hk5 was deleted twice, "second"
+// the later; hk6 is in neither table. Call b1 names its key in its own
+// metadata.
+func keyTableRows(t *testing.T, db *pgtest.DB) {
+	db.Exec(t, `INSERT INTO "LiteLLM_VerificationToken" (token, key_alias, metadata) VALUES
+			('hk1', 'live-key', '{"cost_center": "ml"}'), ('hk3', '', '{}'), ('hk4', NULL, '{"tier": 2}');
+		INSERT INTO "LiteLLM_DeletedVerificationToken" (id, token, key_alias, deleted_at) VALUES
+			('d1', 'hk1', 'old-key', '2026-08-01'), ('d2', 'hk3', 'gone-name', '2026-08-02'),
+			('d3', 'hk5', 'second', '2026-09-20'), ('d4', 'hk5', 'first', '2026-09-01');
+		INSERT INTO "LiteLLM_SpendLogs" (request_id, call_type, api_key, spend, prompt_tokens, completion_tokens,
+			"startTime", "endTime", model, custom_llm_provider, status, metadata) VALUES
+		('b1', 'acompletion', 'hk1', 0.001, 1000, 100, '2026-10-02 08:00:00', '2026-10-02 08:00:01', 'gpt-4o', 'openai', 'success',
+			'{"user_api_key_alias": "meta-key"}'),
+		('b2', 'acompletion', 'hk1', 0.001, 1000, 100, '2026-10-02 09:00:00', '2026-10-02 09:00:01', 'gpt-4o', 'openai', 'success', '{}'),
+		('b3', 'acompletion', 'hk3', 0.001, 1000, 100, '2026-10-02 10:00:00', '2026-10-02 10:00:01', 'gpt-4o', 'openai', 'success', '{}'),
+		('b4', 'acompletion', 'hk4', 0.001, 1000, 100, '2026-10-02 11:00:00', '2026-10-02 11:00:01', 'gpt-4o', 'openai', 'success', '{}'),
+		('b5', 'acompletion', 'hk5', 0.001, 1000, 100, '2026-10-02 12:00:00', '2026-10-02 12:00:01', 'gpt-4o', 'openai', 'success', '{}'),
+		('b6', 'acompletion', 'hk6', 0.001, 1000, 100, '2026-10-02 13:00:00', '2026-10-02 13:00:01', 'gpt-4o', 'openai', 'success', '{}')`)
+}
+
+// TestRowsKeyTables: row mode reads each key's alias and metadata from
+// the key table and the deleted keys' as one join: the key table's alias
+// first, then the latest deletion's, each call once, the summing query
+// naming the keys alike.
+func TestRowsKeyTables(t *testing.T) {
+	db := pgtest.NewLiteLLM(t, pgtest.SchemaCurrent)
+	keyTableRows(t, db)
+	calls, rejected := readDB(t, db.URL, Options{})
+	if len(rejected) != 0 {
+		t.Fatalf("rejected %v", rejected)
+	}
+	want := map[string]struct{ alias, meta string }{
+		"b1": {"meta-key", `{"cost_center": "ml"}`},
+		"b2": {"live-key", `{"cost_center": "ml"}`},
+		"b3": {"gone-name", `{}`},
+		"b4": {"", `{"tier": 2}`},
+		"b5": {"second", ""},
+		"b6": {"", ""},
+	}
+	if len(calls) != len(want) {
+		t.Fatalf("%d calls, want %d", len(calls), len(want))
+	}
+	for _, c := range calls {
+		if w := want[c.RequestID]; c.KeyAlias != w.alias || c.KeyMeta != w.meta {
+			t.Errorf("%s: key alias %q, key metadata %q; want %q, %q", c.RequestID, c.KeyAlias, c.KeyMeta, w.alias, w.meta)
+		}
+	}
+	since, until := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	opts := Options{Since: since, Until: until}
+	rows, _ := engineOf(t, since, until)
+	priceRows(t, rows, opts, db.URL)
+	sums, po := engineOf(t, since, until)
+	pricePushDown(t, sums, opts, po, db.URL)
+	if got, want := reconciled(t, sums), reconciled(t, rows); got != want {
+		t.Errorf("push-down differs from rows:\n%s", firstDiff(got, want))
+	}
+}

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"testing"
+	"time"
 
 	"github.com/tokenfare/tokenfare/internal/pgtest"
 	"github.com/tokenfare/tokenfare/ledger"
@@ -10,7 +11,8 @@ import (
 // storedTierRows inserts calls whose stored response and request name
 // service tiers (store_prompts_in_spend_logs): r1 asked for priority and
 // was served at default, r2 has only its request stored (flex), r3 names
-// no tier, r4 asked for flex and was served at flex.
+// no tier, r4 asked for flex and was served at flex; r5's stored response
+// is an array and its request a string, neither an object naming a tier.
 func storedTierRows(t *testing.T, db *pgtest.DB) {
 	db.Exec(t, `INSERT INTO "LiteLLM_SpendLogs" (request_id, call_type, api_key, spend, prompt_tokens, completion_tokens,
 			"startTime", "endTime", model, custom_llm_provider, status, response, proxy_server_request) VALUES
@@ -21,7 +23,9 @@ func storedTierRows(t *testing.T, db *pgtest.DB) {
 		('r3', 'acompletion', 'k1', 0.001, 1000, 100, '2026-10-02 10:00:00', '2026-10-02 10:00:01', 'gpt-4o', 'openai', 'success',
 			'{"id":"c3","service_tier":"default"}', '{"messages":[{"content":"say \"service_tier\": \"flex\""}]}'),
 		('r4', 'acompletion', 'k1', 0.001, 1000, 100, '2026-10-02 11:00:00', '2026-10-02 11:00:01', 'gpt-4o', 'openai', 'success',
-			'{"service_tier":"flex"}', '{"service_tier":"flex"}')`)
+			'{"service_tier":"flex"}', '{"service_tier":"flex"}'),
+		('r5', 'acompletion', 'k1', 0.001, 1000, 100, '2026-10-02 12:00:00', '2026-10-02 12:00:01', 'gpt-4o', 'openai', 'success',
+			'[{"service_tier":"flex"}]', '"service_tier"')`)
 }
 
 // TestStoredTiersFromDB reads the tiers of the stored response and
@@ -30,8 +34,8 @@ func TestStoredTiersFromDB(t *testing.T) {
 	db := pgtest.NewLiteLLM(t, pgtest.SchemaCurrent)
 	storedTierRows(t, db)
 	calls, rejected := readDB(t, db.URL, Options{})
-	if len(calls) != 4 || len(rejected) != 0 {
-		t.Fatalf("%d calls, rejected %v; want 4", len(calls), rejected)
+	if len(calls) != 5 || len(rejected) != 0 {
+		t.Fatalf("%d calls, rejected %v; want 5", len(calls), rejected)
 	}
 	type tiers struct {
 		served, asked ledger.ServiceTier
@@ -45,11 +49,21 @@ func TestStoredTiersFromDB(t *testing.T) {
 		// "service_tier" in a message is not the request's).
 		"r3": {ledger.TierStandard, ledger.TierStandard, ledger.TierServed, false},
 		"r4": {ledger.TierFlex, ledger.TierFlex, ledger.TierServed, true},
+		"r5": {ledger.TierStandard, ledger.TierStandard, ledger.TierNotLogged, false},
 	}
 	for _, c := range calls {
 		got := tiers{c.ServiceTier, c.AskedTier, c.TierSource, c.Asked}
 		if got != want[c.RequestID] {
 			t.Errorf("%s: %+v, want %+v", c.RequestID, got, want[c.RequestID])
 		}
+	}
+	since, until := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	opts := Options{Since: since, Until: until}
+	rows, _ := engineOf(t, since, until)
+	priceRows(t, rows, opts, db.URL)
+	sums, po := engineOf(t, since, until)
+	pricePushDown(t, sums, opts, po, db.URL)
+	if got, want := reconciled(t, sums), reconciled(t, rows); got != want {
+		t.Errorf("push-down differs from rows:\n%s", firstDiff(got, want))
 	}
 }
