@@ -112,9 +112,29 @@ type groupKeyField struct {
 	name  string // as a JSON string
 	dim   pricing.Dim
 	alias bool
-	// plain is the last value found to need no escaping: groups in order
-	// repeat a key's value for its models and days, in the same string.
-	plain string
+	// plain are the last values found to need no escaping, the next
+	// replaced at plain[next%len(plain)]: groups in order repeat a key's
+	// value for its models and days, and the names of a few models, in
+	// the same strings.
+	plain [4]string
+	next  uint8
+}
+
+// isPlain reports whether v is, in memory, one of the last values found
+// to need no escaping.
+func (f *groupKeyField) isPlain(v string) bool {
+	for i := range f.plain {
+		if sameString(v, f.plain[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// notePlain keeps v as a value found to need no escaping.
+func (f *groupKeyField) notePlain(v string) {
+	f.plain[int(f.next)%len(f.plain)] = v
+	f.next++
 }
 
 func newGroupJSON(by []pricing.Dim) *groupJSON {
@@ -150,14 +170,14 @@ func (gw *groupJSON) appendGroup(b []byte, g *pricing.Group, m *pricing.GroupMon
 		b = append(b, "\n        "...)
 		b = append(b, f.name...)
 		b = append(b, ": "...)
-		if sameString(v, f.plain) {
+		if f.isPlain(v) {
 			b = append(append(append(b, '"'), v...), '"')
 			continue
 		}
 		start := len(b)
 		b = appendJSONString(b, v)
 		if len(b)-start == len(v)+2 { // written as it is: nothing escaped
-			f.plain = v
+			f.notePlain(v)
 		}
 	}
 	if n > 0 {
