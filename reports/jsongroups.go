@@ -249,17 +249,24 @@ func appendField(b []byte, before string, n int64) []byte {
 }
 
 // appendInt appends strconv.FormatInt(n, 10), writing the digits of a
-// count below 10^8 (every count of a group but the largest) itself, two
-// at a time from a table, where strconv writes them to a buffer of its own
-// and copies them, most of a group's numbers' cost.
+// count (not negative) itself, two at a time from a table
+// (appendDigits), where strconv writes them to a buffer of its own and
+// copies them, most of a group's numbers' cost.
 func appendInt(b []byte, n int64) []byte {
-	if n < 0 || n >= 1e8 {
+	if n < 0 {
 		return strconv.AppendInt(b, n, 10)
 	}
 	if n < 10 {
 		return append(b, byte('0'+n))
 	}
-	var tmp [8]byte
+	return appendDigits(b, uint64(n))
+}
+
+// appendDigits appends the decimal digits of n, two at a time from a
+// table, where strconv.AppendInt writes them to a buffer of its own
+// and copies them.
+func appendDigits(b []byte, n uint64) []byte {
+	var tmp [20]byte
 	i := len(tmp)
 	for n >= 100 {
 		q := n / 100
@@ -371,7 +378,7 @@ func appendCoefficient(b []byte, c int64, e int32) []byte {
 		c = -c
 	}
 	var tmp [24]byte
-	digits := strconv.AppendInt(tmp[:0], c, 10)
+	digits := appendDigits(tmp[:0], uint64(c))
 	point := len(digits) + int(e) // digits before the point
 	frac := digits
 	if point > 0 {
@@ -453,7 +460,7 @@ func appendFixedCoefficient(b []byte, c int64, e, places int32) ([]byte, bool) {
 		c = -c
 	}
 	var tmp [24]byte
-	digits := strconv.AppendInt(tmp[:0], c, 10)
+	digits := appendDigits(tmp[:0], uint64(c))
 	if places == 0 {
 		return append(b, digits...), true
 	}

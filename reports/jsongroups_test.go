@@ -202,6 +202,19 @@ func TestAppendIntIsFormatInt(t *testing.T) {
 	for range 100000 {
 		check(rng.Int64N(1 << uint(1+rng.IntN(62))))
 	}
+	// appendDigits, which appendInt and the money's coefficients use, on
+	// every length of a uint64.
+	for _, n := range []uint64{0, 9, 10, 99, 100, 1<<63 - 1, 1 << 63, 1e19 - 1, 1e19, math.MaxUint64} {
+		if got, want := string(appendDigits([]byte("x"), n)), "x"+strconv.FormatUint(n, 10); got != want {
+			t.Fatalf("appendDigits(%d) = %q, want %q", n, got, want)
+		}
+	}
+	for range 100000 {
+		n := rng.Uint64() >> uint(rng.IntN(64))
+		if got, want := string(appendDigits(nil, n)), strconv.FormatUint(n, 10); got != want {
+			t.Fatalf("appendDigits(%d) = %q, want %q", n, got, want)
+		}
+	}
 }
 
 // TestAppendFixedIsStringFixed checks appendFixed against
