@@ -33,7 +33,12 @@ type interner struct {
 	slots []internSlot                 // a power of two long, at most half full
 	n     int                          // values held
 	seed  maphash.Seed
+	pairs []internPair // by the cheap hash of a pair's first value (getPair); made at the first pair
 }
+
+// internPair is a pair of values read together, as the interner holds
+// them (or copied, past its bound).
+type internPair struct{ first, second string }
 
 // internSlot holds one value and its hash; an empty slot has no value (the
 // empty string is never held).
@@ -45,20 +50,34 @@ type internSlot struct {
 const (
 	maxInterned     = 1 << 18
 	internCacheBits = 12
+	// internPairBits sizes getPair's memo: 32,768 pairs (1 MiB), for the
+	// keys and aliases of a gateway of thousands of keys.
+	internPairBits = 15
 	// firstInternSlots is the table's first length; it doubles as it
 	// fills, up to 2 × maxInterned.
 	firstInternSlots = 1 << 10
 )
 
 func (in *interner) get(b []byte) string {
-	n := len(b)
-	if n == 0 {
+	if len(b) == 0 {
 		return ""
 	}
 	// A cheap hash of the length and the first and last eight bytes picks
 	// the cache's slot; the table, past it, hashes every byte, since
 	// values that share their ends (paths, names with a long prefix and
 	// suffix) would share this hash.
+	slot := &in.cache[cheapHash(b)>>(64-internCacheBits)]
+	if len(*slot) == len(b) && *slot == string(b) {
+		return *slot
+	}
+	s := in.held(b)
+	*slot = s
+	return s
+}
+
+// cheapHash mixes the length and the first and last eight bytes of b.
+func cheapHash(b []byte) uint64 {
+	n := len(b)
 	var c uint64
 	if n >= 8 {
 		c = binary.LittleEndian.Uint64(b) ^ binary.LittleEndian.Uint64(b[n-8:])*0x9E3779B97F4A7C15
@@ -67,14 +86,29 @@ func (in *interner) get(b []byte) string {
 			c = c<<8 | uint64(x)
 		}
 	}
-	c = (c ^ uint64(n)) * 0x9E3779B97F4A7C15
-	slot := &in.cache[c>>(64-internCacheBits)]
-	if len(*slot) == n && *slot == string(b) {
-		return *slot
+	return (c ^ uint64(n)) * 0x9E3779B97F4A7C15
+}
+
+// getPair returns get(a) and get(b) for two values read together, a
+// key and its alias: a direct-mapped memo of the last pair met for a's
+// cheap hash answers a pair seen before with one slot and the two
+// comparisons, where the two values took a cache slot each and, past the
+// cache (an input of thousands of keys and aliases overflows it), a
+// table slot each and their hash.
+func (in *interner) getPair(a, b []byte) (string, string) {
+	if len(a) == 0 || len(b) == 0 {
+		return in.get(a), in.get(b)
 	}
-	s := in.held(b)
-	*slot = s
-	return s
+	if in.pairs == nil {
+		in.pairs = make([]internPair, 1<<internPairBits)
+	}
+	p := &in.pairs[cheapHash(a)>>(64-internPairBits)]
+	if len(p.first) == len(a) && len(p.second) == len(b) && p.first == string(a) && p.second == string(b) {
+		return p.first, p.second
+	}
+	s, t := in.get(a), in.get(b)
+	*p = internPair{s, t}
+	return s, t
 }
 
 // held returns the table's string for b, adding it while the table has room.

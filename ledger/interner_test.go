@@ -56,3 +56,40 @@ func TestInternerSharesValuesOfTheSameEnds(t *testing.T) {
 		t.Fatalf("the interner holds %d values, want %d", in.n, n)
 	}
 }
+
+// TestInternerPairs checks getPair against get: pairs of the same ends
+// (so of one memo slot), a key met with another alias, empty values and
+// values past the bound each come back right, and a pair read again is
+// the strings the interner holds.
+func TestInternerPairs(t *testing.T) {
+	var in interner
+	type pair struct{ a, b string }
+	var pairs []pair
+	for i := range 3000 {
+		pairs = append(pairs, pair{fmt.Sprintf("%064d", i), fmt.Sprintf("key-%07d", i)})
+	}
+	pairs = append(pairs, pair{fmt.Sprintf("%064d", 7), "key-renamed"}, pair{"", "alias-only"}, pair{"key-only", ""},
+		pair{"k", "a"}, pair{fmt.Sprintf("%064d", 7), "key-0000007"})
+	for round := range 3 {
+		for _, p := range pairs {
+			a, b := in.getPair([]byte(p.a), []byte(p.b))
+			if a != p.a || b != p.b {
+				t.Fatalf("round %d: getPair(%q, %q) = %q, %q", round, p.a, p.b, a, b)
+			}
+			if ga, gb := in.get([]byte(p.a)), in.get([]byte(p.b)); unsafe.StringData(ga) != unsafe.StringData(a) ||
+				unsafe.StringData(gb) != unsafe.StringData(b) {
+				t.Fatalf("round %d: getPair(%q, %q) is not the strings get holds", round, p.a, p.b)
+			}
+		}
+	}
+	// Past the bound, a value is copied: the pair comes back right all
+	// the same.
+	for i := range maxInterned {
+		in.get([]byte(fmt.Sprintf("filler-%07d", i)))
+	}
+	for _, p := range []pair{{"new-key", "new-alias"}, {"new-key", "new-alias"}, {"new-key", "other-alias"}} {
+		if a, b := in.getPair([]byte(p.a), []byte(p.b)); a != p.a || b != p.b {
+			t.Fatalf("past the bound, getPair(%q, %q) = %q, %q", p.a, p.b, a, b)
+		}
+	}
+}

@@ -166,14 +166,17 @@ func buildSpendLog(s *schema, p *rowParser, v *rowFields, c *Call) string {
 // metadata, read before; a team alias wins over a team id.
 func spendLogHolders(p *rowParser, v *rowFields, c *Call) {
 	if !p.skipHolders.Has(HolderKey) {
-		key := v.get(slAPIKey)
-		if bytes.HasPrefix(key, []byte("sk-")) {
+		key, a := v.get(slAPIKey), v.get(slKeyAlias)
+		switch {
+		case bytes.HasPrefix(key, []byte("sk-")):
 			c.Key = HashKey(string(key)) // a raw key: never keep it
-		} else {
+			if len(a) > 0 {
+				c.KeyAlias = p.strs.get(a)
+			}
+		case len(a) > 0: // a key and its alias, mostly read together again
+			c.Key, c.KeyAlias = p.strs.getPair(key, a)
+		default:
 			c.Key = p.strs.get(key)
-		}
-		if a := v.get(slKeyAlias); len(a) > 0 {
-			c.KeyAlias = p.strs.get(a)
 		}
 	}
 	if !p.skipHolders.Has(HolderUser) {

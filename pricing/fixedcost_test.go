@@ -123,3 +123,44 @@ func TestCosterEqualsCostOf(t *testing.T) {
 		t.Errorf("Total = %s, want 0.49", got)
 	}
 }
+
+// TestFlatAmountEqualsTheGeneralSum checks the sum of rates scaled to
+// one exponent (flatAmount) against the sum that scales each price to
+// the smallest exponent of the usages priced, on the same random prices
+// and quantities, zeros among them: the same value, or both refused.
+func TestFlatAmountEqualsTheGeneralSum(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	flat, compared := 0, 0
+	for i := range 20000 {
+		prices := map[tariffs.Usage]string{}
+		for u := range tariffs.NumUsage {
+			if rng.IntN(3) > 0 {
+				prices[tariffs.Usage(u)] = decimal.New(rng.Int64N(1<<uint(rng.IntN(40)+1)), -int32(rng.IntN(9))).String()
+			}
+		}
+		var q Quantities
+		for u := range q {
+			if rng.IntN(2) > 0 {
+				q[u] = rng.Int64N(1 << uint(rng.IntN(40)+1))
+			}
+		}
+		f := newFixedRates(rates(prices))
+		if !f.flat {
+			continue
+		}
+		flat++
+		general := *f
+		general.flat = false
+		got, gotOK := f.amount(&q)
+		want, wantOK := general.amount(&q)
+		if gotOK && wantOK {
+			compared++
+			if !got.Equal(want) {
+				t.Fatalf("case %d: flat %s, general %s (prices %v, quantities %v)", i, got, want, prices, q)
+			}
+		}
+	}
+	if flat < 2000 || compared < 2000 {
+		t.Fatalf("only %d flat rates and %d sums compared of 20000: the test checks too little", flat, compared)
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
+
+	"github.com/tokenfare/tokenfare/tariffs"
 )
 
 // sortedGroups returns the engine's groups sorted by their values
@@ -164,7 +166,17 @@ func (e *Engine) valueRanks(bs []*bucket, dims []Dim) (ranks []uint32, width []u
 		var firsts []*bucket // a bucket of each value, by number
 		var last dimValue
 		var lastR uint32
+		// A tariff model's number, by its address: found without
+		// hashing its name, after the first of its buckets.
+		var byModel map[*tariffs.Model]uint32
+		if d == DimModel {
+			byModel = map[*tariffs.Model]uint32{}
+		}
 		for i, b := range bs {
+			if r, ok := byModel[b.k.model]; ok && b.k.model != nil {
+				ranks[i*len(dims)+j] = r
+				continue
+			}
 			v := e.valueOf(b, d)
 			r, ok := lastR, i > 0 && v == last // buckets come mostly in time order: a day's one after the other
 			switch {
@@ -185,6 +197,9 @@ func (e *Engine) valueRanks(bs []*bucket, dims []Dim) (ranks []uint32, width []u
 			}
 			last, lastR = v, r
 			ranks[i*len(dims)+j] = r
+			if byModel != nil && b.k.model != nil {
+				byModel[b.k.model] = r
+			}
 		}
 		// Number the values in the order of their texts.
 		keys := make([]GroupKey, len(firsts))

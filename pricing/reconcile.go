@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -334,11 +335,30 @@ func (e *Engine) groupsBy(keyOf func(*bucket) GroupKey) *Reconciliation {
 // addCurrency adds c to the sorted set cs: a group has one currency but
 // for a model group priced by two providers.
 func addCurrency(cs []string, c string) []string {
+	if len(cs) == 0 {
+		return onlyCurrency(c)
+	}
 	i, found := slices.BinarySearch(cs, c)
 	if found {
 		return cs
 	}
 	return slices.Insert(cs, i, c)
+}
+
+// lastOnly is the list onlyCurrency returned last.
+var lastOnly atomic.Pointer[[]string]
+
+// onlyCurrency returns the list of c alone, the last one made when it is
+// of c: a million groups of one currency share a few lists, where each
+// made its own. Its length is its capacity, so that addCurrency, which
+// adds by slices.Insert, makes a new list rather than writing into it.
+func onlyCurrency(c string) []string {
+	if p := lastOnly.Load(); p != nil && (*p)[0] == c {
+		return *p
+	}
+	l := []string{c}
+	lastOnly.Store(&l)
+	return l
 }
 
 func sortedSet(set map[string]bool) []string {

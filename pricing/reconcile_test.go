@@ -1,6 +1,7 @@
 package pricing
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -240,5 +241,28 @@ versions:
 	// a secondary_price note (amount 0) says after the flat price.
 	if len(xs) != 2 || xs[0].Kind != KindFlatPrice || xs[0].Version != "july" || xs[1].Kind != KindSecondaryPrice || !xs[1].Amount.IsZero() {
 		t.Errorf("explanations = %+v, want flat_price at version july, then secondary_price", xs)
+	}
+}
+
+// TestAddCurrencyLeavesSharedListsAlone checks that the lists of one
+// currency, shared between groups, are never written into: a second
+// currency added to one makes a new sorted list, and the shared list
+// still holds its one currency.
+func TestAddCurrencyLeavesSharedListsAlone(t *testing.T) {
+	usd := addCurrency(nil, "USD")
+	again := addCurrency([]string{}, "USD")
+	if !slices.Equal(usd, []string{"USD"}) || !slices.Equal(again, []string{"USD"}) {
+		t.Fatalf("lists of one currency: %v, %v", usd, again)
+	}
+	both := addCurrency(usd, "CNY")
+	more := addCurrency(again, "EUR")
+	if !slices.Equal(both, []string{"CNY", "USD"}) || !slices.Equal(more, []string{"EUR", "USD"}) {
+		t.Fatalf("added: %v, %v; want [CNY USD], [EUR USD]", both, more)
+	}
+	if !slices.Equal(usd, []string{"USD"}) || !slices.Equal(again, []string{"USD"}) {
+		t.Fatalf("a shared list was written into: %v, %v", usd, again)
+	}
+	if cny := addCurrency(nil, "CNY"); !slices.Equal(cny, []string{"CNY"}) || !slices.Equal(addCurrency(nil, "USD"), []string{"USD"}) {
+		t.Fatalf("lists of one currency after another: %v", cny)
 	}
 }

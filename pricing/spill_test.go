@@ -255,3 +255,29 @@ func TestRunsWithinTheOpenFileLimit(t *testing.T) {
 		t.Errorf("an engine whose store may open 1024 files keeps %d runs, want 128", e.runs.max)
 	}
 }
+
+// TestRunRecordsOfTextsInTurn writes records whose texts come again, go
+// empty, come back and change, each written as the last record's where
+// the same, and checks each read back as written.
+func TestRunRecordsOfTextsInTurn(t *testing.T) {
+	rec := func(model, key, alias, tag string) groupSum {
+		return groupSum{g: Group{Key: GroupKey{Model: model, Key: key, Tag: tag}, KeyAlias: alias, Currencies: []string{}, Calls: 1}}
+	}
+	recs := []groupSum{
+		rec("m1", "k1", "a1", ""), rec("m2", "k1", "a1", ""), rec("m2", "k1", "", "x"), rec("m3", "k1", "a1", "x"),
+		rec("m3", "k2", "a1", ""), rec("", "", "", ""), rec("m3", "k2", "a2", "x"), rec("m1", "k2", "a2", "x"),
+		rec("m2", "k1", "a1", "x"), rec("m2", "k1", "a1", "x"),
+	}
+	codec := func() extsort.Codec[groupSum] { return &groupCodec{zone: time.UTC} }
+	_, runs := writeRecords(t, "run", codec, recs...)
+	read, err := readRecords(runs)
+	if err != nil || len(read) != len(recs) {
+		t.Fatalf("read %d records, %v; want %d", len(read), err, len(recs))
+	}
+	for i := range recs {
+		got, want := read[i].done(), recs[i].done()
+		if got.Key != want.Key || got.KeyAlias != want.KeyAlias {
+			t.Errorf("record %d: got %+v alias %q, want %+v alias %q", i, got.Key, got.KeyAlias, want.Key, want.KeyAlias)
+		}
+	}
+}

@@ -12,8 +12,9 @@ import (
 )
 
 // A record of a run of groups is a partial group: which of its key's texts
-// and the key alias are not empty (a bit each), those texts (each a length
-// and bytes), its start (a flag, then Unix seconds), outcome, currencies,
+// and the key alias are not empty (a bit each) and, above them, which of
+// those are the last record's (a bit each), the others (each a length and
+// bytes), its start (a flag, then Unix seconds), outcome, currencies,
 // which of its counts are not zero (a bit each) and those counts, and its
 // official cost and
 // recorded spend as exact sums (ExactSum's integer and exponent, then a
@@ -35,6 +36,9 @@ type groupCodec struct {
 	// kept when the next record has the same (a day's groups come key by
 	// key, and a key's groups model by model): no string is made then.
 	last [runStrings]extsort.Recent
+	// prev are the texts of the last record written: a text the same is
+	// written as a bit (a key's groups come model by model).
+	prev [runStrings]string
 	cur  []string // the currencies of the last record
 	// scratch is where a record's currencies are read, to be compared
 	// with the last record's before a list is made.
@@ -46,18 +50,23 @@ func (c *groupCodec) Encode(e *extsort.Encoder, s *groupSum) {
 	g := &s.g
 	k := &g.Key
 	texts := [runStrings]string{k.Model, k.Group, k.Key, k.Team, k.User, k.Period, k.Version, k.Host, k.Tag, k.Meta, g.KeyAlias}
-	var some uint64 // bit i: texts[i] is not empty
+	var some uint64 // bit i: texts[i] is not empty; bit runStrings+i: it is the last record's
 	for i, str := range texts {
-		if str != "" {
+		switch {
+		case str == "":
+		case str == c.prev[i]:
+			some |= 1<<i | 1<<(runStrings+i)
+		default:
 			some |= 1 << i
 		}
 	}
 	e.Uvarint(some)
-	for _, str := range texts {
-		if str != "" {
+	for i, str := range texts {
+		if some&(1<<i) != 0 && some&(1<<(runStrings+i)) == 0 {
 			e.String(str)
 		}
 	}
+	c.prev = texts
 	if k.Start.IsZero() {
 		e.Byte(0)
 	} else {
@@ -96,7 +105,10 @@ func (c *groupCodec) Decode(d *extsort.Decoder, s *groupSum) {
 	k := &g.Key
 	some := d.Uvarint()
 	for i, p := range [runStrings]*string{&k.Model, &k.Group, &k.Key, &k.Team, &k.User, &k.Period, &k.Version, &k.Host, &k.Tag, &k.Meta, &g.KeyAlias} {
-		if some&(1<<i) != 0 {
+		switch {
+		case some&(1<<(runStrings+i)) != 0: // the last record's, first in last[i]
+			*p = c.last[i][0]
+		case some&(1<<i) != 0:
 			*p = d.Recent(&c.last[i])
 		}
 	}

@@ -112,9 +112,29 @@ type groupKeyField struct {
 	name  string // as a JSON string
 	dim   pricing.Dim
 	alias bool
-	// plain is the last value found to need no escaping: groups in order
-	// repeat a key's value for its models and days, in the same string.
-	plain string
+	// plain are the last values found to need no escaping, the next
+	// replaced at plain[next%len(plain)]: groups in order repeat a key's
+	// value for its models and days, and the names of a few models, in
+	// the same strings.
+	plain [4]string
+	next  uint8
+}
+
+// isPlain reports whether v is, in memory, one of the last values found
+// to need no escaping.
+func (f *groupKeyField) isPlain(v string) bool {
+	for i := range f.plain {
+		if sameString(v, f.plain[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// notePlain keeps v as a value found to need no escaping.
+func (f *groupKeyField) notePlain(v string) {
+	f.plain[int(f.next)%len(f.plain)] = v
+	f.next++
 }
 
 func newGroupJSON(by []pricing.Dim) *groupJSON {
@@ -150,14 +170,14 @@ func (gw *groupJSON) appendGroup(b []byte, g *pricing.Group, m *pricing.GroupMon
 		b = append(b, "\n        "...)
 		b = append(b, f.name...)
 		b = append(b, ": "...)
-		if sameString(v, f.plain) {
+		if f.isPlain(v) {
 			b = append(append(append(b, '"'), v...), '"')
 			continue
 		}
 		start := len(b)
 		b = appendJSONString(b, v)
 		if len(b)-start == len(v)+2 { // written as it is: nothing escaped
-			f.plain = v
+			f.notePlain(v)
 		}
 	}
 	if n > 0 {
@@ -229,17 +249,24 @@ func appendField(b []byte, before string, n int64) []byte {
 }
 
 // appendInt appends strconv.FormatInt(n, 10), writing the digits of a
-// count below 10^8 (every count of a group but the largest) itself, two
-// at a time from a table, where strconv writes them to a buffer of its own
-// and copies them, most of a group's numbers' cost.
+// count (not negative) itself, two at a time from a table
+// (appendDigits), where strconv writes them to a buffer of its own and
+// copies them, most of a group's numbers' cost.
 func appendInt(b []byte, n int64) []byte {
-	if n < 0 || n >= 1e8 {
+	if n < 0 {
 		return strconv.AppendInt(b, n, 10)
 	}
 	if n < 10 {
 		return append(b, byte('0'+n))
 	}
-	var tmp [8]byte
+	return appendDigits(b, uint64(n))
+}
+
+// appendDigits appends the decimal digits of n, two at a time from a
+// table, where strconv.AppendInt writes them to a buffer of its own
+// and copies them.
+func appendDigits(b []byte, n uint64) []byte {
+	var tmp [20]byte
 	i := len(tmp)
 	for n >= 100 {
 		q := n / 100
@@ -351,7 +378,7 @@ func appendCoefficient(b []byte, c int64, e int32) []byte {
 		c = -c
 	}
 	var tmp [24]byte
-	digits := strconv.AppendInt(tmp[:0], c, 10)
+	digits := appendDigits(tmp[:0], uint64(c))
 	point := len(digits) + int(e) // digits before the point
 	frac := digits
 	if point > 0 {
@@ -433,7 +460,7 @@ func appendFixedCoefficient(b []byte, c int64, e, places int32) ([]byte, bool) {
 		c = -c
 	}
 	var tmp [24]byte
-	digits := strconv.AppendInt(tmp[:0], c, 10)
+	digits := appendDigits(tmp[:0], uint64(c))
 	if places == 0 {
 		return append(b, digits...), true
 	}

@@ -37,6 +37,15 @@ func TestGroupsStreamAsTheDocument(t *testing.T) {
 		Official: dec("1.25"), Recorded: dec("0.5"), Gap: dec("0.75"), Ratio: decimal.NewNullDecimal(dec("0.4"))}
 	unpriced := pricing.Group{Key: pricing.GroupKey{Model: "m", Outcome: pricing.Unpriced}, Calls: 1,
 		Official: decimal.Zero, Recorded: dec("0.1"), Gap: dec("-0.1")}
+	// Six models in turn, one to escape, more than the values a field
+	// keeps as found plain: each written as the document writes it.
+	var turns []pricing.Group
+	for i := range 18 {
+		g := unpriced
+		g.Key.Model = []string{"m1", "m2", "m<3>", "m4", "m5", "m6"}[i%6]
+		g.Key.Key = []string{"k1", "k\"2"}[i/9]
+		turns = append(turns, g)
+	}
 	all := []pricing.Dim{pricing.DimModel, pricing.DimGroup, pricing.DimKey, pricing.DimTeam, pricing.DimUser,
 		pricing.DimDay, pricing.DimPeriod, pricing.DimVersion, pricing.DimHost}
 	tests := []struct {
@@ -47,6 +56,7 @@ func TestGroupsStreamAsTheDocument(t *testing.T) {
 		{name: "no groups", r: withGroups([]pricing.Dim{pricing.DimModel})},
 		{name: "no dimensions", r: withGroups(nil, unpriced)},
 		{name: "every dimension, values to escape", r: withGroups(all, odd, unpriced, odd)},
+		{name: "values in turn, one to escape", r: withGroups([]pricing.Dim{pricing.DimModel, pricing.DimKey}, turns...)},
 		{name: "by hour", r: withGroups([]pricing.Dim{pricing.DimHour, pricing.DimModel}, odd)},
 	}
 	for _, tc := range tests {
@@ -191,6 +201,19 @@ func TestAppendIntIsFormatInt(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 7))
 	for range 100000 {
 		check(rng.Int64N(1 << uint(1+rng.IntN(62))))
+	}
+	// appendDigits, which appendInt and the money's coefficients use, on
+	// every length of a uint64.
+	for _, n := range []uint64{0, 9, 10, 99, 100, 1<<63 - 1, 1 << 63, 1e19 - 1, 1e19, math.MaxUint64} {
+		if got, want := string(appendDigits([]byte("x"), n)), "x"+strconv.FormatUint(n, 10); got != want {
+			t.Fatalf("appendDigits(%d) = %q, want %q", n, got, want)
+		}
+	}
+	for range 100000 {
+		n := rng.Uint64() >> uint(rng.IntN(64))
+		if got, want := string(appendDigits(nil, n)), strconv.FormatUint(n, 10); got != want {
+			t.Fatalf("appendDigits(%d) = %q, want %q", n, got, want)
+		}
 	}
 }
 

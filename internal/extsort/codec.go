@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"math/bits"
 
 	"github.com/shopspring/decimal"
 )
@@ -125,8 +126,15 @@ func (d *Decoder) Uvarint() uint64 {
 	return d.longUvarint()
 }
 
-// longUvarint reads an unsigned varint of any length.
+// longUvarint reads an unsigned varint of any length: one of at most
+// eight bytes with eight bytes to read, a word at a time (wordUvarint).
 func (d *Decoder) longUvarint() uint64 {
+	if len(d.b) >= 8 {
+		if v, n := wordUvarint(binary.LittleEndian.Uint64(d.b)); n > 0 {
+			d.b = d.b[n:]
+			return v
+		}
+	}
 	v, n := binary.Uvarint(d.b)
 	if n <= 0 {
 		d.cut()
@@ -134,6 +142,27 @@ func (d *Decoder) longUvarint() uint64 {
 	}
 	d.b = d.b[n:]
 	return v
+}
+
+// wordUvarint reads the unsigned varint at the start of w, eight bytes
+// little-endian, and its length, 0 when it is longer than eight bytes:
+// the last byte is the first without its high bit, and the seven-bit
+// groups of the bytes up to it are packed by pairs, then fours, then
+// eights, where binary.Uvarint shifts them in one by one.
+func wordUvarint(w uint64) (uint64, int) {
+	stops := ^w & 0x8080808080808080
+	if stops == 0 {
+		return 0, 0
+	}
+	n := bits.TrailingZeros64(stops)/8 + 1
+	if n < 8 {
+		w &= 1<<(8*n) - 1
+	}
+	w &= 0x7f7f7f7f7f7f7f7f
+	w = (w&0x7f007f007f007f00)>>1 | w&0x007f007f007f007f
+	w = (w&0x3fff00003fff0000)>>2 | w&0x00003fff00003fff
+	w = (w&0x0fffffff00000000)>>4 | w&0x000000000fffffff
+	return w, n
 }
 
 // Varint reads a signed varint: the zigzag of an unsigned one, as

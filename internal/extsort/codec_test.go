@@ -2,10 +2,12 @@ package extsort
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"io"
 	"math"
 	"math/big"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/shopspring/decimal"
@@ -184,4 +186,36 @@ func FuzzDecoder(f *testing.F) {
 			t.Errorf("no error with %d bytes left", d.Left())
 		}
 	})
+}
+
+// TestUvarintIsBinaryUvarint checks the decoder's varints against
+// binary.Uvarint: every length from one byte to ten, the bounds of each,
+// random values, each followed by bytes with and without their high bit
+// and with nothing (a word of eight bytes to read, or fewer), and
+// Varint against binary.Varint likewise.
+func TestUvarintIsBinaryUvarint(t *testing.T) {
+	values := []uint64{0, 1, 127, 128, 255, 16383, 16384, math.MaxUint32, math.MaxInt64, math.MaxUint64}
+	for n := 1; n < 64; n++ {
+		values = append(values, 1<<n-1, 1<<n, 1<<n+1)
+	}
+	rng := rand.New(rand.NewPCG(2, 9))
+	for range 20000 {
+		values = append(values, rng.Uint64()>>uint(rng.IntN(64)))
+	}
+	for _, v := range values {
+		for _, tail := range [][]byte{nil, {0}, {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, {1, 2, 3, 4, 5, 6, 7, 8}} {
+			b := append(binary.AppendUvarint(nil, v), tail...)
+			want, n := binary.Uvarint(b)
+			d := NewDecoder(b)
+			if got := d.Uvarint(); got != want || len(b)-len(d.b) != n || d.Err() != nil {
+				t.Fatalf("Uvarint of % x: %d, %d bytes, %v; want %d, %d bytes", b, got, len(b)-len(d.b), d.Err(), want, n)
+			}
+			s := int64(v)
+			b = append(binary.AppendVarint(nil, s), tail...)
+			d = NewDecoder(b)
+			if got := d.Varint(); got != s || d.Err() != nil {
+				t.Fatalf("Varint of % x: %d, %v; want %d", b, got, d.Err(), s)
+			}
+		}
+	}
 }
