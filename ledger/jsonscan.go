@@ -513,6 +513,12 @@ func (s *jsonScanner) name() []byte {
 	if s.keyPlain {
 		return s.key
 	}
+	return s.decodedName()
+}
+
+// decodedName is name's way for a name that is not plain, out of line
+// so that name is inlined where it is called.
+func (s *jsonScanner) decodedName() []byte {
 	return unquote(s.undoubled(s.key))
 }
 
