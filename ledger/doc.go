@@ -31,7 +31,10 @@
 // (jsonScanner) that visits only the members tokenfare reads and passes
 // over the rest, accepting exactly what encoding/json accepts and
 // wording its syntax errors alike; the fields read are the ones
-// encoding/json decoded, held to it by differential fuzz tests. An array
+// encoding/json decoded, held to it by differential fuzz tests, but for
+// the metadata's member names: those are matched exactly as written
+// (escapes resolved), as LiteLLM writes them and PostgreSQL's jsonb looks
+// them up, where encoding/json matches names without regard to case. An array
 // element the scanner does not read (malformed, cut short, near the
 // longest record) and all after it are read by encoding/json's decoder,
 // which words and locates the error.

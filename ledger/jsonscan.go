@@ -1,7 +1,6 @@
 package ledger
 
 import (
-	"bytes"
 	"encoding/binary"
 	"math/bits"
 	"strconv"
@@ -32,7 +31,6 @@ type jsonScanner struct {
 	// keyPlain is true when it holds no escape and only ASCII.
 	key      []byte
 	keyPlain bool
-	fold     [40]byte // room for a key folded to lower case
 	// doubled is 1 when every quote of the document is written twice, as
 	// in a CSV field's text between its quotes (read in place, not
 	// unescaped first), else 0: a quote takes 1+doubled bytes.
@@ -506,126 +504,28 @@ func hex4(h []byte) rune {
 	return r
 }
 
-// name returns the last member name read, folded as encoding/json
-// matches names to fields (case-insensitive, Unicode's simple folding),
-// for names that are lower-case ASCII: ASCII letters in lower case,
-// 'ſ' as 's' and the Kelvin sign as 'k'. A name that is already plain lower
-// case is returned as is.
+// name returns the last member name read, exactly as written once its
+// escapes are resolved, as LiteLLM writes and reads names (a Python dict
+// look-up) and PostgreSQL's jsonb operators look them up: a name in
+// another case is another name. A plain name (no escape, only ASCII) is
+// returned as it lies in the document; only an escaped one is decoded.
 func (s *jsonScanner) name() []byte {
-	key := s.key
-	if !s.keyPlain {
-		return foldKey(unquote(s.undoubled(key)))
-	}
-	if end := cap(s.b) - cap(key) + len(key); noCapital(s.b, end-len(key), end) {
-		return key
-	}
-	i := firstCapital(key)
-	if i < 0 {
-		return key
-	}
-	if len(key) > len(s.fold) {
-		return foldKey(key)
-	}
-	f := s.fold[:len(key)]
-	copy(f, key)
-	for j := i; j < len(f); j++ {
-		if c := f[j]; 'A' <= c && c <= 'Z' {
-			f[j] = c + 'a' - 'A'
-		}
-	}
-	return f
-}
-
-// plainName returns the last member's name to match first: as written
-// when it is plain (most names are lower case already: folded false),
-// else as name folds it (folded true).
-func (s *jsonScanner) plainName() (name []byte, folded bool) {
 	if s.keyPlain {
-		return s.key, false
+		return s.key
 	}
-	return s.name(), true
+	return s.decodedName()
 }
 
-// retryName returns the name to match the last member by once tried
-// matched no name a reader knows: its folded form when tried was the
-// name as written and folding changes it, else nil.
-func (s *jsonScanner) retryName(tried []byte, folded bool) ([]byte, bool) {
-	if folded {
-		return nil, true
-	}
-	if name := s.name(); !bytes.Equal(name, tried) {
-		return name, true
-	}
-	return nil, true
+// decodedName is name's way for a name that is not plain, out of line
+// so that name is inlined where it is called.
+func (s *jsonScanner) decodedName() []byte {
+	return unquote(s.undoubled(s.key))
 }
 
-// nameIs tells whether the last member's name is want (lower-case ASCII)
-// as name matches it.
+// nameIs tells whether the last member's name is want (ASCII), as name
+// reads it.
 func (s *jsonScanner) nameIs(want string) bool {
-	return s.keyPlain && string(s.key) == want || string(s.name()) == want
-}
-
-// firstCapital returns the index of the first capital letter (A to Z) of
-// the ASCII text key, -1 when there is none: eight bytes at a time, most
-// names having none. For a byte below 0x80, adding 0x80-'A' sets its high
-// bit from 'A' on, adding 0x80-'Z'-1 from past 'Z' on; neither carries
-// into the next byte.
-func firstCapital(key []byte) int {
-	const lo, hi = 0x0101010101010101, 0x8080808080808080
-	i := 0
-	for ; i+8 <= len(key); i += 8 {
-		w := binary.LittleEndian.Uint64(key[i:])
-		if m := (w + lo*(0x80-'A')) &^ (w + lo*(0x80-'Z'-1)) & hi; m != 0 {
-			return i + bits.TrailingZeros64(m)>>3
-		}
-	}
-	for ; i < len(key); i++ {
-		if c := key[i]; 'A' <= c && c <= 'Z' {
-			return i
-		}
-	}
-	return -1
-}
-
-// noCapital reports that the ASCII text b[start:end] holds no capital
-// letter (A to Z), when it can tell quickly: eight bytes at a time, the
-// last eight ending at end (they overlap the word before, or take bytes
-// before start: a capital there only sends the name the longer way,
-// firstCapital's).
-func noCapital(b []byte, start, end int) bool {
-	const lo, hi = 0x0101010101010101, 0x8080808080808080
-	if end < 8 || end > len(b) || start < 0 {
-		return false
-	}
-	for ; start+8 < end; start += 8 {
-		w := binary.LittleEndian.Uint64(b[start:])
-		if (w+lo*(0x80-'A'))&^(w+lo*(0x80-'Z'-1))&hi != 0 {
-			return false
-		}
-	}
-	w := binary.LittleEndian.Uint64(b[end-8:])
-	return (w+lo*(0x80-'A'))&^(w+lo*(0x80-'Z'-1))&hi == 0
-}
-
-// foldKey folds a decoded name for comparison with lower-case ASCII names:
-// the runes that fold to ASCII letters become them, others stay (and so
-// match no such name).
-func foldKey(key []byte) []byte {
-	out := make([]byte, 0, len(key))
-	for i := 0; i < len(key); {
-		r, n := utf8.DecodeRune(key[i:])
-		i += n
-		switch {
-		case 'A' <= r && r <= 'Z':
-			r += 'a' - 'A'
-		case r == 'ſ':
-			r = 's'
-		case r == '\u212a': // the Kelvin sign
-			r = 'k'
-		}
-		out = utf8.AppendRune(out, r)
-	}
-	return out
+	return string(s.name()) == want
 }
 
 // frameObject reads the object at s.i as skip does, and appends its

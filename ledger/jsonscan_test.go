@@ -41,39 +41,45 @@ func TestPlainRunFirstOfTwo(t *testing.T) {
 	}
 }
 
-// TestFirstCapitalFindsEveryCapital: each ASCII byte, at every place of a
-// name of every length up to 19 bytes among others, is found first
-// exactly when it is a capital letter before any other; '@' and '[', next
-// to 'A' and 'Z', never are.
-func TestFirstCapitalFindsEveryCapital(t *testing.T) {
-	for c := range 0x80 {
-		for n := 1; n <= 19; n++ {
-			for at := range n {
-				for _, fill := range []byte{'a', '@', '[', 0x7f, ' ', 'Z'} {
-					b := bytes.Repeat([]byte{fill}, n)
-					b[at] = byte(c)
-					want := -1
-					for i, x := range b {
-						if 'A' <= x && x <= 'Z' {
-							want = i
-							break
-						}
-					}
-					if got := firstCapital(b); got != want {
-						t.Fatalf("byte %#x at %d of %d among %q: %d, want %d", c, at, n, fill, got, want)
-					}
-					// noCapital on the name inside a text, 'Q' before it: never
-					// true with a capital in the name.
-					text := append([]byte("QQQQQQQQ"), b...)
-					if noCapital(text, 8, 8+n) && want >= 0 {
-						t.Fatalf("byte %#x at %d of %d among %q: noCapital", c, at, n, fill)
-					}
-					if !noCapital(append(bytes.Repeat([]byte{'q'}, 8), b...), 8, 8+n) && want < 0 {
-						t.Fatalf("byte %#x at %d of %d among %q: not noCapital", c, at, n, fill)
-					}
+// TestMemberNameExact: a member's name is read exactly as written once
+// its escapes are resolved, in a document read as it is and with its
+// quotes doubled: no letter is folded, whatever its case or script.
+func TestMemberNameExact(t *testing.T) {
+	for _, tc := range []struct {
+		name, doc, want string
+		is              bool // nameIs("user_api_key_alias")
+	}{
+		{name: "plain", doc: `{"user_api_key_alias": 1}`, want: "user_api_key_alias", is: true},
+		{name: "capitalised", doc: `{"User_Api_Key_Alias": 1}`, want: "User_Api_Key_Alias"},
+		{name: "upper case", doc: `{"USER_API_KEY_ALIAS": 1}`, want: "USER_API_KEY_ALIAS"},
+		{name: "one capital, last", doc: `{"user_api_key_aliaS": 1}`, want: "user_api_key_aliaS"},
+		{name: "an escaped underscore", doc: `{"user\u005fapi_key_alias": 1}`, want: "user_api_key_alias", is: true},
+		{name: "every byte escaped", doc: `{"\u0075\u0073\u0065\u0072_api_key_alia\u0073": 1}`, want: "user_api_key_alias", is: true},
+		{name: "an escaped capital", doc: `{"\u0055ser_api_key_alias": 1}`, want: "User_api_key_alias"},
+		{name: "long s", doc: `{"user_api_key_aliaſ": 1}`, want: "user_api_key_aliaſ"},
+		{name: "long s escaped", doc: `{"user_api_key_alia\u017f": 1}`, want: "user_api_key_aliaſ"},
+		{name: "Kelvin sign", doc: `{"\u212aey": 1}`, want: "\u212aey"},
+		{name: "an escaped slash and quote", doc: `{"a\/b\"c": 1}`, want: `a/b"c`},
+		{name: "a trailing space", doc: `{"user_api_key_alias ": 1}`, want: "user_api_key_alias "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for doubled := range 2 {
+				doc := []byte(tc.doc)
+				if doubled == 1 {
+					doc = bytes.ReplaceAll(doc, []byte(`"`), []byte(`""`))
+				}
+				s := jsonScanner{b: doc, doubled: doubled}
+				if !s.open() || !s.member(true) {
+					t.Fatalf("doubled %d: no member: %s", doubled, s.err)
+				}
+				if got := string(s.name()); got != tc.want {
+					t.Errorf("doubled %d: name %q, want %q", doubled, got, tc.want)
+				}
+				if got := s.nameIs("user_api_key_alias"); got != tc.is {
+					t.Errorf("doubled %d: nameIs %t, want %t", doubled, got, tc.is)
 				}
 			}
-		}
+		})
 	}
 }
 

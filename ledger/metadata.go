@@ -4,10 +4,14 @@ package ledger
 // readMetadata finds it. Texts point into the metadata, or are decoded
 // copies when the JSON string holds escapes or bytes that are not UTF-8.
 //
-// A member given twice counts as encoding/json decoding into nested
-// structs counts it: the last value of a count or label wins; an object
-// given again adds its members to the earlier one's, unless null came in
-// between (for the optional objects, which null removes).
+// A member is known by its name exactly as written (escapes resolved), as
+// LiteLLM writes and reads it and as the summing query looks it up in SQL:
+// "Additional_Usage_Values" is not additional_usage_values but an unknown
+// member, passed over. A member given twice counts as encoding/json
+// decoding into nested structs counts it: the last value of a count or
+// label wins; an object given again adds its members to the earlier
+// one's, unless null came in between (for the optional objects, which
+// null removes).
 type metaFields struct {
 	usage     metaUsage // additional_usage_values
 	keyAlias  label     // user_api_key_alias
@@ -132,9 +136,7 @@ func (s *jsonScanner) readTop(f *metaFields) {
 		return
 	}
 	for more := s.member(true); more; more = s.member(false) {
-		name, folded := s.plainName()
-	retry:
-		switch string(name) {
+		switch string(s.name()) {
 		case "additional_usage_values":
 			if obj, _ := s.objectAt("additional_usage_values"); obj {
 				s.readUsage(&f.usage)
@@ -150,9 +152,6 @@ func (s *jsonScanner) readTop(f *metaFields) {
 		case "error_information":
 			s.readFailure(&f.failure)
 		default:
-			if name, folded = s.retryName(name, folded); name != nil {
-				goto retry
-			}
 			s.skip()
 		}
 	}
@@ -164,9 +163,7 @@ func (s *jsonScanner) readUsage(u *metaUsage) {
 		return
 	}
 	for more := s.member(true); more; more = s.member(false) {
-		name, folded := s.plainName()
-	retry:
-		switch string(name) {
+		switch string(s.name()) {
 		case "prompt_tokens_details":
 			s.readPrompt(&u.prompt)
 		case "cache_creation":
@@ -194,9 +191,6 @@ func (s *jsonScanner) readUsage(u *metaUsage) {
 		case "output_tokens_details":
 			s.readOutputDetails(&u.outDetails)
 		default:
-			if name, folded = s.retryName(name, folded); name != nil {
-				goto retry
-			}
 			s.skip()
 		}
 	}
@@ -209,9 +203,7 @@ func (s *jsonScanner) readPrompt(d *promptDetails) {
 		return
 	}
 	for more := s.member(true); more; more = s.member(false) {
-		name, folded := s.plainName()
-	retry:
-		switch string(name) {
+		switch string(s.name()) {
 		case "cached_tokens":
 			s.count(&d.cached, path+".cached_tokens")
 		case "cache_creation_tokens":
@@ -221,9 +213,6 @@ func (s *jsonScanner) readPrompt(d *promptDetails) {
 		case "web_search_requests":
 			s.count(&d.webSearch, path+".web_search_requests")
 		default:
-			if name, folded = s.retryName(name, folded); name != nil {
-				goto retry
-			}
 			s.skip()
 		}
 	}
@@ -249,17 +238,12 @@ func (s *jsonScanner) readSplit(w *writeSplit, p *splitPaths) {
 		return
 	}
 	for more := s.member(true); more; more = s.member(false) {
-		name, folded := s.plainName()
-	retry:
-		switch string(name) {
+		switch string(s.name()) {
 		case "ephemeral_5m_input_tokens":
 			s.count(&w.fiveMinutes, p.fiveMinutes)
 		case "ephemeral_1h_input_tokens":
 			s.count(&w.oneHour, p.oneHour)
 		default:
-			if name, folded = s.retryName(name, folded); name != nil {
-				goto retry
-			}
 			s.skip()
 		}
 	}
@@ -272,17 +256,12 @@ func (s *jsonScanner) readServerTools(t *serverTools) {
 		return
 	}
 	for more := s.member(true); more; more = s.member(false) {
-		name, folded := s.plainName()
-	retry:
-		switch string(name) {
+		switch string(s.name()) {
 		case "web_search_requests":
 			s.count(&t.webSearch, path+".web_search_requests")
 		case "web_fetch_requests":
 			s.count(&t.webFetch, path+".web_fetch_requests")
 		default:
-			if name, folded = s.retryName(name, folded); name != nil {
-				goto retry
-			}
 			s.skip()
 		}
 	}
@@ -311,9 +290,7 @@ func (s *jsonScanner) readInputDetails(d *inputDetails) {
 		return
 	}
 	for more := s.member(true); more; more = s.member(false) {
-		name, folded := s.plainName()
-	retry:
-		switch string(name) {
+		switch string(s.name()) {
 		case "cached_tokens":
 			s.count(&d.cached, path+".cached_tokens")
 		case "cache_creation_tokens":
@@ -321,9 +298,6 @@ func (s *jsonScanner) readInputDetails(d *inputDetails) {
 		case "cache_write_tokens":
 			s.count(&d.cacheWrite, path+".cache_write_tokens")
 		default:
-			if name, folded = s.retryName(name, folded); name != nil {
-				goto retry
-			}
 			s.skip()
 		}
 	}
@@ -350,9 +324,7 @@ func (s *jsonScanner) readFailure(e *metaFailure) {
 		return
 	}
 	for more := s.member(true); more; more = s.member(false) {
-		name, folded := s.plainName()
-	retry:
-		switch string(name) {
+		switch string(s.name()) {
 		case "error_code":
 			s.label(&e.code)
 		case "error_class":
@@ -362,9 +334,6 @@ func (s *jsonScanner) readFailure(e *metaFailure) {
 		case "error_message":
 			s.label(&e.message)
 		default:
-			if name, folded = s.retryName(name, folded); name != nil {
-				goto retry
-			}
 			s.skip()
 		}
 	}

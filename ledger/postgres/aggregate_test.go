@@ -481,3 +481,72 @@ func TestWindowWidenedByKnown(t *testing.T) {
 		})
 	}
 }
+
+// TestPushDownExactNames: metadata members named in another case than
+// LiteLLM's, at the top level and nested, are unknown members in row mode
+// as in the summing query, which looks names up exactly; a name spelled
+// with an escape is the name. Push-down equals rows, and row mode reads
+// none of the odd-case members.
+func TestPushDownExactNames(t *testing.T) {
+	db := pgtest.NewLiteLLM(t, pgtest.SchemaCurrent)
+	db.LoadDump(t, sampleDump)
+	row := func(id, meta string) string {
+		return fmt.Sprintf(`('%s', 'acompletion', 'k1', 0.001, 1000, 100, '2026-10-08 04:00:00', '2026-10-08 04:00:02', 'deepseek-flash', 'deepseek-flash', 'success', '%s')`, id, meta)
+	}
+	db.Exec(t, `INSERT INTO "LiteLLM_SpendLogs" (request_id, call_type, api_key, spend, prompt_tokens, completion_tokens,
+	"startTime", "endTime", model, model_group, status, metadata) VALUES `+strings.Join([]string{
+		row("case-usage", `{"Additional_Usage_Values": {"prompt_tokens_details": {"cached_tokens": 400}}}`),
+		row("case-details", `{"additional_usage_values": {"Prompt_Tokens_Details": {"cached_tokens": 400}, "completion_tokens_details": {"Reasoning_Tokens": 50}}}`),
+		row("case-count", `{"additional_usage_values": {"prompt_tokens_details": {"Cached_Tokens": 400, "cached_tokens": 100, "CACHE_CREATION_TOKENS": 7}}}`),
+		row("case-shapes", `{"additional_usage_values": {"Input_Tokens": 900, "Cache_Read_Input_Tokens": 300, "Server_Tool_Use": {"web_search_requests": 2}, "Service_Tier": "flex"}}`),
+		row("case-kinds", `{"additional_usage_values": {"INPUT_TOKENS": true, "Server_Tool_Use": [1]}, "Error_Information": "boom"}`),
+		row("case-labels", `{"User_Api_Key_Alias": "shouty", "USER_API_KEY_TEAM_ALIAS": "loud", "user_api_key_Team_id": "t-9", "Model_Map_Information": {"model_map_key": "gpt-4o"}}`),
+		row("case-escaped", `{"additional_usage_values": {"prompt_tokens_\u0064etails": {"cached_\u0074okens": 300}}, "user_api_key_\u0061lias": "quiet"}`),
+	}, ",\n"))
+	calls, rejected := readDB(t, db.URL, Options{})
+	if len(rejected) != 0 {
+		t.Errorf("rejected %v", rejected)
+	}
+	want := map[string]ledger.Tokens{
+		"case-usage":   {Input: 1000, Output: 100},
+		"case-details": {Input: 1000, Output: 100},
+		"case-count":   {Input: 900, CacheRead: 100, Output: 100},
+		"case-shapes":  {Input: 1000, Output: 100},
+		"case-kinds":   {Input: 1000, Output: 100},
+		"case-labels":  {Input: 1000, Output: 100},
+		"case-escaped": {Input: 700, CacheRead: 300, Output: 100},
+	}
+	seen := 0
+	for _, c := range calls {
+		w, ok := want[c.RequestID]
+		if !ok {
+			continue
+		}
+		seen++
+		if c.Tokens != w || c.Tools != (ledger.ToolUses{}) || c.ServiceTier != ledger.TierStandard {
+			t.Errorf("%s: tokens %+v, tools %v, tier %v; want %+v, none, standard", c.RequestID, c.Tokens, c.Tools, c.ServiceTier, w)
+		}
+		if c.KeyAlias == "shouty" || c.Team == "loud" || c.Team == "t-9" || c.PriceKey != "" {
+			t.Errorf("%s: key alias %q, team %q, price key %q read from members in another case", c.RequestID, c.KeyAlias, c.Team, c.PriceKey)
+		}
+		if c.RequestID == "case-escaped" && c.KeyAlias != "quiet" {
+			t.Errorf("%s: key alias %q, want quiet", c.RequestID, c.KeyAlias)
+		}
+	}
+	if seen != len(want) {
+		t.Errorf("%d of the %d calls read", seen, len(want))
+	}
+	for _, dims := range [][]pricing.Dim{allDims, {pricing.DimModel}} {
+		po := pricing.Options{Dims: dims}
+		cat, _ := tariffs.Load("")
+		rows, sums := pricing.New(cat, po), pricing.New(cat, po)
+		priceRows(t, rows, Options{}, db.URL)
+		pricePushDown(t, sums, Options{}, po, db.URL)
+		if got, want := reconciled(t, sums), reconciled(t, rows); got != want {
+			t.Errorf("by %v: push-down differs from rows:\n%s", dims, firstDiff(got, want))
+		}
+		if got, want := sums.Rows(), rows.Rows(); got != want {
+			t.Errorf("by %v: rows %+v, want %+v", dims, got, want)
+		}
+	}
+}
