@@ -344,37 +344,45 @@ func storedTiers(v *rowFields, c *Call) {
 // service tier.
 var tierKey = []byte(`"service_tier"`)
 
-// jsonTier returns the tier named by the first service_tier member of the
-// JSON text b, found by its bytes rather than by decoding what may be a
-// long conversation: a member name inside a string has its quotes
-// escaped, so it is passed over. ok is false when there is none, or its
-// value is not a string (null).
-func jsonTier(b []byte) (ServiceTier, bool) {
-	for at := 0; ; {
-		i := bytes.Index(b[at:], tierKey)
-		if i < 0 {
-			return TierStandard, false
-		}
-		i += at
-		at = i + len(tierKey)
-		if i > 0 && b[i-1] == '\\' {
-			continue
-		}
-		rest := bytes.TrimLeft(b[at:], " \t\r\n")
-		if len(rest) == 0 || rest[0] != ':' {
-			continue
-		}
-		rest = bytes.TrimLeft(rest[1:], " \t\r\n")
-		if len(rest) == 0 || rest[0] != '"' {
-			return TierStandard, false
-		}
-		end := bytes.IndexByte(rest[1:], '"')
-		if end < 0 {
-			return TierStandard, false
-		}
-		t, _ := ParseServiceTier(string(rest[1 : 1+end]))
-		return t, true
+// jsonTier returns the tier named by the service_tier member of the JSON
+// object b's top level, as the database reads a stored request or response
+// (a member of a nested object or array names no tier, the last of the top
+// level's wins, a value that is no string names none). b is scanned only
+// when its bytes hold the member's name, as most stored responses of
+// standard calls do not. Malformed text is read up to its first fault.
+// ok is false when there is none.
+func jsonTier(b []byte) (t ServiceTier, ok bool) {
+	t = TierStandard
+	if !bytes.Contains(b, tierKey) {
+		return t, false
 	}
+	s := jsonScanner{b: b}
+	s.space()
+	if s.peek() != '{' || !s.open() {
+		return t, false
+	}
+	for more := s.member(true); more; more = s.member(false) {
+		if !s.nameIs("service_tier") {
+			if !s.skip() {
+				break
+			}
+			continue
+		}
+		t, ok = TierStandard, false
+		if s.peek() != '"' {
+			if !s.skip() {
+				break
+			}
+			continue
+		}
+		raw, flags, read := s.str()
+		if !read {
+			break
+		}
+		t, _ = ParseServiceTier(string(s.text(raw, flags)))
+		ok = true
+	}
+	return t, ok
 }
 
 // flatModifiers reads the flat export's columns of tool uses, service tier

@@ -36,6 +36,19 @@ func TestStoredTiers(t *testing.T) {
 			tier: TierBatch, asked: TierPriority, source: TierServed, askedIsLogged: true},
 		{name: "the response wins over the flat column", flat: "priority", response: `{"service_tier":"default"}`, req: "{}",
 			tier: TierStandard, source: TierServed},
+		// The top level's member alone names a tier, as the database reads a
+		// stored request: not one of a nested object or array.
+		{name: "a tier of a nested object", response: "{}", req: `{"metadata":{"service_tier":"flex"},"model":"gpt-5"}`,
+			tier: TierStandard, source: TierNotLogged},
+		{name: "a tier in an array", response: `[{"service_tier":"flex"}]`, req: "{}", tier: TierStandard, source: TierNotLogged},
+		{name: "a nested schema before the top level's tier", response: "{}",
+			req:  `{"tools":[{"parameters":{"properties":{"service_tier":{"type":"string"}}}}],"service_tier":"priority"}`,
+			tier: TierPriority, asked: TierPriority, source: TierAsked, askedIsLogged: true},
+		{name: "the last of two wins", response: `{"service_tier":"flex","service_tier":"priority"}`, req: "{}",
+			tier: TierPriority, source: TierServed},
+		{name: "an escaped tier", response: `{"service_tier":"fl\u0065x"}`, req: "{}", tier: TierFlex, source: TierServed},
+		{name: "the tier is a number", response: `{"service_tier":1}`, req: `{"service_tier":"flex"}`,
+			tier: TierFlex, asked: TierFlex, source: TierAsked, askedIsLogged: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
