@@ -72,9 +72,15 @@ func engineOf(t testing.TB, since, until time.Time) (*pricing.Engine, pricing.Op
 	if len(probs.Errors()) > 0 {
 		t.Fatal(probs)
 	}
-	zone, _ := time.LoadLocation("Asia/Shanghai")
-	opts := pricing.Options{Dims: allDims, Zone: zone, Since: since, Until: until}
+	opts := byAllDims(since, until)
 	return pricing.New(cat, opts), opts
+}
+
+// byAllDims are the options of engineOf: every dimension, days of
+// Asia/Shanghai, the window since to until.
+func byAllDims(since, until time.Time) pricing.Options {
+	zone, _ := time.LoadLocation("Asia/Shanghai")
+	return pricing.Options{Dims: allDims, Zone: zone, Since: since, Until: until}
 }
 
 // priceRows prices the rows of every database, one call at a time.
@@ -122,6 +128,22 @@ func pricePushDown(t testing.TB, e *pricing.Engine, opts Options, po pricing.Opt
 			e.Reject()
 		}
 	}
+}
+
+// pushDownEqualsRows prices the database at url row by row and pushed
+// down, alike by po and opts, and fails (naming what) when the two
+// reconciliations differ. It returns the two engines, for the caller's
+// checks of their rows.
+func pushDownEqualsRows(t testing.TB, url, what string, po pricing.Options, opts Options) (rows, sums *pricing.Engine) {
+	t.Helper()
+	cat, _ := tariffs.Load("")
+	rows, sums = pricing.New(cat, po), pricing.New(cat, po)
+	priceRows(t, rows, opts, url)
+	pricePushDown(t, sums, opts, po, url)
+	if got, want := reconciled(t, sums), reconciled(t, rows); got != want {
+		t.Errorf("%s: push-down differs from rows:\n%s", what, firstDiff(got, want))
+	}
+	return rows, sums
 }
 
 func reconciled(t testing.TB, e *pricing.Engine) string {
@@ -322,20 +344,13 @@ func TestPushDownAnyInstant(t *testing.T) {
  ('edge-before', 'acompletion', 'k1', 0.001, 100, 10, '2026-10-03 00:00:10', '2026-10-03 00:00:20', 'deepseek-flash', 'deepseek-flash', '{}'),
  ('edge-after', 'acompletion', 'k1', 0.002, 100, 10, '2026-10-03 00:00:20', '2026-10-03 00:00:40', 'deepseek-flash', 'deepseek-flash', '{}')`)
 	since, until := time.Date(2026, 10, 3, 0, 0, 30, 0, time.UTC), time.Date(2026, 10, 9, 7, 17, 45, 123456000, time.UTC)
-	cat, _ := tariffs.Load("")
 	india, err := time.LoadLocation("Asia/Kolkata")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, dims := range [][]pricing.Dim{allDims, {pricing.DimModel, pricing.DimHour, pricing.DimKey}} {
 		po := pricing.Options{Dims: dims, Zone: india, Since: since, Until: until}
-		rows, sums := pricing.New(cat, po), pricing.New(cat, po)
-		opts := Options{Since: since, Until: until}
-		priceRows(t, rows, opts, db.URL)
-		pricePushDown(t, sums, opts, po, db.URL)
-		if got, want := reconciled(t, sums), reconciled(t, rows); got != want {
-			t.Errorf("by %v: push-down differs from rows:\n%s", dims, firstDiff(got, want))
-		}
+		rows, _ := pushDownEqualsRows(t, db.URL, fmt.Sprintf("by %v", dims), po, Options{Since: since, Until: until})
 		if r := rows.Rows(); r.Priced < 100 || r.Outside == 0 {
 			t.Errorf("by %v: rows %+v, want some priced and some outside the window", dims, r)
 		}
@@ -427,14 +442,7 @@ func TestPushDownPlainTests(t *testing.T) {
 		row("status-failure", "acompletion", "'failure'", "9"),
 	}, ",\n"))
 	for _, dims := range [][]pricing.Dim{allDims, {pricing.DimModel}} {
-		po := pricing.Options{Dims: dims}
-		cat, _ := tariffs.Load("")
-		rows, sums := pricing.New(cat, po), pricing.New(cat, po)
-		priceRows(t, rows, Options{}, db.URL)
-		pricePushDown(t, sums, Options{}, po, db.URL)
-		if got, want := reconciled(t, sums), reconciled(t, rows); got != want {
-			t.Errorf("by %v: push-down differs from rows:\n%s", dims, firstDiff(got, want))
-		}
+		rows, sums := pushDownEqualsRows(t, db.URL, fmt.Sprintf("by %v", dims), pricing.Options{Dims: dims}, Options{})
 		if got, want := sums.Rows(), rows.Rows(); got != want {
 			t.Errorf("by %v: rows %+v, want %+v", dims, got, want)
 		}
@@ -537,14 +545,7 @@ func TestPushDownExactNames(t *testing.T) {
 		t.Errorf("%d of the %d calls read", seen, len(want))
 	}
 	for _, dims := range [][]pricing.Dim{allDims, {pricing.DimModel}} {
-		po := pricing.Options{Dims: dims}
-		cat, _ := tariffs.Load("")
-		rows, sums := pricing.New(cat, po), pricing.New(cat, po)
-		priceRows(t, rows, Options{}, db.URL)
-		pricePushDown(t, sums, Options{}, po, db.URL)
-		if got, want := reconciled(t, sums), reconciled(t, rows); got != want {
-			t.Errorf("by %v: push-down differs from rows:\n%s", dims, firstDiff(got, want))
-		}
+		rows, sums := pushDownEqualsRows(t, db.URL, fmt.Sprintf("by %v", dims), pricing.Options{Dims: dims}, Options{})
 		if got, want := sums.Rows(), rows.Rows(); got != want {
 			t.Errorf("by %v: rows %+v, want %+v", dims, got, want)
 		}

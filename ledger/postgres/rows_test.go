@@ -65,14 +65,7 @@ func TestRowsAliases(t *testing.T) {
 		}
 	}
 	since, until := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-	opts := Options{Since: since, Until: until}
-	rows, _ := engineOf(t, since, until)
-	priceRows(t, rows, opts, db.URL)
-	sums, po := engineOf(t, since, until)
-	pricePushDown(t, sums, opts, po, db.URL)
-	if got, want := reconciled(t, sums), reconciled(t, rows); got != want {
-		t.Errorf("push-down differs from rows:\n%s", firstDiff(got, want))
-	}
+	pushDownEqualsRows(t, db.URL, "October", byAllDims(since, until), Options{Since: since, Until: until})
 }
 
 // keyTableRows inserts calls of keys the key table and the deleted keys'
@@ -127,12 +120,5 @@ func TestRowsKeyTables(t *testing.T) {
 		}
 	}
 	since, until := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-	opts := Options{Since: since, Until: until}
-	rows, _ := engineOf(t, since, until)
-	priceRows(t, rows, opts, db.URL)
-	sums, po := engineOf(t, since, until)
-	pricePushDown(t, sums, opts, po, db.URL)
-	if got, want := reconciled(t, sums), reconciled(t, rows); got != want {
-		t.Errorf("push-down differs from rows:\n%s", firstDiff(got, want))
-	}
+	pushDownEqualsRows(t, db.URL, "October", byAllDims(since, until), Options{Since: since, Until: until})
 }
