@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"sync"
 	"syscall"
@@ -71,11 +72,29 @@ func (a *app) loadCatalog() (*tariffs.Catalog, tariffs.Problems, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	restore := lessGC()
 	cat, ps := tariffs.LoadLists(a.tariffs, lists, a.overlays...)
+	restore()
 	if errs := ps.Errors(); len(errs) > 0 {
 		return nil, nil, usageError(fmt.Errorf("load tariffs:\n%w", errs), "run `tokenfare tariffs validate` with the same --tariffs, --price-list and --tariffs-overlay to see every problem")
 	}
 	return cat, ps, nil
+}
+
+// loadGCPercent is the collector's target while the catalog is built: the
+// YAML's parse trees are garbage at once, and at the default target a
+// command's start-up ran eight collections for a catalog of a few MiB.
+const loadGCPercent = 400
+
+// lessGC raises the collector's target to loadGCPercent and returns what
+// puts it back; a target set higher (or off, by GOGC) is kept.
+func lessGC() (restore func()) {
+	prev := debug.SetGCPercent(loadGCPercent)
+	if prev < 0 || prev > loadGCPercent {
+		debug.SetGCPercent(prev)
+		return func() {}
+	}
+	return func() { debug.SetGCPercent(prev) }
 }
 
 // priceLists reads each --price-list. A provider chosen twice is an error:
