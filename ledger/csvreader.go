@@ -161,9 +161,7 @@ func (r *csvReader) Next(ctx context.Context, b *Batch) error {
 			res := r.cur[r.next]
 			r.cur[r.next] = nil
 			r.next++
-			b.Calls, res.Calls = res.Calls, b.Calls[:0]
-			b.Rejected, res.Rejected = res.Rejected, b.Rejected[:0]
-			b.Rows, res.Rows = res.Rows, 0
+			b.take(res)
 			r.putBatch(res)
 			return nil
 		}

@@ -154,9 +154,7 @@ func (r *pushReader) give(b *Batch) {
 	res := r.cur[r.next]
 	r.cur[r.next] = nil
 	r.next++
-	b.Calls, res.Calls = res.Calls, b.Calls[:0]
-	b.Rejected, res.Rejected = res.Rejected, b.Rejected[:0]
-	b.Rows, res.Rows = res.Rows, 0
+	b.take(res)
 	select {
 	case r.batches <- res:
 	default:

@@ -48,6 +48,16 @@ func (b *Batch) Reset() {
 	b.Rows = 0
 }
 
+// take moves the calls, rejections and row count of from into b, and
+// leaves from holding b's storage, emptied: a worker's batch is handed to
+// the reader's caller without a copy, and refilled in the caller's old
+// memory.
+func (b *Batch) take(from *Batch) {
+	b.Calls, from.Calls = from.Calls, b.Calls[:0]
+	b.Rejected, from.Rejected = from.Rejected, b.Rejected[:0]
+	b.Rows, from.Rows = from.Rows, 0
+}
+
 // Reader streams the calls of one input in input order.
 type Reader interface {
 	// Next refills b with the next rows. It returns io.EOF, with b empty,
