@@ -3,6 +3,7 @@ package ledger
 import (
 	"encoding/binary"
 	"math/bits"
+	"slices"
 	"strconv"
 	"unicode"
 	"unicode/utf16"
@@ -31,6 +32,14 @@ type jsonScanner struct {
 	// keyPlain is true when it holds no escape and only ASCII.
 	key      []byte
 	keyPlain bool
+	// keyAt is where the last member name read begins (its first quote).
+	keyAt int
+	// drop are where members to pass over begin, in increasing order
+	// (dropped); member never returns them.
+	drop []int
+	// dup is set by a reader that met a member it reads a second time
+	// in one object (readMetadataIn).
+	dup bool
 	// doubled is 1 when every quote of the document is written twice, as
 	// in a CSV field's text between its quotes (read in place, not
 	// unescaped first), else 0: a quote takes 1+doubled bytes.
@@ -170,6 +179,7 @@ func (s *jsonScanner) skipObject() bool {
 // member reads up to the next member's value of the object being read:
 // the comma (unless first), the name (into s.key) and the colon, leaving
 // s.i at the value. It returns false at the object's end and on an error.
+// A member of s.drop is passed over: member goes on to the next.
 func (s *jsonScanner) member(first bool) bool {
 	b := s.b
 	i := skipSpace(b, s.i)
@@ -193,6 +203,7 @@ func (s *jsonScanner) member(first bool) bool {
 	if b[i] != '"' {
 		return s.fail("looking for beginning of object key string")
 	}
+	s.keyAt = i
 	key, flags, ok := s.str()
 	if !ok {
 		return false
@@ -207,6 +218,23 @@ func (s *jsonScanner) member(first bool) bool {
 		return s.fail("after object key")
 	}
 	s.i = skipSpace(b, i+1)
+	if len(s.drop) != 0 && s.dropMember() {
+		return s.member(false)
+	}
+	return true
+}
+
+// dropMember passes over the member whose name member read, and returns
+// true, when it is the next of s.drop.
+func (s *jsonScanner) dropMember() bool {
+	for len(s.drop) > 0 && s.drop[0] < s.keyAt {
+		s.drop = s.drop[1:]
+	}
+	if len(s.drop) == 0 || s.drop[0] != s.keyAt {
+		return false
+	}
+	s.drop = s.drop[1:]
+	s.skip()
 	return true
 }
 
@@ -546,4 +574,78 @@ func (s *jsonScanner) frameObject(ms []frameMember) ([]frameMember, bool) {
 		ms = append(ms, m)
 	}
 	return ms, s.err == ""
+}
+
+// dropped returns where the members of the valid JSON document m (its
+// quotes doubled when doubled is 1) that a later member of the same
+// object and name replaces begin (their name's first quote), at every
+// depth, in increasing order: the members PostgreSQL's jsonb does not
+// keep, names compared with their escapes resolved. A scanner given them
+// (jsonScanner.drop) passes those members over.
+func dropped(m []byte, doubled int) []int {
+	s := jsonScanner{b: m, doubled: doubled}
+	s.space()
+	var out []int
+	s.droppedIn(&out)
+	slices.Sort(out)
+	return out
+}
+
+// droppedIn reads the value at s.i and appends to out where its objects'
+// replaced members begin.
+func (s *jsonScanner) droppedIn(out *[]int) {
+	switch s.peek() {
+	case '{':
+	case '[':
+		s.open()
+		s.space()
+		for s.peek() != ']' {
+			s.droppedIn(out)
+			s.space()
+			if s.peek() == ',' {
+				s.i++
+				s.space()
+			}
+		}
+		s.i++
+		s.depth--
+		return
+	default:
+		s.skip()
+		return
+	}
+	s.open()
+	type member struct {
+		name string
+		at   int
+	}
+	var ms []member
+	for more := s.member(true); more; more = s.member(false) {
+		ms = append(ms, member{string(s.name()), s.keyAt})
+		s.droppedIn(out)
+	}
+	if keep := lastOfEach(ms, func(m member) string { return m.name }); keep != nil {
+		for i, m := range ms {
+			if !keep[i] {
+				*out = append(*out, m.at)
+			}
+		}
+	}
+}
+
+// lastOfEach returns, for items named by name, which are the last of
+// their name; nil when every name is given once.
+func lastOfEach[T any](items []T, name func(T) string) []bool {
+	last := make(map[string]int, len(items))
+	for i, it := range items {
+		last[name(it)] = i
+	}
+	if len(last) == len(items) {
+		return nil
+	}
+	keep := make([]bool, len(items))
+	for _, i := range last {
+		keep[i] = true
+	}
+	return keep
 }

@@ -7,11 +7,13 @@ package ledger
 // A member is known by its name exactly as written (escapes resolved), as
 // LiteLLM writes and reads it and as the summing query looks it up in SQL:
 // "Additional_Usage_Values" is not additional_usage_values but an unknown
-// member, passed over. A member given twice counts as encoding/json
-// decoding into nested structs counts it: the last value of a count or
-// label wins; an object given again adds its members to the earlier
-// one's, unless null came in between (for the optional objects, which
-// null removes).
+// member, passed over. A member given twice in one object counts only at
+// its last, whatever it holds, as PostgreSQL's jsonb keeps it (and
+// Python's json reads it): the earlier value is dropped whole, so a later
+// null removes a count, a later object replaces the earlier one, and a
+// value of the wrong kind given before the last is no reason to refuse
+// the row. The same text thus gives the same call from a file and from
+// the database it is loaded into.
 type metaFields struct {
 	usage     metaUsage // additional_usage_values
 	keyAlias  label     // user_api_key_alias
@@ -33,15 +35,18 @@ type metaFields struct {
 // wrote the row (docs/calls.md). A count is its number as written, nil
 // when absent.
 type metaUsage struct {
-	prompt        promptDetails // prompt_tokens_details (Chat Completions)
-	cacheSplit    writeSplit    // cache_creation: Anthropic's own write split
-	serverTools   serverTools   // server_tool_use: Anthropic's server tools
-	serviceTier   label
-	inferenceGeo  label
-	reasoning     []byte // completion_tokens_details.reasoning_tokens
-	cacheRead     []byte // cache_read_input_tokens (Anthropic, Bedrock)
-	cacheCreation []byte // cache_creation_input_tokens (Anthropic, Bedrock)
-	deepSeekHit   []byte // prompt_cache_hit_tokens (DeepSeek)
+	// set and completion say that additional_usage_values and its
+	// completion_tokens_details were met: a second one is a duplicate.
+	set, completion bool
+	prompt          promptDetails // prompt_tokens_details (Chat Completions)
+	cacheSplit      writeSplit    // cache_creation: Anthropic's own write split
+	serverTools     serverTools   // server_tool_use: Anthropic's server tools
+	serviceTier     label
+	inferenceGeo    label
+	reasoning       []byte // completion_tokens_details.reasoning_tokens
+	cacheRead       []byte // cache_read_input_tokens (Anthropic, Bedrock)
+	cacheCreation   []byte // cache_creation_input_tokens (Anthropic, Bedrock)
+	deepSeekHit     []byte // prompt_cache_hit_tokens (DeepSeek)
 	// Responses API, and Anthropic's own Messages usage.
 	input, output []byte        // input_tokens, output_tokens
 	inDetails     inputDetails  // input_tokens_details
@@ -120,14 +125,29 @@ func readMetadata(m []byte, f *metaFields) string {
 // (doubled 1: a CSV field's text, read in place) or not (0).
 func readMetadataIn(m []byte, doubled int, f *metaFields) string {
 	s := jsonScanner{b: m, doubled: doubled}
+	s.readDocument(f)
+	if s.err == "" && (s.dup || s.bad != "") {
+		// A member tokenfare reads came twice, or one was of the wrong
+		// kind and may have come again: read the document once more
+		// passing over every member a later one of its name replaces, as
+		// jsonb keeps them.
+		*f = metaFields{}
+		s = jsonScanner{b: m, doubled: doubled, drop: dropped(m, doubled)}
+		s.readDocument(f)
+	}
+	if s.err != "" {
+		return "metadata is not valid JSON: " + s.err
+	}
+	return s.bad
+}
+
+// readDocument reads the metadata document, up to the end of the text.
+func (s *jsonScanner) readDocument(f *metaFields) {
 	s.space()
 	if obj, _ := s.objectAt(""); obj {
 		s.readTop(f)
 	}
-	if !s.end() {
-		return "metadata is not valid JSON: " + s.err
-	}
-	return s.bad
+	s.end()
 }
 
 // readTop reads the metadata object at s.i.
@@ -138,6 +158,8 @@ func (s *jsonScanner) readTop(f *metaFields) {
 	for more := s.member(true); more; more = s.member(false) {
 		switch string(s.name()) {
 		case "additional_usage_values":
+			s.dup = s.dup || f.usage.set
+			f.usage.set = true
 			if obj, _ := s.objectAt("additional_usage_values"); obj {
 				s.readUsage(&f.usage)
 			}
@@ -175,6 +197,8 @@ func (s *jsonScanner) readUsage(u *metaUsage) {
 		case "inference_geo":
 			s.label(&u.inferenceGeo)
 		case "completion_tokens_details":
+			s.dup = s.dup || u.completion
+			u.completion = true
 			s.readCompletion(&u.reasoning)
 		case "cache_read_input_tokens":
 			s.count(&u.cacheRead, "additional_usage_values.cache_read_input_tokens")
@@ -374,6 +398,7 @@ func (s *jsonScanner) readPriceKey() []byte {
 // and true returned; null is read and removes d (zeroed). Any other kind
 // of value is passed over as a mismatch, d left as it was.
 func enter[T any](s *jsonScanner, d *T, set *bool, path string) bool {
+	s.dup = s.dup || *set
 	obj, null := s.objectAt(path)
 	if null {
 		var zero T
@@ -404,6 +429,7 @@ func (s *jsonScanner) objectAt(path string) (obj, null bool) {
 // holding one (as encoding/json reads a json.Number); null leaves dst as
 // it was. Any other value is a mismatch.
 func (s *jsonScanner) count(dst *[]byte, path string) {
+	s.dup = s.dup || *dst != nil
 	switch c := s.peek(); {
 	case c == '-' || isDigit(c):
 		if num, ok := s.num(); ok {
@@ -429,6 +455,7 @@ func (s *jsonScanner) count(dst *[]byte, path string) {
 // label reads a label at s.i into dst: a string's value or a number as
 // written; any other value is read and leaves dst as it was.
 func (s *jsonScanner) label(dst *label) {
+	s.dup = s.dup || dst.ok
 	switch c := s.peek(); {
 	case c == '"':
 		if raw, flags, ok := s.str(); ok {
