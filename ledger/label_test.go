@@ -17,7 +17,7 @@ func readLabel(raw string) label {
 // TestLabelsAsDecoded: a metadata label read as a JSON string is the
 // string encoding/json decodes, whether it holds escapes, text beyond
 // ASCII or bytes that are not UTF-8 (each a U+FFFD); a number is its text
-// as written; anything else is no label.
+// as jsonb writes it back; anything else is no label.
 func TestLabelsAsDecoded(t *testing.T) {
 	for _, raw := range []string{`"growth"`, `""`, `"a\"b"`, `"caf\u00e9"`, `"café"`, `"tab\there"`, "\"bad\xff\xfebytes\"",
 		`"\ud83d\ude00"`, ` "padded" `, `"back\\slash"`, `"\ud83d"`, `"\ude00\ud83d x"`, `"\/\b\f\n\r"`} {
@@ -29,7 +29,7 @@ func TestLabelsAsDecoded(t *testing.T) {
 			t.Errorf("%q: read %q (%v), want %q", raw, got.text, got.ok, want)
 		}
 	}
-	for raw, want := range map[string]string{`42`: "42", `-1.5e3`: "-1.5e3"} {
+	for raw, want := range map[string]string{`42`: "42", `-1.5e3`: "-1500", `0.50`: "0.50", `-0`: "0"} {
 		if got := readLabel(raw); !got.ok || string(got.text) != want {
 			t.Errorf("%s: read %q (%v), want %q", raw, got.text, got.ok, want)
 		}

@@ -1,5 +1,11 @@
 package ledger
 
+import (
+	"bytes"
+	"strconv"
+	"strings"
+)
+
 // metaFields is the part of LiteLLM's metadata JSON tokenfare reads, as
 // readMetadata finds it. Texts point into the metadata, or are decoded
 // copies when the JSON string holds escapes or bytes that are not UTF-8.
@@ -425,15 +431,16 @@ func (s *jsonScanner) objectAt(path string) (obj, null bool) {
 	return false, false
 }
 
-// count reads a count at s.i into dst: a number as written, or a string
-// holding one (as encoding/json reads a json.Number); null leaves dst as
-// it was. Any other value is a mismatch.
+// count reads a count at s.i into dst: a number as jsonb writes it back
+// (jsonbNumber), or a string holding one as written (as encoding/json
+// reads a json.Number); null leaves dst as it was. Any other value is a
+// mismatch.
 func (s *jsonScanner) count(dst *[]byte, path string) {
 	s.dup = s.dup || *dst != nil
 	switch c := s.peek(); {
 	case c == '-' || isDigit(c):
 		if num, ok := s.num(); ok {
-			*dst = num
+			*dst = jsonbNumber(num)
 		}
 	case c == '"':
 		raw, flags, ok := s.str()
@@ -453,7 +460,8 @@ func (s *jsonScanner) count(dst *[]byte, path string) {
 }
 
 // label reads a label at s.i into dst: a string's value or a number as
-// written; any other value is read and leaves dst as it was.
+// jsonb writes it back (jsonbNumber); any other value is read and leaves
+// dst as it was.
 func (s *jsonScanner) label(dst *label) {
 	s.dup = s.dup || dst.ok
 	switch c := s.peek(); {
@@ -463,7 +471,7 @@ func (s *jsonScanner) label(dst *label) {
 		}
 	case c == '-' || isDigit(c):
 		if num, ok := s.num(); ok {
-			*dst = label{num, true}
+			*dst = label{jsonbNumber(num), true}
 		}
 	default:
 		s.skip()
@@ -482,4 +490,73 @@ func (s *jsonScanner) mismatch(path, want string) {
 		where += " " + path
 	}
 	s.bad = badValue(where, string(s.undoubled(s.b[start:s.i])), want)
+}
+
+// maxJSONBExponent bounds the exponents jsonbNumber writes out: a number
+// beyond it is kept as written (PostgreSQL refuses most such numbers).
+const maxJSONBExponent = 1000
+
+// jsonbNumber returns the valid JSON number num as PostgreSQL's jsonb
+// writes it back: its exact value in plain notation, with as many
+// decimals as were written after the point less the exponent (none when
+// that is below zero), and no sign on a zero. "1.50e3" is "1500",
+// "12.5e-1" is "1.25", "-0" is "0", "1.50" stays "1.50". A number with
+// neither an exponent nor a minus sign is num itself.
+func jsonbNumber(num []byte) []byte {
+	if num[0] != '-' && !hasExponent(num) {
+		return num
+	}
+	return plainNumber(num)
+}
+
+// hasExponent tells whether the JSON number num has an exponent.
+func hasExponent(num []byte) bool {
+	for _, c := range num {
+		if c|0x20 == 'e' {
+			return true
+		}
+	}
+	return false
+}
+
+// plainNumber is jsonbNumber's way for a number with an exponent or a
+// minus sign.
+func plainNumber(num []byte) []byte {
+	neg := num[0] == '-'
+	mant, expText, _ := bytes.Cut(bytes.TrimPrefix(num, []byte("-")), []byte("e"))
+	if len(expText) == 0 {
+		mant, expText, _ = bytes.Cut(bytes.TrimPrefix(num, []byte("-")), []byte("E"))
+	}
+	exp := 0
+	if len(expText) > 0 {
+		e, err := strconv.Atoi(string(expText))
+		if err != nil || e > maxJSONBExponent || e < -maxJSONBExponent {
+			return num
+		}
+		exp = e
+	}
+	whole, frac, _ := bytes.Cut(mant, []byte("."))
+	digits := string(whole) + string(frac)
+	point := len(whole) + exp // where the point falls in digits
+	var intPart, fracPart string
+	switch {
+	case point <= 0:
+		intPart, fracPart = "0", strings.Repeat("0", -point)+digits
+	case point >= len(digits):
+		intPart = digits + strings.Repeat("0", point-len(digits))
+	default:
+		intPart, fracPart = digits[:point], digits[point:]
+	}
+	intPart = strings.TrimLeft(intPart, "0")
+	if intPart == "" {
+		intPart = "0"
+	}
+	out := intPart
+	if fracPart != "" {
+		out += "." + fracPart
+	}
+	if neg && strings.Trim(out, "0.") != "" {
+		out = "-" + out
+	}
+	return []byte(out)
 }

@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -334,7 +336,7 @@ func TestExactNames(t *testing.T) {
 // checkAgainstOracle reads m both ways and reports where they differ.
 func checkAgainstOracle(t *testing.T, m []byte) {
 	var o oracleMeta
-	oerr := json.Unmarshal(lastOnly(exactNames(m)), &o)
+	oerr := json.Unmarshal(asJSONB(exactNames(m)), &o)
 	var f metaFields
 	reason := readMetadata(m, &f)
 	var syntax *json.SyntaxError
@@ -495,8 +497,12 @@ var metadataCases = []struct {
 }{
 	{name: "chat completions counts", in: `{"additional_usage_values": {"prompt_tokens_details": {"cached_tokens": 16832, "cache_creation_tokens": 0}, "completion_tokens_details": {"reasoning_tokens": 7}}}`,
 		want: []string{"prompt=true", "prompt.cached=16832", "prompt.cache_creation=0", "reasoning=7", "input_details=false"}},
-	{name: "a count as written", in: `{"additional_usage_values": {"input_tokens": 1.50e3, "output_tokens": -0}}`,
-		want: []string{"input=1.50e3", "output=-0"}},
+	{name: "a count as jsonb writes it back", in: `{"additional_usage_values": {"input_tokens": 1.50e3, "output_tokens": -0, "cache_read_input_tokens": 12.0}}`,
+		want: []string{"input=1500", "output=0", "cache_read=12.0"}},
+	{name: "a count in a string is as written", in: `{"additional_usage_values": {"input_tokens": "1.50e3"}}`,
+		want: []string{"input=1.50e3"}},
+	{name: "a label number as jsonb writes it back", in: `{"user_api_key_team_id": 4.2e1, "user_api_key_alias": -0.0, "user_api_key_team_alias": 1e-2}`,
+		want: []string{`team_id=true "42"`, `key_alias=true "0.0"`, `team_alias=true "0.01"`}},
 	{name: "a count in a string", in: `{"additional_usage_values": {"cache_read_input_tokens": "12", "output_tokens": "\u0031\u0032"}}`,
 		want: []string{"cache_read=12", "output=12"}},
 	{name: "a later null removes a count", in: `{"additional_usage_values": {"input_tokens": 5, "input_tokens": null}}`,
@@ -706,17 +712,18 @@ func framedMembers(raw []byte) []string {
 	return out
 }
 
-// lastOnly returns the valid JSON document m with each object's members
-// kept only at the last of their name, as jsonb keeps them, rebuilt from
-// encoding/json's tokens (numbers as written); an invalid m is returned
-// as it is. The oracle's own way to what lastWins does.
-func lastOnly(m []byte) []byte {
+// asJSONB returns the valid JSON document m as PostgreSQL's jsonb keeps
+// it: each object's members only at the last of their name, numbers
+// written back plainly (pgNumber), rebuilt from encoding/json's tokens;
+// an invalid m is returned as it is. The oracle's own way to what the
+// reader does with dropped and jsonbNumber.
+func asJSONB(m []byte) []byte {
 	if !json.Valid(m) {
 		return m
 	}
 	dec := json.NewDecoder(bytes.NewReader(m))
 	dec.UseNumber()
-	out, err := json.Marshal(lastOnlyValue(dec))
+	out, err := json.Marshal(asJSONBValue(dec))
 	if err != nil {
 		panic(err)
 	}
@@ -745,14 +752,14 @@ func (o *orderedObject) MarshalJSON() ([]byte, error) {
 	return append(out, '}'), nil
 }
 
-func lastOnlyValue(dec *json.Decoder) any {
+func asJSONBValue(dec *json.Decoder) any {
 	tok, _ := dec.Token()
 	switch tok {
 	case json.Delim('{'):
 		o := &orderedObject{}
 		for dec.More() {
 			k, _ := dec.Token()
-			v := lastOnlyValue(dec)
+			v := asJSONBValue(dec)
 			if i := slices.Index(o.names, k.(string)); i >= 0 {
 				o.names, o.vals = slices.Delete(o.names, i, i+1), slices.Delete(o.vals, i, i+1)
 			}
@@ -763,23 +770,46 @@ func lastOnlyValue(dec *json.Decoder) any {
 	case json.Delim('['):
 		a := []any{}
 		for dec.More() {
-			a = append(a, lastOnlyValue(dec))
+			a = append(a, asJSONBValue(dec))
 		}
 		dec.Token()
 		return a
 	}
+	if n, ok := tok.(json.Number); ok {
+		return json.Number(pgNumber(string(n)))
+	}
 	return tok
 }
 
-// TestLastOnly: the oracle's keeping of the last member, worked by hand.
-func TestLastOnly(t *testing.T) {
+// pgNumber is the JSON number n as numeric's output writes it, worked
+// with math/big: its exact value with max(0, decimals written − exponent)
+// decimals.
+func pgNumber(n string) string {
+	r, ok := new(big.Rat).SetString(n)
+	if !ok {
+		panic(n)
+	}
+	mant, exp, _ := strings.Cut(strings.ToLower(n), "e")
+	_, frac, _ := strings.Cut(mant, ".")
+	e, _ := strconv.Atoi(exp)
+	if e > 1000 || e < -1000 {
+		return n
+	}
+	return r.FloatString(max(0, len(frac)-e))
+}
+
+// TestAsJSONB: the oracle's jsonb, worked by hand (the numbers as
+// PostgreSQL 15 writes them back).
+func TestAsJSONB(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
-		{`{"a": 1, "b": {"c": 1, "c": [2, {"d": 0, "d": 1.50e3}]}, "a": null}`, `{"b":{"c":[2,{"d":1.50e3}]},"a":null}`},
+		{`{"a": 1, "b": {"c": 1, "c": [2, {"d": 0, "d": 1.50e3}]}, "a": null}`, `{"b":{"c":[2,{"d":1500}]},"a":null}`},
+		{`[1.50e3, -0, 1e-2, -0.0, 12.5e-1, 1E+2, 0e5, 1.0e1, -1.5e2, 123456789012345678901234567890e-25, 5e-1, 0.00e2, -0e-3, 1.50]`,
+			`[1500,0,0.01,0.0,1.25,100,0,10,-150,12345.6789012345678901234567890,0.5,0,0.000,1.50]`},
 		{`{"a\u0062": 1, "ab": "x"}`, `{"ab":"x"}`},
 		{`[1, {}]`, `[1,{}]`},
 		{`{"a": }`, `{"a": }`},
 	} {
-		if got := string(lastOnly([]byte(tc.in))); got != tc.want {
+		if got := string(asJSONB([]byte(tc.in))); got != tc.want {
 			t.Errorf("%s:\ngot  %s\nwant %s", tc.in, got, tc.want)
 		}
 	}
@@ -795,7 +825,7 @@ func TestDropped(t *testing.T) {
 		` [ 1 , { } , [ ] , "" ] `,
 		`{"x": {"x": {"x": 1}, "x": {"y": 2}}, "z": [{"k": 1, "k": 2}, {"k": 3}], "x": {"x": 0}}`,
 	} {
-		want := lastOnly([]byte(in))
+		want := asJSONB([]byte(in))
 		for doubled := range 2 {
 			m := []byte(in)
 			if doubled == 1 {
@@ -807,7 +837,7 @@ func TestDropped(t *testing.T) {
 			if doubled == 1 {
 				got = undouble(got)
 			}
-			if !bytes.Equal(lastOnly(got), want) {
+			if !bytes.Equal(asJSONB(got), want) {
 				t.Errorf("%s (doubled %d):\ngot  %s\nwant %s", in, doubled, got, want)
 			}
 		}

@@ -10,11 +10,12 @@ import (
 	"github.com/tokenfare/tokenfare/internal/pgtest"
 )
 
-// TestDuplicateMembersFileEqualsDB: metadata that names a member twice
-// (hand-made: neither jsonb nor LiteLLM writes it) gives the same calls
-// and rejections from its dump as from the database the dump is loaded
-// into, where jsonb keeps the last member of each name.
-func TestDuplicateMembersFileEqualsDB(t *testing.T) {
+// TestHandMadeMetadataFileEqualsDB: metadata that names a member twice,
+// or writes numbers with exponents or a negative zero (hand-made: neither
+// jsonb nor LiteLLM writes them), gives the same calls and rejections from
+// its dump as from the database the dump is loaded into, where jsonb keeps
+// the last member of each name and writes numbers back plainly.
+func TestHandMadeMetadataFileEqualsDB(t *testing.T) {
 	metas := map[string]string{
 		"dup-usage":  `{"additional_usage_values": {"prompt_tokens_details": {"cached_tokens": 400}}, "additional_usage_values": {"prompt_tokens_details": {"cache_creation_tokens": 7}}}`,
 		"dup-null":   `{"additional_usage_values": {"prompt_tokens_details": {"cached_tokens": 400, "cached_tokens": null}}}`,
@@ -22,6 +23,8 @@ func TestDuplicateMembersFileEqualsDB(t *testing.T) {
 		"dup-kinds":  `{"additional_usage_values": {"cache_read_input_tokens": true, "cache_read_input_tokens": 250, "server_tool_use": [1], "server_tool_use": {"web_search_requests": 2}}, "error_information": "boom", "error_information": {"error_code": "429"}}`,
 		"dup-labels": `{"user_api_key_alias": "first", "user_api_key_alias": {"x": 1}, "user_api_key_team_alias": "a", "user_api_key_team_alias": "b", "model_map_information": {"model_map_key": "gpt-4o"}, "model_map_information": {}}`,
 		"dup-last":   `{"additional_usage_values": {"cache_read_input_tokens": 250, "cache_read_input_tokens": "x"}}`,
+		"num-exp":    `{"additional_usage_values": {"prompt_tokens_details": {"cached_tokens": 4.0e2}}, "user_api_key_team_id": 4.2e1, "user_api_key_alias": 1e-2}`,
+		"num-zero":   `{"additional_usage_values": {"cache_read_input_tokens": -0, "completion_tokens_details": {"reasoning_tokens": 0.5e2}}}`,
 	}
 	header := []string{"request_id", "call_type", "api_key", "spend", "total_tokens", "prompt_tokens", "completion_tokens", "startTime", "endTime",
 		"model", "model_group", "custom_llm_provider", "api_base", "status", "metadata"}
