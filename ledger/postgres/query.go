@@ -325,14 +325,15 @@ var rowColumns = []string{"request_id", "startTime", "endTime", "completionStart
 func (f fragments) rowCols() []string {
 	return []string{
 		"sl.request_id::text",
-		`sl."startTime"::text`,
-		f.col("endTime", "timestamp") + "::text",
-		f.col("completionStartTime", "timestamp") + "::text",
+		// Timestamps and integers as they are, in binary (binaryResults).
+		`sl."startTime"`,
+		f.col("endTime", "timestamp"),
+		f.col("completionStartTime", "timestamp"),
 		"sl.api_key::text",
 		"sl.spend::text",
-		"sl.prompt_tokens::text",
-		"sl.completion_tokens::text",
-		f.col("total_tokens", "integer") + "::text",
+		"sl.prompt_tokens",
+		"sl.completion_tokens",
+		f.col("total_tokens", "integer"),
 		f.col("cache_hit", "text") + "::text",
 		f.col("model", "text") + "::text",
 		f.col("model_group", "text") + "::text",

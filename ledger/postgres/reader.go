@@ -28,6 +28,10 @@ type stream struct {
 	mapper *ledger.SpendLogMapper
 	batch  int
 	done   bool
+	// bin are the columns that come in binary form (binaryResults), and
+	// text holds a row's values of them written out.
+	bin  []binaryColumn
+	text []byte
 }
 
 // Open connects, probes the schema and starts the row query.
@@ -61,14 +65,14 @@ func (ss *session) rowReader(ctx context.Context, odd *oddIDs) (*Reader, error) 
 	var rows pgx.Rows
 	switch {
 	case odd != nil && odd.all:
-		rows, err = ss.tx.Query(ctx, f.oddWindowQuery(), from, until)
+		rows, err = ss.tx.Query(ctx, f.oddWindowQuery(), binaryResults, from, until)
 	case odd != nil:
-		rows, err = ss.tx.Query(ctx, f.oddByIDQuery(), from, until, odd.ids)
+		rows, err = ss.tx.Query(ctx, f.oddByIDQuery(), binaryResults, from, until, odd.ids)
 	default:
 		// Parallel workers compute each row's columns; the leader only
 		// passes them on.
 		if _, err = ss.tx.Exec(ctx, `SET LOCAL parallel_setup_cost = 0; SET LOCAL parallel_tuple_cost = 0`); err == nil {
-			rows, err = ss.tx.Query(ctx, f.rowQuery(), from, until)
+			rows, err = ss.tx.Query(ctx, f.rowQuery(), binaryResults, from, until)
 		}
 	}
 	if err != nil {
@@ -88,7 +92,7 @@ func (s *Source) newStream(rows pgx.Rows) (*stream, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &stream{src: s, rows: rows, mapper: mapper, batch: s.opts.BatchSize}, nil
+	return &stream{src: s, rows: rows, mapper: mapper, batch: s.opts.BatchSize, bin: binaryColumns(rows.FieldDescriptions())}, nil
 }
 
 // Format returns "litellm-postgres".
@@ -134,6 +138,14 @@ func (st *stream) next(ctx context.Context, b *ledger.Batch) error {
 // add maps one row's values into b: a call, or a rejection naming the
 // database and the request id.
 func (st *stream) add(b *ledger.Batch, vals [][]byte) {
+	st.text = st.text[:0]
+	for _, c := range st.bin {
+		if v := vals[c.at]; v != nil {
+			from := len(st.text)
+			st.text = appendText(st.text, c.oid, v)
+			vals[c.at] = st.text[from:]
+		}
+	}
 	b.Calls = append(b.Calls, ledger.Call{})
 	c := &b.Calls[len(b.Calls)-1]
 	if reason := st.mapper.Map(vals, "", c); reason != "" {

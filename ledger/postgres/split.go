@@ -152,7 +152,7 @@ func (ss *session) halfStream(ctx context.Context, q, tid string) (*stream, erro
 	_, err := ss.tx.Exec(ctx, `SET LOCAL max_parallel_workers_per_gather = 0`)
 	var rows pgx.Rows
 	if err == nil {
-		rows, err = ss.tx.Query(ctx, q, ss.from, ss.until, tid)
+		rows, err = ss.tx.Query(ctx, q, binaryResults, ss.from, ss.until, tid)
 	}
 	if err != nil {
 		return nil, ss.src.wrap(ctx, "read "+tableSpendLogs, err)

@@ -1,0 +1,128 @@
+package postgres
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/tokenfare/tokenfare/internal/pgtest"
+)
+
+// TestBinaryAsText: each timestamp and integer the server sends in binary
+// form is written out as the server writes it as text (DateStyle ISO,
+// TimeZone UTC, as Source's connections set them): the two ends of time,
+// years before 1 and past 9999, fractions, instants before the epoch.
+func TestBinaryAsText(t *testing.T) {
+	db := pgtest.NewLiteLLM(t, pgtest.SchemaCurrent)
+	src, err := New(db.URL, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	conn, err := pgx.ConnectConfig(ctx, src.cfg.Copy())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	for _, typ := range []string{"timestamp", "timestamptz", "timestamp(3)"} {
+		rows, err := conn.Query(ctx, `SELECT x::`+typ+`, x::`+typ+`::text FROM (VALUES ('infinity'), ('-infinity'), ('4713-11-24 00:00:00 BC'),
+			('0044-03-15 12:00:00.5 BC'), ('0001-01-01 00:00:00'), ('0001-12-31 23:59:59.999999 BC'), ('1999-12-31 23:59:59.999999'),
+			('2000-01-01 00:00:00'), ('2000-01-01 00:00:00.000001'), ('1969-12-31 23:59:59.9'), ('2026-10-01 12:00:00.120'),
+			('2024-02-29 07:08:09.0105'), ('9999-12-31 23:59:59'), ('10000-01-01 00:00:00'), ('294276-12-31 23:59:59.999999')) v(x)`, binaryResults)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkBinaryRows(t, typ, rows, 15)
+	}
+	rows, err := conn.Query(ctx, `SELECT v, v::text FROM (SELECT unnest(ARRAY[0, 1, -1, 32767, -32768]::int2[]) v) s
+		UNION ALL SELECT NULL, NULL`, binaryResults)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkBinaryRows(t, "int2", rows, 6)
+	for _, typ := range []string{"int4", "int8"} {
+		rows, err := conn.Query(ctx, `SELECT v::`+typ+`, v::`+typ+`::text FROM unnest(ARRAY[0, 7, -7, 2147483647, -2147483648]) v`, binaryResults)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkBinaryRows(t, typ, rows, 5)
+	}
+	rows, err = conn.Query(ctx, `SELECT v, v::text FROM unnest(ARRAY[9223372036854775807, -9223372036854775808]::int8[]) v`, binaryResults)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkBinaryRows(t, "int8 ends", rows, 2)
+}
+
+// checkBinaryRows reads want rows of a value in binary form and its text.
+func checkBinaryRows(t *testing.T, what string, rows pgx.Rows, want int) {
+	t.Helper()
+	defer rows.Close()
+	fields := rows.FieldDescriptions()
+	bin := binaryColumns(fields)
+	if len(bin) != 1 || bin[0].at != 0 {
+		t.Fatalf("%s: binary columns %v, want the first alone", what, bin)
+	}
+	n := 0
+	for rows.Next() {
+		n++
+		v := rows.RawValues()
+		if v[0] == nil {
+			if v[1] != nil {
+				t.Errorf("%s: NULL in binary, %q as text", what, v[1])
+			}
+			continue
+		}
+		if got := appendText(nil, bin[0].oid, v[0]); string(got) != string(v[1]) {
+			t.Errorf("%s: wrote %q, the server %q", what, got, v[1])
+		}
+	}
+	if err := rows.Err(); err != nil || n != want {
+		t.Fatalf("%s: %d rows, %v", what, n, err)
+	}
+}
+
+// TestRowQueryBinaryColumns: row mode's query has its three timestamps
+// and three token counts sent in binary form, and nothing else.
+func TestRowQueryBinaryColumns(t *testing.T) {
+	db := pgtest.NewLiteLLM(t, pgtest.SchemaCurrent)
+	db.LoadDump(t, sampleDump)
+	r := openDB(t, db.URL, Options{})
+	defer r.Close()
+	st := r.(*Reader).stream // the sample is too small to read in halves
+	if st == nil {
+		t.Fatal("read in halves")
+	}
+	var names []string
+	for _, c := range st.bin {
+		names = append(names, rowColumns[c.at])
+	}
+	if got, want := len(names), 6; got != want || names[0] != "startTime" || names[5] != "total_tokens" {
+		t.Errorf("binary columns %v, want the three timestamps and three counts", names)
+	}
+}
+
+// TestCivil: civil's date of every day in the years PostgreSQL's
+// timestamps hold (4713 BC to 294276), by steps, and of the days around
+// each era's and century's turn, is Go's calendar's.
+func TestCivil(t *testing.T) {
+	const first, last = -2_451_545, 106_741_541 // 4714-11-24 BC to 294276-12-31, from 2000-01-01
+	check := func(d int64) {
+		y, m, day := civil(d)
+		gy, gm, gd := time.Unix(pgEpoch+d*86400, 0).UTC().Date()
+		if y != int64(gy) || m != int(gm) || day != gd {
+			t.Fatalf("day %d: %d-%d-%d, want %d-%d-%d", d, y, m, day, gy, gm, gd)
+		}
+	}
+	for d := int64(first); d <= last; d += 997 {
+		check(d)
+	}
+	for _, year := range []int{-4713, -400, -101, -100, -1, 0, 1, 100, 1600, 1700, 1900, 2000, 2100, 2400, 294276} {
+		mid := time.Date(year, 3, 1, 0, 0, 0, 0, time.UTC).Unix()/86400 - pgEpoch/86400
+		for d := mid - 70; d <= mid+70; d++ {
+			check(d)
+		}
+	}
+}
