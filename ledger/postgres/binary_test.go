@@ -27,38 +27,28 @@ func TestBinaryAsText(t *testing.T) {
 	}
 	defer conn.Close(ctx)
 	for _, typ := range []string{"timestamp", "timestamptz", "timestamp(3)"} {
-		rows, err := conn.Query(ctx, `SELECT x::`+typ+`, x::`+typ+`::text FROM (VALUES ('infinity'), ('-infinity'), ('4713-11-24 00:00:00 BC'),
+		checkBinary(t, conn, typ, `SELECT x::`+typ+`, x::`+typ+`::text FROM (VALUES ('infinity'), ('-infinity'), ('4713-11-24 00:00:00 BC'),
 			('0044-03-15 12:00:00.5 BC'), ('0001-01-01 00:00:00'), ('0001-12-31 23:59:59.999999 BC'), ('1999-12-31 23:59:59.999999'),
 			('2000-01-01 00:00:00'), ('2000-01-01 00:00:00.000001'), ('1969-12-31 23:59:59.9'), ('2026-10-01 12:00:00.120'),
-			('2024-02-29 07:08:09.0105'), ('9999-12-31 23:59:59'), ('10000-01-01 00:00:00'), ('294276-12-31 23:59:59.999999')) v(x)`, binaryResults)
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkBinaryRows(t, typ, rows, 15)
+			('2024-02-29 07:08:09.0105'), ('9999-12-31 23:59:59'), ('10000-01-01 00:00:00'), ('294276-12-31 23:59:59.999999')) v(x)`, 15)
 	}
-	rows, err := conn.Query(ctx, `SELECT v, v::text FROM (SELECT unnest(ARRAY[0, 1, -1, 32767, -32768]::int2[]) v) s
-		UNION ALL SELECT NULL, NULL`, binaryResults)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkBinaryRows(t, "int2", rows, 6)
+	checkBinary(t, conn, "int2", `SELECT v, v::text FROM (SELECT unnest(ARRAY[0, 1, -1, 32767, -32768]::int2[]) v) s
+		UNION ALL SELECT NULL, NULL`, 6)
 	for _, typ := range []string{"int4", "int8"} {
-		rows, err := conn.Query(ctx, `SELECT v::`+typ+`, v::`+typ+`::text FROM unnest(ARRAY[0, 7, -7, 2147483647, -2147483648]) v`, binaryResults)
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkBinaryRows(t, typ, rows, 5)
+		checkBinary(t, conn, typ, `SELECT v::`+typ+`, v::`+typ+`::text FROM unnest(ARRAY[0, 7, -7, 2147483647, -2147483648]) v`, 5)
 	}
-	rows, err = conn.Query(ctx, `SELECT v, v::text FROM unnest(ARRAY[9223372036854775807, -9223372036854775808]::int8[]) v`, binaryResults)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkBinaryRows(t, "int8 ends", rows, 2)
+	checkBinary(t, conn, "int8 ends", `SELECT v, v::text FROM unnest(ARRAY[9223372036854775807, -9223372036854775808]::int8[]) v`, 2)
 }
 
-// checkBinaryRows reads want rows of a value in binary form and its text.
-func checkBinaryRows(t *testing.T, what string, rows pgx.Rows, want int) {
+// checkBinary runs sql, whose want rows are a value (in binary form, as
+// row mode asks) and its text, and checks that appendText writes the
+// value as the text.
+func checkBinary(t *testing.T, conn *pgx.Conn, what, sql string, want int) {
 	t.Helper()
+	rows, err := conn.Query(context.Background(), sql, binaryResults)
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer rows.Close()
 	fields := rows.FieldDescriptions()
 	bin := binaryColumns(fields)
