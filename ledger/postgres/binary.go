@@ -81,23 +81,8 @@ func appendTimestamp(dst []byte, us int64, zone bool) []byte {
 	if sod < 0 {
 		days, sod = days-1, sod+86400
 	}
-	year, month, day := civil(days)
-	bc := year <= 0
-	if bc {
-		year = 1 - year
-	}
-	dst = appendPadded(dst, int(year), 4)
-	dst = append(dst, '-', byte('0'+month/10), byte('0'+month%10), '-', byte('0'+day/10), byte('0'+day%10), ' ')
-	h, m, sec := sod/3600, sod/60%60, sod%60
-	dst = append(dst, byte('0'+h/10), byte('0'+h%10), ':', byte('0'+m/10), byte('0'+m%10), ':', byte('0'+sec/10), byte('0'+sec%10))
-	if frac != 0 {
-		dst = append(dst, '.')
-		digits := appendPadded(dst, int(frac), 6)
-		for digits[len(digits)-1] == '0' {
-			digits = digits[:len(digits)-1]
-		}
-		dst = digits
-	}
+	dst, bc := appendDate(dst, days)
+	dst = appendClock(append(dst, ' '), sod, frac)
 	if zone {
 		dst = append(dst, "+00"...)
 	}
@@ -132,12 +117,38 @@ func civil(days int64) (year int64, month, day int) {
 	return year, month, day
 }
 
-// appendPadded appends n (not negative) in at least width digits.
-func appendPadded(dst []byte, n, width int) []byte {
-	var buf [20]byte
-	s := strconv.AppendInt(buf[:0], int64(n), 10)
-	for i := len(s); i < width; i++ {
-		dst = append(dst, '0')
+// appendDate writes the day days after 2000-01-01 as YYYY-MM-DD (a year
+// before 1 as its number before Christ, which bc reports).
+func appendDate(dst []byte, days int64) (_ []byte, bc bool) {
+	year, month, day := civil(days)
+	if bc = year <= 0; bc {
+		year = 1 - year
 	}
-	return append(dst, s...)
+	if year <= 9999 {
+		y := int(year)
+		dst = append(dst, byte('0'+y/1000), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10))
+	} else {
+		dst = strconv.AppendInt(dst, year, 10)
+	}
+	return append(dst, '-', byte('0'+month/10), byte('0'+month%10), '-', byte('0'+day/10), byte('0'+day%10)), bc
+}
+
+// appendClock writes sod seconds of a day and frac microseconds as
+// HH:MM:SS and, unless frac is 0, the fraction without trailing zeros.
+func appendClock(dst []byte, sod, frac int64) []byte {
+	h, m, sec := sod/3600, sod/60%60, sod%60
+	dst = append(dst, byte('0'+h/10), byte('0'+h%10), ':', byte('0'+m/10), byte('0'+m%10), ':', byte('0'+sec/10), byte('0'+sec%10))
+	if frac == 0 {
+		return dst
+	}
+	var digits [7]byte
+	digits[0] = '.'
+	for i, f := 6, frac; i > 0; i, f = i-1, f/10 {
+		digits[i] = byte('0' + f%10)
+	}
+	n := 7
+	for digits[n-1] == '0' {
+		n--
+	}
+	return append(dst, digits[:n]...)
 }

@@ -116,3 +116,14 @@ func TestCivil(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkAppendTimestamp is what row mode pays a timestamp to write out
+// what the server sends in binary form.
+func BenchmarkAppendTimestamp(b *testing.B) {
+	us := int64(845_000_000_123_000) // 2026-10-10 ...
+	var buf []byte
+	for b.Loop() {
+		buf = appendTimestamp(buf[:0], us, false)
+		us += 1_234_567
+	}
+}
