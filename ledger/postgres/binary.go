@@ -47,7 +47,7 @@ const pgEpoch = 946684800
 // appendText appends to dst the text PostgreSQL writes (DateStyle ISO,
 // TimeZone UTC) for v, a value of type oid in binary form; a value of a
 // size the type never has is written as such, which the mapper refuses.
-func appendText(dst []byte, oid uint32, v []byte) []byte {
+func appendText(dst []byte, oid uint32, v []byte, dc *dateCache) []byte {
 	switch {
 	case oid == pgtype.Int2OID && len(v) == 2:
 		return strconv.AppendInt(dst, int64(int16(binary.BigEndian.Uint16(v))), 10)
@@ -56,7 +56,7 @@ func appendText(dst []byte, oid uint32, v []byte) []byte {
 	case oid == pgtype.Int8OID && len(v) == 8:
 		return strconv.AppendInt(dst, int64(binary.BigEndian.Uint64(v)), 10)
 	case (oid == pgtype.TimestampOID || oid == pgtype.TimestamptzOID) && len(v) == 8:
-		return appendTimestamp(dst, int64(binary.BigEndian.Uint64(v)), oid == pgtype.TimestamptzOID)
+		return appendTimestamp(dst, int64(binary.BigEndian.Uint64(v)), oid == pgtype.TimestamptzOID, dc)
 	}
 	return append(dst, "(a binary value of "+strconv.Itoa(len(v))+" bytes)"...)
 }
@@ -65,8 +65,9 @@ func appendText(dst []byte, oid uint32, v []byte) []byte {
 // (zone false) or timestamptz_out in UTC (zone true) writes them:
 // "2026-10-01 12:00:00.12", "+00" after the time for a zone, " BC" last
 // for a year before 1, a year of four digits or more, "infinity" and
-// "-infinity" for the two ends.
-func appendTimestamp(dst []byte, us int64, zone bool) []byte {
+// "-infinity" for the two ends. dc, when not nil, keeps the last date
+// written: a row's timestamps, and a run of rows, mostly share one.
+func appendTimestamp(dst []byte, us int64, zone bool, dc *dateCache) []byte {
 	switch us {
 	case math.MaxInt64:
 		return append(dst, "infinity"...)
@@ -81,7 +82,16 @@ func appendTimestamp(dst []byte, us int64, zone bool) []byte {
 	if sod < 0 {
 		days, sod = days-1, sod+86400
 	}
-	dst, bc := appendDate(dst, days)
+	var bc bool
+	if dc != nil && dc.set && dc.days == days {
+		dst, bc = append(dst, dc.text...), dc.bc
+	} else {
+		from := len(dst)
+		dst, bc = appendDate(dst, days)
+		if dc != nil {
+			*dc = dateCache{days: days, text: append(dc.text[:0], dst[from:]...), bc: bc, set: true}
+		}
+	}
 	dst = appendClock(append(dst, ' '), sod, frac)
 	if zone {
 		dst = append(dst, "+00"...)
@@ -90,6 +100,13 @@ func appendTimestamp(dst []byte, us int64, zone bool) []byte {
 		dst = append(dst, " BC"...)
 	}
 	return dst
+}
+
+// dateCache is the last date appendTimestamp wrote: its day and text.
+type dateCache struct {
+	days    int64
+	text    []byte
+	bc, set bool
 }
 
 // civil returns the proleptic Gregorian date of the day days after

@@ -30,8 +30,9 @@ type stream struct {
 	done   bool
 	// bin are the columns that come in binary form (binaryResults), and
 	// text holds a row's values of them written out.
-	bin  []binaryColumn
-	text []byte
+	bin   []binaryColumn
+	text  []byte
+	dates dateCache
 }
 
 // Open connects, probes the schema and starts the row query.
@@ -142,7 +143,7 @@ func (st *stream) add(b *ledger.Batch, vals [][]byte) {
 	for _, c := range st.bin {
 		if v := vals[c.at]; v != nil {
 			from := len(st.text)
-			st.text = appendText(st.text, c.oid, v)
+			st.text = appendText(st.text, c.oid, v, &st.dates)
 			vals[c.at] = st.text[from:]
 		}
 	}
