@@ -164,7 +164,7 @@ func (c *groupCodec) currencies(d *extsort.Decoder, g *Group) {
 func encodeSum(e *extsort.Encoder, s *ExactSum) {
 	e.Varint(s.small)
 	e.Varint(int64(s.exp))
-	if !s.used {
+	if s.big == nil {
 		e.Byte(0)
 		return
 	}
@@ -188,7 +188,7 @@ func decodeSum(d *extsort.Decoder, s *ExactSum) {
 		d.Fail(err)
 		return
 	}
-	s.big, s.used = big, true
+	s.big = &big
 }
 
 // encodeBlend writes a group's blend parts.
