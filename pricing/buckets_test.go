@@ -203,12 +203,21 @@ func TestBucketsIn(t *testing.T) {
 			t.Errorf("bucketsIn(%d) = %d: %d bytes with its index", size, n, used)
 		}
 		for slots := 64; slots*slot < size; slots *= 2 {
-			if 4*(n+1) <= 3*slots && slots*slot+(n+1)*bucketBytes() <= size {
+			if n+1 <= indexRoom(slots) && slots*slot+(n+1)*bucketBytes() <= size {
 				t.Errorf("bucketsIn(%d) = %d: %d fit with %d slots", size, n, n+1, slots)
 			}
 		}
 	}
 	if n := bucketsIn(64*slot + 10*bucketBytes()); n != 10 {
 		t.Errorf("bucketsIn(64 slots and 10 buckets) = %d, want 10", n)
+	}
+	// An index of 64 slots holds 48 - 1 buckets of the budget: 47 fit in
+	// its memory and theirs, and with one byte less 46 (128 slots take
+	// more than the whole).
+	if n := bucketsIn(64*slot + 47*bucketBytes()); n != 47 {
+		t.Errorf("bucketsIn(64 slots and 47 buckets) = %d, want 47", n)
+	}
+	if n := bucketsIn(64*slot + 47*bucketBytes() - 1); n != 46 {
+		t.Errorf("bucketsIn(64 slots and 47 buckets, less a byte) = %d, want 46", n)
 	}
 }

@@ -81,10 +81,14 @@ const (
 	DefaultMaxNames  = 1 << 16
 	DefaultMaxGroups = 1 << 21
 	// DefaultSpillBytes is the memory of the buckets of an engine that
-	// spills its groups (Options.Runs), their list and their index:
-	// what 360,000 buckets of 272 bytes took with an index of 8 MiB
-	// (docs/scale.md, "A budget of memory"), about 104 MiB.
-	DefaultSpillBytes = 360_000*(272+8) + 8<<20
+	// spills its groups (Options.Runs), their list and their index: 88
+	// MiB, 385,024 buckets of 208 bytes with an index of 8 MiB, where
+	// 360,000 buckets of 272 bytes took 104 MiB. More buckets between
+	// spills bought no CPU at a million groups (from 100,000 to 427,830
+	// the same, all held 1.12 of it: docs/scale.md, "What a group costs
+	// beyond the read, part by part"), so the smaller bucket is spent
+	// on memory.
+	DefaultSpillBytes = 88 << 20
 )
 
 // DefaultSpillBuckets is the budget of buckets of an engine that spills
@@ -94,16 +98,23 @@ var DefaultSpillBuckets = bucketsIn(DefaultSpillBytes)
 
 // bucketsIn returns how many buckets, with their place in the list and
 // their index at most three quarters full (bucketTable.reserve), fit in
-// size bytes: the most of any size of index.
+// size bytes: the most of any size of index, each index leaving room for
+// a sixty-fourth of its slots of the buckets a spill collapses to
+// (groupTable.collapse reserves the budget and those), so that it does
+// not grow at a spill.
 func bucketsIn(size int) int {
 	per := int(unsafe.Sizeof(bucket{}) + unsafe.Sizeof((*bucket)(nil)))
 	slot := int(unsafe.Sizeof(hashedBucket{}))
 	best := 0
 	for slots := 64; slots*slot < size; slots *= 2 {
-		best = max(best, min(3*slots/4-1, (size-slots*slot)/per))
+		best = max(best, min(indexRoom(slots), (size-slots*slot)/per))
 	}
 	return best
 }
+
+// indexRoom is how many buckets of the budget an index of n slots holds:
+// three quarters of them, less a sixty-fourth for collapsed buckets.
+func indexRoom(n int) int { return 3*n/4 - n/64 }
 
 // bucketKey identifies calls that share prices and groupings. Its strings
 // are numbers (text), of the engine's labels (unknown, host) and values
