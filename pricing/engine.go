@@ -84,10 +84,10 @@ const (
 	// spills its groups (Options.Runs), their list and their index: 88
 	// MiB, 385,024 buckets of 208 bytes with an index of 8 MiB, where
 	// 360,000 buckets of 272 bytes took 104 MiB. More buckets between
-	// spills bought no CPU at a million groups (from 100,000 to 427,830
-	// the same, all held 1.12 of it: docs/scale.md, "What a group costs
-	// beyond the read, part by part"), so the smaller bucket is spent
-	// on memory.
+	// spills bought no CPU at a million groups (the same from 100,000 to
+	// 427,830; every bucket held, 1.12 of it: docs/scale.md, "What a
+	// group costs beyond the read, part by part"), so the smaller bucket
+	// is spent on memory.
 	DefaultSpillBytes = 88 << 20
 )
 
