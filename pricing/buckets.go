@@ -67,13 +67,13 @@ func (t *bucketTable) findHashed(k *bucketKey, h uint64) *bucket {
 }
 
 // add makes the bucket of key k, which must have none yet, priced by p.
-func (t *bucketTable) add(k *bucketKey, p bucketPricing) *bucket {
+func (t *bucketTable) add(k *bucketKey, p *bucketPricing) *bucket {
 	return t.addHashed(k, 0, false, p)
 }
 
 // addHashed is add with k's hash, h, when known (find's, of the table as
 // it is: its seed is made with its first slots).
-func (t *bucketTable) addHashed(k *bucketKey, h uint64, known bool, p bucketPricing) *bucket {
+func (t *bucketTable) addHashed(k *bucketKey, h uint64, known bool, p *bucketPricing) *bucket {
 	if len(t.slab) == 0 {
 		if n := len(t.spare); n > 0 {
 			t.slab, t.spare = t.spare[n-1], t.spare[:n-1]

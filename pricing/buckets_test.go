@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // TestBucketTable adds buckets past several doublings of the index, finds
@@ -32,7 +33,7 @@ func TestBucketTable(t *testing.T) {
 				if tb.get(&k) != nil {
 					t.Fatalf("key %d found before it was added", i)
 				}
-				tb.add(&k, bucketPricing{}).Calls = int64(i)
+				tb.add(&k, &bucketPricing{}).Calls = int64(i)
 			}
 			if tb.len() != tc.n {
 				t.Fatalf("%d buckets, want %d", tb.len(), tc.n)
@@ -69,7 +70,7 @@ func TestBucketTableRecycle(t *testing.T) {
 	var old bucketTable
 	for i := range 3*bucketSlab + 5 {
 		k := bucketKey{unknown: 1, slot: int64(i)}
-		b := old.add(&k, bucketPricing{})
+		b := old.add(&k, &bucketPricing{})
 		b.Calls, b.KeyAlias = 7, "old"
 	}
 	n := bucketTable{slots: old.slots[:0]}
@@ -80,7 +81,7 @@ func TestBucketTableRecycle(t *testing.T) {
 	}
 	for i := range 2 * bucketSlab {
 		k := bucketKey{unknown: 2, slot: int64(i)}
-		if b := n.add(&k, bucketPricing{}); b.Calls != 0 || b.KeyAlias != "" || b.k != k {
+		if b := n.add(&k, &bucketPricing{}); b.Calls != 0 || b.KeyAlias != "" || b.k != k {
 			t.Fatalf("bucket %d made in a recycled slab: %d calls, alias %q, key %+v; want an empty bucket of its key", i, b.Calls, b.KeyAlias, b.k)
 		}
 	}
@@ -166,13 +167,13 @@ func TestBucketTableReserve(t *testing.T) {
 		if 4*n > 3*size || size&(size-1) != 0 {
 			t.Fatalf("reserve(%d): %d slots, want a power of two at least 4/3 of it", n, size)
 		}
-		if n == DefaultSpillBuckets && size != 1<<19 {
-			t.Fatalf("reserve(%d): %d slots, want 524,288 (8 MiB)", n, size)
+		if n == DefaultSpillBuckets && size*int(unsafe.Sizeof(hashedBucket{}))+n*bucketBytes() > DefaultSpillBytes {
+			t.Fatalf("reserve(%d): %d slots, with the buckets past DefaultSpillBytes", n, size)
 		}
 		for i := range n {
 			k := bucketKey{unknown: 1}
 			k.holder.key = text(i + 1)
-			tb.add(&k, bucketPricing{})
+			tb.add(&k, &bucketPricing{})
 		}
 		if len(tb.slots) != size {
 			t.Fatalf("reserve(%d): the index grew from %d to %d slots", n, size, len(tb.slots))
@@ -181,5 +182,42 @@ func TestBucketTableReserve(t *testing.T) {
 		if tb.get(&absent) != nil {
 			t.Fatalf("reserve(%d): a key never added was found", n)
 		}
+	}
+}
+
+// bucketBytes is what a bucket takes besides the index: itself and its
+// place in the list.
+func bucketBytes() int { return int(unsafe.Sizeof(bucket{}) + unsafe.Sizeof((*bucket)(nil))) }
+
+// TestBucketsIn checks that the budget of buckets of a size in bytes is
+// the most that fit with their index at most three quarters full: they
+// fit with the index reserve makes, and one more bucket fits with no
+// index size.
+func TestBucketsIn(t *testing.T) {
+	slot := int(unsafe.Sizeof(hashedBucket{}))
+	for _, size := range []int{64*slot + 10*bucketBytes(), 1 << 20, 50 << 20, DefaultSpillBytes} {
+		n := bucketsIn(size)
+		var tb bucketTable
+		tb.reserve(n)
+		if used := len(tb.slots)*slot + n*bucketBytes(); used > size {
+			t.Errorf("bucketsIn(%d) = %d: %d bytes with its index", size, n, used)
+		}
+		for slots := 64; slots*slot < size; slots *= 2 {
+			if n+1 <= indexRoom(slots) && slots*slot+(n+1)*bucketBytes() <= size {
+				t.Errorf("bucketsIn(%d) = %d: %d fit with %d slots", size, n, n+1, slots)
+			}
+		}
+	}
+	if n := bucketsIn(64*slot + 10*bucketBytes()); n != 10 {
+		t.Errorf("bucketsIn(64 slots and 10 buckets) = %d, want 10", n)
+	}
+	// An index of 64 slots holds 48 - 1 buckets of the budget: 47 fit in
+	// its memory and theirs, and with one byte less 46 (128 slots take
+	// more than the whole).
+	if n := bucketsIn(64*slot + 47*bucketBytes()); n != 47 {
+		t.Errorf("bucketsIn(64 slots and 47 buckets) = %d, want 47", n)
+	}
+	if n := bucketsIn(64*slot + 47*bucketBytes() - 1); n != 46 {
+		t.Errorf("bucketsIn(64 slots and 47 buckets, less a byte) = %d, want 46", n)
 	}
 }

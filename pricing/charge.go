@@ -193,7 +193,7 @@ func (e *Engine) chargeGroupsOf(bs []*bucket) []*chargeGroup {
 		if g == nil {
 			g = &chargeGroup{k: k, recorded: decimal.Zero}
 			if b.k.outcome == Priced {
-				g.pricing = b.bucketPricing
+				g.pricing = *b.bucketPricing
 			}
 			groups[k] = g
 		}
@@ -280,7 +280,7 @@ func (e *Engine) chargesOf(g *chargeGroup, cur string) []Charge {
 	base := e.chargeBase(g, "")
 	base.Version, base.Period, base.Tier = g.k.version, g.k.version.Periods[g.k.period], int(g.k.tier)
 	base.ServiceTier, base.Region = g.k.service, g.k.region
-	peak := peakPeriods(&bucket{k: bucketKey{version: g.k.version, tier: g.k.tier}, bucketPricing: g.pricing})
+	peak := peakPeriods(&bucket{k: bucketKey{version: g.k.version, tier: g.k.tier}, bucketPricing: &g.pricing})
 	out := make([]Charge, 0, tariffs.NumUsage)
 	costs := make([]decimal.Decimal, 0, tariffs.NumUsage)
 	var unpriced []Charge

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/shopspring/decimal"
 
@@ -79,12 +80,41 @@ type Options struct {
 const (
 	DefaultMaxNames  = 1 << 16
 	DefaultMaxGroups = 1 << 21
-	// DefaultSpillBuckets is the budget of buckets of an engine that
-	// spills its groups (Options.Runs): about 110 MiB of buckets and
-	// their index (docs/scale.md), the memory 262,144 buckets took before
-	// their keys were numbers.
-	DefaultSpillBuckets = 360_000
+	// DefaultSpillBytes is the memory of the buckets of an engine that
+	// spills its groups (Options.Runs), their list and their index: 88
+	// MiB, 385,024 buckets of 208 bytes with an index of 8 MiB, where
+	// 360,000 buckets of 272 bytes took 104 MiB. More buckets between
+	// spills bought no CPU at a million groups (the same from 100,000 to
+	// 427,830; every bucket held, 1.12 of it: docs/scale.md, "What a
+	// group costs beyond the read, part by part"), so the smaller bucket
+	// is spent on memory.
+	DefaultSpillBytes = 88 << 20
 )
+
+// DefaultSpillBuckets is the budget of buckets of an engine that spills
+// its groups: as many as DefaultSpillBytes holds, buckets, list and index
+// (bucketsIn).
+var DefaultSpillBuckets = bucketsIn(DefaultSpillBytes)
+
+// bucketsIn returns how many buckets, with their place in the list and
+// their index at most three quarters full (bucketTable.reserve), fit in
+// size bytes: the most of any size of index, each index leaving room for
+// a sixty-fourth of its slots of the buckets a spill collapses to
+// (groupTable.collapse reserves the budget and those), so that it does
+// not grow at a spill.
+func bucketsIn(size int) int {
+	per := int(unsafe.Sizeof(bucket{}) + unsafe.Sizeof((*bucket)(nil)))
+	slot := int(unsafe.Sizeof(hashedBucket{}))
+	best := 0
+	for slots := 64; slots*slot < size; slots *= 2 {
+		best = max(best, min(indexRoom(slots), (size-slots*slot)/per))
+	}
+	return best
+}
+
+// indexRoom is how many buckets of the budget an index of n slots holds:
+// three quarters of them, less a sixty-fourth for collapsed buckets.
+func indexRoom(n int) int { return 3*n/4 - n/64 }
 
 // bucketKey identifies calls that share prices and groupings. Its strings
 // are numbers (text), of the engine's labels (unknown, host) and values
@@ -163,7 +193,10 @@ type bucket struct {
 	Calls    int64
 	Qty      Quantities
 	recorded ExactSum
-	bucketPricing
+	// The bucket's prices, shared by every bucket of its price (one of
+	// the engine's few hundred, pricingOf): a word a bucket where the
+	// six fields took seven.
+	*bucketPricing
 }
 
 // bucketPricing is what prices every call of a bucket alike.
@@ -258,12 +291,12 @@ type Engine struct {
 	slots         slotCache
 	unsure        map[unsureKey]*CalendarGap
 	promo         map[promoKey]*PromotionGap
-	lastVariant   variant                    // the last call's service tier and region, and its interned id
-	lastVariantID variantID                  //
-	span          Span                       // billing instants of the calls inside the window
-	metas         map[string]string          // key metadata as logged → the value of Options.MetaField
-	timeOfUse     map[timeOfUseKey]timeOfUse // by price (timeOfUseFor)
-	runs          spillRuns                  // the spill: groups past the budget of buckets (Options.Runs, spillruns.go)
+	lastVariant   variant                       // the last call's service tier and region, and its interned id
+	lastVariantID variantID                     //
+	span          Span                          // billing instants of the calls inside the window
+	metas         map[string]string             // key metadata as logged → the value of Options.MetaField
+	pricings      map[pricingKey]*bucketPricing // the buckets' pricings, one a price (pricingOf)
+	runs          spillRuns                     // the spill: groups past the budget of buckets (Options.Runs, spillruns.go)
 }
 
 // Span is the first and last billing instant of the calls an engine
@@ -448,9 +481,7 @@ func (e *Engine) bucketOf(k *bucketKey, pc *PricedCall) *bucket {
 		}
 		k, known = &f, false
 	}
-	p := bucketPricing{Model: pc.Quote.Model, Rates: pc.Rates, prices: pc.prices, miss: pc.Miss, fixed: g.fixedOf(pc.Rates)}
-	p.timeOfUse = e.timeOfUseFor(k, &p)
-	return g.buckets.addHashed(k, h, known, p)
+	return g.buckets.addHashed(k, h, known, e.pricingOf(k, pc))
 }
 
 // The values that stand for the names, keys, teams, users and model groups

@@ -87,7 +87,7 @@ func (s *groupSum) money(m *GroupMoney) {
 		m.Gap = ledger.AmountOf(s.official.Value().Sub(s.recorded.Value()))
 	}
 	m.Ratio, m.RatioValid = ledger.Amount{}, false
-	if !s.recorded.used && !s.official.used && s.official.small != 0 {
+	if !s.recorded.used() && !s.official.used() && s.official.small != 0 {
 		if q, ok := intRatio(s.recorded.small, s.recorded.exp, s.official.small, s.official.exp); ok {
 			m.Ratio, m.RatioValid = ledger.NewAmount(q, -RatioPlaces), true
 			return

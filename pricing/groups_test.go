@@ -21,7 +21,7 @@ func TestGroupTableBudget(t *testing.T) {
 // addCalls adds a bucket of key k to g holding calls calls of in input
 // tokens each.
 func addCalls(g *groupTable, k bucketKey, calls, in int64) *bucket {
-	b := g.buckets.add(&k, bucketPricing{})
+	b := g.buckets.add(&k, &bucketPricing{})
 	b.Calls += calls
 	b.Qty[tariffs.Input] += calls * in
 	return b

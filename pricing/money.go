@@ -23,7 +23,7 @@ func ratio(num, den decimal.Decimal) decimal.NullDecimal {
 // given as numV and denV: in integers, one 128-bit division and the same
 // rounding, when both sums are single integers and the quotient fits.
 func ratioOfSums(num, den *ExactSum, numV, denV decimal.Decimal) decimal.NullDecimal {
-	if !num.used && !den.used && den.small != 0 {
+	if !num.used() && !den.used() && den.small != 0 {
 		if q, ok := intRatio(num.small, num.exp, den.small, den.exp); ok {
 			return decimal.NewNullDecimal(decimal.New(q, -RatioPlaces))
 		}
@@ -45,7 +45,7 @@ func gapOfSums(official, recorded *ExactSum, officialV, recordedV decimal.Decima
 // exponent as Decimal.Sub gives it; false unless both sums are single
 // integers and the difference fits an int64.
 func intGap(official, recorded *ExactSum) (d int64, exp int32, ok bool) {
-	if official.used || recorded.used {
+	if official.used() || recorded.used() {
 		return 0, 0, false
 	}
 	a, b, exp := official.small, recorded.small, min(official.exp, recorded.exp)

@@ -143,38 +143,41 @@ func timeOfUseOf(b *bucket) timeOfUse {
 	return tu
 }
 
-// timeOfUseKey is everything priceRange reads of a bucket.
-type timeOfUseKey struct {
+// pricingKey is everything a bucket's pricing is made of: its rates and
+// prices, and what priceRange reads of its key besides (timeOfUse).
+type pricingKey struct {
 	rates   *tariffs.Rates
 	prices  *tariffs.ModelPrices
 	model   *tariffs.Model
 	version *tariffs.Version
 	tier    uint8
+	miss    tariffs.Miss
+	priced  bool
 }
 
-// timeOfUseFor returns the timeOfUse of a priced bucket of key k and
-// pricing p, worked out once per price; unknown (the zero value) for a
-// bucket not priced.
-func (e *Engine) timeOfUseFor(k *bucketKey, p *bucketPricing) timeOfUse {
-	if p.Rates == nil || p.Model == nil || k.version == nil || k.outcome != Priced {
-		return timeOfUse{}
+// pricingOf returns the pricing of a new bucket of key k for the priced
+// call pc, made once per price and shared by its buckets, its timeOfUse
+// worked out with it (unknown, the zero value, for a bucket not priced).
+func (e *Engine) pricingOf(k *bucketKey, pc *PricedCall) *bucketPricing {
+	pk := pricingKey{pc.Rates, pc.prices, pc.Quote.Model, k.version, k.tier, pc.Miss, k.outcome == Priced}
+	if p := e.pricings[pk]; p != nil {
+		return p
 	}
-	tk := timeOfUseKey{p.Rates, p.prices, p.Model, k.version, k.tier}
-	tu, ok := e.timeOfUse[tk]
-	if !ok {
-		tu = timeOfUseOf(&bucket{k: bucketKey{version: k.version, tier: k.tier}, bucketPricing: *p})
-		if e.timeOfUse == nil {
-			e.timeOfUse = map[timeOfUseKey]timeOfUse{}
-		}
-		e.timeOfUse[tk] = tu
+	p := &bucketPricing{Model: pk.model, Rates: pk.rates, prices: pk.prices, miss: pk.miss, fixed: e.table.fixedOf(pk.rates)}
+	if p.Rates != nil && p.Model != nil && k.version != nil && pk.priced {
+		p.timeOfUse = timeOfUseOf(&bucket{k: bucketKey{version: k.version, tier: k.tier}, bucketPricing: p})
 	}
-	return tu
+	if e.pricings == nil {
+		e.pricings = map[pricingKey]*bucketPricing{}
+	}
+	e.pricings[pk] = p
+	return p
 }
 
 // merge adds o into s exactly.
 func (s *ExactSum) merge(o *ExactSum) {
 	s.Add(ledger.NewAmount(o.small, o.exp))
-	if o.used {
-		s.addBig(o.big)
+	if o.big != nil {
+		s.addBig(*o.big)
 	}
 }

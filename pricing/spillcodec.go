@@ -14,7 +14,9 @@ import (
 // A record of a run of groups is a partial group: which of its key's texts
 // and the key alias are not empty (a bit each) and, above them, which of
 // those are the last record's (a bit each), the others (each a length and
-// bytes), its start (a flag, then Unix seconds), outcome, currencies,
+// bytes), its start (a byte: none, the last record's, or Unix seconds
+// after it), outcome, currencies (their number plus one, then each, or 0
+// for the last record's list),
 // which of its counts are not zero (a bit each) and those counts, and its
 // official cost and
 // recorded spend as exact sums (ExactSum's integer and exponent, then a
@@ -38,8 +40,9 @@ type groupCodec struct {
 	last [runStrings]extsort.Recent
 	// prev are the texts of the last record written: a text the same is
 	// written as a bit (a key's groups come model by model).
-	prev [runStrings]string
-	cur  []string // the currencies of the last record
+	prev      [runStrings]string
+	prevStart time.Time // the start of the last record written or read
+	cur       []string  // the currencies of the last record
 	// scratch is where a record's currencies are read, to be compared
 	// with the last record's before a list is made.
 	scratch []string
@@ -67,17 +70,9 @@ func (c *groupCodec) Encode(e *extsort.Encoder, s *groupSum) {
 		}
 	}
 	c.prev = texts
-	if k.Start.IsZero() {
-		e.Byte(0)
-	} else {
-		e.Byte(1)
-		e.Varint(k.Start.Unix())
-	}
+	c.encodeStart(e, k.Start)
 	e.Uvarint(uint64(k.Outcome))
-	e.Uvarint(uint64(len(g.Currencies)))
-	for _, cur := range g.Currencies {
-		e.String(cur)
-	}
+	c.encodeCurrencies(e, g.Currencies)
 	counts := g.counts()
 	var nonzero uint64 // bit i: *counts[i] is not 0
 	for i, n := range counts {
@@ -112,9 +107,7 @@ func (c *groupCodec) Decode(d *extsort.Decoder, s *groupSum) {
 			*p = d.Recent(&c.last[i])
 		}
 	}
-	if d.Byte() == 1 {
-		k.Start = time.Unix(d.Varint(), 0).In(c.zone)
-	}
+	c.decodeStart(d, &k.Start)
 	k.Outcome = Outcome(d.Uvarint())
 	c.currencies(d, g)
 	nonzero := d.Uvarint()
@@ -137,11 +130,66 @@ func (g *Group) counts() [14]*int64 {
 		&t.CacheWrite1h, &t.WebSearch, &t.WebFetch, &t.FileSearch, &g.TimedTokens, &g.PeakTokens, &g.CacheHitTokens}
 }
 
+// Starts of a record (encodeStart): a group's day or hour comes again in
+// the records that follow it (groups sorted by day come key by key).
+const (
+	noStart   = 0 // the group has no start (not grouped by time)
+	newStart  = 1 // Unix seconds follow
+	sameStart = 2 // the last record's
+)
+
+// encodeStart writes a record's start: none, the last record's (a byte,
+// where the seconds took five more and a time made when read), or its
+// Unix seconds.
+func (c *groupCodec) encodeStart(e *extsort.Encoder, start time.Time) {
+	switch {
+	case start.IsZero():
+		e.Byte(noStart)
+		return
+	case start.Equal(c.prevStart) && start.Location() == c.prevStart.Location():
+		e.Byte(sameStart)
+		return
+	}
+	e.Byte(newStart)
+	e.Varint(start.Unix())
+	c.prevStart = start
+}
+
+// decodeStart reads a record's start into *start (left zero when none).
+func (c *groupCodec) decodeStart(d *extsort.Decoder, start *time.Time) {
+	switch d.Byte() {
+	case newStart:
+		c.prevStart = time.Unix(d.Varint(), 0).In(c.zone)
+		*start = c.prevStart
+	case sameStart:
+		*start = c.prevStart
+	}
+}
+
+// encodeCurrencies writes a record's currencies: 0 when they are the
+// last record's, else their number plus one and each.
+func (c *groupCodec) encodeCurrencies(e *extsort.Encoder, list []string) {
+	if len(list) > 0 && slices.Equal(list, c.cur) {
+		e.Uvarint(0)
+		return
+	}
+	e.Uvarint(uint64(len(list)) + 1)
+	for _, cur := range list {
+		e.String(cur)
+	}
+	c.cur = list
+}
+
 // currencies reads a record's currencies: the last record's list when the
 // same (a list is never changed in place: addCurrency makes a new one
 // when it adds).
 func (c *groupCodec) currencies(d *extsort.Decoder, g *Group) {
 	n := d.Count()
+	if n == 0 { // the last record's
+		g.Currencies = c.cur[:len(c.cur):len(c.cur)]
+		return
+	}
+	n--
 	same := n == len(c.cur)
 	list := c.scratch[:0]
 	for i := range n {
@@ -164,7 +212,7 @@ func (c *groupCodec) currencies(d *extsort.Decoder, g *Group) {
 func encodeSum(e *extsort.Encoder, s *ExactSum) {
 	e.Varint(s.small)
 	e.Varint(int64(s.exp))
-	if !s.used {
+	if s.big == nil {
 		e.Byte(0)
 		return
 	}
@@ -188,7 +236,7 @@ func decodeSum(d *extsort.Decoder, s *ExactSum) {
 		d.Fail(err)
 		return
 	}
-	s.big, s.used = big, true
+	s.big = &big
 }
 
 // encodeBlend writes a group's blend parts.

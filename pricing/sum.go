@@ -15,8 +15,10 @@ import (
 type ExactSum struct {
 	small int64 // at exponent exp
 	exp   int32
-	big   decimal.Decimal // the rest; zero value until used
-	used  bool            // big holds a value
+	// big is the rest, nil until used: a word where a decimal and a flag
+	// took three (a bucket holds an ExactSum). Made anew at each change,
+	// never changed in place, so that copies of a sum share it safely.
+	big *decimal.Decimal
 }
 
 var pow10 = func() (p [19]int64) {
@@ -78,16 +80,20 @@ func (s *ExactSum) rescale(e int32) bool {
 }
 
 func (s *ExactSum) addBig(d decimal.Decimal) {
-	if !s.used {
-		s.big, s.used = decimal.Zero, true
+	v := decimal.Zero.Add(d)
+	if s.big != nil {
+		v = s.big.Add(d)
 	}
-	s.big = s.big.Add(d)
+	s.big = &v
 }
+
+// used reports whether the sum has a decimal part (big).
+func (s *ExactSum) used() bool { return s.big != nil }
 
 // amount returns the sum as an Amount: its integer when it is one,
 // without making a decimal.
 func (s *ExactSum) amount() ledger.Amount {
-	if !s.used {
+	if s.big == nil {
 		return ledger.NewAmount(s.small, s.exp)
 	}
 	return ledger.AmountOf(s.Value())
@@ -96,8 +102,8 @@ func (s *ExactSum) amount() ledger.Amount {
 // Value returns the sum.
 func (s *ExactSum) Value() decimal.Decimal {
 	v := decimal.New(s.small, s.exp)
-	if s.used {
-		v = v.Add(s.big)
+	if s.big != nil {
+		v = v.Add(*s.big)
 	}
 	return v
 }
