@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -131,5 +132,28 @@ func BenchmarkAppendTimestamp(b *testing.B) {
 	for b.Loop() {
 		buf = appendTimestamp(buf[:0], us, false, &dc)
 		us += 1_234_567
+	}
+}
+
+// TestAppendTimestampMatchesTimeFormat: between the years 1 and 9999,
+// appendTimestamp writes what Go's time package formats, fraction without
+// trailing zeros, for random instants, with its date cache and without.
+func TestAppendTimestampMatchesTimeFormat(t *testing.T) {
+	lo := time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro() - pgEpoch*1e6
+	hi := time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC).UnixMicro() - pgEpoch*1e6
+	rng := rand.New(rand.NewPCG(1, 2))
+	var dc dateCache
+	for i := range 200_000 {
+		us := lo + rng.Int64N(hi-lo+1)
+		if i%2 == 1 { // the same day as the last, often
+			us = us/86_400_000_000*86_400_000_000 + rng.Int64N(86_400_000_000)
+		}
+		want := time.UnixMicro(pgEpoch*1e6 + us).UTC().Format("2006-01-02 15:04:05.999999")
+		if got := string(appendTimestamp(nil, us, false, nil)); got != want {
+			t.Fatalf("%d: %q, want %q", us, got, want)
+		}
+		if got := string(appendTimestamp(nil, us, true, &dc)); got != want+"+00" {
+			t.Fatalf("%d (kept dates): %q, want %q", us, got, want+"+00")
+		}
 	}
 }
