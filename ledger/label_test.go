@@ -29,7 +29,7 @@ func TestLabelsAsDecoded(t *testing.T) {
 			t.Errorf("%q: read %q (%v), want %q", raw, got.text, got.ok, want)
 		}
 	}
-	for raw, want := range map[string]string{`42`: "42", `-1.5e3`: "-1500", `0.50`: "0.50", `-0`: "0"} {
+	for raw, want := range map[string]string{`42`: "42", `-1.5e3`: "-1500", `0.50`: "0.50", `-0`: "0", `1E+2`: "100", `25e-1`: "2.5"} {
 		if got := readLabel(raw); !got.ok || string(got.text) != want {
 			t.Errorf("%s: read %q (%v), want %q", raw, got.text, got.ok, want)
 		}

@@ -523,9 +523,9 @@ func hasExponent(num []byte) bool {
 // minus sign.
 func plainNumber(num []byte) []byte {
 	neg := num[0] == '-'
-	mant, expText, _ := bytes.Cut(bytes.TrimPrefix(num, []byte("-")), []byte("e"))
-	if len(expText) == 0 {
-		mant, expText, _ = bytes.Cut(bytes.TrimPrefix(num, []byte("-")), []byte("E"))
+	mant, expText := bytes.TrimPrefix(num, []byte("-")), []byte(nil)
+	if i := bytes.IndexAny(mant, "eE"); i >= 0 {
+		mant, expText = mant[:i], mant[i+1:]
 	}
 	exp := 0
 	if len(expText) > 0 {

@@ -83,13 +83,13 @@ func appendTimestamp(dst []byte, us int64, zone bool, dc *dateCache) []byte {
 		days, sod = days-1, sod+86400
 	}
 	var bc bool
-	if dc != nil && dc.set && dc.days == days {
+	if dc != nil && len(dc.text) > 0 && dc.days == days {
 		dst, bc = append(dst, dc.text...), dc.bc
 	} else {
 		from := len(dst)
 		dst, bc = appendDate(dst, days)
 		if dc != nil {
-			*dc = dateCache{days: days, text: append(dc.text[:0], dst[from:]...), bc: bc, set: true}
+			*dc = dateCache{days: days, text: append(dc.text[:0], dst[from:]...), bc: bc}
 		}
 	}
 	dst = appendClock(append(dst, ' '), sod, frac)
@@ -102,11 +102,12 @@ func appendTimestamp(dst []byte, us int64, zone bool, dc *dateCache) []byte {
 	return dst
 }
 
-// dateCache is the last date appendTimestamp wrote: its day and text.
+// dateCache is the last date appendTimestamp wrote: its day and text
+// (empty until one is written).
 type dateCache struct {
-	days    int64
-	text    []byte
-	bc, set bool
+	days int64
+	text []byte
+	bc   bool
 }
 
 // civil returns the proleptic Gregorian date of the day days after
