@@ -1,0 +1,207 @@
+// Package sketch measures shapes of aggregation the engine does not use
+// (yet), on the scale of bench/groups.sh's 1M case: 4M calls of 8,000 keys
+// over 31 days, about 1.4M buckets by model, key, day and period. It
+// answers one question: what placing a call in its bucket costs, a call at
+// a time into a hash table (the engine's shape, pricing/buckets.go, here
+// without its caches of recent buckets), against sorting the calls and
+// summing neighbours. docs/scale.md ("Toward 2 µs a group") has the
+// figures and what they mean for the engine.
+//
+//	go test -run '^$' -bench . -count 5 ./bench/sketch
+//
+// Each benchmark reports ns/call and the buckets it made (the same in
+// all three: a test of the other two).
+package sketch
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+const (
+	calls = 4_000_000
+	keys  = 8_000
+	days  = 31
+)
+
+// call is what placing a call reads: its grouping values and its sums.
+type call struct {
+	key    uint32
+	day    uint16
+	model  uint8
+	period uint8
+	qty    [6]int64
+	spend  int64
+}
+
+// calls returns the calls in time order, as a month's log comes.
+func makeCalls() []call {
+	r := rand.New(rand.NewPCG(1, 2))
+	cs := make([]call, calls)
+	for i := range cs {
+		c := &cs[i]
+		*c = call{key: uint32(r.IntN(keys)), day: uint16(i * days / calls), model: uint8(r.IntN(3)), period: uint8(r.IntN(2))}
+		for j := range c.qty {
+			c.qty[j] = int64(r.IntN(1000))
+		}
+		c.spend = int64(r.IntN(100_000))
+	}
+	return cs
+}
+
+// key is a bucket key of the engine's size (pricing.bucketKey: pointers,
+// a start and numbers of texts).
+type key struct {
+	model, version uintptr
+	start          int64
+	texts          [4]uint64
+	key            uint32
+	flags          uint64
+}
+
+// bucket is of the engine's size, about 200 bytes.
+type bucket struct {
+	k     key
+	calls int64
+	qty   [14]int64
+	spend int64
+}
+
+func (b *bucket) add(c *call) {
+	b.calls++
+	for j, q := range c.qty {
+		b.qty[j] += q
+	}
+	b.spend += c.spend
+}
+
+func hashOf(k *key) uint64 {
+	h := uint64(0x243F6A8885A308D3)
+	for _, w := range [...]uint64{uint64(k.model), uint64(k.version), uint64(k.start), k.texts[0], uint64(k.key), k.flags} {
+		h = (h ^ w) * 0x9E3779B97F4A7C15
+		h ^= h >> 32
+	}
+	return h
+}
+
+type slot struct {
+	h uint64
+	b *bucket
+}
+
+// BenchmarkHashTable places each call in a table of buckets: hash, probe,
+// compare keys, add.
+func BenchmarkHashTable(b *testing.B) {
+	cs := makeCalls()
+	b.ResetTimer()
+	for range b.N {
+		slots := make([]slot, 1<<22)
+		mask := uint64(len(slots) - 1)
+		var slab []bucket
+		made := 0
+		for i := range cs {
+			c := &cs[i]
+			k := key{model: uintptr(c.model), start: int64(c.day) * 86400, key: c.key, flags: uint64(c.period)}
+			h := hashOf(&k)
+			j := h & mask
+			for slots[j].b != nil && (slots[j].h != h || slots[j].b.k != k) {
+				j = (j + 1) & mask
+			}
+			if slots[j].b == nil {
+				if len(slab) == 0 {
+					slab = make([]bucket, 512)
+				}
+				slots[j] = slot{h, &slab[0]}
+				slab[0].k, slab = k, slab[1:]
+				made++
+			}
+			slots[j].b.add(c)
+		}
+		b.ReportMetric(float64(made), "buckets")
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/calls, "ns/call")
+}
+
+// record is a call as sorted: its grouping values packed in one word.
+type record struct {
+	k     uint64
+	qty   [6]int64
+	spend int64
+}
+
+// radixSort sorts rs by the low bits of their words, eight at a time,
+// stably, through tmp (as long); it returns the sorted slice.
+func radixSort(rs, tmp []record, bits uint) []record {
+	for shift := uint(0); shift < bits; shift += 8 {
+		var at [257]int
+		for i := range rs {
+			at[(rs[i].k>>shift)&0xff+1]++
+		}
+		for i := 1; i < len(at); i++ {
+			at[i] += at[i-1]
+		}
+		for i := range rs {
+			d := (rs[i].k >> shift) & 0xff
+			tmp[at[d]] = rs[i]
+			at[d]++
+		}
+		rs, tmp = tmp, rs
+	}
+	return rs
+}
+
+// sumRuns sums the runs of equal words of sorted rs into buckets, and
+// returns how many it made.
+func sumRuns(rs []record) int {
+	made := 0
+	var cur bucket
+	last := ^uint64(0)
+	for i := range rs {
+		r := &rs[i]
+		if r.k != last {
+			made++
+			cur, last = bucket{}, r.k
+		}
+		cur.add(&call{qty: r.qty, spend: r.spend})
+	}
+	return made
+}
+
+// BenchmarkSortAll sorts the month's calls by their packed values at once.
+func BenchmarkSortAll(b *testing.B) {
+	cs := makeCalls()
+	b.ResetTimer()
+	for range b.N {
+		rs, tmp := make([]record, len(cs)), make([]record, len(cs))
+		for i := range cs {
+			c := &cs[i]
+			rs[i] = record{k: uint64(c.day)<<16 | uint64(c.key)<<3 | uint64(c.model)<<1 | uint64(c.period), qty: c.qty, spend: c.spend}
+		}
+		b.ReportMetric(float64(sumRuns(radixSort(rs, tmp, 24))), "buckets")
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/calls, "ns/call")
+}
+
+// BenchmarkSortByDay sorts each day's calls apart as the day ends (the
+// log is in time order): a day is about 130,000 calls, 8 MB of records,
+// sorted on its 16 bits of key, model and period in two passes.
+func BenchmarkSortByDay(b *testing.B) {
+	cs := makeCalls()
+	b.ResetTimer()
+	for range b.N {
+		made := 0
+		rs, tmp := make([]record, 0, 2*calls/days), make([]record, 2*calls/days)
+		day := cs[0].day
+		for i := range cs {
+			c := &cs[i]
+			if c.day != day {
+				made += sumRuns(radixSort(rs, tmp[:len(rs)], 16))
+				rs, day = rs[:0], c.day
+			}
+			rs = append(rs, record{k: uint64(c.key)<<3 | uint64(c.model)<<1 | uint64(c.period), qty: c.qty, spend: c.spend})
+		}
+		made += sumRuns(radixSort(rs, tmp[:len(rs)], 16))
+		b.ReportMetric(float64(made), "buckets")
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/calls, "ns/call")
+}
