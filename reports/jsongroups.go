@@ -302,20 +302,26 @@ func appendInt(b []byte, n int64) []byte {
 	if n < 10 { // most of a group's counts of tokens it did not use
 		return append(b, byte('0'+n))
 	}
+	if n < 100 {
+		p := digitPairs[n]
+		return append(b, byte(p), byte(p>>8))
+	}
 	return appendDigits(b, uint64(n))
 }
-
 // appendDigits appends the decimal digits of n. Their count is found
 // first, so they are written in place, from the last, not to a buffer
 // and copied.
 func appendDigits(b []byte, n uint64) []byte {
-	return appendPadded(b, n, digitCount(n))
+	at, width := len(b), digitCount(n)
+	b = slices.Grow(b, width)[:at+width]
+	putDigits(b[at:], n)
+	return b
 }
 
 // appendPadded appends n's last width digits, with zeros before n's
-// digits when it has fewer: the decimals of an amount.
+// digits when it has fewer.
 func appendPadded(b []byte, n uint64, width int) []byte {
-	for ; width > 20; width-- { // more than a uint64 has
+	for ; width > len(pow10u); width-- { // more than a uint64 has
 		b = append(b, '0')
 	}
 	at := len(b)
@@ -324,18 +330,26 @@ func appendPadded(b []byte, n uint64, width int) []byte {
 	return b
 }
 
-// putDigits writes n's last len(d) digits to d, two at a time from a
-// table.
+// putDigits writes n's digits to d, the last at its end, four at a time
+// then two, from a table of pairs; zeros before them when n has fewer
+// digits than d has bytes. n must have no more.
 func putDigits(d []byte, n uint64) {
 	i := len(d)
-	for ; i >= 2; i -= 2 {
-		q := n / 100
-		r := (n - q*100) * 2
-		d[i-2], d[i-1] = digitPairs[r], digitPairs[r+1]
+	for ; i >= 4; i -= 4 {
+		q := n / 10000
+		r := n - q*10000
+		hi := r / 100
+		binary.LittleEndian.PutUint32(d[i-4:], uint32(digitPairs[hi])|uint32(digitPairs[r-hi*100])<<16)
 		n = q
 	}
+	if i >= 2 {
+		q := n / 100
+		binary.LittleEndian.PutUint16(d[i-2:], digitPairs[n-q*100])
+		n = q
+		i -= 2
+	}
 	if i == 1 {
-		d[0] = byte('0' + n%10)
+		d[0] = byte('0' + n)
 	}
 }
 
@@ -360,10 +374,14 @@ var pow10u = func() (p [20]uint64) {
 	return p
 }()
 
-// digitPairs are the two digits of 00 to 99, one after the other.
-const digitPairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +
-	"40414243444546474849505152535455565758596061626364656667686970717273747576777879" +
-	"8081828384858687888990919293949596979899"
+// digitPairs[n] are the two digits of n (0 to 99), the first in the low
+// byte: one store writes them.
+var digitPairs = func() (p [100]uint16) {
+	for n := range p {
+		p[n] = uint16('0'+n/10) | uint16('0'+n%10)<<8
+	}
+	return p
+}()
 
 // appendJSONString appends s as json.Marshal writes it: quoted, and with
 // anything but printable ASCII (and <, >, & and the quote and backslash)
@@ -386,20 +404,15 @@ func plainJSON(s string) bool {
 	if len(s) < 8 {
 		return plainBytes(s)
 	}
-	p := unsafe.StringData(s)
-	var hits uint64
-	for i := 0; i+8 <= len(s); i += 8 {
-		hits |= escapeBits(wordAt(p, i))
+	b := unsafe.Slice(unsafe.StringData(s), len(s)) // read, never written
+	plain := uint64(byteHighs)
+	for i := 0; i+8 <= len(b); i += 8 {
+		plain &= plainBits(binary.LittleEndian.Uint64(b[i:]))
 	}
-	if len(s)%8 != 0 {
-		hits |= escapeBits(wordAt(p, len(s)-8))
+	if len(b)%8 != 0 {
+		plain &= plainBits(binary.LittleEndian.Uint64(b[len(b)-8:]))
 	}
-	return hits&byteHighs == 0
-}
-
-// wordAt returns the eight bytes at p+i as a little-endian word.
-func wordAt(p *byte, i int) uint64 {
-	return binary.LittleEndian.Uint64(unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(p), i)), 8))
+	return plain == byteHighs
 }
 
 // plainBytes is plainJSON one byte at a time.
@@ -412,25 +425,27 @@ func plainBytes(s string) bool {
 	return true
 }
 
-// Repeated bytes, for escapeBits.
+// Repeated bytes, for plainBits.
 const (
 	byteOnes  = 0x0101010101010101
 	byteHighs = 0x8080808080808080
 )
 
-// escapeBits returns a word with a byte's high bit set when one of x's
-// eight bytes is one that plainJSON refuses, and none set otherwise. A byte is zero in x^(c×byteOnes) when it is
-// c; a word has a zero byte, or one below n, when (y - n×byteOnes) &^ y
-// has a high bit (a borrow only runs on from a byte that was itself
-// below). The pairs '"' and '&' (0x22, 0x26) and '<' and '>' (0x3c, 0x3e)
-// differ in one bit, set before one comparison each.
-func escapeBits(x uint64) uint64 {
-	del := x ^ (0x7f * byteOnes)
-	bs := x ^ (0x5c * byteOnes)
-	qa := (x | 0x04*byteOnes) ^ (0x26 * byteOnes)
-	lg := (x | 0x02*byteOnes) ^ (0x3e * byteOnes)
-	return x | (x-0x20*byteOnes)&^x | (del-byteOnes)&^del | (bs-byteOnes)&^bs |
-		(qa-byteOnes)&^qa | (lg-byteOnes)&^lg
+// plainBits returns a word whose bytes have their high bit set where x's
+// byte is one plainJSON lets through, and clear where it is not. Below
+// 0x80 (the bytes of y) a byte plus n carries into its high bit when it
+// is at least 0x80-n, and never into the next byte: y + 0x60 has the
+// bit when the byte is 0x20 or more, y + 1 when it is 0x7f, and
+// (y^c) + 0x7f when it is not c. The pairs '"' and '&' (0x22, 0x26) and
+// '<' and '>' (0x3c, 0x3e) differ in one bit, set before one comparison
+// each.
+func plainBits(x uint64) uint64 {
+	y := x &^ byteHighs
+	bs := y ^ (0x5c * byteOnes)
+	qa := (y | 0x04*byteOnes) ^ (0x26 * byteOnes)
+	lg := (y | 0x02*byteOnes) ^ (0x3e * byteOnes)
+	return ^(x | (y + byteOnes)) & (y + 0x60*byteOnes) &
+		(bs + 0x7f*byteOnes) & (qa + 0x7f*byteOnes) & (lg + 0x7f*byteOnes)
 }
 
 // appendDecimal appends d.String(), writing the digits itself when d's
@@ -467,26 +482,50 @@ func appendCoefficient(b []byte, c int64, e int32) []byte {
 		b = append(b, '-')
 		c = -c
 	}
-	u := uint64(c)
-	for e < 0 && u%10 == 0 { // the zeros String leaves out
-		u /= 10
-		e++
-	}
 	if e == 0 {
-		return appendDigits(b, u)
+		return appendDigits(b, uint64(c))
 	}
-	return appendPoint(b, u, int(-e))
+	// The zeros String leaves out are cut once written: a byte compared
+	// a zero, where dividing by ten first costs a division a zero and a
+	// test of every coefficient.
+	return trimDecimals(appendPoint(b, uint64(c), int(-e)))
+}
+
+// trimDecimals cuts the zeros at the end of b, which holds a point, and
+// the point when nothing is left after it.
+func trimDecimals(b []byte) []byte {
+	end := len(b)
+	for b[end-1] == '0' {
+		end--
+	}
+	if b[end-1] == '.' {
+		end--
+	}
+	return b[:end]
 }
 
 // appendPoint appends u with its last places digits after a point,
-// "0" before it when u has no more.
+// "0" before it when u has no more: the whole number's digits, the point
+// and the decimals written in place at once.
 func appendPoint(b []byte, u uint64, places int) []byte {
-	var whole uint64
-	if places < len(pow10u) {
-		whole, u = u/pow10u[places], u%pow10u[places]
+	if places >= len(pow10u) { // more decimals than a uint64 has digits
+		return appendPadded(append(b, "0."...), u, places)
 	}
-	b = append(appendDigits(b, whole), '.')
-	return appendPadded(b, u, places)
+	whole, frac := u/pow10u[places], u%pow10u[places]
+	at, width := len(b), 1
+	if whole >= 10 {
+		width = digitCount(whole)
+	}
+	point := at + width
+	b = slices.Grow(b, width+1+places)[:point+1+places]
+	if width == 1 { // most amounts: a unit or less, a ratio
+		b[at] = byte('0' + whole)
+	} else {
+		putDigits(b[at:point], whole)
+	}
+	b[point] = '.'
+	putDigits(b[point+1:], frac)
+	return b
 }
 
 // appendFixed appends d.StringFixed(places): rounded half away from zero
