@@ -308,6 +308,7 @@ func appendInt(b []byte, n int64) []byte {
 	}
 	return appendDigits(b, uint64(n))
 }
+
 // appendDigits appends the decimal digits of n. Their count is found
 // first, so they are written in place, from the last, not to a buffer
 // and copied.
