@@ -136,8 +136,7 @@ type groupKeyField struct {
 	// last is the last value written, escaped its text as JSON writes it
 	// between the quotes (nil when it is written as it is). Groups in
 	// order repeat values (a key's for its models, a model's for its
-	// keys, a day's when it is not a time field): a value equal to the
-	// last is not tested for escapes again.
+	// keys): a value equal to the last is not tested for escapes again.
 	last    string
 	escaped []byte
 }
