@@ -48,19 +48,15 @@ func csvReconciliation(w io.Writer, r *pricing.Reconciliation) error {
 	b := make([]byte, 0, 64<<10)
 	b = appendCSVRecord(b, append(cols, "calls", "priced_calls", "input", "cache_read", "cache_write", "output", "reasoning",
 		"official", "recorded", "gap", "ratio", "cache_write_1h", "web_search", "web_fetch", "file_search", "currency"))
-	alias := len(cols) > len(r.By)
-	var day dayText
+	keys := newCSVKeyColumns(r.By, len(cols) > len(r.By))
 	for m, err := range r.GroupsWithMoney() {
 		if err != nil {
 			return err
 		}
 		g := m.Group
 		row := csvRow{b: b}
-		for _, d := range r.By {
-			row.text(sheetText(day.value(&g.Key, d)))
-		}
-		if alias {
-			row.text(sheetText(g.KeyAlias))
+		for i := range keys {
+			keys[i].write(&row, g)
 		}
 		t := &g.Tokens
 		for _, n := range [...]int64{g.Calls, g.PricedCalls, t.Input, t.CacheRead, t.CacheWrite, t.Output, t.Reasoning} {
@@ -85,6 +81,54 @@ func csvReconciliation(w io.Writer, r *pricing.Reconciliation) error {
 	}
 	_, err := w.Write(b)
 	return err
+}
+
+// csvKeyColumn writes one of the columns of a group's key: a dimension,
+// or the key alias when alias is set.
+type csvKeyColumn struct {
+	dim   pricing.Dim
+	alias bool
+	time  timeText // a day's or an hour's last text
+	// last is the last value written, special set when it was not written
+	// as it is (guarded as a formula, or quoted). Groups in order repeat
+	// values: one equal to the last is not looked at again.
+	last    string
+	special bool
+}
+
+// newCSVKeyColumns returns the columns of a group's key: by's, then the
+// alias when alias is set.
+func newCSVKeyColumns(by []pricing.Dim, alias bool) []csvKeyColumn {
+	cols := make([]csvKeyColumn, 0, len(by)+1)
+	for _, d := range by {
+		cols = append(cols, csvKeyColumn{dim: d})
+	}
+	if alias {
+		cols = append(cols, csvKeyColumn{alias: true})
+	}
+	return cols
+}
+
+// write appends the column's field of g.
+func (c *csvKeyColumn) write(r *csvRow, g *pricing.Group) {
+	var v string
+	switch {
+	case c.alias:
+		v = g.KeyAlias
+	case c.dim == pricing.DimDay || c.dim == pricing.DimHour:
+		v = c.time.value(&g.Key, c.dim)
+	default:
+		v = g.Key.Value(c.dim)
+	}
+	if v != c.last { // the same bytes at another place are the same text
+		c.last, c.special = v, !csvPlain(v)
+	}
+	if c.special {
+		r.text(sheetText(v))
+		return
+	}
+	r.next()
+	r.b = append(r.b, v...)
 }
 
 func csvBlend(w io.Writer, b *pricing.Blend) error {

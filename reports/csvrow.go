@@ -1,9 +1,11 @@
 package reports
 
 import (
-	"strconv"
+	"encoding/binary"
+	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/tokenfare/tokenfare/ledger"
 )
@@ -36,7 +38,7 @@ func (r *csvRow) text(s string) {
 // number appends an integer field.
 func (r *csvRow) number(n int64) {
 	r.next()
-	r.b = strconv.AppendInt(r.b, n, 10)
+	r.b = appendInt(r.b, n)
 }
 
 // amount appends a as a.String() writes it.
@@ -69,6 +71,12 @@ func appendCSVField(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
+// csvPlain reports whether s is a CSV cell written as it is: sheetText
+// leaves it alone and encoding/csv does not quote it.
+func csvPlain(s string) bool {
+	return s == "" || strings.IndexByte(formulaStarts, s[0]) < 0 && !csvNeedsQuotes(s)
+}
+
 // csvNeedsQuotes reports whether encoding/csv quotes s.
 func csvNeedsQuotes(s string) bool {
 	if s == "" {
@@ -77,12 +85,37 @@ func csvNeedsQuotes(s string) bool {
 	if s == `\.` {
 		return true
 	}
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case ',', '"', '\r', '\n':
-			return true
-		}
+	if csvSpecialIn(s) {
+		return true
 	}
 	first, _ := utf8.DecodeRuneInString(s)
 	return unicode.IsSpace(first)
+}
+
+// csvSpecialIn reports whether s holds a comma, a quote or a line break
+// (\r or \n): eight bytes at a time, the last eight of a longer string
+// among them, as plainJSON tests its words; one at a time when shorter.
+func csvSpecialIn(s string) bool {
+	if len(s) < 8 {
+		return strings.ContainsAny(s, ",\"\r\n")
+	}
+	b := unsafe.Slice(unsafe.StringData(s), len(s)) // read, never written
+	var hits uint64
+	for i := 0; i+8 <= len(b); i += 8 {
+		hits |= csvSpecialBits(binary.LittleEndian.Uint64(b[i:]))
+	}
+	if len(b)%8 != 0 {
+		hits |= csvSpecialBits(binary.LittleEndian.Uint64(b[len(b)-8:]))
+	}
+	return hits&byteHighs != 0
+}
+
+// csvSpecialBits returns a word with a byte's high bit set when one of
+// x's eight bytes is a comma, a quote, \r or \n, and none otherwise. A
+// byte is zero in t = x^(c×byteOnes) when it is c, and a word has a zero
+// byte when (t - byteOnes) &^ t has a high bit (a borrow only runs on
+// from a byte that was itself zero).
+func csvSpecialBits(x uint64) uint64 {
+	zero := func(t uint64) uint64 { return (t - byteOnes) &^ t }
+	return zero(x^(','*byteOnes)) | zero(x^('"'*byteOnes)) | zero(x^('\r'*byteOnes)) | zero(x^('\n'*byteOnes))
 }

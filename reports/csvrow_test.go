@@ -4,7 +4,15 @@ import (
 	"bytes"
 	"encoding/csv"
 	"math/rand/v2"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/tokenfare/tokenfare/pricing"
 )
 
 // TestCSVRowIsEncodingCSV holds appendCSVRecord to encoding/csv's Writer,
@@ -52,4 +60,94 @@ func TestCSVRowIsEncodingCSV(t *testing.T) {
 			check(t, fields)
 		}
 	})
+}
+
+// TestCSVFieldEveryByte holds appendCSVRecord to encoding/csv's Writer on
+// every byte value at every place of fields of 1 to 17 bytes (each place
+// of csvSpecialIn's eight-byte words and of the last word, which overlaps
+// them), first a plain letter, then a leading space.
+func TestCSVFieldEveryByte(t *testing.T) {
+	for _, fill := range []byte{'m', ' '} {
+		for n := 1; n <= 17; n++ {
+			for at := range n {
+				for c := range 256 {
+					b := bytes.Repeat([]byte{'m'}, n)
+					b[0] = fill
+					b[at] = byte(c)
+					field := string(b)
+					var want bytes.Buffer
+					cw := csv.NewWriter(&want)
+					if err := cw.Write([]string{field}); err != nil {
+						t.Fatal(err)
+					}
+					cw.Flush()
+					if got := appendCSVRecord(nil, []string{field}); string(got) != want.String() {
+						t.Fatalf("%q: got %q, want encoding/csv's %q", field, got, want.String())
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestReconciliationCSVIsEncodingCSV holds the reconciliation's CSV to
+// encoding/csv's Writer on the rows made from each group's fields (its
+// keys through sheetText, its decimals' String): values against a
+// column's last one (the first group's, equal bytes at another address, a
+// value to quote or guard after a plain one of its length, empty values),
+// and the day and the hour as columns together.
+func TestReconciliationCSVIsEncodingCSV(t *testing.T) {
+	day := time.Date(2026, 10, 1, 0, 0, 0, 0, time.FixedZone("CST", 8*3600))
+	base := pricing.Group{Key: pricing.GroupKey{Outcome: pricing.Priced}, Currencies: []string{"USD"}, Calls: 3, PricedCalls: 2,
+		Tokens:   pricing.TokenCounts{Input: 1234, CacheRead: 56, Output: 789, Reasoning: 12, CacheWrite1h: 4, WebSearch: 101},
+		Official: dec("0.000277602"), Recorded: dec("12.5"), Gap: dec("-12.499722398"), Ratio: decimal.NewNullDecimal(dec("45028.494031"))}
+	var gs []pricing.Group
+	for i, v := range []struct{ model, key, alias string }{
+		{"", "k,1", "a"},
+		{"m123", strings.Clone("k,1"), ""},
+		{"m\"3", "k_11", "=a"},
+		{strings.Clone("m\"3"), " k11", strings.Clone("=a")},
+		{"m123", "k\n11", "-a"},
+		{"", "", "b"},
+	} {
+		g := base
+		g.Key.Model, g.Key.Key, g.KeyAlias = v.model, v.key, v.alias
+		g.Key.Start = day.AddDate(0, 0, i/2).Add(time.Duration(i) * time.Hour)
+		gs = append(gs, g)
+	}
+	if unsafe.StringData(gs[0].Key.Key) == unsafe.StringData(gs[1].Key.Key) {
+		t.Fatal("a clone at the same address: the case does not test what it says")
+	}
+	r := sampleReconciliation()
+	r.By = []pricing.Dim{pricing.DimModel, pricing.DimKey, pricing.DimDay, pricing.DimHour}
+	r.SetGroups(gs)
+
+	var want bytes.Buffer
+	cw := csv.NewWriter(&want)
+	cw.Write([]string{"model", "key", "day", "hour", "key_alias", "calls", "priced_calls", "input", "cache_read", "cache_write", "output", "reasoning",
+		"official", "recorded", "gap", "ratio", "cache_write_1h", "web_search", "web_fetch", "file_search", "currency"})
+	for _, g := range gs {
+		row := []string{}
+		for _, d := range r.By {
+			row = append(row, sheetText(g.Key.Value(d)))
+		}
+		tk := g.Tokens
+		row = append(row, sheetText(g.KeyAlias))
+		for _, n := range []int64{g.Calls, g.PricedCalls, tk.Input, tk.CacheRead, tk.CacheWrite, tk.Output, tk.Reasoning} {
+			row = append(row, strconv.FormatInt(n, 10))
+		}
+		row = append(row, g.Official.String(), g.Recorded.String(), g.Gap.String(), g.Ratio.Decimal.StringFixed(pricing.RatioPlaces))
+		for _, n := range []int64{tk.CacheWrite1h, tk.WebSearch, tk.WebFetch, tk.FileSearch} {
+			row = append(row, strconv.FormatInt(n, 10))
+		}
+		cw.Write(append(row, "USD"))
+	}
+	cw.Flush()
+	var got bytes.Buffer
+	if err := csvReconciliation(&got, r); err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != want.String() {
+		t.Fatalf("got:\n%s\nwant encoding/csv's:\n%s", got.String(), want.String())
+	}
 }

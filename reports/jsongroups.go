@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -36,10 +37,11 @@ func jsonReconciliation(w io.Writer, r *pricing.Reconciliation) error {
 	gw := newGroupJSON(r.By)
 	lw := newListWriter(w, head, at+len(mark)-2)
 	for m, err := range r.GroupsWithMoney() {
-		if err == nil {
-			err = lw.add(func(b []byte) []byte { return gw.appendGroup(b, m.Group, m) })
-		}
 		if err != nil {
+			return err
+		}
+		lw.buf = gw.appendGroup(lw.next(), m.Group, m)
+		if err := lw.flush(); err != nil {
 			return err
 		}
 	}
@@ -64,18 +66,29 @@ func newListWriter(w io.Writer, head []byte, open int) *listWriter {
 
 // add appends an element, written by elem, four spaces in.
 func (l *listWriter) add(elem func([]byte) []byte) error {
+	l.buf = elem(l.next())
+	return l.flush()
+}
+
+// next returns the buffer with the start of an element appended: the
+// element is to be appended to it and the result put back in buf. (add
+// does so through a function, which costs a call an element.)
+func (l *listWriter) next() []byte {
 	if l.n > 0 {
 		l.buf = append(l.buf, ',')
 	}
 	l.n++
-	l.buf = elem(append(l.buf, "\n    "...))
-	if len(l.buf) >= 60<<10 {
-		if _, err := l.w.Write(l.buf); err != nil {
-			return err
-		}
-		l.buf = l.buf[:0]
+	return append(l.buf, "\n    "...)
+}
+
+// flush writes the buffer once it holds about 60 KiB.
+func (l *listWriter) flush() error {
+	if len(l.buf) < 60<<10 {
+		return nil
 	}
-	return nil
+	_, err := l.w.Write(l.buf)
+	l.buf = l.buf[:0]
+	return err
 }
 
 // close writes the rest of the document.
@@ -103,49 +116,56 @@ func mustMarshal(v any) []byte {
 // groupDocFields, which a test checks against groupDoc).
 type groupJSON struct {
 	keys []groupKeyField // in the order JSON writes a map's keys: by name
-	day  dayText
 }
 
 // groupKeyField is one entry of a group's "keys": a dimension, or the key
-// alias when alias is set.
+// alias when alias is set. The text around its value is made once: a
+// group's keys are then, field by field, a constant and the value.
 type groupKeyField struct {
-	name  string // as a JSON string
 	dim   pricing.Dim
 	alias bool
-	// plain are the last values found to need no escaping, the next
-	// replaced at plain[next%len(plain)]: groups in order repeat a key's
-	// value for its models and days, and the names of a few models, in
-	// the same strings.
-	plain [4]string
-	next  uint8
+	// first is the text before the value when the field is the first
+	// written (the object's opening with it), next when it follows
+	// another (the last one's closing quote and a comma with it): both end
+	// with the value's opening quote.
+	first, next string
+	// timeText is set for a day or an hour, whose text (digits, '-', 'T',
+	// ':', '+', 'Z') never needs escaping; time keeps its last text.
+	timeText bool
+	time     timeText
+	// last is the last value written, escaped its text as JSON writes it
+	// between the quotes (nil when it is written as it is). Groups in
+	// order repeat values (a key's for its models, a model's for its
+	// keys): a value equal to the last is not tested for escapes again.
+	last    string
+	escaped []byte
 }
 
-// isPlain reports whether v is, in memory, one of the last values found
-// to need no escaping.
-func (f *groupKeyField) isPlain(v string) bool {
-	for i := range f.plain {
-		if sameString(v, f.plain[i]) {
-			return true
-		}
-	}
-	return false
-}
-
-// notePlain keeps v as a value found to need no escaping.
-func (f *groupKeyField) notePlain(v string) {
-	f.plain[int(f.next)%len(f.plain)] = v
-	f.next++
-}
+// Text around a group's keys: their opening and closing when none is
+// written, the closing after a value.
+const (
+	noGroupKeys    = "{\n      \"keys\": {},\n      \"calls\": "
+	groupKeysClose = "\"\n      },\n      \"calls\": "
+)
 
 func newGroupJSON(by []pricing.Dim) *groupJSON {
 	g := &groupJSON{}
 	for _, d := range by {
-		g.keys = append(g.keys, groupKeyField{name: d.String(), dim: d})
+		g.keys = append(g.keys, groupKeyField{dim: d, timeText: d == pricing.DimDay || d == pricing.DimHour})
 	}
-	g.keys = append(g.keys, groupKeyField{name: keyAliasColumn, alias: true})
-	slices.SortFunc(g.keys, func(a, b groupKeyField) int { return strings.Compare(a.name, b.name) })
+	g.keys = append(g.keys, groupKeyField{alias: true})
+	name := func(f *groupKeyField) string {
+		if f.alias {
+			return keyAliasColumn
+		}
+		return f.dim.String()
+	}
+	slices.SortFunc(g.keys, func(a, b groupKeyField) int { return strings.Compare(name(&a), name(&b)) })
 	for i := range g.keys {
-		g.keys[i].name = string(appendJSONString(nil, g.keys[i].name))
+		f := &g.keys[i]
+		quoted := string(appendJSONString(nil, name(f)))
+		f.first = "{\n      \"keys\": {\n        " + quoted + ": \""
+		f.next = "\",\n        " + quoted + ": \""
 	}
 	return g
 }
@@ -153,37 +173,7 @@ func newGroupJSON(by []pricing.Dim) *groupJSON {
 // appendGroup appends the group's object, its first brace where the
 // caller stands and its lines indented by three levels and more.
 func (gw *groupJSON) appendGroup(b []byte, g *pricing.Group, m *pricing.GroupMoney) []byte {
-	b = append(b, "{\n      \"keys\": {"...)
-	n := 0
-	for i := range gw.keys {
-		f := &gw.keys[i]
-		v := g.KeyAlias
-		if !f.alias {
-			v = gw.day.value(&g.Key, f.dim)
-		} else if v == "" {
-			continue
-		}
-		if n > 0 {
-			b = append(b, ',')
-		}
-		n++
-		b = append(b, "\n        "...)
-		b = append(b, f.name...)
-		b = append(b, ": "...)
-		if f.isPlain(v) {
-			b = append(append(append(b, '"'), v...), '"')
-			continue
-		}
-		start := len(b)
-		b = appendJSONString(b, v)
-		if len(b)-start == len(v)+2 { // written as it is: nothing escaped
-			f.notePlain(v)
-		}
-	}
-	if n > 0 {
-		b = append(b, "\n      "...)
-	}
-	b = append(b, "},\n      \"calls\": "...)
+	b = gw.appendKeys(b, g)
 	b = appendInt(b, g.Calls)
 	b = append(b, ",\n      \"priced_calls\": "...)
 	b = appendInt(b, g.PricedCalls)
@@ -206,19 +196,67 @@ func (gw *groupJSON) appendGroup(b []byte, g *pricing.Group, m *pricing.GroupMon
 	if g.CacheHitTokens != 0 {
 		b = appendField(b, ",\n      \"cache_hit_tokens\": ", g.CacheHitTokens)
 	}
-	b = append(appendAmount(append(b, ",\n      \"official\": \""...), m.Official), '"')
-	b = append(appendAmount(append(b, ",\n      \"recorded\": \""...), m.Recorded), '"')
-	b = append(appendAmount(append(b, ",\n      \"gap\": \""...), m.Gap), '"')
-	b = append(appendGroupRatio(append(b, ",\n      \"ratio\": \""...), m), '"')
-	return append(b, "\n    }"...)
+	b = appendAmount(append(b, ",\n      \"official\": \""...), m.Official)
+	b = appendAmount(append(b, "\",\n      \"recorded\": \""...), m.Recorded)
+	b = appendAmount(append(b, "\",\n      \"gap\": \""...), m.Gap)
+	b = appendGroupRatio(append(b, "\",\n      \"ratio\": \""...), m)
+	return append(b, "\"\n    }"...)
+}
+
+// appendKeys appends the group's opening brace, its "keys" object and
+// the name of the field after it.
+func (gw *groupJSON) appendKeys(b []byte, g *pricing.Group) []byte {
+	written := false
+	for i := range gw.keys {
+		f := &gw.keys[i]
+		var v string
+		switch {
+		case f.alias:
+			if v = g.KeyAlias; v == "" {
+				continue
+			}
+		case f.timeText:
+			v = f.time.value(&g.Key, f.dim)
+		default:
+			v = g.Key.Value(f.dim)
+		}
+		if written {
+			b = append(b, f.next...)
+		} else {
+			b = append(b, f.first...)
+		}
+		written = true
+		b = f.appendValue(b, v)
+	}
+	if !written {
+		return append(b, noGroupKeys...)
+	}
+	return append(b, groupKeysClose...)
+}
+
+// appendValue appends v as JSON writes it between quotes.
+func (f *groupKeyField) appendValue(b []byte, v string) []byte {
+	if f.timeText {
+		return append(b, v...)
+	}
+	if v != f.last { // the same bytes at another place are the same text
+		f.last, f.escaped = v, nil
+		if !plainJSON(v) {
+			q := mustMarshal(v)
+			f.escaped = q[1 : len(q)-1]
+		}
+	}
+	if f.escaped != nil {
+		return append(b, f.escaped...)
+	}
+	return append(b, v...)
 }
 
 // dayText is GroupKey.Value with the text of the last day kept: groups
 // come in order, a day's groups one after the other (or the same few days
 // again and again), so the date is written once per day, not per group.
 type dayText struct {
-	start time.Time
-	text  string
+	day timeText
 }
 
 // value returns k.Value(d).
@@ -226,7 +264,19 @@ func (c *dayText) value(k *pricing.GroupKey, d pricing.Dim) string {
 	if d != pricing.DimDay {
 		return k.Value(d)
 	}
-	// Equal instants in the same zone write the same date.
+	return c.day.value(k, d)
+}
+
+// timeText is GroupKey.Value of one dimension of time, a day or an hour,
+// with the last text kept.
+type timeText struct {
+	start time.Time
+	text  string
+}
+
+// value returns k.Value(d); d must be the same at every call.
+func (c *timeText) value(k *pricing.GroupKey, d pricing.Dim) string {
+	// Equal instants in the same zone write the same date and hour.
 	if c.text == "" || !k.Start.Equal(c.start) || k.Start.Location() != c.start.Location() {
 		c.start, c.text = k.Start, k.Value(d)
 	}
@@ -237,58 +287,102 @@ func (c *dayText) value(k *pricing.GroupKey, d pricing.Dim) string {
 // appendGroup writes them.
 var groupDocFields = []string{"keys", "calls", "priced_calls", "tokens", "tool_uses", "cache_hit_tokens", "official", "recorded", "gap", "ratio"}
 
-// sameString reports whether a and b are the same string in memory:
-// their bytes at one address, of one length.
-func sameString(a, b string) bool {
-	return len(a) == len(b) && unsafe.StringData(a) == unsafe.StringData(b)
-}
-
 // appendField appends the text before a number, then the number.
 func appendField(b []byte, before string, n int64) []byte {
 	return appendInt(append(b, before...), n)
 }
 
 // appendInt appends strconv.FormatInt(n, 10), writing the digits of a
-// count (not negative) itself, two at a time from a table
-// (appendDigits), where strconv writes them to a buffer of its own and
-// copies them, most of a group's numbers' cost.
+// count (not negative) itself (appendDigits), where strconv writes them
+// to a buffer of its own and copies them, most of a group's numbers' cost.
 func appendInt(b []byte, n int64) []byte {
 	if n < 0 {
 		return strconv.AppendInt(b, n, 10)
 	}
-	if n < 10 {
+	if n < 10 { // most of a group's counts of tokens it did not use
 		return append(b, byte('0'+n))
+	}
+	if n < 100 {
+		p := digitPairs[n]
+		return append(b, byte(p), byte(p>>8))
 	}
 	return appendDigits(b, uint64(n))
 }
 
-// appendDigits appends the decimal digits of n, two at a time from a
-// table, where strconv.AppendInt writes them to a buffer of its own
-// and copies them.
+// appendDigits appends the decimal digits of n. Their count is found
+// first, so they are written in place, from the last, not to a buffer
+// and copied.
 func appendDigits(b []byte, n uint64) []byte {
-	var tmp [20]byte
-	i := len(tmp)
-	for n >= 100 {
-		q := n / 100
-		r := (n - q*100) * 2
-		i -= 2
-		tmp[i], tmp[i+1] = digitPairs[r], digitPairs[r+1]
-		n = q
-	}
-	if n >= 10 {
-		i -= 2
-		tmp[i], tmp[i+1] = digitPairs[2*n], digitPairs[2*n+1]
-	} else {
-		i--
-		tmp[i] = byte('0' + n)
-	}
-	return append(b, tmp[i:]...)
+	at, width := len(b), digitCount(n)
+	b = slices.Grow(b, width)[:at+width]
+	putDigits(b[at:], n)
+	return b
 }
 
-// digitPairs are the two digits of 00 to 99, one after the other.
-const digitPairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +
-	"40414243444546474849505152535455565758596061626364656667686970717273747576777879" +
-	"8081828384858687888990919293949596979899"
+// appendPadded appends n's last width digits, with zeros before n's
+// digits when it has fewer.
+func appendPadded(b []byte, n uint64, width int) []byte {
+	for ; width > len(pow10u); width-- { // more than a uint64 has
+		b = append(b, '0')
+	}
+	at := len(b)
+	b = slices.Grow(b, width)[:at+width]
+	putDigits(b[at:], n)
+	return b
+}
+
+// putDigits writes n's digits to d, the last at its end, four at a time
+// then two, from a table of pairs; zeros before them when n has fewer
+// digits than d has bytes. n must have no more.
+func putDigits(d []byte, n uint64) {
+	i := len(d)
+	for ; i >= 4; i -= 4 {
+		q := n / 10000
+		r := n - q*10000
+		hi := r / 100
+		binary.LittleEndian.PutUint32(d[i-4:], uint32(digitPairs[hi])|uint32(digitPairs[r-hi*100])<<16)
+		n = q
+	}
+	if i >= 2 {
+		q := n / 100
+		binary.LittleEndian.PutUint16(d[i-2:], digitPairs[n-q*100])
+		n = q
+		i -= 2
+	}
+	if i == 1 {
+		d[0] = byte('0' + n)
+	}
+}
+
+// digitCount returns the count of n's decimal digits, 1 for 0. From
+// n's length in bits, ×1233/4096 (just above log10 2) gives the count or
+// one less, which a comparison with a power of ten settles.
+func digitCount(n uint64) int {
+	n |= 1
+	d := bits.Len64(n) * 1233 >> 12
+	if n >= pow10u[d] {
+		d++
+	}
+	return d
+}
+
+// pow10u holds the powers of ten that fit a uint64.
+var pow10u = func() (p [20]uint64) {
+	p[0] = 1
+	for i := 1; i < len(p); i++ {
+		p[i] = p[i-1] * 10
+	}
+	return p
+}()
+
+// digitPairs[n] are the two digits of n (0 to 99), the first in the low
+// byte: one store writes them.
+var digitPairs = func() (p [100]uint16) {
+	for n := range p {
+		p[n] = uint16('0'+n/10) | uint16('0'+n%10)<<8
+	}
+	return p
+}()
 
 // appendJSONString appends s as json.Marshal writes it: quoted, and with
 // anything but printable ASCII (and <, >, & and the quote and backslash)
@@ -304,16 +398,27 @@ func appendJSONString(b []byte, s string) []byte {
 
 // plainJSON reports whether json.Marshal writes s as it is, quoted: no
 // byte of it is below 0x20, 0x7f or above, a quote, a backslash, <, > or
-// &. Eight bytes are tested at a time (a group's key is 64), the rest one
-// by one.
+// &. Eight bytes are tested at a time (a group's key is 64), the last
+// eight of a longer string among them; what a string's words hold is
+// gathered and tested once, the strings being nearly always plain.
 func plainJSON(s string) bool {
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		if escapesIn(binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))) {
-			return false
-		}
+	if len(s) < 8 {
+		return plainBytes(s)
 	}
-	for ; i < len(s); i++ {
+	b := unsafe.Slice(unsafe.StringData(s), len(s)) // read, never written
+	plain := uint64(byteHighs)
+	for i := 0; i+8 <= len(b); i += 8 {
+		plain &= plainBits(binary.LittleEndian.Uint64(b[i:]))
+	}
+	if len(b)%8 != 0 {
+		plain &= plainBits(binary.LittleEndian.Uint64(b[len(b)-8:]))
+	}
+	return plain == byteHighs
+}
+
+// plainBytes is plainJSON one byte at a time.
+func plainBytes(s string) bool {
+	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
 			return false
 		}
@@ -321,23 +426,27 @@ func plainJSON(s string) bool {
 	return true
 }
 
-// Repeated bytes, for escapesIn.
+// Repeated bytes, for plainBits.
 const (
 	byteOnes  = 0x0101010101010101
 	byteHighs = 0x8080808080808080
 )
 
-// escapesIn reports whether one of the eight bytes of x is one that
-// plainJSON refuses. A byte is zero in x^(c×byteOnes) when it is c; a word has
-// a zero byte, or one below n, when (y - n×byteOnes) &^ y has a high bit (a
-// borrow only runs on from a byte that was itself below). The pairs '"'
-// and '&' (0x22, 0x26) and '<' and '>' (0x3c, 0x3e) differ in one bit,
-// set before one comparison each.
-func escapesIn(x uint64) bool {
-	below := func(y uint64, n uint64) uint64 { return (y - n*byteOnes) &^ y }
-	hit := x | below(x, 0x20) | below(x^(0x7f*byteOnes), 1) | below(x^(0x5c*byteOnes), 1) |
-		below((x|0x04*byteOnes)^(0x26*byteOnes), 1) | below((x|0x02*byteOnes)^(0x3e*byteOnes), 1)
-	return hit&byteHighs != 0
+// plainBits returns a word whose bytes have their high bit set where x's
+// byte is one plainJSON lets through, and clear where it is not. Below
+// 0x80 (the bytes of y) a byte plus n carries into its high bit when it
+// is at least 0x80-n, and never into the next byte: y + 0x60 has the
+// bit when the byte is 0x20 or more, y + 1 when it is 0x7f, and
+// (y^c) + 0x7f when it is not c. The pairs '"' and '&' (0x22, 0x26) and
+// '<' and '>' (0x3c, 0x3e) differ in one bit, set before one comparison
+// each.
+func plainBits(x uint64) uint64 {
+	y := x &^ byteHighs
+	bs := y ^ (0x5c * byteOnes)
+	qa := (y | 0x04*byteOnes) ^ (0x26 * byteOnes)
+	lg := (y | 0x02*byteOnes) ^ (0x3e * byteOnes)
+	return ^(x | (y + byteOnes)) & (y + 0x60*byteOnes) &
+		(bs + 0x7f*byteOnes) & (qa + 0x7f*byteOnes) & (lg + 0x7f*byteOnes)
 }
 
 // appendDecimal appends d.String(), writing the digits itself when d's
@@ -370,35 +479,54 @@ const maxCoefficient = 1_000_000_000_000_000_000
 // trailing zeros after the point, none before it. c must have at most 18
 // digits and e must not be positive.
 func appendCoefficient(b []byte, c int64, e int32) []byte {
-	if e == 0 {
-		return strconv.AppendInt(b, c, 10)
-	}
 	if c < 0 {
 		b = append(b, '-')
 		c = -c
 	}
-	var tmp [24]byte
-	digits := appendDigits(tmp[:0], uint64(c))
-	point := len(digits) + int(e) // digits before the point
-	frac := digits
-	if point > 0 {
-		b = append(b, digits[:point]...)
-		frac = digits[point:]
-	} else {
-		b = append(b, '0')
+	if e == 0 {
+		return appendDigits(b, uint64(c))
 	}
-	end := len(frac)
-	for end > 0 && frac[end-1] == '0' {
+	// The zeros String leaves out are cut once written: a byte compared
+	// a zero, where dividing by ten first costs a division a zero and a
+	// test of every coefficient.
+	return trimDecimals(appendPoint(b, uint64(c), int(-e)))
+}
+
+// trimDecimals cuts the zeros at the end of b, which holds a point, and
+// the point when nothing is left after it.
+func trimDecimals(b []byte) []byte {
+	end := len(b)
+	for b[end-1] == '0' {
 		end--
 	}
-	if end == 0 {
-		return b
+	if b[end-1] == '.' {
+		end--
 	}
-	b = append(b, '.')
-	for range -point {
-		b = append(b, '0')
+	return b[:end]
+}
+
+// appendPoint appends u with its last places digits after a point,
+// "0" before it when u has no more: the whole number's digits, the point
+// and the decimals written in place at once.
+func appendPoint(b []byte, u uint64, places int) []byte {
+	if places >= len(pow10u) { // more decimals than a uint64 has digits
+		return appendPadded(append(b, "0."...), u, places)
 	}
-	return append(b, frac[:end]...)
+	whole, frac := u/pow10u[places], u%pow10u[places]
+	at, width := len(b), 1
+	if whole >= 10 {
+		width = digitCount(whole)
+	}
+	point := at + width
+	b = slices.Grow(b, width+1+places)[:point+1+places]
+	if width == 1 { // most amounts: a unit or less, a ratio
+		b[at] = byte('0' + whole)
+	} else {
+		putDigits(b[at:point], whole)
+	}
+	b[point] = '.'
+	putDigits(b[point+1:], frac)
+	return b
 }
 
 // appendFixed appends d.StringFixed(places): rounded half away from zero
@@ -459,21 +587,10 @@ func appendFixedCoefficient(b []byte, c int64, e, places int32) ([]byte, bool) {
 		b = append(b, '-')
 		c = -c
 	}
-	var tmp [24]byte
-	digits := appendDigits(tmp[:0], uint64(c))
 	if places == 0 {
-		return append(b, digits...), true
+		return appendDigits(b, uint64(c)), true
 	}
-	if len(digits) <= int(places) {
-		b = append(b, '0', '.')
-		for range int(places) - len(digits) {
-			b = append(b, '0')
-		}
-		return append(b, digits...), true
-	}
-	point := len(digits) - int(places)
-	b = append(b, digits[:point]...)
-	return append(append(b, '.'), digits[point:]...), true
+	return appendPoint(b, uint64(c), int(places)), true
 }
 
 // pow10 holds the powers of ten that fit an int64.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/shopspring/decimal"
 
@@ -46,6 +47,27 @@ func TestGroupsStreamAsTheDocument(t *testing.T) {
 		g.Key.Key = []string{"k1", "k\"2"}[i/9]
 		turns = append(turns, g)
 	}
+	// Values against the field's last one: the first group's empty and
+	// escaped values, the same bytes at another address, a value to escape
+	// after a plain one of its length and the other way round, an empty
+	// value after others, an alias missing between two.
+	var againstLast []pricing.Group
+	for i, v := range []struct{ model, key, alias string }{
+		{"", "k<1>", "a"},
+		{"m123", strings.Clone("k<1>"), ""},
+		{"m<3>", "k_11", "a<"},
+		{strings.Clone("m<3>"), "k&11", strings.Clone("a<")},
+		{"m123", strings.Clone("k&11"), ""},
+		{"", "", "b"},
+	} {
+		g := unpriced
+		g.Key.Model, g.Key.Key, g.KeyAlias = v.model, v.key, v.alias
+		g.Key.Start = day.AddDate(0, 0, i/2).Add(time.Duration(i) * time.Hour)
+		againstLast = append(againstLast, g)
+	}
+	if unsafe.StringData(againstLast[0].Key.Key) == unsafe.StringData(againstLast[1].Key.Key) {
+		t.Fatal("a clone at the same address: the case does not test what it says")
+	}
 	all := []pricing.Dim{pricing.DimModel, pricing.DimGroup, pricing.DimKey, pricing.DimTeam, pricing.DimUser,
 		pricing.DimDay, pricing.DimPeriod, pricing.DimVersion, pricing.DimHost}
 	tests := []struct {
@@ -58,6 +80,9 @@ func TestGroupsStreamAsTheDocument(t *testing.T) {
 		{name: "every dimension, values to escape", r: withGroups(all, odd, unpriced, odd)},
 		{name: "values in turn, one to escape", r: withGroups([]pricing.Dim{pricing.DimModel, pricing.DimKey}, turns...)},
 		{name: "by hour", r: withGroups([]pricing.Dim{pricing.DimHour, pricing.DimModel}, odd)},
+		{name: "values against the last ones", r: withGroups([]pricing.Dim{pricing.DimModel, pricing.DimKey, pricing.DimDay}, againstLast...)},
+		{name: "by day and hour, values against the last ones", r: withGroups([]pricing.Dim{pricing.DimHour, pricing.DimKey, pricing.DimDay}, againstLast...)},
+		{name: "by alias only, missing first", r: withGroups(nil, againstLast[1], againstLast[0], againstLast[1])},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
