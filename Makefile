@@ -3,6 +3,8 @@
 GO       ?= go
 FUZZTIME ?= 10s
 BIN      ?= bin
+# The CPU profile release builds are optimised with (bench/pgo.sh).
+PGO      := cmd/tokenfare/release.pgo
 GEN      := ./cmd/tokenfare-gen
 
 # Tools, installed by `go install` at these versions into TOOLBIN when
@@ -25,7 +27,7 @@ RACE_PKGS ?= ./ledger/... ./pricing/... ./internal/run/... ./internal/serve/... 
 SAMPLE      := testdata/sample/spendlogs-2026-10.csv
 SAMPLE_DUMP := testdata/sample/spendlogs-dump-2026-10.csv
 
-.PHONY: help test test-long race hostile bench bench-smoke fuzz lint tools release-check golden build sample bench-reconcile bench-instr bench-groups bench-report workbook-preview bench-postgres bench-serve test-citus
+.PHONY: help test test-long race hostile bench bench-smoke fuzz lint tools release-check golden build pgo sample bench-reconcile bench-instr bench-groups bench-report workbook-preview bench-postgres bench-serve test-citus
 
 PREVIEW ?= preview
 
@@ -100,9 +102,12 @@ golden: ## rewrite golden files (packages whose tests define -update)
 		echo $(GO) test -count=1 $$pkgs -update; \
 		$(GO) test -count=1 $$pkgs -update
 
-build: ## build every package and $(BIN)/tokenfare
+build: ## build every package and $(BIN)/tokenfare, optimised as releases are (PGO: cmd/tokenfare/release.pgo)
 	$(GO) build ./...
-	$(GO) build -o $(BIN)/tokenfare ./cmd/tokenfare
+	$(GO) build -pgo=$(PGO) -o $(BIN)/tokenfare ./cmd/tokenfare
+
+pgo: ## profile the benchmarks' workloads into cmd/tokenfare/release.pgo, the profile releases and make build optimise with (about 3 minutes)
+	bench/pgo.sh
 
 sample: ## regenerate the bundled sample spend logs
 	$(GO) run $(GEN) -rows 12000 -seed 1 -start 2026-10-01T00:00:00Z -days 31 -o $(SAMPLE)

@@ -32,7 +32,7 @@ results=${RESULTS:-$root/bench/groups.md}
 mkdir -p "$dir"
 [ -x /usr/bin/time ] || { echo "bench: /usr/bin/time not found; install the Debian package time" >&2; exit 2; }
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
-go build -o "$dir/tokenfare" ./cmd/tokenfare
+go build -pgo=cmd/tokenfare/release.pgo -o "$dir/tokenfare" ./cmd/tokenfare
 go build -o "$dir/tokenfare-gen" ./cmd/tokenfare-gen
 tf=$dir/tokenfare
 

@@ -34,7 +34,7 @@ fi
 head -2 "$file" > "$one"
 go build -o "$dir/readsum" ./bench/readsum
 tf=${TOKENFARE:-$dir/tokenfare-instr}
-[ -n "${TOKENFARE:-}" ] || go build -o "$tf" ./cmd/tokenfare
+[ -n "${TOKENFARE:-}" ] || go build -pgo=cmd/tokenfare/release.pgo -o "$tf" ./cmd/tokenfare
 
 count() { # count COMMAND...: instructions executed in user space, whatever COMMAND's exit status
 	# (one row may price nothing, which tokenfare reports with exit status 1).

@@ -28,7 +28,7 @@ if [ -n "${BENCH_LOG:-}" ]; then
 else
 	out=$(mktemp)
 	trap 'rm -f "$out"' EXIT
-	TOKENFARE_BENCH_ROWS=$rows go test -run='^$' -bench='^BenchmarkScale$' -benchtime=1x -timeout=3h -v ./ledger/postgres | tee "$out"
+	TOKENFARE_BENCH_ROWS=$rows go test -pgo=$root/cmd/tokenfare/release.pgo -run='^$' -bench='^BenchmarkScale$' -benchtime=1x -timeout=3h -v ./ledger/postgres | tee "$out"
 	load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 fi
 grep -q '^BenchmarkScale/bare-scan' "$out" || { echo "bench/postgres.sh: no bare-scan line in the benchmark's output" >&2; exit 1; }

@@ -30,7 +30,7 @@ if [ ! -s "$big" ]; then
 	go run ./cmd/tokenfare-gen -rows "$rows" -seed 1 -start 2026-10-01T00:00:00Z -days 31 -o "$big.tmp"
 	mv "$big.tmp" "$big"
 fi
-go build -o "$dir/tokenfare" ./cmd/tokenfare
+go build -pgo=cmd/tokenfare/release.pgo -o "$dir/tokenfare" ./cmd/tokenfare
 tf=$dir/tokenfare
 
 reconcile="$tf reconcile --calls $big -o json"

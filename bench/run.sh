@@ -88,7 +88,7 @@ fi
 
 # tokenfare joins the race only if it builds and reconciles the file.
 tokenfare_status="not run"
-if log "building tokenfare" && go build -o "$dir/tokenfare" ./cmd/tokenfare 2>"$dir/tokenfare-build.log"; then
+if log "building tokenfare" && go build -pgo=cmd/tokenfare/release.pgo -o "$dir/tokenfare" ./cmd/tokenfare 2>"$dir/tokenfare-build.log"; then
 	if "$dir/tokenfare" reconcile --calls "$big" -o json >"$dir/tokenfare.json" 2>"$dir/tokenfare.err"; then
 		tokenfare_status="ok"
 	else

@@ -176,7 +176,7 @@ total=${a%%|*}
 echo "==> $total rows on both; $(sql coordinator -At -c "SELECT count(*) FROM pg_dist_shard WHERE logicalrelid = '\"LiteLLM_SpendLogs\"'::regclass") shards on two workers" >&2
 
 bin=$dir/tokenfare
-go build -o "$bin" ./cmd/tokenfare
+go build -pgo=cmd/tokenfare/release.pgo -o "$bin" ./cmd/tokenfare
 cases=(
 	"reconcile by model|reconcile -o json"
 	"reconcile by model,key,team,user,day|reconcile --by model,key,team,user,day --tz Asia/Shanghai -o json"
