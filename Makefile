@@ -87,14 +87,15 @@ tools: ## install staticcheck STATICCHECK_VERSION and errcheck ERRCHECK_VERSION 
 RELEASE_ENV := GOPROXY=off GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.url \
 	GIT_CONFIG_VALUE_0=https://github.com/tokenfare/tokenfare.git
 
-release-check: ## check .goreleaser.yaml, build a snapshot of every release archive into dist/ offline, run its version
+release-check: ## check .goreleaser.yaml, build a snapshot of every release archive into dist/ offline, run its version, check it is built with the release profile
 	@$(call need-tool,goreleaser,github.com/goreleaser/goreleaser/v2,github.com/goreleaser/goreleaser/v2,$(GORELEASER_VERSION))
 	$(RELEASE_ENV) $(GORELEASER) check
 	$(RELEASE_ENV) $(GORELEASER) release --snapshot --clean --skip=publish
 	@set -e; bin=$$(ls dist/tokenfare_$$($(GO) env GOOS)_$$($(GO) env GOARCH)*/tokenfare); \
 		got=$$($$bin version); echo "$$bin version: $$got"; \
 		case "$$got" in *"commit $$(git rev-parse HEAD), "*) ;; \
-		*) echo "the snapshot is not stamped with commit $$(git rev-parse HEAD)"; exit 1;; esac
+		*) echo "the snapshot is not stamped with commit $$(git rev-parse HEAD)"; exit 1;; esac; \
+		$(GO) version -m $$bin | grep -q -- '-pgo=release.pgo' || { echo "the snapshot is not built with $(PGO)"; exit 1; }
 
 golden: ## rewrite golden files (packages whose tests define -update)
 	@pkgs=$$(grep -rlE --include='*_test.go' 'flag\.Bool(Var)?\(.*"update"' . | xargs -r -n1 dirname | sort -u); \
