@@ -207,8 +207,8 @@ func TestUvarintIsBinaryUvarint(t *testing.T) {
 			b := append(binary.AppendUvarint(nil, v), tail...)
 			want, n := binary.Uvarint(b)
 			d := NewDecoder(b)
-			if got := d.Uvarint(); got != want || len(b)-len(d.b) != n || d.Err() != nil {
-				t.Fatalf("Uvarint of % x: %d, %d bytes, %v; want %d, %d bytes", b, got, len(b)-len(d.b), d.Err(), want, n)
+			if got := d.Uvarint(); got != want || d.at != n || d.Err() != nil {
+				t.Fatalf("Uvarint of % x: %d, %d bytes, %v; want %d, %d bytes", b, got, d.at, d.Err(), want, n)
 			}
 			s := int64(v)
 			b = append(binary.AppendVarint(nil, s), tail...)
