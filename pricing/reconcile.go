@@ -275,6 +275,10 @@ type groupSum struct {
 	g                  Group
 	official, recorded ExactSum
 	blend              blendParts // when the engine keeps them (OutputChargeback)
+	// ids are the numbers of the group's texts among its engine's runs'
+	// (runTexts), by slot (textOf), when numbered: read back from a run.
+	ids      [runStrings]text
+	numbered bool
 }
 
 // add adds bucket b to the group.

@@ -51,7 +51,8 @@ func TestRunRecordsRoundTrip(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			codec := func() extsort.Codec[groupSum] { return &groupCodec{zone: shanghai} }
+			texts := &runTexts{} // the numbers of the texts, written and read
+			codec := func() extsort.Codec[groupSum] { return newGroupCodec(shanghai, nil, false, texts, AllDims()) }
 			_, runs := writeRecords(t, "run", codec, tc.s, tc.s)
 			read, err := readRecords(runs)
 			if err != nil || len(read) != 2 {
@@ -95,7 +96,8 @@ func sameGroup(a, b *Group) bool {
 // (ErrSpill) naming the run, never a group short of its sums.
 func TestRunCutShort(t *testing.T) {
 	s := groupSum{g: Group{Key: GroupKey{Model: "m", Key: "k"}, Currencies: []string{"USD"}, Calls: 3}}
-	codec := func() extsort.Codec[groupSum] { return &groupCodec{zone: time.UTC} }
+	texts := &runTexts{} // the numbers of the texts, written and read
+	codec := func() extsort.Codec[groupSum] { return newGroupCodec(time.UTC, nil, false, texts, AllDims()) }
 	for cut := 1; ; cut++ {
 		m, runs := writeRecords(t, "run", codec, s)
 		whole := len(m.runs["run-000000"])
@@ -268,7 +270,8 @@ func TestRunRecordsOfTextsInTurn(t *testing.T) {
 		rec("m3", "k2", "a1", ""), rec("", "", "", ""), rec("m3", "k2", "a2", "x"), rec("m1", "k2", "a2", "x"),
 		rec("m2", "k1", "a1", "x"), rec("m2", "k1", "a1", "x"),
 	}
-	codec := func() extsort.Codec[groupSum] { return &groupCodec{zone: time.UTC} }
+	texts := &runTexts{} // the numbers of the texts, written and read
+	codec := func() extsort.Codec[groupSum] { return newGroupCodec(time.UTC, nil, false, texts, AllDims()) }
 	_, runs := writeRecords(t, "run", codec, recs...)
 	read, err := readRecords(runs)
 	if err != nil || len(read) != len(recs) {

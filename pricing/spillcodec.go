@@ -2,6 +2,7 @@ package pricing
 
 import (
 	"fmt"
+	"math/bits"
 	"slices"
 	"time"
 
@@ -11,36 +12,37 @@ import (
 	"github.com/tokenfare/tokenfare/tariffs"
 )
 
-// A record of a run of groups is a partial group: which of its key's texts
-// and the key alias are not empty (a bit each) and, above them, which of
-// those are the last record's (a bit each), the others (each a length and
-// bytes), its start (a byte: none, the last record's, or Unix seconds
-// after it), outcome, currencies (their number plus one, then each, or 0
-// for the last record's list),
-// which of its counts are not zero (a bit each) and those counts, and its
-// official cost and
-// recorded spend as exact sums (ExactSum's integer and exponent, then a
-// flag and the decimal part's text); then, when the engine keeps them
-// (OutputChargeback), its blend parts: how many, each its model's id and
-// quantities, then the cost of the calls the blend leaves out, an exact
-// sum. Integers are varints (extsort.Encoder).
-
-// runStrings is how many texts a record of a group starts with.
-const runStrings = 11
+// A record of a run of groups is a partial group: its texts (runTexts),
+// those of the slots the engine's dimensions fill (textSlots), each the
+// last record's (a bit each, in a uvarint first) or its number plus one,
+// or 0 and the text itself when it has no number; its start (a byte:
+// none, the last record's, or Unix seconds after it), outcome,
+// currencies (their number plus one, then each, or 0 for the last
+// record's list), which of its counts are not zero (a bit each) and those
+// counts, and its official cost and recorded spend as exact sums
+// (ExactSum's integer and exponent, then a flag and the decimal part's
+// text); then, when the engine keeps them (OutputChargeback), its blend
+// parts: how many, each its model's id and quantities, then the cost of
+// the calls the blend leaves out, an exact sum. Integers are varints
+// (extsort.Encoder).
 
 // groupCodec writes and reads the records of a run of groups; one is made
-// for each run read, as it keeps the last texts and currencies read.
+// for each run written or read, as it keeps the last record's texts and
+// currencies.
 type groupCodec struct {
 	zone  *time.Location
 	cat   *tariffs.Catalog // the models of the records' blend parts; nil when they have none
 	blend bool             // write the groups' blend parts
-	// last holds each text's last values, most recent first, one of them
-	// kept when the next record has the same (a day's groups come key by
-	// key, and a key's groups model by model): no string is made then.
-	last [runStrings]extsort.Recent
-	// prev are the texts of the last record written: a text the same is
-	// written as a bit (a key's groups come model by model).
-	prev      [runStrings]string
+	texts *runTexts        // the numbers of the records' texts
+	slots []uint8          // the slots of the texts a record holds (textSlots)
+	// ids and strs are the last record's texts, by the place of their
+	// slot in slots: a text the same is written as a bit (a key's
+	// groups come day by day, a day's key by key).
+	ids  [runStrings]text
+	strs [runStrings]string
+	// last holds the last values of each text written whole (past
+	// maxRunTexts), most recent first.
+	last      [runStrings]extsort.Recent
 	prevStart time.Time // the start of the last record written or read
 	cur       []string  // the currencies of the last record
 	// scratch is where a record's currencies are read, to be compared
@@ -48,30 +50,18 @@ type groupCodec struct {
 	scratch []string
 }
 
+// newGroupCodec returns the codec of a run of the groups by dims, whose
+// texts texts numbers.
+func newGroupCodec(zone *time.Location, cat *tariffs.Catalog, blend bool, texts *runTexts, dims []Dim) *groupCodec {
+	return &groupCodec{zone: zone, cat: cat, blend: blend, texts: texts, slots: textSlots(dims)}
+}
+
 // Encode writes partial group s.
 func (c *groupCodec) Encode(e *extsort.Encoder, s *groupSum) {
 	g := &s.g
-	k := &g.Key
-	texts := [runStrings]string{k.Model, k.Group, k.Key, k.Team, k.User, k.Period, k.Version, k.Host, k.Tag, k.Meta, g.KeyAlias}
-	var some uint64 // bit i: texts[i] is not empty; bit runStrings+i: it is the last record's
-	for i, str := range texts {
-		switch {
-		case str == "":
-		case str == c.prev[i]:
-			some |= 1<<i | 1<<(runStrings+i)
-		default:
-			some |= 1 << i
-		}
-	}
-	e.Uvarint(some)
-	for i, str := range texts {
-		if some&(1<<i) != 0 && some&(1<<(runStrings+i)) == 0 {
-			e.String(str)
-		}
-	}
-	c.prev = texts
-	c.encodeStart(e, k.Start)
-	e.Uvarint(uint64(k.Outcome))
+	c.encodeTexts(e, s)
+	c.encodeStart(e, g.Key.Start)
+	e.Uvarint(uint64(g.Key.Outcome))
 	c.encodeCurrencies(e, g.Currencies)
 	counts := g.counts()
 	var nonzero uint64 // bit i: *counts[i] is not 0
@@ -81,10 +71,8 @@ func (c *groupCodec) Encode(e *extsort.Encoder, s *groupSum) {
 		}
 	}
 	e.Uvarint(nonzero)
-	for _, n := range counts {
-		if *n != 0 {
-			e.Varint(*n)
-		}
+	for m := nonzero; m != 0; m &= m - 1 {
+		e.Varint(*counts[bits.TrailingZeros64(m)])
 	}
 	encodeSum(e, &s.official)
 	encodeSum(e, &s.recorded)
@@ -93,27 +81,49 @@ func (c *groupCodec) Encode(e *extsort.Encoder, s *groupSum) {
 	}
 }
 
-// Decode reads partial group s.
-func (c *groupCodec) Decode(d *extsort.Decoder, s *groupSum) {
-	*s = groupSum{}
-	g := &s.g
-	k := &g.Key
-	some := d.Uvarint()
-	for i, p := range [runStrings]*string{&k.Model, &k.Group, &k.Key, &k.Team, &k.User, &k.Period, &k.Version, &k.Host, &k.Tag, &k.Meta, &g.KeyAlias} {
-		switch {
-		case some&(1<<(runStrings+i)) != 0: // the last record's, first in last[i]
-			*p = c.last[i][0]
-		case some&(1<<i) != 0:
-			*p = d.Recent(&c.last[i])
+// encodeTexts writes the texts of s: the bits of those that are the last
+// record's, then each of the others' number plus one, or 0 and the text.
+func (c *groupCodec) encodeTexts(e *extsort.Encoder, s *groupSum) {
+	var ids [runStrings]text
+	var same uint64 // bit j: the text of slots[j] is the last record's
+	for j, i := range c.slots {
+		n := s.ids[i]
+		if !s.numbered {
+			n = c.texts.id(*textOf(&s.g, int(i)))
+		}
+		if ids[j] = n; n == c.ids[j] && n != absentText {
+			same |= 1 << j
 		}
 	}
-	c.decodeStart(d, &k.Start)
-	k.Outcome = Outcome(d.Uvarint())
+	e.Uvarint(same)
+	for j, i := range c.slots {
+		switch n := ids[j]; {
+		case same&(1<<j) != 0:
+		case n == absentText:
+			e.Uvarint(0)
+			e.String(*textOf(&s.g, int(i)))
+		default:
+			e.Uvarint(uint64(n) + 1)
+		}
+	}
+	c.ids = ids
+}
+
+// Decode reads partial group s.
+func (c *groupCodec) Decode(d *extsort.Decoder, s *groupSum) {
+	*s = groupSum{numbered: true}
+	g := &s.g
+	c.decodeTexts(d, s)
+	c.decodeStart(d, &g.Key.Start)
+	g.Key.Outcome = Outcome(d.Uvarint())
 	c.currencies(d, g)
-	nonzero := d.Uvarint()
-	for i, n := range g.counts() {
-		if nonzero&(1<<i) != 0 {
-			*n = d.Varint()
+	counts := g.counts()
+	for m := d.Uvarint(); m != 0; m &= m - 1 {
+		if i := bits.TrailingZeros64(m); i < len(counts) {
+			*counts[i] = d.Varint()
+		} else {
+			d.Fail(fmt.Errorf("count %d of %d", i, len(counts)))
+			return
 		}
 	}
 	decodeSum(d, &s.official)
@@ -121,6 +131,32 @@ func (c *groupCodec) Decode(d *extsort.Decoder, s *groupSum) {
 	if c.cat != nil {
 		c.blendParts(d, &s.blend)
 	}
+}
+
+// decodeTexts reads the texts of s, numbered, Encode's: no string is made
+// but of a text written whole.
+func (c *groupCodec) decodeTexts(d *extsort.Decoder, s *groupSum) {
+	same := d.Uvarint()
+	for j, i := range c.slots {
+		if same&(1<<j) == 0 {
+			c.ids[j], c.strs[j] = c.text(d, j)
+		}
+		s.ids[i], *textOf(&s.g, int(i)) = c.ids[j], c.strs[j]
+	}
+}
+
+// text reads the text of slots[j] when it is not the last record's: its
+// number and string.
+func (c *groupCodec) text(d *extsort.Decoder, j int) (text, string) {
+	v := d.Uvarint()
+	if v == 0 {
+		return absentText, d.Recent(&c.last[j])
+	}
+	str, ok := c.texts.of(v - 1)
+	if !ok && d.Err() == nil {
+		d.Fail(fmt.Errorf("text %d, which the runs did not number", v-1))
+	}
+	return text(v - 1), str
 }
 
 // counts returns the group's counts, in the order of a run's records.
