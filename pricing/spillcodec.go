@@ -64,12 +64,7 @@ func (c *groupCodec) Encode(e *extsort.Encoder, s *groupSum) {
 	e.Uvarint(uint64(g.Key.Outcome))
 	c.encodeCurrencies(e, g.Currencies)
 	counts := g.counts()
-	var nonzero uint64 // bit i: *counts[i] is not 0
-	for i, n := range counts {
-		if *n != 0 {
-			nonzero |= 1 << i
-		}
-	}
+	nonzero := g.nonzeroCounts()
 	e.Uvarint(nonzero)
 	for m := nonzero; m != 0; m &= m - 1 {
 		e.Varint(*counts[bits.TrailingZeros64(m)])
@@ -157,6 +152,16 @@ func (c *groupCodec) text(d *extsort.Decoder, j int) (text, string) {
 		d.Fail(fmt.Errorf("text %d, which the runs did not number", v-1))
 	}
 	return text(v - 1), str
+}
+
+// nonzeroCounts returns which of the group's counts are not zero, bit i
+// for counts()[i].
+func (g *Group) nonzeroCounts() uint64 {
+	t := &g.Tokens
+	return boolBit(g.Calls != 0) | boolBit(g.PricedCalls != 0)<<1 | boolBit(t.Input != 0)<<2 | boolBit(t.CacheRead != 0)<<3 |
+		boolBit(t.CacheWrite != 0)<<4 | boolBit(t.Output != 0)<<5 | boolBit(t.Reasoning != 0)<<6 | boolBit(t.CacheWrite1h != 0)<<7 |
+		boolBit(t.WebSearch != 0)<<8 | boolBit(t.WebFetch != 0)<<9 | boolBit(t.FileSearch != 0)<<10 |
+		boolBit(g.TimedTokens != 0)<<11 | boolBit(g.PeakTokens != 0)<<12 | boolBit(g.CacheHitTokens != 0)<<13
 }
 
 // counts returns the group's counts, in the order of a run's records.

@@ -120,26 +120,32 @@ func (d *Decoder) cut() {
 	d.at = len(d.b)
 }
 
-// Uvarint reads an unsigned varint; one of a byte, as most are, inline.
+// wordSlack is the room a run's reader leaves after a record, so that
+// a varint near its end is read a word at a time too (Uvarint).
+const wordSlack = 8
+
+// Uvarint reads an unsigned varint: one of at most eight bytes, as most
+// are, a word at a time (wordUvarint) when the record's memory has eight
+// bytes from it (a run's reader leaves wordSlack after each record); the
+// bytes past the record are read, never taken.
 func (d *Decoder) Uvarint() uint64 {
-	if at := d.at; at < len(d.b) && d.b[at] < 0x80 {
-		d.at = at + 1
-		return uint64(d.b[at])
+	if at := d.at; at+8 <= cap(d.b) {
+		w := binary.LittleEndian.Uint64(d.b[at : at+8])
+		if w&0x80 == 0 && at < len(d.b) {
+			d.at = at + 1
+			return w & 0x7f
+		}
+		if v, n := wordUvarint(w); n > 0 && at+n <= len(d.b) {
+			d.at = at + n
+			return v
+		}
 	}
 	return d.longUvarint()
 }
 
-// longUvarint reads an unsigned varint of any length: one of at most
-// eight bytes with eight bytes to read, a word at a time (wordUvarint).
+// longUvarint reads an unsigned varint of any length.
 func (d *Decoder) longUvarint() uint64 {
-	rest := d.b[d.at:]
-	if len(rest) >= 8 {
-		if v, n := wordUvarint(binary.LittleEndian.Uint64(rest)); n > 0 {
-			d.at += n
-			return v
-		}
-	}
-	v, n := binary.Uvarint(rest)
+	v, n := binary.Uvarint(d.b[d.at:])
 	if n <= 0 {
 		d.cut()
 		return 0
