@@ -38,7 +38,8 @@ type groupCursor struct {
 	ranks  []uint32 // bucket i's numbers in ranks[i*nd:]
 	nd     int      // the number of dimensions
 	order  []rankedBucket
-	at     int // the next bucket of order
+	packed bool // order's packed numbers are set: equal for the buckets of a group
+	at     int  // the next bucket of order
 	groups int // how many groups there are
 	e      *Engine
 	blend  bool // sum the groups' blend parts too
@@ -62,7 +63,7 @@ func (e *Engine) groupCursor(bs []*bucket) *groupCursor {
 	}
 	var width []uint8
 	c.ranks, width = e.valueRanks(bs, dims)
-	c.order = sortByRanks(c.ranks, width, c.nd)
+	c.order, c.packed = sortByRanks(c.ranks, width, c.nd), width != nil
 	c.groups = 1
 	for i := 1; i < len(c.order); i++ {
 		if !c.same(c.order[i-1].at, c.order[i].at) {
@@ -94,10 +95,14 @@ func (c *groupCursor) next(s *groupSum, of []int32, n int32) bool {
 	if c.at >= len(c.order) {
 		return false
 	}
-	first := c.order[c.at].at
-	*s = groupSum{g: Group{Key: c.e.groupKeyOf(c.bs[first])}}
-	for ; c.at < len(c.order) && c.same(first, c.order[c.at].at); c.at++ {
+	first, packed := c.order[c.at].at, c.order[c.at].packed
+	*s = groupSum{}
+	c.e.keyInto(&s.g.Key, c.bs[first], c.e.opts.Dims)
+	for ; c.at < len(c.order); c.at++ {
 		i := c.order[c.at].at
+		if c.packed && c.order[c.at].packed != packed || !c.packed && !c.same(first, i) {
+			break
+		}
 		if of != nil {
 			of[i] = n
 		}

@@ -380,6 +380,13 @@ func (e *Engine) groupKeyOf(b *bucket) GroupKey { return e.groupKeyBy(b, e.opts.
 // groupKeyBy names the bucket's group in each of dims.
 func (e *Engine) groupKeyBy(b *bucket, dims []Dim) GroupKey {
 	var k GroupKey
+	e.keyInto(&k, b, dims)
+	return k
+}
+
+// keyInto sets the fields of *k of each of dims to bucket b's group's:
+// in place, where a key returned is copied twice into a group's sum.
+func (e *Engine) keyInto(k *GroupKey, b *bucket, dims []Dim) {
 	for _, d := range dims {
 		switch d {
 		case DimModel:
@@ -408,7 +415,6 @@ func (e *Engine) groupKeyBy(b *bucket, dims []Dim) GroupKey {
 			k.Meta = e.table.values.of(b.k.holder.meta)
 		}
 	}
-	return k
 }
 
 // SortByOfficial orders groups by official cost, dearest first; groups of
