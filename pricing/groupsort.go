@@ -40,7 +40,7 @@ type groupCursor struct {
 	order  []rankedBucket
 	packed bool // order's packed numbers are set: equal for the buckets of a group
 	at     int  // the next bucket of order
-	groups int // how many groups there are
+	groups int  // how many groups there are
 	e      *Engine
 	blend  bool // sum the groups' blend parts too
 }

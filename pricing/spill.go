@@ -105,9 +105,9 @@ func (e *Engine) Close() error { return e.runs.remove() }
 type groupStream struct {
 	runs  *extsort.Runs[groupSum]
 	texts *runTexts // ranked before the runs are read back
-	mem  *groupCursor
-	ref  *runFiles
-	err  error // the engine was closed before the stream was made
+	mem   *groupCursor
+	ref   *runFiles
+	err   error // the engine was closed before the stream was made
 }
 
 // groupStream returns the stream of the engine's groups, from its runs
