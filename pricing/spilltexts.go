@@ -27,7 +27,8 @@ const maxRunTexts = 1 << 18
 // runTexts numbers the texts of an engine's runs. The zero value is
 // ready to use.
 type runTexts struct {
-	t texts
+	t   texts
+	max int // the bound of the texts; 0: maxRunTexts
 	// ranks are the places of the texts numbered when they were last
 	// ranked, by number, in byte order: a number past them is compared
 	// as text.
@@ -37,7 +38,7 @@ type runTexts struct {
 // id returns the number of s, numbering it when new, or absentText when
 // it is new and the texts are at their bound.
 func (r *runTexts) id(s string) text {
-	if r.t.len() >= maxRunTexts {
+	if r.t.len() >= cmp.Or(r.max, maxRunTexts) {
 		return r.t.lookup(s)
 	}
 	return r.t.id(s)
