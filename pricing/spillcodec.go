@@ -106,7 +106,7 @@ func (c *groupCodec) encodeTexts(e *extsort.Encoder, s *groupSum) {
 
 // Decode reads partial group s.
 func (c *groupCodec) Decode(d *extsort.Decoder, s *groupSum) {
-	*s = groupSum{numbered: true}
+	s.clearToRead()
 	g := &s.g
 	c.decodeTexts(d, s)
 	c.decodeStart(d, &g.Key.Start)
@@ -126,6 +126,21 @@ func (c *groupCodec) Decode(d *extsort.Decoder, s *groupSum) {
 	if c.cat != nil {
 		c.blendParts(d, &s.blend)
 	}
+}
+
+// clearToRead zeroes what Decode does not write of every record: the
+// sums, the counts (a record holds those not zero) and the start, where
+// a whole sum of 600 bytes was cleared. The key's texts Decode does not
+// write (those of no slot of the codec's) are empty in every sum read
+// into: a merge's sums, decoded or made from buckets (groupCursor), are
+// of the same dimensions.
+func (s *groupSum) clearToRead() {
+	g := &s.g
+	g.Key.Start = time.Time{}
+	g.Calls, g.PricedCalls, g.Tokens = 0, 0, TokenCounts{}
+	g.TimedTokens, g.PeakTokens, g.CacheHitTokens = 0, 0, 0
+	s.official, s.recorded, s.blend = ExactSum{}, ExactSum{}, blendParts{}
+	s.numbered = true
 }
 
 // decodeTexts reads the texts of s, numbered, Encode's: no string is made

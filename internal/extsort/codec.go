@@ -135,6 +135,10 @@ func (d *Decoder) Uvarint() uint64 {
 			d.at = at + 1
 			return w & 0x7f
 		}
+		if w&0x8000 == 0 && at+2 <= len(d.b) { // two bytes, the next most
+			d.at = at + 2
+			return w&0x7f | w>>1&0x3f80
+		}
 		if v, n := wordUvarint(w); n > 0 && at+n <= len(d.b) {
 			d.at = at + n
 			return v
