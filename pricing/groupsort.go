@@ -207,15 +207,7 @@ func (e *Engine) valueRanks(bs []*bucket, dims []Dim) (ranks []uint32, width []u
 			}
 		}
 		// Number the values in the order of their texts.
-		keys := make([]GroupKey, len(firsts))
-		for i, b := range firsts {
-			keys[i] = e.groupKeyBy(b, []Dim{d})
-		}
-		perm := make([]uint32, len(firsts))
-		for i := range perm {
-			perm[i] = uint32(i)
-		}
-		slices.SortFunc(perm, func(a, b uint32) int { return compareValue(&keys[a], &keys[b], d) })
+		perm := e.valueOrder(firsts, dims[j:j+1])
 		final := make([]uint32, len(firsts))
 		for pos, i := range perm {
 			final[i] = uint32(pos)
@@ -230,6 +222,41 @@ func (e *Engine) valueRanks(bs []*bucket, dims []Dim) (ranks []uint32, width []u
 		width = nil
 	}
 	return ranks, width
+}
+
+// valueOrder returns the places in firsts of their buckets' values in
+// dimension dim[0], in the order of the values' texts: a text compared
+// as bytes where the dimension's values are texts alone (slotOf), else
+// as compareValue compares keys.
+func (e *Engine) valueOrder(firsts []*bucket, dim []Dim) []uint32 {
+	d := dim[0]
+	perm := make([]uint32, len(firsts))
+	if i := slotOf(d); i >= 0 {
+		type textAt struct {
+			s  string
+			at uint32
+		}
+		vals := make([]textAt, len(firsts))
+		var g Group
+		for n, b := range firsts {
+			text := textOf(&g, i)
+			*text = "" // keyInto sets no version of a bucket that has none
+			e.keyInto(&g.Key, b, dim)
+			vals[n] = textAt{*text, uint32(n)}
+		}
+		slices.SortFunc(vals, func(a, b textAt) int { return strings.Compare(a.s, b.s) })
+		for pos, v := range vals {
+			perm[pos] = v.at
+		}
+		return perm
+	}
+	keys := make([]GroupKey, len(firsts))
+	for n, b := range firsts {
+		e.keyInto(&keys[n], b, dim)
+		perm[n] = uint32(n)
+	}
+	slices.SortFunc(perm, func(a, b uint32) int { return compareValue(&keys[a], &keys[b], d) })
+	return perm
 }
 
 // textDim reports whether valueOf gives d's values as the numbers of the
