@@ -161,51 +161,7 @@ func (e *Engine) valueRanks(bs []*bucket, dims []Dim) (ranks []uint32, width []u
 	width = make([]uint8, len(dims))
 	total := 0
 	for j, d := range dims {
-		number := map[dimValue]uint32{}
-		// A text's numbers are dense, so its values are numbered in a
-		// list rather than a map.
-		var byText []uint32
-		if textDim(d) {
-			byText = make([]uint32, e.table.values.len()+1)
-		}
-		var firsts []*bucket // a bucket of each value, by number
-		var last dimValue
-		var lastR uint32
-		// A tariff model's number, by its address: found without
-		// hashing its name, after the first of its buckets.
-		var byModel map[*tariffs.Model]uint32
-		if d == DimModel {
-			byModel = map[*tariffs.Model]uint32{}
-		}
-		for i, b := range bs {
-			if r, ok := byModel[b.k.model]; ok && b.k.model != nil {
-				ranks[i*len(dims)+j] = r
-				continue
-			}
-			v := e.valueOf(b, d)
-			r, ok := lastR, i > 0 && v == last // buckets come mostly in time order: a day's one after the other
-			switch {
-			case ok:
-			case byText != nil && v.n < int64(len(byText)):
-				if r = byText[v.n]; r == 0 {
-					firsts = append(firsts, b)
-					r = uint32(len(firsts))
-					byText[v.n] = r
-				}
-				r-- // byText holds numbers from 1, 0 for none
-			default:
-				if r, ok = number[v]; !ok {
-					r = uint32(len(firsts))
-					number[v] = r
-					firsts = append(firsts, b)
-				}
-			}
-			last, lastR = v, r
-			ranks[i*len(dims)+j] = r
-			if byModel != nil && b.k.model != nil {
-				byModel[b.k.model] = r
-			}
-		}
+		firsts := e.numberValues(bs, d, ranks[j:], len(dims))
 		// Number the values in the order of their texts.
 		perm := e.valueOrder(firsts, dims[j:j+1])
 		final := make([]uint32, len(firsts))
@@ -257,6 +213,97 @@ func (e *Engine) valueOrder(firsts []*bucket, dim []Dim) []uint32 {
 	}
 	slices.SortFunc(perm, func(a, b uint32) int { return compareValue(&keys[a], &keys[b], d) })
 	return perm
+}
+
+// numberValues numbers the distinct values of the buckets bs in
+// dimension d, from 0 in the order met, bucket i's in ranks[i*stride],
+// and returns a bucket of each value, by number.
+func (e *Engine) numberValues(bs []*bucket, d Dim, ranks []uint32, stride int) []*bucket {
+	if textDim(d) {
+		if firsts, ok := e.numberTexts(bs, d, ranks, stride); ok {
+			return firsts
+		}
+	}
+	number := map[dimValue]uint32{}
+	var firsts []*bucket // a bucket of each value, by number
+	var last dimValue
+	var lastR uint32
+	// A tariff model's number, by its address: found without hashing
+	// its name, after the first of its buckets; the last one's without
+	// a look-up.
+	var byModel map[*tariffs.Model]uint32
+	var lastModel *tariffs.Model
+	if d == DimModel {
+		byModel = map[*tariffs.Model]uint32{}
+	}
+	for i, b := range bs {
+		if m := b.k.model; m != nil && byModel != nil {
+			if m == lastModel {
+				ranks[i*stride] = lastR
+				continue
+			}
+			if r, ok := byModel[m]; ok {
+				ranks[i*stride], lastModel, lastR, last = r, m, r, dimValue{s: m.ID}
+				continue
+			}
+		}
+		v := e.valueOf(b, d)
+		r, ok := lastR, i > 0 && v == last // buckets come mostly in time order: a day's one after the other
+		if !ok {
+			if r, ok = number[v]; !ok {
+				r = uint32(len(firsts))
+				number[v] = r
+				firsts = append(firsts, b)
+			}
+		}
+		last, lastR, lastModel = v, r, nil
+		ranks[i*stride] = r
+		if byModel != nil && b.k.model != nil {
+			byModel[b.k.model], lastModel = r, b.k.model
+		}
+	}
+	return firsts
+}
+
+// numberTexts is numberValues for a dimension whose values are the
+// engine's texts (textDim), numbered in a list by their numbers, which
+// are dense; false when a bucket's has none (absentText).
+func (e *Engine) numberTexts(bs []*bucket, d Dim, ranks []uint32, stride int) ([]*bucket, bool) {
+	byText := make([]uint32, e.table.values.len()+1) // numbers from 1, 0 for none
+	var firsts []*bucket
+	for i, b := range bs {
+		n := textIn(b, d)
+		if int(n) >= len(byText) {
+			return nil, false
+		}
+		r := byText[n]
+		if r == 0 {
+			firsts = append(firsts, b)
+			r = uint32(len(firsts))
+			byText[n] = r
+		}
+		ranks[i*stride] = r - 1
+	}
+	return firsts, true
+}
+
+// textIn returns bucket b's text in dimension d, one of textDim's.
+func textIn(b *bucket, d Dim) text {
+	switch d {
+	case DimGroup:
+		return b.k.group
+	case DimKey:
+		return b.k.holder.key
+	case DimTeam:
+		return b.k.holder.team
+	case DimUser:
+		return b.k.holder.user
+	case DimHost:
+		return b.k.served
+	case DimTag:
+		return b.k.holder.tag
+	}
+	return b.k.holder.meta
 }
 
 // textDim reports whether valueOf gives d's values as the numbers of the
