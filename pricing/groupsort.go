@@ -126,14 +126,6 @@ func (e *Engine) valueOf(b *bucket, d Dim) dimValue {
 	switch d {
 	case DimModel:
 		return dimValue{s: e.nameOf(&b.k)}
-	case DimGroup:
-		return dimValue{n: int64(b.k.group)}
-	case DimKey:
-		return dimValue{n: int64(b.k.holder.key)}
-	case DimTeam:
-		return dimValue{n: int64(b.k.holder.team)}
-	case DimUser:
-		return dimValue{n: int64(b.k.holder.user)}
 	case DimDay, DimHour:
 		return dimValue{n: b.k.slot}
 	case DimPeriod:
@@ -142,14 +134,9 @@ func (e *Engine) valueOf(b *bucket, d Dim) dimValue {
 		if b.k.version != nil {
 			return dimValue{s: b.k.version.Name}
 		}
-	case DimHost:
-		return dimValue{n: int64(b.k.served)}
-	case DimTag:
-		return dimValue{n: int64(b.k.holder.tag)}
-	case DimMeta:
-		return dimValue{n: int64(b.k.holder.meta)}
+		return dimValue{}
 	}
-	return dimValue{}
+	return dimValue{n: int64(textIn(b, d))}
 }
 
 // valueRanks numbers, for each of dims, the distinct values of the
@@ -287,7 +274,8 @@ func (e *Engine) numberTexts(bs []*bucket, d Dim, ranks []uint32, stride int) ([
 	return firsts, true
 }
 
-// textIn returns bucket b's text in dimension d, one of textDim's.
+// textIn returns the number of bucket b's text in dimension d, one of
+// textDim's.
 func textIn(b *bucket, d Dim) text {
 	switch d {
 	case DimGroup:
