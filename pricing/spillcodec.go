@@ -18,9 +18,9 @@ import (
 // or 0 and the text itself when it has no number; its start (a byte:
 // none, the last record's, or Unix seconds after it), outcome,
 // currencies (their number plus one, then each, or 0 for the last
-// record's list), which of its counts are not zero (a bit each) and those
-// counts, and its official cost and recorded spend as exact sums
-// (ExactSum's integer and exponent, then a flag and the decimal part's
+// record's list), its numbers (encodeNumbers: which of its counts are not
+// zero and those counts, and its official cost and recorded spend as
+// exact sums, ExactSum's integer and exponent and its decimal part's
 // text); then, when the engine keeps them (OutputChargeback), its blend
 // parts: how many, each its model's id and quantities, then the cost of
 // the calls the blend leaves out, an exact sum. Integers are varints
@@ -44,6 +44,7 @@ type groupCodec struct {
 	// maxRunTexts), most recent first.
 	last      [runStrings]extsort.Recent
 	prevStart time.Time // the start of the last record written or read
+	exps      [2]int32  // the sums' exponents of the last record that wrote them
 	cur       []string  // the currencies of the last record
 	// scratch is where a record's currencies are read, to be compared
 	// with the last record's before a list is made.
@@ -63,14 +64,7 @@ func (c *groupCodec) Encode(e *extsort.Encoder, s *groupSum) {
 	c.encodeStart(e, g.Key.Start)
 	e.Uvarint(uint64(g.Key.Outcome))
 	c.encodeCurrencies(e, g.Currencies)
-	counts := g.counts()
-	nonzero := g.nonzeroCounts()
-	e.Uvarint(nonzero)
-	for m := nonzero; m != 0; m &= m - 1 {
-		e.Varint(*counts[bits.TrailingZeros64(m)])
-	}
-	encodeSum(e, &s.official)
-	encodeSum(e, &s.recorded)
+	c.encodeNumbers(e, s)
 	if c.blend {
 		encodeBlend(e, &s.blend)
 	}
@@ -112,17 +106,7 @@ func (c *groupCodec) Decode(d *extsort.Decoder, s *groupSum) {
 	c.decodeStart(d, &g.Key.Start)
 	g.Key.Outcome = Outcome(d.Uvarint())
 	c.currencies(d, g)
-	counts := g.counts()
-	for m := d.Uvarint(); m != 0; m &= m - 1 {
-		if i := bits.TrailingZeros64(m); i < len(counts) {
-			*counts[i] = d.Varint()
-		} else {
-			d.Fail(fmt.Errorf("count %d of %d", i, len(counts)))
-			return
-		}
-	}
-	decodeSum(d, &s.official)
-	decodeSum(d, &s.recorded)
+	c.decodeNumbers(d, s)
 	if c.cat != nil {
 		c.blendParts(d, &s.blend)
 	}
@@ -169,21 +153,101 @@ func (c *groupCodec) text(d *extsort.Decoder, j int) (text, string) {
 	return text(v - 1), str
 }
 
+// The head of a record's numbers (encodeNumbers): four flags, then a bit
+// for each count that is not zero, bit countBits+i for counts()[i].
+const (
+	sameExps    = 1 << iota // the sums' exponents are the last record's
+	allPriced               // the priced calls are the calls (not written)
+	officialBig             // the official cost has a decimal part (its text follows)
+	recordedBig             // the recorded spend has one
+	countBits   = iota      // the bit of the first count
+)
+
+// encodeNumbers writes the numbers of s: the head (its flags and which
+// counts are not zero), those counts, the sums' integers, their exponents
+// unless the last record's, and the texts of their decimal parts. Most
+// groups' calls are all priced, their sums of the last record's
+// exponents, and their counts among the first ten (counts), so that the
+// head is two bytes.
+func (c *groupCodec) encodeNumbers(e *extsort.Encoder, s *groupSum) {
+	g := &s.g
+	counts := g.counts()
+	head := g.nonzeroCounts() << countBits
+	if g.PricedCalls == g.Calls {
+		head = head&^(1<<(countBits+1)) | allPriced
+	}
+	exps := [2]int32{s.official.exp, s.recorded.exp}
+	if exps == c.exps {
+		head |= sameExps
+	}
+	if s.official.big != nil {
+		head |= officialBig
+	}
+	if s.recorded.big != nil {
+		head |= recordedBig
+	}
+	e.Uvarint(head)
+	for m := head >> countBits; m != 0; m &= m - 1 {
+		e.Varint(*counts[bits.TrailingZeros64(m)])
+	}
+	e.Varint(s.official.small)
+	e.Varint(s.recorded.small)
+	if head&sameExps == 0 {
+		e.Varint(int64(exps[0]))
+		e.Varint(int64(exps[1]))
+		c.exps = exps
+	}
+	for _, sum := range [...]*ExactSum{&s.official, &s.recorded} {
+		if sum.big != nil {
+			e.String(sum.big.String())
+		}
+	}
+}
+
+// decodeNumbers reads what encodeNumbers wrote into s.
+func (c *groupCodec) decodeNumbers(d *extsort.Decoder, s *groupSum) {
+	g := &s.g
+	counts := g.counts()
+	head := d.Uvarint()
+	if head >= 1<<(countBits+len(counts)) {
+		d.Fail(fmt.Errorf("a record's numbers headed %#x", head))
+		return
+	}
+	for m := head >> countBits; m != 0; m &= m - 1 {
+		*counts[bits.TrailingZeros64(m)] = d.Varint()
+	}
+	if head&allPriced != 0 {
+		g.PricedCalls = g.Calls
+	}
+	s.official.small, s.recorded.small = d.Varint(), d.Varint()
+	if head&sameExps == 0 {
+		c.exps = [2]int32{int32(d.Varint()), int32(d.Varint())}
+	}
+	s.official.exp, s.recorded.exp = c.exps[0], c.exps[1]
+	if head&officialBig != 0 {
+		decodeBig(d, &s.official)
+	}
+	if head&recordedBig != 0 {
+		decodeBig(d, &s.recorded)
+	}
+}
+
 // nonzeroCounts returns which of the group's counts are not zero, bit i
 // for counts()[i].
 func (g *Group) nonzeroCounts() uint64 {
 	t := &g.Tokens
 	return boolBit(g.Calls != 0) | boolBit(g.PricedCalls != 0)<<1 | boolBit(t.Input != 0)<<2 | boolBit(t.CacheRead != 0)<<3 |
-		boolBit(t.CacheWrite != 0)<<4 | boolBit(t.Output != 0)<<5 | boolBit(t.Reasoning != 0)<<6 | boolBit(t.CacheWrite1h != 0)<<7 |
-		boolBit(t.WebSearch != 0)<<8 | boolBit(t.WebFetch != 0)<<9 | boolBit(t.FileSearch != 0)<<10 |
-		boolBit(g.TimedTokens != 0)<<11 | boolBit(g.PeakTokens != 0)<<12 | boolBit(g.CacheHitTokens != 0)<<13
+		boolBit(t.Output != 0)<<4 | boolBit(g.TimedTokens != 0)<<5 | boolBit(g.PeakTokens != 0)<<6 | boolBit(t.Reasoning != 0)<<7 |
+		boolBit(t.CacheWrite != 0)<<8 | boolBit(t.CacheWrite1h != 0)<<9 | boolBit(t.WebSearch != 0)<<10 |
+		boolBit(t.WebFetch != 0)<<11 | boolBit(t.FileSearch != 0)<<12 | boolBit(g.CacheHitTokens != 0)<<13
 }
 
-// counts returns the group's counts, in the order of a run's records.
+// counts returns the group's counts, in the order of a run's records:
+// those most groups have first.
 func (g *Group) counts() [14]*int64 {
 	t := &g.Tokens
-	return [...]*int64{&g.Calls, &g.PricedCalls, &t.Input, &t.CacheRead, &t.CacheWrite, &t.Output, &t.Reasoning,
-		&t.CacheWrite1h, &t.WebSearch, &t.WebFetch, &t.FileSearch, &g.TimedTokens, &g.PeakTokens, &g.CacheHitTokens}
+	return [...]*int64{&g.Calls, &g.PricedCalls, &t.Input, &t.CacheRead, &t.Output, &g.TimedTokens, &g.PeakTokens,
+		&t.Reasoning, &t.CacheWrite, &t.CacheWrite1h, &t.WebSearch, &t.WebFetch, &t.FileSearch, &g.CacheHitTokens}
 }
 
 // Starts of a record (encodeStart): a group's day or hour comes again in
@@ -279,7 +343,14 @@ func encodeSum(e *extsort.Encoder, s *ExactSum) {
 // decodeSum reads an exact sum encodeSum wrote.
 func decodeSum(d *extsort.Decoder, s *ExactSum) {
 	s.small, s.exp = d.Varint(), int32(d.Varint())
-	if d.Byte() != 1 || d.Err() != nil {
+	if d.Byte() == 1 {
+		decodeBig(d, s)
+	}
+}
+
+// decodeBig reads the text of the decimal part of exact sum s.
+func decodeBig(d *extsort.Decoder, s *ExactSum) {
+	if d.Err() != nil {
 		return
 	}
 	var text string
