@@ -272,13 +272,7 @@ func TestRunRecordsOfTextsInTurn(t *testing.T) {
 		rec("m3", "k2", "a1", ""), rec("", "", "", ""), rec("m3", "k2", "a2", "x"), rec("m1", "k2", "a2", "x"),
 		rec("m2", "k1", "a1", "x"), rec("m2", "k1", "a1", "x"),
 	}
-	texts := &runTexts{} // the numbers of the texts, written and read
-	codec := func() extsort.Codec[groupSum] { return newGroupCodec(time.UTC, nil, false, texts, AllDims()) }
-	_, runs := writeRecords(t, "run", codec, recs...)
-	read, err := readRecords(runs)
-	if err != nil || len(read) != len(recs) {
-		t.Fatalf("read %d records, %v; want %d", len(read), err, len(recs))
-	}
+	read := writtenAndRead(t, AllDims(), recs)
 	for i := range recs {
 		got, want := read[i].done(), recs[i].done()
 		if got.Key != want.Key || got.KeyAlias != want.KeyAlias {
@@ -310,16 +304,25 @@ func TestRunRecordsOfNumbersInTurn(t *testing.T) {
 	for i := range 14 {
 		recs = append(recs, rec(1, 1, ledger.NewAmount(int64(i), -6), ledger.NewAmount(1, -6), i))
 	}
-	codec := func() extsort.Codec[groupSum] { return newGroupCodec(time.UTC, nil, false, &runTexts{}, nil) }
-	_, runs := writeRecords(t, "run", codec, recs...)
-	read, err := readRecords(runs)
-	if err != nil || len(read) != len(recs) {
-		t.Fatalf("read %d records, %v; want %d", len(read), err, len(recs))
-	}
+	read := writtenAndRead(t, nil, recs)
 	for i := range recs {
 		got, want := read[i].done(), recs[i].done()
 		if !sameGroup(&got, &want) || got.Official.Exponent() != want.Official.Exponent() || got.Recorded.Exponent() != want.Recorded.Exponent() {
 			t.Errorf("record %d:\ngot  %+v\nwant %+v", i, got, want)
 		}
 	}
+}
+
+// writtenAndRead writes recs, groups by dims, to a run and returns them
+// read back, failing the test unless each is.
+func writtenAndRead(t *testing.T, dims []Dim, recs []groupSum) []groupSum {
+	t.Helper()
+	texts := &runTexts{} // the numbers of the texts, written and read
+	codec := func() extsort.Codec[groupSum] { return newGroupCodec(time.UTC, nil, false, texts, dims) }
+	_, runs := writeRecords(t, "run", codec, recs...)
+	read, err := readRecords(runs)
+	if err != nil || len(read) != len(recs) {
+		t.Fatalf("read %d records, %v; want %d", len(read), err, len(recs))
+	}
+	return read
 }
