@@ -102,3 +102,30 @@ func TestSortedGroupsEqualGroupsByMap(t *testing.T) {
 		})
 	}
 }
+
+// TestRadixSortIsASort checks radixSort against slices.Sort on words of
+// every width up to 64 bits, lists shorter and longer than the digit's
+// table, words with the same digit everywhere, and repeated words.
+func TestRadixSortIsASort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 3))
+	for _, size := range []int{0, 1, 5, 2047, 2048, 5000, 40000} {
+		for _, n := range []int{1, 11, 12, 23, 33, 40, 63, 64} {
+			words := make([]uint64, size)
+			for i := range words {
+				words[i] = rng.Uint64() >> (64 - n)
+				if i%3 == 0 {
+					words[i] &^= 1<<min(n, 22) - 1<<11 // a middle digit the same in many
+				}
+				if i%5 == 0 && i > 0 {
+					words[i] = words[i-1]
+				}
+			}
+			want := slices.Clone(words)
+			slices.Sort(want)
+			radixSort(words, n)
+			if !slices.Equal(words, want) {
+				t.Fatalf("%d words of %d bits: not sorted as slices.Sort sorts them", size, n)
+			}
+		}
+	}
+}

@@ -49,13 +49,13 @@ func (e *Engine) lineBudget() int { return max(e.table.maxGroups/8, 1) }
 // lines: dearest first, no two of them parts of one, named apart from
 // the sets before.
 func (e *Engine) lineRuns() extsort.Config[lineEntry] {
-	dims := sortedDims(e.opts.Dims)
+	dims, texts := sortedDims(e.opts.Dims), e.runs.textsOf()
 	zone, cat := e.zone, e.cat
 	e.runs.lineSet++
 	return extsort.Config[lineEntry]{
 		Store: e.runs.store, Prefix: fmt.Sprintf("lines-%d", e.runs.lineSet), MaxRuns: e.runs.max, Err: ErrSpill,
 		Codec: func() extsort.Codec[lineEntry] {
-			return &lineCodec{groups: groupCodec{zone: zone, cat: cat, blend: true}}
+			return &lineCodec{groups: *newGroupCodec(zone, cat, true, texts, dims)}
 		},
 		Compare: func(a, b *lineEntry) int { return compareLines(&a.l, &b.l, dims) },
 	}

@@ -275,6 +275,10 @@ type groupSum struct {
 	g                  Group
 	official, recorded ExactSum
 	blend              blendParts // when the engine keeps them (OutputChargeback)
+	// ids are the numbers of the group's texts among its engine's runs'
+	// (runTexts), by slot (textOf), when numbered: read back from a run.
+	ids      [runStrings]text
+	numbered bool
 }
 
 // add adds bucket b to the group.
@@ -376,6 +380,13 @@ func (e *Engine) groupKeyOf(b *bucket) GroupKey { return e.groupKeyBy(b, e.opts.
 // groupKeyBy names the bucket's group in each of dims.
 func (e *Engine) groupKeyBy(b *bucket, dims []Dim) GroupKey {
 	var k GroupKey
+	e.keyInto(&k, b, dims)
+	return k
+}
+
+// keyInto sets the fields of *k of each of dims to bucket b's group's:
+// in place, where a key returned is copied twice into a group's sum.
+func (e *Engine) keyInto(k *GroupKey, b *bucket, dims []Dim) {
 	for _, d := range dims {
 		switch d {
 		case DimModel:
@@ -404,7 +415,6 @@ func (e *Engine) groupKeyBy(b *bucket, dims []Dim) GroupKey {
 			k.Meta = e.table.values.of(b.k.holder.meta)
 		}
 	}
-	return k
 }
 
 // SortByOfficial orders groups by official cost, dearest first; groups of

@@ -42,6 +42,9 @@ func (e *Engine) writeRun() error {
 		}
 	}
 	c := e.spillCursor(e.liveBuckets())
+	if e.runs.groups.Len() >= e.runs.groups.MaxRuns() {
+		e.runs.textsOf().rank() // the runs are merged into one first
+	}
 	return e.runs.groups.Write(extsort.SourceFunc[groupSum](func(s *groupSum) (bool, error) {
 		ok := c.next(s, nil, 0)
 		e.runs.aliased = e.runs.aliased || (ok && s.g.KeyAlias != "")
@@ -52,13 +55,14 @@ func (e *Engine) writeRun() error {
 // groupRuns is the configuration of the engine's runs of groups in store:
 // in the order of their keys, the parts of a group summed.
 func (e *Engine) groupRuns(store RunStore) extsort.Config[groupSum] {
-	dims := sortedDims(e.opts.Dims)
+	dims, texts := e.opts.Dims, e.runs.textsOf()
 	zone, cat, blend := e.zone, e.blendCatalog(), e.keeps(OutputChargeback)
+	order := newKeyOrder(dims, texts)
 	return extsort.Config[groupSum]{
 		Store: store, Prefix: "run", MaxRuns: e.runs.max, Err: ErrSpill,
-		Codec:   func() extsort.Codec[groupSum] { return &groupCodec{zone: zone, cat: cat, blend: blend} },
-		Compare: func(a, b *groupSum) int { return compareKeys(&a.g.Key, &b.g.Key, dims) },
-		Same:    func(a, b *groupSum) bool { return a.g.Key == b.g.Key },
+		Codec:   func() extsort.Codec[groupSum] { return newGroupCodec(zone, cat, blend, texts, dims) },
+		Compare: order.compare,
+		Same:    order.same,
 		Combine: (*groupSum).merge,
 	}
 }
@@ -99,10 +103,11 @@ func (e *Engine) Close() error { return e.runs.remove() }
 // reference to the runs' store a result's stream holds (nil for the
 // engine's own reads, and when no run was written).
 type groupStream struct {
-	runs *extsort.Runs[groupSum]
-	mem  *groupCursor
-	ref  *runFiles
-	err  error // the engine was closed before the stream was made
+	runs  *extsort.Runs[groupSum]
+	texts *runTexts // ranked before the runs are read back
+	mem   *groupCursor
+	ref   *runFiles
+	err   error // the engine was closed before the stream was made
 }
 
 // groupStream returns the stream of the engine's groups, from its runs
@@ -111,7 +116,7 @@ func (e *Engine) groupStream() *groupStream {
 	if err := e.runs.readable(); err != nil {
 		return &groupStream{err: err}
 	}
-	s := &groupStream{runs: e.runs.groups, mem: e.spillCursor(e.liveBuckets())}
+	s := &groupStream{runs: e.runs.groups, texts: e.runs.textsOf(), mem: e.spillCursor(e.liveBuckets())}
 	if s.runs == nil { // no spill: the groups of the buckets alone
 		cfg := e.groupRuns(nil)
 		cfg.MaxRuns = 1
@@ -133,6 +138,7 @@ func (s *groupStream) sums() iter.Seq2[*groupSum, error] {
 		}
 		mem := *s.mem
 		mem.rewind()
+		s.texts.rank()
 		m, err := s.runs.Merge(cursorSource{&mem})
 		if err != nil {
 			yield(nil, err)
@@ -180,6 +186,9 @@ func (s *groupSum) merge(o *groupSum) {
 	g.TimedTokens += h.TimedTokens
 	g.PeakTokens += h.PeakTokens
 	g.CacheHitTokens += h.CacheHitTokens
-	g.KeyAlias = firstAlias(g.KeyAlias, h.KeyAlias)
+	if a := firstAlias(g.KeyAlias, h.KeyAlias); a != g.KeyAlias {
+		g.KeyAlias, s.ids[slotAlias] = a, o.ids[slotAlias]
+		s.numbered = s.numbered && o.numbered
+	}
 	s.blend.merge(&o.blend)
 }

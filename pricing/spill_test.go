@@ -45,13 +45,16 @@ func TestRunRecordsRoundTrip(t *testing.T) {
 				TimedTokens: 10, PeakTokens: -11, CacheHitTokens: 1 << 62},
 			official: sumOf("0.000000000000000001", "12.5"),
 			recorded: sumOf("-3.25")}},
+		{name: "every call priced", s: groupSum{g: Group{Currencies: []string{"USD"}, Calls: 3, PricedCalls: 3, Tokens: TokenCounts{Output: 70}},
+			official: sumOf("0.000123"), recorded: sumOf("0.5")}},
 		{name: "sums past int64", s: groupSum{g: Group{Currencies: []string{"USD"}},
 			official: sumOf("9223372036854775807", "9223372036854775807", "0.1"),
 			recorded: sumOf("-9223372036854775808", "-1", "0.00000000000000000000001")}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			codec := func() extsort.Codec[groupSum] { return &groupCodec{zone: shanghai} }
+			texts := &runTexts{} // the numbers of the texts, written and read
+			codec := func() extsort.Codec[groupSum] { return newGroupCodec(shanghai, nil, false, texts, AllDims()) }
 			_, runs := writeRecords(t, "run", codec, tc.s, tc.s)
 			read, err := readRecords(runs)
 			if err != nil || len(read) != 2 {
@@ -95,7 +98,8 @@ func sameGroup(a, b *Group) bool {
 // (ErrSpill) naming the run, never a group short of its sums.
 func TestRunCutShort(t *testing.T) {
 	s := groupSum{g: Group{Key: GroupKey{Model: "m", Key: "k"}, Currencies: []string{"USD"}, Calls: 3}}
-	codec := func() extsort.Codec[groupSum] { return &groupCodec{zone: time.UTC} }
+	texts := &runTexts{} // the numbers of the texts, written and read
+	codec := func() extsort.Codec[groupSum] { return newGroupCodec(time.UTC, nil, false, texts, AllDims()) }
 	for cut := 1; ; cut++ {
 		m, runs := writeRecords(t, "run", codec, s)
 		whole := len(m.runs["run-000000"])
@@ -268,16 +272,57 @@ func TestRunRecordsOfTextsInTurn(t *testing.T) {
 		rec("m3", "k2", "a1", ""), rec("", "", "", ""), rec("m3", "k2", "a2", "x"), rec("m1", "k2", "a2", "x"),
 		rec("m2", "k1", "a1", "x"), rec("m2", "k1", "a1", "x"),
 	}
-	codec := func() extsort.Codec[groupSum] { return &groupCodec{zone: time.UTC} }
-	_, runs := writeRecords(t, "run", codec, recs...)
-	read, err := readRecords(runs)
-	if err != nil || len(read) != len(recs) {
-		t.Fatalf("read %d records, %v; want %d", len(read), err, len(recs))
-	}
+	read := writtenAndRead(t, AllDims(), recs)
 	for i := range recs {
 		got, want := read[i].done(), recs[i].done()
 		if got.Key != want.Key || got.KeyAlias != want.KeyAlias {
 			t.Errorf("record %d: got %+v alias %q, want %+v alias %q", i, got.Key, got.KeyAlias, want.Key, want.KeyAlias)
 		}
 	}
+}
+
+// TestRunRecordsOfNumbersInTurn writes records whose sums' exponents
+// come again and change, whose priced calls are and are not their calls,
+// and whose counts are each alone, and checks each read back as written.
+func TestRunRecordsOfNumbersInTurn(t *testing.T) {
+	rec := func(calls, priced int64, official, recorded ledger.Amount, count int) groupSum {
+		s := groupSum{g: Group{Currencies: []string{}, Calls: calls, PricedCalls: priced}}
+		s.official.Add(official)
+		s.recorded.Add(recorded)
+		if count >= 0 {
+			*s.g.counts()[count] = int64(count + 1000)
+		}
+		return s
+	}
+	recs := []groupSum{
+		rec(2, 2, ledger.NewAmount(5, -9), ledger.NewAmount(7, -12), -1),
+		rec(2, 2, ledger.NewAmount(6, -9), ledger.NewAmount(8, -12), -1), // the same exponents
+		rec(3, 1, ledger.NewAmount(6, -3), ledger.NewAmount(8, -12), -1), // another
+		rec(0, 0, ledger.Amount{}, ledger.Amount{}, -1),
+		rec(4, 0, ledger.NewAmount(6, -3), ledger.NewAmount(8, -12), -1), // the exponents of two records before
+	}
+	for i := range 14 {
+		recs = append(recs, rec(1, 1, ledger.NewAmount(int64(i), -6), ledger.NewAmount(1, -6), i))
+	}
+	read := writtenAndRead(t, nil, recs)
+	for i := range recs {
+		got, want := read[i].done(), recs[i].done()
+		if !sameGroup(&got, &want) || got.Official.Exponent() != want.Official.Exponent() || got.Recorded.Exponent() != want.Recorded.Exponent() {
+			t.Errorf("record %d:\ngot  %+v\nwant %+v", i, got, want)
+		}
+	}
+}
+
+// writtenAndRead writes recs, groups by dims, to a run and returns them
+// read back, failing the test unless each is.
+func writtenAndRead(t *testing.T, dims []Dim, recs []groupSum) []groupSum {
+	t.Helper()
+	texts := &runTexts{} // the numbers of the texts, written and read
+	codec := func() extsort.Codec[groupSum] { return newGroupCodec(time.UTC, nil, false, texts, dims) }
+	_, runs := writeRecords(t, "run", codec, recs...)
+	read, err := readRecords(runs)
+	if err != nil || len(read) != len(recs) {
+		t.Fatalf("read %d records, %v; want %d", len(read), err, len(recs))
+	}
+	return read
 }

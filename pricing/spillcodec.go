@@ -2,6 +2,7 @@ package pricing
 
 import (
 	"fmt"
+	"math/bits"
 	"slices"
 	"time"
 
@@ -11,123 +12,242 @@ import (
 	"github.com/tokenfare/tokenfare/tariffs"
 )
 
-// A record of a run of groups is a partial group: which of its key's texts
-// and the key alias are not empty (a bit each) and, above them, which of
-// those are the last record's (a bit each), the others (each a length and
-// bytes), its start (a byte: none, the last record's, or Unix seconds
-// after it), outcome, currencies (their number plus one, then each, or 0
-// for the last record's list),
-// which of its counts are not zero (a bit each) and those counts, and its
-// official cost and
-// recorded spend as exact sums (ExactSum's integer and exponent, then a
-// flag and the decimal part's text); then, when the engine keeps them
-// (OutputChargeback), its blend parts: how many, each its model's id and
-// quantities, then the cost of the calls the blend leaves out, an exact
-// sum. Integers are varints (extsort.Encoder).
-
-// runStrings is how many texts a record of a group starts with.
-const runStrings = 11
+// A record of a run of groups is a partial group: its texts (runTexts),
+// those of the slots the engine's dimensions fill (textSlots), each the
+// last record's (a bit each, in a uvarint first) or its number plus one,
+// or 0 and the text itself when it has no number; its start (a byte:
+// none, the last record's, or Unix seconds after it), outcome,
+// currencies (their number plus one, then each, or 0 for the last
+// record's list), its numbers (encodeNumbers: which of its counts are not
+// zero and those counts, and its official cost and recorded spend as
+// exact sums, ExactSum's integer and exponent and its decimal part's
+// text); then, when the engine keeps them (OutputChargeback), its blend
+// parts: how many, each its model's id and quantities, then the cost of
+// the calls the blend leaves out, an exact sum. Integers are varints
+// (extsort.Encoder).
 
 // groupCodec writes and reads the records of a run of groups; one is made
-// for each run read, as it keeps the last texts and currencies read.
+// for each run written or read, as it keeps the last record's texts and
+// currencies.
 type groupCodec struct {
 	zone  *time.Location
 	cat   *tariffs.Catalog // the models of the records' blend parts; nil when they have none
 	blend bool             // write the groups' blend parts
-	// last holds each text's last values, most recent first, one of them
-	// kept when the next record has the same (a day's groups come key by
-	// key, and a key's groups model by model): no string is made then.
-	last [runStrings]extsort.Recent
-	// prev are the texts of the last record written: a text the same is
-	// written as a bit (a key's groups come model by model).
-	prev      [runStrings]string
+	texts *runTexts        // the numbers of the records' texts
+	slots []uint8          // the slots of the texts a record holds (textSlots)
+	// ids and strs are the last record's texts, by the place of their
+	// slot in slots: a text the same is written as a bit (a key's
+	// groups come day by day, a day's key by key).
+	ids  [runStrings]text
+	strs [runStrings]string
+	// last holds the last values of each text written whole (past
+	// maxRunTexts), most recent first.
+	last      [runStrings]extsort.Recent
 	prevStart time.Time // the start of the last record written or read
+	exps      [2]int32  // the sums' exponents of the last record that wrote them
 	cur       []string  // the currencies of the last record
 	// scratch is where a record's currencies are read, to be compared
 	// with the last record's before a list is made.
 	scratch []string
 }
 
+// newGroupCodec returns the codec of a run of the groups by dims, whose
+// texts texts numbers.
+func newGroupCodec(zone *time.Location, cat *tariffs.Catalog, blend bool, texts *runTexts, dims []Dim) *groupCodec {
+	return &groupCodec{zone: zone, cat: cat, blend: blend, texts: texts, slots: textSlots(dims)}
+}
+
 // Encode writes partial group s.
 func (c *groupCodec) Encode(e *extsort.Encoder, s *groupSum) {
 	g := &s.g
-	k := &g.Key
-	texts := [runStrings]string{k.Model, k.Group, k.Key, k.Team, k.User, k.Period, k.Version, k.Host, k.Tag, k.Meta, g.KeyAlias}
-	var some uint64 // bit i: texts[i] is not empty; bit runStrings+i: it is the last record's
-	for i, str := range texts {
-		switch {
-		case str == "":
-		case str == c.prev[i]:
-			some |= 1<<i | 1<<(runStrings+i)
-		default:
-			some |= 1 << i
-		}
-	}
-	e.Uvarint(some)
-	for i, str := range texts {
-		if some&(1<<i) != 0 && some&(1<<(runStrings+i)) == 0 {
-			e.String(str)
-		}
-	}
-	c.prev = texts
-	c.encodeStart(e, k.Start)
-	e.Uvarint(uint64(k.Outcome))
+	c.encodeTexts(e, s)
+	c.encodeStart(e, g.Key.Start)
+	e.Uvarint(uint64(g.Key.Outcome))
 	c.encodeCurrencies(e, g.Currencies)
-	counts := g.counts()
-	var nonzero uint64 // bit i: *counts[i] is not 0
-	for i, n := range counts {
-		if *n != 0 {
-			nonzero |= 1 << i
-		}
-	}
-	e.Uvarint(nonzero)
-	for _, n := range counts {
-		if *n != 0 {
-			e.Varint(*n)
-		}
-	}
-	encodeSum(e, &s.official)
-	encodeSum(e, &s.recorded)
+	c.encodeNumbers(e, s)
 	if c.blend {
 		encodeBlend(e, &s.blend)
 	}
 }
 
+// encodeTexts writes the texts of s: the bits of those that are the last
+// record's, then each of the others' number plus one, or 0 and the text.
+func (c *groupCodec) encodeTexts(e *extsort.Encoder, s *groupSum) {
+	var ids [runStrings]text
+	var same uint64 // bit j: the text of slots[j] is the last record's
+	for j, i := range c.slots {
+		n := s.ids[i]
+		if !s.numbered {
+			n = c.texts.id(*textOf(&s.g, int(i)))
+		}
+		if ids[j] = n; n == c.ids[j] && n != absentText {
+			same |= 1 << j
+		}
+	}
+	e.Uvarint(same)
+	for j, i := range c.slots {
+		switch n := ids[j]; {
+		case same&(1<<j) != 0:
+		case n == absentText:
+			e.Uvarint(0)
+			e.String(*textOf(&s.g, int(i)))
+		default:
+			e.Uvarint(uint64(n) + 1)
+		}
+	}
+	c.ids = ids
+}
+
 // Decode reads partial group s.
 func (c *groupCodec) Decode(d *extsort.Decoder, s *groupSum) {
-	*s = groupSum{}
+	s.clearToRead()
 	g := &s.g
-	k := &g.Key
-	some := d.Uvarint()
-	for i, p := range [runStrings]*string{&k.Model, &k.Group, &k.Key, &k.Team, &k.User, &k.Period, &k.Version, &k.Host, &k.Tag, &k.Meta, &g.KeyAlias} {
-		switch {
-		case some&(1<<(runStrings+i)) != 0: // the last record's, first in last[i]
-			*p = c.last[i][0]
-		case some&(1<<i) != 0:
-			*p = d.Recent(&c.last[i])
-		}
-	}
-	c.decodeStart(d, &k.Start)
-	k.Outcome = Outcome(d.Uvarint())
+	c.decodeTexts(d, s)
+	c.decodeStart(d, &g.Key.Start)
+	g.Key.Outcome = Outcome(d.Uvarint())
 	c.currencies(d, g)
-	nonzero := d.Uvarint()
-	for i, n := range g.counts() {
-		if nonzero&(1<<i) != 0 {
-			*n = d.Varint()
-		}
-	}
-	decodeSum(d, &s.official)
-	decodeSum(d, &s.recorded)
+	c.decodeNumbers(d, s)
 	if c.cat != nil {
 		c.blendParts(d, &s.blend)
 	}
 }
 
-// counts returns the group's counts, in the order of a run's records.
+// clearToRead zeroes what Decode does not write of every record: the
+// sums, the counts (a record holds those not zero) and the start, where
+// a whole sum of 600 bytes was cleared. The key's texts Decode does not
+// write (those of no slot of the codec's) are empty in every sum read
+// into: a merge's sums, decoded or made from buckets (groupCursor), are
+// of the same dimensions.
+func (s *groupSum) clearToRead() {
+	g := &s.g
+	g.Key.Start = time.Time{}
+	g.Calls, g.PricedCalls, g.Tokens = 0, 0, TokenCounts{}
+	g.TimedTokens, g.PeakTokens, g.CacheHitTokens = 0, 0, 0
+	s.official, s.recorded, s.blend = ExactSum{}, ExactSum{}, blendParts{}
+	s.numbered = true
+}
+
+// decodeTexts reads the texts of s, numbered, Encode's: no string is made
+// but of a text written whole.
+func (c *groupCodec) decodeTexts(d *extsort.Decoder, s *groupSum) {
+	same := d.Uvarint()
+	for j, i := range c.slots {
+		if same&(1<<j) == 0 {
+			c.ids[j], c.strs[j] = c.text(d, j)
+		}
+		s.ids[i], *textOf(&s.g, int(i)) = c.ids[j], c.strs[j]
+	}
+}
+
+// text reads the text of slots[j] when it is not the last record's: its
+// number and string.
+func (c *groupCodec) text(d *extsort.Decoder, j int) (text, string) {
+	v := d.Uvarint()
+	if v == 0 {
+		return absentText, d.Recent(&c.last[j])
+	}
+	str, ok := c.texts.of(v - 1)
+	if !ok && d.Err() == nil {
+		d.Fail(fmt.Errorf("text %d, which the runs did not number", v-1))
+	}
+	return text(v - 1), str
+}
+
+// The head of a record's numbers (encodeNumbers): four flags, then a bit
+// for each count that is not zero, bit countBits+i for counts()[i].
+const (
+	sameExps    = 1 << iota // the sums' exponents are the last record's
+	allPriced               // the priced calls are the calls (not written)
+	officialBig             // the official cost has a decimal part (its text follows)
+	recordedBig             // the recorded spend has one
+	countBits   = iota      // the bit of the first count
+)
+
+// encodeNumbers writes the numbers of s: the head (its flags and which
+// counts are not zero), those counts, the sums' integers, their exponents
+// unless the last record's, and the texts of their decimal parts. Most
+// groups' calls are all priced, their sums of the last record's
+// exponents, and their counts among the first ten (counts), so that the
+// head is two bytes.
+func (c *groupCodec) encodeNumbers(e *extsort.Encoder, s *groupSum) {
+	g := &s.g
+	counts := g.counts()
+	head := g.nonzeroCounts() << countBits
+	if g.PricedCalls == g.Calls {
+		head = head&^(1<<(countBits+1)) | allPriced
+	}
+	exps := [2]int32{s.official.exp, s.recorded.exp}
+	if exps == c.exps {
+		head |= sameExps
+	}
+	if s.official.big != nil {
+		head |= officialBig
+	}
+	if s.recorded.big != nil {
+		head |= recordedBig
+	}
+	e.Uvarint(head)
+	for m := head >> countBits; m != 0; m &= m - 1 {
+		e.Varint(*counts[bits.TrailingZeros64(m)])
+	}
+	e.Varint(s.official.small)
+	e.Varint(s.recorded.small)
+	if head&sameExps == 0 {
+		e.Varint(int64(exps[0]))
+		e.Varint(int64(exps[1]))
+		c.exps = exps
+	}
+	for _, sum := range [...]*ExactSum{&s.official, &s.recorded} {
+		if sum.big != nil {
+			e.String(sum.big.String())
+		}
+	}
+}
+
+// decodeNumbers reads what encodeNumbers wrote into s.
+func (c *groupCodec) decodeNumbers(d *extsort.Decoder, s *groupSum) {
+	g := &s.g
+	counts := g.counts()
+	head := d.Uvarint()
+	if head >= 1<<(countBits+len(counts)) {
+		d.Fail(fmt.Errorf("a record's numbers headed %#x", head))
+		return
+	}
+	for m := head >> countBits; m != 0; m &= m - 1 {
+		*counts[bits.TrailingZeros64(m)] = d.Varint()
+	}
+	if head&allPriced != 0 {
+		g.PricedCalls = g.Calls
+	}
+	s.official.small, s.recorded.small = d.Varint(), d.Varint()
+	if head&sameExps == 0 {
+		c.exps = [2]int32{int32(d.Varint()), int32(d.Varint())}
+	}
+	s.official.exp, s.recorded.exp = c.exps[0], c.exps[1]
+	if head&officialBig != 0 {
+		decodeBig(d, &s.official)
+	}
+	if head&recordedBig != 0 {
+		decodeBig(d, &s.recorded)
+	}
+}
+
+// nonzeroCounts returns which of the group's counts are not zero, bit i
+// for counts()[i].
+func (g *Group) nonzeroCounts() uint64 {
+	t := &g.Tokens
+	return boolBit(g.Calls != 0) | boolBit(g.PricedCalls != 0)<<1 | boolBit(t.Input != 0)<<2 | boolBit(t.CacheRead != 0)<<3 |
+		boolBit(t.Output != 0)<<4 | boolBit(g.TimedTokens != 0)<<5 | boolBit(g.PeakTokens != 0)<<6 | boolBit(t.Reasoning != 0)<<7 |
+		boolBit(t.CacheWrite != 0)<<8 | boolBit(t.CacheWrite1h != 0)<<9 | boolBit(t.WebSearch != 0)<<10 |
+		boolBit(t.WebFetch != 0)<<11 | boolBit(t.FileSearch != 0)<<12 | boolBit(g.CacheHitTokens != 0)<<13
+}
+
+// counts returns the group's counts, in the order of a run's records:
+// those most groups have first.
 func (g *Group) counts() [14]*int64 {
 	t := &g.Tokens
-	return [...]*int64{&g.Calls, &g.PricedCalls, &t.Input, &t.CacheRead, &t.CacheWrite, &t.Output, &t.Reasoning,
-		&t.CacheWrite1h, &t.WebSearch, &t.WebFetch, &t.FileSearch, &g.TimedTokens, &g.PeakTokens, &g.CacheHitTokens}
+	return [...]*int64{&g.Calls, &g.PricedCalls, &t.Input, &t.CacheRead, &t.Output, &g.TimedTokens, &g.PeakTokens,
+		&t.Reasoning, &t.CacheWrite, &t.CacheWrite1h, &t.WebSearch, &t.WebFetch, &t.FileSearch, &g.CacheHitTokens}
 }
 
 // Starts of a record (encodeStart): a group's day or hour comes again in
@@ -223,7 +343,14 @@ func encodeSum(e *extsort.Encoder, s *ExactSum) {
 // decodeSum reads an exact sum encodeSum wrote.
 func decodeSum(d *extsort.Decoder, s *ExactSum) {
 	s.small, s.exp = d.Varint(), int32(d.Varint())
-	if d.Byte() != 1 || d.Err() != nil {
+	if d.Byte() == 1 {
+		decodeBig(d, s)
+	}
+}
+
+// decodeBig reads the text of the decimal part of exact sum s.
+func decodeBig(d *extsort.Decoder, s *ExactSum) {
+	if d.Err() != nil {
 		return
 	}
 	var text string

@@ -24,6 +24,7 @@ type spillRuns struct {
 	aliased bool                       // a group of a run has a key alias
 	removed bool                       // Close removed the runs: their groups cannot be read
 	prices  chargePrices               // the prices of the charges in runs (OutputCharges)
+	texts   *runTexts                  // the numbers of the texts of the runs' records, made when first asked for (textsOf)
 	err     error                      // the first error of a spill (ErrSpill): the engine spills no more
 }
 
@@ -70,6 +71,15 @@ func (r *spillRuns) open(groups func(RunStore) extsort.Config[groupSum], charges
 	return nil
 }
 
+// textsOf returns the numbers of the texts of the runs' records, which
+// last as long as the engine and every result that reads its runs.
+func (r *spillRuns) textsOf() *runTexts {
+	if r.texts == nil {
+		r.texts = &runTexts{}
+	}
+	return r.texts
+}
+
 // readable returns an error when the engine let go of its runs: it
 // cannot read them, nor hand them to a result.
 func (r *spillRuns) readable() error {
@@ -89,7 +99,7 @@ func (r *spillRuns) remove() error {
 	err := r.ref.release()
 	// The prices stay: the charge codec of a result that still holds
 	// the runs reads them (Charges).
-	*r = spillRuns{make: r.make, removed: true, err: r.err, prices: r.prices}
+	*r = spillRuns{make: r.make, removed: true, err: r.err, prices: r.prices, texts: r.texts}
 	return err
 }
 

@@ -258,7 +258,8 @@ func TestRunBlendPartsRoundTrip(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			codec := func() extsort.Codec[groupSum] { return &groupCodec{zone: time.UTC, cat: cat, blend: true} }
+			texts := &runTexts{} // the numbers of the texts, written and read
+			codec := func() extsort.Codec[groupSum] { return newGroupCodec(time.UTC, cat, true, texts, AllDims()) }
 			_, runs := writeRecords(t, "lines", codec, groupSum{g: Group{Key: GroupKey{Key: "k"}}, blend: tc.parts})
 			read, err := readRecords(runs)
 			if tc.wantErr {

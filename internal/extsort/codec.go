@@ -12,8 +12,10 @@ import (
 )
 
 // A Codec writes records of type T to a run and reads them back, field by
-// field. Decode reads the fields in the order Encode wrote them; an error
-// stays in the Decoder (Decoder.Fail), and fields read after it are zero.
+// field. Decode reads the fields in the order Encode wrote them, writing
+// every field of v (a merge reads each run into the same memory again and
+// again); an error stays in the Decoder (Decoder.Fail), and fields read
+// after it are zero.
 type Codec[T any] interface {
 	Encode(e *Encoder, v *T)
 	Decode(d *Decoder, v *T)
@@ -79,7 +81,8 @@ func (e *Encoder) Decimal(d decimal.Decimal) {
 // Decoder reads the fields of one record from memory. Its first error
 // stays (Err), and fields read after it are zero.
 type Decoder struct {
-	b   []byte // what is left of the record
+	b   []byte // the record
+	at  int    // where its next field starts: a place, not the record resliced, so that a field read moves one word
 	err error
 }
 
@@ -87,7 +90,7 @@ type Decoder struct {
 func NewDecoder(b []byte) *Decoder { return &Decoder{b: b} }
 
 // reset starts decoding record b.
-func (d *Decoder) reset(b []byte) { d.b, d.err = b, nil }
+func (d *Decoder) reset(b []byte) { d.b, d.at, d.err = b, 0, nil }
 
 // Err returns the first error of the record.
 func (d *Decoder) Err() error { return d.err }
@@ -100,12 +103,12 @@ func (d *Decoder) Fail(err error) {
 }
 
 // Left returns how many bytes of the record are not read.
-func (d *Decoder) Left() int { return len(d.b) }
+func (d *Decoder) Left() int { return len(d.b) - d.at }
 
 // End returns the record's error, or one when bytes are left after its
 // last field.
 func (d *Decoder) End() error {
-	if d.err == nil && len(d.b) > 0 {
+	if d.err == nil && d.at < len(d.b) {
 		d.err = errors.New("a record longer than its fields")
 	}
 	return d.err
@@ -114,33 +117,44 @@ func (d *Decoder) End() error {
 // cut notes a record that ends inside a field.
 func (d *Decoder) cut() {
 	d.Fail(io.ErrUnexpectedEOF)
-	d.b = nil
+	d.at = len(d.b)
 }
 
-// Uvarint reads an unsigned varint.
+// wordSlack is the room a run's reader leaves after a record, so that
+// a varint near its end is read a word at a time too (Uvarint).
+const wordSlack = 8
+
+// Uvarint reads an unsigned varint: one of at most eight bytes, as most
+// are, a word at a time (wordUvarint) when the record's memory has eight
+// bytes from it (a run's reader leaves wordSlack after each record); the
+// bytes past the record are read, never taken.
 func (d *Decoder) Uvarint() uint64 {
-	if b := d.b; len(b) > 0 && b[0] < 0x80 { // one byte, as most are: read inline
-		d.b = b[1:]
-		return uint64(b[0])
+	if at := d.at; at+8 <= cap(d.b) {
+		w := binary.LittleEndian.Uint64(d.b[at : at+8])
+		if w&0x80 == 0 && at < len(d.b) {
+			d.at = at + 1
+			return w & 0x7f
+		}
+		if w&0x8000 == 0 && at+2 <= len(d.b) { // two bytes, the next most
+			d.at = at + 2
+			return w&0x7f | w>>1&0x3f80
+		}
+		if v, n := wordUvarint(w); n > 0 && at+n <= len(d.b) {
+			d.at = at + n
+			return v
+		}
 	}
 	return d.longUvarint()
 }
 
-// longUvarint reads an unsigned varint of any length: one of at most
-// eight bytes with eight bytes to read, a word at a time (wordUvarint).
+// longUvarint reads an unsigned varint of any length.
 func (d *Decoder) longUvarint() uint64 {
-	if len(d.b) >= 8 {
-		if v, n := wordUvarint(binary.LittleEndian.Uint64(d.b)); n > 0 {
-			d.b = d.b[n:]
-			return v
-		}
-	}
-	v, n := binary.Uvarint(d.b)
+	v, n := binary.Uvarint(d.b[d.at:])
 	if n <= 0 {
 		d.cut()
 		return 0
 	}
-	d.b = d.b[n:]
+	d.at += n
 	return v
 }
 
@@ -174,13 +188,13 @@ func (d *Decoder) Varint() int64 {
 
 // Byte reads a byte.
 func (d *Decoder) Byte() byte {
-	if len(d.b) == 0 {
+	at := d.at
+	if uint(at) >= uint(len(d.b)) {
 		d.cut()
 		return 0
 	}
-	c := d.b[0]
-	d.b = d.b[1:]
-	return c
+	d.at = at + 1
+	return d.b[at]
 }
 
 // Bool reads a byte Encoder.Bool wrote: any but 0 is true.
@@ -190,7 +204,7 @@ func (d *Decoder) Bool() bool { return d.Byte() != 0 }
 // least: more than the bytes left is a record cut short.
 func (d *Decoder) Count() int {
 	n := d.Uvarint()
-	if n > uint64(len(d.b)) {
+	if n > uint64(d.Left()) {
 		d.cut()
 		return 0
 	}
@@ -200,12 +214,12 @@ func (d *Decoder) Count() int {
 // bytes reads a length-prefixed field, in the record's memory.
 func (d *Decoder) bytes() []byte {
 	n := d.Uvarint()
-	if n > uint64(len(d.b)) {
+	if n > uint64(d.Left()) {
 		d.cut()
 		return nil
 	}
-	b := d.b[:n]
-	d.b = d.b[n:]
+	b := d.b[d.at : d.at+int(n)]
+	d.at += int(n)
 	return b
 }
 

@@ -207,14 +207,42 @@ func TestUvarintIsBinaryUvarint(t *testing.T) {
 			b := append(binary.AppendUvarint(nil, v), tail...)
 			want, n := binary.Uvarint(b)
 			d := NewDecoder(b)
-			if got := d.Uvarint(); got != want || len(b)-len(d.b) != n || d.Err() != nil {
-				t.Fatalf("Uvarint of % x: %d, %d bytes, %v; want %d, %d bytes", b, got, len(b)-len(d.b), d.Err(), want, n)
+			if got := d.Uvarint(); got != want || d.at != n || d.Err() != nil {
+				t.Fatalf("Uvarint of % x: %d, %d bytes, %v; want %d, %d bytes", b, got, d.at, d.Err(), want, n)
 			}
 			s := int64(v)
 			b = append(binary.AppendVarint(nil, s), tail...)
 			d = NewDecoder(b)
 			if got := d.Varint(); got != s || d.Err() != nil {
 				t.Fatalf("Varint of % x: %d, %v; want %d", b, got, d.Err(), s)
+			}
+		}
+	}
+}
+
+// TestUvarintReadsNoSlack checks varints read from memory with room
+// after the record (a run's reader leaves wordSlack): a varint whole in
+// the record reads as binary.Uvarint reads it whatever the bytes after,
+// and one cut by the record's end is cut short, though its last bytes
+// are in the room after.
+func TestUvarintReadsNoSlack(t *testing.T) {
+	for _, v := range []uint64{0, 1, 127, 128, 300, 1 << 20, 1<<49 - 1, 1 << 56, math.MaxUint64} {
+		enc := binary.AppendUvarint(nil, v)
+		for _, after := range []byte{0, 0x7f, 0x80, 0xff} {
+			for n := 0; n <= len(enc); n++ {
+				mem := make([]byte, len(enc)+2*wordSlack)
+				copy(mem, enc)
+				for i := len(enc); i < len(mem); i++ {
+					mem[i] = after
+				}
+				d := NewDecoder(mem[:n])
+				got := d.Uvarint()
+				switch {
+				case n == len(enc) && (got != v || d.Err() != nil || d.Left() != 0):
+					t.Errorf("%d whole, then %#x: %d, %v, %d bytes left", v, after, got, d.Err(), d.Left())
+				case n < len(enc) && !errors.Is(d.Err(), io.ErrUnexpectedEOF):
+					t.Errorf("%d cut at %d of %d bytes, then %#x: %d, %v; want cut short", v, n, len(enc), after, got, d.Err())
+				}
 			}
 		}
 	}

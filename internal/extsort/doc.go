@@ -25,8 +25,10 @@
 // "run-000000", "run-000001"), written from a sorted source (Runs.Write) or
 // from records held and sorted in memory (Sorter). Runs.Merge reads them
 // back with further sorted sources (records not spilled) as one sorted
-// stream: a heap of each source's next record; records that are parts of
-// one (Config.Same) are combined into the first (Config.Combine) as they
+// stream: a heap of each source's next record, each read into memory of
+// its own and handed out in place (Merge.All), so that a source writes
+// every field of a record (Source, Codec); records that are parts of one
+// (Config.Same) are combined into the first (Config.Combine) as they
 // come. Without Combine every record comes out, equal ones included.
 //
 // # Cost model

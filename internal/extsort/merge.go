@@ -9,7 +9,9 @@ import (
 
 // A Source yields records in order.
 type Source[T any] interface {
-	// Next reads the next record into v; false at the end.
+	// Next reads the next record into v, writing every field of it (a
+	// merge reads each source into memory of its own, again and
+	// again); false at the end.
 	Next(v *T) (bool, error)
 }
 
@@ -34,24 +36,31 @@ func Slice[T any](list []T) Source[T] {
 // Merge merges sorted sources into one sorted stream, combining the parts
 // of one record as they come. It is a Source; Close closes its runs.
 // Records that compare equal and are not combined come in no set order.
+//
+// Each source's next record is read into a record of its own, in the
+// heap by pointer: the record at the top is handed out as it is (All)
+// and its memory given to the source for its next, where records of
+// hundreds of bytes were copied out of the heap, cleared and moved in it.
 type Merge[T any] struct {
 	q       queue[T]
 	files   []io.ReadCloser    // the runs' files, closed by Close
 	same    func(a, b *T) bool // nil: no two records are parts of one
 	combine func(into, from *T)
+	out     *T // the record handed out last, read into again after it
 }
 
 // head is a source and its next record.
 type head[T any] struct {
-	v   T
+	v   *T
 	src Source[T]
 }
 
 // start reads the first record of each of srcs.
 func (m *Merge[T]) start(srcs []Source[T]) error {
+	m.out = new(T)
 	for _, src := range srcs {
-		h := head[T]{src: src}
-		ok, err := src.Next(&h.v)
+		h := head[T]{v: new(T), src: src}
+		ok, err := src.Next(h.v)
 		if err != nil {
 			return err
 		}
@@ -66,20 +75,33 @@ func (m *Merge[T]) start(srcs []Source[T]) error {
 // Next reads the next record into v, combined from every source that has
 // a part of it; false at the end.
 func (m *Merge[T]) Next(v *T) (bool, error) {
-	if len(m.q.heads) == 0 {
-		return false, nil
-	}
-	*v = m.q.heads[0].v
-	if err := m.advance(); err != nil {
+	p, err := m.next()
+	if p == nil || err != nil {
 		return false, err
 	}
-	for m.same != nil && len(m.q.heads) > 0 && m.same(&m.q.heads[0].v, v) {
-		m.combine(v, &m.q.heads[0].v)
+	*v = *p
+	return true, nil
+}
+
+// next returns the next record, combined from every source that has a
+// part of it, valid until the next call; nil at the end. The record
+// handed out before is read into: it is the top source's next.
+func (m *Merge[T]) next() (*T, error) {
+	if len(m.q.heads) == 0 {
+		return nil, nil
+	}
+	out := m.q.heads[0].v
+	m.q.heads[0].v, m.out = m.out, out
+	if err := m.advance(); err != nil {
+		return nil, err
+	}
+	for m.same != nil && len(m.q.heads) > 0 && m.same(m.q.heads[0].v, out) {
+		m.combine(out, m.q.heads[0].v)
 		if err := m.advance(); err != nil {
-			return false, err
+			return nil, err
 		}
 	}
-	return true, nil
+	return out, nil
 }
 
 // All yields the merged records in order, each valid until the next, and
@@ -88,14 +110,13 @@ func (m *Merge[T]) Next(v *T) (bool, error) {
 func (m *Merge[T]) All() iter.Seq2[*T, error] {
 	return func(yield func(*T, error) bool) {
 		defer func() { _ = m.Close() }() // runs opened for reading: closing them loses nothing
-		var v T
 		for {
-			ok, err := m.Next(&v)
+			v, err := m.next()
 			if err != nil {
 				yield(nil, err)
 				return
 			}
-			if !ok || !yield(&v, nil) {
+			if v == nil || !yield(v, nil) {
 				return
 			}
 		}
@@ -105,9 +126,7 @@ func (m *Merge[T]) All() iter.Seq2[*T, error] {
 // advance reads the next record of the source at the top of the heap.
 func (m *Merge[T]) advance() error {
 	h := &m.q.heads[0]
-	var zero T
-	h.v = zero
-	ok, err := h.src.Next(&h.v)
+	ok, err := h.src.Next(h.v)
 	if err != nil {
 		return err
 	}
@@ -143,7 +162,7 @@ type queue[T any] struct {
 
 func (q *queue[T]) Len() int           { return len(q.heads) }
 func (q *queue[T]) Swap(i, j int)      { q.heads[i], q.heads[j] = q.heads[j], q.heads[i] }
-func (q *queue[T]) Less(i, j int) bool { return q.compare(&q.heads[i].v, &q.heads[j].v) < 0 }
+func (q *queue[T]) Less(i, j int) bool { return q.compare(q.heads[i].v, q.heads[j].v) < 0 }
 func (q *queue[T]) Push(x any)         { q.heads = append(q.heads, x.(head[T])) }
 func (q *queue[T]) Pop() any {
 	h := q.heads[len(q.heads)-1]

@@ -70,8 +70,8 @@ func (r *runReader[T]) record() (bool, error) {
 	if n > 1<<31 {
 		return false, errors.New("a record longer than 2 GiB")
 	}
-	if uint64(cap(r.buf)) < n {
-		r.buf = make([]byte, n)
+	if uint64(cap(r.buf)) < n+wordSlack {
+		r.buf = make([]byte, n, n+wordSlack)
 	}
 	r.buf = r.buf[:n]
 	if _, err := io.ReadFull(r.r, r.buf); err != nil {
