@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unsafe"
 
 	"github.com/shopspring/decimal"
 
@@ -101,23 +100,14 @@ func TestReconciliationCSVIsEncodingCSV(t *testing.T) {
 	base := pricing.Group{Key: pricing.GroupKey{Outcome: pricing.Priced}, Currencies: []string{"USD"}, Calls: 3, PricedCalls: 2,
 		Tokens:   pricing.TokenCounts{Input: 1234, CacheRead: 56, Output: 789, Reasoning: 12, CacheWrite1h: 4, WebSearch: 101},
 		Official: dec("0.000277602"), Recorded: dec("12.5"), Gap: dec("-12.499722398"), Ratio: decimal.NewNullDecimal(dec("45028.494031"))}
-	var gs []pricing.Group
-	for i, v := range []struct{ model, key, alias string }{
+	gs := groupsOfValues(t, base, day, []keyValues{
 		{"", "k,1", "a"},
 		{"m123", strings.Clone("k,1"), ""},
 		{"m\"3", "k_11", "=a"},
 		{strings.Clone("m\"3"), " k11", strings.Clone("=a")},
 		{"m123", "k\n11", "-a"},
 		{"", "", "b"},
-	} {
-		g := base
-		g.Key.Model, g.Key.Key, g.KeyAlias = v.model, v.key, v.alias
-		g.Key.Start = day.AddDate(0, 0, i/2).Add(time.Duration(i) * time.Hour)
-		gs = append(gs, g)
-	}
-	if unsafe.StringData(gs[0].Key.Key) == unsafe.StringData(gs[1].Key.Key) {
-		t.Fatal("a clone at the same address: the case does not test what it says")
-	}
+	})
 	r := sampleReconciliation()
 	r.By = []pricing.Dim{pricing.DimModel, pricing.DimKey, pricing.DimDay, pricing.DimHour}
 	r.SetGroups(gs)

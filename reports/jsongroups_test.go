@@ -51,23 +51,14 @@ func TestGroupsStreamAsTheDocument(t *testing.T) {
 	// escaped values, the same bytes at another address, a value to escape
 	// after a plain one of its length and the other way round, an empty
 	// value after others, an alias missing between two.
-	var againstLast []pricing.Group
-	for i, v := range []struct{ model, key, alias string }{
+	againstLast := groupsOfValues(t, unpriced, day, []keyValues{
 		{"", "k<1>", "a"},
 		{"m123", strings.Clone("k<1>"), ""},
 		{"m<3>", "k_11", "a<"},
 		{strings.Clone("m<3>"), "k&11", strings.Clone("a<")},
 		{"m123", strings.Clone("k&11"), ""},
 		{"", "", "b"},
-	} {
-		g := unpriced
-		g.Key.Model, g.Key.Key, g.KeyAlias = v.model, v.key, v.alias
-		g.Key.Start = day.AddDate(0, 0, i/2).Add(time.Duration(i) * time.Hour)
-		againstLast = append(againstLast, g)
-	}
-	if unsafe.StringData(againstLast[0].Key.Key) == unsafe.StringData(againstLast[1].Key.Key) {
-		t.Fatal("a clone at the same address: the case does not test what it says")
-	}
+	})
 	all := []pricing.Dim{pricing.DimModel, pricing.DimGroup, pricing.DimKey, pricing.DimTeam, pricing.DimUser,
 		pricing.DimDay, pricing.DimPeriod, pricing.DimVersion, pricing.DimHost}
 	tests := []struct {
@@ -370,4 +361,26 @@ func mustDoc(t *testing.T, r *pricing.Reconciliation) *reconciliationDoc {
 		t.Fatal(err)
 	}
 	return doc
+}
+
+// keyValues are a group's model, key and alias.
+type keyValues struct{ model, key, alias string }
+
+// groupsOfValues returns base with each of values as its model, key and
+// alias, two groups a day from day, an hour apart. The first two keys must
+// be equal bytes at two addresses (the case of a value equal to the last
+// one but not the same string).
+func groupsOfValues(t *testing.T, base pricing.Group, day time.Time, values []keyValues) []pricing.Group {
+	t.Helper()
+	var gs []pricing.Group
+	for i, v := range values {
+		g := base
+		g.Key.Model, g.Key.Key, g.KeyAlias = v.model, v.key, v.alias
+		g.Key.Start = day.AddDate(0, 0, i/2).Add(time.Duration(i) * time.Hour)
+		gs = append(gs, g)
+	}
+	if unsafe.StringData(gs[0].Key.Key) == unsafe.StringData(gs[1].Key.Key) {
+		t.Fatal("a clone at the same address: the case does not test what it says")
+	}
+	return gs
 }
