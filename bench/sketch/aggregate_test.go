@@ -9,8 +9,8 @@
 //
 //	go test -run '^$' -bench . -count 5 ./bench/sketch
 //
-// Each benchmark reports ns/call and the buckets it made (the same in
-// all three: a test of the other two).
+// Each benchmark reports ns/call and the buckets it made;
+// TestShapesAgree holds the three to the same buckets and sums.
 package sketch
 
 import (
@@ -34,13 +34,13 @@ type call struct {
 	spend  int64
 }
 
-// calls returns the calls in time order, as a month's log comes.
-func makeCalls() []call {
+// makeCalls returns n calls in time order, as a month's log comes.
+func makeCalls(n int) []call {
 	r := rand.New(rand.NewPCG(1, 2))
-	cs := make([]call, calls)
+	cs := make([]call, n)
 	for i := range cs {
 		c := &cs[i]
-		*c = call{key: uint32(r.IntN(keys)), day: uint16(i * days / calls), model: uint8(r.IntN(3)), period: uint8(r.IntN(2))}
+		*c = call{key: uint32(r.IntN(keys)), day: uint16(i * days / n), model: uint8(r.IntN(3)), period: uint8(r.IntN(2))}
 		for j := range c.qty {
 			c.qty[j] = int64(r.IntN(1000))
 		}
@@ -89,37 +89,46 @@ type slot struct {
 	b *bucket
 }
 
-// BenchmarkHashTable places each call in a table of buckets: hash, probe,
-// compare keys, add.
-func BenchmarkHashTable(b *testing.B) {
-	cs := makeCalls()
-	b.ResetTimer()
-	for range b.N {
-		slots := make([]slot, 1<<22)
-		mask := uint64(len(slots) - 1)
-		var slab []bucket
-		made := 0
-		for i := range cs {
-			c := &cs[i]
-			k := key{model: uintptr(c.model), start: int64(c.day) * 86400, key: c.key, flags: uint64(c.period)}
-			h := hashOf(&k)
-			j := h & mask
-			for slots[j].b != nil && (slots[j].h != h || slots[j].b.k != k) {
-				j = (j + 1) & mask
-			}
-			if slots[j].b == nil {
-				if len(slab) == 0 {
-					slab = make([]bucket, 512)
-				}
-				slots[j] = slot{h, &slab[0]}
-				slab[0].k, slab = k, slab[1:]
-				made++
-			}
-			slots[j].b.add(c)
+// sums is what a shape made: its buckets and a digest of their sums
+// that another grouping of the same calls would not give (each bucket's
+// calls times its spend, added).
+type sums struct{ buckets, digest int64 }
+
+func (t *sums) note(b *bucket) {
+	t.buckets++
+	t.digest += b.calls * b.spend
+}
+
+// byTable places each call in a table of buckets: hash, probe, compare
+// keys, add.
+func byTable(cs []call) sums {
+	slots := make([]slot, 1<<22)
+	mask := uint64(len(slots) - 1)
+	var slab []bucket
+	var made []*bucket
+	for i := range cs {
+		c := &cs[i]
+		k := key{model: uintptr(c.model), start: int64(c.day) * 86400, key: c.key, flags: uint64(c.period)}
+		h := hashOf(&k)
+		j := h & mask
+		for slots[j].b != nil && (slots[j].h != h || slots[j].b.k != k) {
+			j = (j + 1) & mask
 		}
-		b.ReportMetric(float64(made), "buckets")
+		if slots[j].b == nil {
+			if len(slab) == 0 {
+				slab = make([]bucket, 512)
+			}
+			slots[j] = slot{h, &slab[0]}
+			slab[0].k, slab = k, slab[1:]
+			made = append(made, slots[j].b)
+		}
+		slots[j].b.add(c)
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/calls, "ns/call")
+	var t sums
+	for _, b := range made {
+		t.note(b)
+	}
+	return t
 }
 
 // record is a call as sorted: its grouping values packed in one word.
@@ -150,58 +159,82 @@ func radixSort(rs, tmp []record, bits uint) []record {
 	return rs
 }
 
-// sumRuns sums the runs of equal words of sorted rs into buckets, and
-// returns how many it made.
-func sumRuns(rs []record) int {
-	made := 0
+// sumRuns sums the runs of equal words of sorted rs into buckets, noted
+// in t.
+func sumRuns(rs []record, t *sums) {
 	var cur bucket
-	last := ^uint64(0)
 	for i := range rs {
 		r := &rs[i]
-		if r.k != last {
-			made++
-			cur, last = bucket{}, r.k
+		if i > 0 && r.k != rs[i-1].k {
+			t.note(&cur)
+			cur = bucket{}
 		}
 		cur.add(&call{qty: r.qty, spend: r.spend})
 	}
-	return made
+	if len(rs) > 0 {
+		t.note(&cur)
+	}
 }
 
-// BenchmarkSortAll sorts the month's calls by their packed values at once.
-func BenchmarkSortAll(b *testing.B) {
-	cs := makeCalls()
+// bySortAll sorts the month's calls by their packed values at once.
+func bySortAll(cs []call) sums {
+	rs, tmp := make([]record, len(cs)), make([]record, len(cs))
+	for i := range cs {
+		c := &cs[i]
+		rs[i] = record{k: uint64(c.day)<<16 | uint64(c.key)<<3 | uint64(c.model)<<1 | uint64(c.period), qty: c.qty, spend: c.spend}
+	}
+	var t sums
+	sumRuns(radixSort(rs, tmp, 24), &t)
+	return t
+}
+
+// bySortByDay sorts each day's calls apart as the day ends (the log is in
+// time order): a day of the 4M calls is about 130,000 calls, 8 MB of
+// records, sorted on its 16 bits of key, model and period in two passes.
+func bySortByDay(cs []call) sums {
+	var t sums
+	rs, tmp := make([]record, 0, 2*len(cs)/days+1), make([]record, 2*len(cs)/days+1)
+	for i := range cs {
+		c := &cs[i]
+		if i > 0 && c.day != cs[i-1].day {
+			sumRuns(radixSort(rs, tmp[:len(rs)], 16), &t)
+			rs = rs[:0]
+		}
+		rs = append(rs, record{k: uint64(c.key)<<3 | uint64(c.model)<<1 | uint64(c.period), qty: c.qty, spend: c.spend})
+	}
+	sumRuns(radixSort(rs, tmp[:len(rs)], 16), &t)
+	return t
+}
+
+// TestShapesAgree holds the sorts to the table: the same buckets, the
+// same sums, on 200,000 calls.
+func TestShapesAgree(t *testing.T) {
+	cs := makeCalls(200_000)
+	want := byTable(cs)
+	if want.buckets < 100_000 {
+		t.Fatalf("the table made %d buckets of 200,000 calls: the case has too few to compare", want.buckets)
+	}
+	for name, shape := range map[string]func([]call) sums{"sort all": bySortAll, "sort by day": bySortByDay} {
+		if got := shape(cs); got != want {
+			t.Errorf("%s: %+v, the table %+v", name, got, want)
+		}
+	}
+}
+
+func benchmark(b *testing.B, shape func([]call) sums) {
+	cs := makeCalls(calls)
 	b.ResetTimer()
 	for range b.N {
-		rs, tmp := make([]record, len(cs)), make([]record, len(cs))
-		for i := range cs {
-			c := &cs[i]
-			rs[i] = record{k: uint64(c.day)<<16 | uint64(c.key)<<3 | uint64(c.model)<<1 | uint64(c.period), qty: c.qty, spend: c.spend}
-		}
-		b.ReportMetric(float64(sumRuns(radixSort(rs, tmp, 24))), "buckets")
+		b.ReportMetric(float64(shape(cs).buckets), "buckets")
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/calls, "ns/call")
 }
 
-// BenchmarkSortByDay sorts each day's calls apart as the day ends (the
-// log is in time order): a day is about 130,000 calls, 8 MB of records,
-// sorted on its 16 bits of key, model and period in two passes.
-func BenchmarkSortByDay(b *testing.B) {
-	cs := makeCalls()
-	b.ResetTimer()
-	for range b.N {
-		made := 0
-		rs, tmp := make([]record, 0, 2*calls/days), make([]record, 2*calls/days)
-		day := cs[0].day
-		for i := range cs {
-			c := &cs[i]
-			if c.day != day {
-				made += sumRuns(radixSort(rs, tmp[:len(rs)], 16))
-				rs, day = rs[:0], c.day
-			}
-			rs = append(rs, record{k: uint64(c.key)<<3 | uint64(c.model)<<1 | uint64(c.period), qty: c.qty, spend: c.spend})
-		}
-		made += sumRuns(radixSort(rs, tmp[:len(rs)], 16))
-		b.ReportMetric(float64(made), "buckets")
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/calls, "ns/call")
-}
+// BenchmarkHashTable: byTable on the 4M calls.
+func BenchmarkHashTable(b *testing.B) { benchmark(b, byTable) }
+
+// BenchmarkSortAll: bySortAll on the 4M calls.
+func BenchmarkSortAll(b *testing.B) { benchmark(b, bySortAll) }
+
+// BenchmarkSortByDay: bySortByDay on the 4M calls.
+func BenchmarkSortByDay(b *testing.B) { benchmark(b, bySortByDay) }
