@@ -59,8 +59,12 @@ profile() {
 	local name=$1
 	shift
 	echo "==> $name" >&2
-	"$tf" "$@" --cpuprofile "$dir/pgo/$name.prof" >/dev/null 2>&1 || true
-	[ -s "$dir/pgo/$name.prof" ] || { echo "bench: no profile from $name" >&2; exit 1; }
+	# A failed run's profile would be of its failure: stop, with its stderr.
+	if ! "$tf" "$@" --cpuprofile "$dir/pgo/$name.prof" >/dev/null 2>"$dir/pgo/$name.err"; then
+		echo "bench: $name failed:" >&2
+		cat "$dir/pgo/$name.err" >&2
+		exit 1
+	fi
 	profiles+=("$dir/pgo/$name.prof")
 }
 profile flat reconcile --calls "$flat" -o json
