@@ -457,7 +457,9 @@ func (e *Engine) place(pc *PricedCall, c *ledger.Call, zero bool) *bucket {
 // bucketOf returns the bucket of key k from the map, creating it when new.
 // Past the budget of buckets (Options.MaxGroups) a new key's groupings are
 // folded into the "(other ...)" values, its model, version, period and
-// tier kept, so that the calls are still priced exactly.
+// tier kept, so that the calls are still priced exactly; an engine that
+// spills writes its groups to a run instead, there or, once it holds
+// slotSpillAt buckets, when k opens a later day or hour than any before.
 func (e *Engine) bucketOf(k *bucketKey, pc *PricedCall) *bucket {
 	g := &e.table
 	b, h := g.buckets.find(k)
@@ -465,7 +467,9 @@ func (e *Engine) bucketOf(k *bucketKey, pc *PricedCall) *bucket {
 		return b
 	}
 	known := len(g.buckets.slots) != 0 // h is k's hash in the table
-	if g.full() && e.runs.spilling() {
+	// A call of a later day or hour than any before spills early
+	// (groupTable.endsSlot), noted whether or not the engine spills.
+	if endsSlot := g.endsSlot(k.slot); (endsSlot || g.full()) && e.runs.spilling() {
 		old := g.values
 		e.spill()
 		known = false

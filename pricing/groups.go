@@ -16,7 +16,28 @@ type groupTable struct {
 	collapsed   int    // buckets of calls whose groups are in runs
 	foldedCalls int64  // calls that landed in a bucket whose groupings were folded
 	fixed       map[*tariffs.Rates]*fixedRates
+	// newest is the latest day or hour (bucketKey.slot) of a bucket made,
+	// once slotted; slotSpill the buckets at which a spilling engine
+	// spills when a call opens a later one (endsSlot).
+	newest    int64
+	slotted   bool
+	slotSpill int
 }
+
+// slotSpillAt is how many buckets not collapsed an engine that spills
+// holds before it spills at the end of a day or hour rather than at its
+// budget (groupTable.endsSlot): 65,536 buckets, about 13 MiB with their
+// index, where the budget's 385,024 are 88 MiB. A log read in time order
+// opens its days one after the other; once a call opens a later day than
+// any before, the groups of the days before are mostly complete, and
+// writing them then leaves each group in one run, not cut in two by a
+// spill inside a day, while the buckets a call looks up stay few. On a
+// million groups by model, key and day (4M calls in time order) it took
+// 0.93 of the CPU of spilling at the budget alone and 0.6 of the peak
+// memory; spilling at 30,000 buckets took more than at 65,536
+// (docs/scale.md, "Spilling at a day's end"). A log out of time order
+// opens few later days, and spills at its budget as before.
+const slotSpillAt = 1 << 16
 
 // newGroupTable returns an empty table whose budget is maxGroups buckets,
 // or, when not positive, DefaultMaxGroups for an engine that folds and
@@ -28,7 +49,20 @@ func newGroupTable(maxGroups int, spills bool) groupTable {
 			maxGroups = DefaultSpillBuckets
 		}
 	}
-	return groupTable{labels: &texts{}, values: &texts{}, maxGroups: maxGroups}
+	return groupTable{labels: &texts{}, values: &texts{}, maxGroups: maxGroups, slotSpill: slotSpillAt}
+}
+
+// endsSlot notes the day or hour of a new bucket, slot, and reports
+// whether the buckets not collapsed should be spilled before it is made:
+// slot is later than any bucket's before, and they are at least
+// slotSpill. An engine that groups by neither has every slot 0.
+func (g *groupTable) endsSlot(slot int64) bool {
+	if g.slotted && slot <= g.newest {
+		return false
+	}
+	first := !g.slotted
+	g.newest, g.slotted = slot, true
+	return !first && g.buckets.len()-g.collapsed >= g.slotSpill
 }
 
 // full reports whether the buckets not collapsed fill the budget.

@@ -149,18 +149,7 @@ func TestSpilledReconciliationIsTheUnlimitedOne(t *testing.T) {
 				t.Fatalf("%d runs written: none merged", spilled.runs.written())
 			}
 			want, got := whole.Reconcile(), spilled.Reconcile()
-			gs, err := Collect(got.Groups())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(gs) != len(want.groups) {
-				t.Fatalf("%d groups, want %d", len(gs), len(want.groups))
-			}
-			for i := range gs {
-				if !sameGroup(&gs[i], &want.groups[i]) {
-					t.Fatalf("group %d:\ngot  %+v\nwant %+v", i, gs[i], want.groups[i])
-				}
-			}
+			gs := sameGroups(t, got, want)
 			for _, r := range []struct {
 				what string
 				rec  *Reconciliation
@@ -183,18 +172,7 @@ func TestSpilledReconciliationIsTheUnlimitedOne(t *testing.T) {
 					t.Fatalf("%s: %d groups with their money (%v), want %d", r.what, n, err, len(want.groups))
 				}
 			}
-			if !got.Totals.Official.Equal(want.Totals.Official) || !got.Totals.Recorded.Equal(want.Totals.Recorded) ||
-				got.Totals.Calls != want.Totals.Calls || got.Rows != want.Rows {
-				t.Errorf("totals: got %+v %+v, want %+v %+v", got.Totals, got.Rows, want.Totals, want.Rows)
-			}
-			if len(got.Explanations) != len(want.Explanations) {
-				t.Fatalf("%d explanations, want %d", len(got.Explanations), len(want.Explanations))
-			}
-			for i, x := range got.Explanations {
-				if w := want.Explanations[i]; x.Kind != w.Kind || x.Model != w.Model || !x.Amount.Equal(w.Amount) || x.Detail != w.Detail {
-					t.Errorf("explanation %d: got %+v, want %+v", i, x, w)
-				}
-			}
+			sameTotals(t, got, want)
 			if got.HasKeyAlias() != want.HasKeyAlias() {
 				t.Errorf("key alias: got %v, want %v", got.HasKeyAlias(), want.HasKeyAlias())
 			}
@@ -217,6 +195,43 @@ func TestSpilledReconciliationIsTheUnlimitedOne(t *testing.T) {
 				t.Errorf("groups of an engine closed: %v, want ErrSpill and ErrClosed", err)
 			}
 		})
+	}
+}
+
+// sameGroups checks that got, streamed from an engine that spilled, has
+// want's groups (listed, of an engine that did not), in order, and
+// returns them.
+func sameGroups(t *testing.T, got, want *Reconciliation) []Group {
+	t.Helper()
+	gs, err := Collect(got.Groups())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(gs) != len(want.groups) {
+		t.Fatalf("%d groups, want %d", len(gs), len(want.groups))
+	}
+	for i := range gs {
+		if !sameGroup(&gs[i], &want.groups[i]) {
+			t.Fatalf("group %d:\ngot  %+v\nwant %+v", i, gs[i], want.groups[i])
+		}
+	}
+	return gs
+}
+
+// sameTotals checks got's totals, rows and explanations against want's.
+func sameTotals(t *testing.T, got, want *Reconciliation) {
+	t.Helper()
+	if !got.Totals.Official.Equal(want.Totals.Official) || !got.Totals.Recorded.Equal(want.Totals.Recorded) ||
+		got.Totals.Calls != want.Totals.Calls || got.Rows != want.Rows {
+		t.Errorf("totals: got %+v %+v, want %+v %+v", got.Totals, got.Rows, want.Totals, want.Rows)
+	}
+	if len(got.Explanations) != len(want.Explanations) {
+		t.Fatalf("%d explanations, want %d", len(got.Explanations), len(want.Explanations))
+	}
+	for i, x := range got.Explanations {
+		if w := want.Explanations[i]; x.Kind != w.Kind || x.Model != w.Model || !x.Amount.Equal(w.Amount) || x.Detail != w.Detail {
+			t.Errorf("explanation %d: got %+v, want %+v", i, x, w)
+		}
 	}
 }
 
@@ -325,4 +340,52 @@ func writtenAndRead(t *testing.T, dims []Dim, recs []groupSum) []groupSum {
 		t.Fatalf("read %d records, %v; want %d", len(read), err, len(recs))
 	}
 	return read
+}
+
+// TestSpillsAtADaysEnd prices a month of calls in time order with a
+// budget of buckets never reached: the engine spills as a call opens a
+// later day or hour once it holds slotSpill buckets, so that each group
+// is in one run, whole, or in the buckets made since; the groups and
+// totals are those of the engine that held every call. In time order
+// nothing else would spill.
+func TestSpillsAtADaysEnd(t *testing.T) {
+	cat := testCatalog(t)
+	calls := randomCalls(rand.New(rand.NewPCG(6, 12)), 3000)
+	for i := range calls {
+		calls[i].Start = calls[i].End // billed at either end, the same day
+	}
+	slices.SortStableFunc(calls, func(a, b ledger.Call) int { return a.End.Compare(b.End) })
+	for _, dims := range [][]Dim{{DimModel, DimKey, DimDay}, {DimHour, DimKey}} {
+		t.Run(fmt.Sprint(dims), func(t *testing.T) {
+			opts := Options{Dims: dims, Zone: zone(t, "America/New_York")}
+			whole := New(cat, opts)
+			opts.Runs = (&memRuns{}).store
+			spilled := New(cat, opts)
+			spilled.table.slotSpill = 20
+			for i := range calls {
+				whole.AddPriced(&calls[i])
+				spilled.AddPriced(&calls[i])
+			}
+			if err := spilled.Err(); err != nil {
+				t.Fatal(err)
+			}
+			if n := spilled.runs.written(); n < 10 {
+				t.Fatalf("%d runs written over 30 days: the engine did not spill at the days' ends", n)
+			}
+			live := 0
+			c := spilled.spillCursor(spilled.liveBuckets())
+			for s := (groupSum{}); c.next(&s, nil, 0); {
+				live++
+			}
+			want, got := whole.Reconcile(), spilled.Reconcile()
+			if written := spilled.runs.groups.Stats().Records; written+int64(live) != int64(len(want.groups)) {
+				t.Errorf("%d records written and %d groups held for %d groups: a group was cut by a spill", written, live, len(want.groups))
+			}
+			sameGroups(t, got, want)
+			sameTotals(t, got, want)
+			if err := errors.Join(got.Close(), spilled.Close()); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
 }
