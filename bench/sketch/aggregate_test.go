@@ -3,14 +3,14 @@
 // over 31 days, about 1.4M buckets by model, key, day and period. It
 // answers one question: what placing a call in its bucket costs, a call at
 // a time into a hash table (the engine's shape, pricing/buckets.go, here
-// without its caches of recent buckets), against sorting the calls and
-// summing neighbours. docs/scale.md ("Toward 2 µs a group") has the
+// without its caches of recent buckets), of the month's buckets or of a
+// day's, against sorting the calls and summing neighbours. docs/scale.md ("Toward 2 µs a group") has the
 // figures and what they mean for the engine.
 //
 //	go test -run '^$' -bench . -count 5 ./bench/sketch
 //
 // Each benchmark reports ns/call and the buckets it made;
-// TestShapesAgree holds the three to the same buckets and sums.
+// TestShapesAgree holds the four to the same buckets and sums.
 package sketch
 
 import (
