@@ -151,11 +151,14 @@ func (g *groupTable) live(apart bool) []*bucket {
 // they hold those of the buckets to the next spill, not of them all.
 func (g *groupTable) collapse(keepDay bool) {
 	oldTable := g.buckets
+	live := oldTable.len() - g.collapsed
 	// The old index is not read again: the new one is made in its memory.
 	g.buckets = bucketTable{slots: oldTable.slots[:0]}
-	// Room for the buckets to the next spill, made once rather than by
-	// doubling from the first.
-	g.buckets.reserve(g.maxGroups + g.collapsed + 1)
+	// Room for as many buckets to the next spill as to this one, made
+	// once rather than by doubling from the first: the budget after a
+	// spill at it, fewer after a spill at a day's end (endsSlot), whose
+	// index then stays as small as the buckets a day or two makes.
+	g.buckets.reserve(live + g.collapsed + 1)
 	for _, b := range oldTable.all() {
 		g.collapseInto(b, keepDay)
 	}
