@@ -372,6 +372,13 @@ func TestSpillsAtADaysEnd(t *testing.T) {
 			if n := spilled.runs.written(); n < 10 {
 				t.Fatalf("%d runs written over 30 days: the engine did not spill at the days' ends", n)
 			}
+			// The index after a spill has room for the buckets of the
+			// spill, not for the budget, which is never reached.
+			var budget bucketTable
+			budget.reserve(spilled.table.maxGroups)
+			if n := len(spilled.table.buckets.slots); 16*n > len(budget.slots) {
+				t.Errorf("an index of %d slots for %d buckets: sized for the budget of %d", n, spilled.table.buckets.len(), spilled.table.maxGroups)
+			}
 			live := 0
 			c := spilled.spillCursor(spilled.liveBuckets())
 			for s := (groupSum{}); c.next(&s, nil, 0); {
