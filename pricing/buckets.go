@@ -9,21 +9,33 @@ import (
 // made, and an index from bucket key to place in the list. Buckets are
 // made in slabs of bucketSlab, so that a million buckets are a thousand
 // objects to allocate and for the garbage collector to find, not a
-// million; the index is a table of two words (a hash and a bucket) a
-// slot, not a map holding a copy of every 144-byte key, at most three
-// quarters full: 8 MiB for the budget of a spilling engine, where half
-// full took 16 MiB and 5% more CPU on a million groups by model, key and
-// day (docs/scale.md, "Ten million groups").
+// million; the index is a table of a word a slot (half the hash and the
+// bucket's place in the list: indexSlot), not a map holding a copy of
+// every 144-byte key, at most three quarters full: 4 MiB for the budget
+// of a spilling engine, where two words a slot, a hash and a pointer,
+// took 8 MiB, and half full 16 MiB and 5% more CPU on a million groups by
+// model, key and day (docs/scale.md, "Ten million groups").
 //
 // The zero bucketTable is empty and ready to use.
 type bucketTable struct {
-	seed  uint64         // random, so that no input chooses its collisions
-	slots []hashedBucket // by hash; a free slot's bucket is nil; its length a power of two
-	list  []*bucket      // every bucket, in the order made
-	slab  []bucket       // room for the next buckets
-	slabs [][]bucket     // every slab made or reused, for reuse (recycle)
-	spare [][]bucket     // emptied slabs of another table, used before new ones are made
+	seed  uint64      // random, so that no input chooses its collisions
+	slots []indexSlot // by hash; its length a power of two
+	list  []*bucket   // every bucket, in the order made
+	slab  []bucket    // room for the next buckets
+	slabs [][]bucket  // every slab made or reused, for reuse (recycle)
+	spare [][]bucket  // emptied slabs of another table, used before new ones are made
 }
+
+// indexSlot is a slot of a bucketTable's index: the high half of its
+// bucket's hash and one more than the bucket's place in the list; 0 is a
+// free slot. A word and no pointer: the garbage collector does not read
+// the index (8 MiB for a spilling engine's budget, each of whose slots it
+// followed at each cycle when a slot was a hash and a pointer), and a
+// cache line holds eight slots.
+type indexSlot uint64
+
+// indexSlotOf returns the slot of the bucket at place i of the list, of hash h.
+func indexSlotOf(h uint64, i int) indexSlot { return indexSlot(h>>32<<32 | uint64(uint32(i+1))) }
 
 // bucketSlab is how many buckets are made at once.
 const bucketSlab = 512
@@ -56,12 +68,14 @@ func (t *bucketTable) find(k *bucketKey) (*bucket, uint64) {
 func (t *bucketTable) findHashed(k *bucketKey, h uint64) *bucket {
 	mask := uint64(len(t.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
-		s := &t.slots[i]
-		if s.b == nil {
+		s := t.slots[i]
+		if s == 0 {
 			return nil
 		}
-		if s.h == h && s.b.k == *k {
-			return s.b
+		if uint64(s)>>32 == h>>32 {
+			if b := t.list[uint32(s)-1]; b.k == *k {
+				return b
+			}
 		}
 	}
 }
@@ -93,7 +107,7 @@ func (t *bucketTable) addHashed(k *bucketKey, h uint64, known bool, p *bucketPri
 		h = t.hash(k)
 	}
 	t.list = append(t.list, b)
-	t.placeHashed(b, h)
+	t.placeHashed(len(t.list)-1, h)
 	return b
 }
 
@@ -109,34 +123,26 @@ func (t *bucketTable) recycle(old *bucketTable) {
 	old.slabs, old.spare, old.slab = nil, nil, nil
 }
 
-// place puts b in the index.
-func (t *bucketTable) place(b *bucket) { t.placeHashed(b, t.hash(&b.k)) }
-
-// placeHashed puts b, whose key's hash is h, in the index.
-func (t *bucketTable) placeHashed(b *bucket, h uint64) {
+// placeHashed puts the bucket at place i of the list, whose key's hash
+// is h, in the index.
+func (t *bucketTable) placeHashed(i int, h uint64) {
 	mask := uint64(len(t.slots) - 1)
-	i := h & mask
-	for t.slots[i].b != nil {
-		i = (i + 1) & mask
+	j := h & mask
+	for t.slots[j] != 0 {
+		j = (j + 1) & mask
 	}
-	t.slots[i] = hashedBucket{h, b}
+	t.slots[j] = indexSlotOf(h, i)
 }
 
 // grow doubles the index (making it at first) and indexes every bucket
-// again.
+// again, hashing its key: a slot keeps half the hash.
 func (t *bucketTable) grow() {
 	if len(t.slots) == 0 {
 		t.seed = randomSeed()
-		t.slots = make([]hashedBucket, 64)
+		t.slots = make([]indexSlot, 64)
 		return
 	}
-	old := t.slots
-	t.slots = make([]hashedBucket, 2*len(old))
-	for _, s := range old {
-		if s.b != nil {
-			t.placeHashed(s.b, s.h)
-		}
-	}
+	t.reindex(2 * len(t.slots))
 }
 
 // reserve makes the index room for n buckets, so that it does not grow
@@ -161,10 +167,10 @@ func (t *bucketTable) reindex(n int) {
 		t.slots = t.slots[:n]
 		clear(t.slots)
 	} else {
-		t.slots = make([]hashedBucket, n)
+		t.slots = make([]indexSlot, n)
 	}
-	for _, b := range t.list {
-		t.place(b)
+	for i, b := range t.list {
+		t.placeHashed(i, t.hash(&b.k))
 	}
 }
 

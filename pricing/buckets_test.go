@@ -194,7 +194,7 @@ func bucketBytes() int { return int(unsafe.Sizeof(bucket{}) + unsafe.Sizeof((*bu
 // fit with the index reserve makes, and one more bucket fits with no
 // index size.
 func TestBucketsIn(t *testing.T) {
-	slot := int(unsafe.Sizeof(hashedBucket{}))
+	slot := int(unsafe.Sizeof(indexSlot(0)))
 	for _, size := range []int{64*slot + 10*bucketBytes(), 1 << 20, 50 << 20, DefaultSpillBytes} {
 		n := bucketsIn(size)
 		var tb bucketTable

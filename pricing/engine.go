@@ -82,7 +82,8 @@ const (
 	DefaultMaxGroups = 1 << 21
 	// DefaultSpillBytes is the memory of the buckets of an engine that
 	// spills its groups (Options.Runs), their list and their index: 88
-	// MiB, 385,024 buckets of 208 bytes with an index of 8 MiB, where
+	// MiB, 388,361 buckets of 208 bytes with an index of 4 MiB (385,024
+	// with one of 8 MiB until its slots lost their pointers), where
 	// 360,000 buckets of 272 bytes took 104 MiB. More buckets between
 	// spills bought no CPU at a million groups (the same from 100,000 to
 	// 427,830; every bucket held, 1.12 of it: docs/scale.md, "What a
@@ -104,7 +105,7 @@ var DefaultSpillBuckets = bucketsIn(DefaultSpillBytes)
 // not grow at a spill.
 func bucketsIn(size int) int {
 	per := int(unsafe.Sizeof(bucket{}) + unsafe.Sizeof((*bucket)(nil)))
-	slot := int(unsafe.Sizeof(hashedBucket{}))
+	slot := int(unsafe.Sizeof(indexSlot(0)))
 	best := 0
 	for slots := 64; slots*slot < size; slots *= 2 {
 		best = max(best, min(indexRoom(slots), (size-slots*slot)/per))

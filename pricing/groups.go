@@ -27,7 +27,7 @@ type groupTable struct {
 // slotSpillAt is how many buckets not collapsed an engine that spills
 // holds before it spills at the end of a day or hour rather than at its
 // budget (groupTable.endsSlot): 65,536 buckets, about 13 MiB with their
-// index, where the budget's 385,024 are 88 MiB. A log read in time order
+// index, where the budget's 388,361 are 88 MiB. A log read in time order
 // opens its days one after the other; once a call opens a later day than
 // any before, the groups of the days before are mostly complete, and
 // writing them then leaves each group in one run, not cut in two by a

@@ -347,7 +347,7 @@ func sameRanks(ranks []uint32, nd int, a, b int32) bool {
 // sortPackedWords sorts buckets by their packed numbers as plain words,
 // each its packed numbers above its place, by their digits (radixSort),
 // where a sort by a function called it for every comparison (a spill of
-// a million groups sorts 385,024 buckets); false, out as it was,
+// a million groups at the budget sorts 388,361 buckets); false, out as it was,
 // when the numbers and the places do not fit one word. Buckets of the
 // same numbers (one group) come in the order of their places.
 func sortPackedWords(out []rankedBucket, width []uint8) bool {
