@@ -1,7 +1,9 @@
 package pricing
 
 import (
+	"cmp"
 	"hash/maphash"
+	"slices"
 	"unsafe"
 )
 
@@ -27,15 +29,22 @@ type bucketTable struct {
 }
 
 // indexSlot is a slot of a bucketTable's index: the high half of its
-// bucket's hash and one more than the bucket's place in the list; 0 is a
-// free slot. A word and no pointer: the garbage collector does not read
-// the index (8 MiB for a spilling engine's budget, each of whose slots it
-// followed at each cycle when a slot was a hash and a pointer), and a
-// cache line holds eight slots.
+// bucket's hash and one more than the bucket's place in the slabs
+// (bucketTable.at); 0 is a free slot. A word and no pointer: the garbage
+// collector does not read the index (8 MiB for a spilling engine's
+// budget, each of whose slots it followed at each cycle when a slot was a
+// hash and a pointer), and a cache line holds eight slots. A place in the
+// slabs, not in the list: the list of slabs is a few KiB, where the list
+// of buckets, another read a look-up would wait on, is 8 bytes a bucket.
 type indexSlot uint64
 
-// indexSlotOf returns the slot of the bucket at place i of the list, of hash h.
-func indexSlotOf(h uint64, i int) indexSlot { return indexSlot(h>>32<<32 | uint64(uint32(i+1))) }
+// indexSlotOf returns the slot of the bucket at place p of the slabs, of
+// hash h.
+func indexSlotOf(h uint64, p uint32) indexSlot { return indexSlot(h>>32<<32 | uint64(p+1)) }
+
+// at returns the bucket at place p of the slabs: every slab is bucketSlab
+// buckets long.
+func (t *bucketTable) at(p uint32) *bucket { return &t.slabs[p/bucketSlab][p%bucketSlab] }
 
 // bucketSlab is how many buckets are made at once.
 const bucketSlab = 512
@@ -73,7 +82,7 @@ func (t *bucketTable) findHashed(k *bucketKey, h uint64) *bucket {
 			return nil
 		}
 		if uint64(s)>>32 == h>>32 {
-			if b := t.list[uint32(s)-1]; b.k == *k {
+			if b := t.at(uint32(s) - 1); b.k == *k {
 				return b
 			}
 		}
@@ -96,7 +105,7 @@ func (t *bucketTable) addHashed(k *bucketKey, h uint64, known bool, p *bucketPri
 		}
 		t.slabs = append(t.slabs, t.slab)
 	}
-	b := &t.slab[0]
+	b, at := &t.slab[0], uint32(len(t.slabs)*bucketSlab-len(t.slab))
 	t.slab = t.slab[1:]
 	b.k, b.bucketPricing = *k, p
 	if 4*(len(t.list)+1) > 3*len(t.slots) {
@@ -107,7 +116,7 @@ func (t *bucketTable) addHashed(k *bucketKey, h uint64, known bool, p *bucketPri
 		h = t.hash(k)
 	}
 	t.list = append(t.list, b)
-	t.placeHashed(len(t.list)-1, h)
+	t.placeHashed(at, h)
 	return b
 }
 
@@ -123,15 +132,15 @@ func (t *bucketTable) recycle(old *bucketTable) {
 	old.slabs, old.spare, old.slab = nil, nil, nil
 }
 
-// placeHashed puts the bucket at place i of the list, whose key's hash
+// placeHashed puts the bucket at place p of the slabs, whose key's hash
 // is h, in the index.
-func (t *bucketTable) placeHashed(i int, h uint64) {
+func (t *bucketTable) placeHashed(p uint32, h uint64) {
 	mask := uint64(len(t.slots) - 1)
 	j := h & mask
 	for t.slots[j] != 0 {
 		j = (j + 1) & mask
 	}
-	t.slots[j] = indexSlotOf(h, i)
+	t.slots[j] = indexSlotOf(h, p)
 }
 
 // grow doubles the index (making it at first) and indexes every bucket
@@ -169,8 +178,34 @@ func (t *bucketTable) reindex(n int) {
 	} else {
 		t.slots = make([]indexSlot, n)
 	}
-	for i, b := range t.list {
-		t.placeHashed(i, t.hash(&b.k))
+	places := t.placesOf()
+	for _, b := range t.list {
+		t.placeHashed(places(b), t.hash(&b.k))
+	}
+}
+
+// placesOf returns the function that gives a listed bucket's place in
+// the slabs, from its address: the slab that holds it, found by a binary
+// search of the slabs' addresses, and its place in it. The list is not in
+// the slabs' order once deleteWhere has dropped some.
+func (t *bucketTable) placesOf() func(*bucket) uint32 {
+	type slabAt struct {
+		start uintptr
+		n     uint32
+	}
+	starts := make([]slabAt, len(t.slabs))
+	for i, s := range t.slabs {
+		starts[i] = slabAt{uintptr(unsafe.Pointer(&s[0])), uint32(i)}
+	}
+	slices.SortFunc(starts, func(a, b slabAt) int { return cmp.Compare(a.start, b.start) })
+	size := unsafe.Sizeof(bucket{})
+	return func(b *bucket) uint32 {
+		a := uintptr(unsafe.Pointer(b))
+		i, _ := slices.BinarySearchFunc(starts, a, func(s slabAt, a uintptr) int { return cmp.Compare(s.start, a) })
+		if i == len(starts) || starts[i].start != a {
+			i-- // the slab starting last before b
+		}
+		return starts[i].n*bucketSlab + uint32((a-starts[i].start)/size)
 	}
 }
 

@@ -52,12 +52,24 @@ func TestBucketTable(t *testing.T) {
 			tb.deleteWhere(func(b *bucket) bool { return b.Calls%3 == 0 })
 			for i := range tc.n {
 				k := keyOf(i)
-				if got, want := tb.get(&k) != nil, i%3 != 0; got != want {
-					t.Fatalf("key %d after deleting every third: found %v, want %v", i, got, want)
+				if b := tb.get(&k); (b != nil) != (i%3 != 0) || b != nil && b.Calls != int64(i) {
+					t.Fatalf("key %d after deleting every third: got %v", i, b)
 				}
 			}
 			if want := tc.n - (tc.n+2)/3; tb.len() != want {
 				t.Fatalf("%d buckets left, want %d", tb.len(), want)
+			}
+			// Buckets made after, past doublings of the index: the
+			// buckets listed are no longer in the slabs' order.
+			for i := tc.n; i < 3*tc.n; i++ {
+				k := keyOf(i)
+				tb.add(&k, &bucketPricing{}).Calls = int64(i)
+			}
+			for i := range 3 * tc.n {
+				k := keyOf(i)
+				if b := tb.get(&k); (b != nil) != (i >= tc.n || i%3 != 0) || b != nil && b.Calls != int64(i) {
+					t.Fatalf("key %d after more were made: got %v", i, b)
+				}
 			}
 		})
 	}
