@@ -12,7 +12,7 @@ import (
 // made in slabs of bucketSlab, so that a million buckets are a thousand
 // objects to allocate and for the garbage collector to find, not a
 // million; the index is a table of a word a slot (half the hash and the
-// bucket's place in the list: indexSlot), not a map holding a copy of
+// bucket's place in the slabs: indexSlot), not a map holding a copy of
 // every 144-byte key, at most three quarters full: 4 MiB for the budget
 // of a spilling engine, where two words a slot, a hash and a pointer,
 // took 8 MiB, and half full 16 MiB and 5% more CPU on a million groups by
@@ -36,6 +36,7 @@ type bucketTable struct {
 // hash and a pointer), and a cache line holds eight slots. A place in the
 // slabs, not in the list: the list of slabs is a few KiB, where the list
 // of buckets, another read a look-up would wait on, is 8 bytes a bucket.
+// A place is 32 bits: a table of 2^32 buckets would be 900 GB.
 type indexSlot uint64
 
 // indexSlotOf returns the slot of the bucket at place p of the slabs, of
