@@ -8,7 +8,7 @@ import (
 )
 
 // bucketTable holds an engine's buckets: in a list, in the order they were
-// made, and an index from bucket key to place in the list. Buckets are
+// made, and an index from bucket key to place in the slabs. Buckets are
 // made in slabs of bucketSlab, so that a million buckets are a thousand
 // objects to allocate and for the garbage collector to find, not a
 // million; the index is a table of a word a slot (half the hash and the
