@@ -99,30 +99,43 @@ func (t *sums) note(b *bucket) {
 	t.digest += b.calls * b.spend
 }
 
+// keyOf returns the bucket key of a call.
+func keyOf(c *call) key {
+	return key{model: uintptr(c.model), start: int64(c.day) * 86400, key: c.key, flags: uint64(c.period)}
+}
+
+// probe returns the slot of slots (a power of two long) of key k: its
+// bucket's, or the free slot where it goes, its hash set.
+func probe(slots []slot, k *key) *slot {
+	h := hashOf(k)
+	mask := uint64(len(slots) - 1)
+	j := h & mask
+	for slots[j].b != nil && (slots[j].h != h || slots[j].b.k != *k) {
+		j = (j + 1) & mask
+	}
+	slots[j].h = h
+	return &slots[j]
+}
+
 // byTable places each call in a table of buckets: hash, probe, compare
 // keys, add.
 func byTable(cs []call) sums {
 	slots := make([]slot, 1<<22)
-	mask := uint64(len(slots) - 1)
 	var slab []bucket
 	var made []*bucket
 	for i := range cs {
 		c := &cs[i]
-		k := key{model: uintptr(c.model), start: int64(c.day) * 86400, key: c.key, flags: uint64(c.period)}
-		h := hashOf(&k)
-		j := h & mask
-		for slots[j].b != nil && (slots[j].h != h || slots[j].b.k != k) {
-			j = (j + 1) & mask
-		}
-		if slots[j].b == nil {
+		k := keyOf(c)
+		s := probe(slots, &k)
+		if s.b == nil {
 			if len(slab) == 0 {
 				slab = make([]bucket, 512)
 			}
-			slots[j] = slot{h, &slab[0]}
+			s.b = &slab[0]
 			slab[0].k, slab = k, slab[1:]
-			made = append(made, slots[j].b)
+			made = append(made, s.b)
 		}
-		slots[j].b.add(c)
+		s.b.add(c)
 	}
 	var t sums
 	for _, b := range made {
@@ -136,7 +149,6 @@ func byTable(cs []call) sums {
 // budget of a day's buckets, spilled at each day's end.
 func byTableByDay(cs []call) sums {
 	slots := make([]slot, 1<<17) // a day's ~45,000 buckets at most a third full
-	mask := uint64(len(slots) - 1)
 	slab := make([]bucket, 0, 1<<16)
 	var t sums
 	flush := func() {
@@ -151,17 +163,13 @@ func byTableByDay(cs []call) sums {
 		if i > 0 && c.day != cs[i-1].day {
 			flush()
 		}
-		k := key{model: uintptr(c.model), start: int64(c.day) * 86400, key: c.key, flags: uint64(c.period)}
-		h := hashOf(&k)
-		j := h & mask
-		for slots[j].b != nil && (slots[j].h != h || slots[j].b.k != k) {
-			j = (j + 1) & mask
-		}
-		if slots[j].b == nil {
+		k := keyOf(c)
+		s := probe(slots, &k)
+		if s.b == nil {
 			slab = append(slab, bucket{k: k})
-			slots[j] = slot{h, &slab[len(slab)-1]}
+			s.b = &slab[len(slab)-1]
 		}
-		slots[j].b.add(c)
+		s.b.add(c)
 	}
 	flush()
 	return t
