@@ -4,8 +4,9 @@
 // answers one question: what placing a call in its bucket costs, a call at
 // a time into a hash table (the engine's shape, pricing/buckets.go, here
 // without its caches of recent buckets), of the month's buckets or of a
-// day's, against sorting the calls and summing neighbours. docs/scale.md ("Toward 2 µs a group") has the
-// figures and what they mean for the engine.
+// day's, against sorting the calls and summing neighbours. docs/scale.md
+// ("Placing a call: a table or a sort") has the figures and what they
+// mean for the engine.
 //
 //	go test -run '^$' -bench . -count 5 ./bench/sketch
 //
