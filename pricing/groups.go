@@ -1,6 +1,10 @@
 package pricing
 
-import "github.com/tokenfare/tokenfare/tariffs"
+import (
+	"math"
+
+	"github.com/tokenfare/tokenfare/tariffs"
+)
 
 // groupTable is the engine's buckets: the table of them by key, the texts
 // their keys number (labels: the logged names of unknown models and the
@@ -17,17 +21,16 @@ type groupTable struct {
 	foldedCalls int64  // calls that landed in a bucket whose groupings were folded
 	fixed       map[*tariffs.Rates]*fixedRates
 	// newest is the latest day or hour (bucketKey.slot) of a bucket made,
-	// once slotted; slotSpill the buckets at which a spilling engine
-	// spills when a call opens a later one (endsSlot).
+	// noSlot before the first; slotSpill the buckets at which a spilling
+	// engine spills when a call opens a later one (endsSlot).
 	newest    int64
-	slotted   bool
 	slotSpill int
 }
 
 // slotSpillAt is how many buckets not collapsed an engine that spills
 // holds before it spills at the end of a day or hour rather than at its
-// budget (groupTable.endsSlot): 65,536 buckets, about 13 MiB with their
-// index, where the budget's 388,361 are 88 MiB. A log read in time order
+// budget (groupTable.endsSlot): 65,536 buckets, about 14.5 MiB with
+// their list and index, where the budget's 388,361 are 88 MiB. A log read in time order
 // opens its days one after the other; once a call opens a later day than
 // any before, the groups of the days before are mostly complete, and
 // writing them then leaves each group in one run, not cut in two by a
@@ -40,6 +43,9 @@ type groupTable struct {
 // opens few later days, and spills at its budget as before.
 const slotSpillAt = 1 << 16
 
+// noSlot is groupTable.newest before any bucket is made: below every slot.
+const noSlot = math.MinInt64
+
 // newGroupTable returns an empty table whose budget is maxGroups buckets,
 // or, when not positive, DefaultMaxGroups for an engine that folds and
 // DefaultSpillBuckets for one that spills.
@@ -50,7 +56,7 @@ func newGroupTable(maxGroups int, spills bool) groupTable {
 			maxGroups = DefaultSpillBuckets
 		}
 	}
-	return groupTable{labels: &texts{}, values: &texts{}, maxGroups: maxGroups, slotSpill: slotSpillAt}
+	return groupTable{labels: &texts{}, values: &texts{}, maxGroups: maxGroups, newest: noSlot, slotSpill: slotSpillAt}
 }
 
 // endsSlot notes the day or hour of a new bucket, slot, and reports
@@ -58,11 +64,11 @@ func newGroupTable(maxGroups int, spills bool) groupTable {
 // slot is later than any bucket's before, and they are at least
 // slotSpill. An engine that groups by neither has every slot 0.
 func (g *groupTable) endsSlot(slot int64) bool {
-	if g.slotted && slot <= g.newest {
+	if slot <= g.newest {
 		return false
 	}
-	first := !g.slotted
-	g.newest, g.slotted = slot, true
+	first := g.newest == noSlot
+	g.newest = slot
 	return !first && g.buckets.len()-g.collapsed >= g.slotSpill
 }
 
