@@ -379,6 +379,7 @@ func (r *csvReader) putMarks(m *csvMarks) {
 func (r *csvReader) work() {
 	w := &csvWorker{r: r}
 	w.p.skipHolders = r.skipHolders
+	w.p.deferPairs = true
 	w.sp.dst, w.sp.pos, w.sp.keep = &w.v, r.pos, r.keep
 	for ch := range r.jobs {
 		var res csvResult
@@ -403,10 +404,17 @@ type csvWorker struct {
 	// perCall is the arena bytes per call of the last batch flushed, to
 	// size the next arena.
 	perCall int
-	line    int    // the line number last written by lineText
-	digits  []byte // its decimal digits
-	out     []*Batch
-	b       *Batch
+	// pairs are the batch's calls whose key and alias are interned at its
+	// flush (internPairs), their texts copied to pairText: the calls'
+	// places in the batch, and the keys' and aliases' texts.
+	pairs                 []int32
+	pairKeys, pairAliases [][]byte
+	pairText              []byte
+	sink                  uint64 // what internPairs read ahead (interner.getPairs)
+	line                  int    // the line number last written by lineText
+	digits                []byte // its decimal digits
+	out                   []*Batch
+	b                     *Batch
 }
 
 // newBatch starts a batch with room for rows calls.
@@ -441,6 +449,7 @@ func (w *csvWorker) flush() {
 	if len(b.Calls) > 0 {
 		w.perCall = len(w.arena) / len(b.Calls)
 	}
+	w.internPairs(b)
 	s := unsafe.String(unsafe.SliceData(w.arena), len(w.arena))
 	w.arena = nil
 	start := uint32(0)
@@ -453,6 +462,43 @@ func (w *csvWorker) flush() {
 		start = srcEnd
 	}
 	w.out = append(w.out, b)
+}
+
+// deferPair notes the key and alias of the batch's call i, to be interned
+// with the others at the flush: their texts are copied, as the chunk's
+// bytes a row's fields point to may be unescaped in place by later rows.
+func (w *csvWorker) deferPair(i int, key, alias []byte) {
+	w.pairs = append(w.pairs, int32(i))
+	at := len(w.pairText)
+	w.pairText = append(append(w.pairText, key...), alias...)
+	t := w.pairText
+	// The texts are sliced when the batch is flushed, as pairText may move
+	// as it grows: until then only their lengths are kept.
+	w.pairKeys = append(w.pairKeys, t[at:at+len(key):at+len(key)])
+	w.pairAliases = append(w.pairAliases, t[at+len(key):len(t):len(t)])
+}
+
+// internPairs sets the key and alias of the batch's calls deferPair
+// noted, all at once (interner.getPairs).
+func (w *csvWorker) internPairs(b *Batch) {
+	if len(w.pairs) == 0 {
+		return
+	}
+	// Slice the texts again from pairText as it is now.
+	at := 0
+	for i := range w.pairs {
+		nk, na := len(w.pairKeys[i]), len(w.pairAliases[i])
+		w.pairKeys[i] = w.pairText[at : at+nk : at+nk]
+		w.pairAliases[i] = w.pairText[at+nk : at+nk+na : at+nk+na]
+		at += nk + na
+	}
+	w.p.strs.getPairs(w.pairKeys, w.pairAliases, func(i int, key, alias string) {
+		c := &b.Calls[w.pairs[i]]
+		c.Key, c.KeyAlias = key, alias
+	}, &w.sink)
+	clear(w.pairKeys)
+	clear(w.pairAliases)
+	w.pairs, w.pairKeys, w.pairAliases, w.pairText = w.pairs[:0], w.pairKeys[:0], w.pairAliases[:0], w.pairText[:0]
 }
 
 func (w *csvWorker) parse(ch *csvChunk) []*Batch {
@@ -530,7 +576,14 @@ func (w *csvWorker) row(line int) {
 	b := w.b
 	b.Calls = append(b.Calls, Call{})
 	c := &b.Calls[len(b.Calls)-1]
-	if reason := buildChecked(s.build(s, &w.p, &w.v, c), c); reason != "" {
+	reason := buildChecked(s.build(s, &w.p, &w.v, c), c)
+	if key := w.p.pairKey; key != nil {
+		if reason == "" {
+			w.deferPair(len(b.Calls)-1, key, w.p.pairAlias)
+		}
+		w.p.pairKey, w.p.pairAlias = nil, nil
+	}
+	if reason != "" {
 		b.Calls = b.Calls[:len(b.Calls)-1]
 		w.reject(line, reason)
 		return

@@ -3,6 +3,7 @@ package ledger
 import (
 	"encoding/binary"
 	"hash/maphash"
+	"unsafe"
 )
 
 // interner returns one shared string for repeated byte values, so that a
@@ -33,7 +34,7 @@ type interner struct {
 	slots []internSlot                 // a power of two long, at most half full
 	n     int                          // values held
 	seed  maphash.Seed
-	pairs []internPair // by the cheap hash of a pair's first value (getPair); made at the first pair
+	pairs []pairSet // by the cheap hash of a pair's first value (getPair); made at the first pair
 }
 
 // internPair is a pair of values read together, as the interner holds
@@ -50,9 +51,12 @@ type internSlot struct {
 const (
 	maxInterned     = 1 << 18
 	internCacheBits = 12
-	// internPairBits sizes getPair's memo: 32,768 pairs (1 MiB), for the
-	// keys and aliases of a gateway of thousands of keys.
-	internPairBits = 15
+	// internPairBits sizes getPair's memo: 16,384 sets of two pairs
+	// (1 MiB), for the keys and aliases of a gateway of thousands of keys.
+	// Until 2026-12-07 it was 32,768 pairs, one a hash: on 8,000 keys a
+	// fifth of the keys shared their slot with another, and their calls
+	// went on to the table.
+	internPairBits = 14
 	// firstInternSlots is the table's first length; it doubles as it
 	// fills, up to 2 × maxInterned.
 	firstInternSlots = 1 << 10
@@ -90,25 +94,87 @@ func cheapHash(b []byte) uint64 {
 }
 
 // getPair returns get(a) and get(b) for two values read together, a
-// key and its alias: a direct-mapped memo of the last pair met for a's
-// cheap hash answers a pair seen before with one slot and the two
-// comparisons, where the two values took a cache slot each and, past the
-// cache (an input of thousands of keys and aliases overflows it), a
-// table slot each and their hash.
+// key and its alias: a memo of the pairs met answers a pair seen before
+// with one cache line and the two comparisons, where the two values took
+// a cache slot each and, past the cache (an input of thousands of keys
+// and aliases overflows it), a table slot each and their hash.
 func (in *interner) getPair(a, b []byte) (string, string) {
 	if len(a) == 0 || len(b) == 0 {
 		return in.get(a), in.get(b)
 	}
+	return in.pairIn(in.pairSet(a), a, b)
+}
+
+// pairSet is a set of the pair memo: the last two pairs met whose first
+// values share a cheap hash, the last first; 64 bytes, a cache line
+// (the memo's memory, a large allocation, starts on a page).
+type pairSet [2]internPair
+
+// pairSet returns the memo's set for pairs whose first value is a,
+// making the memo at the first pair.
+func (in *interner) pairSet(a []byte) *pairSet {
 	if in.pairs == nil {
-		in.pairs = make([]internPair, 1<<internPairBits)
+		in.pairs = make([]pairSet, 1<<internPairBits)
 	}
-	p := &in.pairs[cheapHash(a)>>(64-internPairBits)]
-	if len(p.first) == len(a) && len(p.second) == len(b) && p.first == string(a) && p.second == string(b) {
-		return p.first, p.second
+	return &in.pairs[cheapHash(a)>>(64-internPairBits)]
+}
+
+// pairIn returns get(a) and get(b), a and b not empty, from set p when
+// it holds them, and puts them first in it.
+func (in *interner) pairIn(p *pairSet, a, b []byte) (string, string) {
+	if x := &p[0]; len(x.first) == len(a) && len(x.second) == len(b) && x.first == string(a) && x.second == string(b) {
+		return x.first, x.second
 	}
-	s, t := in.get(a), in.get(b)
-	*p = internPair{s, t}
+	if x := p[1]; len(x.first) == len(a) && len(x.second) == len(b) && x.first == string(a) && x.second == string(b) {
+		p[0], p[1] = x, p[0]
+		return x.first, x.second
+	}
+	s, t := in.held(a), in.held(b)
+	p[0], p[1] = internPair{s, t}, p[0]
 	return s, t
+}
+
+// pairWindow is how many pairs getPairs looks up at once: their memo
+// sets and values, a few cache lines each, stay in the core's cache
+// between the pass that reads them and the one that uses them.
+const pairWindow = 256
+
+// getPairs calls put(i, getPair(keys[i], aliases[i])) for every i, in
+// order, with the same results. It reads first every memo set the pairs
+// use, then the values those sets hold first, and only then compares:
+// the reads of one pass do not wait on each other, so their cache misses
+// overlap, where getPair, a row at a time, waits on each in turn (on a
+// month of 8,000 keys, the set's read was half the cost of a key and its
+// alias; docs/scale.md, "Interning a batch's keys"). sink takes what the
+// first two passes read, so that neither is dropped.
+func (in *interner) getPairs(keys, aliases [][]byte, put func(i int, key, alias string), sink *uint64) {
+	var sets [pairWindow]*pairSet
+	for from := 0; from < len(keys); from += pairWindow {
+		n := min(pairWindow, len(keys)-from)
+		var touched uint64
+		for i := range n {
+			if a := keys[from+i]; len(a) > 0 {
+				p := in.pairSet(a)
+				sets[i] = p
+				touched += uint64(len(p[0].first))
+			}
+		}
+		for i, p := range sets[:n] {
+			if x := &p[0]; len(keys[from+i]) > 0 && len(x.first) > 0 && len(x.second) > 0 {
+				touched += uint64(*unsafe.StringData(x.first)) + uint64(*unsafe.StringData(x.second))
+			}
+		}
+		*sink += touched
+		for i, p := range sets[:n] {
+			a, b := keys[from+i], aliases[from+i]
+			if len(a) == 0 || len(b) == 0 {
+				put(from+i, in.get(a), in.get(b))
+				continue
+			}
+			s, t := in.pairIn(p, a, b)
+			put(from+i, s, t)
+		}
+	}
 }
 
 // held returns the table's string for b, adding it while the table has room.

@@ -1,7 +1,12 @@
 package ledger
 
 import (
+	"context"
 	"fmt"
+	"io"
+	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 	"unsafe"
 )
@@ -91,5 +96,105 @@ func TestInternerPairs(t *testing.T) {
 		if a, b := in.getPair([]byte(p.a), []byte(p.b)); a != p.a || b != p.b {
 			t.Fatalf("past the bound, getPair(%q, %q) = %q, %q", p.a, p.b, a, b)
 		}
+	}
+}
+
+// TestInternerPairsAtOnce checks getPairs against getPair: the same
+// values, in order, and the strings the interner holds, on a sequence
+// longer than a window (pairWindow) that repeats pairs inside a window
+// and across, meets a key with another alias, holds empty values, and
+// puts more pairs on one memo set than it keeps.
+func TestInternerPairsAtOnce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	var keys, aliases [][]byte
+	add := func(k, a string) { keys, aliases = append(keys, []byte(k)), append(aliases, []byte(a)) }
+	for range 3 * pairWindow {
+		i := rng.IntN(400)
+		add(fmt.Sprintf("%064d", i), fmt.Sprintf("key-%07d", i))
+	}
+	// Keys of the same first and last eight bytes share a memo set: five
+	// of them, more than it keeps, met in turn.
+	for range 4 {
+		for i := range 5 {
+			add(fmt.Sprintf("sk-hash-%d-same-end", i), fmt.Sprintf("alias-%d", i))
+		}
+	}
+	add(fmt.Sprintf("%064d", 7), "key-renamed")
+	add("", "alias-only")
+	add("key-only", "")
+	add(fmt.Sprintf("%064d", 7), "key-0000007")
+	var one, many interner
+	got := make([][2]string, len(keys))
+	var sink uint64
+	many.getPairs(keys, aliases, func(i int, k, a string) { got[i] = [2]string{k, a} }, &sink)
+	for i := range keys {
+		k, a := one.getPair(keys[i], aliases[i])
+		if got[i] != [2]string{k, a} || k != string(keys[i]) || a != string(aliases[i]) {
+			t.Fatalf("pair %d: getPairs gave %q, getPair %q, %q; the row has %q, %q", i, got[i], k, a, keys[i], aliases[i])
+		}
+		if gk, ga := many.get(keys[i]), many.get(aliases[i]); unsafe.StringData(gk) != unsafe.StringData(got[i][0]) ||
+			unsafe.StringData(ga) != unsafe.StringData(got[i][1]) {
+			t.Fatalf("pair %d (%q, %q) is not the strings the interner holds", i, keys[i], aliases[i])
+		}
+	}
+}
+
+// TestCSVKeysInternedWithTheBatch reads rows whose keys and aliases the
+// CSV reader interns at each batch's end (csvWorker.internPairs), in
+// batches of three, with two rejected rows and rows of a raw key, a key
+// without alias and an alias without key among them: each call has its
+// own row's key and alias, and none of a rejected row.
+func TestCSVKeysInternedWithTheBatch(t *testing.T) {
+	var sb strings.Builder
+	sb.WriteString("request_id,startTime,endTime,spend,prompt_tokens,completion_tokens,model,api_key,key_alias\n")
+	type want struct{ key, alias string }
+	var wants []want
+	for i := range 20 {
+		key, alias := fmt.Sprintf("%064d", i%6), fmt.Sprintf("key-%d", i%6)
+		spend, prompt := "0.5", "1"
+		switch i {
+		case 4:
+			spend = "lots" // rejected before its key is read
+		case 11:
+			prompt = "2000000000000000" // rejected after (Call.check), last of its batch
+		case 7:
+			key = "" // an alias alone
+		case 9:
+			alias = "" // a key alone
+		case 13:
+			key = "sk-raw-13" // a raw key, hashed
+		}
+		fmt.Fprintf(&sb, "r%d,2026-10-01 00:00:%02d,2026-10-01 00:00:%02d,%s,%s,1,gpt-4o,%s,%s\n", i, i, i+1, spend, prompt, key, alias)
+		if i == 4 || i == 11 {
+			continue
+		}
+		if key == "sk-raw-13" {
+			key = HashKey(key)
+		}
+		wants = append(wants, want{key, alias})
+	}
+	r, err := open(context.Background(), "in.csv", strings.NewReader(sb.String()), Options{BatchSize: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var got []want
+	rejected := 0
+	for {
+		var b Batch
+		err := r.Next(context.Background(), &b)
+		rejected += len(b.Rejected)
+		for _, c := range b.Calls {
+			got = append(got, want{c.Key, c.KeyAlias})
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if rejected != 2 || !slices.Equal(got, wants) {
+		t.Fatalf("rejected %d rows, want 2; keys and aliases\n got %q\nwant %q", rejected, got, wants)
 	}
 }

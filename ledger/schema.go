@@ -188,6 +188,11 @@ type rowParser struct {
 	tags  map[string]string // request_tags as logged → Call.Tags
 	// skipHolders are the holders left empty (Options.SkipHolders).
 	skipHolders Holders
+	// deferPairs leaves a row's key and alias, when both are logged, for
+	// the reader to intern with its batch's (csvWorker.internPairs):
+	// pairKey and pairAlias are then the row's, nil when it had none.
+	deferPairs         bool
+	pairKey, pairAlias []byte
 }
 
 // badValue formats the reason for a value that does not parse.

@@ -173,6 +173,8 @@ func spendLogHolders(p *rowParser, v *rowFields, c *Call) {
 			if len(a) > 0 {
 				c.KeyAlias = p.strs.get(a)
 			}
+		case len(a) > 0 && len(key) > 0 && p.deferPairs: // interned with the batch's
+			p.pairKey, p.pairAlias = key, a
 		case len(a) > 0: // a key and its alias, mostly read together again
 			c.Key, c.KeyAlias = p.strs.getPair(key, a)
 		default:
