@@ -298,6 +298,7 @@ type Engine struct {
 	metas         map[string]string             // key metadata as logged → the value of Options.MetaField
 	pricings      map[pricingKey]*bucketPricing // the buckets' pricings, one a price (pricingOf)
 	runs          spillRuns                     // the spill: groups past the budget of buckets (Options.Runs, spillruns.go)
+	ahead         *lookAhead                    // AddBatch's window (ahead.go); nil until used
 }
 
 // Span is the first and last billing instant of the calls an engine
@@ -353,12 +354,19 @@ func (e *Engine) Reject() {
 // what became of it, and its quote for per-call output.
 func (e *Engine) AddPriced(c *ledger.Call) PricedCall {
 	pc := e.classify(c)
+	e.addClassified(&pc, c)
+	return pc
+}
+
+// addClassified counts a call classify has priced as pc, and adds it to
+// its bucket.
+func (e *Engine) addClassified(pc *PricedCall, c *ledger.Call) {
 	e.rows.count(pc.Outcome)
 	switch pc.Outcome {
 	case Outside, Overlap, Duplicate:
 		// A repeated identity is the same call read again: it counts
 		// once, as the copy read first, in calls, tokens and spend.
-		return pc
+		return
 	}
 	e.span.see(pc.At)
 	q := QuantitiesOf(c.Tokens, c.Tools)
@@ -367,22 +375,21 @@ func (e *Engine) AddPriced(c *ledger.Call) PricedCall {
 		if e.sumErr == nil {
 			e.sumErr = fmt.Errorf("%w: at %s", ErrTokenSum, c.Source)
 		}
-		return pc
+		return
 	}
-	b := e.place(&pc, c, c.Recorded.IsZero())
+	b := e.place(pc, c, c.Recorded.IsZero())
 	b.Calls++
 	b.Qty.Add(&q)
-	e.notePromotion(&pc, 1)
+	e.notePromotion(pc, 1)
 	if !b.k.zero {
 		b.recorded.Add(c.Recorded)
 	}
 	if pc.Outcome == Failed {
-		e.quoteFailed(&pc, c)
+		e.quoteFailed(pc, c)
 	}
 	if c.Asked {
-		e.noteTier(c, &pc)
+		e.noteTier(c, pc)
 	}
-	return pc
 }
 
 // quoteFailed notes the rates a failed call is billed at when its
@@ -407,25 +414,10 @@ func (e *Engine) quoteFailed(pc *PricedCall, c *ledger.Call) {
 // place returns the bucket of a priced call (or of a group of calls
 // alike), creating it when new, with the key's alias noted.
 func (e *Engine) place(pc *PricedCall, c *ledger.Call, zero bool) *bucket {
-	k := bucketKey{model: pc.Quote.Model, version: pc.Quote.Version, outcome: pc.Outcome, zero: zero}
-	if k.model == nil {
-		k.unknown = e.table.labels.id(pc.modelName)
-	}
-	if pc.Outcome == Unpriced && k.model == nil {
-		// The host the name was looked up among, so that the reports can
-		// say which host lacks the model (UnpricedCalls).
-		k.host = e.table.labels.id(pc.ref.host)
-	}
-	k.noSpend = !c.Gateway.RecordsSpend()
-	if pc.Outcome == Priced {
-		k.period, k.tier, k.day = uint8(pc.Quote.Period), uint8(pc.Tier), pc.Quote.Day
-		k.variant = e.variantOf(c)
-		if k.day != tariffs.Covered {
-			e.noteUnsure(pc)
-		}
-	}
-	if k.apart = e.keptApart(c); !k.apart {
-		e.groupKey(&k, c, pc.At, pc.ref.host)
+	var k bucketKey
+	e.keyOf(&k, pc, c, zero, false)
+	if pc.Outcome == Priced && k.day != tariffs.Covered {
+		e.noteUnsure(pc)
 	}
 	// Calls of one model mostly land in a bucket one of its last calls
 	// did (the busiest keys of the day). Then a cache by a cheap hash of
@@ -453,6 +445,56 @@ func (e *Engine) place(pc *PricedCall, c *ledger.Call, zero bool) *bucket {
 		b.KeyAlias = firstAlias(b.KeyAlias, c.KeyAlias)
 	}
 	return b
+}
+
+// keyOf fills k with the key of the bucket of a priced call (place). To
+// look ahead (AddBatch), it numbers no text and notes nothing, and
+// reports false when the key has a text or a service tier and region the
+// engine has not numbered, or the engine keeps calls apart: the call's
+// bucket is then new, or not found that way.
+func (e *Engine) keyOf(k *bucketKey, pc *PricedCall, c *ledger.Call, zero, ahead bool) bool {
+	*k = bucketKey{model: pc.Quote.Model, version: pc.Quote.Version, outcome: pc.Outcome, zero: zero}
+	label, value := e.table.labels.id, e.table.idOf(e.runs.spilling())
+	if ahead {
+		if e.opts.Apart != nil {
+			return false
+		}
+		label, value = e.table.labels.peek, e.table.values.peek
+	}
+	if k.model == nil {
+		k.unknown = label(pc.modelName)
+	}
+	if pc.Outcome == Unpriced && k.model == nil {
+		// The host the name was looked up among, so that the reports can
+		// say which host lacks the model (UnpricedCalls).
+		k.host = label(pc.ref.host)
+	}
+	k.noSpend = !c.Gateway.RecordsSpend()
+	if pc.Outcome == Priced {
+		k.period, k.tier, k.day = uint8(pc.Quote.Period), uint8(pc.Tier), pc.Quote.Day
+		if !ahead {
+			k.variant = e.variantOf(c)
+		} else if v := (variant{tariffs.ServiceTier(c.ServiceTier), c.Region}); v != (variant{}) {
+			if v != e.lastVariant {
+				return false
+			}
+			k.variant = e.lastVariantID
+		}
+	}
+	if k.apart = e.keptApart(c); !k.apart {
+		e.groupKey(k, c, pc.At, pc.ref.host, value)
+	}
+	return !ahead || !k.absent()
+}
+
+// absent reports whether a text of k is absentText.
+func (k *bucketKey) absent() bool {
+	for _, t := range [...]text{k.unknown, k.host, k.group, k.served, k.holder.key, k.holder.team, k.holder.user, k.holder.tag, k.holder.meta} {
+		if t == absentText {
+			return true
+		}
+	}
+	return false
 }
 
 // bucketOf returns the bucket of key k from the map, creating it when new.
@@ -502,12 +544,11 @@ const (
 )
 
 // groupKey fills the grouping fields of k that were asked for, host
-// among them. Past the budget of buckets, when the engine folds rather
-// than spills, a string it has not numbered is not numbered (absentText:
-// the bucket is new, its groupings folded), so that its texts stay within
-// the budget too.
-func (e *Engine) groupKey(k *bucketKey, c *ledger.Call, at time.Time, served string) {
-	id := e.table.idOf(e.runs.spilling())
+// among them, their strings numbered by id (keyOf). Past the budget of
+// buckets, when the engine folds rather than spills, a string it has not
+// numbered is not numbered (absentText: the bucket is new, its groupings
+// folded), so that its texts stay within the budget too.
+func (e *Engine) groupKey(k *bucketKey, c *ledger.Call, at time.Time, served string, id func(string) text) {
 	if e.dims.has(DimGroup) {
 		k.group = id(c.ModelGroup)
 	}

@@ -57,24 +57,54 @@ func (t *texts) id(s string) text {
 	if s == "" {
 		return 0
 	}
-	p := unsafe.StringData(s)
-	if len(t.at) != 0 {
-		mask := uint64(len(t.at) - 1)
-		for i := t.slotOf(p); ; i = (i + 1) & mask {
-			e := &t.at[i]
-			if e.p == p && uint64(e.len) == uint64(len(s)) {
-				return e.n
-			}
-			if e.p == nil {
-				break
-			}
-		}
+	if n, ok := t.numberAt(s); ok {
+		return n
 	}
 	n := t.number(s)
 	if t.held < maxAt && uint64(len(s)) <= 1<<32-1 {
-		t.remember(seenText{p, uint32(len(s)), n})
+		t.remember(seenText{unsafe.StringData(s), uint32(len(s)), n})
 	}
 	return n
+}
+
+// peek returns the number of s, absentText when it has none, numbering
+// nothing: id without its side effects, to look ahead (Engine.keyOf).
+func (t *texts) peek(s string) text {
+	if s == "" {
+		return 0
+	}
+	if n, ok := t.numberAt(s); ok {
+		return n
+	}
+	return t.lookup(s)
+}
+
+// touch reads the slot of at where numberAt looks for s first, and
+// returns what it read (AddBatch reads ahead).
+func (t *texts) touch(s string) uint64 {
+	if len(t.at) == 0 || s == "" {
+		return 0
+	}
+	return uint64(t.at[t.slotOf(unsafe.StringData(s))].n)
+}
+
+// numberAt returns the number of s, not empty, found by the address of
+// its bytes (at), and true; false when at does not hold that address.
+func (t *texts) numberAt(s string) (text, bool) {
+	if len(t.at) == 0 {
+		return 0, false
+	}
+	p := unsafe.StringData(s)
+	mask := uint64(len(t.at) - 1)
+	for i := t.slotOf(p); ; i = (i + 1) & mask {
+		e := &t.at[i]
+		if e.p == p && uint64(e.len) == uint64(len(s)) {
+			return e.n, true
+		}
+		if e.p == nil {
+			return 0, false
+		}
+	}
 }
 
 // slotOf returns the first slot of at for an address.

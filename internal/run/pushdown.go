@@ -131,9 +131,8 @@ func (r *reader) sum(ctx context.Context, db ledger.Summer, ao ledger.SumOptions
 		return "sums", nil
 	}
 	r.e.NextSource() // a call of two databases' odd rows is an overlap
-	format, err := r.read(ctx, oddRows{odd, db.Name()}, func(c *ledger.Call) error {
-		pc := r.e.AddPriced(c)
-		return r.in.observeFailed(c, &pc)
+	format, err := r.read(ctx, oddRows{odd, db.Name()}, func(calls []ledger.Call) error {
+		return r.e.AddBatch(calls, r.in.observeFailed)
 	})
 	if err != nil {
 		return "", err

@@ -17,12 +17,12 @@ type reader struct {
 	before pricing.Rows // the engine's rows before the source read last
 }
 
-// read streams every call of src to fn and every rejected row to the
-// engine's accounting, listing the first MaxListed; it returns the
-// source's format. It stops at fn's first error and returns it as it is,
-// reading no further batch. Under Input.Strict the first rejection ends
-// the run.
-func (r *reader) read(ctx context.Context, src ledger.Source, fn func(*ledger.Call) error) (string, error) {
+// read streams the calls of src to fn, a batch at a time, and every
+// rejected row to the engine's accounting, listing the first MaxListed;
+// it returns the source's format. It stops at fn's first error and
+// returns it as it is, reading no further batch. Under Input.Strict the
+// first rejection ends the run.
+func (r *reader) read(ctx context.Context, src ledger.Source, fn func([]ledger.Call) error) (string, error) {
 	in, err := src.Open(ctx)
 	if err != nil {
 		return "", &ReadError{Source: src.Name(), Err: err}
@@ -50,10 +50,8 @@ func (r *reader) read(ctx context.Context, src ledger.Source, fn func(*ledger.Ca
 		if err := r.rejected(b.Rejected); err != nil {
 			return "", err
 		}
-		for i := range b.Calls {
-			if err := fn(&b.Calls[i]); err != nil {
-				return "", err
-			}
+		if err := fn(b.Calls); err != nil {
+			return "", err
 		}
 		p.rows.Add(int64(b.Rows))
 		gc.batch()

@@ -245,19 +245,17 @@ func readRows(ctx context.Context, in *Input) (*Result, error) {
 	res := &Result{Engine: e}
 	r := reader{in: in, e: e}
 	observe := pricing.Observers(in.Observers)
-	// One priced call for the whole run, not one allocated per call: the
-	// observers see it only while they run.
-	var pc pricing.PricedCall
 	for _, s := range in.Sources {
 		e.NextSource()
 		before := e.Rows()
-		format, err := r.read(ctx, s, func(c *ledger.Call) error {
-			pc = e.AddPriced(c)
-			res.see(pc.At)
-			if err := in.observeFailed(c, &pc); err != nil {
-				return err
-			}
-			return observe.Observe(c, &pc)
+		format, err := r.read(ctx, s, func(calls []ledger.Call) error {
+			return e.AddBatch(calls, func(c *ledger.Call, pc *pricing.PricedCall) error {
+				res.see(pc.At)
+				if err := in.observeFailed(c, pc); err != nil {
+					return err
+				}
+				return observe.Observe(c, pc)
+			})
 		})
 		if err != nil {
 			return nil, err

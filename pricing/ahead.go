@@ -1,0 +1,146 @@
+package pricing
+
+import "github.com/tokenfare/tokenfare/ledger"
+
+// Grouped by key and day, or the like, an engine holds tens of thousands
+// of buckets, and a call's bucket is mostly in no cache of the core: its
+// place in the index, the bucket and the model's cache by cheap hash
+// (modelRef.recent) are each a read from memory, one waiting on the
+// other, and AddPriced, a call at a time, waits on each in turn. AddBatch
+// prices a window of calls first, then reads their buckets' index slots
+// in one pass and their buckets in the next: reads that wait on nothing
+// in the pass, so that memory answers them together. Then it adds the
+// calls to their buckets, each as AddPriced does, now from the cache.
+// The look-ahead only reads: it numbers no text and notes nothing
+// (keyOf), and a call whose key it cannot make (a text not yet numbered:
+// the bucket is new) is looked for as AddPriced would. docs/scale.md,
+// "Looking ahead in a batch", has its measures.
+
+// aheadWindow is how many calls AddBatch prices before it places them:
+// their index slots and buckets (a few cache lines each) stay in the
+// core's cache from the pass that reads them to the call's turn.
+const aheadWindow = 64
+
+// aheadFrom is how many buckets an engine holds before AddBatch looks
+// ahead: about 1.6 MiB of buckets, most of a core's cache. Below, the
+// look-ahead reads what is in the cache anyway, and makes each key twice.
+const aheadFrom = 8192
+
+// aheadProbe is how many slots of a key's probe the look-ahead reads: a
+// cache line's.
+const aheadProbe = 8
+
+// lookAhead is AddBatch's memory for one window of calls.
+type lookAhead struct {
+	from   int   // buckets held before it looks ahead: aheadFrom (tests set less)
+	found  int64 // calls whose bucket a look-ahead read
+	pcs    [aheadWindow]PricedCall
+	hashes [aheadWindow]uint64 // of the call's bucket key; 0 when it has none to look for
+	cheap  [aheadWindow]uint64 // the key's cheap hash (modelRef.recent)
+	sink   uint64              // what the passes read, so that no read is dropped
+}
+
+// AddBatch prices calls and adds each to its bucket, in order, with the
+// same results as AddPriced of each; after each call is added, it calls
+// each with the call and its priced call (valid until each returns), and
+// stops at the first error each returns. Every call of a window is
+// classified before the first of them is added: each must not depend on
+// what classify notes of the calls after its own.
+func (e *Engine) AddBatch(calls []ledger.Call, each func(*ledger.Call, *PricedCall) error) error {
+	if e.ahead == nil {
+		e.ahead = &lookAhead{from: aheadFrom}
+	}
+	a := e.ahead
+	grouped := e.dims&^(1<<DimModel) != 0
+	for len(calls) > 0 {
+		w := calls[:min(len(calls), aheadWindow)]
+		calls = calls[len(w):]
+		if !grouped || e.table.buckets.len() < a.from {
+			// Buckets a core's cache holds: nothing to look ahead for.
+			// The priced call is the window's, not one allocated per call.
+			for i := range w {
+				a.pcs[0] = e.AddPriced(&w[i])
+				if err := each(&w[i], &a.pcs[0]); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		for i := range w {
+			a.pcs[i] = e.classify(&w[i])
+		}
+		e.readAhead(w, a)
+		for i := range w {
+			pc := &a.pcs[i]
+			e.addClassified(pc, &w[i])
+			if err := each(&w[i], pc); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// readAhead reads, a pass each, the window's calls' places in the index
+// of texts, their index slots and cheap-hash cache slots, and their
+// buckets, changing nothing.
+func (e *Engine) readAhead(w []ledger.Call, a *lookAhead) {
+	t := &e.table.buckets
+	if len(t.slots) == 0 {
+		return
+	}
+	var sink uint64
+	// The keys' places in the index of texts by address (texts.at), read
+	// before the keys are made from them.
+	if values := e.table.values; e.dims.has(DimKey) {
+		for i := range w {
+			sink += values.touch(w[i].Key)
+		}
+	}
+	var k bucketKey
+	for i := range w {
+		a.hashes[i] = 0
+		pc := &a.pcs[i]
+		switch pc.Outcome {
+		case Outside, Overlap, Duplicate:
+			continue
+		}
+		if e.keyOf(&k, pc, &w[i], w[i].Recorded.IsZero(), true) {
+			a.hashes[i], a.cheap[i] = t.hash(&k), k.cheapHash()
+		}
+	}
+	mask := uint64(len(t.slots) - 1)
+	for i := range w {
+		if h := a.hashes[i]; h != 0 {
+			sink += uint64(t.slots[h&mask])
+			if r := a.pcs[i].ref; r.recent != nil {
+				sink += a.cheap[i] ^ r.recent[a.cheap[i]>>r.shift].h
+			}
+		}
+	}
+	found := 0
+	for i := range w {
+		h := a.hashes[i]
+		if h == 0 {
+			continue
+		}
+		// The slot of the call's bucket is the first of its probe, or
+		// one of the next few, mostly in the same cache line.
+		for j, n := h&mask, 0; n < aheadProbe; j, n = (j+1)&mask, n+1 {
+			s := t.slots[j]
+			if s == 0 {
+				break
+			}
+			if uint64(s)>>32 == h>>32 {
+				// The lines a call reads of its bucket: the key, compared,
+				// and the counts it adds to.
+				b := t.at(uint32(s) - 1)
+				sink += uint64(b.k.slot) + uint64(b.Calls) + uint64(b.Qty[len(b.Qty)-1]) + uint64(b.recorded.small)
+				found++
+				break
+			}
+		}
+	}
+	a.sink += sink
+	a.found += int64(found)
+}
