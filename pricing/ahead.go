@@ -35,9 +35,11 @@ type lookAhead struct {
 	from   int   // buckets held before it looks ahead: aheadFrom (tests set less)
 	found  int64 // calls whose bucket a look-ahead read
 	pcs    [aheadWindow]PricedCall
-	hashes [aheadWindow]uint64 // of the call's bucket key; 0 when it has none to look for
-	cheap  [aheadWindow]uint64 // the key's cheap hash (modelRef.recent)
-	sink   uint64              // what the passes read, so that no read is dropped
+	keys   [aheadWindow]bucketKey // the calls' bucket keys, where hashes is not 0
+	values *texts                 // the engine's values the keys were made with
+	hashes [aheadWindow]uint64    // of the call's bucket key; 0 when it has none to look for
+	cheap  [aheadWindow]uint64    // the key's cheap hash (modelRef.recent)
+	sink   uint64                 // what the passes read, so that no read is dropped
 }
 
 // AddBatch prices calls and adds each to its bucket, in order, with the
@@ -72,13 +74,25 @@ func (e *Engine) AddBatch(calls []ledger.Call, each func(*ledger.Call, *PricedCa
 		e.readAhead(w, a)
 		for i := range w {
 			pc := &a.pcs[i]
-			e.addClassified(pc, &w[i])
+			e.addClassified(pc, &w[i], a.keyOf(i, e.table.values))
 			if err := each(&w[i], pc); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// keyOf returns the bucket key the look-ahead made for call i of the
+// window, nil when it made none or the engine's values are no longer
+// those it numbered the key's texts with (a spill between made them
+// anew). Every text of the key was numbered then and stays so: the key is
+// the one place would make.
+func (a *lookAhead) keyOf(i int, values *texts) *bucketKey {
+	if a.hashes[i] == 0 || values != a.values {
+		return nil
+	}
+	return &a.keys[i]
 }
 
 // readAhead reads, a pass each, the window's calls' places in the index
@@ -97,7 +111,7 @@ func (e *Engine) readAhead(w []ledger.Call, a *lookAhead) {
 			sink += values.touch(w[i].Key)
 		}
 	}
-	var k bucketKey
+	a.values = e.table.values
 	for i := range w {
 		a.hashes[i] = 0
 		pc := &a.pcs[i]
@@ -105,8 +119,8 @@ func (e *Engine) readAhead(w []ledger.Call, a *lookAhead) {
 		case Outside, Overlap, Duplicate:
 			continue
 		}
-		if e.keyOf(&k, pc, &w[i], w[i].Recorded.IsZero(), true) {
-			a.hashes[i], a.cheap[i] = t.hash(&k), k.cheapHash()
+		if k := &a.keys[i]; e.keyOf(k, pc, &w[i], w[i].Recorded.IsZero(), true) {
+			a.hashes[i], a.cheap[i] = t.hash(k), k.cheapHash()
 		}
 	}
 	mask := uint64(len(t.slots) - 1)

@@ -354,13 +354,13 @@ func (e *Engine) Reject() {
 // what became of it, and its quote for per-call output.
 func (e *Engine) AddPriced(c *ledger.Call) PricedCall {
 	pc := e.classify(c)
-	e.addClassified(&pc, c)
+	e.addClassified(&pc, c, nil)
 	return pc
 }
 
 // addClassified counts a call classify has priced as pc, and adds it to
-// its bucket.
-func (e *Engine) addClassified(pc *PricedCall, c *ledger.Call) {
+// its bucket, whose key is known when not nil (AddBatch's look-ahead).
+func (e *Engine) addClassified(pc *PricedCall, c *ledger.Call, known *bucketKey) {
 	e.rows.count(pc.Outcome)
 	switch pc.Outcome {
 	case Outside, Overlap, Duplicate:
@@ -377,7 +377,7 @@ func (e *Engine) addClassified(pc *PricedCall, c *ledger.Call) {
 		}
 		return
 	}
-	b := e.place(pc, c, c.Recorded.IsZero())
+	b := e.place(pc, c, c.Recorded.IsZero(), known)
 	b.Calls++
 	b.Qty.Add(&q)
 	e.notePromotion(pc, 1)
@@ -412,10 +412,15 @@ func (e *Engine) quoteFailed(pc *PricedCall, c *ledger.Call) {
 }
 
 // place returns the bucket of a priced call (or of a group of calls
-// alike), creating it when new, with the key's alias noted.
-func (e *Engine) place(pc *PricedCall, c *ledger.Call, zero bool) *bucket {
+// alike), creating it when new, with the key's alias noted; its key is
+// made unless known.
+func (e *Engine) place(pc *PricedCall, c *ledger.Call, zero bool, known *bucketKey) *bucket {
 	var k bucketKey
-	e.keyOf(&k, pc, c, zero, false)
+	if known != nil {
+		k = *known
+	} else {
+		e.keyOf(&k, pc, c, zero, false)
+	}
 	if pc.Outcome == Priced && k.day != tariffs.Covered {
 		e.noteUnsure(pc)
 	}

@@ -43,6 +43,29 @@ type groupCursor struct {
 	groups int  // how many groups there are
 	e      *Engine
 	blend  bool // sum the groups' blend parts too
+	// read is how far in order the buckets were read ahead (readAhead);
+	// sink takes what was read, so that no read is dropped.
+	read int
+	sink uint64
+}
+
+// cursorAhead is how many buckets of its order a cursor reads at once,
+// ahead of summing them: the sort puts a bucket next to those of its
+// group, made at other times and far in memory, and read one at a time
+// each bucket waited on memory in turn. Read together, their waits
+// overlap (as AddBatch's look-ahead does, ahead.go).
+const cursorAhead = 32
+
+// readAhead reads the buckets of the next cursorAhead places of order
+// that were not read yet: their keys and the counts a group sums.
+func (c *groupCursor) readAhead() {
+	end := min(c.at+cursorAhead, len(c.order))
+	var sink uint64
+	for _, r := range c.order[max(c.at, c.read):end] {
+		b := c.bs[r.at]
+		sink += uint64(b.k.slot) + uint64(b.Calls) + uint64(b.Qty[len(b.Qty)-1]) + uint64(b.recorded.small)
+	}
+	c.read, c.sink = end, c.sink+sink
 }
 
 // groupCursor returns a cursor at the first group of the buckets bs.
@@ -87,13 +110,16 @@ func (c *groupCursor) same(a, b int32) bool {
 }
 
 // rewind moves the cursor back to the first group.
-func (c *groupCursor) rewind() { c.at = 0 }
+func (c *groupCursor) rewind() { c.at, c.read = 0, 0 }
 
 // next sums the next group into s and reports whether there was one. When
 // of is not nil, of[i] is set to n for each bucket i of the group.
 func (c *groupCursor) next(s *groupSum, of []int32, n int32) bool {
 	if c.at >= len(c.order) {
 		return false
+	}
+	if c.at >= c.read-cursorAhead/2 {
+		c.readAhead()
 	}
 	first, packed := c.order[c.at].at, c.order[c.at].packed
 	*s = groupSum{}
