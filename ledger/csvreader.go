@@ -405,11 +405,10 @@ type csvWorker struct {
 	// size the next arena.
 	perCall int
 	// pairs are the batch's calls whose key and alias are interned at its
-	// flush (internPairs), their texts copied to pairText: the calls'
-	// places in the batch, and the keys' and aliases' texts.
+	// flush (internPairs): the calls' places in the batch, and the keys'
+	// and aliases' texts.
 	pairs                 []int32
 	pairKeys, pairAliases [][]byte
-	pairText              []byte
 	sink                  uint64 // what internPairs read ahead (interner.getPairs)
 	line                  int    // the line number last written by lineText
 	digits                []byte // its decimal digits
@@ -465,17 +464,13 @@ func (w *csvWorker) flush() {
 }
 
 // deferPair notes the key and alias of the batch's call i, to be interned
-// with the others at the flush: their texts are copied, as the chunk's
-// bytes a row's fields point to may be unescaped in place by later rows.
+// with the others at the flush. They are the row's fields as split: in
+// the chunk's bytes (a quoted field unescaped in place), which stay as
+// they are until parse returns, and parse flushes its last batch before.
 func (w *csvWorker) deferPair(i int, key, alias []byte) {
 	w.pairs = append(w.pairs, int32(i))
-	at := len(w.pairText)
-	w.pairText = append(append(w.pairText, key...), alias...)
-	t := w.pairText
-	// The texts are sliced when the batch is flushed, as pairText may move
-	// as it grows: until then only their lengths are kept.
-	w.pairKeys = append(w.pairKeys, t[at:at+len(key):at+len(key)])
-	w.pairAliases = append(w.pairAliases, t[at+len(key):len(t):len(t)])
+	w.pairKeys = append(w.pairKeys, key)
+	w.pairAliases = append(w.pairAliases, alias)
 }
 
 // internPairs sets the key and alias of the batch's calls deferPair
@@ -484,21 +479,13 @@ func (w *csvWorker) internPairs(b *Batch) {
 	if len(w.pairs) == 0 {
 		return
 	}
-	// Slice the texts again from pairText as it is now.
-	at := 0
-	for i := range w.pairs {
-		nk, na := len(w.pairKeys[i]), len(w.pairAliases[i])
-		w.pairKeys[i] = w.pairText[at : at+nk : at+nk]
-		w.pairAliases[i] = w.pairText[at+nk : at+nk+na : at+nk+na]
-		at += nk + na
-	}
 	w.p.strs.getPairs(w.pairKeys, w.pairAliases, func(i int, key, alias string) {
 		c := &b.Calls[w.pairs[i]]
 		c.Key, c.KeyAlias = key, alias
 	}, &w.sink)
 	clear(w.pairKeys)
 	clear(w.pairAliases)
-	w.pairs, w.pairKeys, w.pairAliases, w.pairText = w.pairs[:0], w.pairKeys[:0], w.pairAliases[:0], w.pairText[:0]
+	w.pairs, w.pairKeys, w.pairAliases = w.pairs[:0], w.pairKeys[:0], w.pairAliases[:0]
 }
 
 func (w *csvWorker) parse(ch *csvChunk) []*Batch {

@@ -142,7 +142,8 @@ func TestInternerPairsAtOnce(t *testing.T) {
 // TestCSVKeysInternedWithTheBatch reads rows whose keys and aliases the
 // CSV reader interns at each batch's end (csvWorker.internPairs), in
 // batches of three, with two rejected rows and rows of a raw key, a key
-// without alias and an alias without key among them: each call has its
+// without alias, an alias without key and quoted keys and aliases among
+// them: each call has its
 // own row's key and alias, and none of a rejected row.
 func TestCSVKeysInternedWithTheBatch(t *testing.T) {
 	var sb strings.Builder
@@ -164,7 +165,12 @@ func TestCSVKeysInternedWithTheBatch(t *testing.T) {
 		case 13:
 			key = "sk-raw-13" // a raw key, hashed
 		}
-		fmt.Fprintf(&sb, "r%d,2026-10-01 00:00:%02d,2026-10-01 00:00:%02d,%s,%s,1,gpt-4o,%s,%s\n", i, i, i+1, spend, prompt, key, alias)
+		field := func(s string) string { return s }
+		if i == 15 || i == 16 { // quoted, a quote doubled: unescaped in place
+			key, alias = `quoted"key,`+key, `quoted"alias`
+			field = func(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+		}
+		fmt.Fprintf(&sb, "r%d,2026-10-01 00:00:%02d,2026-10-01 00:00:%02d,%s,%s,1,gpt-4o,%s,%s\n", i, i, i+1, spend, prompt, field(key), field(alias))
 		if i == 4 || i == 11 {
 			continue
 		}
