@@ -10,7 +10,8 @@ import "github.com/tokenfare/tokenfare/ledger"
 // prices a window of calls first, then reads their buckets' index slots
 // in one pass and their buckets in the next: reads that wait on nothing
 // in the pass, so that memory answers them together. Then it adds the
-// calls to their buckets, each as AddPriced does, now from the cache.
+// calls to their buckets, each as AddPriced does, now from the cache and
+// with the key the look-ahead made (lookAhead.keyOf).
 // The look-ahead only reads: it numbers no text and notes nothing
 // (keyOf), and a call whose key it cannot make (a text not yet numbered:
 // the bucket is new) is looked for as AddPriced would. docs/scale.md,
