@@ -143,8 +143,8 @@ func TestInternerPairsAtOnce(t *testing.T) {
 // CSV reader interns at each batch's end (csvWorker.internPairs), in
 // batches of three, with two rejected rows and rows of a raw key, a key
 // without alias, an alias without key and quoted keys and aliases among
-// them: each call has its
-// own row's key and alias, and none of a rejected row.
+// them: each call has its own row's key and alias, and none of a rejected
+// row.
 func TestCSVKeysInternedWithTheBatch(t *testing.T) {
 	var sb strings.Builder
 	sb.WriteString("request_id,startTime,endTime,spend,prompt_tokens,completion_tokens,model,api_key,key_alias\n")

@@ -96,6 +96,13 @@ func (a *lookAhead) keyOf(i int, values *texts) *bucketKey {
 	return &a.keys[i]
 }
 
+// lines reads a word of each cache line of b a call or a group's sum
+// reads (its key, compared, and the counts added), and returns their sum
+// for a sink: reading ahead (AddBatch, groupCursor.readAhead).
+func (b *bucket) lines() uint64 {
+	return uint64(b.k.slot) + uint64(b.Calls) + uint64(b.Qty[len(b.Qty)-1]) + uint64(b.recorded.small)
+}
+
 // readAhead reads, a pass each, the window's calls' places in the index
 // of texts, their index slots and cheap-hash cache slots, and their
 // buckets, changing nothing.
@@ -147,10 +154,7 @@ func (e *Engine) readAhead(w []ledger.Call, a *lookAhead) {
 				break
 			}
 			if uint64(s)>>32 == h>>32 {
-				// The lines a call reads of its bucket: the key, compared,
-				// and the counts it adds to.
-				b := t.at(uint32(s) - 1)
-				sink += uint64(b.k.slot) + uint64(b.Calls) + uint64(b.Qty[len(b.Qty)-1]) + uint64(b.recorded.small)
+				sink += t.at(uint32(s) - 1).lines()
 				found++
 				break
 			}

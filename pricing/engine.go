@@ -453,7 +453,8 @@ func (e *Engine) place(pc *PricedCall, c *ledger.Call, zero bool, known *bucketK
 }
 
 // keyOf fills k with the key of the bucket of a priced call (place). To
-// look ahead (AddBatch), it numbers no text and notes nothing, and
+// look ahead (AddBatch), it numbers no text (texts.lookup) and notes
+// nothing, and
 // reports false when the key has a text or a service tier and region the
 // engine has not numbered, or the engine keeps calls apart: the call's
 // bucket is then new, or not found that way.
@@ -464,7 +465,7 @@ func (e *Engine) keyOf(k *bucketKey, pc *PricedCall, c *ledger.Call, zero, ahead
 		if e.opts.Apart != nil {
 			return false
 		}
-		label, value = e.table.labels.peek, e.table.values.peek
+		label, value = e.table.labels.lookup, e.table.values.lookup
 	}
 	if k.model == nil {
 		k.unknown = label(pc.modelName)
@@ -479,7 +480,7 @@ func (e *Engine) keyOf(k *bucketKey, pc *PricedCall, c *ledger.Call, zero, ahead
 		k.period, k.tier, k.day = uint8(pc.Quote.Period), uint8(pc.Tier), pc.Quote.Day
 		if !ahead {
 			k.variant = e.variantOf(c)
-		} else if v := (variant{tariffs.ServiceTier(c.ServiceTier), c.Region}); v != (variant{}) {
+		} else if v := variantOfCall(c); v != (variant{}) {
 			if v != e.lastVariant {
 				return false
 			}

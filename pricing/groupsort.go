@@ -62,8 +62,7 @@ func (c *groupCursor) readAhead() {
 	end := min(c.at+cursorAhead, len(c.order))
 	var sink uint64
 	for _, r := range c.order[max(c.at, c.read):end] {
-		b := c.bs[r.at]
-		sink += uint64(b.k.slot) + uint64(b.Calls) + uint64(b.Qty[len(b.Qty)-1]) + uint64(b.recorded.small)
+		sink += c.bs[r.at].lines()
 	}
 	c.read, c.sink = end, c.sink+sink
 }

@@ -60,10 +60,15 @@ func (t *variantTable) of(id variantID) variant {
 	return t.list[id]
 }
 
+// variantOfCall returns a call's service tier and region.
+func variantOfCall(c *ledger.Call) variant {
+	return variant{tariffs.ServiceTier(c.ServiceTier), c.Region}
+}
+
 // variantOf returns the id of a call's service tier and region, asking the
 // table only when they differ from the engine's last call's.
 func (e *Engine) variantOf(c *ledger.Call) variantID {
-	v := variant{tariffs.ServiceTier(c.ServiceTier), c.Region}
+	v := variantOfCall(c)
 	if v == (variant{}) {
 		return 0
 	}

@@ -67,18 +67,6 @@ func (t *texts) id(s string) text {
 	return n
 }
 
-// peek returns the number of s, absentText when it has none, numbering
-// nothing: id without its side effects, to look ahead (Engine.keyOf).
-func (t *texts) peek(s string) text {
-	if s == "" {
-		return 0
-	}
-	if n, ok := t.numberAt(s); ok {
-		return n
-	}
-	return t.lookup(s)
-}
-
 // touch reads the slot of at where numberAt looks for s first, and
 // returns what it read (AddBatch reads ahead).
 func (t *texts) touch(s string) uint64 {
@@ -167,10 +155,14 @@ func (t *texts) number(s string) text {
 	return n
 }
 
-// lookup returns the number of s, absentText when it has none.
+// lookup returns the number of s, absentText when it has none, numbering
+// nothing: found by the address of its bytes first, as id finds it.
 func (t *texts) lookup(s string) text {
 	if s == "" {
 		return 0
+	}
+	if n, ok := t.numberAt(s); ok {
+		return n
 	}
 	if n, ok := t.ids[s]; ok {
 		return n
