@@ -38,13 +38,17 @@ func TestAddBatchIsAddPriced(t *testing.T) {
 		dims   []Dim
 		budget int
 		spill  bool
+		// anew: the values start again at each spill (groupTable.keepValues
+		// 0), so that the keys read ahead are made again.
+		anew bool
 	}{
-		{[]Dim{DimModel, DimKey, DimDay}, 0, false},
-		{[]Dim{DimKey, DimTeam, DimHour}, 0, false},
-		{[]Dim{DimModel, DimGroup, DimUser, DimDay}, 500, false}, // folds past 500 buckets
-		{[]Dim{DimModel, DimKey, DimDay}, 700, true},             // spills at 700 buckets
+		{[]Dim{DimModel, DimKey, DimDay}, 0, false, false},
+		{[]Dim{DimKey, DimTeam, DimHour}, 0, false, false},
+		{[]Dim{DimModel, DimGroup, DimUser, DimDay}, 500, false, false}, // folds past 500 buckets
+		{[]Dim{DimModel, DimKey, DimDay}, 700, true, false},             // spills at 700 buckets
+		{[]Dim{DimModel, DimKey, DimDay}, 700, true, true},              // and numbers the values again
 	} {
-		t.Run(fmt.Sprint(tc.dims, tc.budget, tc.spill), func(t *testing.T) {
+		t.Run(fmt.Sprint(tc.dims, tc.budget, tc.spill, tc.anew), func(t *testing.T) {
 			opts := Options{Dims: tc.dims, MaxGroups: tc.budget, Zone: zone(t, "America/New_York")}
 			one := New(cat, opts)
 			if tc.spill {
@@ -54,6 +58,9 @@ func TestAddBatchIsAddPriced(t *testing.T) {
 			}
 			batch := New(cat, opts)
 			batch.ahead = &lookAhead{from: 1}
+			if tc.anew {
+				one.table.keepValues, batch.table.keepValues = 0, 0
+			}
 			var want []PricedCall
 			for i := range calls {
 				want = append(want, one.AddPriced(&calls[i]))

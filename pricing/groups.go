@@ -25,6 +25,8 @@ type groupTable struct {
 	// engine spills when a call opens a later one (endsSlot).
 	newest    int64
 	slotSpill int
+	// keepValues is how many values a collapse keeps (keptValues).
+	keepValues int
 }
 
 // slotSpillAt is how many buckets not collapsed an engine that spills
@@ -56,7 +58,7 @@ func newGroupTable(maxGroups int, spills bool) groupTable {
 			maxGroups = DefaultSpillBuckets
 		}
 	}
-	return groupTable{labels: &texts{}, values: &texts{}, maxGroups: maxGroups, newest: noSlot, slotSpill: slotSpillAt}
+	return groupTable{labels: &texts{}, values: &texts{}, maxGroups: maxGroups, newest: noSlot, slotSpill: slotSpillAt, keepValues: keptValues}
 }
 
 // endsSlot notes the day or hour of a new bucket, slot, and reports
@@ -154,8 +156,9 @@ func (g *groupTable) live(apart bool) []*bucket {
 // the groupings, marked collapsed. The day is kept when keepDay: a
 // month's days, by model, and its blend window are read from the
 // collapsed buckets (MonthOf), and days are few (a year is 365 per
-// price). No bucket has a grouping then: the values start again, so that
-// they hold those of the buckets to the next spill, not of them all.
+// price). No bucket has a grouping then; the values are kept while they
+// are at most keptValues, and start again past it, so that they hold
+// those of the buckets to the next spill, not of them all.
 func (g *groupTable) collapse(keepDay bool) {
 	oldTable := g.buckets
 	live := oldTable.len() - g.collapsed
@@ -171,8 +174,19 @@ func (g *groupTable) collapse(keepDay bool) {
 	}
 	g.buckets.recycle(&oldTable)
 	g.collapsed = g.buckets.len()
-	g.values = g.values.emptied()
+	if g.values.len() > g.keepValues {
+		g.values = g.values.emptied()
+	}
 }
+
+// keptValues is how many values a spill keeps numbered: the keys of a
+// gateway and their model groups, teams and users meet again after a
+// spill at a day's end, and a value kept is not numbered again, nor are
+// the keys of the calls already read ahead (Engine.AddBatch). Past it
+// the values start again, as the groupings of the buckets spilled are in
+// the runs. 131,072 values take about 13 MiB with their index, where a
+// month of 8,000 keys by model, key and day numbered each again 31 times.
+const keptValues = 1 << 17
 
 // collapseInto adds b to the collapsed bucket of its key.
 func (g *groupTable) collapseInto(b *bucket, keepDay bool) {

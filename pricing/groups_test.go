@@ -83,8 +83,8 @@ func TestGroupTableCollapse(t *testing.T) {
 		addCalls(&g, bucketKey{slot: 2, holder: heldBy{key: g.values.id("k1")}}, 5, 100)
 		g.collapse(tc.keepDay)
 		bs := g.buckets.all()
-		if len(bs) != len(tc.calls) || g.collapsed != len(tc.calls) || g.values.len() != 0 {
-			t.Fatalf("keep day %v: %d buckets, %d collapsed, %d values; want %d, %d, none",
+		if len(bs) != len(tc.calls) || g.collapsed != len(tc.calls) || g.values.len() != 2 {
+			t.Fatalf("keep day %v: %d buckets, %d collapsed, %d values; want %d, %d, the 2 keys kept",
 				tc.keepDay, len(bs), g.collapsed, g.values.len(), len(tc.calls), len(tc.calls))
 		}
 		for i, b := range bs {
@@ -96,6 +96,30 @@ func TestGroupTableCollapse(t *testing.T) {
 		if live := g.live(false); len(live) != 0 {
 			t.Errorf("keep day %v: %d buckets live after a collapse, want none", tc.keepDay, len(live))
 		}
+	}
+}
+
+// TestGroupTableCollapseKeepsValues checks that a collapse keeps the
+// values' numbers up to its bound, so that a key met again after a spill
+// has the number it had, and starts them again past it.
+func TestGroupTableCollapseKeepsValues(t *testing.T) {
+	g := newGroupTable(10, true)
+	g.keepValues = 3
+	k1 := g.values.id("k1")
+	addCalls(&g, bucketKey{holder: heldBy{key: k1}}, 1, 1)
+	addCalls(&g, bucketKey{holder: heldBy{key: g.values.id("k2")}}, 1, 1)
+	kept := g.values
+	g.collapse(false)
+	if g.values != kept || g.values.lookup("k1") != k1 || g.values.len() != 2 {
+		t.Fatalf("2 values within a bound of 3: %d values after the collapse, k1 numbered %d; want them kept, k1 %d",
+			g.values.len(), g.values.lookup("k1"), k1)
+	}
+	for _, k := range []string{"k3", "k4"} {
+		addCalls(&g, bucketKey{holder: heldBy{key: g.values.id(k)}}, 1, 1)
+	}
+	g.collapse(false)
+	if g.values == kept || g.values.len() != 0 || g.values.lookup("k1") != absentText {
+		t.Fatalf("4 values past a bound of 3: %d values after the collapse; want them started again", g.values.len())
 	}
 }
 

@@ -135,8 +135,10 @@ func TestSpilledReconciliationIsTheUnlimitedOne(t *testing.T) {
 		dims     []Dim
 		budget   int
 		compacts bool // spills more times than the engine keeps runs (spillRuns.max)
+		anew     bool // the values start again at each spill (groupTable.keepValues 0)
 	}{
 		{name: "model, key, day; spilled often", dims: []Dim{DimModel, DimKey, DimDay}, budget: 8, compacts: true},
+		{name: "model, key, day; values numbered again", dims: []Dim{DimModel, DimKey, DimDay}, budget: 8, compacts: true, anew: true},
 		{name: "hour, team; past 256 runs", dims: []Dim{DimHour, DimTeam}, budget: 3, compacts: true},
 		{name: "period, version, key", dims: []Dim{DimPeriod, DimVersion, DimKey}, budget: 20},
 		{name: "no dimensions", dims: nil, budget: 1},
@@ -144,7 +146,11 @@ func TestSpilledReconciliationIsTheUnlimitedOne(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := Options{Dims: tc.dims, Zone: zone(t, "America/New_York")}
 			runs := &memRuns{}
-			whole, spilled := pricedTwice(t, cat, opts, func(o *Options) { o.Runs, o.MaxGroups = runs.store, tc.budget }, calls)
+			whole, spilled := pricedTwice(t, cat, opts, func(o *Options) { o.Runs, o.MaxGroups = runs.store, tc.budget }, calls, func(e *Engine) {
+				if tc.anew {
+					e.table.keepValues = 0
+				}
+			})
 			if tc.compacts && spilled.runs.written() <= spilled.runs.max {
 				t.Fatalf("%d runs written: none merged", spilled.runs.written())
 			}
@@ -236,13 +242,16 @@ func sameTotals(t *testing.T, got, want *Reconciliation) {
 }
 
 // pricedTwice prices calls in an engine of opts, held in memory, and in
-// one of opts as spill changes them, and returns both; it fails the test
-// when the second did not spill, or failed to.
-func pricedTwice(t *testing.T, cat *tariffs.Catalog, opts Options, spill func(*Options), calls []ledger.Call) (whole, spilled *Engine) {
+// one of opts as spill changes them, made ready by prepare, and returns
+// both; it fails the test when the second did not spill, or failed to.
+func pricedTwice(t *testing.T, cat *tariffs.Catalog, opts Options, spill func(*Options), calls []ledger.Call, prepare ...func(*Engine)) (whole, spilled *Engine) {
 	t.Helper()
 	whole = New(cat, opts)
 	spill(&opts)
 	spilled = New(cat, opts)
+	for _, p := range prepare {
+		p(spilled)
+	}
 	for i := range calls {
 		whole.AddPriced(&calls[i])
 		spilled.AddPriced(&calls[i])
