@@ -31,19 +31,20 @@ type groupTable struct {
 
 // slotSpillAt is how many buckets not collapsed an engine that spills
 // holds before it spills at the end of a day or hour rather than at its
-// budget (groupTable.endsSlot): 65,536 buckets, about 14.5 MiB with
-// their list and index, where the budget's 388,361 are 88 MiB. A log read in time order
+// budget (groupTable.endsSlot): 16,384 buckets, about 3.6 MiB with their
+// list and index, where the budget's 388,361 are 88 MiB. A log read in time order
 // opens its days one after the other; once a call opens a later day than
 // any before, the groups of the days before are mostly complete, and
 // writing them then leaves each group in one run, not cut in two by a
 // spill inside a day, while the buckets a call looks up stay few. On a
-// million groups by model, key and day (4M calls in time order) it took
-// 0.65 of the peak memory of spilling at the budget alone (188 MiB, 292)
-// and 0.97 of the CPU, within the noise; spilling at 30,000 buckets took
-// more CPU than at 65,536, at 131,072 more memory (docs/scale.md,
-// "Spilling at a day's end"). A log out of time order
-// opens few later days, and spills at its budget as before.
-const slotSpillAt = 1 << 16
+// million groups by model, key and day (4M calls in time order, about
+// 31,500 groups a day) 65,536 buckets spilled every second day, at 0.65
+// of the peak memory of spilling at the budget alone (188 MiB, 292);
+// since a spill keeps the values numbered (keptValues), spilling every
+// day at 16,384 takes 0.98 of the CPU of 65,536 and 162 MiB (docs/scale.md,
+// "Spilling every day"). A log out of time order opens few later days,
+// and spills at its budget as before.
+const slotSpillAt = 1 << 14
 
 // noSlot is groupTable.newest before any bucket is made: below every slot.
 const noSlot = math.MinInt64
