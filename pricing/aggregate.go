@@ -98,7 +98,7 @@ func (e *Engine) addSummed(a *ledger.Aggregate, billedBy tariffs.BillingTime, re
 	if !e.total.addChecked(&q) {
 		return fmt.Errorf("%w: in the calls from %s", ErrTokenSum, a.First.Format(time.RFC3339))
 	}
-	b := e.place(&pc, &c, a.ZeroSpend, nil)
+	b := e.place(&pc, &c, a.ZeroSpend, nil, 0)
 	b.Calls += a.Calls
 	b.Qty.Add(&q)
 	e.notePromotion(&pc, a.Calls)

@@ -38,6 +38,7 @@ type lookAhead struct {
 	pcs    [aheadWindow]PricedCall
 	keys   [aheadWindow]bucketKey // the calls' bucket keys, where hashes is not 0
 	values *texts                 // the engine's values the keys were made with
+	seed   uint64                 // the seed of the engine's table the keys were hashed with
 	hashes [aheadWindow]uint64    // of the call's bucket key; 0 when it has none to look for
 	cheap  [aheadWindow]uint64    // the key's cheap hash (modelRef.recent)
 	sink   uint64                 // what the passes read, so that no read is dropped
@@ -75,7 +76,8 @@ func (e *Engine) AddBatch(calls []ledger.Call, each func(*ledger.Call, *PricedCa
 		e.readAhead(w, a)
 		for i := range w {
 			pc := &a.pcs[i]
-			e.addClassified(pc, &w[i], a.keyOf(i, e.table.values))
+			k, h := a.keyOf(i, e.table.values, e.table.buckets.seed)
+			e.addClassified(pc, &w[i], k, h)
 			if err := each(&w[i], pc); err != nil {
 				return err
 			}
@@ -88,12 +90,17 @@ func (e *Engine) AddBatch(calls []ledger.Call, each func(*ledger.Call, *PricedCa
 // window, nil when it made none or the engine's values are no longer
 // those it numbered the key's texts with (a spill between made them
 // anew). Every text of the key was numbered then and stays so: the key is
-// the one place would make.
-func (a *lookAhead) keyOf(i int, values *texts) *bucketKey {
+// the one place would make. It returns the key's hash too, 0 when the
+// engine's table is no longer of the seed it was hashed with (seed: a
+// spill between made the table anew).
+func (a *lookAhead) keyOf(i int, values *texts, seed uint64) (*bucketKey, uint64) {
 	if a.hashes[i] == 0 || values != a.values {
-		return nil
+		return nil, 0
 	}
-	return &a.keys[i]
+	if seed != a.seed {
+		return &a.keys[i], 0
+	}
+	return &a.keys[i], a.hashes[i]
 }
 
 // lines reads a word of each cache line of b a call or a group's sum
@@ -119,7 +126,7 @@ func (e *Engine) readAhead(w []ledger.Call, a *lookAhead) {
 			sink += values.touch(w[i].Key)
 		}
 	}
-	a.values = e.table.values
+	a.values, a.seed = e.table.values, t.seed
 	for i := range w {
 		a.hashes[i] = 0
 		pc := &a.pcs[i]

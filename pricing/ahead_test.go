@@ -91,6 +91,11 @@ func TestAddBatchIsAddPriced(t *testing.T) {
 			if tc.spill && batch.runs.written() == 0 {
 				t.Fatal("the engine did not spill")
 			}
+			// A key found through a hash gone stale (the table made anew
+			// by a spill) would be in a second bucket, its group the same.
+			if nb, no := batch.table.buckets.len(), one.table.buckets.len(); nb != no {
+				t.Errorf("%d buckets, AddPriced's engine %d: a key is in two", nb, no)
+			}
 			if n := batch.ahead.found; 10*n < int64(len(calls)) {
 				t.Errorf("the look-ahead found the buckets of %d calls of %d", n, len(calls))
 			}

@@ -354,13 +354,13 @@ func (e *Engine) Reject() {
 // what became of it, and its quote for per-call output.
 func (e *Engine) AddPriced(c *ledger.Call) PricedCall {
 	pc := e.classify(c)
-	e.addClassified(&pc, c, nil)
+	e.addClassified(&pc, c, nil, 0)
 	return pc
 }
 
 // addClassified counts a call classify has priced as pc, and adds it to
 // its bucket, whose key is known when not nil (AddBatch's look-ahead).
-func (e *Engine) addClassified(pc *PricedCall, c *ledger.Call, known *bucketKey) {
+func (e *Engine) addClassified(pc *PricedCall, c *ledger.Call, known *bucketKey, hash uint64) {
 	e.rows.count(pc.Outcome)
 	switch pc.Outcome {
 	case Outside, Overlap, Duplicate:
@@ -377,7 +377,7 @@ func (e *Engine) addClassified(pc *PricedCall, c *ledger.Call, known *bucketKey)
 		}
 		return
 	}
-	b := e.place(pc, c, c.Recorded.IsZero(), known)
+	b := e.place(pc, c, c.Recorded.IsZero(), known, hash)
 	b.Calls++
 	b.Qty.Add(&q)
 	e.notePromotion(pc, 1)
@@ -413,8 +413,9 @@ func (e *Engine) quoteFailed(pc *PricedCall, c *ledger.Call) {
 
 // place returns the bucket of a priced call (or of a group of calls
 // alike), creating it when new, with the key's alias noted; its key is
-// made unless known.
-func (e *Engine) place(pc *PricedCall, c *ledger.Call, zero bool, known *bucketKey) *bucket {
+// made unless known, and hashed unless hash, its hash in the engine's
+// table as it is, is not 0.
+func (e *Engine) place(pc *PricedCall, c *ledger.Call, zero bool, known *bucketKey, hash uint64) *bucket {
 	var k bucketKey
 	if known != nil {
 		k = *known
@@ -433,7 +434,7 @@ func (e *Engine) place(pc *PricedCall, c *ledger.Call, zero bool, known *bucketK
 	if b == nil {
 		slot := pc.ref.recentSlot(h, e.dims&^(1<<DimModel) != 0)
 		if slot == nil || slot.b == nil || slot.h != h || slot.b.k != k {
-			b = e.bucketOf(&k, pc)
+			b = e.bucketOf(&k, pc, hash)
 			if slot != nil {
 				*slot = hashedBucket{h, b}
 			}
@@ -509,9 +510,16 @@ func (k *bucketKey) absent() bool {
 // tier kept, so that the calls are still priced exactly; an engine that
 // spills writes its groups to a run instead, there or, once it holds
 // slotSpillAt buckets, when k opens a later day or hour than any before.
-func (e *Engine) bucketOf(k *bucketKey, pc *PricedCall) *bucket {
+// hash is k's hash in the table, 0 when not known.
+func (e *Engine) bucketOf(k *bucketKey, pc *PricedCall, hash uint64) *bucket {
 	g := &e.table
-	b, h := g.buckets.find(k)
+	var b *bucket
+	h := hash
+	if h != 0 {
+		b = g.buckets.findHashed(k, h)
+	} else {
+		b, h = g.buckets.find(k)
+	}
 	if b != nil {
 		return b
 	}
