@@ -625,7 +625,12 @@ func (e *Engine) metaOf(meta string) string {
 
 // firstAlias picks a key's alias independently of the order calls come in:
 // the first in sort order among those seen, empty only when none is known.
+// The same bytes (the reader interns the aliases it reads) are the same
+// alias, not compared.
 func firstAlias(cur, alias string) string {
+	if len(alias) == len(cur) && unsafe.StringData(alias) == unsafe.StringData(cur) {
+		return cur
+	}
 	if alias != "" && (cur == "" || alias < cur) {
 		return alias
 	}

@@ -3,6 +3,7 @@ package pricing
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -238,5 +239,25 @@ func TestFingerprint(t *testing.T) {
 			t.Fatalf("instants %d and %d share fingerprint %x", prev, ns*1_000_003, fp)
 		}
 		seen[fp] = ns * 1_000_003
+	}
+}
+
+// TestFirstAlias checks that a key's alias is the first in sort order
+// of those seen, whether its bytes are those of the alias held or a copy.
+func TestFirstAlias(t *testing.T) {
+	held := "alias-b"
+	copyOf := strings.Clone(held)
+	for _, tc := range []struct{ cur, alias, want string }{
+		{"", "alias-b", "alias-b"},
+		{held, "", held},
+		{held, held, held},
+		{held, copyOf, held},
+		{held, "alias-a", "alias-a"},
+		{held, "alias-c", held},
+		{held, held[:5], "alias"}, // the same bytes, shorter: another alias
+	} {
+		if got := firstAlias(tc.cur, tc.alias); got != tc.want {
+			t.Errorf("firstAlias(%q, %q) = %q, want %q", tc.cur, tc.alias, got, tc.want)
+		}
 	}
 }
