@@ -26,6 +26,9 @@ type bucketTable struct {
 	slab  []bucket    // room for the next buckets
 	slabs [][]bucket  // every slab made or reused, for reuse (recycle)
 	spare [][]bucket  // emptied slabs of another table, used before new ones are made
+	// spareList is the emptied list of another table (recycle), whose
+	// memory the next table's list starts in (collapse).
+	spareList []*bucket
 }
 
 // indexSlot is a slot of a bucketTable's index: the high half of its
@@ -130,7 +133,9 @@ func (t *bucketTable) recycle(old *bucketTable) {
 		t.spare = append(t.spare, s)
 	}
 	t.spare = append(t.spare, old.spare...)
-	old.slabs, old.spare, old.slab = nil, nil, nil
+	clear(old.list)
+	t.spareList = old.list[:0]
+	old.slabs, old.spare, old.slab, old.list = nil, nil, nil, nil
 }
 
 // placeHashed puts the bucket at place p of the slabs, whose key's hash
@@ -155,9 +160,10 @@ func (t *bucketTable) grow() {
 	t.reindex(2 * len(t.slots))
 }
 
-// reserve makes the index room for n buckets, so that it does not grow
-// until there are more.
+// reserve makes the index and the list room for n buckets, so that they
+// do not grow until there are more.
 func (t *bucketTable) reserve(n int) {
+	t.list = slices.Grow(t.list, max(0, n-len(t.list)))
 	size := 64
 	for 3*size < 4*n {
 		size *= 2

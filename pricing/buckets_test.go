@@ -87,9 +87,16 @@ func TestBucketTableRecycle(t *testing.T) {
 	}
 	n := bucketTable{slots: old.slots[:0]}
 	n.reserve(10)
+	oldList := old.list
 	n.recycle(&old)
 	if len(n.spare) != 4 {
 		t.Fatalf("%d spare slabs, want the old table's 4", len(n.spare))
+	}
+	// The old list, emptied, is the next table's to start in: it holds
+	// no bucket for the collector to keep.
+	if cap(n.spareList) != cap(oldList) || len(n.spareList) != 0 || oldList[0] != nil {
+		t.Fatalf("spare list of %d, %d long, first %p; want the old list's memory (%d), empty and cleared",
+			cap(n.spareList), len(n.spareList), oldList[0], cap(oldList))
 	}
 	for i := range 2 * bucketSlab {
 		k := bucketKey{unknown: 2, slot: int64(i)}

@@ -163,8 +163,9 @@ func (g *groupTable) live(apart bool) []*bucket {
 func (g *groupTable) collapse(keepDay bool) {
 	oldTable := g.buckets
 	live := oldTable.len() - g.collapsed
-	// The old index is not read again: the new one is made in its memory.
-	g.buckets = bucketTable{slots: oldTable.slots[:0]}
+	// The old index is not read again: the new one is made in its memory,
+	// and the list in that of the list before it.
+	g.buckets = bucketTable{slots: oldTable.slots[:0], list: oldTable.spareList}
 	// Room for as many buckets to the next spill as to this one, made
 	// once rather than by doubling from the first: the budget after a
 	// spill at it, fewer after a spill at a day's end (endsSlot), whose
