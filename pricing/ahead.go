@@ -1,6 +1,10 @@
 package pricing
 
-import "github.com/tokenfare/tokenfare/ledger"
+import (
+	"unsafe"
+
+	"github.com/tokenfare/tokenfare/ledger"
+)
 
 // Grouped by key and day, or the like, an engine holds tens of thousands
 // of buckets, and a call's bucket is mostly in no cache of the core: its
@@ -103,12 +107,25 @@ func (a *lookAhead) keyOf(i int, values *texts, seed uint64) (*bucketKey, uint64
 	return &a.keys[i], a.hashes[i]
 }
 
-// lines reads a word of each cache line of b a call or a group's sum
-// reads (its key, compared, and the counts added), and returns their sum
-// for a sink: reading ahead (AddBatch, groupCursor.readAhead).
+// lines reads a word of each cache line b spans, and returns their sum
+// for a sink: reading ahead (AddBatch, groupCursor.readAhead), as a call
+// or a group's sum reads every line of its bucket (its key, compared,
+// its alias, and the counts and sums added to). A bucket of 208 bytes in
+// a slab starts at any multiple of 16 bytes past a line's start, and
+// spans four or five lines: words 64 bytes apart from its first, and its
+// last, are one in each. Until 2026-12-07 it read four fields, which
+// left a line unread at three of the four starts.
 func (b *bucket) lines() uint64 {
-	return uint64(b.k.slot) + uint64(b.Calls) + uint64(b.Qty[len(b.Qty)-1]) + uint64(b.recorded.small)
+	p := unsafe.Pointer(b)
+	var sum uint64
+	for off := uintptr(0); off < bucketSize; off += 64 {
+		sum += *(*uint64)(unsafe.Add(p, off))
+	}
+	return sum + *(*uint64)(unsafe.Add(p, bucketSize-8))
 }
+
+// bucketSize is the size of a bucket.
+const bucketSize = unsafe.Sizeof(bucket{})
 
 // readAhead reads, a pass each, the window's calls' places in the index
 // of texts, their index slots and cheap-hash cache slots, and their
