@@ -40,6 +40,12 @@ type groupCodec struct {
 	// groups come day by day, a day's key by key).
 	ids  [runStrings]text
 	strs [runStrings]string
+	// written are the last record's texts as Encode was given them, when
+	// wrote says so (not for a record of numbers, read back): the same
+	// text (a key's groups come one after the other, its alias with
+	// them) has the last record's number, not looked up again.
+	written [runStrings]string
+	wrote   [runStrings]bool
 	// last holds the last values of each text written whole (past
 	// maxRunTexts), most recent first.
 	last      [runStrings]extsort.Recent
@@ -77,8 +83,16 @@ func (c *groupCodec) encodeTexts(e *extsort.Encoder, s *groupSum) {
 	var same uint64 // bit j: the text of slots[j] is the last record's
 	for j, i := range c.slots {
 		n := s.ids[i]
-		if !s.numbered {
-			n = c.texts.id(*textOf(&s.g, int(i)))
+		if s.numbered {
+			c.wrote[j] = false
+		} else {
+			str := *textOf(&s.g, int(i))
+			if c.wrote[j] && str == c.written[j] {
+				n = c.ids[j]
+			} else {
+				n = c.texts.id(str)
+			}
+			c.written[j], c.wrote[j] = str, true
 		}
 		if ids[j] = n; n == c.ids[j] && n != absentText {
 			same |= 1 << j
