@@ -299,6 +299,7 @@ type Engine struct {
 	pricings      map[pricingKey]*bucketPricing // the buckets' pricings, one a price (pricingOf)
 	runs          spillRuns                     // the spill: groups past the budget of buckets (Options.Runs, spillruns.go)
 	ahead         *lookAhead                    // AddBatch's window (ahead.go); nil until used
+	aliases       keyAliases                    // the alias of each key while it has one (alias.go)
 }
 
 // Span is the first and last billing instant of the calls an engine
@@ -448,7 +449,7 @@ func (e *Engine) place(pc *PricedCall, c *ledger.Call, zero bool, known *bucketK
 		return b
 	}
 	if e.dims.has(DimKey) {
-		b.KeyAlias = firstAlias(b.KeyAlias, c.KeyAlias)
+		e.noteAlias(b, c.KeyAlias)
 	}
 	return b
 }
