@@ -15,7 +15,7 @@ import (
 type groupTable struct {
 	buckets     bucketTable
 	labels      *texts
-	values      *texts // a spilling engine starts them again at each spill
+	values      *texts // a spilling engine starts them again at a spill past keptValues
 	maxGroups   int    // buckets before groupings fold or spill (Options.MaxGroups)
 	collapsed   int    // buckets of calls whose groups are in runs
 	foldedCalls int64  // calls that landed in a bucket whose groupings were folded

@@ -9,10 +9,11 @@ import (
 // The texts of a run's records (a group's model, key, alias, team, user
 // and the like) are numbers: each text is numbered once for every run of
 // the engine (runTexts, which lasts across spills, where the engine's own
-// values start again at each), a record carries its texts' numbers, and a
-// merge compares two numbers by the places of their texts in byte order,
-// found by one sort of the texts before it reads the runs back (rank). A
-// record read back makes no string: its texts are the numbered ones.
+// values start again at a spill past keptValues), a record carries its
+// texts' numbers, and a merge compares two numbers by the places of their
+// texts in byte order, found by one sort of the texts before it reads the
+// runs back (rank). A record read back makes no string: its texts are the
+// numbered ones.
 //
 // The texts are bounded (maxRunTexts): past the bound, a text not
 // numbered yet is written whole in the record, and compared as text.
