@@ -33,6 +33,11 @@ func (e *Engine) noteAlias(b *bucket, alias string) {
 	}
 	a := &e.aliases
 	n := int(b.k.holder.key)
+	if n > e.table.values.len() {
+		// Not a number of the values (absentText): nothing to note it by.
+		b.KeyAlias = firstAlias(b.KeyAlias, alias)
+		return
+	}
 	if a.values == e.table.values && n < len(a.of) {
 		k := &a.of[n]
 		if !k.many && len(alias) == len(k.alias) &&

@@ -116,3 +116,16 @@ func TestKeyAliasInTurn(t *testing.T) {
 		}
 	}
 }
+
+// TestNoteAliasOfAKeyNotNumbered checks that a bucket whose key is no
+// number of the values (absentText) gets its alias and is noted by
+// nothing: a note by that number would be a list of 2^32 entries.
+func TestNoteAliasOfAKeyNotNumbered(t *testing.T) {
+	e := New(testCatalog(t), Options{Dims: []Dim{DimKey}})
+	b := &bucket{k: bucketKey{holder: heldBy{key: absentText}}}
+	e.noteAlias(b, "alias-b")
+	e.noteAlias(b, "alias-a")
+	if b.KeyAlias != "alias-a" || len(e.aliases.of) != 0 {
+		t.Fatalf("alias %q, %d keys noted; want alias-a and none", b.KeyAlias, len(e.aliases.of))
+	}
+}

@@ -186,8 +186,9 @@ func (g *groupTable) collapse(keepDay bool) {
 // spill at a day's end, and a value kept is not numbered again, nor are
 // the keys of the calls already read ahead (Engine.AddBatch). Past it
 // the values start again, as the groupings of the buckets spilled are in
-// the runs. 131,072 values take about 13 MiB with their index, where a
-// month of 8,000 keys by model, key and day numbered each again 31 times.
+// the runs. 131,072 values take about 13 MiB by the sizes of their map,
+// list and index (an estimate, not measured apart), where a month of
+// 8,000 keys by model, key and day numbered each again 31 times.
 const keptValues = 1 << 17
 
 // collapseInto adds b to the collapsed bucket of its key.
