@@ -8,9 +8,10 @@ import (
 
 // Grouped by key and day, or the like, an engine holds tens of thousands
 // of buckets, and a call's bucket is mostly in no cache of the core: its
-// place in the index, the bucket and the model's cache by cheap hash
-// (modelRef.recent) are each a read from memory, one waiting on the
-// other, and AddPriced, a call at a time, waits on each in turn. AddBatch
+// place in the index and the bucket are each a read from memory, one
+// waiting on the other, and AddPriced, a call at a time, waits on each in
+// turn (and on the model's caches of recent buckets, which few calls
+// find theirs in then; a call looked ahead skips them, place). AddBatch
 // prices a window of calls first, then reads their buckets' index slots
 // in one pass and their buckets in the next: reads that wait on nothing
 // in the pass, so that memory answers them together. Then it adds the
@@ -44,7 +45,6 @@ type lookAhead struct {
 	values *texts                 // the engine's values the keys were made with
 	seed   uint64                 // the seed of the engine's table the keys were hashed with
 	hashes [aheadWindow]uint64    // of the call's bucket key; 0 when it has none to look for
-	cheap  [aheadWindow]uint64    // the key's cheap hash (modelRef.recent)
 	sink   uint64                 // what the passes read, so that no read is dropped
 }
 
@@ -128,8 +128,7 @@ func (b *bucket) lines() uint64 {
 const bucketSize = unsafe.Sizeof(bucket{})
 
 // readAhead reads, a pass each, the window's calls' places in the index
-// of texts, their index slots and cheap-hash cache slots, and their
-// buckets, changing nothing.
+// of texts, their index slots, and their buckets, changing nothing.
 func (e *Engine) readAhead(w []ledger.Call, a *lookAhead) {
 	t := &e.table.buckets
 	if len(t.slots) == 0 {
@@ -152,16 +151,13 @@ func (e *Engine) readAhead(w []ledger.Call, a *lookAhead) {
 			continue
 		}
 		if k := &a.keys[i]; e.keyOf(k, pc, &w[i], w[i].Recorded.IsZero(), true) {
-			a.hashes[i], a.cheap[i] = t.hash(k), k.cheapHash()
+			a.hashes[i] = t.hash(k)
 		}
 	}
 	mask := uint64(len(t.slots) - 1)
 	for i := range w {
 		if h := a.hashes[i]; h != 0 {
 			sink += uint64(t.slots[h&mask])
-			if r := a.pcs[i].ref; r.recent != nil {
-				sink += a.cheap[i] ^ r.recent[a.cheap[i]>>r.shift].h
-			}
 		}
 	}
 	found := 0
