@@ -137,6 +137,9 @@ func promQuery(t *testing.T, addr, q string) string {
 // the series' floats rounded there), the counts exactly. SIGTERM's path
 // (the context cancelled) ends serve with exit 0.
 func TestServePrometheus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a real Prometheus scraping for seconds: make test-long runs it")
+	}
 	prom, err := exec.LookPath("prometheus")
 	if err != nil {
 		t.Skip("prometheus not installed (Debian: apt-get install prometheus)")

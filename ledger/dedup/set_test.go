@@ -73,9 +73,13 @@ func TestPartitionByHour(t *testing.T) {
 // TestFirstSeenMatchesMap compares the set with a map on streams in every
 // order, under budgets small enough to spill, load, probe and merge.
 func TestFirstSeenMatchesMap(t *testing.T) {
+	seeds := uint64(3)
+	if testing.Short() {
+		seeds = 1 // every order and budget still; make test-long runs the three
+	}
 	for _, order := range orders {
 		for _, budget := range []int64{4 << 10, 64 << 10, DefaultMaxBytes} {
-			for seed := range uint64(3) {
+			for seed := range seeds {
 				rows := order.gen(rand.New(rand.NewPCG(seed, 7)), 20000)
 				s := New(Options{Dir: t.TempDir(), MaxBytes: budget})
 				want := map[uint64]struct{}{}

@@ -15,7 +15,7 @@ import (
 func TestConnectionLostMidStream(t *testing.T) {
 	db := pgtest.NewLiteLLM(t, pgtest.SchemaCurrent)
 	db.LoadDump(t, sampleDump)
-	db.Amplify(t, 100) // about 100,000 rows: far more than socket buffers hold
+	db.Amplify(t, streamCopies()) // far more rows than socket buffers hold
 	ctx := context.Background()
 	r := openDB(t, db.URL, Options{})
 	defer r.Close()

@@ -15,12 +15,19 @@ import (
 )
 
 // copies is how many times splitDB repeats the sample's rows, each under
-// a request id of its own: enough rows for some dozens of pages.
-const copies = 40
+// a request id of its own: enough rows for some dozens of pages; under
+// -short a quarter of them, still hundreds of pages, which the halves
+// split the same way.
+func copies() int {
+	if testing.Short() {
+		return 10
+	}
+	return 40
+}
 
 // splitDB is the sample (plain rows and odd ones) with its rows repeated
-// copies times more, those of two copies with a negative prompt count,
-// which the mapper rejects.
+// copies times more, those of copies 7 and 33 (7 alone under -short)
+// with a negative prompt count, which the mapper rejects.
 func splitDB(t *testing.T) *pgtest.DB {
 	t.Helper()
 	db := pgtest.NewLiteLLM(t, pgtest.SchemaCurrent)
@@ -28,7 +35,7 @@ func splitDB(t *testing.T) *pgtest.DB {
 	db.Exec(t, fmt.Sprintf(`INSERT INTO "LiteLLM_SpendLogs"
 		SELECT r.* FROM "LiteLLM_SpendLogs" s, generate_series(1, %d) g,
 			LATERAL jsonb_populate_record(NULL::"LiteLLM_SpendLogs", to_jsonb(s) || jsonb_build_object('request_id', s.request_id || '-' || g)) r;
-		UPDATE "LiteLLM_SpendLogs" SET prompt_tokens = -5 WHERE request_id LIKE '%%-7' OR request_id LIKE '%%-33'`, copies))
+		UPDATE "LiteLLM_SpendLogs" SET prompt_tokens = -5 WHERE request_id LIKE '%%-7' OR request_id LIKE '%%-33'`, copies()))
 	db.Exec(t, `VACUUM ANALYZE "LiteLLM_SpendLogs"`)
 	return db
 }
