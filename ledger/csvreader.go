@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"sync"
 	"unsafe"
 )
@@ -19,6 +18,7 @@ import (
 // with the input.
 type csvReader struct {
 	name        string
+	where       *string // name, which the calls read point to (Call.Where)
 	schema      *schema
 	pos         []int // header position -> schema column, trashCol = ignored
 	keep        int   // splitter.keep: 1 + the field read with its quotes doubled
@@ -89,7 +89,7 @@ func newCSVReader(name string, s *schema, br *bufio.Reader, opt Options) (*csvRe
 	// the wall time with the old depth of Workers+1.
 	ahead := opt.Workers + readAhead
 	r := &csvReader{
-		name: name, schema: s, pos: pos, src: br, firstLine: 2 + blanks,
+		name: name, where: &name, schema: s, pos: pos, src: br, firstLine: 2 + blanks,
 		chunkSize: opt.ChunkSize, maxRecord: opt.maxRecord, batchSize: opt.BatchSize, skipHolders: opt.SkipHolders,
 		order:     make(chan *csvChunk, ahead),
 		jobs:      make(chan *csvChunk, ahead),
@@ -399,8 +399,8 @@ type csvWorker struct {
 	sp    splitter
 	p     rowParser
 	v     rowFields
-	arena []byte   // request ids and sources of the current batch
-	offs  []uint32 // per call: end of request id, end of source
+	arena []byte   // the request ids of the current batch
+	offs  []uint32 // per call: the end of its request id
 	// perCall is the arena bytes per call of the last batch flushed, to
 	// size the next arena.
 	perCall int
@@ -410,8 +410,6 @@ type csvWorker struct {
 	pairs                 []int32
 	pairKeys, pairAliases [][]byte
 	sink                  uint64 // what internPairs read ahead (interner.getPairs)
-	line                  int    // the line number last written by lineText
-	digits                []byte // its decimal digits
 	out                   []*Batch
 	b                     *Batch
 }
@@ -454,11 +452,10 @@ func (w *csvWorker) flush() {
 	start := uint32(0)
 	for i := range b.Calls {
 		c := &b.Calls[i]
-		idEnd, srcEnd := w.offs[2*i], w.offs[2*i+1]
+		idEnd := w.offs[i]
 		c.RequestID = s[start:idEnd]
 		c.Identity = c.RequestID
-		c.Source = s[idEnd:srcEnd]
-		start = srcEnd
+		start = idEnd
 	}
 	w.out = append(w.out, b)
 }
@@ -579,32 +576,7 @@ func (w *csvWorker) row(line int) {
 	c.IdentityHash = HashIdentityBytes(id) // here, while the id is in this core's cache
 	w.arena = append(w.arena, id...)
 	w.offs = append(w.offs, uint32(len(w.arena)))
-	w.arena = append(w.arena, w.r.name...)
-	w.arena = append(w.arena, ':')
-	w.arena = append(w.arena, w.lineText(line)...)
-	w.offs = append(w.offs, uint32(len(w.arena)))
-}
-
-// lineText returns the decimal digits of a line number. Rows mostly come
-// one line after the other, so the last number is counted up in place
-// rather than formatted again.
-func (w *csvWorker) lineText(line int) []byte {
-	d := w.digits
-	if line != w.line+1 || len(d) == 0 {
-		w.digits, w.line = strconv.AppendInt(d[:0], int64(line), 10), line
-		return w.digits
-	}
-	w.line = line
-	i := len(d) - 1
-	for ; i >= 0 && d[i] == '9'; i-- {
-		d[i] = '0'
-	}
-	if i < 0 { // 999 + 1: one digit more
-		w.digits = strconv.AppendInt(d[:0], int64(line), 10)
-		return w.digits
-	}
-	d[i]++
-	return d
+	c.sourceFile, c.sourceLine = w.r.where, line
 }
 
 // nextNUL returns the offset of the first NUL byte of data at or after

@@ -24,6 +24,9 @@ func readCalls(t *testing.T, data string) []Call {
 		for _, rej := range b.Rejected {
 			t.Errorf("rejected %s: %s", rej.Where(), rej.Reason)
 		}
+		for i := range b.Calls {
+			b.Calls[i].SettleSource()
+		}
 		out = append(out, b.Calls...)
 		if err == io.EOF {
 			return out

@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"bytes"
+	"context"
 	"strconv"
 	"strings"
 	"testing"
@@ -193,21 +194,6 @@ func TestHashKey(t *testing.T) {
 	}
 }
 
-// TestLineText counts line numbers up in place across carries and jumps,
-// and agrees with strconv at every step.
-func TestLineText(t *testing.T) {
-	var w csvWorker
-	lines := []int{2, 3, 9, 10, 11, 99, 100, 101, 998, 999, 1000, 1001, 5, 6, 12345, 99999, 100000, 100001}
-	for n := 2; n < 1200; n++ { // every step one after the other
-		lines = append(lines, n)
-	}
-	for _, n := range lines {
-		if got, want := string(w.lineText(n)), strconv.Itoa(n); got != want {
-			t.Fatalf("lineText(%d) = %q, want %q", n, got, want)
-		}
-	}
-}
-
 // TestCacheHitID checks the id test against its definition: the last
 // "_cache_hit" in the id, after at least one byte and before a digit.
 func TestCacheHitID(t *testing.T) {
@@ -271,5 +257,41 @@ func TestClosingQuoteEveryPlacement(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestWhereOfARowReadFromAFile: a CSV reader notes the file and line of a
+// call, not its text; Where gives "file:line", SettleSource writes it into
+// Source, and a Source a reader set is kept as it is.
+func TestWhereOfARowReadFromAFile(t *testing.T) {
+	data := "request_id,startTime,model,spend,prompt_tokens,completion_tokens\n" +
+		"r-1,2026-10-01 00:00:01,gpt-4o,0.1,10,5\n" +
+		"r-2,2026-10-01 00:00:02,gpt-4o,0.1,10,5\n"
+	calls := []Call{}
+	r, err := open(context.Background(), "logs/spend.csv", strings.NewReader(data), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var b Batch
+	for err := r.Next(context.Background(), &b); err == nil; err = r.Next(context.Background(), &b) {
+		calls = append(calls, b.Calls...)
+	}
+	if len(calls) != 2 {
+		t.Fatalf("read %d calls, want 2", len(calls))
+	}
+	for i, c := range calls {
+		want := "logs/spend.csv:" + strconv.Itoa(i+2)
+		if c.Source != "" || c.Where() != want {
+			t.Errorf("call %d: Source %q, Where %q; want no text and %q", i, c.Source, c.Where(), want)
+		}
+		c.SettleSource()
+		if c.Source != want || c.Where() != want || c.sourceFile != nil {
+			t.Errorf("call %d settled: Source %q, Where %q", i, c.Source, c.Where())
+		}
+	}
+	kept := Call{Source: "request r-9", sourceFile: calls[0].sourceFile, sourceLine: 7}
+	if kept.Where() != "request r-9" {
+		t.Errorf("a Source set: Where %q", kept.Where())
 	}
 }

@@ -88,6 +88,7 @@ func readText(t *testing.T, name string, data []byte, opt Options, edit func(*Ca
 		}
 		for i := range b.Calls {
 			c := b.Calls[i]
+			c.SettleSource()
 			edit(&c)
 			d := c.Recorded.Decimal() // its digits, not the address of a wide one's
 			c.Recorded = Amount{}

@@ -124,6 +124,7 @@ func readAll(t testing.TB, name string, data []byte, opt Options) result {
 		}
 		res.Rows += b.Rows
 		for _, c := range b.Calls {
+			c.SettleSource()
 			if c.IdentityHash != HashIdentity(c.Identity) {
 				t.Errorf("%s: identity hash %d, want HashIdentity(%q) = %d", c.Source, c.IdentityHash, c.Identity, HashIdentity(c.Identity))
 			}

@@ -93,6 +93,8 @@ func TestLiteLLMUsageShapes(t *testing.T) {
 	}
 	for _, c := range reads[1] {
 		d := byID[c.RequestID]
+		d.SettleSource()
+		c.SettleSource()
 		d.Source, c.Source = "", ""
 		if !c.Recorded.Equal(d.Recorded) {
 			t.Errorf("%s: recorded %s in JSON, %s in CSV", c.RequestID, c.Recorded, d.Recorded)

@@ -105,6 +105,10 @@ func (s *shiftReader) Next(ctx context.Context, b *Batch) error {
 	prefix := s.name + ":"
 	for i := range b.Calls {
 		c := &b.Calls[i]
+		if c.Source == "" && c.sourceFile != nil && *c.sourceFile == s.name {
+			c.sourceLine += s.shift // a line noted, not yet text (Call.Where)
+			continue
+		}
 		if n, perr := strconv.Atoi(strings.TrimPrefix(c.Source, prefix)); perr == nil && strings.HasPrefix(c.Source, prefix) {
 			c.Source = prefix + strconv.Itoa(n+s.shift)
 		}

@@ -76,7 +76,7 @@ func TestSpanSource(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, c := range b.Calls {
-			got = append(got, c.RequestID+"@"+c.Source)
+			got = append(got, c.RequestID+"@"+c.Where())
 		}
 		for _, rej := range b.Rejected {
 			got = append(got, "rejected@"+rej.Where())

@@ -374,7 +374,7 @@ func (e *Engine) addClassified(pc *PricedCall, c *ledger.Call, known *bucketKey,
 	if !e.total.addChecked(&q) {
 		// Sums of these quantities would wrap: refuse the call, and the run.
 		if e.sumErr == nil {
-			e.sumErr = fmt.Errorf("%w: at %s", ErrTokenSum, c.Source)
+			e.sumErr = fmt.Errorf("%w: at %s", ErrTokenSum, c.Where())
 		}
 		return
 	}

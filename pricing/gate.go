@@ -151,7 +151,7 @@ func (g *dupGate) checkCopy(c *ledger.Call, pc *PricedCall, fp uint64, repeat bo
 	case !ok:
 		g.uncompared++
 	case !first.sameAs(c):
-		g.noteConflict(pc, CopyConflict{Identity: c.Identity, Source: c.Source, Start: c.Start, First: first.values(),
+		g.noteConflict(pc, CopyConflict{Identity: c.Identity, Source: c.Where(), Start: c.Start, First: first.values(),
 			Repeat: CopyValues{Model: c.Model, Recorded: c.Recorded.Decimal(), Tokens: c.Tokens.Total()}})
 	}
 }

@@ -36,6 +36,9 @@ func readAll(t testing.TB, next func(*ledger.Batch) error) ([]ledger.Call, []led
 		if err != nil {
 			t.Fatal(err)
 		}
+		for i := range b.Calls {
+			b.Calls[i].SettleSource()
+		}
 		calls = append(calls, b.Calls...)
 		rejected = append(rejected, b.Rejected...)
 	}
