@@ -34,7 +34,7 @@ PREVIEW ?= preview
 help: ## list the targets
 	@awk -F':.*## ' '/^[a-z-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
-test: ## the front door: every test once, without the cache, but the long ones (-short; about 85 s on 2 cores)
+test: ## the front door: every test once, without the cache, but the long ones (-short; about 80 s on 2 cores)
 	$(GO) test -short -count=1 ./...
 
 test-long: ## every test once, the long ones too (spill equivalences, the attack corpus, database sweeps; minutes)

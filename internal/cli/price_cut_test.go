@@ -108,6 +108,9 @@ func TestPriceCutStreamLeavesNoLines(t *testing.T) {
 // TestPriceConnectionLostLeavesNoLines loses the database connection while
 // price streams its lines into a redirected stdout: the file is left empty.
 func TestPriceConnectionLostLeavesNoLines(t *testing.T) {
+	if testing.Short() {
+		t.Skip("100,000 rows loaded to lose a connection in: make test-long runs it")
+	}
 	db := pgtest.NewLiteLLM(t, pgtest.SchemaCurrent)
 	db.LoadDump(t, sampleDump)
 	db.Amplify(t, 100) // about 100,000 rows: many buffers of lines

@@ -129,6 +129,9 @@ func waitFor(t *testing.T, what string, stderr *syncBuffer, cond func() bool) {
 // tariff version re-prices the state, and the official cost becomes
 // reconcile's at the new tariffs for the same rows.
 func TestServeReload(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a daemon re-priced after waits of seconds: make test-long runs it")
+	}
 	const sample = "../../testdata/sample/spendlogs-2026-10.csv"
 	tdir, deepseek := tariffCopy(t)
 	before := reconciledOfficial(t, sample, tdir)

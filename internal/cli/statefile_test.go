@@ -212,6 +212,9 @@ func cells(t *testing.T, path string) map[string]string {
 // TestStateLocked: a state another process holds (serve keeps it open)
 // is bad usage naming the file, and the command reads nothing.
 func TestStateLocked(t *testing.T) {
+	if testing.Short() {
+		t.Skip("three waits of the state's lock, a second each: make test-long runs it")
+	}
 	path := filepath.Join(t.TempDir(), "state.db")
 	s, err := state.Open(path)
 	if err != nil {
