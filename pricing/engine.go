@@ -434,7 +434,7 @@ func (e *Engine) place(pc *PricedCall, c *ledger.Call, zero bool, known *bucketK
 		// its last; 0.964 of the CPU of the 1M case without them).
 		b = e.bucketOf(&k, pc, hash)
 	} else {
-		b = e.recentBucket(&k, pc)
+		b = e.cachedBucket(&k, pc)
 	}
 	if b.k.folded {
 		e.table.foldedCalls++
@@ -446,11 +446,11 @@ func (e *Engine) place(pc *PricedCall, c *ledger.Call, zero bool, known *bucketK
 	return b
 }
 
-// recentBucket returns the bucket of key k, of a call not looked ahead.
-// Calls of one model mostly land in a bucket one of its last calls did
+// cachedBucket returns the bucket of key k, of a call not looked ahead,
+// through its model's caches of recent buckets first. Calls of one model mostly land in a bucket one of its last calls did
 // (the busiest keys of the day). Then a cache by a cheap hash of the
 // groupings, before the map, whose hash reads every byte of every string.
-func (e *Engine) recentBucket(k *bucketKey, pc *PricedCall) *bucket {
+func (e *Engine) cachedBucket(k *bucketKey, pc *PricedCall) *bucket {
 	h := k.cheapHash()
 	if b := pc.ref.recentBucket(k, h); b != nil {
 		return b
