@@ -1,6 +1,9 @@
 package pricing
 
 import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/tokenfare/tokenfare/tariffs"
@@ -166,5 +169,45 @@ func TestGroupTableFixedOnce(t *testing.T) {
 	}
 	if a, b := g.fixedOf(r), g.fixedOf(r); a == nil || a != b {
 		t.Errorf("fixed rates %p then %p, want one, made once", a, b)
+	}
+}
+
+// TestLiveAreTheBucketsNotCollapsed checks that live, which takes the
+// buckets past the collapsed ones without reading them, returns those a
+// look at every bucket's key finds, in the list's order, through
+// collapses that keep the day and not, and buckets dropped.
+func TestLiveAreTheBucketsNotCollapsed(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 51))
+	g := newGroupTable(1<<20, true)
+	for step := range 400 {
+		switch r := rng.IntN(20); {
+		case r == 0:
+			g.collapse(rng.IntN(2) == 0)
+		case r == 1:
+			// Drop some buckets, collapsed or not, as TakeApart does.
+			g.buckets.deleteWhere(func(b *bucket) bool {
+				if rng.IntN(4) != 0 {
+					return false
+				}
+				if b.k.collapsed {
+					g.collapsed--
+				}
+				return true
+			})
+		default:
+			k := bucketKey{slot: int64(rng.IntN(3)), holder: heldBy{key: g.values.id(fmt.Sprint("k", rng.IntN(30)))}}
+			if g.buckets.get(&k) == nil {
+				addCalls(&g, k, 1, 1)
+			}
+		}
+		var want []*bucket
+		for _, b := range g.buckets.all() {
+			if !b.k.collapsed {
+				want = append(want, b)
+			}
+		}
+		if got := g.live(false); !slices.Equal(got, want) {
+			t.Fatalf("step %d: live has %d buckets, %d are not collapsed (or not in order)", step, len(got), len(want))
+		}
 	}
 }

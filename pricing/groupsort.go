@@ -47,6 +47,9 @@ type groupCursor struct {
 	// sink takes what was read, so that no read is dropped.
 	read int
 	sink uint64
+	// each, when not nil, is given every bucket as next sums it, or as
+	// drain passes it.
+	each func(*bucket)
 }
 
 // cursorAhead is how many buckets of its order a cursor reads at once,
@@ -108,6 +111,14 @@ func (c *groupCursor) same(a, b int32) bool {
 	return c.nd == 0 || sameRanks(c.ranks, c.nd, a, b)
 }
 
+// drain gives each the buckets next has not summed, and leaves the
+// cursor past the last group.
+func (c *groupCursor) drain() {
+	for ; c.at < len(c.order); c.at++ {
+		c.each(c.bs[c.order[c.at].at])
+	}
+}
+
 // rewind moves the cursor back to the first group.
 func (c *groupCursor) rewind() { c.at, c.read = 0, 0 }
 
@@ -132,6 +143,9 @@ func (c *groupCursor) next(s *groupSum, of []int32, n int32) bool {
 			of[i] = n
 		}
 		s.add(c.bs[i])
+		if c.each != nil {
+			c.each(c.bs[i])
+		}
 		if c.blend {
 			s.blend.add(c.bs[i])
 		}
@@ -168,12 +182,27 @@ func (e *Engine) valueOf(b *bucket, d Dim) dimValue {
 // buckets bs in the order of their texts, and returns each bucket's numbers
 // (bucket i's in ranks[i*len(dims):]) and, when they fit, the bits of
 // each dimension's numbers in a packed word (nil when they do not).
+//
+// The buckets are read in one pass, every dimension's value of a bucket
+// numbered while it is in the core's cache: a spill's buckets (a day of
+// 31,500 of a month of 8,000 keys) are past it, and a pass for each
+// dimension read each from memory again.
 func (e *Engine) valueRanks(bs []*bucket, dims []Dim) (ranks []uint32, width []uint8) {
-	ranks = make([]uint32, len(bs)*len(dims))
-	width = make([]uint8, len(dims))
-	total := 0
+	nd := len(dims)
+	ranks = make([]uint32, len(bs)*nd)
+	width = make([]uint8, nd)
+	nums := make([]valueNumbers, nd)
 	for j, d := range dims {
-		firsts := e.numberValues(bs, d, ranks[j:], len(dims))
+		nums[j] = e.newValueNumbers(d)
+	}
+	for i, b := range bs {
+		for j := range nums {
+			ranks[i*nd+j] = nums[j].of(e, b)
+		}
+	}
+	total := 0
+	for j := range dims {
+		firsts := nums[j].firsts
 		// Number the values in the order of their texts.
 		perm := e.valueOrder(firsts, dims[j:j+1])
 		final := make([]uint32, len(firsts))
@@ -181,7 +210,7 @@ func (e *Engine) valueRanks(bs []*bucket, dims []Dim) (ranks []uint32, width []u
 			final[i] = uint32(pos)
 		}
 		for i := range bs {
-			ranks[i*len(dims)+j] = final[ranks[i*len(dims)+j]]
+			ranks[i*nd+j] = final[ranks[i*nd+j]]
 		}
 		width[j] = uint8(bits.Len32(uint32(len(firsts))))
 		total += int(width[j])
@@ -227,76 +256,79 @@ func (e *Engine) valueOrder(firsts []*bucket, dim []Dim) []uint32 {
 	return perm
 }
 
-// numberValues numbers the distinct values of the buckets bs in
-// dimension d, from 0 in the order met, bucket i's in ranks[i*stride],
-// and returns a bucket of each value, by number.
-func (e *Engine) numberValues(bs []*bucket, d Dim, ranks []uint32, stride int) []*bucket {
-	if textDim(d) {
-		if firsts, ok := e.numberTexts(bs, d, ranks, stride); ok {
-			return firsts
-		}
-	}
-	number := map[dimValue]uint32{}
-	var firsts []*bucket // a bucket of each value, by number
-	var last dimValue
-	var lastR uint32
+// valueNumbers numbers the distinct values of buckets in one dimension,
+// from 0 in the order met (of), and keeps a bucket of each value, by
+// number (firsts).
+type valueNumbers struct {
+	d      Dim
+	firsts []*bucket
+	// byText is, for a dimension whose values are the engine's texts
+	// (textDim), each text's number plus one by the text's number (0: not
+	// met), the texts being dense; a bucket whose text is past it
+	// (absentText) is numbered by number, as another dimension's.
+	byText []uint32
+	number map[dimValue]uint32
+	// last and lastR are the last value numbered by number and its
+	// number (seen: there was one): buckets come mostly in time order, a
+	// day's one after the other.
+	last  dimValue
+	lastR uint32
+	seen  bool
 	// A tariff model's number, by its address: found without hashing
 	// its name, after the first of its buckets; the last one's without
 	// a look-up.
-	var byModel map[*tariffs.Model]uint32
-	var lastModel *tariffs.Model
-	if d == DimModel {
-		byModel = map[*tariffs.Model]uint32{}
-	}
-	for i, b := range bs {
-		if m := b.k.model; m != nil && byModel != nil {
-			if m == lastModel {
-				ranks[i*stride] = lastR
-				continue
-			}
-			if r, ok := byModel[m]; ok {
-				ranks[i*stride], lastModel, lastR, last = r, m, r, dimValue{s: m.ID}
-				continue
-			}
-		}
-		v := e.valueOf(b, d)
-		r, ok := lastR, i > 0 && v == last // buckets come mostly in time order: a day's one after the other
-		if !ok {
-			if r, ok = number[v]; !ok {
-				r = uint32(len(firsts))
-				number[v] = r
-				firsts = append(firsts, b)
-			}
-		}
-		last, lastR, lastModel = v, r, nil
-		ranks[i*stride] = r
-		if byModel != nil && b.k.model != nil {
-			byModel[b.k.model], lastModel = r, b.k.model
-		}
-	}
-	return firsts
+	byModel   map[*tariffs.Model]uint32
+	lastModel *tariffs.Model
 }
 
-// numberTexts is numberValues for a dimension whose values are the
-// engine's texts (textDim), numbered in a list by their numbers, which
-// are dense; false when a bucket's has none (absentText).
-func (e *Engine) numberTexts(bs []*bucket, d Dim, ranks []uint32, stride int) ([]*bucket, bool) {
-	byText := make([]uint32, e.table.values.len()+1) // numbers from 1, 0 for none
-	var firsts []*bucket
-	for i, b := range bs {
-		n := textIn(b, d)
-		if int(n) >= len(byText) {
-			return nil, false
-		}
-		r := byText[n]
-		if r == 0 {
-			firsts = append(firsts, b)
-			r = uint32(len(firsts))
-			byText[n] = r
-		}
-		ranks[i*stride] = r - 1
+// newValueNumbers returns the numbering of dimension d's values.
+func (e *Engine) newValueNumbers(d Dim) valueNumbers {
+	v := valueNumbers{d: d, number: map[dimValue]uint32{}}
+	if textDim(d) {
+		v.byText = make([]uint32, e.table.values.len()+1) // numbers from 1, 0 for none
 	}
-	return firsts, true
+	if d == DimModel {
+		v.byModel = map[*tariffs.Model]uint32{}
+	}
+	return v
+}
+
+// of returns the number of bucket b's value, numbering it when new.
+func (v *valueNumbers) of(e *Engine, b *bucket) uint32 {
+	if v.byText != nil {
+		if n := textIn(b, v.d); int(n) < len(v.byText) {
+			r := v.byText[n]
+			if r == 0 {
+				v.firsts = append(v.firsts, b)
+				r = uint32(len(v.firsts))
+				v.byText[n] = r
+			}
+			return r - 1
+		}
+	}
+	if m := b.k.model; m != nil && v.byModel != nil {
+		if m == v.lastModel {
+			return v.lastR
+		}
+		if r, ok := v.byModel[m]; ok {
+			v.lastModel, v.lastR, v.last, v.seen = m, r, dimValue{s: m.ID}, true
+			return r
+		}
+	}
+	val := e.valueOf(b, v.d)
+	r, ok := v.lastR, v.seen && val == v.last
+	if !ok {
+		if r, ok = v.number[val]; !ok {
+			r = uint32(len(v.firsts))
+			v.number[val] = r
+			v.firsts = append(v.firsts, b)
+		}
+	}
+	v.last, v.lastR, v.lastModel, v.seen = val, r, nil, true
+	if v.byModel != nil && b.k.model != nil {
+		v.byModel[b.k.model], v.lastModel = r, b.k.model
+	}
+	return r
 }
 
 // textIn returns the number of bucket b's text in dimension d, one of

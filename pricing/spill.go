@@ -20,36 +20,68 @@ import (
 
 // spill writes the groups of the buckets not yet collapsed to a new run
 // and collapses every bucket.
+//
+// Unless the charge groups are kept too (read from the live buckets once
+// the run is written) or calls are kept apart (buckets of no group, in
+// the list among the others), each bucket is collapsed as the run's
+// cursor sums it, while it is in the core's cache: a collapse after the
+// run read each of a day's 31,500 buckets from memory again.
 func (e *Engine) spill() {
-	err := e.writeRun()
-	if err == nil && e.keeps(OutputCharges) {
-		err = e.runs.charges.Write(pointers(e.chargeGroupsOf(e.liveBuckets())))
-	}
-	if err != nil {
-		e.runs.fail(err)
-		return
-	}
-	e.collapse()
-}
-
-// writeRun writes the groups of the buckets not yet collapsed, in order,
-// to a new run, the runs merged into one first when there are as many as
-// the engine keeps (spillRuns.max).
-func (e *Engine) writeRun() error {
 	if e.runs.store == nil {
 		if err := e.runs.open(e.groupRuns, e.chargeRuns); err != nil {
-			return err
+			e.runs.fail(err)
+			return
 		}
 	}
-	c := e.spillCursor(e.liveBuckets())
+	if e.keeps(OutputCharges) || e.opts.Apart != nil {
+		err := e.writeRun(e.liveBuckets(), nil)
+		if err == nil && e.keeps(OutputCharges) {
+			err = e.runs.charges.Write(pointers(e.chargeGroupsOf(e.liveBuckets())))
+		}
+		if err != nil {
+			e.runs.fail(err)
+			return
+		}
+		e.collapse()
+		return
+	}
+	g, keepDay := &e.table, e.dims.has(DimDay)
+	live := e.liveBuckets()
+	old := g.startCollapse()
+	for _, b := range old.all()[:len(old.all())-len(live)] { // collapsed at earlier spills: the list's first (groupTable.live)
+		g.collapseInto(b, keepDay)
+	}
+	// The cursor hands every live bucket over, the run written or not:
+	// the table is whole either way, and a run that failed fails the
+	// engine's results (spillRuns.fail).
+	err := e.writeRun(live, func(b *bucket) { g.collapseInto(b, keepDay) })
+	g.endCollapse(&old)
+	e.names.forget()
+	if err != nil {
+		e.runs.fail(err)
+	}
+}
+
+// writeRun writes the groups of the buckets live, not yet collapsed, in
+// order, to a new run, the runs merged into one first when there are as
+// many as the engine keeps (spillRuns.max). Each of the buckets is given
+// to each, when not nil, once, whether the run could be written or not.
+// The runs are open (spillRuns.open).
+func (e *Engine) writeRun(live []*bucket, each func(*bucket)) error {
+	c := e.spillCursor(live)
+	c.each = each
 	if e.runs.groups.Len() >= e.runs.groups.MaxRuns() {
 		e.runs.textsOf().rank() // the runs are merged into one first
 	}
-	return e.runs.groups.Write(extsort.SourceFunc[groupSum](func(s *groupSum) (bool, error) {
+	err := e.runs.groups.Write(extsort.SourceFunc[groupSum](func(s *groupSum) (bool, error) {
 		ok := c.next(s, nil, 0)
 		e.runs.aliased = e.runs.aliased || (ok && s.g.KeyAlias != "")
 		return ok, nil
 	}))
+	if each != nil {
+		c.drain()
+	}
+	return err
 }
 
 // groupRuns is the configuration of the engine's runs of groups in store:
