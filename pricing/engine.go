@@ -300,6 +300,7 @@ type Engine struct {
 	runs          spillRuns                     // the spill: groups past the budget of buckets (Options.Runs, spillruns.go)
 	ahead         *lookAhead                    // AddBatch's window (ahead.go); nil until used
 	aliases       keyAliases                    // the alias of each key while it has one (alias.go)
+	places        textPlaces                    // the values' texts in byte order, kept across spills (groupsort.go)
 }
 
 // Span is the first and last billing instant of the calls an engine

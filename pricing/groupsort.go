@@ -227,6 +227,11 @@ func (e *Engine) valueRanks(bs []*bucket, dims []Dim) (ranks []uint32, width []u
 // as compareValue compares keys.
 func (e *Engine) valueOrder(firsts []*bucket, dim []Dim) []uint32 {
 	d := dim[0]
+	if textDim(d) {
+		if perm, ok := e.textOrder(firsts, d); ok {
+			return perm
+		}
+	}
 	perm := make([]uint32, len(firsts))
 	if i := slotOf(d); i >= 0 {
 		type textAt struct {
@@ -254,6 +259,77 @@ func (e *Engine) valueOrder(firsts []*bucket, dim []Dim) []uint32 {
 	}
 	slices.SortFunc(perm, func(a, b uint32) int { return compareValue(&keys[a], &keys[b], d) })
 	return perm
+}
+
+// textOrder is valueOrder for a dimension whose values are the engine's
+// texts (textDim), by their places in byte order (textPlaces): numbers
+// sorted, no text compared; false when a bucket's text is not numbered
+// (absentText). Distinct numbers are distinct texts, so the order is the
+// one their texts sort in.
+func (e *Engine) textOrder(firsts []*bucket, d Dim) ([]uint32, bool) {
+	place := e.places.of(e.table.values)
+	keys := make([]uint64, len(firsts))
+	for n, b := range firsts {
+		x := textIn(b, d)
+		if int(x) >= len(place) {
+			return nil, false
+		}
+		keys[n] = uint64(place[x])<<32 | uint64(n)
+	}
+	slices.Sort(keys)
+	perm := make([]uint32, len(keys))
+	for pos, k := range keys {
+		perm[pos] = uint32(k)
+	}
+	return perm, true
+}
+
+// textPlaces places the texts of an engine's values in byte order, and
+// keeps their places from one spill to the next while the values are
+// kept (groupTable.collapse): a spill of a day of a month of 8,000 keys
+// sorted the keys' texts again, 31 times. Texts numbered since are
+// sorted alone and merged in.
+type textPlaces struct {
+	values *texts   // the texts placed; others are placed anew
+	order  []text   // their numbers, in the byte order of their texts
+	place  []uint32 // by number, its place in order
+}
+
+// of returns the places of the texts of values, by number, 0 ("") among
+// them.
+func (p *textPlaces) of(values *texts) []uint32 {
+	if p.values != values {
+		*p = textPlaces{values: values}
+	}
+	list := values.list
+	if len(list) == 0 {
+		list = []string{""}
+	}
+	if len(p.place) == len(list) {
+		return p.place
+	}
+	fresh := make([]text, 0, len(list)-len(p.place))
+	for n := len(p.place); n < len(list); n++ {
+		fresh = append(fresh, text(n))
+	}
+	byText := func(a, b text) int { return strings.Compare(list[a], list[b]) }
+	slices.SortFunc(fresh, byText)
+	order := make([]text, 0, len(list))
+	old := p.order
+	for len(old) > 0 && len(fresh) > 0 {
+		if byText(old[0], fresh[0]) <= 0 {
+			order, old = append(order, old[0]), old[1:]
+		} else {
+			order, fresh = append(order, fresh[0]), fresh[1:]
+		}
+	}
+	order = append(append(order, old...), fresh...)
+	place := slices.Grow(p.place, len(list)-len(p.place))[:len(list)]
+	for at, n := range order {
+		place[n] = uint32(at)
+	}
+	p.order, p.place = order, place
+	return place
 }
 
 // valueNumbers numbers the distinct values of buckets in one dimension,
@@ -420,7 +496,7 @@ func sortPackedWords(out []rankedBucket, width []uint8) bool {
 	for i, r := range out {
 		words[i] = r.packed<<placeBits | uint64(r.at)
 	}
-	radixSort(words, bitsOf)
+	radixSort(words, placeBits, bitsOf) // out is in the order of its places
 	for i, w := range words {
 		out[i] = rankedBucket{packed: w >> placeBits, at: int32(w & (1<<placeBits - 1))}
 	}
@@ -431,19 +507,21 @@ func sortPackedWords(out []rankedBucket, width []uint8) bool {
 // counts, 16 KiB, in a core's first cache.
 const radixDigit = 11
 
-// radixSort sorts words whose bits above the lowest n are zero, digit by
-// digit from the lowest (a sort of least significant digit first, each
-// pass stable), passing over a digit every word has the same: about
-// four passes over a spill's buckets where a sort by comparisons made
-// about eighteen.
-func radixSort(words []uint64, n int) {
+// radixSort sorts words whose bits above the lowest n are zero, and
+// which are in the order of their bits below from, digit by digit from
+// bit from (a sort of least significant digit first, each pass stable,
+// so that the bits below from need no pass), passing over a digit every
+// word has the same: two passes over a spill's buckets by model, key and
+// day, their places below from, where a sort by comparisons made about
+// eighteen, and a pass over every digit of the places four.
+func radixSort(words []uint64, from, n int) {
 	if len(words) < 1<<radixDigit {
 		slices.Sort(words)
 		return
 	}
 	src, dst := words, make([]uint64, len(words))
 	var count [1 << radixDigit]int
-	for shift := 0; shift < n; shift += radixDigit {
+	for shift := from; shift < n; shift += radixDigit {
 		clear(count[:])
 		for _, w := range src {
 			count[w>>shift&(1<<radixDigit-1)]++

@@ -1,6 +1,8 @@
 package pricing
 
 import (
+	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -122,10 +124,61 @@ func TestRadixSortIsASort(t *testing.T) {
 			}
 			want := slices.Clone(words)
 			slices.Sort(want)
-			radixSort(words, n)
+			radixSort(words, 0, n)
 			if !slices.Equal(words, want) {
 				t.Fatalf("%d words of %d bits: not sorted as slices.Sort sorts them", size, n)
 			}
+		}
+	}
+}
+
+// TestRadixSortFromAPlace checks that radixSort of words in the order of
+// their low bits (a bucket's place, below its packed numbers), passing
+// over those bits, sorts them as a sort of every bit does.
+func TestRadixSortFromAPlace(t *testing.T) {
+	rng := rand.New(rand.NewPCG(51, 7))
+	for _, size := range []int{5, 2048, 5000, 40000} {
+		for _, high := range []int{1, 5, 11, 19, 30} {
+			place := bits.Len(uint(size))
+			words := make([]uint64, size)
+			for i := range words {
+				words[i] = (rng.Uint64()>>(64-high))<<place | uint64(i)
+			}
+			want := slices.Clone(words)
+			slices.Sort(want)
+			radixSort(words, place, place+high)
+			if !slices.Equal(words, want) {
+				t.Fatalf("%d words of %d bits above %d of places: not sorted as slices.Sort sorts them", size, high, place)
+			}
+		}
+	}
+}
+
+// TestTextPlacesAreTheTextsOrder checks textPlaces against a sort of
+// every text, as texts are numbered between its calls (a few or many, or
+// none), and when the values are started again.
+func TestTextPlacesAreTheTextsOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(51, 12))
+	var p textPlaces
+	values := &texts{}
+	for step := range 60 {
+		if step == 30 {
+			values = values.emptied()
+		}
+		for range rng.IntN([]int{1, 5, 300}[step%3]) {
+			values.id(fmt.Sprintf("%0*x", rng.IntN(6)+1, rng.IntN(5000)))
+		}
+		place := p.of(values)
+		n := max(len(values.list), 1)
+		if len(place) != n {
+			t.Fatalf("step %d: %d places for %d texts", step, len(place), n)
+		}
+		byPlace := make([]string, n)
+		for x := range n {
+			byPlace[place[x]] = values.of(text(x))
+		}
+		if !slices.IsSorted(byPlace) {
+			t.Fatalf("step %d: the texts by their places are not in byte order", step)
 		}
 	}
 }
