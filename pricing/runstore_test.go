@@ -191,3 +191,73 @@ func TestSpillStoreFails(t *testing.T) {
 		t.Errorf("Close = %v, want nil: no run was made", err)
 	}
 }
+
+// shortRuns is a store of runs in memory that makes at most creates runs
+// and whose writes fail past a budget of bytes, as a disk that fills up.
+type shortRuns struct {
+	memRuns
+	creates, left int
+}
+
+func (s *shortRuns) store() (RunStore, error) {
+	if _, err := s.memRuns.store(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *shortRuns) Create(name string) (io.WriteCloser, error) {
+	if s.creates == 0 {
+		return nil, errors.New("no room for another file")
+	}
+	s.creates--
+	w, err := s.memRuns.Create(name)
+	if err != nil {
+		return nil, err
+	}
+	return &shortWriter{WriteCloser: w, s: s}, nil
+}
+
+type shortWriter struct {
+	io.WriteCloser
+	s *shortRuns
+}
+
+func (w *shortWriter) Write(p []byte) (int, error) {
+	if len(p) > w.s.left {
+		return 0, errors.New("no space left on device")
+	}
+	w.s.left -= len(p)
+	return w.WriteCloser.Write(p)
+}
+
+// TestSpillWriteFailsMidRun: a run that cannot be made, or whose writes
+// fail part way, fails the engine with ErrSpill, and leaves every call in
+// its totals: the buckets of a run not written are collapsed (each as the
+// run's cursor reads it, or all once it failed) as those of a run
+// written.
+func TestSpillWriteFailsMidRun(t *testing.T) {
+	cat := testCatalog(t)
+	calls := groupCalls(2_000, 25) // 50,000 groups, runs of thousands: past a writer's buffer
+	dims := []Dim{DimModel, DimKey, DimDay}
+	whole := New(cat, Options{Dims: dims, MaxGroups: 1 << 20})
+	for i := range calls {
+		whole.AddPriced(&calls[i])
+	}
+	for _, tc := range []struct{ creates, left int }{{0, 1 << 30}, {1, 1 << 30}, {2, 100_000}, {5, 0}} {
+		store := &shortRuns{memRuns: memRuns{limit: 64}, creates: tc.creates, left: tc.left}
+		e := New(cat, Options{Dims: dims, MaxGroups: 20_000, Runs: store.store, Outputs: OutputGroups})
+		for i := range calls {
+			e.AddPriced(&calls[i])
+		}
+		if err := e.Err(); !errors.Is(err, ErrSpill) {
+			t.Fatalf("%d runs, %d bytes of room: Err = %v, want ErrSpill", tc.creates, tc.left, err)
+		}
+		got, want := e.Reconcile().Totals, whole.Reconcile().Totals
+		if !got.Official.Equal(want.Official) || !got.Recorded.Equal(want.Recorded) || got.Calls != want.Calls {
+			t.Errorf("%d runs, %d bytes of room: totals %s official, %s recorded, %d calls; want %s, %s, %d",
+				tc.creates, tc.left, got.Official, got.Recorded, got.Calls, want.Official, want.Recorded, want.Calls)
+		}
+		e.Close()
+	}
+}
