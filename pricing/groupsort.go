@@ -132,7 +132,7 @@ func (c *groupCursor) next(s *groupSum, of []int32, n int32) bool {
 		c.readAhead()
 	}
 	first, packed := c.order[c.at].at, c.order[c.at].packed
-	*s = groupSum{}
+	*s = groupSum{from: c.bs[first]}
 	c.e.keyInto(&s.g.Key, c.bs[first], c.e.opts.Dims)
 	for ; c.at < len(c.order); c.at++ {
 		i := c.order[c.at].at

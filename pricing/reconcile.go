@@ -279,6 +279,10 @@ type groupSum struct {
 	// (runTexts), by slot (textOf), when numbered: read back from a run.
 	ids      [runStrings]text
 	numbered bool
+	// from is the first bucket of a group summed from buckets (a spill's
+	// cursor), nil for one read back: its texts' numbers among the
+	// engine's values find their numbers in the runs (runTexts.valueID).
+	from *bucket
 }
 
 // add adds bucket b to the group.

@@ -92,7 +92,11 @@ func (e *Engine) groupRuns(store RunStore) extsort.Config[groupSum] {
 	order := newKeyOrder(dims, texts)
 	return extsort.Config[groupSum]{
 		Store: store, Prefix: "run", MaxRuns: e.runs.max, Err: ErrSpill,
-		Codec:   func() extsort.Codec[groupSum] { return newGroupCodec(zone, cat, blend, texts, dims) },
+		Codec: func() extsort.Codec[groupSum] {
+			c := newGroupCodec(zone, cat, blend, texts, dims)
+			c.values = &e.table.values
+			return c
+		},
 		Compare: order.compare,
 		Same:    order.same,
 		Combine: (*groupSum).merge,

@@ -34,7 +34,10 @@ type groupCodec struct {
 	cat   *tariffs.Catalog // the models of the records' blend parts; nil when they have none
 	blend bool             // write the groups' blend parts
 	texts *runTexts        // the numbers of the records' texts
-	slots []uint8          // the slots of the texts a record holds (textSlots)
+	// values are the engine's values, whose numbers a record made from
+	// buckets (groupSum.from) has its texts by; nil when not known.
+	values **texts
+	slots  []uint8 // the slots of the texts a record holds (textSlots)
 	// ids and strs are the last record's texts, by the place of their
 	// slot in slots: a text the same is written as a bit (a key's
 	// groups come day by day, a day's key by key).
@@ -87,9 +90,14 @@ func (c *groupCodec) encodeTexts(e *extsort.Encoder, s *groupSum) {
 			c.wrote[j] = false
 		} else {
 			str := *textOf(&s.g, int(i))
-			if c.wrote[j] && str == c.written[j] {
+			switch d, ok := valueDim(i); {
+			case c.wrote[j] && str == c.written[j]:
 				n = c.ids[j]
-			} else {
+			case ok && s.from != nil && c.values != nil:
+				n = c.texts.valueID(*c.values, textIn(s.from, d), str)
+			case i == slotAlias && s.from != nil && c.values != nil:
+				n = c.texts.aliasID(*c.values, s.from.k.holder.key, str)
+			default:
 				n = c.texts.id(str)
 			}
 			c.written[j], c.wrote[j] = str, true
@@ -134,6 +142,7 @@ func (c *groupCodec) Decode(d *extsort.Decoder, s *groupSum) {
 // of the same dimensions.
 func (s *groupSum) clearToRead() {
 	g := &s.g
+	s.from = nil
 	g.Key.Start = time.Time{}
 	g.Calls, g.PricedCalls, g.Tokens = 0, 0, TokenCounts{}
 	g.TimedTokens, g.PeakTokens, g.CacheHitTokens = 0, 0, 0
@@ -483,4 +492,27 @@ func (c *lineCodec) Decode(d *extsort.Decoder, ent *lineEntry) {
 	if c.groups.Decode(d, &ent.s); d.Err() == nil {
 		ent.l = lineOf(&ent.s)
 	}
+}
+
+// valueDim returns the dimension whose values are the engine's texts
+// (textDim) that slot i of a record holds, and false for the others (the
+// model, the alias, the period, the version).
+func valueDim(i uint8) (Dim, bool) {
+	switch i {
+	case slotKey:
+		return DimKey, true
+	case slotTeam:
+		return DimTeam, true
+	case slotUser:
+		return DimUser, true
+	case slotGroup:
+		return DimGroup, true
+	case slotHost:
+		return DimHost, true
+	case slotTag:
+		return DimTag, true
+	case slotMeta:
+		return DimMeta, true
+	}
+	return 0, false
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+	"unsafe"
 )
 
 // The texts of a run's records (a group's model, key, alias, team, user
@@ -35,6 +36,72 @@ type runTexts struct {
 	// ranked, by number, in byte order: a number past them is compared
 	// as text.
 	ranks []uint32
+	// byValue and aliasOf are the numbers of the texts of an engine's
+	// values, plus one, and of the alias of each key, by the value's
+	// number among values (valueID, aliasID).
+	values  *texts
+	byValue []text
+	aliasOf []runAlias
+}
+
+// valueID is id(s) for s, the engine's value n of values (a record's
+// key, team, user and the like, made from buckets): found by n in a list
+// after the first time, where id looks it up by the address of its bytes
+// in an index of every text's (a megabyte for a month of 8,000 keys, past
+// a core's cache at each key a spill's records turn to).
+func (r *runTexts) valueID(values *texts, n text, s string) text {
+	r.sameValues(values)
+	if int(n) < len(r.byValue) {
+		if id := r.byValue[n]; id != 0 {
+			return id - 1
+		}
+	}
+	id := r.id(s)
+	if n != absentText && id != absentText {
+		if had := len(r.byValue); int(n) >= had {
+			r.byValue = slices.Grow(r.byValue, int(n)+1-had)[:n+1]
+			clear(r.byValue[had:]) // of values before, when started again
+		}
+		r.byValue[n] = id + 1
+	}
+	return id
+}
+
+// aliasID is id(alias) for the alias of a record of key n among values,
+// made from buckets: a key's alias is mostly the one it had before, and
+// the same bytes (the engine keeps a key's alias as its first bucket had
+// it), found by n and the address of its bytes.
+func (r *runTexts) aliasID(values *texts, n text, alias string) text {
+	r.sameValues(values)
+	if int(n) < len(r.aliasOf) {
+		if a := &r.aliasOf[n]; a.id != 0 && len(a.s) == len(alias) && unsafe.StringData(a.s) == unsafe.StringData(alias) {
+			return a.id - 1
+		}
+	}
+	id := r.id(alias)
+	if n != absentText && id != absentText {
+		if had := len(r.aliasOf); int(n) >= had {
+			r.aliasOf = slices.Grow(r.aliasOf, int(n)+1-had)[:n+1]
+			clear(r.aliasOf[had:])
+		}
+		r.aliasOf[n] = runAlias{alias, id + 1} // the string keeps its bytes from being reused
+	}
+	return id
+}
+
+// runAlias is the alias a key's records had last, and its number plus
+// one.
+type runAlias struct {
+	s  string
+	id text
+}
+
+// sameValues forgets what valueID and aliasID noted of values other than
+// values: an engine starts its values again past keptValues.
+func (r *runTexts) sameValues(values *texts) {
+	if r.values != values {
+		r.values, r.byValue, r.aliasOf = values, r.byValue[:0], r.aliasOf[:0]
+	}
 }
 
 // id returns the number of s, numbering it when new, or absentText when

@@ -119,3 +119,40 @@ func TestSpilledTextsAreTheUnlimitedOnes(t *testing.T) {
 		})
 	}
 }
+
+// TestValueIDAcrossValues checks that a text found by its number among
+// an engine's values, and an alias by its key's number, have the numbers
+// id gives them, when the numbers are met again, and once the values
+// start again and number other texts alike.
+func TestValueIDAcrossValues(t *testing.T) {
+	var r runTexts
+	values := &texts{}
+	for round := range 3 {
+		names := []string{"k-a", "k-b", "k-c"}
+		if round > 0 {
+			values = values.emptied() // the same numbers, other texts
+			for i := range names {
+				names[i] = fmt.Sprint(names[i], round)
+			}
+		}
+		for _, name := range names {
+			values.id(name)
+		}
+		for pass := range 2 {
+			for i := range names {
+				name := names[len(names)-1-i] // the last numbered first: the list grows past the others
+				n := values.lookup(name)
+				alias := name + "-alias"
+				if pass == 1 && round == 2 {
+					alias = name + "-renamed" // the key's alias changed
+				}
+				if got, want := r.valueID(values, n, name), r.id(name); got != want {
+					t.Fatalf("round %d, pass %d: %q is %d by its value, %d by id", round, pass, name, got, want)
+				}
+				if got, want := r.aliasID(values, n, alias), r.id(alias); got != want {
+					t.Fatalf("round %d, pass %d: alias %q is %d by its key, %d by id", round, pass, alias, got, want)
+				}
+			}
+		}
+	}
+}
