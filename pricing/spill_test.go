@@ -136,9 +136,17 @@ func TestSpilledReconciliationIsTheUnlimitedOne(t *testing.T) {
 		budget   int
 		compacts bool // spills more times than the engine keeps runs (spillRuns.max)
 		anew     bool // the values start again at each spill (groupTable.keepValues 0)
+		// outputs are those the engine is told of; 0 keeps them all, and
+		// with the charge groups kept a spill collapses its buckets after
+		// the run, where with the groups alone (reconcile's) it collapses
+		// each as the run's cursor reads it.
+		outputs Outputs
 	}{
 		{name: "model, key, day; spilled often", dims: []Dim{DimModel, DimKey, DimDay}, budget: 8, compacts: true},
+		{name: "model, key, day; spilled often; groups alone", dims: []Dim{DimModel, DimKey, DimDay}, budget: 8, compacts: true, outputs: OutputGroups},
 		{name: "model, key, day; values numbered again", dims: []Dim{DimModel, DimKey, DimDay}, budget: 8, compacts: true, anew: true},
+		{name: "model, key, day; values numbered again; groups alone", dims: []Dim{DimModel, DimKey, DimDay}, budget: 8, compacts: true, anew: true, outputs: OutputGroups},
+		{name: "hour, team; past 256 runs; groups alone", dims: []Dim{DimHour, DimTeam}, budget: 3, compacts: true, outputs: OutputGroups},
 		{name: "hour, team; past 256 runs", dims: []Dim{DimHour, DimTeam}, budget: 3, compacts: true},
 		{name: "period, version, key", dims: []Dim{DimPeriod, DimVersion, DimKey}, budget: 20},
 		{name: "no dimensions", dims: nil, budget: 1},
@@ -146,7 +154,7 @@ func TestSpilledReconciliationIsTheUnlimitedOne(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := Options{Dims: tc.dims, Zone: zone(t, "America/New_York")}
 			runs := &memRuns{}
-			whole, spilled := pricedTwice(t, cat, opts, func(o *Options) { o.Runs, o.MaxGroups = runs.store, tc.budget }, calls, func(e *Engine) {
+			whole, spilled := pricedTwice(t, cat, opts, func(o *Options) { o.Runs, o.MaxGroups, o.Outputs = runs.store, tc.budget, tc.outputs }, calls, func(e *Engine) {
 				if tc.anew {
 					e.table.keepValues = 0
 				}
