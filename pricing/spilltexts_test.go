@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tokenfare/tokenfare/ledger"
+	"github.com/tokenfare/tokenfare/tariffs"
 )
 
 // TestRunTextsRank numbers texts in the order met and ranks them in byte
@@ -89,34 +90,47 @@ func TestSpilledTextsAreTheUnlimitedOnes(t *testing.T) {
 		{name: "model, key, day; past the bound of texts", dims: []Dim{DimModel, DimKey, DimDay}, budget: 3, maxTexts: 4},
 		{name: "team, user, key; no text numbered", dims: []Dim{DimTeam, DimUser, DimKey}, budget: 4, maxTexts: -1},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			opts := Options{Dims: tc.dims, Zone: time.UTC}
-			whole := New(cat, opts)
-			runs := &memRuns{limit: 128} // 16 runs kept before they merge
-			opts.Runs, opts.MaxGroups = runs.store, tc.budget
-			spilled := New(cat, opts)
-			defer spilled.Close()
-			spilled.runs.textsOf().max = tc.maxTexts
-			for i := range calls {
-				whole.AddPriced(&calls[i])
-				spilled.AddPriced(&calls[i])
-			}
-			if spilled.runs.written() <= spilled.runs.max {
-				t.Fatalf("%d runs written, %d kept: none merged", spilled.runs.written(), spilled.runs.max)
-			}
-			want := whole.Reconcile().groups
-			r := spilled.Reconcile()
-			defer r.Close()
-			got, err := Collect(r.Groups())
-			if err != nil || len(got) != len(want) {
-				t.Fatalf("%d groups (%v), want %d", len(got), err, len(want))
-			}
-			for i := range got {
-				if !sameGroup(&got[i], &want[i]) {
-					t.Fatalf("group %d:\ngot  %+v\nwant %+v", i, got[i], want[i])
-				}
-			}
-		})
+		// Every output kept (a spill collapses after its run), and the
+		// groups alone, as reconcile asks (each bucket collapsed as the
+		// run reads it).
+		for _, outputs := range []Outputs{0, OutputGroups} {
+			t.Run(fmt.Sprintf("%s; outputs %d", tc.name, outputs), func(t *testing.T) {
+				spilledTextsCase(t, cat, calls, tc.dims, tc.budget, tc.maxTexts, outputs)
+			})
+		}
+	}
+}
+
+// spilledTextsCase is a case of TestSpilledTextsAreTheUnlimitedOnes: the
+// calls by dims held whole and spilled every budget buckets, the runs'
+// texts bounded by maxTexts (0: maxRunTexts), the engine told of
+// outputs.
+func spilledTextsCase(t *testing.T, cat *tariffs.Catalog, calls []ledger.Call, dims []Dim, budget, maxTexts int, outputs Outputs) {
+	opts := Options{Dims: dims, Zone: time.UTC}
+	whole := New(cat, opts)
+	runs := &memRuns{limit: 128} // 16 runs kept before they merge
+	opts.Runs, opts.MaxGroups, opts.Outputs = runs.store, budget, outputs
+	spilled := New(cat, opts)
+	defer spilled.Close()
+	spilled.runs.textsOf().max = maxTexts
+	for i := range calls {
+		whole.AddPriced(&calls[i])
+		spilled.AddPriced(&calls[i])
+	}
+	if spilled.runs.written() <= spilled.runs.max {
+		t.Fatalf("%d runs written, %d kept: none merged", spilled.runs.written(), spilled.runs.max)
+	}
+	want := whole.Reconcile().groups
+	r := spilled.Reconcile()
+	defer r.Close()
+	got, err := Collect(r.Groups())
+	if err != nil || len(got) != len(want) {
+		t.Fatalf("%d groups (%v), want %d", len(got), err, len(want))
+	}
+	for i := range got {
+		if !sameGroup(&got[i], &want[i]) {
+			t.Fatalf("group %d:\ngot  %+v\nwant %+v", i, got[i], want[i])
+		}
 	}
 }
 

@@ -170,9 +170,15 @@ func TestSpilledMonthIsTheUnlimitedOne(t *testing.T) {
 		budget   int
 		tags     bool
 		compacts bool // spills more times than the engine keeps runs (spillRuns.max)
+		// outputs are those the engine is told of: 0 keeps them all (a
+		// spill collapses after its run), the groups alone as report asks
+		// (each bucket collapsed as the run reads it).
+		outputs Outputs
 	}{
 		{name: "past 256 runs", budget: 20, compacts: true},
+		{name: "past 256 runs; groups alone", budget: 20, compacts: true, outputs: OutputGroups},
 		{name: "with tags", budget: 200, tags: true},
+		{name: "with tags; groups alone", budget: 200, tags: true, outputs: OutputGroups},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dims := MonthDims
@@ -181,7 +187,7 @@ func TestSpilledMonthIsTheUnlimitedOne(t *testing.T) {
 			}
 			opts := Options{Dims: dims, Since: from, Until: until, Zone: time.UTC}
 			runs := &memRuns{}
-			whole, spilled := pricedTwice(t, cat, opts, func(o *Options) { o.Runs, o.MaxGroups = runs.store, tc.budget }, calls)
+			whole, spilled := pricedTwice(t, cat, opts, func(o *Options) { o.Runs, o.MaxGroups, o.Outputs = runs.store, tc.budget, tc.outputs }, calls)
 			if tc.compacts && spilled.runs.written() <= spilled.runs.max {
 				t.Fatalf("%d runs written: none merged", spilled.runs.written())
 			}
