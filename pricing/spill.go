@@ -48,7 +48,7 @@ func (e *Engine) spill() {
 	g, keepDay := &e.table, e.dims.has(DimDay)
 	live := e.liveBuckets()
 	old := g.startCollapse()
-	for _, b := range old.all()[:len(old.all())-len(live)] { // collapsed at earlier spills: the list's first (groupTable.live)
+	for _, b := range old.all()[:g.collapsed] { // collapsed at earlier spills: the list's first (groupTable.live)
 		g.collapseInto(b, keepDay)
 	}
 	// The cursor hands every live bucket over, the run written or not:

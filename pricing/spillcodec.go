@@ -38,6 +38,10 @@ type groupCodec struct {
 	// buckets (groupSum.from) has its texts by; nil when not known.
 	values **texts
 	slots  []uint8 // the slots of the texts a record holds (textSlots)
+	// valueDims are, by slot, the dimensions whose values are the
+	// engine's texts (textDim), with valued's bit of the slot set.
+	valueDims [runStrings]Dim
+	valued    uint64
 	// ids and strs are the last record's texts, by the place of their
 	// slot in slots: a text the same is written as a bit (a key's
 	// groups come day by day, a day's key by key).
@@ -63,7 +67,13 @@ type groupCodec struct {
 // newGroupCodec returns the codec of a run of the groups by dims, whose
 // texts texts numbers.
 func newGroupCodec(zone *time.Location, cat *tariffs.Catalog, blend bool, texts *runTexts, dims []Dim) *groupCodec {
-	return &groupCodec{zone: zone, cat: cat, blend: blend, texts: texts, slots: textSlots(dims)}
+	c := &groupCodec{zone: zone, cat: cat, blend: blend, texts: texts, slots: textSlots(dims)}
+	for _, d := range dims {
+		if i := slotOf(d); i >= 0 && textDim(d) {
+			c.valueDims[i], c.valued = d, c.valued|1<<i
+		}
+	}
+	return c
 }
 
 // Encode writes partial group s.
@@ -90,11 +100,11 @@ func (c *groupCodec) encodeTexts(e *extsort.Encoder, s *groupSum) {
 			c.wrote[j] = false
 		} else {
 			str := *textOf(&s.g, int(i))
-			switch d, ok := valueDim(i); {
+			switch {
 			case c.wrote[j] && str == c.written[j]:
 				n = c.ids[j]
-			case ok && s.from != nil && c.values != nil:
-				n = c.texts.valueID(*c.values, textIn(s.from, d), str)
+			case c.valued&(1<<i) != 0 && s.from != nil && c.values != nil:
+				n = c.texts.valueID(*c.values, textIn(s.from, c.valueDims[i]), str)
 			case i == slotAlias && s.from != nil && c.values != nil:
 				n = c.texts.aliasID(*c.values, s.from.k.holder.key, str)
 			default:
@@ -492,27 +502,4 @@ func (c *lineCodec) Decode(d *extsort.Decoder, ent *lineEntry) {
 	if c.groups.Decode(d, &ent.s); d.Err() == nil {
 		ent.l = lineOf(&ent.s)
 	}
-}
-
-// valueDim returns the dimension whose values are the engine's texts
-// (textDim) that slot i of a record holds, and false for the others (the
-// model, the alias, the period, the version).
-func valueDim(i uint8) (Dim, bool) {
-	switch i {
-	case slotKey:
-		return DimKey, true
-	case slotTeam:
-		return DimTeam, true
-	case slotUser:
-		return DimUser, true
-	case slotGroup:
-		return DimGroup, true
-	case slotHost:
-		return DimHost, true
-	case slotTag:
-		return DimTag, true
-	case slotMeta:
-		return DimMeta, true
-	}
-	return 0, false
 }
