@@ -106,7 +106,10 @@ func tableReconciliation(out io.Writer, r *pricing.Reconciliation) error {
 		for _, c := range cols {
 			row = append(row, strings.ToUpper(c))
 		}
-		if err := yield(append(row, "CALLS", "OFFICIAL", "RECORDED", "GAP", "RATIO")); err != nil {
+		// The row keeps what it grew to (the header's cells and the
+		// numbers' too): every row after is as long and adds no memory.
+		row = append(row, "CALLS", "OFFICIAL", "RECORDED", "GAP", "RATIO")
+		if err := yield(row); err != nil {
 			return err
 		}
 		var day dayText
@@ -127,7 +130,8 @@ func tableReconciliation(out io.Writer, r *pricing.Reconciliation) error {
 				}
 				row = append(row, orDash(tableCell(v)))
 			}
-			if err := yield(nums.of(row, g, m)); err != nil {
+			row = nums.of(row, g, m)
+			if err := yield(row); err != nil {
 				return err
 			}
 		}

@@ -27,15 +27,38 @@ func unsafe(r rune, size int) bool {
 
 // safePrefix returns how many of s's first bytes are printable ASCII
 // (and, keepLayout, line feeds and tabs), which no escaping changes: most
-// text is, and needs no rune decoded.
+// text is, and needs no rune decoded. Eight bytes are tested at once
+// (printableWord); a word that holds any other byte, a line feed or tab
+// included, is gone over a byte at a time.
 func safePrefix[T string | []byte](s T, keepLayout bool) int {
 	i := 0
-	for ; i < len(s); i++ {
-		if c := s[i]; (c < 0x20 || c >= 0x7f) && !(keepLayout && (c == '\n' || c == '\t')) {
-			break
+	for i < len(s) {
+		if i+8 <= len(s) && printableWord(uint64(s[i])|uint64(s[i+1])<<8|uint64(s[i+2])<<16|uint64(s[i+3])<<24|
+			uint64(s[i+4])<<32|uint64(s[i+5])<<40|uint64(s[i+6])<<48|uint64(s[i+7])<<56) {
+			i += 8
+			continue
+		}
+		end := min(i+8, len(s))
+		for ; i < end; i++ {
+			if c := s[i]; (c < 0x20 || c >= 0x7f) && !(keepLayout && (c == '\n' || c == '\t')) {
+				return i
+			}
 		}
 	}
 	return i
+}
+
+// printableWord reports whether each of the eight bytes of x is
+// printable ASCII, 0x20 to 0x7e. The two tests are exact, not likely:
+// subtracting 0x20 from every byte borrows into a byte's top bit only
+// below a byte under 0x20, which the test has found already (and ~x
+// keeps a top bit set alone out); adding 0x01 carries into a top bit
+// only from a byte of 0x7f, and a byte of 0x80 or more has it already.
+func printableWord(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	below := (x - 0x20*ones) &^ x & highs
+	above := ((x + 0x01*ones) | x) & highs
+	return below|above == 0
 }
 
 // NeedsEscape reports whether Escape would change s.

@@ -105,3 +105,52 @@ func TestEscapeASCIIPrefix(t *testing.T) {
 		}
 	}
 }
+
+// TestSafePrefixWordAtATime compares safePrefix, which tests eight bytes
+// at once, with a byte at a time, on text of every byte value at every
+// place of a word and its neighbours, and on random text.
+func TestSafePrefixWordAtATime(t *testing.T) {
+	byteAtATime := func(s []byte, keepLayout bool) int {
+		for i, c := range s {
+			if (c < 0x20 || c >= 0x7f) && !(keepLayout && (c == '\n' || c == '\t')) {
+				return i
+			}
+		}
+		return len(s)
+	}
+	check := func(s []byte) {
+		t.Helper()
+		for _, keep := range []bool{false, true} {
+			want := byteAtATime(s, keep)
+			if got := safePrefix(s, keep); got != want {
+				t.Fatalf("safePrefix(%q, %v) = %d, want %d", s, keep, got, want)
+			}
+			if got := safePrefix(string(s), keep); got != want {
+				t.Fatalf("safePrefix(string %q, %v) = %d, want %d", s, keep, got, want)
+			}
+		}
+	}
+	for n := range 20 {
+		for at := range n {
+			for c := range 256 {
+				s := []byte(strings.Repeat("a~ Z", 5)[:n])
+				s[at] = byte(c)
+				check(s)
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(7, 12))
+	edges := []byte{0x00, 0x09, 0x0a, 0x1f, 0x20, 0x21, 0x7e, 0x7f, 0x80, 0x9f, 0xa0, 0xdf, 0xe0, 0xff}
+	for range 50000 {
+		s := make([]byte, rng.IntN(40))
+		for i := range s {
+			switch rng.IntN(3) {
+			case 0:
+				s[i] = edges[rng.IntN(len(edges))]
+			default:
+				s[i] = byte(0x20 + rng.IntN(0x5f))
+			}
+		}
+		check(s)
+	}
+}
