@@ -106,6 +106,13 @@ median() {
 	awk -F'|' -v n="$1" -v f="$2" '$1 == n { print $f }' "$dir/groups-runs.txt" | sort -g |
 		awk '{ v[NR] = $1 } END { if (NR) printf "%.2f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
+# rounds NAME BASE: the CPU of NAME less that of BASE, round by round (each
+# round runs BASE, then NAME), least first.
+rounds() {
+	paste -d' ' <(awk -F'|' -v n="$1" '$1 == n { print $3 }' "$dir/groups-runs.txt") \
+		<(awk -F'|' -v n="$2" '$1 == n { print $3 }' "$dir/groups-runs.txt") |
+		awk '{ print $1 - $2 }' | sort -g | tr '\n' ' '
+}
 count() { awk -F'|' -v n="$1" '$1 == n { g = $2 } END { print g }' "$dir/groups-count.txt"; }
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
@@ -121,7 +128,8 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 	echo "  the cores too, and wall times are longer than on an idle machine. Read CPU (user + system), which other work"
 	echo "  inflates less, and the ratios, not the walls."
 	echo "- Medians of $runs runs$(echo " $want " | grep -q ' 10m ' && echo " ($runs10 of the 10m case)"), every case once per round, under \`/usr/bin/time\`. Per group: (CPU or peak RSS of the case"
-	echo "  − the same file by model, in the same format) / (its groups − the groups by model): the cost of a group beyond the read."
+	echo "  − the same file by model, in the same format) / (its groups − the groups by model): the cost of a group beyond the read;"
+	echo "  in brackets the least and most of the same, round by round (each round runs the file by model, then the case)."
 	echo
 	echo "| case | generator | --by | -o | groups | wall | CPU | peak RSS | CPU per group | peak RSS per group |"
 	echo "|:---|:---|:---|:---|---:|---:|---:|---:|---:|---:|"
@@ -135,9 +143,12 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 			[ "$by" = model ] && g=$g0
 			cpu=$(median "$name" 3) rss=$(median "$name" 4) wall=$(median "$name" 2)
 			cpu0=$(median "$base" 3) rss0=$(median "$base" 4)
-			per=$(awk -v c="$cpu" -v c0="$cpu0" -v r="$rss" -v r0="$rss0" -v g="$g" -v g0="$g0" 'BEGIN {
+			per=$(awk -v c="$cpu" -v c0="$cpu0" -v r="$rss" -v r0="$rss0" -v g="$g" -v g0="$g0" -v rounds="$(rounds "$name" "$base")" 'BEGIN {
 				if (g - g0 <= 0) { print "-|-"; exit }
-				printf "%.2f µs|%.0f B", (c - c0) * 1e6 / (g - g0), (r - r0) * 1024 / (g - g0) }')
+				n = split(rounds, d, " ")
+				spread = ""
+				if (n > 1) spread = sprintf(" (%.2f–%.2f)", d[1] * 1e6 / (g - g0), d[n] * 1e6 / (g - g0))
+				printf "%.2f µs%s|%.0f B", (c - c0) * 1e6 / (g - g0), spread, (r - r0) * 1024 / (g - g0) }')
 			echo "| $c | \`$(genargs "$rows" "$keys")\` | $by | $f | $g | $wall s | $cpu s (by model $cpu0 s) | $(awk -v r="$rss" 'BEGIN { printf "%.0f MiB", r / 1024 }') | ${per%|*} | ${per#*|} |"
 		done
 	done
