@@ -1,11 +1,13 @@
 package textout
 
 import (
+	"encoding/binary"
 	"fmt"
 	"io"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Text read from input (a model name, a key alias, a YAML value) can hold
@@ -18,34 +20,38 @@ import (
 // what the input holds. Every table, check line, error and warning that
 // quotes input goes through it.
 
-// unsafe reports whether r (of size bytes) must be escaped: invalid UTF-8
+// mustEscape reports whether r (of size bytes) must be escaped: invalid UTF-8
 // and every rune that is not graphic (controls, format characters such as
 // the bidi overrides, line and paragraph separators, unassigned runes).
-func unsafe(r rune, size int) bool {
+func mustEscape(r rune, size int) bool {
 	return (r == utf8.RuneError && size == 1) || !unicode.IsGraphic(r)
 }
 
-// safePrefix returns how many of s's first bytes are printable ASCII
+// safePrefix returns how many of b's first bytes are printable ASCII
 // (and, keepLayout, line feeds and tabs), which no escaping changes: most
 // text is, and needs no rune decoded. Eight bytes are tested at once
 // (printableWord); a word that holds any other byte, a line feed or tab
 // included, is gone over a byte at a time.
-func safePrefix[T string | []byte](s T, keepLayout bool) int {
+func safePrefix(b []byte, keepLayout bool) int {
 	i := 0
-	for i < len(s) {
-		if i+8 <= len(s) && printableWord(uint64(s[i])|uint64(s[i+1])<<8|uint64(s[i+2])<<16|uint64(s[i+3])<<24|
-			uint64(s[i+4])<<32|uint64(s[i+5])<<40|uint64(s[i+6])<<48|uint64(s[i+7])<<56) {
+	for i < len(b) {
+		if i+8 <= len(b) && printableWord(binary.LittleEndian.Uint64(b[i:])) {
 			i += 8
 			continue
 		}
-		end := min(i+8, len(s))
+		end := min(i+8, len(b))
 		for ; i < end; i++ {
-			if c := s[i]; (c < 0x20 || c >= 0x7f) && !(keepLayout && (c == '\n' || c == '\t')) {
+			if c := b[i]; (c < 0x20 || c >= 0x7f) && !(keepLayout && (c == '\n' || c == '\t')) {
 				return i
 			}
 		}
 	}
 	return i
+}
+
+// safePrefixString is safePrefix of a string's bytes, not copied.
+func safePrefixString(s string, keepLayout bool) int {
+	return safePrefix(unsafe.Slice(unsafe.StringData(s), len(s)), keepLayout)
 }
 
 // printableWord reports whether each of the eight bytes of x is
@@ -63,9 +69,9 @@ func printableWord(x uint64) bool {
 
 // NeedsEscape reports whether Escape would change s.
 func NeedsEscape(s string) bool {
-	for i := safePrefix(s, false); i < len(s); {
+	for i := safePrefixString(s, false); i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if unsafe(r, n) {
+		if mustEscape(r, n) {
 			return true
 		}
 		i += n
@@ -85,9 +91,9 @@ func EscapeLines(s string) string { return escape(s, true) }
 func escape(s string, keepLayout bool) string {
 	var b strings.Builder
 	start := 0
-	for i := safePrefix(s, keepLayout); i < len(s); {
+	for i := safePrefixString(s, keepLayout); i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if !unsafe(r, n) || (keepLayout && (r == '\n' || r == '\t' || (r == '\r' && strings.HasPrefix(s[i+1:], "\n")))) {
+		if !mustEscape(r, n) || (keepLayout && (r == '\n' || r == '\t' || (r == '\r' && strings.HasPrefix(s[i+1:], "\n")))) {
 			i += n
 			continue
 		}

@@ -59,7 +59,7 @@ func TestEscapeASCIIPrefix(t *testing.T) {
 		var b strings.Builder
 		for i := 0; i < len(s); {
 			r, n := utf8.DecodeRuneInString(s[i:])
-			keep := !unsafe(r, n) || (keepLayout && (r == '\n' || r == '\t' || (r == '\r' && strings.HasPrefix(s[i+1:], "\n"))))
+			keep := !mustEscape(r, n) || (keepLayout && (r == '\n' || r == '\t' || (r == '\r' && strings.HasPrefix(s[i+1:], "\n"))))
 			switch {
 			case keep:
 				b.WriteString(s[i : i+n])
@@ -125,7 +125,7 @@ func TestSafePrefixWordAtATime(t *testing.T) {
 			if got := safePrefix(s, keep); got != want {
 				t.Fatalf("safePrefix(%q, %v) = %d, want %d", s, keep, got, want)
 			}
-			if got := safePrefix(string(s), keep); got != want {
+			if got := safePrefixString(string(s), keep); got != want {
 				t.Fatalf("safePrefix(string %q, %v) = %d, want %d", s, keep, got, want)
 			}
 		}
