@@ -36,7 +36,7 @@ type interner struct {
 	slots []internSlot                 // a power of two long, at most half full
 	n     int                          // values held
 	seed  maphash.Seed
-	pairs []pairSet  // by the cheap hash of a pair's first value (getPair); made at the first pair
+	pairs []pairSet // by the cheap hash of a pair's first value (getPair); made at the first pair
 	sets  []*pairSet // getPairs' memory: each pair's set
 }
 
