@@ -100,14 +100,6 @@ func (e *Engine) AddBatch(calls []ledger.Call, each func(*ledger.Call, *PricedCa
 		if win == held {
 			win = &a.wins[1]
 		}
-		// The keys' places in the index of texts by address (texts.at),
-		// asked for before the calls are priced, and there when the keys
-		// are made from them (readAhead).
-		if values := e.table.values; e.dims.has(DimKey) {
-			for i := range w {
-				a.sink += values.touch(w[i].Key)
-			}
-		}
 		for i := range w {
 			win.pcs[i] = e.classify(&w[i])
 		}
@@ -166,8 +158,9 @@ func (b *bucket) lines() uint64 { return prefetch.Lines(unsafe.Pointer(b), bucke
 // bucketSize is the size of a bucket.
 const bucketSize = unsafe.Sizeof(bucket{})
 
-// readAhead makes the window's calls' keys, reads their index slots and
-// asks for their buckets, a pass each, changing nothing.
+// readAhead reads, a pass each, the window's calls' places in the index
+// of texts and their index slots, and asks for their buckets, changing
+// nothing.
 func (e *Engine) readAhead(w []ledger.Call, a *aheadWin) {
 	t := &e.table.buckets
 	// No key of a window before stays: the buffer is used again.
@@ -176,6 +169,13 @@ func (e *Engine) readAhead(w []ledger.Call, a *aheadWin) {
 		return
 	}
 	var sink uint64
+	// The keys' places in the index of texts by address (texts.at), read
+	// before the keys are made from them.
+	if values := e.table.values; e.dims.has(DimKey) {
+		for i := range w {
+			sink += values.touch(w[i].Key)
+		}
+	}
 	a.values, a.seed = e.table.values, t.seed
 	for i := range w {
 		pc := &a.pcs[i]

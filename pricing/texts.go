@@ -3,8 +3,6 @@ package pricing
 import (
 	"math/bits"
 	"unsafe"
-
-	"github.com/tokenfare/tokenfare/internal/prefetch"
 )
 
 // text stands for a string of a bucket key: its number among the texts
@@ -69,14 +67,13 @@ func (t *texts) id(s string) text {
 	return n
 }
 
-// touch asks for the slot of at where numberAt looks for s first
-// (prefetch.Lines, AddBatch's look-ahead), and returns what that returns.
+// touch reads the slot of at where numberAt looks for s first, and
+// returns what it read (AddBatch reads ahead).
 func (t *texts) touch(s string) uint64 {
 	if len(t.at) == 0 || s == "" {
 		return 0
 	}
-	e := &t.at[t.slotOf(unsafe.StringData(s))]
-	return prefetch.Lines(unsafe.Pointer(e), unsafe.Sizeof(*e))
+	return uint64(t.at[t.slotOf(unsafe.StringData(s))].n)
 }
 
 // numberAt returns the number of s, not empty, found by the address of
