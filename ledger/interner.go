@@ -4,8 +4,6 @@ import (
 	"encoding/binary"
 	"hash/maphash"
 	"unsafe"
-
-	"github.com/tokenfare/tokenfare/internal/prefetch"
 )
 
 // interner returns one shared string for repeated byte values, so that a
@@ -37,7 +35,6 @@ type interner struct {
 	n     int                          // values held
 	seed  maphash.Seed
 	pairs []pairSet // by the cheap hash of a pair's first value (getPair); made at the first pair
-	sets  []*pairSet // getPairs' memory: each pair's set
 }
 
 // internPair is a pair of values read together, as the interner holds
@@ -137,73 +134,47 @@ func (in *interner) pairIn(p *pairSet, a, b []byte) (string, string) {
 	return s, t
 }
 
-// pairSetAhead and pairTextAhead are how many pairs ahead of the one it
-// looks up getPairs asks for a pair's memo set, and for the values the
-// set holds first: the set's line has come by then, and the values' lines
-// come while the pairs between are looked up.
-const (
-	pairSetAhead  = 16
-	pairTextAhead = 8
-)
+// pairWindow is how many pairs getPairs looks up at once: their memo
+// sets and values, a few cache lines each, stay in the core's cache
+// between the pass that reads them and the one that uses them.
+const pairWindow = 256
 
 // getPairs calls put(i, getPair(keys[i], aliases[i])) for every i, in
-// order, with the same results. Ahead of the pair it looks up, it asks
-// for the memo set of a pair further on and for the values held first in
-// the set of a pair nearer (prefetch.Lines): their cache misses overlap
-// each other and the work on the pairs before, where getPair, a row at a
-// time, waits on each in turn (on a month of 8,000 keys, the set's read
-// was half the cost of a key and its alias; docs/scale.md, "Interning a
-// batch's keys"). Until 2026-12-07 it read the sets of a window of 256
-// pairs in one pass, their values in the next, each line waited for.
-// sink takes what the reads ahead return, so that none is dropped.
+// order, with the same results. It reads first every memo set the pairs
+// use, then the values those sets hold first, and only then compares:
+// the reads of one pass do not wait on each other, so their cache misses
+// overlap, where getPair, a row at a time, waits on each in turn (on a
+// month of 8,000 keys, the set's read was half the cost of a key and its
+// alias; docs/scale.md, "Interning a batch's keys"). sink takes what the
+// first two passes read, so that neither is dropped.
 func (in *interner) getPairs(keys, aliases [][]byte, put func(i int, key, alias string), sink *uint64) {
-	n := len(keys)
-	sets := in.sets[:0]
-	for i := range n {
-		var p *pairSet
-		if a := keys[i]; len(a) > 0 {
-			p = in.pairSet(a)
-		}
-		sets = append(sets, p)
-	}
-	in.sets = sets
-	var touched uint64
-	askSet := func(j int) {
-		if p := sets[j]; p != nil {
-			touched += prefetch.Lines(unsafe.Pointer(p), unsafe.Sizeof(*p))
-		}
-	}
-	askTexts := func(j int) {
-		if p := sets[j]; p != nil {
-			if x := &p[0]; len(x.first) > 0 && len(x.second) > 0 {
-				touched += prefetch.Lines(unsafe.Pointer(unsafe.StringData(x.first)), uintptr(len(x.first))) +
-					prefetch.Lines(unsafe.Pointer(unsafe.StringData(x.second)), uintptr(len(x.second)))
+	var sets [pairWindow]*pairSet
+	for from := 0; from < len(keys); from += pairWindow {
+		n := min(pairWindow, len(keys)-from)
+		var touched uint64
+		for i := range n {
+			if a := keys[from+i]; len(a) > 0 {
+				p := in.pairSet(a)
+				sets[i] = p
+				touched += uint64(len(p[0].first))
 			}
 		}
-	}
-	for j := range min(n, pairSetAhead) {
-		askSet(j)
-	}
-	for j := range min(n, pairTextAhead) {
-		askTexts(j)
-	}
-	for i := range n {
-		if j := i + pairSetAhead; j < n {
-			askSet(j)
+		for i, p := range sets[:n] {
+			if x := &p[0]; len(keys[from+i]) > 0 && len(x.first) > 0 && len(x.second) > 0 {
+				touched += uint64(*unsafe.StringData(x.first)) + uint64(*unsafe.StringData(x.second))
+			}
 		}
-		if j := i + pairTextAhead; j < n {
-			askTexts(j)
+		*sink += touched
+		for i, p := range sets[:n] {
+			a, b := keys[from+i], aliases[from+i]
+			if len(a) == 0 || len(b) == 0 {
+				put(from+i, in.get(a), in.get(b))
+				continue
+			}
+			s, t := in.pairIn(p, a, b)
+			put(from+i, s, t)
 		}
-		a, b := keys[i], aliases[i]
-		if len(a) == 0 || len(b) == 0 {
-			put(i, in.get(a), in.get(b))
-			continue
-		}
-		s, t := in.pairIn(sets[i], a, b)
-		put(i, s, t)
 	}
-	clear(sets)
-	*sink += touched
 }
 
 // held returns the table's string for b, adding it while the table has room.

@@ -101,15 +101,14 @@ func TestInternerPairs(t *testing.T) {
 
 // TestInternerPairsAtOnce checks getPairs against getPair: the same
 // values, in order, and the strings the interner holds, on a sequence
-// far longer than getPairs looks ahead (pairSetAhead) that repeats pairs
-// near each other and far, meets a key with another alias, holds empty
-// values, and puts more pairs on one memo set than it keeps; then on
-// sequences shorter than it looks ahead.
+// longer than a window (pairWindow) that repeats pairs inside a window
+// and across, meets a key with another alias, holds empty values, and
+// puts more pairs on one memo set than it keeps.
 func TestInternerPairsAtOnce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	var keys, aliases [][]byte
 	add := func(k, a string) { keys, aliases = append(keys, []byte(k)), append(aliases, []byte(a)) }
-	for range 768 {
+	for range 3 * pairWindow {
 		i := rng.IntN(400)
 		add(fmt.Sprintf("%064d", i), fmt.Sprintf("key-%07d", i))
 	}
@@ -136,21 +135,6 @@ func TestInternerPairsAtOnce(t *testing.T) {
 		if gk, ga := many.get(keys[i]), many.get(aliases[i]); unsafe.StringData(gk) != unsafe.StringData(got[i][0]) ||
 			unsafe.StringData(ga) != unsafe.StringData(got[i][1]) {
 			t.Fatalf("pair %d (%q, %q) is not the strings the interner holds", i, keys[i], aliases[i])
-		}
-	}
-	// Batches shorter than the look-ahead, and as long, from the end of
-	// the sequence (its odd pairs among them), one interner for them all.
-	var short interner
-	for n := range pairSetAhead + 2 {
-		ks, as := keys[len(keys)-n:], aliases[len(aliases)-n:]
-		calls := 0
-		short.getPairs(ks, as, func(i int, k, a string) {
-			if calls++; i != calls-1 || k != string(ks[i]) || a != string(as[i]) {
-				t.Fatalf("batch of %d: put %d (%q, %q) as call %d; the row has %q, %q", n, i, k, a, calls, ks[i], as[i])
-			}
-		}, &sink)
-		if calls != n {
-			t.Fatalf("batch of %d: %d pairs put", n, calls)
 		}
 	}
 }
