@@ -3,7 +3,6 @@ package pricing
 import (
 	"unsafe"
 
-	"github.com/tokenfare/tokenfare/internal/prefetch"
 	"github.com/tokenfare/tokenfare/ledger"
 )
 
@@ -14,19 +13,14 @@ import (
 // turn (and on the model's caches of recent buckets, which few calls
 // find theirs in then; a call looked ahead skips them, place). AddBatch
 // prices a window of calls first, then reads their buckets' index slots
-// in one pass and asks for their buckets in the next (prefetch.Lines):
-// reads that wait on nothing in the pass, so that memory answers them
-// together. Then it adds the calls of the window before to their
-// buckets, each as AddPriced does, with the key the look-ahead made
-// (aheadWin.keyOf): their buckets came while this window was priced and
-// looked up, and the core waits for none. Until 2026-12-07 a window's
-// buckets were read, each line waited for, and its calls added at once.
+// in one pass and their buckets in the next: reads that wait on nothing
+// in the pass, so that memory answers them together. Then it adds the
+// calls to their buckets, each as AddPriced does, now from the cache and
+// with the key the look-ahead made (lookAhead.keyOf).
 // The look-ahead only reads: it numbers no text and notes nothing
 // (keyOf), and a call whose key it cannot make (a text not yet numbered:
-// the bucket is new) is looked for as AddPriced would; a bucket the
-// window before makes is not found ahead, but by the key's hash, which
-// stays valid. docs/scale.md, "Looking ahead in a batch", has its
-// measures.
+// the bucket is new) is looked for as AddPriced would. docs/scale.md,
+// "Looking ahead in a batch", has its measures.
 
 // aheadWindow is how many calls AddBatch prices before it places them:
 // their index slots and buckets (a few cache lines each) stay in the
@@ -42,89 +36,55 @@ const aheadFrom = 8192
 // cache line's.
 const aheadProbe = 8
 
-// lookAhead is AddBatch's memory: two windows of calls, one looked ahead
-// while the calls of the other are added.
+// lookAhead is AddBatch's memory for one window of calls.
 type lookAhead struct {
-	from  int    // buckets held before it looks ahead: aheadFrom (tests set less)
-	found int64  // calls whose bucket a look-ahead asked for
-	sink  uint64 // what the passes read, so that no read is dropped
-	wins  [2]aheadWin
-}
-
-// aheadWin is one window of calls looked ahead.
-type aheadWin struct {
+	from   int   // buckets held before it looks ahead: aheadFrom (tests set less)
+	found  int64 // calls whose bucket a look-ahead read
 	pcs    [aheadWindow]PricedCall
 	keys   [aheadWindow]bucketKey // the calls' bucket keys, where hashes is not 0
 	values *texts                 // the engine's values the keys were made with
 	seed   uint64                 // the seed of the engine's table the keys were hashed with
 	hashes [aheadWindow]uint64    // of the call's bucket key; 0 when it has none to look for
+	sink   uint64                 // what the passes read, so that no read is dropped
 }
 
 // AddBatch prices calls and adds each to its bucket, in order, with the
 // same results as AddPriced of each; after each call is added, it calls
 // each with the call and its priced call (valid until each returns), and
-// stops at the first error each returns. The calls of a window, and of
-// the next, are classified before the first of them is added: each must
-// not depend on what classify notes of the calls after its own.
+// stops at the first error each returns. Every call of a window is
+// classified before the first of them is added: each must not depend on
+// what classify notes of the calls after its own.
 func (e *Engine) AddBatch(calls []ledger.Call, each func(*ledger.Call, *PricedCall) error) error {
 	if e.ahead == nil {
 		e.ahead = &lookAhead{from: aheadFrom}
 	}
 	a := e.ahead
 	grouped := e.dims&^(1<<DimModel) != 0
-	// The window looked ahead whose calls are still to add, and its calls.
-	var held *aheadWin
-	var heldCalls []ledger.Call
 	for len(calls) > 0 {
 		w := calls[:min(len(calls), aheadWindow)]
 		calls = calls[len(w):]
 		if !grouped || e.table.buckets.len() < a.from {
 			// Buckets a core's cache holds: nothing to look ahead for.
-			if held != nil {
-				if err := e.addAhead(heldCalls, held, each); err != nil {
-					return err
-				}
-				held = nil
-			}
 			// The priced call is the window's, not one allocated per call.
-			pc := &a.wins[0].pcs[0]
 			for i := range w {
-				*pc = e.AddPriced(&w[i])
-				if err := each(&w[i], pc); err != nil {
+				a.pcs[0] = e.AddPriced(&w[i])
+				if err := each(&w[i], &a.pcs[0]); err != nil {
 					return err
 				}
 			}
 			continue
 		}
-		win := &a.wins[0]
-		if win == held {
-			win = &a.wins[1]
-		}
 		for i := range w {
-			win.pcs[i] = e.classify(&w[i])
+			a.pcs[i] = e.classify(&w[i])
 		}
-		e.readAhead(w, win)
-		if held != nil {
-			if err := e.addAhead(heldCalls, held, each); err != nil {
+		e.readAhead(w, a)
+		for i := range w {
+			pc := &a.pcs[i]
+			k, h := a.keyOf(i, e.table.values, e.table.buckets.seed)
+			e.addClassified(pc, &w[i], k, h)
+			if err := each(&w[i], pc); err != nil {
 				return err
 			}
-		}
-		held, heldCalls = win, w
-	}
-	if held != nil {
-		return e.addAhead(heldCalls, held, each)
-	}
-	return nil
-}
-
-// addAhead adds the calls w of window win, looked ahead.
-func (e *Engine) addAhead(w []ledger.Call, win *aheadWin, each func(*ledger.Call, *PricedCall) error) error {
-	for i := range w {
-		pc := &win.pcs[i]
-		k, h := win.keyOf(i, e.table.values, e.table.buckets.seed)
-		e.addClassified(pc, &w[i], k, h)
-		if err := each(&w[i], pc); err != nil {
-			return err
 		}
 	}
 	return nil
@@ -137,7 +97,7 @@ func (e *Engine) addAhead(w []ledger.Call, win *aheadWin, each func(*ledger.Call
 // the one place would make. It returns the key's hash too, 0 when the
 // engine's table is no longer of the seed it was hashed with (seed: a
 // spill between made the table anew).
-func (a *aheadWin) keyOf(i int, values *texts, seed uint64) (*bucketKey, uint64) {
+func (a *lookAhead) keyOf(i int, values *texts, seed uint64) (*bucketKey, uint64) {
 	if a.hashes[i] == 0 || values != a.values {
 		return nil, 0
 	}
@@ -147,24 +107,30 @@ func (a *aheadWin) keyOf(i int, values *texts, seed uint64) (*bucketKey, uint64)
 	return &a.keys[i], a.hashes[i]
 }
 
-// lines asks for the cache lines of bucket b (prefetch.Lines): reading
-// ahead (AddBatch, groupCursor.readAhead), as a call or a group's sum
-// reads every line of its bucket (its key, compared, its alias, and the
-// counts and sums added to). A bucket of 208 bytes in a slab starts at
-// any multiple of 16 bytes past a line's start, and spans four or five
-// lines. It returns what prefetch.Lines does, for a sink.
-func (b *bucket) lines() uint64 { return prefetch.Lines(unsafe.Pointer(b), bucketSize) }
+// lines reads a word of each cache line b spans, and returns their sum
+// for a sink: reading ahead (AddBatch, groupCursor.readAhead), as a call
+// or a group's sum reads every line of its bucket (its key, compared,
+// its alias, and the counts and sums added to). A bucket of 208 bytes in
+// a slab starts at any multiple of 16 bytes past a line's start, and
+// spans four or five lines: words 64 bytes apart from its first, and its
+// last, are one in each. Until 2026-12-07 it read four fields, which
+// left a line unread at three of the four starts.
+func (b *bucket) lines() uint64 {
+	p := unsafe.Pointer(b)
+	var sum uint64
+	for off := uintptr(0); off < bucketSize; off += 64 {
+		sum += *(*uint64)(unsafe.Add(p, off))
+	}
+	return sum + *(*uint64)(unsafe.Add(p, bucketSize-8))
+}
 
 // bucketSize is the size of a bucket.
 const bucketSize = unsafe.Sizeof(bucket{})
 
 // readAhead reads, a pass each, the window's calls' places in the index
-// of texts and their index slots, and asks for their buckets, changing
-// nothing.
-func (e *Engine) readAhead(w []ledger.Call, a *aheadWin) {
+// of texts, their index slots, and their buckets, changing nothing.
+func (e *Engine) readAhead(w []ledger.Call, a *lookAhead) {
 	t := &e.table.buckets
-	// No key of a window before stays: the buffer is used again.
-	clear(a.hashes[:len(w)])
 	if len(t.slots) == 0 {
 		return
 	}
@@ -178,6 +144,7 @@ func (e *Engine) readAhead(w []ledger.Call, a *aheadWin) {
 	}
 	a.values, a.seed = e.table.values, t.seed
 	for i := range w {
+		a.hashes[i] = 0
 		pc := &a.pcs[i]
 		switch pc.Outcome {
 		case Outside, Overlap, Duplicate:
@@ -213,6 +180,6 @@ func (e *Engine) readAhead(w []ledger.Call, a *aheadWin) {
 			}
 		}
 	}
-	e.ahead.sink += sink
-	e.ahead.found += int64(found)
+	a.sink += sink
+	a.found += int64(found)
 }

@@ -59,9 +59,8 @@ type groupCursor struct {
 // overlap (as AddBatch's look-ahead does, ahead.go).
 const cursorAhead = 32
 
-// readAhead asks for the buckets of the next cursorAhead places of order
-// not asked for yet (bucket.lines): their keys and the counts a group
-// sums, there when their turn comes.
+// readAhead reads the buckets of the next cursorAhead places of order
+// that were not read yet: their keys and the counts a group sums.
 func (c *groupCursor) readAhead() {
 	end := min(c.at+cursorAhead, len(c.order))
 	var sink uint64
