@@ -153,14 +153,18 @@ func (in *interner) getPairs(keys, aliases [][]byte, put func(i int, key, alias 
 		n := min(pairWindow, len(keys)-from)
 		var touched uint64
 		for i := range n {
+			sets[i] = nil // a pair of no key has no set
 			if a := keys[from+i]; len(a) > 0 {
 				p := in.pairSet(a)
 				sets[i] = p
 				touched += uint64(len(p[0].first))
 			}
 		}
-		for i, p := range sets[:n] {
-			if x := &p[0]; len(keys[from+i]) > 0 && len(x.first) > 0 && len(x.second) > 0 {
+		for _, p := range sets[:n] {
+			if p == nil {
+				continue
+			}
+			if x := &p[0]; len(x.first) > 0 && len(x.second) > 0 {
 				touched += uint64(*unsafe.StringData(x.first)) + uint64(*unsafe.StringData(x.second))
 			}
 		}

@@ -103,7 +103,8 @@ func TestInternerPairs(t *testing.T) {
 // values, in order, and the strings the interner holds, on a sequence
 // longer than a window (pairWindow) that repeats pairs inside a window
 // and across, meets a key with another alias, holds empty values, and
-// puts more pairs on one memo set than it keeps.
+// puts more pairs on one memo set than it keeps; then on batches of a
+// few pairs, and of none.
 func TestInternerPairsAtOnce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	var keys, aliases [][]byte
@@ -135,6 +136,21 @@ func TestInternerPairsAtOnce(t *testing.T) {
 		if gk, ga := many.get(keys[i]), many.get(aliases[i]); unsafe.StringData(gk) != unsafe.StringData(got[i][0]) ||
 			unsafe.StringData(ga) != unsafe.StringData(got[i][1]) {
 			t.Fatalf("pair %d (%q, %q) is not the strings the interner holds", i, keys[i], aliases[i])
+		}
+	}
+	// Batches of a few pairs, and of none, from the end of the sequence
+	// (its odd pairs among them), one interner for them all.
+	var short interner
+	for n := range 30 {
+		ks, as := keys[len(keys)-n:], aliases[len(aliases)-n:]
+		calls := 0
+		short.getPairs(ks, as, func(i int, k, a string) {
+			if calls++; i != calls-1 || k != string(ks[i]) || a != string(as[i]) {
+				t.Fatalf("batch of %d: put %d (%q, %q) as call %d; the row has %q, %q", n, i, k, a, calls, ks[i], as[i])
+			}
+		}, &sink)
+		if calls != n {
+			t.Fatalf("batch of %d: %d pairs put", n, calls)
 		}
 	}
 }

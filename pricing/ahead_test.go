@@ -41,14 +41,20 @@ func TestAddBatchIsAddPriced(t *testing.T) {
 		// anew: the values start again at each spill (groupTable.keepValues
 		// 0), so that the keys read ahead are made again.
 		anew bool
+		// from: the buckets held before the engine looks ahead (1 if 0);
+		// above the buckets a spill leaves, it stops looking ahead at
+		// each spill, in batches of 1,000 calls (not 100) inside a
+		// batch, the last window it looked ahead still to add.
+		from int
 	}{
-		{[]Dim{DimModel, DimKey, DimDay}, 0, false, false},
-		{[]Dim{DimKey, DimTeam, DimHour}, 0, false, false},
-		{[]Dim{DimModel, DimGroup, DimUser, DimDay}, 500, false, false}, // folds past 500 buckets
-		{[]Dim{DimModel, DimKey, DimDay}, 700, true, false},             // spills at 700 buckets
-		{[]Dim{DimModel, DimKey, DimDay}, 700, true, true},              // and numbers the values again
+		{[]Dim{DimModel, DimKey, DimDay}, 0, false, false, 0},
+		{[]Dim{DimKey, DimTeam, DimHour}, 0, false, false, 0},
+		{[]Dim{DimModel, DimGroup, DimUser, DimDay}, 500, false, false, 0}, // folds past 500 buckets
+		{[]Dim{DimModel, DimKey, DimDay}, 700, true, false, 0},             // spills at 700 buckets
+		{[]Dim{DimModel, DimKey, DimDay}, 700, true, true, 0},              // and numbers the values again
+		{[]Dim{DimModel, DimKey, DimDay}, 700, true, false, 400},           // and looks ahead past 400 only
 	} {
-		t.Run(fmt.Sprint(tc.dims, tc.budget, tc.spill, tc.anew), func(t *testing.T) {
+		t.Run(fmt.Sprint(tc.dims, tc.budget, tc.spill, tc.anew, tc.from), func(t *testing.T) {
 			opts := Options{Dims: tc.dims, MaxGroups: tc.budget, Zone: zone(t, "America/New_York")}
 			one := New(cat, opts)
 			if tc.spill {
@@ -57,7 +63,8 @@ func TestAddBatchIsAddPriced(t *testing.T) {
 				opts.Runs = (&memRuns{}).store
 			}
 			batch := New(cat, opts)
-			batch.ahead = &lookAhead{from: 1}
+			batch.ahead = &lookAhead{from: max(tc.from, 1)}
+
 			if tc.anew {
 				one.table.keepValues, batch.table.keepValues = 0, 0
 			}
@@ -66,8 +73,12 @@ func TestAddBatchIsAddPriced(t *testing.T) {
 				want = append(want, one.AddPriced(&calls[i]))
 			}
 			var got []PricedCall
-			for from := 0; from < len(calls); from += 100 {
-				err := batch.AddBatch(calls[from:min(from+100, len(calls))], func(c *ledger.Call, pc *PricedCall) error {
+			size := 100
+			if tc.from > 0 {
+				size = 1000
+			}
+			for from := 0; from < len(calls); from += size {
+				err := batch.AddBatch(calls[from:min(from+size, len(calls))], func(c *ledger.Call, pc *PricedCall) error {
 					if c != &calls[len(got)] {
 						return fmt.Errorf("call %d shown out of turn", len(got))
 					}
