@@ -86,12 +86,15 @@ func (s *spool) add(row []string) error {
 		b = append(binary.AppendUvarint(b, uint64(len(c))), c...)
 	}
 	s.row = b
-	if s.mem == nil {
-		// Its whole room at once: grown by append, the copies and the
-		// collections they set off took a tenth of a second of a table of
-		// a million groups. Pages not written are not taken from the
-		// system, so a short table costs no more.
-		s.mem = make([]byte, 0, alignedSpoolMemory+64<<10)
+	if need := len(s.mem) + binary.MaxVarintLen64 + len(b); need > cap(s.mem) {
+		// Twice the room, from 64 KiB: grown by append (a quarter more
+		// each time past 256 KiB), the copies and the collections their
+		// garbage set off took a tenth of a second of a table of a million
+		// groups; all its room at once, a short table's memory grew by
+		// what the allocator cleared of it.
+		m := make([]byte, len(s.mem), max(2*cap(s.mem), 64<<10, need))
+		copy(m, s.mem)
+		s.mem = m
 	}
 	s.mem = append(binary.AppendUvarint(s.mem, uint64(len(b))), b...)
 	if len(s.mem) < alignedSpoolMemory && s.f == nil {
