@@ -43,8 +43,8 @@ func TestAddBatchIsAddPriced(t *testing.T) {
 		anew bool
 		// from: the buckets held before the engine looks ahead (1 if 0);
 		// above the buckets a spill leaves, it stops looking ahead at
-		// each spill, in batches of 1,000 calls (not 100) inside a
-		// batch, the last window it looked ahead still to add.
+		// each spill and starts again, inside batches of 1,000 calls
+		// (not 100).
 		from int
 	}{
 		{[]Dim{DimModel, DimKey, DimDay}, 0, false, false, 0},
@@ -64,7 +64,6 @@ func TestAddBatchIsAddPriced(t *testing.T) {
 			}
 			batch := New(cat, opts)
 			batch.ahead = &lookAhead{from: max(tc.from, 1)}
-
 			if tc.anew {
 				one.table.keepValues, batch.table.keepValues = 0, 0
 			}
