@@ -90,8 +90,8 @@ func (s *spool) add(row []string) error {
 		// Twice the room, from 64 KiB: grown by append (a quarter more
 		// each time past 256 KiB), the copies and the collections their
 		// garbage set off took a tenth of a second of a table of a million
-		// groups; all its room at once, a short table's memory grew by
-		// what the allocator cleared of it.
+		// groups. Not all 8 MiB at once: a short table would be handed
+		// them, which the allocator may have to clear.
 		m := make([]byte, len(s.mem), max(2*cap(s.mem), 64<<10, need))
 		copy(m, s.mem)
 		s.mem = m

@@ -55,11 +55,12 @@ func safePrefixString(s string, keepLayout bool) int {
 }
 
 // printableWord reports whether each of the eight bytes of x is
-// printable ASCII, 0x20 to 0x7e. The two tests are exact, not likely:
-// subtracting 0x20 from every byte borrows into a byte's top bit only
-// below a byte under 0x20, which the test has found already (and ~x
-// keeps a top bit set alone out); adding 0x01 carries into a top bit
-// only from a byte of 0x7f, and a byte of 0x80 or more has it already.
+// printable ASCII, 0x20 to 0x7e, exactly. below: 0x20 taken from every
+// byte sets the top bit of the lowest byte under 0x20, and of no byte
+// when none is (a borrow starts only at such a byte); a top bit x had
+// already is dropped (&^ x). above: 0x01 added to every byte sets the top
+// bit of a byte 0x7f (a carry starts only at 0xff, refused already), and
+// x's own top bits mark the bytes from 0x80.
 func printableWord(x uint64) bool {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	below := (x - 0x20*ones) &^ x & highs
