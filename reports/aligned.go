@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"math/bits"
 	"os"
 	"unicode/utf8"
 )
@@ -65,95 +66,145 @@ const spaces = "                                                                
 	"                                                                "
 
 // alignedSpoolMemory is how many bytes of cells a spool holds in memory
-// before it moves them to a temporary file (a variable for tests).
-var alignedSpoolMemory = 8 << 20
+// before it moves them to a temporary file (a variable for tests): a
+// table of about 7,000 rows. It was 8 MiB until 2026-12-07; the memory a
+// large table's spool filled and doubled to before it moved to the file,
+// 24 MiB never touched before, cost a page fault each 4 KiB (5,300 on a
+// table of a million groups, of 40,000 in the run; a fault takes about
+// 11 µs on the machine of docs/scale.md), and 17 MiB of peak memory.
+var alignedSpoolMemory = 1 << 20
+
+// spoolBlock is how many bytes a spool in a file writes at once, and
+// reads at once at the least (a variable for tests).
+var spoolBlock = 256 << 10
 
 // spool keeps rows of cells for a second pass: each row its length in
 // bytes, then its number of cells, then each cell's length and bytes
 // (varints), so that a row is read back whole and its cells cut from
-// memory.
+// memory. A row is written where it is kept, once; past
+// alignedSpoolMemory the rows go to the file a block at a time, and are
+// read back a block at a time and cut where they lie. Until 2026-12-07 a
+// row was made apart, copied to the rows in memory, and to a buffered
+// writer; and read back a byte at a time for its length, then copied out:
+// on a table of a million groups the spool took about a tenth of a
+// second more each way.
 type spool struct {
-	mem []byte
-	row []byte   // the row being added
+	mem []byte   // the rows not in the file
 	f   *os.File // past alignedSpoolMemory
-	w   *bufio.Writer
 }
 
 // add appends a row.
 func (s *spool) add(row []string) error {
-	b := binary.AppendUvarint(s.row[:0], uint64(len(row)))
+	n := uvarintLen(uint64(len(row)))
 	for _, c := range row {
-		b = append(binary.AppendUvarint(b, uint64(len(c))), c...)
+		n += uvarintLen(uint64(len(c))) + len(c)
 	}
-	s.row = b
-	if need := len(s.mem) + binary.MaxVarintLen64 + len(b); need > cap(s.mem) {
+	if need := len(s.mem) + uvarintLen(uint64(n)) + n; need > cap(s.mem) {
 		// Twice the room, from 64 KiB: grown by append (a quarter more
 		// each time past 256 KiB), the copies and the collections their
 		// garbage set off took a tenth of a second of a table of a million
-		// groups. Not all 8 MiB at once: a short table would be handed
-		// them, which the allocator may have to clear.
+		// groups. Not all of alignedSpoolMemory at once: a short table
+		// would be handed it, which the allocator may have to clear.
 		m := make([]byte, len(s.mem), max(2*cap(s.mem), 64<<10, need))
 		copy(m, s.mem)
 		s.mem = m
 	}
-	s.mem = append(binary.AppendUvarint(s.mem, uint64(len(b))), b...)
-	if len(s.mem) < alignedSpoolMemory && s.f == nil {
-		return nil
+	s.mem = binary.AppendUvarint(binary.AppendUvarint(s.mem, uint64(n)), uint64(len(row)))
+	for _, c := range row {
+		s.mem = append(binary.AppendUvarint(s.mem, uint64(len(c))), c...)
 	}
-	if s.f == nil {
+	switch {
+	case s.f == nil && len(s.mem) < alignedSpoolMemory, s.f != nil && len(s.mem) < spoolBlock:
+		return nil
+	case s.f == nil:
 		f, err := os.CreateTemp("", "tokenfare-table-*")
 		if err != nil {
 			return err
 		}
-		s.f, s.w = f, bufio.NewWriterSize(f, 64<<10)
+		s.f = f
 	}
-	_, err := s.w.Write(s.mem)
+	_, err := s.f.Write(s.mem)
 	s.mem = s.mem[:0]
 	return err
 }
 
+// uvarintLen is the length of x as binary.AppendUvarint writes it.
+func uvarintLen(x uint64) int { return (bits.Len64(x|1) + 6) / 7 }
+
 // each calls fn with each row in order; the cells are valid during the
 // call only.
 func (s *spool) each(fn func(row [][]byte) error) error {
-	var r spoolReader
 	if s.f == nil {
-		r = &byteReader{b: s.mem}
-	} else {
-		if err := s.w.Flush(); err != nil {
-			return err
+		used, _, err := cutRows(s.mem, nil, fn)
+		if err == nil && used < len(s.mem) {
+			err = spoolCut(io.ErrUnexpectedEOF)
 		}
-		if _, err := s.f.Seek(0, io.SeekStart); err != nil {
-			return err
-		}
-		r = bufio.NewReaderSize(s.f, 64<<10)
+		return err
 	}
+	if len(s.mem) > 0 {
+		if _, err := s.f.Write(s.mem); err != nil {
+			return err
+		}
+	}
+	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	// The rows read and not yet cut are buf[:n].
+	buf := make([]byte, spoolBlock)
+	s.mem = nil
 	var row [][]byte
-	var buf []byte
+	n := 0
 	for {
-		n, err := binary.ReadUvarint(r)
-		if err == io.EOF {
+		m, err := s.f.Read(buf[n:])
+		n += m
+		if err != nil && err != io.EOF {
+			return err
+		}
+		if m == 0 && err == io.EOF {
+			if n > 0 {
+				return spoolCut(io.ErrUnexpectedEOF)
+			}
 			return nil
 		}
+		used, r, err := cutRows(buf[:n], row, fn)
 		if err != nil {
 			return err
 		}
-		if n > 1<<31 {
-			return errors.New("read a table's spool: a row longer than 2 GiB")
-		}
-		if uint64(cap(buf)) < n {
-			buf = make([]byte, n)
-		}
-		buf = buf[:n]
-		if _, err := io.ReadFull(r, buf); err != nil {
-			return spoolCut(err)
-		}
-		if row, err = cutCells(row[:0], buf); err != nil {
-			return err
-		}
-		if err := fn(row); err != nil {
-			return err
+		row = r
+		n = copy(buf, buf[used:n])
+		if n == len(buf) {
+			// A row longer than the room: twice the room.
+			buf = append(buf, make([]byte, len(buf))...)
 		}
 	}
+}
+
+// cutRows calls fn with the cells of each whole row at the start of b,
+// in order, in row's memory, and returns the bytes of b they take and
+// that memory; the rest of b is a row cut short, to be read whole.
+func cutRows(b []byte, row [][]byte, fn func(row [][]byte) error) (int, [][]byte, error) {
+	used := 0
+	for used < len(b) {
+		n, k := binary.Uvarint(b[used:])
+		if k == 0 {
+			break // the length is cut short
+		}
+		if k < 0 || n > 1<<31 {
+			return used, row, errors.New("read a table's spool: a row longer than 2 GiB")
+		}
+		if uint64(len(b)-used-k) < n {
+			break
+		}
+		var err error
+		if row, err = cutCells(row[:0], b[used+k:used+k+int(n)]); err != nil {
+			return used, row, err
+		}
+		if err := fn(row); err != nil {
+			return used, row, err
+		}
+		used += k + int(n)
+	}
+	return used, row, nil
 }
 
 // cutCells appends to row the cells of a spooled row b: its number of
@@ -194,33 +245,4 @@ func (s *spool) close() {
 		_ = s.f.Close()
 		_ = os.Remove(s.f.Name())
 	}
-}
-
-// spoolReader reads a spool back.
-type spoolReader interface {
-	io.ByteReader
-	io.Reader
-}
-
-// byteReader reads a byte slice.
-type byteReader struct {
-	b  []byte
-	at int
-}
-
-func (r *byteReader) Read(p []byte) (int, error) {
-	if r.at >= len(r.b) {
-		return 0, io.EOF
-	}
-	n := copy(p, r.b[r.at:])
-	r.at += n
-	return n, nil
-}
-
-func (r *byteReader) ReadByte() (byte, error) {
-	if r.at >= len(r.b) {
-		return 0, io.EOF
-	}
-	r.at++
-	return r.b[r.at-1], nil
 }

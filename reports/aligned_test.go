@@ -2,6 +2,7 @@ package reports
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"strings"
@@ -74,6 +75,59 @@ func manyRows(n int) [][]string {
 	return rows
 }
 
+// TestSpoolReadInBlocks spools rows to a file and reads them back a
+// few bytes at a time: rows cut by a block's end, their length itself
+// cut, and rows longer than a block (read whole in room made for them)
+// come back as they went in; a file cut short is an error.
+func TestSpoolReadInBlocks(t *testing.T) {
+	rows := manyRows(300)
+	rows = append(rows, []string{strings.Repeat("x", 300), "", strings.Repeat("é", 90)}, []string{"last"})
+	for _, block := range []int{1, 2, 3, 7, 64, 1000} {
+		wasMem, wasBlock := alignedSpoolMemory, spoolBlock
+		alignedSpoolMemory, spoolBlock = 16, block
+		t.Setenv("TMPDIR", t.TempDir())
+		s := &spool{}
+		for _, r := range rows {
+			if err := s.add(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var got [][]string
+		err := s.each(func(row [][]byte) error {
+			cells := make([]string, len(row))
+			for i, c := range row {
+				cells[i] = string(c)
+			}
+			got = append(got, cells)
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("block of %d: %v", block, err)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(rows) {
+			t.Errorf("block of %d: read back\n%q\nwrote\n%q", block, got, rows)
+		}
+		// The same file cut inside its last row.
+		info, err := s.f.Stat()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.f.Truncate(info.Size() - 2); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.f.Seek(0, 0); err != nil {
+			t.Fatal(err)
+		}
+		rowsRead := 0
+		err = s.each(func([][]byte) error { rowsRead++; return nil })
+		if err == nil || !strings.Contains(err.Error(), "ends inside a row") || rowsRead != len(rows)-1 {
+			t.Errorf("block of %d, the file cut short: %d rows read, error %v", block, rowsRead, err)
+		}
+		s.close()
+		alignedSpoolMemory, spoolBlock = wasMem, wasBlock
+	}
+}
+
 // TestWriteAlignedRowsInReusedMemory checks that writeAligned keeps no
 // cell past yield's call: rows whose cells are text in one buffer,
 // written over by the next row, spooled in memory and to a file, come out
@@ -130,7 +184,11 @@ func TestSpoolRowCut(t *testing.T) {
 	if err := s.add([]string{"model", "", "12.50"}); err != nil {
 		t.Fatal(err)
 	}
-	whole := s.row
+	n, k := binary.Uvarint(s.mem)
+	if k <= 0 || int(n) != len(s.mem)-k {
+		t.Fatalf("the spool's row is %d bytes by its length, %d in memory", n, len(s.mem)-k)
+	}
+	whole := s.mem[k:]
 	if got, err := cutCells(nil, whole); err != nil || len(got) != 3 || string(got[0]) != "model" || string(got[2]) != "12.50" {
 		t.Fatalf("whole row: got %q, %v", got, err)
 	}
