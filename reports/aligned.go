@@ -8,6 +8,7 @@ import (
 	"math/bits"
 	"os"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // alignedPadding is the spaces a column of an aligned table keeps beyond
@@ -34,7 +35,7 @@ func writeAligned(out io.Writer, rows func(yield func(cells []string) error) err
 			if j == len(widths) {
 				widths = append(widths, 0)
 			}
-			widths[j] = max(widths[j], utf8.RuneCountInString(c)+alignedPadding)
+			widths[j] = max(widths[j], cellWidth(c)+alignedPadding)
 		}
 		return sp.add(row)
 	})
@@ -46,7 +47,7 @@ func writeAligned(out io.Writer, rows func(yield func(cells []string) error) err
 	err = sp.each(func(row [][]byte) error {
 		line = line[:0]
 		for j, c := range row {
-			for n := widths[j] - utf8.RuneCount(c); n > 0; n -= len(spaces) {
+			for n := widths[j] - cellWidth(unsafe.String(unsafe.SliceData(c), len(c))); n > 0; n -= len(spaces) {
 				line = append(line, spaces[:min(n, len(spaces))]...)
 			}
 			line = append(line, c...)
@@ -59,6 +60,27 @@ func writeAligned(out io.Writer, rows func(yield func(cells []string) error) err
 		return err
 	}
 	return w.Flush()
+}
+
+// cellWidth is the runes of cell c, as utf8.RuneCountInString counts
+// them (an invalid byte one rune), found eight bytes at a time while they
+// are ASCII, as a table's cells mostly are: the count a rune at a time
+// took, on a table of a million groups, most of a tenth of a second.
+func cellWidth(c string) int {
+	i := 0
+	for ; i+8 <= len(c); i += 8 {
+		w := uint64(c[i]) | uint64(c[i+1])<<8 | uint64(c[i+2])<<16 | uint64(c[i+3])<<24 |
+			uint64(c[i+4])<<32 | uint64(c[i+5])<<40 | uint64(c[i+6])<<48 | uint64(c[i+7])<<56
+		if w&0x8080808080808080 != 0 {
+			return i + utf8.RuneCountInString(c[i:])
+		}
+	}
+	for ; i < len(c); i++ {
+		if c[i] >= utf8.RuneSelf {
+			return i + utf8.RuneCountInString(c[i:])
+		}
+	}
+	return len(c)
 }
 
 // spaces pads the cells of an aligned table.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"text/tabwriter"
+	"unicode/utf8"
 	"unsafe"
 )
 
@@ -73,6 +74,26 @@ func manyRows(n int) [][]string {
 		rows = append(rows, []string{fmt.Sprintf("m%d", i%7), strings.Repeat("k", i%13), fmt.Sprint(i * i), fmt.Sprintf("%d.%02d", i*31, i%100)})
 	}
 	return rows
+}
+
+// TestCellWidth checks cellWidth against utf8.RuneCountInString on text
+// of every length to past two words, ASCII or with a byte from 0x80 (a
+// rune of two, three or four bytes, or an invalid byte) at each place.
+func TestCellWidth(t *testing.T) {
+	for n := range 20 {
+		ascii := strings.Repeat("7", n)
+		if got := cellWidth(ascii); got != n {
+			t.Fatalf("cellWidth(%q) = %d, want %d", ascii, got, n)
+		}
+		for at := range n {
+			for _, odd := range []string{"é", "キ", "🙂", "\xff", "\x80", "\xe3\x82"} {
+				c := ascii[:at] + odd + ascii[at:]
+				if got, want := cellWidth(c), utf8.RuneCountInString(c); got != want {
+					t.Fatalf("cellWidth(%q) = %d, want %d", c, got, want)
+				}
+			}
+		}
+	}
 }
 
 // TestSpoolReadInBlocks spools rows to a file and reads them back a
