@@ -38,8 +38,21 @@ func TestTexts(t *testing.T) {
 	if got := ts.lookup("sk-never"); got != absentText {
 		t.Errorf("lookup of a string never numbered = %d, want absentText", got)
 	}
-	if got := ts.lookup(copyOf(b)); got != 2 {
+	other := copyOf(b) // as another reading goroutine holds b
+	if _, ok := ts.numberAt(other); ok {
+		t.Fatalf("a copy of %q never numbered is found by its address", b)
+	}
+	if got := ts.lookup(other); got != 2 {
 		t.Errorf("lookup(%q) = %d, want 2", b, got)
+	}
+	// lookup numbers nothing, but finds that copy by its address from
+	// then on, as id would: the look-ahead reads its keys with lookup
+	// alone.
+	if n, ok := ts.numberAt(other); !ok || n != 2 {
+		t.Errorf("after lookup, the copy of %q by its address: %d, %v; want 2, true", b, n, ok)
+	}
+	if got := ts.lookup(copyOf("sk-never")); got != absentText || ts.len() != 3 {
+		t.Errorf("lookup of a string never numbered, again = %d (%d numbered), want absentText", got, ts.len())
 	}
 	if ts.len() != 3 {
 		t.Errorf("%d strings numbered, want 3", ts.len())
