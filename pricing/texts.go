@@ -168,7 +168,8 @@ func (t *texts) number(s string) text {
 // AddBatch finds its keys with lookup, and a key as the second of two
 // reading goroutines interned it, at an address id had not been given
 // while the engine held few buckets, was hashed again at each of its
-// calls, a million times a run of a month of 8,000 keys by model and key.
+// calls: over a million times a run of a month of 8,000 keys by model
+// and key.
 func (t *texts) lookup(s string) text {
 	if s == "" {
 		return 0

@@ -107,9 +107,10 @@ var spoolBlock = 256 << 10
 // alignedSpoolMemory the rows go to the file a block at a time, and are
 // read back a block at a time and cut where they lie. Until 2026-12-07 a
 // row was made apart, copied to the rows in memory, and to a buffered
-// writer; and read back a byte at a time for its length, then copied out:
-// on a table of a million groups the spool took about a tenth of a
-// second more each way.
+// writer, and read back a byte at a time for its length, then copied out.
+// On a table of a million groups, adding rows took 0.19 s of samples a
+// run and reading them back 0.22; now 0.085 and 0.2 (two runs each), the
+// most of it from the memory the spool no longer fills first.
 type spool struct {
 	mem []byte   // the rows not in the file
 	f   *os.File // past alignedSpoolMemory
