@@ -110,8 +110,8 @@ var spoolBlock = 256 << 10
 // writer, and read back a byte at a time for its length, then copied out.
 // On a table of a million groups, adding rows took 0.2 s of samples a
 // run and reading them back (and writing the lines) 0.22; now 0.085 and
-// 0.2 (two runs each), the
-// most of it from the memory the spool no longer fills first.
+// 0.2 (two runs each), the most of it from the memory the spool no
+// longer fills first.
 type spool struct {
 	mem []byte   // the rows not in the file
 	f   *os.File // past alignedSpoolMemory
