@@ -1,14 +1,10 @@
 package reports
 
 import (
-	"bufio"
-	"encoding/binary"
 	"errors"
 	"io"
-	"math/bits"
 	"os"
 	"unicode/utf8"
-	"unsafe"
 )
 
 // alignedPadding is the spaces a column of an aligned table keeps beyond
@@ -21,45 +17,20 @@ const alignedPadding = 2
 // every cell ended by a tab. rows calls yield with the header's cells,
 // then each row's, and returns yield's first error or its own; yield keeps
 // no cell past its call, so a row's cells may be text in memory the next
-// row uses again. The rows
-// are gone over once: their cells, as text, wait in a spool for the widths
-// to be known (in memory up to alignedSpoolMemory bytes, past it in a
-// temporary file, removed after), so that neither the rows nor their
-// cells are made twice, nor held in memory however many there are.
+// row uses again. The rows are gone over once: each is laid out as it
+// comes, in the widths of the columns so far, and waits in a spool for
+// the last widths to be known (in memory up to alignedSpoolMemory bytes,
+// past it in a temporary file, removed after), so that neither the rows
+// nor their cells are made twice, nor held in memory however many there
+// are. The rows laid out in the last widths are written as they are; the
+// rows before them are laid out again (spool.writeTo).
 func writeAligned(out io.Writer, rows func(yield func(cells []string) error) error) error {
-	var widths []int
 	sp := &spool{}
 	defer sp.close()
-	err := rows(func(row []string) error {
-		for j, c := range row {
-			if j == len(widths) {
-				widths = append(widths, 0)
-			}
-			widths[j] = max(widths[j], cellWidth(c)+alignedPadding)
-		}
-		return sp.add(row)
-	})
-	if err != nil {
+	if err := rows(sp.add); err != nil {
 		return err
 	}
-	w := bufio.NewWriterSize(out, 64<<10)
-	var line []byte
-	err = sp.each(func(row [][]byte) error {
-		line = line[:0]
-		for j, c := range row {
-			for n := widths[j] - cellWidth(unsafe.String(unsafe.SliceData(c), len(c))); n > 0; n -= len(spaces) {
-				line = append(line, spaces[:min(n, len(spaces))]...)
-			}
-			line = append(line, c...)
-		}
-		line = append(line, '\n')
-		_, err := w.Write(line)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	return w.Flush()
+	return sp.writeTo(out)
 }
 
 // cellWidth is the runes of cell c, as utf8.RuneCountInString counts
@@ -87,7 +58,7 @@ func cellWidth(c string) int {
 const spaces = "                                                                " +
 	"                                                                "
 
-// alignedSpoolMemory is how many bytes of cells a spool holds in memory
+// alignedSpoolMemory is how many bytes of lines a spool holds in memory
 // before it moves them to a temporary file (a variable for tests): a
 // table of about 7,000 rows. It was 8 MiB until 2026-12-07; the memory a
 // large table's spool filled and doubled to before it moved to the file,
@@ -100,30 +71,69 @@ var alignedSpoolMemory = 1 << 20
 // reads at once at the least (a variable for tests).
 var spoolBlock = 256 << 10
 
-// spool keeps rows of cells for a second pass: each row its length in
-// bytes, then its number of cells, then each cell's length and bytes
-// (varints), so that a row is read back whole and its cells cut from
-// memory. A row is written where it is kept, once; past
-// alignedSpoolMemory the rows go to the file a block at a time, and are
-// read back a block at a time and cut where they lie. Until 2026-12-07 a
-// row was made apart, copied to the rows in memory, and to a buffered
-// writer, and read back a byte at a time for its length, then copied out.
-// On a table of a million groups, adding rows took 0.2 s of samples a
-// run and reading them back (and writing the lines) 0.22; now 0.085 and
-// 0.2 (two runs each), the most of it from the memory the spool no
-// longer fills first.
+// spool keeps the lines of an aligned table until the widths of its
+// columns are known. Each row is laid out when it is added, in the
+// widths of the columns so far (its layout), and kept as the line it
+// makes; a row with a cell wider than its column, or more cells than
+// there are columns, starts a new layout. At the end, the lines of the
+// last layout are the table's as they are, and the lines before it, of
+// layouts whose columns were narrower, are laid out again: each column,
+// as many runes as its width was, gets the spaces it lacks
+// (relayoutRows).
+//
+// A table's widths are mostly known within its first rows: its header's
+// names are wider than most of its cells. In the table of a million
+// groups of bench/groups.md the layout is the last after four rows, so
+// that the lines go from the spool to the output as a block of bytes.
+// Until 2026-12-07 the spool kept each row's cells, and the second pass
+// cut every row into its cells again, counted their runes and padded
+// them. On that table (three runs, profiled) the two passes took 0.29 s
+// of samples a run; now 0.2: adding a row, laid out, 0.16 where counting
+// and keeping its cells took 0.11, and writing the lines 0.04 where
+// cutting and padding them took 0.18.
 type spool struct {
-	mem []byte   // the rows not in the file
-	f   *os.File // past alignedSpoolMemory
+	mem     []byte   // the lines not in the file
+	f       *os.File // past alignedSpoolMemory
+	inFile  int64    // the bytes written to f
+	layouts []layout // in the order they start; the last has the widths of every column
+	cells   []int    // the widths of the cells of the row being added
 }
 
-// add appends a row.
+// layout is the widths a spool's rows were laid out in, from a line on.
+type layout struct {
+	at     int64 // where the first line laid out so starts, in the spool's bytes
+	widths []int // each column's: its widest cell's runes so far, plus alignedPadding
+}
+
+// add lays out a row and appends its line.
 func (s *spool) add(row []string) error {
-	n := uvarintLen(uint64(len(row)))
-	for _, c := range row {
-		n += uvarintLen(uint64(len(c))) + len(c)
+	var widths []int
+	if n := len(s.layouts); n > 0 {
+		widths = s.layouts[n-1].widths
 	}
-	if need := len(s.mem) + uvarintLen(uint64(n)) + n; need > cap(s.mem) {
+	wider := len(row) > len(widths)
+	cells := s.cells[:0]
+	size := 1 // the newline
+	for j, c := range row {
+		w := cellWidth(c)
+		cells = append(cells, w)
+		wider = wider || w+alignedPadding > widths[j]
+		size += len(c) - w // the bytes a cell has beyond its runes
+	}
+	s.cells = cells
+	if wider {
+		next := make([]int, max(len(widths), len(row)))
+		copy(next, widths)
+		for j, w := range cells {
+			next[j] = max(next[j], w+alignedPadding)
+		}
+		widths = next
+		s.layouts = append(s.layouts, layout{at: s.inFile + int64(len(s.mem)), widths: widths})
+	}
+	for j := range row {
+		size += widths[j]
+	}
+	if need := len(s.mem) + size; need > cap(s.mem) {
 		// Twice the room, from 64 KiB: grown by append (a quarter more
 		// each time past 256 KiB), the copies and the collections their
 		// garbage set off took a tenth of a second of a table of a million
@@ -133,10 +143,11 @@ func (s *spool) add(row []string) error {
 		copy(m, s.mem)
 		s.mem = m
 	}
-	s.mem = binary.AppendUvarint(binary.AppendUvarint(s.mem, uint64(n)), uint64(len(row)))
-	for _, c := range row {
-		s.mem = append(binary.AppendUvarint(s.mem, uint64(len(c))), c...)
+	for j, c := range row {
+		s.mem = appendSpaces(s.mem, widths[j]-cells[j])
+		s.mem = append(s.mem, c...)
 	}
+	s.mem = append(s.mem, '\n')
 	switch {
 	case s.f == nil && len(s.mem) < alignedSpoolMemory, s.f != nil && len(s.mem) < spoolBlock:
 		return nil
@@ -147,118 +158,189 @@ func (s *spool) add(row []string) error {
 		}
 		s.f = f
 	}
-	_, err := s.f.Write(s.mem)
+	return s.spill()
+}
+
+// spill moves the lines in memory to the file.
+func (s *spool) spill() error {
+	n, err := s.f.Write(s.mem)
+	s.inFile += int64(n)
 	s.mem = s.mem[:0]
 	return err
 }
 
-// uvarintLen is the length of x as binary.AppendUvarint writes it.
-func uvarintLen(x uint64) int { return (bits.Len64(x|1) + 6) / 7 }
+// appendSpaces appends n spaces to b.
+func appendSpaces(b []byte, n int) []byte {
+	for ; n > 0; n -= len(spaces) {
+		b = append(b, spaces[:min(n, len(spaces))]...)
+	}
+	return b
+}
 
-// each calls fn with each row in order; the cells are valid during the
-// call only.
-func (s *spool) each(fn func(row [][]byte) error) error {
+// writeTo writes the table: the lines of layouts before the last laid
+// out again in its widths, then the others as they are.
+func (s *spool) writeTo(out io.Writer) error {
+	if len(s.layouts) == 0 {
+		return nil
+	}
+	last := s.layouts[len(s.layouts)-1]
 	if s.f == nil {
-		used, _, err := cutRows(s.mem, nil, fn)
-		if err == nil && used < len(s.mem) {
-			err = spoolCut(io.ErrUnexpectedEOF)
+		rl := relayout{layouts: s.layouts}
+		if used, err := rl.rows(s.mem[:last.at], true); err != nil {
+			return err
+		} else if used < int(last.at) {
+			return spoolCut
 		}
+		if _, err := out.Write(rl.out); err != nil {
+			return err
+		}
+		_, err := out.Write(s.mem[last.at:])
 		return err
 	}
 	if len(s.mem) > 0 {
-		if _, err := s.f.Write(s.mem); err != nil {
+		if err := s.spill(); err != nil {
 			return err
 		}
 	}
 	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
-	// The rows read and not yet cut are buf[:n].
-	buf := make([]byte, spoolBlock)
 	s.mem = nil
-	var row [][]byte
-	n := 0
-	for {
-		m, err := s.f.Read(buf[n:])
+	buf := make([]byte, spoolBlock)
+	// The lines before the last layout: read a block at a time, the
+	// lines laid out again as they are cut, written a block at a time.
+	rl := relayout{layouts: s.layouts}
+	n, read := 0, int64(0) // buf[:n] is read and not yet laid out; read, the bytes read
+	for read < last.at || n > 0 {
+		m, err := s.f.Read(buf[n:min(len(buf), n+int(last.at-read))])
 		n += m
+		read += int64(m)
 		if err != nil && err != io.EOF {
 			return err
 		}
-		if m == 0 && err == io.EOF {
-			if n > 0 {
-				return spoolCut(io.ErrUnexpectedEOF)
-			}
-			return nil
+		if m == 0 && read < last.at {
+			return spoolCut
 		}
-		used, r, err := cutRows(buf[:n], row, fn)
+		used, err := rl.rows(buf[:n], read == last.at)
 		if err != nil {
 			return err
 		}
-		row = r
+		if len(rl.out) >= alignedOutBlock || read == last.at {
+			if _, err := out.Write(rl.out); err != nil {
+				return err
+			}
+			rl.out = rl.out[:0]
+		}
 		n = copy(buf, buf[used:n])
+		if read == last.at && n > 0 {
+			return spoolCut
+		}
 		if n == len(buf) {
-			// A row longer than the room: twice the room.
+			// A line longer than the room: twice the room.
 			buf = append(buf, make([]byte, len(buf))...)
 		}
 	}
-}
-
-// cutRows calls fn with the cells of each whole row at the start of b,
-// in order, in row's memory, and returns the bytes of b they take and
-// that memory; the rest of b is a row cut short, to be read whole.
-func cutRows(b []byte, row [][]byte, fn func(row [][]byte) error) (int, [][]byte, error) {
-	used := 0
-	for used < len(b) {
-		n, k := binary.Uvarint(b[used:])
-		if k == 0 {
-			break // the length is cut short
-		}
-		if k < 0 || n > 1<<31 {
-			return used, row, errors.New("read a table's spool: a row longer than 2 GiB")
-		}
-		if uint64(len(b)-used-k) < n {
-			break
-		}
-		var err error
-		if row, err = cutCells(row[:0], b[used+k:used+k+int(n)]); err != nil {
-			return used, row, err
-		}
-		if err := fn(row); err != nil {
-			return used, row, err
-		}
-		used += k + int(n)
+	// The lines of the last layout, as they are.
+	if _, err := s.f.Seek(last.at, io.SeekStart); err != nil {
+		return err
 	}
-	return used, row, nil
-}
-
-// cutCells appends to row the cells of a spooled row b: its number of
-// cells, then each cell's length and bytes.
-func cutCells(row [][]byte, b []byte) ([][]byte, error) {
-	n, k := binary.Uvarint(b)
-	if k <= 0 || n > uint64(len(b)) {
-		return row, spoolCut(io.ErrUnexpectedEOF)
-	}
-	b = b[k:]
-	for range n {
-		l, k := binary.Uvarint(b)
-		if k <= 0 || l > uint64(len(b)-k) {
-			return row, spoolCut(io.ErrUnexpectedEOF)
-		}
-		row = append(row, b[k:k+int(l)])
-		b = b[k+int(l):]
-	}
-	if len(b) > 0 {
-		return row, errors.New("read a table's spool: a row longer than its cells")
-	}
-	return row, nil
-}
-
-// spoolCut is the error of a spool that ends inside a row.
-func spoolCut(err error) error {
-	if err == io.EOF || err == io.ErrUnexpectedEOF {
-		return errors.New("read a table's spool: it ends inside a row")
+	copied, err := io.CopyBuffer(writerOnly{out}, readerOnly{s.f}, buf)
+	if err == nil && copied != s.inFile-last.at {
+		err = errors.New("read a table's spool: it is shorter than was written")
 	}
 	return err
+}
+
+// writerOnly and readerOnly hide their io.ReaderFrom and io.WriterTo from
+// io.CopyBuffer, so that it copies through the buffer it is given.
+type (
+	writerOnly struct{ io.Writer }
+	readerOnly struct{ io.Reader }
+)
+
+// alignedOutBlock is how many bytes of lines laid out again writeTo
+// makes before it writes them.
+const alignedOutBlock = 64 << 10
+
+// spoolCut is the error of a spool that ends inside a line.
+var spoolCut = errors.New("read a table's spool: it ends inside a line")
+
+// relayout lays out again the lines of a spool's layouts but the last,
+// in the last's widths.
+type relayout struct {
+	layouts []layout
+	at      int64  // in the spool, the start of the next line
+	l       int    // the layout of that line
+	out     []byte // the lines laid out again, not yet written
+}
+
+// rows lays out again the whole lines at the start of b, which starts at
+// the spool's byte rl.at, and returns how many bytes of b they take; end
+// is set when b is the last of the lines before the last layout, so that
+// a rune cut short is not waited on.
+func (rl *relayout) rows(b []byte, end bool) (int, error) {
+	widths := rl.layouts[len(rl.layouts)-1].widths
+	used := 0
+	for used < len(b) {
+		for rl.l+1 < len(rl.layouts) && rl.layouts[rl.l+1].at <= rl.at {
+			rl.l++
+		}
+		was := rl.layouts[rl.l].widths
+		out, n := rl.out, 0
+		for j := 0; ; j++ {
+			if used+n == len(b) {
+				return used, nil // the line is cut short
+			}
+			if b[used+n] == '\n' {
+				n++
+				break
+			}
+			if j == len(was) {
+				return used, errors.New("read a table's spool: a line with more columns than its layout")
+			}
+			// Column j: was[j] runes, spaces first.
+			w, ok := runesEnd(b[used+n:], was[j], end)
+			if !ok {
+				return used, nil
+			}
+			out = appendSpaces(out, widths[j]-was[j])
+			out = append(out, b[used+n:used+n+w]...)
+			n += w
+		}
+		rl.out = append(out, '\n')
+		used += n
+		rl.at += int64(n)
+	}
+	return used, nil
+}
+
+// runesEnd returns the bytes of the first n runes of b, as cellWidth
+// counts them, eight bytes at a time while they are ASCII; false when b
+// ends before them, or, unless end, inside one.
+func runesEnd(b []byte, n int, end bool) (int, bool) {
+	i := 0
+	for ; n >= 8 && i+8 <= len(b); i, n = i+8, n-8 {
+		w := uint64(b[i]) | uint64(b[i+1])<<8 | uint64(b[i+2])<<16 | uint64(b[i+3])<<24 |
+			uint64(b[i+4])<<32 | uint64(b[i+5])<<40 | uint64(b[i+6])<<48 | uint64(b[i+7])<<56
+		if w&0x8080808080808080 != 0 {
+			break
+		}
+	}
+	for ; n > 0; n-- {
+		if i == len(b) {
+			return i, false
+		}
+		if b[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if !end && !utf8.FullRune(b[i:]) {
+			return i, false
+		}
+		_, size := utf8.DecodeRune(b[i:])
+		i += size
+	}
+	return i, true
 }
 
 // close removes the spool's file, if any.

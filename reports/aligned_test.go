@@ -2,9 +2,10 @@ package reports
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
+	"io"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"text/tabwriter"
@@ -96,57 +97,111 @@ func TestCellWidth(t *testing.T) {
 	}
 }
 
-// TestSpoolReadInBlocks spools rows to a file and reads them back a
-// few bytes at a time: rows cut by a block's end, their length itself
-// cut, and rows longer than a block (read whole in room made for them)
-// come back as they went in; a file cut short is an error.
-func TestSpoolReadInBlocks(t *testing.T) {
-	rows := manyRows(300)
-	rows = append(rows, []string{strings.Repeat("x", 300), "", strings.Repeat("é", 90)}, []string{"last"})
-	for _, block := range []int{1, 2, 3, 7, 64, 1000} {
-		wasMem, wasBlock := alignedSpoolMemory, spoolBlock
-		alignedSpoolMemory, spoolBlock = 16, block
-		t.Setenv("TMPDIR", t.TempDir())
-		s := &spool{}
-		for _, r := range rows {
-			if err := s.add(r); err != nil {
+// TestAlignedInBlocks writes tables whose columns widen all along (a
+// cell wider than its column's every few rows, so that most lines are
+// laid out again), through a spool in a file read back a few bytes at a
+// time: lines, and runes of two to four bytes, cut by a block's end, and
+// lines longer than a block (read whole in room made for them), with
+// rows of fewer or more cells than the row before. Each comes out as a
+// plain layout in the widest cell of each column makes it; a spool cut
+// short is an error.
+func TestAlignedInBlocks(t *testing.T) {
+	rows := ragged(manyRows(300))
+	rows = append(rows, []string{strings.Repeat("x", 300), "", strings.Repeat("é", 90)}, []string{"キー🙂", "\xff"}, []string{"last"})
+	for i := range rows {
+		if i%40 == 39 {
+			rows[i] = append(slices.Clone(rows[i]), strings.Repeat("🙂", i/40)) // a column wider late
+		}
+	}
+	want := plainAligned(rows)
+	wasMem, wasBlock := alignedSpoolMemory, spoolBlock
+	t.Cleanup(func() { alignedSpoolMemory, spoolBlock = wasMem, wasBlock })
+	for _, block := range []int{1, 2, 3, 7, 64, 1000, 256 << 10} {
+		for _, inMemory := range []bool{false, true} {
+			alignedSpoolMemory, spoolBlock = 16, block
+			if inMemory {
+				alignedSpoolMemory = 1 << 20
+			}
+			t.Setenv("TMPDIR", t.TempDir())
+			s := &spool{}
+			for _, r := range rows {
+				if err := s.add(r); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if len(s.layouts) < 10 {
+				t.Fatalf("%d layouts: the rows do not widen the columns as the test means them to", len(s.layouts))
+			}
+			var got bytes.Buffer
+			if err := s.writeTo(&got); err != nil {
+				t.Fatalf("block of %d: %v", block, err)
+			}
+			if got.String() != want {
+				t.Errorf("block of %d, in memory %v: got\n%s\nwant\n%s", block, inMemory, got.String(), want)
+			}
+			if inMemory {
+				if s.f != nil {
+					t.Errorf("block of %d: a spool of %d bytes went to a file", block, len(s.mem))
+				}
+				continue
+			}
+			// The same file cut inside a line laid out again, then inside
+			// one of the last layout.
+			info, err := s.f.Stat()
+			if err != nil {
 				t.Fatal(err)
 			}
-		}
-		var got [][]string
-		err := s.each(func(row [][]byte) error {
-			cells := make([]string, len(row))
-			for i, c := range row {
-				cells[i] = string(c)
+			last := s.layouts[len(s.layouts)-1].at
+			for _, size := range []int64{last - 2, info.Size() - 2} {
+				if err := s.f.Truncate(size); err != nil {
+					t.Fatal(err)
+				}
+				s.inFile = info.Size()
+				if err := s.writeTo(io.Discard); err == nil {
+					t.Errorf("block of %d, the file cut to %d bytes of %d: no error", block, size, info.Size())
+				}
 			}
-			got = append(got, cells)
-			return nil
-		})
-		if err != nil {
-			t.Fatalf("block of %d: %v", block, err)
+			s.close()
 		}
-		if fmt.Sprint(got) != fmt.Sprint(rows) {
-			t.Errorf("block of %d: read back\n%q\nwrote\n%q", block, got, rows)
-		}
-		// The same file cut inside its last row.
-		info, err := s.f.Stat()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := s.f.Truncate(info.Size() - 2); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := s.f.Seek(0, 0); err != nil {
-			t.Fatal(err)
-		}
-		rowsRead := 0
-		err = s.each(func([][]byte) error { rowsRead++; return nil })
-		if err == nil || !strings.Contains(err.Error(), "ends inside a row") || rowsRead != len(rows)-1 {
-			t.Errorf("block of %d, the file cut short: %d rows read, error %v", block, rowsRead, err)
-		}
-		s.close()
-		alignedSpoolMemory, spoolBlock = wasMem, wasBlock
 	}
+}
+
+// plainAligned lays out rows as writeAligned does, a column at a time:
+// each cell after the spaces that make it as wide as its column's widest
+// cell and alignedPadding.
+func plainAligned(rows [][]string) string {
+	var widths []int
+	for _, r := range rows {
+		for j, c := range r {
+			if j == len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[j] = max(widths[j], utf8.RuneCountInString(c)+alignedPadding)
+		}
+	}
+	var b strings.Builder
+	for _, r := range rows {
+		for j, c := range r {
+			b.WriteString(strings.Repeat(" ", widths[j]-utf8.RuneCountInString(c)) + c)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// ragged returns rows some shorter and some longer than the row before.
+func ragged(rows [][]string) [][]string {
+	out := make([][]string, 0, len(rows))
+	for i, r := range rows {
+		switch i % 17 {
+		case 5:
+			r = r[:2]
+		case 6:
+			r = append(slices.Clone(r), "é")
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // TestWriteAlignedRowsInReusedMemory checks that writeAligned keeps no
@@ -198,27 +253,31 @@ func TestWriteAlignedRowsInReusedMemory(t *testing.T) {
 	}
 }
 
-// TestSpoolRowCut checks that a spooled row cut short, or longer than
-// its cells, is an error rather than cells of the wrong text.
-func TestSpoolRowCut(t *testing.T) {
-	var s spool
-	if err := s.add([]string{"model", "", "12.50"}); err != nil {
-		t.Fatal(err)
-	}
-	n, k := binary.Uvarint(s.mem)
-	if k <= 0 || int(n) != len(s.mem)-k {
-		t.Fatalf("the spool's row is %d bytes by its length, %d in memory", n, len(s.mem)-k)
-	}
-	whole := s.mem[k:]
-	if got, err := cutCells(nil, whole); err != nil || len(got) != 3 || string(got[0]) != "model" || string(got[2]) != "12.50" {
-		t.Fatalf("whole row: got %q, %v", got, err)
-	}
-	for cut := range len(whole) {
-		if got, err := cutCells(nil, whole[:cut]); err == nil {
-			t.Errorf("row cut at %d of %d bytes: got %q, no error", cut, len(whole), got)
+// TestRelayoutCut checks that a line laid out again is taken whole or
+// not at all: cut short anywhere, inside a rune of several bytes too, it
+// is left to be read whole, and once the spool is known to end there it
+// is an error; a line with more columns than its layout is one too.
+func TestRelayoutCut(t *testing.T) {
+	layouts := []layout{{at: 0, widths: []int{5, 4}}, {at: 1 << 40, widths: []int{7, 4, 3}}}
+	line := []byte("   é7  22\n")
+	for cut := range len(line) {
+		rl := relayout{layouts: layouts}
+		if used, err := rl.rows(line[:cut], false); used != 0 || err != nil || len(rl.out) != 0 {
+			t.Errorf("line cut at %d of %d bytes: used %d, laid out %q, %v", cut, len(line), used, rl.out, err)
 		}
 	}
-	if got, err := cutCells(nil, append(whole[:len(whole):len(whole)], 'x')); err == nil {
-		t.Errorf("row with a byte past its cells: got %q, no error", got)
+	rl := relayout{layouts: layouts}
+	if used, err := rl.rows(line, false); used != len(line) || err != nil || string(rl.out) != "     é7  22\n" {
+		t.Errorf("whole line: used %d of %d, laid out %q, %v", used, len(line), rl.out, err)
+	}
+	rl = relayout{layouts: layouts}
+	if _, err := rl.rows([]byte("   é7  22  x\n"), true); err == nil {
+		t.Errorf("a line of three columns in a layout of two: no error")
+	}
+	if n, ok := runesEnd([]byte("ab\xc3"), 3, false); ok {
+		t.Errorf("a rune cut short, more to come: %d bytes, ok", n)
+	}
+	if n, ok := runesEnd([]byte("ab\xc3"), 3, true); !ok || n != 3 {
+		t.Errorf("a rune cut short at the end: %d bytes, %v; want 3, as one rune of a byte", n, ok)
 	}
 }
