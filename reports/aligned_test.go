@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"strings"
@@ -279,5 +280,46 @@ func TestRelayoutCut(t *testing.T) {
 	}
 	if n, ok := runesEnd([]byte("ab\xc3"), 3, true); !ok || n != 3 {
 		t.Errorf("a rune cut short at the end: %d bytes, %v; want 3, as one rune of a byte", n, ok)
+	}
+}
+
+// TestAlignedRandomRows writes tables of random rows (cells of ASCII,
+// runes of two to four bytes and invalid bytes, rows of any length,
+// columns that widen anywhere) through a spool of a few bytes in memory
+// and blocks of a few bytes, and checks each against plainAligned.
+func TestAlignedRandomRows(t *testing.T) {
+	wasMem, wasBlock := alignedSpoolMemory, spoolBlock
+	t.Cleanup(func() { alignedSpoolMemory, spoolBlock = wasMem, wasBlock })
+	t.Setenv("TMPDIR", t.TempDir())
+	r := rand.New(rand.NewPCG(7, 11))
+	pieces := []string{"a", "7", " ", "-", "é", "キ", "🙂", "\xff", "\xe3\x82", "\n"}
+	for table := range 300 {
+		rows := make([][]string, r.IntN(40))
+		for i := range rows {
+			rows[i] = make([]string, r.IntN(6))
+			for j := range rows[i] {
+				var b strings.Builder
+				for range r.IntN(3 + i) {
+					b.WriteString(pieces[r.IntN(len(pieces))])
+				}
+				rows[i][j] = b.String()
+			}
+		}
+		alignedSpoolMemory, spoolBlock = 1+r.IntN(200), 1+r.IntN(50)
+		var got bytes.Buffer
+		err := writeAligned(&got, func(yield func([]string) error) error {
+			for _, row := range rows {
+				if err := yield(row); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("table %d: %v", table, err)
+		}
+		if want := plainAligned(rows); got.String() != want {
+			t.Fatalf("table %d (spool %d, block %d): got\n%q\nwant\n%q", table, alignedSpoolMemory, spoolBlock, got.String(), want)
+		}
 	}
 }
