@@ -189,7 +189,7 @@ func (s *spool) writeTo(out io.Writer) error {
 		if used, err := rl.rows(s.mem[:last.at], true); err != nil {
 			return err
 		} else if used < int(last.at) {
-			return spoolCut
+			return errSpoolCut
 		}
 		if _, err := out.Write(rl.out); err != nil {
 			return err
@@ -219,7 +219,7 @@ func (s *spool) writeTo(out io.Writer) error {
 			return err
 		}
 		if m == 0 && read < last.at {
-			return spoolCut
+			return errSpoolCut
 		}
 		used, err := rl.rows(buf[:n], read == last.at)
 		if err != nil {
@@ -233,7 +233,7 @@ func (s *spool) writeTo(out io.Writer) error {
 		}
 		n = copy(buf, buf[used:n])
 		if read == last.at && n > 0 {
-			return spoolCut
+			return errSpoolCut
 		}
 		if n == len(buf) {
 			// A line longer than the room: twice the room.
@@ -262,8 +262,8 @@ type (
 // makes before it writes them.
 const alignedOutBlock = 64 << 10
 
-// spoolCut is the error of a spool that ends inside a line.
-var spoolCut = errors.New("read a table's spool: it ends inside a line")
+// errSpoolCut is the error of a spool that ends inside a line.
+var errSpoolCut = errors.New("read a table's spool: it ends inside a line")
 
 // relayout lays out again the lines of a spool's layouts but the last,
 // in the last's widths.
