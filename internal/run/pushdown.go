@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tokenfare/tokenfare/ledger"
+	"github.com/tokenfare/tokenfare/ledger/dedup"
 	"github.com/tokenfare/tokenfare/ledger/postgres"
 	"github.com/tokenfare/tokenfare/pricing"
 	"github.com/tokenfare/tokenfare/tariffs"
@@ -60,6 +61,15 @@ func pushDown(ctx context.Context, in *Input, dbs []ledger.Summer) (*Result, err
 	billing, ok := pricing.CommonBilling(in.Catalog, opts.Billing)
 	if !ok && rows {
 		return nil, fmt.Errorf("%w: the tariffs bill by different instants", pricing.ErrNotExact)
+	}
+	if opts.Seen == nil {
+		// The rows a database could not sum come back one by one: their
+		// repeats are found in a table that spills past its memory, as
+		// a run of rows finds them (readRows), not in a map that grows
+		// with them.
+		seen := dedup.New(dedup.Options{})
+		defer seen.Close()
+		opts.Seen = seen
 	}
 	e := pricing.New(in.Catalog, opts)
 	done := false
