@@ -1,6 +1,8 @@
 package reports
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"io"
 	"os"
@@ -179,41 +181,34 @@ func appendSpaces(b []byte, n int) []byte {
 }
 
 // writeTo writes the table: the lines of layouts before the last laid
-// out again in its widths, then the others as they are.
+// out again in its widths, then the others as they are. The lines are
+// read from memory, or from the file past alignedSpoolMemory, a block at
+// a time.
 func (s *spool) writeTo(out io.Writer) error {
 	if len(s.layouts) == 0 {
 		return nil
 	}
-	last := s.layouts[len(s.layouts)-1]
+	var src io.ReadSeeker = s.f
+	size := s.inFile
 	if s.f == nil {
-		rl := relayout{layouts: s.layouts}
-		if used, err := rl.rows(s.mem[:last.at], true); err != nil {
-			return err
-		} else if used < int(last.at) {
-			return errSpoolCut
-		}
-		if _, err := out.Write(rl.out); err != nil {
-			return err
-		}
-		_, err := out.Write(s.mem[last.at:])
-		return err
-	}
-	if len(s.mem) > 0 {
+		src, size = bytes.NewReader(s.mem), int64(len(s.mem))
+	} else if len(s.mem) > 0 {
 		if err := s.spill(); err != nil {
 			return err
 		}
+		size, s.mem = s.inFile, nil
 	}
-	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
+	if _, err := src.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
-	s.mem = nil
-	buf := make([]byte, spoolBlock)
-	// The lines before the last layout: read a block at a time, the
-	// lines laid out again as they are cut, written a block at a time.
+	last := s.layouts[len(s.layouts)-1]
+	buf := make([]byte, min(int64(spoolBlock), max(size, 1)))
+	// The lines before the last layout, laid out again as they are cut,
+	// written a block at a time.
 	rl := relayout{layouts: s.layouts}
 	n, read := 0, int64(0) // buf[:n] is read and not yet laid out; read, the bytes read
 	for read < last.at || n > 0 {
-		m, err := s.f.Read(buf[n:min(len(buf), n+int(last.at-read))])
+		m, err := src.Read(buf[n:min(len(buf), n+int(last.at-read))])
 		n += m
 		read += int64(m)
 		if err != nil && err != io.EOF {
@@ -242,11 +237,11 @@ func (s *spool) writeTo(out io.Writer) error {
 		}
 	}
 	// The lines of the last layout, as they are.
-	if _, err := s.f.Seek(last.at, io.SeekStart); err != nil {
+	if _, err := src.Seek(last.at, io.SeekStart); err != nil {
 		return err
 	}
-	copied, err := io.CopyBuffer(writerOnly{out}, readerOnly{s.f}, buf)
-	if err == nil && copied != s.inFile-last.at {
+	copied, err := io.CopyBuffer(writerOnly{out}, readerOnly{src}, buf)
+	if err == nil && copied != size-last.at {
 		err = errors.New("read a table's spool: it is shorter than was written")
 	}
 	return err
@@ -321,9 +316,7 @@ func (rl *relayout) rows(b []byte, end bool) (int, error) {
 func runesEnd(b []byte, n int, end bool) (int, bool) {
 	i := 0
 	for ; n >= 8 && i+8 <= len(b); i, n = i+8, n-8 {
-		w := uint64(b[i]) | uint64(b[i+1])<<8 | uint64(b[i+2])<<16 | uint64(b[i+3])<<24 |
-			uint64(b[i+4])<<32 | uint64(b[i+5])<<40 | uint64(b[i+6])<<48 | uint64(b[i+7])<<56
-		if w&0x8080808080808080 != 0 {
+		if binary.LittleEndian.Uint64(b[i:])&0x8080808080808080 != 0 {
 			break
 		}
 	}
