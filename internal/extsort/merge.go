@@ -1,7 +1,6 @@
 package extsort
 
 import (
-	"container/heap"
 	"errors"
 	"io"
 	"iter"
@@ -68,7 +67,7 @@ func (m *Merge[T]) start(srcs []Source[T]) error {
 			m.q.heads = append(m.q.heads, h)
 		}
 	}
-	heap.Init(&m.q)
+	m.q.init()
 	return nil
 }
 
@@ -131,9 +130,9 @@ func (m *Merge[T]) advance() error {
 		return err
 	}
 	if ok {
-		heap.Fix(&m.q, 0)
+		m.q.down(0)
 	} else {
-		heap.Pop(&m.q)
+		m.q.pop()
 	}
 	return nil
 }
@@ -154,18 +153,45 @@ func closeAll(files []io.ReadCloser) error {
 	return err
 }
 
-// queue is the heap of the sources' next records, least first.
+// queue is the heap of the sources' next records, least first: a binary
+// heap as container/heap keeps one, its moves the same, with compare
+// called where Less was called through an interface.
 type queue[T any] struct {
 	heads   []head[T]
 	compare func(a, b *T) int
 }
 
-func (q *queue[T]) Len() int           { return len(q.heads) }
-func (q *queue[T]) Swap(i, j int)      { q.heads[i], q.heads[j] = q.heads[j], q.heads[i] }
-func (q *queue[T]) Less(i, j int) bool { return q.compare(q.heads[i].v, q.heads[j].v) < 0 }
-func (q *queue[T]) Push(x any)         { q.heads = append(q.heads, x.(head[T])) }
-func (q *queue[T]) Pop() any {
-	h := q.heads[len(q.heads)-1]
-	q.heads = q.heads[:len(q.heads)-1]
-	return h
+// init orders the heads into a heap.
+func (q *queue[T]) init() {
+	for i := len(q.heads)/2 - 1; i >= 0; i-- {
+		q.down(i)
+	}
+}
+
+// down moves the head at i down to its place below.
+func (q *queue[T]) down(i int) {
+	h := q.heads
+	for {
+		j := 2*i + 1
+		if j >= len(h) || j < 0 {
+			return
+		}
+		if r := j + 1; r < len(h) && q.compare(h[r].v, h[j].v) < 0 {
+			j = r
+		}
+		if q.compare(h[j].v, h[i].v) >= 0 {
+			return
+		}
+		h[i], h[j] = h[j], h[i]
+		i = j
+	}
+}
+
+// pop removes the head at the top.
+func (q *queue[T]) pop() {
+	n := len(q.heads) - 1
+	q.heads[0], q.heads[n] = q.heads[n], q.heads[0]
+	q.heads[n] = head[T]{}
+	q.heads = q.heads[:n]
+	q.down(0)
 }

@@ -58,17 +58,38 @@ func (r *runReader[T]) Next(v *T) (bool, error) {
 }
 
 // record reads the next record's bytes into the decoder; false at the end
-// of the run.
+// of the run. A record the buffer holds is decoded where it lies, until
+// the next record is read (the decoder copies what it keeps); a longer
+// one is copied out first.
 func (r *runReader[T]) record() (bool, error) {
-	if _, err := r.r.Peek(1); err == io.EOF {
-		return false, nil
+	head, err := r.r.Peek(binary.MaxVarintLen64)
+	if len(head) == 0 {
+		if err == io.EOF {
+			return false, nil
+		}
+		return false, err
 	}
-	n, err := binary.ReadUvarint(r.r)
-	if err != nil {
+	n, k := binary.Uvarint(head)
+	switch {
+	case k == 0: // the run ends inside the length, or the read failed
+		if err == nil {
+			err = io.ErrUnexpectedEOF
+		}
 		return false, noEOF(err)
-	}
-	if n > 1<<31 {
+	case k < 0:
+		return false, errors.New("a record's length overflows 64 bits")
+	case n > 1<<31:
 		return false, errors.New("a record longer than 2 GiB")
+	}
+	_, _ = r.r.Discard(k) // k bytes are buffered: Peek returned them
+	if n <= bufSize {
+		b, err := r.r.Peek(int(n))
+		if len(b) < int(n) {
+			return false, noEOF(err)
+		}
+		_, _ = r.r.Discard(int(n))
+		r.dec.reset(b)
+		return true, nil
 	}
 	if uint64(cap(r.buf)) < n+wordSlack {
 		r.buf = make([]byte, n, n+wordSlack)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -366,6 +367,114 @@ func TestMergeAll(t *testing.T) {
 		}
 		if store.open != 0 {
 			t.Errorf("stop %d: %d runs open after the loop, want 0", stop, store.open)
+		}
+	}
+}
+
+// TestMergeRandomRuns merges runs of random lengths (none to hundreds,
+// up to 40 of them) of keys drawn from a few dozen, against the sums of
+// a map: every key once, in order, its counts summed across the runs;
+// and, kept apart, every record, in order. It checks the heap's moves
+// (the merge's own, where container/heap made them) on every shape of a
+// few sources: one, an empty one, many ending at once.
+func TestMergeRandomRuns(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 51))
+	for round := range 100 {
+		nruns := rng.IntN(40) + 1
+		want := map[string]int64{}
+		var all []kv
+		var runs [][]kv
+		for range nruns {
+			run := make([]kv, rng.IntN(300))
+			for i := range run {
+				run[i] = kv{fmt.Sprintf("k%02d", rng.IntN(60)), rng.Int64N(1000)}
+				want[run[i].key] += run[i].n
+			}
+			slices.SortFunc(run, func(a, b kv) int { return strings.Compare(a.key, b.key) })
+			runs = append(runs, run)
+			all = append(all, run...)
+		}
+		for _, combine := range []bool{true, false} {
+			store := newMemStore()
+			r := kvRuns(store, 64, combine)
+			for _, run := range runs {
+				if err := r.Write(Slice(run)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			m, err := r.Merge()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := drain[kv](t, m)
+			if err := m.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.IsSortedFunc(got, func(a, b kv) int { return strings.Compare(a.key, b.key) }) {
+				t.Fatalf("round %d, combine %v: merged out of order: %v", round, combine, got)
+			}
+			if combine {
+				if len(got) != len(want) {
+					t.Fatalf("round %d: %d keys, want %d", round, len(got), len(want))
+				}
+				for _, v := range got {
+					if v.n != want[v.key] {
+						t.Fatalf("round %d: %s summed to %d, want %d", round, v.key, v.n, want[v.key])
+					}
+				}
+				continue
+			}
+			byKeyN := func(a, b kv) int { return cmp.Or(strings.Compare(a.key, b.key), cmp.Compare(a.n, b.n)) }
+			slices.SortFunc(got, byKeyN)
+			exp := slices.Clone(all)
+			slices.SortFunc(exp, byKeyN)
+			if !slices.Equal(got, exp) {
+				t.Fatalf("round %d: kept apart, %d records, want %d", round, len(got), len(exp))
+			}
+		}
+	}
+}
+
+// TestRunRecordsOfEverySize writes records from empty to past the read
+// buffer (bufSize), so that some end exactly at the buffer's end, some
+// straddle it, and some are longer than it (copied out, not decoded in
+// place), and reads them back whole; a run cut anywhere in its last
+// record is an error, never a shorter record.
+func TestRunRecordsOfEverySize(t *testing.T) {
+	sizes := []int{0, 1, 7, 8, 9, 127, 128, 129, 1000}
+	for n := bufSize - 20; n <= bufSize+20; n++ {
+		sizes = append(sizes, n)
+	}
+	sizes = append(sizes, 3*bufSize+5, 1)
+	var recs []kv
+	for i, n := range sizes {
+		recs = append(recs, kv{fmt.Sprintf("%06d", i) + strings.Repeat("x", n), int64(n)})
+	}
+	store := newMemStore()
+	r := kvRuns(store, 4, false)
+	if err := r.Write(Slice(recs)); err != nil {
+		t.Fatal(err)
+	}
+	m, err := r.Merge()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := drain[kv](t, m); !slices.Equal(got, recs) {
+		t.Fatalf("read back %d records, want %d, or not the same", len(got), len(recs))
+	}
+	whole := store.runs["kv-000000"]
+	for _, cut := range []int{1, 2, 3, bufSize / 2, bufSize + 3} {
+		store.runs["kv-000000"] = whole[:len(whole)-cut]
+		m, err := r.Merge()
+		if err == nil {
+			for _, err = range m.All() {
+				if err != nil {
+					break
+				}
+			}
+		}
+		if err == nil {
+			t.Errorf("cut by %d bytes: no error", cut)
 		}
 	}
 }
