@@ -36,11 +36,19 @@ func (e *Encoder) Bytes() []byte { return e.b }
 // Reset starts a new record in the same memory.
 func (e *Encoder) Reset() { e.b = e.b[:0] }
 
-// Uvarint appends v as an unsigned varint.
-func (e *Encoder) Uvarint(v uint64) { e.b = binary.AppendUvarint(e.b, v) }
+// Uvarint appends v as an unsigned varint: a byte below 128, as most of
+// a record's numbers are, appended at once.
+func (e *Encoder) Uvarint(v uint64) {
+	if v < 0x80 {
+		e.b = append(e.b, byte(v))
+		return
+	}
+	e.b = binary.AppendUvarint(e.b, v)
+}
 
-// Varint appends v as a signed (zig-zag) varint.
-func (e *Encoder) Varint(v int64) { e.b = binary.AppendVarint(e.b, v) }
+// Varint appends v as a signed (zig-zag) varint, as binary.AppendVarint
+// writes it.
+func (e *Encoder) Varint(v int64) { e.Uvarint(uint64(v<<1) ^ uint64(v>>63)) }
 
 // Byte appends c.
 func (e *Encoder) Byte(c byte) { e.b = append(e.b, c) }

@@ -247,3 +247,33 @@ func TestUvarintReadsNoSlack(t *testing.T) {
 		}
 	}
 }
+
+// TestEncoderVarintsAreBinarys checks that the encoder writes every
+// varint as encoding/binary does: unsigned, and signed by zig-zag, on
+// both sides of each length (the one-byte path below 128 included),
+// the extremes and random values of every length.
+func TestEncoderVarintsAreBinarys(t *testing.T) {
+	values := []uint64{0, 1, 63, 64, 127, 128, 129, 255, 16383, 16384, math.MaxUint32, math.MaxInt64, math.MaxInt64 + 1, math.MaxUint64}
+	for n := 1; n < 64; n++ {
+		values = append(values, 1<<n-1, 1<<n, 1<<n+1)
+	}
+	rng := rand.New(rand.NewPCG(5, 1))
+	for range 20000 {
+		values = append(values, rng.Uint64()>>uint(rng.IntN(64)))
+	}
+	var e Encoder
+	for _, v := range values {
+		e.Reset()
+		e.Uvarint(v)
+		if want := binary.AppendUvarint(nil, v); !bytes.Equal(e.Bytes(), want) {
+			t.Fatalf("Uvarint(%d): % x, want % x", v, e.Bytes(), want)
+		}
+		for _, s := range []int64{int64(v), -int64(v)} {
+			e.Reset()
+			e.Varint(s)
+			if want := binary.AppendVarint(nil, s); !bytes.Equal(e.Bytes(), want) {
+				t.Fatalf("Varint(%d): % x, want % x", s, e.Bytes(), want)
+			}
+		}
+	}
+}

@@ -15,7 +15,6 @@ type runWriter[T any] struct {
 	w     *bufio.Writer
 	codec Codec[T]
 	enc   Encoder
-	len   []byte
 	n     int64 // records written
 	bytes int64 // bytes written
 }
@@ -25,11 +24,13 @@ func (w *runWriter[T]) write(v *T) {
 	w.enc.Reset()
 	w.codec.Encode(&w.enc, v)
 	b := w.enc.Bytes()
-	w.len = binary.AppendUvarint(w.len[:0], uint64(len(b)))
-	w.w.Write(w.len)
-	w.w.Write(b)
+	// The length and the bytes appended to the buffer's room: one copy
+	// and one Write.
+	rec := binary.AppendUvarint(w.w.AvailableBuffer(), uint64(len(b)))
+	rec = append(rec, b...)
+	w.w.Write(rec)
 	w.n++
-	w.bytes += int64(len(w.len) + len(b))
+	w.bytes += int64(len(rec))
 }
 
 // runReader reads the records of a run back.
