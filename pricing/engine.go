@@ -297,6 +297,7 @@ type Engine struct {
 	span          Span                          // billing instants of the calls inside the window
 	metas         map[string]string             // key metadata as logged → the value of Options.MetaField
 	pricings      map[pricingKey]*bucketPricing // the buckets' pricings, one a price (pricingOf)
+	lastPricings  *[pricingMemoSize]pricingMemo // the pricings found last, before the map (pricingOf)
 	runs          spillRuns                     // the spill: groups past the budget of buckets (Options.Runs, spillruns.go)
 	ahead         *lookAhead                    // AddBatch's window (ahead.go); nil until used
 	aliases       keyAliases                    // the alias of each key while it has one (alias.go)

@@ -49,6 +49,7 @@ func csvReconciliation(w io.Writer, r *pricing.Reconciliation) error {
 	b = appendCSVRecord(b, append(cols, "calls", "priced_calls", "input", "cache_read", "cache_write", "output", "reasoning",
 		"official", "recorded", "gap", "ratio", "cache_write_1h", "web_search", "web_fetch", "file_search", "currency"))
 	keys := newCSVKeyColumns(r.By, len(cols) > len(r.By))
+	var currency csvTextColumn
 	for m, err := range r.GroupsWithMoney() {
 		if err != nil {
 			return err
@@ -70,7 +71,7 @@ func csvReconciliation(w io.Writer, r *pricing.Reconciliation) error {
 		for _, n := range [...]int64{t.CacheWrite1h, t.WebSearch, t.WebFetch, t.FileSearch} {
 			row.number(n)
 		}
-		row.text(groupCurrency(r, g))
+		currency.write(&row, groupCurrency(r, g))
 		b = append(row.b, '\n')
 		if len(b) >= 60<<10 {
 			if _, err := w.Write(b); err != nil {
@@ -125,6 +126,27 @@ func (c *csvKeyColumn) write(r *csvRow, g *pricing.Group) {
 	}
 	if c.special {
 		r.text(sheetText(v))
+		return
+	}
+	r.next()
+	r.b = append(r.b, v...)
+}
+
+// csvTextColumn writes a column of text that mostly repeats from one row
+// to the next, a group's currency: a value equal to the last is not
+// looked at again, where each row's was tested for what needs quotes.
+type csvTextColumn struct {
+	last   string
+	quoted bool // last is quoted
+}
+
+// write appends v as the row's next field, quoted when it must be.
+func (c *csvTextColumn) write(r *csvRow, v string) {
+	if v != c.last {
+		c.last, c.quoted = v, csvNeedsQuotes(v)
+	}
+	if c.quoted {
+		r.text(v)
 		return
 	}
 	r.next()

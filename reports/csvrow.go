@@ -95,19 +95,43 @@ func csvNeedsQuotes(s string) bool {
 // csvSpecialIn reports whether s holds a comma, a quote or a line break
 // (\r or \n): eight bytes at a time, the last eight of a longer string
 // among them, as plainJSON tests its words; one at a time when shorter.
+// The four are below '-', and most texts (keys, names, days) have no byte
+// below it: a word is first tested for such a byte alone (belowDash),
+// and only a string with one is tested for the four.
 func csvSpecialIn(s string) bool {
 	if len(s) < 8 {
-		return strings.ContainsAny(s, ",\"\r\n")
+		for i := 0; i < len(s); i++ {
+			switch s[i] {
+			case ',', '"', '\r', '\n':
+				return true
+			}
+		}
+		return false
 	}
 	b := unsafe.Slice(unsafe.StringData(s), len(s)) // read, never written
+	var low uint64
+	for i := 0; i+8 <= len(b); i += 8 {
+		low |= belowDash(binary.LittleEndian.Uint64(b[i:]))
+	}
+	last := binary.LittleEndian.Uint64(b[len(b)-8:])
+	if low|belowDash(last) == 0 {
+		return false
+	}
 	var hits uint64
 	for i := 0; i+8 <= len(b); i += 8 {
 		hits |= csvSpecialBits(binary.LittleEndian.Uint64(b[i:]))
 	}
-	if len(b)%8 != 0 {
-		hits |= csvSpecialBits(binary.LittleEndian.Uint64(b[len(b)-8:]))
-	}
-	return hits&byteHighs != 0
+	return (hits|csvSpecialBits(last))&byteHighs != 0
+}
+
+// belowDash returns a word with high bits set, not zero, when one of x's
+// bytes is below '-' (0x2d), and zero when none is. A byte below it,
+// the first from the low end, borrows into its high bit, which its own
+// high bit, clear, lets through; a byte at or above it does not borrow,
+// and keeps its high bit clear unless it is 0x80 or more, which &^ x
+// clears.
+func belowDash(x uint64) uint64 {
+	return (x - '-'*byteOnes) &^ x & byteHighs
 }
 
 // csvSpecialBits returns a word with a byte's high bit set when one of

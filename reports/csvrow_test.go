@@ -64,14 +64,16 @@ func TestCSVRowIsEncodingCSV(t *testing.T) {
 // TestCSVFieldEveryByte holds appendCSVRecord to encoding/csv's Writer on
 // every byte value at every place of fields of 1 to 17 bytes (each place
 // of csvSpecialIn's eight-byte words and of the last word, which overlaps
-// them), first a plain letter, then a leading space.
+// them), among bytes of a plain letter or of 0xe9 (above 0x80, where
+// csvSpecialIn's first test of a word clears a byte's high bit), first
+// the same, then a leading space.
 func TestCSVFieldEveryByte(t *testing.T) {
-	for _, fill := range []byte{'m', ' '} {
+	for _, fill := range [][2]byte{{'m', 'm'}, {'m', ' '}, {0xe9, 0xe9}, {0xe9, ' '}} {
 		for n := 1; n <= 17; n++ {
 			for at := range n {
 				for c := range 256 {
-					b := bytes.Repeat([]byte{'m'}, n)
-					b[0] = fill
+					b := bytes.Repeat([]byte{fill[0]}, n)
+					b[0] = fill[1]
 					b[at] = byte(c)
 					field := string(b)
 					var want bytes.Buffer
@@ -94,7 +96,7 @@ func TestCSVFieldEveryByte(t *testing.T) {
 // keys through sheetText, its decimals' String): values against a
 // column's last one (the first group's, equal bytes at another address, a
 // value to quote or guard after a plain one of its length, empty values),
-// and the day and the hour as columns together.
+// and the day and the hour as columns together; the currency likewise.
 func TestReconciliationCSVIsEncodingCSV(t *testing.T) {
 	day := time.Date(2026, 10, 1, 0, 0, 0, 0, time.FixedZone("CST", 8*3600))
 	base := pricing.Group{Key: pricing.GroupKey{Outcome: pricing.Priced}, Currencies: []string{"USD"}, Calls: 3, PricedCalls: 2,
@@ -108,6 +110,13 @@ func TestReconciliationCSVIsEncodingCSV(t *testing.T) {
 		{"m123", "k\n11", "-a"},
 		{"", "", "b"},
 	})
+	// Currencies: the same, equal bytes at another address, another, one
+	// to quote after a plain one of its length, none (the run's), two.
+	currencies := [][]string{{"USD"}, {strings.Clone("USD")}, {"CNY"}, {"C,Y"}, nil, {"USD", "CNY"}}
+	wantCurrency := []string{"USD", "USD", "CNY", "C,Y", "USD", "USD+CNY"}
+	for i := range gs {
+		gs[i].Currencies = currencies[i]
+	}
 	r := sampleReconciliation()
 	r.By = []pricing.Dim{pricing.DimModel, pricing.DimKey, pricing.DimDay, pricing.DimHour}
 	r.SetGroups(gs)
@@ -116,7 +125,7 @@ func TestReconciliationCSVIsEncodingCSV(t *testing.T) {
 	cw := csv.NewWriter(&want)
 	cw.Write([]string{"model", "key", "day", "hour", "key_alias", "calls", "priced_calls", "input", "cache_read", "cache_write", "output", "reasoning",
 		"official", "recorded", "gap", "ratio", "cache_write_1h", "web_search", "web_fetch", "file_search", "currency"})
-	for _, g := range gs {
+	for i, g := range gs {
 		row := []string{}
 		for _, d := range r.By {
 			row = append(row, sheetText(g.Key.Value(d)))
@@ -130,7 +139,7 @@ func TestReconciliationCSVIsEncodingCSV(t *testing.T) {
 		for _, n := range []int64{tk.CacheWrite1h, tk.WebSearch, tk.WebFetch, tk.FileSearch} {
 			row = append(row, strconv.FormatInt(n, 10))
 		}
-		cw.Write(append(row, "USD"))
+		cw.Write(append(row, wantCurrency[i]))
 	}
 	cw.Flush()
 	var got bytes.Buffer
