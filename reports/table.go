@@ -79,6 +79,23 @@ func tableCell(s string) string {
 	return s
 }
 
+// tableCellMemo is orDash(tableCell(v)) of a column's values, the last
+// kept: groups in order repeat a column's value (its day, its key and
+// alias) from one row to the next, each looked at for what to escape.
+// The zero value is ready to use.
+type tableCellMemo struct {
+	in, out string
+	set     bool
+}
+
+// of returns orDash(tableCell(v)).
+func (m *tableCellMemo) of(v string) string {
+	if !m.set || v != m.in {
+		m.in, m.out, m.set = v, orDash(tableCell(v)), true
+	}
+	return m.out
+}
+
 // orDash shows an empty cell as "-".
 func orDash(s string) string {
 	if s == "" {
@@ -114,6 +131,7 @@ func tableReconciliation(out io.Writer, r *pricing.Reconciliation) error {
 		}
 		var day dayText
 		var nums numberCells
+		keys := make([]tableCellMemo, len(cols))
 		for m, err := range r.GroupsWithMoney() {
 			if err != nil {
 				return err
@@ -128,7 +146,7 @@ func tableReconciliation(out io.Writer, r *pricing.Reconciliation) error {
 				if j < len(r.By) {
 					v = day.value(&g.Key, r.By[j])
 				}
-				row = append(row, orDash(tableCell(v)))
+				row = append(row, keys[j].of(v))
 			}
 			row = nums.of(row, g, m)
 			if err := yield(row); err != nil {
