@@ -27,7 +27,7 @@ RACE_PKGS ?= ./ledger/... ./pricing/... ./internal/run/... ./internal/serve/... 
 SAMPLE      := testdata/sample/spendlogs-2026-10.csv
 SAMPLE_DUMP := testdata/sample/spendlogs-dump-2026-10.csv
 
-.PHONY: help test test-long race hostile bench bench-smoke fuzz lint tools release-check golden build pgo sample bench-reconcile bench-instr bench-groups bench-report workbook-preview bench-postgres bench-serve test-citus
+.PHONY: help test test-long race hostile bench bench-smoke fuzz lint tools release-check golden build pgo sample bench-reconcile bench-instr bench-instr-groups bench-groups bench-report workbook-preview bench-postgres bench-serve test-citus
 
 PREVIEW ?= preview
 
@@ -121,6 +121,9 @@ bench-reconcile: ## time tokenfare reconcile against readsum, DuckDB and zcat on
 
 bench-instr: ## count instructions per row of readsum and tokenfare reconcile under valgrind (200k rows): a figure other work on the machine does not change
 	bench/instr.sh
+
+bench-instr-groups: ## count instructions a group costs beyond the read under valgrind (1M rows, 244k groups; INSTR_BASELINE=BINARY counts an older build beside): a figure other work on the machine does not change
+	BASELINE=$(INSTR_BASELINE) bench/instr-groups.sh
 
 bench-groups: ## time tokenfare reconcile by a few to a million groups (BENCH_CASES=10m: ten million): CPU, peak RSS and their cost per group (bench/groups.md)
 	bench/groups.sh
