@@ -189,8 +189,8 @@ func (e *Engine) pricingOf(k *bucketKey, pc *PricedCall) *bucketPricing {
 	return p
 }
 
-// pricingMemoSize is how many pricings pricingOf keeps before its map: a
-// run prices a few hundred.
+// pricingMemoBits sizes the memo of pricingOf: 256 pricings, where a run
+// makes a few hundred.
 const (
 	pricingMemoBits = 8
 	pricingMemoSize = 1 << pricingMemoBits
