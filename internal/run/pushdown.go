@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/tokenfare/tokenfare/ledger"
-	"github.com/tokenfare/tokenfare/ledger/dedup"
 	"github.com/tokenfare/tokenfare/ledger/postgres"
 	"github.com/tokenfare/tokenfare/pricing"
 	"github.com/tokenfare/tokenfare/tariffs"
@@ -56,20 +55,12 @@ var errNothingSummed = errors.New("nothing priced in the databases' sums")
 // the summers keep them. Summers that keep none (a state) give their run's
 // result, priced or not.
 func pushDown(ctx context.Context, in *Input, dbs []ledger.Summer) (*Result, error) {
-	opts := in.Options
+	opts, closeSeen := in.engineOptions()
+	defer closeSeen()
 	rows := keepRows(dbs)
 	billing, ok := pricing.CommonBilling(in.Catalog, opts.Billing)
 	if !ok && rows {
 		return nil, fmt.Errorf("%w: the tariffs bill by different instants", pricing.ErrNotExact)
-	}
-	if opts.Seen == nil {
-		// The rows a database could not sum come back one by one: their
-		// repeats are found in a table that spills past its memory, as
-		// a run of rows finds them (readRows), not in a map that grows
-		// with them.
-		seen := dedup.New(dedup.Options{})
-		defer seen.Close()
-		opts.Seen = seen
 	}
 	e := pricing.New(in.Catalog, opts)
 	done := false
