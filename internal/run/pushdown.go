@@ -55,8 +55,8 @@ var errNothingSummed = errors.New("nothing priced in the databases' sums")
 // the summers keep them. Summers that keep none (a state) give their run's
 // result, priced or not.
 func pushDown(ctx context.Context, in *Input, dbs []ledger.Summer) (*Result, error) {
-	opts, closeSeen := in.engineOptions()
-	defer closeSeen()
+	opts, seen := in.engineOptions()
+	defer seen.Close()
 	rows := keepRows(dbs)
 	billing, ok := pricing.CommonBilling(in.Catalog, opts.Billing)
 	if !ok && rows {

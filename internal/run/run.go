@@ -230,20 +230,20 @@ func (in *Input) observeFailed(c *ledger.Call, pc *pricing.PricedCall) error {
 }
 
 // engineOptions returns the engine's options with the run's own duplicate
-// set, a table that spills past its memory, and the function that closes
-// it: row by row every call goes through it, summed (pushDown) the rows a
-// database could not sum, where a map would grow with them.
-func (in *Input) engineOptions() (pricing.Options, func() error) {
+// set, a table that spills past its memory, which the caller closes: row
+// by row every call goes through it, summed (pushDown) the rows a database
+// could not sum, where a map would grow with them.
+func (in *Input) engineOptions() (pricing.Options, *dedup.Set) {
 	seen := dedup.New(dedup.Options{})
 	opts := in.Options
 	opts.Seen = seen
-	return opts, seen.Close
+	return opts, seen
 }
 
 // readRows reads every source row by row.
 func readRows(ctx context.Context, in *Input) (*Result, error) {
-	opts, closeSeen := in.engineOptions()
-	defer closeSeen()
+	opts, seen := in.engineOptions()
+	defer seen.Close()
 	e := pricing.New(in.Catalog, opts)
 	done := false
 	defer func() {
