@@ -8,6 +8,8 @@ import (
 	"os"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/tokenfare/tokenfare/reports/textout"
 )
 
 // alignedPadding is the spaces a column of an aligned table keeps beyond
@@ -17,7 +19,9 @@ const alignedPadding = 2
 // writeAligned writes a header and rows of cells right-aligned in
 // columns as wide as their widest cell plus alignedPadding, byte for byte
 // what text/tabwriter writes with AlignRight, that padding, spaces and
-// every cell ended by a tab. rows calls yield with the header's cells,
+// every cell ended by a tab, each cell shown as tableCell shows it (so
+// that its lines hold no byte textout.Escaping would change, and may be
+// written past it). rows calls yield with the header's cells,
 // then each row's, and returns yield's first error or its own; yield keeps
 // no cell past its call, so a row's cells may be text in memory the next
 // row uses again. The rows are gone over once: each is laid out as it
@@ -101,58 +105,22 @@ type spool struct {
 	f       *os.File // past alignedSpoolMemory
 	inFile  int64    // the bytes written to f
 	layouts []layout // in the order they start; the last has the widths of every column
-	cells   []int    // the widths of the cells of the row being added
+	cells   []int    // the widths of the cells of the row being added (addLaidOut)
+	shown   []string // and the cells as shown
 }
 
 // layout is the widths a spool's rows were laid out in, from a line on.
 type layout struct {
 	at     int64 // where the first line laid out so starts, in the spool's bytes
 	widths []int // each column's: its widest cell's runes so far, plus alignedPadding
+	ends   []int // where each column ends in a line: the widths summed to it
 }
 
 // add lays out a row and appends its line.
 func (s *spool) add(row []string) error {
-	var widths []int
-	if n := len(s.layouts); n > 0 {
-		widths = s.layouts[n-1].widths
+	if n := len(s.layouts); n == 0 || !s.addPlain(row, &s.layouts[n-1]) {
+		s.addLaidOut(row)
 	}
-	wider := len(row) > len(widths)
-	cells := s.cells[:0]
-	size := 1 // the newline
-	for j, c := range row {
-		w := cellWidth(c)
-		cells = append(cells, w)
-		wider = wider || w+alignedPadding > widths[j]
-		size += len(c) - w // the bytes a cell has beyond its runes
-	}
-	s.cells = cells
-	if wider {
-		next := make([]int, max(len(widths), len(row)))
-		copy(next, widths)
-		for j, w := range cells {
-			next[j] = max(next[j], w+alignedPadding)
-		}
-		widths = next
-		s.layouts = append(s.layouts, layout{at: s.inFile + int64(len(s.mem)), widths: widths})
-	}
-	for j := range row {
-		size += widths[j]
-	}
-	if need := len(s.mem) + size; need > cap(s.mem) {
-		// Twice the room, from 64 KiB: grown by append (a quarter more
-		// each time past 256 KiB), the copies and the collections their
-		// garbage set off took a tenth of a second of a table of a million
-		// groups. Not all of alignedSpoolMemory at once: a short table
-		// would be handed it, which the allocator may have to clear.
-		m := make([]byte, len(s.mem), max(2*cap(s.mem), 64<<10, need))
-		copy(m, s.mem)
-		s.mem = m
-	}
-	for j, c := range row {
-		s.mem = appendSpaces(s.mem, widths[j]-cells[j])
-		s.mem = append(s.mem, c...)
-	}
-	s.mem = append(s.mem, '\n')
 	switch {
 	case s.f == nil && len(s.mem) < alignedSpoolMemory, s.f != nil && len(s.mem) < spoolBlock:
 		return nil
@@ -164,6 +132,110 @@ func (s *spool) add(row []string) error {
 		s.f = f
 	}
 	return s.spill()
+}
+
+// addPlain appends row's line laid out in l, the last layout, when each
+// of its cells is printable ASCII (as many runes as bytes, nothing to
+// quote) and narrower than its column, as a table's rows mostly are, and
+// reports whether it did; when not, the spool is as it was. The line is
+// filled with spaces, each cell copied to the end of its column, and the
+// whole line tested for what is not printable once, eight bytes at a time.
+// Until 2026-12-07 every row counted its cells' runes and appended its
+// spaces and cells one by one, and the table's lines went through
+// textout.Escaping after: about 2,900 instructions a row of a million
+// groups' table, where this takes about 500 (docs/scale.md).
+func (s *spool) addPlain(row []string, l *layout) bool {
+	if len(row) > len(l.widths) {
+		return false
+	}
+	n := 0 // the line's bytes, its newline apart
+	if len(row) > 0 {
+		n = l.ends[len(row)-1]
+	}
+	start := len(s.mem)
+	s.room(n + 1)
+	line := s.mem[start : start+n+1]
+	for b := line[:n]; len(b) > 0; {
+		b = b[copy(b, spaces):]
+	}
+	for j, c := range row {
+		end := l.ends[j]
+		if len(c)+alignedPadding > l.widths[j] {
+			return false
+		}
+		copy(line[end-len(c):end], c)
+	}
+	if !textout.Printable(line[:n]) {
+		return false
+	}
+	line[n] = '\n'
+	s.mem = s.mem[:start+n+1]
+	return true
+}
+
+// addLaidOut appends row's line, its cells shown as tableCell shows them,
+// in the last layout, or in a new one when a cell is wider than its
+// column or the row has more cells than there are columns.
+func (s *spool) addLaidOut(row []string) {
+	var widths []int
+	if n := len(s.layouts); n > 0 {
+		widths = s.layouts[n-1].widths
+	}
+	wider := len(row) > len(widths)
+	cells, shown := s.cells[:0], s.shown[:0]
+	size := 1 // the newline
+	for j, c := range row {
+		c = tableCell(c)
+		w := cellWidth(c)
+		cells, shown = append(cells, w), append(shown, c)
+		wider = wider || w+alignedPadding > widths[j]
+		size += len(c) - w // the bytes a cell has beyond its runes
+	}
+	s.cells, s.shown = cells, shown
+	if wider {
+		next := make([]int, max(len(widths), len(row)))
+		copy(next, widths)
+		for j, w := range cells {
+			next[j] = max(next[j], w+alignedPadding)
+		}
+		widths = next
+		s.layouts = append(s.layouts, newLayout(s.inFile+int64(len(s.mem)), widths))
+	}
+	for j := range row {
+		size += widths[j]
+	}
+	s.room(size)
+	for j, c := range shown {
+		s.mem = appendSpaces(s.mem, widths[j]-cells[j])
+		s.mem = append(s.mem, c...)
+	}
+	s.mem = append(s.mem, '\n')
+	clear(shown) // no cell is kept past its row
+}
+
+// newLayout is the layout of widths from the spool's byte at on.
+func newLayout(at int64, widths []int) layout {
+	ends := make([]int, len(widths))
+	end := 0
+	for j, w := range widths {
+		end += w
+		ends[j] = end
+	}
+	return layout{at: at, widths: widths, ends: ends}
+}
+
+// room makes room in memory for n more bytes of lines.
+func (s *spool) room(n int) {
+	if need := len(s.mem) + n; need > cap(s.mem) {
+		// Twice the room, from 64 KiB: grown by append (a quarter more
+		// each time past 256 KiB), the copies and the collections their
+		// garbage set off took a tenth of a second of a table of a million
+		// groups. Not all of alignedSpoolMemory at once: a short table
+		// would be handed it, which the allocator may have to clear.
+		m := make([]byte, len(s.mem), max(2*cap(s.mem), 64<<10, need))
+		copy(m, s.mem)
+		s.mem = m
+	}
 }
 
 // spill moves the lines in memory to the file.

@@ -168,8 +168,8 @@ func TestAlignedInBlocks(t *testing.T) {
 }
 
 // plainAligned lays out rows as writeAligned does, a column at a time:
-// each cell after the spaces that make it as wide as its column's widest
-// cell and alignedPadding.
+// each cell, as tableCell shows it, after the spaces that make it as wide
+// as its column's widest cell and alignedPadding.
 func plainAligned(rows [][]string) string {
 	var widths []int
 	for _, r := range rows {
@@ -177,12 +177,13 @@ func plainAligned(rows [][]string) string {
 			if j == len(widths) {
 				widths = append(widths, 0)
 			}
-			widths[j] = max(widths[j], utf8.RuneCountInString(c)+alignedPadding)
+			widths[j] = max(widths[j], utf8.RuneCountInString(tableCell(c))+alignedPadding)
 		}
 	}
 	var b strings.Builder
 	for _, r := range rows {
 		for j, c := range r {
+			c = tableCell(c)
 			b.WriteString(strings.Repeat(" ", widths[j]-utf8.RuneCountInString(c)) + c)
 		}
 		b.WriteString("\n")

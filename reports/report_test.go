@@ -368,15 +368,3 @@ func TestBlendCSVLeftOutRowsAreText(t *testing.T) {
 		t.Errorf("%d left-out rows, want 1:\n%s", leftOut, out)
 	}
 }
-
-// TestTableCellMemo holds a column's memo to orDash(tableCell) of each
-// value in turn: empty first, the same bytes at another address, one to
-// quote after a plain one, empty again.
-func TestTableCellMemo(t *testing.T) {
-	var m tableCellMemo
-	for _, v := range []string{"", "key-1", strings.Clone("key-1"), "key-\x1b", "key-\x1b", "", "-", "キー", "\xff"} {
-		if got, want := m.of(v), orDash(tableCell(v)); got != want {
-			t.Fatalf("memo of %q = %q, want %q", v, got, want)
-		}
-	}
-}

@@ -79,23 +79,6 @@ func tableCell(s string) string {
 	return s
 }
 
-// tableCellMemo is orDash(tableCell(v)) of a column's values, the last
-// kept: groups in order repeat a column's value (its day, its key and
-// alias) from one row to the next, each looked at for what to escape.
-// The zero value is ready to use.
-type tableCellMemo struct {
-	in, out string
-	set     bool
-}
-
-// of returns orDash(tableCell(v)).
-func (m *tableCellMemo) of(v string) string {
-	if !m.set || v != m.in {
-		m.in, m.out, m.set = v, orDash(tableCell(v)), true
-	}
-	return m.out
-}
-
 // orDash shows an empty cell as "-".
 func orDash(s string) string {
 	if s == "" {
@@ -115,7 +98,12 @@ func tableReconciliation(out io.Writer, r *pricing.Reconciliation) error {
 	w.Printf("official  %s %s\nrecorded  %s %s\ngap       %s (official − recorded); recorded/official = %s\n\n",
 		money(t.Official), cur, money(t.Recorded), cur, money(t.Gap), orDash(ratioText(t.Ratio)))
 	cols := groupColumns(r)
-	w.Err = writeAligned(w, func(yield func([]string) error) error {
+	if w.Err != nil {
+		return w.Err
+	}
+	// writeAligned shows each cell as tableCell does: its lines skip the
+	// escaping the rest of the table goes through.
+	w.Err = writeAligned(textout.PastEscaping(out), func(yield func([]string) error) error {
 		var row []string
 		if len(cols) == 0 {
 			row = append(row, "") // an empty first column, as the groups have no key
@@ -131,7 +119,6 @@ func tableReconciliation(out io.Writer, r *pricing.Reconciliation) error {
 		}
 		var day dayText
 		var nums numberCells
-		keys := make([]tableCellMemo, len(cols))
 		for m, err := range r.GroupsWithMoney() {
 			if err != nil {
 				return err
@@ -146,7 +133,7 @@ func tableReconciliation(out io.Writer, r *pricing.Reconciliation) error {
 				if j < len(r.By) {
 					v = day.value(&g.Key, r.By[j])
 				}
-				row = append(row, keys[j].of(v))
+				row = append(row, orDash(v))
 			}
 			row = nums.of(row, g, m)
 			if err := yield(row); err != nil {

@@ -62,10 +62,46 @@ func safePrefixString(s string, keepLayout bool) int {
 // bit of a byte 0x7f (a carry starts only at 0xff, refused already), and
 // x's own top bits mark the bytes from 0x80.
 func printableWord(x uint64) bool {
+	return unprintable(x) == 0
+}
+
+// unprintable is the top bits printableWord tests: none set when each byte
+// of x is printable ASCII.
+func unprintable(x uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	below := (x - 0x20*ones) &^ x & highs
 	above := ((x + 0x01*ones) | x) & highs
-	return below|above == 0
+	return below | above
+}
+
+// Printable reports whether every byte of b is printable ASCII, 0x20 to
+// 0x7e: text no escaping changes, as many runes as bytes. The words are
+// tested without a branch each, their results gathered and looked at
+// once; the last eight bytes of b, when it has as many, are read again as
+// its last word rather than one at a time.
+func Printable(b []byte) bool {
+	var bad uint64
+	i := 0
+	for ; i+16 <= len(b); i += 16 {
+		w := b[i : i+16 : i+16]
+		bad |= unprintable(binary.LittleEndian.Uint64(w)) | unprintable(binary.LittleEndian.Uint64(w[8:]))
+	}
+	if i+8 <= len(b) {
+		bad |= unprintable(binary.LittleEndian.Uint64(b[i:]))
+		i += 8
+	}
+	if i < len(b) {
+		if len(b) < 8 {
+			for _, c := range b {
+				if c-0x20 > 0x7e-0x20 { // below 0x20, the byte wraps past it
+					return false
+				}
+			}
+		} else {
+			bad |= unprintable(binary.LittleEndian.Uint64(b[len(b)-8:]))
+		}
+	}
+	return bad == 0
 }
 
 // NeedsEscape reports whether Escape would change s.
@@ -165,3 +201,13 @@ func Unwrap(w io.Writer) io.Writer {
 
 // Unwrap returns the writer under e.
 func (e *Escaping) Unwrap() io.Writer { return e.W }
+
+// PastEscaping is the writer under w when w is an Escaping, w itself
+// when not: where text escaped already is written, past a second look at
+// each of its bytes.
+func PastEscaping(w io.Writer) io.Writer {
+	if e, ok := w.(*Escaping); ok {
+		return e.W
+	}
+	return w
+}

@@ -106,8 +106,8 @@ func TestEscapeASCIIPrefix(t *testing.T) {
 	}
 }
 
-// TestSafePrefixWordAtATime compares safePrefix, which tests eight bytes
-// at once, with a byte at a time, on text of every byte value at every
+// TestSafePrefixWordAtATime compares safePrefix and Printable, which test
+// eight bytes at once, with a byte at a time, on text of every byte value at every
 // place of a word and its neighbours, and on random text.
 func TestSafePrefixWordAtATime(t *testing.T) {
 	byteAtATime := func(s []byte, keepLayout bool) int {
@@ -128,6 +128,9 @@ func TestSafePrefixWordAtATime(t *testing.T) {
 			if got := safePrefixString(string(s), keep); got != want {
 				t.Fatalf("safePrefix(string %q, %v) = %d, want %d", s, keep, got, want)
 			}
+		}
+		if got, want := Printable(s), byteAtATime(s, false) == len(s); got != want {
+			t.Fatalf("Printable(%q) = %v, want %v", s, got, want)
 		}
 	}
 	for n := range 20 {
@@ -152,5 +155,15 @@ func TestSafePrefixWordAtATime(t *testing.T) {
 			}
 		}
 		check(s)
+	}
+}
+
+// BenchmarkPrintable tests a line of a million groups' table: 157 bytes.
+func BenchmarkPrintable(b *testing.B) {
+	line := []byte(strings.Repeat("   deepseek-chat  sk-0123456789abcdef  2026-10-01   12  0.123456", 3)[:157])
+	for b.Loop() {
+		if !Printable(line) {
+			b.Fatal("not printable")
+		}
 	}
 }
