@@ -142,8 +142,9 @@ func (s *spool) add(row []string) error {
 // whole line tested for what is not printable once, eight bytes at a time.
 // Until 2026-12-07 every row counted its cells' runes and appended its
 // spaces and cells one by one, and the table's lines went through
-// textout.Escaping after: about 2,900 instructions a row of a million
-// groups' table, where this takes about 500 (docs/scale.md).
+// textout.Escaping after: about 2,900 instructions a row of a table by
+// model, key and day, where this takes about 1,000 (docs/scale.md, "A
+// table's rows laid out at once").
 func (s *spool) addPlain(row []string, l *layout) bool {
 	if len(row) > len(l.widths) {
 		return false
