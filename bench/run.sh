@@ -6,7 +6,7 @@
 #   tokenfare           tokenfare reconcile --calls FILE -o json (--by model)
 #   tokenfare-key-day   the same --by model,key,day
 #   duckdb              the same pricing as one SQL query in DuckDB (bench/duckdb)
-#   tokenfare-dump, duckdb-dump, tokenfare-json
+#   tokenfare-dump, duckdb-dump, tokenfare-json, duckdb-json
 #                       the same calls as LiteLLM's table keeps them (the dump, counts in
 #                       the metadata JSON) and as /spend/logs answers them (bench/dump2json.py)
 #   zcat, tokenfare-gz  the file gzipped: decompression alone, and reconciled
@@ -111,8 +111,8 @@ if [ "$tokenfare_status" = ok ]; then
 	names+=(tokenfare-dump tokenfare-json)
 	cmds+=("$dir/tokenfare reconcile --calls $dump -o json" "$dir/tokenfare reconcile --calls $json -o json")
 fi
-names+=(duckdb-dump)
-cmds+=("node $root/bench/duckdb/price.mjs $dump")
+names+=(duckdb-dump duckdb-json)
+cmds+=("node $root/bench/duckdb/price.mjs $dump" "node $root/bench/duckdb/price.mjs $json")
 gz_names=(zcat)
 gz_cmds=("zcat $big.gz")
 if [ "$tokenfare_status" = ok ]; then
@@ -266,6 +266,8 @@ hg=$dir/hyperfine-gz.json
 	echo "| tokenfare / DuckDB on the flat export, wall | - | $(ratio "$(mean tokenfare "$h")" "$(mean duckdb "$h")") |"
 	echo "| tokenfare / DuckDB on the dump, wall | - | $(ratio "$(mean tokenfare-dump "$h")" "$(mean duckdb-dump "$h")") |"
 	echo "| tokenfare / DuckDB on the dump, CPU | - | $(ratio "$(cpu tokenfare-dump "$h")" "$(cpu duckdb-dump "$h")") |"
+	echo "| tokenfare / DuckDB on /spend/logs JSON, wall | - | $(ratio "$(mean tokenfare-json "$h")" "$(mean duckdb-json "$h")") |"
+	echo "| tokenfare / DuckDB on /spend/logs JSON, CPU | - | $(ratio "$(cpu tokenfare-json "$h")" "$(cpu duckdb-json "$h")") |"
 	for n in readsum tokenfare tokenfare-key-day tokenfare-dump tokenfare-json; do
 		c=$(cpu "$n" "$h")
 		m=$(median "$n" "$rr" 3)
@@ -284,6 +286,7 @@ hg=$dir/hyperfine-gz.json
 	echo "readsum: $("$dir/readsum" "$big")"
 	echo "duckdb total: $(node "$root/bench/duckdb/price.mjs" "$big" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.stringify(JSON.parse(s).total)))')"
 	echo "duckdb total on the dump: $(node "$root/bench/duckdb/price.mjs" "$dump" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.stringify(JSON.parse(s).total)))')"
+	echo "duckdb total on /spend/logs JSON: $(node "$root/bench/duckdb/price.mjs" "$json" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.stringify(JSON.parse(s).total)))')"
 	echo '```'
 } >"$results"
 log "wrote $results"

@@ -4,8 +4,9 @@
 //
 //   node bench/duckdb/price.mjs big.csv
 //
-// It reads a flat LiteLLM spend log CSV or the dump of LiteLLM's table (told
-// by a metadata column, whose JSON holds the cache counts), drops repeated request ids (first
+// It reads a flat LiteLLM spend log CSV, the dump of LiteLLM's table (told
+// by a metadata column, whose JSON holds the cache counts) or the same rows
+// as /spend/logs answers them (a JSON array), drops repeated request ids (first
 // row kept), sets failed calls apart, gives each call its DeepSeek period by
 // endTime on the Beijing calendar (peak = Mon-Fri 09:00-12:00 and 14:00-18:00,
 // 2026 statutory holidays off-peak all day, make-up workdays priced as
@@ -78,7 +79,23 @@ function dumpRows(file) {
 `;
 }
 
-function query(file, dump) {
+// LiteLLM's /spend/logs answer: an array of the table's rows as JSON
+// objects (bench/dump2json.py), the metadata an object holding the cache
+// counts where the dump holds them.
+function jsonRows(file) {
+  const usage = '$.additional_usage_values.prompt_tokens_details';
+  return `
+  SELECT request_id, spend, "startTime", "endTime", prompt_tokens, completion_tokens, status, model_group,
+    coalesce(CAST(json_extract(metadata, '${usage}.cached_tokens') AS BIGINT), 0) AS cached_tokens,
+    coalesce(CAST(json_extract(metadata, '${usage}.cache_creation_tokens') AS BIGINT), 0) AS cache_creation_tokens
+  FROM read_json(${sqlString(file)}, format = 'array', maximum_object_size = 16777216,
+    columns = {'request_id': 'VARCHAR', 'spend': 'DECIMAL(18, 12)', 'startTime': 'TIMESTAMP',
+               'endTime': 'TIMESTAMP', 'prompt_tokens': 'BIGINT', 'completion_tokens': 'BIGINT',
+               'status': 'VARCHAR', 'model_group': 'VARCHAR', 'metadata': 'JSON'})
+`;
+}
+
+function query(file, shape) {
   const tariff = TARIFF.map(([model, hit, miss, write, out, factor]) =>
     `(${sqlString(model)}, ${perToken(hit)}, ${perToken(miss)}, ${perToken(write)}, ${perToken(out)}, ${factor})`,
   ).join(',\n    ');
@@ -87,7 +104,7 @@ WITH tariff(model_group, hit, miss, write, out, peak_factor) AS (VALUES
     ${tariff}),
 holidays(d) AS (VALUES ${dates(HOLIDAYS)}),
 makeup(d) AS (VALUES ${dates(MAKEUP_WORKDAYS)}),
-raw AS (${dump ? dumpRows(file) : flatRows(file)}),
+raw AS (${{ flat: flatRows, dump: dumpRows, json: jsonRows }[shape](file)}),
 calls AS (
   SELECT model_group, spend, prompt_tokens, completion_tokens, cached_tokens, cache_creation_tokens,
     CASE
@@ -142,7 +159,8 @@ GROUP BY GROUPING SETS ((model_group), ())
 ORDER BY grouping(model_group), model_group`;
 }
 
-// firstLine reads the header: a file with a metadata column is the table's dump.
+// firstLine reads the header: a file with a metadata column is the table's
+// dump, one that opens with "[" an answer of /spend/logs.
 async function firstLine(file) {
   const handle = await open(file);
   try {
@@ -156,13 +174,19 @@ async function firstLine(file) {
 async function main() {
   const file = process.argv[2];
   if (!file) {
-    console.error('usage: node price.mjs FILE.csv');
+    console.error('usage: node price.mjs FILE (a CSV export, the table\'s dump, or a /spend/logs answer)');
     process.exit(2);
   }
   const instance = await DuckDBInstance.create(':memory:');
   const connection = await instance.connect();
-  const dump = (await firstLine(file)).split(',').includes('metadata');
-  const reader = await connection.runAndReadAll(query(file, dump));
+  const head = await firstLine(file);
+  let shape = 'flat';
+  if (head.trimStart().startsWith('[')) {
+    shape = 'json';
+  } else if (head.split(',').includes('metadata')) {
+    shape = 'dump';
+  }
+  const reader = await connection.runAndReadAll(query(file, shape));
   const rows = reader.getRowObjectsJson();
   const total = rows.find((r) => r.model === '*');
   const models = rows.filter((r) => r !== total);
