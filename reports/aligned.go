@@ -139,7 +139,7 @@ func (s *spool) add(row []string) error {
 // quote) and narrower than its column, as a table's rows mostly are, and
 // reports whether it did; when not, the spool is as it was. The line is
 // filled with spaces, each cell copied to the end of its column, and the
-// whole line tested for what is not printable once, eight bytes at a time.
+// whole line tested once for what is not printable, sixteen bytes a step.
 // Until 2026-12-07 every row counted its cells' runes and appended its
 // spaces and cells one by one, and the table's lines went through
 // textout.Escaping after: about 2,900 instructions a row of a table by

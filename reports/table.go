@@ -70,8 +70,9 @@ func RowCounts(r pricing.Rows) string {
 // line of a table. One holding a control character (a line break, a tab,
 // a terminal escape), a bidi override or bytes that are no UTF-8 is shown
 // quoted, Go-style: raw, it would break the columns, drive the reader's
-// terminal or show in another order. Whole tables pass through
-// textout.Escaping too, for the cells that do not go through here.
+// terminal or show in another order. writeAligned shows its cells so and
+// its lines skip textout.Escaping; the rest of a table passes through it,
+// for the cells that do not go through here.
 func tableCell(s string) string {
 	if textout.NeedsEscape(s) {
 		return strconv.Quote(s)

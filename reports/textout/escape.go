@@ -76,9 +76,9 @@ func unprintable(x uint64) uint64 {
 
 // Printable reports whether every byte of b is printable ASCII, 0x20 to
 // 0x7e: text no escaping changes, as many runes as bytes. The words are
-// tested without a branch each, their results gathered and looked at
-// once; the last eight bytes of b, when it has as many, are read again as
-// its last word rather than one at a time.
+// tested two a step without a branch each, their results gathered and
+// looked at once; the last eight bytes of b, when it has as many, are
+// read again as its last word rather than one at a time.
 func Printable(b []byte) bool {
 	var bad uint64
 	i := 0
