@@ -64,36 +64,31 @@ function flatRows(file) {
 `;
 }
 
-// The dump of LiteLLM's table: the cache counts inside the metadata JSON, as
-// the table keeps them (additional_usage_values.prompt_tokens_details).
-function dumpRows(file) {
+// The columns the pricing reads of the table's rows (metadataColumns, the
+// types given to DuckDB's reader), from the reader call from, the cache
+// counts taken from the metadata JSON where the table keeps them
+// (additional_usage_values.prompt_tokens_details).
+const metadataColumns = `{'request_id': 'VARCHAR', 'spend': 'DECIMAL(18, 12)', 'startTime': 'TIMESTAMP',
+    'endTime': 'TIMESTAMP', 'prompt_tokens': 'BIGINT', 'completion_tokens': 'BIGINT',
+    'status': 'VARCHAR', 'model_group': 'VARCHAR', 'metadata': 'JSON'}`;
+function metadataRows(from) {
   const usage = '$.additional_usage_values.prompt_tokens_details';
   return `
   SELECT request_id, spend, "startTime", "endTime", prompt_tokens, completion_tokens, status, model_group,
     coalesce(CAST(json_extract(metadata, '${usage}.cached_tokens') AS BIGINT), 0) AS cached_tokens,
     coalesce(CAST(json_extract(metadata, '${usage}.cache_creation_tokens') AS BIGINT), 0) AS cache_creation_tokens
-  FROM read_csv(${sqlString(file)}, header = true, delim = ',', quote = '"', escape = '"', max_line_size = 16777216,
-    types = {'request_id': 'VARCHAR', 'spend': 'DECIMAL(18, 12)', 'startTime': 'TIMESTAMP',
-             'endTime': 'TIMESTAMP', 'prompt_tokens': 'BIGINT', 'completion_tokens': 'BIGINT',
-             'status': 'VARCHAR', 'model_group': 'VARCHAR', 'metadata': 'JSON'})
+  FROM ${from}
 `;
 }
 
+// The dump of LiteLLM's table: a CSV whose metadata column is JSON text.
+const dumpRows = (file) => metadataRows(`read_csv(${sqlString(file)}, header = true, delim = ',', quote = '"',
+    escape = '"', max_line_size = 16777216, types = ${metadataColumns})`);
+
 // LiteLLM's /spend/logs answer: an array of the table's rows as JSON
-// objects (bench/dump2json.py), the metadata an object holding the cache
-// counts where the dump holds them.
-function jsonRows(file) {
-  const usage = '$.additional_usage_values.prompt_tokens_details';
-  return `
-  SELECT request_id, spend, "startTime", "endTime", prompt_tokens, completion_tokens, status, model_group,
-    coalesce(CAST(json_extract(metadata, '${usage}.cached_tokens') AS BIGINT), 0) AS cached_tokens,
-    coalesce(CAST(json_extract(metadata, '${usage}.cache_creation_tokens') AS BIGINT), 0) AS cache_creation_tokens
-  FROM read_json(${sqlString(file)}, format = 'array', maximum_object_size = 16777216,
-    columns = {'request_id': 'VARCHAR', 'spend': 'DECIMAL(18, 12)', 'startTime': 'TIMESTAMP',
-               'endTime': 'TIMESTAMP', 'prompt_tokens': 'BIGINT', 'completion_tokens': 'BIGINT',
-               'status': 'VARCHAR', 'model_group': 'VARCHAR', 'metadata': 'JSON'})
-`;
-}
+// objects (bench/dump2json.py), the metadata an object.
+const jsonRows = (file) => metadataRows(`read_json(${sqlString(file)}, format = 'array',
+    maximum_object_size = 16777216, columns = ${metadataColumns})`);
 
 function query(file, shape) {
   const tariff = TARIFF.map(([model, hit, miss, write, out, factor]) =>
