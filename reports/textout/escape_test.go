@@ -107,8 +107,9 @@ func TestEscapeASCIIPrefix(t *testing.T) {
 }
 
 // TestSafePrefixWordAtATime compares safePrefix and Printable, which test
-// eight bytes at once, with a byte at a time, on text of every byte value at every
-// place of a word and its neighbours, and on random text.
+// words of eight bytes, with a byte at a time, on text of every byte value
+// at every place of up to two words and their neighbours, and on random
+// text.
 func TestSafePrefixWordAtATime(t *testing.T) {
 	byteAtATime := func(s []byte, keepLayout bool) int {
 		for i, c := range s {
