@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"slices"
 	"unicode/utf8"
 	"unsafe"
 
@@ -156,9 +157,7 @@ func (s *spool) addPlain(row []string, l *layout) bool {
 	start := len(s.mem)
 	s.room(n + 1)
 	line := s.mem[start : start+n+1]
-	for b := line[:n]; len(b) > 0; {
-		b = b[copy(b, spaces):]
-	}
+	fillSpaces(line[:n])
 	for j, c := range row {
 		end := l.ends[j]
 		if len(c)+alignedPadding > l.widths[j] {
@@ -249,10 +248,20 @@ func (s *spool) spill() error {
 
 // appendSpaces appends n spaces to b.
 func appendSpaces(b []byte, n int) []byte {
-	for ; n > 0; n -= len(spaces) {
-		b = append(b, spaces[:min(n, len(spaces))]...)
+	if n <= 0 {
+		return b
 	}
+	at := len(b)
+	b = slices.Grow(b, n)[:at+n]
+	fillSpaces(b[at:])
 	return b
+}
+
+// fillSpaces writes spaces over b.
+func fillSpaces(b []byte) {
+	for len(b) > 0 {
+		b = b[copy(b, spaces):]
+	}
 }
 
 // writeTo writes the table: the lines of layouts before the last laid
