@@ -215,7 +215,7 @@ func schemaRecord(s *schema) recordFunc {
 		r.start(raw)
 		err := eachMember(raw, func(k, m []byte) {
 			a := cap(raw) - cap(m) // m is raw's: its place in it
-			r.member(k, a, a+len(m))
+			r.member(k, a, a+len(m), valueUnread)
 		})
 		if err != nil {
 			return "", "not a JSON object: " + strings.TrimPrefix(err.Error(), "json: ")
@@ -253,10 +253,11 @@ func (r *rowMembers) start(raw []byte) {
 }
 
 // member reads the member named key whose value is the record's bytes a
-// to b. Members come in document order; when two names map to one column
-// the first wins, as with CSV headers. One name given twice is refused:
-// picking one would be a guess.
-func (r *rowMembers) member(key []byte, a, b int) {
+// to b, of kind (valueUnread when the caller did not note it). Members
+// come in document order; when two names map to one column the first
+// wins, as with CSV headers. One name given twice is refused: picking one
+// would be a guess.
+func (r *rowMembers) member(key []byte, a, b int, kind valueKind) {
 	i := r.cols.index(r.s, r.n, key)
 	r.n++
 	if i < 0 {
@@ -267,7 +268,7 @@ func (r *rowMembers) member(key []byte, a, b int) {
 	case r.set&(1<<j) == 0:
 		r.set |= 1 << j
 		r.names[j] = key
-		r.v.setJSON(i, a, b)
+		r.v.setJSON(i, a, b, kind)
 	case r.twice == "" && normName(string(r.names[j])) == normName(string(key)):
 		r.twice = fmt.Sprintf("member %q is given twice", key)
 	}
@@ -364,28 +365,58 @@ func jsonText(m []byte) []byte {
 	return m
 }
 
+// valueKind is what a reader that checked a member's value noted of it,
+// so that setJSON need not read a string again: for a string, the flags
+// str gave it (strEscape, strHigh), plus valueString.
+type valueKind uint8
+
+const (
+	// valueUnread: nothing is known of the value; setJSON reads it.
+	valueUnread valueKind = 0
+	// valueOther: a value that is not a string.
+	valueOther valueKind = 1 << 7
+	// valueString: a string, its flags in the low bits.
+	valueString valueKind = 1 << 6
+)
+
 // setJSON sets column c to the text jsonText gives of the JSON value
-// v.data[a:b] (one value as written, no white space around it): the
-// bytes of v.data where they are that text, a decoded copy for a string
-// with escapes or bytes that are not UTF-8.
-func (v *rowFields) setJSON(c, a, b int) {
+// v.data[a:b] (one value as written, no white space around it), of kind:
+// the bytes of v.data where they are that text, a decoded copy for a
+// string with escapes or bytes that are not UTF-8.
+func (v *rowFields) setJSON(c, a, b int, kind valueKind) {
 	m := v.data[a:b]
 	switch {
 	case len(m) == 0 || string(m) == "null":
 		a, b = 0, 0
-	case m[0] == '"':
+	case m[0] != '"' || kind == valueOther:
+	case kind&valueString != 0:
+		if flags := int(kind &^ valueString); flags != 0 && v.decoded(c, m[1:len(m)-1], flags) {
+			return
+		}
+		a, b = a+1, b-1
+	default:
 		s := jsonScanner{b: m}
 		raw, flags, ok := s.str()
 		if !ok || s.i != len(m) {
 			break
 		}
-		if flags&strEscape != 0 || (flags != 0 && !utf8.Valid(raw)) {
-			v.add(c, unquote(raw))
+		if v.decoded(c, raw, flags) {
 			return
 		}
 		a, b = a+1, b-1
 	}
 	v.at[c&(maxCols-1)] = [2]int32{int32(a), int32(b)}
+}
+
+// decoded sets column c to the decoded copy of raw, a string's text as
+// written whose str flags are flags, and reports true, when that text
+// holds an escape or bytes that are not UTF-8; otherwise it does nothing.
+func (v *rowFields) decoded(c int, raw []byte, flags int) bool {
+	if flags&strEscape != 0 || (flags != 0 && !utf8.Valid(raw)) {
+		v.add(c, unquote(raw))
+		return true
+	}
+	return false
 }
 
 // elementWhere locates an element of a JSON array.

@@ -565,9 +565,15 @@ func (s *jsonScanner) frameObject(ms []frameMember) ([]frameMember, bool) {
 	}
 	for more := s.member(true); more; more = s.member(false) {
 		k := cap(s.b) - cap(s.key)
-		m := frameMember{key: [2]int32{int32(k), int32(k + len(s.key))}, plain: s.keyPlain}
+		m := frameMember{key: [2]int32{int32(k), int32(k + len(s.key))}, plain: s.keyPlain, kind: valueOther}
 		start := s.i
-		if !s.skip() {
+		if s.peek() == '"' {
+			_, flags, ok := s.str()
+			if !ok {
+				return ms, false
+			}
+			m.kind = valueString | valueKind(flags)
+		} else if !s.skip() {
 			return ms, false
 		}
 		m.val = [2]int32{int32(start), int32(s.i)}

@@ -38,7 +38,8 @@ type frameElem struct {
 // between its quotes) and its value, as offsets from the element's start.
 type frameMember struct {
 	key, val [2]int32
-	plain    bool // the name holds no escape and only ASCII
+	plain    bool      // the name holds no escape and only ASCII
+	kind     valueKind // what the value is (setJSON)
 }
 
 // frameBuf is a framer buffer, shared by the jobs of the elements it
@@ -174,7 +175,7 @@ func (w *frameWorker) record(j *frameJob, el *frameElem, raw []byte, c *Call) (i
 		if !m.plain {
 			key = unquote(key)
 		}
-		r.member(key, int(m.val[0]), int(m.val[1]))
+		r.member(key, int(m.val[0]), int(m.val[1]), m.kind)
 	}
 	return r.finish(&w.p, c)
 }

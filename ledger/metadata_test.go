@@ -688,8 +688,10 @@ func FuzzEachMemberMatchesDecoder(f *testing.F) {
 }
 
 // framedMembers is how the workers read the members of an element the
-// framer checked (frameObject) and the column text of each (setJSON),
-// shown as oracleMembers shows them; nil when raw is not an object.
+// framer checked (frameObject) and the column text of each (setJSON, by
+// the value's kind the framer noted), shown as oracleMembers shows them;
+// nil when raw is not an object. A text that differs from setJSON's
+// reading the value itself (valueUnread) is shown as such.
 func framedMembers(raw []byte) []string {
 	s := jsonScanner{b: raw}
 	if s.peek() != '{' {
@@ -706,7 +708,12 @@ func framedMembers(raw []byte) []string {
 			key = unquote(key)
 		}
 		v := rowFields{data: raw[:len(raw):len(raw)]}
-		v.setJSON(3, int(m.val[0]), int(m.val[1]))
+		v.setJSON(3, int(m.val[0]), int(m.val[1]), m.kind)
+		unread := rowFields{data: raw[:len(raw):len(raw)]}
+		unread.setJSON(3, int(m.val[0]), int(m.val[1]), valueUnread)
+		if !bytes.Equal(v.get(3), unread.get(3)) {
+			out = append(out, fmt.Sprintf("%q: by kind %d %q, read again %q", key, m.kind, v.get(3), unread.get(3)))
+		}
 		out = append(out, fmt.Sprintf("%q=%s text %q", key, raw[m.val[0]:m.val[1]], v.get(3)))
 	}
 	return out
