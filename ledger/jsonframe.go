@@ -141,19 +141,23 @@ func (f *arrayFramer) elements(prefix string) (next int, done bool) {
 func (f *arrayFramer) element(prefix string, index int) bool {
 	for {
 		j := f.pending()
-		mark := len(j.members)
+		mark, metaMark := len(j.members), len(j.metas)
 		s := jsonScanner{b: f.buf[f.pos:]}
 		ok, n := f.scan(&s, j)
 		switch {
 		case ok && s.i > f.max/2:
-			j.members = j.members[:mark]
+			j.members, j.metas = j.members[:mark], j.metas[:metaMark]
 			return false // long: the decoder's to bound
 		case ok && (s.i < len(s.b) || f.eof):
-			j.elems = append(j.elems, frameElem{start: f.pos, end: f.pos + s.i, index: index, prefix: prefix, first: mark, n: n})
+			meta := -1
+			if len(j.metas) > metaMark {
+				meta = metaMark
+			}
+			j.elems = append(j.elems, frameElem{start: f.pos, end: f.pos + s.i, index: index, prefix: prefix, first: mark, n: n, meta: meta})
 			f.pos += s.i
 			return true
 		}
-		j.members = j.members[:mark]
+		j.members, j.metas = j.members[:mark], j.metas[:metaMark]
 		switch {
 		case !ok && s.i < len(s.b):
 			return false // malformed before the buffer's end
@@ -167,13 +171,18 @@ func (f *arrayFramer) element(prefix string, index int) bool {
 
 // scan reads the value at s.i as skip does; when the workers read records
 // by their members and it is an object, its members are noted in j (n of
-// them; n is -1 for any other value).
+// them; n is -1 for any other value), and its LiteLLM metadata read into
+// j when the schema has it.
 func (f *arrayFramer) scan(s *jsonScanner, j *frameJob) (ok bool, n int) {
 	if f.work.schema == nil || s.peek() != '{' {
 		return s.skip(), -1
 	}
+	var metas *[]framedMeta
+	if f.work.schema.metadata {
+		metas = &j.metas
+	}
 	mark := len(j.members)
-	j.members, ok = s.frameObject(j.members)
+	j.members, ok = s.frameObject(j.members, metas)
 	return ok, len(j.members) - mark
 }
 

@@ -73,6 +73,24 @@ func FuzzFramedArraysMatchDecoder(f *testing.F) {
 	} {
 		f.Add([]byte(s), uint8(1))
 	}
+	// The metadata the framer reads ahead, and what it must leave to the
+	// workers: another name of the column, a text holding JSON, a member
+	// given twice, counts replaced, a wrong kind, a syntax error inside.
+	meta := `{"request_id":"m%d","startTime":"2026-09-01 00:00:01","spend":0.1,"prompt_tokens":10,"completion_tokens":1,%s}`
+	for i, m := range []string{
+		`"metadata":{"user_api_key_alias":"a","additional_usage_values":{"prompt_tokens_details":{"cached_tokens":4}}}`,
+		`"Metadata":{"user_api_key_alias":"a"},"metadata":{"user_api_key_alias":"b"}`,
+		`"metadata":"{\"user_api_key_alias\":\"s\"}"`,
+		`"metadata":{"user_api_key_alias":"a"},"metadata":{"user_api_key_alias":"b"}`,
+		`"metadata":{"additional_usage_values":{"prompt_tokens_details":{"cached_tokens":4},"prompt_tokens_details":{"cached_tokens":2}}}`,
+		`"metadata":{"additional_usage_values":{"prompt_tokens_details":{"cached_tokens":"x"}}}`,
+		`"metadata":{"additional_usage_values":{"prompt_tokens_details":{"cached_tokens":99}}}`,
+		`"metadata":{"user_api_key_alias":"a",}`,
+		`"metadata":{},"x":{"metadata":{"user_api_key_alias":"n"}}`,
+		`"metadata" : { "user_api_key_alias" : "a\u00e9" } `,
+	} {
+		f.Add([]byte("["+fmt.Sprintf(meta, i, m)+","+one+"]"), uint8(i%4))
+	}
 	f.Fuzz(func(t *testing.T, data []byte, how uint8) {
 		var src io.Reader = bytes.NewReader(data)
 		switch how % 4 {

@@ -558,8 +558,10 @@ func (s *jsonScanner) nameIs(want string) bool {
 
 // frameObject reads the object at s.i as skip does, and appends its
 // members to ms: where each name (as written between its quotes) and
-// value lie from the start of s.b, as eachMember gives them.
-func (s *jsonScanner) frameObject(ms []frameMember) ([]frameMember, bool) {
+// value lie from the start of s.b, as eachMember gives them. Given metas,
+// a member named metadata whose value is an object is read as LiteLLM's
+// metadata as it is checked (frameMetadata), and appended to metas.
+func (s *jsonScanner) frameObject(ms []frameMember, metas *[]framedMeta) ([]frameMember, bool) {
 	if !s.open() {
 		return ms, false
 	}
@@ -567,19 +569,59 @@ func (s *jsonScanner) frameObject(ms []frameMember) ([]frameMember, bool) {
 		k := cap(s.b) - cap(s.key)
 		m := frameMember{key: [2]int32{int32(k), int32(k + len(s.key))}, plain: s.keyPlain, kind: valueOther}
 		start := s.i
-		if s.peek() == '"' {
+		switch c := s.peek(); {
+		case c == '"':
 			_, flags, ok := s.str()
 			if !ok {
 				return ms, false
 			}
 			m.kind = valueString | valueKind(flags)
-		} else if !s.skip() {
-			return ms, false
+		case c == '{' && metas != nil && s.keyPlain && string(s.key) == "metadata":
+			if !s.frameMetadata(metas) {
+				return ms, false
+			}
+		default:
+			if !s.skip() {
+				return ms, false
+			}
 		}
 		m.val = [2]int32{int32(start), int32(s.i)}
 		ms = append(ms, m)
 	}
 	return ms, s.err == ""
+}
+
+// framedMeta is LiteLLM's metadata object of one element, read by the
+// framer as it checked it: where it lies from the element's start, and
+// what readMetadata gives of it, so that no worker reads it again.
+type framedMeta struct {
+	at     [2]int32
+	reason string
+	f      metaFields
+}
+
+// frameMetadata reads the object at s.i as skip does, and appends what
+// readMetadata gives of it to metas; false on a syntax error (then metas
+// is as it was). The one walk both checks the element and reads the
+// members tokenfare wants; a member read twice, or of the wrong kind,
+// has readMetadata read the object again as it does.
+func (s *jsonScanner) frameMetadata(metas *[]framedMeta) bool {
+	n := len(*metas)
+	*metas = append(*metas, framedMeta{})
+	fm := &(*metas)[n]
+	start := s.i
+	s.readTop(&fm.f)
+	if s.err != "" {
+		*metas = (*metas)[:n]
+		return false
+	}
+	fm.at = [2]int32{int32(start), int32(s.i)}
+	if s.dup || s.bad != "" {
+		fm.f = metaFields{}
+		fm.reason = readMetadataIn(s.b[start:s.i], 0, &fm.f)
+		s.dup, s.bad = false, ""
+	}
+	return true
 }
 
 // dropped returns where the members of the valid JSON document m (its

@@ -21,6 +21,7 @@ type frameJob struct {
 	buf     *frameBuf
 	elems   []frameElem
 	members []frameMember
+	metas   []framedMeta // the elements' metadata, read by the framer
 	out     chan []*Batch // the job's batches, once: the pushReader waits on it
 }
 
@@ -32,6 +33,7 @@ type frameElem struct {
 	// first and n locate its members in the job's; n is -1 when the
 	// element is not an object.
 	first, n int
+	meta     int // its metadata in the job's metas; -1: not read
 }
 
 // frameMember is one member of a record object: its name (as written
@@ -103,7 +105,7 @@ func (fw *frameWork) work() {
 	for j := range fw.jobs {
 		j.out <- w.parse(j)
 		j.buf.release(fw.free)
-		j.buf, j.out, j.elems, j.members = nil, nil, j.elems[:0], j.members[:0]
+		j.buf, j.out, j.elems, j.members, j.metas = nil, nil, j.elems[:0], j.members[:0], j.metas[:0]
 		select {
 		case fw.spare <- j:
 		default:
@@ -177,7 +179,12 @@ func (w *frameWorker) record(j *frameJob, el *frameElem, raw []byte, c *Call) (i
 		}
 		r.member(key, int(m.val[0]), int(m.val[1]), m.kind)
 	}
-	return r.finish(&w.p, c)
+	if el.meta >= 0 {
+		w.p.framed = &j.metas[el.meta]
+	}
+	id, reason = r.finish(&w.p, c)
+	w.p.framed = nil
+	return id, reason
 }
 
 // newBatch starts a batch with room for rows calls.

@@ -379,7 +379,62 @@ func FuzzReadMetadataMatchesEncodingJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, m []byte) {
 		checkAgainstOracle(t, m)
 		checkDoubled(t, m)
+		checkFramed(t, m)
 	})
+}
+
+// checkFramed reads m as the JSON framer reads it, the metadata member of
+// an element (frameObject with metas): the element checks exactly when it
+// is valid JSON, and when m is an object its reading (reason, fields,
+// place) is readMetadata's of m.
+func checkFramed(t *testing.T, m []byte) {
+	head := `{"request_id":"r","metadata":`
+	el := append(append([]byte(head), m...), `,"spend":1}`...)
+	s := jsonScanner{b: el}
+	var metas []framedMeta
+	_, ok := s.frameObject(nil, &metas)
+	ok = ok && s.end()
+	if ok != json.Valid(el) {
+		t.Fatalf("%q: framed %v (%s), valid %v", el, ok, s.err, json.Valid(el))
+	}
+	trimmed := bytes.TrimSpace(m)
+	if !ok || len(trimmed) == 0 || trimmed[0] != '{' {
+		if ok && len(metas) != 0 {
+			t.Fatalf("%q: %d metadata read from a value that is not an object", el, len(metas))
+		}
+		return
+	}
+	if len(metas) != 1 {
+		t.Fatalf("%q: %d metadata read, want 1", el, len(metas))
+	}
+	var f metaFields
+	want := readMetadata(trimmed, &f)
+	fm := &metas[0]
+	if at := string(el[fm.at[0]:fm.at[1]]); at != string(trimmed) {
+		t.Fatalf("%q: metadata at %q, want %q", el, at, trimmed)
+	}
+	if fm.reason != want {
+		t.Fatalf("%q framed: reason %q, want %q", m, fm.reason, want)
+	}
+	if got, want := fm.f.view(), f.view(); !slices.Equal(got, want) {
+		t.Fatalf("%q framed:\n%s\nwant\n%s", m, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestReadMetadataFramed: every hand-worked case and fixture reads the
+// same as an element's metadata member, read by the framer.
+func TestReadMetadataFramed(t *testing.T) {
+	for _, tc := range metadataCases {
+		checkFramed(t, []byte(tc.in))
+	}
+	for _, m := range metadataSeeds(t) {
+		checkFramed(t, m)
+	}
+	for _, m := range []string{`{"additional_usage_values": {"input_tokens": 1}, "additional_usage_values": null}`,
+		`{"user_api_key_alias": 1, "user_api_key_alias": "k"}`, `{"additional_usage_values": []}`, ` {"a": 1} `,
+		`{"a": {"b": [1, {"c": "\u00e9"}]}}`, `{"a": 1,}`, `{"a" 1}`, `{`, `{"x": tru}`, `{"a":1}{`} {
+		checkFramed(t, []byte(m))
+	}
 }
 
 // checkDoubled reads m with its quotes doubled, as a table dump's CSV
@@ -697,7 +752,7 @@ func framedMembers(raw []byte) []string {
 	if s.peek() != '{' {
 		return nil
 	}
-	ms, ok := s.frameObject(nil)
+	ms, ok := s.frameObject(nil, nil)
 	if !ok {
 		return []string{"not valid: " + s.err}
 	}
@@ -884,4 +939,27 @@ func seenText(s *jsonScanner, out []byte) []byte {
 	start := s.i
 	s.skip()
 	return append(out, s.b[start:s.i]...)
+}
+
+// TestFramedMetadataOnlyForItsText: a row's metadata as the framer read
+// it is taken only for the very text of the metadata column; another text
+// (another member, a decoded string) is read as it is.
+func TestFramedMetadataOnlyForItsText(t *testing.T) {
+	raw := []byte(`{"metadata":{"user_api_key_alias":"framed"},"other":{"user_api_key_alias":"column"}}`)
+	s := jsonScanner{b: raw}
+	var metas []framedMeta
+	ms, ok := s.frameObject(nil, &metas)
+	if !ok || len(metas) != 1 || len(ms) != 2 {
+		t.Fatalf("framed %v, %d metadata, %d members", ok, len(metas), len(ms))
+	}
+	p := rowParser{framed: &metas[0]}
+	for i, want := range []string{"framed", "column"} {
+		v := rowFields{data: raw}
+		v.setJSON(slMetadata, int(ms[i].val[0]), int(ms[i].val[1]), ms[i].kind)
+		m, doubled := metadataText(&v)
+		f, reason := p.metadata(m, doubled, &v)
+		if reason != "" || string(f.keyAlias.text) != want {
+			t.Errorf("member %d: alias %q (%q), want %q", i, f.keyAlias.text, reason, want)
+		}
+	}
 }

@@ -70,7 +70,11 @@ type schema struct {
 	// doubled when the splitter leaves them so (rowFields.doubled): a
 	// JSON column read in place, not unescaped first.
 	doubled int
-	lookup  map[string]int
+	// metadata: the column slMetadata is LiteLLM's metadata JSON, which
+	// the JSON framer reads ahead from a member of that name
+	// (framedMeta).
+	metadata bool
+	lookup   map[string]int
 }
 
 // normName folds a header or key name for matching: case, underscores,
@@ -193,6 +197,11 @@ type rowParser struct {
 	// pairKey and pairAlias are then the row's, nil when it had none.
 	deferPairs         bool
 	pairKey, pairAlias []byte
+	// framed is the row's metadata as the JSON framer read it, nil when
+	// it did not: spendLogMetadata takes it when it is the very text of
+	// the metadata column.
+	framed *framedMeta
+	meta   metaFields // spendLogMetadata's own reading
 }
 
 // badValue formats the reason for a value that does not parse.

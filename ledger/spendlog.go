@@ -98,8 +98,9 @@ var spendLogSchema = (&schema{
 		slResponse: {name: "response"},
 		slRequest:  {name: "proxy_server_request"},
 	},
-	build:   buildSpendLog,
-	doubled: 1 + slMetadata,
+	build:    buildSpendLog,
+	doubled:  1 + slMetadata,
+	metadata: true,
 }).init()
 
 func buildSpendLog(s *schema, p *rowParser, v *rowFields, c *Call) string {
@@ -452,8 +453,8 @@ func countCol(s *schema, v *rowFields, col int, dst *count) string {
 // spendLogMetadata reads the token counts and labels in the metadata JSON.
 // m's quotes are doubled when doubled is 1.
 func spendLogMetadata(p *rowParser, m []byte, doubled int, v *rowFields, c *Call, u *usageCounts) string {
-	var meta metaFields
-	if r := readMetadataIn(m, doubled, &meta); r != "" {
+	meta, r := p.metadata(m, doubled, v)
+	if r != "" {
 		return r
 	}
 	if r := metaTokens(&meta.usage, c, u); r != "" {
@@ -469,8 +470,19 @@ func spendLogMetadata(p *rowParser, m []byte, doubled int, v *rowFields, c *Call
 		c.Failure = Failure{HTTPStatus: httpStatus(string(e.code.text)), Class: p.strs.get(e.class.text),
 			Provider: p.strs.get(e.provider.text), Text: failureText(string(e.message.text))}
 	}
-	metaHolders(p, &meta, v, c)
+	metaHolders(p, meta, v, c)
 	return ""
+}
+
+// metadata returns what readMetadata gives of m, the metadata column's
+// text: the JSON framer's reading when it read that very text
+// (rowParser.framed), its own otherwise.
+func (p *rowParser) metadata(m []byte, doubled int, v *rowFields) (*metaFields, string) {
+	if fm := p.framed; fm != nil && doubled == 0 && !v.doubled && v.at[slMetadata&(maxCols-1)] == fm.at {
+		return &fm.f, fm.reason
+	}
+	p.meta = metaFields{}
+	return &p.meta, readMetadataIn(m, doubled, &p.meta)
 }
 
 // metaTokens reads the counts of additional_usage_values into u and c,
