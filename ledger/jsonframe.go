@@ -23,15 +23,15 @@ import (
 // that walk (decodeArrays): everything from there on, errors and their
 // lines included, is the decoder's.
 type arrayFramer struct {
-	src io.Reader
 	max int    // the longest element (Options.maxRecord)
-	buf []byte // input from buf[0]; read up to len(buf): fb's bytes
+	buf []byte // input from buf[0]; read up to len(buf): in fb's bytes
 	fb  *frameBuf
 	// shared: jobs were handed fb, whose bytes then stay as they are (the
 	// framer goes on in another buffer rather than move them).
 	shared bool
 	job    *frameJob // the elements read and not handed to the workers yet
 	work   *frameWork
+	ahead  *aheadReader // the input, read on a goroutine of its own
 	e      *emitter
 	// started: the workers run; stopped: the reader was closed.
 	started bool
@@ -45,9 +45,6 @@ type arrayFramer struct {
 	// (an element, or white space between two): the decoder's to bound.
 	long bool
 }
-
-// frameChunk is how much the framer reads at a time.
-const frameChunk = 256 << 10
 
 // handOver is where the decoder's walk takes over: top-level value k, in
 // the rest of the input (rest, then the source), which starts on line
@@ -213,7 +210,7 @@ func (f *arrayFramer) dispatch() error {
 			go f.work.work()
 		}
 	}
-	j.buf, j.out = f.fb, make(chan []*Batch, 1)
+	j.buf, j.data, j.out = f.fb, f.buf, make(chan []*Batch, 1)
 	f.fb.refs.Add(1)
 	f.shared = true
 	if !f.e.flush() || !f.e.r.send(pushMsg{out: j.out}) || !f.e.r.queue(f.work.jobs, j) {
@@ -254,10 +251,15 @@ func (f *arrayFramer) more(have int) bool {
 	return added
 }
 
-// fill reads more input after dropping the bytes before f.keep; false
-// when there is no more (the input ended or failed), or when it would hold
-// more than half the longest element (long). The elements read before are
-// handed to the workers first.
+// fill takes the next read of the input (f.ahead) after the bytes from
+// f.keep on; false when there is no more (the input ended or failed), or
+// when it would hold more than half the longest element (long). The
+// elements read before are handed to the workers first.
+//
+// The framer mostly goes on in the read's own buffer, the bytes from
+// f.keep on copied into its head room; a short read is added after them
+// where that copies less, and an element longer than the head room grows
+// in a buffer of its own.
 func (f *arrayFramer) fill() bool {
 	if f.eof || f.err != nil || f.long || f.stopped != nil {
 		return false
@@ -269,38 +271,51 @@ func (f *arrayFramer) fill() bool {
 	if f.dispatch() != nil {
 		return false
 	}
-	f.lines += bytes.Count(f.buf[:f.keep], nl)
-	rest := f.buf[f.keep:]
-	room := cap(f.buf) - len(rest)
+	c := f.ahead.next()
 	switch {
-	case f.shared || room < frameChunk/2:
-		// Jobs read this buffer, or the rest needs more room: go on in
-		// another.
-		size := len(rest) + frameChunk
-		if room < frameChunk/2 {
-			size = 2*cap(f.buf) + frameChunk
-		}
-		fb := newFrameBuf(f.work.free, size)
-		fb.b = append(fb.b, rest...)
+	case c.err == io.EOF:
+		f.eof = true
+	case c.err != nil:
+		f.err = c.err
+	}
+	if c.n == 0 {
+		f.ahead.recycle(c)
+		return false
+	}
+	data := c.data()
+	rest := f.buf[f.keep:]
+	switch {
+	case !f.shared && len(data) < len(rest) && cap(f.buf)-len(f.buf) >= len(data):
+		// A short read while an element is cut: add it where it is.
+		f.buf = append(f.buf, data...)
+		f.ahead.recycle(c)
+		return true
+	case len(rest) <= aheadHead:
+		b := c.fb.b[aheadHead-len(rest) : aheadHead+c.n]
+		copy(b, rest)
+		f.drop()
+		f.fb.release(f.work.free)
+		f.fb, f.buf, f.shared = c.fb, b, false
+	case !f.shared && cap(f.buf)-len(rest) >= len(data):
+		f.drop()
+		f.buf = append(f.buf[:copy(f.buf, rest)], data...)
+		f.ahead.recycle(c)
+	default:
+		fb := newFrameBuf(f.work.free, 2*cap(f.buf)+len(data))
+		fb.b = append(append(fb.b, rest...), data...)
+		f.drop()
+		f.ahead.recycle(c)
 		f.fb.release(f.work.free)
 		f.fb, f.buf, f.shared = fb, fb.b, false
-	case f.keep > 0:
-		f.buf = f.buf[:copy(f.buf, rest)]
 	}
+	return true
+}
+
+// drop counts the lines before f.keep, whose bytes fill is about to drop,
+// and moves f.pos to where f.keep's byte will stand: the start.
+func (f *arrayFramer) drop() {
+	f.lines += bytes.Count(f.buf[:f.keep], nl)
 	f.pos, f.keep = f.pos-f.keep, 0
-	for {
-		n, err := f.src.Read(f.buf[len(f.buf):cap(f.buf)])
-		f.buf = f.buf[:len(f.buf)+n]
-		switch {
-		case err == io.EOF:
-			f.eof = true
-		case err != nil:
-			f.err = err
-		}
-		if n > 0 || err != nil {
-			return n > 0
-		}
-	}
 }
 
 // lineOf returns the 1-based line of f.buf[i].
@@ -314,7 +329,7 @@ func (f *arrayFramer) handOver(k int, open *openArray) (*handOver, error) {
 	if err := f.dispatch(); err != nil {
 		return nil, err
 	}
-	h := &handOver{k: k, lines: f.lineOf(f.keep) - 1, rest: f.buf[f.keep:], src: f.src, open: open}
+	h := &handOver{k: k, lines: f.lineOf(f.keep) - 1, rest: f.buf[f.keep:], src: f.ahead, open: open}
 	switch {
 	case f.err != nil:
 		h.src = errReader{f.err}

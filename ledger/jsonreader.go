@@ -450,9 +450,11 @@ func produceArray(src io.Reader, opt Options, rec recordFunc, s *schema) func(e 
 		limit := opt.maxRecord
 		fw := &frameWork{name: e.r.name, schema: s, rec: rec, batchSize: opt.BatchSize, workers: opt.Workers,
 			skip: opt.SkipHolders, jobs: make(chan *frameJob, 2+opt.Workers), spare: make(chan *frameJob, 4+2*opt.Workers),
-			free: make(chan *frameBuf, 4+2*opt.Workers), batches: e.r.batches}
+			free: make(chan *frameBuf, 4+aheadDepth+2*opt.Workers), batches: e.r.batches}
 		defer close(fw.jobs)
-		f := &arrayFramer{src: src, max: limit, work: fw, e: e, fb: newFrameBuf(fw.free, frameBufSize)}
+		ahead := startReadAhead(src, fw.free)
+		defer ahead.stop()
+		f := &arrayFramer{ahead: ahead, max: limit, work: fw, e: e, fb: newFrameBuf(fw.free, frameBufSize)}
 		f.buf = f.fb.b
 		h, err := f.run()
 		if err != nil || h == nil {

@@ -19,6 +19,7 @@ import (
 // holds them, elems and members locate them.
 type frameJob struct {
 	buf     *frameBuf
+	data    []byte // the framer's bytes in buf: elems are located in them
 	elems   []frameElem
 	members []frameMember
 	metas   []framedMeta // the elements' metadata, read by the framer
@@ -105,7 +106,7 @@ func (fw *frameWork) work() {
 	for j := range fw.jobs {
 		j.out <- w.parse(j)
 		j.buf.release(fw.free)
-		j.buf, j.out, j.elems, j.members, j.metas = nil, nil, j.elems[:0], j.members[:0], j.metas[:0]
+		j.buf, j.data, j.out, j.elems, j.members, j.metas = nil, nil, nil, j.elems[:0], j.members[:0], j.metas[:0]
 		select {
 		case fw.spare <- j:
 		default:
@@ -144,7 +145,7 @@ func (w *frameWorker) element(j *frameJob, el *frameElem) {
 	b.Rows++
 	b.Calls = append(b.Calls, Call{})
 	c := &b.Calls[len(b.Calls)-1]
-	raw := j.buf.b[el.start:el.end]
+	raw := j.data[el.start:el.end]
 	id, reason := w.record(j, el, raw, c)
 	if reason != "" {
 		b.Calls = b.Calls[:len(b.Calls)-1]
