@@ -168,7 +168,7 @@ func (s *jsonScanner) skipObject() bool {
 	if !s.open() {
 		return false
 	}
-	for more := s.member(true); more; more = s.member(false) {
+	for more := s.compactMember(true); more; more = s.compactMember(false) {
 		if !s.skip() {
 			return false
 		}
@@ -565,7 +565,7 @@ func (s *jsonScanner) frameObject(ms []frameMember, metas *[]framedMeta) ([]fram
 	if !s.open() {
 		return ms, false
 	}
-	for more := s.member(true); more; more = s.member(false) {
+	for more := s.compactMember(true); more; more = s.compactMember(false) {
 		k := cap(s.b) - cap(s.key)
 		m := frameMember{key: [2]int32{int32(k), int32(k + len(s.key))}, plain: s.keyPlain, kind: valueOther}
 		start := s.i
@@ -589,6 +589,31 @@ func (s *jsonScanner) frameObject(ms []frameMember, metas *[]framedMeta) ([]fram
 		ms = append(ms, m)
 	}
 	return ms, s.err == ""
+}
+
+// compactMember is member, quicker on JSON written compactly: when the
+// comma (unless first) and the name's opening quote come at once, the
+// name holds no escape and only ASCII, and its colon follows its closing
+// quote, it reads them without member's checks of each step; anything
+// else is member's to read, from where it stands.
+func (s *jsonScanner) compactMember(first bool) bool {
+	b, i := s.b, s.i
+	if !first {
+		if i >= len(b) || b[i] != ',' {
+			return s.member(first)
+		}
+		i++
+	}
+	if i >= len(b) || b[i] != '"' || s.doubled != 0 || len(s.drop) != 0 {
+		return s.member(first)
+	}
+	j := plainRun(b, i+1)
+	if j+1 >= len(b) || b[j] != '"' || b[j+1] != ':' {
+		return s.member(first)
+	}
+	s.keyAt, s.key, s.keyPlain = i, b[i+1:j], true
+	s.i = skipSpace(b, j+2)
+	return true
 }
 
 // framedMeta is LiteLLM's metadata object of one element, read by the
@@ -668,7 +693,7 @@ func (s *jsonScanner) droppedIn(out *[]int) {
 		at   int
 	}
 	var ms []member
-	for more := s.member(true); more; more = s.member(false) {
+	for more := s.compactMember(true); more; more = s.compactMember(false) {
 		ms = append(ms, member{string(s.name()), s.keyAt})
 		s.droppedIn(out)
 	}
