@@ -22,7 +22,7 @@ type frameJob struct {
 	data    []byte // the framer's bytes in buf: elems are located in them
 	elems   []frameElem
 	members []frameMember
-	metas   []framedMeta // the elements' metadata, read by the framer
+	metas   []framedMeta  // the elements' metadata, read by the framer
 	out     chan []*Batch // the job's batches, once: the pushReader waits on it
 }
 
