@@ -424,16 +424,22 @@ func checkFramed(t *testing.T, m []byte) {
 // TestReadMetadataFramed: every hand-worked case and fixture reads the
 // same as an element's metadata member, read by the framer.
 func TestReadMetadataFramed(t *testing.T) {
+	checkEveryMetadata(t, checkFramed, `{"additional_usage_values": {"input_tokens": 1}, "additional_usage_values": null}`,
+		`{"user_api_key_alias": 1, "user_api_key_alias": "k"}`, `{"additional_usage_values": []}`, ` {"a": 1} `,
+		`{"a": {"b": [1, {"c": "\u00e9"}]}}`, `{"a": 1,}`, `{"a" 1}`, `{`, `{"x": tru}`, `{"a":1}{`)
+}
+
+// checkEveryMetadata runs check on every hand-worked case and fixture,
+// and on more.
+func checkEveryMetadata(t *testing.T, check func(*testing.T, []byte), more ...string) {
 	for _, tc := range metadataCases {
-		checkFramed(t, []byte(tc.in))
+		check(t, []byte(tc.in))
 	}
 	for _, m := range metadataSeeds(t) {
-		checkFramed(t, m)
+		check(t, m)
 	}
-	for _, m := range []string{`{"additional_usage_values": {"input_tokens": 1}, "additional_usage_values": null}`,
-		`{"user_api_key_alias": 1, "user_api_key_alias": "k"}`, `{"additional_usage_values": []}`, ` {"a": 1} `,
-		`{"a": {"b": [1, {"c": "\u00e9"}]}}`, `{"a": 1,}`, `{"a" 1}`, `{`, `{"x": tru}`, `{"a":1}{`} {
-		checkFramed(t, []byte(m))
+	for _, m := range more {
+		check(t, []byte(m))
 	}
 }
 
@@ -455,17 +461,9 @@ func checkDoubled(t *testing.T, m []byte) {
 // TestReadMetadataDoubled: every hand-worked case and fixture reads the
 // same from its text with the quotes doubled, in place.
 func TestReadMetadataDoubled(t *testing.T) {
-	for _, tc := range metadataCases {
-		checkDoubled(t, []byte(tc.in))
-	}
-	for _, m := range metadataSeeds(t) {
-		checkDoubled(t, m)
-	}
-	for _, m := range []string{`{"a\"b": 1}`, `{"user_api_key_alias": "\"\""}`, `{"x": "\"}`, `{""`, `{"`, `""`, `"\""`,
+	checkEveryMetadata(t, checkDoubled, `{"a\"b": 1}`, `{"user_api_key_alias": "\"\""}`, `{"x": "\"}`, `{""`, `{"`, `""`, `"\""`,
 		`{"user_api_key_alias": 1, "user_api_key_alias": "\u0022q\"\\"}`, `{"additional_usage_values": {"input_tokens": "\"1"}}`,
-		`{"additional_usage_values": {"server_tool_use": "a\"b"}}`, `{"Us\u0065r_api_key_alias": "k"}`, `{"a" "b"}`, `{"a":""}`} {
-		checkDoubled(t, []byte(m))
-	}
+		`{"additional_usage_values": {"server_tool_use": "a\"b"}}`, `{"Us\u0065r_api_key_alias": "k"}`, `{"a" "b"}`, `{"a":""}`)
 }
 
 // metadataSeeds returns the metadata of the fixtures' LiteLLM rows: the
