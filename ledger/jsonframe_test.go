@@ -91,6 +91,10 @@ func FuzzFramedArraysMatchDecoder(f *testing.F) {
 	} {
 		f.Add([]byte("["+fmt.Sprintf(meta, i, m)+","+one+"]"), uint8(i%4))
 	}
+	// Members in another order, or of no column, from one element to the
+	// next: the framer's columns are remembered by place (frameColumns).
+	moved := `{"x":1,"spend":0.2,"request_id":"o1","prompt_tokens":3,"startTime":"2026-09-01 00:00:03","completion_tokens":2}`
+	f.Add([]byte("["+one+","+moved+","+two+`,{"request_id":"o2","x":{"request_id":"n"},"Request_ID":"o3"}]`), uint8(0))
 	f.Fuzz(func(t *testing.T, data []byte, how uint8) {
 		var src io.Reader = bytes.NewReader(data)
 		switch how % 4 {
