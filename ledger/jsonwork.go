@@ -9,9 +9,12 @@ import (
 
 // The framer (arrayFramer) reads the elements of /spend/logs arrays on one
 // goroutine, checking each as JSON and noting where the members of a
-// record object lie; it hands them over in jobs, a buffer's worth at a
-// time, to Options.Workers goroutines that turn them into calls, as the
-// CSV reader hands chunks of records to its workers. The pushReader gives
+// record object lie (and what a record's metadata object holds, read as
+// it is checked: framedMeta); it hands them over in jobs, a buffer's
+// worth at a time, to Options.Workers goroutines that turn them into
+// calls, as the CSV reader hands chunks of records to its workers. Its
+// input is read ahead by a goroutine of its own (aheadReader), so that the
+// framer, which the others wait on, does not wait in a read. The pushReader gives
 // the batches out in input order, each job's in turn with the batches the
 // framer's producer makes itself (the decoder's walk, after a hand-over).
 
