@@ -171,3 +171,58 @@ func TestAppendQuotedAsStrconv(t *testing.T) {
 		}
 	}
 }
+
+// TestFramerReadsLongElements: elements longer than a read's head room
+// (aheadHead) and than a frame buffer, read whole, in halves and in reads
+// of 100 KiB, give what the decoder alone gives; a read that fails midway
+// ends the input with its failure.
+func TestFramerReadsLongElements(t *testing.T) {
+	row := `{"request_id":"r%d","startTime":"2026-09-01 00:00:0%d","spend":0.1,"prompt_tokens":%d,"completion_tokens":1,"x":"%s"}`
+	var b strings.Builder
+	b.WriteString("[")
+	sizes := []int{10, 200 << 10, 10, 3 << 20, 10, 70 << 10, 10}
+	for i, n := range sizes {
+		if i > 0 {
+			b.WriteString(",\n")
+		}
+		fmt.Fprintf(&b, row, i, i, 10+i, strings.Repeat("y", n))
+	}
+	b.WriteString("]")
+	data := []byte(b.String())
+	for name, src := range map[string]io.Reader{
+		"whole":   bytes.NewReader(data),
+		"halves":  iotest.HalfReader(bytes.NewReader(data)),
+		"100 KiB": &sizedReader{data: data, n: []int{100 << 10}},
+		// A short read, then a long one, while an element is cut: it
+		// grows in place.
+		"30 KiB, 900 KiB": &sizedReader{data: data, n: []int{30 << 10, 900 << 10}},
+	} {
+		framed, decoded := framedAndDecoded(t, data, src, 64<<20)
+		if framed.Rows != len(sizes) || framed.Err != "" || fmt.Sprint(framed) != fmt.Sprint(decoded) {
+			t.Errorf("%s: framed %d rows, err %q; decoded %d rows, err %q; or they differ", name, framed.Rows, framed.Err, decoded.Rows, decoded.Err)
+		}
+	}
+	opt := Options{BatchSize: 3, maxRecord: 64 << 20}
+	src := &failingReader{data: data[:len(data)/2]}
+	got := drain(t, newPushReader("f.json", FormatSpendLogJSON, opt, produceArray(src, opt, schemaRecord(spendLogSchema), spendLogSchema)))
+	if !strings.Contains(got.Err, "input/output error") || got.Rows >= len(sizes) {
+		t.Errorf("a read failing midway: %d rows, err %q", got.Rows, got.Err)
+	}
+}
+
+// sizedReader reads data n[0] bytes, then n[1], and so on, round.
+type sizedReader struct {
+	data []byte
+	n    []int
+	i    int
+}
+
+func (r *sizedReader) Read(p []byte) (int, error) {
+	if len(r.data) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p[:min(len(p), r.n[r.i%len(r.n)])], r.data)
+	r.i++
+	r.data = r.data[n:]
+	return n, nil
+}
