@@ -3,6 +3,7 @@ package pricing
 import (
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 	"unsafe"
@@ -307,4 +308,44 @@ func TestBucketHashSpreads(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestBucketKeyAbsent sets each text of a bucket key, found by its type
+// (a text added to the key later among them), to absentText alone:
+// absent must report every one, and no other value.
+func TestBucketKeyAbsent(t *testing.T) {
+	textType := reflect.TypeOf(text(0))
+	var offsets []uintptr
+	var names []string
+	var walk func(typ reflect.Type, base uintptr, prefix string)
+	walk = func(typ reflect.Type, base uintptr, prefix string) {
+		for i := range typ.NumField() {
+			f := typ.Field(i)
+			switch {
+			case f.Type == textType:
+				offsets, names = append(offsets, base+f.Offset), append(names, prefix+f.Name)
+			case f.Type.Kind() == reflect.Struct:
+				walk(f.Type, base+f.Offset, prefix+f.Name+".")
+			}
+		}
+	}
+	walk(reflect.TypeOf(bucketKey{}), 0, "")
+	if len(offsets) < 9 {
+		t.Fatalf("found %d texts in a bucket key (%v), want at least the nine of today", len(offsets), names)
+	}
+	var none bucketKey
+	if none.absent() {
+		t.Fatal("a key of no text absent: absent")
+	}
+	for i, off := range offsets {
+		k := bucketKey{unknown: 3, host: 4}
+		*(*text)(unsafe.Add(unsafe.Pointer(&k), off)) = absentText
+		if !k.absent() {
+			t.Errorf("%s absent: not reported", names[i])
+		}
+		*(*text)(unsafe.Add(unsafe.Pointer(&k), off)) = absentText - 1
+		if k.absent() {
+			t.Errorf("%s the text before absentText: reported absent", names[i])
+		}
+	}
 }

@@ -514,12 +514,13 @@ func (e *Engine) keyOf(k *bucketKey, pc *PricedCall, c *ledger.Call, zero, ahead
 
 // absent reports whether a text of k is absentText.
 func (k *bucketKey) absent() bool {
-	for _, t := range [...]text{k.unknown, k.host, k.group, k.served, k.holder.key, k.holder.team, k.holder.user, k.holder.tag, k.holder.meta} {
-		if t == absentText {
-			return true
-		}
-	}
-	return false
+	// One comparison a field, where a loop over an array of them first
+	// copied the nine to the stack: two fifths of keyOf's instructions
+	// when looking ahead (cachegrind, by model, key and day on a month
+	// of 2,000 keys: 191 of 481 a group).
+	h := &k.holder
+	return k.unknown == absentText || k.host == absentText || k.group == absentText || k.served == absentText ||
+		h.key == absentText || h.team == absentText || h.user == absentText || h.tag == absentText || h.meta == absentText
 }
 
 // bucketOf returns the bucket of key k from the map, creating it when new.
