@@ -45,7 +45,7 @@ func groupCurrency(r *pricing.Reconciliation, g *pricing.Group) string {
 // digits rather than made strings first.
 func csvReconciliation(w io.Writer, r *pricing.Reconciliation) error {
 	cols := groupColumns(r)
-	b := make([]byte, 0, 64<<10)
+	b := make([]byte, 0, outBlock)
 	b = appendCSVRecord(b, append(cols, "calls", "priced_calls", "input", "cache_read", "cache_write", "output", "reasoning",
 		"official", "recorded", "gap", "ratio", "cache_write_1h", "web_search", "web_fetch", "file_search", "currency"))
 	keys := newCSVKeyColumns(r.By, len(cols) > len(r.By))
@@ -73,7 +73,7 @@ func csvReconciliation(w io.Writer, r *pricing.Reconciliation) error {
 		}
 		currency.write(&row, groupCurrency(r, g))
 		b = append(row.b, '\n')
-		if len(b) >= 60<<10 {
+		if len(b) >= outFlush {
 			if _, err := w.Write(b); err != nil {
 				return err
 			}

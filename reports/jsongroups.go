@@ -61,7 +61,7 @@ type listWriter struct {
 }
 
 func newListWriter(w io.Writer, head []byte, open int) *listWriter {
-	return &listWriter{w: w, head: head, open: open, buf: append(make([]byte, 0, 64<<10), head[:open]...)}
+	return &listWriter{w: w, head: head, open: open, buf: append(make([]byte, 0, outBlock), head[:open]...)}
 }
 
 // add appends an element, written by elem, four spaces in.
@@ -81,9 +81,9 @@ func (l *listWriter) next() []byte {
 	return append(l.buf, "\n    "...)
 }
 
-// flush writes the buffer once it holds about 60 KiB.
+// flush writes the buffer once it holds outFlush bytes.
 func (l *listWriter) flush() error {
-	if len(l.buf) < 60<<10 {
+	if len(l.buf) < outFlush {
 		return nil
 	}
 	_, err := l.w.Write(l.buf)
@@ -100,6 +100,17 @@ func (l *listWriter) close() error {
 	_, err := l.w.Write(append(append(l.buf, "\n  "...), l.head[l.open:]...))
 	return err
 }
+
+// The buffers of a list of groups (JSON, CSV): written once they hold
+// outFlush bytes, in outBlock of room. Until 2026-12-08 they were 60 KiB
+// in 64: a million groups' 523 MB of JSON went out in 8,700 writes.
+// Written in 256 KiB, the kernel's time to take them fell by about a
+// sixth (dd of 523 MB to a file: 0.17 s of system time in 64 KiB
+// blocks, 0.14 to 0.15 in 256 KiB); in 1 MiB, no less.
+const (
+	outBlock = 256 << 10
+	outFlush = outBlock - 8<<10
+)
 
 // mustMarshal is json.Marshal of a document made of strings, numbers,
 // lists and structs of them, which cannot fail.
