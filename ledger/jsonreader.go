@@ -320,7 +320,7 @@ func eachMember(raw []byte, fn func(key, value []byte)) error {
 		return notObject(raw)
 	}
 	s.open()
-	for more := s.compactMember(true); more; more = s.compactMember(false) {
+	for more := s.member(true); more; more = s.member(false) {
 		key := s.key
 		if !s.keyPlain {
 			key = unquote(key)

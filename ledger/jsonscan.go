@@ -168,7 +168,7 @@ func (s *jsonScanner) skipObject() bool {
 	if !s.open() {
 		return false
 	}
-	for more := s.compactMember(true); more; more = s.compactMember(false) {
+	for more := s.member(true); more; more = s.member(false) {
 		if !s.skip() {
 			return false
 		}
@@ -176,11 +176,10 @@ func (s *jsonScanner) skipObject() bool {
 	return s.err == ""
 }
 
-// member reads up to the next member's value of the object being read:
-// the comma (unless first), the name (into s.key) and the colon, leaving
-// s.i at the value. It returns false at the object's end and on an error.
-// A member of s.drop is passed over: member goes on to the next.
-func (s *jsonScanner) member(first bool) bool {
+// memberStepwise is member, each step checked on its own: white space
+// anywhere, a name with escapes or bytes past ASCII, quotes doubled.
+// A member of s.drop is passed over: it goes on to the next.
+func (s *jsonScanner) memberStepwise(first bool) bool {
 	b := s.b
 	i := skipSpace(b, s.i)
 	s.i = i
@@ -219,13 +218,13 @@ func (s *jsonScanner) member(first bool) bool {
 	}
 	s.i = skipSpace(b, i+1)
 	if len(s.drop) != 0 && s.dropMember() {
-		return s.member(false)
+		return s.memberStepwise(false)
 	}
 	return true
 }
 
-// dropMember passes over the member whose name member read, and returns
-// true, when it is the next of s.drop.
+// dropMember passes over the member whose name memberStepwise read, and
+// returns true, when it is the next of s.drop.
 func (s *jsonScanner) dropMember() bool {
 	for len(s.drop) > 0 && s.drop[0] < s.keyAt {
 		s.drop = s.drop[1:]
@@ -565,7 +564,7 @@ func (s *jsonScanner) frameObject(ms []frameMember, metas *[]framedMeta) ([]fram
 	if !s.open() {
 		return ms, false
 	}
-	for more := s.compactMember(true); more; more = s.compactMember(false) {
+	for more := s.member(true); more; more = s.member(false) {
 		k := cap(s.b) - cap(s.key)
 		m := frameMember{key: [2]int32{int32(k), int32(k + len(s.key))}, plain: s.keyPlain, kind: valueOther}
 		start := s.i
@@ -591,25 +590,29 @@ func (s *jsonScanner) frameObject(ms []frameMember, metas *[]framedMeta) ([]fram
 	return ms, s.err == ""
 }
 
-// compactMember is member, quicker on JSON written compactly: when the
-// comma (unless first) and the name's opening quote come at once, the
-// name holds no escape and only ASCII, and its colon follows its closing
-// quote, it reads them without member's checks of each step; anything
-// else is member's to read, from where it stands.
-func (s *jsonScanner) compactMember(first bool) bool {
+// member reads up to the next member's value of the object being read:
+// the comma (unless first), the name (into s.key) and the colon, leaving
+// s.i at the value. It returns false at the object's end and on an error.
+// JSON written compactly is read at once: when the comma and the name's
+// opening quote come together, the name holds no escape and only ASCII,
+// and its colon follows its closing quote. Anything else is
+// memberStepwise's to read, from where it stands. (Until 2026-12-07 every
+// member went the stepwise way: docs/scale.md, "The /spend/logs answer:
+// three times DuckDB".)
+func (s *jsonScanner) member(first bool) bool {
 	b, i := s.b, s.i
 	if !first {
 		if i >= len(b) || b[i] != ',' {
-			return s.member(first)
+			return s.memberStepwise(first)
 		}
 		i++
 	}
 	if i >= len(b) || b[i] != '"' || s.doubled != 0 || len(s.drop) != 0 {
-		return s.member(first)
+		return s.memberStepwise(first)
 	}
 	j := plainRun(b, i+1)
 	if j+1 >= len(b) || b[j] != '"' || b[j+1] != ':' {
-		return s.member(first)
+		return s.memberStepwise(first)
 	}
 	s.keyAt, s.key, s.keyPlain = i, b[i+1:j], true
 	s.i = skipSpace(b, j+2)
@@ -693,7 +696,7 @@ func (s *jsonScanner) droppedIn(out *[]int) {
 		at   int
 	}
 	var ms []member
-	for more := s.compactMember(true); more; more = s.compactMember(false) {
+	for more := s.member(true); more; more = s.member(false) {
 		ms = append(ms, member{string(s.name()), s.keyAt})
 		s.droppedIn(out)
 	}

@@ -161,7 +161,7 @@ func (s *jsonScanner) readTop(f *metaFields) {
 	if !s.open() {
 		return
 	}
-	for more := s.compactMember(true); more; more = s.compactMember(false) {
+	for more := s.member(true); more; more = s.member(false) {
 		switch string(s.name()) {
 		case "additional_usage_values":
 			s.dup = s.dup || f.usage.set
@@ -190,7 +190,7 @@ func (s *jsonScanner) readUsage(u *metaUsage) {
 	if !s.open() {
 		return
 	}
-	for more := s.compactMember(true); more; more = s.compactMember(false) {
+	for more := s.member(true); more; more = s.member(false) {
 		switch string(s.name()) {
 		case "prompt_tokens_details":
 			s.readPrompt(&u.prompt)
@@ -232,7 +232,7 @@ func (s *jsonScanner) readPrompt(d *promptDetails) {
 	if !enter(s, d, &d.set, path) {
 		return
 	}
-	for more := s.compactMember(true); more; more = s.compactMember(false) {
+	for more := s.member(true); more; more = s.member(false) {
 		switch string(s.name()) {
 		case "cached_tokens":
 			s.count(&d.cached, path+".cached_tokens")
@@ -267,7 +267,7 @@ func (s *jsonScanner) readSplit(w *writeSplit, p *splitPaths) {
 	if !enter(s, w, &w.set, p.at) {
 		return
 	}
-	for more := s.compactMember(true); more; more = s.compactMember(false) {
+	for more := s.member(true); more; more = s.member(false) {
 		switch string(s.name()) {
 		case "ephemeral_5m_input_tokens":
 			s.count(&w.fiveMinutes, p.fiveMinutes)
@@ -285,7 +285,7 @@ func (s *jsonScanner) readServerTools(t *serverTools) {
 	if !enter(s, t, &t.set, path) {
 		return
 	}
-	for more := s.compactMember(true); more; more = s.compactMember(false) {
+	for more := s.member(true); more; more = s.member(false) {
 		switch string(s.name()) {
 		case "web_search_requests":
 			s.count(&t.webSearch, path+".web_search_requests")
@@ -304,7 +304,7 @@ func (s *jsonScanner) readCompletion(reasoning *[]byte) {
 	if obj, _ := s.objectAt(path); !obj || !s.open() {
 		return
 	}
-	for more := s.compactMember(true); more; more = s.compactMember(false) {
+	for more := s.member(true); more; more = s.member(false) {
 		if s.nameIs("reasoning_tokens") {
 			s.count(reasoning, path+".reasoning_tokens")
 		} else {
@@ -319,7 +319,7 @@ func (s *jsonScanner) readInputDetails(d *inputDetails) {
 	if !enter(s, d, &d.set, path) {
 		return
 	}
-	for more := s.compactMember(true); more; more = s.compactMember(false) {
+	for more := s.member(true); more; more = s.member(false) {
 		switch string(s.name()) {
 		case "cached_tokens":
 			s.count(&d.cached, path+".cached_tokens")
@@ -339,7 +339,7 @@ func (s *jsonScanner) readOutputDetails(d *outputDetails) {
 	if !enter(s, d, &d.set, path) {
 		return
 	}
-	for more := s.compactMember(true); more; more = s.compactMember(false) {
+	for more := s.member(true); more; more = s.member(false) {
 		if s.nameIs("reasoning_tokens") {
 			s.count(&d.reasoning, path+".reasoning_tokens")
 		} else {
@@ -353,7 +353,7 @@ func (s *jsonScanner) readFailure(e *metaFailure) {
 	if !enter(s, e, &e.set, "error_information") {
 		return
 	}
-	for more := s.compactMember(true); more; more = s.compactMember(false) {
+	for more := s.member(true); more; more = s.member(false) {
 		switch string(s.name()) {
 		case "error_code":
 			s.label(&e.code)
@@ -381,7 +381,7 @@ func (s *jsonScanner) readPriceKey() []byte {
 		return nil
 	}
 	var key []byte
-	for more := s.compactMember(true); more; more = s.compactMember(false) {
+	for more := s.member(true); more; more = s.member(false) {
 		if !s.nameIs("model_map_key") {
 			s.skip()
 			continue

@@ -364,7 +364,7 @@ func jsonTier(b []byte) (t ServiceTier, ok bool) {
 	if s.peek() != '{' || !s.open() {
 		return t, false
 	}
-	for more := s.compactMember(true); more; more = s.compactMember(false) {
+	for more := s.member(true); more; more = s.member(false) {
 		if !s.nameIs("service_tier") {
 			if !s.skip() {
 				break
